@@ -1,0 +1,206 @@
+// gpusort: sorting on the GPU through Vulkan compute.
+//
+// Two faces:
+//  - convenient: gpusort::sort(ctx, std::span<K>) and sort_by_key copy host data to the device,
+//    sort, and copy back; they block until done.
+//  - engine: gpusort::Sorter records into the caller's VkCommandBuffer on the caller's buffers,
+//    with caller-owned scratch sized by scratch_bytes(max_n), and no host synchronization.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace gpusort {
+
+enum class KeyType : uint32_t { u32, i32, f32, u64, i64, f64 };
+enum class Algorithm : uint32_t { automatic, onesweep, radix_reduce_scan, bitonic, odd_even };
+
+const char* to_string(KeyType type);
+const char* to_string(Algorithm algorithm);
+// Throws gpusort::Error naming the text when it is not a known name.
+KeyType parse_key_type(const std::string& text);
+Algorithm parse_algorithm(const std::string& text);
+uint32_t key_bytes(KeyType type);
+
+template <class K> constexpr KeyType key_type_of() {
+  if constexpr (std::is_same_v<K, uint32_t>) return KeyType::u32;
+  else if constexpr (std::is_same_v<K, int32_t>) return KeyType::i32;
+  else if constexpr (std::is_same_v<K, float>) return KeyType::f32;
+  else if constexpr (std::is_same_v<K, uint64_t>) return KeyType::u64;
+  else if constexpr (std::is_same_v<K, int64_t>) return KeyType::i64;
+  else if constexpr (std::is_same_v<K, double>) return KeyType::f64;
+  else static_assert(sizeof(K) == 0, "gpusort keys are u32, i32, f32, u64, i64 or f64");
+}
+
+// Every failure is reported as this exception: what() names the operation and the VkResult
+// (VK_SUCCESS when the problem is not a Vulkan call, e.g. an invalid argument).
+class Error : public std::runtime_error {
+ public:
+  Error(const std::string& operation, VkResult result = VK_SUCCESS);
+  VkResult result() const { return result_; }
+  const std::string& operation() const { return operation_; }
+
+ private:
+  VkResult result_;
+  std::string operation_;
+};
+
+struct DeviceInfo {
+  uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
+  std::string name;
+  std::string driver;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t vendor_id = 0;
+  uint32_t api_version = 0;
+  uint32_t subgroup_size = 0;
+  uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
+  bool subgroup_size_control = false;
+  uint32_t shared_memory_bytes = 0;   // maxComputeSharedMemorySize
+  uint64_t storage_buffer_range = 0;  // maxStorageBufferRange (gpusort uses device addresses, so it
+                                      // is not a limit on n)
+  uint32_t max_workgroup_count_x = 0;
+  uint32_t max_workgroup_size = 0;
+  uint64_t device_local_bytes = 0;
+  uint64_t max_allocation_bytes = 0;
+  float timestamp_period_ns = 1.0f;
+  bool usable = false;       // has everything gpusort needs
+  std::string unusable_why;  // set when !usable
+};
+
+struct ContextOptions {
+  // Index or case-insensitive name substring; empty: GPUSORT_DEVICE, else the best device
+  // (discrete GPU, then integrated, then virtual, then CPU such as lavapipe).
+  std::string device;
+  // Enable the Khronos validation layer (also when GPUSORT_VALIDATION=1). Messages are counted
+  // (validation_messages()) and printed to stderr.
+  bool validation = false;
+  // Also enable synchronization validation (also when GPUSORT_VALIDATION=sync).
+  bool synchronization_validation = false;
+};
+
+class Context {
+ public:
+  static Context create(const ContextOptions& options = {});
+  // Wrap a caller's device. The device must have been created with bufferDeviceAddress
+  // (Vulkan 1.2) and shaderInt64 enabled; the caller keeps ownership. Queue use by the
+  // convenient face is serialized inside gpusort; the caller must not submit to the same
+  // queue concurrently with it.
+  static Context wrap(VkInstance instance, VkPhysicalDevice physical_device, VkDevice device,
+                      VkQueue queue, uint32_t queue_family_index);
+  static std::vector<DeviceInfo> list_devices();
+
+  const DeviceInfo& device_info() const;
+  VkDevice device() const;
+  VkPhysicalDevice physical_device() const;
+  VkQueue queue() const;
+  uint32_t queue_family_index() const;
+  // Validation messages (warnings and errors) seen since creation; 0 when validation is off.
+  uint64_t validation_messages() const;
+
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+struct SortOptions {
+  bool descending = false;
+  Algorithm algorithm = Algorithm::automatic;
+  // Only bits [begin_bit, end_bit) of the key's radix order take part (floats and signed
+  // integers are first mapped to an unsigned order; descending inverts it). end_bit 0 means
+  // the key's full width.
+  uint32_t begin_bit = 0;
+  uint32_t end_bit = 0;
+};
+
+// Keys: uint32_t, int32_t, float, uint64_t, int64_t, double. Floats order by IEEE-754
+// totalOrder (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN). Radix sorts, odd-even and the
+// small-array path are stable; bitonic is not.
+void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* values,
+              uint32_t value_bytes, const SortOptions& options = {});
+
+template <class K> void sort(Context& ctx, std::span<K> keys, const SortOptions& options = {}) {
+  sort_raw(ctx, key_type_of<K>(), keys.data(), keys.size(), nullptr, 0, options);
+}
+
+// Values are 4 or 8 bytes wide, carried along with their keys.
+template <class K, class V>
+void sort_by_key(Context& ctx, std::span<K> keys, std::span<V> values,
+                 const SortOptions& options = {}) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "values are 4 or 8 bytes wide");
+  if (keys.size() != values.size())
+    throw Error("sort_by_key: " + std::to_string(keys.size()) + " keys but " +
+                std::to_string(values.size()) + " values");
+  sort_raw(ctx, key_type_of<K>(), keys.data(), keys.size(), values.data(), sizeof(V), options);
+}
+
+// Prefix scans of u32 / u64 arrays (wrapping arithmetic), any length; in and out may alias.
+void exclusive_scan(Context& ctx, std::span<const uint32_t> in, std::span<uint32_t> out);
+void inclusive_scan(Context& ctx, std::span<const uint32_t> in, std::span<uint32_t> out);
+void exclusive_scan(Context& ctx, std::span<const uint64_t> in, std::span<uint64_t> out);
+void inclusive_scan(Context& ctx, std::span<const uint64_t> in, std::span<uint64_t> out);
+
+// ---- Engine face ----
+
+// A place in a caller's buffer. The buffer must have been created with
+// VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT and VK_BUFFER_USAGE_STORAGE_BUFFER_BIT (plus
+// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT for scratch) on memory allocated with
+// VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT. Offsets must be multiples of 16.
+struct BufferRef {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0;
+};
+
+struct SorterConfig {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;  // 0 (keys only), 4 or 8
+  Algorithm algorithm = Algorithm::automatic;
+  bool descending = false;
+  uint32_t begin_bit = 0;
+  uint32_t end_bit = 0;  // 0: the key's full width
+};
+
+// Synchronization contract of record()/record_indirect():
+//  - before: the caller makes its writes of keys, values and (for indirect) the count visible
+//    to VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT|SHADER_WRITE_BIT
+//    (and DRAW_INDIRECT / INDIRECT_COMMAND_READ for the count).
+//  - during: gpusort records compute dispatches with its own barriers between them.
+//  - after: the last command is a compute dispatch writing keys/values; the caller adds a
+//    barrier from VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_WRITE_BIT before
+//    reading them.
+// Scratch contents need no initialization and are garbage afterwards. A Sorter is immutable after
+// construction: record() may be called from several threads on different command buffers, as
+// long as the scratch buffers of sorts that may run at the same time are distinct.
+class Sorter {
+ public:
+  Sorter(Context& ctx, const SorterConfig& config);
+  ~Sorter();
+  Sorter(Sorter&&) noexcept;
+  Sorter& operator=(Sorter&&) noexcept;
+
+  uint64_t scratch_bytes(uint64_t max_n) const;
+  void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
+              uint64_t n) const;
+  // n is read at execution time from the u32 at `count`; it is clamped to max_n.
+  void record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
+                       BufferRef count, uint64_t max_n) const;
+  const SorterConfig& config() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The largest n gpusort accepts (element indices are signed 32-bit in shaders).
+inline constexpr uint64_t max_elements = (uint64_t(1) << 31) - 1;
+
+}  // namespace gpusort

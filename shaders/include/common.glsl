@@ -1,0 +1,19 @@
+// Shared by every gpusort kernel: buffers are reached through device addresses carried in push
+// constants, so no kernel has descriptor sets.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_shader_subgroup_basic : require
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer U32Array { uint v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer U32x2Array { uvec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer U64Array { uint64_t v[]; };
+
+// Large grids are dispatched as x * y groups (see Recorder::dispatch).
+uint linear_workgroup_id() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
+
+// n comes from the host (count_address == 0) or from a u32 in a GPU buffer, clamped to max_n.
+uint element_count(uint64_t count_address, uint host_n) {
+  return count_address != 0 ? min(U32Array(count_address).v[0], host_n) : host_n;
+}
+
+uint div_ceil(uint a, uint b) { return (a + b - 1) / b; }

@@ -1,0 +1,32 @@
+#version 460
+// Scan, level 2: adds each block's exclusive prefix (the scanned block totals) to its elements.
+#include "common.glsl"
+#ifdef SCAN_U64
+#define SCAN_T uint64_t
+#define SCAN_ARRAY U64Array
+#else
+#define SCAN_T uint
+#define SCAN_ARRAY U32Array
+#endif
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint ITEMS = 8;
+
+layout(push_constant) uniform Push {
+  uint64_t out_address;
+  uint64_t block_prefixes_address;
+  uint n;
+  uint block_count;
+};
+
+void main() {
+  uint block = linear_workgroup_id();
+  if (block >= block_count || block == 0) return;
+  SCAN_ARRAY dst = SCAN_ARRAY(out_address);
+  SCAN_T prefix = SCAN_ARRAY(block_prefixes_address).v[block];
+  uint base = block * gl_WorkGroupSize.x * ITEMS;
+  for (uint k = 0; k < ITEMS; ++k) {
+    uint i = base + k * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+    if (i < n) dst.v[i] += prefix;
+  }
+}

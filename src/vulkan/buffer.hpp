@@ -1,0 +1,42 @@
+// Buffers gpusort allocates itself (the convenient face, tests, the benchmark).
+#pragma once
+
+#include "vulkan/context_impl.hpp"
+
+#include <cstring>
+
+namespace gpusort {
+
+enum class MemoryKind { device_local, upload, readback };
+
+// A buffer usable as storage, transfer source/destination and indirect arguments, with its
+// device address. Host-visible kinds are persistently mapped.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Context::Impl& ctx, uint64_t bytes, MemoryKind kind);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+
+  VkBuffer buffer() const { return buffer_; }
+  VkDeviceAddress address() const { return address_; }
+  uint64_t bytes() const { return bytes_; }
+  void* mapped() const { return mapped_; }
+  BufferRef ref(VkDeviceSize offset = 0) const { return {buffer_, offset}; }
+
+ private:
+  void release();
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkDeviceAddress address_ = 0;
+  uint64_t bytes_ = 0;
+  void* mapped_ = nullptr;
+};
+
+// Copies host bytes to a device-local buffer and back, through a staging buffer.
+void upload(Context::Impl& ctx, const DeviceBuffer& dst, const void* src, uint64_t bytes);
+void download(Context::Impl& ctx, const DeviceBuffer& src, void* dst, uint64_t bytes);
+
+}  // namespace gpusort

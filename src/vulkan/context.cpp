@@ -1,0 +1,509 @@
+// Context: instance and device selection (or wrapping), device limits, pipeline cache, submission.
+#include "vulkan/context_impl.hpp"
+
+#include "vulkan/shader_registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace gpusort {
+
+namespace {
+
+const char* result_name(VkResult r) {
+  switch (r) {
+#define GPUSORT_RESULT(x) \
+  case x: return #x;
+    GPUSORT_RESULT(VK_SUCCESS)
+    GPUSORT_RESULT(VK_NOT_READY)
+    GPUSORT_RESULT(VK_TIMEOUT)
+    GPUSORT_RESULT(VK_INCOMPLETE)
+    GPUSORT_RESULT(VK_ERROR_OUT_OF_HOST_MEMORY)
+    GPUSORT_RESULT(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    GPUSORT_RESULT(VK_ERROR_INITIALIZATION_FAILED)
+    GPUSORT_RESULT(VK_ERROR_DEVICE_LOST)
+    GPUSORT_RESULT(VK_ERROR_MEMORY_MAP_FAILED)
+    GPUSORT_RESULT(VK_ERROR_LAYER_NOT_PRESENT)
+    GPUSORT_RESULT(VK_ERROR_EXTENSION_NOT_PRESENT)
+    GPUSORT_RESULT(VK_ERROR_FEATURE_NOT_PRESENT)
+    GPUSORT_RESULT(VK_ERROR_INCOMPATIBLE_DRIVER)
+    GPUSORT_RESULT(VK_ERROR_TOO_MANY_OBJECTS)
+    GPUSORT_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    GPUSORT_RESULT(VK_ERROR_UNKNOWN)
+#undef GPUSORT_RESULT
+    default: return "VkResult";
+  }
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    static_cast<Context::Impl*>(user)->validation_messages++;
+    std::fprintf(stderr, "gpusort validation: %s\n", data->pMessage);
+  }
+  return VK_FALSE;
+}
+
+bool layer_available(const char* name) {
+  uint32_t count = 0;
+  vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> layers(count);
+  vkEnumerateInstanceLayerProperties(&count, layers.data());
+  for (auto& l : layers)
+    if (std::strcmp(l.layerName, name) == 0) return true;
+  return false;
+}
+
+int device_type_rank(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+  }
+}
+
+VkInstance create_instance(bool validation, bool sync_validation) {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "gpusort";
+  app.pEngineName = "gpusort";
+  app.apiVersion = VK_API_VERSION_1_3;
+  std::vector<const char*> layers, extensions;
+  if (validation) {
+    if (!layer_available("VK_LAYER_KHRONOS_validation"))
+      throw Error("validation requested but VK_LAYER_KHRONOS_validation is not installed",
+                  VK_ERROR_LAYER_NOT_PRESENT);
+    layers.push_back("VK_LAYER_KHRONOS_validation");
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+  VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &sync;
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  info.enabledLayerCount = uint32_t(layers.size());
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  if (validation && sync_validation) info.pNext = &features;
+  VkInstance instance = VK_NULL_HANDLE;
+  check(vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
+  return instance;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+  uint32_t count = 0;
+  check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
+  std::vector<VkPhysicalDevice> devices(count);
+  check(vkEnumeratePhysicalDevices(instance, &count, devices.data()),
+        "vkEnumeratePhysicalDevices");
+  return devices;
+}
+
+uint32_t compute_queue_family(VkPhysicalDevice physical) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+  // Prefer a family with compute and graphics (the "universal" queue, usually fastest to start).
+  for (uint32_t i = 0; i < count; ++i)
+    if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].timestampValidBits > 0)
+      return i;
+  for (uint32_t i = 0; i < count; ++i)
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return i;
+  return UINT32_MAX;
+}
+
+size_t choose_device(const std::vector<DeviceInfo>& infos, const std::string& wanted) {
+  if (!wanted.empty()) {
+    bool numeric = std::all_of(wanted.begin(), wanted.end(), [](char c) { return std::isdigit(c); });
+    for (size_t i = 0; i < infos.size(); ++i) {
+      bool match = numeric ? infos[i].index == uint32_t(std::stoul(wanted))
+                           : lower(infos[i].name).find(lower(wanted)) != std::string::npos;
+      if (!match) continue;
+      if (!infos[i].usable)
+        throw Error("device '" + infos[i].name + "' cannot run gpusort: " + infos[i].unusable_why,
+                    VK_ERROR_FEATURE_NOT_PRESENT);
+      return i;
+    }
+    std::string names;
+    for (auto& d : infos) names += "\n  " + std::to_string(d.index) + ": " + d.name;
+    throw Error("no Vulkan device matches '" + wanted + "'; devices:" + names,
+                VK_ERROR_INITIALIZATION_FAILED);
+  }
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (!infos[i].usable) continue;
+    if (best == SIZE_MAX || device_type_rank(infos[i].type) < device_type_rank(infos[best].type))
+      best = i;
+  }
+  if (best == SIZE_MAX)
+    throw Error("no Vulkan device with bufferDeviceAddress, shaderInt64 and subgroup ballot",
+                VK_ERROR_INCOMPATIBLE_DRIVER);
+  return best;
+}
+
+}  // namespace
+
+Error::Error(const std::string& operation, VkResult result)
+    : std::runtime_error(result == VK_SUCCESS
+                             ? operation
+                             : operation + " failed: " + result_name(result) + " (" +
+                                   std::to_string(int(result)) + ")"),
+      result_(result),
+      operation_(operation) {}
+
+void check(VkResult result, const char* operation) {
+  if (result != VK_SUCCESS) throw Error(operation, result);
+}
+
+DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
+  DeviceInfo d;
+  d.index = index;
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupSizeControlProperties size_control{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &subgroup;
+  subgroup.pNext = &driver;
+  VkPhysicalDeviceProperties basic;
+  vkGetPhysicalDeviceProperties(physical, &basic);
+  if (basic.apiVersion >= VK_API_VERSION_1_3) driver.pNext = &size_control;
+  vkGetPhysicalDeviceProperties2(physical, &props);
+  const auto& p = props.properties;
+  d.name = p.deviceName;
+  d.driver = driver.driverName;
+  d.type = p.deviceType;
+  d.vendor_id = p.vendorID;
+  d.api_version = p.apiVersion;
+  d.subgroup_size = subgroup.subgroupSize;
+  d.min_subgroup_size = size_control.minSubgroupSize ? size_control.minSubgroupSize
+                                                     : subgroup.subgroupSize;
+  d.max_subgroup_size = size_control.maxSubgroupSize ? size_control.maxSubgroupSize
+                                                     : subgroup.subgroupSize;
+  d.shared_memory_bytes = p.limits.maxComputeSharedMemorySize;
+  d.storage_buffer_range = p.limits.maxStorageBufferRange;
+  d.max_workgroup_count_x = p.limits.maxComputeWorkGroupCount[0];
+  d.max_workgroup_size = p.limits.maxComputeWorkGroupInvocations;
+  d.timestamp_period_ns = p.limits.timestampPeriod;
+
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+  for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
+    if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      d.device_local_bytes = std::max<uint64_t>(d.device_local_bytes, memory.memoryHeaps[i].size);
+  d.max_allocation_bytes = d.device_local_bytes;
+  if (p.apiVersion >= VK_API_VERSION_1_1) {
+    VkPhysicalDeviceMaintenance3Properties m3{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+    vkGetPhysicalDeviceProperties2(physical, &p2);
+    d.max_allocation_bytes = m3.maxMemoryAllocationSize;
+  }
+
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  if (p.apiVersion >= VK_API_VERSION_1_3) f12.pNext = &f13;
+  if (p.apiVersion >= VK_API_VERSION_1_2) vkGetPhysicalDeviceFeatures2(physical, &features);
+  d.subgroup_size_control = f13.subgroupSizeControl && f13.computeFullSubgroups &&
+                            (size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+
+  std::string why;
+  if (p.apiVersion < VK_API_VERSION_1_2) why += " Vulkan 1.2;";
+  if (!f12.bufferDeviceAddress) why += " bufferDeviceAddress;";
+  if (!features.features.shaderInt64) why += " shaderInt64;";
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                        VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  if ((subgroup.supportedOperations & needed) != needed ||
+      !(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
+    why += " subgroup basic/ballot/arithmetic in compute;";
+  if (subgroup.subgroupSize < 4 || subgroup.subgroupSize > 128) why += " subgroup size 4..128;";
+  if (compute_queue_family(physical) == UINT32_MAX) why += " a compute queue;";
+  d.usable = why.empty();
+  if (!why.empty()) d.unusable_why = "missing" + why;
+  return d;
+}
+
+std::vector<DeviceInfo> Context::list_devices() {
+  VkInstance instance = create_instance(false, false);
+  std::vector<DeviceInfo> infos;
+  try {
+    auto devices = physical_devices(instance);
+    for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe_device(devices[i], i));
+  } catch (...) {
+    vkDestroyInstance(instance, nullptr);
+    throw;
+  }
+  vkDestroyInstance(instance, nullptr);
+  return infos;
+}
+
+Context Context::create(const ContextOptions& options) {
+  auto impl = std::make_shared<Impl>();
+  bool validation = options.validation, sync_validation = options.synchronization_validation;
+  if (const char* env = std::getenv("GPUSORT_VALIDATION")) {
+    std::string v = env;
+    if (v == "1" || v == "sync") validation = true;
+    if (v == "sync") sync_validation = true;
+  }
+  impl->instance = create_instance(validation, sync_validation);
+  impl->owns_device = true;
+  if (validation) {
+    VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+    info.pfnUserCallback = on_validation_message;
+    info.pUserData = impl.get();
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(impl->instance, "vkCreateDebugUtilsMessengerEXT"));
+    if (create) check(create(impl->instance, &info, nullptr, &impl->messenger),
+                      "vkCreateDebugUtilsMessengerEXT");
+  }
+
+  auto devices = physical_devices(impl->instance);
+  std::vector<DeviceInfo> infos;
+  for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe_device(devices[i], i));
+  std::string wanted = options.device;
+  if (wanted.empty())
+    if (const char* env = std::getenv("GPUSORT_DEVICE")) wanted = env;
+  size_t chosen = choose_device(infos, wanted);
+  impl->physical = devices[chosen];
+  impl->family = compute_queue_family(impl->physical);
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = impl->family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+
+  // Enable what gpusort needs plus the optional features its shaders can use when present.
+  VkPhysicalDeviceVulkan12Features have12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features have13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have12};
+  bool vk13 = infos[chosen].api_version >= VK_API_VERSION_1_3;
+  if (vk13) have12.pNext = &have13;
+  vkGetPhysicalDeviceFeatures2(impl->physical, &have);
+
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  features.features.shaderInt64 = VK_TRUE;
+  f12.bufferDeviceAddress = VK_TRUE;
+  f12.hostQueryReset = have12.hostQueryReset;
+  f12.vulkanMemoryModel = have12.vulkanMemoryModel;
+  f12.vulkanMemoryModelDeviceScope = have12.vulkanMemoryModelDeviceScope;
+  f12.shaderBufferInt64Atomics = have12.shaderBufferInt64Atomics;
+  f12.shaderSharedInt64Atomics = have12.shaderSharedInt64Atomics;
+  f12.storageBuffer8BitAccess = have12.storageBuffer8BitAccess;
+  f12.shaderInt8 = have12.shaderInt8;
+  if (vk13) {
+    f12.pNext = &f13;
+    f13.subgroupSizeControl = have13.subgroupSizeControl;
+    f13.computeFullSubgroups = have13.computeFullSubgroups;
+    f13.maintenance4 = have13.maintenance4;
+  }
+  VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  device_info.pNext = &features;
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  check(vkCreateDevice(impl->physical, &device_info, nullptr, &impl->device), "vkCreateDevice");
+  vkGetDeviceQueue(impl->device, impl->family, 0, &impl->queue);
+  impl->finish_setup();
+  impl->info = infos[chosen];
+  Context ctx;
+  ctx.impl_ = std::move(impl);
+  return ctx;
+}
+
+Context Context::wrap(VkInstance instance, VkPhysicalDevice physical_device, VkDevice device,
+                      VkQueue queue, uint32_t queue_family_index) {
+  if (!instance || !physical_device || !device || !queue)
+    throw Error("Context::wrap: null Vulkan handle");
+  auto impl = std::make_shared<Impl>();
+  impl->instance = instance;
+  impl->physical = physical_device;
+  impl->device = device;
+  impl->queue = queue;
+  impl->family = queue_family_index;
+  impl->owns_device = false;
+  auto devices = physical_devices(instance);
+  uint32_t index = 0;
+  for (uint32_t i = 0; i < devices.size(); ++i)
+    if (devices[i] == physical_device) index = i;
+  impl->info = describe_device(physical_device, index);
+  if (!impl->info.usable) throw Error("Context::wrap: device " + impl->info.unusable_why);
+  impl->finish_setup();
+  Context ctx;
+  ctx.impl_ = std::move(impl);
+  return ctx;
+}
+
+void Context::Impl::finish_setup() {
+  vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_bytes};
+  VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout.pushConstantRangeCount = 1;
+  layout.pPushConstantRanges = &range;
+  check(vkCreatePipelineLayout(device, &layout, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = family;
+  check(vkCreateCommandPool(device, &pool, nullptr, &command_pool), "vkCreateCommandPool");
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  check(vkCreateFence(device, &fence_info, nullptr, &fence), "vkCreateFence");
+  VkQueryPoolCreateInfo query{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  query.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  query.queryCount = 2;
+  check(vkCreateQueryPool(device, &query, nullptr, &timestamps), "vkCreateQueryPool");
+}
+
+Context::Impl::~Impl() {
+  if (device) {
+    vkDeviceWaitIdle(device);
+    for (auto& [key, p] : pipelines) vkDestroyPipeline(device, p, nullptr);
+    for (auto& [name, m] : modules) vkDestroyShaderModule(device, m, nullptr);
+    if (timestamps) vkDestroyQueryPool(device, timestamps, nullptr);
+    if (fence) vkDestroyFence(device, fence, nullptr);
+    if (command_pool) vkDestroyCommandPool(device, command_pool, nullptr);
+    if (pipeline_layout) vkDestroyPipelineLayout(device, pipeline_layout, nullptr);
+    if (owns_device) vkDestroyDevice(device, nullptr);
+  }
+  if (owns_device && instance) {
+    if (messenger) {
+      auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+          vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
+      if (destroy) destroy(instance, messenger, nullptr);
+    }
+    vkDestroyInstance(instance, nullptr);
+  }
+}
+
+VkPipeline Context::Impl::pipeline(std::string_view shader,
+                                   const std::vector<uint32_t>& specialization) {
+  std::lock_guard lock(pipeline_mutex);
+  auto key = std::make_pair(std::string(shader), specialization);
+  if (auto it = pipelines.find(key); it != pipelines.end()) return it->second;
+  VkShaderModule module;
+  if (auto it = modules.find(shader); it != modules.end()) {
+    module = it->second;
+  } else {
+    auto code = embedded_shader(shader);
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = code.size_bytes();
+    info.pCode = code.data();
+    check(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
+    modules.emplace(std::string(shader), module);
+  }
+  std::vector<VkSpecializationMapEntry> entries;
+  for (uint32_t i = 0; i < specialization.size(); ++i)
+    entries.push_back({i, i * 4, 4});
+  VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), specialization.size() * 4,
+                            specialization.data()};
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = &spec;
+  // Shaders that rely on the subgroup size being the device's reported one ask for full
+  // subgroups; where the device allows it, require the reported size.
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  required.requiredSubgroupSize = this->info.subgroup_size;
+  if (this->info.subgroup_size_control) {
+    info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+    info.stage.pNext = &required;
+  }
+  info.layout = pipeline_layout;
+  VkPipeline pipeline;
+  check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
+        ("vkCreateComputePipelines(" + std::string(shader) + ")").c_str());
+  pipelines.emplace(std::move(key), pipeline);
+  return pipeline;
+}
+
+void Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record) {
+  std::lock_guard lock(submit_mutex);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = command_pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  check(vkAllocateCommandBuffers(device, &alloc, &cmd), "vkAllocateCommandBuffers");
+  struct FreeOnExit {
+    Impl* self;
+    VkCommandBuffer cmd;
+    ~FreeOnExit() { vkFreeCommandBuffers(self->device, self->command_pool, 1, &cmd); }
+  } free_on_exit{this, cmd};
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+  record(cmd);
+  check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  check(vkResetFences(device, 1, &fence), "vkResetFences");
+  check(vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
+  check(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+}
+
+double Context::Impl::submit_timed(const std::function<void(VkCommandBuffer)>& record) {
+  submit([&](VkCommandBuffer cmd) {
+    vkCmdResetQueryPool(cmd, timestamps, 0, 2);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps, 0);
+    record(cmd);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps, 1);
+  });
+  uint64_t ticks[2];
+  check(vkGetQueryPoolResults(device, timestamps, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+        "vkGetQueryPoolResults");
+  return double(ticks[1] - ticks[0]) * info.timestamp_period_ns * 1e-6;
+}
+
+uint32_t Context::Impl::find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                                         VkMemoryPropertyFlags preferred) const {
+  uint32_t fallback = UINT32_MAX;
+  for (uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    auto flags = memory.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return i;
+    if (fallback == UINT32_MAX) fallback = i;
+  }
+  if (fallback == UINT32_MAX)
+    throw Error("no Vulkan memory type fits the buffer", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  return fallback;
+}
+
+VkDeviceAddress Context::Impl::address_of(VkBuffer buffer) const {
+  VkBufferDeviceAddressInfo info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  info.buffer = buffer;
+  return vkGetBufferDeviceAddress(device, &info);
+}
+
+const DeviceInfo& Context::device_info() const { return impl_->info; }
+VkDevice Context::device() const { return impl_->device; }
+VkPhysicalDevice Context::physical_device() const { return impl_->physical; }
+VkQueue Context::queue() const { return impl_->queue; }
+uint32_t Context::queue_family_index() const { return impl_->family; }
+uint64_t Context::validation_messages() const { return impl_->validation_messages.load(); }
+
+}  // namespace gpusort

@@ -1,0 +1,63 @@
+// Internal view of a Context: the Vulkan objects, the pipeline cache and one-shot submission.
+#pragma once
+
+#include <gpusort/gpusort.hpp>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusort {
+
+void check(VkResult result, const char* operation);
+
+// Push constants are at most this many bytes (the Vulkan minimum for maxPushConstantsSize).
+inline constexpr uint32_t push_constant_bytes = 128;
+
+struct Context::Impl {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  bool owns_device = false;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  std::atomic<uint64_t> validation_messages{0};
+  DeviceInfo info;
+  VkPhysicalDeviceMemoryProperties memory{};
+
+  VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::mutex submit_mutex;
+
+  ~Impl();
+
+  // The compute pipeline of an embedded shader with its specialization constants given in
+  // constant_id order 0, 1, 2, ... Created once and cached; thread-safe.
+  VkPipeline pipeline(std::string_view shader, const std::vector<uint32_t>& specialization);
+
+  // Records with `record` into a fresh command buffer, submits and waits.
+  void submit(const std::function<void(VkCommandBuffer)>& record);
+  // As submit, returning the GPU time between two timestamps around `record`, in ms.
+  double submit_timed(const std::function<void(VkCommandBuffer)>& record);
+
+  uint32_t find_memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                            VkMemoryPropertyFlags preferred) const;
+  VkDeviceAddress address_of(VkBuffer buffer) const;
+  void finish_setup();  // after device/queue are set: info, layout, pool, fence
+
+ private:
+  std::mutex pipeline_mutex;
+  std::map<std::pair<std::string, std::vector<uint32_t>>, VkPipeline> pipelines;
+  std::map<std::string, VkShaderModule, std::less<>> modules;
+  VkQueryPool timestamps = VK_NULL_HANDLE;
+};
+
+DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index);
+
+}  // namespace gpusort

@@ -1,0 +1,75 @@
+// Recording helpers: every gpusort kernel is a compute pipeline with one push-constant block and
+// no descriptor sets (buffers are reached through device addresses).
+#pragma once
+
+#include "vulkan/context_impl.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace gpusort {
+
+class Recorder {
+ public:
+  Recorder(Context::Impl& ctx, VkCommandBuffer cmd) : ctx_(ctx), cmd_(cmd) {}
+
+  Context::Impl& context() const { return ctx_; }
+  VkCommandBuffer command_buffer() const { return cmd_; }
+
+  // Dispatches `groups` workgroups, split over x and y when above the device's x limit; shaders
+  // recover the linear id with linear_workgroup_id() (shaders/include/common.glsl) and must
+  // ignore ids >= the group count they are given.
+  template <class Push>
+  void dispatch(std::string_view shader, const std::vector<uint32_t>& specialization,
+                uint64_t groups, const Push& push) {
+    if (groups == 0) return;
+    bind(shader, specialization, push);
+    uint64_t x = std::min<uint64_t>(groups, ctx_.info.max_workgroup_count_x);
+    uint64_t y = (groups + x - 1) / x;
+    vkCmdDispatch(cmd_, uint32_t(x), uint32_t(y), 1);
+  }
+
+  // Dispatch whose group counts (VkDispatchIndirectCommand) a previous kernel wrote.
+  template <class Push>
+  void dispatch_indirect(std::string_view shader, const std::vector<uint32_t>& specialization,
+                         VkBuffer args, VkDeviceSize offset, const Push& push) {
+    bind(shader, specialization, push);
+    vkCmdDispatchIndirect(cmd_, args, offset);
+  }
+
+  // Shader writes before this are visible to shader reads/writes and indirect reads after it.
+  void compute_barrier() const { barrier(cmd_); }
+  static void barrier(VkCommandBuffer cmd) {
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                      VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                         0, 1, &b, 0, nullptr, 0, nullptr);
+  }
+  // Orders everything before against everything after (transfers, host, compute).
+  static void full_barrier(VkCommandBuffer cmd) {
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         0, 1, &b, 0, nullptr, 0, nullptr);
+  }
+
+ private:
+  template <class Push>
+  void bind(std::string_view shader, const std::vector<uint32_t>& specialization, const Push& push) {
+    static_assert(std::is_trivially_copyable_v<Push> && sizeof(Push) <= push_constant_bytes);
+    vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_.pipeline(shader, specialization));
+    vkCmdPushConstants(cmd_, ctx_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(Push), &push);
+  }
+
+  Context::Impl& ctx_;
+  VkCommandBuffer cmd_;
+};
+
+}  // namespace gpusort

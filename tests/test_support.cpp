@@ -1,0 +1,247 @@
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <sstream>
+
+namespace gpusort::test {
+
+Context& context() {
+  static Context ctx = [] {
+    ContextOptions options;
+    const char* v = std::getenv("GPUSORT_TEST_VALIDATION");
+    options.validation = v && std::string(v) != "0";
+    options.synchronization_validation = options.validation;
+    if (!std::getenv("GPUSORT_DEVICE")) options.device = "llvmpipe";
+    Context created = Context::create(options);
+    if (created.validation_messages() != 0)
+      throw Error("creating the test context raised Vulkan validation messages (printed above)");
+    return created;
+  }();
+  return ctx;
+}
+
+namespace {
+
+// Fails the running test when it caused a validation message.
+class ValidationListener : public ::testing::EmptyTestEventListener {
+  uint64_t before_ = 0;
+  void OnTestStart(const ::testing::TestInfo&) override { before_ = messages(); }
+  void OnTestEnd(const ::testing::TestInfo&) override {}
+  void OnTestPartResult(const ::testing::TestPartResult&) override {}
+
+ public:
+  static uint64_t messages() { return context().validation_messages(); }
+  uint64_t before() const { return before_; }
+};
+
+ValidationListener* listener = nullptr;
+
+class ValidationCheck : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    listener = new ValidationListener;
+    ::testing::UnitTest::GetInstance()->listeners().Append(listener);
+  }
+};
+
+[[maybe_unused]] auto* environment = ::testing::AddGlobalTestEnvironment(new ValidationCheck);
+
+// Checked at the end of every TEST body through check_sort and the fixture-free helper below.
+::testing::AssertionResult no_new_validation_messages() {
+  if (listener && ValidationListener::messages() != listener->before())
+    return ::testing::AssertionFailure()
+           << (ValidationListener::messages() - listener->before())
+           << " Vulkan validation message(s) (printed above)";
+  return ::testing::AssertionSuccess();
+}
+
+uint32_t width_bits(KeyType t) { return key_bytes(t) * 8; }
+
+bool is_float(KeyType t) { return t == KeyType::f32 || t == KeyType::f64; }
+
+}  // namespace
+
+const char* to_string(Distribution d) {
+  switch (d) {
+    case Distribution::uniform: return "uniform";
+    case Distribution::all_equal: return "all_equal";
+    case Distribution::sorted: return "sorted";
+    case Distribution::reversed: return "reversed";
+    case Distribution::few_unique: return "few_unique";
+    case Distribution::low_entropy: return "low_entropy";
+    case Distribution::special_floats: return "special_values";
+  }
+  return "?";
+}
+
+const std::vector<Distribution>& all_distributions() {
+  static const std::vector<Distribution> all{
+      Distribution::uniform,    Distribution::all_equal,   Distribution::sorted,
+      Distribution::reversed,   Distribution::few_unique,  Distribution::low_entropy,
+      Distribution::special_floats};
+  return all;
+}
+
+uint64_t fresh_seed() {
+  if (const char* s = std::getenv("GPUSORT_TEST_SEED")) return std::strtoull(s, nullptr, 0);
+  static std::random_device device;
+  return (uint64_t(device()) << 32) ^ device() ^
+         uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+uint64_t radix_order(KeyType type, uint64_t bits, bool descending) {
+  const uint32_t width = width_bits(type);
+  const uint64_t mask = width == 64 ? ~0ull : (1ull << width) - 1;
+  const uint64_t sign = 1ull << (width - 1);
+  bits &= mask;
+  uint64_t ordered = bits;
+  if (is_float(type)) ordered = (bits & sign) ? ~bits : bits | sign;
+  else if (type == KeyType::i32 || type == KeyType::i64) ordered = bits ^ sign;
+  if (descending) ordered = ~ordered;
+  return ordered & mask;
+}
+
+std::vector<uint64_t> make_key_bits(KeyType type, uint64_t n, Distribution d, std::mt19937_64& rng) {
+  const uint32_t width = width_bits(type);
+  const uint64_t mask = width == 64 ? ~0ull : (1ull << width) - 1;
+  std::vector<uint64_t> bits(n);
+  auto random = [&] { return rng() & mask; };
+  switch (d) {
+    case Distribution::uniform:
+      for (auto& b : bits) b = random();
+      break;
+    case Distribution::all_equal: {
+      uint64_t v = random();
+      std::fill(bits.begin(), bits.end(), v);
+      break;
+    }
+    case Distribution::sorted:
+    case Distribution::reversed: {
+      for (auto& b : bits) b = random();
+      auto less = [&](uint64_t a, uint64_t b) { return radix_order(type, a, false) < radix_order(type, b, false); };
+      std::sort(bits.begin(), bits.end(), less);
+      if (d == Distribution::reversed) std::reverse(bits.begin(), bits.end());
+      break;
+    }
+    case Distribution::few_unique: {
+      uint64_t pool[5];
+      for (auto& p : pool) p = random();
+      for (auto& b : bits) b = pool[rng() % 5];
+      break;
+    }
+    case Distribution::low_entropy:
+      for (auto& b : bits) b = random() & random() & random();
+      break;
+    case Distribution::special_floats: {
+      std::vector<uint64_t> specials;
+      if (type == KeyType::f32) {
+        specials = {0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff, 0xffffffff,
+                    0x7f800000, 0xff800000, 0x00000000, 0x80000000, 0x00000001, 0x80000001,
+                    0x007fffff, 0x807fffff, 0x3f800000, 0xbf800000};
+      } else if (type == KeyType::f64) {
+        specials = {0x7ff8000000000000, 0xfff8000000000000, 0x7ff0000000000001,
+                    0xfff0000000000001, 0x7fffffffffffffff, 0xffffffffffffffff,
+                    0x7ff0000000000000, 0xfff0000000000000, 0, 0x8000000000000000, 1,
+                    0x8000000000000001, 0x000fffffffffffff, 0x800fffffffffffff,
+                    0x3ff0000000000000, 0xbff0000000000000};
+      } else {
+        const uint64_t sign = 1ull << (width - 1);
+        specials = {0, 1, mask, mask - 1, sign, sign - 1, sign + 1};
+      }
+      for (auto& b : bits) b = (rng() % 3 == 0) ? random() : specials[rng() % specials.size()];
+      break;
+    }
+  }
+  return bits;
+}
+
+std::string SortCase::describe(uint64_t seed) const {
+  std::ostringstream s;
+  s << to_string(algorithm) << " " << gpusort::to_string(key) << " values=" << value_bytes
+    << (descending ? " descending" : " ascending") << " n=" << n << " " << to_string(distribution)
+    << " bits=[" << begin_bit << "," << end_bit << ") seed=" << seed
+    << " (rerun with GPUSORT_TEST_SEED=" << seed << ")";
+  return s.str();
+}
+
+namespace {
+
+template <class K, class V>
+::testing::AssertionResult check_typed(const SortCase& c, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto bits = make_key_bits(c.key, c.n, c.distribution, rng);
+  std::vector<K> keys(c.n);
+  for (uint64_t i = 0; i < c.n; ++i) std::memcpy(&keys[i], &bits[i], sizeof(K));
+  const uint32_t width = sizeof(K) * 8;
+  const uint32_t end = c.end_bit ? c.end_bit : width;
+  const uint64_t field = (end - c.begin_bit == 64) ? ~0ull : ((1ull << (end - c.begin_bit)) - 1);
+  auto sort_key = [&](uint64_t i) { return (radix_order(c.key, bits[i], c.descending) >> c.begin_bit) & field; };
+
+  std::vector<uint64_t> order(c.n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
+
+  SortOptions options{c.descending, c.algorithm, c.begin_bit, c.end_bit};
+  using Value = std::conditional_t<std::is_void_v<V>, uint32_t, V>;
+  std::vector<Value> values;
+  if constexpr (!std::is_void_v<V>) {
+    values.resize(c.n);
+    // Values are the input positions with their high bits scrambled, so a moved or lost
+    // element and an instability both show.
+    for (uint64_t i = 0; i < c.n; ++i) values[i] = V(i) ^ (V(~V(0)) & V(0xA5A5A5A500000000ull) );
+    sort_by_key(context(), std::span<K>(keys), std::span<V>(values), options);
+  } else {
+    sort(context(), std::span<K>(keys), options);
+  }
+  for (uint64_t i = 0; i < c.n; ++i) {
+    K expected;
+    std::memcpy(&expected, &bits[order[i]], sizeof(K));
+    if (std::memcmp(&expected, &keys[i], sizeof(K)) != 0) {
+      uint64_t got = 0;
+      std::memcpy(&got, &keys[i], sizeof(K));
+      return ::testing::AssertionFailure() << c.describe(seed) << ": key " << i << " is 0x" << std::hex
+                                           << got << ", expected 0x" << bits[order[i]];
+    }
+    if constexpr (!std::is_void_v<V>) {
+      V expected_value = V(order[i]) ^ (V(~V(0)) & V(0xA5A5A5A500000000ull));
+      if (values[i] != expected_value)
+        return ::testing::AssertionFailure() << c.describe(seed) << ": value " << i << " is "
+                                             << uint64_t(values[i]) << ", expected " << uint64_t(expected_value);
+    }
+  }
+  return no_new_validation_messages();
+}
+
+template <class K> ::testing::AssertionResult check_key(const SortCase& c, uint64_t seed) {
+  switch (c.value_bytes) {
+    case 0: return check_typed<K, void>(c, seed);
+    case 4: return check_typed<K, uint32_t>(c, seed);
+    case 8: return check_typed<K, uint64_t>(c, seed);
+  }
+  return ::testing::AssertionFailure() << "bad value_bytes " << c.value_bytes;
+}
+
+}  // namespace
+
+::testing::AssertionResult check_sort(const SortCase& c) {
+  uint64_t seed = fresh_seed();
+  try {
+    switch (c.key) {
+      case KeyType::u32: return check_key<uint32_t>(c, seed);
+      case KeyType::i32: return check_key<int32_t>(c, seed);
+      case KeyType::f32: return check_key<float>(c, seed);
+      case KeyType::u64: return check_key<uint64_t>(c, seed);
+      case KeyType::i64: return check_key<int64_t>(c, seed);
+      case KeyType::f64: return check_key<double>(c, seed);
+    }
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << c.describe(seed) << ": threw " << e.what();
+  }
+  return ::testing::AssertionFailure() << "bad key type";
+}
+
+}  // namespace gpusort::test

@@ -1,0 +1,49 @@
+// Shared by every test: one validated Context, input distributions, and the reference check
+// (std::stable_sort under the same order, whole-output comparison, poisoned outputs).
+#pragma once
+
+#include <gpusort/gpusort.hpp>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace gpusort::test {
+
+// The suite's Context: lavapipe unless GPUSORT_DEVICE is set; validation on (a validation
+// message fails the test that caused it, see ValidationListener in test_support.cpp).
+Context& context();
+
+enum class Distribution { uniform, all_equal, sorted, reversed, few_unique, low_entropy, special_floats };
+const char* to_string(Distribution d);
+const std::vector<Distribution>& all_distributions();
+
+// A fresh seed per run (GPUSORT_TEST_SEED pins one); printed by failing checks.
+uint64_t fresh_seed();
+
+// Random key bits of a given width following a distribution (special_floats: NaN of both signs
+// with payloads, +-inf, +-0, denormals, mixed with ordinary values; for integer keys, extremes).
+std::vector<uint64_t> make_key_bits(KeyType type, uint64_t n, Distribution d, std::mt19937_64& rng);
+
+struct SortCase {
+  Algorithm algorithm = Algorithm::automatic;
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;
+  bool descending = false;
+  uint64_t n = 0;
+  Distribution distribution = Distribution::uniform;
+  uint32_t begin_bit = 0, end_bit = 0;
+  std::string describe(uint64_t seed) const;
+};
+
+// Sorts a fresh input with gpusort::sort / sort_by_key and checks the whole output against
+// std::stable_sort of the same input (values: the identity permutation, so stability and the
+// pairing are checked exactly; keys compared bitwise).
+::testing::AssertionResult check_sort(const SortCase& c);
+
+// Radix order of a key's bits, as the shaders define it (keys.glsl); descending inverted.
+uint64_t radix_order(KeyType type, uint64_t bits, bool descending);
+
+}  // namespace gpusort::test
