@@ -44,3 +44,14 @@ if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   message("-- GLOB mismatch!")
   file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
 endif()
+
+# GPUSORT_CLI_SOURCES at tools/gpusort/CMakeLists.txt:2 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tools/gpusort/*.cpp")
+set(OLD_GLOB
+  "/work/main/tools/gpusort/devices_command.cpp"
+  "/work/main/tools/gpusort/main.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()

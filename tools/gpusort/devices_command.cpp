@@ -1,0 +1,43 @@
+// gpusort devices: every Vulkan device, the limits gpusort adapts to, and which one it would pick.
+#include "commands.hpp"
+
+#include <gpusort/gpusort.hpp>
+
+#include <cstdio>
+
+namespace gpusort::cli {
+namespace {
+
+const char* type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+  }
+}
+
+void list_devices() {
+  auto devices = Context::list_devices();
+  if (devices.empty()) throw Error("no Vulkan devices found (is a Vulkan driver installed?)");
+  for (const auto& d : devices) {
+    std::printf("%u: %s (%s, %s, Vulkan %u.%u)\n", d.index, d.name.c_str(), type_name(d.type),
+                d.driver.c_str(), VK_API_VERSION_MAJOR(d.api_version), VK_API_VERSION_MINOR(d.api_version));
+    std::printf("   subgroup %u (%u..%u%s), shared memory %u B, max workgroup %u, storage range %llu B,\n"
+                "   device-local memory %.1f GiB, max allocation %.1f GiB\n",
+                d.subgroup_size, d.min_subgroup_size, d.max_subgroup_size,
+                d.subgroup_size_control ? ", size control" : "", d.shared_memory_bytes,
+                d.max_workgroup_size, (unsigned long long)d.storage_buffer_range,
+                d.device_local_bytes / 1073741824.0, d.max_allocation_bytes / 1073741824.0);
+    if (!d.usable) std::printf("   not usable by gpusort: %s\n", d.unusable_why.c_str());
+  }
+}
+
+CommandRegistration registration([](CLI::App& app) {
+  auto* cmd = app.add_subcommand("devices", "List Vulkan devices and the limits gpusort adapts to");
+  cmd->callback(list_devices);
+});
+
+}  // namespace
+}  // namespace gpusort::cli
