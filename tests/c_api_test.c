@@ -145,6 +145,28 @@ static void test_errors(gpusort_context* ctx) {
   CHECK(keys[0] == 0 && keys[1] == 1 && keys[2] == 2 && keys[3] == 3, "4 keys not sorted");
 }
 
+/* A second context wrapping the first one's device, as an engine wraps its own. */
+static void test_wrap(gpusort_context* ctx) {
+  gpusort_context* wrapped = NULL;
+  CHECK_OK(gpusort_context_wrap(gpusort_context_instance(ctx), gpusort_context_physical_device(ctx),
+                                gpusort_context_device(ctx), gpusort_context_queue(ctx),
+                                gpusort_context_queue_family_index(ctx), &wrapped));
+  if (!wrapped) return;
+  CHECK(gpusort_context_device(wrapped) == gpusort_context_device(ctx), "wrapped another device");
+  int32_t keys[1000];
+  for (int i = 0; i < 1000; ++i) keys[i] = (int32_t)(next_random() % 2001) - 1000;
+  gpusort_sort_options descending = {1, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
+  CHECK_OK(gpusort_sort(wrapped, GPUSORT_KEY_I32, keys, 1000, &descending));
+  int ordered = 1;
+  for (int i = 1; i < 1000; ++i) ordered &= keys[i - 1] >= keys[i];
+  CHECK(ordered, "i32 descending through a wrapped context is not sorted");
+  gpusort_context* invalid = NULL;
+  CHECK(gpusort_context_wrap(NULL, NULL, NULL, NULL, 0, &invalid) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+            invalid == NULL,
+        "wrapping null handles");
+  gpusort_context_destroy(wrapped); /* the device stays: it is ctx's */
+}
+
 /* ---- Engine face: everything below is the caller's Vulkan code ---- */
 
 typedef struct {
@@ -312,6 +334,7 @@ int main(void) {
   }
   test_convenient_face(ctx);
   test_errors(ctx);
+  test_wrap(ctx);
   test_engine_face(ctx);
   uint64_t messages = gpusort_context_validation_messages(ctx);
   CHECK(messages == 0, "%llu Vulkan validation messages (printed above)", (unsigned long long)messages);

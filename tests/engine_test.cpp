@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #include "test_support.hpp"
 #include "vulkan/context_impl.hpp"
@@ -180,6 +181,12 @@ std::optional<Sorter> make_sorter(const SorterConfig& config) {
   }
 }
 
+std::string hex(uint8_t byte) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02x", byte);
+  return text;
+}
+
 std::string describe(const SorterConfig& c) {
   return std::string(to_string(c.algorithm)) + " " + to_string(c.key) +
          " values=" + std::to_string(c.value_bytes) + (c.descending ? " descending" : " ascending");
@@ -274,8 +281,8 @@ class SortJob {
           return ::testing::AssertionFailure()
                  << describe(config_) << " max_n=" << max_n_
                  << " count=" << (count_ ? std::to_string(*count_) : "host") << " seed=" << seed_
-                 << ": " << what << " byte " << i << " (element " << element << ") is 0x"
-                 << std::hex << int(got[i]) << ", expected 0x" << int(want[i]);
+                 << ": " << what << " byte " << i << " (element " << element << ") is "
+                 << hex(got[i]) << ", expected " << hex(want[i]);
         }
       return ::testing::AssertionSuccess();
     };
@@ -480,6 +487,50 @@ TEST(Engine, RecordCreatesNoPipelinesAfterConstruction) {
       commands.end();  // never submitted: recording alone is what is measured
     }
     EXPECT_EQ(context().impl().pipeline_count(), pipelines);
+  }
+}
+
+// One Sorter recorded from several threads at once, each into its own command buffer (the
+// caller's part of the rule: command pools are not shared between threads), then submitted.
+TEST(Engine, OneSorterRecordsFromSeveralThreads) {
+  for (Algorithm algorithm : every_algorithm()) {
+    auto sorter = make_sorter({KeyType::u64, 4, algorithm});
+    if (!sorter) continue;
+    SCOPED_TRACE(to_string(algorithm));
+    const uint64_t max_n = 3000;
+    const size_t thread_count = 4;
+    std::vector<std::unique_ptr<SortJob>> jobs;
+    std::vector<std::unique_ptr<CallerBuffer>> scratches;
+    std::vector<std::unique_ptr<Commands>> commands;
+    for (size_t t = 0; t < thread_count; ++t) {
+      std::optional<uint32_t> count;
+      if (t % 2) count = uint32_t(max_n / (t + 1));
+      jobs.push_back(std::make_unique<SortJob>(sorter->config(), max_n, count,
+                                               Distribution::few_unique, fresh_seed()));
+      scratches.push_back(
+          std::make_unique<CallerBuffer>(sorter->scratch_bytes(max_n), sort_usage, false));
+      commands.push_back(std::make_unique<Commands>());
+    }
+    const uint64_t messages = context().validation_messages();
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < thread_count; ++t)
+      threads.emplace_back([&, t] {
+        VkCommandBuffer cmd = commands[t]->begin();
+        poison_scratch(cmd, *scratches[t]);
+        jobs[t]->record_inputs(cmd);
+        transfers_to_sort(cmd);
+        jobs[t]->record_sort(cmd, *sorter, scratches[t]->at(0));
+        sort_to_transfers(cmd);
+        jobs[t]->record_outputs(cmd);
+        transfers_to_host(cmd);
+        commands[t]->end();
+      });
+    for (auto& thread : threads) thread.join();
+    for (size_t t = 0; t < thread_count; ++t) {
+      commands[t]->submit_and_wait();
+      EXPECT_TRUE(jobs[t]->check());
+    }
+    EXPECT_EQ(context().validation_messages(), messages);
   }
 }
 
