@@ -176,7 +176,7 @@ std::optional<Sorter> make_sorter(const SorterConfig& config) {
     return Sorter(context(), config);
   } catch (const Error& e) {
     if (std::string(e.what()).find("not available yet") == std::string::npos) throw;
-    std::printf("[  SKIPPED ] algorithm %s: %s\n", to_string(config.algorithm), e.what());
+    std::printf("(algorithm %s skipped here: %s)\n", to_string(config.algorithm), e.what());
     return std::nullopt;
   }
 }
