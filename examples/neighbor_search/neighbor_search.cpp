@@ -341,6 +341,10 @@ int run(uint32_t n) {
 
 int main(int argc, char** argv) {
   const uint32_t n = argc > 1 ? uint32_t(std::strtoul(argv[1], nullptr, 10)) : 20000;
+  if (n == 0) {
+    std::fprintf(stderr, "usage: neighbor_search [particle_count >= 1]\n");
+    return 2;
+  }
   try {
     return run(n);
   } catch (const std::exception& e) {
