@@ -17,6 +17,10 @@ std::vector<AddCommand>& command_registry() {
 int main(int argc, char** argv) {
   CLI::App app{"gpusort: sort arrays on the GPU (Vulkan compute)"};
   app.require_subcommand(1);
+  // Usage errors too are one line in the same form (`gpusort sort --help` shows the usage).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("gpusort: error: ") + e.what() + "\n";
+  });
   for (auto& add : gpusort::cli::command_registry()) add(app);
   try {
     app.parse(argc, argv);
