@@ -26,9 +26,13 @@ struct SortArguments {
   bool in_place = false;
 };
 
-std::optional<KeyType> optional_type(const std::string& text) {
+std::optional<KeyType> optional_type(const std::string& text, const std::string& option) {
   if (text.empty()) return std::nullopt;
-  return parse_key_type(text);
+  try {
+    return parse_key_type(text);
+  } catch (const Error& e) {
+    throw Error(option + ": " + e.what());
+  }
 }
 
 // An array in host memory, 8-byte aligned for any element type.
@@ -73,8 +77,8 @@ void check_device_capacity(const Context& ctx, const ArrayFile& keys, const Arra
 
 void run_sort(const SortArguments& a) {
   // Names first: a typo should not cost a device start-up.
-  const std::optional<KeyType> declared_key = optional_type(a.type);
-  const std::optional<KeyType> declared_value = optional_type(a.value_type);
+  const std::optional<KeyType> declared_key = optional_type(a.type, "--type");
+  const std::optional<KeyType> declared_value = optional_type(a.value_type, "--value-type");
   SortOptions options;
   options.descending = a.descending;
   options.algorithm = parse_algorithm(a.algorithm);
