@@ -1,10 +1,8 @@
 // The gpusort CLI driven as a subprocess (the binary's path comes from CMake as GPUSORT_CLI_PATH),
-// on lavapipe with the validation layer on (GPUSORT_DEVICE=llvmpipe unless set, GPUSORT_VALIDATION=1;
-// any "validation" on its stderr fails the test). Round trips compare whole output files with a
-// std::stable_sort of the input; every refused input must leave the pre-existing output byte for
-// byte as it was and no temporary file behind.
-#include "test_support.hpp"
-
+// on lavapipe with the validation layer on (GPUSORT_DEVICE=llvmpipe unless set,
+// GPUSORT_VALIDATION=1; any "validation" on its stderr fails the test). Round trips compare whole
+// output files with a std::stable_sort of the input; every refused input must leave the
+// pre-existing output byte for byte as it was and no temporary file behind.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,6 +18,8 @@
 #include <optional>
 #include <set>
 #include <sstream>
+
+#include "test_support.hpp"
 
 extern char** environ;
 
@@ -46,7 +46,8 @@ void write_bytes(const fs::path& path, const std::string& bytes) {
 // Little-endian elements of `bytes_per_element` bytes from their bit patterns.
 std::string element_bytes(const std::vector<uint64_t>& bits, uint32_t bytes_per_element) {
   std::string s(bits.size() * bytes_per_element, '\0');
-  for (size_t i = 0; i < bits.size(); ++i) std::memcpy(&s[i * bytes_per_element], &bits[i], bytes_per_element);
+  for (size_t i = 0; i < bits.size(); ++i)
+    std::memcpy(&s[i * bytes_per_element], &bits[i], bytes_per_element);
   return s;
 }
 
@@ -65,25 +66,32 @@ std::string npy_with_dict(std::string dict, const std::string& data) {
 
 std::string npy_file(const std::string& descr, const std::string& shape, const std::string& data,
                      bool fortran_order = false) {
-  return npy_with_dict("{'descr': '" + descr + "', 'fortran_order': " + (fortran_order ? "True" : "False") +
-                           ", 'shape': " + shape + ", }",
+  return npy_with_dict("{'descr': '" + descr + "', 'fortran_order': " +
+                           (fortran_order ? "True" : "False") + ", 'shape': " + shape + ", }",
                        data);
 }
 
 std::string npy_descr(KeyType t) {
   switch (t) {
-    case KeyType::u32: return "<u4";
-    case KeyType::i32: return "<i4";
-    case KeyType::f32: return "<f4";
-    case KeyType::u64: return "<u8";
-    case KeyType::i64: return "<i8";
-    case KeyType::f64: return "<f8";
+    case KeyType::u32:
+      return "<u4";
+    case KeyType::i32:
+      return "<i4";
+    case KeyType::f32:
+      return "<f4";
+    case KeyType::u64:
+      return "<u8";
+    case KeyType::i64:
+      return "<i8";
+    case KeyType::f64:
+      return "<f8";
   }
   return "?";
 }
 
 std::string npy_array(KeyType t, const std::vector<uint64_t>& bits) {
-  return npy_file(npy_descr(t), "(" + std::to_string(bits.size()) + ",)", element_bytes(bits, key_bytes(t)));
+  return npy_file(npy_descr(t), "(" + std::to_string(bits.size()) + ",)",
+                  element_bytes(bits, key_bytes(t)));
 }
 
 struct CliRun {
@@ -138,8 +146,10 @@ class CliTest : public ::testing::Test {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
     // The CLI resolves relative paths against the working directory: make that `work`.
     const fs::path previous = fs::current_path();
     fs::current_path(work);
@@ -153,11 +163,13 @@ class CliTest : public ::testing::Test {
       return r;
     }
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = read_bytes(out_path);
     r.err = read_bytes(err_path);
-    EXPECT_EQ(r.err.find("validation"), std::string::npos) << "Vulkan validation messages:\n" << r.err;
+    EXPECT_EQ(r.err.find("validation"), std::string::npos) << "Vulkan validation messages:\n"
+                                                           << r.err;
     return r;
   }
 
@@ -174,7 +186,9 @@ class CliTest : public ::testing::Test {
     EXPECT_NE(r.exit_code, 0) << "accepted: " << ::testing::PrintToString(args);
     EXPECT_EQ(r.err.rfind("gpusort: error: ", 0), 0u) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "not one line:\n" << r.err;
-    EXPECT_NE(r.err.find(problem), std::string::npos) << "message does not name '" << problem << "':\n" << r.err;
+    EXPECT_NE(r.err.find(problem), std::string::npos)
+        << "message does not name '" << problem << "':\n"
+        << r.err;
     for (auto& name : work_files())
       if (fs::is_regular_file(at(name))) EXPECT_TRUE(before.count(name)) << "left behind: " << name;
     for (auto& [name, was] : before) {
@@ -215,11 +229,14 @@ struct RoundTrip {
 
 void check_round_trip(CliTest& t, const RoundTrip& c) {
   const uint64_t seed = fresh_seed();
-  SCOPED_TRACE("keys " + std::string(to_string(c.key)) + (c.npy ? " .npy" : " raw") + ", n " +
-               std::to_string(c.n) + ", " + to_string(c.distribution) +
-               (c.descending ? ", descending" : "") +
-               (c.value ? std::string(", values ") + to_string(*c.value) + (c.values_npy ? " .npy" : " raw") : "") +
-               ", seed " + std::to_string(seed) + " (rerun with GPUSORT_TEST_SEED=" + std::to_string(seed) + ")");
+  SCOPED_TRACE(
+      "keys " + std::string(to_string(c.key)) + (c.npy ? " .npy" : " raw") + ", n " +
+      std::to_string(c.n) + ", " + to_string(c.distribution) +
+      (c.descending ? ", descending" : "") +
+      (c.value ? std::string(", values ") + to_string(*c.value) + (c.values_npy ? " .npy" : " raw")
+               : "") +
+      ", seed " + std::to_string(seed) + " (rerun with GPUSORT_TEST_SEED=" + std::to_string(seed) +
+      ")");
   for (auto& name : t.work_files()) fs::remove(t.at(name));
   std::mt19937_64 rng(seed);
   const std::vector<uint64_t> keys = make_key_bits(c.key, c.n, c.distribution, rng);
@@ -227,14 +244,14 @@ void check_round_trip(CliTest& t, const RoundTrip& c) {
   if (c.value) {
     const uint32_t width = key_bytes(*c.value) * 8;
     // Distinct values (the index in the low bits) so the permutation is checked exactly.
-    for (uint64_t i = 0; i < c.n; ++i)
-      values[i] = width == 64 ? (rng() << 32) | i : i;
+    for (uint64_t i = 0; i < c.n; ++i) values[i] = width == 64 ? (rng() << 32) | i : i;
   }
 
   // Reference: stable sort of the radix order restricted to the bit range.
   const uint32_t width = key_bytes(c.key) * 8;
   const uint32_t end = c.end_bit ? c.end_bit : width;
-  const uint64_t range_mask = (end - c.begin_bit == 64 ? ~0ull : ((1ull << (end - c.begin_bit)) - 1)) << c.begin_bit;
+  const uint64_t range_mask =
+      (end - c.begin_bit == 64 ? ~0ull : ((1ull << (end - c.begin_bit)) - 1)) << c.begin_bit;
   std::vector<uint64_t> order(c.n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
@@ -258,7 +275,8 @@ void check_round_trip(CliTest& t, const RoundTrip& c) {
     const std::string vin = c.values_npy ? "values.npy" : "values.bin";
     write_bytes(t.at(vin), encode(*c.value, c.values_npy, values));
     args.insert(args.end(), {"--values", vin, "--values-out", "values-" + out});
-    if (!c.values_npy || c.pass_type_for_npy) args.insert(args.end(), {"--value-type", to_string(*c.value)});
+    if (!c.values_npy || c.pass_type_for_npy)
+      args.insert(args.end(), {"--value-type", to_string(*c.value)});
   }
   if (c.descending) args.push_back("--descending");
   if (c.begin_bit) args.insert(args.end(), {"--begin-bit", std::to_string(c.begin_bit)});
@@ -280,42 +298,72 @@ void check_round_trip(CliTest& t, const RoundTrip& c) {
 
 TEST_F(CliTest, NpyKeysRoundTrip) {
   check_round_trip(*this, {.key = KeyType::u32, .n = 3001});
-  check_round_trip(*this, {.key = KeyType::f64, .descending = true, .n = 2500,
-                           .distribution = Distribution::special_floats, .pass_type_for_npy = true});
+  check_round_trip(*this, {.key = KeyType::f64,
+                           .descending = true,
+                           .n = 2500,
+                           .distribution = Distribution::special_floats,
+                           .pass_type_for_npy = true});
 }
 
 TEST_F(CliTest, NpyKeysWithNpyValuesRoundTrip) {
-  check_round_trip(*this, {.key = KeyType::f32, .value = KeyType::i32, .n = 2000,
+  check_round_trip(*this, {.key = KeyType::f32,
+                           .value = KeyType::i32,
+                           .n = 2000,
                            .distribution = Distribution::special_floats});
-  check_round_trip(*this, {.key = KeyType::i64, .value = KeyType::u64, .descending = true, .n = 1777,
-                           .distribution = Distribution::few_unique, .pass_type_for_npy = true});
+  check_round_trip(*this, {.key = KeyType::i64,
+                           .value = KeyType::u64,
+                           .descending = true,
+                           .n = 1777,
+                           .distribution = Distribution::few_unique,
+                           .pass_type_for_npy = true});
 }
 
 TEST_F(CliTest, RawKeysRoundTrip) {
-  check_round_trip(*this, {.key = KeyType::i32, .npy = false, .descending = true, .n = 2049,
+  check_round_trip(*this, {.key = KeyType::i32,
+                           .npy = false,
+                           .descending = true,
+                           .n = 2049,
                            .distribution = Distribution::low_entropy});
   check_round_trip(*this, {.key = KeyType::u64, .npy = false, .n = 1500});
 }
 
 TEST_F(CliTest, RawKeysWithRawValuesRoundTrip) {
-  check_round_trip(*this, {.key = KeyType::u64, .npy = false, .value = KeyType::u32, .values_npy = false,
-                           .n = 1500, .distribution = Distribution::low_entropy});
-  check_round_trip(*this, {.key = KeyType::f32, .npy = false, .value = KeyType::u64, .values_npy = false,
-                           .descending = true, .n = 1234, .distribution = Distribution::few_unique});
+  check_round_trip(*this, {.key = KeyType::u64,
+                           .npy = false,
+                           .value = KeyType::u32,
+                           .values_npy = false,
+                           .n = 1500,
+                           .distribution = Distribution::low_entropy});
+  check_round_trip(*this, {.key = KeyType::f32,
+                           .npy = false,
+                           .value = KeyType::u64,
+                           .values_npy = false,
+                           .descending = true,
+                           .n = 1234,
+                           .distribution = Distribution::few_unique});
 }
 
 TEST_F(CliTest, MixedFormatsKeepEachFilesFormat) {
-  check_round_trip(*this, {.key = KeyType::u32, .npy = false, .value = KeyType::f64, .values_npy = true, .n = 999});
+  check_round_trip(
+      *this,
+      {.key = KeyType::u32, .npy = false, .value = KeyType::f64, .values_npy = true, .n = 999});
 }
 
 TEST_F(CliTest, EmptyAndSingleElementArrays) {
   check_round_trip(*this, {.key = KeyType::u32, .n = 0});
-  check_round_trip(*this, {.key = KeyType::f32, .npy = false, .value = KeyType::u32, .values_npy = false, .n = 1});
+  check_round_trip(
+      *this,
+      {.key = KeyType::f32, .npy = false, .value = KeyType::u32, .values_npy = false, .n = 1});
 }
 
 TEST_F(CliTest, BitRange) {
-  check_round_trip(*this, {.key = KeyType::u32, .npy = false, .value = KeyType::u32, .values_npy = false,
-                           .n = 1000, .begin_bit = 4, .end_bit = 12});
+  check_round_trip(*this, {.key = KeyType::u32,
+                           .npy = false,
+                           .value = KeyType::u32,
+                           .values_npy = false,
+                           .n = 1000,
+                           .begin_bit = 4,
+                           .end_bit = 12});
 }
 
 // ---- refused inputs ----
@@ -332,35 +380,39 @@ class CliRefusal : public CliTest {
 
 TEST_F(CliRefusal, RawSizeNotMultipleOfElement) {
   write_bytes(at("odd.bin"), std::string(10, 'x'));
-  expect_refused({"sort", "odd.bin", "out", "--type", "u32"}, "size 10 bytes is not a multiple of the 4-byte u32");
+  expect_refused({"sort", "odd.bin", "out", "--type", "u32"},
+                 "size 10 bytes is not a multiple of the 4-byte u32");
   write_bytes(at("three.bin"), element_bytes({1, 2, 3}, 4));
-  expect_refused({"sort", "three.bin", "out", "--type", "u64"}, "size 12 bytes is not a multiple of the 8-byte u64");
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "odd.bin", "--values-out", "vout",
-                  "--value-type", "u64"},
+  expect_refused({"sort", "three.bin", "out", "--type", "u64"},
+                 "size 12 bytes is not a multiple of the 8-byte u64");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "odd.bin", "--values-out",
+                  "vout", "--value-type", "u64"},
                  "values file 'odd.bin': size 10 bytes is not a multiple", {"out", "vout"});
 }
 
 TEST_F(CliRefusal, KeyValueCountMismatch) {
   write_bytes(at("three.bin"), element_bytes({1, 2, 3}, 4));
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "three.bin", "--values-out", "vout",
-                  "--value-type", "u32"},
-                 "count mismatch: keys file 'keys.bin' holds 4 elements but values file 'three.bin' holds 3",
-                 {"out", "vout"});
+  expect_refused(
+      {"sort", "keys.bin", "out", "--type", "u32", "--values", "three.bin", "--values-out", "vout",
+       "--value-type", "u32"},
+      "count mismatch: keys file 'keys.bin' holds 4 elements but values file 'three.bin' holds 3",
+      {"out", "vout"});
 }
 
 TEST_F(CliRefusal, UnknownNames) {
   expect_refused({"sort", "keys.bin", "out", "--type", "u16"}, "unknown key type 'u16'");
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin", "--values-out", "vout",
-                  "--value-type", "u8"},
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "vout", "--value-type", "u8"},
                  "unknown key type 'u8'", {"out", "vout"});
   expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--algorithm", "quicksort"},
                  "unknown algorithm 'quicksort'");
 }
 
 TEST_F(CliRefusal, MissingOrUnreadableFiles) {
-  expect_refused({"sort", "missing.bin", "out", "--type", "u32"}, "keys file 'missing.bin': cannot open: No such file");
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "missing.bin", "--values-out", "vout",
-                  "--value-type", "u32"},
+  expect_refused({"sort", "missing.bin", "out", "--type", "u32"},
+                 "keys file 'missing.bin': cannot open: No such file");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "missing.bin",
+                  "--values-out", "vout", "--value-type", "u32"},
                  "values file 'missing.bin': cannot open", {"out", "vout"});
   fs::create_directory(at("directory"));
   expect_refused({"sort", "directory", "out", "--type", "u32"}, "not a regular file");
@@ -370,17 +422,22 @@ TEST_F(CliRefusal, MissingOrUnreadableFiles) {
 }
 
 TEST_F(CliRefusal, MissingTypes) {
-  expect_refused({"sort", "keys.bin", "out"}, "raw array (no .npy header), so --type must give its element type");
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin", "--values-out", "vout"},
-                 "values file 'values.bin': is a raw array (no .npy header), so --value-type", {"out", "vout"});
-  expect_refused({"sort", "keys.npy", "out", "--type", "i32"}, "holds dtype '<u4' (u32) but --type says i32");
+  expect_refused({"sort", "keys.bin", "out"},
+                 "raw array (no .npy header), so --type must give its element type");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "vout"},
+                 "values file 'values.bin': is a raw array (no .npy header), so --value-type",
+                 {"out", "vout"});
+  expect_refused({"sort", "keys.npy", "out", "--type", "i32"},
+                 "holds dtype '<u4' (u32) but --type says i32");
 }
 
 TEST_F(CliRefusal, ValuesOptionsIncomplete) {
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin", "--value-type", "u32"},
-                 "--values needs --values-out");
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values-out", "vout"}, "--values-out needs --values",
-                 {"out", "vout"});
+  expect_refused(
+      {"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin", "--value-type", "u32"},
+      "--values needs --values-out");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values-out", "vout"},
+                 "--values-out needs --values", {"out", "vout"});
 }
 
 TEST_F(CliRefusal, MalformedNpy) {
@@ -393,16 +450,19 @@ TEST_F(CliRefusal, MalformedNpy) {
   std::string no_newline = full;
   no_newline[full.size() - data.size() - 1] = ' ';
   write_bytes(at("no-newline.npy"), no_newline);
-  expect_refused({"sort", "no-newline.npy", "out"}, "malformed .npy header (does not end with a newline)");
+  expect_refused({"sort", "no-newline.npy", "out"},
+                 "malformed .npy header (does not end with a newline)");
   std::string version = full;
   version[6] = '\x09';
   write_bytes(at("version.npy"), version);
   expect_refused({"sort", "version.npy", "out"}, "unsupported .npy format version 9.0");
   write_bytes(at("truncated.npy"), npy_file("<u4", "(5,)", data));
-  expect_refused({"sort", "truncated.npy", "out"},
-                 "truncated: the header declares 5 elements (20 bytes) but only 16 bytes follow it");
+  expect_refused(
+      {"sort", "truncated.npy", "out"},
+      "truncated: the header declares 5 elements (20 bytes) but only 16 bytes follow it");
   write_bytes(at("trailing.npy"), npy_file("<u4", "(3,)", data));
-  expect_refused({"sort", "trailing.npy", "out"}, "4 bytes after the 3 elements the header declares");
+  expect_refused({"sort", "trailing.npy", "out"},
+                 "4 bytes after the 3 elements the header declares");
 }
 
 TEST_F(CliRefusal, UnsupportedNpyArrays) {
@@ -419,19 +479,22 @@ TEST_F(CliRefusal, UnsupportedNpyArrays) {
   expect_refused({"sort", "object.npy", "out"}, "object arrays (dtype '|O') are not supported");
   write_bytes(at("u16.npy"), npy_file("<u2", "(8,)", data));
   expect_refused({"sort", "u16.npy", "out"}, "unsupported dtype '<u2'");
-  write_bytes(at("record.npy"),
-              npy_with_dict("{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (4,), }", data));
+  write_bytes(
+      at("record.npy"),
+      npy_with_dict("{'descr': [('a', '<u4')], 'fortran_order': False, 'shape': (4,), }", data));
   expect_refused({"sort", "record.npy", "out"}, "structured (record) dtypes are not supported");
 }
 
 TEST_F(CliRefusal, MoreThanMaxElements) {
   const std::string count = std::to_string(max_elements + 1);
   write_bytes(at("huge.npy"), npy_file("<u4", "(" + count + ",)", ""));
-  expect_refused({"sort", "huge.npy", "out"}, "holds " + count + " elements, more than gpusort's maximum");
+  expect_refused({"sort", "huge.npy", "out"},
+                 "holds " + count + " elements, more than gpusort's maximum");
   // A sparse raw file: its size says 2^31 elements, but it occupies no disk space.
   write_bytes(at("huge.bin"), "");
   fs::resize_file(at("huge.bin"), (max_elements + 1) * 4);
-  expect_refused({"sort", "huge.bin", "out", "--type", "u32"}, "holds " + count + " elements, more than");
+  expect_refused({"sort", "huge.bin", "out", "--type", "u32"},
+                 "holds " + count + " elements, more than");
 }
 
 TEST_F(CliRefusal, TooLargeForTheDevice) {
@@ -446,30 +509,36 @@ TEST_F(CliRefusal, TooLargeForTheDevice) {
 }
 
 TEST_F(CliRefusal, BadBitRange) {
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--end-bit", "40"}, "bit range [0, 40) is empty or beyond");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--end-bit", "40"},
+                 "bit range [0, 40) is empty or beyond");
 }
 
 TEST_F(CliRefusal, OutputEqualToInputNeedsInPlace) {
   expect_refused({"sort", "keys.bin", "keys.bin", "--type", "u32"},
                  "OUT 'keys.bin' is the same file as IN 'keys.bin' (pass --in-place", {});
-  expect_refused({"sort", "keys.bin", "./sub/../keys.bin", "--type", "u32"}, "is the same file as IN", {});
+  expect_refused({"sort", "keys.bin", "./sub/../keys.bin", "--type", "u32"},
+                 "is the same file as IN", {});
   fs::create_hard_link(at("keys.bin"), at("hard-link.bin"));
-  expect_refused({"sort", "keys.bin", "hard-link.bin", "--type", "u32"}, "is the same file as IN", {});
+  expect_refused({"sort", "keys.bin", "hard-link.bin", "--type", "u32"}, "is the same file as IN",
+                 {});
   fs::create_symlink("keys.bin", at("symlink.bin"));
-  expect_refused({"sort", "symlink.bin", "keys.bin", "--type", "u32"}, "is the same file as IN", {});
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin", "--values-out",
-                  "values.bin", "--value-type", "u32"},
-                 "VOUT 'values.bin' is the same file as VIN 'values.bin' (pass --in-place", {"out"});
+  expect_refused({"sort", "symlink.bin", "keys.bin", "--type", "u32"}, "is the same file as IN",
+                 {});
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "values.bin", "--value-type", "u32"},
+                 "VOUT 'values.bin' is the same file as VIN 'values.bin' (pass --in-place",
+                 {"out"});
   // Crossed pairs and OUT == VOUT are refused even with --in-place.
-  expect_refused({"sort", "keys.bin", "values.bin", "--type", "u32", "--values", "values.bin", "--values-out",
-                  "vout", "--value-type", "u32", "--in-place"},
+  expect_refused({"sort", "keys.bin", "values.bin", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "vout", "--value-type", "u32", "--in-place"},
                  "OUT 'values.bin' is the same file as VIN", {"vout"});
-  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin", "--values-out",
-                  "out", "--value-type", "u32", "--in-place"},
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "out", "--value-type", "u32", "--in-place"},
                  "OUT and VOUT are the same file", {"out"});
 
-  CliRun r = run({"sort", "symlink.bin", "symlink.bin", "--type", "u32", "--values", "values.bin",
-                  "--values-out", "values.bin", "--value-type", "u32", "--in-place", "--descending"});
+  CliRun r =
+      run({"sort", "symlink.bin", "symlink.bin", "--type", "u32", "--values", "values.bin",
+           "--values-out", "values.bin", "--value-type", "u32", "--in-place", "--descending"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_symlink(at("symlink.bin"))) << "the link was replaced instead of its target";
   EXPECT_TRUE(read_bytes(at("keys.bin")) == element_bytes({9, 5, 3, 1}, 4));
@@ -477,8 +546,8 @@ TEST_F(CliRefusal, OutputEqualToInputNeedsInPlace) {
   r = run({"sort", "keys.npy", "keys.npy", "--in-place"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(read_bytes(at("keys.npy")) == npy_array(KeyType::u32, {1, 3, 5, 9}));
-  EXPECT_EQ(work_files(), (std::set<std::string>{"hard-link.bin", "keys.bin", "keys.npy",
-                                                 "out", "symlink.bin", "values.bin", "vout"}) );
+  EXPECT_EQ(work_files(), (std::set<std::string>{"hard-link.bin", "keys.bin", "keys.npy", "out",
+                                                 "symlink.bin", "values.bin", "vout"}));
 }
 
 TEST_F(CliRefusal, ExistingOutputIsReplacedWhole) {
@@ -495,7 +564,9 @@ TEST_F(CliTest, DemoVerifiesAndReportsThroughput) {
   EXPECT_NE(r.out.find("GPU sort time:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("end-to-end incl. transfers:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GKeys/s"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("verified: both results equal std::sort on all 5000 keys"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verified: both results equal std::sort on all 5000 keys"),
+            std::string::npos)
+      << r.out;
   r = run({"demo", "--n", "0"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(r.err.rfind("gpusort: error: ", 0), 0u) << r.err;

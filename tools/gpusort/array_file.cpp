@@ -25,9 +25,13 @@ constexpr uint64_t npy_alignment = 64;
 // A sanity bound on the header dict: numpy writes well under a kilobyte for 1-D arrays.
 constexpr uint32_t npy_max_header_bytes = 1u << 20;
 
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+std::string quoted(const fs::path& p) {
+  return "'" + p.string() + "'";
+}
 
-std::string system_error(const std::string& what) { return what + ": " + std::strerror(errno); }
+std::string system_error(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
 
 // Closes a file descriptor on scope exit.
 struct FileDescriptor {
@@ -97,8 +101,9 @@ class NpyHeaderParser {
       skip_space();
       if (key == "descr") {
         if (peek() == '[')
-          throw Error(who_ + ": structured (record) dtypes are not supported; gpusort sorts "
-                             "plain arrays of u32, i32, f32, u64, i64 or f64");
+          throw Error(who_ +
+                      ": structured (record) dtypes are not supported; gpusort sorts "
+                      "plain arrays of u32, i32, f32, u64, i64 or f64");
         h.descr = parse_string();
       } else if (key == "fortran_order") {
         h.fortran_order = parse_bool();
@@ -108,8 +113,10 @@ class NpyHeaderParser {
         malformed("unexpected key '" + key + "'");
       }
       skip_space();
-      if (peek() == ',') ++pos_;
-      else if (peek() != '}') malformed("expected ',' or '}' after '" + key + "'");
+      if (peek() == ',')
+        ++pos_;
+      else if (peek() != '}')
+        malformed("expected ',' or '}' after '" + key + "'");
     }
     ++pos_;
     skip_space();
@@ -125,7 +132,8 @@ class NpyHeaderParser {
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n'))
       ++pos_;
   }
   void expect(char c) {
@@ -158,14 +166,17 @@ class NpyHeaderParser {
       uint64_t v = 0;
       while (peek() >= '0' && peek() <= '9') {
         uint64_t digit = uint64_t(peek() - '0');
-        if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) malformed("a shape entry overflows");
+        if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+          malformed("a shape entry overflows");
         v = v * 10 + digit;
         ++pos_;
       }
       shape.push_back(v);
       skip_space();
-      if (peek() == ',') ++pos_;
-      else if (peek() != ')') malformed("expected ',' or ')' in 'shape'");
+      if (peek() == ',')
+        ++pos_;
+      else if (peek() != ')')
+        malformed("expected ',' or ')' in 'shape'");
     }
     ++pos_;
     return shape;
@@ -177,29 +188,32 @@ class NpyHeaderParser {
 };
 
 KeyType element_of_descr(const std::string& descr, const std::string& who) {
-  for (KeyType t : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
+  for (KeyType t :
+       {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
     if (descr == npy_descr(t)) return t;
   std::string supported = "<u4 <i4 <f4 <u8 <i8 <f8";
   if (descr.size() >= 2 && descr[0] == '>')
-    throw Error(who + ": big-endian dtype '" + descr + "' is not supported (convert it with "
-                "arr.astype(arr.dtype.newbyteorder('<')); supported: " + supported + ")");
-  if (descr.find('O') != std::string::npos)
-    throw Error(who + ": object arrays (dtype '" + descr + "') are not supported (supported: " +
+    throw Error(who + ": big-endian dtype '" + descr +
+                "' is not supported (convert it with "
+                "arr.astype(arr.dtype.newbyteorder('<')); supported: " +
                 supported + ")");
+  if (descr.find('O') != std::string::npos)
+    throw Error(who + ": object arrays (dtype '" + descr +
+                "') are not supported (supported: " + supported + ")");
   throw Error(who + ": unsupported dtype '" + descr + "' (supported: " + supported + ")");
 }
 
 std::string shape_text(const std::vector<uint64_t>& shape) {
   std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 void check_count(uint64_t count, const std::string& who) {
   if (count > max_elements)
-    throw Error(who + ": holds " + std::to_string(count) + " elements, more than gpusort's maximum of " +
-                std::to_string(max_elements) + " (2^31 - 1)");
+    throw Error(who + ": holds " + std::to_string(count) +
+                " elements, more than gpusort's maximum of " + std::to_string(max_elements) +
+                " (2^31 - 1)");
 }
 
 std::string npy_header(KeyType element, uint64_t count) {
@@ -231,12 +245,18 @@ mode_t new_file_mode(const fs::path& destination) {
 
 std::string npy_descr(KeyType element) {
   switch (element) {
-    case KeyType::u32: return "<u4";
-    case KeyType::i32: return "<i4";
-    case KeyType::f32: return "<f4";
-    case KeyType::u64: return "<u8";
-    case KeyType::i64: return "<i8";
-    case KeyType::f64: return "<f8";
+    case KeyType::u32:
+      return "<u4";
+    case KeyType::i32:
+      return "<i4";
+    case KeyType::f32:
+      return "<f4";
+    case KeyType::u64:
+      return "<u8";
+    case KeyType::i64:
+      return "<i8";
+    case KeyType::f64:
+      return "<f8";
   }
   throw Error("invalid element type");
 }
@@ -273,8 +293,10 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
   if (!read_at(fd.fd, version, 2, magic.size(), who))
     throw Error(who + ": malformed .npy file (ends inside the header)");
   uint64_t length_offset = magic.size() + 2, header_length = 0, length_bytes = 0;
-  if (version[0] == 1) length_bytes = 2;
-  else if (version[0] == 2 || version[0] == 3) length_bytes = 4;
+  if (version[0] == 1)
+    length_bytes = 2;
+  else if (version[0] == 2 || version[0] == 3)
+    length_bytes = 4;
   else
     throw Error(who + ": unsupported .npy format version " + std::to_string(version[0]) + "." +
                 std::to_string(version[1]));
@@ -283,7 +305,8 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
     throw Error(who + ": malformed .npy file (ends inside the header)");
   for (uint64_t i = 0; i < length_bytes; ++i) header_length |= uint64_t(length[i]) << (8 * i);
   if (header_length > npy_max_header_bytes)
-    throw Error(who + ": malformed .npy file (header length " + std::to_string(header_length) + " bytes)");
+    throw Error(who + ": malformed .npy file (header length " + std::to_string(header_length) +
+                " bytes)");
   std::string text(header_length, '\0');
   file.data_offset = length_offset + length_bytes + header_length;
   if (!read_at(fd.fd, text.data(), header_length, length_offset + length_bytes, who))
@@ -294,13 +317,15 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
 
   file.element = element_of_descr(*header.descr, who);
   if (*header.fortran_order)
-    throw Error(who + ": Fortran-order arrays are not supported (save a C-order array, e.g. "
+    throw Error(who +
+                ": Fortran-order arrays are not supported (save a C-order array, e.g. "
                 "np.ascontiguousarray(arr))");
   if (header.shape->size() != 1)
-    throw Error(who + ": has shape " + shape_text(*header.shape) + "; only 1-D arrays are supported");
+    throw Error(who + ": has shape " + shape_text(*header.shape) +
+                "; only 1-D arrays are supported");
   if (declared && *declared != file.element)
-    throw Error(who + ": holds dtype '" + *header.descr + "' (" + to_string(file.element) + ") but " +
-                type_option + " says " + to_string(*declared));
+    throw Error(who + ": holds dtype '" + *header.descr + "' (" + to_string(file.element) +
+                ") but " + type_option + " says " + to_string(*declared));
   file.count = header.shape->front();
   check_count(file.count, who);
   const uint64_t data_bytes = file.count * key_bytes(file.element);
@@ -311,7 +336,8 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
                 std::to_string(present) + " bytes follow it");
   if (present > data_bytes)
     throw Error(who + ": malformed .npy file (" + std::to_string(present - data_bytes) +
-                " bytes after the " + std::to_string(file.count) + " elements the header declares)");
+                " bytes after the " + std::to_string(file.count) +
+                " elements the header declares)");
   return file;
 }
 
@@ -320,7 +346,8 @@ void read_array_data(const ArrayFile& file, void* destination) {
   uint64_t size = 0;
   FileDescriptor fd{open_regular_file(file.path, who, size)};
   const uint64_t bytes = file.count * key_bytes(file.element);
-  if (size != file.data_offset + bytes || !read_at(fd.fd, destination, bytes, file.data_offset, who))
+  if (size != file.data_offset + bytes ||
+      !read_at(fd.fd, destination, bytes, file.data_offset, who))
     throw Error(who + ": changed size while being read");
 }
 
@@ -340,9 +367,11 @@ PendingOutput::PendingOutput(fs::path destination, std::string role)
   if (fs::is_directory(destination_)) throw Error(who + ": is a directory");
   fs::path directory = destination_.parent_path();
   if (directory.empty()) directory = ".";
-  std::string name = (directory / ("." + destination_.filename().string() + ".gpusort-XXXXXX")).string();
+  std::string name =
+      (directory / ("." + destination_.filename().string() + ".gpusort-XXXXXX")).string();
   fd_ = ::mkstemp(name.data());
-  if (fd_ < 0) throw Error(system_error(who + ": cannot create a temporary file in " + quoted(directory)));
+  if (fd_ < 0)
+    throw Error(system_error(who + ": cannot create a temporary file in " + quoted(directory)));
   temporary_ = name;
   if (::fchmod(fd_, new_file_mode(destination_)) != 0) {
     int saved = errno;
@@ -373,7 +402,8 @@ void PendingOutput::write_bytes(const void* data, uint64_t bytes) {
   }
 }
 
-void PendingOutput::write_array(FileFormat format, KeyType element, const void* data, uint64_t count) {
+void PendingOutput::write_array(FileFormat format, KeyType element, const void* data,
+                                uint64_t count) {
   if (format == FileFormat::npy) {
     std::string header = npy_header(element, count);
     write_bytes(header.data(), header.size());

@@ -3,10 +3,9 @@
 // to a temporary file beside the destination, fsync'd, and renamed over it only on success.
 #pragma once
 
-#include <gpusort/gpusort.hpp>
-
 #include <cstdint>
 #include <filesystem>
+#include <gpusort/gpusort.hpp>
 #include <optional>
 #include <string>
 

@@ -1,11 +1,10 @@
 // gpusort command-line tool: subcommands register themselves (commands.hpp). Every failure ends
 // in one line "gpusort: error: ..." on stderr and exit status 1.
-#include "commands.hpp"
-
-#include <gpusort/gpusort.hpp>
-
 #include <cstdio>
 #include <exception>
+#include <gpusort/gpusort.hpp>
+
+#include "commands.hpp"
 
 namespace gpusort::cli {
 std::vector<AddCommand>& command_registry() {

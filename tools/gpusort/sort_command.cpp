@@ -1,15 +1,14 @@
 // gpusort sort IN OUT: sorts a raw or .npy array file (optionally with a values file carried
 // along) on the GPU and writes the result in the input's format. Everything that can be checked
 // is checked before any output exists, and outputs appear only complete (array_file.hpp).
-#include "array_file.hpp"
-#include "commands.hpp"
-
 #include <gpusort/gpusort.hpp>
-
 #include <new>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "array_file.hpp"
+#include "commands.hpp"
 
 namespace gpusort::cli {
 namespace {
@@ -48,8 +47,9 @@ std::vector<uint64_t> allocate_elements(const ArrayFile& file) {
 
 // `in_place` says whether this pair may be the same file (--in-place given for OUT/IN or
 // VOUT/VIN); crossed pairs such as OUT/VIN are always refused.
-void refuse_same(const std::string& output, const std::string& output_name, const std::string& input,
-                 const std::string& input_name, std::optional<bool> in_place) {
+void refuse_same(const std::string& output, const std::string& output_name,
+                 const std::string& input, const std::string& input_name,
+                 std::optional<bool> in_place) {
   if (!same_file(output, input)) return;
   if (in_place.value_or(false)) return;
   throw Error(output_name + " '" + output + "' is the same file as " + input_name + " '" + input +
@@ -71,8 +71,8 @@ void check_device_capacity(const Context& ctx, const ArrayFile& keys, const Arra
                     std::to_string(d.max_allocation_bytes) + " bytes");
   if (d.device_local_bytes && key_bytes_total + value_bytes_total > d.device_local_bytes)
     throw too_large(std::to_string(key_bytes_total + value_bytes_total) +
-                    " bytes of keys and values, but it has " + std::to_string(d.device_local_bytes) +
-                    " bytes of device memory");
+                    " bytes of keys and values, but it has " +
+                    std::to_string(d.device_local_bytes) + " bytes of device memory");
 }
 
 void run_sort(const SortArguments& a) {
@@ -87,11 +87,11 @@ void run_sort(const SortArguments& a) {
 
   const bool with_values = !a.values_in.empty();
   if (with_values && a.values_out.empty())
-    throw Error("--values needs --values-out VOUT: where to write the values in their sorted order");
+    throw Error(
+        "--values needs --values-out VOUT: where to write the values in their sorted order");
   if (!with_values && !a.values_out.empty())
     throw Error("--values-out needs --values VIN: the values to carry along with the keys");
-  if (!with_values && !a.value_type.empty())
-    throw Error("--value-type needs --values VIN");
+  if (!with_values && !a.value_type.empty()) throw Error("--value-type needs --values VIN");
 
   // An output never silently replaces an input.
   refuse_same(a.out, "OUT", a.in, "IN", a.in_place);
@@ -136,11 +136,13 @@ void run_sort(const SortArguments& a) {
   } catch (const Error& e) {
     if (e.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
       throw Error(std::to_string(keys.count) + " elements are too large for the device '" +
-                  ctx.device_info().name + "' (" + e.what() + ")", e.result());
+                      ctx.device_info().name + "' (" + e.what() + ")",
+                  e.result());
     throw;
   }
   if (ctx.validation_messages() != 0)
-    throw Error("the Vulkan validation layer reported " + std::to_string(ctx.validation_messages()) +
+    throw Error("the Vulkan validation layer reported " +
+                std::to_string(ctx.validation_messages()) +
                 " message(s) (printed above); no output written");
 
   key_output.write_array(keys.format, keys.element, key_data.data(), keys.count);
@@ -155,16 +157,19 @@ void run_sort(const SortArguments& a) {
 
 CommandRegistration registration([](CLI::App& app) {
   auto args = std::make_shared<SortArguments>();
-  auto* cmd = app.add_subcommand("sort", "Sort an array file (raw little-endian or .npy) on the GPU");
+  auto* cmd =
+      app.add_subcommand("sort", "Sort an array file (raw little-endian or .npy) on the GPU");
   cmd->footer(
       "IN is read as .npy when it starts with the npy magic, else as a raw little-endian array.\n"
       "OUT is written in IN's format; outputs appear only when complete.\n"
       "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).");
   cmd->add_option("IN", args->in, "Keys to sort")->required();
   cmd->add_option("OUT", args->out, "Where to write the sorted keys")->required();
-  cmd->add_option("-t,--type", args->type, "Key type (required for raw IN; must match a .npy dtype)");
+  cmd->add_option("-t,--type", args->type,
+                  "Key type (required for raw IN; must match a .npy dtype)");
   cmd->add_option("--values", args->values_in, "Values to carry along with the keys (VIN)");
-  cmd->add_option("--values-out", args->values_out, "Where to write the values in sorted order (VOUT)");
+  cmd->add_option("--values-out", args->values_out,
+                  "Where to write the values in sorted order (VOUT)");
   cmd->add_option("--value-type", args->value_type,
                   "Value type (u32 or u64 width; required for raw VIN; must match a .npy dtype)");
   cmd->add_flag("-d,--descending", args->descending, "Sort in descending order (still stable)");
