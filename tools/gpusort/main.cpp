@@ -1,10 +1,11 @@
 // gpusort command-line tool: subcommands register themselves (commands.hpp). Every failure ends
 // in one line "gpusort: error: ..." on stderr and exit status 1.
-#include <cstdio>
-#include <exception>
+#include "commands.hpp"
+
 #include <gpusort/gpusort.hpp>
 
-#include "commands.hpp"
+#include <cstdio>
+#include <exception>
 
 namespace gpusort::cli {
 std::vector<AddCommand>& command_registry() {
