@@ -5,6 +5,8 @@
 #include "array_file.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -233,6 +235,44 @@ std::string npy_header(KeyType element, uint64_t count) {
   return header + dict;
 }
 
+// Temporary outputs to remove when the process is interrupted (SIGINT, SIGTERM, SIGHUP). Kept in
+// fixed buffers so that the handler calls only async-signal-safe functions.
+constexpr int max_interruptible_outputs = 4;
+char interrupted_paths[max_interruptible_outputs][PATH_MAX];
+volatile sig_atomic_t interrupted_path_used[max_interruptible_outputs];
+
+void remove_temporaries_and_die(int signal_number) {
+  for (int i = 0; i < max_interruptible_outputs; ++i)
+    if (interrupted_path_used[i]) ::unlink(interrupted_paths[i]);
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+// Returns the slot holding `path`, or -1 when there is none free (then an interruption may
+// leave the temporary file behind, never a half-written destination).
+int remember_temporary(const std::string& path) {
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_handler = remove_temporaries_and_die;
+    sigemptyset(&action.sa_mask);
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &action, nullptr);
+    return true;
+  }();
+  (void)installed;
+  if (path.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < max_interruptible_outputs; ++i)
+    if (!interrupted_path_used[i]) {
+      std::memcpy(interrupted_paths[i], path.c_str(), path.size() + 1);
+      interrupted_path_used[i] = 1;
+      return i;
+    }
+  return -1;
+}
+
+void forget_temporary(int slot) {
+  if (slot >= 0) interrupted_path_used[slot] = 0;
+}
+
 mode_t new_file_mode(const fs::path& destination) {
   struct stat st;
   if (::stat(destination.c_str(), &st) == 0) return st.st_mode & 07777;  // keep an existing file's
@@ -373,10 +413,12 @@ PendingOutput::PendingOutput(fs::path destination, std::string role)
   if (fd_ < 0)
     throw Error(system_error(who + ": cannot create a temporary file in " + quoted(directory)));
   temporary_ = name;
+  interrupt_slot_ = remember_temporary(name);
   if (::fchmod(fd_, new_file_mode(destination_)) != 0) {
     int saved = errno;
     ::close(fd_);
     ::unlink(temporary_.c_str());
+    forget_temporary(interrupt_slot_);
     fd_ = -1;
     errno = saved;
     throw Error(system_error(who + ": cannot set the temporary file's permissions"));
@@ -386,6 +428,7 @@ PendingOutput::PendingOutput(fs::path destination, std::string role)
 PendingOutput::~PendingOutput() {
   if (fd_ >= 0) ::close(fd_);
   if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
+  forget_temporary(interrupt_slot_);
 }
 
 void PendingOutput::write_bytes(const void* data, uint64_t bytes) {
@@ -425,6 +468,8 @@ void PendingOutput::commit() {
   if (::rename(temporary_.c_str(), destination_.c_str()) != 0)
     throw Error(system_error(who + ": cannot rename the temporary file into place"));
   committed_ = true;
+  forget_temporary(interrupt_slot_);
+  interrupt_slot_ = -1;
   // Make the rename itself durable.
   fs::path directory = destination_.parent_path();
   if (directory.empty()) directory = ".";

@@ -43,7 +43,7 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
 // An output file that only appears under its name once complete. The constructor creates the
 // temporary file (so an unwritable directory is reported before any work is done); the
-// destructor removes it unless commit() ran.
+// destructor removes it unless commit() ran, and so does SIGINT/SIGTERM/SIGHUP meanwhile.
 class PendingOutput {
  public:
   PendingOutput(std::filesystem::path destination, std::string role);
@@ -67,6 +67,7 @@ class PendingOutput {
   std::string role_;
   int fd_ = -1;
   bool committed_ = false;
+  int interrupt_slot_ = -1;  // where the interruption handler finds temporary_
 };
 
 }  // namespace gpusort::cli
