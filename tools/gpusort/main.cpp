@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 1;  // --help exits 0; usage errors 1 like every other failure
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpusort: error: %s\n", e.what());
     return 1;

@@ -170,8 +170,10 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_option("--values", args->values_in, "Values to carry along with the keys (VIN)");
   cmd->add_option("--values-out", args->values_out,
                   "Where to write the values in sorted order (VOUT)");
-  cmd->add_option("--value-type", args->value_type,
-                  "Value type (u32 or u64 width; required for raw VIN; must match a .npy dtype)");
+  cmd->add_option(
+      "--value-type", args->value_type,
+      "Value element type: u32 or u64 (any of the key types works; required for raw VIN, must "
+      "match a .npy dtype)");
   cmd->add_flag("-d,--descending", args->descending, "Sort in descending order (still stable)");
   cmd->add_option("-a,--algorithm", args->algorithm,
                   "automatic, onesweep, radix_reduce_scan, bitonic or odd_even")
