@@ -139,6 +139,9 @@ void run_sort(const SortArguments& a) {
                       ctx.device_info().name + "' (" + e.what() + ")",
                   e.result());
     throw;
+  } catch (const std::bad_alloc&) {
+    throw Error("not enough host memory to stage " + std::to_string(keys.count) +
+                " elements for the device '" + ctx.device_info().name + "'");
   }
   if (ctx.validation_messages() != 0)
     throw Error("the Vulkan validation layer reported " +
