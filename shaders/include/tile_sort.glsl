@@ -1,0 +1,85 @@
+// Shared by the comparison sorts (bitonic, odd-even transposition, the small-array merge sort):
+// a tile of up to TILE keys held in shared memory in radix order and, when values are sorted,
+// each key's origin (its slot when loaded), so values move once, by a gather, when the tile is
+// written back. Include after common.glsl; declares specialization constants 0..7:
+//   0 workgroup size, 1 KEY_WORDS, 2 KEY_KIND, 3 DESCENDING, 4 VALUE_WORDS (see keys.glsl),
+//   5 BEGIN_BIT, 6 END_BIT (the compared bit range of the radix-ordered key), 7 TILE.
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint KEY_WORDS = 1;
+layout(constant_id = 2) const uint KEY_KIND = 0;
+layout(constant_id = 3) const uint DESCENDING = 0;
+layout(constant_id = 4) const uint VALUE_WORDS = 0;
+layout(constant_id = 5) const uint BEGIN_BIT = 0;
+layout(constant_id = 6) const uint END_BIT = 32;
+layout(constant_id = 7) const uint TILE = 1024;
+
+#include "keys.glsl"
+#include "key_compare.glsl"
+
+const uint WORKGROUP = gl_WorkGroupSize.x;
+// Tile slots each invocation owns when the tile is walked workgroup-strided.
+const uint STRIDED_ITEMS = (TILE + WORKGROUP - 1) / WORKGROUP;
+
+shared uint tile_keys[TILE * KEY_WORDS];
+// Without values no origin is needed; a one-element array keeps the declaration valid.
+shared uint tile_origin[VALUE_WORDS == 0 ? 1 : TILE];
+
+uvec2 tile_key(uint slot) {
+  if (KEY_WORDS == 1) return uvec2(tile_keys[slot], 0u);
+  return uvec2(tile_keys[2 * slot], tile_keys[2 * slot + 1]);
+}
+
+void set_tile_key(uint slot, uvec2 key) {
+  if (KEY_WORDS == 1) {
+    tile_keys[slot] = key.x;
+  } else {
+    tile_keys[2 * slot] = key.x;
+    tile_keys[2 * slot + 1] = key.y;
+  }
+}
+
+// Swaps the keys (and origins) of two slots.
+void swap_tile_slots(uint i, uvec2 key_i, uint j, uvec2 key_j) {
+  set_tile_key(i, key_j);
+  set_tile_key(j, key_i);
+  if (VALUE_WORDS != 0) {
+    uint origin = tile_origin[i];
+    tile_origin[i] = tile_origin[j];
+    tile_origin[j] = origin;
+  }
+}
+
+// Loads keys [base, base + count) into slots [0, count), mapped to radix order when `raw`.
+// Ends with a barrier.
+void load_tile(uint64_t keys_address, uint base, uint count, bool raw) {
+  for (uint slot = gl_LocalInvocationID.x; slot < count; slot += WORKGROUP) {
+    uvec2 key = load_key(keys_address, base + slot);
+    set_tile_key(slot, raw ? to_radix_order(key) : key);
+    if (VALUE_WORDS != 0) tile_origin[slot] = slot;
+  }
+  barrier();
+}
+
+// Writes slots [0, count) to [base, base + count) of keys_out, mapped back from radix order when
+// `raw`; the value of slot s is values_in[base + tile_origin[s]]. values_in may be values_out:
+// every invocation reads all its values before the barrier and writes only after it, and the
+// range belongs to this workgroup alone.
+void store_tile(uint64_t keys_out, uint64_t values_in, uint64_t values_out, uint base, uint count,
+                bool raw) {
+  uvec2 values[STRIDED_ITEMS];
+  if (VALUE_WORDS != 0) {
+    for (uint k = 0; k < STRIDED_ITEMS; ++k) {
+      uint slot = k * WORKGROUP + gl_LocalInvocationID.x;
+      if (slot < count) values[k] = load_value(values_in, base + tile_origin[slot]);
+    }
+    memoryBarrierBuffer();
+    barrier();
+  }
+  for (uint k = 0; k < STRIDED_ITEMS; ++k) {
+    uint slot = k * WORKGROUP + gl_LocalInvocationID.x;
+    if (slot >= count) break;
+    uvec2 key = tile_key(slot);
+    store_key(keys_out, base + slot, raw ? from_radix_order(key) : key);
+    if (VALUE_WORDS != 0) store_value(values_out, base + slot, values[k]);
+  }
+}

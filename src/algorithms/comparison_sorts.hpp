@@ -1,0 +1,71 @@
+// The comparison sorts (bitonic, odd-even transposition, the small-array merge sort) and the
+// automatic choice between the small-array sort and a radix sort. They share the shared-memory
+// tile of shaders/include/tile_sort.glsl: keys in radix order (plus each key's origin slot when
+// values are sorted), compared on the spec's bit range.
+#pragma once
+
+#include "algorithms/sort_algorithm.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace gpusort {
+
+// Bitonic sort (flip/disperse form), any n, unstable.
+std::unique_ptr<SortAlgorithm> make_bitonic(Context::Impl& ctx, const SortSpec& spec);
+// Odd-even transposition sort in one workgroup; stable; refuses n above odd_even_capacity().
+std::unique_ptr<SortAlgorithm> make_odd_even(Context::Impl& ctx, const SortSpec& spec);
+uint64_t odd_even_capacity(const Context::Impl& ctx, const SortSpec& spec);
+
+// How the small-array sort cuts its work: arrays up to single_workgroup x items keys are
+// sorted by one workgroup in one dispatch; larger ones as tiles of tile_workgroup x items keys
+// (one workgroup each) and a second dispatch that merges the tiles by rank.
+struct SmallSortShape {
+  uint32_t items = 4;  // keys per invocation
+  uint32_t single_workgroup = 1024;
+  uint32_t tile_workgroup = 1024;
+  uint32_t merge_workgroup = 256;
+};
+// The shape chosen for this device and spec (workgroups shrunk to the shared memory).
+SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
+                                SmallSortShape wanted = {});
+// Stable sort in one dispatch (n <= one tile) or two (n <= small_sort_max_n).
+std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
+                                               SmallSortShape shape);
+uint64_t small_sort_max_n(const SmallSortShape& shape);
+
+// Dispatches each recording to `small` while max_n <= small_max_n, else to `large`.
+std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,
+                                                uint64_t small_max_n,
+                                                std::unique_ptr<SortAlgorithm> large);
+
+// ---- shared by the comparison sorts' host code ----
+
+// Shared-memory bytes per tile slot: the key, plus its origin when values are sorted.
+inline uint32_t tile_slot_bytes(const SortSpec& spec) {
+  return 4 * spec.key_words + (spec.value_words ? 4 : 0);
+}
+
+inline uint64_t ceil_pow2(uint64_t x) { return x <= 1 ? 1 : std::bit_ceil(x); }
+
+// Specialization constants 0..7 of shaders/include/tile_sort.glsl (bitonic_global and
+// small_sort_merge use the same first ones).
+inline std::vector<uint32_t> tile_specialization(const SortSpec& spec, uint32_t workgroup,
+                                                 uint32_t tile) {
+  return {workgroup,        spec.key_words, spec.key_kind, uint32_t(spec.descending),
+          spec.value_words, spec.begin_bit, spec.end_bit,  tile};
+}
+
+// The largest power-of-two workgroup the device runs (1024 at most): within
+// maxComputeWorkGroupInvocations and, since pipelines require the reported subgroup size where
+// the device allows it, within that size x maxComputeWorkgroupSubgroups (256 on lavapipe).
+uint32_t max_comparison_workgroup(const Context::Impl& ctx);
+
+// Workgroup sizes are powers of two from 64 (a multiple of any subgroup size: full subgroups
+// are required where the device can) to max_comparison_workgroup.
+inline uint32_t clamp_workgroup(const Context::Impl& ctx, uint64_t wanted) {
+  constexpr uint32_t min_workgroup = 64;
+  return uint32_t(std::clamp<uint64_t>(ceil_pow2(wanted), min_workgroup, max_comparison_workgroup(ctx)));
+}
+
+}  // namespace gpusort
