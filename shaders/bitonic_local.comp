@@ -2,6 +2,7 @@
 // Bitonic sort, first pass: each workgroup sorts one TILE-slot tile completely in shared memory
 // (flip then disperse for every block size up to TILE). Keys are mapped to radix order on read;
 // written back mapped (more passes follow) or raw (the tile is the whole array).
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "tile_sort.glsl"
 #include "bitonic.glsl"

@@ -3,6 +3,7 @@
 // the pair distance below TILE, each workgroup finishes every remaining disperse step
 // (distances TILE/2 ... 1) of its tile in shared memory in one dispatch. Keys stay in radix
 // order unless this is the last pass.
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "tile_sort.glsl"
 #include "bitonic.glsl"

@@ -1,14 +1,24 @@
 #version 460
-// Small-array sort, pass 1: each workgroup sorts one tile of TILE = workgroup x ITEMS keys in
-// shared memory, stably: every invocation sorts its ITEMS consecutive slots in registers
-// (odd-even transposition), then runs of ITEMS, 2 ITEMS, ... are merged pairwise, each
-// invocation finding where its ITEMS outputs start on the merge path by binary search. When
-// the tile is the whole array this is the whole sort; otherwise the sorted tiles (keys in radix
-// order, values beside them) go to scratch for small_sort_merge.
+// Small-array sort, pass 1: each workgroup sorts one tile of TILE = workgroup x ITEMS keys,
+// stably, mostly in registers:
+//   1. every invocation loads its ITEMS consecutive slots; each subgroup sorts its
+//      SUBGROUP_LANES x ITEMS slots with a bitonic network on (key, origin slot): steps within
+//      an invocation swap registers, steps across lanes use subgroup shuffles (no barriers).
+//      Ordering ties by origin makes it stable; absent slots (>= count) sort last.
+//   2. runs of SUBGROUP_LANES x ITEMS, then twice that, ... are merged pairwise through shared
+//      memory: each invocation finds where its ITEMS outputs start on the merge path by binary
+//      search and merges them into registers (ties take the left run: stable).
+//   3. each invocation writes its outputs; values are gathered by origin.
+// When the tile is the whole array this is the whole sort (in place); otherwise the sorted
+// tiles (keys in radix order, values beside them) go to scratch for small_sort_merge.
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
 #include "tile_sort.glsl"
 
-layout(constant_id = 8) const uint ITEMS = 4;
+layout(constant_id = 8) const uint ITEMS = 4;  // a power of two
+// Lanes sorted together by shuffles: the subgroup size where the pipeline fixes it, else 1.
+layout(constant_id = 9) const uint SUBGROUP_LANES = 1;
 
 layout(push_constant) uniform Push {
   uint64_t keys_in_address;
@@ -21,55 +31,96 @@ layout(push_constant) uniform Push {
   uint output_raw;
 };
 
+const uint SUBGROUP_RUN = SUBGROUP_LANES * ITEMS;
+
+uint count;  // keys in this tile
+uvec2 keys[ITEMS];
+uint origins[ITEMS];  // slot of each key when loaded; >= count marks an absent slot
+
+// Whether (key_a, origin_a) sorts before (key_b, origin_b).
+bool sorts_before(uvec2 key_a, uint origin_a, uvec2 key_b, uint origin_b) {
+  if (origin_a >= count) return false;
+  if (origin_b >= count) return true;
+  if (key_less(key_a, key_b)) return true;
+  if (key_less(key_b, key_a)) return false;
+  return origin_a < origin_b;
+}
+
+// One bitonic step over the subgroup's run: element e (lane * ITEMS + register) meets
+// e ^ partner_mask; the element whose `lower_bit` is clear keeps the one sorting first.
+void subgroup_step(uint lane, uint partner_mask, uint lower_bit) {
+  const uint register_mask = partner_mask & (ITEMS - 1);
+  const uint lane_mask = partner_mask / ITEMS;
+  if (lane_mask == 0) {
+    [[unroll]] for (uint r = 0; r < ITEMS; ++r) {
+      uint other = r ^ register_mask;
+      if (r < other && sorts_before(keys[other], origins[other], keys[r], origins[r])) {
+        uvec2 key = keys[r];
+        keys[r] = keys[other];
+        keys[other] = key;
+        uint origin = origins[r];
+        origins[r] = origins[other];
+        origins[other] = origin;
+      }
+    }
+    return;
+  }
+  const bool lower = (lane & (lower_bit / ITEMS)) == 0;
+  uvec2 new_keys[ITEMS];
+  uint new_origins[ITEMS];
+  [[unroll]] for (uint r = 0; r < ITEMS; ++r) {
+    uvec2 partner_key = subgroupShuffleXor(keys[r ^ register_mask], lane_mask);
+    uint partner_origin = subgroupShuffleXor(origins[r ^ register_mask], lane_mask);
+    bool partner_first = sorts_before(partner_key, partner_origin, keys[r], origins[r]);
+    bool take_partner = lower ? partner_first : !partner_first;
+    new_keys[r] = take_partner ? partner_key : keys[r];
+    new_origins[r] = take_partner ? partner_origin : origins[r];
+  }
+  [[unroll]] for (uint r = 0; r < ITEMS; ++r) {
+    keys[r] = new_keys[r];
+    origins[r] = new_origins[r];
+  }
+}
+
 void main() {
   uint tile = linear_workgroup_id();
   if (tile >= tile_count) return;
   uint n_now = element_count(count_address, n);
   uint base = tile * TILE;
   if (base >= n_now) return;  // whole workgroup: an indirect n below max_n
-  uint count = min(TILE, n_now - base);
-  load_tile(keys_in_address, base, count, true);
+  count = min(TILE, n_now - base);
 
-  // Sort this invocation's slots [first, first + ITEMS) in registers; slots >= count are absent.
-  const uint first = gl_LocalInvocationID.x * ITEMS;
+  // Positions follow subgroups, so the lanes of one subgroup own one contiguous run.
+  const uint lane = SUBGROUP_LANES > 1 ? gl_SubgroupInvocationID : 0;
+  const uint position = SUBGROUP_LANES > 1 ? gl_SubgroupID * SUBGROUP_LANES + lane : gl_LocalInvocationID.x;
+  const uint first = position * ITEMS;
   const uint owned = first < count ? min(ITEMS, count - first) : 0;
-  uvec2 keys[ITEMS];
-  uint origins[ITEMS];
-  for (uint k = 0; k < ITEMS; ++k) {
-    if (k < owned) {
-      keys[k] = tile_key(first + k);
-      origins[k] = VALUE_WORDS != 0 ? tile_origin[first + k] : 0;
-    }
+  [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
+    origins[k] = first + k;
+    keys[k] = k < owned ? to_radix_order(load_key(keys_in_address, base + first + k)) : uvec2(0u);
   }
-  for (uint round = 0; round < ITEMS; ++round) {
-    for (uint k = round & 1; k + 1 < ITEMS; k += 2) {
-      if (k + 1 < owned && key_less(keys[k + 1], keys[k])) {
-        uvec2 key = keys[k];
-        keys[k] = keys[k + 1];
-        keys[k + 1] = key;
-        uint origin = origins[k];
-        origins[k] = origins[k + 1];
-        origins[k + 1] = origin;
-      }
-    }
-  }
-  barrier();  // every invocation has read its slots
-  for (uint k = 0; k < owned; ++k) {
-    set_tile_key(first + k, keys[k]);
-    if (VALUE_WORDS != 0) tile_origin[first + k] = origins[k];
-  }
-  barrier();
 
-  // Merge sorted runs of `run` slots pairwise until one run covers the tile. ITEMS divides run,
-  // so an invocation's outputs never straddle two merges. Ties take the left run: stable.
-  for (uint run = ITEMS; run < count; run *= 2) {
+  // 1. Sort each subgroup's run (bitonic, flip/disperse form).
+  [[unroll]] for (uint block = 2; block <= SUBGROUP_RUN; block *= 2) {
+    subgroup_step(lane, block - 1, block / 2);
+    [[unroll]] for (uint distance = block / 4; distance >= 1; distance /= 2)
+      subgroup_step(lane, distance, distance);
+  }
+
+  // 2. Merge runs pairwise until one covers the tile. ITEMS divides run, so an invocation's
+  // outputs never straddle two merges.
+  for (uint run = SUBGROUP_RUN; run < count; run *= 2) {
+    for (uint k = 0; k < owned; ++k) {
+      set_tile_key(first + k, keys[k]);
+      if (VALUE_WORDS != 0) set_tile_origin(first + k, origins[k]);
+    }
+    barrier();
     uint left = first / (2 * run) * (2 * run);
     uint middle = min(left + run, count), right = min(left + 2 * run, count);
-    uint produced = 0;
-    if (first < count) {
+    if (owned > 0) {
       uint diagonal = first - left;
       uint left_length = middle - left, right_length = right - middle;
-      // Find how many of the first `diagonal` outputs come from the left run.
+      // How many of the first `diagonal` outputs come from the left run.
       uint low = diagonal > right_length ? diagonal - right_length : 0;
       uint high = min(diagonal, left_length);
       while (low < high) {
@@ -79,29 +130,37 @@ void main() {
       }
       uint a = left + low, b = middle + diagonal - low;
       uvec2 key_a = a < middle ? tile_key(a) : uvec2(0u), key_b = b < right ? tile_key(b) : uvec2(0u);
-      for (uint k = 0; k < ITEMS; ++k) {
-        if (first + k >= right) break;
+      [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
+        if (k >= owned) break;
         bool take_a = b >= right || (a < middle && !key_less(key_b, key_a));
         if (take_a) {
           keys[k] = key_a;
-          if (VALUE_WORDS != 0) origins[k] = tile_origin[a];
+          if (VALUE_WORDS != 0) origins[k] = tile_origin(a);
           ++a;
           if (a < middle) key_a = tile_key(a);
         } else {
           keys[k] = key_b;
-          if (VALUE_WORDS != 0) origins[k] = tile_origin[b];
+          if (VALUE_WORDS != 0) origins[k] = tile_origin(b);
           ++b;
           if (b < right) key_b = tile_key(b);
         }
-        ++produced;
       }
     }
-    barrier();  // every invocation has read the runs
-    for (uint k = 0; k < produced; ++k) {
-      set_tile_key(first + k, keys[k]);
-      if (VALUE_WORDS != 0) tile_origin[first + k] = origins[k];
-    }
+    barrier();  // every invocation has read the runs before they are overwritten
+  }
+
+  // 3. Write out. Values are read by origin before any is written (in place, the origins of
+  // one invocation's outputs belong to others).
+  uvec2 values[ITEMS];
+  if (VALUE_WORDS != 0) {
+    [[unroll]] for (uint k = 0; k < ITEMS; ++k)
+      if (k < owned) values[k] = load_value(values_in_address, base + origins[k]);
+    memoryBarrierBuffer();
     barrier();
   }
-  store_tile(keys_out_address, values_in_address, values_out_address, base, count, output_raw != 0);
+  [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
+    if (k >= owned) break;
+    store_key(keys_out_address, base + first + k, output_raw != 0 ? from_radix_order(keys[k]) : keys[k]);
+    if (VALUE_WORDS != 0) store_value(values_out_address, base + first + k, values[k]);
+  }
 }

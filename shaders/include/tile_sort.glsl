@@ -20,32 +20,42 @@ const uint WORKGROUP = gl_WorkGroupSize.x;
 // Tile slots each invocation owns when the tile is walked workgroup-strided.
 const uint STRIDED_ITEMS = (TILE + WORKGROUP - 1) / WORKGROUP;
 
-shared uint tile_keys[TILE * KEY_WORDS];
-// Without values no origin is needed; a one-element array keeps the declaration valid.
-shared uint tile_origin[VALUE_WORDS == 0 ? 1 : TILE];
+// Keys occupy the first region, origins (only when values are sorted) the second. Each region
+// skips one word after every 32 (padded_word), so the strided accesses of the sorts (one
+// invocation per 2, 4 or 8 consecutive slots) fall into distinct banks. One array, sized
+// exactly as tile_shared_words() on the host says.
+uint padded_word(uint word) { return word + (word >> 5); }
+const uint KEY_REGION = TILE * KEY_WORDS + (TILE * KEY_WORDS) / 32;
+const uint ORIGIN_REGION = VALUE_WORDS != 0 ? TILE + TILE / 32 : 0;
+shared uint tile_words[KEY_REGION + ORIGIN_REGION];
 
 uvec2 tile_key(uint slot) {
-  if (KEY_WORDS == 1) return uvec2(tile_keys[slot], 0u);
-  return uvec2(tile_keys[2 * slot], tile_keys[2 * slot + 1]);
+  if (KEY_WORDS == 1) return uvec2(tile_words[padded_word(slot)], 0u);
+  uint word = padded_word(2 * slot);  // both words share a 32-word row
+  return uvec2(tile_words[word], tile_words[word + 1]);
 }
 
 void set_tile_key(uint slot, uvec2 key) {
   if (KEY_WORDS == 1) {
-    tile_keys[slot] = key.x;
+    tile_words[padded_word(slot)] = key.x;
   } else {
-    tile_keys[2 * slot] = key.x;
-    tile_keys[2 * slot + 1] = key.y;
+    uint word = padded_word(2 * slot);
+    tile_words[word] = key.x;
+    tile_words[word + 1] = key.y;
   }
 }
+
+uint tile_origin(uint slot) { return tile_words[KEY_REGION + padded_word(slot)]; }
+void set_tile_origin(uint slot, uint origin) { tile_words[KEY_REGION + padded_word(slot)] = origin; }
 
 // Swaps the keys (and origins) of two slots.
 void swap_tile_slots(uint i, uvec2 key_i, uint j, uvec2 key_j) {
   set_tile_key(i, key_j);
   set_tile_key(j, key_i);
   if (VALUE_WORDS != 0) {
-    uint origin = tile_origin[i];
-    tile_origin[i] = tile_origin[j];
-    tile_origin[j] = origin;
+    uint origin = tile_origin(i);
+    set_tile_origin(i, tile_origin(j));
+    set_tile_origin(j, origin);
   }
 }
 
@@ -55,7 +65,7 @@ void load_tile(uint64_t keys_address, uint base, uint count, bool raw) {
   for (uint slot = gl_LocalInvocationID.x; slot < count; slot += WORKGROUP) {
     uvec2 key = load_key(keys_address, base + slot);
     set_tile_key(slot, raw ? to_radix_order(key) : key);
-    if (VALUE_WORDS != 0) tile_origin[slot] = slot;
+    if (VALUE_WORDS != 0) set_tile_origin(slot, slot);
   }
   barrier();
 }
@@ -68,14 +78,14 @@ void store_tile(uint64_t keys_out, uint64_t values_in, uint64_t values_out, uint
                 bool raw) {
   uvec2 values[STRIDED_ITEMS];
   if (VALUE_WORDS != 0) {
-    for (uint k = 0; k < STRIDED_ITEMS; ++k) {
+    [[unroll]] for (uint k = 0; k < STRIDED_ITEMS; ++k) {
       uint slot = k * WORKGROUP + gl_LocalInvocationID.x;
-      if (slot < count) values[k] = load_value(values_in, base + tile_origin[slot]);
+      if (slot < count) values[k] = load_value(values_in, base + tile_origin(slot));
     }
     memoryBarrierBuffer();
     barrier();
   }
-  for (uint k = 0; k < STRIDED_ITEMS; ++k) {
+  [[unroll]] for (uint k = 0; k < STRIDED_ITEMS; ++k) {
     uint slot = k * WORKGROUP + gl_LocalInvocationID.x;
     if (slot >= count) break;
     uvec2 key = tile_key(slot);

@@ -29,7 +29,7 @@ struct GlobalPush {
 class Bitonic final : public SortAlgorithm {
  public:
   Bitonic(Context::Impl& ctx, const SortSpec& spec) : ctx_(ctx), spec_(spec) {
-    uint64_t fit = ctx.info.shared_memory_bytes / tile_slot_bytes(spec);
+    uint64_t fit = max_tile_slots(ctx, spec);
     if (fit < 2) throw Error("bitonic: shared memory too small for a tile of two keys");
     tile_limit_ = uint32_t(std::min<uint64_t>(max_tile, std::bit_floor(fit)));
   }

@@ -41,9 +41,19 @@ std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> s
 
 // ---- shared by the comparison sorts' host code ----
 
-// Shared-memory bytes per tile slot: the key, plus its origin when values are sorted.
-inline uint32_t tile_slot_bytes(const SortSpec& spec) {
-  return 4 * spec.key_words + (spec.value_words ? 4 : 0);
+// Shared-memory bytes of a tile of `tile` slots: keys and, when values are sorted, origins, each
+// region with one padding word per 32 (shaders/include/tile_sort.glsl).
+inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
+  auto region = [](uint64_t words) { return words + words / 32; };
+  return 4 * (region(tile * spec.key_words) + (spec.value_words ? region(tile) : 0));
+}
+
+// The most slots a tile can have in this device's shared memory.
+inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec) {
+  const uint64_t slot_words = spec.key_words + (spec.value_words ? 1 : 0);
+  uint64_t slots = ctx.info.shared_memory_bytes / 4 * 32 / 33 / slot_words + 2;
+  while (slots > 0 && tile_shared_bytes(spec, slots) > ctx.info.shared_memory_bytes) --slots;
+  return slots;
 }
 
 inline uint64_t ceil_pow2(uint64_t x) { return x <= 1 ? 1 : std::bit_ceil(x); }
@@ -60,6 +70,10 @@ inline std::vector<uint32_t> tile_specialization(const SortSpec& spec, uint32_t 
 // maxComputeWorkGroupInvocations and, since pipelines require the reported subgroup size where
 // the device allows it, within that size x maxComputeWorkgroupSubgroups (256 on lavapipe).
 uint32_t max_comparison_workgroup(const Context::Impl& ctx);
+
+// Lanes whose keys small_sort_tile sorts together with subgroup shuffles: the subgroup size
+// where shuffles exist and pipelines run at the reported size, else 1 (registers only).
+uint32_t subgroup_sort_lanes(const Context::Impl& ctx);
 
 // Workgroup sizes are powers of two from 64 (a multiple of any subgroup size: full subgroups
 // are required where the device can) to max_comparison_workgroup.

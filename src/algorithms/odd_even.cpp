@@ -54,7 +54,7 @@ class OddEven final : public SortAlgorithm {
 }  // namespace
 
 uint64_t odd_even_capacity(const Context::Impl& ctx, const SortSpec& spec) {
-  return ctx.info.shared_memory_bytes / tile_slot_bytes(spec);
+  return max_tile_slots(ctx, spec);
 }
 
 std::unique_ptr<SortAlgorithm> make_odd_even(Context::Impl& ctx, const SortSpec& spec) {

@@ -79,6 +79,7 @@ class SmallSort final : public SortAlgorithm {
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
     s.push_back(shape_.items);
+    s.push_back(subgroup_sort_lanes(ctx_));
     return s;
   }
 
@@ -132,9 +133,20 @@ uint32_t max_comparison_workgroup(const Context::Impl& ctx) {
   return limit;
 }
 
+uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  properties.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(ctx.physical, &properties);
+  const bool shuffle = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+  const bool fixed_size = ctx.info.subgroup_size_control ||
+                          ctx.info.min_subgroup_size == ctx.info.max_subgroup_size;
+  return shuffle && fixed_size ? ctx.info.subgroup_size : 1;
+}
+
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                                 SmallSortShape wanted) {
-  const uint64_t fit = ctx.info.shared_memory_bytes / tile_slot_bytes(spec);
+  const uint64_t fit = max_tile_slots(ctx, spec);
   SmallSortShape s = wanted;
   auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);
