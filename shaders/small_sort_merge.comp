@@ -4,6 +4,7 @@
 // precede it (for earlier tiles keys <= it, for later tiles keys < it: equal keys keep their
 // input order, so the sort stays stable). The searches of all tiles advance together, one
 // halving step at a time, so their memory reads overlap.
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -37,22 +38,23 @@ void main() {
   uint own_tile = i / TILE;
   uvec2 key = load_key(sorted_keys_address, i);
   uint preceding[MAX_TILES];
-  for (uint t = 0; t < MAX_TILES; ++t) preceding[t] = 0;
+  // Loops over tiles are unrolled so preceding[] stays in registers.
+  [[unroll]] for (uint t = 0; t < MAX_TILES; ++t) preceding[t] = 0;
   // preceding[t] grows by step while the key at preceding[t] + step - 1 precedes ours; the
   // steps sum to 2 TILE_CEIL_POW2 - 1 >= TILE, so every count up to the tile length is reachable.
   for (uint step = TILE_CEIL_POW2; step >= 1; step /= 2) {
-    for (uint t = 0; t < MAX_TILES; ++t) {
-      if (t >= tiles || t == own_tile) continue;
-      uint length = min(TILE, n_now - t * TILE);
+    [[unroll]] for (uint t = 0; t < MAX_TILES; ++t) {
+      uint length = t < tiles ? min(TILE, n_now - t * TILE) : 0;
       uint probe = preceding[t] + step;
-      if (probe > length) continue;
-      uvec2 other = load_key(sorted_keys_address, t * TILE + probe - 1);
-      bool precedes = t < own_tile ? !key_less(key, other) : key_less(other, key);
-      if (precedes) preceding[t] = probe;
+      if (t != own_tile && probe <= length) {
+        uvec2 other = load_key(sorted_keys_address, t * TILE + probe - 1);
+        bool precedes = t < own_tile ? !key_less(key, other) : key_less(other, key);
+        if (precedes) preceding[t] = probe;
+      }
     }
   }
   uint position = i - own_tile * TILE;
-  for (uint t = 0; t < MAX_TILES; ++t) position += preceding[t];
+  [[unroll]] for (uint t = 0; t < MAX_TILES; ++t) position += preceding[t];
   store_key(keys_address, position, from_radix_order(key));
   if (VALUE_WORDS != 0) store_value(values_address, position, load_value(sorted_values_address, i));
 }

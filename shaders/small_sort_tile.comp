@@ -16,9 +16,13 @@
 #include "common.glsl"
 #include "tile_sort.glsl"
 
-layout(constant_id = 8) const uint ITEMS = 4;  // a power of two
-// Lanes sorted together by shuffles: the subgroup size where the pipeline fixes it, else 1.
-layout(constant_id = 9) const uint SUBGROUP_LANES = 1;
+layout(constant_id = 8) const uint LOG2_ITEMS = 2;
+// Lanes sorted together by shuffles (2^this): the subgroup size where the pipeline fixes it,
+// else 1 (registers only).
+layout(constant_id = 9) const uint LOG2_SUBGROUP_LANES = 0;
+
+const uint ITEMS = 1u << LOG2_ITEMS;
+const uint SUBGROUP_LANES = 1u << LOG2_SUBGROUP_LANES;
 
 layout(push_constant) uniform Push {
   uint64_t keys_in_address;
@@ -91,7 +95,7 @@ void main() {
   count = min(TILE, n_now - base);
 
   // Positions follow subgroups, so the lanes of one subgroup own one contiguous run.
-  const uint lane = SUBGROUP_LANES > 1 ? gl_SubgroupInvocationID : 0;
+  const uint lane = SUBGROUP_LANES > 1 ? gl_SubgroupInvocationID : 0;  // == gl_SubgroupSize - 1 at most
   const uint position = SUBGROUP_LANES > 1 ? gl_SubgroupID * SUBGROUP_LANES + lane : gl_LocalInvocationID.x;
   const uint first = position * ITEMS;
   const uint owned = first < count ? min(ITEMS, count - first) : 0;
@@ -100,19 +104,25 @@ void main() {
     keys[k] = k < owned ? to_radix_order(load_key(keys_in_address, base + first + k)) : uvec2(0u);
   }
 
-  // 1. Sort each subgroup's run (bitonic, flip/disperse form).
-  [[unroll]] for (uint block = 2; block <= SUBGROUP_RUN; block *= 2) {
+  // 1. Sort each subgroup's run (bitonic, flip/disperse form). Counted loops, fully unrolled,
+  // so every register index is a constant and the arrays stay in registers.
+  [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS + LOG2_SUBGROUP_LANES; ++stage) {
+    const uint block = 1u << stage;
     subgroup_step(lane, block - 1, block / 2);
-    [[unroll]] for (uint distance = block / 4; distance >= 1; distance /= 2)
+    [[unroll]] for (uint level = 2; level <= stage; ++level) {
+      const uint distance = block >> level;
       subgroup_step(lane, distance, distance);
+    }
   }
 
   // 2. Merge runs pairwise until one covers the tile. ITEMS divides run, so an invocation's
   // outputs never straddle two merges.
   for (uint run = SUBGROUP_RUN; run < count; run *= 2) {
-    for (uint k = 0; k < owned; ++k) {
-      set_tile_key(first + k, keys[k]);
-      if (VALUE_WORDS != 0) set_tile_origin(first + k, origins[k]);
+    [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
+      if (k < owned) {
+        set_tile_key(first + k, keys[k]);
+        if (VALUE_WORDS != 0) set_tile_origin(first + k, origins[k]);
+      }
     }
     barrier();
     uint left = first / (2 * run) * (2 * run);

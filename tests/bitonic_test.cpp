@@ -32,8 +32,12 @@ class Bitonic : public ::testing::TestWithParam<Combo> {};
 // several tiles with global flip/disperse steps.
 TEST_P(Bitonic, MatchesReferenceOnEveryDistribution) {
   const Combo c = GetParam();
-  for (uint64_t n : {0ull, 1ull, 2ull, 3ull, 100ull, 1000ull, 2049ull, 12345ull})
+  for (uint64_t n : {0ull, 1ull, 2ull, 3ull, 100ull, 1000ull})
     for (Distribution d : all_distributions())
+      EXPECT_TRUE(check_unstable_sort({Algorithm::bitonic, c.key, c.value_bytes, c.descending, n, d}));
+  // Larger sizes on fewer distributions keep the suite short on lavapipe.
+  for (uint64_t n : {2049ull, 12345ull})
+    for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::special_floats})
       EXPECT_TRUE(check_unstable_sort({Algorithm::bitonic, c.key, c.value_bytes, c.descending, n, d}));
 }
 

@@ -21,10 +21,11 @@ uint64_t odd_even_capacity(const Context::Impl& ctx, const SortSpec& spec);
 // sorted by one workgroup in one dispatch; larger ones as tiles of tile_workgroup x items keys
 // (one workgroup each) and a second dispatch that merges the tiles by rank.
 struct SmallSortShape {
-  uint32_t items = 4;  // keys per invocation
+  uint32_t items = 4;  // keys per invocation, a power of two
   uint32_t single_workgroup = 1024;
   uint32_t tile_workgroup = 1024;
   uint32_t merge_workgroup = 256;
+  bool subgroup_sort = true;  // sort each subgroup's keys with shuffles before merging
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,

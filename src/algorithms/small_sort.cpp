@@ -78,8 +78,8 @@ class SmallSort final : public SortAlgorithm {
  private:
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-    s.push_back(shape_.items);
-    s.push_back(subgroup_sort_lanes(ctx_));
+    s.push_back(uint32_t(std::countr_zero(shape_.items)));
+    s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
     return s;
   }
 
