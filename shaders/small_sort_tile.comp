@@ -1,19 +1,18 @@
 #version 460
-// Small-array sort, pass 1: each workgroup sorts one tile of TILE = workgroup x ITEMS keys,
-// stably, mostly in registers:
-//   1. every invocation loads its ITEMS consecutive slots; each subgroup sorts its
-//      SUBGROUP_LANES x ITEMS slots with a bitonic network on (key, origin slot): steps within
-//      an invocation swap registers, steps across lanes use subgroup shuffles (no barriers).
-//      Ordering ties by origin makes it stable; absent slots (>= count) sort last.
-//   2. runs of SUBGROUP_LANES x ITEMS, then twice that, ... are merged pairwise through shared
-//      memory: each invocation finds where its ITEMS outputs start on the merge path by binary
-//      search and merges them into registers (ties take the left run: stable).
-//   3. each invocation writes its outputs; values are gathered by origin.
+// Small-array sort, pass 1: each workgroup sorts one tile of TILE = workgroup x ITEMS keys (a
+// power of two) with a bitonic network (flip/disperse form) on (key, origin slot): ordering
+// equal keys by where they came from makes it stable. Slots >= count are absent: they sort last
+// and never move. Steps are taken where they are cheapest:
+//   - pair distances below ITEMS: registers of one invocation (its ITEMS consecutive slots)
+//   - distances below SUBGROUP_RUN = lanes x ITEMS: subgroup shuffles, no barrier
+//   - larger distances: shared memory, one barrier per step; then the invocations reload
+//     their slots and finish the block's smaller distances in registers and shuffles.
 // When the tile is the whole array this is the whole sort (in place); otherwise the sorted
 // tiles (keys in radix order, values beside them) go to scratch for small_sort_merge.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
+#define TILE_ORIGINS_ALWAYS
 #include "tile_sort.glsl"
 
 layout(constant_id = 8) const uint LOG2_ITEMS = 2;
@@ -86,6 +85,26 @@ void subgroup_step(uint lane, uint partner_mask, uint lower_bit) {
   }
 }
 
+const uint PAIRS_PER_INVOCATION = (TILE / 2 + WORKGROUP - 1) / WORKGROUP;
+
+// One step over the tile in shared memory: flip (slot s of a block's lower half against the
+// mirrored slot) or disperse (s against s + half), for half >= SUBGROUP_RUN. Ends with a barrier.
+void shared_step(uint half_block, bool flip) {
+  [[unroll]] for (uint k = 0; k < PAIRS_PER_INVOCATION; ++k) {
+    uint pair = k * WORKGROUP + gl_LocalInvocationID.x;
+    if (pair >= TILE / 2) break;
+    uint offset = pair & (half_block - 1);
+    uint block_begin = (pair - offset) * 2;
+    uint i = block_begin + offset;
+    uint j = flip ? block_begin + 2 * half_block - 1 - offset : i + half_block;
+    if (j >= count) continue;  // absent slots never move
+    uvec2 key_i = tile_key(i), key_j = tile_key(j);
+    uint origin_i = tile_origin(i), origin_j = tile_origin(j);
+    if (sorts_before(key_j, origin_j, key_i, origin_i)) swap_tile_slots(i, key_i, j, key_j);
+  }
+  barrier();
+}
+
 void main() {
   uint tile = linear_workgroup_id();
   if (tile >= tile_count) return;
@@ -115,48 +134,29 @@ void main() {
     }
   }
 
-  // 2. Merge runs pairwise until one covers the tile. ITEMS divides run, so an invocation's
-  // outputs never straddle two merges.
-  for (uint run = SUBGROUP_RUN; run < count; run *= 2) {
+  // 2. Blocks larger than a subgroup's run: shared-memory steps for distances >= SUBGROUP_RUN,
+  // then the distances below it on the reloaded registers.
+  for (uint block = 2 * SUBGROUP_RUN; block <= TILE; block *= 2) {
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
       if (k < owned) {
         set_tile_key(first + k, keys[k]);
-        if (VALUE_WORDS != 0) set_tile_origin(first + k, origins[k]);
+        set_tile_origin(first + k, origins[k]);
       }
     }
     barrier();
-    uint left = first / (2 * run) * (2 * run);
-    uint middle = min(left + run, count), right = min(left + 2 * run, count);
-    if (owned > 0) {
-      uint diagonal = first - left;
-      uint left_length = middle - left, right_length = right - middle;
-      // How many of the first `diagonal` outputs come from the left run.
-      uint low = diagonal > right_length ? diagonal - right_length : 0;
-      uint high = min(diagonal, left_length);
-      while (low < high) {
-        uint mid = (low + high) / 2;
-        if (key_less(tile_key(middle + diagonal - 1 - mid), tile_key(left + mid))) high = mid;
-        else low = mid + 1;
-      }
-      uint a = left + low, b = middle + diagonal - low;
-      uvec2 key_a = a < middle ? tile_key(a) : uvec2(0u), key_b = b < right ? tile_key(b) : uvec2(0u);
-      [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
-        if (k >= owned) break;
-        bool take_a = b >= right || (a < middle && !key_less(key_b, key_a));
-        if (take_a) {
-          keys[k] = key_a;
-          if (VALUE_WORDS != 0) origins[k] = tile_origin(a);
-          ++a;
-          if (a < middle) key_a = tile_key(a);
-        } else {
-          keys[k] = key_b;
-          if (VALUE_WORDS != 0) origins[k] = tile_origin(b);
-          ++b;
-          if (b < right) key_b = tile_key(b);
-        }
+    shared_step(block / 2, true);
+    for (uint distance = block / 4; distance >= SUBGROUP_RUN; distance /= 2) shared_step(distance, false);
+    [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
+      if (k < owned) {
+        keys[k] = tile_key(first + k);
+        origins[k] = tile_origin(first + k);
       }
     }
-    barrier();  // every invocation has read the runs before they are overwritten
+    // Every invocation reads only its own slots until the next store: no barrier needed here.
+    [[unroll]] for (uint level = 1; level <= LOG2_ITEMS + LOG2_SUBGROUP_LANES; ++level) {
+      const uint distance = SUBGROUP_RUN >> level;
+      subgroup_step(lane, distance, distance);
+    }
   }
 
   // 3. Write out. Values are read by origin before any is written (in place, the origins of

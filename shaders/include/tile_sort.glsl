@@ -26,7 +26,14 @@ const uint STRIDED_ITEMS = (TILE + WORKGROUP - 1) / WORKGROUP;
 // exactly as tile_shared_words() on the host says.
 uint padded_word(uint word) { return word + (word >> 5); }
 const uint KEY_REGION = TILE * KEY_WORDS + (TILE * KEY_WORDS) / 32;
-const uint ORIGIN_REGION = VALUE_WORDS != 0 ? TILE + TILE / 32 : 0;
+// Origins are kept when values are sorted, or always where a kernel defines
+// TILE_ORIGINS_ALWAYS (it orders equal keys by origin).
+#ifdef TILE_ORIGINS_ALWAYS
+const bool TILE_HAS_ORIGINS = true;
+#else
+const bool TILE_HAS_ORIGINS = VALUE_WORDS != 0;
+#endif
+const uint ORIGIN_REGION = TILE_HAS_ORIGINS ? TILE + TILE / 32 : 0;
 shared uint tile_words[KEY_REGION + ORIGIN_REGION];
 
 uvec2 tile_key(uint slot) {
@@ -52,7 +59,7 @@ void set_tile_origin(uint slot, uint origin) { tile_words[KEY_REGION + padded_wo
 void swap_tile_slots(uint i, uvec2 key_i, uint j, uvec2 key_j) {
   set_tile_key(i, key_j);
   set_tile_key(j, key_i);
-  if (VALUE_WORDS != 0) {
+  if (TILE_HAS_ORIGINS) {
     uint origin = tile_origin(i);
     set_tile_origin(i, tile_origin(j));
     set_tile_origin(j, origin);
@@ -65,7 +72,7 @@ void load_tile(uint64_t keys_address, uint base, uint count, bool raw) {
   for (uint slot = gl_LocalInvocationID.x; slot < count; slot += WORKGROUP) {
     uvec2 key = load_key(keys_address, base + slot);
     set_tile_key(slot, raw ? to_radix_order(key) : key);
-    if (VALUE_WORDS != 0) set_tile_origin(slot, slot);
+    if (TILE_HAS_ORIGINS) set_tile_origin(slot, slot);
   }
   barrier();
 }

@@ -21,7 +21,7 @@ uint64_t odd_even_capacity(const Context::Impl& ctx, const SortSpec& spec);
 // sorted by one workgroup in one dispatch; larger ones as tiles of tile_workgroup x items keys
 // (one workgroup each) and a second dispatch that merges the tiles by rank.
 struct SmallSortShape {
-  uint32_t items = 4;  // keys per invocation, a power of two
+  uint32_t items = 2;  // keys per invocation, a power of two
   uint32_t single_workgroup = 1024;
   uint32_t tile_workgroup = 1024;
   uint32_t merge_workgroup = 256;
@@ -44,16 +44,20 @@ std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> s
 
 // Shared-memory bytes of a tile of `tile` slots: keys and, when values are sorted, origins, each
 // region with one padding word per 32 (shaders/include/tile_sort.glsl).
-inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
+// `origins_always`: the kernel keeps origins without values (TILE_ORIGINS_ALWAYS).
+inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile, bool origins_always = false) {
   auto region = [](uint64_t words) { return words + words / 32; };
-  return 4 * (region(tile * spec.key_words) + (spec.value_words ? region(tile) : 0));
+  const bool origins = origins_always || spec.value_words != 0;
+  return 4 * (region(tile * spec.key_words) + (origins ? region(tile) : 0));
 }
 
 // The most slots a tile can have in this device's shared memory.
-inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec) {
-  const uint64_t slot_words = spec.key_words + (spec.value_words ? 1 : 0);
+inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec,
+                               bool origins_always = false) {
+  const uint64_t slot_words = spec.key_words + (origins_always || spec.value_words ? 1 : 0);
   uint64_t slots = ctx.info.shared_memory_bytes / 4 * 32 / 33 / slot_words + 2;
-  while (slots > 0 && tile_shared_bytes(spec, slots) > ctx.info.shared_memory_bytes) --slots;
+  while (slots > 0 && tile_shared_bytes(spec, slots, origins_always) > ctx.info.shared_memory_bytes)
+    --slots;
   return slots;
 }
 

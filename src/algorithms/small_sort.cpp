@@ -1,7 +1,8 @@
 // Small-array sort, stable, in one or two dispatches (what Algorithm::automatic uses for small n):
-//   small_sort_tile   each workgroup sorts one tile (workgroup x items keys) in shared memory:
-//                     a register sort of each invocation's items, then merge-path merges of
-//                     runs; a single tile writes the result in place and is the whole sort
+//   small_sort_tile   each workgroup sorts one tile (workgroup x items keys): each subgroup sorts
+//                     its keys in registers with shuffles (bitonic on key, then origin: stable),
+//                     then merge-path merges of runs through shared memory; a single tile writes
+//                     the result in place and is the whole sort
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
 //                     number of keys of every other tile that precede it (binary searches), and
 //                     is written straight to its final position
@@ -146,7 +147,7 @@ uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
 
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                                 SmallSortShape wanted) {
-  const uint64_t fit = max_tile_slots(ctx, spec);
+  const uint64_t fit = max_tile_slots(ctx, spec, true);
   SmallSortShape s = wanted;
   auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);
