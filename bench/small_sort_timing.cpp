@@ -195,7 +195,6 @@ int main(int argc, char** argv) {
   shape(1, 1024, 1024, 256, true);
   shape(2, 512, 512, 256, true);
   shape(4, 256, 512, 256, true);
-  shape(8, 512, 512, 256, true);
   const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
   int wrong = 0;
   for (uint32_t value_bytes : {0u, 4u}) {

@@ -36,9 +36,9 @@ layout(push_constant) uniform Push {
 
 const uint SUBGROUP_RUN = SUBGROUP_LANES * ITEMS;
 
+// Kept as main's locals and passed in and out (not module-scope arrays), so the compiler keeps
+// them in registers.
 uint count;  // keys in this tile
-uvec2 keys[ITEMS];
-uint origins[ITEMS];  // slot of each key when loaded; >= count marks an absent slot
 
 // Whether (key_a, origin_a) sorts before (key_b, origin_b).
 bool sorts_before(uvec2 key_a, uint origin_a, uvec2 key_b, uint origin_b) {
@@ -51,7 +51,9 @@ bool sorts_before(uvec2 key_a, uint origin_a, uvec2 key_b, uint origin_b) {
 
 // One bitonic step over the subgroup's run: element e (lane * ITEMS + register) meets
 // e ^ partner_mask; the element whose `lower_bit` is clear keeps the one sorting first.
-void subgroup_step(uint lane, uint partner_mask, uint lower_bit) {
+// keys/origins: an invocation's ITEMS consecutive slots; origin >= count marks an absent slot.
+void subgroup_step(inout uvec2 keys[ITEMS], inout uint origins[ITEMS], uint lane, uint partner_mask,
+                   uint lower_bit) {
   const uint register_mask = partner_mask & (ITEMS - 1);
   const uint lane_mask = partner_mask / ITEMS;
   if (lane_mask == 0) {
@@ -118,6 +120,8 @@ void main() {
   const uint position = SUBGROUP_LANES > 1 ? gl_SubgroupID * SUBGROUP_LANES + lane : gl_LocalInvocationID.x;
   const uint first = position * ITEMS;
   const uint owned = first < count ? min(ITEMS, count - first) : 0;
+  uvec2 keys[ITEMS];
+  uint origins[ITEMS];
   [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
     origins[k] = first + k;
     keys[k] = k < owned ? to_radix_order(load_key(keys_in_address, base + first + k)) : uvec2(0u);
@@ -127,10 +131,10 @@ void main() {
   // so every register index is a constant and the arrays stay in registers.
   [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS + LOG2_SUBGROUP_LANES; ++stage) {
     const uint block = 1u << stage;
-    subgroup_step(lane, block - 1, block / 2);
+    subgroup_step(keys, origins, lane, block - 1, block / 2);
     [[unroll]] for (uint level = 2; level <= stage; ++level) {
       const uint distance = block >> level;
-      subgroup_step(lane, distance, distance);
+      subgroup_step(keys, origins, lane, distance, distance);
     }
   }
 
@@ -155,7 +159,7 @@ void main() {
     // Every invocation reads only its own slots until the next store: no barrier needed here.
     [[unroll]] for (uint level = 1; level <= LOG2_ITEMS + LOG2_SUBGROUP_LANES; ++level) {
       const uint distance = SUBGROUP_RUN >> level;
-      subgroup_step(lane, distance, distance);
+      subgroup_step(keys, origins, lane, distance, distance);
     }
   }
 
