@@ -131,7 +131,8 @@ double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const C
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Arguments: runs per configuration (25), warm-up copies before each timed sort (8).
+  // Arguments: runs per configuration (25), warm-up copies before each timed sort (8), and
+  // "shapes" to also sweep small-array sort shapes.
   int runs = argc > 1 ? std::atoi(argv[1]) : 25;
   Context ctx = Context::create();
   const auto& info = ctx.device_info();
@@ -188,13 +189,16 @@ int main(int argc, char** argv) {
                               (subgroup ? " sg" : " regs"),
                           Algorithm::automatic, true, {items, single, tile, merge, subgroup}});
   };
-  for (bool subgroup : {true, false}) {
-    shape(2, 1024, 1024, 256, subgroup);
-    shape(4, 1024, 1024, 256, subgroup);
+  const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
+  if (sweep_shapes) {
+    for (bool subgroup : {true, false}) {
+      shape(2, 1024, 1024, 256, subgroup);
+      shape(4, 1024, 1024, 256, subgroup);
+    }
+    shape(1, 1024, 1024, 256, true);
+    shape(2, 512, 512, 256, true);
+    shape(4, 256, 512, 256, true);
   }
-  shape(1, 1024, 1024, 256, true);
-  shape(2, 512, 512, 256, true);
-  shape(4, 256, 512, 256, true);
   const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
   int wrong = 0;
   for (uint32_t value_bytes : {0u, 4u}) {
