@@ -25,7 +25,7 @@ struct SmallSortShape {
   uint32_t single_workgroup = 1024;
   uint32_t tile_workgroup = 1024;
   uint32_t merge_workgroup = 256;
-  bool subgroup_sort = true;  // sort each subgroup's keys with shuffles before merging
+  bool subgroup_sort = true;  // small pair distances through subgroup shuffles, not shared memory
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,

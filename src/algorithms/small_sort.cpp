@@ -1,8 +1,8 @@
 // Small-array sort, stable, in one or two dispatches (what Algorithm::automatic uses for small n):
-//   small_sort_tile   each workgroup sorts one tile (workgroup x items keys): each subgroup sorts
-//                     its keys in registers with shuffles (bitonic on key, then origin: stable),
-//                     then merge-path merges of runs through shared memory; a single tile writes
-//                     the result in place and is the whole sort
+//   small_sort_tile   each workgroup sorts one tile (workgroup x items keys, a power of two)
+//                     with a bitonic network on (key, origin slot), stable by that tie-break:
+//                     small pair distances in registers and subgroup shuffles, large ones in
+//                     shared memory; a single tile writes the result in place and is the sort
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
 //                     number of keys of every other tile that precede it (binary searches), and
 //                     is written straight to its final position
