@@ -131,7 +131,10 @@ template <class K> void sort(Context& ctx, std::span<K> keys, const SortOptions&
   sort_raw(ctx, key_type_of<K>(), keys.data(), keys.size(), nullptr, 0, options);
 }
 
-// Values are 4 or 8 bytes wide, carried along with their keys.
+// Values are 4 or 8 bytes wide, carried along with their keys. Stable (equal keys keep their
+// input order, values with them) except with Algorithm::bitonic: bitonic's sort_by_key is NOT
+// stable, the values of equal keys may come out in any order. Algorithm::odd_even sorts only
+// arrays that fit one workgroup's shared memory (a few thousand keys) and throws Error beyond.
 template <class K, class V>
 void sort_by_key(Context& ctx, std::span<K> keys, std::span<V> values,
                  const SortOptions& options = {}) {
