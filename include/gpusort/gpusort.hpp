@@ -220,8 +220,13 @@ class Sorter {
   Sorter& operator=(Sorter&&) noexcept;
 
   // Scratch bytes for sorts of up to max_n elements (record() with n <= max_n, or
-  // record_indirect() with this max_n).
+  // record_indirect() with this max_n). Never 0, so a scratch buffer can always be created.
   uint64_t scratch_bytes(uint64_t max_n) const;
+  // The largest n this Sorter's algorithm takes on this device (odd_even: what fits one
+  // workgroup's shared memory; the others: gpusort::max_elements).
+  uint64_t max_elements() const;
+  // Whether equal keys keep their input order (all algorithms but bitonic).
+  bool stable() const;
   // Sorts n elements; n is known when recording. `values` is {} when config.value_bytes == 0.
   void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
               uint64_t n) const;

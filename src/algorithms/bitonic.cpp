@@ -35,6 +35,7 @@ class Bitonic final : public SortAlgorithm {
   }
 
   uint64_t scratch_bytes(uint64_t) const override { return 0; }
+  bool stable() const override { return false; }
 
   void record(Recorder& rec, const SortTargets& t) const override {
     if (t.n <= 1) return;  // max_n <= 1: nothing to order, even with an indirect count

@@ -19,6 +19,8 @@ class OddEven final : public SortAlgorithm {
   OddEven(Context::Impl& ctx, const SortSpec& spec)
       : ctx_(ctx), spec_(spec), capacity_(odd_even_capacity(ctx, spec)) {}
 
+  uint64_t max_elements() const override { return capacity_; }
+
   uint64_t scratch_bytes(uint64_t max_n) const override {
     check_fits(max_n);
     return 0;

@@ -245,7 +245,7 @@ struct Sorter::Impl {
   // temporary buffers, so that their pipelines are created now rather than in record().
   void create_pipelines() const {
     auto& ctx = context.impl();
-    const uint64_t n = warm_up_large_n;
+    const uint64_t n = std::min(warm_up_large_n, algorithm->max_elements());
     DeviceBuffer keys(ctx, n * spec.key_words * 4, MemoryKind::device_local);
     DeviceBuffer values;
     if (spec.value_words)
@@ -269,7 +269,8 @@ struct Sorter::Impl {
     check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
     BufferRef value_ref = spec.value_words ? values.ref() : BufferRef{};
     BufferRef count_ref = count.ref();
-    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr, warm_up_small_n));
+    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr,
+                        std::min(warm_up_small_n, n)));
     record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr, n));
     record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), &count_ref, n));
     check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
@@ -301,8 +302,13 @@ const SorterConfig& Sorter::config() const {
 
 uint64_t Sorter::scratch_bytes(uint64_t max_n) const {
   check_count(max_n);
-  return valid(impl_).algorithm->scratch_bytes(max_n);
+  constexpr uint64_t min_scratch_bytes = 256;
+  return std::max(valid(impl_).algorithm->scratch_bytes(max_n), min_scratch_bytes);
 }
+
+uint64_t Sorter::max_elements() const { return valid(impl_).algorithm->max_elements(); }
+
+bool Sorter::stable() const { return valid(impl_).algorithm->stable(); }
 
 void Sorter::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                     uint64_t n) const {
