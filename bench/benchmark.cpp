@@ -1,0 +1,223 @@
+// gpusort's benchmark loop over the engine face: each timed run is one submission holding two
+// timestamps around Sorter::record's dispatches, so uploads, downloads and checks stay outside.
+#include "benchmark.hpp"
+
+#include "algorithms/sort_algorithm.hpp"
+#include "vulkan/buffer.hpp"
+
+#include <cstring>
+
+namespace gpusort::bench {
+
+namespace {
+
+KeyType key_type_of(const KeyConfig& c) { return parse_key_type(c.key); }
+
+// Bitonic sort does not keep equal keys in input order; every other algorithm is stable.
+bool is_stable(Algorithm a) { return a != Algorithm::bitonic; }
+
+bool is_out_of_memory(const Error& e) {
+  return e.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.result() == VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+// The buffers of one row: `sets` rotating input sets, the sort's scratch, and host-visible
+// staging through which inputs go up and outputs come back.
+struct RowBuffers {
+  Context::Impl& ctx;
+  const KeyConfig& config;
+  uint64_t n;
+  uint64_t key_size, value_size, value_offset;
+  std::vector<DeviceBuffer> keys, values;
+  DeviceBuffer scratch, upload_staging, readback_staging;
+  std::vector<uint64_t> input_hash;
+  // Host copies of each set's input, for the whole-output comparison at small n.
+  std::vector<std::vector<unsigned char>> input_keys, input_values;
+
+  RowBuffers(Context::Impl& c, const KeyConfig& kc, uint64_t count, uint32_t sets,
+             uint64_t scratch_bytes, bool keep_inputs)
+      : ctx(c), config(kc), n(count), key_size(count * kc.key_bytes),
+        value_size(count * kc.value_bytes), value_offset(align_up(key_size, 256)),
+        input_hash(sets), input_keys(keep_inputs ? sets : 0), input_values(keep_inputs ? sets : 0) {
+    for (uint32_t s = 0; s < sets; ++s) {
+      keys.emplace_back(ctx, key_size, MemoryKind::device_local);
+      if (value_size) values.emplace_back(ctx, value_size, MemoryKind::device_local);
+    }
+    scratch = DeviceBuffer(ctx, scratch_bytes, MemoryKind::device_local);
+    upload_staging = DeviceBuffer(ctx, value_offset + value_size, MemoryKind::upload);
+    readback_staging = DeviceBuffer(ctx, value_offset + value_size, MemoryKind::readback);
+  }
+
+  BufferRef values_ref(uint32_t s) const { return value_size ? values[s].ref() : BufferRef{}; }
+
+  // A fresh random input into set s.
+  void upload(uint32_t s, uint64_t seed) {
+    auto* staging = static_cast<unsigned char*>(upload_staging.mapped());
+    input_hash[s] = generate_input(config, n, seed, staging, staging + value_offset);
+    if (!input_keys.empty()) {
+      input_keys[s].assign(staging, staging + key_size);
+      input_values[s].assign(staging + value_offset, staging + value_offset + value_size);
+    }
+    ctx.submit([&](VkCommandBuffer cmd) {
+      VkBufferCopy k{0, 0, key_size};
+      vkCmdCopyBuffer(cmd, upload_staging.buffer(), keys[s].buffer(), 1, &k);
+      if (value_size) {
+        VkBufferCopy v{value_offset, 0, value_size};
+        vkCmdCopyBuffer(cmd, upload_staging.buffer(), values[s].buffer(), 1, &v);
+      }
+      Recorder::full_barrier(cmd);
+    });
+  }
+
+  // Copies set s back and checks it against its input; returns "" or what is wrong.
+  std::string check(uint32_t s, bool stable) {
+    auto* staging = static_cast<unsigned char*>(readback_staging.mapped());
+    std::memset(staging, 0xA5, value_offset + value_size);  // poison: a missed copy cannot pass
+    ctx.submit([&](VkCommandBuffer cmd) {
+      Recorder::full_barrier(cmd);
+      VkBufferCopy k{0, 0, key_size};
+      vkCmdCopyBuffer(cmd, keys[s].buffer(), readback_staging.buffer(), 1, &k);
+      if (value_size) {
+        VkBufferCopy v{0, value_offset, value_size};
+        vkCmdCopyBuffer(cmd, values[s].buffer(), readback_staging.buffer(), 1, &v);
+      }
+      Recorder::full_barrier(cmd);
+    });
+    bool exact = !input_keys.empty();
+    return check_output(config, n, staging, staging + value_offset, input_hash[s], false,
+                        exact ? input_keys[s].data() : nullptr,
+                        exact ? input_values[s].data() : nullptr, stable);
+  }
+};
+
+Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyConfig& config,
+            uint64_t n, const Protocol& p, uint64_t seed) {
+  Context::Impl& impl = ctx.impl();
+  Row row;
+  row.implementation = "gpusort";
+  row.algorithm = to_string(algorithm);
+  row.config = config.name;
+  row.key_bytes = config.key_bytes;
+  row.value_bytes = config.value_bytes;
+  row.n = n;
+  row.warmups = p.warmups;
+  row.verified = p.verification(n);
+  try {
+    row.scratch_bytes = sorter.scratch_bytes(n);
+  } catch (const Error& e) {
+    if (e.result() != VK_SUCCESS) throw;
+    row.skipped = std::string("rejected by the algorithm: ") + e.what();
+    return row;
+  }
+  const uint64_t set_bytes = n * (config.key_bytes + config.value_bytes);
+  row.sets = p.sets_for(set_bytes);
+  // Fewer rotating sets only where device memory requires (reported in the row's `sets`).
+  const double usable = 0.8 * double(impl.info.device_local_bytes);
+  while (row.sets > 1 && double(row.sets) * set_bytes + row.scratch_bytes > usable) --row.sets;
+
+  std::unique_ptr<RowBuffers> buffers;
+  try {
+    buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets, row.scratch_bytes,
+                                           n <= p.exact_max_n);
+  } catch (const Error& e) {
+    if (!is_out_of_memory(e)) throw;
+    row.skipped = std::string("out of memory: ") + e.what();
+    return row;
+  }
+  uint64_t run_index = 0;
+  for (uint32_t s = 0; s < row.sets; ++s) buffers->upload(s, run_seed(seed, config, n, run_index++));
+
+  const uint64_t messages_before = ctx.validation_messages();
+  const uint32_t total = p.warmups + p.runs;
+  for (uint32_t run = 0; run < total; ++run) {
+    const uint32_t s = run % row.sets;
+    double ms;
+    try {
+      ms = impl.submit_timed([&](VkCommandBuffer cmd) {
+        sorter.record(cmd, buffers->keys[s].ref(), buffers->values_ref(s), buffers->scratch.ref(), n);
+      });
+    } catch (const Error& e) {
+      // An argument the algorithm refuses (VK_SUCCESS) on the first run is a size limit.
+      if (run != 0 || e.result() != VK_SUCCESS) throw;
+      row.skipped = std::string("rejected by the algorithm: ") + e.what();
+      return row;
+    }
+    // Refill the set the previous run used before reading this run's output back: the
+    // read-back then evicts the upload's dirty lines from L2 before the next timed run.
+    if (run > 0) {
+      const uint32_t previous = (run - 1) % row.sets;
+      if (previous != s) buffers->upload(previous, run_seed(seed, config, n, run_index++));
+    }
+    std::string wrong = buffers->check(s, is_stable(algorithm));
+    if (!wrong.empty())
+      throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name + " n=" +
+                  std::to_string(n) + " run " + std::to_string(run) + ": " + wrong);
+    if (row.sets == 1) buffers->upload(s, run_seed(seed, config, n, run_index++));
+    if (run >= p.warmups) row.ms.push_back(ms);
+  }
+  if (ctx.validation_messages() != messages_before)
+    throw Error(std::string("bench: validation messages while sorting ") + to_string(algorithm) +
+                " " + config.name + " n=" + std::to_string(n));
+  row.finish();
+  return row;
+}
+
+}  // namespace
+
+std::vector<Algorithm> available_algorithms(Context& ctx) {
+  std::vector<Algorithm> found;
+  for (uint32_t a = 0; a <= uint32_t(Algorithm::odd_even); ++a) {
+    try {
+      Sorter probe(ctx, {.key = KeyType::u32, .algorithm = Algorithm(a)});
+      found.push_back(Algorithm(a));
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("not available") == std::string::npos) throw;
+    }
+  }
+  return found;
+}
+
+std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
+  const Protocol& p = options.protocol;
+  if (p.runs == 0) throw Error("bench: at least one timed run is needed");
+  std::vector<Algorithm> algorithms =
+      options.algorithms.empty() ? available_algorithms(ctx) : options.algorithms;
+  std::vector<KeyConfig> configs = options.configs.empty() ? key_configs() : options.configs;
+  const uint64_t seed = fresh_seed(p.seed);
+
+  std::vector<Row> rows;
+  print_header();
+  for (Algorithm algorithm : algorithms) {
+    for (const KeyConfig& config : configs) {
+      std::unique_ptr<Sorter> sorter;
+      std::string refused;
+      try {
+        sorter = std::make_unique<Sorter>(
+            ctx, SorterConfig{.key = key_type_of(config), .value_bytes = config.value_bytes,
+                              .algorithm = algorithm});
+      } catch (const Error& e) {
+        if (e.result() != VK_SUCCESS) throw;
+        refused = std::string("rejected by the algorithm: ") + e.what();
+      }
+      for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
+        const uint64_t n = uint64_t(1) << log2;
+        Row row;
+        if (sorter) {
+          row = measure(ctx, *sorter, algorithm, config, n, p, seed);
+        } else {
+          row.implementation = "gpusort";
+          row.algorithm = to_string(algorithm);
+          row.config = config.name;
+          row.key_bytes = config.key_bytes;
+          row.value_bytes = config.value_bytes;
+          row.n = n;
+          row.skipped = refused;
+        }
+        print_row(row);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  return rows;
+}
+
+}  // namespace gpusort::bench
