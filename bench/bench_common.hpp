@@ -99,9 +99,9 @@ inline uint64_t mix64(uint64_t x) {  // splitmix64's finalizer
 inline constexpr uint64_t golden = 0x9e3779b97f4a7c15ull;
 
 // Hash of one (key, value) pair; the multiset hash of an array is the wrapping sum over pairs,
-// which does not depend on their order.
+// which does not depend on their order. One bijective mix keeps the check cheap at n = 2^28.
 inline uint64_t pair_hash(uint64_t key_bits, uint64_t value_bits) {
-  return mix64(key_bits * golden + mix64(value_bits ^ 0x5851f42d4c957f2dull));
+  return mix64(key_bits ^ (value_bits * golden + 0x5851f42d4c957f2dull));
 }
 
 // Runs body(begin, end, part) over [0, n) in parts on all host cores; returns nothing.
@@ -130,10 +130,17 @@ inline uint64_t generate_input(const KeyConfig& c, uint64_t n, uint64_t seed, vo
   parallel_for(n, [&](uint64_t begin, uint64_t end, unsigned part) {
     uint64_t sum = 0;
     for (uint64_t i = begin; i < end; ++i) {
-      uint64_t k = mix64(seed + (2 * i + 1) * golden);
-      uint64_t v = c.value_bytes ? uint32_t(mix64(seed + (2 * i + 2) * golden)) : 0;
-      if (c.key_bytes == 4) k = uint32_t(k), static_cast<uint32_t*>(keys)[i] = uint32_t(k);
-      else static_cast<uint64_t*>(keys)[i] = k;
+      // 32-bit keys and values share one 64-bit draw; 64-bit keys take a second for the value.
+      uint64_t r = mix64(seed + (i + 1) * golden), k, v = 0;
+      if (c.key_bytes == 4) {
+        k = uint32_t(r);
+        static_cast<uint32_t*>(keys)[i] = uint32_t(k);
+        if (c.value_bytes) v = r >> 32;
+      } else {
+        k = r;
+        static_cast<uint64_t*>(keys)[i] = k;
+        if (c.value_bytes) v = uint32_t(mix64(seed ^ (i + 1) * 0xd6e8feb86659fd93ull));
+      }
       if (c.value_bytes) static_cast<uint32_t*>(values)[i] = uint32_t(v);
       sum += pair_hash(k, v);
     }

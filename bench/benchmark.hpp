@@ -6,6 +6,7 @@
 
 #include <gpusort/gpusort.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@ struct BenchOptions {
   Protocol protocol;
   std::vector<Algorithm> algorithms;  // empty: every algorithm this build can construct
   std::vector<KeyConfig> configs;     // empty: all of key_configs()
+  // Called with all rows so far after each row (to save partial results of a long run).
+  std::function<void(const std::vector<Row>&)> on_row;
 };
 
 // Every algorithm gpusort can construct on this context (those answering "not available" are

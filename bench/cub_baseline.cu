@@ -134,7 +134,7 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
     CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
     // As in gpusort's benchmark: refill the previous run's set, then read this output back.
     if (run > 0 && (run - 1) % row.sets != s) upload((run - 1) % row.sets);
-    std::memset(down, 0xA5, set_bytes);
+    // A missed copy leaves the previous output (another input's pair hash): the check fails.
     CUDA_CHECK(cudaMemcpyAsync(down, alt ? keys_alt.p : keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
     if (value_size)
       CUDA_CHECK(cudaMemcpyAsync(down + key_size, alt ? values_alt.p : v, value_size,
@@ -215,16 +215,17 @@ int main(int argc, char** argv) {
     std::printf("cub_baseline on %s (%s); %u warm-ups, median of %u runs, seed %llu\n", prop.name,
                 driver_text.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
     print_header();
+    RunInfo info{"cub", prop.name, driver_text, command, p, p.seed};
     std::vector<Row> rows;
     for (const KeyConfig& c : configs)
       for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
         rows.push_back(measure(c, uint64_t(1) << log2, p, p.seed, stream));
         print_row(rows.back());
+        // Rewritten after every row, so a run cut short keeps what it measured.
+        if (!json.empty()) write_json(json, info, rows);
+        if (!csv.empty()) write_csv(csv, rows);
       }
     CUDA_CHECK(cudaStreamDestroy(stream));
-    RunInfo info{"cub", prop.name, driver_text, command, p, p.seed};
-    if (!json.empty()) write_json(json, info, rows);
-    if (!csv.empty()) write_csv(csv, rows);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cub_baseline: error: %s\n", e.what());
