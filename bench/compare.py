@@ -106,6 +106,21 @@ def main():
                 plots.append(f"'{data}' using 1:2 with linespoints {style} title '{name}'")
             script.append(f"set title '{c}'")
             script.append("plot " + ", ".join(plots))
+        # Sixth panel: how far gpusort's best algorithm of each row is from CUB.
+        plots = []
+        for c in configs:
+            points = sorted((log2(n), max(v[a] for a in algorithms if a in v) / v["CUB"])
+                            for (cc, n), v in rows.items()
+                            if cc == c and "CUB" in v and any(a in v for a in algorithms))
+            if not points:
+                continue
+            data = os.path.join(tmp, f"ratio_{c}.dat".replace("+", "_"))
+            with open(data, "w") as f:
+                f.writelines(f"{x} {y}\n" for x, y in points)
+            plots.append(f"'{data}' using 1:2 with linespoints lw 2 title '{c}'")
+        if plots:
+            script += ["set title 'best gpusort / CUB'", "set ylabel 'ratio'", "unset logscale y",
+                       "set yrange [0:*]", "plot " + ", ".join(plots) + ", 1 with lines lc 'black' dt 3 notitle"]
         script.append("unset multiplot")
         result = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True)
         if result.returncode != 0:
