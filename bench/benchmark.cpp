@@ -5,6 +5,9 @@
 #include "algorithms/sort_algorithm.hpp"
 #include "vulkan/buffer.hpp"
 
+#include <chrono>
+#include <future>
+
 
 namespace gpusort::bench {
 
@@ -20,23 +23,30 @@ bool is_out_of_memory(const Error& e) {
 }
 
 // The buffers of one row: `sets` rotating input sets, the sort's scratch, and host-visible
-// staging through which inputs go up and outputs come back.
+// staging through which inputs go up and outputs come back. A new input is generated into the
+// upload staging ("pending") while the GPU sorts and the host checks, then sent to its set.
 struct RowBuffers {
   Context::Impl& ctx;
   const KeyConfig& config;
   uint64_t n;
   uint64_t key_size, value_size, value_offset;
+  bool keep_inputs;
   std::vector<DeviceBuffer> keys, values;
   DeviceBuffer scratch, upload_staging, readback_staging;
-  std::vector<uint64_t> input_hash;
-  // Host copies of each set's input, for the whole-output comparison at small n.
-  std::vector<std::vector<unsigned char>> input_keys, input_values;
+  // Per set: the multiset hash of its input and, for the whole-output comparison at small n,
+  // host copies of it; `pending` is the input in the upload staging, not yet sent.
+  struct Input {
+    uint64_t hash = 0;
+    std::vector<unsigned char> keys, values;
+  };
+  std::vector<Input> inputs;
+  Input pending;
 
   RowBuffers(Context::Impl& c, const KeyConfig& kc, uint64_t count, uint32_t sets,
-             uint64_t scratch_bytes, bool keep_inputs)
+             uint64_t scratch_bytes, bool keep)
       : ctx(c), config(kc), n(count), key_size(count * kc.key_bytes),
         value_size(count * kc.value_bytes), value_offset(align_up(key_size, 256)),
-        input_hash(sets), input_keys(keep_inputs ? sets : 0), input_values(keep_inputs ? sets : 0) {
+        keep_inputs(keep), inputs(sets) {
     for (uint32_t s = 0; s < sets; ++s) {
       keys.emplace_back(ctx, key_size, MemoryKind::device_local);
       if (value_size) values.emplace_back(ctx, value_size, MemoryKind::device_local);
@@ -48,14 +58,18 @@ struct RowBuffers {
 
   BufferRef values_ref(uint32_t s) const { return value_size ? values[s].ref() : BufferRef{}; }
 
-  // A fresh random input into set s.
-  void upload(uint32_t s, uint64_t seed) {
+  // Host only (may run beside the GPU work and the check): a fresh random input into staging.
+  void generate(uint64_t seed) {
     auto* staging = static_cast<unsigned char*>(upload_staging.mapped());
-    input_hash[s] = generate_input(config, n, seed, staging, staging + value_offset);
-    if (!input_keys.empty()) {
-      input_keys[s].assign(staging, staging + key_size);
-      input_values[s].assign(staging + value_offset, staging + value_offset + value_size);
+    pending.hash = generate_input(config, n, seed, staging, staging + value_offset);
+    if (keep_inputs) {
+      pending.keys.assign(staging, staging + key_size);
+      pending.values.assign(staging + value_offset, staging + value_offset + value_size);
     }
+  }
+
+  // The pending input becomes set s's.
+  void send(uint32_t s) {
     ctx.submit([&](VkCommandBuffer cmd) {
       VkBufferCopy k{0, 0, key_size};
       vkCmdCopyBuffer(cmd, upload_staging.buffer(), keys[s].buffer(), 1, &k);
@@ -65,13 +79,12 @@ struct RowBuffers {
       }
       Recorder::full_barrier(cmd);
     });
+    std::swap(inputs[s], pending);
   }
 
-  // Copies set s back and checks it against its input; returns "" or what is wrong.
-  std::string check(uint32_t s, bool stable) {
-    auto* staging = static_cast<unsigned char*>(readback_staging.mapped());
-    // No poisoning needed: a missed copy leaves the previous run's output, whose pair hash is
-    // that of a different random input, so the check fails.
+  // Copies set s's output into the readback staging. No poisoning needed: a missed copy leaves
+  // the previous run's output, whose pair hash is that of a different random input.
+  void fetch(uint32_t s) {
     ctx.submit([&](VkCommandBuffer cmd) {
       Recorder::full_barrier(cmd);
       VkBufferCopy k{0, 0, key_size};
@@ -82,16 +95,22 @@ struct RowBuffers {
       }
       Recorder::full_barrier(cmd);
     });
-    bool exact = !input_keys.empty();
-    return check_output(config, n, staging, staging + value_offset, input_hash[s], false,
-                        exact ? input_keys[s].data() : nullptr,
-                        exact ? input_values[s].data() : nullptr, stable);
+  }
+
+  // Checks the fetched output of set s against its input; returns "" or what is wrong.
+  std::string verify(uint32_t s, bool stable) const {
+    auto* staging = static_cast<const unsigned char*>(readback_staging.mapped());
+    const Input& in = inputs[s];
+    return check_output(config, n, staging, staging + value_offset, in.hash, false,
+                        keep_inputs ? in.keys.data() : nullptr,
+                        keep_inputs ? in.values.data() : nullptr, stable);
   }
 };
 
 Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyConfig& config,
             uint64_t n, const Protocol& p, uint64_t seed) {
   Context::Impl& impl = ctx.impl();
+  const auto started = std::chrono::steady_clock::now();
   Row row;
   row.implementation = "gpusort";
   row.algorithm = to_string(algorithm);
@@ -124,10 +143,12 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
     return row;
   }
   uint64_t run_index = 0;
-  for (uint32_t s = 0; s < row.sets; ++s) buffers->upload(s, run_seed(seed, config, n, run_index++));
+  auto next_seed = [&] { return run_seed(seed, config, n, run_index++); };
+  for (uint32_t s = 0; s < row.sets; ++s) buffers->generate(next_seed()), buffers->send(s);
 
   const uint64_t messages_before = ctx.validation_messages();
   const uint32_t total = p.warmups + p.runs;
+  std::future<void> generating;  // the next input, made while the GPU sorts and the host checks
   for (uint32_t run = 0; run < total; ++run) {
     const uint32_t s = run % row.sets;
     double ms;
@@ -143,21 +164,23 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
     }
     // Refill the set the previous run used before reading this run's output back: the
     // read-back then evicts the upload's dirty lines from L2 before the next timed run.
-    if (run > 0) {
-      const uint32_t previous = (run - 1) % row.sets;
-      if (previous != s) buffers->upload(previous, run_seed(seed, config, n, run_index++));
-    }
-    std::string wrong = buffers->check(s, is_stable(algorithm));
+    if (generating.valid() && row.sets > 1) generating.get(), buffers->send((run - 1) % row.sets);
+    buffers->fetch(s);
+    if (row.sets > 1)
+      generating = std::async(std::launch::async, [&, seed = next_seed()] { buffers->generate(seed); });
+    std::string wrong = buffers->verify(s, is_stable(algorithm));
     if (!wrong.empty())
       throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name + " n=" +
                   std::to_string(n) + " run " + std::to_string(run) + ": " + wrong);
-    if (row.sets == 1) buffers->upload(s, run_seed(seed, config, n, run_index++));
+    if (row.sets == 1) buffers->generate(next_seed()), buffers->send(s);
     if (run >= p.warmups) row.ms.push_back(ms);
   }
+  if (generating.valid()) generating.get();
   if (ctx.validation_messages() != messages_before)
     throw Error(std::string("bench: validation messages while sorting ") + to_string(algorithm) +
                 " " + config.name + " n=" + std::to_string(n));
   row.finish();
+  row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return row;
 }
 

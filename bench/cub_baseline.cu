@@ -11,7 +11,9 @@
 #include <cub/version.cuh>
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -67,6 +69,7 @@ void sort_config(const KeyConfig& c, void* temp, size_t& temp_bytes, void* keys,
 }
 
 Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cudaStream_t stream) {
+  const auto started = std::chrono::steady_clock::now();
   Row row;
   row.implementation = "cub";
   row.algorithm = "DeviceRadixSort";
@@ -101,27 +104,37 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   auto* up = static_cast<unsigned char*>(upload_staging.p);
   auto* down = static_cast<unsigned char*>(readback_staging.p);
   const bool exact = n <= p.exact_max_n;
-  std::vector<uint64_t> input_hash(row.sets);
-  std::vector<std::vector<unsigned char>> input_keys(exact ? row.sets : 0), input_values(exact ? row.sets : 0);
-
+  // Per set: its input's multiset hash and, at small n, host copies; `pending` is the input in
+  // the upload staging, generated while the GPU sorts and the host checks, not yet sent.
+  struct Input {
+    uint64_t hash = 0;
+    std::vector<unsigned char> keys, values;
+  };
+  std::vector<Input> inputs(row.sets);
+  Input pending;
   uint64_t run_index = 0;
-  auto upload = [&](uint32_t s) {
-    input_hash[s] = generate_input(c, n, run_seed(seed, c, n, run_index++), up, up + key_size);
+  auto next_seed = [&] { return run_seed(seed, c, n, run_index++); };
+  auto generate = [&](uint64_t run_seed_value) {
+    pending.hash = generate_input(c, n, run_seed_value, up, up + key_size);
     if (exact) {
-      input_keys[s].assign(up, up + key_size);
-      input_values[s].assign(up + key_size, up + set_bytes);
+      pending.keys.assign(up, up + key_size);
+      pending.values.assign(up + key_size, up + set_bytes);
     }
+  };
+  auto send = [&](uint32_t s) {
     CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, up, key_size, cudaMemcpyHostToDevice, stream));
     if (value_size)
       CUDA_CHECK(cudaMemcpyAsync(values[s]->p, up + key_size, value_size, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::swap(inputs[s], pending);
   };
-  for (uint32_t s = 0; s < row.sets; ++s) upload(s);
+  for (uint32_t s = 0; s < row.sets; ++s) generate(next_seed()), send(s);
 
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   const uint32_t total = p.warmups + p.runs;
+  std::future<void> generating;
   for (uint32_t run = 0; run < total; ++run) {
     const uint32_t s = run % row.sets;
     void* v = value_size ? values[s]->p : nullptr;
@@ -132,27 +145,33 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    // As in gpusort's benchmark: refill the previous run's set, then read this output back.
-    if (run > 0 && (run - 1) % row.sets != s) upload((run - 1) % row.sets);
+    // As in gpusort's benchmark: refill the previous run's set, then read this output back (the
+    // read-back evicts the upload's dirty lines from L2 before the next timed run).
+    if (generating.valid() && row.sets > 1) generating.get(), send((run - 1) % row.sets);
     // A missed copy leaves the previous output (another input's pair hash): the check fails.
     CUDA_CHECK(cudaMemcpyAsync(down, alt ? keys_alt.p : keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
     if (value_size)
       CUDA_CHECK(cudaMemcpyAsync(down + key_size, alt ? values_alt.p : v, value_size,
                                  cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (row.sets > 1)
+      generating = std::async(std::launch::async, [&, r = next_seed()] { generate(r); });
     // CUB orders -0 and +0 as equal (stably), else like gpusort's IEEE totalOrder.
-    std::string wrong = check_output(c, n, down, down + key_size, input_hash[s], true,
-                                     exact ? input_keys[s].data() : nullptr,
-                                     exact ? input_values[s].data() : nullptr, true);
+    const Input& in = inputs[s];
+    std::string wrong = check_output(c, n, down, down + key_size, in.hash, true,
+                                     exact ? in.keys.data() : nullptr,
+                                     exact ? in.values.data() : nullptr, true);
     if (!wrong.empty())
       throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) + " run " +
                                std::to_string(run) + ": " + wrong);
-    if (row.sets == 1) upload(s);
+    if (row.sets == 1) generate(next_seed()), send(s);
     if (run >= p.warmups) row.ms.push_back(ms);
   }
+  if (generating.valid()) generating.get();
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
   row.finish();
+  row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return row;
 }
 

@@ -55,11 +55,13 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
   std::printf("checked: every run's output is sorted and a permutation of its input (pair "
               "multiset hash); up to n = %llu also equal to std::stable_sort\n",
               (unsigned long long)p.exact_max_n);
-  std::vector<bench::Row> rows = bench::run_benchmark(ctx, options);
-
   bench::RunInfo info{"gpusort", d.name, d.driver, a.command_line, p, p.seed};
-  if (!a.json.empty()) bench::write_json(a.json, info, rows);
-  if (!a.csv.empty()) bench::write_csv(a.csv, rows);
+  // Rewritten after every row, so a run cut short keeps what it measured.
+  options.on_row = [&](const std::vector<bench::Row>& rows) {
+    if (!a.json.empty()) bench::write_json(a.json, info, rows);
+    if (!a.csv.empty()) bench::write_csv(a.csv, rows);
+  };
+  bench::run_benchmark(ctx, options);
 }
 
 CommandRegistration registration([](CLI::App& app) {
