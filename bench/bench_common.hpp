@@ -15,12 +15,14 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -70,6 +72,7 @@ struct Protocol {
   uint32_t min_sets = 3, max_sets = 64;
   uint64_t exact_max_n = uint64_t(1) << 16;  // whole-output comparison with std::stable_sort
   uint64_t seed = 0;                         // 0: a fresh seed per invocation
+  double time_budget_s = 0;  // > 0: skip rows predicted to end past this many seconds
 
   // --quick: a few small sizes and runs, for CI on a CPU driver.
   void make_quick() {
@@ -285,7 +288,7 @@ inline void write_json(const std::string& path, const RunInfo& info, const std::
     << ",\n  \"seed\": " << info.seed << ",\n  \"protocol\": {\"warmups\": " << p.warmups
     << ", \"runs\": " << p.runs << ", \"rotate_bytes\": " << p.rotate_bytes
     << ", \"min_sets\": " << p.min_sets << ", \"max_sets\": " << p.max_sets
-    << ", \"exact_max_n\": " << p.exact_max_n
+    << ", \"exact_max_n\": " << p.exact_max_n << ", \"time_budget_s\": " << number(p.time_budget_s)
     << ", \"traffic_model\": \"bytes = 2 * n * (key_bytes + value_bytes)\"},\n  \"results\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -348,6 +351,31 @@ inline uint64_t fresh_seed(uint64_t requested) {
   return mix64(uint64_t(std::time(nullptr)) ^ (uint64_t(std::clock()) << 32) ^
                uint64_t(reinterpret_cast<uintptr_t>(&requested)));
 }
+
+// Rows run smallest n first (every implementation and configuration at one n before the next
+// n), so a time budget cuts the largest sizes. A row is skipped when the same implementation and
+// configuration at the previous size, scaled by the growth of n, predicts it would end past the
+// budget.
+class TimeBudget {
+ public:
+  explicit TimeBudget(double seconds) : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
+  // "" when the row may run, else why it is skipped.
+  std::string check(const std::string& row_kind, uint64_t n) const {
+    auto last = last_.find(row_kind);
+    if (seconds_ <= 0 || last == last_.end()) return "";
+    double predicted = last->second.second * double(n) / double(last->second.first);
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed + predicted <= seconds_) return "";
+    return "over the time budget (" + number(seconds_) + " s; " + number(elapsed) +
+           " s spent, this row predicted at " + number(predicted) + " s)";
+  }
+  void record(const std::string& row_kind, uint64_t n, double wall_s) { last_[row_kind] = {n, wall_s}; }
+
+ private:
+  double seconds_;
+  std::chrono::steady_clock::time_point start_;
+  std::map<std::string, std::pair<uint64_t, double>> last_;
+};
 
 // The stream of run `run` of a row: distinct for every row, run and invocation seed.
 inline uint64_t run_seed(uint64_t seed, const KeyConfig& c, uint64_t n, uint64_t run) {

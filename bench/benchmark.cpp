@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <future>
+#include <map>
 
 
 namespace gpusort::bench {
@@ -207,25 +208,36 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   std::vector<KeyConfig> configs = options.configs.empty() ? key_configs() : options.configs;
   const uint64_t seed = fresh_seed(p.seed);
 
-  std::vector<Row> rows;
-  print_header();
-  for (Algorithm algorithm : algorithms) {
+  // One Sorter per (algorithm, configuration); a refusal is reported on each of its rows.
+  std::map<std::pair<Algorithm, std::string>, std::unique_ptr<Sorter>> sorters;
+  std::map<std::pair<Algorithm, std::string>, std::string> refusals;
+  for (Algorithm algorithm : algorithms)
     for (const KeyConfig& config : configs) {
-      std::unique_ptr<Sorter> sorter;
-      std::string refused;
       try {
-        sorter = std::make_unique<Sorter>(
+        sorters[{algorithm, config.name}] = std::make_unique<Sorter>(
             ctx, SorterConfig{.key = key_type_of(config), .value_bytes = config.value_bytes,
                               .algorithm = algorithm});
       } catch (const Error& e) {
         if (e.result() != VK_SUCCESS) throw;
-        refused = std::string("rejected by the algorithm: ") + e.what();
+        refusals[{algorithm, config.name}] = std::string("rejected by the algorithm: ") + e.what();
       }
-      for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
-        const uint64_t n = uint64_t(1) << log2;
+    }
+
+  std::vector<Row> rows;
+  TimeBudget budget(p.time_budget_s);
+  print_header();
+  for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
+    const uint64_t n = uint64_t(1) << log2;
+    for (const KeyConfig& config : configs) {
+      for (Algorithm algorithm : algorithms) {
+        const std::string kind = std::string(to_string(algorithm)) + " " + config.name;
+        auto sorter = sorters.find({algorithm, config.name});
+        std::string skipped = sorter == sorters.end() ? refusals[{algorithm, config.name}]
+                                                      : budget.check(kind, n);
         Row row;
-        if (sorter) {
-          row = measure(ctx, *sorter, algorithm, config, n, p, seed);
+        if (skipped.empty()) {
+          row = measure(ctx, *sorter->second, algorithm, config, n, p, seed);
+          budget.record(kind, n, row.wall_s);
         } else {
           row.implementation = "gpusort";
           row.algorithm = to_string(algorithm);
@@ -233,7 +245,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
           row.key_bytes = config.key_bytes;
           row.value_bytes = config.value_bytes;
           row.n = n;
-          row.skipped = refused;
+          row.skipped = skipped;
         }
         print_row(row);
         rows.push_back(std::move(row));

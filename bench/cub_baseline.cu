@@ -4,7 +4,7 @@
 // around the sort call alone, every output checked, written in the same JSON / CSV schema.
 //
 //   cub_baseline [--keys u32,u64,...] [--min-log2 10] [--max-log2 28] [--step 2] [--warmups 3]
-//                [--runs 11] [--seed S] [--quick] [--json F] [--csv F]
+//                [--runs 11] [--seed S] [--time-budget SECONDS] [--quick] [--json F] [--csv F]
 #include "bench_common.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -203,6 +203,7 @@ int main(int argc, char** argv) {
       else if (flag == "--json") json = value;
       else if (flag == "--csv") csv = value;
       else if (flag == "--seed") seed = std::stoull(value);
+      else if (flag == "--time-budget") p.time_budget_s = std::stod(value);
       else if (flag == "--min-log2" || flag == "--max-log2" || flag == "--step" ||
                flag == "--warmups" || flag == "--runs") overrides.emplace_back(flag, value);
       else throw std::runtime_error("unknown option " + flag);
@@ -236,9 +237,25 @@ int main(int argc, char** argv) {
     print_header();
     RunInfo info{"cub", prop.name, driver_text, command, p, p.seed};
     std::vector<Row> rows;
-    for (const KeyConfig& c : configs)
-      for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
-        rows.push_back(measure(c, uint64_t(1) << log2, p, p.seed, stream));
+    TimeBudget budget(p.time_budget_s);
+    for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
+      for (const KeyConfig& c : configs) {
+        const uint64_t n = uint64_t(1) << log2;
+        std::string skipped = budget.check(c.name, n);
+        if (skipped.empty()) {
+          rows.push_back(measure(c, n, p, p.seed, stream));
+          budget.record(c.name, n, rows.back().wall_s);
+        } else {
+          Row row;
+          row.implementation = "cub";
+          row.algorithm = "DeviceRadixSort";
+          row.config = c.name;
+          row.key_bytes = c.key_bytes;
+          row.value_bytes = c.value_bytes;
+          row.n = n;
+          row.skipped = skipped;
+          rows.push_back(row);
+        }
         print_row(rows.back());
         // Rewritten after every row, so a run cut short keeps what it measured.
         if (!json.empty()) write_json(json, info, rows);

@@ -17,6 +17,7 @@ struct BenchArguments {
   bool quick = false;
   uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
   uint64_t seed = 0;
+  double time_budget = 0;
   std::string command_line;
 };
 
@@ -31,6 +32,7 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
   if (cmd.count("--warmups")) p.warmups = a.warmups;
   if (cmd.count("--runs")) p.runs = a.runs;
   p.seed = bench::fresh_seed(a.seed);
+  p.time_budget_s = a.time_budget;
   if (p.min_log2 > p.max_log2 || p.max_log2 > 30 || p.log2_step == 0)
     throw Error("bench: need 0 <= --min-log2 <= --max-log2 <= 30 and --step >= 1");
   if (!a.keys.empty()) {
@@ -78,6 +80,8 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_option("--warmups", args->warmups, "Untimed runs per row (default 3)");
   cmd->add_option("--runs", args->runs, "Timed runs per row, the median is reported (default 11)");
   cmd->add_option("--seed", args->seed, "Random seed (default: a fresh one, printed)");
+  cmd->add_option("--time-budget", args->time_budget,
+                  "Seconds: rows run smallest n first; a row predicted to end past this is skipped");
   cmd->add_option("--device", args->device, "Device index or name substring (default: GPUSORT_DEVICE, else the best)");
   cmd->add_option("--json", args->json, "Write the results as JSON here");
   cmd->add_option("--csv", args->csv, "Write the results as CSV here");
@@ -89,7 +93,7 @@ CommandRegistration registration([](CLI::App& app) {
              {"--json", args->json}, {"--csv", args->csv}, {"--device", args->device}})
       if (!value.empty()) args->command_line += " " + name + " " + value;
     if (args->quick) args->command_line += " --quick";
-    for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed"})
+    for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed", "--time-budget"})
       if (cmd->count(name)) args->command_line += std::string(" ") + name + " " + cmd->get_option(name)->as<std::string>();
     run_bench(*args, *cmd);
   });
