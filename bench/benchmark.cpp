@@ -149,7 +149,10 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
 
   const uint64_t messages_before = ctx.validation_messages();
   const uint32_t total = p.warmups + p.runs;
-  std::future<void> generating;  // the next input, made while the GPU sorts and the host checks
+  // The next input is made beside the check, never beside a timed sort: on the H100, host threads
+  // busy during a Vulkan sort made it up to 3x slower at 2^18..2^24 (presumably the driver's own
+  // host-side work for the submission was starved), while CUB's times did not move.
+  std::future<void> generating;
   for (uint32_t run = 0; run < total; ++run) {
     const uint32_t s = run % row.sets;
     double ms;
@@ -173,6 +176,7 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
     if (!wrong.empty())
       throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name + " n=" +
                   std::to_string(n) + " run " + std::to_string(run) + ": " + wrong);
+    if (generating.valid()) generating.wait();
     if (row.sets == 1) buffers->generate(next_seed()), buffers->send(s);
     if (run >= p.warmups) row.ms.push_back(ms);
   }

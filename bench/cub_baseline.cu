@@ -134,7 +134,7 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   const uint32_t total = p.warmups + p.runs;
-  std::future<void> generating;
+  std::future<void> generating;  // the next input, made beside the check, never beside a sort
   for (uint32_t run = 0; run < total; ++run) {
     const uint32_t s = run % row.sets;
     void* v = value_size ? values[s]->p : nullptr;
@@ -164,6 +164,7 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
     if (!wrong.empty())
       throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) + " run " +
                                std::to_string(run) + ": " + wrong);
+    if (generating.valid()) generating.wait();
     if (row.sets == 1) generate(next_seed()), send(s);
     if (run >= p.warmups) row.ms.push_back(ms);
   }
