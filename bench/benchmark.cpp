@@ -5,10 +5,10 @@
 #include "algorithms/sort_algorithm.hpp"
 #include "vulkan/buffer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <map>
-
 
 namespace gpusort::bench {
 
@@ -19,21 +19,34 @@ KeyType key_type_of(const KeyConfig& c) { return parse_key_type(c.key); }
 // Bitonic sort does not keep equal keys in input order; every other algorithm is stable.
 bool is_stable(Algorithm a) { return a != Algorithm::bitonic; }
 
-bool is_out_of_memory(const Error& e) {
-  return e.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.result() == VK_ERROR_OUT_OF_HOST_MEMORY;
-}
+// Every buffer the benchmark uses, allocated once at the largest size any row needs, so that
+// all rows run on the same few large allocations: rows then do not depend on the driver's
+// allocation history (page sizes, placement). Allocating per row gave some H100 runs 2-3x slower
+// rows at 2^18..2^24 in one stretch of the run, not seen in other runs.
+struct Pools {
+  DeviceBuffer inputs, scratch, upload_staging, readback_staging;
+};
+
+// How one row lays out its `sets` rotating inputs in the pools.
+struct RowLayout {
+  uint64_t key_size, value_size, value_offset, set_stride, staging_bytes;
+  RowLayout(const KeyConfig& c, uint64_t n)
+      : key_size(n * c.key_bytes), value_size(n * c.value_bytes),
+        value_offset(align_up(key_size, 256)), set_stride(align_up(value_offset + value_size, 256)),
+        staging_bytes(value_offset + value_size) {}
+};
 
 // The buffers of one row: `sets` rotating input sets, the sort's scratch, and host-visible
 // staging through which inputs go up and outputs come back. A new input is generated into the
-// upload staging ("pending") while the GPU sorts and the host checks, then sent to its set.
+// upload staging ("pending") beside the check of the previous output, then sent to its set.
 struct RowBuffers {
   Context::Impl& ctx;
   const KeyConfig& config;
   uint64_t n;
+  RowLayout layout;
   uint64_t key_size, value_size, value_offset;
   bool keep_inputs;
-  std::vector<DeviceBuffer> keys, values;
-  DeviceBuffer scratch, upload_staging, readback_staging;
+  const Pools& pools;
   // Per set: the multiset hash of its input and, for the whole-output comparison at small n,
   // host copies of it; `pending` is the input in the upload staging, not yet sent.
   struct Input {
@@ -43,25 +56,21 @@ struct RowBuffers {
   std::vector<Input> inputs;
   Input pending;
 
-  RowBuffers(Context::Impl& c, const KeyConfig& kc, uint64_t count, uint32_t sets,
-             uint64_t scratch_bytes, bool keep)
-      : ctx(c), config(kc), n(count), key_size(count * kc.key_bytes),
-        value_size(count * kc.value_bytes), value_offset(align_up(key_size, 256)),
-        keep_inputs(keep), inputs(sets) {
-    for (uint32_t s = 0; s < sets; ++s) {
-      keys.emplace_back(ctx, key_size, MemoryKind::device_local);
-      if (value_size) values.emplace_back(ctx, value_size, MemoryKind::device_local);
-    }
-    scratch = DeviceBuffer(ctx, scratch_bytes, MemoryKind::device_local);
-    upload_staging = DeviceBuffer(ctx, value_offset + value_size, MemoryKind::upload);
-    readback_staging = DeviceBuffer(ctx, value_offset + value_size, MemoryKind::readback);
-  }
+  RowBuffers(Context::Impl& c, const KeyConfig& kc, uint64_t count, uint32_t sets, bool keep,
+             const Pools& p)
+      : ctx(c), config(kc), n(count), layout(kc, count), key_size(layout.key_size),
+        value_size(layout.value_size), value_offset(layout.value_offset), keep_inputs(keep),
+        pools(p), inputs(sets) {}
 
-  BufferRef values_ref(uint32_t s) const { return value_size ? values[s].ref() : BufferRef{}; }
+  VkDeviceSize keys_offset(uint32_t s) const { return s * layout.set_stride; }
+  VkDeviceSize values_offset(uint32_t s) const { return s * layout.set_stride + value_offset; }
+  BufferRef keys_ref(uint32_t s) const { return pools.inputs.ref(keys_offset(s)); }
+  BufferRef values_ref(uint32_t s) const { return value_size ? pools.inputs.ref(values_offset(s)) : BufferRef{}; }
+  BufferRef scratch_ref() const { return pools.scratch.ref(); }
 
-  // Host only (may run beside the GPU work and the check): a fresh random input into staging.
+  // Host only: a fresh random input into the upload staging.
   void generate(uint64_t seed) {
-    auto* staging = static_cast<unsigned char*>(upload_staging.mapped());
+    auto* staging = static_cast<unsigned char*>(pools.upload_staging.mapped());
     pending.hash = generate_input(config, n, seed, staging, staging + value_offset);
     if (keep_inputs) {
       pending.keys.assign(staging, staging + key_size);
@@ -72,11 +81,11 @@ struct RowBuffers {
   // The pending input becomes set s's.
   void send(uint32_t s) {
     ctx.submit([&](VkCommandBuffer cmd) {
-      VkBufferCopy k{0, 0, key_size};
-      vkCmdCopyBuffer(cmd, upload_staging.buffer(), keys[s].buffer(), 1, &k);
+      VkBufferCopy k{0, keys_offset(s), key_size};
+      vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), pools.inputs.buffer(), 1, &k);
       if (value_size) {
-        VkBufferCopy v{value_offset, 0, value_size};
-        vkCmdCopyBuffer(cmd, upload_staging.buffer(), values[s].buffer(), 1, &v);
+        VkBufferCopy v{value_offset, values_offset(s), value_size};
+        vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), pools.inputs.buffer(), 1, &v);
       }
       Recorder::full_barrier(cmd);
     });
@@ -88,11 +97,11 @@ struct RowBuffers {
   void fetch(uint32_t s) {
     ctx.submit([&](VkCommandBuffer cmd) {
       Recorder::full_barrier(cmd);
-      VkBufferCopy k{0, 0, key_size};
-      vkCmdCopyBuffer(cmd, keys[s].buffer(), readback_staging.buffer(), 1, &k);
+      VkBufferCopy k{keys_offset(s), 0, key_size};
+      vkCmdCopyBuffer(cmd, pools.inputs.buffer(), pools.readback_staging.buffer(), 1, &k);
       if (value_size) {
-        VkBufferCopy v{0, value_offset, value_size};
-        vkCmdCopyBuffer(cmd, values[s].buffer(), readback_staging.buffer(), 1, &v);
+        VkBufferCopy v{values_offset(s), value_offset, value_size};
+        vkCmdCopyBuffer(cmd, pools.inputs.buffer(), pools.readback_staging.buffer(), 1, &v);
       }
       Recorder::full_barrier(cmd);
     });
@@ -100,7 +109,7 @@ struct RowBuffers {
 
   // Checks the fetched output of set s against its input; returns "" or what is wrong.
   std::string verify(uint32_t s, bool stable) const {
-    auto* staging = static_cast<const unsigned char*>(readback_staging.mapped());
+    auto* staging = static_cast<const unsigned char*>(pools.readback_staging.mapped());
     const Input& in = inputs[s];
     return check_output(config, n, staging, staging + value_offset, in.hash, false,
                         keep_inputs ? in.keys.data() : nullptr,
@@ -108,8 +117,19 @@ struct RowBuffers {
   }
 };
 
+// The rotating sets of a row: enough to exceed rotate_bytes, fewer only where device memory
+// requires (reported in the row's `sets`).
+uint32_t sets_for_row(const Context::Impl& impl, const Protocol& p, const KeyConfig& config,
+                      uint64_t n, uint64_t scratch_bytes) {
+  const RowLayout layout(config, n);
+  uint32_t sets = p.sets_for(layout.staging_bytes);
+  const double usable = 0.8 * double(impl.info.device_local_bytes);
+  while (sets > 1 && double(sets) * layout.set_stride + scratch_bytes > usable) --sets;
+  return sets;
+}
+
 Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyConfig& config,
-            uint64_t n, const Protocol& p, uint64_t seed) {
+            uint64_t n, const Protocol& p, uint64_t seed, const Pools& pools) {
   Context::Impl& impl = ctx.impl();
   const auto started = std::chrono::steady_clock::now();
   Row row;
@@ -128,21 +148,14 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
     row.skipped = std::string("rejected by the algorithm: ") + e.what();
     return row;
   }
-  const uint64_t set_bytes = n * (config.key_bytes + config.value_bytes);
-  row.sets = p.sets_for(set_bytes);
-  // Fewer rotating sets only where device memory requires (reported in the row's `sets`).
-  const double usable = 0.8 * double(impl.info.device_local_bytes);
-  while (row.sets > 1 && double(row.sets) * set_bytes + row.scratch_bytes > usable) --row.sets;
-
-  std::unique_ptr<RowBuffers> buffers;
-  try {
-    buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets, row.scratch_bytes,
-                                           n <= p.exact_max_n);
-  } catch (const Error& e) {
-    if (!is_out_of_memory(e)) throw;
-    row.skipped = std::string("out of memory: ") + e.what();
+  row.sets = sets_for_row(impl, p, config, n, row.scratch_bytes);
+  const RowLayout layout(config, n);
+  if (row.sets * layout.set_stride > pools.inputs.bytes() || row.scratch_bytes > pools.scratch.bytes() ||
+      layout.staging_bytes > pools.upload_staging.bytes()) {
+    row.skipped = "does not fit in device memory";
     return row;
   }
+  auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets, n <= p.exact_max_n, pools);
   uint64_t run_index = 0;
   auto next_seed = [&] { return run_seed(seed, config, n, run_index++); };
   for (uint32_t s = 0; s < row.sets; ++s) buffers->generate(next_seed()), buffers->send(s);
@@ -158,7 +171,7 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
     double ms;
     try {
       ms = impl.submit_timed([&](VkCommandBuffer cmd) {
-        sorter.record(cmd, buffers->keys[s].ref(), buffers->values_ref(s), buffers->scratch.ref(), n);
+        sorter.record(cmd, buffers->keys_ref(s), buffers->values_ref(s), buffers->scratch_ref(), n);
       });
     } catch (const Error& e) {
       // An argument the algorithm refuses (VK_SUCCESS) on the first run is a size limit.
@@ -227,6 +240,34 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
       }
     }
 
+  // The pools: the largest needs of the rows that fit in device memory.
+  Context::Impl& impl = ctx.impl();
+  uint64_t input_bytes = 0, scratch_bytes = 0, staging_bytes = 0;
+  const double usable = 0.8 * double(impl.info.device_local_bytes);
+  for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
+    for (const auto& [key, sorter] : sorters) {
+      const KeyConfig& config = *std::find_if(configs.begin(), configs.end(),
+                                              [&](const KeyConfig& c) { return key.second == c.name; });
+      const uint64_t n = uint64_t(1) << log2;
+      uint64_t scratch = 0;
+      try {
+        scratch = sorter->scratch_bytes(n);
+      } catch (const Error& e) {
+        if (e.result() != VK_SUCCESS) throw;
+        continue;  // the row reports the rejection
+      }
+      const RowLayout layout(config, n);
+      const uint64_t sets = sets_for_row(impl, p, config, n, scratch);
+      if (double(sets * layout.set_stride) + double(scratch) > usable) continue;
+      input_bytes = std::max(input_bytes, sets * layout.set_stride);
+      scratch_bytes = std::max(scratch_bytes, scratch);
+      staging_bytes = std::max(staging_bytes, layout.staging_bytes);
+    }
+  Pools pools{DeviceBuffer(impl, input_bytes, MemoryKind::device_local),
+              DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local),
+              DeviceBuffer(impl, staging_bytes, MemoryKind::upload),
+              DeviceBuffer(impl, staging_bytes, MemoryKind::readback)};
+
   std::vector<Row> rows;
   TimeBudget budget(p.time_budget_s);
   print_header();
@@ -240,7 +281,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
                                                       : budget.check(kind, n);
         Row row;
         if (skipped.empty()) {
-          row = measure(ctx, *sorter->second, algorithm, config, n, p, seed);
+          row = measure(ctx, *sorter->second, algorithm, config, n, p, seed, pools);
           budget.record(kind, n, row.wall_s);
         } else {
           row.implementation = "gpusort";

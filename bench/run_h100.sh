@@ -31,6 +31,11 @@ export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
   nproc
 } > "$out/machine.txt" 2>&1
 
+# Clocks, power and throttle reasons every 250 ms (read-only), to explain odd rows afterwards.
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.active \
+  --format=csv -lms 250 > "$out/gpu_monitor.csv" 2>&1 &
+monitor=$!
+
 seed=${SEED:-$(date +%s)}
 status=0
 start=$(date +%s)
@@ -47,5 +52,6 @@ timeout $((gpusort_budget + 90)) "$here/gpusort" bench --seed "$seed" --time-bud
   "${algorithms[@]}" \
   --json "$out/gpusort.json" --csv "$out/gpusort.csv" "$@" 2>&1 | tee "$out/gpusort.log" || status=1
 end=$(date +%s)
+kill "$monitor" 2>/dev/null
 echo "cub: $((middle - start)) s, gpusort: $((end - middle)) s (status $status)" | tee -a "$out/machine.txt"
 exit $status
