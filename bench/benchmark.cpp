@@ -23,8 +23,12 @@ bool is_stable(Algorithm a) { return a != Algorithm::bitonic; }
 // all rows run on the same few large allocations: rows then do not depend on the driver's
 // allocation history (page sizes, placement). Allocating per row gave some H100 runs 2-3x slower
 // rows at 2^18..2^24 in one stretch of the run, not seen in other runs.
+// The inputs live in equal chunks (a Vulkan allocation may be limited to 4 GiB, as on NVIDIA),
+// each holding whole sets.
 struct Pools {
-  DeviceBuffer inputs, scratch, upload_staging, readback_staging;
+  std::vector<DeviceBuffer> input_chunks;
+  uint64_t chunk_bytes = 0;
+  DeviceBuffer scratch, upload_staging, readback_staging;
 };
 
 // How one row lays out its `sets` rotating inputs in the pools.
@@ -62,10 +66,12 @@ struct RowBuffers {
         value_size(layout.value_size), value_offset(layout.value_offset), keep_inputs(keep),
         pools(p), inputs(sets) {}
 
-  VkDeviceSize keys_offset(uint32_t s) const { return s * layout.set_stride; }
-  VkDeviceSize values_offset(uint32_t s) const { return s * layout.set_stride + value_offset; }
-  BufferRef keys_ref(uint32_t s) const { return pools.inputs.ref(keys_offset(s)); }
-  BufferRef values_ref(uint32_t s) const { return value_size ? pools.inputs.ref(values_offset(s)) : BufferRef{}; }
+  uint64_t sets_per_chunk() const { return pools.chunk_bytes / layout.set_stride; }
+  const DeviceBuffer& chunk(uint32_t s) const { return pools.input_chunks[s / sets_per_chunk()]; }
+  VkDeviceSize keys_offset(uint32_t s) const { return (s % sets_per_chunk()) * layout.set_stride; }
+  VkDeviceSize values_offset(uint32_t s) const { return keys_offset(s) + value_offset; }
+  BufferRef keys_ref(uint32_t s) const { return chunk(s).ref(keys_offset(s)); }
+  BufferRef values_ref(uint32_t s) const { return value_size ? chunk(s).ref(values_offset(s)) : BufferRef{}; }
   BufferRef scratch_ref() const { return pools.scratch.ref(); }
 
   // Host only: a fresh random input into the upload staging.
@@ -82,10 +88,10 @@ struct RowBuffers {
   void send(uint32_t s) {
     ctx.submit([&](VkCommandBuffer cmd) {
       VkBufferCopy k{0, keys_offset(s), key_size};
-      vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), pools.inputs.buffer(), 1, &k);
+      vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), chunk(s).buffer(), 1, &k);
       if (value_size) {
         VkBufferCopy v{value_offset, values_offset(s), value_size};
-        vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), pools.inputs.buffer(), 1, &v);
+        vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), chunk(s).buffer(), 1, &v);
       }
       Recorder::full_barrier(cmd);
     });
@@ -98,10 +104,10 @@ struct RowBuffers {
     ctx.submit([&](VkCommandBuffer cmd) {
       Recorder::full_barrier(cmd);
       VkBufferCopy k{keys_offset(s), 0, key_size};
-      vkCmdCopyBuffer(cmd, pools.inputs.buffer(), pools.readback_staging.buffer(), 1, &k);
+      vkCmdCopyBuffer(cmd, chunk(s).buffer(), pools.readback_staging.buffer(), 1, &k);
       if (value_size) {
         VkBufferCopy v{values_offset(s), value_offset, value_size};
-        vkCmdCopyBuffer(cmd, pools.inputs.buffer(), pools.readback_staging.buffer(), 1, &v);
+        vkCmdCopyBuffer(cmd, chunk(s).buffer(), pools.readback_staging.buffer(), 1, &v);
       }
       Recorder::full_barrier(cmd);
     });
@@ -150,9 +156,10 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   }
   row.sets = sets_for_row(impl, p, config, n, row.scratch_bytes);
   const RowLayout layout(config, n);
-  if (row.sets * layout.set_stride > pools.inputs.bytes() || row.scratch_bytes > pools.scratch.bytes() ||
-      layout.staging_bytes > pools.upload_staging.bytes()) {
-    row.skipped = "does not fit in device memory";
+  const uint64_t per_chunk = layout.set_stride <= pools.chunk_bytes ? pools.chunk_bytes / layout.set_stride : 0;
+  if (per_chunk == 0 || (row.sets + per_chunk - 1) / per_chunk > pools.input_chunks.size() ||
+      row.scratch_bytes > pools.scratch.bytes() || layout.staging_bytes > pools.upload_staging.bytes()) {
+    row.skipped = "does not fit in device memory (or a set / the scratch exceeds one allocation)";
     return row;
   }
   auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets, n <= p.exact_max_n, pools);
@@ -240,9 +247,12 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
       }
     }
 
-  // The pools: the largest needs of the rows that fit in device memory.
+  // The pools: the largest needs of the rows that fit in device memory and in allocations.
   Context::Impl& impl = ctx.impl();
-  uint64_t input_bytes = 0, scratch_bytes = 0, staging_bytes = 0;
+  struct Need { uint64_t stride, sets; };
+  std::vector<Need> needs;
+  uint64_t scratch_bytes = 0, staging_bytes = 0, chunk_bytes = 0;
+  const uint64_t largest = impl.info.max_allocation_bytes / 256 * 256;
   const double usable = 0.8 * double(impl.info.device_local_bytes);
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
     for (const auto& [key, sorter] : sorters) {
@@ -258,15 +268,26 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
       }
       const RowLayout layout(config, n);
       const uint64_t sets = sets_for_row(impl, p, config, n, scratch);
-      if (double(sets * layout.set_stride) + double(scratch) > usable) continue;
-      input_bytes = std::max(input_bytes, sets * layout.set_stride);
+      if (layout.set_stride > largest || scratch > largest ||
+          double(sets * layout.set_stride) + double(scratch) > usable)
+        continue;  // the row reports that it does not fit
+      needs.push_back({layout.set_stride, sets});
+      chunk_bytes = std::max(chunk_bytes, std::min(sets, largest / layout.set_stride) * layout.set_stride);
       scratch_bytes = std::max(scratch_bytes, scratch);
       staging_bytes = std::max(staging_bytes, layout.staging_bytes);
     }
-  Pools pools{DeviceBuffer(impl, input_bytes, MemoryKind::device_local),
-              DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local),
-              DeviceBuffer(impl, staging_bytes, MemoryKind::upload),
-              DeviceBuffer(impl, staging_bytes, MemoryKind::readback)};
+  Pools pools;
+  pools.chunk_bytes = chunk_bytes;
+  uint64_t chunk_count = 0;
+  for (const Need& need : needs) {
+    const uint64_t per_chunk = chunk_bytes / need.stride;
+    chunk_count = std::max(chunk_count, (need.sets + per_chunk - 1) / per_chunk);
+  }
+  for (uint64_t c = 0; c < chunk_count; ++c)
+    pools.input_chunks.emplace_back(impl, chunk_bytes, MemoryKind::device_local);
+  pools.scratch = DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local);
+  pools.upload_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::upload);
+  pools.readback_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::readback);
 
   std::vector<Row> rows;
   TimeBudget budget(p.time_budget_s);
