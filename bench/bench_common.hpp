@@ -4,11 +4,12 @@
 // the JSON / CSV / table writers. Host code only, C++17 (nvcc compiles it too).
 //
 // Protocol (both implementations):
-//  - every run sorts a fresh random input, uploaded before the run (not timed);
-//  - the inputs rotate among `sets` buffer sets whose total exceeds rotate_bytes (>= 2.5x the
-//    H100's 50 MB L2), so no timed run finds its input in the cache;
-//  - `warmups` untimed runs, then the median of `runs` timed runs (device timestamps / events
-//    around the sort alone);
+//  - every run sorts its own fresh random input in its own buffer set; all sets of a row are
+//    uploaded first (not timed), at least one per run and enough to exceed rotate_bytes (>= 2.5x
+//    the H100's 50 MB L2), so no timed run finds its input in the cache;
+//  - spin-up: untimed sorts of a spare input for spin_up_ms, so the GPU's clocks are up;
+//  - then `warmups` untimed runs and `runs` timed runs back to back (device timestamps / events
+//    around the sort alone), the median reported; outputs are checked after the runs;
 //  - every run's output (warm-ups included) is checked: keys sorted and (key, value) pairs a
 //    permutation of the input (a 64-bit multiset hash of the pairs); up to exact_max_n the whole
 //    output is also compared with std::stable_sort of the same input.
@@ -73,16 +74,24 @@ struct Protocol {
   uint64_t exact_max_n = uint64_t(1) << 16;  // whole-output comparison with std::stable_sort
   uint64_t seed = 0;                         // 0: a fresh seed per invocation
   double time_budget_s = 0;  // > 0: skip rows predicted to end past this many seconds
+  // Before a row's runs, untimed sorts of a spare input for this long: the GPU lowers its clocks
+  // while the host prepares inputs (seen on the H100 with Vulkan: 345-1980 MHz), and a few
+  // warm-up sorts of microseconds do not bring them back up.
+  double spin_up_ms = 200;
 
   // --quick: a few small sizes and runs, for CI on a CPU driver.
   void make_quick() {
     min_log2 = 10, max_log2 = 14, log2_step = 2;
     warmups = 1, runs = 3;
-    min_sets = max_sets = 3;
+    min_sets = 3, max_sets = 4;
+    spin_up_ms = 0;
   }
+  // One input set per run (warm-ups included), so that the runs go back to back; more where
+  // that is needed for the sets to exceed rotate_bytes.
   uint32_t sets_for(uint64_t set_bytes) const {
     uint64_t sets = (rotate_bytes + set_bytes - 1) / std::max<uint64_t>(set_bytes, 1);
-    return uint32_t(std::clamp<uint64_t>(sets, min_sets, max_sets));
+    uint64_t lower = std::min<uint64_t>(std::max<uint64_t>(min_sets, warmups + runs), max_sets);
+    return uint32_t(std::clamp<uint64_t>(sets, lower, max_sets));
   }
   std::string verification(uint64_t n) const {
     return n <= exact_max_n ? "every run: whole output == std::stable_sort"
@@ -289,6 +298,7 @@ inline void write_json(const std::string& path, const RunInfo& info, const std::
     << ", \"runs\": " << p.runs << ", \"rotate_bytes\": " << p.rotate_bytes
     << ", \"min_sets\": " << p.min_sets << ", \"max_sets\": " << p.max_sets
     << ", \"exact_max_n\": " << p.exact_max_n << ", \"time_budget_s\": " << number(p.time_budget_s)
+    << ", \"spin_up_ms\": " << number(p.spin_up_ms)
     << ", \"traffic_model\": \"bytes = 2 * n * (key_bytes + value_bytes)\"},\n  \"results\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];

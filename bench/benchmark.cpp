@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <future>
 #include <map>
 
 namespace gpusort::bench {
@@ -41,8 +40,7 @@ struct RowLayout {
 };
 
 // The buffers of one row: `sets` rotating input sets, the sort's scratch, and host-visible
-// staging through which inputs go up and outputs come back. A new input is generated into the
-// upload staging ("pending") beside the check of the previous output, then sent to its set.
+// staging through which inputs go up and outputs come back.
 struct RowBuffers {
   Context::Impl& ctx;
   const KeyConfig& config;
@@ -123,14 +121,15 @@ struct RowBuffers {
   }
 };
 
-// The rotating sets of a row: enough to exceed rotate_bytes, fewer only where device memory
-// requires (reported in the row's `sets`).
+// The input sets of a row (Protocol::sets_for), fewer only where device memory requires
+// (reported in the row's `sets`; the runs then go in batches of `sets`). One more slot holds the
+// spare input the spin-up sorts.
 uint32_t sets_for_row(const Context::Impl& impl, const Protocol& p, const KeyConfig& config,
                       uint64_t n, uint64_t scratch_bytes) {
   const RowLayout layout(config, n);
   uint32_t sets = p.sets_for(layout.staging_bytes);
   const double usable = 0.8 * double(impl.info.device_local_bytes);
-  while (sets > 1 && double(sets) * layout.set_stride + scratch_bytes > usable) --sets;
+  while (sets > 1 && double(sets + 1) * layout.set_stride + scratch_bytes > usable) --sets;
   return sets;
 }
 
@@ -157,50 +156,52 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   row.sets = sets_for_row(impl, p, config, n, row.scratch_bytes);
   const RowLayout layout(config, n);
   const uint64_t per_chunk = layout.set_stride <= pools.chunk_bytes ? pools.chunk_bytes / layout.set_stride : 0;
-  if (per_chunk == 0 || (row.sets + per_chunk - 1) / per_chunk > pools.input_chunks.size() ||
+  if (per_chunk == 0 || (row.sets + 1 + per_chunk - 1) / per_chunk > pools.input_chunks.size() ||
       row.scratch_bytes > pools.scratch.bytes() || layout.staging_bytes > pools.upload_staging.bytes()) {
     row.skipped = "does not fit in device memory (or a set / the scratch exceeds one allocation)";
     return row;
   }
-  auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets, n <= p.exact_max_n, pools);
+  auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets + 1, n <= p.exact_max_n, pools);
   uint64_t run_index = 0;
   auto next_seed = [&] { return run_seed(seed, config, n, run_index++); };
-  for (uint32_t s = 0; s < row.sets; ++s) buffers->generate(next_seed()), buffers->send(s);
-
+  auto record_sort = [&](uint32_t s) {
+    return [&, s](VkCommandBuffer cmd) {
+      sorter.record(cmd, buffers->keys_ref(s), buffers->values_ref(s), buffers->scratch_ref(), n);
+    };
+  };
   const uint64_t messages_before = ctx.validation_messages();
-  const uint32_t total = p.warmups + p.runs;
-  // The next input is made beside the check, never beside a timed sort: on the H100, host threads
-  // busy during a Vulkan sort made it up to 3x slower at 2^18..2^24 (presumably the driver's own
-  // host-side work for the submission was starved), while CUB's times did not move.
-  std::future<void> generating;
-  for (uint32_t run = 0; run < total; ++run) {
-    const uint32_t s = run % row.sets;
-    double ms;
-    try {
-      ms = impl.submit_timed([&](VkCommandBuffer cmd) {
-        sorter.record(cmd, buffers->keys_ref(s), buffers->values_ref(s), buffers->scratch_ref(), n);
-      });
-    } catch (const Error& e) {
-      // An argument the algorithm refuses (VK_SUCCESS) on the first run is a size limit.
-      if (run != 0 || e.result() != VK_SUCCESS) throw;
-      row.skipped = std::string("rejected by the algorithm: ") + e.what();
-      return row;
-    }
-    // Refill the set the previous run used before reading this run's output back: the
-    // read-back then evicts the upload's dirty lines from L2 before the next timed run.
-    if (generating.valid() && row.sets > 1) generating.get(), buffers->send((run - 1) % row.sets);
-    buffers->fetch(s);
-    if (row.sets > 1)
-      generating = std::async(std::launch::async, [&, seed = next_seed()] { buffers->generate(seed); });
-    std::string wrong = buffers->verify(s, is_stable(algorithm));
-    if (!wrong.empty())
-      throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name + " n=" +
-                  std::to_string(n) + " run " + std::to_string(run) + ": " + wrong);
-    if (generating.valid()) generating.wait();
-    if (row.sets == 1) buffers->generate(next_seed()), buffers->send(s);
-    if (run >= p.warmups) row.ms.push_back(ms);
+  const uint32_t spare = row.sets;
+  buffers->generate(next_seed()), buffers->send(spare);
+  try {
+    impl.submit(record_sort(spare));
+  } catch (const Error& e) {
+    // An argument the algorithm refuses (VK_SUCCESS) is a size limit.
+    if (e.result() != VK_SUCCESS) throw;
+    row.skipped = std::string("rejected by the algorithm: ") + e.what();
+    return row;
   }
-  if (generating.valid()) generating.get();
+
+  // Batches of `sets` runs (one batch unless memory is short): upload every input, spin up,
+  // run back to back, then check every output.
+  const uint32_t total = p.warmups + p.runs;
+  for (uint32_t first = 0; first < total; first += row.sets) {
+    const uint32_t count = std::min(row.sets, total - first);
+    for (uint32_t s = 0; s < count; ++s) buffers->generate(next_seed()), buffers->send(s);
+    const auto spin_start = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
+               .count() < p.spin_up_ms)
+      impl.submit(record_sort(spare));
+    std::vector<double> ms(count);
+    for (uint32_t s = 0; s < count; ++s) ms[s] = impl.submit_timed(record_sort(s));
+    for (uint32_t s = 0; s < count; ++s) {
+      buffers->fetch(s);
+      std::string wrong = buffers->verify(s, is_stable(algorithm));
+      if (!wrong.empty())
+        throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name + " n=" +
+                    std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);
+      if (first + s >= p.warmups) row.ms.push_back(ms[s]);
+    }
+  }
   if (ctx.validation_messages() != messages_before)
     throw Error(std::string("bench: validation messages while sorting ") + to_string(algorithm) +
                 " " + config.name + " n=" + std::to_string(n));
@@ -268,11 +269,12 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
       }
       const RowLayout layout(config, n);
       const uint64_t sets = sets_for_row(impl, p, config, n, scratch);
+      const uint64_t slots = sets + 1;  // and the spare
       if (layout.set_stride > largest || scratch > largest ||
-          double(sets * layout.set_stride) + double(scratch) > usable)
+          double(slots * layout.set_stride) + double(scratch) > usable)
         continue;  // the row reports that it does not fit
-      needs.push_back({layout.set_stride, sets});
-      chunk_bytes = std::max(chunk_bytes, std::min(sets, largest / layout.set_stride) * layout.set_stride);
+      needs.push_back({layout.set_stride, slots});
+      chunk_bytes = std::max(chunk_bytes, std::min(slots, largest / layout.set_stride) * layout.set_stride);
       scratch_bytes = std::max(scratch_bytes, scratch);
       staging_bytes = std::max(staging_bytes, layout.staging_bytes);
     }

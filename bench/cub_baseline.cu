@@ -13,7 +13,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -91,11 +90,14 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
 
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // As gpusort's benchmark: one set per run (fewer only where memory requires; the runs then go
+  // in batches), plus a spare set for the spin-up.
   row.sets = p.sets_for(set_bytes);
-  while (row.sets > 1 && double(row.sets) * set_bytes + row.scratch_bytes > 0.8 * double(free_bytes)) --row.sets;
+  while (row.sets > 1 && double(row.sets + 1) * set_bytes + row.scratch_bytes > 0.8 * double(free_bytes)) --row.sets;
+  const uint32_t spare = row.sets;
 
   std::vector<std::unique_ptr<DeviceMemory>> keys, values;
-  for (uint32_t s = 0; s < row.sets; ++s) {
+  for (uint32_t s = 0; s <= row.sets; ++s) {
     keys.push_back(std::make_unique<DeviceMemory>(key_size));
     if (value_size) values.push_back(std::make_unique<DeviceMemory>(value_size));
   }
@@ -110,7 +112,7 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
     uint64_t hash = 0;
     std::vector<unsigned char> keys, values;
   };
-  std::vector<Input> inputs(row.sets);
+  std::vector<Input> inputs(row.sets + 1);
   Input pending;
   uint64_t run_index = 0;
   auto next_seed = [&] { return run_seed(seed, c, n, run_index++); };
@@ -128,47 +130,63 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::swap(inputs[s], pending);
   };
-  for (uint32_t s = 0; s < row.sets; ++s) generate(next_seed()), send(s);
+  // Sorts set s; returns whether the result is in the alternate buffers.
+  auto sort_set = [&](uint32_t s) {
+    bool alt = false;
+    sort_config(c, temp.p, temp_bytes, keys[s]->p, keys_alt.p, value_size ? values[s]->p : nullptr,
+                values_alt.p, n, stream, alt);
+    CUDA_CHECK(cudaGetLastError());
+    return alt;
+  };
+  generate(next_seed()), send(spare);
 
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   const uint32_t total = p.warmups + p.runs;
-  std::future<void> generating;  // the next input, made beside the check, never beside a sort
-  for (uint32_t run = 0; run < total; ++run) {
-    const uint32_t s = run % row.sets;
-    void* v = value_size ? values[s]->p : nullptr;
-    CUDA_CHECK(cudaEventRecord(start, stream));
-    sort_config(c, temp.p, temp_bytes, keys[s]->p, keys_alt.p, v, values_alt.p, n, stream, alt);
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaEventRecord(stop, stream));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    // As in gpusort's benchmark: refill the previous run's set, then read this output back (the
-    // read-back evicts the upload's dirty lines from L2 before the next timed run).
-    if (generating.valid() && row.sets > 1) generating.get(), send((run - 1) % row.sets);
-    // A missed copy leaves the previous output (another input's pair hash): the check fails.
-    CUDA_CHECK(cudaMemcpyAsync(down, alt ? keys_alt.p : keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
-    if (value_size)
-      CUDA_CHECK(cudaMemcpyAsync(down + key_size, alt ? values_alt.p : v, value_size,
-                                 cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    if (row.sets > 1)
-      generating = std::async(std::launch::async, [&, r = next_seed()] { generate(r); });
-    // CUB orders -0 and +0 as equal (stably), else like gpusort's IEEE totalOrder.
-    const Input& in = inputs[s];
-    std::string wrong = check_output(c, n, down, down + key_size, in.hash, true,
-                                     exact ? in.keys.data() : nullptr,
-                                     exact ? in.values.data() : nullptr, true);
-    if (!wrong.empty())
-      throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) + " run " +
-                               std::to_string(run) + ": " + wrong);
-    if (generating.valid()) generating.wait();
-    if (row.sets == 1) generate(next_seed()), send(s);
-    if (run >= p.warmups) row.ms.push_back(ms);
+  for (uint32_t first = 0; first < total; first += row.sets) {
+    const uint32_t count = std::min(row.sets, total - first);
+    for (uint32_t s = 0; s < count; ++s) generate(next_seed()), send(s);
+    const auto spin_start = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
+               .count() < p.spin_up_ms) {
+      sort_set(spare);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    std::vector<float> ms(count);
+    std::vector<bool> in_alt(count);
+    for (uint32_t s = 0; s < count; ++s) {
+      CUDA_CHECK(cudaEventRecord(start, stream));
+      in_alt[s] = sort_set(s);
+      CUDA_CHECK(cudaEventRecord(stop, stream));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      CUDA_CHECK(cudaEventElapsedTime(&ms[s], start, stop));
+      // The alternate buffers are shared: a result left there is copied home before the next run
+      // (outside the timing), so that every output can be checked after the runs.
+      if (in_alt[s]) {
+        CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice, stream));
+        if (value_size)
+          CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size, cudaMemcpyDeviceToDevice, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+      }
+    }
+    for (uint32_t s = 0; s < count; ++s) {
+      // A missed copy leaves the previous output (another input's pair hash): the check fails.
+      CUDA_CHECK(cudaMemcpyAsync(down, keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
+      if (value_size)
+        CUDA_CHECK(cudaMemcpyAsync(down + key_size, values[s]->p, value_size, cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      // CUB orders -0 and +0 as equal (stably), else like gpusort's IEEE totalOrder.
+      const Input& in = inputs[s];
+      std::string wrong = check_output(c, n, down, down + key_size, in.hash, true,
+                                       exact ? in.keys.data() : nullptr,
+                                       exact ? in.values.data() : nullptr, true);
+      if (!wrong.empty())
+        throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) + " run " +
+                                 std::to_string(first + s) + ": " + wrong);
+      if (first + s >= p.warmups) row.ms.push_back(ms[s]);
+    }
   }
-  if (generating.valid()) generating.get();
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
   row.finish();
