@@ -18,19 +18,17 @@ KeyType key_type_of(const KeyConfig& c) { return parse_key_type(c.key); }
 // Bitonic sort does not keep equal keys in input order; every other algorithm is stable.
 bool is_stable(Algorithm a) { return a != Algorithm::bitonic; }
 
-// Every buffer the benchmark uses, allocated once at the largest size any row needs, so that
-// all rows run on the same few large allocations: rows then do not depend on the driver's
-// allocation history (page sizes, placement). Allocating per row gave some H100 runs 2-3x slower
-// rows at 2^18..2^24 in one stretch of the run, not seen in other runs.
-// The inputs live in equal chunks (a Vulkan allocation may be limited to 4 GiB, as on NVIDIA),
-// each holding whole sets.
+// Every buffer the benchmark uses, allocated once at the largest size any row needs: rows then
+// share the same few large allocations (no dependence on the driver's allocation history, no
+// allocation time per row). The inputs live in equal chunks, each holding whole sets, because a
+// Vulkan allocation may be limited (4 GiB on NVIDIA).
 struct Pools {
   std::vector<DeviceBuffer> input_chunks;
   uint64_t chunk_bytes = 0;
   DeviceBuffer scratch, upload_staging, readback_staging;
 };
 
-// How one row lays out its `sets` rotating inputs in the pools.
+// How one row lays out its input sets in the pools.
 struct RowLayout {
   uint64_t key_size, value_size, value_offset, set_stride, staging_bytes;
   RowLayout(const KeyConfig& c, uint64_t n)
@@ -39,8 +37,8 @@ struct RowLayout {
         staging_bytes(value_offset + value_size) {}
 };
 
-// The buffers of one row: `sets` rotating input sets, the sort's scratch, and host-visible
-// staging through which inputs go up and outputs come back.
+// One row's view of the pools: its input sets (the last one the spin-up's spare), the sort's
+// scratch, and the host-visible staging through which inputs go up and outputs come back.
 struct RowBuffers {
   Context::Impl& ctx;
   const KeyConfig& config;
