@@ -1,0 +1,325 @@
+// gpusort's benchmark loop over the engine face: each timed run is one submission holding two
+// timestamps around Sorter::record's dispatches, so uploads, downloads and checks stay outside.
+#include "benchmark.hpp"
+
+#include "algorithms/sort_algorithm.hpp"
+#include "vulkan/buffer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+namespace gpusort::bench {
+
+namespace {
+
+KeyType key_type_of(const KeyConfig& c) { return parse_key_type(c.key); }
+
+// Bitonic sort does not keep equal keys in input order; every other algorithm is stable.
+bool is_stable(Algorithm a) { return a != Algorithm::bitonic; }
+
+// Every buffer the benchmark uses, allocated once at the largest size any row needs: rows then
+// share the same few large allocations (no dependence on the driver's allocation history, no
+// allocation time per row). The inputs live in equal chunks, each holding whole sets, because a
+// Vulkan allocation may be limited (4 GiB on NVIDIA).
+struct Pools {
+  std::vector<DeviceBuffer> input_chunks;
+  uint64_t chunk_bytes = 0;
+  DeviceBuffer scratch, upload_staging, readback_staging;
+};
+
+// How one row lays out its input sets in the pools.
+struct RowLayout {
+  uint64_t key_size, value_size, value_offset, set_stride, staging_bytes;
+  RowLayout(const KeyConfig& c, uint64_t n)
+      : key_size(n * c.key_bytes), value_size(n * c.value_bytes),
+        value_offset(align_up(key_size, 256)), set_stride(align_up(value_offset + value_size, 256)),
+        staging_bytes(value_offset + value_size) {}
+};
+
+// One row's view of the pools: its input sets (the last one the spin-up's spare), the sort's
+// scratch, and the host-visible staging through which inputs go up and outputs come back.
+struct RowBuffers {
+  Context::Impl& ctx;
+  const KeyConfig& config;
+  uint64_t n;
+  RowLayout layout;
+  uint64_t key_size, value_size, value_offset;
+  bool keep_inputs;
+  const Pools& pools;
+  // Per set: the multiset hash of its input and, for the whole-output comparison at small n,
+  // host copies of it; `pending` is the input in the upload staging, not yet sent.
+  struct Input {
+    uint64_t hash = 0;
+    std::vector<unsigned char> keys, values;
+  };
+  std::vector<Input> inputs;
+  Input pending;
+
+  RowBuffers(Context::Impl& c, const KeyConfig& kc, uint64_t count, uint32_t sets, bool keep,
+             const Pools& p)
+      : ctx(c), config(kc), n(count), layout(kc, count), key_size(layout.key_size),
+        value_size(layout.value_size), value_offset(layout.value_offset), keep_inputs(keep),
+        pools(p), inputs(sets) {}
+
+  uint64_t sets_per_chunk() const { return pools.chunk_bytes / layout.set_stride; }
+  const DeviceBuffer& chunk(uint32_t s) const { return pools.input_chunks[s / sets_per_chunk()]; }
+  VkDeviceSize keys_offset(uint32_t s) const { return (s % sets_per_chunk()) * layout.set_stride; }
+  VkDeviceSize values_offset(uint32_t s) const { return keys_offset(s) + value_offset; }
+  BufferRef keys_ref(uint32_t s) const { return chunk(s).ref(keys_offset(s)); }
+  BufferRef values_ref(uint32_t s) const { return value_size ? chunk(s).ref(values_offset(s)) : BufferRef{}; }
+  BufferRef scratch_ref() const { return pools.scratch.ref(); }
+
+  // Host only: a fresh random input into the upload staging.
+  void generate(uint64_t seed) {
+    auto* staging = static_cast<unsigned char*>(pools.upload_staging.mapped());
+    pending.hash = generate_input(config, n, seed, staging, staging + value_offset);
+    if (keep_inputs) {
+      pending.keys.assign(staging, staging + key_size);
+      pending.values.assign(staging + value_offset, staging + value_offset + value_size);
+    }
+  }
+
+  // The pending input becomes set s's.
+  void send(uint32_t s) {
+    ctx.submit([&](VkCommandBuffer cmd) {
+      VkBufferCopy k{0, keys_offset(s), key_size};
+      vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), chunk(s).buffer(), 1, &k);
+      if (value_size) {
+        VkBufferCopy v{value_offset, values_offset(s), value_size};
+        vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), chunk(s).buffer(), 1, &v);
+      }
+      Recorder::full_barrier(cmd);
+    });
+    std::swap(inputs[s], pending);
+  }
+
+  // Copies set s's output into the readback staging. No poisoning needed: a missed copy leaves
+  // the previous run's output, whose pair hash is that of a different random input.
+  void fetch(uint32_t s) {
+    ctx.submit([&](VkCommandBuffer cmd) {
+      Recorder::full_barrier(cmd);
+      VkBufferCopy k{keys_offset(s), 0, key_size};
+      vkCmdCopyBuffer(cmd, chunk(s).buffer(), pools.readback_staging.buffer(), 1, &k);
+      if (value_size) {
+        VkBufferCopy v{values_offset(s), value_offset, value_size};
+        vkCmdCopyBuffer(cmd, chunk(s).buffer(), pools.readback_staging.buffer(), 1, &v);
+      }
+      Recorder::full_barrier(cmd);
+    });
+  }
+
+  // Checks the fetched output of set s against its input; returns "" or what is wrong.
+  std::string verify(uint32_t s, bool stable) const {
+    auto* staging = static_cast<const unsigned char*>(pools.readback_staging.mapped());
+    const Input& in = inputs[s];
+    return check_output(config, n, staging, staging + value_offset, in.hash, false,
+                        keep_inputs ? in.keys.data() : nullptr,
+                        keep_inputs ? in.values.data() : nullptr, stable);
+  }
+};
+
+// The input sets of a row (Protocol::sets_for), fewer only where device memory requires
+// (reported in the row's `sets`; the runs then go in batches of `sets`). One more slot holds the
+// spare input the spin-up sorts.
+uint32_t sets_for_row(const Context::Impl& impl, const Protocol& p, const KeyConfig& config,
+                      uint64_t n, uint64_t scratch_bytes) {
+  const RowLayout layout(config, n);
+  uint32_t sets = p.sets_for(layout.staging_bytes);
+  const double usable = 0.8 * double(impl.info.device_local_bytes);
+  while (sets > 1 && double(sets + 1) * layout.set_stride + scratch_bytes > usable) --sets;
+  return sets;
+}
+
+Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyConfig& config,
+            uint64_t n, const Protocol& p, uint64_t seed, const Pools& pools) {
+  Context::Impl& impl = ctx.impl();
+  const auto started = std::chrono::steady_clock::now();
+  Row row;
+  row.implementation = "gpusort";
+  row.algorithm = to_string(algorithm);
+  row.config = config.name;
+  row.key_bytes = config.key_bytes;
+  row.value_bytes = config.value_bytes;
+  row.n = n;
+  row.warmups = p.warmups;
+  row.verified = p.verification(n);
+  try {
+    row.scratch_bytes = sorter.scratch_bytes(n);
+  } catch (const Error& e) {
+    if (e.result() != VK_SUCCESS) throw;
+    row.skipped = std::string("rejected by the algorithm: ") + e.what();
+    return row;
+  }
+  row.sets = sets_for_row(impl, p, config, n, row.scratch_bytes);
+  const RowLayout layout(config, n);
+  const uint64_t per_chunk = layout.set_stride <= pools.chunk_bytes ? pools.chunk_bytes / layout.set_stride : 0;
+  if (per_chunk == 0 || (row.sets + 1 + per_chunk - 1) / per_chunk > pools.input_chunks.size() ||
+      row.scratch_bytes > pools.scratch.bytes() || layout.staging_bytes > pools.upload_staging.bytes()) {
+    row.skipped = "does not fit in device memory (or a set / the scratch exceeds one allocation)";
+    return row;
+  }
+  auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets + 1, n <= p.exact_max_n, pools);
+  uint64_t run_index = 0;
+  auto next_seed = [&] { return run_seed(seed, config, n, run_index++); };
+  auto record_sort = [&](uint32_t s) {
+    return [&, s](VkCommandBuffer cmd) {
+      sorter.record(cmd, buffers->keys_ref(s), buffers->values_ref(s), buffers->scratch_ref(), n);
+    };
+  };
+  const uint64_t messages_before = ctx.validation_messages();
+  const uint32_t spare = row.sets;
+  buffers->generate(next_seed()), buffers->send(spare);
+  try {
+    impl.submit(record_sort(spare));
+  } catch (const Error& e) {
+    // An argument the algorithm refuses (VK_SUCCESS) is a size limit.
+    if (e.result() != VK_SUCCESS) throw;
+    row.skipped = std::string("rejected by the algorithm: ") + e.what();
+    return row;
+  }
+
+  // Batches of `sets` runs (one batch unless memory is short): upload every input, spin up,
+  // run back to back, then check every output.
+  const uint32_t total = p.warmups + p.runs;
+  for (uint32_t first = 0; first < total; first += row.sets) {
+    const uint32_t count = std::min(row.sets, total - first);
+    for (uint32_t s = 0; s < count; ++s) buffers->generate(next_seed()), buffers->send(s);
+    const auto spin_start = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
+               .count() < p.spin_up_ms)
+      impl.submit(record_sort(spare));
+    std::vector<double> ms(count);
+    for (uint32_t s = 0; s < count; ++s) ms[s] = impl.submit_timed(record_sort(s));
+    for (uint32_t s = 0; s < count; ++s) {
+      buffers->fetch(s);
+      std::string wrong = buffers->verify(s, is_stable(algorithm));
+      if (!wrong.empty())
+        throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name + " n=" +
+                    std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);
+      if (first + s >= p.warmups) row.ms.push_back(ms[s]);
+    }
+  }
+  if (ctx.validation_messages() != messages_before)
+    throw Error(std::string("bench: validation messages while sorting ") + to_string(algorithm) +
+                " " + config.name + " n=" + std::to_string(n));
+  row.finish();
+  row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return row;
+}
+
+}  // namespace
+
+std::vector<Algorithm> available_algorithms(Context& ctx) {
+  std::vector<Algorithm> found;
+  for (uint32_t a = 0; a <= uint32_t(Algorithm::odd_even); ++a) {
+    try {
+      Sorter probe(ctx, {.key = KeyType::u32, .algorithm = Algorithm(a)});
+      found.push_back(Algorithm(a));
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("not available") == std::string::npos) throw;
+    }
+  }
+  return found;
+}
+
+std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
+  const Protocol& p = options.protocol;
+  if (p.runs == 0) throw Error("bench: at least one timed run is needed");
+  std::vector<Algorithm> algorithms =
+      options.algorithms.empty() ? available_algorithms(ctx) : options.algorithms;
+  std::vector<KeyConfig> configs = options.configs.empty() ? key_configs() : options.configs;
+  const uint64_t seed = fresh_seed(p.seed);
+
+  // One Sorter per (algorithm, configuration); a refusal is reported on each of its rows.
+  std::map<std::pair<Algorithm, std::string>, std::unique_ptr<Sorter>> sorters;
+  std::map<std::pair<Algorithm, std::string>, std::string> refusals;
+  for (Algorithm algorithm : algorithms)
+    for (const KeyConfig& config : configs) {
+      try {
+        sorters[{algorithm, config.name}] = std::make_unique<Sorter>(
+            ctx, SorterConfig{.key = key_type_of(config), .value_bytes = config.value_bytes,
+                              .algorithm = algorithm});
+      } catch (const Error& e) {
+        if (e.result() != VK_SUCCESS) throw;
+        refusals[{algorithm, config.name}] = std::string("rejected by the algorithm: ") + e.what();
+      }
+    }
+
+  // The pools: the largest needs of the rows that fit in device memory and in allocations.
+  Context::Impl& impl = ctx.impl();
+  struct Need { uint64_t stride, sets; };
+  std::vector<Need> needs;
+  uint64_t scratch_bytes = 0, staging_bytes = 0, chunk_bytes = 0;
+  const uint64_t largest = impl.info.max_allocation_bytes / 256 * 256;
+  const double usable = 0.8 * double(impl.info.device_local_bytes);
+  for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
+    for (const auto& [key, sorter] : sorters) {
+      const KeyConfig& config = *std::find_if(configs.begin(), configs.end(),
+                                              [&](const KeyConfig& c) { return key.second == c.name; });
+      const uint64_t n = uint64_t(1) << log2;
+      uint64_t scratch = 0;
+      try {
+        scratch = sorter->scratch_bytes(n);
+      } catch (const Error& e) {
+        if (e.result() != VK_SUCCESS) throw;
+        continue;  // the row reports the rejection
+      }
+      const RowLayout layout(config, n);
+      const uint64_t sets = sets_for_row(impl, p, config, n, scratch);
+      const uint64_t slots = sets + 1;  // and the spare
+      if (layout.set_stride > largest || scratch > largest ||
+          double(slots * layout.set_stride) + double(scratch) > usable)
+        continue;  // the row reports that it does not fit
+      needs.push_back({layout.set_stride, slots});
+      chunk_bytes = std::max(chunk_bytes, std::min(slots, largest / layout.set_stride) * layout.set_stride);
+      scratch_bytes = std::max(scratch_bytes, scratch);
+      staging_bytes = std::max(staging_bytes, layout.staging_bytes);
+    }
+  Pools pools;
+  pools.chunk_bytes = chunk_bytes;
+  uint64_t chunk_count = 0;
+  for (const Need& need : needs) {
+    const uint64_t per_chunk = chunk_bytes / need.stride;
+    chunk_count = std::max(chunk_count, (need.sets + per_chunk - 1) / per_chunk);
+  }
+  for (uint64_t c = 0; c < chunk_count; ++c)
+    pools.input_chunks.emplace_back(impl, chunk_bytes, MemoryKind::device_local);
+  pools.scratch = DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local);
+  pools.upload_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::upload);
+  pools.readback_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::readback);
+
+  std::vector<Row> rows;
+  TimeBudget budget(p.time_budget_s);
+  print_header();
+  for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
+    const uint64_t n = uint64_t(1) << log2;
+    for (const KeyConfig& config : configs) {
+      for (Algorithm algorithm : algorithms) {
+        const std::string kind = std::string(to_string(algorithm)) + " " + config.name;
+        auto sorter = sorters.find({algorithm, config.name});
+        std::string skipped = sorter == sorters.end() ? refusals[{algorithm, config.name}]
+                                                      : budget.check(kind, n);
+        Row row;
+        if (skipped.empty()) {
+          row = measure(ctx, *sorter->second, algorithm, config, n, p, seed, pools);
+          budget.record(kind, n, row.wall_s);
+        } else {
+          row.implementation = "gpusort";
+          row.algorithm = to_string(algorithm);
+          row.config = config.name;
+          row.key_bytes = config.key_bytes;
+          row.value_bytes = config.value_bytes;
+          row.n = n;
+          row.skipped = skipped;
+        }
+        print_row(row);
+        rows.push_back(std::move(row));
+        if (options.on_row) options.on_row(rows);
+      }
+    }
+  }
+  return rows;
+}
+
+}  // namespace gpusort::bench

@@ -1,0 +1,31 @@
+// gpusort's own benchmark: times Sorter::record'ed sorts with GPU timestamps (protocol in
+// bench_common.hpp) for each algorithm x key configuration x size. Used by `gpusort bench`.
+#pragma once
+
+#include "bench_common.hpp"
+
+#include <gpusort/gpusort.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpusort::bench {
+
+struct BenchOptions {
+  Protocol protocol;
+  std::vector<Algorithm> algorithms;  // empty: every algorithm this build can construct
+  std::vector<KeyConfig> configs;     // empty: all of key_configs()
+  // Called with all rows so far after each row (to save partial results of a long run).
+  std::function<void(const std::vector<Row>&)> on_row;
+};
+
+// Every algorithm gpusort can construct on this context (those answering "not available" are
+// left out), in Algorithm order.
+std::vector<Algorithm> available_algorithms(Context& ctx);
+
+// Measures every row, printing each as it is done; a row an algorithm rejects (its size limit)
+// or that does not fit in memory is returned with `skipped` set. Throws on a wrong result.
+std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options);
+
+}  // namespace gpusort::bench

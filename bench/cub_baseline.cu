@@ -1,0 +1,289 @@
+// The CUB baseline: cub::DeviceRadixSort (SortKeys / SortPairs, DoubleBuffer form, so it sorts
+// "in place" with an alternate buffer like gpusort's scratch) on the same key configurations,
+// sizes, random inputs and protocol as `gpusort bench` (bench_common.hpp), timed with CUDA events
+// around the sort call alone, every output checked, written in the same JSON / CSV schema.
+//
+//   cub_baseline [--keys u32,u64,...] [--min-log2 10] [--max-log2 28] [--step 2] [--warmups 3]
+//                [--runs 11] [--seed S] [--time-budget SECONDS] [--quick] [--json F] [--csv F]
+#include "bench_common.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/version.cuh>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace gpusort::bench;
+
+namespace {
+
+void check_cuda(cudaError_t status, const char* what, int line) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string(what) + " (line " + std::to_string(line) +
+                             "): " + cudaGetErrorString(status));
+}
+#define CUDA_CHECK(call) check_cuda((call), #call, __LINE__)
+
+struct DeviceMemory {
+  void* p = nullptr;
+  explicit DeviceMemory(size_t bytes) { CUDA_CHECK(cudaMalloc(&p, std::max<size_t>(bytes, 256))); }
+  ~DeviceMemory() { cudaFree(p); }
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+};
+struct PinnedMemory {
+  void* p = nullptr;
+  explicit PinnedMemory(size_t bytes) { CUDA_CHECK(cudaMallocHost(&p, std::max<size_t>(bytes, 256))); }
+  ~PinnedMemory() { cudaFreeHost(p); }
+  PinnedMemory(const PinnedMemory&) = delete;
+  PinnedMemory& operator=(const PinnedMemory&) = delete;
+};
+
+// Sorts keys[s] (values[s]) with the shared alternate buffers; returns which buffers hold the
+// result. temp == nullptr: only asks CUB for its temporary storage size.
+template <class K>
+void cub_sort(void* temp, size_t& temp_bytes, void* keys, void* keys_alt, void* values,
+              void* values_alt, uint64_t n, cudaStream_t stream, bool& result_in_alt) {
+  cub::DoubleBuffer<K> k(static_cast<K*>(keys), static_cast<K*>(keys_alt));
+  if (values) {
+    cub::DoubleBuffer<uint32_t> v(static_cast<uint32_t*>(values), static_cast<uint32_t*>(values_alt));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, int(n), 0, int(8 * sizeof(K)), stream));
+    if (temp && k.selector != v.selector) throw std::runtime_error("CUB left keys and values in different buffers");
+  } else {
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, int(n), 0, int(8 * sizeof(K)), stream));
+  }
+  result_in_alt = k.selector != 0;
+}
+
+void sort_config(const KeyConfig& c, void* temp, size_t& temp_bytes, void* keys, void* keys_alt,
+                 void* values, void* values_alt, uint64_t n, cudaStream_t stream, bool& alt) {
+  if (c.is_float) cub_sort<float>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
+  else if (c.key_bytes == 4) cub_sort<uint32_t>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
+  else cub_sort<uint64_t>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
+}
+
+Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cudaStream_t stream) {
+  const auto started = std::chrono::steady_clock::now();
+  Row row;
+  row.implementation = "cub";
+  row.algorithm = "DeviceRadixSort";
+  row.config = c.name;
+  row.key_bytes = c.key_bytes;
+  row.value_bytes = c.value_bytes;
+  row.n = n;
+  row.warmups = p.warmups;
+  row.verified = p.verification(n);
+  const uint64_t key_size = n * c.key_bytes, value_size = n * c.value_bytes;
+  const uint64_t set_bytes = key_size + value_size;
+
+  size_t temp_bytes = 0;
+  bool alt = false;
+  sort_config(c, nullptr, temp_bytes, nullptr, nullptr, c.value_bytes ? (void*)1 : nullptr, nullptr, n,
+              stream, alt);
+  // Comparable to gpusort's scratch: CUB's temporary storage plus the alternate key/value buffers.
+  row.scratch_bytes = temp_bytes + set_bytes;
+
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  // As gpusort's benchmark: one set per run (fewer only where memory requires; the runs then go
+  // in batches), plus a spare set for the spin-up.
+  row.sets = p.sets_for(set_bytes);
+  while (row.sets > 1 && double(row.sets + 1) * set_bytes + row.scratch_bytes > 0.8 * double(free_bytes)) --row.sets;
+  const uint32_t spare = row.sets;
+
+  std::vector<std::unique_ptr<DeviceMemory>> keys, values;
+  for (uint32_t s = 0; s <= row.sets; ++s) {
+    keys.push_back(std::make_unique<DeviceMemory>(key_size));
+    if (value_size) values.push_back(std::make_unique<DeviceMemory>(value_size));
+  }
+  DeviceMemory keys_alt(key_size), values_alt(value_size), temp(temp_bytes);
+  PinnedMemory upload_staging(set_bytes), readback_staging(set_bytes);
+  auto* up = static_cast<unsigned char*>(upload_staging.p);
+  auto* down = static_cast<unsigned char*>(readback_staging.p);
+  const bool exact = n <= p.exact_max_n;
+  // Per set: its input's multiset hash and, at small n, host copies; `pending` is the input in
+  // the upload staging, generated while the GPU sorts and the host checks, not yet sent.
+  struct Input {
+    uint64_t hash = 0;
+    std::vector<unsigned char> keys, values;
+  };
+  std::vector<Input> inputs(row.sets + 1);
+  Input pending;
+  uint64_t run_index = 0;
+  auto next_seed = [&] { return run_seed(seed, c, n, run_index++); };
+  auto generate = [&](uint64_t run_seed_value) {
+    pending.hash = generate_input(c, n, run_seed_value, up, up + key_size);
+    if (exact) {
+      pending.keys.assign(up, up + key_size);
+      pending.values.assign(up + key_size, up + set_bytes);
+    }
+  };
+  auto send = [&](uint32_t s) {
+    CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, up, key_size, cudaMemcpyHostToDevice, stream));
+    if (value_size)
+      CUDA_CHECK(cudaMemcpyAsync(values[s]->p, up + key_size, value_size, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::swap(inputs[s], pending);
+  };
+  // Sorts set s; returns whether the result is in the alternate buffers.
+  auto sort_set = [&](uint32_t s) {
+    bool alt = false;
+    sort_config(c, temp.p, temp_bytes, keys[s]->p, keys_alt.p, value_size ? values[s]->p : nullptr,
+                values_alt.p, n, stream, alt);
+    CUDA_CHECK(cudaGetLastError());
+    return alt;
+  };
+  generate(next_seed()), send(spare);
+
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  const uint32_t total = p.warmups + p.runs;
+  for (uint32_t first = 0; first < total; first += row.sets) {
+    const uint32_t count = std::min(row.sets, total - first);
+    for (uint32_t s = 0; s < count; ++s) generate(next_seed()), send(s);
+    const auto spin_start = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
+               .count() < p.spin_up_ms) {
+      sort_set(spare);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    std::vector<float> ms(count);
+    std::vector<bool> in_alt(count);
+    for (uint32_t s = 0; s < count; ++s) {
+      CUDA_CHECK(cudaEventRecord(start, stream));
+      in_alt[s] = sort_set(s);
+      CUDA_CHECK(cudaEventRecord(stop, stream));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      CUDA_CHECK(cudaEventElapsedTime(&ms[s], start, stop));
+      // The alternate buffers are shared: a result left there is copied home before the next run
+      // (outside the timing), so that every output can be checked after the runs.
+      if (in_alt[s]) {
+        CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice, stream));
+        if (value_size)
+          CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size, cudaMemcpyDeviceToDevice, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+      }
+    }
+    for (uint32_t s = 0; s < count; ++s) {
+      // A missed copy leaves the previous output (another input's pair hash): the check fails.
+      CUDA_CHECK(cudaMemcpyAsync(down, keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
+      if (value_size)
+        CUDA_CHECK(cudaMemcpyAsync(down + key_size, values[s]->p, value_size, cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      // CUB orders -0 and +0 as equal (stably), else like gpusort's IEEE totalOrder.
+      const Input& in = inputs[s];
+      std::string wrong = check_output(c, n, down, down + key_size, in.hash, true,
+                                       exact ? in.keys.data() : nullptr,
+                                       exact ? in.values.data() : nullptr, true);
+      if (!wrong.empty())
+        throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) + " run " +
+                                 std::to_string(first + s) + ": " + wrong);
+      if (first + s >= p.warmups) row.ms.push_back(ms[s]);
+    }
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  row.finish();
+  row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return row;
+}
+
+uint32_t parse_u32(const std::string& flag, const char* text) {
+  try {
+    return uint32_t(std::stoul(text));
+  } catch (...) {
+    throw std::runtime_error(flag + ": not a number: " + text);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Protocol p;
+    std::string keys, json, csv, command = "cub_baseline";
+    uint64_t seed = 0;
+    bool quick = false;
+    std::vector<std::pair<std::string, std::string>> overrides;
+    for (int i = 1; i < argc; ++i) {
+      std::string flag = argv[i];
+      command += " " + flag;
+      if (flag == "--quick") { quick = true; continue; }
+      if (i + 1 >= argc) throw std::runtime_error(flag + " needs a value (or is unknown)");
+      std::string value = argv[++i];
+      command += " " + value;
+      if (flag == "--keys") keys = value;
+      else if (flag == "--json") json = value;
+      else if (flag == "--csv") csv = value;
+      else if (flag == "--seed") seed = std::stoull(value);
+      else if (flag == "--time-budget") p.time_budget_s = std::stod(value);
+      else if (flag == "--min-log2" || flag == "--max-log2" || flag == "--step" ||
+               flag == "--warmups" || flag == "--runs") overrides.emplace_back(flag, value);
+      else throw std::runtime_error("unknown option " + flag);
+    }
+    if (quick) p.make_quick();
+    for (const auto& [flag, value] : overrides) {
+      uint32_t x = parse_u32(flag, value.c_str());
+      if (flag == "--min-log2") p.min_log2 = x;
+      else if (flag == "--max-log2") p.max_log2 = x;
+      else if (flag == "--step") p.log2_step = x;
+      else if (flag == "--warmups") p.warmups = x;
+      else p.runs = x;
+    }
+    if (p.runs == 0 || p.log2_step == 0 || p.min_log2 > p.max_log2 || p.max_log2 > 30)
+      throw std::runtime_error("need --runs >= 1, --step >= 1, --min-log2 <= --max-log2 <= 30");
+    p.seed = fresh_seed(seed);
+    std::vector<KeyConfig> configs = keys.empty() ? key_configs() : parse_key_configs(keys);
+
+    int device = 0, runtime = 0, driver = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    std::string driver_text = "CUDA runtime " + std::to_string(runtime) + ", driver " +
+                              std::to_string(driver) + ", CUB " + std::to_string(CUB_VERSION);
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    std::printf("cub_baseline on %s (%s); %u warm-ups, median of %u runs, seed %llu\n", prop.name,
+                driver_text.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
+    print_header();
+    RunInfo info{"cub", prop.name, driver_text, command, p, p.seed};
+    std::vector<Row> rows;
+    TimeBudget budget(p.time_budget_s);
+    for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
+      for (const KeyConfig& c : configs) {
+        const uint64_t n = uint64_t(1) << log2;
+        std::string skipped = budget.check(c.name, n);
+        if (skipped.empty()) {
+          rows.push_back(measure(c, n, p, p.seed, stream));
+          budget.record(c.name, n, rows.back().wall_s);
+        } else {
+          Row row;
+          row.implementation = "cub";
+          row.algorithm = "DeviceRadixSort";
+          row.config = c.name;
+          row.key_bytes = c.key_bytes;
+          row.value_bytes = c.value_bytes;
+          row.n = n;
+          row.skipped = skipped;
+          rows.push_back(row);
+        }
+        print_row(rows.back());
+        // Rewritten after every row, so a run cut short keeps what it measured.
+        if (!json.empty()) write_json(json, info, rows);
+        if (!csv.empty()) write_csv(csv, rows);
+      }
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cub_baseline: error: %s\n", e.what());
+    return 1;
+  }
+}

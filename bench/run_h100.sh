@@ -1,0 +1,57 @@
+#!/bin/bash
+# The whole H100 measurement in one invocation: CUB baseline, then `gpusort bench`, both over
+# n = 2^10..2^28 and all five key configurations; logs, JSON and CSV go to $OUT.
+#
+# Staged here by bench/stage_h100.sh into /work/main/.devrun/bench/ (binaries + this script),
+# then run through the device tool with carry [".gl", ".devrun/bench"]:
+#   bash .devrun/bench/run_h100.sh
+# Afterwards, on the development machine: bench/compare.py /work/.device/<files_at> (RESULTS.md).
+# Options go to both programs (e.g. --max-log2 24); GPUSORT_ALGORITHMS picks gpusort's algorithms
+# (default: every one the build has). Time: both programs run the smallest n first and skip rows
+# predicted to end past their budget (CUB_BUDGET, default 80 s: CUB needs ~55 s in full;
+# GPUSORT_BUDGET, default 170 s: ~50 s per radix algorithm in full), so the whole call stays near
+# 4 minutes and a cut falls on the largest sizes; skipped rows are listed with the reason.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)  # the repository copy holding .gl and .devrun
+out=${OUT:-$here/out}
+mkdir -p "$out"
+
+# The bare machine has no Vulkan loader: unpack the carried Debian packages.
+if [ -d "$root/.gl" ]; then
+  for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  nproc
+} > "$out/machine.txt" 2>&1
+
+# Clocks, power and throttle reasons every 250 ms (read-only), to explain odd rows afterwards.
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.active \
+  --format=csv -lms 250 > "$out/gpu_monitor.csv" 2>&1 &
+monitor=$!
+
+seed=${SEED:-$(date +%s)}
+status=0
+start=$(date +%s)
+cub_budget=${CUB_BUDGET:-80}
+gpusort_budget=${GPUSORT_BUDGET:-170}
+# The timeouts only guard against a hang: a budget is checked between rows.
+timeout $((cub_budget + 90)) "$here/cub_baseline" --seed "$seed" --time-budget "$cub_budget" \
+  --json "$out/cub.json" \
+  --csv "$out/cub.csv" "$@" 2>&1 | tee "$out/cub.log" | tail -n 3 || status=1
+middle=$(date +%s)
+algorithms=()
+[ -n "${GPUSORT_ALGORITHMS:-}" ] && algorithms=(--algorithms "$GPUSORT_ALGORITHMS")
+timeout $((gpusort_budget + 90)) "$here/gpusort" bench --seed "$seed" --time-budget "$gpusort_budget" \
+  "${algorithms[@]}" \
+  --json "$out/gpusort.json" --csv "$out/gpusort.csv" "$@" 2>&1 | tee "$out/gpusort.log" || status=1
+end=$(date +%s)
+kill "$monitor" 2>/dev/null
+echo "cub: $((middle - start)) s, gpusort: $((end - middle)) s (status $status)" | tee -a "$out/machine.txt"
+exit $status

@@ -1,0 +1,12 @@
+#!/bin/bash
+# Copies what bench/run_h100.sh needs into /work/main/.devrun/bench/ (git-ignored, carried to the
+# device machine): the gpusort CLI and cub_baseline from a build directory, and the script.
+#   bench/stage_h100.sh [BUILD_DIR]     (default: build)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build}
+dest=${DEVRUN:-/work/main/.devrun/bench}
+mkdir -p "$dest"
+cp "$build/tools/gpusort/gpusort" "$build/bench/cub_baseline" "$here/run_h100.sh" "$dest/"
+strip "$dest/gpusort" "$dest/cub_baseline"
+du -sh "$dest"

@@ -1,0 +1,103 @@
+// gpusort bench: times every algorithm x key configuration x size with GPU timestamps, checks
+// every result, prints a table and writes JSON / CSV (bench/benchmark.hpp, bench/RESULTS.md).
+#include "commands.hpp"
+
+#include "benchmark.hpp"
+
+#include <gpusort/gpusort.hpp>
+
+#include <cstdio>
+#include <memory>
+
+namespace gpusort::cli {
+namespace {
+
+struct BenchArguments {
+  std::string algorithms, keys, json, csv, device;
+  bool quick = false;
+  uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
+  uint64_t seed = 0;
+  double time_budget = 0;
+  std::string command_line;
+};
+
+void run_bench(const BenchArguments& a, const CLI::App& cmd) {
+  bench::BenchOptions options;
+  bench::Protocol& p = options.protocol;
+  if (a.quick) p.make_quick();
+  // Explicit options override --quick's choices.
+  if (cmd.count("--min-log2")) p.min_log2 = a.min_log2;
+  if (cmd.count("--max-log2")) p.max_log2 = a.max_log2;
+  if (cmd.count("--step")) p.log2_step = a.step;
+  if (cmd.count("--warmups")) p.warmups = a.warmups;
+  if (cmd.count("--runs")) p.runs = a.runs;
+  p.seed = bench::fresh_seed(a.seed);
+  p.time_budget_s = a.time_budget;
+  if (p.min_log2 > p.max_log2 || p.max_log2 > 30 || p.log2_step == 0)
+    throw Error("bench: need 0 <= --min-log2 <= --max-log2 <= 30 and --step >= 1");
+  if (!a.keys.empty()) {
+    try {
+      options.configs = bench::parse_key_configs(a.keys);
+    } catch (const std::runtime_error& e) {
+      throw Error(std::string("bench: ") + e.what());
+    }
+  }
+  size_t start = 0;
+  while (!a.algorithms.empty() && start <= a.algorithms.size()) {
+    size_t end = a.algorithms.find(',', start);
+    if (end == std::string::npos) end = a.algorithms.size();
+    options.algorithms.push_back(parse_algorithm(a.algorithms.substr(start, end - start)));
+    start = end + 1;
+  }
+
+  Context ctx = Context::create({.device = a.device});
+  const DeviceInfo& d = ctx.device_info();
+  std::printf("gpusort bench on %s (%s); %u warm-ups, median of %u runs, seed %llu\n",
+              d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
+  std::printf("checked: every run's output is sorted and a permutation of its input (pair "
+              "multiset hash); up to n = %llu also equal to std::stable_sort\n",
+              (unsigned long long)p.exact_max_n);
+  bench::RunInfo info{"gpusort", d.name, d.driver, a.command_line, p, p.seed};
+  // Rewritten after every row, so a run cut short keeps what it measured.
+  options.on_row = [&](const std::vector<bench::Row>& rows) {
+    if (!a.json.empty()) bench::write_json(a.json, info, rows);
+    if (!a.csv.empty()) bench::write_csv(a.csv, rows);
+  };
+  bench::run_benchmark(ctx, options);
+}
+
+CommandRegistration registration([](CLI::App& app) {
+  auto args = std::make_shared<BenchArguments>();
+  auto* cmd = app.add_subcommand("bench", "Time the sorts (GPU timestamps), check every result, "
+                                          "print a table, write JSON / CSV");
+  cmd->add_option("--algorithms", args->algorithms,
+                  "Comma-separated algorithms (default: every one this build has)");
+  cmd->add_option("--keys", args->keys,
+                  "Comma-separated key configurations: u32, u64, f32, u32+u32, u64+u32 (default: all)");
+  cmd->add_option("--min-log2", args->min_log2, "Smallest n is 2^this (default 10)");
+  cmd->add_option("--max-log2", args->max_log2, "Largest n is 2^this (default 28)");
+  cmd->add_option("--step", args->step, "log2(n) step (default 2)");
+  cmd->add_option("--warmups", args->warmups, "Untimed runs per row (default 3)");
+  cmd->add_option("--runs", args->runs, "Timed runs per row, the median is reported (default 11)");
+  cmd->add_option("--seed", args->seed, "Random seed (default: a fresh one, printed)");
+  cmd->add_option("--time-budget", args->time_budget,
+                  "Seconds: rows run smallest n first; a row predicted to end past this is skipped");
+  cmd->add_option("--device", args->device, "Device index or name substring (default: GPUSORT_DEVICE, else the best)");
+  cmd->add_option("--json", args->json, "Write the results as JSON here");
+  cmd->add_option("--csv", args->csv, "Write the results as CSV here");
+  cmd->add_flag("--quick", args->quick, "n = 2^10..2^14, 1 warm-up, 3 runs (CI on lavapipe)");
+  cmd->callback([args, cmd] {
+    args->command_line = "gpusort bench";
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+             {"--algorithms", args->algorithms}, {"--keys", args->keys},
+             {"--json", args->json}, {"--csv", args->csv}, {"--device", args->device}})
+      if (!value.empty()) args->command_line += " " + name + " " + value;
+    if (args->quick) args->command_line += " --quick";
+    for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed", "--time-budget"})
+      if (cmd->count(name)) args->command_line += std::string(" ") + name + " " + cmd->get_option(name)->as<std::string>();
+    run_bench(*args, *cmd);
+  });
+});
+
+}  // namespace
+}  // namespace gpusort::cli
