@@ -78,6 +78,7 @@ std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const Sor
                                                    Algorithm requested) {
   switch (requested) {
     case Algorithm::automatic:
+    case Algorithm::onesweep: return make_onesweep(ctx, spec);
     case Algorithm::radix_reduce_scan: return make_radix_reduce_scan(ctx, spec);
     default:
       throw Error(std::string("algorithm '") + to_string(requested) + "' is not available yet");

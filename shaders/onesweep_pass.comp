@@ -1,0 +1,217 @@
+#version 460
+// Onesweep, one pass per digit. Each workgroup:
+//   1. takes the next tile_index index from the pass's atomic counter (so it only ever waits on
+//      tile_total that some running workgroup already owns) and loads its tile, each subgroup a
+//      contiguous chunk, KEYS_PER_THREAD keys per invocation, coalesced;
+//   2. ranks the keys by digit: subgroup ballots find equal digits, a per-subgroup digit counter
+//      in shared memory gives each key its place among earlier keys of the same digit;
+//   3. publishes the tile's digit counts to the look-back table and places the keys in tile order
+//      (stable by digit) in shared memory;
+//   4. looks back over predecessors for each digit's exclusive prefix (include/lookback.glsl) and
+//      publishes the inclusive one;
+//   5. writes keys (then values) from shared memory to digit offset + prefix + place: runs of one
+//      digit are contiguous, so the writes coalesce.
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+#include "onesweep_common.glsl"
+
+layout(constant_id = 5) const uint MIN_SUBGROUP_SIZE = 32;  // sizes the per-subgroup counters
+layout(constant_id = 6) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot masks
+layout(constant_id = 7) const uint KEYS_PER_THREAD = 15;
+layout(constant_id = 8) const uint LOOKBACK_SLOTS = 1024;   // circular table length, in tile_total
+layout(constant_id = 9) const uint SPIN_LIMIT = 64;         // look-back rounds before the fallback
+// Testing the fallback: tile_total p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
+// (0: every tile_index publishes).
+layout(constant_id = 10) const uint PUBLISH_REFUSAL_PERIOD = 0;
+
+layout(push_constant) uniform Push {
+  uint64_t keys_a;  // the caller's keys
+  uint64_t keys_b;  // scratch copy
+  uint64_t values_a;
+  uint64_t values_b;
+  uint64_t count_address;
+  uint64_t digit_offsets_address;  // this pass's RADIX exclusive digit offsets
+  uint64_t control_address;
+  uint64_t lookback_address;
+  uint n;
+  uint pass;
+  uint bit;
+  uint digit_bits;
+  uint first_tag;  // tag of tile_index 0 in this pass; tile_index p has first_tag + p
+};
+
+const uint TILE = gl_WorkGroupSize.x * KEYS_PER_THREAD;
+const uint MAX_SUBGROUPS = gl_WorkGroupSize.x / MIN_SUBGROUP_SIZE;
+const uint DIGITS_PER_INVOCATION = (RADIX + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
+
+shared uint exchange[TILE];                                 // one 32-bit word per key/value
+shared uint subgroup_digit_counts[MAX_SUBGROUPS * RADIX];  // counts, then each subgroup's start
+shared uint tile_digit_starts[RADIX];                      // where each digit begins in the tile
+shared uint digit_global_shift[RADIX];                     // global index - tile position
+shared uint fallback_digit_counts[RADIX];
+shared uint scan_subgroup_totals[MAX_SUBGROUPS];
+shared uint partition_shared;
+
+uint bit_for_digits;
+uint key_count;
+uint64_t keys_in;
+bool input_raw;
+
+uint key_digit_of(uvec2 ordered) { return key_digit(ordered, bit, digit_bits); }
+
+uvec2 load_ordered_key(uint i) {
+  uvec2 key = load_key(keys_in, i);
+  return input_raw ? to_radix_order(key) : key;
+}
+
+// The fallback's recount of one tile_index's digits (see lookback.glsl).
+void count_partition_digits(uint tile_index) {
+  uint t = gl_LocalInvocationID.x;
+  for (uint d = t; d < RADIX; d += gl_WorkGroupSize.x) fallback_digit_counts[d] = 0;
+  barrier();
+  uint begin = tile_index * TILE, end = min(begin + TILE, key_count);
+  for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x)
+    atomicAdd(fallback_digit_counts[key_digit_of(load_ordered_key(i))], 1u);
+  barrier();
+}
+
+#include "lookback.glsl"
+#include "rank.glsl"
+
+// Exclusive scan over the RADIX digits of `tile_digit_total` (indexed by digit), DIGITS_PER_INVOCATION
+// consecutive digits per invocation, into tile_digit_starts.
+shared uint tile_digit_total[RADIX];
+void scan_tile_digits() {
+  uint t = gl_LocalInvocationID.x;
+  uint first = t * DIGITS_PER_INVOCATION;
+  uint sum = 0;
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k)
+    if (first + k < RADIX) sum += tile_digit_total[first + k];
+  uint prefix = subgroupExclusiveAdd(sum);
+  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) scan_subgroup_totals[gl_SubgroupID] = prefix + sum;
+  barrier();
+  for (uint s = 0; s < gl_SubgroupID; ++s) prefix += scan_subgroup_totals[s];
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k)
+    if (first + k < RADIX) {
+      tile_digit_starts[first + k] = prefix;
+      prefix += tile_digit_total[first + k];
+    }
+  barrier();
+}
+
+void main() {
+  uint plan = U32Array(control_address).v[CONTROL_PLAN + pass];
+  if ((plan & PLAN_ACTIVE) == 0) return;  // every key has the same digit: the pass is skipped
+  bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
+  input_raw = (plan & PLAN_FIRST) != 0;
+  bool output_raw = (plan & PLAN_LAST) != 0;
+  keys_in = input_alt ? keys_b : keys_a;
+  uint64_t keys_out = input_alt ? keys_a : keys_b;
+  uint64_t values_in = input_alt ? values_b : values_a;
+  uint64_t values_out = input_alt ? values_a : values_b;
+  key_count = element_count(count_address, n);
+  uint tile_total = div_ceil(key_count, TILE);
+
+  uint t = gl_LocalInvocationID.x;
+  if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
+  for (uint i = t; i < MAX_SUBGROUPS * RADIX; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
+  barrier();
+  uint tile_index = partition_shared;
+  if (tile_index >= tile_total) return;
+  uint tile_begin = tile_index * TILE;
+  uint tile_size = min(TILE, key_count - tile_begin);
+  bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
+
+  // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
+  uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
+  uvec2 keys[KEYS_PER_THREAD];
+  uint places[KEYS_PER_THREAD];
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint i = chunk + k * gl_SubgroupSize;
+    keys[k] = i < tile_size ? load_ordered_key(tile_begin + i) : uvec2(0u);
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    bool valid = chunk + k * gl_SubgroupSize < tile_size;
+    uint digit = key_digit_of(keys[k]);
+    uvec4 peers = subgroup_digit_peers(digit, valid);
+    uint below = lane_mask_count(peers & gl_SubgroupLtMask);
+    uint leader = valid ? lane_mask_lowest(peers) : 0u;
+    uint before = 0;
+    if (valid && below == 0)
+      before = atomicAdd(subgroup_digit_counts[subgroup * RADIX + digit], lane_mask_count(peers));
+    places[k] = subgroupShuffle(before, leader) + below;
+  }
+  barrier();
+
+  // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that
+  // successors can pass over this tile before its look-back ends.
+  for (uint d = t; d < RADIX; d += gl_WorkGroupSize.x) {
+    uint running = 0;
+    for (uint s = 0; s < gl_NumSubgroups; ++s) {
+      uint c = subgroup_digit_counts[s * RADIX + d];
+      subgroup_digit_counts[s * RADIX + d] = running;
+      running += c;
+    }
+    tile_digit_total[d] = running;
+    if (publishes) lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, tile_index == 0, running);
+  }
+  barrier();
+  scan_tile_digits();
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    if (chunk + k * gl_SubgroupSize < tile_size) {
+      uint digit = key_digit_of(keys[k]);
+      places[k] += tile_digit_starts[digit] + subgroup_digit_counts[subgroup * RADIX + digit];
+    }
+
+  // 4. Look back for each digit's count in all earlier tile_total.
+  uint exclusive[DIGITS_PER_INVOCATION];
+  look_back(lookback_address, tile_index, first_tag, exclusive);
+  U32Array digit_offsets = U32Array(digit_offsets_address);
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
+    uint d = t + k * gl_WorkGroupSize.x;
+    if (d >= RADIX) continue;
+    if (publishes && tile_index != 0)
+      lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, true, exclusive[k] + tile_digit_total[d]);
+    digit_global_shift[d] = digit_offsets.v[d] + exclusive[k] - tile_digit_starts[d];
+  }
+
+  // 5. Keys through shared memory one 32-bit word at a time, then values the same way.
+  uint targets[KEYS_PER_THREAD];
+  uvec2 sorted[KEYS_PER_THREAD];
+  for (uint word = 0; word < KEY_WORDS; ++word) {
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+      if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k][word];
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint j = t + k * gl_WorkGroupSize.x;
+      if (j < tile_size) sorted[k][word] = exchange[j];
+    }
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint j = t + k * gl_WorkGroupSize.x;
+    if (KEY_WORDS == 1) sorted[k].y = 0;
+    if (j < tile_size) {
+      targets[k] = digit_global_shift[key_digit_of(sorted[k])] + j;
+      store_key(keys_out, targets[k], output_raw ? from_radix_order(sorted[k]) : sorted[k]);
+    }
+  }
+  for (uint word = 0; word < VALUE_WORDS; ++word) {
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint i = chunk + k * gl_SubgroupSize;
+      if (i < tile_size) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS + word];
+    }
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint j = t + k * gl_WorkGroupSize.x;
+      if (j < tile_size) U32Array(values_out).v[targets[k] * VALUE_WORDS + word] = exchange[j];
+    }
+  }
+}

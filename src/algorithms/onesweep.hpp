@@ -1,0 +1,19 @@
+// Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep.cpp).
+#pragma once
+
+#include "algorithms/sort_algorithm.hpp"
+
+namespace gpusort {
+
+struct OnesweepOptions {
+  uint32_t lookback_slots = 1024;      // circular look-back table length, in partitions
+  uint32_t spin_limit = 64;            // look-back rounds on an unpublished predecessor before
+                                       // counting its keys itself (the decoupled fallback)
+  uint32_t publish_refusal_period = 0; // testing: partitions p % period == period - 1 never
+                                       // publish their counts, so successors must fall back
+};
+
+std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
+                                             const OnesweepOptions& options);
+
+}  // namespace gpusort
