@@ -28,6 +28,7 @@ layout(constant_id = 9) const uint SPIN_LIMIT = 64;         // look-back rounds 
 // Testing the fallback: tile_total p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
 // (0: every tile_index publishes).
 layout(constant_id = 10) const uint PUBLISH_REFUSAL_PERIOD = 0;
+const uint LOOKBACK_WINDOW = 4;  // predecessors read at once per look-back round
 
 layout(push_constant) uniform Push {
   uint64_t keys_a;  // the caller's keys
@@ -62,7 +63,13 @@ uint key_count;
 uint64_t keys_in;
 bool input_raw;
 
-uint key_digit_of(uvec2 ordered) { return key_digit(ordered, bit, digit_bits); }
+uint key_digit_of(uvec2 ordered) {
+  // 32-bit shifts where the digit lies within one word (always for 32-bit keys).
+  uint mask = (1u << digit_bits) - 1u;
+  if (KEY_WORDS == 1 || bit + digit_bits <= 32) return (ordered.x >> bit) & mask;
+  if (bit >= 32) return (ordered.y >> (bit - 32)) & mask;
+  return key_digit(ordered, bit, digit_bits);
+}
 
 uvec2 load_ordered_key(uint i) {
   uvec2 key = load_key(keys_in, i);

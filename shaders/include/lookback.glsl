@@ -13,7 +13,7 @@
 // between passes. All accesses are device-scope atomics; an entry carries all it publishes, so
 // relaxed ordering suffices.
 //
-// Include after defining RADIX, LOOKBACK_SLOTS, SPIN_LIMIT, DIGITS_PER_INVOCATION,
+// Include after defining RADIX, LOOKBACK_SLOTS, LOOKBACK_WINDOW, SPIN_LIMIT, DIGITS_PER_INVOCATION,
 // `shared uint fallback_digit_counts[RADIX]` and `void count_partition_digits(uint tile_index)`,
 // which fills fallback_digit_counts with the tile_index's digit histogram (all invocations call
 // it; it contains barriers).
@@ -38,70 +38,71 @@ uint64_t lookback_read(uint64_t table, uint tile_index, uint digit) {
                     gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
-shared uint lookback_vote;
-
-// Bitwise OR of `bits` over the workgroup (three barriers; all invocations call it).
-uint workgroup_or(uint bits) {
-  barrier();
-  if (gl_LocalInvocationID.x == 0) lookback_vote = 0;
-  barrier();
-  if (bits != 0) atomicOr(lookback_vote, bits);
-  barrier();
-  return lookback_vote;
-}
-
-const uint VOTE_MISSING = 1u;
-const uint VOTE_REUSED = 2u;
-const uint VOTE_NOT_DONE = 4u;
+shared uint lookback_stalled;
 
 // Sums, for the digits d = gl_LocalInvocationID.x + k * gl_WorkGroupSize.x, the counts of all
-// tile_total before `tile_index` (tags first_tag + tile_index index) into exclusive[k].
+// partitions before `tile_index` (tags first_tag + tile index) into exclusive[k].
+// Each digit walks back on its own, LOOKBACK_WINDOW entries per round of reads so that a long
+// chain of partial counts costs few memory latencies, until it meets an inclusive prefix or the
+// first tile. A digit whose predecessor stays unpublished for SPIN_LIMIT rounds (or whose slot
+// was reused) stops; then the workgroup recounts the latest such predecessor (the fallback) and
+// the walks resume.
 void look_back(uint64_t table, uint tile_index, uint first_tag, out uint exclusive[DIGITS_PER_INVOCATION]) {
   uint t = gl_LocalInvocationID.x;
-  uint done = 0;  // bit k: digit k has reached an inclusive prefix (or the first tile_index)
-  uint mine = 0;
+  // next[k]: 1 + the predecessor digit k reads next; 0 once its prefix is complete.
+  uint next[DIGITS_PER_INVOCATION];
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
     exclusive[k] = 0;
-    if (t + k * gl_WorkGroupSize.x < RADIX) mine |= 1u << k;
+    next[k] = t + k * gl_WorkGroupSize.x < RADIX ? tile_index : 0u;
   }
-  if (tile_index == 0) return;
-  uint predecessor = tile_index - 1;
-  uint spins = 0;
   while (true) {
-    uint tag = first_tag + predecessor;
-    uint64_t seen[DIGITS_PER_INVOCATION];
-    uint missing = 0;
-    bool reused = false;
+    uint stalled = 0;
     for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
-      seen[k] = 0;
-      if ((mine & ~done & (1u << k)) == 0) continue;
-      seen[k] = lookback_read(table, predecessor, t + k * gl_WorkGroupSize.x);
-      uint seen_tag = lookback_tag(seen[k]);
-      if (seen_tag != tag) missing |= 1u << k;
-      if (seen_tag > tag) reused = true;
-    }
-    uint vote = workgroup_or((missing != 0 ? VOTE_MISSING : 0u) | (reused ? VOTE_REUSED : 0u));
-    if (vote == VOTE_MISSING && spins < SPIN_LIMIT) {
-      ++spins;
-      continue;
-    }
-    if ((vote & VOTE_MISSING) != 0) {
-      // Decoupled fallback: count the predecessor's keys here and offer the counts to others.
-      count_partition_digits(predecessor);
-      for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
-        if ((missing & (1u << k)) == 0) continue;
-        uint digit = t + k * gl_WorkGroupSize.x;
-        seen[k] = lookback_entry(tag, false, fallback_digit_counts[digit]);
-        lookback_publish(table, predecessor, digit, tag, false, fallback_digit_counts[digit]);
+      uint digit = t + k * gl_WorkGroupSize.x;
+      uint spins = 0;
+      while (next[k] != 0) {
+        uint newest = next[k] - 1;
+        uint64_t seen[LOOKBACK_WINDOW];
+        [[unroll]] for (uint w = 0; w < LOOKBACK_WINDOW; ++w)
+          seen[w] = w <= newest ? lookback_read(table, newest - w, digit) : 0ul;
+        bool waiting = false, reused = false;
+        [[unroll]] for (uint w = 0; w < LOOKBACK_WINDOW; ++w) {
+          if (waiting || next[k] == 0 || w > newest) break;
+          uint tag = first_tag + newest - w;
+          uint seen_tag = lookback_tag(seen[w]);
+          if (seen_tag != tag) {
+            waiting = true;
+            reused = seen_tag > tag;
+            break;
+          }
+          exclusive[k] += uint(seen[w]);
+          next[k] = (seen[w] & LOOKBACK_INCLUSIVE) != 0 ? 0u : newest - w;
+        }
+        if (!waiting) {
+          spins = 0;
+        } else if (reused || ++spins >= SPIN_LIMIT) {
+          stalled = max(stalled, next[k]);
+          break;
+        }
       }
     }
+    barrier();
+    if (t == 0) lookback_stalled = 0;
+    barrier();
+    if (stalled != 0) atomicMax(lookback_stalled, stalled);
+    barrier();
+    uint recount = lookback_stalled;
+    if (recount == 0) break;
+    // Decoupled fallback: count the predecessor's keys here and offer the counts to others.
+    uint predecessor = recount - 1;
+    count_partition_digits(predecessor);
     for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
-      if ((mine & ~done & (1u << k)) == 0) continue;
-      exclusive[k] += uint(seen[k]);
-      if ((seen[k] & LOOKBACK_INCLUSIVE) != 0 || predecessor == 0) done |= 1u << k;
+      if (next[k] != recount) continue;
+      uint digit = t + k * gl_WorkGroupSize.x;
+      uint c = fallback_digit_counts[digit];
+      lookback_publish(table, predecessor, digit, first_tag + predecessor, false, c);
+      exclusive[k] += c;
+      next[k] = predecessor;
     }
-    if (workgroup_or(done != mine ? VOTE_NOT_DONE : 0u) == 0) break;
-    --predecessor;
-    spins = 0;
   }
 }

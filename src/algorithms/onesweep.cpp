@@ -69,6 +69,8 @@ class Onesweep final : public SortAlgorithm {
       workgroup_ = std::max<uint32_t>(64, info.max_subgroup_size);
       keys_per_thread_ = 8;
     }
+    if (options.workgroup) workgroup_ = options.workgroup;
+    if (options.keys_per_thread) keys_per_thread_ = options.keys_per_thread;
     while (keys_per_thread_ > 1 && shared_bytes() > info.shared_memory_bytes) --keys_per_thread_;
     if (shared_bytes() > info.shared_memory_bytes)
       throw Error("onesweep: shared memory (" + std::to_string(info.shared_memory_bytes) +
