@@ -188,37 +188,54 @@ void main() {
     digit_global_shift[d] = digit_offsets.v[d] + exclusive[k] - tile_digit_starts[d];
   }
 
-  // 5. Keys through shared memory one 32-bit word at a time, then values the same way.
+  // 5. Keys through shared memory one 32-bit word at a time (low word, then high word of 64-bit
+  // keys), then values the same way; each invocation keeps only its keys' targets in registers.
   uint targets[KEYS_PER_THREAD];
-  uvec2 sorted[KEYS_PER_THREAD];
-  for (uint word = 0; word < KEY_WORDS; ++word) {
-    barrier();
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-      if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k][word];
-    barrier();
+  uint low_words[KEYS_PER_THREAD];
+  barrier();
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].x;
+  barrier();
+  if (KEY_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint j = t + k * gl_WorkGroupSize.x;
-      if (j < tile_size) sorted[k][word] = exchange[j];
+      if (j < tile_size) low_words[k] = exchange[j];
     }
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+      if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].y;
+    barrier();
   }
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     uint j = t + k * gl_WorkGroupSize.x;
-    if (KEY_WORDS == 1) sorted[k].y = 0;
     if (j < tile_size) {
-      targets[k] = digit_global_shift[key_digit_of(sorted[k])] + j;
-      store_key(keys_out, targets[k], output_raw ? from_radix_order(sorted[k]) : sorted[k]);
+      uvec2 key = KEY_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u);
+      targets[k] = digit_global_shift[key_digit_of(key)] + j;
+      store_key(keys_out, targets[k], output_raw ? from_radix_order(key) : key);
     }
   }
-  for (uint word = 0; word < VALUE_WORDS; ++word) {
+  if (VALUE_WORDS == 0) return;
+  barrier();
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint i = chunk + k * gl_SubgroupSize;
+    if (i < tile_size) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS];
+  }
+  barrier();
+  if (VALUE_WORDS == 2) {
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint j = t + k * gl_WorkGroupSize.x;
+      if (j < tile_size) low_words[k] = exchange[j];
+    }
     barrier();
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint i = chunk + k * gl_SubgroupSize;
-      if (i < tile_size) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS + word];
+      if (i < tile_size) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * 2 + 1];
     }
     barrier();
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      uint j = t + k * gl_WorkGroupSize.x;
-      if (j < tile_size) U32Array(values_out).v[targets[k] * VALUE_WORDS + word] = exchange[j];
-    }
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint j = t + k * gl_WorkGroupSize.x;
+    if (j < tile_size)
+      store_value(values_out, targets[k], VALUE_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u));
   }
 }
