@@ -1,7 +1,7 @@
 #version 460
 // Onesweep, one pass per digit. Each workgroup:
 //   1. takes the next tile_index index from the pass's atomic counter (so it only ever waits on
-//      tile_total that some running workgroup already owns) and loads its tile, each subgroup a
+//      partitions that some running workgroup already owns) and loads its tile, each subgroup a
 //      contiguous chunk, KEYS_PER_THREAD keys per invocation, coalesced;
 //   2. ranks the keys by digit: subgroup ballots find equal digits, a per-subgroup digit counter
 //      in shared memory gives each key its place among earlier keys of the same digit;
@@ -23,12 +23,12 @@
 layout(constant_id = 5) const uint MIN_SUBGROUP_SIZE = 32;  // sizes the per-subgroup counters
 layout(constant_id = 6) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot masks
 layout(constant_id = 7) const uint KEYS_PER_THREAD = 15;
-layout(constant_id = 8) const uint LOOKBACK_SLOTS = 1024;   // circular table length, in tile_total
+layout(constant_id = 8) const uint LOOKBACK_SLOTS = 1024;   // circular table length, in tiles
 layout(constant_id = 9) const uint SPIN_LIMIT = 64;         // look-back rounds before the fallback
-// Testing the fallback: tile_total p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
+// Testing the fallback: tiles p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
 // (0: every tile_index publishes).
 layout(constant_id = 10) const uint PUBLISH_REFUSAL_PERIOD = 0;
-const uint LOOKBACK_WINDOW = 4;  // predecessors read at once per look-back round
+layout(constant_id = 11) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
 
 layout(push_constant) uniform Push {
   uint64_t keys_a;  // the caller's keys
@@ -176,7 +176,16 @@ void main() {
       places[k] += tile_digit_starts[digit] + subgroup_digit_counts[subgroup * RADIX + digit];
     }
 
-  // 4. Look back for each digit's count in all earlier tile_total.
+  // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
+  // keys), then values the same way; each invocation keeps only its keys' targets in registers.
+  // The low words go to shared memory before the look-back, so that the keys need no registers
+  // while it waits.
+  uint targets[KEYS_PER_THREAD];
+  uint low_words[KEYS_PER_THREAD];
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].x;
+
+  // 4. Look back for each digit's count in all earlier tiles (the keys wait in shared memory).
   uint exclusive[DIGITS_PER_INVOCATION];
   look_back(lookback_address, tile_index, first_tag, exclusive);
   U32Array digit_offsets = U32Array(digit_offsets_address);
@@ -188,13 +197,6 @@ void main() {
     digit_global_shift[d] = digit_offsets.v[d] + exclusive[k] - tile_digit_starts[d];
   }
 
-  // 5. Keys through shared memory one 32-bit word at a time (low word, then high word of 64-bit
-  // keys), then values the same way; each invocation keeps only its keys' targets in registers.
-  uint targets[KEYS_PER_THREAD];
-  uint low_words[KEYS_PER_THREAD];
-  barrier();
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-    if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].x;
   barrier();
   if (KEY_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {

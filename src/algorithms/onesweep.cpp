@@ -135,12 +135,14 @@ class Onesweep final : public SortAlgorithm {
     rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
                  PlanPush{counts, control, t.count_address, uint32_t(t.n), pass_count});
     rec.compute_barrier();
+    if (options_.histogram_only) return;
 
     auto pass_spec = key_spec;
     pass_spec[0] = workgroup_;
     pass_spec.insert(pass_spec.end(),
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
-                      lookback_slots(t.n), options_.spin_limit, options_.publish_refusal_period});
+                      lookback_slots(t.n), options_.spin_limit, options_.publish_refusal_period,
+                      options_.lookback_window});
     const uint64_t pass_tiles = tiles(t.n);
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;

@@ -11,8 +11,10 @@ struct OnesweepOptions {
                                        // counting its keys itself (the decoupled fallback)
   uint32_t publish_refusal_period = 0; // testing: partitions p % period == period - 1 never
                                        // publish their counts, so successors must fall back
+  uint32_t lookback_window = 16;       // predecessors read at once per look-back round
   uint32_t workgroup = 0;              // tuning experiments: tile shape (0: chosen by device)
   uint32_t keys_per_thread = 0;
+  bool histogram_only = false;         // profiling: record only the clear/histogram/plan steps
 };
 
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
