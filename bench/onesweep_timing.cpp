@@ -21,14 +21,16 @@ int main(int argc, char** argv) {
   if (argc > 5) options.workgroup = atoi(argv[4]), options.keys_per_thread = atoi(argv[5]);
   if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
+  if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();
   auto& impl = ctx.impl();
   // ONESWEEP_END_BIT sorts fewer digits: time per pass = difference between bit ranges.
   const char* end_bit = std::getenv("ONESWEEP_END_BIT");
   SortSpec spec = make_sort_spec(key, value_bytes, false, 0, end_bit ? atoi(end_bit) : 0);
-  auto algorithm = classic ? make_sort_algorithm(impl, spec, Algorithm::radix_reduce_scan)
-                           : make_onesweep(impl, spec, options);
+  std::unique_ptr<SortAlgorithm> algorithm;
+  if (classic) algorithm = make_sort_algorithm(impl, spec, Algorithm::radix_reduce_scan);
+  else algorithm = make_onesweep(impl, spec, options);
   const uint64_t kb = key_bytes(key), key_size = n * kb, value_size = n * value_bytes;
   const int inputs = 3, warmups = 3, runs = 15;
   std::vector<DeviceBuffer> in_keys;
@@ -77,6 +79,16 @@ int main(int argc, char** argv) {
     if (r >= warmups) ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
+  uint32_t fallbacks = 0;
+  if (!classic) {
+    auto offset = static_cast<OnesweepSort&>(*algorithm).fallback_count_offset(n);
+    DeviceBuffer rb(impl, 4, MemoryKind::device_local);
+    impl.submit([&](VkCommandBuffer cmd) {
+      VkBufferCopy c{offset, 0, 4};
+      vkCmdCopyBuffer(cmd, scratch.buffer(), rb.buffer(), 1, &c);
+    });
+    download(impl, rb, &fallbacks, 4);
+  }
   double med = ms[ms.size() / 2];
   // Check the last run.
   std::vector<uint64_t> out(n * kb / 8 + 1);
@@ -110,11 +122,11 @@ int main(int argc, char** argv) {
       if (j && got == (kb == 4 ? o32[j - 1] : out[j - 1]) && idx < (value_bytes == 4 ? v[j - 1] : v[2 * j - 2])) ok = false;
     }
   }
-  printf("%-8s %s v%u 2^%-2d wg %3u kpt %2u  median %8.3f ms  min %8.3f  %6.2f GKeys/s  scratch %llu B (+%llu beyond ping-pong)  %s\n",
+  printf("%-8s %s v%u 2^%-2d wg %3u kpt %2u  median %8.3f ms  min %8.3f  %6.2f GKeys/s  scratch %llu B (+%llu beyond ping-pong) fallbacks %u %s\n",
          classic ? "classic" : "onesweep", argv[1], value_bytes, atoi(argv[3]), options.workgroup,
          options.keys_per_thread, med, ms.front(), n / med / 1e6,
          (unsigned long long)algorithm->scratch_bytes(n),
          (unsigned long long)(algorithm->scratch_bytes(n) - align_up(n * kb, 256) - align_up(value_size, 256)),
-         ok ? "OK" : "WRONG");
+         fallbacks, ok ? "OK" : "WRONG");
   return ok ? 0 : 1;
 }

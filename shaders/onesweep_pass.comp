@@ -29,6 +29,9 @@ layout(constant_id = 9) const uint SPIN_LIMIT = 64;         // look-back rounds 
 // (0: every tile_index publishes).
 layout(constant_id = 10) const uint PUBLISH_REFUSAL_PERIOD = 0;
 layout(constant_id = 11) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
+// Profiling only (wrong results): leave out a step to see what it costs.
+layout(constant_id = 12) const uint PROFILE_OMIT = 0;
+const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4;
 
 layout(push_constant) uniform Push {
   uint64_t keys_a;  // the caller's keys
@@ -146,6 +149,10 @@ void main() {
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     bool valid = chunk + k * gl_SubgroupSize < tile_size;
     uint digit = key_digit_of(keys[k]);
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0) {
+      places[k] = k * gl_SubgroupSize + lane;
+      continue;
+    }
     uvec4 peers = subgroup_digit_peers(digit, valid);
     uint below = lane_mask_count(peers & gl_SubgroupLtMask);
     uint leader = valid ? lane_mask_lowest(peers) : 0u;
@@ -187,7 +194,10 @@ void main() {
 
   // 4. Look back for each digit's count in all earlier tiles (the keys wait in shared memory).
   uint exclusive[DIGITS_PER_INVOCATION];
-  look_back(lookback_address, tile_index, first_tag, exclusive);
+  if ((PROFILE_OMIT & PROFILE_OMIT_LOOKBACK) != 0)
+    for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) exclusive[k] = 0;
+  else
+    look_back(lookback_address, tile_index, first_tag, control_address + CONTROL_FALLBACKS * 4, exclusive);
   U32Array digit_offsets = U32Array(digit_offsets_address);
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
     uint d = t + k * gl_WorkGroupSize.x;
@@ -213,7 +223,8 @@ void main() {
     if (j < tile_size) {
       uvec2 key = KEY_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u);
       targets[k] = digit_global_shift[key_digit_of(key)] + j;
-      store_key(keys_out, targets[k], output_raw ? from_radix_order(key) : key);
+      if ((PROFILE_OMIT & PROFILE_OMIT_STORES) == 0)
+        store_key(keys_out, targets[k], output_raw ? from_radix_order(key) : key);
     }
   }
   if (VALUE_WORDS == 0) return;

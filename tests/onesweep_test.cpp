@@ -77,7 +77,7 @@ TEST(OnesweepSkipping, SkipsPassesWhoseDigitIsTheSameForAllKeys) {
 // Sorts u32 keys with u32 values (the identity) through an algorithm built with explicit Onesweep
 // options, n given on the host or read from a GPU buffer, and checks the whole output.
 ::testing::AssertionResult check_onesweep(const OnesweepOptions& options, uint64_t n, uint64_t max_n,
-                                          bool indirect, bool descending) {
+                                          bool indirect, bool descending, bool expect_fallbacks = false) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
@@ -120,6 +120,17 @@ TEST(OnesweepSkipping, SkipsPassesWhoseDigitIsTheSameForAllKeys) {
              << got_keys[i] << ", " << got_values[i] << "), expected (" << keys[want_value] << ", "
              << want_value << ")";
   }
+  if (expect_fallbacks) {
+    // The last sort's look-backs must really have recounted tiles.
+    DeviceBuffer fallbacks(impl, 4, MemoryKind::device_local);
+    impl.submit([&](VkCommandBuffer cmd) {
+      VkBufferCopy c{algorithm->fallback_count_offset(max_n), 0, 4};
+      vkCmdCopyBuffer(cmd, scratch.buffer(), fallbacks.buffer(), 1, &c);
+    });
+    uint32_t count = 0;
+    download(impl, fallbacks, &count, 4);
+    if (count == 0) return ::testing::AssertionFailure() << "n " << n << ": no look-back fell back";
+  }
   if (impl.validation_messages.load() != 0)
     return ::testing::AssertionFailure() << "validation messages";
   return ::testing::AssertionSuccess();
@@ -129,11 +140,13 @@ TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   // Every third tile publishes nothing; successors give up after two look-back rounds, recount
   // it and insert its counts. Eight slots make the table wrap many times per pass.
   OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2, .publish_refusal_period = 3};
-  for (uint64_t n : {1ull, 513ull, 40000ull})
-    for (bool descending : {false, true}) EXPECT_TRUE(check_onesweep(options, n, n, false, descending));
+  EXPECT_TRUE(check_onesweep(options, 1, 1, false, false));
+  for (uint64_t n : {3 * 512ull + 1, 40000ull})
+    for (bool descending : {false, true})
+      EXPECT_TRUE(check_onesweep(options, n, n, false, descending, true));
   // Only the first tile refuses: everybody must recount back to the start.
   options.publish_refusal_period = 1;
-  EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, false));
+  EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, false, true));
 }
 
 TEST(OnesweepIndirect, ReadsTheCountFromTheGpu) {

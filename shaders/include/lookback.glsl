@@ -41,13 +41,15 @@ uint64_t lookback_read(uint64_t table, uint tile_index, uint digit) {
 shared uint lookback_stalled;
 
 // Sums, for the digits d = gl_LocalInvocationID.x + k * gl_WorkGroupSize.x, the counts of all
-// partitions before `tile_index` (tags first_tag + tile index) into exclusive[k].
+// partitions before `tile_index` (tags first_tag + tile index) into exclusive[k]; counts each
+// fallback in the u32 at fallback_counter.
 // Each digit walks back on its own, LOOKBACK_WINDOW entries per round of reads so that a long
 // chain of partial counts costs few memory latencies, until it meets an inclusive prefix or the
 // first tile. A digit whose predecessor stays unpublished for SPIN_LIMIT rounds (or whose slot
 // was reused) stops; then the workgroup recounts the latest such predecessor (the fallback) and
 // the walks resume.
-void look_back(uint64_t table, uint tile_index, uint first_tag, out uint exclusive[DIGITS_PER_INVOCATION]) {
+void look_back(uint64_t table, uint tile_index, uint first_tag, uint64_t fallback_counter,
+               out uint exclusive[DIGITS_PER_INVOCATION]) {
   uint t = gl_LocalInvocationID.x;
   // next[k]: 1 + the predecessor digit k reads next; 0 once its prefix is complete.
   uint next[DIGITS_PER_INVOCATION];
@@ -95,6 +97,7 @@ void look_back(uint64_t table, uint tile_index, uint first_tag, out uint exclusi
     if (recount == 0) break;
     // Decoupled fallback: count the predecessor's keys here and offer the counts to others.
     uint predecessor = recount - 1;
+    if (t == 0) atomicAdd(U32Array(fallback_counter).v[0], 1u);
     count_partition_digits(predecessor);
     for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
       if (next[k] != recount) continue;

@@ -11,11 +11,12 @@ const uint DIGIT_BITS = 8;
 const uint MAX_PASSES = 8;  // 64-bit keys / 8-bit digits
 
 // The control block (u32 words): one partition counter per pass, then one plan word per pass,
-// then the copy-back flag. The clear kernel zeroes it before every sort.
+// then the copy-back flag and a count of fallbacks (for tests and tuning). The clear kernel zeroes it before every sort.
 const uint CONTROL_PARTITION_COUNTER = 0;
 const uint CONTROL_PLAN = MAX_PASSES;
 const uint CONTROL_COPY_BACK = 2 * MAX_PASSES;
-const uint CONTROL_WORDS = 2 * MAX_PASSES + 1;
+const uint CONTROL_FALLBACKS = 2 * MAX_PASSES + 1;  // how often a look-back recounted a tile
+const uint CONTROL_WORDS = 2 * MAX_PASSES + 2;
 
 // Plan word bits, written by onesweep_plan.comp from the histograms: a pass whose digit is the
 // same for every key is inactive (skipped); active passes ping-pong starting from the caller's

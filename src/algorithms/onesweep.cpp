@@ -19,7 +19,8 @@ namespace {
 constexpr uint32_t radix = 256;
 constexpr uint32_t digit_bits = 8;
 constexpr uint32_t max_passes = 8;
-constexpr uint32_t control_words = 2 * max_passes + 1;  // shaders/include/onesweep_common.glsl
+constexpr uint32_t control_words = 2 * max_passes + 2;
+constexpr uint32_t control_fallbacks = 2 * max_passes + 1;  // shaders/include/onesweep_common.glsl
 constexpr uint32_t lookback_entry_bytes = 8;
 constexpr uint32_t histogram_workgroup = 256;
 constexpr uint32_t histogram_keys_per_group = 256 * 32;
@@ -54,7 +55,7 @@ uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
   return uint32_t(std::clamp<uint64_t>((items + per_group - 1) / per_group, 1, cap));
 }
 
-class Onesweep final : public SortAlgorithm {
+class Onesweep final : public OnesweepSort {
  public:
   Onesweep(Context::Impl& ctx, const SortSpec& spec, const OnesweepOptions& options)
       : ctx_(ctx), spec_(spec), options_(options) {
@@ -105,6 +106,9 @@ class Onesweep final : public SortAlgorithm {
   }
 
   uint64_t scratch_bytes(uint64_t max_n) const override { return layout(max_n).total; }
+  uint64_t fallback_count_offset(uint64_t max_n) const override {
+    return layout(max_n).control + control_fallbacks * 4;
+  }
 
   void record(Recorder& rec, const SortTargets& t) const override {
     if (t.n <= 1 && t.count_address == 0) return;
@@ -142,7 +146,7 @@ class Onesweep final : public SortAlgorithm {
     pass_spec.insert(pass_spec.end(),
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       lookback_slots(t.n), options_.spin_limit, options_.publish_refusal_period,
-                      options_.lookback_window});
+                      options_.lookback_window, options_.profile_omit});
     const uint64_t pass_tiles = tiles(t.n);
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
@@ -171,8 +175,8 @@ class Onesweep final : public SortAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
-                                             const OnesweepOptions& options) {
+std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
+                                            const OnesweepOptions& options) {
   return std::make_unique<Onesweep>(ctx, spec, options);
 }
 

@@ -14,10 +14,17 @@ struct OnesweepOptions {
   uint32_t lookback_window = 16;       // predecessors read at once per look-back round
   uint32_t workgroup = 0;              // tuning experiments: tile shape (0: chosen by device)
   uint32_t keys_per_thread = 0;
-  bool histogram_only = false;         // profiling: record only the clear/histogram/plan steps
+  bool histogram_only = false;
+  uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out         // profiling: record only the clear/histogram/plan steps
 };
 
-std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
-                                             const OnesweepOptions& options);
+class OnesweepSort : public SortAlgorithm {
+ public:
+  // Where in scratch the u32 counting look-back fallbacks of the last sort lies.
+  virtual uint64_t fallback_count_offset(uint64_t max_n) const = 0;
+};
+
+std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
+                                            const OnesweepOptions& options);
 
 }  // namespace gpusort
