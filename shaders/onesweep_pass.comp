@@ -146,21 +146,27 @@ void main() {
     uint i = chunk + k * gl_SubgroupSize;
     keys[k] = i < tile_size ? load_ordered_key(tile_begin + i) : uvec2(0u);
   }
+  // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
+  // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
+  // item order (which keeps equal digits in input order), then the broadcasts.
+  uint peer_info[KEYS_PER_THREAD];  // lanes below | run length << 8 | leader << 16
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     bool valid = chunk + k * gl_SubgroupSize < tile_size;
-    uint digit = key_digit_of(keys[k]);
-    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0) {
-      places[k] = k * gl_SubgroupSize + lane;
-      continue;
-    }
-    uvec4 peers = subgroup_digit_peers(digit, valid);
-    uint below = lane_mask_count(peers & gl_SubgroupLtMask);
+    uvec4 peers = subgroup_digit_peers(key_digit_of(keys[k]), valid);
     uint leader = valid ? lane_mask_lowest(peers) : 0u;
-    uint before = 0;
-    if (valid && below == 0)
-      before = atomicAdd(subgroup_digit_counts[subgroup * RADIX + digit], lane_mask_count(peers));
-    places[k] = subgroupShuffle(before, leader) + below;
+    peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
   }
+  uint before[KEYS_PER_THREAD];
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    before[k] = 0;
+    if (chunk + k * gl_SubgroupSize < tile_size && (peer_info[k] & 0xffu) == 0)
+      before[k] = atomicAdd(subgroup_digit_counts[subgroup * RADIX + key_digit_of(keys[k])],
+                            (peer_info[k] >> 8) & 0xffu);
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    places[k] = (PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0
+                    ? k * gl_SubgroupSize + lane
+                    : subgroupShuffle(before[k], peer_info[k] >> 16) + (peer_info[k] & 0xffu);
   barrier();
 
   // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that

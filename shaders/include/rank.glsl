@@ -5,6 +5,15 @@
 // The lanes whose digit equals this lane's, among lanes with `valid` set: one ballot per digit bit
 // (bits above a narrow digit are zero in every lane, so their ballots change nothing).
 uvec4 subgroup_digit_peers(uint digit, bool valid) {
+  if (MAX_SUBGROUP_SIZE <= 32) {  // one mask word
+    uint peers = subgroupBallot(valid).x;
+    [[unroll]] for (uint b = 0; b < DIGIT_BITS; ++b) {
+      bool set = ((digit >> b) & 1u) != 0u;
+      uint ones = subgroupBallot(set).x;
+      peers &= set ? ones : ~ones;
+    }
+    return uvec4(peers, 0u, 0u, 0u);
+  }
   uvec4 peers = subgroupBallot(valid);
   [[unroll]] for (uint b = 0; b < DIGIT_BITS; ++b) {
     bool set = ((digit >> b) & 1u) != 0u;
