@@ -2,6 +2,7 @@
 // Onesweep step 1: one read of the keys builds the histogram of every pass's digit at once
 // (keys mapped to radix order on the fly), accumulated per workgroup in shared memory and then
 // added into digit_counts[pass * RADIX + digit].
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 #include "onesweep_common.glsl"
 
@@ -16,6 +17,8 @@ layout(push_constant) uniform Push {
   uint pass_count;
 };
 
+layout(constant_id = 5) const uint KEYS_PER_THREAD = 8;
+
 shared uint histogram[MAX_PASSES * RADIX];
 
 void main() {
@@ -25,12 +28,25 @@ void main() {
   for (uint i = t; i < pass_count * RADIX; i += gl_WorkGroupSize.x) histogram[i] = 0;
   barrier();
   uint count = element_count(count_address, n);
-  for (uint i = group * gl_WorkGroupSize.x + t; i < count; i += group_count * gl_WorkGroupSize.x) {
-    uvec2 key = to_radix_order(load_key(keys_address, i));
-    for (uint pass = 0; pass < pass_count; ++pass)
-      atomicAdd(histogram[pass * RADIX +
-                          key_digit(key, pass_bit(begin_bit, pass), pass_digit_bits(begin_bit, end_bit, pass))],
-                1u);
+  // KEYS_PER_THREAD loads in flight per invocation and round; rounds stride over the grid.
+  const uint ROUND = gl_WorkGroupSize.x * KEYS_PER_THREAD;
+  for (uint base = group * ROUND + t; base < count; base += group_count * ROUND) {
+    uvec2 keys[KEYS_PER_THREAD];
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint i = base + k * gl_WorkGroupSize.x;
+      keys[k] = i < count ? to_radix_order(load_key(keys_address, i)) : uvec2(0u);
+    }
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      if (base + k * gl_WorkGroupSize.x >= count) break;
+      uint64_t wide = packUint2x32(keys[k]) >> begin_bit;
+      [[unroll]] for (uint pass = 0; pass < MAX_PASSES; ++pass) {
+        if (pass >= pass_count || (KEY_WORDS == 1 && pass >= 4)) break;
+        // Bits beyond end_bit only reach the last pass's digit through the mask.
+        uint digit_mask = (1u << pass_digit_bits(begin_bit, end_bit, pass)) - 1u;
+        uint digit = (KEY_WORDS == 1 ? (keys[k].x >> (begin_bit + pass * DIGIT_BITS)) : uint(wide >> (pass * DIGIT_BITS))) & digit_mask;
+        atomicAdd(histogram[pass * RADIX + digit], 1u);
+      }
+    }
   }
   barrier();
   U32Array counts = U32Array(digit_counts_address);

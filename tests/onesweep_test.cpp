@@ -140,10 +140,12 @@ TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   // Every third tile publishes nothing; successors give up after two look-back rounds, recount
   // it and insert its counts. Eight slots make the table wrap many times per pass.
   OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2, .publish_refusal_period = 3};
+  // (40000 keys are at least three tiles on every device, 1537 only on lavapipe.)
   EXPECT_TRUE(check_onesweep(options, 1, 1, false, false));
-  for (uint64_t n : {3 * 512ull + 1, 40000ull})
-    for (bool descending : {false, true})
-      EXPECT_TRUE(check_onesweep(options, n, n, false, descending, true));
+  for (bool descending : {false, true}) {
+    EXPECT_TRUE(check_onesweep(options, 3 * 512 + 1, 3 * 512 + 1, false, descending));
+    EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, descending, true));
+  }
   // Only the first tile refuses: everybody must recount back to the start.
   options.publish_refusal_period = 1;
   EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, false, true));

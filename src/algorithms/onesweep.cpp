@@ -23,7 +23,8 @@ constexpr uint32_t control_words = 2 * max_passes + 2;
 constexpr uint32_t control_fallbacks = 2 * max_passes + 1;  // shaders/include/onesweep_common.glsl
 constexpr uint32_t lookback_entry_bytes = 8;
 constexpr uint32_t histogram_workgroup = 256;
-constexpr uint32_t histogram_keys_per_group = 256 * 32;
+constexpr uint32_t histogram_keys_per_thread = 8;
+constexpr uint32_t histogram_keys_per_group = histogram_workgroup * histogram_keys_per_thread * 4;
 constexpr uint32_t max_histogram_groups = 2048;
 constexpr uint32_t clear_workgroup = 256;
 constexpr uint32_t max_clear_groups = 1024;
@@ -65,7 +66,7 @@ class Onesweep final : public OnesweepSort {
     // 1 KiB per subgroup).
     if (info.min_subgroup_size >= 32) {
       workgroup_ = 384;
-      keys_per_thread_ = 15;
+      keys_per_thread_ = 20;  // fastest measured on the H100 (bench/NOTES-onesweep.md)
     } else {
       workgroup_ = std::max<uint32_t>(64, info.max_subgroup_size);
       keys_per_thread_ = 8;
@@ -132,7 +133,9 @@ class Onesweep final : public OnesweepSort {
     rec.compute_barrier();
 
     const uint32_t histogram_groups = groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
-    rec.dispatch("onesweep_histogram", with_workgroup(histogram_workgroup), histogram_groups,
+    auto histogram_spec = with_workgroup(histogram_workgroup);
+    histogram_spec.push_back(histogram_keys_per_thread);
+    rec.dispatch("onesweep_histogram", histogram_spec, histogram_groups,
                  HistogramPush{t.keys, t.count_address, counts, uint32_t(t.n), histogram_groups,
                                spec_.begin_bit, spec_.end_bit, pass_count});
     rec.compute_barrier();
