@@ -54,7 +54,16 @@ const uint MAX_SUBGROUPS = gl_WorkGroupSize.x / MIN_SUBGROUP_SIZE;
 const uint DIGITS_PER_INVOCATION = (RADIX + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
 
 shared uint exchange[TILE];                                 // one 32-bit word per key/value
-shared uint subgroup_digit_counts[MAX_SUBGROUPS * RADIX];  // counts, then each subgroup's start
+// Per subgroup and digit: its keys' count, then the subgroup's start within the digit's run.
+// Two 16-bit counters per word (a tile has fewer than 2^16 keys), which halves the shared memory
+// they take and so leaves room for bigger tiles.
+const uint COUNTER_WORDS = RADIX / 2;
+shared uint subgroup_digit_counts[MAX_SUBGROUPS * COUNTER_WORDS];
+uint counter_word(uint subgroup, uint digit) { return subgroup * COUNTER_WORDS + (digit >> 1); }
+uint counter_shift(uint digit) { return (digit & 1u) * 16u; }
+uint read_counter(uint subgroup, uint digit) {
+  return (subgroup_digit_counts[counter_word(subgroup, digit)] >> counter_shift(digit)) & 0xffffu;
+}
 shared uint tile_digit_starts[RADIX];                      // where each digit begins in the tile
 shared uint digit_global_shift[RADIX];                     // global index - tile position
 shared uint fallback_digit_counts[RADIX];
@@ -129,7 +138,13 @@ void main() {
 
   uint t = gl_LocalInvocationID.x;
   if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
-  for (uint i = t; i < MAX_SUBGROUPS * RADIX; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
+  for (uint i = t; i < MAX_SUBGROUPS * COUNTER_WORDS; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
+  // Fetched early: its latency then hides behind the tile's loads.
+  uint digit_offset[DIGITS_PER_INVOCATION];
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
+    uint d = t + k * gl_WorkGroupSize.x;
+    digit_offset[k] = d < RADIX ? U32Array(digit_offsets_address).v[d] : 0u;
+  }
   barrier();
   uint tile_index = partition_shared;
   if (tile_index >= tile_total) return;
@@ -156,37 +171,44 @@ void main() {
     uint leader = valid ? lane_mask_lowest(peers) : 0u;
     peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
   }
-  uint before[KEYS_PER_THREAD];
+  // places[k] first holds the leader's counter value, then the key's place.
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    before[k] = 0;
-    if (chunk + k * gl_SubgroupSize < tile_size && (peer_info[k] & 0xffu) == 0)
-      before[k] = atomicAdd(subgroup_digit_counts[subgroup * RADIX + key_digit_of(keys[k])],
-                            (peer_info[k] >> 8) & 0xffu);
+    places[k] = 0;
+    if (chunk + k * gl_SubgroupSize < tile_size && (peer_info[k] & 0xffu) == 0) {
+      uint digit = key_digit_of(keys[k]);
+      places[k] = (atomicAdd(subgroup_digit_counts[counter_word(subgroup, digit)],
+                             ((peer_info[k] >> 8) & 0xffu) << counter_shift(digit)) >>
+                   counter_shift(digit)) & 0xffffu;
+    }
   }
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     places[k] = (PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0
                     ? k * gl_SubgroupSize + lane
-                    : subgroupShuffle(before[k], peer_info[k] >> 16) + (peer_info[k] & 0xffu);
+                    : subgroupShuffle(places[k], peer_info[k] >> 16) + (peer_info[k] & 0xffu);
   barrier();
 
   // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that
   // successors can pass over this tile before its look-back ends.
-  for (uint d = t; d < RADIX; d += gl_WorkGroupSize.x) {
-    uint running = 0;
+  // One invocation per counter word, i.e. per pair of digits (even in the low half).
+  for (uint w = t; w < COUNTER_WORDS; w += gl_WorkGroupSize.x) {
+    uint running = 0;  // both digits' running counts, packed like the counters
     for (uint s = 0; s < gl_NumSubgroups; ++s) {
-      uint c = subgroup_digit_counts[s * RADIX + d];
-      subgroup_digit_counts[s * RADIX + d] = running;
+      uint c = subgroup_digit_counts[s * COUNTER_WORDS + w];
+      subgroup_digit_counts[s * COUNTER_WORDS + w] = running;
       running += c;
     }
-    tile_digit_total[d] = running;
-    if (publishes) lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, tile_index == 0, running);
+    for (uint h = 0; h < 2; ++h) {
+      uint d = 2 * w + h, total = (running >> (16 * h)) & 0xffffu;
+      tile_digit_total[d] = total;
+      if (publishes) lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, tile_index == 0, total);
+    }
   }
   barrier();
   scan_tile_digits();
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (chunk + k * gl_SubgroupSize < tile_size) {
       uint digit = key_digit_of(keys[k]);
-      places[k] += tile_digit_starts[digit] + subgroup_digit_counts[subgroup * RADIX + digit];
+      places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
     }
 
   // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
@@ -204,13 +226,12 @@ void main() {
     for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) exclusive[k] = 0;
   else
     look_back(lookback_address, tile_index, first_tag, control_address + CONTROL_FALLBACKS * 4, exclusive);
-  U32Array digit_offsets = U32Array(digit_offsets_address);
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
     uint d = t + k * gl_WorkGroupSize.x;
     if (d >= RADIX) continue;
     if (publishes && tile_index != 0)
       lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, true, exclusive[k] + tile_digit_total[d]);
-    digit_global_shift[d] = digit_offsets.v[d] + exclusive[k] - tile_digit_starts[d];
+    digit_global_shift[d] = digit_offset[k] + exclusive[k] - tile_digit_starts[d];
   }
 
   barrier();

@@ -74,6 +74,8 @@ class Onesweep final : public OnesweepSort {
     if (options.workgroup) workgroup_ = options.workgroup;
     if (options.keys_per_thread) keys_per_thread_ = options.keys_per_thread;
     while (keys_per_thread_ > 1 && shared_bytes() > info.shared_memory_bytes) --keys_per_thread_;
+    // Per-subgroup digit counters are 16-bit.
+    if (tile() >= 65536) throw Error("onesweep: tiles must hold fewer than 65536 keys");
     if (shared_bytes() > info.shared_memory_bytes)
       throw Error("onesweep: shared memory (" + std::to_string(info.shared_memory_bytes) +
                   " bytes) is too small for one tile");
@@ -81,7 +83,7 @@ class Onesweep final : public OnesweepSort {
 
   uint32_t shared_bytes() const {
     uint32_t subgroups = workgroup_ / ctx_.info.min_subgroup_size;
-    return workgroup_ * keys_per_thread_ * 4 + subgroups * radix * 4 + 5 * radix * 4 + 256;
+    return workgroup_ * keys_per_thread_ * 4 + subgroups * radix * 2 + 5 * radix * 4 + 256;
   }
   uint32_t tile() const { return workgroup_ * keys_per_thread_; }
   uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
