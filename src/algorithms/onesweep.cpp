@@ -65,8 +65,8 @@ class Onesweep final : public OnesweepSort {
     // tiles; narrow-subgroup devices such as lavapipe small ones (per-subgroup counters cost
     // 1 KiB per subgroup).
     if (info.min_subgroup_size >= 32) {
-      workgroup_ = 384;
-      keys_per_thread_ = 20;  // fastest measured on the H100 (bench/NOTES-onesweep.md)
+      workgroup_ = 512;
+      keys_per_thread_ = 16;  // fastest measured on the H100 (bench/NOTES-onesweep.md)
     } else {
       workgroup_ = std::max<uint32_t>(64, info.max_subgroup_size);
       keys_per_thread_ = 8;
