@@ -167,7 +167,7 @@ void main() {
   uint peer_info[KEYS_PER_THREAD];  // lanes below | run length << 8 | leader << 16
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     bool valid = chunk + k * gl_SubgroupSize < tile_size;
-    uvec4 peers = subgroup_digit_peers(key_digit_of(keys[k]), valid);
+    uvec4 peers = subgroup_digit_peers(key_digit_of(keys[k]), valid, tile_size == TILE);
     uint leader = valid ? lane_mask_lowest(peers) : 0u;
     peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
   }
@@ -220,6 +220,14 @@ void main() {
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].x;
 
+  // The values' (low) words are requested now so that their latency hides behind the look-back.
+  uint value_words[KEYS_PER_THREAD];
+  if (VALUE_WORDS != 0)
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint i = chunk + k * gl_SubgroupSize;
+      value_words[k] = i < tile_size ? U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS] : 0u;
+    }
+
   // 4. Look back for each digit's count in all earlier tiles (the keys wait in shared memory).
   uint exclusive[DIGITS_PER_INVOCATION];
   if ((PROFILE_OMIT & PROFILE_OMIT_LOOKBACK) != 0)
@@ -258,7 +266,7 @@ void main() {
   barrier();
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     uint i = chunk + k * gl_SubgroupSize;
-    if (i < tile_size) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS];
+    if (i < tile_size) exchange[places[k]] = value_words[k];
   }
   barrier();
   if (VALUE_WORDS == 2) {
