@@ -1,7 +1,7 @@
 #version 460
 // Onesweep, one pass per digit. Each workgroup:
-//   1. takes the next tile_index index from the pass's atomic counter (so it only ever waits on
-//      partitions that some running workgroup already owns) and loads its tile, each subgroup a
+//   1. takes the next tile index from the pass's atomic counter (so it only ever waits on
+//      tiles that some running workgroup already owns) and loads its tile, each subgroup a
 //      contiguous chunk, KEYS_PER_THREAD keys per invocation, coalesced;
 //   2. ranks the keys by digit: subgroup ballots find equal digits, a per-subgroup digit counter
 //      in shared memory gives each key its place among earlier keys of the same digit;
@@ -26,7 +26,7 @@ layout(constant_id = 7) const uint KEYS_PER_THREAD = 15;
 layout(constant_id = 8) const uint LOOKBACK_SLOTS = 1024;   // circular table length, in tiles
 layout(constant_id = 9) const uint SPIN_LIMIT = 64;         // look-back rounds before the fallback
 // Testing the fallback: tiles p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
-// (0: every tile_index publishes).
+// (0: every tile publishes).
 layout(constant_id = 10) const uint PUBLISH_REFUSAL_PERIOD = 0;
 layout(constant_id = 11) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
 // Profiling only (wrong results): leave out a step to see what it costs.
@@ -88,7 +88,7 @@ uvec2 load_ordered_key(uint i) {
   return input_raw ? to_radix_order(key) : key;
 }
 
-// The fallback's recount of one tile_index's digits (see lookback.glsl).
+// The fallback's recount of one tile's digits (see lookback.glsl).
 void count_partition_digits(uint tile_index) {
   uint t = gl_LocalInvocationID.x;
   for (uint d = t; d < RADIX; d += gl_WorkGroupSize.x) fallback_digit_counts[d] = 0;

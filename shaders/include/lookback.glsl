@@ -1,21 +1,26 @@
 // Decoupled look-back over a fixed-size circular table of tile states, with a decoupled fallback.
 //
-// Entry (one uint64 per slot and digit): bits 63..33 the tag (the tile_index's sequence number in
-// this sort: unique per pass and tile_index, 0 = never written), bit 32 the "inclusive" flag, bits
+// Entry (one uint64 per slot and digit): bits 63..33 the tag (the tile's sequence number in
+// this sort: unique per pass and tile, 0 = never written), bit 32 the "inclusive" flag, bits
 // 31..0 a count. Writers only use atomicMax, so a newer tag always wins, an inclusive prefix
-// replaces the partial count of the same tile_index, and an entry of a later tile_index (the slot
+// replaces the partial count of the same tile, and an entry of a later tile (the slot
 // reused) is never overwritten by an earlier one. A reader that finds:
 //   its tag           -> uses the count (partial: keep looking back; inclusive: done),
 //   an older tag      -> not published yet: spins, and after SPIN_LIMIT rounds counts the
 //                        predecessor's keys itself (fallback) and inserts that partial count,
 //   a newer tag       -> the slot was reused: counts the predecessor's keys itself at once.
 // So no forward progress of other workgroups is assumed and the table never needs clearing
-// between passes. All accesses are device-scope atomics; an entry carries all it publishes, so
-// relaxed ordering suffices.
+// between passes (onesweep_clear.comp zeroes it once per sort, so that no entry of an earlier sort
+// can carry a valid tag). The tags take the place of a tail counter: a slot may be reused as soon
+// as its next tile comes (LOOKBACK_SLOTS tiles later), and a reader that still needed the old
+// entry notices the newer tag and recounts instead of reading a wrong count.
+// All accesses are device-scope 64-bit atomics, so tag and count are always read together; an
+// entry carries all it publishes (the recount reads keys an earlier dispatch wrote), so relaxed
+// ordering suffices.
 //
 // Include after defining RADIX, LOOKBACK_SLOTS, LOOKBACK_WINDOW, SPIN_LIMIT, DIGITS_PER_INVOCATION,
 // `shared uint fallback_digit_counts[RADIX]` and `void count_partition_digits(uint tile_index)`,
-// which fills fallback_digit_counts with the tile_index's digit histogram (all invocations call
+// which fills fallback_digit_counts with the tile's digit histogram (all invocations call
 // it; it contains barriers).
 
 const uint64_t LOOKBACK_INCLUSIVE = 1ul << 32;

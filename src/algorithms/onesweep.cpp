@@ -9,7 +9,8 @@
 //   onesweep_copy_back  when the plan ran an odd number of passes: scratch -> caller's buffers
 // Every decision that depends on the keys (skips, buffer roles, n itself when indirect) is made
 // on the GPU, so the same recording serves any count. Scratch: the key/value ping-pong copies
-// plus a state block of at most 8 KiB + 68 B + lookback_slots * 2 KiB, independent of n.
+// plus a state block independent of n: 8 KiB of histograms, 72 B of control words (padded to
+// 8448 B together) and min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep.hpp"
 
 namespace gpusort {
