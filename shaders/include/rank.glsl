@@ -1,5 +1,5 @@
 // Ranking keys by digit within a subgroup, with ballots only (portable: no match instruction).
-// Include after declaring the specialization constant MAX_SUBGROUP_SIZE; needs
+// Include after declaring the specialization constants MIN_SUBGROUP_SIZE and MAX_SUBGROUP_SIZE; needs
 // GL_KHR_shader_subgroup_ballot. Every invocation of the subgroup must call these together.
 
 // The lanes whose digit equals this lane's, among lanes with `valid` set (`all_valid`: uniformly
@@ -7,8 +7,8 @@
 // (bits above a narrow digit are zero in every lane, so their ballots change nothing).
 uvec4 subgroup_digit_peers(uint digit, bool valid, bool all_valid) {
   if (MAX_SUBGROUP_SIZE <= 32) {  // one mask word
-    // In a full tile every lane is valid (and the subgroup is 32 wide): no ballot needed.
-    uint peers = all_valid && MAX_SUBGROUP_SIZE == 32 ? ~0u : subgroupBallot(valid).x;
+    // In a full tile of a subgroup known to be 32 wide every lane is valid: no ballot needed.
+    uint peers = all_valid && MIN_SUBGROUP_SIZE == 32 && MAX_SUBGROUP_SIZE == 32 ? ~0u : subgroupBallot(valid).x;
     [[unroll]] for (uint b = 0; b < DIGIT_BITS; ++b) {
       bool set = ((digit >> b) & 1u) != 0u;
       uint ones = subgroupBallot(set).x;
