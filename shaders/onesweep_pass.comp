@@ -31,7 +31,8 @@ layout(constant_id = 10) const uint PUBLISH_REFUSAL_PERIOD = 0;
 layout(constant_id = 11) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
 // Profiling only (wrong results): leave out a step to see what it costs.
 layout(constant_id = 12) const uint PROFILE_OMIT = 0;
-const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4;
+const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
+           PROFILE_OMIT_RANK_ATOMICS = 8, PROFILE_OMIT_RANK_BALLOTS = 16;
 
 layout(push_constant) uniform Push {
   uint64_t keys_a;  // the caller's keys
@@ -167,14 +168,17 @@ void main() {
   uint peer_info[KEYS_PER_THREAD];  // lanes below | run length << 8 | leader << 16
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     bool valid = chunk + k * gl_SubgroupSize < tile_size;
-    uvec4 peers = subgroup_digit_peers(key_digit_of(keys[k]), valid, tile_size == TILE);
+    uvec4 peers = (PROFILE_OMIT & PROFILE_OMIT_RANK_BALLOTS) != 0
+                      ? uvec4(1u << lane, 0u, 0u, 0u)
+                      : subgroup_digit_peers(key_digit_of(keys[k]), valid, tile_size == TILE);
     uint leader = valid ? lane_mask_lowest(peers) : 0u;
     peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
   }
   // places[k] first holds the leader's counter value, then the key's place.
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     places[k] = 0;
-    if (chunk + k * gl_SubgroupSize < tile_size && (peer_info[k] & 0xffu) == 0) {
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && chunk + k * gl_SubgroupSize < tile_size &&
+        (peer_info[k] & 0xffu) == 0) {
       uint digit = key_digit_of(keys[k]);
       places[k] = (atomicAdd(subgroup_digit_counts[counter_word(subgroup, digit)],
                              ((peer_info[k] >> 8) & 0xffu) << counter_shift(digit)) >>
@@ -206,7 +210,7 @@ void main() {
   barrier();
   scan_tile_digits();
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-    if (chunk + k * gl_SubgroupSize < tile_size) {
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && chunk + k * gl_SubgroupSize < tile_size) {
       uint digit = key_digit_of(keys[k]);
       places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
     }
