@@ -1,4 +1,4 @@
-// CUB DeviceRadixSort timing for comparison with bench/onesweep_timing.cpp: same inputs scheme
+// CUB DeviceRadixSort timing for comparison with bench/onesweep_dev/onesweep_timing.cpp: same inputs scheme
 // (three rotated random inputs), CUDA events around the sort only, median of 15 after 3 warm-ups.
 //   cub_timing <u32|u64> <value_bytes> <log2 n>
 #include <cub/cub.cuh>
