@@ -93,6 +93,14 @@ uint64_t fresh_seed() {
          uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
 }
 
+std::vector<uint64_t> sizes_around_powers_of_two(uint64_t max) {
+  std::vector<uint64_t> sizes{0};
+  for (uint64_t p = 1; p <= max; p *= 2)
+    for (uint64_t n : {p - 1, p, p + 1})
+      if (n <= max && n > sizes.back()) sizes.push_back(n);
+  return sizes;
+}
+
 uint64_t radix_order(KeyType type, uint64_t bits, bool descending) {
   const uint32_t width = width_bits(type);
   const uint64_t mask = width == 64 ? ~0ull : (1ull << width) - 1;
@@ -171,7 +179,7 @@ std::string SortCase::describe(uint64_t seed) const {
 namespace {
 
 template <class K, class V>
-::testing::AssertionResult check_typed(const SortCase& c, uint64_t seed) {
+::testing::AssertionResult check_typed(const SortCase& c, uint64_t seed, bool stable) {
   std::mt19937_64 rng(seed);
   auto bits = make_key_bits(c.key, c.n, c.distribution, rng);
   std::vector<K> keys(c.n);
@@ -197,6 +205,39 @@ template <class K, class V>
   } else {
     sort(context(), std::span<K>(keys), options);
   }
+  auto expected_value_of = [](uint64_t position) {
+    using W = std::conditional_t<std::is_void_v<V>, uint64_t, V>;
+    return uint64_t(W(position) ^ (W(~W(0)) & W(0xA5A5A5A500000000ull)));
+  };
+  if (!stable) {
+    // Runs of equal sort keys: compare the multisets of (key bits, value) pairs.
+    using Pair = std::pair<uint64_t, uint64_t>;
+    std::vector<Pair> got, want;
+    for (uint64_t begin = 0, end = 0; begin < c.n; begin = end) {
+      end = begin + 1;
+      while (end < c.n && sort_key(order[end]) == sort_key(order[begin])) ++end;
+      got.clear();
+      want.clear();
+      for (uint64_t i = begin; i < end; ++i) {
+        uint64_t key_bits = 0;
+        std::memcpy(&key_bits, &keys[i], sizeof(K));
+        uint64_t value = 0;
+        if constexpr (!std::is_void_v<V>) value = uint64_t(values[i]);
+        got.emplace_back(key_bits, value);
+        want.emplace_back(bits[order[i]], std::is_void_v<V> ? 0 : expected_value_of(order[i]));
+      }
+      std::sort(got.begin(), got.end());
+      std::sort(want.begin(), want.end());
+      for (size_t k = 0; k < got.size(); ++k)
+        if (got[k] != want[k])
+          return ::testing::AssertionFailure()
+                 << c.describe(seed) << ": the run of equal keys at [" << begin << ", " << end
+                 << ") holds (key 0x" << std::hex << got[k].first << ", value 0x" << got[k].second
+                 << "), expected (0x" << want[k].first << ", 0x" << want[k].second
+                 << ") as its smallest pair #" << std::dec << k;
+    }
+    return no_new_validation_messages();
+  }
   for (uint64_t i = 0; i < c.n; ++i) {
     K expected;
     std::memcpy(&expected, &bits[order[i]], sizeof(K));
@@ -216,32 +257,40 @@ template <class K, class V>
   return no_new_validation_messages();
 }
 
-template <class K> ::testing::AssertionResult check_key(const SortCase& c, uint64_t seed) {
+template <class K>
+::testing::AssertionResult check_key(const SortCase& c, uint64_t seed, bool stable) {
   switch (c.value_bytes) {
-    case 0: return check_typed<K, void>(c, seed);
-    case 4: return check_typed<K, uint32_t>(c, seed);
-    case 8: return check_typed<K, uint64_t>(c, seed);
+    case 0: return check_typed<K, void>(c, seed, stable);
+    case 4: return check_typed<K, uint32_t>(c, seed, stable);
+    case 8: return check_typed<K, uint64_t>(c, seed, stable);
   }
   return ::testing::AssertionFailure() << "bad value_bytes " << c.value_bytes;
 }
 
 }  // namespace
 
-::testing::AssertionResult check_sort(const SortCase& c) {
+namespace {
+
+::testing::AssertionResult check_any_sort(const SortCase& c, bool stable) {
   uint64_t seed = fresh_seed();
   try {
     switch (c.key) {
-      case KeyType::u32: return check_key<uint32_t>(c, seed);
-      case KeyType::i32: return check_key<int32_t>(c, seed);
-      case KeyType::f32: return check_key<float>(c, seed);
-      case KeyType::u64: return check_key<uint64_t>(c, seed);
-      case KeyType::i64: return check_key<int64_t>(c, seed);
-      case KeyType::f64: return check_key<double>(c, seed);
+      case KeyType::u32: return check_key<uint32_t>(c, seed, stable);
+      case KeyType::i32: return check_key<int32_t>(c, seed, stable);
+      case KeyType::f32: return check_key<float>(c, seed, stable);
+      case KeyType::u64: return check_key<uint64_t>(c, seed, stable);
+      case KeyType::i64: return check_key<int64_t>(c, seed, stable);
+      case KeyType::f64: return check_key<double>(c, seed, stable);
     }
   } catch (const std::exception& e) {
     return ::testing::AssertionFailure() << c.describe(seed) << ": threw " << e.what();
   }
   return ::testing::AssertionFailure() << "bad key type";
 }
+
+}  // namespace
+
+::testing::AssertionResult check_sort(const SortCase& c) { return check_any_sort(c, true); }
+::testing::AssertionResult check_unstable_sort(const SortCase& c) { return check_any_sort(c, false); }
 
 }  // namespace gpusort::test

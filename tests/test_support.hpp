@@ -43,6 +43,15 @@ struct SortCase {
 // pairing are checked exactly; keys compared bitwise).
 ::testing::AssertionResult check_sort(const SortCase& c);
 
+// For unstable sorts (bitonic): the same input and key comparison, but within every run of keys
+// that compare equal the output need only hold the same (key bits, value) pairs as the
+// reference run: each output pair exists in the input and each input pair appears exactly once.
+::testing::AssertionResult check_unstable_sort(const SortCase& c);
+
+// Every 2^k - 1, 2^k and 2^k + 1 up to max (plus 0), in increasing order: the boundaries of
+// workgroups, tiles and bitonic blocks, which are all powers of two.
+std::vector<uint64_t> sizes_around_powers_of_two(uint64_t max);
+
 // Radix order of a key's bits, as the shaders define it (keys.glsl); descending inverted.
 uint64_t radix_order(KeyType type, uint64_t bits, bool descending);
 

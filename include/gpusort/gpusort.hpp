@@ -131,7 +131,10 @@ template <class K> void sort(Context& ctx, std::span<K> keys, const SortOptions&
   sort_raw(ctx, key_type_of<K>(), keys.data(), keys.size(), nullptr, 0, options);
 }
 
-// Values are 4 or 8 bytes wide, carried along with their keys.
+// Values are 4 or 8 bytes wide, carried along with their keys. Stable (equal keys keep their
+// input order, values with them) except with Algorithm::bitonic: bitonic's sort_by_key is NOT
+// stable, the values of equal keys may come out in any order. Algorithm::odd_even sorts only
+// arrays that fit one workgroup's shared memory (a few thousand keys) and throws Error beyond.
 template <class K, class V>
 void sort_by_key(Context& ctx, std::span<K> keys, std::span<V> values,
                  const SortOptions& options = {}) {
@@ -149,11 +152,19 @@ void exclusive_scan(Context& ctx, std::span<const uint64_t> in, std::span<uint64
 void inclusive_scan(Context& ctx, std::span<const uint64_t> in, std::span<uint64_t> out);
 
 // ---- Engine face ----
+//
+// A Sorter records a sort into the caller's command buffer, on the caller's buffers, with
+// caller-owned scratch: record() allocates no device memory, submits nothing and never waits.
+// The command buffer must be in the recording state, outside a render pass, on a queue family
+// with compute.
 
-// A place in a caller's buffer. The buffer must have been created with
-// VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT and VK_BUFFER_USAGE_STORAGE_BUFFER_BIT (plus
-// VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT for scratch) on memory allocated with
-// VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT. Offsets must be multiples of 16.
+// A place in a caller's buffer. Every buffer handed to a Sorter must have been created with
+// VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (scratch also
+// with VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT: algorithms may read dispatch sizes from it) and bound
+// to memory allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, on the Context's device.
+// Keys, values and scratch offsets are multiples of 16, the count's a multiple of 4. From the
+// offset on, keys hold max_n keys, values max_n values, scratch scratch_bytes(max_n) bytes
+// (max_n = n for record()); these ranges and the count must not overlap.
 struct BufferRef {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceSize offset = 0;
@@ -168,17 +179,39 @@ struct SorterConfig {
   uint32_t end_bit = 0;  // 0: the key's full width
 };
 
-// Synchronization contract of record()/record_indirect():
-//  - before: the caller makes its writes of keys, values and (for indirect) the count visible
-//    to VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT with VK_ACCESS_SHADER_READ_BIT|SHADER_WRITE_BIT
-//    (and DRAW_INDIRECT / INDIRECT_COMMAND_READ for the count).
-//  - during: gpusort records compute dispatches with its own barriers between them.
-//  - after: the last command is a compute dispatch writing keys/values; the caller adds a
-//    barrier from VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT / VK_ACCESS_SHADER_WRITE_BIT before
-//    reading them.
-// Scratch contents need no initialization and are garbage afterwards. A Sorter is immutable after
-// construction: record() may be called from several threads on different command buffers, as
-// long as the scratch buffers of sorts that may run at the same time are distinct.
+// Synchronization contract of record() / record_indirect():
+//  - Before: every access by the compute shaders of the sort is at
+//    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT; keys, values and scratch are read and written
+//    (VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT), the count is only read
+//    (VK_ACCESS_SHADER_READ_BIT). The caller records the barrier that makes its earlier writes of
+//    any of them (keys, values, count, and scratch if it touched it) available and visible to
+//    those accesses, and orders its earlier reads of them before the sort (e.g. srcStage TRANSFER
+//    / srcAccess TRANSFER_WRITE after a vkCmdCopyBuffer that produced the keys, or COMPUTE_SHADER
+//    / SHADER_WRITE after a compute pass that did).
+//  - During: gpusort records compute dispatches and its own barriers between them; they may
+//    also read dispatch sizes from scratch (VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT).
+//  - After: the recorded sequence always ends with a barrier from COMPUTE_SHADER (SHADER_WRITE |
+//    SHADER_READ) to COMPUTE_SHADER | DRAW_INDIRECT (SHADER_READ | SHADER_WRITE |
+//    INDIRECT_COMMAND_READ). So a later compute dispatch may use the sorted keys and values
+//    directly, and a later sort may reuse the same scratch with no barrier of the caller's. Any
+//    other consumer (transfer, vertex or fragment shaders, the host) needs the caller's barrier
+//    from COMPUTE_SHADER / SHADER_WRITE. The count may be rewritten only after the sort (an
+//    execution dependency from COMPUTE_SHADER).
+// Scratch needs no initialization and holds garbage afterwards. The result is in keys/values.
+//
+// Thread safety: a Sorter is immutable after construction; record() and record_indirect() may be
+// called from several threads at once on different command buffers (the pipeline cache they
+// share is mutex-protected), as long as sorts that may execute at the same time on the GPU use
+// distinct scratch. Any number of Sorters (any configurations) may share one Context and one
+// command buffer. A Sorter keeps its Context's device alive; it must be destroyed before a
+// wrapped device is. Pipelines are created in the constructor (which records the plans of a few
+// sizes up to 65536 elements, direct and indirect, on temporary buffers into a command buffer it
+// never submits), so record() of those sizes compiles nothing; a plan that needs one more
+// pipeline creates it once, on first use (measured on lavapipe: first record() 30-47 ms without
+// this, 0.02 ms with it; construction then takes 40-90 ms).
+//
+// Invalid arguments (null or misaligned buffers, values given or missing for the config,
+// overlapping ranges, n > max_elements) throw gpusort::Error before anything is recorded.
 class Sorter {
  public:
   Sorter(Context& ctx, const SorterConfig& config);
@@ -186,10 +219,20 @@ class Sorter {
   Sorter(Sorter&&) noexcept;
   Sorter& operator=(Sorter&&) noexcept;
 
+  // Scratch bytes for sorts of up to max_n elements (record() with n <= max_n, or
+  // record_indirect() with this max_n). Never 0, so a scratch buffer can always be created.
   uint64_t scratch_bytes(uint64_t max_n) const;
+  // The largest n this Sorter's algorithm takes on this device (odd_even: what fits one
+  // workgroup's shared memory; the others: gpusort::max_elements).
+  uint64_t max_elements() const;
+  // Whether equal keys keep their input order (all algorithms but bitonic).
+  bool stable() const;
+  // Sorts n elements; n is known when recording. `values` is {} when config.value_bytes == 0.
   void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
               uint64_t n) const;
-  // n is read at execution time from the u32 at `count`; it is clamped to max_n.
+  // Sorts n elements where n is the u32 at `count`, read when the GPU executes the sort and
+  // clamped to max_n (0 and 1 leave keys and values as they are). Elements from n to max_n are
+  // neither read nor written.
   void record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                        BufferRef count, uint64_t max_n) const;
   const SorterConfig& config() const;

@@ -38,6 +38,10 @@ class SortAlgorithm {
  public:
   virtual ~SortAlgorithm() = default;
   virtual uint64_t scratch_bytes(uint64_t max_n) const = 0;
+  // The largest n this algorithm sorts on this device (odd-even: one workgroup's shared memory).
+  virtual uint64_t max_elements() const { return gpusort::max_elements; }
+  // Whether equal keys keep their input order.
+  virtual bool stable() const { return true; }
   // Records the whole sort; the result ends in targets.keys / targets.values.
   virtual void record(Recorder& rec, const SortTargets& targets) const = 0;
 };

@@ -1,4 +1,5 @@
 // The public API: names, validation, the convenient face (sort_raw, scans) and Sorter.
+#include "algorithms/comparison_sorts.hpp"
 #include "algorithms/scan.hpp"
 #include "algorithms/sort_algorithm.hpp"
 #include "vulkan/buffer.hpp"
@@ -74,13 +75,28 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
   return s;
 }
 
+// automatic: a size switch, decided per recording from max_n. The small-array sort is one
+// dispatch up to one workgroup's tile and two up to small_sort_max_n: with one key per
+// invocation while that reaches (fastest measured, H100: up to 2^15 keys), two beyond (2^16);
+// larger arrays take Onesweep, which beats radix_reduce_scan at every size measured on the
+// H100 (bench/NOTES-onesweep.md). Every branch is stable.
+std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
+  const SmallSortShape narrow = small_sort_shape(ctx, spec, {.items = 1});
+  const SmallSortShape wide = small_sort_shape(ctx, spec, {.items = 2});
+  return make_size_switch(
+      make_small_sort(ctx, spec, narrow), small_sort_max_n(narrow),
+      make_size_switch(make_small_sort(ctx, spec, wide), small_sort_max_n(wide),
+                       make_onesweep(ctx, spec)));
+}
+
 std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
                                                    Algorithm requested) {
   switch (requested) {
-    // Onesweep beats radix_reduce_scan at every size measured (bench/NOTES-onesweep.md).
-    case Algorithm::automatic:
+    case Algorithm::automatic: return make_automatic(ctx, spec);
     case Algorithm::onesweep: return make_onesweep(ctx, spec);
     case Algorithm::radix_reduce_scan: return make_radix_reduce_scan(ctx, spec);
+    case Algorithm::bitonic: return make_bitonic(ctx, spec);
+    case Algorithm::odd_even: return make_odd_even(ctx, spec);
     default:
       throw Error(std::string("algorithm '") + to_string(requested) + "' is not available yet");
   }
@@ -149,66 +165,165 @@ void inclusive_scan(Context& ctx, std::span<const uint64_t> in, std::span<uint64
 
 // ---- Sorter ----
 
+namespace {
+
+// Sizes whose plans the Sorter records once at construction (into a command buffer that is never
+// submitted) so that their pipelines exist before the first record(): a direct sort of a few
+// workgroups, one of many workgroups, and an indirect one, whose plan covers every n up to it.
+constexpr uint64_t warm_up_small_n = 1000;
+constexpr uint64_t warm_up_large_n = uint64_t(1) << 16;
+
+struct AddressRange {
+  const char* what;
+  VkDeviceAddress begin, end;
+};
+
+}  // namespace
+
 struct Sorter::Impl {
-  Context::Impl* ctx;
+  Context context;  // a copy: keeps the device and the pipeline cache alive
   SorterConfig config;
   SortSpec spec;
   std::unique_ptr<SortAlgorithm> algorithm;
 
-  SortTargets targets(BufferRef keys, BufferRef values, BufferRef scratch) const {
-    auto address = [&](BufferRef r, const char* what) -> VkDeviceAddress {
-      if (!r.buffer) throw Error(std::string("Sorter::record: no ") + what + " buffer");
-      if (r.offset % 16) throw Error(std::string("Sorter::record: ") + what + " offset is not a multiple of 16");
-      return ctx->address_of(r.buffer) + r.offset;
+  // Resolves the caller's buffers to addresses, checking everything the host can check.
+  SortTargets resolve(const char* call, BufferRef keys, BufferRef values, BufferRef scratch,
+                      const BufferRef* count, uint64_t max_n) const {
+    auto& ctx = context.impl();
+    auto fail = [&](const std::string& why) { throw Error(std::string(call) + ": " + why); };
+    auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
+      if (!r.buffer) fail(std::string(what) + ".buffer is VK_NULL_HANDLE");
+      if (r.offset % alignment)
+        fail(std::string(what) + ".offset " + std::to_string(r.offset) + " is not a multiple of " +
+             std::to_string(alignment));
+      VkDeviceAddress a = ctx.address_of(r.buffer);
+      if (a == 0)
+        fail(std::string(what) +
+             " buffer has no device address (VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT and "
+             "VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT are required)");
+      return a + r.offset;
     };
     SortTargets t;
-    t.keys = address(keys, "keys");
-    if (spec.value_words) t.values = address(values, "values");
-    t.scratch = address(scratch, "scratch");
+    t.keys = address(keys, "keys", 16);
+    if (spec.value_words == 0 && values.buffer)
+      fail("values given, but the Sorter was configured with value_bytes = 0");
+    if (spec.value_words != 0 && !values.buffer)
+      fail("values.buffer is VK_NULL_HANDLE, but the Sorter was configured with value_bytes = " +
+           std::to_string(config.value_bytes));
+    if (spec.value_words) t.values = address(values, "values", 16);
+    t.scratch = address(scratch, "scratch", 16);
     t.scratch_buffer = scratch.buffer;
     t.scratch_offset = scratch.offset;
+    if (count) t.count_address = address(*count, "count", 4);
+    t.n = max_n;
+
+    // Overlapping ranges would corrupt the sort silently on the GPU: refuse them here.
+    const std::vector<AddressRange> ranges{
+        {"keys", t.keys, t.keys + max_n * spec.key_words * 4},
+        {"values", t.values, t.values + max_n * spec.value_words * 4},
+        {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(max_n)},
+        {"count", t.count_address, t.count_address + (count ? 4 : 0)}};
+    for (size_t i = 0; i < ranges.size(); ++i)
+      for (size_t j = i + 1; j < ranges.size(); ++j) {
+        const auto &a = ranges[i], &b = ranges[j];
+        if (a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end)
+          fail(std::string(a.what) + " and " + b.what + " overlap (for " + std::to_string(max_n) +
+               " elements)");
+      }
     return t;
+  }
+
+  void record(VkCommandBuffer cmd, const SortTargets& t) const {
+    if (!cmd) throw Error("Sorter::record: command buffer is VK_NULL_HANDLE");
+    Recorder rec(context.impl(), cmd);
+    // At most one element (whatever the count says): nothing to sort.
+    if (t.n > 1) algorithm->record(rec, t);
+    // The contract's closing barrier (gpusort.hpp), recorded here so that it holds for every
+    // algorithm and for n <= 1 too.
+    rec.compute_barrier();
+  }
+
+  // Records the plans of warm_up_* sizes into a command buffer that is never submitted, on
+  // temporary buffers, so that their pipelines are created now rather than in record().
+  void create_pipelines() const {
+    auto& ctx = context.impl();
+    const uint64_t n = std::min(warm_up_large_n, algorithm->max_elements());
+    DeviceBuffer keys(ctx, n * spec.key_words * 4, MemoryKind::device_local);
+    DeviceBuffer values;
+    if (spec.value_words)
+      values = DeviceBuffer(ctx, n * spec.value_words * 4, MemoryKind::device_local);
+    DeviceBuffer scratch(ctx, algorithm->scratch_bytes(n), MemoryKind::device_local);
+    DeviceBuffer count(ctx, 4, MemoryKind::device_local);
+    std::lock_guard lock(ctx.submit_mutex);  // the command pool is shared with submit()
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = ctx.command_pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    check(vkAllocateCommandBuffers(ctx.device, &alloc, &cmd), "vkAllocateCommandBuffers");
+    struct FreeOnExit {
+      Context::Impl& ctx;
+      VkCommandBuffer cmd;
+      ~FreeOnExit() { vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd); }
+    } free_on_exit{ctx, cmd};
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+    BufferRef value_ref = spec.value_words ? values.ref() : BufferRef{};
+    BufferRef count_ref = count.ref();
+    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr,
+                        std::min(warm_up_small_n, n)));
+    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr, n));
+    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), &count_ref, n));
+    check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
   }
 };
 
 Sorter::Sorter(Context& ctx, const SorterConfig& config) : impl_(std::make_unique<Impl>()) {
-  impl_->ctx = &ctx.impl();
+  impl_->context = ctx;
   impl_->config = config;
   impl_->spec = make_sort_spec(config.key, config.value_bytes, config.descending, config.begin_bit,
                                config.end_bit);
   impl_->algorithm = make_sort_algorithm(ctx.impl(), impl_->spec, config.algorithm);
+  impl_->create_pipelines();
 }
 Sorter::~Sorter() = default;
 Sorter::Sorter(Sorter&&) noexcept = default;
 Sorter& Sorter::operator=(Sorter&&) noexcept = default;
 
-const SorterConfig& Sorter::config() const { return impl_->config; }
+namespace {
+const Sorter::Impl& valid(const std::unique_ptr<Sorter::Impl>& impl) {
+  if (!impl) throw Error("Sorter: used after being moved from");
+  return *impl;
+}
+}  // namespace
+
+const SorterConfig& Sorter::config() const {
+  return valid(impl_).config;
+}
 
 uint64_t Sorter::scratch_bytes(uint64_t max_n) const {
   check_count(max_n);
-  return impl_->algorithm->scratch_bytes(max_n);
+  constexpr uint64_t min_scratch_bytes = 256;
+  return std::max(valid(impl_).algorithm->scratch_bytes(max_n), min_scratch_bytes);
 }
+
+uint64_t Sorter::max_elements() const { return valid(impl_).algorithm->max_elements(); }
+
+bool Sorter::stable() const { return valid(impl_).algorithm->stable(); }
 
 void Sorter::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                     uint64_t n) const {
+  const Impl& impl = valid(impl_);
   check_count(n);
-  if (n <= 1) return;
-  SortTargets t = impl_->targets(keys, values, scratch);
-  t.n = n;
-  Recorder rec(*impl_->ctx, cmd);
-  impl_->algorithm->record(rec, t);
+  impl.record(cmd, impl.resolve("Sorter::record", keys, values, scratch, nullptr, n));
 }
 
 void Sorter::record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values,
                              BufferRef scratch, BufferRef count, uint64_t max_n) const {
+  const Impl& impl = valid(impl_);
   check_count(max_n);
-  if (max_n <= 1) return;
-  SortTargets t = impl_->targets(keys, values, scratch);
-  if (!count.buffer) throw Error("Sorter::record_indirect: no count buffer");
-  t.count_address = impl_->ctx->address_of(count.buffer) + count.offset;
-  t.n = max_n;
-  Recorder rec(*impl_->ctx, cmd);
-  impl_->algorithm->record(rec, t);
+  impl.record(cmd, impl.resolve("Sorter::record_indirect", keys, values, scratch, &count, max_n));
 }
 
 }  // namespace gpusort

@@ -438,6 +438,11 @@ VkPipeline Context::Impl::pipeline(std::string_view shader,
   return pipeline;
 }
 
+size_t Context::Impl::pipeline_count() {
+  std::lock_guard lock(pipeline_mutex);
+  return pipelines.size();
+}
+
 void Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record) {
   std::lock_guard lock(submit_mutex);
   VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};

@@ -40,6 +40,8 @@ struct Context::Impl {
   // The compute pipeline of an embedded shader with its specialization constants given in
   // constant_id order 0, 1, 2, ... Created once and cached; thread-safe.
   VkPipeline pipeline(std::string_view shader, const std::vector<uint32_t>& specialization);
+  // How many pipelines the cache holds (tests check that record() creates none).
+  size_t pipeline_count();
 
   // Records with `record` into a fresh command buffer, submits and waits.
   void submit(const std::function<void(VkCommandBuffer)>& record);

@@ -1,0 +1,229 @@
+// Times the small-array paths on one device: Algorithm::automatic, bitonic, odd_even and the
+// classic radix sort through the engine face (Sorter::record inside Context::Impl::submit_timed,
+// GPU timestamps), plus a sweep of small-array sort shapes (tile sizes), at n = 2^10 ... 2^16
+// u32 keys and u32+u32 pairs. Every configuration is checked once against std::stable_sort
+// before it is timed; each time is the median of `runs` sorts of fresh random keys.
+// Build (see bench/NOTES-small.md):
+//   c++ -O2 -std=c++20 -Iinclude -Isrc bench/small_sort_timing.cpp build/libgpusort.a -lvulkan
+#include "algorithms/comparison_sorts.hpp"
+#include "vulkan/buffer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+
+using namespace gpusort;
+
+namespace {
+
+struct Candidate {
+  std::string label;
+  Algorithm algorithm;           // used when !shape
+  bool has_shape = false;        // a small-array sort shape, built directly
+  SmallSortShape shape;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Brings the GPU out of its idle clocks before every timed sort, inside the same command
+// buffer: small sorts alone leave the GPU idle between submissions, and the clocks it then
+// runs at (measured: 345 MHz at rest against 1980 MHz maximum on the H100) dominate the time.
+struct Warmup {
+  static constexpr uint64_t words = uint64_t(1) << 25;  // 128 MiB per copy
+  int copies;  // 8: about 1 ms on an H100
+  DeviceBuffer src, dst;
+  Warmup(Context::Impl& impl, int copies)
+      : copies(copies), src(impl, words * 4, MemoryKind::device_local),
+        dst(impl, words * 4, MemoryKind::device_local) {}
+  void record(Recorder& rec) const {
+    struct CopyPush {
+      VkDeviceAddress src, dst, count_address;
+      uint32_t n, group_count;
+    };
+    const uint32_t groups = 4096;
+    for (int i = 0; i < copies; ++i)
+      rec.dispatch("copy_elements", {256, 1}, groups, CopyPush{src.address(), dst.address(), 0, uint32_t(words), groups});
+  }
+};
+
+// Returns the median ms, or a negative value when the configuration does not apply.
+double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const Candidate& c,
+                uint32_t value_bytes, uint64_t n, int runs, std::string& error) {
+  auto& impl = ctx.impl();
+  SortSpec spec = make_sort_spec(KeyType::u32, value_bytes, false, 0, 0);
+  std::unique_ptr<SortAlgorithm> algorithm;
+  try {
+    if (c.has_shape) {
+      SmallSortShape shape = small_sort_shape(impl, spec, c.shape);
+      if (n > small_sort_max_n(shape)) return -1;
+      algorithm = make_small_sort(impl, spec, shape);
+    } else {
+      algorithm = make_sort_algorithm(impl, spec, c.algorithm);
+    }
+    algorithm->scratch_bytes(n);
+  } catch (const Error&) {
+    return -1;  // e.g. odd_even beyond shared memory
+  }
+  // n^2 work: odd_even past 2^10 would take most of the device time (937 us at 2^12 measured).
+  if (!c.has_shape && c.algorithm == Algorithm::odd_even && n > 1024) return -1;
+  // Several input sets, rotated, each copied in before its sort inside the timed submission.
+  constexpr int input_sets = 4;
+  DeviceBuffer pristine(impl, input_sets * n * 4, MemoryKind::device_local);
+  DeviceBuffer keys(impl, n * 4, MemoryKind::device_local);
+  DeviceBuffer values(impl, n * 4, MemoryKind::device_local);
+  DeviceBuffer scratch(impl, std::max<uint64_t>(algorithm->scratch_bytes(n), 16),
+                       MemoryKind::device_local);
+  std::mt19937_64 rng(n * 7 + value_bytes);
+  std::vector<uint32_t> host_keys(input_sets * n), host_values(n), out_keys(n), out_values(n);
+  for (auto& k : host_keys) k = uint32_t(rng());
+  std::iota(host_values.begin(), host_values.end(), 0u);
+  upload(impl, pristine, host_keys.data(), input_sets * n * 4);
+  int set = 0;
+  auto record = [&](VkCommandBuffer cmd, bool timed) {
+    VkBufferCopy region{uint64_t(set) * n * 4, 0, n * 4};
+    vkCmdCopyBuffer(cmd, pristine.buffer(), keys.buffer(), 1, &region);
+    Recorder rec(impl, cmd);
+    if (timed) warmup.record(rec);
+    Recorder::full_barrier(cmd);
+    if (timed) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
+    SortTargets t{keys.address(), value_bytes ? values.address() : 0, scratch.address(),
+                  scratch.buffer(), 0, 0, n};
+    algorithm->record(rec, t);
+    if (timed) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
+  };
+  // Check once (also compiles the pipelines outside the timed runs).
+  if (value_bytes) upload(impl, values, host_values.data(), n * 4);
+  impl.submit([&](VkCommandBuffer cmd) { record(cmd, false); });
+  download(impl, keys, out_keys.data(), n * 4);
+  if (value_bytes) download(impl, values, out_values.data(), n * 4);
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return host_keys[a] < host_keys[b]; });
+  for (uint64_t i = 0; i < n; ++i) {
+    if (out_keys[i] != host_keys[order[i]] ||
+        (value_bytes && out_values[i] != order[i])) {
+      error = c.label + " n=" + std::to_string(n) + " values=" + std::to_string(value_bytes) +
+              ": WRONG at " + std::to_string(i);
+      return -2;
+    }
+  }
+  std::vector<double> times;
+  for (int r = 0; r < runs + 3; ++r) {
+    set = r % input_sets;
+    impl.submit([&](VkCommandBuffer cmd) {
+      vkCmdResetQueryPool(cmd, queries, 0, 2);
+      record(cmd, true);
+    });
+    uint64_t ticks[2];
+    vkGetQueryPoolResults(impl.device, queries, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r >= 3) times.push_back(double(ticks[1] - ticks[0]) * impl.info.timestamp_period_ns * 1e-6);
+  }
+  return median(times);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Arguments: runs per configuration (25), warm-up copies before each timed sort (8), and
+  // "shapes" to also sweep small-array sort shapes.
+  int runs = argc > 1 ? std::atoi(argv[1]) : 25;
+  Context ctx = Context::create();
+  const auto& info = ctx.device_info();
+  std::printf("device: %s (%s), subgroup %u, shared %u B, max workgroup %u, max comparison wg %u\n",
+              info.name.c_str(), info.driver.c_str(), info.subgroup_size, info.shared_memory_bytes,
+              info.max_workgroup_size, max_comparison_workgroup(ctx.impl()));
+  VkQueryPoolCreateInfo query_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  query_info.queryCount = 2;
+  VkQueryPool queries;
+  if (vkCreateQueryPool(ctx.device(), &query_info, nullptr, &queries) != VK_SUCCESS) return 2;
+  Warmup warmup(ctx.impl(), argc > 2 ? std::atoi(argv[2]) : 8);
+  {
+    std::vector<double> empty;
+    for (int r = 0; r < runs + 3; ++r) empty.push_back(ctx.impl().submit_timed([](VkCommandBuffer) {}));
+    std::printf("empty timestamp pair (idle clocks): %.2f us\n", median(empty) * 1e3);
+    // One dispatch of one workgroup that does nothing, after the warm-up: the floor of any sort.
+    for (bool warm : {false, true}) {
+    std::vector<double> one;
+    for (int r = 0; r < runs + 3; ++r) {
+      ctx.impl().submit([&](VkCommandBuffer cmd) {
+        vkCmdResetQueryPool(cmd, queries, 0, 2);
+        Recorder rec(ctx.impl(), cmd);
+        if (warm) warmup.record(rec);
+        Recorder::full_barrier(cmd);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
+        struct CopyPush {
+          VkDeviceAddress src, dst, count_address;
+          uint32_t n, group_count;
+        };
+        rec.dispatch("copy_elements", {256, 1}, 1,
+                     CopyPush{warmup.src.address(), warmup.dst.address(), 0, 0, 1});
+        rec.compute_barrier();
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
+      });
+      uint64_t ticks[2];
+      vkGetQueryPoolResults(ctx.device(), queries, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      if (r >= 3) one.push_back(double(ticks[1] - ticks[0]) * info.timestamp_period_ns * 1e-6);
+    }
+    std::printf("one empty dispatch + barrier (%s): %.2f us\n", warm ? "after warm-up" : "no warm-up",
+                median(one) * 1e3);
+    }
+  }
+  std::vector<Candidate> candidates = {
+      {"automatic", Algorithm::automatic},
+      {"bitonic", Algorithm::bitonic},
+      {"odd_even", Algorithm::odd_even},
+      {"radix_reduce_scan", Algorithm::radix_reduce_scan},
+  };
+  auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge, bool subgroup) {
+    candidates.push_back({"small i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
+                              std::to_string(tile) + " m" + std::to_string(merge) +
+                              (subgroup ? " sg" : " regs"),
+                          Algorithm::automatic, true, {items, single, tile, merge, subgroup}});
+  };
+  const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
+  if (sweep_shapes) {
+    for (bool subgroup : {true, false}) {
+      shape(2, 1024, 1024, 256, subgroup);
+      shape(4, 1024, 1024, 256, subgroup);
+    }
+    shape(1, 1024, 1024, 256, true);
+    shape(2, 512, 512, 256, true);
+    shape(4, 256, 512, 256, true);
+  }
+  const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
+  int wrong = 0;
+  for (uint32_t value_bytes : {0u, 4u}) {
+    std::printf("\nu32 keys%s: median us over %d runs\n%-28s", value_bytes ? " + u32 values" : "",
+                runs, "config");
+    for (uint64_t n : sizes) std::printf(" %10s", ("2^" + std::to_string(std::countr_zero(n))).c_str());
+    std::printf("\n");
+    for (const auto& c : candidates) {
+      std::printf("%-28s", c.label.c_str());
+      for (uint64_t n : sizes) {
+        std::string error;
+        double ms = time_one(ctx, warmup, queries, c, value_bytes, n, runs, error);
+        if (ms == -2) {
+          ++wrong;
+          std::printf(" %10s", "WRONG");
+          std::fprintf(stderr, "%s\n", error.c_str());
+        } else if (ms < 0) {
+          std::printf(" %10s", "-");
+        } else {
+          std::printf(" %10.2f", ms * 1e3);
+        }
+        std::fflush(stdout);
+      }
+      std::printf("\n");
+    }
+  }
+  return wrong ? 1 : 0;
+}

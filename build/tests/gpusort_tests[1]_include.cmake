@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/gpusort_tests[1]_tests.cmake")
-  include("/work/main/build/tests/gpusort_tests[1]_tests.cmake")
-else()
-  add_test(gpusort_tests_NOT_BUILT gpusort_tests_NOT_BUILT)
-endif()

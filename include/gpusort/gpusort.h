@@ -1,0 +1,144 @@
+/* gpusort C API: the same two faces as gpusort.hpp, for C and for FFI users.
+ *
+ *  - convenient: gpusort_sort / gpusort_sort_by_key sort host arrays (copy in, sort, copy out;
+ *    they block until done).
+ *  - engine: a gpusort_sorter records into the caller's VkCommandBuffer on the caller's buffers;
+ *    see the synchronization contract, buffer requirements and thread-safety rules of
+ *    gpusort::Sorter in gpusort.hpp, which hold here word for word.
+ *
+ * Every function that can fail returns a gpusort_status; GPUSORT_OK is 0. The message of the
+ * last call made on the calling thread ("" after a success) is gpusort_last_error(); it is
+ * thread-local, so threads do not see each other's errors. No function throws or aborts.
+ */
+#ifndef GPUSORT_GPUSORT_H
+#define GPUSORT_GPUSORT_H
+
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpusort_status {
+  GPUSORT_OK = 0,
+  GPUSORT_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, bad size, bad buffer, bad option */
+  GPUSORT_ERROR_NOT_AVAILABLE = 2,    /* the requested algorithm is not in this build */
+  GPUSORT_ERROR_VULKAN = 3,           /* a Vulkan call failed: gpusort_last_vk_result() */
+  GPUSORT_ERROR_OUT_OF_MEMORY = 4,    /* host or device memory */
+  GPUSORT_ERROR_UNKNOWN = 5
+} gpusort_status;
+
+/* Same values as gpusort::KeyType and gpusort::Algorithm. */
+typedef enum gpusort_key_type {
+  GPUSORT_KEY_U32 = 0,
+  GPUSORT_KEY_I32 = 1,
+  GPUSORT_KEY_F32 = 2,
+  GPUSORT_KEY_U64 = 3,
+  GPUSORT_KEY_I64 = 4,
+  GPUSORT_KEY_F64 = 5
+} gpusort_key_type;
+
+typedef enum gpusort_algorithm {
+  GPUSORT_ALGORITHM_AUTOMATIC = 0,
+  GPUSORT_ALGORITHM_ONESWEEP = 1,
+  GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN = 2,
+  GPUSORT_ALGORITHM_BITONIC = 3,
+  GPUSORT_ALGORITHM_ODD_EVEN = 4
+} gpusort_algorithm;
+
+typedef struct gpusort_context gpusort_context; /* opaque */
+typedef struct gpusort_sorter gpusort_sorter;   /* opaque */
+
+typedef struct gpusort_context_options {
+  const char* device;             /* index or name substring; NULL or "": GPUSORT_DEVICE, else best */
+  int validation;                 /* nonzero: Khronos validation layer (also GPUSORT_VALIDATION=1) */
+  int synchronization_validation; /* nonzero: also synchronization validation */
+} gpusort_context_options;
+
+typedef struct gpusort_sort_options {
+  int descending;
+  gpusort_algorithm algorithm;
+  uint32_t begin_bit; /* bits [begin_bit, end_bit) of the key's radix order; */
+  uint32_t end_bit;   /* end_bit 0 means the key's full width */
+} gpusort_sort_options;
+
+typedef struct gpusort_sorter_config {
+  gpusort_key_type key;
+  uint32_t value_bytes; /* 0 (keys only), 4 or 8 */
+  gpusort_algorithm algorithm;
+  int descending;
+  uint32_t begin_bit;
+  uint32_t end_bit; /* 0: the key's full width */
+} gpusort_sorter_config;
+
+/* A place in a caller's buffer (requirements: gpusort::BufferRef in gpusort.hpp). */
+typedef struct gpusort_buffer_ref {
+  VkBuffer buffer;
+  VkDeviceSize offset;
+} gpusort_buffer_ref;
+
+/* ---- Context ---- */
+
+/* options may be NULL (defaults). */
+gpusort_status gpusort_context_create(const gpusort_context_options* options,
+                                      gpusort_context** out_context);
+/* Wraps a caller's device (bufferDeviceAddress and shaderInt64 enabled); the caller keeps it. */
+gpusort_status gpusort_context_wrap(VkInstance instance, VkPhysicalDevice physical_device,
+                                    VkDevice device, VkQueue queue, uint32_t queue_family_index,
+                                    gpusort_context** out_context);
+/* NULL is allowed. Sorters keep the device alive: contexts and sorters may be destroyed in any
+ * order. */
+void gpusort_context_destroy(gpusort_context* context);
+
+VkInstance gpusort_context_instance(const gpusort_context* context);
+VkPhysicalDevice gpusort_context_physical_device(const gpusort_context* context);
+VkDevice gpusort_context_device(const gpusort_context* context);
+VkQueue gpusort_context_queue(const gpusort_context* context);
+uint32_t gpusort_context_queue_family_index(const gpusort_context* context);
+/* Validation messages (warnings and errors) seen since creation; 0 when validation is off. */
+uint64_t gpusort_context_validation_messages(const gpusort_context* context);
+
+/* ---- Convenient face: host arrays ---- */
+
+/* keys: n elements of the key type. options may be NULL (ascending, automatic). */
+gpusort_status gpusort_sort(gpusort_context* context, gpusort_key_type key_type, void* keys,
+                            uint64_t n, const gpusort_sort_options* options);
+/* values: n elements of value_bytes (4 or 8) each, carried along with their keys. */
+gpusort_status gpusort_sort_by_key(gpusort_context* context, gpusort_key_type key_type,
+                                   void* keys, void* values, uint32_t value_bytes, uint64_t n,
+                                   const gpusort_sort_options* options);
+
+/* ---- Engine face: the caller's command buffer and buffers ---- */
+
+gpusort_status gpusort_sorter_create(gpusort_context* context, const gpusort_sorter_config* config,
+                                     gpusort_sorter** out_sorter);
+void gpusort_sorter_destroy(gpusort_sorter* sorter); /* NULL is allowed */
+gpusort_status gpusort_sorter_scratch_bytes(const gpusort_sorter* sorter, uint64_t max_n,
+                                            uint64_t* out_bytes);
+/* values: {VK_NULL_HANDLE, 0} when the sorter has value_bytes 0. */
+gpusort_status gpusort_sorter_record(const gpusort_sorter* sorter, VkCommandBuffer command_buffer,
+                                     gpusort_buffer_ref keys, gpusort_buffer_ref values,
+                                     gpusort_buffer_ref scratch, uint64_t n);
+/* n is the u32 at count, read when the GPU executes the sort, clamped to max_n. */
+gpusort_status gpusort_sorter_record_indirect(const gpusort_sorter* sorter,
+                                              VkCommandBuffer command_buffer,
+                                              gpusort_buffer_ref keys, gpusort_buffer_ref values,
+                                              gpusort_buffer_ref scratch, gpusort_buffer_ref count,
+                                              uint64_t max_n);
+
+/* ---- Errors ---- */
+
+/* The message of the last gpusort call on this thread; "" when it succeeded. Valid until the
+ * thread's next gpusort call. */
+const char* gpusort_last_error(void);
+/* The VkResult of the last gpusort call on this thread (VK_SUCCESS unless GPUSORT_ERROR_VULKAN
+ * or a device-memory GPUSORT_ERROR_OUT_OF_MEMORY). */
+VkResult gpusort_last_vk_result(void);
+const char* gpusort_status_name(gpusort_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUSORT_GPUSORT_H */

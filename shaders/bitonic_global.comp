@@ -1,0 +1,48 @@
+#version 460
+// Bitonic sort, one global step for pair distances of a tile or more: flip (slot s of a block's
+// lower half against the mirrored slot) or disperse (s against s + half). One invocation per
+// pair of the power-of-two padded array; pairs reaching index >= n meet a virtual +inf key and
+// are skipped, so the padding is never stored. Keys are in radix order in memory.
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint KEY_WORDS = 1;
+layout(constant_id = 2) const uint KEY_KIND = 0;
+layout(constant_id = 3) const uint DESCENDING = 0;
+layout(constant_id = 4) const uint VALUE_WORDS = 0;
+layout(constant_id = 5) const uint BEGIN_BIT = 0;
+layout(constant_id = 6) const uint END_BIT = 32;
+
+#include "keys.glsl"
+#include "key_compare.glsl"
+
+layout(push_constant) uniform Push {
+  uint64_t keys_address;
+  uint64_t values_address;
+  uint64_t count_address;
+  uint n;
+  uint pair_count;
+  uint log2_half_block;  // pair distance (disperse) or half the block (flip) is 2^this
+  uint flip;
+};
+
+void main() {
+  uint pair = linear_workgroup_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+  if (pair >= pair_count) return;
+  uint n_now = element_count(count_address, n);
+  uint half_block = 1u << log2_half_block;
+  uint offset = pair & (half_block - 1);
+  uint block_begin = (pair - offset) * 2;
+  uint i = block_begin + offset;
+  uint j = flip != 0 ? block_begin + 2 * half_block - 1 - offset : i + half_block;
+  if (j >= n_now) return;
+  uvec2 key_i = load_key(keys_address, i), key_j = load_key(keys_address, j);
+  if (!key_less(key_j, key_i)) return;
+  store_key(keys_address, i, key_j);
+  store_key(keys_address, j, key_i);
+  if (VALUE_WORDS != 0) {
+    uvec2 value_i = load_value(values_address, i);
+    store_value(values_address, i, load_value(values_address, j));
+    store_value(values_address, j, value_i);
+  }
+}

@@ -1,0 +1,182 @@
+// Small-array sort, stable, in one or two dispatches (what Algorithm::automatic uses for small n):
+//   small_sort_tile   each workgroup sorts one tile (workgroup x items keys, a power of two)
+//                     with a bitonic network on (key, origin slot), stable by that tie-break:
+//                     small pair distances in registers and subgroup shuffles, large ones in
+//                     shared memory; a single tile writes the result in place and is the sort
+//   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
+//                     number of keys of every other tile that precede it (binary searches), and
+//                     is written straight to its final position
+// Both dispatches are sized from max_n and read the true n on the GPU. Scratch holds the sorted
+// tiles (keys in radix order, values) only when there is more than one tile.
+#include "algorithms/comparison_sorts.hpp"
+
+namespace gpusort {
+
+namespace {
+
+// small_sort_merge keeps one counter per tile in registers: this bounds n at max_tiles tiles.
+constexpr uint32_t max_tiles = 32;
+
+struct TilePush {
+  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address;
+  uint32_t n, tile_count, output_raw;
+};
+struct MergePush {
+  VkDeviceAddress sorted_keys, sorted_values, keys, values, count_address;
+  uint32_t n;
+};
+
+class SmallSort final : public SortAlgorithm {
+ public:
+  SmallSort(Context::Impl& ctx, const SortSpec& spec, SmallSortShape shape)
+      : ctx_(ctx), spec_(spec), shape_(shape) {}
+
+  uint32_t tile() const { return shape_.tile_workgroup * shape_.items; }
+  bool single_tile(uint64_t max_n) const { return max_n <= shape_.single_workgroup * shape_.items; }
+
+  struct Layout {
+    uint64_t sorted_values, total;
+  };
+  Layout layout(uint64_t max_n) const {
+    if (single_tile(max_n)) return {0, 0};
+    uint64_t sorted_values = align_up(max_n * spec_.key_words * 4, 256);
+    return {sorted_values, sorted_values + max_n * spec_.value_words * 4};
+  }
+
+  uint64_t scratch_bytes(uint64_t max_n) const override {
+    check_fits(max_n);
+    return layout(max_n).total;
+  }
+
+  void record(Recorder& rec, const SortTargets& t) const override {
+    check_fits(t.n);
+    if (t.n <= 1) return;
+    const uint32_t n = uint32_t(t.n);
+    if (single_tile(t.n)) {
+      // The smallest power-of-two workgroup that covers max_n.
+      uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
+      workgroup = std::min(workgroup, shape_.single_workgroup);
+      rec.dispatch("small_sort_tile", tile_shader_spec(workgroup), 1,
+                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, n, 1, 1});
+      rec.compute_barrier();
+      return;
+    }
+    const Layout l = layout(t.n);
+    const VkDeviceAddress sorted_keys = t.scratch, sorted_values = t.scratch + l.sorted_values;
+    const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
+    rec.dispatch("small_sort_tile", tile_shader_spec(shape_.tile_workgroup), tiles,
+                 TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address, n, tiles, 0});
+    rec.compute_barrier();
+    auto merge_spec = tile_specialization(spec_, shape_.merge_workgroup, tile());
+    merge_spec.push_back(uint32_t(ceil_pow2(tiles)));  // MAX_TILES: few variants, short loops
+    merge_spec.push_back(uint32_t(ceil_pow2(tile())));
+    rec.dispatch("small_sort_merge", merge_spec,
+                 (t.n + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
+                 MergePush{sorted_keys, sorted_values, t.keys, t.values, t.count_address, n});
+    rec.compute_barrier();
+  }
+
+ private:
+  std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
+    auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
+    s.push_back(uint32_t(std::countr_zero(shape_.items)));
+    s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
+    return s;
+  }
+
+  void check_fits(uint64_t n) const {
+    if (n > small_sort_max_n(shape_))
+      throw Error("the small-array sort takes at most " + std::to_string(small_sort_max_n(shape_)) +
+                  " keys, not " + std::to_string(n));
+  }
+
+  Context::Impl& ctx_;
+  SortSpec spec_;
+  SmallSortShape shape_;
+};
+
+class SizeSwitch final : public SortAlgorithm {
+ public:
+  SizeSwitch(std::unique_ptr<SortAlgorithm> small, uint64_t small_max_n,
+             std::unique_ptr<SortAlgorithm> large)
+      : small_(std::move(small)), small_max_n_(small_max_n), large_(std::move(large)) {}
+
+  const SortAlgorithm& choose(uint64_t max_n) const {
+    return max_n <= small_max_n_ ? *small_ : *large_;
+  }
+  uint64_t scratch_bytes(uint64_t max_n) const override {
+    return choose(max_n).scratch_bytes(max_n);
+  }
+  void record(Recorder& rec, const SortTargets& t) const override { choose(t.n).record(rec, t); }
+
+ private:
+  std::unique_ptr<SortAlgorithm> small_;
+  uint64_t small_max_n_;
+  std::unique_ptr<SortAlgorithm> large_;
+};
+
+}  // namespace
+
+uint32_t max_comparison_workgroup(const Context::Impl& ctx) {
+  constexpr uint32_t max_workgroup = 1024;
+  uint32_t limit = std::min<uint32_t>(max_workgroup, std::bit_floor(ctx.info.max_workgroup_size));
+  if (ctx.info.subgroup_size_control) {
+    VkPhysicalDeviceSubgroupSizeControlProperties size_control{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    properties.pNext = &size_control;
+    vkGetPhysicalDeviceProperties2(ctx.physical, &properties);
+    uint64_t subgroups = size_control.maxComputeWorkgroupSubgroups;
+    if (subgroups)
+      limit = std::min<uint32_t>(limit, std::bit_floor(uint32_t(std::min<uint64_t>(
+                                            subgroups * ctx.info.subgroup_size, limit))));
+  }
+  return limit;
+}
+
+uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  properties.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(ctx.physical, &properties);
+  const bool shuffle = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
+  const bool fixed_size = ctx.info.subgroup_size_control ||
+                          ctx.info.min_subgroup_size == ctx.info.max_subgroup_size;
+  return shuffle && fixed_size ? ctx.info.subgroup_size : 1;
+}
+
+SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
+                                SmallSortShape wanted) {
+  const uint64_t fit = max_tile_slots(ctx, spec, true);
+  SmallSortShape s = wanted;
+  auto shrink = [&](uint32_t& workgroup) {
+    workgroup = clamp_workgroup(ctx, workgroup);
+    while (workgroup > 64 && uint64_t(workgroup) * s.items > fit) workgroup /= 2;
+    if (uint64_t(workgroup) * s.items > fit)
+      throw Error("small-array sort: a tile of " + std::to_string(workgroup * s.items) +
+                  " keys does not fit " + std::to_string(ctx.info.shared_memory_bytes) +
+                  " bytes of shared memory");
+  };
+  shrink(s.single_workgroup);
+  shrink(s.tile_workgroup);
+  s.merge_workgroup = clamp_workgroup(ctx, s.merge_workgroup);
+  return s;
+}
+
+uint64_t small_sort_max_n(const SmallSortShape& shape) {
+  return std::max<uint64_t>(uint64_t(shape.single_workgroup) * shape.items,
+                            uint64_t(shape.tile_workgroup) * shape.items * max_tiles);
+}
+
+std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
+                                               SmallSortShape shape) {
+  return std::make_unique<SmallSort>(ctx, spec, shape);
+}
+
+std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,
+                                                uint64_t small_max_n,
+                                                std::unique_ptr<SortAlgorithm> large) {
+  return std::make_unique<SizeSwitch>(std::move(small), small_max_n, std::move(large));
+}
+
+}  // namespace gpusort

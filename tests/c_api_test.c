@@ -1,0 +1,344 @@
+/* The C API from C11: the convenient face on host arrays, the engine face on buffers and a
+ * command buffer this file creates itself (inside one submit with fills, copies and the
+ * caller's barriers), error codes and the thread-local error message. Runs on the device of
+ * GPUSORT_DEVICE with validation on; any validation message fails it. Prints "N passed, N failed"
+ * and exits nonzero on a failure. */
+#include <gpusort/gpusort.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+static int passed = 0, failed = 0;
+
+#define CHECK(condition, ...)                                       \
+  do {                                                              \
+    if (condition) {                                                \
+      ++passed;                                                     \
+    } else {                                                        \
+      ++failed;                                                     \
+      fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #condition); \
+      fprintf(stderr, __VA_ARGS__);                                 \
+      fprintf(stderr, "\n");                                        \
+    }                                                               \
+  } while (0)
+
+#define CHECK_OK(call)                                                               \
+  do {                                                                               \
+    gpusort_status status_ = (call);                                                 \
+    CHECK(status_ == GPUSORT_OK, "%s: %s", gpusort_status_name(status_), gpusort_last_error()); \
+  } while (0)
+
+static const uint32_t poison = 0xDEADBEEFu;
+
+static uint64_t random_state = 0x9E3779B97F4A7C15ull;
+static uint64_t next_random(void) {
+  random_state ^= random_state << 13;
+  random_state ^= random_state >> 7;
+  random_state ^= random_state << 17;
+  return random_state;
+}
+
+/* Radix order of float bits (IEEE totalOrder), as gpusort sorts them. */
+static uint32_t f32_order(uint32_t bits) { return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u; }
+
+/* Checks that keys[0..n) with values[0..n) is the stable sort of input[values[i]] by order(),
+ * i.e. values are a permutation of 0..n, each key is its input key, keys ascend, and equal keys
+ * keep their input order. Together these say the output is exactly std::stable_sort's. */
+static int is_stable_sort_u32(const uint32_t* input, const uint32_t* keys, const uint32_t* values,
+                              uint32_t n, int is_float) {
+  unsigned char* seen = calloc(n ? n : 1, 1);
+  int ok = 1;
+  for (uint32_t i = 0; i < n && ok; ++i) {
+    uint32_t v = values[i];
+    if (v >= n || seen[v] || keys[i] != input[v]) {
+      fprintf(stderr, "  element %u: key 0x%08x value %u\n", i, keys[i], v);
+      ok = 0;
+      break;
+    }
+    seen[v] = 1;
+    if (i > 0) {
+      uint32_t a = is_float ? f32_order(keys[i - 1]) : keys[i - 1];
+      uint32_t b = is_float ? f32_order(keys[i]) : keys[i];
+      if (a > b || (a == b && values[i - 1] > v)) {
+        fprintf(stderr, "  elements %u, %u out of order\n", i - 1, i);
+        ok = 0;
+      }
+    }
+  }
+  free(seen);
+  return ok;
+}
+
+static int compare_u64(const void* a, const void* b) {
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_convenient_face(gpusort_context* ctx) {
+  enum { n = 20000 };
+  uint64_t* keys = malloc(n * sizeof *keys);
+  uint64_t* expected = malloc(n * sizeof *expected);
+  for (uint32_t i = 0; i < n; ++i) keys[i] = expected[i] = next_random() >> (i % 40);
+  qsort(expected, n, sizeof *expected, compare_u64);
+  CHECK_OK(gpusort_sort(ctx, GPUSORT_KEY_U64, keys, n, NULL));
+  CHECK(memcmp(keys, expected, sizeof(uint64_t) * n) == 0, "gpusort_sort u64 differs from qsort");
+
+  uint32_t* fkeys = malloc(n * sizeof *fkeys);
+  uint32_t* input = malloc(n * sizeof *input);
+  uint32_t* values = malloc(n * sizeof *values);
+  for (uint32_t i = 0; i < n; ++i) {
+    /* Few distinct floats of both signs (ties check stability), plus -0/+0 and infinities. */
+    static const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u};
+    fkeys[i] = input[i] = (i % 7 == 0) ? specials[i % 4] : (uint32_t)(next_random() % 50) * 0x01000000u;
+    values[i] = i;
+  }
+  gpusort_sort_options options = {0, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
+  CHECK_OK(gpusort_sort_by_key(ctx, GPUSORT_KEY_F32, fkeys, values, 4, n, &options));
+  CHECK(is_stable_sort_u32(input, fkeys, values, n, 1), "gpusort_sort_by_key f32 is not the stable sort");
+  free(keys);
+  free(expected);
+  free(fkeys);
+  free(input);
+  free(values);
+}
+
+static int other_thread_error_is_empty(void* unused) {
+  (void)unused;
+  return gpusort_last_error()[0] == '\0';
+}
+
+static void test_errors(gpusort_context* ctx) {
+  uint32_t keys[4] = {3, 1, 2, 0}, values[4] = {0, 1, 2, 3};
+  gpusort_status s = gpusort_sort_by_key(ctx, GPUSORT_KEY_U32, keys, values, 3, 4, NULL);
+  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT, "got %s", gpusort_status_name(s));
+  CHECK(strstr(gpusort_last_error(), "4 or 8 bytes wide, not 3") != NULL, "message '%s'",
+        gpusort_last_error());
+
+  /* The message is the calling thread's own: another thread sees none. */
+  thrd_t thread;
+  int other_empty = 0;
+  CHECK(thrd_create(&thread, other_thread_error_is_empty, NULL) == thrd_success, "thrd_create");
+  thrd_join(thread, &other_empty);
+  CHECK(other_empty, "another thread sees this thread's error");
+  CHECK(gpusort_last_error()[0] != '\0', "the error was lost");
+
+  s = gpusort_sort(NULL, GPUSORT_KEY_U32, keys, 4, NULL);
+  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && strstr(gpusort_last_error(), "context is NULL"),
+        "%s '%s'", gpusort_status_name(s), gpusort_last_error());
+  s = gpusort_sort(ctx, (gpusort_key_type)17, keys, 4, NULL);
+  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT, "got %s", gpusort_status_name(s));
+
+  gpusort_sorter* sorter = NULL;
+  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN, 0, 0, 0};
+  CHECK_OK(gpusort_sorter_create(ctx, &config, &sorter));
+  gpusort_buffer_ref none = {VK_NULL_HANDLE, 0};
+  s = gpusort_sorter_record(sorter, VK_NULL_HANDLE, none, none, none, 10);
+  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && strstr(gpusort_last_error(), "keys.buffer is VK_NULL_HANDLE"),
+        "%s '%s'", gpusort_status_name(s), gpusort_last_error());
+  gpusort_sorter_destroy(sorter);
+
+  /* A success clears the message. */
+  CHECK_OK(gpusort_sort(ctx, GPUSORT_KEY_U32, keys, 4, NULL));
+  CHECK(gpusort_last_error()[0] == '\0', "message '%s' after a success", gpusort_last_error());
+  CHECK(keys[0] == 0 && keys[1] == 1 && keys[2] == 2 && keys[3] == 3, "4 keys not sorted");
+}
+
+/* A second context wrapping the first one's device, as an engine wraps its own. */
+static void test_wrap(gpusort_context* ctx) {
+  gpusort_context* wrapped = NULL;
+  CHECK_OK(gpusort_context_wrap(gpusort_context_instance(ctx), gpusort_context_physical_device(ctx),
+                                gpusort_context_device(ctx), gpusort_context_queue(ctx),
+                                gpusort_context_queue_family_index(ctx), &wrapped));
+  if (!wrapped) return;
+  CHECK(gpusort_context_device(wrapped) == gpusort_context_device(ctx), "wrapped another device");
+  int32_t keys[1000];
+  for (int i = 0; i < 1000; ++i) keys[i] = (int32_t)(next_random() % 2001) - 1000;
+  gpusort_sort_options descending = {1, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
+  CHECK_OK(gpusort_sort(wrapped, GPUSORT_KEY_I32, keys, 1000, &descending));
+  int ordered = 1;
+  for (int i = 1; i < 1000; ++i) ordered &= keys[i - 1] >= keys[i];
+  CHECK(ordered, "i32 descending through a wrapped context is not sorted");
+  gpusort_context* invalid = NULL;
+  CHECK(gpusort_context_wrap(NULL, NULL, NULL, NULL, 0, &invalid) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+            invalid == NULL,
+        "wrapping null handles");
+  gpusort_context_destroy(wrapped); /* the device stays: it is ctx's */
+}
+
+/* ---- Engine face: everything below is the caller's Vulkan code ---- */
+
+typedef struct {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  void* mapped;
+} Buffer;
+
+static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpusort, int host_visible) {
+  VkDevice device = gpusort_context_device(ctx);
+  Buffer b = {VK_NULL_HANDLE, VK_NULL_HANDLE, NULL};
+  VkBufferCreateInfo info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (for_gpusort)
+    info.usage |= VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                  VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (vkCreateBuffer(device, &info, NULL, &b.buffer) != VK_SUCCESS) abort();
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(device, b.buffer, &req);
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(gpusort_context_physical_device(ctx), &memory);
+  VkMemoryPropertyFlags wanted = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                              : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  uint32_t type = UINT32_MAX;
+  for (uint32_t i = 0; i < memory.memoryTypeCount && type == UINT32_MAX; ++i)
+    if ((req.memoryTypeBits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & wanted) == wanted) type = i;
+  if (type == UINT32_MAX) abort();
+  VkMemoryAllocateFlagsInfo flags = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.pNext = for_gpusort ? &flags : NULL;
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = type;
+  if (vkAllocateMemory(device, &alloc, NULL, &b.memory) != VK_SUCCESS) abort();
+  if (vkBindBufferMemory(device, b.buffer, b.memory, 0) != VK_SUCCESS) abort();
+  if (host_visible && vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped) != VK_SUCCESS) abort();
+  return b;
+}
+
+static void free_buffer(gpusort_context* ctx, Buffer* b) {
+  vkDestroyBuffer(gpusort_context_device(ctx), b->buffer, NULL);
+  vkFreeMemory(gpusort_context_device(ctx), b->memory, NULL);
+}
+
+static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkMemoryBarrier b = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = src_access;
+  b.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+static void copy(VkCommandBuffer cmd, Buffer* src, VkDeviceSize src_offset, Buffer* dst,
+                 VkDeviceSize dst_offset, VkDeviceSize bytes) {
+  VkBufferCopy region = {src_offset, dst_offset, bytes};
+  vkCmdCopyBuffer(cmd, src->buffer, dst->buffer, 1, &region);
+}
+
+/* Two sorts in one command buffer: f32 keys with u32 values through record_indirect (the count
+ * written on the GPU by vkCmdFillBuffer, smaller than max_n) and u32 keys through record. */
+static void test_engine_face(gpusort_context* ctx) {
+  enum { max_n = 3000, count = 2000 };
+  VkDevice device = gpusort_context_device(ctx);
+  gpusort_sorter *pairs = NULL, *keys_only = NULL;
+  gpusort_sorter_config pairs_config = {GPUSORT_KEY_F32, 4, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0, 0};
+  gpusort_sorter_config keys_config = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_AUTOMATIC, 1, 0, 0};
+  CHECK_OK(gpusort_sorter_create(ctx, &pairs_config, &pairs));
+  CHECK_OK(gpusort_sorter_create(ctx, &keys_config, &keys_only));
+  if (!pairs || !keys_only) return;
+  uint64_t scratch_pairs = 0, scratch_keys = 0;
+  CHECK_OK(gpusort_sorter_scratch_bytes(pairs, max_n, &scratch_pairs));
+  CHECK_OK(gpusort_sorter_scratch_bytes(keys_only, max_n, &scratch_keys));
+
+  const VkDeviceSize bytes = max_n * 4;
+  Buffer upload = make_buffer(ctx, 3 * bytes, 0, 1), readback = make_buffer(ctx, 3 * bytes, 0, 1);
+  Buffer fkeys = make_buffer(ctx, bytes, 1, 0), values = make_buffer(ctx, bytes, 1, 0);
+  Buffer ukeys = make_buffer(ctx, bytes, 1, 0), count_buffer = make_buffer(ctx, 16, 1, 0);
+  Buffer scratch1 = make_buffer(ctx, scratch_pairs, 1, 0), scratch2 = make_buffer(ctx, scratch_keys, 1, 0);
+
+  uint32_t* in = upload.mapped; /* [f32 keys | values | u32 keys] */
+  for (uint32_t i = 0; i < max_n; ++i) {
+    in[i] = (uint32_t)(next_random() % 64) * 0x00800000u ^ (i % 3 ? 0u : 0x80000000u);
+    in[max_n + i] = i;
+    in[2 * max_n + i] = (uint32_t)next_random();
+  }
+
+  VkCommandPoolCreateInfo pool_info = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.queueFamilyIndex = gpusort_context_queue_family_index(ctx);
+  VkCommandPool pool;
+  vkCreateCommandPool(device, &pool_info, NULL, &pool);
+  VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  vkAllocateCommandBuffers(device, &alloc, &cmd);
+  VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  vkBeginCommandBuffer(cmd, &begin);
+
+  /* Poison scratch, then produce keys, values and the count with transfers. */
+  vkCmdFillBuffer(cmd, scratch1.buffer, 0, VK_WHOLE_SIZE, poison);
+  vkCmdFillBuffer(cmd, scratch2.buffer, 0, VK_WHOLE_SIZE, poison);
+  copy(cmd, &upload, 0, &fkeys, 0, bytes);
+  copy(cmd, &upload, bytes, &values, 0, bytes);
+  copy(cmd, &upload, 2 * bytes, &ukeys, 0, bytes);
+  vkCmdFillBuffer(cmd, count_buffer.buffer, 0, 4, count);
+  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  gpusort_buffer_ref none = {VK_NULL_HANDLE, 0};
+  gpusort_buffer_ref fkeys_ref = {fkeys.buffer, 0}, values_ref = {values.buffer, 0}, ukeys_ref = {ukeys.buffer, 0};
+  gpusort_buffer_ref scratch1_ref = {scratch1.buffer, 0}, scratch2_ref = {scratch2.buffer, 0};
+  gpusort_buffer_ref count_ref = {count_buffer.buffer, 0};
+  CHECK_OK(gpusort_sorter_record_indirect(pairs, cmd, fkeys_ref, values_ref, scratch1_ref, count_ref, max_n));
+  CHECK_OK(gpusort_sorter_record(keys_only, cmd, ukeys_ref, none, scratch2_ref, max_n));
+  barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+          VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  copy(cmd, &fkeys, 0, &readback, 0, bytes);
+  copy(cmd, &values, 0, &readback, bytes, bytes);
+  copy(cmd, &ukeys, 0, &readback, 2 * bytes, bytes);
+  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+          VK_ACCESS_HOST_READ_BIT);
+  vkEndCommandBuffer(cmd);
+
+  VkFenceCreateInfo fence_info = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence;
+  vkCreateFence(device, &fence_info, NULL, &fence);
+  VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  CHECK(vkQueueSubmit(gpusort_context_queue(ctx), 1, &submit, fence) == VK_SUCCESS, "vkQueueSubmit");
+  CHECK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS, "vkWaitForFences");
+
+  const uint32_t* out = readback.mapped;
+  CHECK(is_stable_sort_u32(in, out, out + max_n, count, 1), "record_indirect: first %d not the stable sort", count);
+  int tail_kept = 1;
+  for (uint32_t i = count; i < max_n; ++i) tail_kept &= out[i] == in[i] && out[max_n + i] == i;
+  CHECK(tail_kept, "record_indirect touched elements beyond the count");
+  /* Descending u32 keys: compare with the input sorted by qsort. */
+  uint64_t* expected = malloc(max_n * sizeof *expected);
+  for (uint32_t i = 0; i < max_n; ++i) expected[i] = in[2 * max_n + i];
+  qsort(expected, max_n, sizeof *expected, compare_u64);
+  int keys_ok = 1;
+  for (uint32_t i = 0; i < max_n; ++i) keys_ok &= out[2 * max_n + i] == (uint32_t)expected[max_n - 1 - i];
+  CHECK(keys_ok, "record: descending u32 keys differ from qsort");
+  free(expected);
+
+  vkDestroyFence(device, fence, NULL);
+  vkDestroyCommandPool(device, pool, NULL);
+  Buffer* buffers[] = {&upload, &readback, &fkeys, &values, &ukeys, &count_buffer, &scratch1, &scratch2};
+  for (size_t i = 0; i < sizeof buffers / sizeof *buffers; ++i) free_buffer(ctx, buffers[i]);
+  gpusort_sorter_destroy(pairs);
+  gpusort_sorter_destroy(keys_only);
+}
+
+int main(void) {
+  gpusort_context* ctx = NULL;
+  gpusort_context_options options = {NULL, 1, 1}; /* device: GPUSORT_DEVICE, else the best */
+  gpusort_status s = gpusort_context_create(&options, &ctx);
+  if (s != GPUSORT_OK) {
+    fprintf(stderr, "gpusort_context_create: %s: %s\n", gpusort_status_name(s), gpusort_last_error());
+    printf("0 passed, 1 failed\n");
+    return 1;
+  }
+  test_convenient_face(ctx);
+  test_errors(ctx);
+  test_wrap(ctx);
+  test_engine_face(ctx);
+  uint64_t messages = gpusort_context_validation_messages(ctx);
+  CHECK(messages == 0, "%llu Vulkan validation messages (printed above)", (unsigned long long)messages);
+  gpusort_context_destroy(ctx);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}

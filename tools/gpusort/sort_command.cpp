@@ -1,0 +1,193 @@
+// gpusort sort IN OUT: sorts a raw or .npy array file (optionally with a values file carried
+// along) on the GPU and writes the result in the input's format. Everything that can be checked
+// is checked before any output exists, and outputs appear only complete (array_file.hpp).
+#include <gpusort/gpusort.hpp>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "array_file.hpp"
+#include "commands.hpp"
+
+namespace gpusort::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SortArguments {
+  std::string in, out;
+  std::string type, values_in, values_out, value_type;
+  bool descending = false;
+  std::string algorithm = "automatic";
+  std::string device;
+  uint32_t begin_bit = 0, end_bit = 0;
+  bool in_place = false;
+};
+
+std::optional<KeyType> optional_type(const std::string& text, const std::string& option) {
+  if (text.empty()) return std::nullopt;
+  try {
+    return parse_key_type(text);
+  } catch (const Error& e) {
+    throw Error(option + ": " + e.what());
+  }
+}
+
+// An array in host memory, 8-byte aligned for any element type.
+std::vector<uint64_t> allocate_elements(const ArrayFile& file) {
+  const uint64_t bytes = file.count * key_bytes(file.element);
+  try {
+    return std::vector<uint64_t>((bytes + 7) / 8);
+  } catch (const std::bad_alloc&) {
+    throw Error(file.role + " '" + file.path.string() + "': not enough host memory to hold its " +
+                std::to_string(file.count) + " elements (" + std::to_string(bytes) + " bytes)");
+  }
+}
+
+// `in_place` says whether this pair may be the same file (--in-place given for OUT/IN or
+// VOUT/VIN); crossed pairs such as OUT/VIN are always refused.
+void refuse_same(const std::string& output, const std::string& output_name,
+                 const std::string& input, const std::string& input_name,
+                 std::optional<bool> in_place) {
+  if (!same_file(output, input)) return;
+  if (in_place.value_or(false)) return;
+  throw Error(output_name + " '" + output + "' is the same file as " + input_name + " '" + input +
+              "'" + (in_place ? " (pass --in-place to replace it)" : ""));
+}
+
+// Before reading gigabytes: would the keys and values fit the device at all?
+void check_device_capacity(const Context& ctx, const ArrayFile& keys, const ArrayFile* values) {
+  const DeviceInfo& d = ctx.device_info();
+  const uint64_t key_bytes_total = keys.count * key_bytes(keys.element);
+  const uint64_t value_bytes_total = values ? values->count * key_bytes(values->element) : 0;
+  auto too_large = [&](const std::string& what) {
+    return Error(std::to_string(keys.count) + " elements are too large for the device '" + d.name +
+                 "': " + what);
+  };
+  if (key_bytes_total > d.max_allocation_bytes || value_bytes_total > d.max_allocation_bytes)
+    throw too_large(std::to_string(std::max(key_bytes_total, value_bytes_total)) +
+                    " bytes in one buffer, but its largest allocation is " +
+                    std::to_string(d.max_allocation_bytes) + " bytes");
+  if (d.device_local_bytes && key_bytes_total + value_bytes_total > d.device_local_bytes)
+    throw too_large(std::to_string(key_bytes_total + value_bytes_total) +
+                    " bytes of keys and values, but it has " +
+                    std::to_string(d.device_local_bytes) + " bytes of device memory");
+}
+
+void run_sort(const SortArguments& a) {
+  // Names first: a typo should not cost a device start-up.
+  const std::optional<KeyType> declared_key = optional_type(a.type, "--type");
+  const std::optional<KeyType> declared_value = optional_type(a.value_type, "--value-type");
+  SortOptions options;
+  options.descending = a.descending;
+  options.algorithm = parse_algorithm(a.algorithm);
+  options.begin_bit = a.begin_bit;
+  options.end_bit = a.end_bit;
+
+  const bool with_values = !a.values_in.empty();
+  if (with_values && a.values_out.empty())
+    throw Error(
+        "--values needs --values-out VOUT: where to write the values in their sorted order");
+  if (!with_values && !a.values_out.empty())
+    throw Error("--values-out needs --values VIN: the values to carry along with the keys");
+  if (!with_values && !a.value_type.empty()) throw Error("--value-type needs --values VIN");
+
+  // An output never silently replaces an input.
+  refuse_same(a.out, "OUT", a.in, "IN", a.in_place);
+  if (with_values) {
+    refuse_same(a.values_out, "VOUT", a.values_in, "VIN", a.in_place);
+    refuse_same(a.out, "OUT", a.values_in, "VIN", std::nullopt);
+    refuse_same(a.values_out, "VOUT", a.in, "IN", std::nullopt);
+    if (same_file(a.out, a.values_out))
+      throw Error("OUT and VOUT are the same file '" + a.out + "'");
+  }
+
+  ArrayFile keys = open_array_file(a.in, "keys file", declared_key, "--type");
+  std::optional<ArrayFile> values;
+  if (with_values) {
+    values = open_array_file(a.values_in, "values file", declared_value, "--value-type");
+    if (values->count != keys.count)
+      throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
+                  std::to_string(keys.count) + " elements but values file '" + a.values_in +
+                  "' holds " + std::to_string(values->count));
+  }
+
+  ContextOptions context_options;
+  context_options.device = a.device;
+  Context ctx = Context::create(context_options);
+  check_device_capacity(ctx, keys, values ? &*values : nullptr);
+
+  // Created before the work so that an unwritable destination is reported first.
+  PendingOutput key_output(a.out, "output file");
+  std::optional<PendingOutput> value_output;
+  if (with_values) value_output.emplace(a.values_out, "values output file");
+
+  std::vector<uint64_t> key_data = allocate_elements(keys), value_data;
+  read_array_data(keys, key_data.data());
+  if (values) {
+    value_data = allocate_elements(*values);
+    read_array_data(*values, value_data.data());
+  }
+
+  try {
+    sort_raw(ctx, keys.element, key_data.data(), keys.count, values ? value_data.data() : nullptr,
+             values ? key_bytes(values->element) : 0, options);
+  } catch (const Error& e) {
+    if (e.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
+      throw Error(std::to_string(keys.count) + " elements are too large for the device '" +
+                      ctx.device_info().name + "' (" + e.what() + ")",
+                  e.result());
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw Error("not enough host memory to stage " + std::to_string(keys.count) +
+                " elements for the device '" + ctx.device_info().name + "'");
+  }
+  if (ctx.validation_messages() != 0)
+    throw Error("the Vulkan validation layer reported " +
+                std::to_string(ctx.validation_messages()) +
+                " message(s) (printed above); no output written");
+
+  key_output.write_array(keys.format, keys.element, key_data.data(), keys.count);
+  key_output.finish();
+  if (values) {
+    value_output->write_array(values->format, values->element, value_data.data(), values->count);
+    value_output->finish();
+  }
+  key_output.commit();
+  if (values) value_output->commit();
+}
+
+CommandRegistration registration([](CLI::App& app) {
+  auto args = std::make_shared<SortArguments>();
+  auto* cmd =
+      app.add_subcommand("sort", "Sort an array file (raw little-endian or .npy) on the GPU");
+  cmd->footer(
+      "IN is read as .npy when it starts with the npy magic, else as a raw little-endian array.\n"
+      "OUT is written in IN's format; outputs appear only when complete.\n"
+      "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).");
+  cmd->add_option("IN", args->in, "Keys to sort")->required();
+  cmd->add_option("OUT", args->out, "Where to write the sorted keys")->required();
+  cmd->add_option("-t,--type", args->type,
+                  "Key type (required for raw IN; must match a .npy dtype)");
+  cmd->add_option("--values", args->values_in, "Values to carry along with the keys (VIN)");
+  cmd->add_option("--values-out", args->values_out,
+                  "Where to write the values in sorted order (VOUT)");
+  cmd->add_option(
+      "--value-type", args->value_type,
+      "Value element type: u32 or u64 (any of the key types works; required for raw VIN, must "
+      "match a .npy dtype)");
+  cmd->add_flag("-d,--descending", args->descending, "Sort in descending order (still stable)");
+  cmd->add_option("-a,--algorithm", args->algorithm,
+                  "automatic, onesweep, radix_reduce_scan, bitonic or odd_even")
+      ->capture_default_str();
+  cmd->add_option("--device", args->device,
+                  "Device index or name substring (default: GPUSORT_DEVICE, else the best device)");
+  cmd->add_option("--begin-bit", args->begin_bit, "First key bit (of the radix order) to sort by");
+  cmd->add_option("--end-bit", args->end_bit, "One past the last key bit to sort by (0: all)");
+  cmd->add_flag("--in-place", args->in_place, "Allow OUT to be IN (and VOUT to be VIN)");
+  cmd->callback([args] { run_sort(*args); });
+});
+
+}  // namespace
+}  // namespace gpusort::cli
