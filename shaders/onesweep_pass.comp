@@ -23,14 +23,13 @@
 layout(constant_id = 5) const uint MIN_SUBGROUP_SIZE = 32;  // sizes the per-subgroup counters
 layout(constant_id = 6) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot masks
 layout(constant_id = 7) const uint KEYS_PER_THREAD = 15;
-layout(constant_id = 8) const uint LOOKBACK_SLOTS = 1024;   // circular table length, in tiles
-layout(constant_id = 9) const uint SPIN_LIMIT = 64;         // look-back rounds before the fallback
+layout(constant_id = 8) const uint SPIN_LIMIT = 64;         // look-back rounds before the fallback
 // Testing the fallback: tiles p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
 // (0: every tile publishes).
-layout(constant_id = 10) const uint PUBLISH_REFUSAL_PERIOD = 0;
-layout(constant_id = 11) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
+layout(constant_id = 9) const uint PUBLISH_REFUSAL_PERIOD = 0;
+layout(constant_id = 10) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
 // Profiling only (wrong results): leave out a step to see what it costs.
-layout(constant_id = 12) const uint PROFILE_OMIT = 0;
+layout(constant_id = 11) const uint PROFILE_OMIT = 0;
 const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
            PROFILE_OMIT_RANK_ATOMICS = 8, PROFILE_OMIT_RANK_BALLOTS = 16;
 
@@ -47,7 +46,10 @@ layout(push_constant) uniform Push {
   uint pass;
   uint bit;
   uint digit_bits;
-  uint first_tag;  // tag of tile_index 0 in this pass; tile_index p has first_tag + p
+  uint first_tag;  // tag of tile 0 in this pass; tile p has first_tag + p
+  // Circular look-back table length, in tiles: a push constant (not a specialization constant)
+  // so that one pipeline serves every n.
+  uint lookback_slots;
 };
 
 const uint TILE = gl_WorkGroupSize.x * KEYS_PER_THREAD;

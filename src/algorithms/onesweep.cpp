@@ -46,7 +46,7 @@ struct PlanPush {
 };
 struct PassPush {
   VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control, lookback;
-  uint32_t n, pass, bit, digit_bits, first_tag;
+  uint32_t n, pass, bit, digit_bits, first_tag, lookback_slots;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -151,7 +151,7 @@ class Onesweep final : public OnesweepSort {
     pass_spec[0] = workgroup_;
     pass_spec.insert(pass_spec.end(),
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
-                      lookback_slots(t.n), options_.spin_limit, options_.publish_refusal_period,
+                      options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit});
     const uint64_t pass_tiles = tiles(t.n);
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
@@ -160,7 +160,7 @@ class Onesweep final : public OnesweepSort {
                    PassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
                             counts + pass * radix * 4, control, lookback, uint32_t(t.n), pass, bit,
                             std::min(digit_bits, spec_.end_bit - bit),
-                            uint32_t(1 + pass * pass_tiles)});
+                            uint32_t(1 + pass * pass_tiles), lookback_slots(t.n)});
       rec.compute_barrier();
     }
 
