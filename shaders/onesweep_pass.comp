@@ -47,9 +47,9 @@ layout(push_constant) uniform Push {
   uint bit;
   uint digit_bits;
   uint first_tag;  // tag of tile 0 in this pass; tile p has first_tag + p
-  // Circular look-back table length, in tiles: a push constant (not a specialization constant)
-  // so that one pipeline serves every n.
-  uint lookback_slots;
+  // Circular look-back table length in tiles (a power of two) minus one: a push constant (not a
+  // specialization constant) so that one pipeline serves every n.
+  uint lookback_slot_mask;
 };
 
 const uint TILE = gl_WorkGroupSize.x * KEYS_PER_THREAD;

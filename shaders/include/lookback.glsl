@@ -12,15 +12,14 @@
 // So no forward progress of other workgroups is assumed and the table never needs clearing
 // between passes (onesweep_clear.comp zeroes it once per sort, so that no entry of an earlier sort
 // can carry a valid tag). The tags take the place of a tail counter: a slot may be reused as soon
-// as its next tile comes (lookback_slots tiles later), and a reader that still needed the old
+// as its next tile comes (a table length later), and a reader that still needed the old
 // entry notices the newer tag and recounts instead of reading a wrong count.
 // All accesses are device-scope 64-bit atomics, so tag and count are always read together; an
 // entry carries all it publishes (the recount reads keys an earlier dispatch wrote), so relaxed
 // ordering suffices.
 //
-// Include after defining RADIX, lookback_slots (the table length in tiles), LOOKBACK_WINDOW,
-// SPIN_LIMIT, DIGITS_PER_INVOCATION,
-// `shared uint fallback_digit_counts[RADIX]` and `void count_partition_digits(uint tile_index)`,
+// Include after defining RADIX, lookback_slot_mask (table length in tiles, a power of two, - 1),
+// LOOKBACK_WINDOW, SPIN_LIMIT, DIGITS_PER_INVOCATION, `shared uint fallback_digit_counts[RADIX]` and `void count_partition_digits(uint tile_index)`,
 // which fills fallback_digit_counts with the tile's digit histogram (all invocations call
 // it; it contains barriers).
 
@@ -33,7 +32,7 @@ uint64_t lookback_entry(uint tag, bool inclusive, uint count) {
 }
 uint lookback_tag(uint64_t entry) { return uint(entry >> 33); }
 
-uint lookback_index(uint tile_index, uint digit) { return (tile_index % lookback_slots) * RADIX + digit; }
+uint lookback_index(uint tile_index, uint digit) { return (tile_index & lookback_slot_mask) * RADIX + digit; }
 
 void lookback_publish(uint64_t table, uint tile_index, uint digit, uint tag, bool inclusive, uint count) {
   atomicMax(LookbackTable(table).v[lookback_index(tile_index, digit)], lookback_entry(tag, inclusive, count));

@@ -13,6 +13,8 @@
 // 8448 B together) and min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep.hpp"
 
+#include <bit>
+
 namespace gpusort {
 
 namespace {
@@ -46,7 +48,7 @@ struct PlanPush {
 };
 struct PassPush {
   VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control, lookback;
-  uint32_t n, pass, bit, digit_bits, first_tag, lookback_slots;
+  uint32_t n, pass, bit, digit_bits, first_tag, lookback_slot_mask;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -89,8 +91,11 @@ class Onesweep final : public OnesweepSort {
   uint32_t tile() const { return workgroup_ * keys_per_thread_; }
   uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
   uint64_t tiles(uint64_t max_n) const { return std::max<uint64_t>(1, (max_n + tile() - 1) / tile()); }
+  // A power of two (the shader indexes slots with a mask), at most the option, at most the
+  // tiles' count rounded up.
   uint32_t lookback_slots(uint64_t max_n) const {
-    return uint32_t(std::min<uint64_t>(options_.lookback_slots, tiles(max_n)));
+    const uint64_t cap = std::bit_floor(std::max<uint32_t>(options_.lookback_slots, 1));
+    return uint32_t(std::min<uint64_t>(cap, std::bit_ceil(tiles(max_n))));
   }
 
   struct Layout {
@@ -160,7 +165,7 @@ class Onesweep final : public OnesweepSort {
                    PassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
                             counts + pass * radix * 4, control, lookback, uint32_t(t.n), pass, bit,
                             std::min(digit_bits, spec_.end_bit - bit),
-                            uint32_t(1 + pass * pass_tiles), lookback_slots(t.n)});
+                            uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
       rec.compute_barrier();
     }
 

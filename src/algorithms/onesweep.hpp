@@ -6,7 +6,8 @@
 namespace gpusort {
 
 struct OnesweepOptions {
-  uint32_t lookback_slots = 1024;      // circular look-back table length, in partitions
+  uint32_t lookback_slots = 1024;      // circular look-back table length in tiles (rounded down
+                                       // to a power of two)
   uint32_t spin_limit = 64;            // look-back rounds on an unpublished predecessor before
                                        // counting its keys itself (the decoupled fallback)
   uint32_t publish_refusal_period = 0; // testing: partitions p % period == period - 1 never
