@@ -47,6 +47,7 @@ class SortAlgorithm {
 };
 
 std::unique_ptr<SortAlgorithm> make_radix_reduce_scan(Context::Impl& ctx, const SortSpec& spec);
+std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec);
 // Picks the algorithm for `requested` (automatic: by max_n and device).
 std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
                                                    Algorithm requested);

@@ -1,0 +1,34 @@
+// Specialization constants and the layout of the small state block shared by the Onesweep
+// kernels (shaders/onesweep_*.comp, host side src/algorithms/onesweep.cpp).
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint KEY_WORDS = 1;
+layout(constant_id = 2) const uint KEY_KIND = 0;
+layout(constant_id = 3) const uint DESCENDING = 0;
+layout(constant_id = 4) const uint VALUE_WORDS = 0;
+
+const uint RADIX = 256;
+const uint DIGIT_BITS = 8;
+const uint MAX_PASSES = 8;  // 64-bit keys / 8-bit digits
+
+// The control block (u32 words): one partition counter per pass, then one plan word per pass,
+// then the copy-back flag and a count of fallbacks (for tests and tuning). The clear kernel zeroes it before every sort.
+const uint CONTROL_PARTITION_COUNTER = 0;
+const uint CONTROL_PLAN = MAX_PASSES;
+const uint CONTROL_COPY_BACK = 2 * MAX_PASSES;
+const uint CONTROL_FALLBACKS = 2 * MAX_PASSES + 1;  // how often a look-back recounted a tile
+const uint CONTROL_WORDS = 2 * MAX_PASSES + 2;
+
+// Plan word bits, written by onesweep_plan.comp from the histograms: a pass whose digit is the
+// same for every key is inactive (skipped); active passes ping-pong starting from the caller's
+// buffer ("a"), the first maps keys to radix order on read and the last maps them back.
+const uint PLAN_ACTIVE = 1u;
+const uint PLAN_INPUT_ALT = 2u;  // reads the scratch copy ("b"), writes "a"
+const uint PLAN_FIRST = 4u;
+const uint PLAN_LAST = 8u;
+
+#include "keys.glsl"
+
+uint pass_bit(uint begin_bit, uint pass) { return begin_bit + pass * DIGIT_BITS; }
+uint pass_digit_bits(uint begin_bit, uint end_bit, uint pass) {
+  return min(DIGIT_BITS, end_bit - pass_bit(begin_bit, pass));
+}

@@ -1,0 +1,27 @@
+#version 460
+// Onesweep last step: when the plan ran an odd number of passes the sorted keys (and values) are
+// in scratch; copy them into the caller's buffers. Otherwise every workgroup returns at once.
+#include "common.glsl"
+#include "onesweep_common.glsl"
+
+layout(push_constant) uniform Push {
+  uint64_t keys_from;
+  uint64_t keys_to;
+  uint64_t values_from;
+  uint64_t values_to;
+  uint64_t count_address;
+  uint64_t control_address;
+  uint n;
+  uint group_count;
+};
+
+void main() {
+  uint group = linear_workgroup_id();
+  if (group >= group_count || U32Array(control_address).v[CONTROL_COPY_BACK] == 0) return;
+  uint count = element_count(count_address, n);
+  for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < count;
+       i += group_count * gl_WorkGroupSize.x) {
+    store_key(keys_to, i, load_key(keys_from, i));
+    if (VALUE_WORDS != 0) store_value(values_to, i, load_value(values_from, i));
+  }
+}

@@ -1,0 +1,55 @@
+#version 460
+// Onesweep step 1: one read of the keys builds the histogram of every pass's digit at once
+// (keys mapped to radix order on the fly), accumulated per workgroup in shared memory and then
+// added into digit_counts[pass * RADIX + digit].
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+#include "onesweep_common.glsl"
+
+layout(push_constant) uniform Push {
+  uint64_t keys_address;
+  uint64_t count_address;
+  uint64_t digit_counts_address;
+  uint n;
+  uint group_count;
+  uint begin_bit;
+  uint end_bit;
+  uint pass_count;
+};
+
+layout(constant_id = 5) const uint KEYS_PER_THREAD = 8;
+
+shared uint histogram[MAX_PASSES * RADIX];
+
+void main() {
+  uint group = linear_workgroup_id();
+  if (group >= group_count) return;
+  uint t = gl_LocalInvocationID.x;
+  for (uint i = t; i < pass_count * RADIX; i += gl_WorkGroupSize.x) histogram[i] = 0;
+  barrier();
+  uint count = element_count(count_address, n);
+  // KEYS_PER_THREAD loads in flight per invocation and round; rounds stride over the grid.
+  const uint ROUND = gl_WorkGroupSize.x * KEYS_PER_THREAD;
+  for (uint base = group * ROUND + t; base < count; base += group_count * ROUND) {
+    uvec2 keys[KEYS_PER_THREAD];
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint i = base + k * gl_WorkGroupSize.x;
+      keys[k] = i < count ? to_radix_order(load_key(keys_address, i)) : uvec2(0u);
+    }
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      if (base + k * gl_WorkGroupSize.x >= count) break;
+      uint64_t wide = packUint2x32(keys[k]) >> begin_bit;
+      [[unroll]] for (uint pass = 0; pass < MAX_PASSES; ++pass) {
+        if (pass >= pass_count || (KEY_WORDS == 1 && pass >= 4)) break;
+        // Bits beyond end_bit only reach the last pass's digit through the mask.
+        uint digit_mask = (1u << pass_digit_bits(begin_bit, end_bit, pass)) - 1u;
+        uint digit = (KEY_WORDS == 1 ? (keys[k].x >> (begin_bit + pass * DIGIT_BITS)) : uint(wide >> (pass * DIGIT_BITS))) & digit_mask;
+        atomicAdd(histogram[pass * RADIX + digit], 1u);
+      }
+    }
+  }
+  barrier();
+  U32Array counts = U32Array(digit_counts_address);
+  for (uint i = t; i < pass_count * RADIX; i += gl_WorkGroupSize.x)
+    if (histogram[i] != 0) atomicAdd(counts.v[i], histogram[i]);
+}

@@ -1,0 +1,295 @@
+#version 460
+// Onesweep, one pass per digit. Each workgroup:
+//   1. takes the next tile index from the pass's atomic counter (so it only ever waits on
+//      tiles that some running workgroup already owns) and loads its tile, each subgroup a
+//      contiguous chunk, KEYS_PER_THREAD keys per invocation, coalesced;
+//   2. ranks the keys by digit: subgroup ballots find equal digits, a per-subgroup digit counter
+//      in shared memory gives each key its place among earlier keys of the same digit;
+//   3. publishes the tile's digit counts to the look-back table and places the keys in tile order
+//      (stable by digit) in shared memory;
+//   4. looks back over predecessors for each digit's exclusive prefix (include/lookback.glsl) and
+//      publishes the inclusive one;
+//   5. writes keys (then values) from shared memory to digit offset + prefix + place: runs of one
+//      digit are contiguous, so the writes coalesce.
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+#include "onesweep_common.glsl"
+
+layout(constant_id = 5) const uint MIN_SUBGROUP_SIZE = 32;  // sizes the per-subgroup counters
+layout(constant_id = 6) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot masks
+layout(constant_id = 7) const uint KEYS_PER_THREAD = 15;
+layout(constant_id = 8) const uint SPIN_LIMIT = 64;         // look-back rounds before the fallback
+// Testing the fallback: tiles p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
+// (0: every tile publishes).
+layout(constant_id = 9) const uint PUBLISH_REFUSAL_PERIOD = 0;
+layout(constant_id = 10) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
+// Profiling only (wrong results): leave out a step to see what it costs.
+layout(constant_id = 11) const uint PROFILE_OMIT = 0;
+const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
+           PROFILE_OMIT_RANK_ATOMICS = 8, PROFILE_OMIT_RANK_BALLOTS = 16;
+
+layout(push_constant) uniform Push {
+  uint64_t keys_a;  // the caller's keys
+  uint64_t keys_b;  // scratch copy
+  uint64_t values_a;
+  uint64_t values_b;
+  uint64_t count_address;
+  uint64_t digit_offsets_address;  // this pass's RADIX exclusive digit offsets
+  uint64_t control_address;
+  uint64_t lookback_address;
+  uint n;
+  uint pass;
+  uint bit;
+  uint digit_bits;
+  uint first_tag;  // tag of tile 0 in this pass; tile p has first_tag + p
+  // Circular look-back table length in tiles (a power of two) minus one: a push constant (not a
+  // specialization constant) so that one pipeline serves every n.
+  uint lookback_slot_mask;
+};
+
+const uint TILE = gl_WorkGroupSize.x * KEYS_PER_THREAD;
+const uint MAX_SUBGROUPS = gl_WorkGroupSize.x / MIN_SUBGROUP_SIZE;
+const uint DIGITS_PER_INVOCATION = (RADIX + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
+
+shared uint exchange[TILE];                                 // one 32-bit word per key/value
+// Per subgroup and digit: its keys' count, then the subgroup's start within the digit's run.
+// Two 16-bit counters per word (a tile has fewer than 2^16 keys), which halves the shared memory
+// they take and so leaves room for bigger tiles.
+const uint COUNTER_WORDS = RADIX / 2;
+shared uint subgroup_digit_counts[MAX_SUBGROUPS * COUNTER_WORDS];
+uint counter_word(uint subgroup, uint digit) { return subgroup * COUNTER_WORDS + (digit >> 1); }
+uint counter_shift(uint digit) { return (digit & 1u) * 16u; }
+uint read_counter(uint subgroup, uint digit) {
+  return (subgroup_digit_counts[counter_word(subgroup, digit)] >> counter_shift(digit)) & 0xffffu;
+}
+shared uint tile_digit_starts[RADIX];                      // where each digit begins in the tile
+shared uint digit_global_shift[RADIX];                     // global index - tile position
+shared uint fallback_digit_counts[RADIX];
+shared uint scan_subgroup_totals[MAX_SUBGROUPS];
+shared uint partition_shared;
+
+uint bit_for_digits;
+uint key_count;
+uint64_t keys_in;
+bool input_raw;
+
+uint key_digit_of(uvec2 ordered) {
+  // 32-bit shifts where the digit lies within one word (always for 32-bit keys).
+  uint mask = (1u << digit_bits) - 1u;
+  if (KEY_WORDS == 1 || bit + digit_bits <= 32) return (ordered.x >> bit) & mask;
+  if (bit >= 32) return (ordered.y >> (bit - 32)) & mask;
+  return key_digit(ordered, bit, digit_bits);
+}
+
+uvec2 load_ordered_key(uint i) {
+  uvec2 key = load_key(keys_in, i);
+  return input_raw ? to_radix_order(key) : key;
+}
+
+// The fallback's recount of one tile's digits (see lookback.glsl).
+void count_partition_digits(uint tile_index) {
+  uint t = gl_LocalInvocationID.x;
+  for (uint d = t; d < RADIX; d += gl_WorkGroupSize.x) fallback_digit_counts[d] = 0;
+  barrier();
+  uint begin = tile_index * TILE, end = min(begin + TILE, key_count);
+  for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x)
+    atomicAdd(fallback_digit_counts[key_digit_of(load_ordered_key(i))], 1u);
+  barrier();
+}
+
+#include "lookback.glsl"
+#include "rank.glsl"
+
+// Exclusive scan over the RADIX digits of `tile_digit_total` (indexed by digit), DIGITS_PER_INVOCATION
+// consecutive digits per invocation, into tile_digit_starts.
+shared uint tile_digit_total[RADIX];
+void scan_tile_digits() {
+  uint t = gl_LocalInvocationID.x;
+  uint first = t * DIGITS_PER_INVOCATION;
+  uint sum = 0;
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k)
+    if (first + k < RADIX) sum += tile_digit_total[first + k];
+  uint prefix = subgroupExclusiveAdd(sum);
+  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) scan_subgroup_totals[gl_SubgroupID] = prefix + sum;
+  barrier();
+  for (uint s = 0; s < gl_SubgroupID; ++s) prefix += scan_subgroup_totals[s];
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k)
+    if (first + k < RADIX) {
+      tile_digit_starts[first + k] = prefix;
+      prefix += tile_digit_total[first + k];
+    }
+  barrier();
+}
+
+void main() {
+  uint plan = U32Array(control_address).v[CONTROL_PLAN + pass];
+  if ((plan & PLAN_ACTIVE) == 0) return;  // every key has the same digit: the pass is skipped
+  bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
+  input_raw = (plan & PLAN_FIRST) != 0;
+  bool output_raw = (plan & PLAN_LAST) != 0;
+  keys_in = input_alt ? keys_b : keys_a;
+  uint64_t keys_out = input_alt ? keys_a : keys_b;
+  uint64_t values_in = input_alt ? values_b : values_a;
+  uint64_t values_out = input_alt ? values_a : values_b;
+  key_count = element_count(count_address, n);
+  uint tile_total = div_ceil(key_count, TILE);
+
+  uint t = gl_LocalInvocationID.x;
+  if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
+  for (uint i = t; i < MAX_SUBGROUPS * COUNTER_WORDS; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
+  // Fetched early: its latency then hides behind the tile's loads.
+  uint digit_offset[DIGITS_PER_INVOCATION];
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
+    uint d = t + k * gl_WorkGroupSize.x;
+    digit_offset[k] = d < RADIX ? U32Array(digit_offsets_address).v[d] : 0u;
+  }
+  barrier();
+  uint tile_index = partition_shared;
+  if (tile_index >= tile_total) return;
+  uint tile_begin = tile_index * TILE;
+  uint tile_size = min(TILE, key_count - tile_begin);
+  bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
+
+  // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
+  uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
+  uvec2 keys[KEYS_PER_THREAD];
+  uint places[KEYS_PER_THREAD];
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint i = chunk + k * gl_SubgroupSize;
+    keys[k] = i < tile_size ? load_ordered_key(tile_begin + i) : uvec2(0u);
+  }
+  // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
+  // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
+  // item order (which keeps equal digits in input order), then the broadcasts.
+  uint peer_info[KEYS_PER_THREAD];  // lanes below | run length << 8 | leader << 16
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    bool valid = chunk + k * gl_SubgroupSize < tile_size;
+    uvec4 peers = (PROFILE_OMIT & PROFILE_OMIT_RANK_BALLOTS) != 0
+                      ? uvec4(1u << lane, 0u, 0u, 0u)
+                      : subgroup_digit_peers(key_digit_of(keys[k]), valid, tile_size == TILE);
+    uint leader = valid ? lane_mask_lowest(peers) : 0u;
+    peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
+  }
+  // places[k] first holds the leader's counter value, then the key's place.
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    places[k] = 0;
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && chunk + k * gl_SubgroupSize < tile_size &&
+        (peer_info[k] & 0xffu) == 0) {
+      uint digit = key_digit_of(keys[k]);
+      places[k] = (atomicAdd(subgroup_digit_counts[counter_word(subgroup, digit)],
+                             ((peer_info[k] >> 8) & 0xffu) << counter_shift(digit)) >>
+                   counter_shift(digit)) & 0xffffu;
+    }
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    places[k] = (PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0
+                    ? k * gl_SubgroupSize + lane
+                    : subgroupShuffle(places[k], peer_info[k] >> 16) + (peer_info[k] & 0xffu);
+  barrier();
+
+  // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that
+  // successors can pass over this tile before its look-back ends.
+  // One invocation per counter word, i.e. per pair of digits (even in the low half).
+  for (uint w = t; w < COUNTER_WORDS; w += gl_WorkGroupSize.x) {
+    uint running = 0;  // both digits' running counts, packed like the counters
+    for (uint s = 0; s < gl_NumSubgroups; ++s) {
+      uint c = subgroup_digit_counts[s * COUNTER_WORDS + w];
+      subgroup_digit_counts[s * COUNTER_WORDS + w] = running;
+      running += c;
+    }
+    for (uint h = 0; h < 2; ++h) {
+      uint d = 2 * w + h, total = (running >> (16 * h)) & 0xffffu;
+      tile_digit_total[d] = total;
+      if (publishes) lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, tile_index == 0, total);
+    }
+  }
+  barrier();
+  scan_tile_digits();
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && chunk + k * gl_SubgroupSize < tile_size) {
+      uint digit = key_digit_of(keys[k]);
+      places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
+    }
+
+  // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
+  // keys), then values the same way; each invocation keeps only its keys' targets in registers.
+  // The low words go to shared memory before the look-back, so that the keys need no registers
+  // while it waits.
+  uint targets[KEYS_PER_THREAD];
+  uint low_words[KEYS_PER_THREAD];
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].x;
+
+  // The values' (low) words are requested now so that their latency hides behind the look-back.
+  uint value_words[KEYS_PER_THREAD];
+  if (VALUE_WORDS != 0)
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint i = chunk + k * gl_SubgroupSize;
+      value_words[k] = i < tile_size ? U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS] : 0u;
+    }
+
+  // 4. Look back for each digit's count in all earlier tiles (the keys wait in shared memory).
+  uint exclusive[DIGITS_PER_INVOCATION];
+  if ((PROFILE_OMIT & PROFILE_OMIT_LOOKBACK) != 0)
+    for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) exclusive[k] = 0;
+  else
+    look_back(lookback_address, tile_index, first_tag, control_address + CONTROL_FALLBACKS * 4, exclusive);
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
+    uint d = t + k * gl_WorkGroupSize.x;
+    if (d >= RADIX) continue;
+    if (publishes && tile_index != 0)
+      lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, true, exclusive[k] + tile_digit_total[d]);
+    digit_global_shift[d] = digit_offset[k] + exclusive[k] - tile_digit_starts[d];
+  }
+
+  barrier();
+  if (KEY_WORDS == 2) {
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint j = t + k * gl_WorkGroupSize.x;
+      if (j < tile_size) low_words[k] = exchange[j];
+    }
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+      if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].y;
+    barrier();
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint j = t + k * gl_WorkGroupSize.x;
+    if (j < tile_size) {
+      uvec2 key = KEY_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u);
+      targets[k] = digit_global_shift[key_digit_of(key)] + j;
+      if ((PROFILE_OMIT & PROFILE_OMIT_STORES) == 0)
+        store_key(keys_out, targets[k], output_raw ? from_radix_order(key) : key);
+    }
+  }
+  if (VALUE_WORDS == 0) return;
+  barrier();
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint i = chunk + k * gl_SubgroupSize;
+    if (i < tile_size) exchange[places[k]] = value_words[k];
+  }
+  barrier();
+  if (VALUE_WORDS == 2) {
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint j = t + k * gl_WorkGroupSize.x;
+      if (j < tile_size) low_words[k] = exchange[j];
+    }
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      uint i = chunk + k * gl_SubgroupSize;
+      if (i < tile_size) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * 2 + 1];
+    }
+    barrier();
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint j = t + k * gl_WorkGroupSize.x;
+    if (j < tile_size)
+      store_value(values_out, targets[k], VALUE_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u));
+  }
+}

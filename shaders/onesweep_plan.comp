@@ -1,0 +1,53 @@
+#version 460
+// Onesweep step 2 (one workgroup of RADIX invocations): turns each pass's digit histogram into
+// exclusive digit offsets in place and writes the plan: which passes run (a pass whose digit is
+// the same for all n keys is skipped), which buffer each reads, and whether an odd number of
+// active_passes passes leaves the result in scratch (then onesweep_copy_back.comp copies it home).
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#include "common.glsl"
+#include "onesweep_common.glsl"
+
+layout(push_constant) uniform Push {
+  uint64_t digit_counts_address;
+  uint64_t control_address;
+  uint64_t count_address;
+  uint n;
+  uint pass_count;
+};
+
+shared uint subgroup_totals[RADIX];
+shared uint pass_is_uniform[MAX_PASSES];
+
+void main() {
+  uint t = gl_LocalInvocationID.x;  // the digit
+  uint count = element_count(count_address, n);
+  U32Array counts = U32Array(digit_counts_address);
+  if (t < MAX_PASSES) pass_is_uniform[t] = 0;
+  barrier();
+  for (uint pass = 0; pass < pass_count; ++pass) {
+    uint c = counts.v[pass * RADIX + t];
+    if (c == count) pass_is_uniform[pass] = 1;  // also n == 0: nothing to sort
+    uint prefix = subgroupExclusiveAdd(c);
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) subgroup_totals[gl_SubgroupID] = prefix + c;
+    barrier();
+    for (uint s = 0; s < gl_SubgroupID; ++s) prefix += subgroup_totals[s];
+    counts.v[pass * RADIX + t] = prefix;
+    barrier();
+  }
+  if (t == 0) {
+    U32Array control = U32Array(control_address);
+    uint active_passes = 0;
+    for (uint pass = 0; pass < pass_count; ++pass) active_passes += pass_is_uniform[pass] == 0 ? 1 : 0;
+    uint index = 0;
+    for (uint pass = 0; pass < pass_count; ++pass) {
+      uint plan = 0;
+      if (pass_is_uniform[pass] == 0) {
+        plan = PLAN_ACTIVE | ((index & 1u) != 0 ? PLAN_INPUT_ALT : 0u) | (index == 0 ? PLAN_FIRST : 0u) |
+               (index + 1 == active_passes ? PLAN_LAST : 0u);
+        ++index;
+      }
+      control.v[CONTROL_PLAN + pass] = plan;
+    }
+    control.v[CONTROL_COPY_BACK] = active_passes & 1u;
+  }
+}

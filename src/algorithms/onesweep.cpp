@@ -1,0 +1,198 @@
+// Onesweep LSD radix sort (Adinets & Merrill), 8-bit digits, single-pass scatter per digit:
+//   onesweep_clear      zeroes the state block (histograms, control words, look-back table)
+//   onesweep_histogram  one read of the keys builds every pass's digit histogram
+//   onesweep_plan       exclusive digit offsets per pass, and the plan: passes whose digit is the
+//                       same for all keys are skipped, the rest ping-pong from the caller's buffer
+//   onesweep_pass       per digit: tiles ranked in shared memory, decoupled look-back over a
+//                       fixed-size circular table (with a fallback that needs no forward
+//                       progress), coalesced scatter of keys and values
+//   onesweep_copy_back  when the plan ran an odd number of passes: scratch -> caller's buffers
+// Every decision that depends on the keys (skips, buffer roles, n itself when indirect) is made
+// on the GPU, so the same recording serves any count. Scratch: the key/value ping-pong copies
+// plus a state block independent of n: 8 KiB of histograms, 72 B of control words (padded to
+// 8448 B together) and min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
+#include "algorithms/onesweep.hpp"
+
+#include <bit>
+
+namespace gpusort {
+
+namespace {
+
+constexpr uint32_t radix = 256;
+constexpr uint32_t digit_bits = 8;
+constexpr uint32_t max_passes = 8;
+constexpr uint32_t control_words = 2 * max_passes + 2;
+constexpr uint32_t control_fallbacks = 2 * max_passes + 1;  // shaders/include/onesweep_common.glsl
+constexpr uint32_t lookback_entry_bytes = 8;
+constexpr uint32_t histogram_workgroup = 256;
+constexpr uint32_t histogram_keys_per_thread = 8;
+constexpr uint32_t histogram_keys_per_group = histogram_workgroup * histogram_keys_per_thread * 4;
+constexpr uint32_t max_histogram_groups = 2048;
+constexpr uint32_t clear_workgroup = 256;
+constexpr uint32_t max_clear_groups = 1024;
+constexpr uint32_t copy_workgroup = 256;
+constexpr uint32_t max_copy_groups = 4096;
+
+struct ClearPush {
+  VkDeviceAddress state;
+  uint32_t words, group_count;
+};
+struct HistogramPush {
+  VkDeviceAddress keys, count_address, digit_counts;
+  uint32_t n, group_count, begin_bit, end_bit, pass_count;
+};
+struct PlanPush {
+  VkDeviceAddress digit_counts, control, count_address;
+  uint32_t n, pass_count;
+};
+struct PassPush {
+  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control, lookback;
+  uint32_t n, pass, bit, digit_bits, first_tag, lookback_slot_mask;
+};
+struct CopyBackPush {
+  VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
+  uint32_t n, group_count;
+};
+
+uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
+  return uint32_t(std::clamp<uint64_t>((items + per_group - 1) / per_group, 1, cap));
+}
+
+class Onesweep final : public OnesweepSort {
+ public:
+  Onesweep(Context::Impl& ctx, const SortSpec& spec, const OnesweepOptions& options)
+      : ctx_(ctx), spec_(spec), options_(options) {
+    const auto& info = ctx.info;
+    // Tile shape: NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory) take big
+    // tiles; narrow-subgroup devices such as lavapipe small ones (per-subgroup counters cost
+    // 1 KiB per subgroup).
+    if (info.min_subgroup_size >= 32) {
+      workgroup_ = 512;
+      keys_per_thread_ = 16;  // fastest measured on the H100 (bench/NOTES-onesweep.md)
+    } else {
+      workgroup_ = std::max<uint32_t>(64, info.max_subgroup_size);
+      keys_per_thread_ = 8;
+    }
+    if (options.workgroup) workgroup_ = options.workgroup;
+    if (options.keys_per_thread) keys_per_thread_ = options.keys_per_thread;
+    while (keys_per_thread_ > 1 && shared_bytes() > info.shared_memory_bytes) --keys_per_thread_;
+    // Per-subgroup digit counters are 16-bit.
+    if (tile() >= 65536) throw Error("onesweep: tiles must hold fewer than 65536 keys");
+    if (shared_bytes() > info.shared_memory_bytes)
+      throw Error("onesweep: shared memory (" + std::to_string(info.shared_memory_bytes) +
+                  " bytes) is too small for one tile");
+  }
+
+  uint32_t shared_bytes() const {
+    uint32_t subgroups = workgroup_ / ctx_.info.min_subgroup_size;
+    return workgroup_ * keys_per_thread_ * 4 + subgroups * radix * 2 + 5 * radix * 4 + 256;
+  }
+  uint32_t tile() const { return workgroup_ * keys_per_thread_; }
+  uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
+  uint64_t tiles(uint64_t max_n) const { return std::max<uint64_t>(1, (max_n + tile() - 1) / tile()); }
+  // A power of two (the shader indexes slots with a mask), at most the option, at most the
+  // tiles' count rounded up.
+  uint32_t lookback_slots(uint64_t max_n) const {
+    const uint64_t cap = std::bit_floor(std::max<uint32_t>(options_.lookback_slots, 1));
+    return uint32_t(std::min<uint64_t>(cap, std::bit_ceil(tiles(max_n))));
+  }
+
+  struct Layout {
+    uint64_t keys_alt, values_alt, state, digit_counts, control, lookback, state_bytes, total;
+  };
+  Layout layout(uint64_t max_n) const {
+    Layout l{};
+    l.keys_alt = 0;
+    l.values_alt = align_up(max_n * spec_.key_words * 4, 256);
+    l.state = l.values_alt + align_up(max_n * spec_.value_words * 4, 256);
+    l.digit_counts = l.state;
+    l.control = l.digit_counts + max_passes * radix * 4;
+    l.lookback = align_up(l.control + control_words * 4, 256);
+    l.total = l.lookback + uint64_t(lookback_slots(max_n)) * radix * lookback_entry_bytes;
+    l.state_bytes = l.total - l.state;
+    return l;
+  }
+
+  uint64_t scratch_bytes(uint64_t max_n) const override { return layout(max_n).total; }
+  uint64_t fallback_count_offset(uint64_t max_n) const override {
+    return layout(max_n).control + control_fallbacks * 4;
+  }
+
+  void record(Recorder& rec, const SortTargets& t) const override {
+    if (t.n <= 1 && t.count_address == 0) return;
+    const Layout l = layout(t.n);
+    const uint32_t pass_count = passes();
+    const VkDeviceAddress state = t.scratch + l.state, counts = t.scratch + l.digit_counts,
+                          control = t.scratch + l.control, lookback = t.scratch + l.lookback;
+    const VkDeviceAddress keys_alt = t.scratch + l.keys_alt;
+    const VkDeviceAddress values_alt = spec_.value_words ? t.scratch + l.values_alt : 0;
+    const std::vector<uint32_t> key_spec{0, spec_.key_words, spec_.key_kind, spec_.descending,
+                                         spec_.value_words};
+    auto with_workgroup = [&](uint32_t size) {
+      auto s = key_spec;
+      s[0] = size;
+      return s;
+    };
+
+    const uint32_t state_words = uint32_t(l.state_bytes / 4);
+    const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
+    rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups, ClearPush{state, state_words, clear_groups});
+    rec.compute_barrier();
+
+    const uint32_t histogram_groups = groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
+    auto histogram_spec = with_workgroup(histogram_workgroup);
+    histogram_spec.push_back(histogram_keys_per_thread);
+    rec.dispatch("onesweep_histogram", histogram_spec, histogram_groups,
+                 HistogramPush{t.keys, t.count_address, counts, uint32_t(t.n), histogram_groups,
+                               spec_.begin_bit, spec_.end_bit, pass_count});
+    rec.compute_barrier();
+    rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
+                 PlanPush{counts, control, t.count_address, uint32_t(t.n), pass_count});
+    rec.compute_barrier();
+    if (options_.histogram_only) return;
+
+    auto pass_spec = key_spec;
+    pass_spec[0] = workgroup_;
+    pass_spec.insert(pass_spec.end(),
+                     {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
+                      options_.spin_limit, options_.publish_refusal_period,
+                      options_.lookback_window, options_.profile_omit});
+    const uint64_t pass_tiles = tiles(t.n);
+    for (uint32_t pass = 0; pass < pass_count; ++pass) {
+      const uint32_t bit = spec_.begin_bit + pass * digit_bits;
+      rec.dispatch("onesweep_pass", pass_spec, pass_tiles,
+                   PassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
+                            counts + pass * radix * 4, control, lookback, uint32_t(t.n), pass, bit,
+                            std::min(digit_bits, spec_.end_bit - bit),
+                            uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
+      rec.compute_barrier();
+    }
+
+    const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);
+    rec.dispatch("onesweep_copy_back", with_workgroup(copy_workgroup), copy_groups,
+                 CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
+                              uint32_t(t.n), copy_groups});
+    rec.compute_barrier();
+  }
+
+ private:
+  Context::Impl& ctx_;
+  SortSpec spec_;
+  OnesweepOptions options_;
+  uint32_t workgroup_ = 0;
+  uint32_t keys_per_thread_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
+                                            const OnesweepOptions& options) {
+  return std::make_unique<Onesweep>(ctx, spec, options);
+}
+
+std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec) {
+  return make_onesweep(ctx, spec, OnesweepOptions{});
+}
+
+}  // namespace gpusort

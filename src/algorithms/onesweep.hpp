@@ -1,0 +1,31 @@
+// Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep.cpp).
+#pragma once
+
+#include "algorithms/sort_algorithm.hpp"
+
+namespace gpusort {
+
+struct OnesweepOptions {
+  uint32_t lookback_slots = 1024;      // circular look-back table length in tiles (rounded down
+                                       // to a power of two)
+  uint32_t spin_limit = 64;            // look-back rounds on an unpublished predecessor before
+                                       // counting its keys itself (the decoupled fallback)
+  uint32_t publish_refusal_period = 0; // testing: partitions p % period == period - 1 never
+                                       // publish their counts, so successors must fall back
+  uint32_t lookback_window = 16;       // predecessors read at once per look-back round
+  uint32_t workgroup = 0;              // tuning experiments: tile shape (0: chosen by device)
+  uint32_t keys_per_thread = 0;
+  bool histogram_only = false;
+  uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out         // profiling: record only the clear/histogram/plan steps
+};
+
+class OnesweepSort : public SortAlgorithm {
+ public:
+  // Where in scratch the u32 counting look-back fallbacks of the last sort lies.
+  virtual uint64_t fallback_count_offset(uint64_t max_n) const = 0;
+};
+
+std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
+                                            const OnesweepOptions& options);
+
+}  // namespace gpusort
