@@ -6,26 +6,6 @@
 namespace gpusort::test {
 namespace {
 
-struct Combo {
-  KeyType key;
-  uint32_t value_bytes;
-  bool descending;
-};
-
-std::vector<Combo> all_combos() {
-  std::vector<Combo> combos;
-  for (KeyType key : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
-    for (uint32_t value_bytes : {0u, 4u, 8u})
-      for (bool descending : {false, true}) combos.push_back({key, value_bytes, descending});
-  return combos;
-}
-
-std::string combo_name(const ::testing::TestParamInfo<Combo>& info) {
-  const Combo& c = info.param;
-  return std::string(to_string(c.key)) + "_values" + std::to_string(c.value_bytes) +
-         (c.descending ? "_descending" : "_ascending");
-}
-
 class Bitonic : public ::testing::TestWithParam<Combo> {};
 
 // One tile (lavapipe tiles are 2048-8192 keys), a non-power-of-two just past a tile, and

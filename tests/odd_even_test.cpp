@@ -9,20 +9,6 @@
 namespace gpusort::test {
 namespace {
 
-struct Combo {
-  KeyType key;
-  uint32_t value_bytes;
-  bool descending;
-};
-
-std::vector<Combo> all_combos() {
-  std::vector<Combo> combos;
-  for (KeyType key : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
-    for (uint32_t value_bytes : {0u, 4u, 8u})
-      for (bool descending : {false, true}) combos.push_back({key, value_bytes, descending});
-  return combos;
-}
-
 uint64_t capacity(const Combo& c) {
   return odd_even_capacity(context().impl(), make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0));
 }
@@ -56,13 +42,7 @@ TEST_P(OddEven, RefusesMoreThanSharedMemoryHolds) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKeyTypes, OddEven, ::testing::ValuesIn(all_combos()),
-                         [](const auto& info) {
-                           const Combo& c = info.param;
-                           return std::string(to_string(c.key)) + "_values" +
-                                  std::to_string(c.value_bytes) +
-                                  (c.descending ? "_descending" : "_ascending");
-                         });
+INSTANTIATE_TEST_SUITE_P(AllKeyTypes, OddEven, ::testing::ValuesIn(all_combos()), combo_name);
 
 TEST(OddEvenSizes, EveryPowerOfTwoNeighbourThatFits) {
   const Combo c{KeyType::i32, 4, false};

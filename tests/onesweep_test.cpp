@@ -11,21 +11,7 @@
 namespace gpusort::test {
 namespace {
 
-struct Combo {
-  KeyType key;
-  uint32_t value_bytes;
-  bool descending;
-};
-
 class Onesweep : public ::testing::TestWithParam<Combo> {};
-
-std::vector<Combo> all_combos() {
-  std::vector<Combo> combos;
-  for (KeyType key : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
-    for (uint32_t value_bytes : {0u, 4u, 8u})
-      for (bool descending : {false, true}) combos.push_back({key, value_bytes, descending});
-  return combos;
-}
 
 // Around a subgroup, a workgroup and a tile on lavapipe (64 invocations x 8 keys = 512 keys), and
 // many tiles with a remainder.
@@ -46,12 +32,7 @@ TEST_P(Onesweep, MatchesStableSortWhenTheLookbackTableWraps) {
                           Distribution::low_entropy}));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKeyTypes, Onesweep, ::testing::ValuesIn(all_combos()),
-                         [](const auto& info) {
-                           const Combo& c = info.param;
-                           return std::string(to_string(c.key)) + "_values" + std::to_string(c.value_bytes) +
-                                  (c.descending ? "_descending" : "_ascending");
-                         });
+INSTANTIATE_TEST_SUITE_P(AllKeyTypes, Onesweep, ::testing::ValuesIn(all_combos()), combo_name);
 
 TEST(OnesweepBits, SortsOnlyTheRequestedBitRange) {
   for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 20u}, std::tuple{KeyType::u64, 28u, 44u},

@@ -12,20 +12,6 @@
 namespace gpusort::test {
 namespace {
 
-struct Combo {
-  KeyType key;
-  uint32_t value_bytes;
-  bool descending;
-};
-
-std::vector<Combo> all_combos() {
-  std::vector<Combo> combos;
-  for (KeyType key : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
-    for (uint32_t value_bytes : {0u, 4u, 8u})
-      for (bool descending : {false, true}) combos.push_back({key, value_bytes, descending});
-  return combos;
-}
-
 // The widest shape automatic uses (two keys per invocation): its limit is automatic's.
 SmallSortShape shape_of(const Combo& c) {
   return small_sort_shape(context().impl(), make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0),
@@ -47,13 +33,7 @@ TEST_P(SmallSort, MatchesStableSortOnEveryDistribution) {
       EXPECT_TRUE(check_sort({Algorithm::automatic, c.key, c.value_bytes, c.descending, n, d}));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKeyTypes, SmallSort, ::testing::ValuesIn(all_combos()),
-                         [](const auto& info) {
-                           const Combo& c = info.param;
-                           return std::string(to_string(c.key)) + "_values" +
-                                  std::to_string(c.value_bytes) +
-                                  (c.descending ? "_descending" : "_ascending");
-                         });
+INSTANTIATE_TEST_SUITE_P(AllKeyTypes, SmallSort, ::testing::ValuesIn(all_combos()), combo_name);
 
 TEST(SmallSortSizes, EveryPowerOfTwoNeighbourUpTo2To16) {
   for (Combo c : {Combo{KeyType::u32, 4, false}, Combo{KeyType::i64, 8, true}})

@@ -167,6 +167,20 @@ std::vector<uint64_t> make_key_bits(KeyType type, uint64_t n, Distribution d, st
   return bits;
 }
 
+std::vector<Combo> all_combos() {
+  std::vector<Combo> combos;
+  for (KeyType key : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
+    for (uint32_t value_bytes : {0u, 4u, 8u})
+      for (bool descending : {false, true}) combos.push_back({key, value_bytes, descending});
+  return combos;
+}
+
+std::string combo_name(const ::testing::TestParamInfo<Combo>& info) {
+  const Combo& c = info.param;
+  return std::string(gpusort::to_string(c.key)) + "_values" + std::to_string(c.value_bytes) +
+         (c.descending ? "_descending" : "_ascending");
+}
+
 std::string SortCase::describe(uint64_t seed) const {
   std::ostringstream s;
   s << to_string(algorithm) << " " << gpusort::to_string(key) << " values=" << value_bytes

@@ -27,6 +27,17 @@ uint64_t fresh_seed();
 // with payloads, +-inf, +-0, denormals, mixed with ordinary values; for integer keys, extremes).
 std::vector<uint64_t> make_key_bits(KeyType type, uint64_t n, Distribution d, std::mt19937_64& rng);
 
+// One key type x value width x order: the parameter of every algorithm's suite.
+struct Combo {
+  KeyType key;
+  uint32_t value_bytes;
+  bool descending;
+};
+// Every key type x values 0/4/8 bytes x ascending/descending.
+std::vector<Combo> all_combos();
+// A gtest parameter name such as "f32_values4_descending".
+std::string combo_name(const ::testing::TestParamInfo<Combo>& info);
+
 struct SortCase {
   Algorithm algorithm = Algorithm::automatic;
   KeyType key = KeyType::u32;
