@@ -245,6 +245,18 @@ struct Row {
   double model_bytes() const { return 2.0 * double(n) * (key_bytes + value_bytes); }
   double gkeys_per_s() const { return ms_median > 0 ? double(n) / (ms_median * 1e6) : 0; }
   double gb_per_s() const { return ms_median > 0 ? model_bytes() / (ms_median * 1e6) : 0; }
+  // A row's identity: which implementation sorted which configuration at which n.
+  static Row of(std::string implementation, std::string algorithm, const KeyConfig& c, uint64_t n) {
+    Row row;
+    row.implementation = std::move(implementation);
+    row.algorithm = std::move(algorithm);
+    row.config = c.name;
+    row.key_bytes = c.key_bytes;
+    row.value_bytes = c.value_bytes;
+    row.n = n;
+    return row;
+  }
+
   void finish() {
     std::vector<double> s = ms;
     std::sort(s.begin(), s.end());

@@ -135,13 +135,7 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
             uint64_t n, const Protocol& p, uint64_t seed, const Pools& pools) {
   Context::Impl& impl = ctx.impl();
   const auto started = std::chrono::steady_clock::now();
-  Row row;
-  row.implementation = "gpusort";
-  row.algorithm = to_string(algorithm);
-  row.config = config.name;
-  row.key_bytes = config.key_bytes;
-  row.value_bytes = config.value_bytes;
-  row.n = n;
+  Row row = Row::of("gpusort", to_string(algorithm), config, n);
   row.warmups = p.warmups;
   row.verified = p.verification(n);
   try {
@@ -305,12 +299,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
           row = measure(ctx, *sorter->second, algorithm, config, n, p, seed, pools);
           budget.record(kind, n, row.wall_s);
         } else {
-          row.implementation = "gpusort";
-          row.algorithm = to_string(algorithm);
-          row.config = config.name;
-          row.key_bytes = config.key_bytes;
-          row.value_bytes = config.value_bytes;
-          row.n = n;
+          row = Row::of("gpusort", to_string(algorithm), config, n);
           row.skipped = skipped;
         }
         print_row(row);

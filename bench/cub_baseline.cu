@@ -69,13 +69,7 @@ void sort_config(const KeyConfig& c, void* temp, size_t& temp_bytes, void* keys,
 
 Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cudaStream_t stream) {
   const auto started = std::chrono::steady_clock::now();
-  Row row;
-  row.implementation = "cub";
-  row.algorithm = "DeviceRadixSort";
-  row.config = c.name;
-  row.key_bytes = c.key_bytes;
-  row.value_bytes = c.value_bytes;
-  row.n = n;
+  Row row = Row::of("cub", "DeviceRadixSort", c, n);
   row.warmups = p.warmups;
   row.verified = p.verification(n);
   const uint64_t key_size = n * c.key_bytes, value_size = n * c.value_bytes;
@@ -265,13 +259,7 @@ int main(int argc, char** argv) {
           rows.push_back(measure(c, n, p, p.seed, stream));
           budget.record(c.name, n, rows.back().wall_s);
         } else {
-          Row row;
-          row.implementation = "cub";
-          row.algorithm = "DeviceRadixSort";
-          row.config = c.name;
-          row.key_bytes = c.key_bytes;
-          row.value_bytes = c.value_bytes;
-          row.n = n;
+          Row row = Row::of("cub", "DeviceRadixSort", c, n);
           row.skipped = skipped;
           rows.push_back(row);
         }
