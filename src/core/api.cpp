@@ -254,28 +254,14 @@ struct Sorter::Impl {
       values = DeviceBuffer(ctx, n * spec.value_words * 4, MemoryKind::device_local);
     DeviceBuffer scratch(ctx, algorithm->scratch_bytes(n), MemoryKind::device_local);
     DeviceBuffer count(ctx, 4, MemoryKind::device_local);
-    std::lock_guard lock(ctx.submit_mutex);  // the command pool is shared with submit()
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = ctx.command_pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cmd;
-    check(vkAllocateCommandBuffers(ctx.device, &alloc, &cmd), "vkAllocateCommandBuffers");
-    struct FreeOnExit {
-      Context::Impl& ctx;
-      VkCommandBuffer cmd;
-      ~FreeOnExit() { vkFreeCommandBuffers(ctx.device, ctx.command_pool, 1, &cmd); }
-    } free_on_exit{ctx, cmd};
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
     BufferRef value_ref = spec.value_words ? values.ref() : BufferRef{};
     BufferRef count_ref = count.ref();
-    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr,
-                        std::min(warm_up_small_n, n)));
-    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr, n));
-    record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), &count_ref, n));
-    check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+    ctx.record_unsubmitted([&](VkCommandBuffer cmd) {
+      record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr,
+                          std::min(warm_up_small_n, n)));
+      record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), nullptr, n));
+      record(cmd, resolve("Sorter", keys.ref(), value_ref, scratch.ref(), &count_ref, n));
+    });
   }
 };
 

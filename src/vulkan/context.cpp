@@ -444,6 +444,15 @@ size_t Context::Impl::pipeline_count() {
 }
 
 void Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record) {
+  one_time_commands(record, true);
+}
+
+void Context::Impl::record_unsubmitted(const std::function<void(VkCommandBuffer)>& record) {
+  one_time_commands(record, false);
+}
+
+void Context::Impl::one_time_commands(const std::function<void(VkCommandBuffer)>& record,
+                                      bool run) {
   std::lock_guard lock(submit_mutex);
   VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   alloc.commandPool = command_pool;
@@ -461,6 +470,7 @@ void Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record) {
   check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
   record(cmd);
   check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+  if (!run) return;
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;

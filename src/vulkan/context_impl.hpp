@@ -45,6 +45,9 @@ struct Context::Impl {
 
   // Records with `record` into a fresh command buffer, submits and waits.
   void submit(const std::function<void(VkCommandBuffer)>& record);
+  // Records with `record` into a fresh command buffer and discards it unsubmitted (what
+  // recording alone creates, e.g. pipelines, stays).
+  void record_unsubmitted(const std::function<void(VkCommandBuffer)>& record);
   // As submit, returning the GPU time between two timestamps around `record`, in ms.
   double submit_timed(const std::function<void(VkCommandBuffer)>& record);
 
@@ -54,6 +57,10 @@ struct Context::Impl {
   void finish_setup();  // after device/queue are set: info, layout, pool, fence
 
  private:
+  // One-time command buffer from the shared pool (under submit_mutex): recorded, then submitted
+  // and waited for when `run` is set, then freed.
+  void one_time_commands(const std::function<void(VkCommandBuffer)>& record, bool run);
+
   std::mutex pipeline_mutex;
   std::map<std::pair<std::string, std::vector<uint32_t>>, VkPipeline> pipelines;
   std::map<std::string, VkShaderModule, std::less<>> modules;
