@@ -30,8 +30,6 @@ namespace {
 class ValidationListener : public ::testing::EmptyTestEventListener {
   uint64_t before_ = 0;
   void OnTestStart(const ::testing::TestInfo&) override { before_ = messages(); }
-  void OnTestEnd(const ::testing::TestInfo&) override {}
-  void OnTestPartResult(const ::testing::TestPartResult&) override {}
 
  public:
   static uint64_t messages() { return context().validation_messages(); }
