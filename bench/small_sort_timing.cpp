@@ -150,31 +150,61 @@ int main(int argc, char** argv) {
     for (int r = 0; r < runs + 3; ++r) empty.push_back(ctx.impl().submit_timed([](VkCommandBuffer) {}));
     std::printf("empty timestamp pair (idle clocks): %.2f us\n", median(empty) * 1e3);
     // One dispatch of one workgroup that does nothing, after the warm-up: the floor of any sort.
-    for (bool warm : {false, true}) {
-    std::vector<double> one;
-    for (int r = 0; r < runs + 3; ++r) {
-      ctx.impl().submit([&](VkCommandBuffer cmd) {
-        vkCmdResetQueryPool(cmd, queries, 0, 2);
-        Recorder rec(ctx.impl(), cmd);
-        if (warm) warmup.record(rec);
-        Recorder::full_barrier(cmd);
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
-        struct CopyPush {
-          VkDeviceAddress src, dst, count_address;
-          uint32_t n, group_count;
-        };
-        rec.dispatch("copy_elements", {256, 1}, 1,
-                     CopyPush{warmup.src.address(), warmup.dst.address(), 0, 0, 1});
-        rec.compute_barrier();
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
-      });
-      uint64_t ticks[2];
-      vkGetQueryPoolResults(ctx.device(), queries, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
-                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-      if (r >= 3) one.push_back(double(ticks[1] - ticks[0]) * info.timestamp_period_ns * 1e-6);
-    }
-    std::printf("one empty dispatch + barrier (%s): %.2f us\n", warm ? "after warm-up" : "no warm-up",
-                median(one) * 1e3);
+    // Variants: with and without the warm-up; without the closing barrier; timestamps at the
+    // compute stage instead of top/bottom of pipe; two dispatches (the cost of one more).
+    struct Floor {
+      const char* label;
+      bool warm, closing_barrier, compute_stage;
+      int dispatches;
+      bool indirect_barrier = false;  // the barrier gpusort recorded before: dst also DRAW_INDIRECT
+    };
+    const Floor floors[] = {
+        {"one empty dispatch + barrier (no warm-up)", false, true, false, 1},
+        {"one empty dispatch + barrier (after warm-up)", true, true, false, 1},
+        {"one empty dispatch, no closing barrier", true, false, false, 1},
+        {"one empty dispatch, timestamps at the compute stage", true, false, true, 1},
+        {"two empty dispatches + barriers", true, true, false, 2},
+        {"one empty dispatch + barrier to compute|draw-indirect", true, true, false, 1, true},
+        {"two empty dispatches + barriers to compute|draw-indirect", true, true, false, 2, true},
+    };
+    auto barrier = [](VkCommandBuffer cmd, bool indirect) {
+      if (!indirect) return Recorder::barrier(cmd);
+      VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+      b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b,
+                           0, nullptr, 0, nullptr);
+    };
+    for (const Floor& f : floors) {
+      std::vector<double> one;
+      for (int r = 0; r < runs + 3; ++r) {
+        ctx.impl().submit([&](VkCommandBuffer cmd) {
+          vkCmdResetQueryPool(cmd, queries, 0, 2);
+          Recorder rec(ctx.impl(), cmd);
+          if (f.warm) warmup.record(rec);
+          Recorder::full_barrier(cmd);
+          vkCmdWriteTimestamp(cmd, f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                              queries, 0);
+          struct CopyPush {
+            VkDeviceAddress src, dst, count_address;
+            uint32_t n, group_count;
+          };
+          for (int d = 0; d < f.dispatches; ++d) {
+            if (d) barrier(cmd, f.indirect_barrier);
+            rec.dispatch("copy_elements", {256, 1}, 1,
+                         CopyPush{warmup.src.address(), warmup.dst.address(), 0, 0, 1});
+          }
+          if (f.closing_barrier) barrier(cmd, f.indirect_barrier);
+          vkCmdWriteTimestamp(cmd, f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                              queries, 1);
+        });
+        uint64_t ticks[2];
+        vkGetQueryPoolResults(ctx.device(), queries, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+        if (r >= 3) one.push_back(double(ticks[1] - ticks[0]) * info.timestamp_period_ns * 1e-6);
+      }
+      std::printf("%s: %.2f us\n", f.label, median(one) * 1e3);
     }
   }
   std::vector<Candidate> candidates = {

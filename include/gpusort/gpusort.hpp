@@ -160,8 +160,8 @@ void inclusive_scan(Context& ctx, std::span<const uint64_t> in, std::span<uint64
 
 // A place in a caller's buffer. Every buffer handed to a Sorter must have been created with
 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (scratch also
-// with VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT: algorithms may read dispatch sizes from it) and bound
-// to memory allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, on the Context's device.
+// with VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, reserved for algorithms that read dispatch sizes
+// from it) and bound to memory allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, on the Context's device.
 // Keys, values and scratch offsets are multiples of 16, the count's a multiple of 4. From the
 // offset on, keys hold max_n keys, values max_n values, scratch scratch_bytes(max_n) bytes
 // (max_n = n for record()); these ranges and the count must not overlap.
@@ -188,14 +188,13 @@ struct SorterConfig {
 //    those accesses, and orders its earlier reads of them before the sort (e.g. srcStage TRANSFER
 //    / srcAccess TRANSFER_WRITE after a vkCmdCopyBuffer that produced the keys, or COMPUTE_SHADER
 //    / SHADER_WRITE after a compute pass that did).
-//  - During: gpusort records compute dispatches and its own barriers between them; they may
-//    also read dispatch sizes from scratch (VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT).
+//  - During: gpusort records compute dispatches and its own barriers between them.
 //  - After: the recorded sequence always ends with a barrier from COMPUTE_SHADER (SHADER_WRITE |
-//    SHADER_READ) to COMPUTE_SHADER | DRAW_INDIRECT (SHADER_READ | SHADER_WRITE |
-//    INDIRECT_COMMAND_READ). So a later compute dispatch may use the sorted keys and values
-//    directly, and a later sort may reuse the same scratch with no barrier of the caller's. Any
-//    other consumer (transfer, vertex or fragment shaders, the host) needs the caller's barrier
-//    from COMPUTE_SHADER / SHADER_WRITE. The count may be rewritten only after the sort (an
+//    SHADER_READ) to COMPUTE_SHADER (SHADER_READ | SHADER_WRITE). So a later compute dispatch
+//    may use the sorted keys and values directly, and a later sort may reuse the same scratch
+//    with no barrier of the caller's. Any other consumer (indirect dispatch or draw arguments,
+//    transfer, vertex or fragment shaders, the host) needs the caller's barrier from
+//    COMPUTE_SHADER / SHADER_WRITE. The count may be rewritten only after the sort (an
 //    execution dependency from COMPUTE_SHADER).
 // Scratch needs no initialization and holds garbage afterwards. The result is in keys/values.
 //

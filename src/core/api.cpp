@@ -238,9 +238,9 @@ struct Sorter::Impl {
     Recorder rec(context.impl(), cmd);
     // At most one element (whatever the count says): nothing to sort.
     if (t.n > 1) algorithm->record(rec, t);
-    // The contract's closing barrier (gpusort.hpp), recorded here so that it holds for every
-    // algorithm and for n <= 1 too.
-    rec.compute_barrier();
+    // The contract's closing barrier (gpusort.hpp): algorithms end with one; recorded here where
+    // nothing was (n <= 1), never twice.
+    if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 
   // Records the plans of warm_up_* sizes into a command buffer that is never submitted, on

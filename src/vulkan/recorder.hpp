@@ -30,27 +30,25 @@ class Recorder {
     uint64_t x = std::min<uint64_t>(groups, ctx_.info.max_workgroup_count_x);
     uint64_t y = (groups + x - 1) / x;
     vkCmdDispatch(cmd_, uint32_t(x), uint32_t(y), 1);
+    ends_with_barrier_ = false;
   }
 
-  // Dispatch whose group counts (VkDispatchIndirectCommand) a previous kernel wrote.
-  template <class Push>
-  void dispatch_indirect(std::string_view shader, const std::vector<uint32_t>& specialization,
-                         VkBuffer args, VkDeviceSize offset, const Push& push) {
-    bind(shader, specialization, push);
-    vkCmdDispatchIndirect(cmd_, args, offset);
+  // Shader reads and writes before this happen before, and are visible to, shader reads and
+  // writes after it. Compute to compute only: a destination stage such as DRAW_INDIRECT makes
+  // the NVIDIA driver wait longer (bench/NOTES-small.md: 2.5 us more per barrier on the H100).
+  void compute_barrier() const {
+    barrier(cmd_);
+    ends_with_barrier_ = true;
   }
-
-  // Shader writes before this are visible to shader reads/writes and indirect reads after it.
-  void compute_barrier() const { barrier(cmd_); }
   static void barrier(VkCommandBuffer cmd) {
     VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                      VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                          0, 1, &b, 0, nullptr, 0, nullptr);
   }
+  // Whether the last command recorded through this Recorder is a compute_barrier().
+  bool ends_with_barrier() const { return ends_with_barrier_; }
   // Orders everything before against everything after (transfers, host, compute).
   static void full_barrier(VkCommandBuffer cmd) {
     VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -70,6 +68,7 @@ class Recorder {
 
   Context::Impl& ctx_;
   VkCommandBuffer cmd_;
+  mutable bool ends_with_barrier_ = false;
 };
 
 }  // namespace gpusort
