@@ -31,7 +31,7 @@ layout(constant_id = 10) const uint LOOKBACK_WINDOW = 16;  // predecessors read 
 // Profiling only (wrong results): leave out a step to see what it costs.
 layout(constant_id = 11) const uint PROFILE_OMIT = 0;
 const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
-           PROFILE_OMIT_RANK_ATOMICS = 8, PROFILE_OMIT_RANK_BALLOTS = 16;
+           PROFILE_OMIT_RANK_ATOMICS = 8, PROFILE_OMIT_RANK_BALLOTS = 16, PROFILE_OMIT_MAPPING = 32;
 
 layout(push_constant) uniform Push {
   uint64_t keys_a;  // the caller's keys
@@ -103,6 +103,35 @@ void count_partition_digits(uint tile_index) {
 }
 
 #include "lookback.glsl"
+
+// A tile's keys, each subgroup a contiguous chunk (`chunk`: its first index + the lane),
+// KEYS_PER_THREAD keys per invocation, coalesced; mapped to radix order on the pass that
+// reads the caller's keys.
+void load_tile_keys(bool map_to_radix_order, uint tile_begin, uint tile_size, uint chunk,
+                    out uvec2 keys[KEYS_PER_THREAD]) {
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint i = chunk + k * gl_SubgroupSize;
+    uvec2 key = i < tile_size ? load_key(keys_in, tile_begin + i) : uvec2(0u);
+    keys[k] = map_to_radix_order ? to_radix_order(key) : key;
+  }
+}
+
+// Stores the tile's keys from `exchange` (tile order; the high words there for 64-bit keys, the
+// low words in low_words) to their global places, which it returns in targets; mapped back
+// from radix order on the pass that writes the final keys.
+void store_tile_keys(bool map_from_radix_order, uint64_t keys_out, uint tile_size,
+                     uint low_words[KEYS_PER_THREAD], out uint targets[KEYS_PER_THREAD]) {
+  uint t = gl_LocalInvocationID.x;
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint j = t + k * gl_WorkGroupSize.x;
+    if (j < tile_size) {
+      uvec2 key = KEY_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u);
+      targets[k] = digit_global_shift[key_digit_of(key)] + j;
+      if ((PROFILE_OMIT & PROFILE_OMIT_STORES) == 0)
+        store_key(keys_out, targets[k], map_from_radix_order ? from_radix_order(key) : key);
+    }
+  }
+}
 #include "rank.glsl"
 
 // Exclusive scan over the RADIX digits of `tile_digit_total` (indexed by digit), DIGITS_PER_INVOCATION
@@ -130,8 +159,8 @@ void main() {
   uint plan = U32Array(control_address).v[CONTROL_PLAN + pass];
   if ((plan & PLAN_ACTIVE) == 0) return;  // every key has the same digit: the pass is skipped
   bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
-  input_raw = (plan & PLAN_FIRST) != 0;
-  bool output_raw = (plan & PLAN_LAST) != 0;
+  input_raw = (plan & PLAN_FIRST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
+  bool output_raw = (plan & PLAN_LAST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
   keys_in = input_alt ? keys_b : keys_a;
   uint64_t keys_out = input_alt ? keys_a : keys_b;
   uint64_t values_in = input_alt ? values_b : values_a;
@@ -160,10 +189,10 @@ void main() {
   uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
   uvec2 keys[KEYS_PER_THREAD];
   uint places[KEYS_PER_THREAD];
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    uint i = chunk + k * gl_SubgroupSize;
-    keys[k] = i < tile_size ? load_ordered_key(tile_begin + i) : uvec2(0u);
-  }
+  // Mapping or not is decided once per pass (uniformly), outside the per-key code: a per-key
+  // select slowed every pass of mapped key types by 40-70 % on the H100 (bench/NOTES-onesweep.md).
+  if (input_raw) load_tile_keys(true, tile_begin, tile_size, chunk, keys);
+  else load_tile_keys(false, tile_begin, tile_size, chunk, keys);
   // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
   // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
   // item order (which keeps equal digits in input order), then the broadcasts.
@@ -259,15 +288,8 @@ void main() {
       if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].y;
     barrier();
   }
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    uint j = t + k * gl_WorkGroupSize.x;
-    if (j < tile_size) {
-      uvec2 key = KEY_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u);
-      targets[k] = digit_global_shift[key_digit_of(key)] + j;
-      if ((PROFILE_OMIT & PROFILE_OMIT_STORES) == 0)
-        store_key(keys_out, targets[k], output_raw ? from_radix_order(key) : key);
-    }
-  }
+  if (output_raw) store_tile_keys(true, keys_out, tile_size, low_words, targets);
+  else store_tile_keys(false, keys_out, tile_size, low_words, targets);
   if (VALUE_WORDS == 0) return;
   barrier();
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {

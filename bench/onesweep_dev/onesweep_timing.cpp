@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   auto& impl = ctx.impl();
   // ONESWEEP_END_BIT sorts fewer digits: time per pass = difference between bit ranges.
   const char* end_bit = std::getenv("ONESWEEP_END_BIT");
-  SortSpec spec = make_sort_spec(key, value_bytes, false, 0, end_bit ? atoi(end_bit) : 0);
+  SortSpec spec = make_sort_spec(key, value_bytes, std::getenv("ONESWEEP_DESCENDING") != nullptr, 0, end_bit ? atoi(end_bit) : 0);
   std::unique_ptr<SortAlgorithm> algorithm;
   if (classic) algorithm = make_sort_algorithm(impl, spec, Algorithm::radix_reduce_scan);
   else algorithm = make_onesweep(impl, spec, options);
@@ -99,7 +99,12 @@ int main(int argc, char** argv) {
   for (uint64_t j = 0; j < n; ++j) {
     uint64_t k = kb == 4 ? o32[j] : out[j];
     sum += k, xr ^= k;
-    if (j && k < (kb == 4 ? o32[j - 1] : out[j - 1])) sorted = false;
+    // Floats compare by IEEE-754 totalOrder, as gpusort sorts them.
+    auto order = [&](uint64_t bits) -> uint64_t {
+      if (key != KeyType::f32) return bits;
+      return (bits & 0x80000000u) ? uint32_t(~bits) : uint32_t(bits | 0x80000000u);
+    };
+    if (j && order(k) < order(kb == 4 ? o32[j - 1] : out[j - 1])) sorted = false;
   }
   if (end_bit || options.histogram_only) sorted = true;  // only the low digits are ordered
   bool ok = sorted && ((sum == sums[last_input] && xr == xors[last_input]) || options.histogram_only);

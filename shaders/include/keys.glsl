@@ -37,12 +37,19 @@ uvec2 key_word_mask() { return KEY_WORDS == 1 ? uvec2(0xffffffffu, 0u) : uvec2(0
 
 // Floats follow IEEE-754 totalOrder: negative values (sign set, NaNs included) have all bits
 // flipped, the rest only the sign bit. Signed integers flip the sign bit. Descending inverts.
+// Branch-free: the sign, spread over a word by an arithmetic shift, selects the flip.
+const uvec2 KEY_SIGN_BIT = KEY_WORDS == 1 ? uvec2(0x80000000u, 0u) : uvec2(0u, 0x80000000u);
+
+// All bits where `spread` is all ones, else only the sign bit.
+uvec2 float_flip(uint spread) { return KEY_WORDS == 1 ? uvec2(spread | 0x80000000u, 0u) : uvec2(spread, spread | 0x80000000u); }
+
 uvec2 to_radix_order(uvec2 raw) {
-  uvec2 flip = uvec2(0u);
-  bool negative = (key_top_word(raw) & 0x80000000u) != 0u;
-  if (KEY_KIND == KEY_KIND_FLOAT && negative) flip = uvec2(0xffffffffu);
-  else if (KEY_KIND != KEY_KIND_UNSIGNED) flip = KEY_WORDS == 1 ? uvec2(0x80000000u, 0u) : uvec2(0u, 0x80000000u);
-  uvec2 ordered = raw ^ flip;
+  uvec2 ordered = raw;
+  if (KEY_KIND == KEY_KIND_FLOAT) {
+    ordered ^= float_flip(uint(int(key_top_word(raw)) >> 31));  // all ones for a negative float
+  } else if (KEY_KIND == KEY_KIND_SIGNED) {
+    ordered ^= KEY_SIGN_BIT;
+  }
   if (DESCENDING != 0) ordered = ~ordered;
   return ordered & key_word_mask();
 }
@@ -50,11 +57,12 @@ uvec2 to_radix_order(uvec2 raw) {
 uvec2 from_radix_order(uvec2 ordered) {
   if (DESCENDING != 0) ordered = ~ordered;
   ordered &= key_word_mask();
-  uvec2 flip = uvec2(0u);
-  bool was_negative_float = (key_top_word(ordered) & 0x80000000u) == 0u;
-  if (KEY_KIND == KEY_KIND_FLOAT && was_negative_float) flip = uvec2(0xffffffffu);
-  else if (KEY_KIND != KEY_KIND_UNSIGNED) flip = KEY_WORDS == 1 ? uvec2(0x80000000u, 0u) : uvec2(0u, 0x80000000u);
-  return (ordered ^ flip) & key_word_mask();
+  if (KEY_KIND == KEY_KIND_FLOAT) {
+    ordered ^= float_flip(~uint(int(key_top_word(ordered)) >> 31));  // all ones for a negative float
+  } else if (KEY_KIND == KEY_KIND_SIGNED) {
+    ordered ^= KEY_SIGN_BIT;
+  }
+  return ordered & key_word_mask();
 }
 
 // Bits [bit, bit + bits) of a radix-ordered key; bits <= 32, and the field may straddle words.
