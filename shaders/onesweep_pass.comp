@@ -28,6 +28,9 @@ layout(constant_id = 8) const uint SPIN_LIMIT = 64;         // look-back rounds 
 // (0: every tile publishes).
 layout(constant_id = 9) const uint PUBLISH_REFUSAL_PERIOD = 0;
 layout(constant_id = 10) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
+// 1: full tiles run their own copy of the tile code, without bounds checks. On the H100 that
+// made 64-bit keys 9 % and pairs 3 % faster, and 32-bit keys alone 3 % slower (NOTES-onesweep.md).
+layout(constant_id = 12) const uint FULL_TILE_COPY = 1;
 // Profiling only (wrong results): leave out a step to see what it costs.
 layout(constant_id = 11) const uint PROFILE_OMIT = 0;
 const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
@@ -77,6 +80,12 @@ uint bit_for_digits;
 uint key_count;
 uint64_t keys_in;
 bool input_raw;
+// The current tile (set by main).
+uint tile_index, tile_begin, tile_size;
+
+// Whether tile position i holds a key: always in a full tile (known at compile time in the
+// full-tile copy of the code, which then carries no bounds checks).
+bool in_tile(bool full, uint i) { return full || i < tile_size; }
 
 uint key_digit_of(uvec2 ordered) {
   // 32-bit shifts where the digit lies within one word (always for 32-bit keys).
@@ -107,11 +116,10 @@ void count_partition_digits(uint tile_index) {
 // A tile's keys, each subgroup a contiguous chunk (`chunk`: its first index + the lane),
 // KEYS_PER_THREAD keys per invocation, coalesced; mapped to radix order on the pass that
 // reads the caller's keys.
-void load_tile_keys(bool map_to_radix_order, uint tile_begin, uint tile_size, uint chunk,
-                    out uvec2 keys[KEYS_PER_THREAD]) {
+void load_tile_keys(bool full, bool map_to_radix_order, uint chunk, out uvec2 keys[KEYS_PER_THREAD]) {
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     uint i = chunk + k * gl_SubgroupSize;
-    uvec2 key = i < tile_size ? load_key(keys_in, tile_begin + i) : uvec2(0u);
+    uvec2 key = in_tile(full, i) ? load_key(keys_in, tile_begin + i) : uvec2(0u);
     keys[k] = map_to_radix_order ? to_radix_order(key) : key;
   }
 }
@@ -119,12 +127,12 @@ void load_tile_keys(bool map_to_radix_order, uint tile_begin, uint tile_size, ui
 // Stores the tile's keys from `exchange` (tile order; the high words there for 64-bit keys, the
 // low words in low_words) to their global places, which it returns in targets; mapped back
 // from radix order on the pass that writes the final keys.
-void store_tile_keys(bool map_from_radix_order, uint64_t keys_out, uint tile_size,
+void store_tile_keys(bool full, bool map_from_radix_order, uint64_t keys_out,
                      uint low_words[KEYS_PER_THREAD], out uint targets[KEYS_PER_THREAD]) {
   uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     uint j = t + k * gl_WorkGroupSize.x;
-    if (j < tile_size) {
+    if (in_tile(full, j)) {
       uvec2 key = KEY_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u);
       targets[k] = digit_global_shift[key_digit_of(key)] + j;
       if ((PROFILE_OMIT & PROFILE_OMIT_STORES) == 0)
@@ -155,35 +163,11 @@ void scan_tile_digits() {
   barrier();
 }
 
-void main() {
-  uint plan = U32Array(control_address).v[CONTROL_PLAN + pass];
-  if ((plan & PLAN_ACTIVE) == 0) return;  // every key has the same digit: the pass is skipped
-  bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
-  input_raw = (plan & PLAN_FIRST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
-  bool output_raw = (plan & PLAN_LAST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
-  keys_in = input_alt ? keys_b : keys_a;
-  uint64_t keys_out = input_alt ? keys_a : keys_b;
-  uint64_t values_in = input_alt ? values_b : values_a;
-  uint64_t values_out = input_alt ? values_a : values_b;
-  key_count = element_count(count_address, n);
-  uint tile_total = div_ceil(key_count, TILE);
-
+// Ranks, looks back and stores the current tile (steps 1-5 above).
+void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in, uint64_t values_out,
+               uint digit_offset[DIGITS_PER_INVOCATION]) {
   uint t = gl_LocalInvocationID.x;
-  if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
-  for (uint i = t; i < MAX_SUBGROUPS * COUNTER_WORDS; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
-  // Fetched early: its latency then hides behind the tile's loads.
-  uint digit_offset[DIGITS_PER_INVOCATION];
-  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
-    uint d = t + k * gl_WorkGroupSize.x;
-    digit_offset[k] = d < RADIX ? U32Array(digit_offsets_address).v[d] : 0u;
-  }
-  barrier();
-  uint tile_index = partition_shared;
-  if (tile_index >= tile_total) return;
-  uint tile_begin = tile_index * TILE;
-  uint tile_size = min(TILE, key_count - tile_begin);
   bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
-
   // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
   uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
@@ -191,24 +175,24 @@ void main() {
   uint places[KEYS_PER_THREAD];
   // Mapping or not is decided once per pass (uniformly), outside the per-key code: a per-key
   // select slowed every pass of mapped key types by 40-70 % on the H100 (bench/NOTES-onesweep.md).
-  if (input_raw) load_tile_keys(true, tile_begin, tile_size, chunk, keys);
-  else load_tile_keys(false, tile_begin, tile_size, chunk, keys);
+  if (input_raw) load_tile_keys(full, true, chunk, keys);
+  else load_tile_keys(full, false, chunk, keys);
   // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
   // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
   // item order (which keeps equal digits in input order), then the broadcasts.
   uint peer_info[KEYS_PER_THREAD];  // lanes below | run length << 8 | leader << 16
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    bool valid = chunk + k * gl_SubgroupSize < tile_size;
+    bool valid = in_tile(full, chunk + k * gl_SubgroupSize);
     uvec4 peers = (PROFILE_OMIT & PROFILE_OMIT_RANK_BALLOTS) != 0
                       ? uvec4(1u << lane, 0u, 0u, 0u)
-                      : subgroup_digit_peers(key_digit_of(keys[k]), valid, tile_size == TILE);
+                      : subgroup_digit_peers(key_digit_of(keys[k]), valid, full);
     uint leader = valid ? lane_mask_lowest(peers) : 0u;
     peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
   }
   // places[k] first holds the leader's counter value, then the key's place.
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     places[k] = 0;
-    if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && chunk + k * gl_SubgroupSize < tile_size &&
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && in_tile(full, chunk + k * gl_SubgroupSize) &&
         (peer_info[k] & 0xffu) == 0) {
       uint digit = key_digit_of(keys[k]);
       places[k] = (atomicAdd(subgroup_digit_counts[counter_word(subgroup, digit)],
@@ -241,7 +225,7 @@ void main() {
   barrier();
   scan_tile_digits();
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && chunk + k * gl_SubgroupSize < tile_size) {
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize)) {
       uint digit = key_digit_of(keys[k]);
       places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
     }
@@ -253,14 +237,14 @@ void main() {
   uint targets[KEYS_PER_THREAD];
   uint low_words[KEYS_PER_THREAD];
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-    if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].x;
+    if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
 
   // The values' (low) words are requested now so that their latency hides behind the look-back.
   uint value_words[KEYS_PER_THREAD];
   if (VALUE_WORDS != 0)
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint i = chunk + k * gl_SubgroupSize;
-      value_words[k] = i < tile_size ? U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS] : 0u;
+      value_words[k] = in_tile(full, i) ? U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS] : 0u;
     }
 
   // 4. Look back for each digit's count in all earlier tiles (the keys wait in shared memory).
@@ -281,37 +265,69 @@ void main() {
   if (KEY_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint j = t + k * gl_WorkGroupSize.x;
-      if (j < tile_size) low_words[k] = exchange[j];
+      if (in_tile(full, j)) low_words[k] = exchange[j];
     }
     barrier();
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-      if (chunk + k * gl_SubgroupSize < tile_size) exchange[places[k]] = keys[k].y;
+      if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].y;
     barrier();
   }
-  if (output_raw) store_tile_keys(true, keys_out, tile_size, low_words, targets);
-  else store_tile_keys(false, keys_out, tile_size, low_words, targets);
+  if (output_raw) store_tile_keys(full, true, keys_out, low_words, targets);
+  else store_tile_keys(full, false, keys_out, low_words, targets);
   if (VALUE_WORDS == 0) return;
   barrier();
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     uint i = chunk + k * gl_SubgroupSize;
-    if (i < tile_size) exchange[places[k]] = value_words[k];
+    if (in_tile(full, i)) exchange[places[k]] = value_words[k];
   }
   barrier();
   if (VALUE_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint j = t + k * gl_WorkGroupSize.x;
-      if (j < tile_size) low_words[k] = exchange[j];
+      if (in_tile(full, j)) low_words[k] = exchange[j];
     }
     barrier();
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint i = chunk + k * gl_SubgroupSize;
-      if (i < tile_size) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * 2 + 1];
+      if (in_tile(full, i)) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * 2 + 1];
     }
     barrier();
   }
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     uint j = t + k * gl_WorkGroupSize.x;
-    if (j < tile_size)
+    if (in_tile(full, j))
       store_value(values_out, targets[k], VALUE_WORDS == 2 ? uvec2(low_words[k], exchange[j]) : uvec2(exchange[j], 0u));
   }
 }
+
+void main() {
+  uint plan = U32Array(control_address).v[CONTROL_PLAN + pass];
+  if ((plan & PLAN_ACTIVE) == 0) return;  // every key has the same digit: the pass is skipped
+  bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
+  input_raw = (plan & PLAN_FIRST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
+  bool output_raw = (plan & PLAN_LAST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
+  keys_in = input_alt ? keys_b : keys_a;
+  uint64_t keys_out = input_alt ? keys_a : keys_b;
+  uint64_t values_in = input_alt ? values_b : values_a;
+  uint64_t values_out = input_alt ? values_a : values_b;
+  key_count = element_count(count_address, n);
+  uint tile_total = div_ceil(key_count, TILE);
+
+  uint t = gl_LocalInvocationID.x;
+  if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
+  for (uint i = t; i < MAX_SUBGROUPS * COUNTER_WORDS; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
+  // Fetched early: its latency then hides behind the tile's loads.
+  uint digit_offset[DIGITS_PER_INVOCATION];
+  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
+    uint d = t + k * gl_WorkGroupSize.x;
+    digit_offset[k] = d < RADIX ? U32Array(digit_offsets_address).v[d] : 0u;
+  }
+  barrier();
+  tile_index = partition_shared;
+  if (tile_index >= tile_total) return;
+  tile_begin = tile_index * TILE;
+  tile_size = min(TILE, key_count - tile_begin);
+  if (FULL_TILE_COPY != 0 && tile_size == TILE) sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset);
+  else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset);
+}
+

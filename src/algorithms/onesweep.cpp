@@ -89,6 +89,9 @@ class Onesweep final : public OnesweepSort {
     return workgroup_ * keys_per_thread_ * 4 + subgroups * radix * 2 + 5 * radix * 4 + 256;
   }
   uint32_t tile() const { return workgroup_ * keys_per_thread_; }
+  // A bounds-check-free copy of the pass's tile code for full tiles: faster on the H100 for
+  // 64-bit keys and for pairs, slower for 32-bit keys alone (bench/NOTES-onesweep.md).
+  uint32_t full_tile_copy() const { return spec_.key_words == 2 || spec_.value_words != 0 ? 1u : 0u; }
   uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
   uint64_t tiles(uint64_t max_n) const { return std::max<uint64_t>(1, (max_n + tile() - 1) / tile()); }
   // A power of two (the shader indexes slots with a mask), at most the option, at most the
@@ -157,7 +160,7 @@ class Onesweep final : public OnesweepSort {
     pass_spec.insert(pass_spec.end(),
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
-                      options_.lookback_window, options_.profile_omit});
+                      options_.lookback_window, options_.profile_omit, full_tile_copy()});
     const uint64_t pass_tiles = tiles(t.n);
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
