@@ -31,6 +31,9 @@ layout(constant_id = 10) const uint LOOKBACK_WINDOW = 16;  // predecessors read 
 // 1: full tiles run their own copy of the tile code, without bounds checks. On the H100 that
 // made 64-bit keys 9 % and pairs 3 % faster, and 32-bit keys alone 3 % slower (NOTES-onesweep.md).
 layout(constant_id = 12) const uint FULL_TILE_COPY = 1;
+// 1: each workgroup requests the keys of the tile its own id names before its claim returns
+// (workgroups start, and so claim, mostly in id order); a wrong guess loads again.
+layout(constant_id = 13) const uint GUESS_TILE = 1;
 // Profiling only (wrong results): leave out a step to see what it costs.
 layout(constant_id = 11) const uint PROFILE_OMIT = 0;
 const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
@@ -165,18 +168,19 @@ void scan_tile_digits() {
 
 // Ranks, looks back and stores the current tile (steps 1-5 above).
 void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in, uint64_t values_out,
-               uint digit_offset[DIGITS_PER_INVOCATION]) {
+               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, uvec2 keys[KEYS_PER_THREAD]) {
   uint t = gl_LocalInvocationID.x;
   bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
   // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
   uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
-  uvec2 keys[KEYS_PER_THREAD];
   uint places[KEYS_PER_THREAD];
   // Mapping or not is decided once per pass (uniformly), outside the per-key code: a per-key
   // select slowed every pass of mapped key types by 40-70 % on the H100 (bench/NOTES-onesweep.md).
-  if (input_raw) load_tile_keys(full, true, chunk, keys);
-  else load_tile_keys(full, false, chunk, keys);
+  if (!keys_loaded) {
+    if (input_raw) load_tile_keys(full, true, chunk, keys);
+    else load_tile_keys(full, false, chunk, keys);
+  }
   // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
   // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
   // item order (which keeps equal digits in input order), then the broadcasts.
@@ -316,18 +320,30 @@ void main() {
   uint t = gl_LocalInvocationID.x;
   if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
   for (uint i = t; i < MAX_SUBGROUPS * COUNTER_WORDS; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
+  look_back_prepare();
   // Fetched early: its latency then hides behind the tile's loads.
   uint digit_offset[DIGITS_PER_INVOCATION];
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
     uint d = t + k * gl_WorkGroupSize.x;
     digit_offset[k] = d < RADIX ? U32Array(digit_offsets_address).v[d] : 0u;
   }
+  uvec2 keys[KEYS_PER_THREAD];
+  uint guess = linear_workgroup_id();
+  if (GUESS_TILE != 0 && guess < tile_total) {
+    tile_begin = guess * TILE;
+    tile_size = min(TILE, key_count - tile_begin);
+    uint chunk = gl_SubgroupID * gl_SubgroupSize * KEYS_PER_THREAD + gl_SubgroupInvocationID;
+    if (input_raw) load_tile_keys(false, true, chunk, keys);
+    else load_tile_keys(false, false, chunk, keys);
+  }
   barrier();
   tile_index = partition_shared;
   if (tile_index >= tile_total) return;
   tile_begin = tile_index * TILE;
   tile_size = min(TILE, key_count - tile_begin);
-  if (FULL_TILE_COPY != 0 && tile_size == TILE) sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset);
-  else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset);
+  bool keys_loaded = GUESS_TILE != 0 && tile_index == guess;
+  if (FULL_TILE_COPY != 0 && tile_size == TILE)
+    sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
+  else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
 }
 

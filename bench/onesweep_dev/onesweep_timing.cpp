@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   OnesweepOptions options;
   if (argc > 5) options.workgroup = atoi(argv[4]), options.keys_per_thread = atoi(argv[5]);
   if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
+  if (const char* g = std::getenv("ONESWEEP_GUESS")) options.guess_tile = atoi(g);
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
   if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";

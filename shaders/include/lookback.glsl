@@ -43,7 +43,14 @@ uint64_t lookback_read(uint64_t table, uint tile_index, uint digit) {
                     gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
-shared uint lookback_stalled;
+// The latest stalled predecessor (+ 1) of a look-back round, one word per round parity: a round
+// clears the next round's word before its only barrier, so a round costs one barrier.
+shared uint lookback_stalled[2];
+
+// Call before a barrier that precedes look_back().
+void look_back_prepare() {
+  if (gl_LocalInvocationID.x == 0) lookback_stalled[0] = 0;
+}
 
 // Sums, for the digits d = gl_LocalInvocationID.x + k * gl_WorkGroupSize.x, the counts of all
 // partitions before `tile_index` (tags first_tag + tile index) into exclusive[k]; counts each
@@ -62,7 +69,7 @@ void look_back(uint64_t table, uint tile_index, uint first_tag, uint64_t fallbac
     exclusive[k] = 0;
     next[k] = t + k * gl_WorkGroupSize.x < RADIX ? tile_index : 0u;
   }
-  while (true) {
+  for (uint round = 0;; ++round) {
     uint stalled = 0;
     for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
       uint digit = t + k * gl_WorkGroupSize.x;
@@ -93,12 +100,11 @@ void look_back(uint64_t table, uint tile_index, uint first_tag, uint64_t fallbac
         }
       }
     }
+    // Every read of the next round's word (two rounds ago) ended before the fallback's barriers.
+    if (t == 0) lookback_stalled[(round + 1) & 1] = 0;
+    if (stalled != 0) atomicMax(lookback_stalled[round & 1], stalled);
     barrier();
-    if (t == 0) lookback_stalled = 0;
-    barrier();
-    if (stalled != 0) atomicMax(lookback_stalled, stalled);
-    barrier();
-    uint recount = lookback_stalled;
+    uint recount = lookback_stalled[round & 1];
     if (recount == 0) break;
     // Decoupled fallback: count the predecessor's keys here and offer the counts to others.
     uint predecessor = recount - 1;

@@ -92,6 +92,11 @@ class Onesweep final : public OnesweepSort {
   // A bounds-check-free copy of the pass's tile code for full tiles: faster on the H100 for
   // 64-bit keys and for pairs, slower for 32-bit keys alone (bench/NOTES-onesweep.md).
   uint32_t full_tile_copy() const { return spec_.key_words == 2 || spec_.value_words != 0 ? 1u : 0u; }
+  // Keys requested for the workgroup id's tile before the claim returns: on the H100 +1 % for
+  // 32-bit keys, +4 % for 32-bit keys with values, -1 % for 64-bit keys (bench/NOTES-onesweep.md).
+  uint32_t guess_tile() const {
+    return options_.guess_tile < 0 ? (spec_.key_words == 1 ? 1u : 0u) : uint32_t(options_.guess_tile);
+  }
   uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
   uint64_t tiles(uint64_t max_n) const { return std::max<uint64_t>(1, (max_n + tile() - 1) / tile()); }
   // A power of two (the shader indexes slots with a mask), at most the option, at most the
@@ -160,7 +165,7 @@ class Onesweep final : public OnesweepSort {
     pass_spec.insert(pass_spec.end(),
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
-                      options_.lookback_window, options_.profile_omit, full_tile_copy()});
+                      options_.lookback_window, options_.profile_omit, full_tile_copy(), guess_tile()});
     const uint64_t pass_tiles = tiles(t.n);
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;

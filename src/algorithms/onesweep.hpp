@@ -15,6 +15,8 @@ struct OnesweepOptions {
   uint32_t lookback_window = 16;       // predecessors read at once per look-back round
   uint32_t workgroup = 0;              // tuning experiments: tile shape (0: chosen by device)
   uint32_t keys_per_thread = 0;
+  int32_t guess_tile = -1;             // request the keys of the workgroup id's tile before the claim
+                                       // returns: -1 where measured faster (32-bit keys), 0 off, 1 on
   bool histogram_only = false;
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out         // profiling: record only the clear/histogram/plan steps
 };
