@@ -51,6 +51,13 @@ inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile, bool orig
   return 4 * (region(tile * spec.key_words) + (origins ? region(tile) : 0));
 }
 
+// Shared-memory bytes of small_sort_tile's tile of `tile` slots: one 64-bit order word per slot
+// plus one padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding
+// word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl).
+inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
+  return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
+}
+
 // The most slots a tile can have in this device's shared memory.
 inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec,
                                bool origins_always = false) {

@@ -147,12 +147,14 @@ uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
 
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                                 SmallSortShape wanted) {
-  const uint64_t fit = max_tile_slots(ctx, spec, true);
   SmallSortShape s = wanted;
+  auto fits = [&](uint32_t workgroup) {
+    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <= ctx.info.shared_memory_bytes;
+  };
   auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);
-    while (workgroup > 64 && uint64_t(workgroup) * s.items > fit) workgroup /= 2;
-    if (uint64_t(workgroup) * s.items > fit)
+    while (workgroup > 64 && !fits(workgroup)) workgroup /= 2;
+    if (!fits(workgroup))
       throw Error("small-array sort: a tile of " + std::to_string(workgroup * s.items) +
                   " keys does not fit " + std::to_string(ctx.info.shared_memory_bytes) +
                   " bytes of shared memory");
