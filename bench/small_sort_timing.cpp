@@ -157,6 +157,10 @@ int main(int argc, char** argv) {
       bool warm, closing_barrier, compute_stage;
       int dispatches;
       bool indirect_barrier = false;  // the barrier gpusort recorded before: dst also DRAW_INDIRECT
+      // The floor of any sort of copy_keys keys: one dispatch that reads them from global memory
+      // (evicted from L2 by the warm-up, like a sort's input) and writes them, by copy_groups
+      // workgroups of copy_workgroup invocations (grid-stride).
+      uint32_t copy_keys = 0, copy_workgroup = 256, copy_groups = 1;
     };
     const Floor floors[] = {
         {"one empty dispatch + barrier (no warm-up)", false, true, false, 1},
@@ -166,6 +170,12 @@ int main(int argc, char** argv) {
         {"two empty dispatches + barriers", true, true, false, 2},
         {"one empty dispatch + barrier to compute|draw-indirect", true, true, false, 1, true},
         {"two empty dispatches + barriers to compute|draw-indirect", true, true, false, 2, true},
+        {"copy 2^10 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false, 1 << 10, 1024, 1},
+        {"copy 2^10 keys, 4 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 10, 256, 4},
+        {"copy 2^12 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false, 1 << 12, 1024, 1},
+        {"copy 2^12 keys, 16 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 12, 256, 16},
+        {"copy 2^14 keys, 64 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 14, 256, 64},
+        {"copy 2^16 keys, 256 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 16, 256, 256},
     };
     auto barrier = [](VkCommandBuffer cmd, bool indirect) {
       if (!indirect) return Recorder::barrier(cmd);
@@ -176,6 +186,7 @@ int main(int argc, char** argv) {
                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b,
                            0, nullptr, 0, nullptr);
     };
+    DeviceBuffer floor_keys(ctx.impl(), 4 << 16, MemoryKind::device_local);
     for (const Floor& f : floors) {
       std::vector<double> one;
       for (int r = 0; r < runs + 3; ++r) {
@@ -192,8 +203,9 @@ int main(int argc, char** argv) {
           };
           for (int d = 0; d < f.dispatches; ++d) {
             if (d) barrier(cmd, f.indirect_barrier);
-            rec.dispatch("copy_elements", {256, 1}, 1,
-                         CopyPush{warmup.src.address(), warmup.dst.address(), 0, 0, 1});
+            rec.dispatch("copy_elements", {f.copy_workgroup, 1}, f.copy_groups,
+                         CopyPush{warmup.src.address(), floor_keys.address(), 0, f.copy_keys,
+                                  f.copy_groups});
           }
           if (f.closing_barrier) barrier(cmd, f.indirect_barrier);
           vkCmdWriteTimestamp(cmd, f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
@@ -221,13 +233,19 @@ int main(int argc, char** argv) {
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
   if (sweep_shapes) {
-    for (bool subgroup : {true, false}) {
-      shape(2, 1024, 1024, 256, subgroup);
-      shape(4, 1024, 1024, 256, subgroup);
-    }
+    // Keys per invocation x workgroup: one tile up to single x items keys, tiles of tile x items.
     shape(1, 1024, 1024, 256, true);
-    shape(2, 512, 512, 256, true);
-    shape(4, 256, 512, 256, true);
+    shape(2, 1024, 1024, 256, true);
+    shape(4, 1024, 1024, 256, true);
+    shape(8, 512, 512, 256, true);
+    shape(16, 256, 256, 256, true);
+    shape(4, 1024, 256, 256, true);
+    shape(4, 1024, 512, 256, true);
+    shape(8, 512, 128, 256, true);
+    shape(8, 512, 256, 256, true);
+    shape(4, 1024, 1024, 128, true);
+    shape(4, 1024, 1024, 512, true);
+    shape(4, 1024, 1024, 256, false);
   }
   const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
   int wrong = 0;

@@ -76,17 +76,15 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
 }
 
 // automatic: a size switch, decided per recording from max_n. The small-array sort is one
-// dispatch up to one workgroup's tile and two up to small_sort_max_n: with one key per
-// invocation while that reaches (fastest measured, H100: up to 2^15 keys), two beyond (2^16);
-// larger arrays take Onesweep, which beats radix_reduce_scan at every size measured on the
-// H100 (bench/NOTES-onesweep.md). Every branch is stable.
+// dispatch up to one workgroup's tile (4 keys per invocation: 4096 keys) and two up to
+// small_array_limit; larger arrays take Onesweep, which beats radix_reduce_scan at every size
+// measured on the H100 (bench/NOTES-onesweep.md). Every branch is stable.
 std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
-  const SmallSortShape narrow = small_sort_shape(ctx, spec, {.items = 1});
-  const SmallSortShape wide = small_sort_shape(ctx, spec, {.items = 2});
-  return make_size_switch(
-      make_small_sort(ctx, spec, narrow), small_sort_max_n(narrow),
-      make_size_switch(make_small_sort(ctx, spec, wide), small_sort_max_n(wide),
-                       make_onesweep(ctx, spec)));
+  constexpr uint64_t small_array_limit = uint64_t(1) << 16;
+  const SmallSortShape shape = small_sort_shape(ctx, spec, {.items = 4});
+  return make_size_switch(make_small_sort(ctx, spec, shape),
+                          std::min(small_sort_max_n(shape), small_array_limit),
+                          make_onesweep(ctx, spec));
 }
 
 std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
