@@ -23,16 +23,22 @@ layout(constant_id = 4) const uint VALUE_WORDS = 0;
 layout(constant_id = 5) const uint BEGIN_BIT = 0;
 layout(constant_id = 6) const uint END_BIT = 32;
 layout(constant_id = 7) const uint TILE = 1024;
-layout(constant_id = 8) const uint LOG2_ITEMS = 2;
 // Lanes sorted together by shuffles (2^this): the subgroup size where the pipeline fixes it,
 // else 1 (registers only).
-layout(constant_id = 9) const uint LOG2_SUBGROUP_LANES = 0;
+layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
+// Keys per invocation (2^LOG2_ITEMS) is a compile-time define, one shader per value
+// (CMakeLists.txt): every register index must be a constant in the SPIR-V, so the compiler
+// keeps the arrays in registers (as specialization constants the driver left them in local
+// memory: 4 keys per invocation measured 2x slower than 1 on the H100).
+#ifndef LOG2_ITEMS
+#error "small_sort_tile.comp needs -DLOG2_ITEMS"
+#endif
 
 #include "keys.glsl"
 #include "sort_element.glsl"
 
 const uint WORKGROUP = gl_WorkGroupSize.x;
-const uint ITEMS = 1u << LOG2_ITEMS;
+const uint ITEMS = 1u << LOG2_ITEMS;  // keys per invocation, compile-time
 const uint SUBGROUP_LANES = 1u << LOG2_SUBGROUP_LANES;
 const uint SUBGROUP_RUN = SUBGROUP_LANES * ITEMS;
 
@@ -69,38 +75,53 @@ uint64_t shuffle_xor_u64(uint64_t x, uint lane_mask) {
   return packUint2x32(subgroupShuffleXor(unpackUint2x32(x), lane_mask));
 }
 
-// One bitonic step over the subgroup's run: element e (lane * ITEMS + register) meets
-// e ^ partner_mask; the element whose `lower_bit` is clear keeps the one sorting first.
-// orders/origins: an invocation's ITEMS consecutive slots. They are main's locals passed in and
-// out (module-scope arrays measured ~10 % slower on the H100; indices must be constants after
-// unrolling, or the arrays go to local memory).
-void subgroup_step(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane,
-                   uint partner_mask, uint lower_bit) {
-  const uint register_mask = partner_mask & (ITEMS - 1);
-  const uint lane_mask = partner_mask / ITEMS;
-  if (lane_mask == 0) {
-    [[unroll]] for (uint r = 0; r < ITEMS; ++r) {
-      uint other = r ^ register_mask;
-      if (r < other && element_precedes(orders[other], origins[other], orders[r], origins[r])) {
-        uint64_t order = orders[r];
-        orders[r] = orders[other];
-        orders[other] = order;
-        if (ELEMENT_ORIGIN_SEPARATE) {
-          uint origin = origins[r];
-          origins[r] = origins[other];
-          origins[other] = origin;
-        }
-      }
+// The steps below work on an invocation's ITEMS consecutive slots (orders/origins), element
+// e = lane * ITEMS + register of the subgroup's run. The arrays are main's locals passed in and
+// out; every index is a constant after unrolling.
+
+void exchange_if_second_first(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint a, uint b) {
+  if (element_precedes(orders[b], origins[b], orders[a], origins[a])) {
+    uint64_t order = orders[a];
+    orders[a] = orders[b];
+    orders[b] = order;
+    if (ELEMENT_ORIGIN_SEPARATE) {
+      uint origin = origins[a];
+      origins[a] = origins[b];
+      origins[b] = origin;
     }
-    return;
   }
-  const bool lower = (lane & (lower_bit / ITEMS)) == 0;
+}
+
+// Disperse steps inside the registers at distances from `distance` down to 1.
+void register_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], const uint distance) {
+  [[unroll]] for (uint level = 0; level < LOG2_ITEMS; ++level) {
+    const uint d = (ITEMS / 2) >> level;
+    [[unroll]] for (uint r = 0; r < ITEMS; ++r)
+      if (d <= distance && (r & d) == 0) exchange_if_second_first(orders, origins, r, r | d);
+  }
+}
+
+// Bitonic steps inside the registers: flip over blocks of `block` registers, then disperse at
+// every distance below block / 2.
+void register_merge(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], const uint block) {
+  [[unroll]] for (uint r = 0; r < ITEMS; ++r)
+    if ((r & (block / 2)) == 0) exchange_if_second_first(orders, origins, r, r ^ (block - 1));
+  register_disperse(orders, origins, block / 4);
+}
+
+// One step across lanes: register r of this lane meets register r (disperse) or ITEMS - 1 - r
+// (flip) of lane ^ lane_mask; the lane with `lower_lane_bit` clear keeps the element sorting
+// first.
+void lane_step(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane, uint lane_mask,
+               uint lower_lane_bit, const bool flip) {
+  const bool lower = (lane & lower_lane_bit) == 0;
   uint64_t new_orders[ITEMS];
   uint new_origins[ITEMS];
   [[unroll]] for (uint r = 0; r < ITEMS; ++r) {
-    uint64_t partner_order = shuffle_xor_u64(orders[r ^ register_mask], lane_mask);
+    const uint partner = flip ? ITEMS - 1 - r : r;
+    uint64_t partner_order = shuffle_xor_u64(orders[partner], lane_mask);
     uint partner_origin = 0;
-    if (ELEMENT_ORIGIN_SEPARATE) partner_origin = subgroupShuffleXor(origins[r ^ register_mask], lane_mask);
+    if (ELEMENT_ORIGIN_SEPARATE) partner_origin = subgroupShuffleXor(origins[partner], lane_mask);
     // Elements are distinct (origins are), so "not first" means "second".
     bool take_partner = lower == element_precedes(partner_order, partner_origin, orders[r], origins[r]);
     new_orders[r] = take_partner ? partner_order : orders[r];
@@ -110,6 +131,12 @@ void subgroup_step(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint
     orders[r] = new_orders[r];
     origins[r] = new_origins[r];
   }
+}
+
+// Disperse steps at lane distances from lane_distance down to 1, then inside the registers.
+void lane_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane, uint lane_distance) {
+  for (uint d = lane_distance; d >= 1; d /= 2) lane_step(orders, origins, lane, d, d, false);
+  register_disperse(orders, origins, ITEMS / 2);
 }
 
 const uint PAIRS_PER_INVOCATION = (TILE / 2 + WORKGROUP - 1) / WORKGROUP;
@@ -157,15 +184,12 @@ void main() {
                           : absent_element_order(first + k);
   }
 
-  // 1. Sort each subgroup's run (bitonic, flip/disperse form). Counted loops, fully unrolled,
-  // so every register index is a constant and the arrays stay in registers.
-  [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS + LOG2_SUBGROUP_LANES; ++stage) {
-    const uint block = 1u << stage;
-    subgroup_step(orders, origins, lane, block - 1, block / 2);
-    [[unroll]] for (uint level = 2; level <= stage; ++level) {
-      const uint distance = block >> level;
-      subgroup_step(orders, origins, lane, distance, distance);
-    }
+  // 1. Sort each subgroup's run (bitonic, flip/disperse form): blocks inside the registers,
+  // then blocks across lanes (flip, then disperse down to the registers).
+  [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS; ++stage) register_merge(orders, origins, 1u << stage);
+  for (uint lane_block = 2; lane_block <= SUBGROUP_LANES; lane_block *= 2) {
+    lane_step(orders, origins, lane, lane_block - 1, lane_block / 2, true);
+    lane_disperse(orders, origins, lane, lane_block / 4);
   }
 
   // 2. Blocks larger than a subgroup's run: shared-memory steps for distances >= SUBGROUP_RUN,
@@ -177,10 +201,7 @@ void main() {
     for (uint distance = block / 4; distance >= SUBGROUP_RUN; distance /= 2) shared_step(distance, false);
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) load_slot(first + k, orders[k], origins[k]);
     // Every invocation reads only its own slots until the next store: no barrier needed here.
-    [[unroll]] for (uint level = 1; level <= LOG2_ITEMS + LOG2_SUBGROUP_LANES; ++level) {
-      const uint distance = SUBGROUP_RUN >> level;
-      subgroup_step(orders, origins, lane, distance, distance);
-    }
+    lane_disperse(orders, origins, lane, SUBGROUP_LANES / 2);
   }
 
   // 3. Write out. What is gathered by origin (values; keys when only some bits were compared)
@@ -199,16 +220,18 @@ void main() {
     memoryBarrierBuffer();
     barrier();
   }
+  // Conditions, not break or continue: the loop must unroll to keep the arrays in registers.
   [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
-    if (k >= owned) break;
-    uvec2 key;
-    if (WHOLE_KEY_COMPARED) {
-      key = element_radix_key(orders[k]);
-      if (output_raw != 0) key = from_radix_order(key);
-    } else {
-      key = output_raw != 0 ? gathered_keys[k] : to_radix_order(gathered_keys[k]);
+    if (k < owned) {
+      uvec2 key;
+      if (WHOLE_KEY_COMPARED) {
+        key = element_radix_key(orders[k]);
+        if (output_raw != 0) key = from_radix_order(key);
+      } else {
+        key = output_raw != 0 ? gathered_keys[k] : to_radix_order(gathered_keys[k]);
+      }
+      store_key(keys_out_address, base + first + k, key);
+      if (VALUE_WORDS != 0) store_value(values_out_address, base + first + k, values[k]);
     }
-    store_key(keys_out_address, base + first + k, key);
-    if (VALUE_WORDS != 0) store_value(values_out_address, base + first + k, values[k]);
   }
 }

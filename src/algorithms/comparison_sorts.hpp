@@ -21,11 +21,12 @@ uint64_t odd_even_capacity(const Context::Impl& ctx, const SortSpec& spec);
 // sorted by one workgroup in one dispatch; larger ones as tiles of tile_workgroup x items keys
 // (one workgroup each) and a second dispatch that merges the tiles by rank.
 struct SmallSortShape {
-  uint32_t items = 2;  // keys per invocation, a power of two
+  uint32_t items = 2;  // keys per invocation: 1, 2, 4 or 8 (one small_sort_tile shader each)
   uint32_t single_workgroup = 1024;
   uint32_t tile_workgroup = 1024;
   uint32_t merge_workgroup = 256;
   bool subgroup_sort = true;  // small pair distances through subgroup shuffles, not shared memory
+  uint32_t merge_tiles_per_round = 8;  // tiles searched together by small_sort_merge: 4 or 8
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,

@@ -14,7 +14,8 @@ namespace gpusort {
 
 namespace {
 
-// small_sort_merge keeps one counter per tile in registers: this bounds n at max_tiles tiles.
+// small_sort_merge searches every other tile for every key, so its work per key grows with the
+// tile count: n is bounded at max_tiles tiles.
 constexpr uint32_t max_tiles = 32;
 
 struct TilePush {
@@ -56,7 +57,7 @@ class SmallSort final : public SortAlgorithm {
       // The smallest power-of-two workgroup that covers max_n.
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
-      rec.dispatch("small_sort_tile", tile_shader_spec(workgroup), 1,
+      rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
                    TilePush{t.keys, t.values, t.keys, t.values, t.count_address, n, 1, 1});
       rec.compute_barrier();
       return;
@@ -64,22 +65,21 @@ class SmallSort final : public SortAlgorithm {
     const Layout l = layout(t.n);
     const VkDeviceAddress sorted_keys = t.scratch, sorted_values = t.scratch + l.sorted_values;
     const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
-    rec.dispatch("small_sort_tile", tile_shader_spec(shape_.tile_workgroup), tiles,
+    rec.dispatch(tile_shader(), tile_shader_spec(shape_.tile_workgroup), tiles,
                  TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address, n, tiles, 0});
     rec.compute_barrier();
     auto merge_spec = tile_specialization(spec_, shape_.merge_workgroup, tile());
-    merge_spec.push_back(uint32_t(ceil_pow2(tiles)));  // MAX_TILES: few variants, short loops
     merge_spec.push_back(uint32_t(ceil_pow2(tile())));
-    rec.dispatch("small_sort_merge", merge_spec,
+    rec.dispatch("small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round), merge_spec,
                  (t.n + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
                  MergePush{sorted_keys, sorted_values, t.keys, t.values, t.count_address, n});
     rec.compute_barrier();
   }
 
  private:
+  std::string tile_shader() const { return "small_sort_tile_i" + std::to_string(shape_.items); }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-    s.push_back(uint32_t(std::countr_zero(shape_.items)));
     s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
     return s;
   }
@@ -148,6 +148,11 @@ uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                                 SmallSortShape wanted) {
   SmallSortShape s = wanted;
+  if (s.items != 1 && s.items != 2 && s.items != 4 && s.items != 8)
+    throw Error("small-array sort: " + std::to_string(s.items) + " keys per invocation (1, 2, 4 or 8)");
+  if (s.merge_tiles_per_round != 4 && s.merge_tiles_per_round != 8)
+    throw Error("small-array sort: merge rounds of " + std::to_string(s.merge_tiles_per_round) +
+                " tiles (4 or 8)");
   auto fits = [&](uint32_t workgroup) {
     return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <= ctx.info.shared_memory_bytes;
   };
