@@ -9,7 +9,8 @@
 //   - larger distances: shared memory, one barrier per step; then the invocations reload
 //     their slots and finish the block's smaller distances in registers and shuffles.
 // When the tile is the whole array this is the whole sort (in place); otherwise the sorted
-// tiles (keys in radix order, values beside them) go to scratch for small_sort_merge. Keys are
+// tiles (keys in radix order, values beside them) and every sample_stride-th key of each go to
+// scratch for small_sort_merge. Keys are
 // rebuilt from the elements when the whole key is compared, else gathered by origin, like values.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -48,9 +49,11 @@ layout(push_constant) uniform Push {
   uint64_t keys_out_address;
   uint64_t values_out_address;
   uint64_t count_address;
+  uint64_t samples_address;  // 0, or where every sample_stride-th sorted key goes (merge's samples)
   uint n;
   uint tile_count;
   uint output_raw;
+  uint sample_stride;  // a power of two
 };
 
 // The tile in shared memory between the steps whose pair distance exceeds a subgroup's run.
@@ -178,9 +181,12 @@ void main() {
   const uint owned = first < count ? min(ITEMS, count - first) : 0;
   uint64_t orders[ITEMS];
   uint origins[ITEMS];
+  // Loads are unconditional (clamped into the array) and the absent slots chosen after: a load
+  // under a branch is not issued before the previous one returns, and each is a trip to memory.
   [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
     origins[k] = first + k;
-    orders[k] = k < owned ? element_order(compared_bits(to_radix_order(load_key(keys_in_address, base + first + k))), first + k)
+    uvec2 key = load_key(keys_in_address, min(base + first + k, n_now - 1));
+    orders[k] = k < owned ? element_order(compared_bits(to_radix_order(key)), first + k)
                           : absent_element_order(first + k);
   }
 
@@ -211,11 +217,10 @@ void main() {
   uvec2 gathered_keys[ITEMS], values[ITEMS];
   if (gather) {
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
-      if (k < owned) {
-        uint origin = base + element_origin(orders[k], origins[k]);
-        if (!WHOLE_KEY_COMPARED) gathered_keys[k] = load_key(keys_in_address, origin);
-        if (VALUE_WORDS != 0) values[k] = load_value(values_in_address, origin);
-      }
+      // Unconditional, clamped (absent slots' origins lie beyond n), as the first loads.
+      uint origin = min(base + element_origin(orders[k], origins[k]), n_now - 1);
+      if (!WHOLE_KEY_COMPARED) gathered_keys[k] = load_key(keys_in_address, origin);
+      if (VALUE_WORDS != 0) values[k] = load_value(values_in_address, origin);
     }
     memoryBarrierBuffer();
     barrier();
@@ -231,6 +236,9 @@ void main() {
         key = output_raw != 0 ? gathered_keys[k] : to_radix_order(gathered_keys[k]);
       }
       store_key(keys_out_address, base + first + k, key);
+      const uint slot = first + k;
+      if (samples_address != 0 && (slot + 1) % sample_stride == 0)
+        store_key(samples_address, tile * (TILE / sample_stride) + slot / sample_stride, key);
       if (VALUE_WORDS != 0) store_value(values_out_address, base + first + k, values[k]);
     }
   }
