@@ -9,8 +9,8 @@
 //   - larger distances: shared memory, one barrier per step; then the invocations reload
 //     their slots and finish the block's smaller distances in registers and shuffles.
 // When the tile is the whole array this is the whole sort (in place); otherwise the sorted
-// tiles (keys in radix order, values beside them) and every sample_stride-th key of each go to
-// scratch for small_sort_merge. Keys are
+// tiles (keys in radix order, values beside them) and where each merge bucket begins in each go
+// to scratch for small_sort_merge. Keys are
 // rebuilt from the elements when the whole key is compared, else gathered by origin, like values.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -27,6 +27,8 @@ layout(constant_id = 7) const uint TILE = 1024;
 // Lanes sorted together by shuffles (2^this): the subgroup size where the pipeline fixes it,
 // else 1 (registers only).
 layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
+// Bits of the compared key, from its top, that make small_sort_merge's buckets (<= the width).
+layout(constant_id = 9) const uint BUCKET_BITS = 8;
 // Keys per invocation (2^LOG2_ITEMS) is a compile-time define, one shader per value
 // (CMakeLists.txt): every register index must be a constant in the SPIR-V, so the compiler
 // keeps the arrays in registers (as specialization constants the driver left them in local
@@ -49,11 +51,12 @@ layout(push_constant) uniform Push {
   uint64_t keys_out_address;
   uint64_t values_out_address;
   uint64_t count_address;
-  uint64_t samples_address;  // 0, or where every sample_stride-th sorted key goes (merge's samples)
+  // 0, or where, per tile, the BUCKETS + 1 slots at which each bucket's keys begin go (the
+  // last: the tile's count), for small_sort_merge
+  uint64_t bucket_starts_address;
   uint n;
   uint tile_count;
   uint output_raw;
-  uint sample_stride;  // a power of two
 };
 
 // The tile in shared memory between the steps whose pair distance exceeds a subgroup's run.
@@ -72,6 +75,12 @@ void store_slot(uint slot, uint64_t order, uint origin) {
 void load_slot(uint slot, out uint64_t order, out uint origin) {
   order = tile_orders[padded_order(slot)];
   origin = ELEMENT_ORIGIN_SEPARATE ? tile_origins[padded_origin(slot)] : 0u;
+}
+
+// The merge bucket of an element: the top BUCKET_BITS of its compared bits.
+uint element_bucket(uint64_t order) {
+  uint64_t bits = ELEMENT_ORIGIN_SEPARATE ? order : order >> 32;
+  return uint(bits >> (END_BIT - BEGIN_BIT - BUCKET_BITS));
 }
 
 uint64_t shuffle_xor_u64(uint64_t x, uint lane_mask) {
@@ -210,7 +219,23 @@ void main() {
     lane_disperse(orders, origins, lane, SUBGROUP_LANES / 2);
   }
 
-  // 3. Write out. What is gathered by origin (values; keys when only some bits were compared)
+  // 3. For small_sort_merge: where each bucket begins in the sorted tile (a binary search per
+  // bucket over the tile in shared memory).
+  if (bucket_starts_address != 0) {
+    [[unroll]] for (uint k = 0; k < ITEMS; ++k) store_slot(first + k, orders[k], origins[k]);
+    barrier();
+    const uint buckets = 1u << BUCKET_BITS;
+    for (uint bucket = gl_LocalInvocationID.x; bucket <= buckets; bucket += WORKGROUP) {
+      uint begin = 0;  // grows while the slot before begin + step holds a smaller bucket
+      for (uint step = TILE; step >= 1; step /= 2) {
+        uint probe = begin + step;
+        if (probe <= count && element_bucket(tile_orders[padded_order(probe - 1)]) < bucket) begin = probe;
+      }
+      U32Array(bucket_starts_address).v[tile * (buckets + 1) + bucket] = begin;
+    }
+  }
+
+  // 4. Write out. What is gathered by origin (values; keys when only some bits were compared)
   // is read before any output is written: in place, the origins of one invocation's outputs
   // belong to others.
   const bool gather = VALUE_WORDS != 0 || !WHOLE_KEY_COMPARED;
@@ -236,9 +261,6 @@ void main() {
         key = output_raw != 0 ? gathered_keys[k] : to_radix_order(gathered_keys[k]);
       }
       store_key(keys_out_address, base + first + k, key);
-      const uint slot = first + k;
-      if (samples_address != 0 && (slot + 1) % sample_stride == 0)
-        store_key(samples_address, tile * (TILE / sample_stride) + slot / sample_stride, key);
       if (VALUE_WORDS != 0) store_value(values_out_address, base + first + k, values[k]);
     }
   }

@@ -19,11 +19,11 @@ namespace {
 constexpr uint32_t max_tiles = 32;
 
 struct TilePush {
-  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, samples;
-  uint32_t n, tile_count, output_raw, sample_stride;
+  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts;
+  uint32_t n, tile_count, output_raw;
 };
 struct MergePush {
-  VkDeviceAddress sorted_keys, sorted_values, samples, keys, values, count_address;
+  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address;
   uint32_t n;
 };
 
@@ -35,24 +35,19 @@ class SmallSort final : public SortAlgorithm {
   uint32_t tile() const { return shape_.tile_workgroup * shape_.items; }
   bool single_tile(uint64_t max_n) const { return max_n <= shape_.single_workgroup * shape_.items; }
 
-  // Keys of small_sort_merge's samples: one per sample_stride sorted keys of each tile, as many
-  // as fill at most half the shared memory (the merge holds them all there).
-  uint32_t sample_stride(uint64_t max_n) const {
-    const uint64_t tiles = ceil_pow2((max_n + tile() - 1) / tile());
-    uint32_t stride = 32;
-    while (stride < tile() && (tiles * (tile() / stride) + 1) * spec_.key_words * 4 > ctx_.info.shared_memory_bytes / 2)
-      stride *= 2;
-    return stride;
-  }
+  // small_sort_merge's buckets: the top bits of the compared key (at most 8, 257 entries a tile).
+  uint32_t bucket_bits() const { return std::min<uint32_t>(8, spec_.end_bit - spec_.begin_bit); }
+  uint64_t bucket_entries() const { return (uint64_t(1) << bucket_bits()) + 1; }
 
   struct Layout {
-    uint64_t sorted_values, samples, total;
+    uint64_t sorted_values, bucket_starts, total;
   };
   Layout layout(uint64_t max_n) const {
     if (single_tile(max_n)) return {0, 0, 0};
+    const uint64_t tiles = (max_n + tile() - 1) / tile();
     const uint64_t sorted_values = align_up(max_n * spec_.key_words * 4, 256);
-    const uint64_t samples = align_up(sorted_values + max_n * spec_.value_words * 4, 256);
-    return {sorted_values, samples, samples + (max_n / sample_stride(max_n) + 1) * spec_.key_words * 4};
+    const uint64_t bucket_starts = align_up(sorted_values + max_n * spec_.value_words * 4, 256);
+    return {sorted_values, bucket_starts, bucket_starts + tiles * bucket_entries() * 4};
   }
 
   uint64_t scratch_bytes(uint64_t max_n) const override {
@@ -69,26 +64,25 @@ class SmallSort final : public SortAlgorithm {
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
       rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
-                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, n, 1, 1, 1});
+                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, n, 1, 1});
       rec.compute_barrier();
       return;
     }
     const Layout l = layout(t.n);
     const VkDeviceAddress sorted_keys = t.scratch, sorted_values = t.scratch + l.sorted_values,
-                          samples = t.scratch + l.samples;
+                          bucket_starts = t.scratch + l.bucket_starts;
     const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
-    const uint32_t stride = sample_stride(t.n);
     rec.dispatch(tile_shader(), tile_shader_spec(shape_.tile_workgroup), tiles,
-                 TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address, samples, n,
-                          tiles, 0, stride});
+                 TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
+                          bucket_starts, n, tiles, 0});
     rec.compute_barrier();
     auto merge_spec = tile_specialization(spec_, shape_.merge_workgroup, tile());
-    merge_spec.push_back(uint32_t(ceil_pow2(tiles)));  // MAX_TILES
-    merge_spec.push_back(stride);
-    merge_spec.push_back(uint32_t(ceil_pow2(tile() / stride)));
+    merge_spec.push_back(uint32_t(ceil_pow2(tile())));
+    merge_spec.push_back(bucket_bits());
     rec.dispatch("small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round), merge_spec,
                  (t.n + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
-                 MergePush{sorted_keys, sorted_values, samples, t.keys, t.values, t.count_address, n});
+                 MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values,
+                           t.count_address, n});
     rec.compute_barrier();
   }
 
@@ -97,6 +91,7 @@ class SmallSort final : public SortAlgorithm {
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
     s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
+    s.push_back(bucket_bits());
     return s;
   }
 
