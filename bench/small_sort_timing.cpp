@@ -225,33 +225,38 @@ int main(int argc, char** argv) {
       {"odd_even", Algorithm::odd_even},
       {"radix_reduce_scan", Algorithm::radix_reduce_scan},
   };
-  auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 8,
-                   uint32_t merge = 256) {
-    candidates.push_back({"small i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
-                              std::to_string(tile) + " r" + std::to_string(merge_round) + " m" +
-                              std::to_string(merge),
+  auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, bool radix = false,
+                   uint32_t merge_round = 4, uint32_t merge = 256) {
+    candidates.push_back({std::string(radix ? "radix" : "small") + " i" + std::to_string(items) +
+                              " s" + std::to_string(single) + " t" + std::to_string(tile) + " r" +
+                              std::to_string(merge_round) + " m" + std::to_string(merge),
                           Algorithm::automatic, true,
                           {.items = items, .single_workgroup = single, .tile_workgroup = tile,
-                           .merge_workgroup = merge, .merge_tiles_per_round = merge_round}});
+                           .merge_workgroup = merge, .merge_tiles_per_round = merge_round,
+                           .radix = radix}});
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
   if (sweep_shapes) {
     // Keys per invocation x workgroup: one tile up to single x items keys, tiles of tile x items.
     shape(1, 1024, 1024);
     shape(2, 512, 512);
-    shape(2, 512, 512, 4);
-    shape(2, 1024, 1024);
+    shape(2, 512, 512, false, 8);
     shape(4, 256, 256);
-    shape(4, 256, 256, 4);
-    shape(4, 512, 512);
     shape(4, 1024, 1024);
-    shape(4, 1024, 1024, 4);
-    shape(8, 128, 128);
-    shape(8, 256, 256);
-    shape(2, 512, 512, 8, 512);
-    shape(2, 512, 512, 8, 1024);
-    shape(4, 1024, 1024, 8, 1024);
-    shape(4, 1024, 1024, 4, 1024);
+    shape(4, 1024, 1024, false, 8);
+    shape(2, 512, 512, false, 4, 128);
+    shape(1, 1024, 1024, true);
+    shape(2, 512, 512, true);
+    shape(2, 1024, 1024, true);
+    shape(4, 256, 256, true);
+    shape(4, 512, 512, true);
+    shape(4, 1024, 1024, true);
+    shape(4, 1024, 1024, true, 8);
+    shape(8, 128, 128, true);
+    shape(8, 256, 256, true);
+    shape(8, 512, 512, true);
+    shape(4, 1024, 256, true);
+    shape(4, 1024, 512, true);
   }
   const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
   int wrong = 0;

@@ -77,12 +77,6 @@ void load_slot(uint slot, out uint64_t order, out uint origin) {
   origin = ELEMENT_ORIGIN_SEPARATE ? tile_origins[padded_origin(slot)] : 0u;
 }
 
-// The merge bucket of an element: the top BUCKET_BITS of its compared bits.
-uint element_bucket(uint64_t order) {
-  uint64_t bits = ELEMENT_ORIGIN_SEPARATE ? order : order >> 32;
-  return uint(bits >> (END_BIT - BEGIN_BIT - BUCKET_BITS));
-}
-
 uint64_t shuffle_xor_u64(uint64_t x, uint lane_mask) {
   return packUint2x32(subgroupShuffleXor(unpackUint2x32(x), lane_mask));
 }

@@ -87,10 +87,13 @@ class SmallSort final : public SortAlgorithm {
   }
 
  private:
-  std::string tile_shader() const { return "small_sort_tile_i" + std::to_string(shape_.items); }
+  std::string tile_shader() const {
+    return (shape_.radix ? "small_sort_radix_i" : "small_sort_tile_i") + std::to_string(shape_.items);
+  }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-    s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
+    const bool lanes = shape_.subgroup_sort || shape_.radix;
+    s.push_back(lanes ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
     s.push_back(bucket_bits());
     return s;
   }
@@ -164,8 +167,11 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
   if (s.merge_tiles_per_round != 4 && s.merge_tiles_per_round != 8)
     throw Error("small-array sort: merge rounds of " + std::to_string(s.merge_tiles_per_round) +
                 " tiles (4 or 8)");
+  const uint32_t lanes = subgroup_sort_lanes(ctx);
+  if (lanes < 4) s.radix = false;  // its ranking needs whole subgroups of a known size
   auto fits = [&](uint32_t workgroup) {
-    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <= ctx.info.shared_memory_bytes;
+    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items, s.radix, workgroup, lanes) <=
+           ctx.info.shared_memory_bytes;
   };
   auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);

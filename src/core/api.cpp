@@ -81,7 +81,7 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
 // measured on the H100 (bench/NOTES-onesweep.md). Every branch is stable.
 std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
   constexpr uint64_t small_array_limit = uint64_t(1) << 16;
-  const SmallSortShape shape = small_sort_shape(ctx, spec, {.items = 4});
+  const SmallSortShape shape = small_sort_shape(ctx, spec, {.items = 4, .radix = true});
   return make_size_switch(make_small_sort(ctx, spec, shape),
                           std::min(small_sort_max_n(shape), small_array_limit),
                           make_onesweep(ctx, spec));
