@@ -225,48 +225,42 @@ int main(int argc, char** argv) {
       {"odd_even", Algorithm::odd_even},
       {"radix_reduce_scan", Algorithm::radix_reduce_scan},
   };
-  auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, bool radix = false,
-                   uint32_t merge_round = 4, uint32_t merge = 256) {
-    candidates.push_back({std::string(radix ? "radix" : "small") + " i" + std::to_string(items) +
-                              " s" + std::to_string(single) + " t" + std::to_string(tile) + " r" +
-                              std::to_string(merge_round) + " m" + std::to_string(merge),
+  // Label: keys per invocation (i), single-dispatch workgroup (s), tile workgroup (t), tiles per
+  // merge round (r), merge workgroup (m), merge bucket bits (b, 0: log2 of the tile's keys).
+  auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,
+                   uint32_t merge = 256, uint32_t bucket_bits = 0) {
+    candidates.push_back({"i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
+                              std::to_string(tile) + " r" + std::to_string(merge_round) + " m" +
+                              std::to_string(merge) + " b" + std::to_string(bucket_bits),
                           Algorithm::automatic, true,
                           {.items = items, .single_workgroup = single, .tile_workgroup = tile,
                            .merge_workgroup = merge, .merge_tiles_per_round = merge_round,
-                           .radix = radix}});
+                           .merge_bucket_bits = bucket_bits}});
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
   if (sweep_shapes) {
-    // Keys per invocation x workgroup: one tile up to single x items keys, tiles of tile x items.
+    shape(2, 512, 512);         // automatic up to 2^15
+    shape(2, 512, 512, 4, 256, 8);
+    shape(2, 512, 512, 8);
+    shape(2, 512, 512, 4, 128);
     shape(1, 1024, 1024);
-    shape(2, 512, 512);
-    shape(2, 512, 512, false, 8);
     shape(4, 256, 256);
-    shape(4, 1024, 1024);
-    shape(4, 1024, 1024, false, 8);
-    shape(2, 512, 512, false, 4, 128);
-    shape(1, 1024, 1024, true);
-    shape(2, 512, 512, true);
-    shape(2, 1024, 1024, true);
-    shape(4, 256, 256, true);
-    shape(4, 512, 512, true);
-    shape(4, 1024, 1024, true);
-    shape(4, 1024, 1024, true, 8);
-    shape(8, 128, 128, true);
-    shape(8, 256, 256, true);
-    shape(8, 512, 512, true);
-    shape(4, 1024, 256, true);
-    shape(4, 1024, 512, true);
+    shape(2, 256, 256);         // tiles of 512
+    shape(2, 512, 1024);        // automatic at 2^16: tiles of 2048
+    shape(2, 512, 1024, 4, 256, 8);
+    shape(4, 1024, 512);        // tiles of 2048, 4 keys per invocation
+    shape(4, 1024, 1024);       // tiles of 4096
+    shape(4, 1024, 1024, 4, 256, 8);
   }
   const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
   int wrong = 0;
   for (uint32_t value_bytes : {0u, 4u}) {
-    std::printf("\nu32 keys%s: median us over %d runs\n%-28s", value_bytes ? " + u32 values" : "",
+    std::printf("\nu32 keys%s: median us over %d runs\n%-30s", value_bytes ? " + u32 values" : "",
                 runs, "config");
     for (uint64_t n : sizes) std::printf(" %10s", ("2^" + std::to_string(std::countr_zero(n))).c_str());
     std::printf("\n");
     for (const auto& c : candidates) {
-      std::printf("%-28s", c.label.c_str());
+      std::printf("%-30s", c.label.c_str());
       for (uint64_t n : sizes) {
         std::string error;
         double ms = time_one(ctx, warmup, queries, c, value_bytes, n, runs, error);

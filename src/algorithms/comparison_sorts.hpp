@@ -27,9 +27,9 @@ struct SmallSortShape {
   uint32_t merge_workgroup = 256;
   bool subgroup_sort = true;  // small pair distances through subgroup shuffles, not shared memory
   uint32_t merge_tiles_per_round = 8;  // tiles searched together by small_sort_merge: 4 or 8
-  // Tiles sorted by small_sort_radix (LSD radix in shared memory) instead of small_sort_tile
-  // (bitonic); kept only where subgroups have a fixed size of 4 lanes or more.
-  bool radix = false;
+  // small_sort_merge's buckets: the top this many compared bits (at most 12). 0: log2(tile
+  // keys), about one key of a tile per bucket, so most searches take one step.
+  uint32_t merge_bucket_bits = 0;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
@@ -55,17 +55,11 @@ inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile, bool orig
   return 4 * (region(tile * spec.key_words) + (origins ? region(tile) : 0));
 }
 
-// Shared-memory bytes of the small-array sort's tile of `tile` slots, sorted by `workgroup`
-// invocations in subgroups of `lanes`. small_sort_tile: one 64-bit order word per slot plus one
-// padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding word per 32
-// (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl). small_sort_radix: the
-// order words and origins unpadded, 16 digit counters per row of `lanes` slots, one total per
-// subgroup (shaders/small_sort_radix.comp).
-inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile, bool radix = false,
-                                        uint64_t workgroup = 1, uint64_t lanes = 1) {
-  const uint64_t origins = spec.key_words == 1 ? 1 : tile + (radix ? 0 : tile / 32);
-  if (radix) return 8 * tile + 4 * origins + 4 * 16 * (tile / lanes) + 4 * (workgroup / lanes);
-  return 8 * (tile + tile / 16) + 4 * origins;
+// Shared-memory bytes of small_sort_tile's tile of `tile` slots: one 64-bit order word per slot
+// plus one padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding
+// word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl).
+inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
+  return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
 }
 
 // The most slots a tile can have in this device's shared memory.

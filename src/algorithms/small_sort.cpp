@@ -35,8 +35,11 @@ class SmallSort final : public SortAlgorithm {
   uint32_t tile() const { return shape_.tile_workgroup * shape_.items; }
   bool single_tile(uint64_t max_n) const { return max_n <= shape_.single_workgroup * shape_.items; }
 
-  // small_sort_merge's buckets: the top bits of the compared key (at most 8, 257 entries a tile).
-  uint32_t bucket_bits() const { return std::min<uint32_t>(8, spec_.end_bit - spec_.begin_bit); }
+  // small_sort_merge's buckets: the top bits of the compared key (2^bits + 1 entries a tile).
+  uint32_t bucket_bits() const {
+    const uint32_t wanted = shape_.merge_bucket_bits ? shape_.merge_bucket_bits : uint32_t(std::countr_zero(tile()));
+    return std::min(wanted, spec_.end_bit - spec_.begin_bit);
+  }
   uint64_t bucket_entries() const { return (uint64_t(1) << bucket_bits()) + 1; }
 
   struct Layout {
@@ -87,13 +90,10 @@ class SmallSort final : public SortAlgorithm {
   }
 
  private:
-  std::string tile_shader() const {
-    return (shape_.radix ? "small_sort_radix_i" : "small_sort_tile_i") + std::to_string(shape_.items);
-  }
+  std::string tile_shader() const { return "small_sort_tile_i" + std::to_string(shape_.items); }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-    const bool lanes = shape_.subgroup_sort || shape_.radix;
-    s.push_back(lanes ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
+    s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
     s.push_back(bucket_bits());
     return s;
   }
@@ -167,11 +167,10 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
   if (s.merge_tiles_per_round != 4 && s.merge_tiles_per_round != 8)
     throw Error("small-array sort: merge rounds of " + std::to_string(s.merge_tiles_per_round) +
                 " tiles (4 or 8)");
-  const uint32_t lanes = subgroup_sort_lanes(ctx);
-  if (lanes < 4) s.radix = false;  // its ranking needs whole subgroups of a known size
+  if (s.merge_bucket_bits > 12)
+    throw Error("small-array sort: " + std::to_string(s.merge_bucket_bits) + " merge bucket bits (12 at most)");
   auto fits = [&](uint32_t workgroup) {
-    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items, s.radix, workgroup, lanes) <=
-           ctx.info.shared_memory_bytes;
+    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <= ctx.info.shared_memory_bytes;
   };
   auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);
