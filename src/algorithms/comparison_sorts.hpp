@@ -39,6 +39,15 @@ std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpe
                                                SmallSortShape shape);
 uint64_t small_sort_max_n(const SmallSortShape& shape);
 
+// The shapes Algorithm::automatic uses (fastest measured on the H100, bench/NOTES-small.md):
+// narrow: one workgroup up to 1024 keys (2 per invocation), else tiles of 1024 keys, to 2^15;
+// wide: tiles of 2048 keys, to 2^16.
+inline SmallSortShape automatic_small_shape(const Context::Impl& ctx, const SortSpec& spec, bool wide) {
+  return small_sort_shape(ctx, spec,
+                          {.items = 2, .single_workgroup = 512, .tile_workgroup = wide ? 1024u : 512u,
+                           .merge_tiles_per_round = 4});
+}
+
 // Dispatches each recording to `small` while max_n <= small_max_n, else to `large`.
 std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,
                                                 uint64_t small_max_n,
