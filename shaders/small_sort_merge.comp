@@ -17,12 +17,11 @@ layout(constant_id = 4) const uint VALUE_WORDS = 0;
 layout(constant_id = 5) const uint BEGIN_BIT = 0;
 layout(constant_id = 6) const uint END_BIT = 32;
 layout(constant_id = 7) const uint TILE = 1024;
-layout(constant_id = 8) const uint TILE_CEIL_POW2 = 1024;  // smallest power of two >= TILE
-layout(constant_id = 9) const uint BUCKET_BITS = 8;  // as in small_sort_tile
+layout(constant_id = 8) const uint BUCKET_BITS = 8;  // as in small_sort_tile
 // Tiles whose searches advance together (a compile-time define, one shader per value in
 // CMakeLists.txt): their counters are an array that must stay in registers, so every index
-// has to be a constant in the SPIR-V (as a specialization constant the driver kept it in local
-// memory).
+// has to be a constant in the SPIR-V (with a specialization constant it stayed an array in
+// function memory).
 #ifndef TILES_PER_ROUND
 #error "small_sort_merge.comp needs -DTILES_PER_ROUND"
 #endif

@@ -10,8 +10,8 @@
 //     their slots and finish the block's smaller distances in registers and shuffles.
 // When the tile is the whole array this is the whole sort (in place); otherwise the sorted
 // tiles (keys in radix order, values beside them) and where each merge bucket begins in each go
-// to scratch for small_sort_merge. Keys are
-// rebuilt from the elements when the whole key is compared, else gathered by origin, like values.
+// to scratch for small_sort_merge. Keys are rebuilt from the elements when the whole key is
+// compared, else gathered by origin, like values.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
@@ -29,10 +29,10 @@ layout(constant_id = 7) const uint TILE = 1024;
 layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
 // Bits of the compared key, from its top, that make small_sort_merge's buckets (<= the width).
 layout(constant_id = 9) const uint BUCKET_BITS = 8;
-// Keys per invocation (2^LOG2_ITEMS) is a compile-time define, one shader per value
-// (CMakeLists.txt): every register index must be a constant in the SPIR-V, so the compiler
-// keeps the arrays in registers (as specialization constants the driver left them in local
-// memory: 4 keys per invocation measured 2x slower than 1 on the H100).
+// Keys per invocation (2^LOG2_ITEMS): a compile-time define, one shader per value
+// (CMakeLists.txt), so that the loops over registers unroll in the SPIR-V and every array index
+// is a constant (with a specialization constant the SPIR-V kept the arrays in function memory,
+// indexed by loop counters, and 4 keys per invocation measured 2x slower than 1 on the H100).
 #ifndef LOG2_ITEMS
 #error "small_sort_tile.comp needs -DLOG2_ITEMS"
 #endif

@@ -1,13 +1,17 @@
 // Small-array sort, stable, in one or two dispatches (what Algorithm::automatic uses for small n):
 //   small_sort_tile   each workgroup sorts one tile (workgroup x items keys, a power of two)
-//                     with a bitonic network on (key, origin slot), stable by that tie-break:
-//                     small pair distances in registers and subgroup shuffles, large ones in
-//                     shared memory; a single tile writes the result in place and is the sort
+//                     with a bitonic network on (compared key bits, origin slot), stable by
+//                     that tie-break: small pair distances in registers and subgroup shuffles,
+//                     large ones in shared memory; a single tile writes the result in place
+//                     and is the sort. With several tiles it also writes, per tile, where each
+//                     merge bucket (the top bucket_bits() compared bits) begins
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
-//                     number of keys of every other tile that precede it (binary searches), and
-//                     is written straight to its final position
+//                     number of keys of every other tile that precede it: everything in lower
+//                     buckets, plus a binary search over the keys of its own bucket; and is
+//                     written straight to its final position
 // Both dispatches are sized from max_n and read the true n on the GPU. Scratch holds the sorted
-// tiles (keys in radix order, values) only when there is more than one tile.
+// tiles (keys in radix order, values) and the bucket starts only when there is more than one
+// tile.
 #include "algorithms/comparison_sorts.hpp"
 
 namespace gpusort {
@@ -80,7 +84,6 @@ class SmallSort final : public SortAlgorithm {
                           bucket_starts, n, tiles, 0});
     rec.compute_barrier();
     auto merge_spec = tile_specialization(spec_, shape_.merge_workgroup, tile());
-    merge_spec.push_back(uint32_t(ceil_pow2(tile())));
     merge_spec.push_back(bucket_bits());
     rec.dispatch("small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round), merge_spec,
                  (t.n + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
