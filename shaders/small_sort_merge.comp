@@ -76,7 +76,8 @@ void main() {
       uvec2 others[TILES_PER_ROUND];
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
         uint probe = preceding[r] + step;
-        others[r] = load_key(sorted_keys_address, probe <= end[r] ? (first_tile + r) * TILE + probe - 1 : 0);
+        uint index = probe <= end[r] ? (first_tile + r) * TILE + probe - 1 : 0;
+        others[r] = load_key(sorted_keys_address, index);
       }
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
         uint t = first_tile + r;

@@ -85,7 +85,8 @@ uint64_t shuffle_xor_u64(uint64_t x, uint lane_mask) {
 // e = lane * ITEMS + register of the subgroup's run. The arrays are main's locals passed in and
 // out; every index is a constant after unrolling.
 
-void exchange_if_second_first(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint a, uint b) {
+void exchange_if_second_first(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint a,
+                              uint b) {
   if (element_precedes(orders[b], origins[b], orders[a], origins[a])) {
     uint64_t order = orders[a];
     orders[a] = orders[b];
@@ -99,7 +100,8 @@ void exchange_if_second_first(inout uint64_t orders[ITEMS], inout uint origins[I
 }
 
 // Disperse steps inside the registers at distances from `distance` down to 1.
-void register_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], const uint distance) {
+void register_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS],
+                       const uint distance) {
   [[unroll]] for (uint level = 0; level < LOG2_ITEMS; ++level) {
     const uint d = (ITEMS / 2) >> level;
     [[unroll]] for (uint r = 0; r < ITEMS; ++r)
@@ -129,7 +131,8 @@ void lane_step(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lan
     uint partner_origin = 0;
     if (ELEMENT_ORIGIN_SEPARATE) partner_origin = subgroupShuffleXor(origins[partner], lane_mask);
     // Elements are distinct (origins are), so "not first" means "second".
-    bool take_partner = lower == element_precedes(partner_order, partner_origin, orders[r], origins[r]);
+    bool partner_first = element_precedes(partner_order, partner_origin, orders[r], origins[r]);
+    bool take_partner = lower == partner_first;
     new_orders[r] = take_partner ? partner_order : orders[r];
     new_origins[r] = take_partner ? partner_origin : origins[r];
   }
@@ -140,7 +143,8 @@ void lane_step(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lan
 }
 
 // Disperse steps at lane distances from lane_distance down to 1, then inside the registers.
-void lane_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane, uint lane_distance) {
+void lane_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane,
+                   uint lane_distance) {
   for (uint d = lane_distance; d >= 1; d /= 2) lane_step(orders, origins, lane, d, d, false);
   register_disperse(orders, origins, ITEMS / 2);
 }
@@ -195,7 +199,8 @@ void main() {
 
   // 1. Sort each subgroup's run (bitonic, flip/disperse form): blocks inside the registers,
   // then blocks across lanes (flip, then disperse down to the registers).
-  [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS; ++stage) register_merge(orders, origins, 1u << stage);
+  [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS; ++stage)
+    register_merge(orders, origins, 1u << stage);
   for (uint lane_block = 2; lane_block <= SUBGROUP_LANES; lane_block *= 2) {
     lane_step(orders, origins, lane, lane_block - 1, lane_block / 2, true);
     lane_disperse(orders, origins, lane, lane_block / 4);
@@ -223,7 +228,8 @@ void main() {
       uint begin = 0;  // grows while the slot before begin + step holds a smaller bucket
       for (uint step = TILE; step >= 1; step /= 2) {
         uint probe = begin + step;
-        if (probe <= count && element_bucket(tile_orders[padded_order(probe - 1)]) < bucket) begin = probe;
+        if (probe <= count && element_bucket(tile_orders[padded_order(probe - 1)]) < bucket)
+          begin = probe;
       }
       U32Array(bucket_starts_address).v[tile * (buckets + 1) + bucket] = begin;
     }

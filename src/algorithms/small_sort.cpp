@@ -41,7 +41,8 @@ class SmallSort final : public SortAlgorithm {
 
   // small_sort_merge's buckets: the top bits of the compared key (2^bits + 1 entries a tile).
   uint32_t bucket_bits() const {
-    const uint32_t wanted = shape_.merge_bucket_bits ? shape_.merge_bucket_bits : uint32_t(std::countr_zero(tile()));
+    const uint32_t wanted =
+        shape_.merge_bucket_bits ? shape_.merge_bucket_bits : uint32_t(std::countr_zero(tile()));
     return std::min(wanted, spec_.end_bit - spec_.begin_bit);
   }
   uint64_t bucket_entries() const { return (uint64_t(1) << bucket_bits()) + 1; }
@@ -166,14 +167,17 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                                 SmallSortShape wanted) {
   SmallSortShape s = wanted;
   if (s.items != 1 && s.items != 2 && s.items != 4 && s.items != 8)
-    throw Error("small-array sort: " + std::to_string(s.items) + " keys per invocation (1, 2, 4 or 8)");
+    throw Error("small-array sort: " + std::to_string(s.items) +
+                " keys per invocation (1, 2, 4 or 8)");
   if (s.merge_tiles_per_round != 4 && s.merge_tiles_per_round != 8)
     throw Error("small-array sort: merge rounds of " + std::to_string(s.merge_tiles_per_round) +
                 " tiles (4 or 8)");
   if (s.merge_bucket_bits > 12)
-    throw Error("small-array sort: " + std::to_string(s.merge_bucket_bits) + " merge bucket bits (12 at most)");
+    throw Error("small-array sort: " + std::to_string(s.merge_bucket_bits) +
+                " merge bucket bits (12 at most)");
   auto fits = [&](uint32_t workgroup) {
-    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <= ctx.info.shared_memory_bytes;
+    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <=
+           ctx.info.shared_memory_bytes;
   };
   auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);

@@ -88,7 +88,8 @@ std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec
   return make_size_switch(
       make_small_sort(ctx, spec, narrow), small_sort_max_n(narrow),
       make_size_switch(make_small_sort(ctx, spec, wide),
-                       std::min(small_sort_max_n(wide), small_array_limit), make_onesweep(ctx, spec)));
+                       std::min(small_sort_max_n(wide), small_array_limit),
+                       make_onesweep(ctx, spec)));
 }
 
 std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
