@@ -157,6 +157,10 @@ int main(int argc, char** argv) {
       bool warm, closing_barrier, compute_stage;
       int dispatches;
       bool indirect_barrier = false;  // the barrier gpusort recorded before: dst also DRAW_INDIRECT
+      // The floor of any sort of copy_keys keys: one dispatch that reads them from global memory
+      // (evicted from L2 by the warm-up, like a sort's input) and writes them, by copy_groups
+      // workgroups of copy_workgroup invocations (grid-stride).
+      uint32_t copy_keys = 0, copy_workgroup = 256, copy_groups = 1;
     };
     const Floor floors[] = {
         {"one empty dispatch + barrier (no warm-up)", false, true, false, 1},
@@ -166,6 +170,18 @@ int main(int argc, char** argv) {
         {"two empty dispatches + barriers", true, true, false, 2},
         {"one empty dispatch + barrier to compute|draw-indirect", true, true, false, 1, true},
         {"two empty dispatches + barriers to compute|draw-indirect", true, true, false, 2, true},
+        {"copy 2^10 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false,
+         1 << 10, 1024, 1},
+        {"copy 2^10 keys, 4 workgroups of 256 + barrier", true, true, false, 1, false,
+         1 << 10, 256, 4},
+        {"copy 2^12 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false,
+         1 << 12, 1024, 1},
+        {"copy 2^12 keys, 16 workgroups of 256 + barrier", true, true, false, 1, false,
+         1 << 12, 256, 16},
+        {"copy 2^14 keys, 64 workgroups of 256 + barrier", true, true, false, 1, false,
+         1 << 14, 256, 64},
+        {"copy 2^16 keys, 256 workgroups of 256 + barrier", true, true, false, 1, false,
+         1 << 16, 256, 256},
     };
     auto barrier = [](VkCommandBuffer cmd, bool indirect) {
       if (!indirect) return Recorder::barrier(cmd);
@@ -176,6 +192,7 @@ int main(int argc, char** argv) {
                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b,
                            0, nullptr, 0, nullptr);
     };
+    DeviceBuffer floor_keys(ctx.impl(), 4 << 16, MemoryKind::device_local);
     for (const Floor& f : floors) {
       std::vector<double> one;
       for (int r = 0; r < runs + 3; ++r) {
@@ -192,8 +209,9 @@ int main(int argc, char** argv) {
           };
           for (int d = 0; d < f.dispatches; ++d) {
             if (d) barrier(cmd, f.indirect_barrier);
-            rec.dispatch("copy_elements", {256, 1}, 1,
-                         CopyPush{warmup.src.address(), warmup.dst.address(), 0, 0, 1});
+            rec.dispatch("copy_elements", {f.copy_workgroup, 1}, f.copy_groups,
+                         CopyPush{warmup.src.address(), floor_keys.address(), 0, f.copy_keys,
+                                  f.copy_groups});
           }
           if (f.closing_barrier) barrier(cmd, f.indirect_barrier);
           vkCmdWriteTimestamp(cmd, f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
@@ -213,31 +231,42 @@ int main(int argc, char** argv) {
       {"odd_even", Algorithm::odd_even},
       {"radix_reduce_scan", Algorithm::radix_reduce_scan},
   };
-  auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge, bool subgroup) {
-    candidates.push_back({"small i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
-                              std::to_string(tile) + " m" + std::to_string(merge) +
-                              (subgroup ? " sg" : " regs"),
-                          Algorithm::automatic, true, {items, single, tile, merge, subgroup}});
+  // Label: keys per invocation (i), single-dispatch workgroup (s), tile workgroup (t), tiles per
+  // merge round (r), merge workgroup (m), merge bucket bits (b, 0: log2 of the tile's keys).
+  auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,
+                   uint32_t merge = 256, uint32_t bucket_bits = 0) {
+    candidates.push_back({"i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
+                              std::to_string(tile) + " r" + std::to_string(merge_round) + " m" +
+                              std::to_string(merge) + " b" + std::to_string(bucket_bits),
+                          Algorithm::automatic, true,
+                          {.items = items, .single_workgroup = single, .tile_workgroup = tile,
+                           .merge_workgroup = merge, .merge_tiles_per_round = merge_round,
+                           .merge_bucket_bits = bucket_bits}});
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
   if (sweep_shapes) {
-    for (bool subgroup : {true, false}) {
-      shape(2, 1024, 1024, 256, subgroup);
-      shape(4, 1024, 1024, 256, subgroup);
-    }
-    shape(1, 1024, 1024, 256, true);
-    shape(2, 512, 512, 256, true);
-    shape(4, 256, 512, 256, true);
+    shape(2, 512, 512);         // automatic up to 2^15
+    shape(2, 512, 512, 4, 256, 8);
+    shape(2, 512, 512, 8);
+    shape(2, 512, 512, 4, 128);
+    shape(1, 1024, 1024);
+    shape(4, 256, 256);
+    shape(2, 256, 256);         // tiles of 512
+    shape(2, 512, 1024);        // automatic at 2^16: tiles of 2048
+    shape(2, 512, 1024, 4, 256, 8);
+    shape(4, 1024, 512);        // tiles of 2048, 4 keys per invocation
+    shape(4, 1024, 1024);       // tiles of 4096
+    shape(4, 1024, 1024, 4, 256, 8);
   }
   const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
   int wrong = 0;
   for (uint32_t value_bytes : {0u, 4u}) {
-    std::printf("\nu32 keys%s: median us over %d runs\n%-28s", value_bytes ? " + u32 values" : "",
+    std::printf("\nu32 keys%s: median us over %d runs\n%-30s", value_bytes ? " + u32 values" : "",
                 runs, "config");
     for (uint64_t n : sizes) std::printf(" %10s", ("2^" + std::to_string(std::countr_zero(n))).c_str());
     std::printf("\n");
     for (const auto& c : candidates) {
-      std::printf("%-28s", c.label.c_str());
+      std::printf("%-30s", c.label.c_str());
       for (uint64_t n : sizes) {
         std::string error;
         double ms = time_one(ctx, warmup, queries, c, value_bytes, n, runs, error);

@@ -2,8 +2,10 @@
 // Small-array sort, pass 2: every key of the sorted tiles (small_sort_tile) finds its final
 // position directly: its slot in its own tile plus, for every other tile, how many keys there
 // precede it (for earlier tiles keys <= it, for later tiles keys < it: equal keys keep their
-// input order, so the sort stays stable). The searches of all tiles advance together, one
-// halving step at a time, so their memory reads overlap.
+// input order, so the sort stays stable). Each count is a binary search over only the keys of
+// the tile in the same bucket (top BUCKET_BITS compared bits) as ours, whose bounds
+// small_sort_tile wrote; the searches of TILES_PER_ROUND tiles advance together, one halving
+// step at a time, so their memory reads overlap.
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
@@ -15,20 +17,31 @@ layout(constant_id = 4) const uint VALUE_WORDS = 0;
 layout(constant_id = 5) const uint BEGIN_BIT = 0;
 layout(constant_id = 6) const uint END_BIT = 32;
 layout(constant_id = 7) const uint TILE = 1024;
-layout(constant_id = 8) const uint MAX_TILES = 32;
-layout(constant_id = 9) const uint TILE_CEIL_POW2 = 1024;  // smallest power of two >= TILE
+layout(constant_id = 8) const uint BUCKET_BITS = 8;  // as in small_sort_tile
+// Tiles whose searches advance together (a compile-time define, one shader per value in
+// CMakeLists.txt): their counters are an array that must stay in registers, so every index
+// has to be a constant in the SPIR-V (with a specialization constant it stayed an array in
+// function memory).
+#ifndef TILES_PER_ROUND
+#error "small_sort_merge.comp needs -DTILES_PER_ROUND"
+#endif
 
 #include "keys.glsl"
 #include "key_compare.glsl"
+#include "sort_element.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t sorted_keys_address;  // radix order, tile by tile
   uint64_t sorted_values_address;
+  uint64_t bucket_starts_address;  // per tile, where each bucket begins (small_sort_tile)
   uint64_t keys_address;
   uint64_t values_address;
   uint64_t count_address;
   uint n;
 };
+
+const uint BUCKETS = 1u << BUCKET_BITS;
+const uint COMPARED_WIDTH = END_BIT - BEGIN_BIT;
 
 void main() {
   uint i = linear_workgroup_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
@@ -37,24 +50,44 @@ void main() {
   uint tiles = div_ceil(n_now, TILE);
   uint own_tile = i / TILE;
   uvec2 key = load_key(sorted_keys_address, i);
-  uint preceding[MAX_TILES];
-  // Loops over tiles are unrolled so preceding[] stays in registers.
-  [[unroll]] for (uint t = 0; t < MAX_TILES; ++t) preceding[t] = 0;
-  // preceding[t] grows by step while the key at preceding[t] + step - 1 precedes ours; the
-  // steps sum to 2 TILE_CEIL_POW2 - 1 >= TILE, so every count up to the tile length is reachable.
-  for (uint step = TILE_CEIL_POW2; step >= 1; step /= 2) {
-    [[unroll]] for (uint t = 0; t < MAX_TILES; ++t) {
-      uint length = t < tiles ? min(TILE, n_now - t * TILE) : 0;
-      uint probe = preceding[t] + step;
-      if (t != own_tile && probe <= length) {
-        uvec2 other = load_key(sorted_keys_address, t * TILE + probe - 1);
-        bool precedes = t < own_tile ? !key_less(key, other) : key_less(other, key);
-        if (precedes) preceding[t] = probe;
+  // Keys of other buckets precede ours or not by their bucket alone: only the keys of our
+  // bucket in each tile are searched (about TILE / BUCKETS of them for spread keys).
+  const uint bucket = uint(compared_bits(key) >> (COMPARED_WIDTH - BUCKET_BITS));
+  uint position = i - own_tile * TILE;
+  for (uint first_tile = 0; first_tile < tiles; first_tile += TILES_PER_ROUND) {
+    // preceding[r]: how many keys of tile first_tile + r precede ours. It starts at the
+    // bucket's beginning and grows by step while the key at preceding[r] + step - 1 precedes.
+    uint preceding[TILES_PER_ROUND], end[TILES_PER_ROUND];
+    uint longest = 0;
+    [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+      uint t = first_tile + r;
+      bool searched = t < tiles && t != own_tile;
+      // Unsearched tiles read their own tile's entries (in bounds) and are then emptied.
+      uint entry = (searched ? t : own_tile) * (BUCKETS + 1) + bucket;
+      preceding[r] = U32Array(bucket_starts_address).v[entry];
+      end[r] = U32Array(bucket_starts_address).v[entry + 1];
+      if (!searched) preceding[r] = end[r] = 0;
+      longest = max(longest, end[r] - preceding[r]);
+    }
+    // The steps sum to 2 * step - 1 >= longest.
+    for (uint step = longest == 0 ? 0 : 1u << findMSB(longest); step >= 1; step /= 2) {
+      // The loads are unconditional (a probe beyond the bucket reads key 0 and is ignored): a
+      // load under a branch waits for the previous one to return.
+      uvec2 others[TILES_PER_ROUND];
+      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        uint probe = preceding[r] + step;
+        uint index = probe <= end[r] ? (first_tile + r) * TILE + probe - 1 : 0;
+        others[r] = load_key(sorted_keys_address, index);
+      }
+      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        uint t = first_tile + r;
+        uint probe = preceding[r] + step;
+        bool precedes = t < own_tile ? !key_less(key, others[r]) : key_less(others[r], key);
+        if (probe <= end[r] && precedes) preceding[r] = probe;
       }
     }
+    [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) position += preceding[r];
   }
-  uint position = i - own_tile * TILE;
-  [[unroll]] for (uint t = 0; t < MAX_TILES; ++t) position += preceding[t];
   store_key(keys_address, position, from_radix_order(key));
   if (VALUE_WORDS != 0) store_value(values_address, position, load_value(sorted_values_address, i));
 }

@@ -12,10 +12,10 @@
 namespace gpusort::test {
 namespace {
 
-// The widest shape automatic uses (two keys per invocation): its limit is automatic's.
-SmallSortShape shape_of(const Combo& c) {
-  return small_sort_shape(context().impl(), make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0),
-                          {.items = 2});
+// automatic's small-array shapes: the narrow one's single tile, the wide one's limit (automatic's).
+SmallSortShape shape_of(const Combo& c, bool wide) {
+  return automatic_small_shape(context().impl(),
+                               make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0), wide);
 }
 
 class SmallSort : public ::testing::TestWithParam<Combo> {};
@@ -23,7 +23,7 @@ class SmallSort : public ::testing::TestWithParam<Combo> {};
 // One tile (single dispatch) at several workgroup sizes, just past it, and several tiles.
 TEST_P(SmallSort, MatchesStableSortOnEveryDistribution) {
   const Combo c = GetParam();
-  const SmallSortShape shape = shape_of(c);
+  const SmallSortShape shape = shape_of(c, false);
   const uint64_t single = uint64_t(shape.single_workgroup) * shape.items;
   for (uint64_t n : {0ull, 1ull, 2ull, 3ull, 300ull})
     for (Distribution d : all_distributions())
@@ -44,7 +44,7 @@ TEST(SmallSortSizes, EveryPowerOfTwoNeighbourUpTo2To16) {
 
 TEST(SmallSortSizes, AutomaticSwitchesToRadixAboveTheLimit) {
   const Combo c{KeyType::f32, 4, false};
-  const uint64_t limit = small_sort_max_n(shape_of(c));
+  const uint64_t limit = small_sort_max_n(shape_of(c, true));
   for (uint64_t n : {limit, limit + 1})
     EXPECT_TRUE(check_sort({Algorithm::automatic, c.key, c.value_bytes, c.descending, n,
                             Distribution::low_entropy}));

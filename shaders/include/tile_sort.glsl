@@ -1,4 +1,4 @@
-// Shared by the comparison sorts (bitonic, odd-even transposition, the small-array merge sort):
+// Shared by the comparison sorts bitonic and odd-even transposition:
 // a tile of up to TILE keys held in shared memory in radix order and, when values are sorted,
 // each key's origin (its slot when loaded), so values move once, by a gather, when the tile is
 // written back. Include after common.glsl; declares specialization constants 0..7:
@@ -26,13 +26,8 @@ const uint STRIDED_ITEMS = (TILE + WORKGROUP - 1) / WORKGROUP;
 // exactly as tile_shared_words() on the host says.
 uint padded_word(uint word) { return word + (word >> 5); }
 const uint KEY_REGION = TILE * KEY_WORDS + (TILE * KEY_WORDS) / 32;
-// Origins are kept when values are sorted, or always where a kernel defines
-// TILE_ORIGINS_ALWAYS (it orders equal keys by origin).
-#ifdef TILE_ORIGINS_ALWAYS
-const bool TILE_HAS_ORIGINS = true;
-#else
+// Origins are kept when values are sorted.
 const bool TILE_HAS_ORIGINS = VALUE_WORDS != 0;
-#endif
 const uint ORIGIN_REGION = TILE_HAS_ORIGINS ? TILE + TILE / 32 : 0;
 shared uint tile_words[KEY_REGION + ORIGIN_REGION];
 

@@ -1,7 +1,8 @@
-// The comparison sorts (bitonic, odd-even transposition, the small-array merge sort) and the
-// automatic choice between the small-array sort and a radix sort. They share the shared-memory
-// tile of shaders/include/tile_sort.glsl: keys in radix order (plus each key's origin slot when
-// values are sorted), compared on the spec's bit range.
+// The comparison sorts (bitonic, odd-even transposition, the small-array sort: bitonic tiles
+// merged by rank) and the automatic choice between the small-array sort and a radix sort.
+// Bitonic and odd-even share the shared-memory tile of shaders/include/tile_sort.glsl: keys in
+// radix order (plus each key's origin slot when values are sorted), compared on the spec's bit
+// range; the small-array sort has its own (shaders/include/sort_element.glsl).
 #pragma once
 
 #include "algorithms/sort_algorithm.hpp"
@@ -21,11 +22,15 @@ uint64_t odd_even_capacity(const Context::Impl& ctx, const SortSpec& spec);
 // sorted by one workgroup in one dispatch; larger ones as tiles of tile_workgroup x items keys
 // (one workgroup each) and a second dispatch that merges the tiles by rank.
 struct SmallSortShape {
-  uint32_t items = 2;  // keys per invocation, a power of two
+  uint32_t items = 2;  // keys per invocation: 1, 2, 4 or 8 (one small_sort_tile shader each)
   uint32_t single_workgroup = 1024;
   uint32_t tile_workgroup = 1024;
   uint32_t merge_workgroup = 256;
   bool subgroup_sort = true;  // small pair distances through subgroup shuffles, not shared memory
+  uint32_t merge_tiles_per_round = 8;  // tiles searched together by small_sort_merge: 4 or 8
+  // small_sort_merge's buckets: the top this many compared bits (at most 12). 0: log2(tile
+  // keys), about one key of a tile per bucket, so most searches take one step.
+  uint32_t merge_bucket_bits = 0;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
@@ -34,6 +39,18 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
 std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
                                                SmallSortShape shape);
 uint64_t small_sort_max_n(const SmallSortShape& shape);
+
+// The shapes Algorithm::automatic uses (fastest measured on the H100, bench/NOTES-small.md):
+// narrow: one workgroup up to 1024 keys (2 per invocation), else tiles of 1024 keys, to 2^15;
+// wide: tiles of 2048 keys, to 2^16.
+inline SmallSortShape automatic_small_shape(const Context::Impl& ctx, const SortSpec& spec,
+                                            bool wide) {
+  return small_sort_shape(ctx, spec,
+                          {.items = 2,
+                           .single_workgroup = 512,
+                           .tile_workgroup = wide ? 1024u : 512u,
+                           .merge_tiles_per_round = 4});
+}
 
 // Dispatches each recording to `small` while max_n <= small_max_n, else to `large`.
 std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,
@@ -44,20 +61,23 @@ std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> s
 
 // Shared-memory bytes of a tile of `tile` slots: keys and, when values are sorted, origins, each
 // region with one padding word per 32 (shaders/include/tile_sort.glsl).
-// `origins_always`: the kernel keeps origins without values (TILE_ORIGINS_ALWAYS).
-inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile, bool origins_always = false) {
+inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
   auto region = [](uint64_t words) { return words + words / 32; };
-  const bool origins = origins_always || spec.value_words != 0;
-  return 4 * (region(tile * spec.key_words) + (origins ? region(tile) : 0));
+  return 4 * (region(tile * spec.key_words) + (spec.value_words != 0 ? region(tile) : 0));
 }
 
-// The most slots a tile can have in this device's shared memory.
-inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec,
-                               bool origins_always = false) {
-  const uint64_t slot_words = spec.key_words + (origins_always || spec.value_words ? 1 : 0);
+// Shared-memory bytes of small_sort_tile's tile of `tile` slots: one 64-bit order word per slot
+// plus one padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding
+// word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl).
+inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
+  return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
+}
+
+// The most slots a tile of tile_sort.glsl can have in this device's shared memory.
+inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec) {
+  const uint64_t slot_words = spec.key_words + (spec.value_words ? 1 : 0);
   uint64_t slots = ctx.info.shared_memory_bytes / 4 * 32 / 33 / slot_words + 2;
-  while (slots > 0 && tile_shared_bytes(spec, slots, origins_always) > ctx.info.shared_memory_bytes)
-    --slots;
+  while (slots > 0 && tile_shared_bytes(spec, slots) > ctx.info.shared_memory_bytes) --slots;
   return slots;
 }
 

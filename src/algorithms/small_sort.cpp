@@ -1,28 +1,33 @@
 // Small-array sort, stable, in one or two dispatches (what Algorithm::automatic uses for small n):
 //   small_sort_tile   each workgroup sorts one tile (workgroup x items keys, a power of two)
-//                     with a bitonic network on (key, origin slot), stable by that tie-break:
-//                     small pair distances in registers and subgroup shuffles, large ones in
-//                     shared memory; a single tile writes the result in place and is the sort
+//                     with a bitonic network on (compared key bits, origin slot), stable by
+//                     that tie-break: small pair distances in registers and subgroup shuffles,
+//                     large ones in shared memory; a single tile writes the result in place
+//                     and is the sort. With several tiles it also writes, per tile, where each
+//                     merge bucket (the top bucket_bits() compared bits) begins
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
-//                     number of keys of every other tile that precede it (binary searches), and
-//                     is written straight to its final position
+//                     number of keys of every other tile that precede it: everything in lower
+//                     buckets, plus a binary search over the keys of its own bucket; and is
+//                     written straight to its final position
 // Both dispatches are sized from max_n and read the true n on the GPU. Scratch holds the sorted
-// tiles (keys in radix order, values) only when there is more than one tile.
+// tiles (keys in radix order, values) and the bucket starts only when there is more than one
+// tile.
 #include "algorithms/comparison_sorts.hpp"
 
 namespace gpusort {
 
 namespace {
 
-// small_sort_merge keeps one counter per tile in registers: this bounds n at max_tiles tiles.
+// small_sort_merge searches every other tile for every key, so its work per key grows with the
+// tile count: n is bounded at max_tiles tiles.
 constexpr uint32_t max_tiles = 32;
 
 struct TilePush {
-  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address;
+  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts;
   uint32_t n, tile_count, output_raw;
 };
 struct MergePush {
-  VkDeviceAddress sorted_keys, sorted_values, keys, values, count_address;
+  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address;
   uint32_t n;
 };
 
@@ -34,13 +39,23 @@ class SmallSort final : public SortAlgorithm {
   uint32_t tile() const { return shape_.tile_workgroup * shape_.items; }
   bool single_tile(uint64_t max_n) const { return max_n <= shape_.single_workgroup * shape_.items; }
 
+  // small_sort_merge's buckets: the top bits of the compared key (2^bits + 1 entries a tile).
+  uint32_t bucket_bits() const {
+    const uint32_t wanted =
+        shape_.merge_bucket_bits ? shape_.merge_bucket_bits : uint32_t(std::countr_zero(tile()));
+    return std::min(wanted, spec_.end_bit - spec_.begin_bit);
+  }
+  uint64_t bucket_entries() const { return (uint64_t(1) << bucket_bits()) + 1; }
+
   struct Layout {
-    uint64_t sorted_values, total;
+    uint64_t sorted_values, bucket_starts, total;
   };
   Layout layout(uint64_t max_n) const {
-    if (single_tile(max_n)) return {0, 0};
-    uint64_t sorted_values = align_up(max_n * spec_.key_words * 4, 256);
-    return {sorted_values, sorted_values + max_n * spec_.value_words * 4};
+    if (single_tile(max_n)) return {0, 0, 0};
+    const uint64_t tiles = (max_n + tile() - 1) / tile();
+    const uint64_t sorted_values = align_up(max_n * spec_.key_words * 4, 256);
+    const uint64_t bucket_starts = align_up(sorted_values + max_n * spec_.value_words * 4, 256);
+    return {sorted_values, bucket_starts, bucket_starts + tiles * bucket_entries() * 4};
   }
 
   uint64_t scratch_bytes(uint64_t max_n) const override {
@@ -56,31 +71,34 @@ class SmallSort final : public SortAlgorithm {
       // The smallest power-of-two workgroup that covers max_n.
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
-      rec.dispatch("small_sort_tile", tile_shader_spec(workgroup), 1,
-                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, n, 1, 1});
+      rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
+                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, n, 1, 1});
       rec.compute_barrier();
       return;
     }
     const Layout l = layout(t.n);
-    const VkDeviceAddress sorted_keys = t.scratch, sorted_values = t.scratch + l.sorted_values;
+    const VkDeviceAddress sorted_keys = t.scratch, sorted_values = t.scratch + l.sorted_values,
+                          bucket_starts = t.scratch + l.bucket_starts;
     const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
-    rec.dispatch("small_sort_tile", tile_shader_spec(shape_.tile_workgroup), tiles,
-                 TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address, n, tiles, 0});
+    rec.dispatch(tile_shader(), tile_shader_spec(shape_.tile_workgroup), tiles,
+                 TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
+                          bucket_starts, n, tiles, 0});
     rec.compute_barrier();
     auto merge_spec = tile_specialization(spec_, shape_.merge_workgroup, tile());
-    merge_spec.push_back(uint32_t(ceil_pow2(tiles)));  // MAX_TILES: few variants, short loops
-    merge_spec.push_back(uint32_t(ceil_pow2(tile())));
-    rec.dispatch("small_sort_merge", merge_spec,
+    merge_spec.push_back(bucket_bits());
+    rec.dispatch("small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round), merge_spec,
                  (t.n + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
-                 MergePush{sorted_keys, sorted_values, t.keys, t.values, t.count_address, n});
+                 MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values,
+                           t.count_address, n});
     rec.compute_barrier();
   }
 
  private:
+  std::string tile_shader() const { return "small_sort_tile_i" + std::to_string(shape_.items); }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-    s.push_back(uint32_t(std::countr_zero(shape_.items)));
     s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
+    s.push_back(bucket_bits());
     return s;
   }
 
@@ -147,12 +165,24 @@ uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
 
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                                 SmallSortShape wanted) {
-  const uint64_t fit = max_tile_slots(ctx, spec, true);
   SmallSortShape s = wanted;
+  if (s.items != 1 && s.items != 2 && s.items != 4 && s.items != 8)
+    throw Error("small-array sort: " + std::to_string(s.items) +
+                " keys per invocation (1, 2, 4 or 8)");
+  if (s.merge_tiles_per_round != 4 && s.merge_tiles_per_round != 8)
+    throw Error("small-array sort: merge rounds of " + std::to_string(s.merge_tiles_per_round) +
+                " tiles (4 or 8)");
+  if (s.merge_bucket_bits > 12)
+    throw Error("small-array sort: " + std::to_string(s.merge_bucket_bits) +
+                " merge bucket bits (12 at most)");
+  auto fits = [&](uint32_t workgroup) {
+    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <=
+           ctx.info.shared_memory_bytes;
+  };
   auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);
-    while (workgroup > 64 && uint64_t(workgroup) * s.items > fit) workgroup /= 2;
-    if (uint64_t(workgroup) * s.items > fit)
+    while (workgroup > 64 && !fits(workgroup)) workgroup /= 2;
+    if (!fits(workgroup))
       throw Error("small-array sort: a tile of " + std::to_string(workgroup * s.items) +
                   " keys does not fit " + std::to_string(ctx.info.shared_memory_bytes) +
                   " bytes of shared memory");

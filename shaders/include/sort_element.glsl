@@ -1,0 +1,54 @@
+// What the small-array tile sort orders: an element made of a key's compared bits (bits
+// [BEGIN_BIT, END_BIT) of its radix-ordered form, shifted down) and its origin slot in the tile.
+// Ordering by both is a stable sort of the keys, and every element is distinct, so a
+// compare-exchange needs one comparison. 32-bit keys pack both into one 64-bit order word
+// (bits << 32 | origin), so that comparison is a single 64-bit compare; 64-bit keys carry the
+// origin beside the order word (ELEMENT_ORIGIN_SEPARATE).
+// Include after keys.glsl and the BEGIN_BIT / END_BIT / BUCKET_BITS constants.
+
+const bool ELEMENT_ORIGIN_SEPARATE = KEY_WORDS != 1;
+// The element holds the whole radix-ordered key, so the key is rebuilt from it instead of
+// being gathered from its origin.
+const bool WHOLE_KEY_COMPARED = BEGIN_BIT == 0 && END_BIT == KEY_BITS;
+
+uint64_t compared_bits(uvec2 radix_key) {
+  const uint width = END_BIT - BEGIN_BIT;
+  if (KEY_WORDS == 1) {
+    const uint mask = width >= 32 ? 0xffffffffu : (1u << width) - 1u;
+    return uint64_t((radix_key.x >> BEGIN_BIT) & mask);
+  }
+  const uint64_t mask = width >= 64 ? ~0ul : (1ul << width) - 1ul;
+  return (packUint2x32(radix_key) >> BEGIN_BIT) & mask;
+}
+
+uint64_t element_order(uint64_t bits, uint origin) {
+  return ELEMENT_ORIGIN_SEPARATE ? bits : (bits << 32) | uint64_t(origin);
+}
+
+// An empty slot (beyond the tile's count): all-ones bits, and its origin (>= count, above every
+// key's), so it sorts after every key.
+uint64_t absent_element_order(uint origin) {
+  return ELEMENT_ORIGIN_SEPARATE ? ~0ul : (0xfffffffful << 32) | uint64_t(origin);
+}
+
+bool element_precedes(uint64_t order_a, uint origin_a, uint64_t order_b, uint origin_b) {
+  if (!ELEMENT_ORIGIN_SEPARATE) return order_a < order_b;
+  return order_a < order_b || (order_a == order_b && origin_a < origin_b);
+}
+
+uint element_origin(uint64_t order, uint origin) {
+  return ELEMENT_ORIGIN_SEPARATE ? origin : uint(order);
+}
+
+// The radix-ordered key of an element; only when WHOLE_KEY_COMPARED.
+uvec2 element_radix_key(uint64_t order) {
+  return KEY_WORDS == 1 ? uvec2(uint(order >> 32), 0u) : unpackUint2x32(order);
+}
+
+// The compared bits of an element, shifted down (above them: zeros, or ones for an absent slot).
+uint64_t element_bits(uint64_t order) { return ELEMENT_ORIGIN_SEPARATE ? order : order >> 32; }
+
+// small_sort_merge's bucket of an element: the top BUCKET_BITS of its compared bits.
+uint element_bucket(uint64_t order) {
+  return uint(element_bits(order) >> (END_BIT - BEGIN_BIT - BUCKET_BITS));
+}
