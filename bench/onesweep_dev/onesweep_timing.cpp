@@ -62,6 +62,18 @@ int main(int argc, char** argv) {
   DeviceBuffer scratch(impl, algorithm->scratch_bytes(n), MemoryKind::device_local);
   std::vector<double> ms;
   int last_input = 0;
+  // ONESWEEP_PHASES: a timestamp after every barrier of the sort (clear, histogram, plan, each
+  // pass, copy-back), medians per phase printed at the end.
+  const bool phases = std::getenv("ONESWEEP_PHASES") != nullptr;
+  constexpr uint32_t max_queries = 64;
+  VkQueryPool phase_pool = VK_NULL_HANDLE;
+  if (phases) {
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = max_queries;
+    vkCreateQueryPool(impl.device, &qi, nullptr, &phase_pool);
+  }
+  std::vector<std::vector<double>> phase_ms;
   for (int r = 0; r < warmups + runs; ++r) {
     last_input = r % inputs;
     impl.submit([&](VkCommandBuffer cmd) {
@@ -72,12 +84,26 @@ int main(int argc, char** argv) {
         vkCmdCopyBuffer(cmd, in_values.buffer(), values.buffer(), 1, &v);
       }
     });
+    uint32_t next_query = 1;
     double t = impl.submit_timed([&](VkCommandBuffer cmd) {
       Recorder rec(impl, cmd);
+      if (phases) {
+        vkCmdResetQueryPool(cmd, phase_pool, 0, max_queries);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, phase_pool, 0);
+        rec.profile_barriers(phase_pool, &next_query);
+      }
       algorithm->record(rec, {keys.address(), value_bytes ? values.address() : 0, scratch.address(),
                               scratch.buffer(), 0, 0, n});
     });
     if (r >= warmups) ms.push_back(t);
+    if (phases && r >= warmups) {
+      std::vector<uint64_t> ticks(next_query);
+      vkGetQueryPoolResults(impl.device, phase_pool, 0, next_query, ticks.size() * 8, ticks.data(), 8,
+                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      phase_ms.resize(next_query - 1);
+      for (uint32_t q = 1; q < next_query; ++q)
+        phase_ms[q - 1].push_back(double(ticks[q] - ticks[q - 1]) * impl.info.timestamp_period_ns * 1e-6);
+    }
   }
   std::sort(ms.begin(), ms.end());
   uint32_t fallbacks = 0;
@@ -134,5 +160,13 @@ int main(int argc, char** argv) {
          (unsigned long long)algorithm->scratch_bytes(n),
          (unsigned long long)(algorithm->scratch_bytes(n) - align_up(n * kb, 256) - align_up(value_size, 256)),
          fallbacks, ok ? "OK" : "WRONG");
+  if (phases) {
+    printf("  phases (ms, median):");
+    for (auto& p : phase_ms) {
+      std::sort(p.begin(), p.end());
+      printf(" %.3f", p[p.size() / 2]);
+    }
+    printf("\n");
+  }
   return ok ? 0 : 1;
 }

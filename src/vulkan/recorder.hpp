@@ -39,6 +39,13 @@ class Recorder {
   void compute_barrier() const {
     barrier(cmd_);
     ends_with_barrier_ = true;
+    if (profile_pool_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, profile_pool_, (*profile_next_)++);
+  }
+  // Development profiling (bench/onesweep_dev): a timestamp into `pool` after every
+  // compute_barrier(), at query *next, which then advances.
+  void profile_barriers(VkQueryPool pool, uint32_t* next) {
+    profile_pool_ = pool;
+    profile_next_ = next;
   }
   static void barrier(VkCommandBuffer cmd) {
     VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
@@ -69,6 +76,8 @@ class Recorder {
   Context::Impl& ctx_;
   VkCommandBuffer cmd_;
   mutable bool ends_with_barrier_ = false;
+  VkQueryPool profile_pool_ = VK_NULL_HANDLE;
+  uint32_t* profile_next_ = nullptr;
 };
 
 }  // namespace gpusort
