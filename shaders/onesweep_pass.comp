@@ -62,16 +62,30 @@ const uint TILE = gl_WorkGroupSize.x * KEYS_PER_THREAD;
 const uint MAX_SUBGROUPS = gl_WorkGroupSize.x / MIN_SUBGROUP_SIZE;
 const uint DIGITS_PER_INVOCATION = (RADIX + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
 
-shared uint exchange[TILE];                                 // one 32-bit word per key/value
 // Per subgroup and digit: its keys' count, then the subgroup's start within the digit's run.
-// Two 16-bit counters per word (a tile has fewer than 2^16 keys), which halves the shared memory
-// they take and so leaves room for bigger tiles.
+// Two 16-bit counters per word (a tile has fewer than 2^16 keys).
 const uint COUNTER_WORDS = RADIX / 2;
-shared uint subgroup_digit_counts[MAX_SUBGROUPS * COUNTER_WORDS];
+const uint COUNTERS = MAX_SUBGROUPS * COUNTER_WORDS;
+// 1: the counters live at the start of the exchange array (one 32-bit word per key/value): they
+// are read for the last time before the first key goes in, and the room saved goes to bigger
+// tiles, at the cost of one barrier. On the H100 that made 32-bit keys alone 5 % faster (tiles of
+// 512 x 20) and pairs 3 % slower at the same tile (NOTES-onesweep.md).
+layout(constant_id = 14) const uint COUNTERS_IN_EXCHANGE = 0;
+const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
+shared uint exchange[EXCHANGE_WORDS];
+shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];
+uint counter_get(uint i) { return COUNTERS_IN_EXCHANGE != 0 ? exchange[i] : separate_counters[i]; }
+void counter_set(uint i, uint value) {
+  if (COUNTERS_IN_EXCHANGE != 0) exchange[i] = value;
+  else separate_counters[i] = value;
+}
+uint counter_add(uint i, uint value) {
+  return COUNTERS_IN_EXCHANGE != 0 ? atomicAdd(exchange[i], value) : atomicAdd(separate_counters[i], value);
+}
 uint counter_word(uint subgroup, uint digit) { return subgroup * COUNTER_WORDS + (digit >> 1); }
 uint counter_shift(uint digit) { return (digit & 1u) * 16u; }
 uint read_counter(uint subgroup, uint digit) {
-  return (subgroup_digit_counts[counter_word(subgroup, digit)] >> counter_shift(digit)) & 0xffffu;
+  return (counter_get(counter_word(subgroup, digit)) >> counter_shift(digit)) & 0xffffu;
 }
 shared uint tile_digit_starts[RADIX];                      // where each digit begins in the tile
 shared uint digit_global_shift[RADIX];                     // global index - tile position
@@ -199,7 +213,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
     if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && in_tile(full, chunk + k * gl_SubgroupSize) &&
         (peer_info[k] & 0xffu) == 0) {
       uint digit = key_digit_of(keys[k]);
-      places[k] = (atomicAdd(subgroup_digit_counts[counter_word(subgroup, digit)],
+      places[k] = (counter_add(counter_word(subgroup, digit),
                              ((peer_info[k] >> 8) & 0xffu) << counter_shift(digit)) >>
                    counter_shift(digit)) & 0xffffu;
     }
@@ -216,8 +230,8 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   for (uint w = t; w < COUNTER_WORDS; w += gl_WorkGroupSize.x) {
     uint running = 0;  // both digits' running counts, packed like the counters
     for (uint s = 0; s < gl_NumSubgroups; ++s) {
-      uint c = subgroup_digit_counts[s * COUNTER_WORDS + w];
-      subgroup_digit_counts[s * COUNTER_WORDS + w] = running;
+      uint c = counter_get(s * COUNTER_WORDS + w);
+      counter_set(s * COUNTER_WORDS + w, running);
       running += c;
     }
     for (uint h = 0; h < 2; ++h) {
@@ -240,6 +254,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   // while it waits.
   uint targets[KEYS_PER_THREAD];
   uint low_words[KEYS_PER_THREAD];
+  if (COUNTERS_IN_EXCHANGE != 0) barrier();  // the counters, read above, share its memory
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
 
@@ -319,7 +334,7 @@ void main() {
 
   uint t = gl_LocalInvocationID.x;
   if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
-  for (uint i = t; i < MAX_SUBGROUPS * COUNTER_WORDS; i += gl_WorkGroupSize.x) subgroup_digit_counts[i] = 0;
+  for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
   look_back_prepare();
   // Fetched early: its latency then hides behind the tile's loads.
   uint digit_offset[DIGITS_PER_INVOCATION];

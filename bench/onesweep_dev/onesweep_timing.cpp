@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   if (argc > 5) options.workgroup = atoi(argv[4]), options.keys_per_thread = atoi(argv[5]);
   if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
   if (const char* g = std::getenv("ONESWEEP_GUESS")) options.guess_tile = atoi(g);
+  if (const char* c = std::getenv("ONESWEEP_COUNTERS_IN_EXCHANGE")) options.counters_in_exchange = atoi(c);
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
   if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";

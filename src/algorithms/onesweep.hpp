@@ -17,6 +17,8 @@ struct OnesweepOptions {
   uint32_t keys_per_thread = 0;
   int32_t guess_tile = -1;             // request the keys of the workgroup id's tile before the claim
                                        // returns: -1 where measured faster (32-bit keys), 0 off, 1 on
+  int32_t counters_in_exchange = -1;   // per-subgroup counters inside the exchange array: -1 where
+                                       // measured faster (32-bit keys alone), 0 off, 1 on
   bool histogram_only = false;
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out         // profiling: record only the clear/histogram/plan steps
 };
