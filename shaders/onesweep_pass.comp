@@ -157,6 +157,14 @@ void store_tile_keys(bool full, bool map_from_radix_order, uint64_t keys_out,
     }
   }
 }
+// The current tile's keys for this pass: mapping or not is decided once per pass (uniformly),
+// outside the per-key code; a per-key select slowed every pass of mapped key types by 40-70 % on
+// the H100 (bench/NOTES-onesweep.md).
+void load_current_tile_keys(bool full, out uvec2 keys[KEYS_PER_THREAD]) {
+  uint chunk = gl_SubgroupID * gl_SubgroupSize * KEYS_PER_THREAD + gl_SubgroupInvocationID;
+  if (input_raw) load_tile_keys(full, true, chunk, keys);
+  else load_tile_keys(full, false, chunk, keys);
+}
 #include "rank.glsl"
 
 // Exclusive scan over the RADIX digits of `tile_digit_total` (indexed by digit), DIGITS_PER_INVOCATION
@@ -189,12 +197,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
   uint places[KEYS_PER_THREAD];
-  // Mapping or not is decided once per pass (uniformly), outside the per-key code: a per-key
-  // select slowed every pass of mapped key types by 40-70 % on the H100 (bench/NOTES-onesweep.md).
-  if (!keys_loaded) {
-    if (input_raw) load_tile_keys(full, true, chunk, keys);
-    else load_tile_keys(full, false, chunk, keys);
-  }
+  if (!keys_loaded) load_current_tile_keys(full, keys);
   // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
   // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
   // item order (which keeps equal digits in input order), then the broadcasts.
@@ -347,9 +350,7 @@ void main() {
   if (GUESS_TILE != 0 && guess < tile_total) {
     tile_begin = guess * TILE;
     tile_size = min(TILE, key_count - tile_begin);
-    uint chunk = gl_SubgroupID * gl_SubgroupSize * KEYS_PER_THREAD + gl_SubgroupInvocationID;
-    if (input_raw) load_tile_keys(false, true, chunk, keys);
-    else load_tile_keys(false, false, chunk, keys);
+    load_current_tile_keys(false, keys);
   }
   barrier();
   tile_index = partition_shared;

@@ -161,7 +161,8 @@ void inclusive_scan(Context& ctx, std::span<const uint64_t> in, std::span<uint64
 // A place in a caller's buffer. Every buffer handed to a Sorter must have been created with
 // VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (scratch also
 // with VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, reserved for algorithms that read dispatch sizes
-// from it) and bound to memory allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, on the Context's device.
+// from it) and bound to memory allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT, on the
+// Context's device.
 // Keys, values and scratch offsets are multiples of 16, the count's a multiple of 4. From the
 // offset on, keys hold max_n keys, values max_n values, scratch scratch_bytes(max_n) bytes
 // (max_n = n for record()); these ranges and the count must not overlap.

@@ -37,11 +37,13 @@ uvec2 key_word_mask() { return KEY_WORDS == 1 ? uvec2(0xffffffffu, 0u) : uvec2(0
 
 // Floats follow IEEE-754 totalOrder: negative values (sign set, NaNs included) have all bits
 // flipped, the rest only the sign bit. Signed integers flip the sign bit. Descending inverts.
-// Branch-free: the sign, spread over a word by an arithmetic shift, selects the flip.
 const uvec2 KEY_SIGN_BIT = KEY_WORDS == 1 ? uvec2(0x80000000u, 0u) : uvec2(0u, 0x80000000u);
 
-// All bits where `spread` is all ones, else only the sign bit.
-uvec2 float_flip(uint spread) { return KEY_WORDS == 1 ? uvec2(spread | 0x80000000u, 0u) : uvec2(spread, spread | 0x80000000u); }
+// Branch-free float flip: all bits where `spread` (the sign spread over a word by an arithmetic
+// shift) is all ones, else only the sign bit.
+uvec2 float_flip(uint spread) {
+  return KEY_WORDS == 1 ? uvec2(spread | 0x80000000u, 0u) : uvec2(spread, spread | 0x80000000u);
+}
 
 uvec2 to_radix_order(uvec2 raw) {
   uvec2 ordered = raw;

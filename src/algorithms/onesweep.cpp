@@ -64,18 +64,13 @@ class Onesweep final : public OnesweepSort {
   Onesweep(Context::Impl& ctx, const SortSpec& spec, const OnesweepOptions& options)
       : ctx_(ctx), spec_(spec), options_(options) {
     const auto& info = ctx.info;
-    // 32-bit keys alone keep the per-subgroup counters inside the exchange array (one barrier
-    // more, room for bigger tiles): faster on the H100 for them, not for pairs or 64-bit keys.
-    counters_in_exchange_ = options.counters_in_exchange < 0
-                                ? (spec.key_words == 1 && spec.value_words == 0 ? 1u : 0u)
-                                : uint32_t(options.counters_in_exchange);
     // Tile shape: NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory) take big
     // tiles; narrow-subgroup devices such as lavapipe small ones (per-subgroup counters cost
     // 1 KiB per subgroup).
     if (info.min_subgroup_size >= 32) {
       // The fastest measured on the H100 (bench/NOTES-onesweep.md).
       workgroup_ = 512;
-      keys_per_thread_ = counters_in_exchange_ ? 20 : 16;
+      keys_per_thread_ = counters_in_exchange() ? 20 : 16;
     } else {
       workgroup_ = std::max<uint32_t>(64, info.max_subgroup_size);
       keys_per_thread_ = 8;
@@ -93,18 +88,27 @@ class Onesweep final : public OnesweepSort {
   uint32_t shared_bytes() const {
     const uint32_t counter_words = workgroup_ / ctx_.info.min_subgroup_size * radix / 2;
     const uint32_t exchange_words = workgroup_ * keys_per_thread_;
-    const uint32_t words = counters_in_exchange_ ? std::max(exchange_words, counter_words)
+    const uint32_t words = counters_in_exchange() ? std::max(exchange_words, counter_words)
                                                  : exchange_words + counter_words;
     return words * 4 + 5 * radix * 4 + 256;
   }
   uint32_t tile() const { return workgroup_ * keys_per_thread_; }
+  // 32-bit keys alone keep the per-subgroup counters inside the exchange array (one barrier
+  // more, room for bigger tiles): faster on the H100 for them, not for pairs or 64-bit keys.
+  uint32_t counters_in_exchange() const {
+    if (options_.counters_in_exchange >= 0) return uint32_t(options_.counters_in_exchange);
+    return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
+  }
   // A bounds-check-free copy of the pass's tile code for full tiles: faster on the H100 for
   // 64-bit keys and for pairs, slower for 32-bit keys alone (bench/NOTES-onesweep.md).
-  uint32_t full_tile_copy() const { return spec_.key_words == 2 || spec_.value_words != 0 ? 1u : 0u; }
+  uint32_t full_tile_copy() const {
+    return spec_.key_words == 2 || spec_.value_words != 0 ? 1u : 0u;
+  }
   // Keys requested for the workgroup id's tile before the claim returns: on the H100 +1 % for
   // 32-bit keys, +4 % for 32-bit keys with values, -1 % for 64-bit keys (bench/NOTES-onesweep.md).
   uint32_t guess_tile() const {
-    return options_.guess_tile < 0 ? (spec_.key_words == 1 ? 1u : 0u) : uint32_t(options_.guess_tile);
+    if (options_.guess_tile >= 0) return uint32_t(options_.guess_tile);
+    return spec_.key_words == 1 ? 1u : 0u;
   }
   uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
   uint64_t tiles(uint64_t max_n) const { return std::max<uint64_t>(1, (max_n + tile() - 1) / tile()); }
@@ -174,7 +178,8 @@ class Onesweep final : public OnesweepSort {
     pass_spec.insert(pass_spec.end(),
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
-                      options_.lookback_window, options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange_});
+                      options_.lookback_window, options_.profile_omit, full_tile_copy(),
+                      guess_tile(), counters_in_exchange()});
     const uint64_t pass_tiles = tiles(t.n);
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
@@ -199,7 +204,6 @@ class Onesweep final : public OnesweepSort {
   OnesweepOptions options_;
   uint32_t workgroup_ = 0;
   uint32_t keys_per_thread_ = 0;
-  uint32_t counters_in_exchange_ = 0;
 };
 
 }  // namespace

@@ -19,8 +19,8 @@ struct OnesweepOptions {
                                        // returns: -1 where measured faster (32-bit keys), 0 off, 1 on
   int32_t counters_in_exchange = -1;   // per-subgroup counters inside the exchange array: -1 where
                                        // measured faster (32-bit keys alone), 0 off, 1 on
-  bool histogram_only = false;
-  uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out         // profiling: record only the clear/histogram/plan steps
+  bool histogram_only = false;         // profiling: record only the clear/histogram/plan steps
+  uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
 };
 
 class OnesweepSort : public SortAlgorithm {

@@ -78,9 +78,8 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
 // automatic: a size switch, decided per recording from max_n. The small-array sort
 // (automatic_small_shape): one workgroup sorts up to 1024 keys in one dispatch; up to 32 tiles
 // of 1024 keys (2^15) and then of 2048 keys (2^16) are sorted by one workgroup each and merged
-// by rank in a second dispatch. Larger arrays take
-// Onesweep, which beats radix_reduce_scan at every size measured on the H100
-// (bench/NOTES-onesweep.md). Every branch is stable.
+// by rank in a second dispatch. Larger arrays take Onesweep, which beats radix_reduce_scan at
+// every size measured on the H100 (bench/NOTES-onesweep.md). Every branch is stable.
 std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
   constexpr uint64_t small_array_limit = uint64_t(1) << 16;
   const SmallSortShape narrow = automatic_small_shape(ctx, spec, false);
