@@ -48,7 +48,13 @@ class ValidationCheck : public ::testing::Environment {
 
 [[maybe_unused]] auto* environment = ::testing::AddGlobalTestEnvironment(new ValidationCheck);
 
-// Checked at the end of every TEST body through check_sort and the fixture-free helper below.
+uint32_t width_bits(KeyType t) { return key_bytes(t) * 8; }
+
+bool is_float(KeyType t) { return t == KeyType::f32 || t == KeyType::f64; }
+
+}  // namespace
+
+// Checked at the end of every check_* helper.
 ::testing::AssertionResult no_new_validation_messages() {
   if (listener && ValidationListener::messages() != listener->before())
     return ::testing::AssertionFailure()
@@ -56,12 +62,6 @@ class ValidationCheck : public ::testing::Environment {
            << " Vulkan validation message(s) (printed above)";
   return ::testing::AssertionSuccess();
 }
-
-uint32_t width_bits(KeyType t) { return key_bytes(t) * 8; }
-
-bool is_float(KeyType t) { return t == KeyType::f32 || t == KeyType::f64; }
-
-}  // namespace
 
 const char* to_string(Distribution d) {
   switch (d) {

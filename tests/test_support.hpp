@@ -54,6 +54,10 @@ struct SortCase {
 // pairing are checked exactly; keys compared bitwise).
 ::testing::AssertionResult check_sort(const SortCase& c);
 
+// Fails when the running test has caused a Vulkan validation message (checked at the end of every
+// check_* helper).
+::testing::AssertionResult no_new_validation_messages();
+
 // For unstable sorts (bitonic): the same input and key comparison, but within every run of keys
 // that compare equal the output need only hold the same (key bits, value) pairs as the
 // reference run: each output pair exists in the input and each input pair appears exactly once.

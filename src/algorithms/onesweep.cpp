@@ -21,9 +21,11 @@ namespace {
 
 constexpr uint32_t radix = 256;
 constexpr uint32_t digit_bits = 8;
-constexpr uint32_t max_passes = 8;
+constexpr uint32_t max_passes = OnesweepSort::max_passes;
+// The control words' layout: shaders/include/onesweep_common.glsl.
 constexpr uint32_t control_words = 2 * max_passes + 2;
-constexpr uint32_t control_fallbacks = 2 * max_passes + 1;  // shaders/include/onesweep_common.glsl
+constexpr uint32_t control_plan = max_passes;  // then the copy-back flag
+constexpr uint32_t control_fallbacks = 2 * max_passes + 1;
 constexpr uint32_t lookback_entry_bytes = 8;
 constexpr uint32_t histogram_workgroup = 256;
 constexpr uint32_t histogram_keys_per_thread = 8;
@@ -138,6 +140,9 @@ class Onesweep final : public OnesweepSort {
   uint64_t scratch_bytes(uint64_t max_n) const override { return layout(max_n).total; }
   uint64_t fallback_count_offset(uint64_t max_n) const override {
     return layout(max_n).control + control_fallbacks * 4;
+  }
+  uint64_t plan_offset(uint64_t max_n) const override {
+    return layout(max_n).control + control_plan * 4;
   }
 
   void record(Recorder& rec, const SortTargets& t) const override {

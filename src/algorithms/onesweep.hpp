@@ -27,6 +27,11 @@ class OnesweepSort : public SortAlgorithm {
  public:
   // Where in scratch the u32 counting look-back fallbacks of the last sort lies.
   virtual uint64_t fallback_count_offset(uint64_t max_n) const = 0;
+  // Where in scratch the last sort's plan lies: one u32 per possible pass (max_passes), bit 0 set
+  // where that pass ran (clear where its digit was the same for every key, so it was skipped),
+  // then one u32 that is 1 where the result was copied back from the scratch keys.
+  virtual uint64_t plan_offset(uint64_t max_n) const = 0;
+  static constexpr uint32_t max_passes = 8;
 };
 
 std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
