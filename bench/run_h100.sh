@@ -13,17 +13,7 @@
 # 4 minutes and a cut falls on the largest sizes; skipped rows are listed with the reason.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)  # the repository copy holding .gl and .devrun
-out=${OUT:-$here/out}
-mkdir -p "$out"
-
-# The bare machine has no Vulkan loader: unpack the carried Debian packages.
-if [ -d "$root/.gl" ]; then
-  for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+source "$here/device_setup.sh"  # root, out, the Vulkan loader
 
 {
   date -u +%Y-%m-%dT%H:%M:%SZ

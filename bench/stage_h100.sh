@@ -7,6 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
 dest=${DEVRUN:-/work/main/.devrun/bench}
 mkdir -p "$dest"
-cp "$build/tools/gpusort/gpusort" "$build/bench/cub_baseline" "$here/run_h100.sh" "$dest/"
+cp "$build/tools/gpusort/gpusort" "$build/bench/cub_baseline" "$here/run_h100.sh" "$here/device_setup.sh" \
+  "$dest/"
 strip "$dest/gpusort" "$dest/cub_baseline"
 du -sh "$dest"

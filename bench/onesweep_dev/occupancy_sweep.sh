@@ -9,14 +9,7 @@
 # "workgroup:keys_per_thread:lookback_window:counters_in_exchange" entries.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-out=${OUT:-$here/out}
-mkdir -p "$out"
-if [ -d "$root/.gl" ]; then
-  for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+source "$here/device_setup.sh"  # root, out, the Vulkan loader
 log2n=${LOG2N:-24}
 # The default shape first, then 256-invocation shapes (two per SM wherever the driver gives them
 # at most 128 registers) with the wide and a narrow look-back window, then 384 and 1024.

@@ -17,6 +17,6 @@ if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -O3 -gencode=arch=compute_90,code=sm_90 \
     "$here/cub_timing.cu" -o "$dest/cub_timing"
 fi
-cp "$here/occupancy_sweep.sh" "$dest/"
+cp "$here/occupancy_sweep.sh" "$here/../device_setup.sh" "$dest/"
 strip "$dest"/onesweep_timing "$dest"/shader_stats
 du -sh "$dest"

@@ -1,0 +1,13 @@
+# Sourced by the scripts that run on the device machine, from their staged folder
+# .devrun/<name>/: sets root (the repository copy holding .gl and .devrun) and out ($OUT, else
+# ./out beside the script), and gives the bare machine its Vulkan loader from the carried Debian
+# packages and the NVIDIA driver's manifest.
+root=$(cd "$here/../.." && pwd)
+out=${OUT:-$here/out}
+mkdir -p "$out"
+if [ -d "$root/.gl" ]; then
+  for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
