@@ -62,6 +62,7 @@ struct DeviceInfo {
   uint32_t subgroup_size = 0;
   uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
   bool subgroup_size_control = false;
+  uint32_t max_workgroup_subgroups = 0;  // maxComputeWorkgroupSubgroups (0: not reported)
   uint32_t shared_memory_bytes = 0;   // maxComputeSharedMemorySize
   uint64_t storage_buffer_range = 0;  // maxStorageBufferRange (gpusort uses device addresses, so it
                                       // is not a limit on n)

@@ -93,7 +93,8 @@ inline std::vector<uint32_t> tile_specialization(const SortSpec& spec, uint32_t 
 
 // The largest power-of-two workgroup the device runs (1024 at most): within
 // maxComputeWorkGroupInvocations and, since pipelines require the reported subgroup size where
-// the device allows it, within that size x maxComputeWorkgroupSubgroups (256 on lavapipe).
+// the device allows it, within that size x maxComputeWorkgroupSubgroups (256 on lavapipe with
+// 8-wide subgroups).
 uint32_t max_comparison_workgroup(const Context::Impl& ctx);
 
 // Lanes whose keys small_sort_tile sorts together with subgroup shuffles: the subgroup size

@@ -138,17 +138,10 @@ class SizeSwitch final : public SortAlgorithm {
 uint32_t max_comparison_workgroup(const Context::Impl& ctx) {
   constexpr uint32_t max_workgroup = 1024;
   uint32_t limit = std::min<uint32_t>(max_workgroup, std::bit_floor(ctx.info.max_workgroup_size));
-  if (ctx.info.subgroup_size_control) {
-    VkPhysicalDeviceSubgroupSizeControlProperties size_control{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
-    VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-    properties.pNext = &size_control;
-    vkGetPhysicalDeviceProperties2(ctx.physical, &properties);
-    uint64_t subgroups = size_control.maxComputeWorkgroupSubgroups;
-    if (subgroups)
-      limit = std::min<uint32_t>(limit, std::bit_floor(uint32_t(std::min<uint64_t>(
-                                            subgroups * ctx.info.subgroup_size, limit))));
-  }
+  if (ctx.info.subgroup_size_control && ctx.info.max_workgroup_subgroups)
+    limit = std::min<uint32_t>(
+        limit, std::bit_floor(uint32_t(std::min<uint64_t>(
+                   uint64_t(ctx.info.max_workgroup_subgroups) * ctx.info.subgroup_size, limit))));
   return limit;
 }
 

@@ -193,6 +193,7 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
                                                      : subgroup.subgroupSize;
   d.max_subgroup_size = size_control.maxSubgroupSize ? size_control.maxSubgroupSize
                                                      : subgroup.subgroupSize;
+  d.max_workgroup_subgroups = size_control.maxComputeWorkgroupSubgroups;
   d.shared_memory_bytes = p.limits.maxComputeSharedMemorySize;
   d.storage_buffer_range = p.limits.maxStorageBufferRange;
   d.max_workgroup_count_x = p.limits.maxComputeWorkGroupCount[0];
@@ -421,14 +422,27 @@ VkPipeline Context::Impl::pipeline(std::string_view shader,
   info.stage.module = module;
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = &spec;
-  // Shaders that rely on the subgroup size being the device's reported one ask for full
-  // subgroups; where the device allows it, require the reported size.
+  // Shaders rely on the subgroup size being the device's reported one and on full subgroups: where
+  // the device allows it, pipelines ask for both. A required size caps the workgroup at that size
+  // x maxComputeWorkgroupSubgroups (128 invocations on lavapipe with 4-wide subgroups, as on
+  // 128-bit CPUs); a larger workgroup asks for full subgroups alone, which keeps the size only
+  // where the device has one size. Every shader takes its workgroup size as constant 0.
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
   required.requiredSubgroupSize = this->info.subgroup_size;
   if (this->info.subgroup_size_control) {
+    const uint64_t workgroup = specialization.empty() ? 0 : specialization[0];
+    const uint64_t max_workgroup =
+        uint64_t(this->info.subgroup_size) * this->info.max_workgroup_subgroups;
     info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
-    info.stage.pNext = &required;
+    if (workgroup <= max_workgroup || this->info.max_workgroup_subgroups == 0)
+      info.stage.pNext = &required;
+    else if (this->info.min_subgroup_size != this->info.max_subgroup_size)
+      throw Error(std::string(shader) + ": a workgroup of " + std::to_string(workgroup) +
+                  " invocations is larger than the subgroup size " +
+                  std::to_string(this->info.subgroup_size) + " x maxComputeWorkgroupSubgroups " +
+                  std::to_string(this->info.max_workgroup_subgroups) +
+                  ", and the device's subgroup size varies");
   }
   info.layout = pipeline_layout;
   VkPipeline pipeline;
