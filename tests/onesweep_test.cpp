@@ -165,10 +165,29 @@ TEST(OnesweepSkipping, LeavesAllEqualKeysInPlace) {
                                 Distribution::all_equal}));
 }
 
+// Beyond the key/value ping-pong copies, scratch holds a state block whose look-back table has a
+// fixed number of slots: the same bytes, at most 2,105,600, for every large n.
+TEST(OnesweepScratch, StateBeyondTheCopiesDoesNotGrowWithN) {
+  auto& impl = context().impl();
+  for (const Combo& c : all_combos()) {
+    const SortSpec spec = make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0);
+    auto algorithm = make_onesweep(impl, spec, OnesweepOptions{});
+    std::vector<uint64_t> state_bytes;
+    for (uint64_t n : {1ull << 22, 1ull << 26, 1ull << 30, (1ull << 31) - 1})
+      state_bytes.push_back(algorithm->scratch_bytes(n) - align_up(n * spec.key_words * 4, 256) -
+                            align_up(n * spec.value_words * 4, 256));
+    for (uint64_t bytes : state_bytes) {
+      EXPECT_EQ(bytes, state_bytes[0]) << to_string(c.key) << " values " << c.value_bytes;
+      EXPECT_LE(bytes, 2'105'600u) << to_string(c.key) << " values " << c.value_bytes;
+    }
+  }
+}
+
 // Sorts u32 keys with u32 values (the identity) through an algorithm built with explicit Onesweep
 // options, n given on the host or read from a GPU buffer, and checks the whole output.
-::testing::AssertionResult check_onesweep(const OnesweepOptions& options, uint64_t n, uint64_t max_n,
-                                          bool indirect, bool descending, bool expect_fallbacks = false) {
+::testing::AssertionResult check_onesweep(const OnesweepOptions& options, uint64_t n,
+                                          uint64_t max_n, bool indirect, bool descending,
+                                          bool expect_fallbacks = false) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
