@@ -13,9 +13,9 @@ for tool in onesweep_timing shader_stats; do
   g++ -std=c++20 -O2 -I"$root/include" -I"$root/src" -I"$build" "$here/$tool.cpp" \
     "$build/libgpusort.a" -lvulkan -o "$dest/$tool"
 done
-if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
-  "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -O3 -gencode=arch=compute_90,code=sm_90 \
-    "$here/cub_timing.cu" -o "$dest/cub_timing"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ -x "$nvcc" ]; then
+  "$nvcc" -O3 -gencode=arch=compute_90,code=sm_90 "$here/cub_timing.cu" -o "$dest/cub_timing"
 fi
 cp "$here/occupancy_sweep.sh" "$here/../device_setup.sh" "$dest/"
 strip "$dest"/onesweep_timing "$dest"/shader_stats
