@@ -10,6 +10,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -104,12 +105,27 @@ class Context {
   uint32_t queue_family_index() const;
   // Validation messages (warnings and errors) seen since creation; 0 when validation is off.
   uint64_t validation_messages() const;
+  // The convenient face keeps, between calls, the device buffers of its largest recent sort
+  // (keys, values, scratch) and a pinned staging ring of at most 4 x 32 MiB, so that sorting
+  // the same sizes again allocates nothing; this frees them (the next call allocates again).
+  void release_cached_memory();
 
   struct Impl;
   Impl& impl() const { return *impl_; }
 
  private:
   std::shared_ptr<Impl> impl_;
+};
+
+// Where a convenient-face sort spent its time (SortOptions::timings), in milliseconds of wall
+// time unless said otherwise. The stages overlap where they can: host copies into the staging
+// memory run while the DMA of the previous chunk does.
+struct SortTimings {
+  double upload_ms = 0;    // host memory -> device, until the sort could start
+  double sort_gpu_ms = 0;  // GPU timestamps around the sort's dispatches
+  double download_ms = 0;  // device -> host memory, from the sort's end
+  double total_ms = 0;     // the whole call
+  uint64_t bytes = 0;      // keys and values moved each way
 };
 
 struct SortOptions {
@@ -120,6 +136,8 @@ struct SortOptions {
   // the key's full width.
   uint32_t begin_bit = 0;
   uint32_t end_bit = 0;
+  // When set, the convenient face writes its stage times here.
+  SortTimings* timings = nullptr;
 };
 
 // Keys: uint32_t, int32_t, float, uint64_t, int64_t, double. Floats order by IEEE-754
@@ -127,6 +145,24 @@ struct SortOptions {
 // small-array path are stable; bitonic is not.
 void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* values,
               uint32_t value_bytes, const SortOptions& options = {});
+
+// Data that is not one host array (a file, a memory map, a network buffer) is streamed: the
+// sort reads its input through `read(offset, destination, bytes)` and hands back the sorted
+// output through `write(offset, source, bytes)`, byte offsets into the array, in pieces that go
+// straight into and out of gpusort's staging memory. Both may be called from several threads at
+// once, on disjoint ranges; each must transfer exactly `bytes` or throw (the sort then throws
+// that exception, after the GPU is idle). Every byte is read before any is written, so both
+// may name the same storage.
+using HostReader = std::function<void(uint64_t offset, void* destination, uint64_t bytes)>;
+using HostWriter = std::function<void(uint64_t offset, const void* source, uint64_t bytes)>;
+struct HostStream {
+  HostReader read;
+  HostWriter write;
+};
+// value_bytes 0: keys only (values is ignored).
+void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
+                   uint32_t value_bytes, const HostStream& values,
+                   const SortOptions& options = {});
 
 template <class K> void sort(Context& ctx, std::span<K> keys, const SortOptions& options = {}) {
   sort_raw(ctx, key_type_of<K>(), keys.data(), keys.size(), nullptr, 0, options);

@@ -2,9 +2,11 @@
 #include "algorithms/comparison_sorts.hpp"
 #include "algorithms/scan.hpp"
 #include "algorithms/sort_algorithm.hpp"
+#include "core/host_path.hpp"
 #include "vulkan/buffer.hpp"
 
 #include <array>
+#include <cstring>
 
 namespace gpusort {
 
@@ -106,27 +108,25 @@ std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const Sor
 
 void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* values,
               uint32_t value_bytes, const SortOptions& options) {
+  auto memory = [](void* array) {
+    auto* bytes = static_cast<char*>(array);
+    return HostStream{
+        [bytes](uint64_t offset, void* to, uint64_t size) { std::memcpy(to, bytes + offset, size); },
+        [bytes](uint64_t offset, const void* from, uint64_t size) {
+          std::memcpy(bytes + offset, from, size);
+        }};
+  };
+  sort_streamed(ctx, key_type, n, memory(keys), values ? value_bytes : 0, memory(values), options);
+}
+
+void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
+                   uint32_t value_bytes, const HostStream& values, const SortOptions& options) {
   check_count(n);
-  SortSpec spec = make_sort_spec(key_type, values ? value_bytes : 0, options.descending,
-                                 options.begin_bit, options.end_bit);
-  auto& impl = ctx.impl();
-  auto algorithm = make_sort_algorithm(impl, spec, options.algorithm);
-  if (n <= 1) return;
-  const uint64_t key_size = n * key_bytes(key_type), value_size = n * spec.value_words * 4;
-  DeviceBuffer key_buffer(impl, key_size, MemoryKind::device_local);
-  DeviceBuffer value_buffer;
-  if (spec.value_words) value_buffer = DeviceBuffer(impl, value_size, MemoryKind::device_local);
-  DeviceBuffer scratch(impl, algorithm->scratch_bytes(n), MemoryKind::device_local);
-  upload(impl, key_buffer, keys, key_size);
-  if (spec.value_words) upload(impl, value_buffer, values, value_size);
-  impl.submit([&](VkCommandBuffer cmd) {
-    Recorder rec(impl, cmd);
-    SortTargets t{key_buffer.address(), spec.value_words ? value_buffer.address() : 0,
-                  scratch.address(), scratch.buffer(), 0, 0, n};
-    algorithm->record(rec, t);
-  });
-  download(impl, key_buffer, keys, key_size);
-  if (spec.value_words) download(impl, value_buffer, values, value_size);
+  SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit,
+                                 options.end_bit);
+  if (!keys.read || !keys.write || (value_bytes && (!values.read || !values.write)))
+    throw Error("sort_streamed: every stream needs a reader and a writer");
+  ctx.impl().host_path().sort(spec, options.algorithm, n, keys, values, options.timings);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Context: instance and device selection (or wrapping), device limits, pipeline cache, submission.
 #include "vulkan/context_impl.hpp"
 
+#include "core/host_path.hpp"
 #include "vulkan/shader_registry.hpp"
 
 #include <algorithm>
@@ -109,6 +110,16 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
   check(vkEnumeratePhysicalDevices(instance, &count, devices.data()),
         "vkEnumeratePhysicalDevices");
   return devices;
+}
+
+bool device_has_extension(VkPhysicalDevice physical, const char* name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
+  for (auto& e : extensions)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
 }
 
 uint32_t compute_queue_family(VkPhysicalDevice physical) {
@@ -319,10 +330,23 @@ Context Context::create(const ContextOptions& options) {
     f13.computeFullSubgroups = have13.computeFullSubgroups;
     f13.maintenance4 = have13.maintenance4;
   }
+  // Optional: importing the caller's host memory, so that the convenient face copies between
+  // it and the device without a staging copy (host_transfer.cpp).
+  std::vector<const char*> extensions;
+  if (device_has_extension(impl->physical, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+    extensions.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &host};
+    vkGetPhysicalDeviceProperties2(impl->physical, &props);
+    impl->host_import_alignment = std::max<uint64_t>(host.minImportedHostPointerAlignment, 1);
+  }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
+  device_info.enabledExtensionCount = uint32_t(extensions.size());
+  device_info.ppEnabledExtensionNames = extensions.data();
   check(vkCreateDevice(impl->physical, &device_info, nullptr, &impl->device), "vkCreateDevice");
   vkGetDeviceQueue(impl->device, impl->family, 0, &impl->queue);
   impl->finish_setup();
@@ -375,6 +399,7 @@ void Context::Impl::finish_setup() {
 }
 
 Context::Impl::~Impl() {
+  host_path_.reset();  // its buffers and command pool before the device
   if (device) {
     vkDeviceWaitIdle(device);
     for (auto& [key, p] : pipelines) vkDestroyPipeline(device, p, nullptr);
@@ -461,6 +486,20 @@ void Context::Impl::submit(const std::function<void(VkCommandBuffer)>& record) {
   one_time_commands(record, true);
 }
 
+void Context::Impl::queue_submit(VkCommandBuffer cmd, VkFence fence) {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  std::lock_guard lock(submit_mutex);
+  check(vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
+}
+
+HostPath& Context::Impl::host_path() {
+  std::lock_guard lock(host_path_mutex);
+  if (!host_path_) host_path_ = std::make_unique<HostPath>(*this);
+  return *host_path_;
+}
+
 void Context::Impl::record_unsubmitted(const std::function<void(VkCommandBuffer)>& record) {
   one_time_commands(record, false);
 }
@@ -534,5 +573,6 @@ VkPhysicalDevice Context::physical_device() const { return impl_->physical; }
 VkQueue Context::queue() const { return impl_->queue; }
 uint32_t Context::queue_family_index() const { return impl_->family; }
 uint64_t Context::validation_messages() const { return impl_->validation_messages.load(); }
+void Context::release_cached_memory() { impl_->host_path().release_cached_memory(); }
 
 }  // namespace gpusort

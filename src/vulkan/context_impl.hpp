@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 namespace gpusort {
 
+class HostPath;
 void check(VkResult result, const char* operation);
 
 // Push constants are at most this many bytes (the Vulkan minimum for maxPushConstantsSize).
@@ -29,6 +31,10 @@ struct Context::Impl {
   std::atomic<uint64_t> validation_messages{0};
   DeviceInfo info;
   VkPhysicalDeviceMemoryProperties memory{};
+  // VK_EXT_external_memory_host, when the device has it and gpusort enabled it (created
+  // contexts only): host memory can be imported as a transfer source/destination, at
+  // addresses and sizes that are multiples of this alignment. 0: not available.
+  uint64_t host_import_alignment = 0;
 
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
   VkCommandPool command_pool = VK_NULL_HANDLE;
@@ -43,6 +49,11 @@ struct Context::Impl {
   // How many pipelines the cache holds (tests check that record() creates none).
   size_t pipeline_count();
 
+  // Submits one recorded command buffer, signalling `fence` (the queue is shared: serialized).
+  void queue_submit(VkCommandBuffer cmd, VkFence fence);
+  // The convenient face's staging memory, cached buffers and host threads (core/host_path.hpp),
+  // created on first use.
+  HostPath& host_path();
   // Records with `record` into a fresh command buffer, submits and waits.
   void submit(const std::function<void(VkCommandBuffer)>& record);
   // Records with `record` into a fresh command buffer and discards it unsubmitted (what
@@ -61,6 +72,8 @@ struct Context::Impl {
   // and waited for when `run` is set, then freed.
   void one_time_commands(const std::function<void(VkCommandBuffer)>& record, bool run);
 
+  std::mutex host_path_mutex;
+  std::unique_ptr<HostPath> host_path_;
   std::mutex pipeline_mutex;
   std::map<std::pair<std::string, std::vector<uint32_t>>, VkPipeline> pipelines;
   std::map<std::string, VkShaderModule, std::less<>> modules;

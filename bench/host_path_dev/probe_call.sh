@@ -1,0 +1,33 @@
+#!/bin/bash
+# One device call for the host path (development): the probe, the demo, a bench row, the user
+# baselines (PyTorch, NumPy, the CLI), and the whole test suite on the GPU. Staged by stage.sh.
+#   bash .devrun/host_path/probe_call.sh        (carry [".gl", ".devrun/host_path"])
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/device_setup.sh"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,pcie.link.gen.max,pcie.link.width.max --format=csv | tee "$out/machine.txt"
+nproc | tee -a "$out/machine.txt"
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu,clocks_event_reasons.active \
+  --format=csv -lms 100 > "$out/gpu_monitor.csv" 2>&1 &
+monitor=$!
+work=/tmp/hostpath; mkdir -p $work
+if [ "${SKIP_PROBE:-0}" = 0 ]; then
+  head -c 1073741824 /dev/urandom > $work/random.bin
+  timeout 200 "$here/host_probe" 30 $work/random.bin 2>&1 | tee "$out/probe.log"
+  rm -f $work/random.bin
+fi
+echo "== demo"
+timeout 120 "$here/gpusort" demo --n 268435456 --type u32 --runs 3 --seed 1 2>&1 | tee "$out/demo.log"
+timeout 60 "$here/gpusort" demo --n 16777216 --type f32 --runs 3 --seed 1 2>&1 | tee -a "$out/demo.log"
+[ -n "${DEMO_EXTRA:-}" ] && timeout 120 "$here/gpusort" demo $DEMO_EXTRA 2>&1 | tee -a "$out/demo.log"
+echo "== bench"
+timeout 120 "$here/gpusort" bench --algorithms onesweep --keys u32,f32 --min-log2 24 --max-log2 28 --step 4 2>&1 | tail -n 8 | tee "$out/bench.log"
+echo "== baselines"
+PYTHONUNBUFFERED=1 timeout 240 python3 "$here/baselines.py" $work "$here/gpusort" 2>&1 | tee "$out/baselines.log"
+rm -rf $work
+CLI_PATH_BAKED=/work/main/build/tools/gpusort/gpusort
+echo "== tests on the GPU"
+mkdir -p "$(dirname "$CLI_PATH_BAKED")" 2>/dev/null && ln -sf "$here/gpusort" "$CLI_PATH_BAKED"
+GPUSORT_DEVICE=NVIDIA timeout ${TEST_TIMEOUT:-150} "$here/gpusort_tests" --gtest_brief=1 > "$out/gtest.log" 2>&1
+echo "gtest exit $?"; grep -E "FAILED|PASSED|tests ran" "$out/gtest.log" | tail -n 20
+kill $monitor 2>/dev/null

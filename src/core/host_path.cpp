@@ -1,0 +1,421 @@
+// The convenient face between host memory and the device (see host_path.hpp).
+#include "core/host_path.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+
+namespace gpusort {
+
+// ---- HostThreads ----
+
+HostThreads::HostThreads(unsigned count) {
+  for (unsigned i = 1; i < count; ++i) workers_.emplace_back([this] { work(); });
+}
+
+HostThreads::~HostThreads() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+void HostThreads::parallel_for(uint64_t bytes, uint64_t min_piece,
+                               const std::function<void(uint64_t, uint64_t)>& f) {
+  if (bytes == 0) return;
+  const uint64_t piece = align_up(std::max(min_piece, (bytes + size() - 1) / size()), 4096);
+  if (piece >= bytes || workers_.empty()) return f(0, bytes);
+  std::lock_guard job(job_mutex_);
+  {
+    std::lock_guard lock(mutex_);
+    job_ = &f;
+    job_bytes_ = bytes;
+    piece_ = piece;
+    next_ = 0;
+    pieces_left_ = (bytes + piece - 1) / piece;
+    error_ = nullptr;
+    ++generation_;
+  }
+  wake_.notify_all();
+  run_pieces();
+  std::unique_lock lock(mutex_);
+  done_.wait(lock, [&] { return pieces_left_ == 0; });
+  job_ = nullptr;
+  if (error_) std::rethrow_exception(error_);
+}
+
+void HostThreads::run_pieces() {
+  for (;;) {
+    const std::function<void(uint64_t, uint64_t)>* f;
+    uint64_t begin, end;
+    {
+      std::lock_guard lock(mutex_);
+      if (!job_ || next_ >= job_bytes_) return;
+      f = job_;
+      begin = next_;
+      end = std::min(begin + piece_, job_bytes_);
+      next_ = end;
+    }
+    try {
+      (*f)(begin, end);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    std::lock_guard lock(mutex_);
+    if (--pieces_left_ == 0) done_.notify_all();
+  }
+}
+
+void HostThreads::work() {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    run_pieces();
+  }
+}
+
+// ---- Resources: what one sort at a time uses, kept between calls ----
+
+namespace {
+
+constexpr uint32_t sort_index = HostPath::slot_count;  // the sort's own command buffer and fence
+constexpr uint64_t piece_alignment = 256;              // of pieces inside a slot
+constexpr uint64_t parallel_copy_bytes = uint64_t(1) << 20;  // smaller pieces: one thread
+
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = src;
+  b.dstAccessMask = dst;
+  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+// Device buffers grow in steps of an eighth of a power of two, so that slowly growing sizes do
+// not reallocate on every call and at most 1/8 is wasted.
+uint64_t rounded_allocation(uint64_t bytes) {
+  if (bytes <= (uint64_t(1) << 20)) return std::max<uint64_t>(align_up(bytes, 4096), 4096);
+  return align_up(bytes, std::bit_floor(bytes) / 8);
+}
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// One piece of a transfer: `bytes` of stream `stream` (0 keys, 1 values) from byte `offset`,
+// at `slot_offset` in its batch's staging slot.
+struct Piece {
+  uint32_t stream;
+  uint64_t offset, bytes, slot_offset;
+};
+
+}  // namespace
+
+struct HostPath::Resources {
+  Context::Impl& ctx;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  std::array<VkCommandBuffer, slot_count + 1> cmd{};
+  std::array<VkFence, slot_count + 1> fence{};
+  std::array<bool, slot_count + 1> pending{};
+  VkQueryPool timestamps = VK_NULL_HANDLE;
+  std::vector<DeviceBuffer> slots;
+  uint64_t slot_bytes = 0;
+  DeviceBuffer keys, values, scratch;
+
+  explicit Resources(Context::Impl& c) : ctx(c) {
+    VkCommandPoolCreateInfo info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    info.queueFamilyIndex = ctx.family;
+    check(vkCreateCommandPool(ctx.device, &info, nullptr, &pool), "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = uint32_t(cmd.size());
+    check(vkAllocateCommandBuffers(ctx.device, &alloc, cmd.data()), "vkAllocateCommandBuffers");
+    VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    for (auto& f : fence) check(vkCreateFence(ctx.device, &fence_info, nullptr, &f), "vkCreateFence");
+    VkQueryPoolCreateInfo query{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    query.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    query.queryCount = 2;
+    check(vkCreateQueryPool(ctx.device, &query, nullptr, &timestamps), "vkCreateQueryPool");
+  }
+
+  ~Resources() {
+    wait_all();
+    for (auto f : fence)
+      if (f) vkDestroyFence(ctx.device, f, nullptr);
+    if (timestamps) vkDestroyQueryPool(ctx.device, timestamps, nullptr);
+    if (pool) vkDestroyCommandPool(ctx.device, pool, nullptr);
+  }
+
+  void wait(uint32_t i) {
+    if (!pending[i]) return;
+    check(vkWaitForFences(ctx.device, 1, &fence[i], VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    pending[i] = false;
+  }
+  // Never throws: used on the way out of a failed sort, so that nothing is in flight.
+  void wait_all() noexcept {
+    for (uint32_t i = 0; i < fence.size(); ++i)
+      if (pending[i]) vkWaitForFences(ctx.device, 1, &fence[i], VK_TRUE, UINT64_MAX);
+    pending.fill(false);
+  }
+  VkCommandBuffer begin(uint32_t i) {
+    wait(i);
+    check(vkResetFences(ctx.device, 1, &fence[i]), "vkResetFences");
+    check(vkResetCommandBuffer(cmd[i], 0), "vkResetCommandBuffer");
+    VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    info.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vkBeginCommandBuffer(cmd[i], &info), "vkBeginCommandBuffer");
+    return cmd[i];
+  }
+  void submit(uint32_t i) {
+    check(vkEndCommandBuffer(cmd[i]), "vkEndCommandBuffer");
+    ctx.queue_submit(cmd[i], fence[i]);
+    pending[i] = true;
+  }
+
+  // Returns whether it allocated.
+  bool ensure(DeviceBuffer& b, uint64_t bytes, MemoryKind kind) {
+    if (b.bytes() >= bytes) return false;
+    b = DeviceBuffer();  // free before allocating the larger one
+    b = DeviceBuffer(ctx, rounded_allocation(bytes), kind);
+    return true;
+  }
+  // Slots of at least `bytes` (at most `max_bytes`), `count` of them; returns allocations made.
+  uint64_t ensure_slots(uint64_t bytes, uint64_t max_bytes, size_t count) {
+    uint64_t made = 0;
+    if (slot_bytes < bytes || slot_bytes > max_bytes) {
+      slots.clear();
+      slot_bytes = bytes;
+    }
+    while (slots.size() < count) {
+      slots.emplace_back(ctx, slot_bytes, MemoryKind::readback);
+      ++made;
+    }
+    return made;
+  }
+  char* slot(uint32_t i) const { return static_cast<char*>(slots[i].mapped()); }
+};
+
+// ---- HostPath ----
+
+HostPath::HostPath(Context::Impl& ctx) : ctx_(ctx) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &count, families.data());
+  timestamps_ = ctx.family < count && families[ctx.family].timestampValidBits > 0;
+}
+HostPath::~HostPath() = default;
+
+std::unique_ptr<HostPath::Resources> HostPath::acquire() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      auto r = std::move(idle_.back());
+      idle_.pop_back();
+      return r;
+    }
+  }
+  return std::make_unique<Resources>(ctx_);
+}
+
+void HostPath::give_back(std::unique_ptr<Resources> r) {
+  // Bounded: the sets of at most two concurrent sorts are kept.
+  constexpr size_t max_idle = 2;
+  std::lock_guard lock(mutex_);
+  if (idle_.size() < max_idle) idle_.push_back(std::move(r));
+}
+
+void HostPath::release_cached_memory() {
+  std::vector<std::unique_ptr<Resources>> released;
+  std::lock_guard lock(mutex_);
+  released.swap(idle_);
+}
+
+const SortAlgorithm& HostPath::algorithm(const SortSpec& spec, Algorithm requested) {
+  std::lock_guard lock(mutex_);
+  auto key = std::make_tuple(uint32_t(spec.key), spec.value_words, uint32_t(requested),
+                             spec.descending, spec.begin_bit, spec.end_bit);
+  auto& slot = algorithms_[key];
+  if (!slot) slot = make_sort_algorithm(ctx_, spec, requested);
+  return *slot;
+}
+
+HostThreads& HostPath::threads() {
+  std::lock_guard lock(mutex_);
+  if (!threads_)
+    threads_ = std::make_unique<HostThreads>(
+        std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+  return *threads_;
+}
+
+void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const HostStream& keys,
+                    const HostStream& values, SortTimings* timings) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const SortAlgorithm& sorter = algorithm(spec, requested);
+  const uint64_t scratch_bytes = sorter.scratch_bytes(n);  // refuses an n the algorithm cannot
+  const std::array<const HostStream*, 2> streams{&keys, &values};
+  const std::array<uint64_t, 2> stream_bytes{n * spec.key_words * 4, n * spec.value_words * 4};
+  const uint64_t total = stream_bytes[0] + stream_bytes[1];
+  if (timings) *timings = SortTimings{.bytes = total};
+  if (total == 0) return;
+
+  auto r = acquire();
+  struct GiveBack {  // whatever happens, nothing stays in flight and the set is kept
+    HostPath* self;
+    std::unique_ptr<Resources>& r;
+    ~GiveBack() {
+      r->wait_all();
+      self->give_back(std::move(r));
+    }
+  } give_back_on_exit{this, r};
+
+  // Pieces in batches: batch b fills slot b % slot_count.
+  const uint64_t want_slot =
+      std::min(max_slot_bytes, std::bit_ceil(std::max<uint64_t>(total + piece_alignment, 4096)));
+  std::vector<std::vector<Piece>> batches;
+  {
+    uint64_t slot_bytes = std::max(want_slot, r->slot_bytes <= max_slot_bytes ? r->slot_bytes : 0);
+    uint64_t used = slot_bytes;
+    for (uint32_t s = 0; s < 2; ++s)
+      for (uint64_t offset = 0; offset < stream_bytes[s];) {
+        if (used + piece_alignment > slot_bytes) batches.emplace_back(), used = 0;
+        uint64_t bytes = std::min(stream_bytes[s] - offset, slot_bytes - used);
+        batches.back().push_back({s, offset, bytes, used});
+        offset += bytes;
+        used = align_up(used + bytes, piece_alignment);
+      }
+    uint64_t made = r->ensure_slots(slot_bytes, std::max(max_slot_bytes, want_slot),
+                                    std::min<size_t>(slot_count, batches.size()));
+    made += r->ensure(r->keys, stream_bytes[0], MemoryKind::device_local);
+    if (stream_bytes[1]) made += r->ensure(r->values, stream_bytes[1], MemoryKind::device_local);
+    made += r->ensure(r->scratch, scratch_bytes, MemoryKind::device_local);
+    allocations_ += made;
+  }
+  const std::array<const DeviceBuffer*, 2> device{&r->keys, &r->values};
+  HostThreads& pool = threads();
+
+  auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    for (const Piece& p : batch) {
+      char* staging = r->slot(slot) + p.slot_offset;
+      const HostReader& read = streams[p.stream]->read;
+      if (p.bytes < 2 * parallel_copy_bytes)
+        read(p.offset, staging, p.bytes);
+      else
+        pool.parallel_for(p.bytes, parallel_copy_bytes, [&](uint64_t b, uint64_t e) {
+          read(p.offset + b, staging + b, e - b);
+        });
+    }
+    // Earlier uses of the device buffers (the last call's copies out, its sort) come first.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    for (const Piece& p : batch) {
+      VkBufferCopy region{p.slot_offset, p.offset, p.bytes};
+      vkCmdCopyBuffer(cmd, r->slots[slot].buffer(), device[p.stream]->buffer(), 1, &region);
+    }
+  };
+  auto record_sort = [&](VkCommandBuffer cmd) {
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (timestamps_) {
+      vkCmdResetQueryPool(cmd, r->timestamps, 0, 2);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, r->timestamps, 0);
+    }
+    if (n > 1) {
+      Recorder rec(ctx_, cmd);
+      sorter.record(rec, SortTargets{r->keys.address(), stream_bytes[1] ? r->values.address() : 0,
+                                     r->scratch.address(), r->scratch.buffer(), 0, 0, n});
+    }
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->timestamps, 1);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  };
+  auto record_copy_out = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    for (const Piece& p : batch) {
+      VkBufferCopy region{p.offset, p.slot_offset, p.bytes};
+      vkCmdCopyBuffer(cmd, device[p.stream]->buffer(), r->slots[slot].buffer(), 1, &region);
+    }
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  };
+  auto copy_out = [&](uint32_t slot, const std::vector<Piece>& batch) {
+    for (const Piece& p : batch) {
+      const char* staging = r->slot(slot) + p.slot_offset;
+      const HostWriter& write = streams[p.stream]->write;
+      if (p.bytes < 2 * parallel_copy_bytes)
+        write(p.offset, staging, p.bytes);
+      else
+        pool.parallel_for(p.bytes, parallel_copy_bytes, [&](uint64_t b, uint64_t e) {
+          write(p.offset + b, staging + b, e - b);
+        });
+    }
+  };
+
+  const size_t count = batches.size();
+  clock::time_point sorted;
+  if (count == 1) {
+    // Copy in, sort and copy out in one submission.
+    VkCommandBuffer cmd = r->begin(0);
+    copy_in(0, batches[0], cmd);
+    record_sort(cmd);
+    record_copy_out(0, batches[0], cmd);
+    r->submit(0);
+    r->wait(0);
+    sorted = clock::now();
+    copy_out(0, batches[0]);
+  } else {
+    for (size_t b = 0; b < count; ++b) {
+      const uint32_t slot = uint32_t(b % slot_count);
+      VkCommandBuffer cmd = r->begin(slot);
+      copy_in(slot, batches[b], cmd);
+      r->submit(slot);
+    }
+    record_sort(r->begin(sort_index));
+    r->submit(sort_index);
+    // Copies out are queued behind the sort before waiting for it, so the DMA starts at once.
+    for (size_t b = 0; b < std::min<size_t>(slot_count, count); ++b) {
+      VkCommandBuffer cmd = r->begin(uint32_t(b));
+      record_copy_out(uint32_t(b), batches[b], cmd);
+      r->submit(uint32_t(b));
+    }
+    r->wait(sort_index);
+    sorted = clock::now();
+    for (size_t b = 0; b < count; ++b) {
+      const uint32_t slot = uint32_t(b % slot_count);
+      r->wait(slot);
+      copy_out(slot, batches[b]);
+      if (b + slot_count < count) {
+        VkCommandBuffer cmd = r->begin(slot);
+        record_copy_out(slot, batches[b + slot_count], cmd);
+        r->submit(slot);
+      }
+    }
+  }
+
+  if (timings) {
+    uint64_t ticks[2] = {0, 0};
+    if (timestamps_)
+      check(vkGetQueryPoolResults(ctx_.device, r->timestamps, 0, 2, sizeof(ticks), ticks,
+                                sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+          "vkGetQueryPoolResults");
+    const auto end = clock::now();
+    timings->sort_gpu_ms = double(ticks[1] - ticks[0]) * ctx_.info.timestamp_period_ns * 1e-6;
+    timings->total_ms = ms_between(start, end);
+    timings->download_ms = ms_between(sorted, end);
+    timings->upload_ms = std::max(0.0, ms_between(start, sorted) - timings->sort_gpu_ms);
+  }
+}
+
+}  // namespace gpusort

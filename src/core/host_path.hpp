@@ -1,0 +1,92 @@
+// The convenient face's way between host memory and the device: what it keeps between calls (a
+// pinned staging ring, device buffers, the algorithms) and how it streams data through them.
+//
+// A sort moves its keys (then values) in pieces through K staging slots of pinned memory: the
+// host threads fill slot b while the DMA of slot b-1 runs; the sort follows in submission
+// order; the sorted data comes back through the same slots, the host emptying one while the
+// DMA fills the next. Everything that fits one slot goes in one submission (copy in, sort, copy
+// out), one wait. Measured on an H100 (bench/NOTES-host.md): DMA 44-52 GB/s on the compute
+// queue, the bus's speed, so no separate transfer queue; importing the caller's memory
+// (VK_EXT_external_memory_host) pins at ~17 GB/s, slower than the 16-thread copy into staging
+// (~40 GB/s) that it would save, so the staging copy is the path.
+#pragma once
+
+#include "algorithms/sort_algorithm.hpp"
+#include "vulkan/buffer.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace gpusort {
+
+// A small pool of host threads for large copies (and the callers' readers and writers).
+class HostThreads {
+ public:
+  explicit HostThreads(unsigned count);
+  ~HostThreads();
+  unsigned size() const { return unsigned(workers_.size()) + 1; }
+  // Runs f(begin, end) over [0, bytes) in pieces of at least min_piece bytes (multiples of
+  // 4 KiB), on the pool and the calling thread; returns when all are done and rethrows the
+  // first exception. One job at a time: concurrent callers take turns.
+  void parallel_for(uint64_t bytes, uint64_t min_piece,
+                    const std::function<void(uint64_t, uint64_t)>& f);
+
+ private:
+  void work();
+  void run_pieces();
+  std::vector<std::thread> workers_;
+  std::mutex job_mutex_;  // one job at a time
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(uint64_t, uint64_t)>* job_ = nullptr;
+  uint64_t job_bytes_ = 0, piece_ = 0, next_ = 0, pieces_left_ = 0, generation_ = 0;
+  std::exception_ptr error_;
+  bool stop_ = false;
+};
+
+class HostPath {
+ public:
+  explicit HostPath(Context::Impl& ctx);
+  ~HostPath();
+
+  // Streams n keys (and values when spec.value_words) in, sorts them with `requested`, and
+  // streams them out (see sort_streamed in gpusort.hpp).
+  void sort(const SortSpec& spec, Algorithm requested, uint64_t n, const HostStream& keys,
+            const HostStream& values, SortTimings* timings);
+  void release_cached_memory();
+
+  // The largest staging slot (tests lower it to exercise the multi-slot pipeline on small
+  // arrays). Slots are this size or the transfer's size rounded up to a power of two.
+  uint64_t max_slot_bytes = uint64_t(32) << 20;
+  static constexpr uint32_t slot_count = 4;
+  // Counts device and staging allocations (tests check that a repeated sort makes none).
+  uint64_t allocations() const { return allocations_; }
+
+  struct Resources;
+
+ private:
+  std::unique_ptr<Resources> acquire();
+  void give_back(std::unique_ptr<Resources> r);
+  const SortAlgorithm& algorithm(const SortSpec& spec, Algorithm requested);
+  HostThreads& threads();
+
+  Context::Impl& ctx_;
+  bool timestamps_ = false;  // the queue family writes timestamps (SortTimings::sort_gpu_ms)
+  std::mutex mutex_;  // guards the members below
+  std::vector<std::unique_ptr<Resources>> idle_;
+  // By key type, value words, algorithm, order and bit range.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool, uint32_t, uint32_t>,
+           std::unique_ptr<SortAlgorithm>>
+      algorithms_;
+  std::unique_ptr<HostThreads> threads_;
+  std::atomic<uint64_t> allocations_{0};
+};
+
+}  // namespace gpusort
