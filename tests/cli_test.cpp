@@ -318,6 +318,47 @@ TEST_F(CliTest, NpyKeysWithNpyValuesRoundTrip) {
                            .pass_type_for_npy = true});
 }
 
+// The files stream through gpusort's staging memory in pieces: with 4 KiB slots, arrays of
+// tens of KB take many, and the npy header's offset applies to every piece read and written.
+TEST_F(CliTest, FilesStreamThroughManyStagingSlots) {
+  ::setenv("GPUSORT_STAGING_BYTES", "4096", 1);
+  check_round_trip(*this, {.key = KeyType::f64,
+                           .value = KeyType::u32,
+                           .descending = true,
+                           .n = 5003,
+                           .distribution = Distribution::special_floats});
+  check_round_trip(*this, {.key = KeyType::u32,
+                           .npy = false,
+                           .value = KeyType::i64,
+                           .values_npy = false,
+                           .n = 4099,
+                           .distribution = Distribution::few_unique});
+  ::unsetenv("GPUSORT_STAGING_BYTES");
+  for (auto& name : work_files()) fs::remove(at(name));
+  write_bytes(at("in.bin"), element_bytes({3, 1, 2}, 4));
+  ::setenv("GPUSORT_STAGING_BYTES", "1k", 1);
+  CliRun r = run({"sort", "in.bin", "out.bin", "--type", "u32"});
+  ::unsetenv("GPUSORT_STAGING_BYTES");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err, "gpusort: error: GPUSORT_STAGING_BYTES='1k': expected a byte count from 4096 "
+                   "to 1073741824\n");
+  EXPECT_FALSE(fs::exists(at("out.bin")));
+}
+
+TEST_F(CliTest, TimingsNameEveryStage) {
+  write_bytes(at("in.bin"), element_bytes({5, 9, 1, 7}, 4));
+  CliRun r = run({"sort", "in.bin", "out.bin", "--type", "u32", "--timings"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(at("out.bin")) == element_bytes({1, 5, 7, 9}, 4));
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("gpusort: timings (0.0 MB each way)\n", 0), 0u) << r.err;
+  for (const char* stage : {"device", "read", "upload", "sort", "download", "write", "flush",
+                            "commit", "total"})
+    EXPECT_NE(r.err.find("\n  " + std::string(stage) + " "), std::string::npos)
+        << stage << " missing from:\n"
+        << r.err;
+}
+
 TEST_F(CliTest, RawKeysRoundTrip) {
   check_round_trip(*this, {.key = KeyType::i32,
                            .npy = false,
@@ -560,9 +601,11 @@ TEST_F(CliRefusal, ExistingOutputIsReplacedWhole) {
 TEST_F(CliTest, DemoVerifiesAndReportsThroughput) {
   CliRun r = run({"demo", "--n", "5000", "--type", "f32"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("device: llvmpipe"), std::string::npos) << r.out;
+  // The device the suite runs on (lavapipe unless GPUSORT_DEVICE names another).
+  EXPECT_NE(r.out.find("device: " + context().device_info().name), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GPU sort time:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("end-to-end incl. transfers:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("of which (median run): upload "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GKeys/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verified: all 6 results equal std::sort on all 5000 keys"),
             std::string::npos)

@@ -122,8 +122,10 @@ class Context {
 // memory run while the DMA of the previous chunk does.
 struct SortTimings {
   double upload_ms = 0;    // host memory -> device, until the sort could start
+  double read_ms = 0;      //   of which running the readers (filling the staging memory)
   double sort_gpu_ms = 0;  // GPU timestamps around the sort's dispatches
   double download_ms = 0;  // device -> host memory, from the sort's end
+  double write_ms = 0;     //   of which running the writers (emptying the staging memory)
   double total_ms = 0;     // the whole call
   uint64_t bytes = 0;      // keys and values moved each way
 };

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <cstdlib>
 
 namespace gpusort {
 
@@ -213,6 +214,14 @@ HostPath::HostPath(Context::Impl& ctx) : ctx_(ctx) {
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &count, families.data());
   timestamps_ = ctx.family < count && families[ctx.family].timestampValidBits > 0;
+  if (const char* bytes = std::getenv("GPUSORT_STAGING_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(bytes, &end, 10);
+    if (end == bytes || *end || value < 4096 || value > (uint64_t(1) << 30))
+      throw Error(std::string("GPUSORT_STAGING_BYTES='") + bytes +
+                  "': expected a byte count from 4096 to 1073741824");
+    max_slot_bytes = value;
+  }
 }
 HostPath::~HostPath() = default;
 
@@ -305,7 +314,9 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
   const std::array<const DeviceBuffer*, 2> device{&r->keys, &r->values};
   HostThreads& pool = threads();
 
+  double read_ms = 0, write_ms = 0;
   auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    const auto began = clock::now();
     for (const Piece& p : batch) {
       char* staging = r->slot(slot) + p.slot_offset;
       const HostReader& read = streams[p.stream]->read;
@@ -316,6 +327,7 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
           read(p.offset + b, staging + b, e - b);
         });
     }
+    read_ms += ms_between(began, clock::now());
     // Earlier uses of the device buffers (the last call's copies out, its sort) come first.
     memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -351,6 +363,7 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   };
   auto copy_out = [&](uint32_t slot, const std::vector<Piece>& batch) {
+    const auto began = clock::now();
     for (const Piece& p : batch) {
       const char* staging = r->slot(slot) + p.slot_offset;
       const HostWriter& write = streams[p.stream]->write;
@@ -361,6 +374,7 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
           write(p.offset + b, staging + b, e - b);
         });
     }
+    write_ms += ms_between(began, clock::now());
   };
 
   const size_t count = batches.size();
@@ -415,6 +429,8 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
     timings->total_ms = ms_between(start, end);
     timings->download_ms = ms_between(sorted, end);
     timings->upload_ms = std::max(0.0, ms_between(start, sorted) - timings->sort_gpu_ms);
+    timings->read_ms = read_ms;
+    timings->write_ms = write_ms;
   }
 }
 

@@ -62,8 +62,9 @@ class HostPath {
             const HostStream& values, SortTimings* timings);
   void release_cached_memory();
 
-  // The largest staging slot (tests lower it to exercise the multi-slot pipeline on small
-  // arrays). Slots are this size or the transfer's size rounded up to a power of two.
+  // The largest staging slot: GPUSORT_STAGING_BYTES, else 32 MiB (tests lower it to exercise
+  // the multi-slot pipeline on small arrays). Slots are this size or the transfer's size
+  // rounded up to a power of two.
   uint64_t max_slot_bytes = uint64_t(32) << 20;
   static constexpr uint32_t slot_count = 4;
   // Counts device and staging allocations (tests check that a repeated sort makes none).

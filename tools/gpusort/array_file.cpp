@@ -381,6 +381,25 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
   return file;
 }
 
+ArrayReader::ArrayReader(const ArrayFile& file)
+    : file_(file), who_(file.role + " " + quoted(file.path)) {
+  uint64_t size = 0;
+  fd_ = open_regular_file(file.path, who_, size);
+  if (size != file.data_offset + file.count * key_bytes(file.element)) {
+    ::close(fd_);
+    throw Error(who_ + ": changed size while being read");
+  }
+}
+
+ArrayReader::~ArrayReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ArrayReader::read(uint64_t offset, void* destination, uint64_t bytes) const {
+  if (!read_at(fd_, destination, bytes, file_.data_offset + offset, who_))
+    throw Error(who_ + ": changed size while being read");
+}
+
 void read_array_data(const ArrayFile& file, void* destination) {
   const std::string who = file.role + " " + quoted(file.path);
   uint64_t size = 0;
@@ -452,6 +471,38 @@ void PendingOutput::write_array(FileFormat format, KeyType element, const void* 
     write_bytes(header.data(), header.size());
   }
   write_bytes(data, count * key_bytes(element));
+}
+
+void PendingOutput::write_header(FileFormat format, KeyType element, uint64_t count) {
+  if (format == FileFormat::npy) {
+    std::string header = npy_header(element, count);
+    write_bytes(header.data(), header.size());
+    data_offset_ = header.size();
+  }
+}
+
+void PendingOutput::write_at(uint64_t offset, const void* data, uint64_t bytes) {
+  const auto* in = static_cast<const char*>(data);
+  uint64_t at = data_offset_ + offset;
+  const uint64_t begin = at;
+  while (bytes > 0) {
+    size_t chunk = size_t(std::min<uint64_t>(bytes, uint64_t(1) << 30));
+    ssize_t put = ::pwrite(fd_, in, chunk, off_t(at));
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      throw Error(system_error(role_ + " " + quoted(destination_) + ": cannot write"));
+    }
+    in += put;
+    at += uint64_t(put);
+    bytes -= uint64_t(put);
+  }
+#ifdef SYNC_FILE_RANGE_WRITE
+  // Start writing this range to disk now (asynchronously): finish()'s fsync then waits for the
+  // last ranges only, not for the whole file.
+  ::sync_file_range(fd_, off_t(begin), off_t(at - begin), SYNC_FILE_RANGE_WRITE);
+#else
+  (void)begin;
+#endif
 }
 
 void PendingOutput::finish() {

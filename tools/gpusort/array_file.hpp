@@ -34,6 +34,23 @@ ArrayFile open_array_file(const std::filesystem::path& path, const std::string& 
 // Reads the elements of `file` into `destination` (count * element size bytes).
 void read_array_data(const ArrayFile& file, void* destination);
 
+// The elements of an opened ArrayFile, read by byte range from any number of threads at once
+// (the CLI streams them straight into gpusort's staging memory).
+class ArrayReader {
+ public:
+  explicit ArrayReader(const ArrayFile& file);
+  ~ArrayReader();
+  ArrayReader(const ArrayReader&) = delete;
+  ArrayReader& operator=(const ArrayReader&) = delete;
+  // Reads `bytes` of element data from byte `offset` (0: the first element).
+  void read(uint64_t offset, void* destination, uint64_t bytes) const;
+
+ private:
+  const ArrayFile& file_;
+  std::string who_;
+  int fd_ = -1;
+};
+
 // The npy dtype text of an element type, e.g. "<u4".
 std::string npy_descr(KeyType element);
 
@@ -53,6 +70,11 @@ class PendingOutput {
 
   // Writes the whole array in `format` (npy: a version 1.0 header for a 1-D C-order array).
   void write_array(FileFormat format, KeyType element, const void* data, uint64_t count);
+  // The same in pieces: the header (nothing for raw), then element bytes by byte range from any
+  // number of threads at once (each range's writeback to disk starts at once, so that
+  // finish() waits for little).
+  void write_header(FileFormat format, KeyType element, uint64_t count);
+  void write_at(uint64_t offset, const void* data, uint64_t bytes);
   // Flushes the data to disk and closes the temporary file.
   void finish();
   // Renames the finished temporary file over the destination (atomic on POSIX file systems)
@@ -66,6 +88,7 @@ class PendingOutput {
   std::filesystem::path destination_, temporary_;
   std::string role_;
   int fd_ = -1;
+  uint64_t data_offset_ = 0;  // where write_at's offset 0 is (after the npy header)
   bool committed_ = false;
   int interrupt_slot_ = -1;  // where the interruption handler finds temporary_
 };

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include "benchmark.hpp"
+#include "end_to_end.hpp"
 
 #include <gpusort/gpusort.hpp>
 
@@ -14,7 +15,7 @@ namespace {
 
 struct BenchArguments {
   std::string algorithms, keys, json, csv, device;
-  bool quick = false;
+  bool quick = false, end_to_end = false;
   uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
   uint64_t seed = 0;
   double time_budget = 0;
@@ -52,6 +53,15 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
 
   Context ctx = Context::create({.device = a.device});
   const DeviceInfo& d = ctx.device_info();
+  if (a.end_to_end) {
+    if (!cmd.count("--min-log2") && !a.quick) p.min_log2 = 20;
+    if (!cmd.count("--warmups") && !a.quick) p.warmups = 2;
+    if (!cmd.count("--runs") && !a.quick) p.runs = 5;
+    std::printf("gpusort bench --end-to-end on %s (%s); %u warm-ups, median of %u runs, seed "
+                "%llu; gpusort::sort from host memory to host memory\n",
+                d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
+    return bench::run_end_to_end(ctx, {p, options.configs, a.csv});
+  }
   std::printf("gpusort bench on %s (%s); %u warm-ups, median of %u runs, seed %llu\n",
               d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
   std::printf("checked: every run's output is sorted and a permutation of its input (pair "
@@ -85,6 +95,9 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_option("--device", args->device, "Device index or name substring (default: GPUSORT_DEVICE, else the best)");
   cmd->add_option("--json", args->json, "Write the results as JSON here");
   cmd->add_option("--csv", args->csv, "Write the results as CSV here");
+  cmd->add_flag("--end-to-end", args->end_to_end,
+                "Time gpusort::sort from host memory to host memory (transfers included) beside "
+                "the measured host<->device bandwidth (default n = 2^20..2^28, 5 runs)");
   cmd->add_flag("--quick", args->quick, "n = 2^10..2^14, 1 warm-up, 3 runs (CI on lavapipe)");
   cmd->callback([args, cmd] {
     args->command_line = "gpusort bench";
@@ -93,6 +106,7 @@ CommandRegistration registration([](CLI::App& app) {
              {"--json", args->json}, {"--csv", args->csv}, {"--device", args->device}})
       if (!value.empty()) args->command_line += " " + name + " " + value;
     if (args->quick) args->command_line += " --quick";
+    if (args->end_to_end) args->command_line += " --end-to-end";
     for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed", "--time-budget"})
       if (cmd->count(name)) args->command_line += std::string(" ") + name + " " + cmd->get_option(name)->as<std::string>();
     run_bench(*args, *cmd);

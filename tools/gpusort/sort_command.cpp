@@ -2,6 +2,8 @@
 // along) on the GPU and writes the result in the input's format. Everything that can be checked
 // is checked before any output exists, and outputs appear only complete (array_file.hpp).
 #include <gpusort/gpusort.hpp>
+#include <chrono>
+#include <cstdio>
 #include <new>
 #include <optional>
 #include <string>
@@ -23,6 +25,7 @@ struct SortArguments {
   std::string device;
   uint32_t begin_bit = 0, end_bit = 0;
   bool in_place = false;
+  bool timings = false;
 };
 
 std::optional<KeyType> optional_type(const std::string& text, const std::string& option) {
@@ -31,17 +34,6 @@ std::optional<KeyType> optional_type(const std::string& text, const std::string&
     return parse_key_type(text);
   } catch (const Error& e) {
     throw Error(option + ": " + e.what());
-  }
-}
-
-// An array in host memory, 8-byte aligned for any element type.
-std::vector<uint64_t> allocate_elements(const ArrayFile& file) {
-  const uint64_t bytes = file.count * key_bytes(file.element);
-  try {
-    return std::vector<uint64_t>((bytes + 7) / 8);
-  } catch (const std::bad_alloc&) {
-    throw Error(file.role + " '" + file.path.string() + "': not enough host memory to hold its " +
-                std::to_string(file.count) + " elements (" + std::to_string(bytes) + " bytes)");
   }
 }
 
@@ -113,9 +105,15 @@ void run_sort(const SortArguments& a) {
                   "' holds " + std::to_string(values->count));
   }
 
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+  };
+  const auto started = clock::now();
   ContextOptions context_options;
   context_options.device = a.device;
   Context ctx = Context::create(context_options);
+  const double device_ms = since(started);
   check_device_capacity(ctx, keys, values ? &*values : nullptr);
 
   // Created before the work so that an unwritable destination is reported first.
@@ -123,16 +121,26 @@ void run_sort(const SortArguments& a) {
   std::optional<PendingOutput> value_output;
   if (with_values) value_output.emplace(a.values_out, "values output file");
 
-  std::vector<uint64_t> key_data = allocate_elements(keys), value_data;
-  read_array_data(keys, key_data.data());
-  if (values) {
-    value_data = allocate_elements(*values);
-    read_array_data(*values, value_data.data());
-  }
-
+  // The files stream straight into gpusort's staging memory and out of it again, on several
+  // threads: no host copy of the arrays is made. Every byte is read before any is written.
+  ArrayReader key_reader(keys);
+  std::optional<ArrayReader> value_reader;
+  if (values) value_reader.emplace(*values);
+  key_output.write_header(keys.format, keys.element, keys.count);
+  if (values) value_output->write_header(values->format, values->element, values->count);
+  auto stream = [](ArrayReader& reader, PendingOutput& output) {
+    return HostStream{
+        [&reader](uint64_t offset, void* to, uint64_t bytes) { reader.read(offset, to, bytes); },
+        [&output](uint64_t offset, const void* from, uint64_t bytes) {
+          output.write_at(offset, from, bytes);
+        }};
+  };
+  SortTimings stages;
+  options.timings = &stages;
   try {
-    sort_raw(ctx, keys.element, key_data.data(), keys.count, values ? value_data.data() : nullptr,
-             values ? key_bytes(values->element) : 0, options);
+    sort_streamed(ctx, keys.element, keys.count, stream(key_reader, key_output),
+                  values ? key_bytes(values->element) : 0,
+                  values ? stream(*value_reader, *value_output) : HostStream{}, options);
   } catch (const Error& e) {
     if (e.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
       throw Error(std::to_string(keys.count) + " elements are too large for the device '" +
@@ -148,14 +156,30 @@ void run_sort(const SortArguments& a) {
                 std::to_string(ctx.validation_messages()) +
                 " message(s) (printed above); no output written");
 
-  key_output.write_array(keys.format, keys.element, key_data.data(), keys.count);
+  const auto flushing = clock::now();
   key_output.finish();
-  if (values) {
-    value_output->write_array(values->format, values->element, value_data.data(), values->count);
-    value_output->finish();
-  }
+  if (values) value_output->finish();
+  const double flush_ms = since(flushing);
+  const auto committing = clock::now();
   key_output.commit();
   if (values) value_output->commit();
+  const double commit_ms = since(committing);
+  if (a.timings) {
+    const double mb = double(stages.bytes) / 1e6;
+    std::fprintf(stderr,
+                 "gpusort: timings (%.1f MB each way)\n"
+                 "  device    %10.3f ms  Vulkan instance and device\n"
+                 "  read      %10.3f ms  files -> staging memory, during the upload\n"
+                 "  upload    %10.3f ms  until the sort could start, read included\n"
+                 "  sort      %10.3f ms  GPU time\n"
+                 "  download  %10.3f ms  from the sort's end, write included\n"
+                 "  write     %10.3f ms  staging memory -> temporary files, during the download\n"
+                 "  flush     %10.3f ms  fsync of the outputs\n"
+                 "  commit    %10.3f ms  rename into place\n"
+                 "  total     %10.3f ms\n",
+                 mb, device_ms, stages.read_ms, stages.upload_ms, stages.sort_gpu_ms,
+                 stages.download_ms, stages.write_ms, flush_ms, commit_ms, since(started));
+  }
 }
 
 CommandRegistration registration([](CLI::App& app) {
@@ -186,6 +210,9 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_option("--begin-bit", args->begin_bit, "First key bit (of the radix order) to sort by");
   cmd->add_option("--end-bit", args->end_bit, "One past the last key bit to sort by (0: all)");
   cmd->add_flag("--in-place", args->in_place, "Allow OUT to be IN (and VOUT to be VIN)");
+  cmd->add_flag("--timings", args->timings,
+                "Print the time of each stage (device, read, upload, sort, download, write, "
+                "flush, commit) to standard error");
   cmd->callback([args] { run_sort(*args); });
 });
 

@@ -1,0 +1,109 @@
+// `gpusort bench --end-to-end` (end_to_end.hpp). Per row: warm-ups, then timed runs of
+// gpusort::sort on a fresh copy of the input in host memory (the copy is not timed), the median
+// reported with its stages (SortTimings); every run's output checked (sorted, pair multiset).
+// The floor is the bytes moved each way over the bandwidth measured first: a DMA between pinned
+// host memory and device memory, each direction, the median of five.
+#include "end_to_end.hpp"
+
+#include "vulkan/buffer.hpp"
+
+#include <fstream>
+
+namespace gpusort::bench {
+namespace {
+
+struct Bandwidth {
+  double up_gbps = 0, down_gbps = 0;
+};
+
+Bandwidth measure_bus(Context& ctx, uint64_t bytes) {
+  auto& impl = ctx.impl();
+  DeviceBuffer host(impl, bytes, MemoryKind::readback), device(impl, bytes, MemoryKind::device_local);
+  std::memset(host.mapped(), 0x5a, bytes);
+  auto copy_ms = [&](const DeviceBuffer& from, const DeviceBuffer& to) {
+    std::vector<double> ms;
+    for (int i = 0; i < 5; ++i)
+      ms.push_back(impl.submit_timed([&](VkCommandBuffer cmd) {
+        VkBufferCopy region{0, 0, bytes};
+        vkCmdCopyBuffer(cmd, from.buffer(), to.buffer(), 1, &region);
+      }));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  };
+  return {double(bytes) / (copy_ms(host, device) * 1e6),
+          double(bytes) / (copy_ms(device, host) * 1e6)};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
+  const Protocol& p = options.protocol;
+  std::vector<KeyConfig> configs = options.configs;
+  if (configs.empty())
+    for (const char* name : {"u32", "f32", "u64", "u32+u32"})
+      configs.push_back(parse_key_configs(name)[0]);
+  const uint64_t largest = uint64_t(1) << p.max_log2;
+  const Bandwidth bus = measure_bus(ctx, std::clamp<uint64_t>(largest * 4, 1 << 20, 256 << 20));
+  std::printf("host<->device bandwidth (DMA, pinned memory): %.1f GB/s up, %.1f GB/s down\n",
+              bus.up_gbps, bus.down_gbps);
+  std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s\n", "keys", "n", "MB", "ms",
+              "upload", "sort GPU", "download", "GB/s", "floor ms", "/floor");
+  std::ofstream csv;
+  if (!options.csv.empty()) {
+    csv.open(options.csv);
+    csv << "config,n,bytes,ms,upload_ms,sort_gpu_ms,download_ms,gb_per_s,floor_ms,"
+           "up_gbps,down_gbps\n";
+  }
+  for (const KeyConfig& c : configs) {
+    const KeyType key = parse_key_type(c.key);
+    for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
+      const uint64_t n = uint64_t(1) << log2;
+      std::vector<uint64_t> input_keys((n * c.key_bytes + 7) / 8), keys(input_keys.size());
+      std::vector<uint32_t> input_values(c.value_bytes ? n : 0), values(input_values.size());
+      const uint64_t hash =
+          generate_input(c, n, p.seed + log2, input_keys.data(), input_values.data());
+      std::vector<SortTimings> runs;
+      for (uint32_t run = 0; run < p.warmups + p.runs; ++run) {
+        std::copy(input_keys.begin(), input_keys.end(), keys.begin());
+        std::copy(input_values.begin(), input_values.end(), values.begin());
+        SortTimings t;
+        sort_raw(ctx, key, keys.data(), n, c.value_bytes ? values.data() : nullptr,
+                 c.value_bytes, {.timings = &t});
+        const std::string wrong = check_output(c, n, keys.data(), values.data(), hash, false,
+                                               nullptr, nullptr, true);
+        if (!wrong.empty())
+          throw Error("end-to-end " + std::string(c.name) + " n=" + std::to_string(n) + ": " +
+                      wrong);
+        if (run >= p.warmups) runs.push_back(t);
+      }
+      auto stage = [&](double SortTimings::*field) {
+        std::vector<double> v;
+        for (auto& t : runs) v.push_back(t.*field);
+        return median(v);
+      };
+      const double ms = stage(&SortTimings::total_ms);
+      const uint64_t bytes = runs[0].bytes;
+      const double floor_ms = double(bytes) / (bus.up_gbps * 1e6) + double(bytes) / (bus.down_gbps * 1e6);
+      std::printf("%-8s %11llu %9.1f %10.3f %10.3f %10.3f %10.3f %8.2f %9.3f %7.2f\n", c.name,
+                  (unsigned long long)n, double(bytes) / 1e6, ms, stage(&SortTimings::upload_ms),
+                  stage(&SortTimings::sort_gpu_ms), stage(&SortTimings::download_ms),
+                  double(bytes) / (ms * 1e6), floor_ms, ms / floor_ms);
+      std::fflush(stdout);
+      if (csv.is_open())
+        csv << c.name << "," << n << "," << bytes << "," << ms << ","
+            << stage(&SortTimings::upload_ms) << "," << stage(&SortTimings::sort_gpu_ms) << ","
+            << stage(&SortTimings::download_ms) << "," << double(bytes) / (ms * 1e6) << ","
+            << floor_ms << "," << bus.up_gbps << "," << bus.down_gbps << std::endl;
+    }
+  }
+  if (ctx.validation_messages() != 0)
+    throw Error("the Vulkan validation layer reported " +
+                std::to_string(ctx.validation_messages()) + " message(s) (printed above)");
+}
+
+}  // namespace gpusort::bench

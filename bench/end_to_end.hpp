@@ -1,0 +1,24 @@
+// `gpusort bench --end-to-end`: host memory to host memory through the convenient face
+// (gpusort::sort / sort_by_key on host arrays), beside the machine's measured host<->device
+// bandwidth: how close the whole call comes to the time the bus alone needs.
+#pragma once
+
+#include "bench_common.hpp"
+
+#include <gpusort/gpusort.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpusort::bench {
+
+struct EndToEndOptions {
+  Protocol protocol;               // sizes, warm-ups, runs, seed
+  std::vector<KeyConfig> configs;  // empty: u32, f32, u64, u32+u32
+  std::string csv;                 // written after every row when set
+};
+
+// Measures and prints every row; throws when a result is wrong.
+void run_end_to_end(Context& ctx, const EndToEndOptions& options);
+
+}  // namespace gpusort::bench

@@ -1,0 +1,31 @@
+#!/bin/bash
+# One device call for the host path after the change (development): the end-to-end bench, the
+# demo, the same sorts in `gpusort bench`, the user baselines with the CLI's --timings, and the
+# whole test suite on the GPU with validation. Staged by stage.sh.
+#   bash .devrun/host_path/e2e_call.sh        (carry [".gl", ".devrun/host_path"])
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/device_setup.sh"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+date -u +%Y-%m-%dT%H:%M:%SZ | tee -a "$out/machine.txt"
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu \
+  --format=csv -lms 100 > "$out/gpu_monitor.csv" 2>&1 &
+monitor=$!
+g="$here/gpusort"
+echo "== end to end"
+timeout 200 "$g" bench --end-to-end --keys ${E2E_KEYS:-u32,f32,u64,u32+u32} --min-log2 ${E2E_MIN:-20} --step 2 \
+  --csv "$out/end_to_end.csv" 2>&1 | tee "$out/end_to_end.log"
+echo "== demo"
+timeout 120 "$g" demo --n 268435456 --type u32 --runs 5 --seed 1 2>&1 | tee "$out/demo.log"
+timeout 60 "$g" demo --n 16777216 --type f32 --runs 5 --seed 1 2>&1 | tee -a "$out/demo.log"
+echo "== bench"
+timeout 120 "$g" bench --algorithms automatic --keys u32,f32 --min-log2 24 --max-log2 28 --step 4 2>&1 | tail -n 5 | tee "$out/bench.log"
+echo "== baselines"
+CLI_EXTRA=--timings RUNS=${RUNS:-3} PYTHONUNBUFFERED=1 timeout 200 python3 "$here/baselines.py" /tmp "$g" 2>&1 | tee "$out/baselines.log"
+echo "== tests on the GPU"
+baked=/work/main/build/tools/gpusort/gpusort
+mkdir -p "$(dirname "$baked")" && ln -sf "$g" "$baked"
+ls /usr/share/vulkan/explicit_layer.d/ 2>&1 | head -3
+cd /tmp && GPUSORT_DEVICE=NVIDIA GPUSORT_TEST_VALIDATION=1 timeout ${TEST_TIMEOUT:-240} "$here/gpusort_tests" > "$out/gtest.log" 2>&1
+echo "gtest exit $?"; grep -E "^\[  FAILED|^\[  PASSED|tests ran" "$out/gtest.log" | tail -n 20
+kill $monitor 2>/dev/null
