@@ -27,6 +27,29 @@ class SmallSlots {
   uint64_t saved_;
 };
 
+TEST(HostPath, StreamingCopyCopiesEveryByteAtEveryAlignment) {
+  // Sizes around the streaming threshold (64 KiB) and its 64-byte blocks, at misaligned
+  // source and destination offsets: head, body and tail of the copy all show.
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<uint8_t> source(70000 + 64), destination(source.size());
+  for (auto& b : source) b = uint8_t(rng());
+  for (uint64_t bytes : {uint64_t(100), uint64_t(65535), uint64_t(65536), uint64_t(65537),
+                         uint64_t(65536 + 63), uint64_t(65536 + 64), uint64_t(70000)})
+    for (uint64_t from : {0, 1, 15, 16, 17, 63})
+      for (uint64_t to : {0, 3, 16, 40}) {
+        std::fill(destination.begin(), destination.end(), 0xEE);
+        streaming_copy(destination.data() + to, source.data() + from, bytes);
+        ASSERT_TRUE(std::equal(source.begin() + from, source.begin() + from + bytes,
+                               destination.begin() + to))
+            << bytes << " bytes from +" << from << " to +" << to;
+        ASSERT_TRUE(std::all_of(destination.begin(), destination.begin() + to,
+                                [](uint8_t b) { return b == 0xEE; }) &&
+                    std::all_of(destination.begin() + to + bytes, destination.end(),
+                                [](uint8_t b) { return b == 0xEE; }))
+            << "wrote outside: " << bytes << " bytes from +" << from << " to +" << to;
+      }
+}
+
 TEST(HostPath, ManySlotsEveryKeyTypeWithValuesBothOrders) {
   // 4 KiB slots: 3000 u64 keys with 8-byte values are 48 KB, 12+ batches over 4 slots, with
   // pieces of keys and values sharing a slot.

@@ -111,9 +111,9 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
   auto memory = [](void* array) {
     auto* bytes = static_cast<char*>(array);
     return HostStream{
-        [bytes](uint64_t offset, void* to, uint64_t size) { std::memcpy(to, bytes + offset, size); },
+        [bytes](uint64_t offset, void* to, uint64_t size) { streaming_copy(to, bytes + offset, size); },
         [bytes](uint64_t offset, const void* from, uint64_t size) {
-          std::memcpy(bytes + offset, from, size);
+          streaming_copy(bytes + offset, from, size);
         }};
   };
   sort_streamed(ctx, key_type, n, memory(keys), values ? value_bytes : 0, memory(values), options);

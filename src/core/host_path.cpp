@@ -6,8 +6,40 @@
 #include <bit>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace gpusort {
+
+void streaming_copy(void* destination, const void* source, uint64_t bytes) {
+#if defined(__SSE2__)
+  constexpr uint64_t streaming_min_bytes = 64 * 1024;  // smaller copies stay in the cache
+  if (bytes >= streaming_min_bytes) {
+    auto* to = static_cast<char*>(destination);
+    const auto* from = static_cast<const char*>(source);
+    const uint64_t head = (16 - reinterpret_cast<uintptr_t>(to) % 16) % 16;
+    std::memcpy(to, from, head);
+    to += head, from += head, bytes -= head;
+    const uint64_t body = bytes & ~uint64_t(63);
+    for (uint64_t i = 0; i < body; i += 64) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i + 16));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i + 32));
+      const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + i + 48));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(to + i), a);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(to + i + 16), b);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(to + i + 32), c);
+      _mm_stream_si128(reinterpret_cast<__m128i*>(to + i + 48), d);
+    }
+    std::memcpy(to + body, from + body, bytes - body);
+    _mm_sfence();  // the streaming stores are ordered before whatever this thread does next
+    return;
+  }
+#endif
+  std::memcpy(destination, source, bytes);
+}
 
 // ---- HostThreads ----
 

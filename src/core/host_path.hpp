@@ -26,6 +26,12 @@
 
 namespace gpusort {
 
+// memcpy for large copies between host arrays and staging memory: on x86-64 with streaming
+// (non-temporal) stores, so the destination is not first read into the cache and the copy moves
+// two bytes of memory traffic per byte instead of three. The host's memory bandwidth is what
+// limits the host path (the DMA reads the staging memory too: bench/NOTES-host.md).
+void streaming_copy(void* destination, const void* source, uint64_t bytes);
+
 // A small pool of host threads for large copies (and the callers' readers and writers).
 class HostThreads {
  public:
