@@ -165,9 +165,9 @@ static void test_wrap(gpusort_context* ctx) {
             invalid == NULL,
         "wrapping null handles");
   /* A queue family the physical device does not have. */
-  gpusort_status s = gpusort_context_wrap(gpusort_context_instance(ctx), gpusort_context_physical_device(ctx),
-                                          gpusort_context_device(ctx), gpusort_context_queue(ctx), 1000,
-                                          &invalid);
+  gpusort_status s =
+      gpusort_context_wrap(gpusort_context_instance(ctx), gpusort_context_physical_device(ctx),
+                           gpusort_context_device(ctx), gpusort_context_queue(ctx), 1000, &invalid);
   CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && invalid == NULL &&
             strstr(gpusort_last_error(), "queue family 1000 does not exist") != NULL,
         "%s '%s'", gpusort_status_name(s), gpusort_last_error());
@@ -224,7 +224,8 @@ static int sort_from_thread(void* argument) {
     if (gpusort_sort(t->ctx, GPUSORT_KEY_U64, keys, thread_n, NULL) != GPUSORT_OK ||
         memcmp(keys, expected, thread_n * sizeof *keys) != 0)
       ++t->failures;
-    if (gpusort_sort_by_key(t->ctx, GPUSORT_KEY_U32, ukeys, values, 4, thread_n, NULL) != GPUSORT_OK ||
+    if (gpusort_sort_by_key(t->ctx, GPUSORT_KEY_U32, ukeys, values, 4, thread_n, NULL) !=
+            GPUSORT_OK ||
         !is_stable_sort_u32(input, ukeys, values, thread_n, 0))
       ++t->failures;
   }
