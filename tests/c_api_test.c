@@ -164,7 +164,96 @@ static void test_wrap(gpusort_context* ctx) {
   CHECK(gpusort_context_wrap(NULL, NULL, NULL, NULL, 0, &invalid) == GPUSORT_ERROR_INVALID_ARGUMENT &&
             invalid == NULL,
         "wrapping null handles");
+  /* A queue family the physical device does not have. */
+  gpusort_status s =
+      gpusort_context_wrap(gpusort_context_instance(ctx), gpusort_context_physical_device(ctx),
+                           gpusort_context_device(ctx), gpusort_context_queue(ctx), 1000, &invalid);
+  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && invalid == NULL &&
+            strstr(gpusort_last_error(), "queue family 1000 does not exist") != NULL,
+        "%s '%s'", gpusort_status_name(s), gpusort_last_error());
+  gpusort_context_destroy(invalid);
   gpusort_context_destroy(wrapped); /* the device stays: it is ctx's */
+}
+
+/* Device names that match nothing, and indices beyond any integer type, are invalid arguments
+ * with a message naming them. */
+static void test_device_selection(void) {
+  static const char* const wanted[][2] = {
+      {"4294967296", "no Vulkan device has index '4294967296'"},
+      {"18446744073709551616", "device index '18446744073709551616' is out of range"},
+      {"no-such-gpu", "no Vulkan device matches 'no-such-gpu'"},
+  };
+  for (size_t i = 0; i < sizeof wanted / sizeof *wanted; ++i) {
+    gpusort_context* ctx = NULL;
+    gpusort_context_options options = {wanted[i][0], 0, 0};
+    gpusort_status s = gpusort_context_create(&options, &ctx);
+    CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && ctx == NULL &&
+              strstr(gpusort_last_error(), wanted[i][1]) != NULL &&
+              strchr(gpusort_last_error(), '\n') == NULL,
+          "device '%s': %s '%s'", wanted[i][0], gpusort_status_name(s), gpusort_last_error());
+    gpusort_context_destroy(ctx);
+  }
+}
+
+/* One context used by several threads at once (gpusort.hpp allows it): each thread sorts its own
+ * arrays, and every result is compared in full with qsort's. */
+enum { sorting_threads = 6, thread_sorts = 3, thread_n = 3000 };
+
+typedef struct {
+  gpusort_context* ctx;
+  uint64_t seed;
+  int failures;
+} ThreadSorts;
+
+static int sort_from_thread(void* argument) {
+  ThreadSorts* t = argument;
+  uint64_t* keys = malloc(thread_n * sizeof *keys);
+  uint64_t* expected = malloc(thread_n * sizeof *expected);
+  uint32_t* input = malloc(thread_n * sizeof *input);
+  uint32_t* ukeys = malloc(thread_n * sizeof *ukeys);
+  uint32_t* values = malloc(thread_n * sizeof *values);
+  uint64_t state = t->seed;
+  for (int round = 0; round < thread_sorts; ++round) {
+    for (uint32_t i = 0; i < thread_n; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      keys[i] = expected[i] = state >> (round * 20);
+      input[i] = ukeys[i] = (uint32_t)(state >> 40) % 100; /* ties check stability */
+      values[i] = i;
+    }
+    qsort(expected, thread_n, sizeof *expected, compare_u64);
+    if (gpusort_sort(t->ctx, GPUSORT_KEY_U64, keys, thread_n, NULL) != GPUSORT_OK ||
+        memcmp(keys, expected, thread_n * sizeof *keys) != 0)
+      ++t->failures;
+    if (gpusort_sort_by_key(t->ctx, GPUSORT_KEY_U32, ukeys, values, 4, thread_n, NULL) !=
+            GPUSORT_OK ||
+        !is_stable_sort_u32(input, ukeys, values, thread_n, 0))
+      ++t->failures;
+  }
+  free(keys);
+  free(expected);
+  free(input);
+  free(ukeys);
+  free(values);
+  return 0;
+}
+
+static void test_threads_share_a_context(gpusort_context* ctx) {
+  thrd_t threads[sorting_threads];
+  ThreadSorts work[sorting_threads];
+  int started[sorting_threads];
+  for (int i = 0; i < sorting_threads; ++i) {
+    work[i].ctx = ctx;
+    work[i].seed = next_random();
+    work[i].failures = 0;
+    started[i] = thrd_create(&threads[i], sort_from_thread, &work[i]) == thrd_success;
+    CHECK(started[i], "thrd_create");
+  }
+  for (int i = 0; i < sorting_threads; ++i) {
+    if (!started[i]) continue;
+    thrd_join(threads[i], NULL);
+    CHECK(work[i].failures == 0, "thread %d: %d of %d sorts wrong or failed", i, work[i].failures,
+          2 * thread_sorts);
+  }
 }
 
 /* ---- Engine face: everything below is the caller's Vulkan code ---- */
@@ -335,6 +424,8 @@ int main(void) {
   test_convenient_face(ctx);
   test_errors(ctx);
   test_wrap(ctx);
+  test_device_selection();
+  test_threads_share_a_context(ctx);
   test_engine_face(ctx);
   uint64_t messages = gpusort_context_validation_messages(ctx);
   CHECK(messages == 0, "%llu Vulkan validation messages (printed above)", (unsigned long long)messages);

@@ -4,11 +4,18 @@
 // output files with a std::stable_sort of the input; every refused input must leave the
 // pre-existing output byte for byte as it was and no temporary file behind.
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +25,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "test_support.hpp"
 
@@ -95,8 +103,73 @@ std::string npy_array(KeyType t, const std::vector<uint64_t>& bits) {
 }
 
 struct CliRun {
-  int exit_code = -1;
+  int exit_code = -1;  // 128 + the signal when the CLI was killed by one
   std::string out, err;
+};
+
+struct RunOptions {
+  std::optional<std::string> standard_input;  // fed through a pipe; else /dev/null
+  std::vector<std::string> environment;       // NAME=value entries added or replacing
+  std::chrono::seconds timeout{300};          // then the CLI is killed and the test fails
+};
+
+// Feeds `bytes` to a pipe's write end from a thread, then closes it.
+class PipeFeeder {
+ public:
+  PipeFeeder(int fd, std::string bytes)
+      : thread_([fd, bytes = std::move(bytes)] {
+          size_t done = 0;
+          while (done < bytes.size()) {
+            ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
+            if (put < 0 && errno == EINTR) continue;
+            if (put <= 0) break;  // the reader went away
+            done += size_t(put);
+          }
+          ::close(fd);
+        }) {}
+  ~PipeFeeder() { thread_.join(); }
+
+ private:
+  std::thread thread_;
+};
+
+// Reads a FIFO from a thread until its writer closes it (or until stop()), without ever blocking
+// on the FIFO: opened non-blocking, so a CLI that never opens it cannot hang the test.
+class FifoReader {
+ public:
+  explicit FifoReader(const fs::path& fifo) {
+    fd_ = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    thread_ = std::thread([this] {
+      char buffer[4096];
+      while (fd_ >= 0) {
+        pollfd p{fd_, POLLIN, 0};
+        ::poll(&p, 1, 50);
+        ssize_t got = ::read(fd_, buffer, sizeof buffer);
+        if (got > 0) {
+          bytes_.append(buffer, size_t(got));
+          continue;
+        }
+        if ((got == 0 && (p.revents & POLLHUP)) || stop_) break;
+      }
+    });
+  }
+  // Stops once the FIFO holds no more data; returns what was read.
+  std::string finish() {
+    stop_ = true;
+    thread_.join();
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return bytes_;
+  }
+  ~FifoReader() {
+    if (thread_.joinable()) finish();
+  }
+
+ private:
+  int fd_ = -1;
+  std::atomic<bool> stop_{false};
+  std::string bytes_;
+  std::thread thread_;
 };
 
 class CliTest : public ::testing::Test {
@@ -123,17 +196,28 @@ class CliTest : public ::testing::Test {
     return names;
   }
 
-  // Runs the CLI in `work` with its output captured beside it; fails the test if its stderr
-  // mentions validation.
-  CliRun run(const std::vector<std::string>& args) {
+  // Starts the CLI in `work` (it resolves relative paths against the working directory) with
+  // the given standard input and output descriptors and stderr written to `err_path`. The
+  // environment selects lavapipe (unless GPUSORT_DEVICE is set) and turns validation on;
+  // `environment` adds to it or replaces entries. Returns the pid, or -1 (test failed).
+  pid_t spawn(const std::vector<std::string>& args, int standard_input, int standard_output,
+              const fs::path& err_path, const std::vector<std::string>& environment = {}) {
     std::vector<std::string> env_strings;
-    for (char** e = environ; *e; ++e) {
-      std::string entry = *e;
-      if (entry.rfind("GPUSORT_VALIDATION=", 0) == 0) continue;
-      env_strings.push_back(entry);
-    }
-    if (!std::getenv("GPUSORT_DEVICE")) env_strings.push_back("GPUSORT_DEVICE=llvmpipe");
-    env_strings.push_back("GPUSORT_VALIDATION=1");
+    auto replaced = [&](const std::string& entry) {
+      for (auto& e : environment)
+        if (entry.substr(0, entry.find('=') + 1) == e.substr(0, e.find('=') + 1)) return true;
+      return entry.rfind("GPUSORT_VALIDATION=", 0) == 0;
+    };
+    for (char** e = environ; *e; ++e)
+      if (!replaced(*e)) env_strings.push_back(*e);
+    auto given = [&](const std::string& prefix) {
+      return std::any_of(environment.begin(), environment.end(),
+                         [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    };
+    if (!std::getenv("GPUSORT_DEVICE") && !given("GPUSORT_DEVICE="))
+      env_strings.push_back("GPUSORT_DEVICE=llvmpipe");
+    if (!given("GPUSORT_VALIDATION=")) env_strings.push_back("GPUSORT_VALIDATION=1");
+    env_strings.insert(env_strings.end(), environment.begin(), environment.end());
     std::vector<char*> env, argv;
     for (auto& s : env_strings) env.push_back(s.data());
     env.push_back(nullptr);
@@ -142,30 +226,72 @@ class CliTest : public ::testing::Test {
     for (auto& s : arg_strings) argv.push_back(s.data());
     argv.push_back(nullptr);
 
-    const fs::path out_path = root / "stdout", err_path = root / "stderr";
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, standard_input, 0);
+    posix_spawn_file_actions_adddup2(&actions, standard_output, 1);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
-    // The CLI resolves relative paths against the working directory: make that `work`.
     const fs::path previous = fs::current_path();
     fs::current_path(work);
     pid_t pid = 0;
     int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), env.data());
     fs::current_path(previous);
     posix_spawn_file_actions_destroy(&actions);
-    CliRun r;
     if (spawned != 0) {
       ADD_FAILURE() << "cannot start " << GPUSORT_CLI_PATH << ": " << std::strerror(spawned);
+      return -1;
+    }
+    return pid;
+  }
+
+  // Waits for `pid`; kills it (and fails the test) after `timeout`. The exit code, or 128 + the
+  // signal that ended it.
+  static int wait_for(pid_t pid, std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    int status = 0;
+    while (true) {
+      pid_t done = waitpid(pid, &status, WNOHANG);
+      if (done == pid) break;
+      if (done < 0 && errno != EINTR) return -1;
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "the CLI did not finish within " << timeout.count() << " s";
+        ::kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  // Runs the CLI with its output captured beside `work`; fails the test if its stderr mentions
+  // validation.
+  CliRun run(const std::vector<std::string>& args, const RunOptions& options = {}) {
+    const fs::path out_path = root / "stdout", err_path = root / "stderr";
+    CliRun r;
+    int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int in = -1, feed = -1;
+    if (options.standard_input) {
+      int ends[2];
+      if (::pipe2(ends, O_CLOEXEC) == 0) in = ends[0], feed = ends[1];
+    } else {
+      in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    }
+    if (out < 0 || in < 0) {
+      ADD_FAILURE() << "cannot set up the CLI's standard streams: " << std::strerror(errno);
       return r;
     }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    pid_t pid = spawn(args, in, out, err_path, options.environment);
+    ::close(in);
+    ::close(out);
+    {
+      std::optional<PipeFeeder> feeder;
+      if (feed >= 0) feeder.emplace(feed, *options.standard_input);
+      if (pid < 0) return r;
+      r.exit_code = wait_for(pid, options.timeout);
     }
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = read_bytes(out_path);
     r.err = read_bytes(err_path);
     EXPECT_EQ(r.err.find("validation"), std::string::npos) << "Vulkan validation messages:\n"
@@ -176,13 +302,14 @@ class CliTest : public ::testing::Test {
   // Expects the CLI to refuse: non-zero exit, one line "gpusort: error: ..." containing
   // `problem`, the sentinel outputs unchanged and no file added or removed.
   void expect_refused(const std::vector<std::string>& args, const std::string& problem,
-                      const std::vector<std::string>& outputs = {"out"}) {
+                      const std::vector<std::string>& outputs = {"out"},
+                      const RunOptions& options = {}) {
     for (auto& o : outputs)
       if (!fs::exists(at(o))) write_bytes(at(o), sentinel);
     std::map<std::string, Snapshot> before;
     for (auto& name : work_files())
       if (fs::is_regular_file(at(name))) before[name] = snapshot(at(name));
-    CliRun r = run(args);
+    CliRun r = run(args, options);
     EXPECT_NE(r.exit_code, 0) << "accepted: " << ::testing::PrintToString(args);
     EXPECT_EQ(r.err.rfind("gpusort: error: ", 0), 0u) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "not one line:\n" << r.err;
@@ -497,6 +624,22 @@ TEST_F(CliRefusal, MalformedNpy) {
   version[6] = '\x09';
   write_bytes(at("version.npy"), version);
   expect_refused({"sort", "version.npy", "out"}, "unsupported .npy format version 9.0");
+  version[6] = '\x01';
+  version[7] = '\x05';
+  write_bytes(at("version.npy"), version);
+  expect_refused({"sort", "version.npy", "out"},
+                 "unsupported .npy format version 1.5 (NumPy writes 1.0, 2.0 and 3.0)");
+  write_bytes(at("not-a-tuple.npy"), npy_file("<u4", "(4)", data));
+  expect_refused({"sort", "not-a-tuple.npy", "out"},
+                 "malformed .npy header ('shape' is (4), an integer in parentheses rather than a "
+                 "tuple such as (4,))");
+  write_bytes(at("leading-zero.npy"), npy_file("<u4", "(04,)", data));
+  expect_refused({"sort", "leading-zero.npy", "out"}, "a shape entry has a leading zero");
+  write_bytes(at("twice.npy"),
+              npy_with_dict("{'descr': '<u4', 'fortran_order': False, 'shape': (4,), "
+                            "'shape': (4,)}",
+                            data));
+  expect_refused({"sort", "twice.npy", "out"}, "malformed .npy header ('shape' appears twice)");
   write_bytes(at("truncated.npy"), npy_file("<u4", "(5,)", data));
   expect_refused(
       {"sort", "truncated.npy", "out"},
@@ -596,6 +739,256 @@ TEST_F(CliRefusal, ExistingOutputIsReplacedWhole) {
   CliRun r = run({"sort", "keys.bin", "out", "--type", "u32"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(read_bytes(at("out")) == element_bytes({1, 3, 5, 9}, 4));
+}
+
+// ---- special files, standard streams, links and the commit of keys with values ----
+
+// Outputs that exist and are not regular files are written into, never replaced.
+TEST_F(CliRefusal, FifoOutputIsWrittenIntoNotReplaced) {
+  ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0644), 0) << std::strerror(errno);
+  FifoReader reader(at("fifo"));
+  CliRun r = run({"sort", "keys.bin", "fifo", "--type", "u32"});
+  const std::string received = reader.finish();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(received == element_bytes({1, 3, 5, 9}, 4)) << received.size() << " bytes";
+  EXPECT_TRUE(fs::is_fifo(at("fifo"))) << "the FIFO was replaced";
+  EXPECT_EQ(work_files(), (std::set<std::string>{"fifo", "keys.bin", "keys.npy", "values.bin"}));
+
+  // Values into the FIFO, keys into a file.
+  FifoReader values_reader(at("fifo"));
+  r = run({"sort", "keys.npy", "out.npy", "--values", "values.bin", "--values-out", "fifo",
+           "--value-type", "u32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(values_reader.finish() == element_bytes({10, 30, 50, 90}, 4));
+  EXPECT_TRUE(read_bytes(at("out.npy")) == npy_array(KeyType::u32, {1, 3, 5, 9}));
+  EXPECT_TRUE(fs::is_fifo(at("fifo")));
+}
+
+// Never run against a CLI that replaces special files: as root it would replace /dev/null.
+TEST_F(CliRefusal, DevNullOutputStaysACharacterDevice) {
+  CliRun r = run({"sort", "keys.bin", "/dev/null", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "vout", "--value-type", "u32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/null")) << "/dev/null was replaced";
+  EXPECT_TRUE(read_bytes(at("vout")) == element_bytes({10, 30, 50, 90}, 4));
+  EXPECT_EQ(work_files(), (std::set<std::string>{"keys.bin", "keys.npy", "values.bin", "vout"}));
+}
+
+TEST_F(CliRefusal, SocketOutputIsRefused) {
+  const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(s, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string path = at("socket").string();
+  ASSERT_LT(path.size(), sizeof address.sun_path);
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(s, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  expect_refused({"sort", "keys.bin", "socket", "--type", "u32"},
+                 "output file 'socket': is a socket", {});
+  EXPECT_TRUE(fs::is_socket(at("socket")));
+  ::close(s);
+}
+
+// A FIFO (or /dev/stdin on a pipe) as IN or VIN is refused at once, not waited on.
+TEST_F(CliRefusal, FifoInputIsRefusedWithoutBlocking) {
+  ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0644), 0) << std::strerror(errno);
+  RunOptions quick{.timeout = std::chrono::seconds(60)};
+  expect_refused(
+      {"sort", "fifo", "out", "--type", "u32"},
+      "keys file 'fifo': is a FIFO, not a regular file (give '-' to read standard input)", {"out"},
+      quick);
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "fifo", "--values-out",
+                  "vout", "--value-type", "u32"},
+                 "values file 'fifo': is a FIFO, not a regular file", {"out", "vout"}, quick);
+  quick.standard_input = element_bytes({2, 1}, 4);
+  expect_refused({"sort", "/dev/stdin", "out", "--type", "u32"},
+                 "keys file '/dev/stdin': is a FIFO, not a regular file", {"out"}, quick);
+}
+
+TEST_F(CliRefusal, StandardInputAndOutput) {
+  // Raw keys from a pipe.
+  CliRun r = run({"sort", "-", "out", "--type", "u32"},
+                 {.standard_input = element_bytes({7, 2, 9, 2, 0}, 4)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(at("out")) == element_bytes({0, 2, 2, 7, 9}, 4));
+  // .npy keys from a pipe, told apart by the magic; the output is .npy too.
+  r = run({"sort", "-", "out.npy", "--descending"},
+          {.standard_input = npy_array(KeyType::i64, {5, uint64_t(-3), 8})});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(at("out.npy")) == npy_array(KeyType::i64, {8, 5, uint64_t(-3)}));
+  // Values from a pipe.
+  r = run({"sort", "keys.bin", "out", "--type", "u32", "--values", "-", "--values-out", "vout",
+           "--value-type", "u32"},
+          {.standard_input = element_bytes({50, 30, 90, 10}, 4)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(at("out")) == element_bytes({1, 3, 5, 9}, 4));
+  EXPECT_TRUE(read_bytes(at("vout")) == element_bytes({10, 30, 50, 90}, 4));
+  // Keys to standard output; then values to standard output, keys to a file.
+  r = run({"sort", "keys.npy", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out == npy_array(KeyType::u32, {1, 3, 5, 9}));
+  fs::remove(at("out"));
+  r = run({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin", "--values-out",
+           "-", "--value-type", "u32", "--descending"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out == element_bytes({90, 50, 30, 10}, 4));
+  EXPECT_TRUE(read_bytes(at("out")) == element_bytes({9, 5, 3, 1}, 4));
+  // Both from a pipe into standard output.
+  r = run({"sort", "-", "-", "--type", "u64"}, {.standard_input = element_bytes({3, 1, 2}, 8)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out == element_bytes({1, 2, 3}, 8));
+  EXPECT_EQ(work_files(), (std::set<std::string>{"keys.bin", "keys.npy", "out", "out.npy",
+                                                 "values.bin", "vout"}));
+
+  expect_refused({"sort", "-", "out", "--type", "u32", "--values", "-", "--values-out", "vout",
+                  "--value-type", "u32"},
+                 "IN and VIN are both '-'", {"out", "vout"});
+  expect_refused({"sort", "keys.bin", "-", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "-", "--value-type", "u32"},
+                 "OUT and VOUT are both '-'", {});
+  expect_refused({"sort", "-", "out"}, "keys file '-' (standard input): is a raw array", {"out"},
+                 {.standard_input = element_bytes({1}, 4)});
+}
+
+// gpusort sort in.npy - --descending | gpusort sort - out.npy
+TEST_F(CliRefusal, Pipeline) {
+  int ends[2];
+  ASSERT_EQ(::pipe2(ends, O_CLOEXEC), 0);
+  const int null_in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int null_out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  pid_t first = spawn({"sort", "keys.npy", "-", "--descending"}, null_in, ends[1], root / "err1");
+  pid_t second = spawn({"sort", "-", "out.npy"}, ends[0], null_out, root / "err2");
+  for (int fd : {ends[0], ends[1], null_in, null_out}) ::close(fd);
+  ASSERT_GT(first, 0);
+  ASSERT_GT(second, 0);
+  EXPECT_EQ(wait_for(first, std::chrono::seconds(300)), 0) << read_bytes(root / "err1");
+  EXPECT_EQ(wait_for(second, std::chrono::seconds(300)), 0) << read_bytes(root / "err2");
+  EXPECT_TRUE(read_bytes(at("out.npy")) == npy_array(KeyType::u32, {1, 3, 5, 9}));
+}
+
+// Links to missing files are followed like links to existing ones: the target is written.
+TEST_F(CliRefusal, DanglingSymlinkOutputCreatesItsTarget) {
+  fs::create_directory(at("sub"));
+  fs::create_symlink("sub/target.bin", at("link.bin"));
+  fs::create_symlink("link.bin", at("link-to-link.bin"));
+  CliRun r = run({"sort", "keys.bin", "link-to-link.bin", "--type", "u32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(at("link.bin")) && fs::is_symlink(at("link-to-link.bin")));
+  EXPECT_TRUE(read_bytes(at("sub/target.bin")) == element_bytes({1, 3, 5, 9}, 4));
+  EXPECT_EQ(fs::read_symlink(at("link.bin")), "sub/target.bin");
+
+  // Two dangling links to one file are one file.
+  fs::create_symlink("sub/missing.bin", at("first.bin"));
+  fs::create_symlink("./sub/../sub/missing.bin", at("second.bin"));
+  expect_refused({"sort", "keys.bin", "first.bin", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "second.bin", "--value-type", "u32"},
+                 "OUT and VOUT are the same file 'first.bin'", {});
+  EXPECT_FALSE(fs::exists(at("sub/missing.bin")));
+}
+
+// The temporary file's name does not grow with OUT's, so any valid name works.
+TEST_F(CliRefusal, LongestFileNamesWork) {
+  const std::string name = std::string(251, 'k') + ".bin";  // 255 bytes, Linux's NAME_MAX
+  CliRun r = run({"sort", "keys.bin", name, "--type", "u32", "--values", "values.bin",
+                  "--values-out", std::string(244, 'v'), "--value-type", "u32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(at(name)) == element_bytes({1, 3, 5, 9}, 4));
+  EXPECT_TRUE(read_bytes(at(std::string(244, 'v'))) == element_bytes({10, 30, 50, 90}, 4));
+  EXPECT_EQ(work_files().size(), 5u);
+}
+
+// A failed second rename puts the first output back (rename_fault.c makes it fail, as EPERM in a
+// sticky directory would for a user other than root).
+TEST_F(CliRefusal, FailedValuesRenamePutsTheKeysBack) {
+  const RunOptions failing{
+      .environment = {"LD_PRELOAD=" GPUSORT_RENAME_FAULT_PATH, "GPUSORT_TEST_RENAME_FAIL=vout"}};
+  const std::vector<std::string> args{"sort", "keys.bin",     "out",        "--type",
+                                      "u32",  "--values",     "values.bin", "--values-out",
+                                      "vout", "--value-type", "u32"};
+  write_bytes(at("out"), sentinel + "old keys\n");
+  expect_refused(args,
+                 "values output file 'vout': cannot rename the temporary file into place: "
+                 "Operation not permitted; no output was changed",
+                 {"out", "vout"}, failing);
+  EXPECT_TRUE(read_bytes(at("out")) == sentinel + "old keys\n");
+  // A new OUT (none before) is removed again.
+  fs::remove(at("out"));
+  expect_refused(args, "no output was changed", {"vout"}, failing);
+  EXPECT_FALSE(fs::exists(at("out")));
+}
+
+// A signal that arrives between the two renames takes effect after both (rename_fault.c sends
+// SIGTERM just before the second): the outputs are both new, never new keys beside old values.
+TEST_F(CliRefusal, SignalDuringTheCommitWaitsForItsEnd) {
+  write_bytes(at("out"), sentinel);
+  write_bytes(at("vout"), sentinel);
+  CliRun r = run({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "vout", "--value-type", "u32"},
+                 {.environment = {"LD_PRELOAD=" GPUSORT_RENAME_FAULT_PATH,
+                                  "GPUSORT_TEST_RENAME_SIGNAL=vout"}});
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_TRUE(read_bytes(at("out")) == element_bytes({1, 3, 5, 9}, 4));
+  EXPECT_TRUE(read_bytes(at("vout")) == element_bytes({10, 30, 50, 90}, 4));
+  EXPECT_EQ(work_files(),
+            (std::set<std::string>{"keys.bin", "keys.npy", "out", "values.bin", "vout"}));
+}
+
+// Temporary files of runs that were killed are removed by a later run into the same directory
+// once their process is gone; those of live processes and other names stay.
+TEST_F(CliRefusal, StaleTemporaryFilesAreRemoved) {
+  pid_t gone = 0;
+  char* true_argv[] = {const_cast<char*>("true"), nullptr};
+  ASSERT_EQ(posix_spawnp(&gone, "true", nullptr, nullptr, true_argv, environ), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(gone, &status, 0), gone);
+  const std::string dead = ".gpusort-" + std::to_string(gone) + "-a1B2c3.tmp";
+  const std::string alive = ".gpusort-" + std::to_string(::getpid()) + "-a1B2c3.tmp";
+  const std::vector<std::string> kept{alive, ".gpusort-" + std::to_string(gone) + "-a1B2c.tmp",
+                                      ".gpusort-" + std::to_string(gone) + "-a1B2c3.tmp~",
+                                      "x.gpusort-" + std::to_string(gone) + "-a1B2c3.tmp"};
+  for (auto& name : kept) write_bytes(at(name), "someone's\n");
+  write_bytes(at(dead), "left by a killed run\n");
+  CliRun r = run({"sort", "keys.bin", "out", "--type", "u32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(at(dead)));
+  for (auto& name : kept) EXPECT_TRUE(read_bytes(at(name)) == "someone's\n") << name;
+  EXPECT_TRUE(read_bytes(at("out")) == element_bytes({1, 3, 5, 9}, 4));
+}
+
+TEST_F(CliRefusal, EmptyPaths) {
+  expect_refused({"sort", "", "out", "--type", "u32"}, "IN: an empty path names no file");
+  expect_refused({"sort", "keys.bin", "", "--type", "u32"}, "OUT: an empty path names no file", {});
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "", "--values-out",
+                  "vout", "--value-type", "u32"},
+                 "--values: an empty path names no file", {"out", "vout"});
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--values", "values.bin",
+                  "--values-out", "", "--value-type", "u32"},
+                 "--values-out: an empty path names no file", {"out"});
+}
+
+TEST_F(CliRefusal, DeviceOption) {
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--device", "4294967296"},
+                 "no Vulkan device has index '4294967296'; devices: 0: ");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--device", "18446744073709551616"},
+                 "device index '18446744073709551616' is out of range; devices: 0: ");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--device", "no-such-gpu"},
+                 "no Vulkan device matches 'no-such-gpu'; devices: 0: ");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32"},
+                 "no Vulkan device matches 'no-such-gpu' (from GPUSORT_DEVICE)", {"out"},
+                 {.environment = {"GPUSORT_DEVICE=no-such-gpu"}});
+}
+
+TEST_F(CliRefusal, ValidationEnvironmentVariable) {
+  for (const char* on : {"TRUE", "yes", "On", "sync", "0", "off"}) {
+    CliRun r = run({"sort", "keys.bin", "out", "--type", "u32"},
+                   {.environment = {std::string("GPUSORT_VALIDATION=") + on}});
+    EXPECT_EQ(r.exit_code, 0) << on << ": " << r.err;
+    EXPECT_TRUE(read_bytes(at("out")) == element_bytes({1, 3, 5, 9}, 4)) << on;
+    fs::remove(at("out"));
+  }
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32"},
+                 "GPUSORT_VALIDATION='maybe' is not one of 1, true, yes, on", {"out"},
+                 {.environment = {"GPUSORT_VALIDATION=maybe"}});
 }
 
 TEST_F(CliTest, DemoVerifiesAndReportsThroughput) {

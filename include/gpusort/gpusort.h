@@ -51,7 +51,8 @@ typedef struct gpusort_context gpusort_context; /* opaque */
 typedef struct gpusort_sorter gpusort_sorter;   /* opaque */
 
 typedef struct gpusort_context_options {
-  const char* device;             /* index or name substring; NULL or "": GPUSORT_DEVICE, else best */
+  const char* device;             /* index or name substring; NULL or "": GPUSORT_DEVICE, else best;
+                                     one matching no device: GPUSORT_ERROR_INVALID_ARGUMENT */
   int validation;                 /* nonzero: Khronos validation layer (also GPUSORT_VALIDATION=1) */
   int synchronization_validation; /* nonzero: also synchronization validation */
 } gpusort_context_options;
@@ -83,7 +84,10 @@ typedef struct gpusort_buffer_ref {
 /* options may be NULL (defaults). */
 gpusort_status gpusort_context_create(const gpusort_context_options* options,
                                       gpusort_context** out_context);
-/* Wraps a caller's device (bufferDeviceAddress and shaderInt64 enabled); the caller keeps it. */
+/* Wraps a caller's device (bufferDeviceAddress and shaderInt64 enabled); the caller keeps it.
+ * queue_family_index must be one of physical_device's queue families, with compute (else
+ * GPUSORT_ERROR_INVALID_ARGUMENT). A context may be used from several threads at once (see
+ * Context in gpusort.hpp), but not destroyed while another thread uses it. */
 gpusort_status gpusort_context_wrap(VkInstance instance, VkPhysicalDevice physical_device,
                                     VkDevice device, VkQueue queue, uint32_t queue_family_index,
                                     gpusort_context** out_context);

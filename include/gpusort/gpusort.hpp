@@ -77,21 +77,31 @@ struct DeviceInfo {
 };
 
 struct ContextOptions {
-  // Index or case-insensitive name substring; empty: GPUSORT_DEVICE, else the best device
-  // (discrete GPU, then integrated, then virtual, then CPU such as lavapipe).
+  // Index (decimal digits) or case-insensitive name substring; empty: GPUSORT_DEVICE, else the
+  // best device (discrete GPU, then integrated, then virtual, then CPU such as lavapipe). One
+  // that matches no device throws Error with VK_SUCCESS (an invalid argument).
   std::string device;
-  // Enable the Khronos validation layer (also when GPUSORT_VALIDATION=1). Messages are counted
-  // (validation_messages()) and printed to stderr.
+  // Enable the Khronos validation layer (also when GPUSORT_VALIDATION is 1, true, yes or on, in
+  // any case). Messages are counted (validation_messages()) and printed to stderr.
+  // GPUSORT_VALIDATION 0, false, no, off or empty adds nothing; any other value throws Error.
   bool validation = false;
   // Also enable synchronization validation (also when GPUSORT_VALIDATION=sync).
   bool synchronization_validation = false;
 };
 
+// Thread safety: one Context may be used from several threads at once. Its pipeline cache and
+// its submissions are internally synchronized (each under a mutex), so sort, sort_by_key,
+// sort_raw and the scans may be called concurrently on one Context (they take turns on its
+// queue: concurrent calls are correct, not faster), as may the Sorter constructor and the
+// accessors. Destroying, assigning or moving a Context while another thread uses it is not
+// allowed (copies share one device and are destroyed with the last of them).
+
 class Context {
  public:
   static Context create(const ContextOptions& options = {});
   // Wrap a caller's device. The device must have been created with bufferDeviceAddress
-  // (Vulkan 1.2) and shaderInt64 enabled; the caller keeps ownership. Queue use by the
+  // (Vulkan 1.2) and shaderInt64 enabled; the caller keeps ownership. queue_family_index must
+  // be a queue family of physical_device with compute (else Error). Queue use by the
   // convenient face is serialized inside gpusort; the caller must not submit to the same
   // queue concurrently with it.
   static Context wrap(VkInstance instance, VkPhysicalDevice physical_device, VkDevice device,

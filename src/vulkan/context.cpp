@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -136,11 +137,27 @@ uint32_t compute_queue_family(VkPhysicalDevice physical) {
   return UINT32_MAX;
 }
 
-size_t choose_device(const std::vector<DeviceInfo>& infos, const std::string& wanted) {
+// `wanted` is a device index (all digits) or a name substring; `source` says where it came from
+// when that was not the caller's option ("" or " (from GPUSORT_DEVICE)"). A device that matches
+// nothing is an invalid argument, not a Vulkan failure: the error carries VK_SUCCESS.
+size_t choose_device(const std::vector<DeviceInfo>& infos, const std::string& wanted,
+                     const std::string& source) {
   if (!wanted.empty()) {
-    bool numeric = std::all_of(wanted.begin(), wanted.end(), [](char c) { return std::isdigit(c); });
+    std::string names;
+    for (auto& d : infos)
+      names += (names.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+    if (names.empty()) names = "none";
+    bool numeric = std::all_of(wanted.begin(), wanted.end(),
+                               [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    uint64_t index = 0;
+    if (numeric) {
+      auto [end, error] = std::from_chars(wanted.data(), wanted.data() + wanted.size(), index);
+      if (error != std::errc() || end != wanted.data() + wanted.size())
+        throw Error("device index '" + wanted + "'" + source +
+                    " is out of range; devices: " + names);
+    }
     for (size_t i = 0; i < infos.size(); ++i) {
-      bool match = numeric ? infos[i].index == uint32_t(std::stoul(wanted))
+      bool match = numeric ? infos[i].index == index
                            : lower(infos[i].name).find(lower(wanted)) != std::string::npos;
       if (!match) continue;
       if (!infos[i].usable)
@@ -148,10 +165,9 @@ size_t choose_device(const std::vector<DeviceInfo>& infos, const std::string& wa
                     VK_ERROR_FEATURE_NOT_PRESENT);
       return i;
     }
-    std::string names;
-    for (auto& d : infos) names += "\n  " + std::to_string(d.index) + ": " + d.name;
-    throw Error("no Vulkan device matches '" + wanted + "'; devices:" + names,
-                VK_ERROR_INITIALIZATION_FAILED);
+    throw Error(
+        std::string(numeric ? "no Vulkan device has index '" : "no Vulkan device matches '") +
+        wanted + "'" + source + "; devices: " + names);
   }
   size_t best = SIZE_MAX;
   for (size_t i = 0; i < infos.size(); ++i) {
@@ -267,9 +283,17 @@ Context Context::create(const ContextOptions& options) {
   auto impl = std::make_shared<Impl>();
   bool validation = options.validation, sync_validation = options.synchronization_validation;
   if (const char* env = std::getenv("GPUSORT_VALIDATION")) {
-    std::string v = env;
-    if (v == "1" || v == "sync") validation = true;
-    if (v == "sync") sync_validation = true;
+    // Adds to the options; an "off" value leaves them as they are.
+    const std::string v = lower(env);
+    if (v == "1" || v == "true" || v == "yes" || v == "on") {
+      validation = true;
+    } else if (v == "sync") {
+      validation = sync_validation = true;
+    } else if (!(v.empty() || v == "0" || v == "false" || v == "no" || v == "off")) {
+      throw Error("GPUSORT_VALIDATION='" + std::string(env) +
+                  "' is not one of 1, true, yes, on, sync (the layer on; sync adds "
+                  "synchronization checks) or 0, false, no, off");
+    }
   }
   impl->instance = create_instance(validation, sync_validation);
   impl->owns_device = true;
@@ -291,10 +315,11 @@ Context Context::create(const ContextOptions& options) {
   auto devices = physical_devices(impl->instance);
   std::vector<DeviceInfo> infos;
   for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe_device(devices[i], i));
-  std::string wanted = options.device;
+  std::string wanted = options.device, source;
   if (wanted.empty())
-    if (const char* env = std::getenv("GPUSORT_DEVICE")) wanted = env;
-  size_t chosen = choose_device(infos, wanted);
+    if (const char* env = std::getenv("GPUSORT_DEVICE"))
+      wanted = env, source = " (from GPUSORT_DEVICE)";
+  size_t chosen = choose_device(infos, wanted, source);
   impl->physical = devices[chosen];
   impl->family = compute_queue_family(impl->physical);
 
@@ -360,6 +385,17 @@ Context Context::wrap(VkInstance instance, VkPhysicalDevice physical_device, VkD
                       VkQueue queue, uint32_t queue_family_index) {
   if (!instance || !physical_device || !device || !queue)
     throw Error("Context::wrap: null Vulkan handle");
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &family_count, families.data());
+  if (queue_family_index >= family_count)
+    throw Error("Context::wrap: queue family " + std::to_string(queue_family_index) +
+                " does not exist (the physical device has " + std::to_string(family_count) +
+                " queue families)");
+  if (!(families[queue_family_index].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    throw Error("Context::wrap: queue family " + std::to_string(queue_family_index) +
+                " has no compute capability");
   auto impl = std::make_shared<Impl>();
   impl->instance = instance;
   impl->physical = physical_device;

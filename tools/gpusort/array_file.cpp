@@ -1,19 +1,29 @@
-// Raw and .npy arrays on disk, and atomically replaced outputs (see array_file.hpp).
-// The npy format: magic "\x93NUMPY", version (major, minor), header length (u16 for 1.x, u32 for
-// 2.x/3.x), then a Python dict literal {'descr': '<u4', 'fortran_order': False, 'shape': (n,), }
+// Raw and .npy arrays on disk, and outputs replaced atomically and together (see array_file.hpp).
+// The npy format: magic "\x93NUMPY", version (major, minor), header length (u16 for 1.0, u32 for
+// 2.0/3.0), then a Python dict literal {'descr': '<u4', 'fortran_order': False, 'shape': (n,), }
 // padded with spaces and ending in '\n', then the elements.
 #include "array_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <set>
+#include <string_view>
 #include <vector>
 
 namespace gpusort::cli {
@@ -43,6 +53,13 @@ struct FileDescriptor {
   }
 };
 
+// Waits until `fd`, set non-blocking by someone else, is ready for `events`.
+void wait_ready(int fd, short events) {
+  pollfd p{fd, events, 0};
+  while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+  }
+}
+
 // Reads exactly `bytes` at `offset`; false if the file ends first.
 bool read_at(int fd, void* destination, uint64_t bytes, uint64_t offset, const std::string& who) {
   auto* out = static_cast<char*>(destination);
@@ -62,20 +79,98 @@ bool read_at(int fd, void* destination, uint64_t bytes, uint64_t offset, const s
   return true;
 }
 
+void write_all(int fd, const void* data, uint64_t bytes, const std::string& who) {
+  const auto* in = static_cast<const char*>(data);
+  while (bytes > 0) {
+    size_t chunk = size_t(std::min<uint64_t>(bytes, uint64_t(1) << 30));
+    ssize_t put = ::write(fd, in, chunk);
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {
+        wait_ready(fd, POLLOUT);
+        continue;
+      }
+      throw Error(system_error(who + ": cannot write"));
+    }
+    in += put;
+    bytes -= uint64_t(put);
+  }
+}
+
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+// Opens a regular file for reading. Opened without blocking (a FIFO with no writer would block
+// the open itself), then refused unless regular.
 int open_regular_file(const fs::path& path, const std::string& who, uint64_t& size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw Error(system_error(who + ": cannot open"));
+  FileDescriptor owned{fd};
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    throw Error(system_error(who + ": cannot stat"));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(who + ": not a regular file");
-  }
+  if (::fstat(fd, &st) != 0) throw Error(system_error(who + ": cannot stat"));
+  if (!S_ISREG(st.st_mode))
+    throw Error(
+        who + ": is " + file_kind(st.st_mode) + ", not a regular file" +
+        (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? " (give '-' to read standard input)" : ""));
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+    throw Error(system_error(who + ": cannot open"));
   size = uint64_t(st.st_size);
+  owned.fd = -1;
   return fd;
+}
+
+// Standard input, read to its end. Bounded by the largest .npy file gpusort accepts.
+std::shared_ptr<const std::string> read_standard_input(const std::string& who) {
+  const uint64_t limit = 10 + 4 + npy_max_header_bytes + uint64_t(max_elements) * 8;
+  auto bytes = std::make_shared<std::string>();
+  size_t used = 0;
+  while (true) {
+    if (bytes->size() - used < (size_t(1) << 16))
+      bytes->resize(std::max<size_t>(bytes->size() * 2, size_t(1) << 20));
+    ssize_t got = ::read(STDIN_FILENO, bytes->data() + used, bytes->size() - used);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) {
+        wait_ready(STDIN_FILENO, POLLIN);
+        continue;
+      }
+      throw Error(system_error(who + ": cannot read"));
+    }
+    if (got == 0) break;
+    used += size_t(got);
+    if (used > limit)
+      throw Error(who + ": more than " + std::to_string(limit) +
+                  " bytes, larger than any array gpusort sorts");
+  }
+  bytes->resize(used);
+  bytes->shrink_to_fit();
+  return bytes;
+}
+
+// The bytes of an input: a regular file (read with pread) or standard input held in memory.
+struct InputBytes {
+  int fd = -1;
+  const std::string* memory = nullptr;
+  uint64_t size = 0;
+
+  // Reads exactly `bytes` at `offset`; false if the input ends first.
+  bool read(void* destination, uint64_t bytes, uint64_t offset, const std::string& who) const {
+    if (!memory) return read_at(fd, destination, bytes, offset, who);
+    if (offset > size || bytes > size - offset) return false;
+    if (bytes) std::memcpy(destination, memory->data() + offset, bytes);
+    return true;
+  }
+};
+
+std::string input_name(const fs::path& path, const std::string& role) {
+  return role + " " + quoted(path) + (path == standard_stream ? " (standard input)" : "");
 }
 
 // ---- npy header dict ----
@@ -86,8 +181,10 @@ struct NpyHeader {
   std::optional<std::vector<uint64_t>> shape;
 };
 
-// Parses the restricted Python literal numpy writes: a dict of string keys whose values are a
-// string, True/False, or a tuple of non-negative integers.
+// Parses the header as NumPy does (ast.literal_eval, then checks), restricted to what NumPy
+// accepts for an array: a dict literal with exactly the keys 'descr' (a string),
+// 'fortran_order' (True or False) and 'shape' (a tuple of non-negative integers: "()", "(n,)",
+// "(a, b)"; "(n)" is an integer, not a tuple, and NumPy refuses it).
 class NpyHeaderParser {
  public:
   NpyHeaderParser(std::string_view text, std::string who) : text_(text), who_(std::move(who)) {}
@@ -102,14 +199,17 @@ class NpyHeaderParser {
       expect(':');
       skip_space();
       if (key == "descr") {
+        if (h.descr) duplicate(key);
         if (peek() == '[')
           throw Error(who_ +
                       ": structured (record) dtypes are not supported; gpusort sorts "
                       "plain arrays of u32, i32, f32, u64, i64 or f64");
         h.descr = parse_string();
       } else if (key == "fortran_order") {
+        if (h.fortran_order) duplicate(key);
         h.fortran_order = parse_bool();
       } else if (key == "shape") {
+        if (h.shape) duplicate(key);
         h.shape = parse_shape();
       } else {
         malformed("unexpected key '" + key + "'");
@@ -132,7 +232,11 @@ class NpyHeaderParser {
   [[noreturn]] void malformed(const std::string& why) const {
     throw Error(who_ + ": malformed .npy header (" + why + ")");
   }
+  [[noreturn]] void duplicate(const std::string& key) const {
+    malformed("'" + key + "' appears twice");
+  }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  bool is_digit() const { return peek() >= '0' && peek() <= '9'; }
   void skip_space() {
     while (pos_ < text_.size() &&
            (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n'))
@@ -158,29 +262,42 @@ class NpyHeaderParser {
     if (text_.substr(pos_, 5) == "False") return pos_ += 5, false;
     malformed("'fortran_order' is neither True nor False");
   }
+  // A Python decimal integer literal: no sign, no leading zero unless it is all zeros.
+  uint64_t parse_integer() {
+    if (!is_digit()) malformed("a shape entry is not a non-negative integer");
+    const size_t start = pos_;
+    uint64_t v = 0;
+    while (is_digit()) {
+      uint64_t digit = uint64_t(peek() - '0');
+      if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+        malformed("a shape entry overflows");
+      v = v * 10 + digit;
+      ++pos_;
+    }
+    if (text_[start] == '0' && v != 0) malformed("a shape entry has a leading zero");
+    return v;
+  }
   std::vector<uint64_t> parse_shape() {
     std::vector<uint64_t> shape;
+    const size_t start = pos_;
     expect('(');
+    bool trailing_comma = false;
     while (true) {
       skip_space();
       if (peek() == ')') break;
-      if (peek() < '0' || peek() > '9') malformed("a shape entry is not a non-negative integer");
-      uint64_t v = 0;
-      while (peek() >= '0' && peek() <= '9') {
-        uint64_t digit = uint64_t(peek() - '0');
-        if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10)
-          malformed("a shape entry overflows");
-        v = v * 10 + digit;
-        ++pos_;
-      }
-      shape.push_back(v);
+      shape.push_back(parse_integer());
       skip_space();
-      if (peek() == ',')
+      trailing_comma = peek() == ',';
+      if (trailing_comma)
         ++pos_;
       else if (peek() != ')')
         malformed("expected ',' or ')' in 'shape'");
     }
     ++pos_;
+    if (shape.size() == 1 && !trailing_comma)
+      malformed("'shape' is " + std::string(text_.substr(start, pos_ - start)) +
+                ", an integer in parentheses rather than a tuple such as (" +
+                std::to_string(shape[0]) + ",)");
     return shape;
   }
 
@@ -235,11 +352,23 @@ std::string npy_header(KeyType element, uint64_t count) {
   return header + dict;
 }
 
-// Temporary outputs to remove when the process is interrupted (SIGINT, SIGTERM, SIGHUP). Kept in
-// fixed buffers so that the handler calls only async-signal-safe functions.
-constexpr int max_interruptible_outputs = 4;
+// ---- outputs: interruption, temporary names, stale temporaries ----
+
+// Temporary files to remove when the process is interrupted. Kept in fixed buffers so that the
+// handler calls only async-signal-safe functions.
+constexpr int max_interruptible_outputs = 8;
 char interrupted_paths[max_interruptible_outputs][PATH_MAX];
 volatile sig_atomic_t interrupted_path_used[max_interruptible_outputs];
+
+// 0: no commit is running; 1: a commit is running; s + 2: signal s arrived during the commit and
+// waits for its end. Signals may reach any thread (the Vulkan driver has its own), so blocking
+// them in the committing thread alone is not enough: the handler itself defers them.
+std::atomic<int> commit_state{0};
+static_assert(std::atomic<int>::is_always_lock_free, "used in a signal handler");
+
+// Signals whose default action ends the process and which can be caught.
+constexpr std::array<int, 9> terminating_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,
+                                                 SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
 
 void remove_temporaries_and_die(int signal_number) {
   for (int i = 0; i < max_interruptible_outputs; ++i)
@@ -248,17 +377,35 @@ void remove_temporaries_and_die(int signal_number) {
   ::raise(signal_number);
 }
 
-// Returns the slot holding `path`, or -1 when there is none free (then an interruption may
-// leave the temporary file behind, never a half-written destination).
-int remember_temporary(const std::string& path) {
+void on_terminating_signal(int signal_number) {
+  int expected = 1;
+  if (commit_state.compare_exchange_strong(expected, signal_number + 2)) return;
+  if (expected >= 2) return;  // one signal already waits for the commit to end
+  remove_temporaries_and_die(signal_number);
+}
+
+void install_signal_handlers() {
   static const bool installed = [] {
     struct sigaction action {};
-    action.sa_handler = remove_temporaries_and_die;
-    sigemptyset(&action.sa_mask);
-    for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &action, nullptr);
+    action.sa_handler = on_terminating_signal;
+    sigfillset(&action.sa_mask);
+    for (int s : terminating_signals) {
+      struct sigaction previous {};
+      // An ignored signal stays ignored (nohup's SIGHUP, a background job's SIGINT).
+      if (::sigaction(s, nullptr, &previous) == 0 && previous.sa_handler == SIG_IGN) continue;
+      ::sigaction(s, &action, nullptr);
+    }
+    // A pipe whose reader went away is reported as a write error instead of ending the process
+    // silently with its temporary files left behind.
+    ::signal(SIGPIPE, SIG_IGN);
     return true;
   }();
   (void)installed;
+}
+
+// Returns the slot holding `path`, or -1 when there is none free (then an interruption may
+// leave the temporary file behind, never a half-written destination).
+int remember_temporary(const std::string& path) {
   if (path.size() >= PATH_MAX) return -1;
   for (int i = 0; i < max_interruptible_outputs; ++i)
     if (!interrupted_path_used[i]) {
@@ -271,6 +418,166 @@ int remember_temporary(const std::string& path) {
 
 void forget_temporary(int slot) {
   if (slot >= 0) interrupted_path_used[slot] = 0;
+}
+
+// Holds every catchable signal while alive: those sent to this thread are blocked, those that
+// reach another thread wait in commit_state. At the end the first one takes effect.
+class SignalHold {
+ public:
+  SignalHold() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous_);
+    commit_state.store(1);
+  }
+  ~SignalHold() {
+    const int state = commit_state.exchange(0);
+    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+    if (state >= 2) remove_temporaries_and_die(state - 2);
+  }
+  SignalHold(const SignalHold&) = delete;
+  SignalHold& operator=(const SignalHold&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+// Temporary files (and the backups of a commit) are named ".gpusort-<pid>-<6 letters or
+// digits>.tmp": short enough for any directory's NAME_MAX, and naming the process that owns it.
+constexpr std::string_view temporary_prefix = ".gpusort-", temporary_suffix = ".tmp";
+constexpr size_t temporary_random_chars = 6;
+
+std::string temporary_name(std::mt19937_64& rng) {
+  static constexpr std::string_view alphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::string name = std::string(temporary_prefix) + std::to_string(::getpid()) + "-";
+  for (size_t i = 0; i < temporary_random_chars; ++i) name += alphabet[rng() % alphabet.size()];
+  return name + std::string(temporary_suffix);
+}
+
+std::mt19937_64& name_generator() {
+  static std::mt19937_64 rng = [] {
+    std::random_device device;
+    const uint64_t time = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+    return std::mt19937_64((uint64_t(device()) << 32) ^ device() ^ time ^ uint64_t(::getpid()));
+  }();
+  return rng;
+}
+
+// The process id in a name of exactly the temporary form, else 0.
+pid_t temporary_owner(std::string_view name) {
+  if (name.size() < temporary_prefix.size() + temporary_suffix.size() ||
+      name.substr(0, temporary_prefix.size()) != temporary_prefix ||
+      name.substr(name.size() - temporary_suffix.size()) != temporary_suffix)
+    return 0;
+  std::string_view middle = name.substr(
+      temporary_prefix.size(), name.size() - temporary_prefix.size() - temporary_suffix.size());
+  const size_t dash = middle.find('-');
+  if (dash == std::string_view::npos || dash == 0 || dash > 9 || middle[0] == '0' ||
+      middle.size() - dash - 1 != temporary_random_chars)
+    return 0;
+  pid_t pid = 0;
+  for (char c : middle.substr(0, dash)) {
+    if (c < '0' || c > '9') return 0;
+    pid = pid * 10 + (c - '0');
+  }
+  for (char c : middle.substr(dash + 1))
+    if (!std::isalnum(static_cast<unsigned char>(c))) return 0;
+  return pid;
+}
+
+// Removes the temporary files in `directory` that runs killed before they could clean up left
+// behind: those whose owner is no longer alive. The owner keeps its temporary file locked
+// (flock) while it runs, so a live owner that this process cannot see (another PID namespace)
+// keeps its file too. Best effort: whatever fails is left alone.
+void remove_stale_temporaries(const fs::path& directory) {
+  const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  DIR* listing = ::fdopendir(dir);
+  if (!listing) {
+    ::close(dir);
+    return;
+  }
+  const pid_t self = ::getpid();
+  while (const dirent* entry = ::readdir(listing)) {
+    const pid_t owner = temporary_owner(entry->d_name);
+    if (owner == 0 || owner == self || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    FileDescriptor file{
+        ::openat(dir, entry->d_name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)};
+    struct stat opened, named;
+    if (file.fd < 0 || ::fstat(file.fd, &opened) != 0 || !S_ISREG(opened.st_mode) ||
+        ::flock(file.fd, LOCK_EX | LOCK_NB) != 0)
+      continue;
+    if (::fstatat(dir, entry->d_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        named.st_dev == opened.st_dev && named.st_ino == opened.st_ino)
+      ::unlinkat(dir, entry->d_name, 0);
+  }
+  ::closedir(listing);
+}
+
+// Creates and locks a new temporary file in `directory`; -1 with errno set on failure.
+int create_temporary(const fs::path& directory, fs::path& path) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    path = directory / temporary_name(name_generator());
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      if (errno == EEXIST) continue;
+      return -1;
+    }
+    // A cleaner in another PID namespace may lock and remove the file between the open and the
+    // flock; then its name is gone and another one is tried.
+    struct stat st;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      ::close(fd);
+      continue;
+    }
+    if (::fstat(fd, &st) == 0 && st.st_nlink == 0) {
+      ::close(fd);
+      continue;
+    }
+    return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+// Hard-links `target` under a new temporary name in its directory; empty with errno on failure.
+fs::path link_backup(const fs::path& target, const fs::path& directory) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fs::path path = directory / temporary_name(name_generator());
+    if (::link(target.c_str(), path.c_str()) == 0) return path;
+    if (errno != EEXIST) return {};
+  }
+  errno = EEXIST;
+  return {};
+}
+
+fs::path directory_of(const fs::path& file) {
+  fs::path directory = file.parent_path();
+  return directory.empty() ? fs::path(".") : directory;
+}
+
+// Follows symbolic links, also dangling ones, to the path they finally name (at most 40 links,
+// as the kernel). Where a link cannot be read, the path reached so far.
+fs::path follow_links(fs::path path) {
+  for (int depth = 0; depth < 40; ++depth) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::error_code ec;
+    fs::path target = fs::read_symlink(path, ec);
+    if (ec) return path;
+    path = target.is_absolute() ? target : path.parent_path() / target;
+  }
+  return path;
+}
+
+// A path to compare: absolute, links followed, normalized; never throws.
+fs::path comparable_path(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(follow_links(path), ec);
+  if (ec) return path.lexically_normal();
+  fs::path canonical = fs::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal() : canonical;
 }
 
 mode_t new_file_mode(const fs::path& destination) {
@@ -306,13 +613,22 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
   ArrayFile file;
   file.path = path;
   file.role = role;
-  const std::string who = role + " " + quoted(path);
-  uint64_t size = 0;
-  FileDescriptor fd{open_regular_file(path, who, size)};
+  const std::string who = input_name(path, role);
+  FileDescriptor fd{-1};
+  InputBytes input;
+  if (path == standard_stream) {
+    file.standard_input = read_standard_input(who);
+    input.memory = file.standard_input.get();
+    input.size = input.memory->size();
+  } else {
+    fd.fd = open_regular_file(path, who, input.size);
+    input.fd = fd.fd;
+  }
+  const uint64_t size = input.size;
 
   std::array<char, npy_magic.size()> magic{};
-  bool is_npy = size >= magic.size() && read_at(fd.fd, magic.data(), magic.size(), 0, who) &&
-                magic == npy_magic;
+  bool is_npy =
+      size >= magic.size() && input.read(magic.data(), magic.size(), 0, who) && magic == npy_magic;
   if (!is_npy) {
     if (!declared)
       throw Error(who + ": is a raw array (no .npy header), so " + type_option +
@@ -330,18 +646,19 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
 
   file.format = FileFormat::npy;
   uint8_t version[2];
-  if (!read_at(fd.fd, version, 2, magic.size(), who))
+  if (!input.read(version, 2, magic.size(), who))
     throw Error(who + ": malformed .npy file (ends inside the header)");
+  // The versions that exist: 1.0 (u16 header length), 2.0 (u32), 3.0 (u32, UTF-8 header).
   uint64_t length_offset = magic.size() + 2, header_length = 0, length_bytes = 0;
-  if (version[0] == 1)
+  if (version[1] == 0 && version[0] == 1)
     length_bytes = 2;
-  else if (version[0] == 2 || version[0] == 3)
+  else if (version[1] == 0 && (version[0] == 2 || version[0] == 3))
     length_bytes = 4;
   else
     throw Error(who + ": unsupported .npy format version " + std::to_string(version[0]) + "." +
-                std::to_string(version[1]));
+                std::to_string(version[1]) + " (NumPy writes 1.0, 2.0 and 3.0)");
   uint8_t length[4] = {};
-  if (!read_at(fd.fd, length, length_bytes, length_offset, who))
+  if (!input.read(length, length_bytes, length_offset, who))
     throw Error(who + ": malformed .npy file (ends inside the header)");
   for (uint64_t i = 0; i < length_bytes; ++i) header_length |= uint64_t(length[i]) << (8 * i);
   if (header_length > npy_max_header_bytes)
@@ -349,7 +666,7 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
                 " bytes)");
   std::string text(header_length, '\0');
   file.data_offset = length_offset + length_bytes + header_length;
-  if (!read_at(fd.fd, text.data(), header_length, length_offset + length_bytes, who))
+  if (!input.read(text.data(), header_length, length_offset + length_bytes, who))
     throw Error(who + ": malformed .npy file (ends inside the header)");
   if (text.empty() || text.back() != '\n')
     throw Error(who + ": malformed .npy header (does not end with a newline)");
@@ -382,10 +699,15 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
 }
 
 ArrayReader::ArrayReader(const ArrayFile& file)
-    : file_(file), who_(file.role + " " + quoted(file.path)) {
+    : file_(file), who_(input_name(file.path, file.role)) {
+  const uint64_t bytes = file.data_offset + file.count * key_bytes(file.element);
+  if (file.standard_input) {
+    if (file.standard_input->size() != bytes) throw Error(who_ + ": changed size while being read");
+    return;
+  }
   uint64_t size = 0;
   fd_ = open_regular_file(file.path, who_, size);
-  if (size != file.data_offset + file.count * key_bytes(file.element)) {
+  if (size != bytes) {
     ::close(fd_);
     throw Error(who_ + ": changed size while being read");
   }
@@ -396,92 +718,111 @@ ArrayReader::~ArrayReader() {
 }
 
 void ArrayReader::read(uint64_t offset, void* destination, uint64_t bytes) const {
+  if (file_.standard_input) {
+    if (bytes) std::memcpy(destination, file_.standard_input->data() + file_.data_offset + offset,
+                           bytes);
+    return;
+  }
   if (!read_at(fd_, destination, bytes, file_.data_offset + offset, who_))
     throw Error(who_ + ": changed size while being read");
 }
 
 void read_array_data(const ArrayFile& file, void* destination) {
-  const std::string who = file.role + " " + quoted(file.path);
-  uint64_t size = 0;
-  FileDescriptor fd{open_regular_file(file.path, who, size)};
-  const uint64_t bytes = file.count * key_bytes(file.element);
-  if (size != file.data_offset + bytes ||
-      !read_at(fd.fd, destination, bytes, file.data_offset, who))
-    throw Error(who + ": changed size while being read");
+  ArrayReader(file).read(0, destination, file.count * key_bytes(file.element));
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
-  return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
+  struct stat sa, sb;
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  return comparable_path(a) == comparable_path(b);
 }
 
+// ---- PendingOutput ----
+
 PendingOutput::PendingOutput(fs::path destination, std::string role)
-    : destination_(std::move(destination)), role_(std::move(role)) {
-  const std::string who = role_ + " " + quoted(destination_);
-  // Replace what a symbolic link points to, not the link itself.
-  std::error_code ec;
-  if (fs::is_symlink(destination_, ec) && fs::exists(destination_, ec))
-    destination_ = fs::canonical(destination_);
-  if (fs::is_directory(destination_)) throw Error(who + ": is a directory");
-  fs::path directory = destination_.parent_path();
-  if (directory.empty()) directory = ".";
-  std::string name =
-      (directory / ("." + destination_.filename().string() + ".gpusort-XXXXXX")).string();
-  fd_ = ::mkstemp(name.data());
+    : requested_(destination), destination_(std::move(destination)), role_(std::move(role)) {
+  install_signal_handlers();
+  if (requested_ == standard_stream) {
+    stream_ = true;
+    return;
+  }
+  struct stat st;
+  if (::stat(destination_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error(who() + ": is a directory");
+    if (S_ISSOCK(st.st_mode))
+      throw Error(who() +
+                  ": is a socket (gpusort writes regular files, FIFOs, devices and standard "
+                  "output, '-')");
+    if (!S_ISREG(st.st_mode)) {
+      stream_ = true;  // a FIFO or device: written into, never replaced
+      return;
+    }
+    // An existing regular file, perhaps named through links: the file is replaced, not a link.
+    std::error_code ec;
+    fs::path resolved = fs::canonical(destination_, ec);
+    if (ec) throw Error(who() + ": cannot resolve its path: " + ec.message());
+    destination_ = resolved;
+  } else if (errno == ENOENT) {
+    destination_ = follow_links(destination_);  // a dangling link: its target is created
+  } else {
+    throw Error(system_error(who() + ": cannot examine"));
+  }
+
+  const fs::path directory = directory_of(destination_);
+  remove_stale_temporaries(directory);
+  fd_ = create_temporary(directory, temporary_);
   if (fd_ < 0)
-    throw Error(system_error(who + ": cannot create a temporary file in " + quoted(directory)));
-  temporary_ = name;
-  interrupt_slot_ = remember_temporary(name);
+    throw Error(system_error(who() + ": cannot create a temporary file in " + quoted(directory)));
+  interrupt_slot_ = remember_temporary(temporary_.string());
   if (::fchmod(fd_, new_file_mode(destination_)) != 0) {
-    int saved = errno;
+    const std::string failure =
+        system_error(who() + ": cannot set the temporary file's permissions");
+    ::unlink(temporary_.c_str());  // the destructor does not run for a throwing constructor
     ::close(fd_);
-    ::unlink(temporary_.c_str());
     forget_temporary(interrupt_slot_);
-    fd_ = -1;
-    errno = saved;
-    throw Error(system_error(who + ": cannot set the temporary file's permissions"));
+    throw Error(failure);
   }
 }
 
 PendingOutput::~PendingOutput() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !temporary_.empty()) ::unlink(temporary_.c_str());
+  if (!temporary_gone_ && !temporary_.empty()) ::unlink(temporary_.c_str());
+  if (fd_ >= 0) ::close(fd_);  // after the unlink: the lock keeps cleaners away until then
   forget_temporary(interrupt_slot_);
 }
 
+std::string PendingOutput::who() const {
+  return role_ + " " + quoted(requested_) +
+         (requested_ == standard_stream ? " (standard output)" : "");
+}
+
 void PendingOutput::write_bytes(const void* data, uint64_t bytes) {
-  const auto* in = static_cast<const char*>(data);
-  while (bytes > 0) {
-    size_t chunk = size_t(std::min<uint64_t>(bytes, uint64_t(1) << 30));
-    ssize_t put = ::write(fd_, in, chunk);
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      throw Error(system_error(role_ + " " + quoted(destination_) + ": cannot write"));
-    }
-    in += put;
-    bytes -= uint64_t(put);
-  }
+  write_all(fd_, data, bytes, who());
 }
 
 void PendingOutput::write_array(FileFormat format, KeyType element, const void* data,
                                 uint64_t count) {
-  if (format == FileFormat::npy) {
-    std::string header = npy_header(element, count);
-    write_bytes(header.data(), header.size());
-  }
-  write_bytes(data, count * key_bytes(element));
+  write_header(format, element, count);
+  write_at(0, data, count * key_bytes(element));
 }
 
 void PendingOutput::write_header(FileFormat format, KeyType element, uint64_t count) {
-  if (format == FileFormat::npy) {
-    std::string header = npy_header(element, count);
+  const std::string header = format == FileFormat::npy ? npy_header(element, count) : "";
+  data_offset_ = header.size();
+  if (stream_) {
+    stream_data_.reserve(header.size() + count * key_bytes(element));
+    stream_data_ = header;
+    stream_data_.resize(header.size() + count * key_bytes(element));
+  } else {
     write_bytes(header.data(), header.size());
-    data_offset_ = header.size();
   }
 }
 
 void PendingOutput::write_at(uint64_t offset, const void* data, uint64_t bytes) {
+  if (stream_) {
+    std::memcpy(stream_data_.data() + data_offset_ + offset, data, bytes);
+    return;
+  }
   const auto* in = static_cast<const char*>(data);
   uint64_t at = data_offset_ + offset;
   const uint64_t begin = at;
@@ -490,7 +831,7 @@ void PendingOutput::write_at(uint64_t offset, const void* data, uint64_t bytes) 
     ssize_t put = ::pwrite(fd_, in, chunk, off_t(at));
     if (put < 0) {
       if (errno == EINTR) continue;
-      throw Error(system_error(role_ + " " + quoted(destination_) + ": cannot write"));
+      throw Error(system_error(who() + ": cannot write"));
     }
     in += put;
     at += uint64_t(put);
@@ -506,28 +847,112 @@ void PendingOutput::write_at(uint64_t offset, const void* data, uint64_t bytes) 
 }
 
 void PendingOutput::finish() {
-  const std::string who = role_ + " " + quoted(destination_);
-  if (::fsync(fd_) != 0) throw Error(system_error(who + ": cannot flush to disk"));
-  int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) throw Error(system_error(who + ": cannot close"));
+  if (stream_ || fd_ < 0) return;
+  if (::fsync(fd_) != 0) throw Error(system_error(who() + ": cannot flush to disk"));
 }
 
-void PendingOutput::commit() {
-  const std::string who = role_ + " " + quoted(destination_);
-  if (fd_ >= 0) finish();
-  if (::rename(temporary_.c_str(), destination_.c_str()) != 0)
-    throw Error(system_error(who + ": cannot rename the temporary file into place"));
-  committed_ = true;
-  forget_temporary(interrupt_slot_);
-  interrupt_slot_ = -1;
-  // Make the rename itself durable.
-  fs::path directory = destination_.parent_path();
-  if (directory.empty()) directory = ".";
-  int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
+void PendingOutput::write_stream() {
+  FileDescriptor opened{-1};
+  int fd = STDOUT_FILENO;
+  if (requested_ != standard_stream) {
+    opened.fd = ::open(destination_.c_str(), O_WRONLY | O_CLOEXEC);  // a FIFO waits for a reader
+    if (opened.fd < 0) throw Error(system_error(who() + ": cannot open"));
+    fd = opened.fd;
+  }
+  write_all(fd, stream_data_.data(), stream_data_.size(), who());
+  if (opened.fd >= 0) {
+    const int to_close = opened.fd;
+    opened.fd = -1;
+    if (::close(to_close) != 0) throw Error(system_error(who() + ": cannot close"));
+  }
+}
+
+// ---- OutputSet ----
+
+PendingOutput& OutputSet::add(const fs::path& destination, const std::string& role) {
+  outputs_.push_back(std::unique_ptr<PendingOutput>(new PendingOutput(destination, role)));
+  return *outputs_.back();
+}
+
+void OutputSet::commit() {
+  std::vector<PendingOutput*> files;
+  for (auto& output : outputs_)
+    if (!output->is_stream()) {
+      output->finish();
+      files.push_back(output.get());
+    }
+  // Streams first: a pipe whose reader went away fails here, before any file is replaced.
+  for (auto& output : outputs_)
+    if (output->is_stream()) output->write_stream();
+  if (files.empty()) return;
+
+  SignalHold hold;
+  // Every destination but the last that exists is kept under a second name (a hard link, so the
+  // destination itself never goes missing) until all renames succeeded: a failed rename puts it
+  // back. The backups' names are temporary names, so a SIGKILL leaves nothing a later run keeps.
+  struct Backup {
+    fs::path path;
+    FileDescriptor lock{-1};  // as a temporary file's: keeps cleaners in other PID namespaces off
+  };
+  std::vector<Backup> backups(files.size());
+  auto remove_backups = [&] {
+    for (auto& backup : backups)
+      if (!backup.path.empty()) ::unlink(backup.path.c_str());
+  };
+  for (size_t i = 0; i + 1 < files.size(); ++i) {
+    struct stat st;
+    if (::lstat(files[i]->destination_.c_str(), &st) != 0) continue;  // new: nothing to put back
+    backups[i].path = link_backup(files[i]->destination_, directory_of(files[i]->destination_));
+    if (backups[i].path.empty()) {
+      const int error = errno;
+      remove_backups();
+      errno = error;
+      throw Error(system_error(files[i]->who() +
+                               ": cannot keep the previous file under a second name (a hard link) "
+                               "while the outputs are committed together"));
+    }
+    backups[i].lock.fd = ::open(backups[i].path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (backups[i].lock.fd >= 0) ::flock(backups[i].lock.fd, LOCK_EX | LOCK_NB);
+  }
+
+  for (size_t i = 0; i < files.size(); ++i) {
+    PendingOutput& output = *files[i];
+    if (::rename(output.temporary_.c_str(), output.destination_.c_str()) == 0) {
+      output.temporary_gone_ = true;
+      forget_temporary(output.interrupt_slot_);
+      output.interrupt_slot_ = -1;
+      continue;
+    }
+    const std::string failure =
+        system_error(output.who() + ": cannot rename the temporary file into place");
+    // Put back what was replaced, last first.
+    std::string outcome = "no output was changed";
+    for (size_t j = i; j-- > 0;) {
+      PendingOutput& done = *files[j];
+      Backup& backup = backups[j];
+      const bool restored = backup.path.empty()
+                                ? ::unlink(done.destination_.c_str()) == 0
+                                : ::rename(backup.path.c_str(), done.destination_.c_str()) == 0;
+      if (restored) {
+        backup.path.clear();
+      } else {
+        outcome =
+            system_error(done.who() + " could not be put back") +
+            (backup.path.empty() ? "" : " (the previous file is " + quoted(backup.path) + ")");
+        backup.path.clear();  // kept for the user
+      }
+    }
+    remove_backups();
+    throw Error(failure + "; " + outcome);
+  }
+  remove_backups();
+
+  // Make the renames durable.
+  std::set<fs::path> directories;
+  for (PendingOutput* output : files) directories.insert(directory_of(output->destination_));
+  for (const fs::path& directory : directories) {
+    FileDescriptor dir{::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    if (dir.fd >= 0) ::fsync(dir.fd);
   }
 }
 

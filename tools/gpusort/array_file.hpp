@@ -1,17 +1,23 @@
 // Arrays on disk for the CLI: raw little-endian element arrays and NumPy .npy files (format
-// versions 1.0-3.0, told apart by the npy magic), plus outputs that appear atomically: written
-// to a temporary file beside the destination, fsync'd, and renamed over it only on success.
+// versions 1.0, 2.0 and 3.0, told apart by the npy magic), read from regular files or standard
+// input ("-"); and outputs that appear atomically and together: each written to a temporary file
+// beside its destination, fsync'd, and renamed over it only when every output is ready.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <gpusort/gpusort.hpp>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpusort::cli {
 
 enum class FileFormat { raw, npy };
+
+// The path that names standard input (as IN or VIN) or standard output (as OUT or VOUT).
+inline constexpr const char* standard_stream = "-";
 
 // What an input file holds, learned from its size and (npy) header without reading the data.
 // Every problem is reported as gpusort::Error whose text starts with the file's role and path.
@@ -22,12 +28,15 @@ struct ArrayFile {
   KeyType element = KeyType::u32;
   uint64_t count = 0;
   uint64_t data_offset = 0;  // where the elements start (npy: after the header)
+  // Standard input ("-") is read whole when opened (a pipe cannot be read twice); its bytes.
+  std::shared_ptr<const std::string> standard_input;
 };
 
-// Opens and checks `path`. For raw files the element type is `declared` (required, else an
-// error naming `type_option`); for npy files it comes from the header and `declared`, when
-// given, must agree. Checks that the data size matches the element count exactly and that the
-// count is at most gpusort::max_elements.
+// Opens and checks `path`: a regular file, or "-" for standard input. Anything else (a FIFO, a
+// device, a socket, a directory) is refused without blocking. For raw files the element type is
+// `declared` (required, else an error naming `type_option`); for npy files it comes from the
+// header and `declared`, when given, must agree. Checks that the data size matches the element
+// count exactly and that the count is at most gpusort::max_elements.
 ArrayFile open_array_file(const std::filesystem::path& path, const std::string& role,
                           std::optional<KeyType> declared, const std::string& type_option);
 
@@ -48,22 +57,29 @@ class ArrayReader {
  private:
   const ArrayFile& file_;
   std::string who_;
-  int fd_ = -1;
+  int fd_ = -1;  // -1 for standard input (read from file_.standard_input)
 };
 
 // The npy dtype text of an element type, e.g. "<u4".
 std::string npy_descr(KeyType element);
 
 // True when a and b name the same file: the same inode when both exist, else the same
-// normalized absolute path.
+// normalized absolute path after following symbolic links (dangling ones too). Never throws.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
 
-// An output file that only appears under its name once complete. The constructor creates the
-// temporary file (so an unwritable directory is reported before any work is done); the
-// destructor removes it unless commit() ran, and so does SIGINT/SIGTERM/SIGHUP meanwhile.
+// One output of the sort command; made by OutputSet::add. Where it goes is decided when it is
+// made, before any work:
+//  - "-" is standard output, and an existing FIFO, character or block device is written into
+//    directly (a stream): not atomically, and only when the outputs are committed;
+//  - a symbolic link, dangling or not, is followed to its target, which is the file replaced or
+//    created (the link stays);
+//  - anything else is a regular file replaced atomically: the data goes to a temporary file
+//    ".gpusort-<pid>-<random>.tmp" in the destination's directory, which is renamed over the
+//    destination at the commit. Such files left by a run that was killed (SIGKILL, power loss)
+//    are removed by a later run writing to the same directory, once their process is gone;
+//  - a directory or socket is refused.
 class PendingOutput {
  public:
-  PendingOutput(std::filesystem::path destination, std::string role);
   ~PendingOutput();
   PendingOutput(const PendingOutput&) = delete;
   PendingOutput& operator=(const PendingOutput&) = delete;
@@ -71,26 +87,54 @@ class PendingOutput {
   // Writes the whole array in `format` (npy: a version 1.0 header for a 1-D C-order array).
   void write_array(FileFormat format, KeyType element, const void* data, uint64_t count);
   // The same in pieces: the header (nothing for raw), then element bytes by byte range from any
-  // number of threads at once (each range's writeback to disk starts at once, so that
-  // finish() waits for little).
+  // number of threads at once. A file output writes each range at once and starts its writeback
+  // to disk (so that the commit's fsync waits for little); a stream output keeps the bytes in
+  // memory until the commit.
   void write_header(FileFormat format, KeyType element, uint64_t count);
   void write_at(uint64_t offset, const void* data, uint64_t bytes);
-  // Flushes the data to disk and closes the temporary file.
+  // Flushes a file output's data to disk (the commit does it too).
   void finish();
-  // Renames the finished temporary file over the destination (atomic on POSIX file systems)
-  // and flushes the directory entry.
-  void commit();
 
+  bool is_stream() const { return stream_; }
   const std::filesystem::path& temporary_path() const { return temporary_; }
 
  private:
+  friend class OutputSet;
+  PendingOutput(std::filesystem::path destination, std::string role);
+  std::string who() const;
   void write_bytes(const void* data, uint64_t bytes);
-  std::filesystem::path destination_, temporary_;
+  void write_stream();
+
+  std::filesystem::path requested_;    // as the user named it (for messages)
+  std::filesystem::path destination_;  // the file written or replaced (links followed)
+  std::filesystem::path temporary_;
   std::string role_;
-  int fd_ = -1;
+  bool stream_ = false;
+  int fd_ = -1;                  // the temporary file, locked (see array_file.cpp) until the end
+  bool temporary_gone_ = false;  // renamed away: never unlink its name again
+  int interrupt_slot_ = -1;      // where the interruption handler finds temporary_
   uint64_t data_offset_ = 0;  // where write_at's offset 0 is (after the npy header)
-  bool committed_ = false;
-  int interrupt_slot_ = -1;  // where the interruption handler finds temporary_
+  std::string stream_data_;   // a stream output's bytes (header included) until the commit
+};
+
+// The outputs of one command, committed together. A SIGINT, SIGTERM, SIGHUP, SIGQUIT (and the
+// other catchable terminating signals) before the commit removes the temporary files and ends
+// the process; during the commit it is held until the commit is over.
+class OutputSet {
+ public:
+  // Creates the output (and its temporary file, so that an unwritable directory is reported
+  // before any work is done).
+  PendingOutput& add(const std::filesystem::path& destination, const std::string& role);
+
+  // Every output must have been written. Flushes the temporary files, writes the streams, then
+  // renames the temporary files over their destinations with every catchable signal held. If a
+  // rename fails, the destinations already replaced are put back as they were (the previous file
+  // is kept as a hard link until all renames succeeded) and the error is thrown: no failure
+  // leaves new keys beside old values. Only SIGKILL (or a crash) between two of the renames can.
+  void commit();
+
+ private:
+  std::vector<std::unique_ptr<PendingOutput>> outputs_;
 };
 
 }  // namespace gpusort::cli

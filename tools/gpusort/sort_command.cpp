@@ -38,10 +38,12 @@ std::optional<KeyType> optional_type(const std::string& text, const std::string&
 }
 
 // `in_place` says whether this pair may be the same file (--in-place given for OUT/IN or
-// VOUT/VIN); crossed pairs such as OUT/VIN are always refused.
+// VOUT/VIN); crossed pairs such as OUT/VIN are always refused. "-" is standard input as an input
+// and standard output as an output: never the same.
 void refuse_same(const std::string& output, const std::string& output_name,
                  const std::string& input, const std::string& input_name,
                  std::optional<bool> in_place) {
+  if (output == standard_stream || input == standard_stream) return;
   if (!same_file(output, input)) return;
   if (in_place.value_or(false)) return;
   throw Error(output_name + " '" + output + "' is the same file as " + input_name + " '" + input +
@@ -91,6 +93,10 @@ void run_sort(const SortArguments& a) {
     refuse_same(a.values_out, "VOUT", a.values_in, "VIN", a.in_place);
     refuse_same(a.out, "OUT", a.values_in, "VIN", std::nullopt);
     refuse_same(a.values_out, "VOUT", a.in, "IN", std::nullopt);
+    if (a.in == standard_stream && a.values_in == standard_stream)
+      throw Error("IN and VIN are both '-': only one of them can be standard input");
+    if (a.out == standard_stream && a.values_out == standard_stream)
+      throw Error("OUT and VOUT are both '-': only one of them can be standard output");
     if (same_file(a.out, a.values_out))
       throw Error("OUT and VOUT are the same file '" + a.out + "'");
   }
@@ -117,12 +123,14 @@ void run_sort(const SortArguments& a) {
   check_device_capacity(ctx, keys, values ? &*values : nullptr);
 
   // Created before the work so that an unwritable destination is reported first.
-  PendingOutput key_output(a.out, "output file");
-  std::optional<PendingOutput> value_output;
-  if (with_values) value_output.emplace(a.values_out, "values output file");
+  OutputSet outputs;
+  PendingOutput& key_output = outputs.add(a.out, "output file");
+  PendingOutput* value_output =
+      with_values ? &outputs.add(a.values_out, "values output file") : nullptr;
 
   // The files stream straight into gpusort's staging memory and out of it again, on several
-  // threads: no host copy of the arrays is made. Every byte is read before any is written.
+  // threads: no host copy of the arrays is made (standard input and output excepted). Every
+  // byte is read before any is written.
   ArrayReader key_reader(keys);
   std::optional<ArrayReader> value_reader;
   if (values) value_reader.emplace(*values);
@@ -161,8 +169,7 @@ void run_sort(const SortArguments& a) {
   if (values) value_output->finish();
   const double flush_ms = since(flushing);
   const auto committing = clock::now();
-  key_output.commit();
-  if (values) value_output->commit();
+  outputs.commit();
   const double commit_ms = since(committing);
   if (a.timings) {
     const double mb = double(stages.bytes) / 1e6;
@@ -175,12 +182,18 @@ void run_sort(const SortArguments& a) {
                  "  download  %10.3f ms  from the sort's end, write included\n"
                  "  write     %10.3f ms  staging memory -> temporary files, during the download\n"
                  "  flush     %10.3f ms  fsync of the outputs\n"
-                 "  commit    %10.3f ms  rename into place\n"
+                 "  commit    %10.3f ms  streams written, files renamed into place\n"
                  "  total     %10.3f ms\n",
                  mb, device_ms, stages.read_ms, stages.upload_ms, stages.sort_gpu_ms,
                  stages.download_ms, stages.write_ms, flush_ms, commit_ms, since(started));
   }
 }
+
+const CLI::Validator non_empty_path(
+    [](const std::string& path) {
+      return path.empty() ? std::string("an empty path names no file") : std::string();
+    },
+    "PATH");
 
 CommandRegistration registration([](CLI::App& app) {
   auto args = std::make_shared<SortArguments>();
@@ -188,15 +201,23 @@ CommandRegistration registration([](CLI::App& app) {
       app.add_subcommand("sort", "Sort an array file (raw little-endian or .npy) on the GPU");
   cmd->footer(
       "IN is read as .npy when it starts with the npy magic, else as a raw little-endian array.\n"
-      "OUT is written in IN's format; outputs appear only when complete.\n"
+      "OUT is written in IN's format; outputs appear only when complete, keys and values\n"
+      "together. '-' reads standard input (IN or VIN) or writes standard output (OUT or VOUT);\n"
+      "an existing FIFO or device as OUT or VOUT is written into directly.\n"
       "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).");
-  cmd->add_option("IN", args->in, "Keys to sort")->required();
-  cmd->add_option("OUT", args->out, "Where to write the sorted keys")->required();
+  cmd->add_option("IN", args->in, "Keys to sort ('-': standard input)")
+      ->required()
+      ->check(non_empty_path);
+  cmd->add_option("OUT", args->out, "Where to write the sorted keys ('-': standard output)")
+      ->required()
+      ->check(non_empty_path);
   cmd->add_option("-t,--type", args->type,
                   "Key type (required for raw IN; must match a .npy dtype)");
-  cmd->add_option("--values", args->values_in, "Values to carry along with the keys (VIN)");
+  cmd->add_option("--values", args->values_in, "Values to carry along with the keys (VIN)")
+      ->check(non_empty_path);
   cmd->add_option("--values-out", args->values_out,
-                  "Where to write the values in sorted order (VOUT)");
+                  "Where to write the values in sorted order (VOUT)")
+      ->check(non_empty_path);
   cmd->add_option(
       "--value-type", args->value_type,
       "Value element type: u32 or u64 (any of the key types works; required for raw VIN, must "
