@@ -29,6 +29,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gpusortConfig.cmake
 # static libgpusort needs its loader at link time). The prefix is found from the .pc file's own
 # place, so that `cmake --install --prefix P` works for any P.
 file(RELATIVE_PATH GPUSORT_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" GPUSORT_PC_TO_PREFIX ${GPUSORT_PC_TO_PREFIX})
 configure_file(cmake/gpusort.pc.in ${CMAKE_CURRENT_BINARY_DIR}/gpusort.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gpusort.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
         COMPONENT library)
@@ -38,4 +39,21 @@ if(TARGET gpusort_cli)
   file(RELATIVE_PATH GPUSORT_BIN_TO_LIB ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
   set_target_properties(gpusort_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${GPUSORT_BIN_TO_LIB}")
   install(TARGETS gpusort_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
+endif()
+
+if(GPUSORT_BUILD_TESTS)
+  # Installs into build/cmake_package/prefix, builds tests/consumer against it, and imports the
+  # installed Python package.
+  add_test(NAME cmake_package
+           COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
+                   -DGPUSORT_SOURCE_DIR=${PROJECT_SOURCE_DIR}
+                   -DWORK_DIR=${CMAKE_BINARY_DIR}/cmake_package -DGENERATOR=${CMAKE_GENERATOR}
+                   -DCXX=${CMAKE_CXX_COMPILER}
+                   "-DPYTHON=$<$<BOOL:${GPUSORT_BUILD_PYTHON}>:${Python3_EXECUTABLE}>"
+                   -DPYTHON_DIR=${GPUSORT_PYTHON_INSTALL_DIR}
+                   -P ${PROJECT_SOURCE_DIR}/tests/consumer/run.cmake)
+  set_tests_properties(cmake_package PROPERTIES
+                       ENVIRONMENT "GPUSORT_DEVICE=llvmpipe;GPUSORT_VALIDATION=1"
+                       FAIL_REGULAR_EXPRESSION "gpusort validation:"
+                       TIMEOUT 300)
 endif()

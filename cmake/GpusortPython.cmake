@@ -35,6 +35,11 @@ function(gpusort_python_with_numpy out)
   set(${out} "" PARENT_SCOPE)
 endfunction()
 
+# Under add_subdirectory / FetchContent the module is built only when asked for.
+if(NOT DEFINED GPUSORT_BUILD_PYTHON AND NOT PROJECT_IS_TOP_LEVEL)
+  option(GPUSORT_BUILD_PYTHON "Build the Python module (pybind11, NumPy)" OFF)
+endif()
+
 if(NOT DEFINED GPUSORT_BUILD_PYTHON OR GPUSORT_BUILD_PYTHON)
   if(DEFINED GPUSORT_BUILD_PYTHON)
     set(_gpusort_python_required REQUIRED)
