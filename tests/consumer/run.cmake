@@ -43,7 +43,7 @@ endif()
 
 if(PYTHON)
   run(${CMAKE_COMMAND} -E env PYTHONPATH=${prefix}/${PYTHON_DIR} PYTHONDONTWRITEBYTECODE=1
-      ${PYTHON} -c "import gpusort; assert list(gpusort.sort([3, 1, 2])) == [1, 2, 3]; print('installed gpusort module: ok')")
+      ${PYTHON} -c "import gpusort\nassert list(gpusort.sort([3, 1, 2])) == [1, 2, 3]\nprint('installed gpusort module: ok')")
 endif()
 
 run(${CMAKE_COMMAND} -S ${consumer} -B ${WORK_DIR}/add_subdirectory -G ${GENERATOR}
