@@ -48,7 +48,7 @@ if(GPUSORT_BUILD_TESTS)
            COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
                    -DGPUSORT_SOURCE_DIR=${PROJECT_SOURCE_DIR}
                    -DWORK_DIR=${CMAKE_BINARY_DIR}/cmake_package -DGENERATOR=${CMAKE_GENERATOR}
-                   -DCXX=${CMAKE_CXX_COMPILER}
+                   -DCXX=${CMAKE_CXX_COMPILER} -DLIBDIR=${CMAKE_INSTALL_LIBDIR}
                    "-DPYTHON=$<$<BOOL:${GPUSORT_BUILD_PYTHON}>:${Python3_EXECUTABLE}>"
                    -DPYTHON_DIR=${GPUSORT_PYTHON_INSTALL_DIR}
                    -P ${PROJECT_SOURCE_DIR}/tests/consumer/run.cmake)

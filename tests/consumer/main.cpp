@@ -1,9 +1,8 @@
 // Sorts a few keys, and keys with values, through an installed gpusort; exits non-zero on a wrong
 // result or a validation message (GPUSORT_VALIDATION=1 turns the layer on).
-#include <gpusort/gpusort.hpp>
-
 #include <cstdint>
 #include <cstdio>
+#include <gpusort/gpusort.hpp>
 #include <span>
 #include <vector>
 
