@@ -13,6 +13,9 @@ packages=(
   vulkan-validationlayers            # the Khronos validation layer the tests run under
   libgtest-dev                       # GoogleTest
   libcli11-dev                       # the CLI's option parser
+  python3-dev pybind11-dev           # the Python module (python/)
+  python3-numpy python3-pytest       # ... and its tests, against NumPy
+  pkgconf                            # the cmake_package test checks gpusort.pc with pkg-config
 )
 
 missing=()

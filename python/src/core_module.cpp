@@ -1,0 +1,334 @@
+// gpusort._core: the pybind11 half of the Python package. It takes 1-D, C-contiguous, aligned,
+// native-byte-order arrays whose dtypes the Python half (gpusort/__init__.py) has already checked,
+// runs the host passes that make float keys order like NumPy, and calls the library with the GIL
+// released.
+//
+// NumPy order from the library's IEEE totalOrder: NumPy treats -0.0 == +0.0 and every NaN as equal
+// to every other NaN and greater than +inf. So the keys are canonicalized (-0.0 -> +0.0, any NaN ->
+// one positive quiet NaN, the greatest key in totalOrder), sorted stably, and the original zeros
+// and NaNs are written back: a stable sort leaves all zeros in one run and all NaNs in another,
+// each in input order, at positions known from the counts of negative and positive keys. Only the
+// sign of each zero and the bits of each NaN are kept aside; arrays with no -0.0 and no NaN other
+// than the canonical one need no write at all (one read-only pass decides).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <gpusort/gpusort.hpp>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+// The bits of a float key seen as an unsigned integer U (uint32_t for f32, uint64_t for f64).
+template <class U>
+struct FloatBits {
+  static constexpr int width = sizeof(U) * 8;
+  static constexpr U sign = U(1) << (width - 1);
+  static constexpr U magnitude = ~sign;
+  // All exponent bits set, mantissa 0: +inf. A magnitude above it is a NaN.
+  static constexpr U infinity = width == 32 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  // The default quiet NaN, positive: what every NaN becomes while sorting.
+  static constexpr U canonical_nan = width == 32 ? U(0x7fc00000u) : U(0x7ff8000000000000ull);
+
+  static bool is_nan(U bits) { return (bits & magnitude) > infinity; }
+  // What the key sorts as in NumPy order.
+  static U canonical(U bits) {
+    if (is_nan(bits)) return canonical_nan;
+    return bits == sign ? U(0) : bits;
+  }
+};
+
+// Whether any key differs from its canonical form: a branch-free read-only pass the compiler
+// vectorizes, so arrays without -0.0 or odd NaNs pay only a read of the keys.
+template <class U>
+bool needs_canonicalization(const U* keys, uint64_t n) {
+  using B = FloatBits<U>;
+  U any = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    U bits = keys[i];
+    any |=
+        U(bits == B::sign) | (U((bits & B::magnitude) > B::infinity) & U(bits != B::canonical_nan));
+  }
+  return any != 0;
+}
+
+// The zeros and NaNs of an array in input order, and where their runs lie once it is sorted.
+template <class U>
+struct SetAside {
+  std::vector<bool> zero_negative;  // per zero: was it -0.0
+  std::vector<U> nan_bits;          // per NaN: its bits
+  uint64_t negatives = 0;           // keys < 0 (not NaN, not zero)
+  uint64_t n = 0;
+
+  uint64_t zeros() const { return zero_negative.size(); }
+  uint64_t nans() const { return nan_bits.size(); }
+  uint64_t positives() const { return n - negatives - zeros() - nans(); }
+};
+
+// Canonicalizes keys in place and returns what it replaced.
+template <class U>
+SetAside<U> canonicalize(U* keys, uint64_t n) {
+  using B = FloatBits<U>;
+  SetAside<U> aside;
+  aside.n = n;
+  for (uint64_t i = 0; i < n; ++i) {
+    U bits = keys[i], magnitude = bits & B::magnitude;
+    // Zeros and NaNs (magnitude 0 wraps around) are rare in most data, so this branch is well
+    // predicted and the other keys cost a branch-free count.
+    if (U(magnitude - 1) >= B::infinity) {
+      if (magnitude) {
+        aside.nan_bits.push_back(bits);
+        keys[i] = B::canonical_nan;
+      } else {
+        aside.zero_negative.push_back(bits != 0);
+        keys[i] = 0;
+      }
+    } else {
+      aside.negatives += bits >> (B::width - 1);
+    }
+  }
+  return aside;
+}
+
+// Writes the original zeros and NaNs over their runs in the sorted keys. Ascending: negatives,
+// zeros, positives, NaNs; descending (NaN the greatest): NaNs, positives, zeros, negatives.
+template <class U>
+void restore_sorted(U* keys, const SetAside<U>& aside, bool descending) {
+  using B = FloatBits<U>;
+  uint64_t zero_start = descending ? aside.nans() + aside.positives() : aside.negatives;
+  uint64_t nan_start = descending ? 0 : aside.n - aside.nans();
+  for (uint64_t j = 0; j < aside.zeros(); ++j)
+    keys[zero_start + j] = aside.zero_negative[j] ? B::sign : U(0);
+  std::copy(aside.nan_bits.begin(), aside.nan_bits.end(), keys + nan_start);
+}
+
+// Undoes canonicalize() on keys the sort left untouched (it failed): the zeros and NaNs are still
+// where they were, in the same order.
+template <class U>
+void restore_unsorted(U* keys, const SetAside<U>& aside) {
+  using B = FloatBits<U>;
+  uint64_t zero = 0, nan = 0;
+  for (uint64_t i = 0; i < aside.n; ++i) {
+    if (keys[i] == B::canonical_nan)
+      keys[i] = aside.nan_bits[nan++];
+    else if (keys[i] == 0)
+      keys[i] = aside.zero_negative[zero++] ? B::sign : U(0);
+  }
+}
+
+struct SortArgs {
+  gpusort::KeyType key_type;
+  gpusort::SortOptions options;
+  bool numpy_order;  // float keys in NumPy's order rather than totalOrder
+
+  bool canonicalizes() const {
+    return numpy_order && (key_type == gpusort::KeyType::f32 || key_type == gpusort::KeyType::f64);
+  }
+};
+
+gpusort::KeyType key_type_of(const py::dtype& dtype) {
+  char kind = dtype.kind();
+  auto size = dtype.itemsize();
+  if (size == 4 || size == 8) {
+    bool wide = size == 8;
+    if (kind == 'u') return wide ? gpusort::KeyType::u64 : gpusort::KeyType::u32;
+    if (kind == 'i') return wide ? gpusort::KeyType::i64 : gpusort::KeyType::i32;
+    if (kind == 'f') return wide ? gpusort::KeyType::f64 : gpusort::KeyType::f32;
+  }
+  throw py::type_error("gpusort: unsupported key dtype " + py::repr(dtype).cast<std::string>());
+}
+
+// The contract with the Python half, checked again so that misuse of _core cannot corrupt memory.
+void check_array(const py::array& a, const char* what, bool writable) {
+  if (a.ndim() != 1) throw py::value_error(std::string("gpusort._core: ") + what + " must be 1-D");
+  int flags = a.flags();
+  if (!(flags & py::array::c_style) || !(flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_))
+    throw py::value_error(std::string("gpusort._core: ") + what + " must be C-contiguous, aligned");
+  if (writable && !a.writeable())
+    throw py::value_error(std::string("gpusort._core: ") + what + " must be writable");
+}
+
+SortArgs sort_args(const py::array& keys, bool descending, const std::string& algorithm,
+                   uint32_t begin_bit, uint32_t end_bit, bool numpy_order) {
+  SortArgs args{key_type_of(keys.dtype()), {}, numpy_order};
+  args.options.descending = descending;
+  args.options.algorithm = gpusort::parse_algorithm(algorithm);
+  args.options.begin_bit = begin_bit;
+  args.options.end_bit = end_bit;
+  return args;
+}
+
+// After a blocking call: a Ctrl-C that arrived meanwhile becomes KeyboardInterrupt now.
+void raise_pending_signals() {
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+template <class U>
+void sort_numpy_order(gpusort::Context& ctx, const SortArgs& args, U* keys, uint64_t n,
+                      void* values, uint32_t value_bytes) {
+  if (!needs_canonicalization(keys, n)) {
+    gpusort::sort_raw(ctx, args.key_type, keys, n, values, value_bytes, args.options);
+    return;
+  }
+  SetAside<U> aside = canonicalize(keys, n);
+  try {
+    gpusort::sort_raw(ctx, args.key_type, keys, n, values, value_bytes, args.options);
+  } catch (...) {
+    restore_unsorted(keys, aside);
+    throw;
+  }
+  restore_sorted(keys, aside, args.options.descending);
+}
+
+// Sorts keys (and values with them) in place.
+void sort_inplace(gpusort::Context& ctx, py::array keys, std::optional<py::array> values,
+                  bool descending, const std::string& algorithm, uint32_t begin_bit,
+                  uint32_t end_bit, bool numpy_order) {
+  check_array(keys, "keys", true);
+  SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
+  void* value_data = nullptr;
+  uint32_t value_bytes = 0;
+  if (values) {
+    check_array(*values, "values", true);
+    if (values->size() != keys.size())
+      throw py::value_error("gpusort: " + std::to_string(keys.size()) + " keys but " +
+                            std::to_string(values->size()) + " values");
+    value_bytes = uint32_t(values->itemsize());
+    if (value_bytes != 4 && value_bytes != 8)
+      throw py::type_error("gpusort._core: values must be 4 or 8 bytes wide");
+    value_data = values->mutable_data();
+  }
+  // Restoring zeros under a sort that may reorder equal keys would pair them with other values.
+  if (value_data && args.canonicalizes() && args.options.algorithm == gpusort::Algorithm::bitonic)
+    throw py::value_error("gpusort._core: NumPy-order sort_by_key needs a stable algorithm");
+  void* key_data = keys.mutable_data();
+  uint64_t n = uint64_t(keys.size());
+  {
+    py::gil_scoped_release release;
+    if (args.canonicalizes() && args.key_type == gpusort::KeyType::f32)
+      sort_numpy_order(ctx, args, static_cast<uint32_t*>(key_data), n, value_data, value_bytes);
+    else if (args.canonicalizes())
+      sort_numpy_order(ctx, args, static_cast<uint64_t*>(key_data), n, value_data, value_bytes);
+    else
+      gpusort::sort_raw(ctx, args.key_type, key_data, n, value_data, value_bytes, args.options);
+  }
+  raise_pending_signals();
+}
+
+template <class U>
+void copy_keys(const U* from, U* to, uint64_t n, bool canonical) {
+  if (!canonical) {
+    std::memcpy(to, from, n * sizeof(U));
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i) to[i] = FloatBits<U>::canonical(from[i]);
+}
+
+// The permutation that sorts keys stably: a sort of (a copy of the keys, 0..n-1 as u32 values).
+// index_bytes 4 returns it as uint32, 8 as int64 (NumPy's intp).
+py::array argsort(gpusort::Context& ctx, py::array keys, bool descending,
+                  const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
+                  bool numpy_order, int index_bytes) {
+  check_array(keys, "keys", false);
+  SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
+  if (index_bytes != 4 && index_bytes != 8)
+    throw py::value_error("gpusort._core: index_bytes must be 4 or 8");
+  const uint64_t n = uint64_t(keys.size());
+  // The u32 permutation is sorted straight in the array returned as uint32.
+  py::array_t<uint32_t> order(py::ssize_t(index_bytes == 4 ? n : 0));
+  py::array_t<int64_t> wide(py::ssize_t(index_bytes == 8 ? n : 0));
+  uint32_t* order_data = order.mutable_data();
+  int64_t* wide_data = wide.mutable_data();
+  const void* key_data = keys.data();
+  {
+    py::gil_scoped_release release;
+    std::vector<uint32_t> order_for_wide(index_bytes == 8 ? n : 0);
+    uint32_t* indices = index_bytes == 4 ? order_data : order_for_wide.data();
+    std::iota(indices, indices + n, uint32_t(0));
+    if (gpusort::key_bytes(args.key_type) == 4) {
+      std::vector<uint32_t> copy(n);
+      copy_keys(static_cast<const uint32_t*>(key_data), copy.data(), n, args.canonicalizes());
+      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, indices, 4, args.options);
+    } else {
+      std::vector<uint64_t> copy(n);
+      copy_keys(static_cast<const uint64_t*>(key_data), copy.data(), n, args.canonicalizes());
+      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, indices, 4, args.options);
+    }
+    if (index_bytes == 8) std::copy(indices, indices + n, wide_data);
+  }
+  raise_pending_signals();
+  if (index_bytes == 4) return order;
+  return wide;
+}
+
+const char* device_type_name(VkPhysicalDeviceType type) {
+  switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual_gpu";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
+  }
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "gpusort's compiled half; use the gpusort package instead.";
+  py::register_exception<gpusort::Error>(m, "Error", PyExc_RuntimeError);
+
+  py::class_<gpusort::DeviceInfo>(m, "DeviceInfo",
+                                  "A Vulkan device and the limits gpusort adapts to.")
+      .def_readonly("index", &gpusort::DeviceInfo::index)
+      .def_readonly("name", &gpusort::DeviceInfo::name)
+      .def_readonly("driver", &gpusort::DeviceInfo::driver)
+      .def_property_readonly("type",
+                             [](const gpusort::DeviceInfo& d) { return device_type_name(d.type); })
+      .def_readonly("vendor_id", &gpusort::DeviceInfo::vendor_id)
+      .def_readonly("subgroup_size", &gpusort::DeviceInfo::subgroup_size)
+      .def_readonly("shared_memory_bytes", &gpusort::DeviceInfo::shared_memory_bytes)
+      .def_readonly("device_local_bytes", &gpusort::DeviceInfo::device_local_bytes)
+      .def_readonly("max_allocation_bytes", &gpusort::DeviceInfo::max_allocation_bytes)
+      .def_readonly("usable", &gpusort::DeviceInfo::usable)
+      .def_readonly("unusable_why", &gpusort::DeviceInfo::unusable_why)
+      .def("__repr__", [](const gpusort::DeviceInfo& d) {
+        return "<gpusort.DeviceInfo " + std::to_string(d.index) + ": " + d.name + " (" +
+               device_type_name(d.type) + (d.usable ? "" : ", unusable: " + d.unusable_why) + ")>";
+      });
+
+  py::class_<gpusort::Context>(m, "Context")
+      .def(py::init([](const std::string& device, bool validation) {
+             gpusort::ContextOptions options;
+             options.device = device;
+             options.validation = validation;
+             py::gil_scoped_release release;  // creating a device compiles nothing but can take
+                                              // a while (instance, layers)
+             return gpusort::Context::create(options);
+           }),
+           py::arg("device") = "", py::arg("validation") = false)
+      .def_property_readonly("device", &gpusort::Context::device_info,
+                             py::return_value_policy::reference_internal)
+      .def_property_readonly("validation_messages", &gpusort::Context::validation_messages);
+
+  m.def("devices", [] { return gpusort::Context::list_devices(); });
+  m.def("sort_inplace", &sort_inplace, py::arg("context"), py::arg("keys"), py::arg("values"),
+        py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
+        py::arg("numpy_order"));
+  m.def("argsort", &argsort, py::arg("context"), py::arg("keys"), py::arg("descending"),
+        py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"), py::arg("numpy_order"),
+        py::arg("index_bytes"));
+}

@@ -1,0 +1,34 @@
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+import gpusort
+
+
+def pytest_report_header(config):
+    return f"gpusort on {gpusort.default_context().device!r}, seed {_seed}"
+
+
+_seed = int(os.environ.get("GPUSORT_TEST_SEED", np.random.SeedSequence().entropy % 2**32))
+
+
+@pytest.fixture
+def rng(request):
+    """A generator seeded per test from the run's seed (GPUSORT_TEST_SEED=<seed> reruns one)."""
+    return np.random.default_rng([_seed, zlib.crc32(request.node.nodeid.encode())])
+
+
+@pytest.fixture(autouse=True)
+def no_validation_messages():
+    """Every test fails on a validation-layer message (the C++ layer also prints it)."""
+    context = gpusort.default_context()
+    before = context.validation_messages
+    yield
+    assert context.validation_messages == before, "gpusort validation messages (see stderr)"
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        report.sections.append(("gpusort", f"rerun with GPUSORT_TEST_SEED={_seed}"))
