@@ -69,8 +69,14 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
           generate_input(c, n, p.seed + log2, input_keys.data(), input_values.data());
       std::vector<SortTimings> runs;
       for (uint32_t run = 0; run < p.warmups + p.runs; ++run) {
-        std::copy(input_keys.begin(), input_keys.end(), keys.begin());
-        std::copy(input_values.begin(), input_values.end(), values.begin());
+        // Restored on all cores: a long pause between runs would let the GPU lower its clocks.
+        parallel_for(input_keys.size(), [&](uint64_t begin, uint64_t end, unsigned) {
+          std::copy(input_keys.begin() + begin, input_keys.begin() + end, keys.begin() + begin);
+        });
+        parallel_for(input_values.size(), [&](uint64_t begin, uint64_t end, unsigned) {
+          std::copy(input_values.begin() + begin, input_values.begin() + end,
+                    values.begin() + begin);
+        });
         SortTimings t;
         sort_raw(ctx, key, keys.data(), n, c.value_bytes ? values.data() : nullptr,
                  c.value_bytes, {.timings = &t});

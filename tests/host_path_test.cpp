@@ -63,6 +63,22 @@ TEST(HostPath, ManySlotsEveryKeyTypeWithValuesBothOrders) {
                             Distribution::special_floats}));
 }
 
+TEST(HostPath, ShaderCopiesSortLikeTheDma) {
+  // The compute-shader copy engine (GPUSORT_COPY_ENGINE=shader), through one slot and many.
+  const HostPath::CopyEngine saved = host_path().copy_engine;
+  host_path().copy_engine = HostPath::CopyEngine::shader;
+  for (uint64_t slot : {uint64_t(32) << 20, uint64_t(4096)}) {
+    SmallSlots small(slot);
+    for (const Combo& c : {Combo{KeyType::u32, 0, false}, Combo{KeyType::f64, 4, true},
+                           Combo{KeyType::i32, 8, false}})
+      for (uint64_t n : {uint64_t(1), uint64_t(2999), uint64_t(70001)})
+        EXPECT_TRUE(check_sort({Algorithm::automatic, c.key, c.value_bytes, c.descending, n,
+                                Distribution::few_unique}))
+            << "slot " << slot;
+  }
+  host_path().copy_engine = saved;
+}
+
 TEST(HostPath, SlotSizesThatAreNotPowersOfTwoOfTheData) {
   // Slots of 4 KiB + 256 B and of 6 KiB: pieces end inside elements' natural boundaries of
   // neither stream.

@@ -15,16 +15,30 @@ g="$here/gpusort"
 echo "== end to end"
 timeout 200 "$g" bench --end-to-end --keys ${E2E_KEYS:-u32,f32,u64,u32+u32} --min-log2 ${E2E_MIN:-20} --step 2 \
   --csv "$out/end_to_end.csv" 2>&1 | tee "$out/end_to_end.log"
+if [ -n "${E2E_SHADER_KEYS:-}" ]; then
+  echo "== end to end, shader copies"
+  GPUSORT_COPY_ENGINE=shader timeout 200 "$g" bench --end-to-end --keys $E2E_SHADER_KEYS --min-log2 ${E2E_MIN:-20} --step 2 \
+    --csv "$out/end_to_end_shader.csv" 2>&1 | tee "$out/end_to_end_shader.log"
+fi
 echo "== demo"
 timeout 120 "$g" demo --n 268435456 --type u32 --runs 5 --seed 1 2>&1 | tee "$out/demo.log"
-timeout 60 "$g" demo --n 16777216 --type f32 --runs 5 --seed 1 2>&1 | tee -a "$out/demo.log"
+[ "${DEMO_SMALL:-1}" = 1 ] && timeout 60 "$g" demo --n 16777216 --type f32 --runs 5 --seed 1 2>&1 | tee -a "$out/demo.log"
 echo "== bench"
 timeout 120 "$g" bench --algorithms automatic --keys u32,f32 --min-log2 24 --max-log2 28 --step 4 2>&1 | tail -n 5 | tee "$out/bench.log"
 echo "== baselines"
 CLI_EXTRA=--timings RUNS=${RUNS:-3} PYTHONUNBUFFERED=1 timeout 200 python3 "$here/baselines.py" /tmp "$g" 2>&1 | tee "$out/baselines.log"
+if [ "${WRITE_PROBE:-1}" = 1 ]; then
+  echo "== write probe"
+  timeout 60 "$here/write_probe" /tmp 30 2>&1 | tee "$out/write_probe.log"
+fi
+if [ -d "$here/python/gpusort" ]; then
+  echo "== python"
+  PYTHONPATH="$here/python" PYTHONUNBUFFERED=1 timeout 150 python3 "$here/python_end_to_end.py" --log2n 28 --runs 3 2>&1 | tee "$out/python.log"
+fi
 echo "== tests on the GPU"
 baked=/work/main/build/tools/gpusort/gpusort
 mkdir -p "$(dirname "$baked")" && ln -sf "$g" "$baked"
+mkdir -p /work/main/build/tests && ln -sf "$here/libgpusort_test_rename_fault.so" /work/main/build/tests/
 ls /usr/share/vulkan/explicit_layer.d/ 2>&1 | head -3
 cd /tmp && GPUSORT_DEVICE=NVIDIA GPUSORT_TEST_VALIDATION=1 timeout ${TEST_TIMEOUT:-240} "$here/gpusort_tests" > "$out/gtest.log" 2>&1
 echo "gtest exit $?"; grep -E "^\[  FAILED|^\[  PASSED|tests ran" "$out/gtest.log" | tail -n 20

@@ -135,9 +135,15 @@ struct SortArgs {
   }
 };
 
+// The dtype's kind and size are read as Python attributes: pybind11 before 2.12 reads them from
+// NumPy 1's PyArray_Descr layout, and NumPy 2 moved elsize (seen on NumPy 2.5: every float32
+// refused as unsupported).
+char dtype_kind(const py::dtype& dtype) { return dtype.attr("kind").cast<std::string>().at(0); }
+int64_t dtype_itemsize(const py::dtype& dtype) { return dtype.attr("itemsize").cast<int64_t>(); }
+
 gpusort::KeyType key_type_of(const py::dtype& dtype) {
-  char kind = dtype.kind();
-  auto size = dtype.itemsize();
+  char kind = dtype_kind(dtype);
+  auto size = dtype_itemsize(dtype);
   if (size == 4 || size == 8) {
     bool wide = size == 8;
     if (kind == 'u') return wide ? gpusort::KeyType::u64 : gpusort::KeyType::u32;
@@ -202,7 +208,7 @@ void sort_inplace(gpusort::Context& ctx, py::array keys, std::optional<py::array
     if (values->size() != keys.size())
       throw py::value_error("gpusort: " + std::to_string(keys.size()) + " keys but " +
                             std::to_string(values->size()) + " values");
-    value_bytes = uint32_t(values->itemsize());
+    value_bytes = uint32_t(dtype_itemsize(values->dtype()));
     if (value_bytes != 4 && value_bytes != 8)
       throw py::type_error("gpusort._core: values must be 4 or 8 bytes wide");
     value_data = values->mutable_data();

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <chrono>
+#include <string>
 #include <cstdlib>
 #include <cstring>
 #if defined(__SSE2__)
@@ -246,6 +247,12 @@ HostPath::HostPath(Context::Impl& ctx) : ctx_(ctx) {
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &count, families.data());
   timestamps_ = ctx.family < count && families[ctx.family].timestampValidBits > 0;
+  if (const char* engine = std::getenv("GPUSORT_COPY_ENGINE")) {
+    const std::string name = engine;
+    if (name == "dma") copy_engine = CopyEngine::dma;
+    else if (name == "shader") copy_engine = CopyEngine::shader;
+    else throw Error("GPUSORT_COPY_ENGINE='" + name + "': expected dma or shader");
+  }
   if (const char* bytes = std::getenv("GPUSORT_STAGING_BYTES")) {
     char* end = nullptr;
     const unsigned long long value = std::strtoull(bytes, &end, 10);
@@ -345,6 +352,31 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
   }
   const std::array<const DeviceBuffer*, 2> device{&r->keys, &r->values};
   HostThreads& pool = threads();
+  // Copies between staging and device memory: the DMA engine (vkCmdCopyBuffer), or a compute
+  // shader reading and writing host memory through device addresses (copy_engine).
+  const bool shader_copies = copy_engine == CopyEngine::shader;
+  const VkPipelineStageFlagBits copy_stage =
+      shader_copies ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
+  const VkPipelineStageFlags copy_stages =
+      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  auto record_copy = [&](VkCommandBuffer cmd, const DeviceBuffer& from, uint64_t from_offset,
+                         const DeviceBuffer& to, uint64_t to_offset, uint64_t bytes) {
+    if (!shader_copies) {
+      VkBufferCopy region{from_offset, to_offset, bytes};
+      vkCmdCopyBuffer(cmd, from.buffer(), to.buffer(), 1, &region);
+      return;
+    }
+    struct CopyPush {
+      VkDeviceAddress src, dst, count_address;
+      uint32_t n, group_count;
+    };
+    constexpr uint32_t copy_workgroup = 256;
+    const uint32_t words = uint32_t(bytes / 4);
+    const uint32_t groups = std::max<uint32_t>(1, (words + copy_workgroup - 1) / copy_workgroup);
+    Recorder rec(ctx_, cmd);
+    rec.dispatch("copy_elements", {copy_workgroup, 1}, groups,
+                 CopyPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
+  };
 
   double read_ms = 0, write_ms = 0;
   auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
@@ -361,21 +393,18 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
     }
     read_ms += ms_between(began, clock::now());
     // Earlier uses of the device buffers (the last call's copies out, its sort) come first.
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-    for (const Piece& p : batch) {
-      VkBufferCopy region{p.slot_offset, p.offset, p.bytes};
-      vkCmdCopyBuffer(cmd, r->slots[slot].buffer(), device[p.stream]->buffer(), 1, &region);
-    }
+    memory_barrier(cmd, copy_stages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    for (const Piece& p : batch)
+      record_copy(cmd, r->slots[slot], p.slot_offset, *device[p.stream], p.offset, p.bytes);
   };
   auto record_sort = [&](VkCommandBuffer cmd) {
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+    memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     if (timestamps_) {
       vkCmdResetQueryPool(cmd, r->timestamps, 0, 2);
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, r->timestamps, 0);
+      vkCmdWriteTimestamp(cmd, copy_stage, r->timestamps, 0);
     }
     if (n > 1) {
       Recorder rec(ctx_, cmd);
@@ -384,14 +413,12 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
     }
     if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->timestamps, 1);
     memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+                   copy_stages, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
   };
   auto record_copy_out = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
-    for (const Piece& p : batch) {
-      VkBufferCopy region{p.offset, p.slot_offset, p.bytes};
-      vkCmdCopyBuffer(cmd, device[p.stream]->buffer(), r->slots[slot].buffer(), 1, &region);
-    }
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+    for (const Piece& p : batch)
+      record_copy(cmd, *device[p.stream], p.offset, r->slots[slot], p.slot_offset, p.bytes);
+    memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   };
   auto copy_out = [&](uint32_t slot, const std::vector<Piece>& batch) {

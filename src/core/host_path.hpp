@@ -73,6 +73,11 @@ class HostPath {
   // rounded up to a power of two.
   uint64_t max_slot_bytes = uint64_t(32) << 20;
   static constexpr uint32_t slot_count = 4;
+  // What moves the data between staging and device memory: the DMA engine, or a compute shader
+  // reading and writing the pinned host memory through its device address (which keeps the
+  // GPU's compute units busy during transfers). GPUSORT_COPY_ENGINE=dma|shader, else dma.
+  enum class CopyEngine { dma, shader };
+  CopyEngine copy_engine = CopyEngine::dma;
   // Counts device and staging allocations (tests check that a repeated sort makes none).
   uint64_t allocations() const { return allocations_; }
 
