@@ -140,6 +140,19 @@ uint64_t rounded_allocation(uint64_t bytes) {
   return align_up(bytes, std::bit_floor(bytes) / 8);
 }
 
+// The copy engine per device family, each row with the measurement that chose it.
+HostPath::CopyEngine default_copy_engine(const DeviceInfo& device) {
+  constexpr uint32_t nvidia = 0x10de;
+  // H100 (bench/RESULTS.md, end to end, one call): shader copies move data as fast as the DMA
+  // (26-27 ms per GiB each way either way) and keep the SMs busy, so the GPU holds its clocks
+  // into the sort: 2^28 u32 host to host 60.4 ms (sort 9.7 ms) against 73.8 ms (sort 20.3 ms)
+  // with the DMA; every size from 2^24 was as fast or faster.
+  if (device.vendor_id == nvidia && device.type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
+    return HostPath::CopyEngine::shader;
+  // Elsewhere (lavapipe's copies are memcpy; other GPUs not measured): the DMA engine.
+  return HostPath::CopyEngine::dma;
+}
+
 double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -247,6 +260,7 @@ HostPath::HostPath(Context::Impl& ctx) : ctx_(ctx) {
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical, &count, families.data());
   timestamps_ = ctx.family < count && families[ctx.family].timestampValidBits > 0;
+  copy_engine = default_copy_engine(ctx.info);
   if (const char* engine = std::getenv("GPUSORT_COPY_ENGINE")) {
     const std::string name = engine;
     if (name == "dma") copy_engine = CopyEngine::dma;

@@ -75,7 +75,8 @@ class HostPath {
   static constexpr uint32_t slot_count = 4;
   // What moves the data between staging and device memory: the DMA engine, or a compute shader
   // reading and writing the pinned host memory through its device address (which keeps the
-  // GPU's compute units busy during transfers). GPUSORT_COPY_ENGINE=dma|shader, else dma.
+  // GPU's compute units busy during transfers). GPUSORT_COPY_ENGINE=dma|shader, else the
+  // device family's choice (default_copy_engine in host_path.cpp).
   enum class CopyEngine { dma, shader };
   CopyEngine copy_engine = CopyEngine::dma;
   // Counts device and staging allocations (tests check that a repeated sort makes none).
