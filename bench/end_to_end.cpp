@@ -5,9 +5,9 @@
 // host memory and device memory, each direction, the median of five.
 #include "end_to_end.hpp"
 
-#include "vulkan/buffer.hpp"
-
 #include <fstream>
+
+#include "vulkan/buffer.hpp"
 
 namespace gpusort::bench {
 namespace {
@@ -18,7 +18,8 @@ struct Bandwidth {
 
 Bandwidth measure_bus(Context& ctx, uint64_t bytes) {
   auto& impl = ctx.impl();
-  DeviceBuffer host(impl, bytes, MemoryKind::readback), device(impl, bytes, MemoryKind::device_local);
+  DeviceBuffer host(impl, bytes, MemoryKind::readback),
+      device(impl, bytes, MemoryKind::device_local);
   std::memset(host.mapped(), 0x5a, bytes);
   auto copy_ms = [&](const DeviceBuffer& from, const DeviceBuffer& to) {
     std::vector<double> ms;
@@ -51,8 +52,8 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
   const Bandwidth bus = measure_bus(ctx, std::clamp<uint64_t>(largest * 4, 1 << 20, 256 << 20));
   std::printf("host<->device bandwidth (DMA, pinned memory): %.1f GB/s up, %.1f GB/s down\n",
               bus.up_gbps, bus.down_gbps);
-  std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s\n", "keys", "n", "MB", "ms",
-              "upload", "sort GPU", "download", "GB/s", "floor ms", "/floor");
+  std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s\n", "keys", "n", "MB", "ms", "upload",
+              "sort GPU", "download", "GB/s", "floor ms", "/floor");
   std::ofstream csv;
   if (!options.csv.empty()) {
     csv.open(options.csv);
@@ -78,10 +79,10 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
                     values.begin() + begin);
         });
         SortTimings t;
-        sort_raw(ctx, key, keys.data(), n, c.value_bytes ? values.data() : nullptr,
-                 c.value_bytes, {.timings = &t});
-        const std::string wrong = check_output(c, n, keys.data(), values.data(), hash, false,
-                                               nullptr, nullptr, true);
+        sort_raw(ctx, key, keys.data(), n, c.value_bytes ? values.data() : nullptr, c.value_bytes,
+                 {.timings = &t});
+        const std::string wrong =
+            check_output(c, n, keys.data(), values.data(), hash, false, nullptr, nullptr, true);
         if (!wrong.empty())
           throw Error("end-to-end " + std::string(c.name) + " n=" + std::to_string(n) + ": " +
                       wrong);
@@ -94,7 +95,8 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
       };
       const double ms = stage(&SortTimings::total_ms);
       const uint64_t bytes = runs[0].bytes;
-      const double floor_ms = double(bytes) / (bus.up_gbps * 1e6) + double(bytes) / (bus.down_gbps * 1e6);
+      const double floor_ms =
+          double(bytes) / (bus.up_gbps * 1e6) + double(bytes) / (bus.down_gbps * 1e6);
       std::printf("%-8s %11llu %9.1f %10.3f %10.3f %10.3f %10.3f %8.2f %9.3f %7.2f\n", c.name,
                   (unsigned long long)n, double(bytes) / 1e6, ms, stage(&SortTimings::upload_ms),
                   stage(&SortTimings::sort_gpu_ms), stage(&SortTimings::download_ms),

@@ -3,12 +3,11 @@
 // bandwidth: how close the whole call comes to the time the bus alone needs.
 #pragma once
 
-#include "bench_common.hpp"
-
 #include <gpusort/gpusort.hpp>
-
 #include <string>
 #include <vector>
+
+#include "bench_common.hpp"
 
 namespace gpusort::bench {
 

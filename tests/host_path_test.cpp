@@ -1,7 +1,6 @@
 // The convenient face's host path (core/host_path.hpp): the multi-slot staging pipeline, the
 // buffers kept between calls, streamed sorts, failures inside a stream, concurrent callers.
 #include "core/host_path.hpp"
-#include "test_support.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -9,10 +8,14 @@
 #include <numeric>
 #include <thread>
 
+#include "test_support.hpp"
+
 namespace gpusort::test {
 namespace {
 
-HostPath& host_path() { return context().impl().host_path(); }
+HostPath& host_path() {
+  return context().impl().host_path();
+}
 
 // Lowers the staging slot size for one test, so that small arrays take many slots (the ring of
 // HostPath::slot_count slots wraps several times) and pieces split keys and values.
@@ -56,11 +59,11 @@ TEST(HostPath, ManySlotsEveryKeyTypeWithValuesBothOrders) {
   SmallSlots small(4096);
   for (const Combo& c : all_combos())
     for (uint64_t n : {uint64_t(1000), uint64_t(3001)})
-      EXPECT_TRUE(check_sort({Algorithm::automatic, c.key, c.value_bytes, c.descending, n,
-                              Distribution::uniform}));
+      EXPECT_TRUE(check_sort(
+          {Algorithm::automatic, c.key, c.value_bytes, c.descending, n, Distribution::uniform}));
   for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(2), uint64_t(1023), uint64_t(1025)})
-    EXPECT_TRUE(check_sort({Algorithm::onesweep, KeyType::f32, 4, false, n,
-                            Distribution::special_floats}));
+    EXPECT_TRUE(
+        check_sort({Algorithm::onesweep, KeyType::f32, 4, false, n, Distribution::special_floats}));
 }
 
 TEST(HostPath, ShaderCopiesSortLikeTheDma) {
@@ -84,8 +87,8 @@ TEST(HostPath, SlotSizesThatAreNotPowersOfTwoOfTheData) {
   // neither stream.
   for (uint64_t slot : {uint64_t(4096 + 256), uint64_t(6144)}) {
     SmallSlots small(slot);
-    EXPECT_TRUE(check_sort({Algorithm::automatic, KeyType::i64, 4, true, 2999,
-                            Distribution::few_unique}));
+    EXPECT_TRUE(
+        check_sort({Algorithm::automatic, KeyType::i64, 4, true, 2999, Distribution::few_unique}));
   }
 }
 

@@ -5,9 +5,9 @@
 #include <array>
 #include <bit>
 #include <chrono>
-#include <string>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -153,7 +153,8 @@ HostPath::CopyEngine default_copy_engine(const DeviceInfo& device) {
   return HostPath::CopyEngine::dma;
 }
 
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
@@ -188,7 +189,8 @@ struct HostPath::Resources {
     alloc.commandBufferCount = uint32_t(cmd.size());
     check(vkAllocateCommandBuffers(ctx.device, &alloc, cmd.data()), "vkAllocateCommandBuffers");
     VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    for (auto& f : fence) check(vkCreateFence(ctx.device, &fence_info, nullptr, &f), "vkCreateFence");
+    for (auto& f : fence)
+      check(vkCreateFence(ctx.device, &fence_info, nullptr, &f), "vkCreateFence");
     VkQueryPoolCreateInfo query{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     query.queryType = VK_QUERY_TYPE_TIMESTAMP;
     query.queryCount = 2;
@@ -263,9 +265,12 @@ HostPath::HostPath(Context::Impl& ctx) : ctx_(ctx) {
   copy_engine = default_copy_engine(ctx.info);
   if (const char* engine = std::getenv("GPUSORT_COPY_ENGINE")) {
     const std::string name = engine;
-    if (name == "dma") copy_engine = CopyEngine::dma;
-    else if (name == "shader") copy_engine = CopyEngine::shader;
-    else throw Error("GPUSORT_COPY_ENGINE='" + name + "': expected dma or shader");
+    if (name == "dma")
+      copy_engine = CopyEngine::dma;
+    else if (name == "shader")
+      copy_engine = CopyEngine::shader;
+    else
+      throw Error("GPUSORT_COPY_ENGINE='" + name + "': expected dma or shader");
   }
   if (const char* bytes = std::getenv("GPUSORT_STAGING_BYTES")) {
     char* end = nullptr;
@@ -315,8 +320,8 @@ const SortAlgorithm& HostPath::algorithm(const SortSpec& spec, Algorithm request
 HostThreads& HostPath::threads() {
   std::lock_guard lock(mutex_);
   if (!threads_)
-    threads_ = std::make_unique<HostThreads>(
-        std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    threads_ =
+        std::make_unique<HostThreads>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
   return *threads_;
 }
 
@@ -388,24 +393,32 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
     const uint32_t words = uint32_t(bytes / 4);
     const uint32_t groups = std::max<uint32_t>(1, (words + copy_workgroup - 1) / copy_workgroup);
     Recorder rec(ctx_, cmd);
-    rec.dispatch("copy_elements", {copy_workgroup, 1}, groups,
-                 CopyPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
+    rec.dispatch(
+        "copy_elements", {copy_workgroup, 1}, groups,
+        CopyPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
   };
 
-  double read_ms = 0, write_ms = 0;
-  auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+  // Runs move(piece, offset into it, staging memory there, bytes) over a batch's pieces, large
+  // pieces split over the host threads; returns the wall time it took.
+  using Move = std::function<void(const Piece&, uint64_t, char*, uint64_t)>;
+  auto over_pieces = [&](uint32_t slot, const std::vector<Piece>& batch, const Move& move) {
     const auto began = clock::now();
     for (const Piece& p : batch) {
       char* staging = r->slot(slot) + p.slot_offset;
-      const HostReader& read = streams[p.stream]->read;
       if (p.bytes < 2 * parallel_copy_bytes)
-        read(p.offset, staging, p.bytes);
+        move(p, 0, staging, p.bytes);
       else
-        pool.parallel_for(p.bytes, parallel_copy_bytes, [&](uint64_t b, uint64_t e) {
-          read(p.offset + b, staging + b, e - b);
-        });
+        pool.parallel_for(p.bytes, parallel_copy_bytes,
+                          [&](uint64_t b, uint64_t e) { move(p, b, staging + b, e - b); });
     }
-    read_ms += ms_between(began, clock::now());
+    return ms_between(began, clock::now());
+  };
+  double read_ms = 0, write_ms = 0;
+  auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    read_ms +=
+        over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
+          streams[p.stream]->read(p.offset + at, staging, bytes);
+        });
     // Earlier uses of the device buffers (the last call's copies out, its sort) come first.
     memory_barrier(cmd, copy_stages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                    copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
@@ -425,7 +438,8 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
       sorter.record(rec, SortTargets{r->keys.address(), stream_bytes[1] ? r->values.address() : 0,
                                      r->scratch.address(), r->scratch.buffer(), 0, 0, n});
     }
-    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->timestamps, 1);
+    if (timestamps_)
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->timestamps, 1);
     memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    copy_stages, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
   };
@@ -436,18 +450,10 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   };
   auto copy_out = [&](uint32_t slot, const std::vector<Piece>& batch) {
-    const auto began = clock::now();
-    for (const Piece& p : batch) {
-      const char* staging = r->slot(slot) + p.slot_offset;
-      const HostWriter& write = streams[p.stream]->write;
-      if (p.bytes < 2 * parallel_copy_bytes)
-        write(p.offset, staging, p.bytes);
-      else
-        pool.parallel_for(p.bytes, parallel_copy_bytes, [&](uint64_t b, uint64_t e) {
-          write(p.offset + b, staging + b, e - b);
+    write_ms +=
+        over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
+          streams[p.stream]->write(p.offset + at, staging, bytes);
         });
-    }
-    write_ms += ms_between(began, clock::now());
   };
 
   const size_t count = batches.size();
@@ -495,8 +501,9 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
     uint64_t ticks[2] = {0, 0};
     if (timestamps_)
       check(vkGetQueryPoolResults(ctx_.device, r->timestamps, 0, 2, sizeof(ticks), ticks,
-                                sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-          "vkGetQueryPoolResults");
+                                  sizeof(uint64_t),
+                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+            "vkGetQueryPoolResults");
     const auto end = clock::now();
     timings->sort_gpu_ms = double(ticks[1] - ticks[0]) * ctx_.info.timestamp_period_ns * 1e-6;
     timings->total_ms = ms_between(start, end);

@@ -11,9 +11,6 @@
 // (~40 GB/s) that it would save, so the staging copy is the path.
 #pragma once
 
-#include "algorithms/sort_algorithm.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -23,6 +20,9 @@
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include "algorithms/sort_algorithm.hpp"
+#include "vulkan/buffer.hpp"
 
 namespace gpusort {
 
@@ -92,7 +92,7 @@ class HostPath {
 
   Context::Impl& ctx_;
   bool timestamps_ = false;  // the queue family writes timestamps (SortTimings::sort_gpu_ms)
-  std::mutex mutex_;  // guards the members below
+  std::mutex mutex_;         // guards the members below
   std::vector<std::unique_ptr<Resources>> idle_;
   // By key type, value words, algorithm, order and bit range.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool, uint32_t, uint32_t>,
