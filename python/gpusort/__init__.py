@@ -186,12 +186,20 @@ def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=
             raise ValueError(f"gpusort: out has shape {out.shape} and dtype {out.dtype}; "
                              f"expected {a.shape} and {a.dtype}")
         if _direct(out):
-            np.copyto(out, a)
-            _core.sort_inplace(keys=out, values=None, **opts)
+            if _direct(a) and not np.may_share_memory(a, out):
+                _core.sort_copy(source=a, destination=out, **opts)
+            else:
+                np.copyto(out, a)
+                _core.sort_inplace(keys=out, values=None, **opts)
         else:
             out[...] = sort(a, descending=descending, algorithm=algorithm, begin_bit=begin_bit,
                             end_bit=end_bit, total_order=total_order, context=context)
         return out
+    if _direct(a):
+        # Streamed from a into the new array through the staging memory: no host copy between.
+        result = np.empty_like(a, order="C")
+        _core.sort_copy(source=a, destination=result, **opts)
+        return result
     work = _native_copy(a)
     _core.sort_inplace(keys=work, values=None, **opts)
     return work if a.dtype.isnative else work.astype(a.dtype)

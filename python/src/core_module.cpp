@@ -230,6 +230,52 @@ void sort_inplace(gpusort::Context& ctx, py::array keys, std::optional<py::array
   raise_pending_signals();
 }
 
+// Sorts the keys of `source` into `destination` (same size and dtype, distinct memory): the
+// library streams them from one through its staging memory into the other, with no host copy
+// between. Where the NumPy order needs its host pass (a -0.0 or a NaN but the default one), the
+// keys are copied first and sorted in place.
+void sort_copy(gpusort::Context& ctx, py::array source, py::array destination, bool descending,
+               const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
+               bool numpy_order) {
+  check_array(source, "source", false);
+  check_array(destination, "destination", true);
+  if (source.size() != destination.size() ||
+      !source.dtype().attr("__eq__")(destination.dtype()).cast<bool>())
+    throw py::value_error("gpusort._core: source and destination differ in size or dtype");
+  SortArgs args = sort_args(source, descending, algorithm, begin_bit, end_bit, numpy_order);
+  const auto* from = static_cast<const char*>(source.data());
+  auto* to = static_cast<char*>(destination.mutable_data());
+  const uint64_t n = uint64_t(source.size());
+  const uint64_t bytes = n * uint64_t(dtype_itemsize(source.dtype()));
+  if (from < to + bytes && to < from + bytes)
+    throw py::value_error("gpusort._core: source and destination overlap");
+  {
+    py::gil_scoped_release release;
+    bool in_place = false;
+    if (args.canonicalizes())
+      in_place = args.key_type == gpusort::KeyType::f32
+                     ? needs_canonicalization(reinterpret_cast<const uint32_t*>(from), n)
+                     : needs_canonicalization(reinterpret_cast<const uint64_t*>(from), n);
+    if (in_place) {
+      std::memcpy(to, from, bytes);
+      if (args.key_type == gpusort::KeyType::f32)
+        sort_numpy_order(ctx, args, reinterpret_cast<uint32_t*>(to), n, nullptr, 0);
+      else
+        sort_numpy_order(ctx, args, reinterpret_cast<uint64_t*>(to), n, nullptr, 0);
+    } else {
+      gpusort::HostStream stream{
+          [from](uint64_t offset, void* staging, uint64_t size) {
+            std::memcpy(staging, from + offset, size);
+          },
+          [to](uint64_t offset, const void* staging, uint64_t size) {
+            std::memcpy(to + offset, staging, size);
+          }};
+      gpusort::sort_streamed(ctx, args.key_type, n, stream, 0, {}, args.options);
+    }
+  }
+  raise_pending_signals();
+}
+
 template <class U>
 void copy_keys(const U* from, U* to, uint64_t n, bool canonical) {
   if (!canonical) {
@@ -332,6 +378,9 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("devices", [] { return gpusort::Context::list_devices(); });
   m.def("sort_inplace", &sort_inplace, py::arg("context"), py::arg("keys"), py::arg("values"),
+        py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
+        py::arg("numpy_order"));
+  m.def("sort_copy", &sort_copy, py::arg("context"), py::arg("source"), py::arg("destination"),
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));
   m.def("argsort", &argsort, py::arg("context"), py::arg("keys"), py::arg("descending"),
