@@ -162,6 +162,7 @@ struct HostPath::Resources {
   std::vector<DeviceBuffer> slots;
   uint64_t slot_bytes = 0;
   DeviceBuffer keys, values, scratch;
+  DeviceBuffer offsets, indices;  // HostPath::run's other roles
 
   explicit Resources(Context::Impl& c) : ctx(c) {
     VkCommandPoolCreateInfo info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -461,6 +462,189 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
     timings->total_ms = ms_between(start, end);
     timings->download_ms = ms_between(sorted, end);
     timings->upload_ms = std::max(0.0, ms_between(start, sorted) - timings->sort_gpu_ms);
+    timings->read_ms = read_ms;
+    timings->write_ms = write_ms;
+  }
+}
+
+
+// A general job (segmented sort, argsort): the same staging pipeline as sort(), with different
+// arrays going up and coming down. Uploads are batched into the slots in order, then the GPU
+// work, then the downloads through the same slots.
+void HostPath::run(const Job& job, SortTimings* timings) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  uint64_t up_total = 0, down_total = 0;
+  for (const auto& u : job.uploads) up_total += job.bytes[size_t(u.first)];
+  for (const auto& d : job.downloads) down_total += job.bytes[size_t(d.first)];
+  if (timings) *timings = SortTimings{.bytes = std::max(up_total, down_total)};
+  if (up_total == 0 && down_total == 0) return;
+
+  auto r = acquire();
+  struct GiveBack {  // whatever happens, nothing stays in flight and the set is kept
+    HostPath* self;
+    std::unique_ptr<Resources>& r;
+    ~GiveBack() {
+      r->wait_all();
+      self->give_back(std::move(r));
+    }
+  } give_back_on_exit{this, r};
+  const std::array<DeviceBuffer*, 4> device{&r->keys, &r->values, &r->offsets, &r->indices};
+
+  const uint64_t want_slot = std::min(
+      max_slot_bytes,
+      std::bit_ceil(std::max<uint64_t>(std::max(up_total, down_total) + piece_alignment, 4096)));
+  const uint64_t slot_bytes =
+      std::max(want_slot, r->slot_bytes <= max_slot_bytes ? r->slot_bytes : 0);
+  // Pieces in batches (batch b fills slot b % slot_count); Piece::stream indexes the list.
+  auto plan = [&](const auto& list) {
+    std::vector<std::vector<Piece>> batches;
+    uint64_t used = slot_bytes;
+    for (uint32_t s = 0; s < list.size(); ++s) {
+      const uint64_t total = job.bytes[size_t(list[s].first)];
+      for (uint64_t offset = 0; offset < total;) {
+        if (used + piece_alignment > slot_bytes) batches.emplace_back(), used = 0;
+        uint64_t bytes = std::min(total - offset, slot_bytes - used);
+        batches.back().push_back({s, offset, bytes, used});
+        offset += bytes;
+        used = align_up(used + bytes, piece_alignment);
+      }
+    }
+    return batches;
+  };
+  const auto in_batches = plan(job.uploads), out_batches = plan(job.downloads);
+  {
+    uint64_t made = r->ensure_slots(
+        slot_bytes, std::max(max_slot_bytes, want_slot),
+        std::min<size_t>(slot_count, std::max(in_batches.size(), out_batches.size())));
+    for (size_t b = 0; b < device.size(); ++b)
+      if (job.bytes[b]) made += r->ensure(*device[b], job.bytes[b], MemoryKind::device_local);
+    made += r->ensure(r->scratch, std::max<uint64_t>(job.scratch_bytes, 256),
+                      MemoryKind::device_local);
+    allocations_ += made;
+  }
+  HostThreads& pool = threads();
+
+  double read_ms = 0, write_ms = 0;
+  auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    const auto began = clock::now();
+    for (const Piece& p : batch) {
+      char* staging = r->slot(slot) + p.slot_offset;
+      const HostReader& read = job.uploads[p.stream].second;
+      if (p.bytes < 2 * parallel_copy_bytes)
+        read(p.offset, staging, p.bytes);
+      else
+        pool.parallel_for(p.bytes, parallel_copy_bytes, [&](uint64_t b, uint64_t e) {
+          read(p.offset + b, staging + b, e - b);
+        });
+    }
+    read_ms += ms_between(began, clock::now());
+    // Earlier uses of the device buffers (the last call's copies out, its GPU work) come first.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    for (const Piece& p : batch) {
+      VkBufferCopy region{p.slot_offset, p.offset, p.bytes};
+      vkCmdCopyBuffer(cmd, r->slots[slot].buffer(),
+                      device[size_t(job.uploads[p.stream].first)]->buffer(), 1, &region);
+    }
+  };
+  auto record_work = [&](VkCommandBuffer cmd) {
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (timestamps_) {
+      vkCmdResetQueryPool(cmd, r->timestamps, 0, 2);
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, r->timestamps, 0);
+    }
+    JobAddresses a;
+    for (size_t b = 0; b < device.size(); ++b)
+      a.buffer[b] = job.bytes[b] ? device[b]->address() : 0;
+    a.scratch = r->scratch.address();
+    a.scratch_buffer = r->scratch.buffer();
+    Recorder rec(ctx_, cmd);
+    job.record(rec, a);
+    if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->timestamps, 1);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  };
+  auto record_copy_out = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    for (const Piece& p : batch) {
+      VkBufferCopy region{p.offset, p.slot_offset, p.bytes};
+      vkCmdCopyBuffer(cmd, device[size_t(job.downloads[p.stream].first)]->buffer(),
+                      r->slots[slot].buffer(), 1, &region);
+    }
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  };
+  auto copy_out = [&](uint32_t slot, const std::vector<Piece>& batch) {
+    const auto began = clock::now();
+    for (const Piece& p : batch) {
+      const char* staging = r->slot(slot) + p.slot_offset;
+      const HostWriter& write = job.downloads[p.stream].second;
+      if (p.bytes < 2 * parallel_copy_bytes)
+        write(p.offset, staging, p.bytes);
+      else
+        pool.parallel_for(p.bytes, parallel_copy_bytes, [&](uint64_t b, uint64_t e) {
+          write(p.offset + b, staging + b, e - b);
+        });
+    }
+    write_ms += ms_between(began, clock::now());
+  };
+
+  const size_t in_count = in_batches.size(), out_count = out_batches.size();
+  clock::time_point done;
+  if (in_count <= 1 && out_count <= 1) {
+    // Copy in, work and copy out in one submission.
+    VkCommandBuffer cmd = r->begin(0);
+    if (in_count) copy_in(0, in_batches[0], cmd);
+    record_work(cmd);
+    if (out_count) record_copy_out(0, out_batches[0], cmd);
+    r->submit(0);
+    r->wait(0);
+    done = clock::now();
+    if (out_count) copy_out(0, out_batches[0]);
+  } else {
+    for (size_t b = 0; b < in_count; ++b) {
+      const uint32_t slot = uint32_t(b % slot_count);
+      VkCommandBuffer cmd = r->begin(slot);
+      copy_in(slot, in_batches[b], cmd);
+      r->submit(slot);
+    }
+    record_work(r->begin(sort_index));
+    r->submit(sort_index);
+    // Copies out are queued behind the work before waiting for it, so the DMA starts at once.
+    for (size_t b = 0; b < std::min<size_t>(slot_count, out_count); ++b) {
+      VkCommandBuffer cmd = r->begin(uint32_t(b));
+      record_copy_out(uint32_t(b), out_batches[b], cmd);
+      r->submit(uint32_t(b));
+    }
+    r->wait(sort_index);
+    done = clock::now();
+    for (size_t b = 0; b < out_count; ++b) {
+      const uint32_t slot = uint32_t(b % slot_count);
+      r->wait(slot);
+      copy_out(slot, out_batches[b]);
+      if (b + slot_count < out_count) {
+        VkCommandBuffer cmd = r->begin(slot);
+        record_copy_out(slot, out_batches[b + slot_count], cmd);
+        r->submit(slot);
+      }
+    }
+  }
+
+  if (timings) {
+    uint64_t ticks[2] = {0, 0};
+    if (timestamps_)
+      check(vkGetQueryPoolResults(ctx_.device, r->timestamps, 0, 2, sizeof(ticks), ticks,
+                                  sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+            "vkGetQueryPoolResults");
+    const auto end = clock::now();
+    timings->sort_gpu_ms = double(ticks[1] - ticks[0]) * ctx_.info.timestamp_period_ns * 1e-6;
+    timings->total_ms = ms_between(start, end);
+    timings->download_ms = ms_between(done, end);
+    timings->upload_ms = std::max(0.0, ms_between(start, done) - timings->sort_gpu_ms);
     timings->read_ms = read_ms;
     timings->write_ms = write_ms;
   }
