@@ -3,7 +3,7 @@
 // clamped to segments; n clamped to max_n), written as a u32 where the other steps read it.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;  // 1
+layout(local_size_x_id = 0) in;  // one invocation works: the rest fill whole subgroups
 layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
 
 layout(push_constant) uniform Push {

@@ -349,5 +349,181 @@ TEST(SegmentedRefusals, BadArguments) {
   EXPECT_EQ(keys, (std::vector<uint32_t>{3, 2, 1}));
 }
 
+
+// ---- Engine face: SegmentedSorter on poisoned buffers ----
+
+constexpr uint32_t engine_poison = 0xDEADBEEF;
+constexpr uint64_t guard = 256;  // poisoned bytes before and after each range
+
+std::vector<uint8_t> poisoned(uint64_t bytes) {
+  std::vector<uint8_t> v(align_up(bytes, 4));
+  for (uint64_t i = 0; i < v.size(); i += 4) std::memcpy(&v[i], &engine_poison, 4);
+  return v;
+}
+
+struct EngineCase {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;
+  bool descending = false;
+  uint64_t n = 0;
+  Mix mix = Mix::uniform_small;
+  uint32_t offset_bytes = 4;
+  bool indirect = false;
+  bool indices = true;
+};
+
+::testing::AssertionResult check_engine(const EngineCase& c) {
+  const uint64_t seed = fresh_seed();
+  auto fail = [&]() {
+    return ::testing::AssertionFailure()
+           << to_string(c.key) << " values=" << c.value_bytes << " n=" << c.n
+           << " mix=" << to_string(c.mix) << (c.indirect ? " indirect" : " direct")
+           << " seed=" << seed << ": ";
+  };
+  try {
+    auto& impl = context().impl();
+    std::mt19937_64 rng(seed);
+    const uint32_t kb = key_bytes(c.key), vb = c.value_bytes, ob = c.offset_bytes;
+    // Indirect: the buffers hold more (max_n, max_segments) than the GPU count selects.
+    const uint64_t max_n = c.indirect ? c.n + 100 : c.n;
+    const auto bits = make_key_bits(c.key, max_n, Distribution::few_unique, rng);
+    const auto offsets = make_offsets(c.n, c.mix, rng);
+    const uint64_t segments = offsets.size() - 1;
+    const uint64_t max_segments = c.indirect ? segments + 5 : segments;
+
+    SegmentedSorter sorter(context(), {.key = c.key, .value_bytes = vb, .offset_bytes = ob,
+                                       .descending = c.descending});
+    const uint64_t scratch_bytes = sorter.scratch_bytes(max_n, max_segments);
+
+    auto image = [&](uint64_t bytes) { return poisoned(guard + bytes + guard); };
+    auto keys = image(max_n * kb), values = image(max_n * vb), indices = image(max_n * 4),
+         offset_image = image((max_segments + 1) * ob);
+    for (uint64_t i = 0; i < max_n; ++i) {
+      std::memcpy(&keys[guard + i * kb], &bits[i], kb);
+      const uint64_t v = scrambled(i, vb);
+      if (vb) std::memcpy(&values[guard + i * vb], &v, vb);
+    }
+    for (uint64_t s = 0; s <= segments; ++s)
+      std::memcpy(&offset_image[guard + s * ob], &offsets[s], ob);
+    const auto scratch = poisoned(scratch_bytes);
+    std::vector<uint8_t> count(16, 0);
+    const uint32_t segment_count = uint32_t(segments);
+    std::memcpy(count.data(), &segment_count, 4);
+
+    auto buffer = [&](const std::vector<uint8_t>& data) {
+      DeviceBuffer b(impl, data.size(), MemoryKind::device_local);
+      upload(impl, b, data.data(), data.size());
+      return b;
+    };
+    DeviceBuffer keys_buffer = buffer(keys), values_buffer = buffer(values),
+                 indices_buffer = buffer(indices), offsets_buffer = buffer(offset_image),
+                 scratch_buffer = buffer(scratch), count_buffer = buffer(count);
+    const BufferRef values_ref = vb ? values_buffer.ref(guard) : BufferRef{};
+    const BufferRef indices_ref = c.indices ? indices_buffer.ref(guard) : BufferRef{};
+    impl.submit([&](VkCommandBuffer cmd) {
+      Recorder::full_barrier(cmd);  // the uploads before the sort
+      if (c.indirect)
+        sorter.record_indirect(cmd, keys_buffer.ref(guard), values_ref, offsets_buffer.ref(guard),
+                               indices_ref, scratch_buffer.ref(), count_buffer.ref(), max_n,
+                               max_segments);
+      else
+        sorter.record(cmd, keys_buffer.ref(guard), values_ref, offsets_buffer.ref(guard),
+                      indices_ref, scratch_buffer.ref(), c.n, segments);
+      Recorder::full_barrier(cmd);
+    });
+    auto read_back = [&](const DeviceBuffer& b, uint64_t bytes) {
+      std::vector<uint8_t> v(bytes);
+      download(impl, b, v.data(), bytes);
+      return v;
+    };
+    const auto keys_out = read_back(keys_buffer, keys.size());
+    const auto values_out = read_back(values_buffer, values.size());
+    const auto indices_out = read_back(indices_buffer, indices.size());
+    const auto offsets_out = read_back(offsets_buffer, offset_image.size());
+
+    std::vector<uint64_t> order(max_n);
+    std::iota(order.begin(), order.end(), 0);  // beyond n: untouched
+    auto sort_key = [&](uint64_t i) { return radix_order(c.key, bits[i], c.descending); };
+    for (uint64_t s = 0; s < segments; ++s)
+      std::stable_sort(order.begin() + offsets[s], order.begin() + offsets[s + 1],
+                       [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
+    auto expected = keys, expected_values = values, expected_indices = indices;
+    for (uint64_t i = 0; i < max_n; ++i) {
+      std::memcpy(&expected[guard + i * kb], &bits[order[i]], kb);
+      const uint64_t v = scrambled(order[i], vb);
+      if (vb) std::memcpy(&expected_values[guard + i * vb], &v, vb);
+      if (c.indices && i < c.n) {
+        const uint32_t index = uint32_t(order[i]);
+        std::memcpy(&expected_indices[guard + i * 4], &index, 4);
+      }
+    }
+    auto first_difference = [](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+      return uint64_t(std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin());
+    };
+    if (keys_out != expected)
+      return fail() << "keys differ at byte " << first_difference(keys_out, expected)
+                    << " (guard " << guard << ")";
+    if (values_out != expected_values)
+      return fail() << "values differ at byte " << first_difference(values_out, expected_values);
+    if (indices_out != expected_indices)
+      return fail() << "indices differ at byte " << first_difference(indices_out, expected_indices);
+    if (offsets_out != offset_image) return fail() << "the offsets were written";
+    return no_new_validation_messages();
+  } catch (const std::exception& e) {
+    return fail() << "threw " << e.what();
+  }
+}
+
+TEST(SegmentedEngine, Direct) {
+  for (Mix mix : all_mixes) {
+    EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = 3000, .mix = mix}));
+    EXPECT_TRUE(check_engine({.key = KeyType::f64, .value_bytes = 8, .descending = true,
+                              .n = 2000, .mix = mix, .offset_bytes = 8, .indices = false}));
+  }
+  EXPECT_TRUE(check_engine({.key = KeyType::i32, .n = 70000, .mix = Mix::power_law}));
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 1, .mix = Mix::one}));
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 0, .mix = Mix::one}));
+}
+
+TEST(SegmentedEngine, Indirect) {
+  for (Mix mix : all_mixes) {
+    EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = 4, .n = 2500, .mix = mix,
+                              .indirect = true}));
+    EXPECT_TRUE(check_engine({.key = KeyType::f32, .descending = true, .n = 1500, .mix = mix,
+                              .offset_bytes = 8, .indirect = true}));
+  }
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 8, .n = 70000,
+                            .mix = Mix::uniform_small, .indirect = true}));
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 0, .mix = Mix::one, .indirect = true}));
+}
+
+TEST(SegmentedEngine, Refusals) {
+  auto& impl = context().impl();
+  DeviceBuffer a(impl, 1 << 16, MemoryKind::device_local), b(impl, 1 << 16, MemoryKind::device_local);
+  SegmentedSorter sorter(context(), {.key = KeyType::u32});
+  SegmentedSorter with_values(context(), {.key = KeyType::u32, .value_bytes = 4});
+  auto record = [&](const SegmentedSorter& s, BufferRef values, BufferRef offsets, BufferRef scratch,
+                    uint64_t n, uint64_t segments) {
+    return error_of([&] {
+      impl.record_unsubmitted([&](VkCommandBuffer cmd) {
+        s.record(cmd, a.ref(), values, offsets, {}, scratch, n, segments);
+      });
+    });
+  };
+  EXPECT_EQ(record(sorter, {}, b.ref(0), b.ref(256), 100, 0),
+            "SegmentedSorter::record: 0 segments but n = 100 (offsets[S] must be n)");
+  EXPECT_EQ(record(sorter, {}, b.ref(2), b.ref(256), 100, 1),
+            "SegmentedSorter::record: offsets.offset 2 is not a multiple of 4");
+  EXPECT_EQ(record(sorter, {}, b.ref(0), b.ref(0), 100, 1),
+            "SegmentedSorter::record: offsets and scratch overlap (for 100 elements and 1 segments)");
+  EXPECT_EQ(record(with_values, {}, b.ref(0), b.ref(256), 100, 1),
+            "SegmentedSorter::record: values.buffer is VK_NULL_HANDLE, but the SegmentedSorter was "
+            "configured with value_bytes = 4");
+  EXPECT_EQ(error_of([&] { SegmentedSorter(context(), {.offset_bytes = 2}); }),
+            "SegmentedSorter: offsets are 4 or 8 bytes wide, not 2");
+  EXPECT_EQ(error_of([&] { SegmentedSorter(context(), {.algorithm = Algorithm::bitonic}); }),
+            "segmented sort and argsort need a stable sort: bitonic is not stable");
+}
+
 }  // namespace
 }  // namespace gpusort::test

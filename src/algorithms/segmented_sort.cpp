@@ -107,7 +107,7 @@ class Segmented final : public SegmentedSort {
     const std::vector<uint32_t> one_word{step_workgroup, 1};
 
     if (indirect) {
-      rec.dispatch("segment_count", {1, spec_.offset_words}, 1,
+      rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
                    CountPush{t.offsets, t.segment_count_address, count, n,
                              uint32_t(t.segments)});
       rec.compute_barrier();
