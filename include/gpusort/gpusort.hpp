@@ -209,6 +209,9 @@ struct SegmentOffsets {
   uint32_t bytes = 0;  // 4 (u32 offsets) or 8 (u64); 0: no segments, the whole array is one
   uint64_t count = 0;  // entries: S + 1
 };
+// Throws the convenient face's one-line Error for offsets that are not S + 1 CSR offsets of n
+// keys (what sort_segments_* check first; callers that stage data may check before that).
+void check_segment_offsets(const SegmentOffsets& offsets, uint64_t n);
 // The general form: keys are read through keys.read and, when keys.write is set, written back
 // sorted (else the keys are only read: argsort); values (value_bytes 0, 4 or 8) are carried
 // along; when `indices` is set it receives the permutation as index_bytes (4 or 8) wide integers

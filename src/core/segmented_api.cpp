@@ -84,6 +84,10 @@ HostWriter widening_writer(const HostWriter& to) {
 
 }  // namespace
 
+void check_segment_offsets(const SegmentOffsets& offsets, uint64_t n) {
+  check_offsets(offsets, n);
+}
+
 void sort_segments_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
                             uint32_t value_bytes, const HostStream& values,
                             const SegmentOffsets& offsets, const HostWriter& indices,
