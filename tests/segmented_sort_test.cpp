@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "algorithms/segmented_sort.hpp"
+#include "core/host_path.hpp"
 #include "test_support.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -349,6 +350,45 @@ TEST(SegmentedRefusals, BadArguments) {
   EXPECT_EQ(keys, (std::vector<uint32_t>{3, 2, 1}));
 }
 
+
+// ---- Through many staging slots (HostPath::run's pipelined path) ----
+
+TEST(SegmentedHostPath, ManyStagingSlots) {
+  HostPath& host_path = context().impl().host_path();
+  const uint64_t saved = host_path.max_slot_bytes;
+  host_path.max_slot_bytes = 4096;  // tens of KB of keys take many slots, the ring wraps
+  EXPECT_TRUE(check_segmented({.key = KeyType::u64, .value_bytes = 4, .n = 20000,
+                               .mix = Mix::power_law, .offset_bytes = 8, .index_bytes = 8}));
+  EXPECT_TRUE(check_segmented({.key = KeyType::f32, .n = 30000, .segmented = false,
+                               .write_keys = false, .index_bytes = 8}));
+  EXPECT_TRUE(check_segmented({.key = KeyType::i32, .value_bytes = 8, .n = 9000,
+                               .mix = Mix::all_size_one, .index_bytes = 4}));
+  // A repeated call allocates nothing more.
+  const uint64_t before = host_path.allocations();
+  EXPECT_TRUE(check_segmented({.key = KeyType::i32, .value_bytes = 8, .n = 9000,
+                               .mix = Mix::uniform_small, .index_bytes = 4}));
+  EXPECT_EQ(host_path.allocations(), before);
+  host_path.max_slot_bytes = saved;
+}
+
+TEST(SegmentedHostPath, ReaderFailureIsThrown) {
+  const std::vector<uint32_t> offsets{0, 5000, 10000};
+  auto failing = [](uint64_t, void*, uint64_t) { throw Error("the reader failed"); };
+  std::vector<uint32_t> indices(10000);
+  EXPECT_EQ(error_of([&] {
+              sort_segments_streamed(
+                  context(), KeyType::u32, 10000, HostStream{failing, {}}, 0, {},
+                  {offsets.data(), 4, offsets.size()},
+                  [&](uint64_t offset, const void* from, uint64_t bytes) {
+                    std::memcpy(reinterpret_cast<char*>(indices.data()) + offset, from, bytes);
+                  },
+                  4);
+            }),
+            "the reader failed");
+  // The context still works.
+  EXPECT_TRUE(check_segmented({.key = KeyType::u32, .n = 1000, .mix = Mix::uniform_small,
+                               .index_bytes = 4}));
+}
 
 // ---- Engine face: SegmentedSorter on poisoned buffers ----
 

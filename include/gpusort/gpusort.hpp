@@ -395,6 +395,8 @@ class Sorter {
 //    sort) and indices in the role of the values (read and written).
 //  - scratch_bytes(max_n, max_segments) covers any record() with n <= max_n and S <= max_segments,
 //    and record_indirect() with these maxima. Scratch needs no initialization.
+//  - Pipelines are created in the constructor for plans of n = 1000 and 65536 (any segment
+//    count, direct and indirect); another plan creates what it lacks once, on first use.
 struct SegmentedSorterConfig {
   KeyType key = KeyType::u32;
   uint32_t value_bytes = 0;   // 0 (keys only), 4 or 8

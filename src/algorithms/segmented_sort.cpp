@@ -6,7 +6,8 @@
 //   sort 1          the keys, stably, with the origins as their values (the caller's order,
 //                   bit range and algorithm): origins now lists the elements by key
 //   segment_ids     ids[i] = the segment of origins[i] (binary search over the offsets)
-//   sort 2          the ids, stably, bits [0, bit_width(S - 1)), origins as values: an LSD
+//   sort 2          the ids, stably, by their low bit_width(S - 1) bits (in whole 8-bit
+//                   digits), origins as values: an LSD
 //                   radix sort's last digit, so every segment ends contiguous and in key order
 //   segment_gather  keys[i] = key copy[origins[i]], values[i] = value copy[origins[i]]
 // Without segments (argsort) only segment_iota, sort 1 and the values' gather run: the cost of
@@ -64,8 +65,10 @@ class Segmented final : public SegmentedSort {
   bool segmented(uint64_t max_segments) const {
     return spec_.offset_words != 0 && max_segments > 1;
   }
+  // Sort 2 compares the ids' bits [0, bit_width(S - 1)) rounded up to whole 8-bit digits: the
+  // radix sorts make a pass per digit either way, and only four bit ranges (pipelines) exist.
   std::unique_ptr<SortAlgorithm> by_segment(uint64_t max_segments) const {
-    const uint32_t bits = uint32_t(std::bit_width(max_segments - 1));
+    const uint32_t bits = uint32_t(align_up(std::bit_width(max_segments - 1), 8));
     return make_sort_algorithm(ctx_, make_sort_spec(KeyType::u32, 4, false, 0, bits), requested_);
   }
 
@@ -88,6 +91,9 @@ class Segmented final : public SegmentedSort {
     return l;
   }
 
+  // Sort 2 (u32 ids with u32 origins) fits wherever sort 1 (the keys with u32 origins) does.
+  uint64_t max_elements() const override { return by_key_->max_elements(); }
+
   uint64_t scratch_bytes(uint64_t max_n, uint64_t max_segments) const override {
     return layout(max_n, max_segments).total;
   }
@@ -104,7 +110,6 @@ class Segmented final : public SegmentedSort {
     const bool copy_keys = seg && spec_.write_keys;
     const bool values = spec_.sort.value_words != 0;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
-    const std::vector<uint32_t> one_word{step_workgroup, 1};
 
     if (indirect) {
       rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,

@@ -32,6 +32,8 @@ class SegmentedSort {
  public:
   virtual ~SegmentedSort() = default;
   virtual uint64_t scratch_bytes(uint64_t max_n, uint64_t max_segments) const = 0;
+  // The largest n the inner sorts take (odd-even: one workgroup's shared memory).
+  virtual uint64_t max_elements() const = 0;
   // Ends with a compute barrier when it recorded anything.
   virtual void record(Recorder& rec, const SegmentedTargets& targets) const = 0;
 };

@@ -239,6 +239,32 @@ struct SegmentedSorter::Impl {
     // The contract's closing barrier, also where nothing was recorded.
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
+
+  // As Sorter's: the plans of a few shapes recorded into a command buffer that is never
+  // submitted, so that record() of them compiles nothing: n of 1000 and 65536, direct and
+  // indirect, with up to 2^8, 2^16, 2^24 and 2^32 segments (the four bit ranges of the segment
+  // sort). Nothing executes, so every address may point into one small buffer.
+  void create_pipelines() const {
+    auto& ctx = context.impl();
+    DeviceBuffer any(ctx, 256, MemoryKind::device_local);
+    ctx.record_unsubmitted([&](VkCommandBuffer cmd) {
+      for (uint64_t n : {uint64_t(1000), uint64_t(65536)})
+        for (uint64_t segments : {2ull, 257ull, 65537ull, (1ull << 24) + 1}) {
+          n = std::min(n, algorithm->max_elements());
+          for (bool indirect : {false, true}) {
+            SegmentedTargets t;
+            t.keys = t.offsets = t.indices = t.scratch = any.address();
+            if (spec.sort.value_words) t.values = any.address();
+            t.scratch_buffer = any.buffer();
+            if (indirect) t.segment_count_address = any.address();
+            t.n = n;
+            t.segments = segments;
+            Recorder rec(ctx, cmd);
+            algorithm->record(rec, t);
+          }
+        }
+    });
+  }
 };
 
 SegmentedSorter::SegmentedSorter(Context& ctx, const SegmentedSorterConfig& config)
@@ -253,6 +279,7 @@ SegmentedSorter::SegmentedSorter(Context& ctx, const SegmentedSorterConfig& conf
   impl_->spec.offset_words = config.offset_bytes / 4;
   impl_->spec.write_keys = true;
   impl_->algorithm = make_segmented_sort(ctx.impl(), impl_->spec, config.algorithm);
+  impl_->create_pipelines();
 }
 SegmentedSorter::~SegmentedSorter() = default;
 SegmentedSorter::SegmentedSorter(SegmentedSorter&&) noexcept = default;
