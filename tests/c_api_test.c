@@ -104,6 +104,36 @@ static void test_convenient_face(gpusort_context* ctx) {
   free(values);
 }
 
+static void test_segments(gpusort_context* ctx) {
+  const uint32_t input[7] = {3, 1, 2, 9, 8, 7, 5};
+  const uint32_t offsets[4] = {0, 3, 3, 7};
+  uint32_t keys[7], indices[7];
+  uint64_t wide[7];
+  memcpy(keys, input, sizeof keys);
+  CHECK_OK(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, keys, NULL, 0, offsets, 4, 4,
+                                 indices, 4, NULL));
+  static const uint32_t sorted[7] = {1, 2, 3, 5, 7, 8, 9}, order[7] = {1, 2, 0, 6, 5, 4, 3};
+  CHECK(memcmp(keys, sorted, sizeof keys) == 0, "gpusort_sort_segments: keys not sorted per segment");
+  CHECK(memcmp(indices, order, sizeof indices) == 0, "gpusort_sort_segments: wrong permutation");
+  gpusort_sort_options descending = {1, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
+  CHECK_OK(gpusort_argsort(ctx, GPUSORT_KEY_U32, input, 7, wide, 8, &descending));
+  static const uint64_t reversed[7] = {3, 4, 5, 6, 0, 2, 1};
+  CHECK(memcmp(wide, reversed, sizeof wide) == 0, "gpusort_argsort: wrong permutation");
+  const uint32_t decreasing[4] = {0, 4, 3, 7};
+  gpusort_status s = gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, keys, NULL, 0,
+                                           decreasing, 4, 4, NULL, 0, NULL);
+  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT &&
+            strstr(gpusort_last_error(), "decrease at index 2") != NULL,
+        "decreasing offsets: %s '%s'", gpusort_status_name(s), gpusort_last_error());
+  gpusort_segmented_sorter_config config = {GPUSORT_KEY_F64, 8, 8, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0, 0};
+  gpusort_segmented_sorter* sorter = NULL;
+  CHECK_OK(gpusort_segmented_sorter_create(ctx, &config, &sorter));
+  uint64_t bytes = 0;
+  CHECK_OK(gpusort_segmented_sorter_scratch_bytes(sorter, 1000, 10, &bytes));
+  CHECK(bytes > 1000 * 8, "segmented scratch of %llu bytes", (unsigned long long)bytes);
+  gpusort_segmented_sorter_destroy(sorter);
+}
+
 static int other_thread_error_is_empty(void* unused) {
   (void)unused;
   return gpusort_last_error()[0] == '\0';
@@ -422,6 +452,7 @@ int main(void) {
     return 1;
   }
   test_convenient_face(ctx);
+  test_segments(ctx);
   test_errors(ctx);
   test_wrap(ctx);
   test_device_selection();

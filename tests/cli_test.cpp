@@ -1008,5 +1008,133 @@ TEST_F(CliTest, DemoVerifiesAndReportsThroughput) {
   EXPECT_EQ(r.err.rfind("gpusort: error: ", 0), 0u) << r.err;
 }
 
+
+// ---- segmented sort and the permutation (--segments, --indices-out) ----
+
+// The stable order of each segment of `keys` (positions in the whole array).
+std::vector<uint64_t> segmented_order(KeyType key, const std::vector<uint64_t>& keys,
+                                      const std::vector<uint64_t>& offsets, bool descending) {
+  std::vector<uint64_t> order(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  for (size_t s = 0; s + 1 < offsets.size(); ++s)
+    std::stable_sort(order.begin() + offsets[s], order.begin() + offsets[s + 1],
+                     [&](uint64_t a, uint64_t b) {
+                       return radix_order(key, keys[a], descending) <
+                              radix_order(key, keys[b], descending);
+                     });
+  return order;
+}
+
+std::vector<uint64_t> gathered(const std::vector<uint64_t>& from, const std::vector<uint64_t>& order) {
+  std::vector<uint64_t> out(order.size());
+  for (size_t i = 0; i < order.size(); ++i) out[i] = from[order[i]];
+  return out;
+}
+
+// The README's command, exactly as written there.
+TEST_F(CliTest, ReadmeSegmentsAndIndices) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto keys = make_key_bits(KeyType::f32, 5000, Distribution::few_unique, rng);
+  std::vector<uint64_t> offsets{0, 0, 7, 7, 1000, 1001, 4999, 5000, 5000};
+  write_bytes(at("keys.npy"), npy_array(KeyType::f32, keys));
+  write_bytes(at("offsets.npy"), npy_array(KeyType::u64, offsets));
+  CliRun r = run({"sort", "keys.npy", "out.npy", "--segments", "offsets.npy", "--indices-out",
+                  "idx.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto order = segmented_order(KeyType::f32, keys, offsets, false);
+  EXPECT_TRUE(read_bytes(at("out.npy")) == npy_array(KeyType::f32, gathered(keys, order)));
+  EXPECT_TRUE(read_bytes(at("idx.npy")) == npy_array(KeyType::u32, order));
+  EXPECT_EQ(work_files(), (std::set<std::string>{"keys.npy", "offsets.npy", "out.npy", "idx.npy"}));
+}
+
+TEST_F(CliTest, RawSegmentsWithValuesAndIndices) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 3000;
+  const auto keys = make_key_bits(KeyType::i64, n, Distribution::few_unique, rng);
+  std::vector<uint64_t> values(n), offsets{0};
+  for (uint64_t i = 0; i < n; ++i) values[i] = rng();
+  while (offsets.back() < n) offsets.push_back(std::min(n, offsets.back() + rng() % 40));
+  write_bytes(at("keys.bin"), element_bytes(keys, 8));
+  write_bytes(at("values.bin"), element_bytes(values, 8));
+  write_bytes(at("offsets.bin"), element_bytes(offsets, 4));
+  CliRun r = run({"sort", "keys.bin", "out.bin", "--type", "i64", "--values", "values.bin",
+                  "--values-out", "vout.bin", "--value-type", "u64", "--descending",
+                  "--segments", "offsets.bin", "--segment-type", "u32", "--indices-out",
+                  "idx.bin"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto order = segmented_order(KeyType::i64, keys, offsets, true);
+  EXPECT_TRUE(read_bytes(at("out.bin")) == element_bytes(gathered(keys, order), 8));
+  EXPECT_TRUE(read_bytes(at("vout.bin")) == element_bytes(gathered(values, order), 8));
+  EXPECT_TRUE(read_bytes(at("idx.bin")) == element_bytes(order, 4));
+}
+
+TEST_F(CliTest, IndicesWithoutSegments) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto keys = make_key_bits(KeyType::u32, 4000, Distribution::few_unique, rng);
+  std::vector<uint64_t> values(keys.size());
+  for (auto& v : values) v = rng() & 0xffffffff;
+  write_bytes(at("keys.npy"), npy_array(KeyType::u32, keys));
+  write_bytes(at("values.npy"), npy_array(KeyType::f32, values));
+  const std::vector<uint64_t> offsets{0, keys.size()};
+  const auto order = segmented_order(KeyType::u32, keys, offsets, false);
+  CliRun r = run({"sort", "keys.npy", "out.npy", "--indices-out", "idx.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(at("out.npy")) == npy_array(KeyType::u32, gathered(keys, order)));
+  EXPECT_TRUE(read_bytes(at("idx.npy")) == npy_array(KeyType::u32, order));
+  r = run({"sort", "keys.npy", "out2.npy", "--values", "values.npy", "--values-out", "vout.npy",
+           "--indices-out", "idx2.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read_bytes(at("out2.npy")) == npy_array(KeyType::u32, gathered(keys, order)));
+  EXPECT_TRUE(read_bytes(at("vout.npy")) == npy_array(KeyType::f32, gathered(values, order)));
+  EXPECT_TRUE(read_bytes(at("idx2.npy")) == npy_array(KeyType::u32, order));
+}
+
+TEST_F(CliRefusal, BadSegments) {
+  const std::vector<std::string> outputs{"out", "idx"};
+  auto refused = [&](const std::string& offsets_file, const std::string& offsets,
+                     const std::vector<std::string>& extra, const std::string& problem) {
+    write_bytes(at(offsets_file), offsets);
+    std::vector<std::string> args{"sort", "keys.npy", "out", "--segments", offsets_file,
+                                  "--indices-out", "idx"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    expect_refused(args, problem, outputs);
+  };
+  refused("empty.bin", "", {"--segment-type", "u32"},
+          "segments file 'empty.bin': segment offsets: none given (S segments need S + 1 "
+          "offsets, from 0 to n = 4)");
+  refused("decreasing.npy", npy_array(KeyType::u32, {0, 3, 2, 4}), {},
+          "segments file 'decreasing.npy': segment offsets decrease at index 2: offsets[1] = 3 > "
+          "offsets[2] = 2");
+  refused("first.npy", npy_array(KeyType::u64, {1, 4}), {},
+          "segments file 'first.npy': segment offsets: the first is 1, not 0");
+  refused("last.bin", element_bytes({0, 2, 3}, 8), {"--segment-type", "u64"},
+          "segments file 'last.bin': segment offsets: the last is 3, not n = 4 (the number of keys)");
+  refused("signed.npy", npy_array(KeyType::i32, {0, 4}), {},
+          "segments file 'signed.npy' holds i32 elements: segment offsets are u32 or u64");
+  refused("wide.npy", npy_array(KeyType::u64, {0, 4}), {"--segment-type", "u32"},
+          "holds dtype '<u8' (u64) but --segment-type says u32");
+  refused("raw.bin", element_bytes({0, 4}, 4), {},
+          "raw array (no .npy header), so --segment-type must give its element type");
+  refused("float.bin", element_bytes({0, 4}, 4), {"--segment-type", "f32"},
+          "--segment-type: segment offsets are u32 or u64, not f32");
+  refused("odd.bin", std::string(6, '\0'), {"--segment-type", "u32"},
+          "size 6 bytes is not a multiple of the 4-byte u32");
+  expect_refused({"sort", "keys.npy", "out", "--segment-type", "u32"},
+                 "--segment-type needs --segments OFFSETS");
+  expect_refused({"sort", "keys.npy", "out", "--indices-out", "keys.npy"},
+                 "IDX 'keys.npy' is the same file as IN 'keys.npy'", outputs);
+  expect_refused({"sort", "keys.npy", "out", "--indices-out", "out"},
+                 "OUT and IDX are the same file 'out'", outputs);
+  expect_refused({"sort", "keys.npy", "out", "--segments", "missing.npy"},
+                 "segments file 'missing.npy': cannot open", outputs);
+}
+
 }  // namespace
 }  // namespace gpusort::test

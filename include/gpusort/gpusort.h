@@ -113,6 +113,25 @@ gpusort_status gpusort_sort_by_key(gpusort_context* context, gpusort_key_type ke
                                    void* keys, void* values, uint32_t value_bytes, uint64_t n,
                                    const gpusort_sort_options* options);
 
+/* ---- Segmented sort and argsort (gpusort::sort_segments_raw in gpusort.hpp) ---- */
+
+/* Sorts each segment of keys on its own, stably. offsets: offset_count = S + 1 CSR offsets of
+ * offset_bytes (4 or 8) each, non-decreasing, the first 0 and the last n (checked: a bad one is
+ * GPUSORT_ERROR_INVALID_ARGUMENT naming the problem); NULL with offset_count 0: the whole array is
+ * one segment. keys are read; keys_out receives them sorted (keys itself: in place) or is NULL
+ * (keys only read). values: NULL, or n values of value_bytes (4 or 8), sorted in place. indices:
+ * NULL, or n integers of index_bytes (4 or 8) receiving the stable sorting permutation
+ * (indices[i]: input position of output i). options may be NULL. bitonic is refused (unstable). */
+gpusort_status gpusort_sort_segments(gpusort_context* context, gpusort_key_type key_type,
+                                     uint64_t n, const void* keys, void* keys_out, void* values,
+                                     uint32_t value_bytes, const void* offsets,
+                                     uint32_t offset_bytes, uint64_t offset_count, void* indices,
+                                     uint32_t index_bytes, const gpusort_sort_options* options);
+/* The stable sorting permutation of n keys (left unmodified) into indices (index_bytes 4 or 8). */
+gpusort_status gpusort_argsort(gpusort_context* context, gpusort_key_type key_type,
+                               const void* keys, uint64_t n, void* indices, uint32_t index_bytes,
+                               const gpusort_sort_options* options);
+
 /* ---- Engine face: the caller's command buffer and buffers ---- */
 
 gpusort_status gpusort_sorter_create(gpusort_context* context, const gpusort_sorter_config* config,
@@ -130,6 +149,40 @@ gpusort_status gpusort_sorter_record_indirect(const gpusort_sorter* sorter,
                                               gpusort_buffer_ref keys, gpusort_buffer_ref values,
                                               gpusort_buffer_ref scratch, gpusort_buffer_ref count,
                                               uint64_t max_n);
+
+/* A segmented sorter (gpusort::SegmentedSorter: its contract holds here word for word). */
+typedef struct gpusort_segmented_sorter gpusort_segmented_sorter; /* opaque */
+typedef struct gpusort_segmented_sorter_config {
+  gpusort_key_type key;
+  uint32_t value_bytes;  /* 0 (keys only), 4 or 8 */
+  uint32_t offset_bytes; /* 4 (u32 offsets) or 8 (u64) */
+  gpusort_algorithm algorithm;
+  int descending;
+  uint32_t begin_bit;
+  uint32_t end_bit; /* 0: the key's full width */
+} gpusort_segmented_sorter_config;
+
+gpusort_status gpusort_segmented_sorter_create(gpusort_context* context,
+                                               const gpusort_segmented_sorter_config* config,
+                                               gpusort_segmented_sorter** out_sorter);
+void gpusort_segmented_sorter_destroy(gpusort_segmented_sorter* sorter); /* NULL is allowed */
+gpusort_status gpusort_segmented_sorter_scratch_bytes(const gpusort_segmented_sorter* sorter,
+                                                      uint64_t max_n, uint64_t max_segments,
+                                                      uint64_t* out_bytes);
+/* values / indices: {VK_NULL_HANDLE, 0} for none. offsets hold segments + 1 entries. */
+gpusort_status gpusort_segmented_sorter_record(const gpusort_segmented_sorter* sorter,
+                                               VkCommandBuffer command_buffer,
+                                               gpusort_buffer_ref keys, gpusort_buffer_ref values,
+                                               gpusort_buffer_ref offsets,
+                                               gpusort_buffer_ref indices,
+                                               gpusort_buffer_ref scratch, uint64_t n,
+                                               uint64_t segments);
+/* S is the u32 at segment_count (clamped to max_segments), n = offsets[S] (clamped to max_n). */
+gpusort_status gpusort_segmented_sorter_record_indirect(
+    const gpusort_segmented_sorter* sorter, VkCommandBuffer command_buffer,
+    gpusort_buffer_ref keys, gpusort_buffer_ref values, gpusort_buffer_ref offsets,
+    gpusort_buffer_ref indices, gpusort_buffer_ref scratch, gpusort_buffer_ref segment_count,
+    uint64_t max_n, uint64_t max_segments);
 
 /* ---- Errors ---- */
 

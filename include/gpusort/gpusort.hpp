@@ -194,6 +194,93 @@ void sort_by_key(Context& ctx, std::span<K> keys, std::span<V> values,
   sort_raw(ctx, key_type_of<K>(), keys.data(), keys.size(), values.data(), sizeof(V), options);
 }
 
+// ---- Segmented sort and argsort ----
+//
+// Segments are given CSR-style: S + 1 offsets, non-decreasing, the first 0 and the last n;
+// segment s is [offsets[s], offsets[s + 1]). Each segment is sorted on its own (order and bit
+// range as in SortOptions), stably; empty segments are allowed anywhere. The convenient face
+// checks the offsets on the host and throws gpusort::Error naming the first problem (no offsets,
+// first not 0, last not n, decreasing at index i, more than max_elements segments). Argsort
+// writes the stable sorting permutation: indices[i] is the input position of the i-th element of
+// the sorted order (per segment: positions in the whole array), as u32 or u64. Every algorithm
+// but bitonic (not stable: refused) may be requested; it sorts inside.
+struct SegmentOffsets {
+  const void* data = nullptr;
+  uint32_t bytes = 0;  // 4 (u32 offsets) or 8 (u64); 0: no segments, the whole array is one
+  uint64_t count = 0;  // entries: S + 1
+};
+// Throws the convenient face's one-line Error for offsets that are not S + 1 CSR offsets of n
+// keys (what sort_segments_* check first; callers that stage data may check before that).
+void check_segment_offsets(const SegmentOffsets& offsets, uint64_t n);
+// The general form: keys are read through keys.read and, when keys.write is set, written back
+// sorted (else the keys are only read: argsort); values (value_bytes 0, 4 or 8) are carried
+// along; when `indices` is set it receives the permutation as index_bytes (4 or 8) wide integers
+// (byte offsets into that array). Streams as in sort_streamed.
+void sort_segments_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
+                            uint32_t value_bytes, const HostStream& values,
+                            const SegmentOffsets& offsets, const HostWriter& indices,
+                            uint32_t index_bytes, const SortOptions& options = {});
+// Host arrays: keys_out may be keys_in (sorted in place) or nullptr (not written); values (in
+// place) and indices may be nullptr.
+void sort_segments_raw(Context& ctx, KeyType key_type, uint64_t n, const void* keys_in,
+                       void* keys_out, uint32_t value_bytes, void* values,
+                       const SegmentOffsets& offsets, void* indices, uint32_t index_bytes,
+                       const SortOptions& options = {});
+
+template <class O> SegmentOffsets segment_offsets(std::span<O> offsets) {
+  using T = std::remove_const_t<O>;
+  static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>,
+                "segment offsets are uint32_t or uint64_t");
+  return {offsets.data(), uint32_t(sizeof(T)), offsets.size()};
+}
+
+template <class K, class O>
+void sort_segments(Context& ctx, std::span<K> keys, std::span<O> offsets,
+                   const SortOptions& options = {}) {
+  sort_segments_raw(ctx, key_type_of<K>(), keys.size(), keys.data(), keys.data(), 0, nullptr,
+                    segment_offsets(offsets), nullptr, 0, options);
+}
+
+template <class K, class V, class O>
+void sort_segments_by_key(Context& ctx, std::span<K> keys, std::span<V> values,
+                          std::span<O> offsets, const SortOptions& options = {}) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "values are 4 or 8 bytes wide");
+  if (keys.size() != values.size())
+    throw Error("sort_segments_by_key: " + std::to_string(keys.size()) + " keys but " +
+                std::to_string(values.size()) + " values");
+  sort_segments_raw(ctx, key_type_of<K>(), keys.size(), keys.data(), keys.data(), sizeof(V),
+                    values.data(), segment_offsets(offsets), nullptr, 0, options);
+}
+
+// The stable sorting permutation of keys (left unmodified): sorted[i] = keys[indices[i]]. I is
+// uint32_t or uint64_t. Costs about one sort_by_key with u32 values (the indices are made on the
+// GPU; only the keys go up and only the indices come down).
+template <class K, class I>
+void argsort(Context& ctx, std::span<K> keys, std::span<I> indices,
+             const SortOptions& options = {}) {
+  static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
+                "argsort indices are uint32_t or uint64_t");
+  if (keys.size() != indices.size())
+    throw Error("argsort: " + std::to_string(keys.size()) + " keys but " +
+                std::to_string(indices.size()) + " indices");
+  sort_segments_raw(ctx, key_type_of<std::remove_const_t<K>>(), keys.size(), keys.data(), nullptr,
+                    0, nullptr, SegmentOffsets{}, indices.data(), sizeof(I), options);
+}
+
+// The same per segment: for i in segment s, indices[i] is the position, in the whole array, of
+// the i-th element of segment s's sorted order (so it lies inside segment s).
+template <class K, class O, class I>
+void argsort_segments(Context& ctx, std::span<K> keys, std::span<O> offsets,
+                      std::span<I> indices, const SortOptions& options = {}) {
+  static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
+                "argsort indices are uint32_t or uint64_t");
+  if (keys.size() != indices.size())
+    throw Error("argsort_segments: " + std::to_string(keys.size()) + " keys but " +
+                std::to_string(indices.size()) + " indices");
+  sort_segments_raw(ctx, key_type_of<std::remove_const_t<K>>(), keys.size(), keys.data(), nullptr,
+                    0, nullptr, segment_offsets(offsets), indices.data(), sizeof(I), options);
+}
+
 // Prefix scans of u32 / u64 arrays (wrapping arithmetic), any length; in and out may alias.
 void exclusive_scan(Context& ctx, std::span<const uint32_t> in, std::span<uint32_t> out);
 void inclusive_scan(Context& ctx, std::span<const uint32_t> in, std::span<uint32_t> out);
@@ -285,6 +372,56 @@ class Sorter {
   void record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                        BufferRef count, uint64_t max_n) const;
   const SorterConfig& config() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// A SegmentedSorter records a segmented sort (and, optionally, its permutation) into the caller's
+// command buffer: the same rules as Sorter (buffers, alignment, no allocation, no submission,
+// thread safety, invalid arguments refused before anything is recorded), with:
+//  - offsets: S + 1 CSR offsets (u32 or u64 as configured; offset a multiple of offset_bytes),
+//    only read; indices: {} or n u32 receiving the permutation (indices[i] = input position of
+//    output i); keys and values are sorted in place, each segment on its own, stably.
+//  - record(): n and S known when recording; offsets[S] must be n. record_indirect(): S is the
+//    u32 at segment_count (clamped to max_segments) and n is offsets[S] (clamped to max_n), both
+//    read when the GPU executes the sort; elements from n to max_n are neither read nor written.
+//    Offsets that are not CSR (decreasing, first not 0, last not n) give an unspecified order of
+//    the n elements but no access outside the buffers' stated ranges.
+//  - Synchronization contract: Sorter's, word for word, with offsets and segment_count in the
+//    role of the count (only read, at COMPUTE_SHADER / SHADER_READ; rewritten only after the
+//    sort) and indices in the role of the values (read and written).
+//  - scratch_bytes(max_n, max_segments) covers any record() with n <= max_n and S <= max_segments,
+//    and record_indirect() with these maxima. Scratch needs no initialization.
+//  - Pipelines are created in the constructor for plans of n = 1000 and 65536 (any segment
+//    count, direct and indirect); another plan creates what it lacks once, on first use.
+struct SegmentedSorterConfig {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;   // 0 (keys only), 4 or 8
+  uint32_t offset_bytes = 4;  // 4 (u32 offsets) or 8 (u64)
+  Algorithm algorithm = Algorithm::automatic;  // of the inner sorts; bitonic is refused
+  bool descending = false;
+  uint32_t begin_bit = 0;
+  uint32_t end_bit = 0;  // 0: the key's full width
+};
+
+class SegmentedSorter {
+ public:
+  SegmentedSorter(Context& ctx, const SegmentedSorterConfig& config);
+  ~SegmentedSorter();
+  SegmentedSorter(SegmentedSorter&&) noexcept;
+  SegmentedSorter& operator=(SegmentedSorter&&) noexcept;
+
+  // Never 0. max_segments: S (offsets hold S + 1 entries).
+  uint64_t scratch_bytes(uint64_t max_n, uint64_t max_segments) const;
+  void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef offsets,
+              BufferRef indices, BufferRef scratch, uint64_t n, uint64_t segments) const;
+  void record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef offsets,
+                       BufferRef indices, BufferRef scratch, BufferRef segment_count,
+                       uint64_t max_n, uint64_t max_segments) const;
+  const SegmentedSorterConfig& config() const;
 
   struct Impl;
 

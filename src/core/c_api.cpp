@@ -21,6 +21,10 @@ struct gpusort_sorter {
   gpusort::Sorter sorter;
 };
 
+struct gpusort_segmented_sorter {
+  gpusort::SegmentedSorter sorter;
+};
+
 namespace {
 
 thread_local std::string last_error;
@@ -200,6 +204,95 @@ gpusort_status gpusort_sorter_record_indirect(const gpusort_sorter* sorter,
     require(sorter, "sorter");
     sorter->sorter.record_indirect(command_buffer, ref(keys), ref(values), ref(scratch),
                                    ref(count), max_n);
+  });
+}
+
+gpusort_status gpusort_sort_segments(gpusort_context* context, gpusort_key_type type, uint64_t n,
+                                     const void* keys, void* keys_out, void* values,
+                                     uint32_t value_bytes, const void* offsets,
+                                     uint32_t offset_bytes, uint64_t offset_count, void* indices,
+                                     uint32_t index_bytes, const gpusort_sort_options* options) {
+  return guarded([&] {
+    require(context, "context");
+    if (n) require(keys, "keys");
+    if (n && value_bytes) require(values, "values");
+    if (!values) value_bytes = 0;
+    gpusort::SegmentOffsets o;
+    if (offsets || offset_count) o = {offsets, offset_bytes, offset_count};
+    gpusort::sort_segments_raw(context->context, key_type(type), n, keys, keys_out, value_bytes,
+                               values, o, indices, indices ? index_bytes : 0,
+                               sort_options(options));
+  });
+}
+
+gpusort_status gpusort_argsort(gpusort_context* context, gpusort_key_type type, const void* keys,
+                               uint64_t n, void* indices, uint32_t index_bytes,
+                               const gpusort_sort_options* options) {
+  return guarded([&] {
+    require(context, "context");
+    if (n) {
+      require(keys, "keys");
+      require(indices, "indices");
+    }
+    if (index_bytes != 4 && index_bytes != 8)
+      throw gpusort::Error("argsort indices are 4 or 8 bytes wide, not " +
+                           std::to_string(index_bytes));
+    gpusort::sort_segments_raw(context->context, key_type(type), n, keys, nullptr, 0, nullptr, {},
+                               indices, index_bytes, sort_options(options));
+  });
+}
+
+gpusort_status gpusort_segmented_sorter_create(gpusort_context* context,
+                                               const gpusort_segmented_sorter_config* config,
+                                               gpusort_segmented_sorter** out_sorter) {
+  return guarded([&] {
+    require(out_sorter, "out_sorter");
+    *out_sorter = nullptr;
+    require(context, "context");
+    require(config, "config");
+    gpusort::SegmentedSorterConfig c{key_type(config->key), config->value_bytes,
+                                     config->offset_bytes, algorithm(config->algorithm),
+                                     config->descending != 0, config->begin_bit, config->end_bit};
+    *out_sorter = new gpusort_segmented_sorter{gpusort::SegmentedSorter(context->context, c)};
+  });
+}
+
+void gpusort_segmented_sorter_destroy(gpusort_segmented_sorter* sorter) { delete sorter; }
+
+gpusort_status gpusort_segmented_sorter_scratch_bytes(const gpusort_segmented_sorter* sorter,
+                                                      uint64_t max_n, uint64_t max_segments,
+                                                      uint64_t* out_bytes) {
+  return guarded([&] {
+    require(sorter, "sorter");
+    require(out_bytes, "out_bytes");
+    *out_bytes = sorter->sorter.scratch_bytes(max_n, max_segments);
+  });
+}
+
+gpusort_status gpusort_segmented_sorter_record(const gpusort_segmented_sorter* sorter,
+                                               VkCommandBuffer command_buffer,
+                                               gpusort_buffer_ref keys, gpusort_buffer_ref values,
+                                               gpusort_buffer_ref offsets,
+                                               gpusort_buffer_ref indices,
+                                               gpusort_buffer_ref scratch, uint64_t n,
+                                               uint64_t segments) {
+  return guarded([&] {
+    require(sorter, "sorter");
+    sorter->sorter.record(command_buffer, ref(keys), ref(values), ref(offsets), ref(indices),
+                          ref(scratch), n, segments);
+  });
+}
+
+gpusort_status gpusort_segmented_sorter_record_indirect(
+    const gpusort_segmented_sorter* sorter, VkCommandBuffer command_buffer,
+    gpusort_buffer_ref keys, gpusort_buffer_ref values, gpusort_buffer_ref offsets,
+    gpusort_buffer_ref indices, gpusort_buffer_ref scratch, gpusort_buffer_ref segment_count,
+    uint64_t max_n, uint64_t max_segments) {
+  return guarded([&] {
+    require(sorter, "sorter");
+    sorter->sorter.record_indirect(command_buffer, ref(keys), ref(values), ref(offsets),
+                                   ref(indices), ref(scratch), ref(segment_count), max_n,
+                                   max_segments);
   });
 }
 

@@ -177,6 +177,7 @@ struct HostPath::Resources {
   std::vector<DeviceBuffer> slots;
   uint64_t slot_bytes = 0;
   DeviceBuffer keys, values, scratch;
+  DeviceBuffer offsets, indices;  // HostPath::run's other roles
 
   explicit Resources(Context::Impl& c) : ctx(c) {
     VkCommandPoolCreateInfo info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -327,15 +328,37 @@ HostThreads& HostPath::threads() {
 
 void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const HostStream& keys,
                     const HostStream& values, SortTimings* timings) {
+  const SortAlgorithm& sorter = algorithm(spec, requested);
+  Job job;
+  job.scratch_bytes = sorter.scratch_bytes(n);  // refuses an n the algorithm cannot sort
+  job.bytes[size_t(JobBuffer::keys)] = n * spec.key_words * 4;
+  job.bytes[size_t(JobBuffer::values)] = n * spec.value_words * 4;
+  job.uploads.emplace_back(JobBuffer::keys, keys.read);
+  job.downloads.emplace_back(JobBuffer::keys, keys.write);
+  if (spec.value_words) {
+    job.uploads.emplace_back(JobBuffer::values, values.read);
+    job.downloads.emplace_back(JobBuffer::values, values.write);
+  }
+  job.record = [&](Recorder& rec, const JobAddresses& a) {
+    if (n > 1)
+      sorter.record(
+          rec, SortTargets{a.buffer[size_t(JobBuffer::keys)], a.buffer[size_t(JobBuffer::values)],
+                           a.scratch, a.scratch_buffer, 0, 0, n});
+  };
+  run(job, timings);
+}
+
+// The staging pipeline (host_path.hpp): the uploads batched into the slots in order, host threads
+// filling one slot while the previous one is in flight, then the GPU work, then the downloads
+// through the same slots; everything in one submission when it fits one slot each way.
+void HostPath::run(const Job& job, SortTimings* timings) {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
-  const SortAlgorithm& sorter = algorithm(spec, requested);
-  const uint64_t scratch_bytes = sorter.scratch_bytes(n);  // refuses an n the algorithm cannot
-  const std::array<const HostStream*, 2> streams{&keys, &values};
-  const std::array<uint64_t, 2> stream_bytes{n * spec.key_words * 4, n * spec.value_words * 4};
-  const uint64_t total = stream_bytes[0] + stream_bytes[1];
-  if (timings) *timings = SortTimings{.bytes = total};
-  if (total == 0) return;
+  uint64_t up_total = 0, down_total = 0;
+  for (const auto& u : job.uploads) up_total += job.bytes[size_t(u.first)];
+  for (const auto& d : job.downloads) down_total += job.bytes[size_t(d.first)];
+  if (timings) *timings = SortTimings{.bytes = std::max(up_total, down_total)};
+  if (up_total == 0 && down_total == 0) return;
 
   auto r = acquire();
   struct GiveBack {  // whatever happens, nothing stays in flight and the set is kept
@@ -346,31 +369,42 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
       self->give_back(std::move(r));
     }
   } give_back_on_exit{this, r};
+  const std::array<DeviceBuffer*, 4> device{&r->keys, &r->values, &r->offsets, &r->indices};
 
-  // Pieces in batches: batch b fills slot b % slot_count.
-  const uint64_t want_slot =
-      std::min(max_slot_bytes, std::bit_ceil(std::max<uint64_t>(total + piece_alignment, 4096)));
-  std::vector<std::vector<Piece>> batches;
-  {
-    uint64_t slot_bytes = std::max(want_slot, r->slot_bytes <= max_slot_bytes ? r->slot_bytes : 0);
+  const uint64_t want_slot = std::min(
+      max_slot_bytes,
+      std::bit_ceil(std::max<uint64_t>(std::max(up_total, down_total) + piece_alignment, 4096)));
+  const uint64_t slot_bytes =
+      std::max(want_slot, r->slot_bytes <= max_slot_bytes ? r->slot_bytes : 0);
+  // Pieces in batches (batch b fills slot b % slot_count); Piece::stream indexes the list.
+  auto plan = [&](const auto& list) {
+    std::vector<std::vector<Piece>> batches;
     uint64_t used = slot_bytes;
-    for (uint32_t s = 0; s < 2; ++s)
-      for (uint64_t offset = 0; offset < stream_bytes[s];) {
+    for (uint32_t s = 0; s < list.size(); ++s) {
+      const uint64_t total = job.bytes[size_t(list[s].first)];
+      for (uint64_t offset = 0; offset < total;) {
         if (used + piece_alignment > slot_bytes) batches.emplace_back(), used = 0;
-        uint64_t bytes = std::min(stream_bytes[s] - offset, slot_bytes - used);
+        uint64_t bytes = std::min(total - offset, slot_bytes - used);
         batches.back().push_back({s, offset, bytes, used});
         offset += bytes;
         used = align_up(used + bytes, piece_alignment);
       }
-    uint64_t made = r->ensure_slots(slot_bytes, std::max(max_slot_bytes, want_slot),
-                                    std::min<size_t>(slot_count, batches.size()));
-    made += r->ensure(r->keys, stream_bytes[0], MemoryKind::device_local);
-    if (stream_bytes[1]) made += r->ensure(r->values, stream_bytes[1], MemoryKind::device_local);
-    made += r->ensure(r->scratch, scratch_bytes, MemoryKind::device_local);
+    }
+    return batches;
+  };
+  const auto in_batches = plan(job.uploads), out_batches = plan(job.downloads);
+  {
+    uint64_t made = r->ensure_slots(
+        slot_bytes, std::max(max_slot_bytes, want_slot),
+        std::min<size_t>(slot_count, std::max(in_batches.size(), out_batches.size())));
+    for (size_t b = 0; b < device.size(); ++b)
+      if (job.bytes[b]) made += r->ensure(*device[b], job.bytes[b], MemoryKind::device_local);
+    made +=
+        r->ensure(r->scratch, std::max<uint64_t>(job.scratch_bytes, 256), MemoryKind::device_local);
     allocations_ += made;
   }
-  const std::array<const DeviceBuffer*, 2> device{&r->keys, &r->values};
   HostThreads& pool = threads();
+
   // Copies between staging and device memory: the DMA engine (vkCmdCopyBuffer), or a compute
   // shader reading and writing host memory through device addresses (copy_engine).
   const bool shader_copies = copy_engine == CopyEngine::shader;
@@ -397,7 +431,6 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
         "copy_elements", {copy_workgroup, 1}, groups,
         CopyPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
   };
-
   // Runs move(piece, offset into it, staging memory there, bytes) over a batch's pieces, large
   // pieces split over the host threads; returns the wall time it took.
   using Move = std::function<void(const Piece&, uint64_t, char*, uint64_t)>;
@@ -417,15 +450,16 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
   auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
     read_ms +=
         over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
-          streams[p.stream]->read(p.offset + at, staging, bytes);
+          job.uploads[p.stream].second(p.offset + at, staging, bytes);
         });
-    // Earlier uses of the device buffers (the last call's copies out, its sort) come first.
+    // Earlier uses of the device buffers (the last call's copies out, its GPU work) come first.
     memory_barrier(cmd, copy_stages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                    copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     for (const Piece& p : batch)
-      record_copy(cmd, r->slots[slot], p.slot_offset, *device[p.stream], p.offset, p.bytes);
+      record_copy(cmd, r->slots[slot], p.slot_offset, *device[size_t(job.uploads[p.stream].first)],
+                  p.offset, p.bytes);
   };
-  auto record_sort = [&](VkCommandBuffer cmd) {
+  auto record_work = [&](VkCommandBuffer cmd) {
     memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
@@ -433,11 +467,13 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
       vkCmdResetQueryPool(cmd, r->timestamps, 0, 2);
       vkCmdWriteTimestamp(cmd, copy_stage, r->timestamps, 0);
     }
-    if (n > 1) {
-      Recorder rec(ctx_, cmd);
-      sorter.record(rec, SortTargets{r->keys.address(), stream_bytes[1] ? r->values.address() : 0,
-                                     r->scratch.address(), r->scratch.buffer(), 0, 0, n});
-    }
+    JobAddresses a;
+    for (size_t b = 0; b < device.size(); ++b)
+      a.buffer[b] = job.bytes[b] ? device[b]->address() : 0;
+    a.scratch = r->scratch.address();
+    a.scratch_buffer = r->scratch.buffer();
+    Recorder rec(ctx_, cmd);
+    job.record(rec, a);
     if (timestamps_)
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->timestamps, 1);
     memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -445,53 +481,54 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
   };
   auto record_copy_out = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
     for (const Piece& p : batch)
-      record_copy(cmd, *device[p.stream], p.offset, r->slots[slot], p.slot_offset, p.bytes);
+      record_copy(cmd, *device[size_t(job.downloads[p.stream].first)], p.offset, r->slots[slot],
+                  p.slot_offset, p.bytes);
     memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   };
   auto copy_out = [&](uint32_t slot, const std::vector<Piece>& batch) {
     write_ms +=
         over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
-          streams[p.stream]->write(p.offset + at, staging, bytes);
+          job.downloads[p.stream].second(p.offset + at, staging, bytes);
         });
   };
 
-  const size_t count = batches.size();
-  clock::time_point sorted;
-  if (count == 1) {
-    // Copy in, sort and copy out in one submission.
+  const size_t in_count = in_batches.size(), out_count = out_batches.size();
+  clock::time_point done;
+  if (in_count <= 1 && out_count <= 1) {
+    // Copy in, work and copy out in one submission.
     VkCommandBuffer cmd = r->begin(0);
-    copy_in(0, batches[0], cmd);
-    record_sort(cmd);
-    record_copy_out(0, batches[0], cmd);
+    if (in_count) copy_in(0, in_batches[0], cmd);
+    record_work(cmd);
+    if (out_count) record_copy_out(0, out_batches[0], cmd);
     r->submit(0);
     r->wait(0);
-    sorted = clock::now();
-    copy_out(0, batches[0]);
+    done = clock::now();
+    if (out_count) copy_out(0, out_batches[0]);
   } else {
-    for (size_t b = 0; b < count; ++b) {
+    for (size_t b = 0; b < in_count; ++b) {
       const uint32_t slot = uint32_t(b % slot_count);
       VkCommandBuffer cmd = r->begin(slot);
-      copy_in(slot, batches[b], cmd);
+      copy_in(slot, in_batches[b], cmd);
       r->submit(slot);
     }
-    record_sort(r->begin(sort_index));
+    record_work(r->begin(sort_index));
     r->submit(sort_index);
-    // Copies out are queued behind the sort before waiting for it, so the DMA starts at once.
-    for (size_t b = 0; b < std::min<size_t>(slot_count, count); ++b) {
+    // Copies out are queued behind the work before waiting for it, so the DMA starts at once.
+    for (size_t b = 0; b < std::min<size_t>(slot_count, out_count); ++b) {
       VkCommandBuffer cmd = r->begin(uint32_t(b));
-      record_copy_out(uint32_t(b), batches[b], cmd);
+      record_copy_out(uint32_t(b), out_batches[b], cmd);
       r->submit(uint32_t(b));
     }
     r->wait(sort_index);
-    sorted = clock::now();
-    for (size_t b = 0; b < count; ++b) {
+    done = clock::now();
+    for (size_t b = 0; b < out_count; ++b) {
       const uint32_t slot = uint32_t(b % slot_count);
       r->wait(slot);
-      copy_out(slot, batches[b]);
-      if (b + slot_count < count) {
+      copy_out(slot, out_batches[b]);
+      if (b + slot_count < out_count) {
         VkCommandBuffer cmd = r->begin(slot);
-        record_copy_out(slot, batches[b + slot_count], cmd);
+        record_copy_out(slot, out_batches[b + slot_count], cmd);
         r->submit(slot);
       }
     }
@@ -507,8 +544,8 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
     const auto end = clock::now();
     timings->sort_gpu_ms = double(ticks[1] - ticks[0]) * ctx_.info.timestamp_period_ns * 1e-6;
     timings->total_ms = ms_between(start, end);
-    timings->download_ms = ms_between(sorted, end);
-    timings->upload_ms = std::max(0.0, ms_between(start, sorted) - timings->sort_gpu_ms);
+    timings->download_ms = ms_between(done, end);
+    timings->upload_ms = std::max(0.0, ms_between(start, done) - timings->sort_gpu_ms);
     timings->read_ms = read_ms;
     timings->write_ms = write_ms;
   }

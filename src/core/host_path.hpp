@@ -11,6 +11,7 @@
 // (~40 GB/s) that it would save, so the staging copy is the path.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -67,6 +68,24 @@ class HostPath {
   void sort(const SortSpec& spec, Algorithm requested, uint64_t n, const HostStream& keys,
             const HostStream& values, SortTimings* timings);
   void release_cached_memory();
+
+  // A job beyond sort() (segmented sort, argsort): whole arrays uploaded into device buffers by
+  // role, GPU work recorded on them, and whole arrays downloaded, through the same staging ring.
+  enum class JobBuffer : uint32_t { keys, values, offsets, indices };
+  struct JobAddresses {
+    std::array<VkDeviceAddress, 4> buffer{};  // by JobBuffer (0: unused)
+    VkDeviceAddress scratch = 0;
+    VkBuffer scratch_buffer = VK_NULL_HANDLE;
+  };
+  struct Job {
+    std::array<uint64_t, 4> bytes{};  // device bytes of each buffer (0: unused)
+    std::vector<std::pair<JobBuffer, HostReader>> uploads;  // each its buffer's whole bytes
+    std::vector<std::pair<JobBuffer, HostWriter>> downloads;
+    uint64_t scratch_bytes = 0;
+    std::function<void(Recorder&, const JobAddresses&)> record;
+  };
+  // SortTimings::bytes is the larger of what goes up and what comes down.
+  void run(const Job& job, SortTimings* timings);
 
   // The largest staging slot: GPUSORT_STAGING_BYTES, else 32 MiB (tests lower it to exercise
   // the multi-slot pipeline on small arrays). Slots are this size or the transfer's size

@@ -26,7 +26,9 @@ struct SortArguments {
   uint32_t begin_bit = 0, end_bit = 0;
   bool in_place = false;
   bool timings = false;
+  std::string segments, segment_type, indices_out;
 };
+
 
 std::optional<KeyType> optional_type(const std::string& text, const std::string& option) {
   if (text.empty()) return std::nullopt;
@@ -35,6 +37,33 @@ std::optional<KeyType> optional_type(const std::string& text, const std::string&
   } catch (const Error& e) {
     throw Error(option + ": " + e.what());
   }
+}
+
+// The --segments file, read whole and checked (CSR offsets of n keys) before any output exists.
+struct Segments {
+  std::vector<uint8_t> bytes;
+  SegmentOffsets offsets;
+};
+Segments read_segments(const std::string& path, const std::string& segment_type,
+                       uint64_t key_count) {
+  const std::optional<KeyType> declared = optional_type(segment_type, "--segment-type");
+  if (declared && *declared != KeyType::u32 && *declared != KeyType::u64)
+    throw Error("--segment-type: segment offsets are u32 or u64, not " +
+                std::string(to_string(*declared)));
+  ArrayFile file = open_array_file(path, "segments file", declared, "--segment-type");
+  if (file.element != KeyType::u32 && file.element != KeyType::u64)
+    throw Error("segments file '" + path + "' holds " + to_string(file.element) +
+                " elements: segment offsets are u32 or u64");
+  Segments s;
+  s.bytes.resize(file.count * key_bytes(file.element));
+  read_array_data(file, s.bytes.data());
+  s.offsets = {s.bytes.data(), key_bytes(file.element), file.count};
+  try {
+    check_segment_offsets(s.offsets, key_count);
+  } catch (const Error& e) {
+    throw Error("segments file '" + path + "': " + e.what());
+  }
+  return s;
 }
 
 // `in_place` says whether this pair may be the same file (--in-place given for OUT/IN or
@@ -86,6 +115,9 @@ void run_sort(const SortArguments& a) {
   if (!with_values && !a.values_out.empty())
     throw Error("--values-out needs --values VIN: the values to carry along with the keys");
   if (!with_values && !a.value_type.empty()) throw Error("--value-type needs --values VIN");
+  const bool segmented = !a.segments.empty(), with_indices = !a.indices_out.empty();
+  if (!segmented && !a.segment_type.empty())
+    throw Error("--segment-type needs --segments OFFSETS");
 
   // An output never silently replaces an input.
   refuse_same(a.out, "OUT", a.in, "IN", a.in_place);
@@ -100,6 +132,25 @@ void run_sort(const SortArguments& a) {
     if (same_file(a.out, a.values_out))
       throw Error("OUT and VOUT are the same file '" + a.out + "'");
   }
+  if (segmented) {
+    refuse_same(a.out, "OUT", a.segments, "OFFSETS", std::nullopt);
+    if (with_values) refuse_same(a.values_out, "VOUT", a.segments, "OFFSETS", std::nullopt);
+    if (a.segments == standard_stream &&
+        (a.in == standard_stream || (with_values && a.values_in == standard_stream)))
+      throw Error("OFFSETS is '-' like another input: only one of them can be standard input");
+  }
+  if (with_indices) {
+    refuse_same(a.indices_out, "IDX", a.in, "IN", std::nullopt);
+    if (with_values) refuse_same(a.indices_out, "IDX", a.values_in, "VIN", std::nullopt);
+    if (segmented) refuse_same(a.indices_out, "IDX", a.segments, "OFFSETS", std::nullopt);
+    if (a.indices_out == standard_stream &&
+        (a.out == standard_stream || (with_values && a.values_out == standard_stream)))
+      throw Error("IDX is '-' like another output: only one of them can be standard output");
+    if (same_file(a.indices_out, a.out))
+      throw Error("OUT and IDX are the same file '" + a.out + "'");
+    if (with_values && same_file(a.indices_out, a.values_out))
+      throw Error("VOUT and IDX are the same file '" + a.values_out + "'");
+  }
 
   ArrayFile keys = open_array_file(a.in, "keys file", declared_key, "--type");
   std::optional<ArrayFile> values;
@@ -110,6 +161,9 @@ void run_sort(const SortArguments& a) {
                   std::to_string(keys.count) + " elements but values file '" + a.values_in +
                   "' holds " + std::to_string(values->count));
   }
+
+  std::optional<Segments> segments;
+  if (segmented) segments = read_segments(a.segments, a.segment_type, keys.count);
 
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t) {
@@ -127,6 +181,10 @@ void run_sort(const SortArguments& a) {
   PendingOutput& key_output = outputs.add(a.out, "output file");
   PendingOutput* value_output =
       with_values ? &outputs.add(a.values_out, "values output file") : nullptr;
+  PendingOutput* index_output =
+      with_indices ? &outputs.add(a.indices_out, "indices output file") : nullptr;
+  // The permutation: u32 while every index fits, in IN's format.
+  const KeyType index_type = keys.count < (uint64_t(1) << 32) ? KeyType::u32 : KeyType::u64;
 
   // The files stream straight into gpusort's staging memory and out of it again, on several
   // threads: no host copy of the arrays is made (standard input and output excepted). Every
@@ -136,6 +194,7 @@ void run_sort(const SortArguments& a) {
   if (values) value_reader.emplace(*values);
   key_output.write_header(keys.format, keys.element, keys.count);
   if (values) value_output->write_header(values->format, values->element, values->count);
+  if (index_output) index_output->write_header(keys.format, index_type, keys.count);
   auto stream = [](ArrayReader& reader, PendingOutput& output) {
     return HostStream{
         [&reader](uint64_t offset, void* to, uint64_t bytes) { reader.read(offset, to, bytes); },
@@ -146,9 +205,22 @@ void run_sort(const SortArguments& a) {
   SortTimings stages;
   options.timings = &stages;
   try {
-    sort_streamed(ctx, keys.element, keys.count, stream(key_reader, key_output),
-                  values ? key_bytes(values->element) : 0,
-                  values ? stream(*value_reader, *value_output) : HostStream{}, options);
+    if (segmented || with_indices)
+      sort_segments_streamed(
+          ctx, keys.element, keys.count, stream(key_reader, key_output),
+          values ? key_bytes(values->element) : 0,
+          values ? stream(*value_reader, *value_output) : HostStream{},
+          segments ? segments->offsets : SegmentOffsets{},
+          index_output ? HostWriter([index_output](uint64_t offset, const void* from,
+                                                   uint64_t bytes) {
+            index_output->write_at(offset, from, bytes);
+          })
+                       : HostWriter{},
+          key_bytes(index_type), options);
+    else
+      sort_streamed(ctx, keys.element, keys.count, stream(key_reader, key_output),
+                    values ? key_bytes(values->element) : 0,
+                    values ? stream(*value_reader, *value_output) : HostStream{}, options);
   } catch (const Error& e) {
     if (e.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
       throw Error(std::to_string(keys.count) + " elements are too large for the device '" +
@@ -167,6 +239,7 @@ void run_sort(const SortArguments& a) {
   const auto flushing = clock::now();
   key_output.finish();
   if (values) value_output->finish();
+  if (index_output) index_output->finish();
   const double flush_ms = since(flushing);
   const auto committing = clock::now();
   outputs.commit();
@@ -202,7 +275,7 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->footer(
       "IN is read as .npy when it starts with the npy magic, else as a raw little-endian array.\n"
       "OUT is written in IN's format; outputs appear only when complete, keys and values\n"
-      "together. '-' reads standard input (IN or VIN) or writes standard output (OUT or VOUT);\n"
+      "together (and IDX). '-' reads standard input (IN or VIN) or writes standard output (OUT or VOUT);\n"
       "an existing FIFO or device as OUT or VOUT is written into directly.\n"
       "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).");
   cmd->add_option("IN", args->in, "Keys to sort ('-': standard input)")
@@ -231,6 +304,16 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_option("--begin-bit", args->begin_bit, "First key bit (of the radix order) to sort by");
   cmd->add_option("--end-bit", args->end_bit, "One past the last key bit to sort by (0: all)");
   cmd->add_flag("--in-place", args->in_place, "Allow OUT to be IN (and VOUT to be VIN)");
+  cmd->add_option("--segments", args->segments,
+                  "Sort each segment on its own: S + 1 CSR offsets (OFFSETS, .npy or raw, u32 or "
+                  "u64), non-decreasing from 0 to the key count")
+      ->check(non_empty_path);
+  cmd->add_option("--segment-type", args->segment_type,
+                  "Offset type of a raw OFFSETS file: u32 or u64 (must match a .npy dtype)");
+  cmd->add_option("--indices-out", args->indices_out,
+                  "Also write the stable sorting permutation (IDX: u32, in IN's format): the "
+                  "input position of each output element")
+      ->check(non_empty_path);
   cmd->add_flag("--timings", args->timings,
                 "Print the time of each stage (device, read, upload, sort, download, write, "
                 "flush, commit) to standard error");

@@ -1,0 +1,23 @@
+#version 460
+// Segmented sort, indirect: the element count n = offsets[S] (S the u32 at segment_count_address,
+// clamped to segments; n clamped to max_n), written as a u32 where the other steps read it.
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;  // one invocation works: the rest fill whole subgroups
+layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
+
+layout(push_constant) uniform Push {
+  uint64_t offsets_address;
+  uint64_t segment_count_address;
+  uint64_t count_address;  // where n goes
+  uint max_n;
+  uint segments;
+};
+
+void main() {
+  if (gl_LocalInvocationID.x != 0) return;
+  uint s = element_count(segment_count_address, segments);
+  uint64_t last = OFFSET_WORDS == 1 ? uint64_t(U32Array(offsets_address).v[s])
+                                    : U64Array(offsets_address).v[s];
+  U32Array(count_address).v[0] = uint(min(last, uint64_t(max_n)));
+}

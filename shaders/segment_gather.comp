@@ -1,0 +1,28 @@
+#version 460
+// Segmented sort, last step: destination[i] = source[origins[i]] for elements of WORDS 32-bit
+// words (keys and values, from the copies taken before the sorts, into the caller's buffers).
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint WORDS = 1;
+
+layout(push_constant) uniform Push {
+  uint64_t source_address;
+  uint64_t destination_address;
+  uint64_t origins_address;
+  uint64_t count_address;  // 0, or the u32 element count (clamped to n)
+  uint n;
+  uint group_count;
+};
+
+void main() {
+  uint group = linear_workgroup_id();
+  if (group >= group_count) return;
+  uint count = element_count(count_address, n);
+  for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < count;
+       i += group_count * gl_WorkGroupSize.x) {
+    uint origin = U32Array(origins_address).v[i];
+    if (WORDS == 1) U32Array(destination_address).v[i] = U32Array(source_address).v[origin];
+    else U32x2Array(destination_address).v[i] = U32x2Array(source_address).v[origin];
+  }
+}

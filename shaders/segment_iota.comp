@@ -1,0 +1,23 @@
+#version 460
+// Segmented sort / argsort, step 1: indices[i] = i for every element (the permutation that the
+// sorts carry along as their values, so that the caller never builds an iota).
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+
+layout(push_constant) uniform Push {
+  uint64_t indices_address;
+  uint64_t count_address;  // 0, or a u32 element count read on the GPU (clamped to n)
+  uint n;
+  uint group_count;
+};
+
+void main() {
+  uint group = linear_workgroup_id();
+  if (group >= group_count) return;
+  uint count = element_count(count_address, n);
+  // Grid-stride so a grid sized for max_n also covers an indirect count.
+  for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < count;
+       i += group_count * gl_WorkGroupSize.x)
+    U32Array(indices_address).v[i] = i;
+}

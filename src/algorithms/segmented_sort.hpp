@@ -1,0 +1,45 @@
+// Segmented sort and argsort (src/algorithms/segmented_sort.cpp): what the convenient face's
+// host path and the engine face's SegmentedSorter record.
+#pragma once
+
+#include "algorithms/sort_algorithm.hpp"
+
+namespace gpusort {
+
+struct SegmentedSpec {
+  SortSpec sort;              // key type, caller's value words, order, bit range
+  uint32_t offset_words = 0;  // 0: no offsets (one segment: argsort), 1: u32 offsets, 2: u64
+  // Whether the caller's keys receive their sorted order. When false (argsort of a copy the
+  // host path uploaded) the keys buffer ends in some other order and only values/indices count.
+  bool write_keys = true;
+};
+
+// Where a recorded segmented sort works. keys/values (0 without) are sorted in place; indices,
+// when not 0, receive the stable sorting permutation (u32: output i came from input
+// indices[i]). offsets: segments + 1 CSR offsets (not used without offsets). When
+// segment_count_address != 0 the segment count S is the u32 there (clamped to `segments`) and n
+// is offsets[S] (clamped to `n`), both read on the GPU.
+struct SegmentedTargets {
+  VkDeviceAddress keys = 0, values = 0, offsets = 0, indices = 0, scratch = 0;
+  VkBuffer scratch_buffer = VK_NULL_HANDLE;
+  VkDeviceSize scratch_offset = 0;
+  VkDeviceAddress segment_count_address = 0;
+  uint64_t n = 0;
+  uint64_t segments = 1;
+};
+
+class SegmentedSort {
+ public:
+  virtual ~SegmentedSort() = default;
+  virtual uint64_t scratch_bytes(uint64_t max_n, uint64_t max_segments) const = 0;
+  // The largest n the inner sorts take (odd-even: one workgroup's shared memory).
+  virtual uint64_t max_elements() const = 0;
+  // Ends with a compute barrier when it recorded anything.
+  virtual void record(Recorder& rec, const SegmentedTargets& targets) const = 0;
+};
+
+// `requested` is the algorithm of the inner sorts; it must be stable (not bitonic).
+std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
+                                                   Algorithm requested);
+
+}  // namespace gpusort

@@ -1,0 +1,569 @@
+// Segmented sort and argsort (src/algorithms/segmented_sort.cpp, src/core/segmented_api.cpp):
+// every key type, with and without values, both orders, bit ranges, segment mixes from one
+// segment to all-of-size-one, argsort whole and per segment (u32 and u64 indices), the
+// refusals, and the engine face (direct and indirect) on poisoned buffers. Each output is
+// compared in full against std::stable_sort of each segment.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <sstream>
+
+#include "algorithms/segmented_sort.hpp"
+#include "core/host_path.hpp"
+#include "test_support.hpp"
+#include "vulkan/buffer.hpp"
+
+namespace gpusort::test {
+namespace {
+
+enum class Mix { one, all_empty_but_one, all_size_one, uniform_small, uniform_large, power_law,
+                 empty_at_ends };
+const char* to_string(Mix m) {
+  switch (m) {
+    case Mix::one: return "one";
+    case Mix::all_empty_but_one: return "all_empty_but_one";
+    case Mix::all_size_one: return "all_size_one";
+    case Mix::uniform_small: return "uniform_small";
+    case Mix::uniform_large: return "uniform_large";
+    case Mix::power_law: return "power_law";
+    case Mix::empty_at_ends: return "empty_at_ends";
+  }
+  return "?";
+}
+const std::vector<Mix> all_mixes{Mix::one,           Mix::all_empty_but_one, Mix::all_size_one,
+                                 Mix::uniform_small, Mix::uniform_large,     Mix::power_law,
+                                 Mix::empty_at_ends};
+
+// CSR offsets of n elements (S + 1 entries, 0 to n) in the given mix.
+std::vector<uint64_t> make_offsets(uint64_t n, Mix mix, std::mt19937_64& rng) {
+  std::vector<uint64_t> offsets{0};
+  auto fill_random = [&](auto size_of) {
+    while (offsets.back() < n) offsets.push_back(std::min(n, offsets.back() + size_of()));
+  };
+  switch (mix) {
+    case Mix::one: offsets.push_back(n); break;
+    case Mix::all_empty_but_one: {
+      const uint64_t segments = 50, full = rng() % segments;
+      for (uint64_t s = 1; s <= segments; ++s) offsets.push_back(s > full ? n : 0);
+      break;
+    }
+    case Mix::all_size_one:
+      for (uint64_t i = 1; i <= n; ++i) offsets.push_back(i);
+      break;
+    case Mix::uniform_small: fill_random([&] { return rng() % 33; }); break;
+    case Mix::uniform_large:
+      for (uint64_t s = 1; s <= 4; ++s) offsets.push_back(n * s / 4);
+      break;
+    case Mix::power_law: {
+      std::uniform_real_distribution<double> u(1e-9, 1.0);
+      fill_random([&] { return uint64_t(std::pow(u(rng), -2.0)) - 1; });
+      break;
+    }
+    case Mix::empty_at_ends:
+      offsets.insert(offsets.end(), {0, 0, 0});
+      fill_random([&] { return 1 + rng() % 200; });
+      offsets.insert(offsets.end(), {n, n, n});
+      break;
+  }
+  if (offsets.size() == 1) offsets.push_back(n);  // n == 0: one empty segment
+  return offsets;
+}
+
+struct SegmentedCase {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;
+  bool descending = false;
+  uint64_t n = 0;
+  Mix mix = Mix::one;
+  Distribution distribution = Distribution::uniform;
+  uint32_t offset_bytes = 4;
+  bool segmented = true;      // false: no offsets at all (whole-array argsort)
+  bool write_keys = true;     // false: keys only read (argsort)
+  uint32_t index_bytes = 0;   // 0: no indices
+  uint32_t begin_bit = 0, end_bit = 0;
+  Algorithm algorithm = Algorithm::automatic;
+  std::string describe(uint64_t seed) const {
+    std::ostringstream s;
+    s << gpusort::to_string(algorithm) << " " << gpusort::to_string(key)
+      << " values=" << value_bytes << (descending ? " descending" : " ascending") << " n=" << n
+      << " mix=" << (segmented ? to_string(mix) : "none") << " offsets=u" << offset_bytes * 8
+      << " " << test::to_string(distribution) << " keys " << (write_keys ? "written" : "read")
+      << " indices=" << index_bytes << " bits=[" << begin_bit << "," << end_bit << ") seed=" << seed
+      << " (rerun with GPUSORT_TEST_SEED=" << seed << ")";
+    return s.str();
+  }
+};
+
+uint64_t scrambled(uint64_t position, uint32_t bytes) {
+  const uint64_t v = position ^ 0xA5A5A5A500000000ull;
+  return bytes == 4 ? uint32_t(position) : v;
+}
+
+// Runs the case through sort_segments_raw and compares everything with std::stable_sort per
+// segment.
+::testing::AssertionResult check_segmented(const SegmentedCase& c) {
+  const uint64_t seed = fresh_seed();
+  try {
+    std::mt19937_64 rng(seed);
+    const uint32_t kb = key_bytes(c.key);
+    const auto bits = make_key_bits(c.key, c.n, c.distribution, rng);
+    const auto offsets = c.segmented ? make_offsets(c.n, c.mix, rng) : std::vector<uint64_t>{0, c.n};
+    std::vector<uint8_t> keys(c.n * kb), input(c.n * kb);
+    for (uint64_t i = 0; i < c.n; ++i) std::memcpy(&input[i * kb], &bits[i], kb);
+    keys = input;
+    std::vector<uint8_t> values(c.n * c.value_bytes);
+    for (uint64_t i = 0; i < c.n; ++i) {
+      const uint64_t v = scrambled(i, c.value_bytes);
+      std::memcpy(&values[i * c.value_bytes], &v, c.value_bytes);
+    }
+    std::vector<uint8_t> offset_bytes(offsets.size() * c.offset_bytes);
+    for (size_t s = 0; s < offsets.size(); ++s)
+      std::memcpy(&offset_bytes[s * c.offset_bytes], &offsets[s], c.offset_bytes);
+    constexpr uint8_t poison = 0xCD;
+    std::vector<uint8_t> indices(c.n * c.index_bytes, poison);
+
+    // Reference: positions stably sorted by the compared key bits inside each segment.
+    const uint32_t width = kb * 8, end = c.end_bit ? c.end_bit : width;
+    const uint64_t field = end - c.begin_bit == 64 ? ~0ull : (1ull << (end - c.begin_bit)) - 1;
+    auto sort_key = [&](uint64_t i) {
+      return (radix_order(c.key, bits[i], c.descending) >> c.begin_bit) & field;
+    };
+    std::vector<uint64_t> order(c.n);
+    std::iota(order.begin(), order.end(), 0);
+    for (size_t s = 0; s + 1 < offsets.size(); ++s)
+      std::stable_sort(order.begin() + offsets[s], order.begin() + offsets[s + 1],
+                       [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
+
+    SortOptions options{c.descending, c.algorithm, c.begin_bit, c.end_bit};
+    SegmentOffsets segment_offsets;
+    if (c.segmented) segment_offsets = {offset_bytes.data(), c.offset_bytes, offsets.size()};
+    sort_segments_raw(context(), c.key, c.n, keys.data(), c.write_keys ? keys.data() : nullptr,
+                      c.value_bytes, c.value_bytes ? values.data() : nullptr, segment_offsets,
+                      c.index_bytes ? indices.data() : nullptr, c.index_bytes, options);
+
+    for (uint64_t i = 0; i < c.n; ++i) {
+      const uint64_t from = order[i];
+      const uint64_t want_key = c.write_keys ? from : i;  // unwritten keys stay as they were
+      if (std::memcmp(&keys[i * kb], &input[want_key * kb], kb) != 0) {
+        uint64_t got = 0;
+        std::memcpy(&got, &keys[i * kb], kb);
+        return ::testing::AssertionFailure()
+               << c.describe(seed) << ": key " << i << " is 0x" << std::hex << got
+               << ", expected 0x" << bits[want_key];
+      }
+      if (c.value_bytes) {
+        uint64_t got = 0;
+        std::memcpy(&got, &values[i * c.value_bytes], c.value_bytes);
+        if (got != scrambled(from, c.value_bytes))
+          return ::testing::AssertionFailure() << c.describe(seed) << ": value " << i << " is "
+                                               << got << ", expected " << scrambled(from, c.value_bytes);
+      }
+      if (c.index_bytes) {
+        uint64_t got = 0;
+        std::memcpy(&got, &indices[i * c.index_bytes], c.index_bytes);
+        if (got != from)
+          return ::testing::AssertionFailure() << c.describe(seed) << ": index " << i << " is "
+                                               << got << ", expected " << from;
+      }
+    }
+    return no_new_validation_messages();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << c.describe(seed) << ": threw " << e.what();
+  }
+}
+
+// ---- Every key type x values x order, every segment mix ----
+
+class SegmentedAllKeyTypes : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(SegmentedAllKeyTypes, EveryMix) {
+  const Combo& p = GetParam();
+  for (Mix mix : all_mixes) {
+    SegmentedCase c{.key = p.key, .value_bytes = p.value_bytes, .descending = p.descending,
+                    .n = 3000, .mix = mix, .distribution = Distribution::few_unique};
+    EXPECT_TRUE(check_segmented(c));
+  }
+}
+
+TEST_P(SegmentedAllKeyTypes, ArgsortSegmentedWithValuesAndKeys) {
+  const Combo& p = GetParam();
+  SegmentedCase c{.key = p.key, .value_bytes = p.value_bytes, .descending = p.descending,
+                  .n = 2500, .mix = Mix::power_law, .distribution = Distribution::special_floats,
+                  .offset_bytes = 8, .index_bytes = 4};
+  EXPECT_TRUE(check_segmented(c));
+}
+
+TEST_P(SegmentedAllKeyTypes, Argsort) {
+  const Combo& p = GetParam();
+  // The keys are only read; the values, when given, are sorted too.
+  for (uint64_t n : {0, 1, 2, 777}) {
+    SegmentedCase c{.key = p.key, .value_bytes = p.value_bytes, .descending = p.descending,
+                    .n = n, .distribution = Distribution::few_unique, .segmented = false,
+                    .write_keys = false, .index_bytes = p.value_bytes == 8 ? 8u : 4u};
+    EXPECT_TRUE(check_segmented(c));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, SegmentedAllKeyTypes, ::testing::ValuesIn(all_combos()), combo_name);
+
+// ---- Sizes and shapes beyond one workgroup ----
+
+TEST(SegmentedSizes, LargeMixesThroughOnesweep) {
+  // 100k elements: the automatic inner sorts are Onesweep; a mix of huge and tiny segments.
+  for (Mix mix : {Mix::power_law, Mix::uniform_small, Mix::uniform_large, Mix::all_size_one}) {
+    EXPECT_TRUE(check_segmented({.key = KeyType::u32, .value_bytes = 4, .n = 100000, .mix = mix}));
+    EXPECT_TRUE(check_segmented({.key = KeyType::f64, .descending = true, .n = 60000, .mix = mix,
+                                 .offset_bytes = 8, .index_bytes = 8}));
+  }
+}
+
+TEST(SegmentedSizes, SmallCounts) {
+  for (uint64_t n : {0, 1, 2, 3, 31, 64, 65})
+    for (Mix mix : all_mixes)
+      EXPECT_TRUE(check_segmented({.key = KeyType::i32, .value_bytes = 8, .n = n, .mix = mix,
+                                   .index_bytes = 4}));
+}
+
+TEST(SegmentedSizes, ArgsortLarge) {
+  EXPECT_TRUE(check_segmented({.key = KeyType::u32, .n = 100000, .segmented = false,
+                               .write_keys = false, .index_bytes = 4}));
+  EXPECT_TRUE(check_segmented({.key = KeyType::f32, .descending = true, .n = 70000,
+                               .distribution = Distribution::special_floats, .segmented = false,
+                               .write_keys = false, .index_bytes = 8}));
+}
+
+TEST(SegmentedBits, BitRanges) {
+  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::i64, 20u, 52u},
+                                 {KeyType::f32, 0u, 31u}, {KeyType::u64, 40u, 64u}})
+    for (bool descending : {false, true}) {
+      EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = descending,
+                                   .n = 3000, .mix = Mix::uniform_small, .index_bytes = 4,
+                                   .begin_bit = begin, .end_bit = end}));
+      EXPECT_TRUE(check_segmented({.key = key, .descending = descending, .n = 2000,
+                                   .segmented = false, .write_keys = false, .index_bytes = 4,
+                                   .begin_bit = begin, .end_bit = end}));
+    }
+}
+
+TEST(SegmentedAlgorithms, StableAlgorithmsInside) {
+  for (Algorithm a : {Algorithm::onesweep, Algorithm::radix_reduce_scan})
+    EXPECT_TRUE(check_segmented({.key = KeyType::u64, .value_bytes = 4, .descending = true,
+                                 .n = 5000, .mix = Mix::power_law, .index_bytes = 4,
+                                 .algorithm = a}));
+  EXPECT_TRUE(check_segmented({.key = KeyType::f32, .value_bytes = 4, .n = 500,
+                               .mix = Mix::uniform_small, .algorithm = Algorithm::odd_even}));
+}
+
+// ---- Convenient-face templates ----
+
+TEST(SegmentedApi, Templates) {
+  std::vector<float> keys{3, 1, 2, 9, 8, 7, 5};
+  const std::vector<float> input = keys;
+  std::vector<uint32_t> offsets{0, 3, 3, 7};
+  std::vector<uint64_t> values{0, 1, 2, 3, 4, 5, 6};
+  sort_segments_by_key(context(), std::span<float>(keys), std::span<uint64_t>(values),
+                       std::span<const uint32_t>(offsets));
+  EXPECT_EQ(keys, (std::vector<float>{1, 2, 3, 5, 7, 8, 9}));
+  EXPECT_EQ(values, (std::vector<uint64_t>{1, 2, 0, 6, 5, 4, 3}));
+
+  keys = input;
+  std::vector<uint64_t> offsets64{0, 3, 3, 7};
+  sort_segments(context(), std::span<float>(keys), std::span<uint64_t>(offsets64),
+                {.descending = true});
+  EXPECT_EQ(keys, (std::vector<float>{3, 2, 1, 9, 8, 7, 5}));
+
+  std::vector<uint32_t> indices(7);
+  argsort(context(), std::span<const float>(input), std::span<uint32_t>(indices));
+  EXPECT_EQ(indices, (std::vector<uint32_t>{1, 2, 0, 6, 5, 4, 3}));
+  std::vector<uint64_t> wide(7);
+  argsort_segments(context(), std::span<const float>(input), std::span<uint32_t>(offsets),
+                   std::span<uint64_t>(wide), {.descending = true});
+  EXPECT_EQ(wide, (std::vector<uint64_t>{0, 2, 1, 3, 4, 5, 6}));
+  EXPECT_TRUE(no_new_validation_messages());
+}
+
+// ---- Refusals ----
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(SegmentedRefusals, BadOffsets) {
+  std::vector<uint32_t> keys(10, 1);
+  auto sort_with = [&](std::vector<uint32_t> offsets) {
+    return error_of([&] {
+      sort_segments(context(), std::span<uint32_t>(keys), std::span<uint32_t>(offsets));
+    });
+  };
+  EXPECT_EQ(sort_with({}), "segment offsets: none given (S segments need S + 1 offsets, from 0 to "
+                           "n = 10)");
+  EXPECT_EQ(sort_with({1, 10}), "segment offsets: the first is 1, not 0");
+  EXPECT_EQ(sort_with({0, 4, 9}), "segment offsets: the last is 9, not n = 10 (the number of keys)");
+  EXPECT_EQ(sort_with({0, 4, 3, 10}),
+            "segment offsets decrease at index 2: offsets[1] = 4 > offsets[2] = 3");
+  std::vector<uint64_t> wide{0, 5, 2, 10};
+  EXPECT_EQ(error_of([&] {
+              sort_segments(context(), std::span<uint32_t>(keys), std::span<uint64_t>(wide));
+            }),
+            "segment offsets decrease at index 2: offsets[1] = 5 > offsets[2] = 2");
+  std::vector<uint64_t> beyond{0, 10, uint64_t(1) << 40};
+  EXPECT_EQ(error_of([&] {
+              sort_segments(context(), std::span<uint32_t>(keys), std::span<uint64_t>(beyond));
+            }),
+            "segment offsets: the last is 1099511627776, not n = 10 (the number of keys)");
+  // Nothing was sorted by the refused calls.
+  EXPECT_EQ(keys, std::vector<uint32_t>(10, 1));
+}
+
+TEST(SegmentedRefusals, BadArguments) {
+  std::vector<uint32_t> keys{3, 2, 1}, offsets{0, 3}, indices(3), short_indices(2);
+  EXPECT_EQ(error_of([&] {
+              sort_segments(context(), std::span<uint32_t>(keys), std::span<uint32_t>(offsets),
+                            {.algorithm = Algorithm::bitonic});
+            }),
+            "segmented sort and argsort need a stable sort: bitonic is not stable");
+  EXPECT_EQ(error_of([&] {
+              argsort(context(), std::span<uint32_t>(keys), std::span<uint32_t>(indices),
+                      {.algorithm = Algorithm::bitonic});
+            }),
+            "segmented sort and argsort need a stable sort: bitonic is not stable");
+  EXPECT_EQ(error_of([&] {
+              argsort(context(), std::span<uint32_t>(keys), std::span<uint32_t>(short_indices));
+            }),
+            "argsort: 3 keys but 2 indices");
+  EXPECT_EQ(error_of([&] {
+              sort_segments_raw(context(), KeyType::u32, 3, keys.data(), nullptr, 0, nullptr, {},
+                                indices.data(), 2);
+            }),
+            "argsort indices are 4 or 8 bytes wide, not 2");
+  EXPECT_EQ(error_of([&] {
+              sort_segments_raw(context(), KeyType::u32, 3, keys.data(), keys.data(), 0, nullptr,
+                                {offsets.data(), 2, 2}, nullptr, 0);
+            }),
+            "segment offsets are 4 or 8 bytes wide, not 2");
+  EXPECT_EQ(keys, (std::vector<uint32_t>{3, 2, 1}));
+}
+
+
+// ---- Through many staging slots (HostPath::run's pipelined path) ----
+
+TEST(SegmentedHostPath, ManyStagingSlots) {
+  HostPath& host_path = context().impl().host_path();
+  const uint64_t saved = host_path.max_slot_bytes;
+  host_path.max_slot_bytes = 4096;  // tens of KB of keys take many slots, the ring wraps
+  EXPECT_TRUE(check_segmented({.key = KeyType::u64, .value_bytes = 4, .n = 20000,
+                               .mix = Mix::power_law, .offset_bytes = 8, .index_bytes = 8}));
+  EXPECT_TRUE(check_segmented({.key = KeyType::f32, .n = 30000, .segmented = false,
+                               .write_keys = false, .index_bytes = 8}));
+  EXPECT_TRUE(check_segmented({.key = KeyType::i32, .value_bytes = 8, .n = 9000,
+                               .mix = Mix::all_size_one, .index_bytes = 4}));
+  // A repeated call allocates nothing more.
+  const uint64_t before = host_path.allocations();
+  EXPECT_TRUE(check_segmented({.key = KeyType::i32, .value_bytes = 8, .n = 9000,
+                               .mix = Mix::uniform_small, .index_bytes = 4}));
+  EXPECT_EQ(host_path.allocations(), before);
+  host_path.max_slot_bytes = saved;
+}
+
+TEST(SegmentedHostPath, ReaderFailureIsThrown) {
+  const std::vector<uint32_t> offsets{0, 5000, 10000};
+  auto failing = [](uint64_t, void*, uint64_t) { throw Error("the reader failed"); };
+  std::vector<uint32_t> indices(10000);
+  EXPECT_EQ(error_of([&] {
+              sort_segments_streamed(
+                  context(), KeyType::u32, 10000, HostStream{failing, {}}, 0, {},
+                  {offsets.data(), 4, offsets.size()},
+                  [&](uint64_t offset, const void* from, uint64_t bytes) {
+                    std::memcpy(reinterpret_cast<char*>(indices.data()) + offset, from, bytes);
+                  },
+                  4);
+            }),
+            "the reader failed");
+  // The context still works.
+  EXPECT_TRUE(check_segmented({.key = KeyType::u32, .n = 1000, .mix = Mix::uniform_small,
+                               .index_bytes = 4}));
+}
+
+// ---- Engine face: SegmentedSorter on poisoned buffers ----
+
+constexpr uint32_t engine_poison = 0xDEADBEEF;
+constexpr uint64_t guard = 256;  // poisoned bytes before and after each range
+
+std::vector<uint8_t> poisoned(uint64_t bytes) {
+  std::vector<uint8_t> v(align_up(bytes, 4));
+  for (uint64_t i = 0; i < v.size(); i += 4) std::memcpy(&v[i], &engine_poison, 4);
+  return v;
+}
+
+struct EngineCase {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;
+  bool descending = false;
+  uint64_t n = 0;
+  Mix mix = Mix::uniform_small;
+  uint32_t offset_bytes = 4;
+  bool indirect = false;
+  bool indices = true;
+};
+
+::testing::AssertionResult check_engine(const EngineCase& c) {
+  const uint64_t seed = fresh_seed();
+  auto fail = [&]() {
+    return ::testing::AssertionFailure()
+           << to_string(c.key) << " values=" << c.value_bytes << " n=" << c.n
+           << " mix=" << to_string(c.mix) << (c.indirect ? " indirect" : " direct")
+           << " seed=" << seed << ": ";
+  };
+  try {
+    auto& impl = context().impl();
+    std::mt19937_64 rng(seed);
+    const uint32_t kb = key_bytes(c.key), vb = c.value_bytes, ob = c.offset_bytes;
+    // Indirect: the buffers hold more (max_n, max_segments) than the GPU count selects.
+    const uint64_t max_n = c.indirect ? c.n + 100 : c.n;
+    const auto bits = make_key_bits(c.key, max_n, Distribution::few_unique, rng);
+    const auto offsets = make_offsets(c.n, c.mix, rng);
+    const uint64_t segments = offsets.size() - 1;
+    const uint64_t max_segments = c.indirect ? segments + 5 : segments;
+
+    SegmentedSorter sorter(context(), {.key = c.key, .value_bytes = vb, .offset_bytes = ob,
+                                       .descending = c.descending});
+    const uint64_t scratch_bytes = sorter.scratch_bytes(max_n, max_segments);
+
+    auto image = [&](uint64_t bytes) { return poisoned(guard + bytes + guard); };
+    auto keys = image(max_n * kb), values = image(max_n * vb), indices = image(max_n * 4),
+         offset_image = image((max_segments + 1) * ob);
+    for (uint64_t i = 0; i < max_n; ++i) {
+      std::memcpy(&keys[guard + i * kb], &bits[i], kb);
+      const uint64_t v = scrambled(i, vb);
+      if (vb) std::memcpy(&values[guard + i * vb], &v, vb);
+    }
+    for (uint64_t s = 0; s <= segments; ++s)
+      std::memcpy(&offset_image[guard + s * ob], &offsets[s], ob);
+    const auto scratch = poisoned(scratch_bytes);
+    std::vector<uint8_t> count(16, 0);
+    const uint32_t segment_count = uint32_t(segments);
+    std::memcpy(count.data(), &segment_count, 4);
+
+    auto buffer = [&](const std::vector<uint8_t>& data) {
+      DeviceBuffer b(impl, data.size(), MemoryKind::device_local);
+      upload(impl, b, data.data(), data.size());
+      return b;
+    };
+    DeviceBuffer keys_buffer = buffer(keys), values_buffer = buffer(values),
+                 indices_buffer = buffer(indices), offsets_buffer = buffer(offset_image),
+                 scratch_buffer = buffer(scratch), count_buffer = buffer(count);
+    const BufferRef values_ref = vb ? values_buffer.ref(guard) : BufferRef{};
+    const BufferRef indices_ref = c.indices ? indices_buffer.ref(guard) : BufferRef{};
+    impl.submit([&](VkCommandBuffer cmd) {
+      Recorder::full_barrier(cmd);  // the uploads before the sort
+      if (c.indirect)
+        sorter.record_indirect(cmd, keys_buffer.ref(guard), values_ref, offsets_buffer.ref(guard),
+                               indices_ref, scratch_buffer.ref(), count_buffer.ref(), max_n,
+                               max_segments);
+      else
+        sorter.record(cmd, keys_buffer.ref(guard), values_ref, offsets_buffer.ref(guard),
+                      indices_ref, scratch_buffer.ref(), c.n, segments);
+      Recorder::full_barrier(cmd);
+    });
+    auto read_back = [&](const DeviceBuffer& b, uint64_t bytes) {
+      std::vector<uint8_t> v(bytes);
+      download(impl, b, v.data(), bytes);
+      return v;
+    };
+    const auto keys_out = read_back(keys_buffer, keys.size());
+    const auto values_out = read_back(values_buffer, values.size());
+    const auto indices_out = read_back(indices_buffer, indices.size());
+    const auto offsets_out = read_back(offsets_buffer, offset_image.size());
+
+    std::vector<uint64_t> order(max_n);
+    std::iota(order.begin(), order.end(), 0);  // beyond n: untouched
+    auto sort_key = [&](uint64_t i) { return radix_order(c.key, bits[i], c.descending); };
+    for (uint64_t s = 0; s < segments; ++s)
+      std::stable_sort(order.begin() + offsets[s], order.begin() + offsets[s + 1],
+                       [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
+    auto expected = keys, expected_values = values, expected_indices = indices;
+    for (uint64_t i = 0; i < max_n; ++i) {
+      std::memcpy(&expected[guard + i * kb], &bits[order[i]], kb);
+      const uint64_t v = scrambled(order[i], vb);
+      if (vb) std::memcpy(&expected_values[guard + i * vb], &v, vb);
+      if (c.indices && i < c.n) {
+        const uint32_t index = uint32_t(order[i]);
+        std::memcpy(&expected_indices[guard + i * 4], &index, 4);
+      }
+    }
+    auto first_difference = [](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+      return uint64_t(std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin());
+    };
+    if (keys_out != expected)
+      return fail() << "keys differ at byte " << first_difference(keys_out, expected)
+                    << " (guard " << guard << ")";
+    if (values_out != expected_values)
+      return fail() << "values differ at byte " << first_difference(values_out, expected_values);
+    if (indices_out != expected_indices)
+      return fail() << "indices differ at byte " << first_difference(indices_out, expected_indices);
+    if (offsets_out != offset_image) return fail() << "the offsets were written";
+    return no_new_validation_messages();
+  } catch (const std::exception& e) {
+    return fail() << "threw " << e.what();
+  }
+}
+
+TEST(SegmentedEngine, Direct) {
+  for (Mix mix : all_mixes) {
+    EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = 3000, .mix = mix}));
+    EXPECT_TRUE(check_engine({.key = KeyType::f64, .value_bytes = 8, .descending = true,
+                              .n = 2000, .mix = mix, .offset_bytes = 8, .indices = false}));
+  }
+  EXPECT_TRUE(check_engine({.key = KeyType::i32, .n = 70000, .mix = Mix::power_law}));
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 1, .mix = Mix::one}));
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 0, .mix = Mix::one}));
+}
+
+TEST(SegmentedEngine, Indirect) {
+  for (Mix mix : all_mixes) {
+    EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = 4, .n = 2500, .mix = mix,
+                              .indirect = true}));
+    EXPECT_TRUE(check_engine({.key = KeyType::f32, .descending = true, .n = 1500, .mix = mix,
+                              .offset_bytes = 8, .indirect = true}));
+  }
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 8, .n = 70000,
+                            .mix = Mix::uniform_small, .indirect = true}));
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 0, .mix = Mix::one, .indirect = true}));
+}
+
+TEST(SegmentedEngine, Refusals) {
+  auto& impl = context().impl();
+  DeviceBuffer a(impl, 1 << 16, MemoryKind::device_local), b(impl, 1 << 16, MemoryKind::device_local);
+  SegmentedSorter sorter(context(), {.key = KeyType::u32});
+  SegmentedSorter with_values(context(), {.key = KeyType::u32, .value_bytes = 4});
+  auto record = [&](const SegmentedSorter& s, BufferRef values, BufferRef offsets, BufferRef scratch,
+                    uint64_t n, uint64_t segments) {
+    return error_of([&] {
+      impl.record_unsubmitted([&](VkCommandBuffer cmd) {
+        s.record(cmd, a.ref(), values, offsets, {}, scratch, n, segments);
+      });
+    });
+  };
+  EXPECT_EQ(record(sorter, {}, b.ref(0), b.ref(256), 100, 0),
+            "SegmentedSorter::record: 0 segments but n = 100 (offsets[S] must be n)");
+  EXPECT_EQ(record(sorter, {}, b.ref(2), b.ref(256), 100, 1),
+            "SegmentedSorter::record: offsets.offset 2 is not a multiple of 4");
+  EXPECT_EQ(record(sorter, {}, b.ref(0), b.ref(0), 100, 1),
+            "SegmentedSorter::record: offsets and scratch overlap (for 100 elements and 1 segments)");
+  EXPECT_EQ(record(with_values, {}, b.ref(0), b.ref(256), 100, 1),
+            "SegmentedSorter::record: values.buffer is VK_NULL_HANDLE, but the SegmentedSorter was "
+            "configured with value_bytes = 4");
+  EXPECT_EQ(error_of([&] { SegmentedSorter(context(), {.offset_bytes = 2}); }),
+            "SegmentedSorter: offsets are 4 or 8 bytes wide, not 2");
+  EXPECT_EQ(error_of([&] { SegmentedSorter(context(), {.algorithm = Algorithm::bitonic}); }),
+            "segmented sort and argsort need a stable sort: bitonic is not stable");
+}
+
+}  // namespace
+}  // namespace gpusort::test
