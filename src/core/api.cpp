@@ -2,6 +2,7 @@
 #include "algorithms/comparison_sorts.hpp"
 #include "algorithms/scan.hpp"
 #include "algorithms/sort_algorithm.hpp"
+#include "core/buffer_refs.hpp"
 #include "core/host_path.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -175,11 +176,6 @@ namespace {
 constexpr uint64_t warm_up_small_n = 1000;
 constexpr uint64_t warm_up_large_n = uint64_t(1) << 16;
 
-struct AddressRange {
-  const char* what;
-  VkDeviceAddress begin, end;
-};
-
 }  // namespace
 
 struct Sorter::Impl {
@@ -194,16 +190,7 @@ struct Sorter::Impl {
     auto& ctx = context.impl();
     auto fail = [&](const std::string& why) { throw Error(std::string(call) + ": " + why); };
     auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
-      if (!r.buffer) fail(std::string(what) + ".buffer is VK_NULL_HANDLE");
-      if (r.offset % alignment)
-        fail(std::string(what) + ".offset " + std::to_string(r.offset) + " is not a multiple of " +
-             std::to_string(alignment));
-      VkDeviceAddress a = ctx.address_of(r.buffer);
-      if (a == 0)
-        fail(std::string(what) +
-             " buffer has no device address (VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT and "
-             "VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT are required)");
-      return a + r.offset;
+      return resolve_buffer(ctx, call, r, what, alignment);
     };
     SortTargets t;
     t.keys = address(keys, "keys", 16);
@@ -219,19 +206,12 @@ struct Sorter::Impl {
     if (count) t.count_address = address(*count, "count", 4);
     t.n = max_n;
 
-    // Overlapping ranges would corrupt the sort silently on the GPU: refuse them here.
-    const std::vector<AddressRange> ranges{
-        {"keys", t.keys, t.keys + max_n * spec.key_words * 4},
-        {"values", t.values, t.values + max_n * spec.value_words * 4},
-        {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(max_n)},
-        {"count", t.count_address, t.count_address + (count ? 4 : 0)}};
-    for (size_t i = 0; i < ranges.size(); ++i)
-      for (size_t j = i + 1; j < ranges.size(); ++j) {
-        const auto &a = ranges[i], &b = ranges[j];
-        if (a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end)
-          fail(std::string(a.what) + " and " + b.what + " overlap (for " + std::to_string(max_n) +
-               " elements)");
-      }
+    refuse_overlaps(call,
+                    {{"keys", t.keys, t.keys + max_n * spec.key_words * 4},
+                     {"values", t.values, t.values + max_n * spec.value_words * 4},
+                     {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(max_n)},
+                     {"count", t.count_address, t.count_address + (count ? 4 : 0)}},
+                    std::to_string(max_n) + " elements");
     return t;
   }
 

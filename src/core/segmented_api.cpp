@@ -1,6 +1,7 @@
 // Segmented sort and argsort, both faces: offsets checked on the host, the convenient face
 // through HostPath::run (only what the call needs goes up and comes down), and SegmentedSorter.
 #include "algorithms/segmented_sort.hpp"
+#include "core/buffer_refs.hpp"
 #include "core/host_path.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -187,16 +188,7 @@ struct SegmentedSorter::Impl {
     if (!segment_count && segments == 0 && n != 0)
       fail("0 segments but n = " + std::to_string(n) + " (offsets[S] must be n)");
     auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
-      if (!r.buffer) fail(std::string(what) + ".buffer is VK_NULL_HANDLE");
-      if (r.offset % alignment)
-        fail(std::string(what) + ".offset " + std::to_string(r.offset) + " is not a multiple of " +
-             std::to_string(alignment));
-      VkDeviceAddress a = ctx.address_of(r.buffer);
-      if (a == 0)
-        fail(std::string(what) +
-             " buffer has no device address (VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT and "
-             "VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT are required)");
-      return a + r.offset;
+      return resolve_buffer(ctx, call, r, what, alignment);
     };
     SegmentedTargets t;
     t.keys = address(keys, "keys", 16);
@@ -215,24 +207,16 @@ struct SegmentedSorter::Impl {
     t.n = n;
     t.segments = segments;
 
-    struct Range {
-      const char* what;
-      VkDeviceAddress begin, end;
-    };
-    const Range ranges[] = {
-        {"keys", t.keys, t.keys + n * spec.sort.key_words * 4},
-        {"values", t.values, t.values + n * spec.sort.value_words * 4},
-        {"offsets", t.offsets, t.offsets + (segments + 1) * config.offset_bytes},
-        {"indices", t.indices, t.indices + (t.indices ? n * 4 : 0)},
-        {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(n, segments)},
-        {"segment_count", t.segment_count_address, t.segment_count_address + (segment_count ? 4 : 0)}};
-    for (size_t i = 0; i < std::size(ranges); ++i)
-      for (size_t j = i + 1; j < std::size(ranges); ++j) {
-        const auto &a = ranges[i], &b = ranges[j];
-        if (a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end)
-          fail(std::string(a.what) + " and " + b.what + " overlap (for " + std::to_string(n) +
-               " elements and " + std::to_string(segments) + " segments)");
-      }
+    refuse_overlaps(
+        call,
+        {{"keys", t.keys, t.keys + n * spec.sort.key_words * 4},
+         {"values", t.values, t.values + n * spec.sort.value_words * 4},
+         {"offsets", t.offsets, t.offsets + (segments + 1) * config.offset_bytes},
+         {"indices", t.indices, t.indices + (t.indices ? n * 4 : 0)},
+         {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(n, segments)},
+         {"segment_count", t.segment_count_address,
+          t.segment_count_address + (segment_count ? 4 : 0)}},
+        std::to_string(n) + " elements and " + std::to_string(segments) + " segments");
 
     Recorder rec(ctx, cmd);
     algorithm->record(rec, t);
