@@ -295,27 +295,53 @@ py::array argsort(gpusort::Context& ctx, py::array keys, bool descending,
   if (index_bytes != 4 && index_bytes != 8)
     throw py::value_error("gpusort._core: index_bytes must be 4 or 8");
   const uint64_t n = uint64_t(keys.size());
-  // The u32 permutation is sorted straight in the array returned as uint32.
+  // The library's argsort: the keys stream up (canonicalized piece by piece on their way into
+  // the staging memory where the NumPy order needs it), the indices are made on the GPU, and only
+  // they come down, straight into the returned array (int64 is the library's u64 for n < 2^63).
   py::array_t<uint32_t> order(py::ssize_t(index_bytes == 4 ? n : 0));
   py::array_t<int64_t> wide(py::ssize_t(index_bytes == 8 ? n : 0));
-  uint32_t* order_data = order.mutable_data();
-  int64_t* wide_data = wide.mutable_data();
-  const void* key_data = keys.data();
+  auto* index_data = index_bytes == 4 ? static_cast<char*>(static_cast<void*>(order.mutable_data()))
+                                      : static_cast<char*>(static_cast<void*>(wide.mutable_data()));
+  const auto* key_data = static_cast<const char*>(keys.data());
+  const uint32_t key_size = gpusort::key_bytes(args.key_type);
   {
     py::gil_scoped_release release;
-    std::vector<uint32_t> order_for_wide(index_bytes == 8 ? n : 0);
-    uint32_t* indices = index_bytes == 4 ? order_data : order_for_wide.data();
-    std::iota(indices, indices + n, uint32_t(0));
-    if (gpusort::key_bytes(args.key_type) == 4) {
-      std::vector<uint32_t> copy(n);
-      copy_keys(static_cast<const uint32_t*>(key_data), copy.data(), n, args.canonicalizes());
-      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, indices, 4, args.options);
+    const bool canonical = args.canonicalizes();
+    gpusort::HostStream key_stream{
+        [=](uint64_t offset, void* staging, uint64_t bytes) {
+          // Pieces start and end on element boundaries (multiples of 256 bytes in staging).
+          if (!canonical || offset % key_size || bytes % key_size) {
+            if (canonical) throw gpusort::Error("gpusort._core: a key piece splits an element");
+            std::memcpy(staging, key_data + offset, bytes);
+          } else if (key_size == 4) {
+            copy_keys(reinterpret_cast<const uint32_t*>(key_data + offset),
+                      static_cast<uint32_t*>(staging), bytes / 4, true);
+          } else {
+            copy_keys(reinterpret_cast<const uint64_t*>(key_data + offset),
+                      static_cast<uint64_t*>(staging), bytes / 8, true);
+          }
+        },
+        {}};
+    if (args.options.algorithm != gpusort::Algorithm::bitonic) {
+      gpusort::sort_segments_streamed(
+          ctx, args.key_type, n, key_stream, 0, {}, gpusort::SegmentOffsets{},
+          [index_data](uint64_t offset, const void* staging, uint64_t bytes) {
+            std::memcpy(index_data + offset, staging, bytes);
+          },
+          uint32_t(index_bytes), args.options);
     } else {
-      std::vector<uint64_t> copy(n);
-      copy_keys(static_cast<const uint64_t*>(key_data), copy.data(), n, args.canonicalizes());
-      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, indices, 4, args.options);
+      // The library's argsort wants a stable sort; bitonic's permutation comes from sorting
+      // (a canonical copy of the keys, 0..n-1) by key, equal keys' indices in any order.
+      std::vector<char> copy(n * key_size);
+      key_stream.read(0, copy.data(), copy.size());
+      std::vector<uint32_t> indices(n);
+      std::iota(indices.begin(), indices.end(), uint32_t(0));
+      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, indices.data(), 4, args.options);
+      if (index_bytes == 4)
+        std::memcpy(index_data, indices.data(), n * 4);
+      else
+        std::copy(indices.begin(), indices.end(), reinterpret_cast<int64_t*>(index_data));
     }
-    if (index_bytes == 8) std::copy(indices, indices + n, wide_data);
   }
   raise_pending_signals();
   if (index_bytes == 4) return order;
