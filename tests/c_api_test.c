@@ -84,6 +84,13 @@ static void test_convenient_face(gpusort_context* ctx) {
   qsort(expected, n, sizeof *expected, compare_u64);
   CHECK_OK(gpusort_sort(ctx, GPUSORT_KEY_U64, keys, n, NULL));
   CHECK(memcmp(keys, expected, sizeof(uint64_t) * n) == 0, "gpusort_sort u64 differs from qsort");
+  /* Released cached memory is allocated again by the next sort. */
+  gpusort_context_release_cached_memory(ctx);
+  gpusort_context_release_cached_memory(NULL);
+  for (uint32_t i = 0; i < n; ++i) keys[i] = expected[(i * 7919u) % n];
+  CHECK_OK(gpusort_sort(ctx, GPUSORT_KEY_U64, keys, n, NULL));
+  CHECK(memcmp(keys, expected, sizeof(uint64_t) * n) == 0,
+        "gpusort_sort u64 after releasing the cache differs from qsort");
 
   uint32_t* fkeys = malloc(n * sizeof *fkeys);
   uint32_t* input = malloc(n * sizeof *input);

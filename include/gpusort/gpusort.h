@@ -102,6 +102,9 @@ VkQueue gpusort_context_queue(const gpusort_context* context);
 uint32_t gpusort_context_queue_family_index(const gpusort_context* context);
 /* Validation messages (warnings and errors) seen since creation; 0 when validation is off. */
 uint64_t gpusort_context_validation_messages(const gpusort_context* context);
+/* Frees the pinned staging memory and device buffers the convenient face keeps between calls
+   (Context::release_cached_memory); the next sort allocates them again. NULL is allowed. */
+void gpusort_context_release_cached_memory(gpusort_context* context);
 
 /* ---- Convenient face: host arrays ---- */
 

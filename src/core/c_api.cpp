@@ -135,6 +135,10 @@ uint64_t gpusort_context_validation_messages(const gpusort_context* c) {
   return c ? c->context.validation_messages() : 0;
 }
 
+void gpusort_context_release_cached_memory(gpusort_context* c) {
+  if (c) c->context.release_cached_memory();
+}
+
 gpusort_status gpusort_sort(gpusort_context* context, gpusort_key_type type, void* keys,
                             uint64_t n, const gpusort_sort_options* options) {
   return guarded([&] {
