@@ -406,4 +406,240 @@ inline uint64_t run_seed(uint64_t seed, const KeyConfig& c, uint64_t n, uint64_t
   return mix64(h + run * golden);
 }
 
+// ---- segmented rows (issue #13): segment layouts, per-segment checks, argsort checks ----
+
+// The layout families of the segmented rows, named by their shape at n = 2^24 (the default n).
+// At another n the small family keeps its segment size (256) and the others their segment count
+// (2^10, 16), so each family keeps the property it stands for; where n is smaller than the kept
+// quantity, the layout degrades to n segments of 1 (or one of n).
+enum class SegmentFamily { small, medium, large, powerlaw };
+
+inline const std::vector<SegmentFamily>& segment_families() {
+  static const std::vector<SegmentFamily> families{SegmentFamily::small, SegmentFamily::medium,
+                                                   SegmentFamily::large, SegmentFamily::powerlaw};
+  return families;
+}
+
+// 2^k for powers of two from 1024 up, else decimal: "2^16x256", "2^10x2^14", "16x2^20".
+inline std::string segment_count_text(uint64_t x) {
+  if (x >= 1024 && (x & (x - 1)) == 0) {
+    int k = 0;
+    while ((uint64_t(1) << k) != x) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return std::to_string(x);
+}
+
+// The layout's seed depends on the invocation seed and n only, so every key configuration (and
+// both programs) sorts the same power-law layout at one n.
+inline uint64_t layout_seed(uint64_t seed, uint64_t n) {
+  return mix64(seed ^ mix64(n * golden ^ 0x5e67e47ull));
+}
+
+// CSR offsets (S + 1 entries, first 0, last n) of family f for n keys.
+// powerlaw: sizes 16 * u^(-1/1.2) (a Pareto law: most segments a few dozen keys, a few up to
+// the cap n/8), one in 16 segments empty, drawn from layout_seed until they sum to n (the last
+// one cut). Deterministic for (seed, n): both programs sort the same layout.
+inline std::vector<uint32_t> make_segment_offsets(SegmentFamily f, uint64_t n, uint64_t seed) {
+  std::vector<uint32_t> offsets{0};
+  auto even = [&](uint64_t segments) {
+    segments = std::clamp<uint64_t>(segments, 1, std::max<uint64_t>(n, 1));
+    for (uint64_t s = 1; s <= segments; ++s) offsets.push_back(uint32_t(n * s / segments));
+  };
+  switch (f) {
+    case SegmentFamily::small:
+      for (uint64_t end = 256; offsets.back() < n; end += 256)
+        offsets.push_back(uint32_t(std::min(end, n)));
+      if (n == 0) offsets.push_back(0);
+      break;
+    case SegmentFamily::medium:
+      even(1024);
+      break;
+    case SegmentFamily::large:
+      even(16);
+      break;
+    case SegmentFamily::powerlaw: {
+      const uint64_t cap = std::max<uint64_t>(n / 8, 1), s0 = layout_seed(seed, n);
+      for (uint64_t i = 0; offsets.back() < n || offsets.size() == 1; ++i) {
+        const uint64_t r = mix64(s0 + (i + 1) * golden);
+        uint64_t size = 0;
+        if ((r & 15) != 0) {                                 // else an empty segment
+          const double u = double((r >> 11) + 1) * 0x1p-53;  // (0, 1]
+          size = std::min<uint64_t>(cap, uint64_t(16.0 * std::pow(u, -1.0 / 1.2)));
+        }
+        offsets.push_back(uint32_t(std::min<uint64_t>(offsets.back() + size, n)));
+      }
+      offsets.push_back(uint32_t(n));  // a trailing empty segment, so both ends are exercised
+      break;
+    }
+  }
+  return offsets;
+}
+
+// "2^16x256" at n = 2^24; for powerlaw "powerlaw" (its shape is random, its count printed).
+inline std::string segment_layout_name(SegmentFamily f, uint64_t n) {
+  if (f == SegmentFamily::powerlaw) return "powerlaw";
+  std::vector<uint32_t> o = make_segment_offsets(f, n, 0);
+  return segment_count_text(o.size() - 1) + "x" + segment_count_text(o[1]);
+}
+
+inline SegmentFamily parse_segment_family(const std::string& name) {
+  if (name == "small") return SegmentFamily::small;
+  if (name == "medium") return SegmentFamily::medium;
+  if (name == "large") return SegmentFamily::large;
+  if (name == "powerlaw") return SegmentFamily::powerlaw;
+  throw std::runtime_error("unknown segment layout '" + name +
+                           "' (expected small, medium, large, powerlaw)");
+}
+
+inline std::vector<SegmentFamily> parse_segment_families(const std::string& list) {
+  std::vector<SegmentFamily> chosen;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    chosen.push_back(parse_segment_family(list.substr(start, end - start)));
+    start = end + 1;
+  }
+  return chosen;
+}
+
+// The row's configuration name, e.g. "u32 seg 2^16x256", "u32+u32 seg powerlaw": the same in
+// both programs, so compare.py pairs gpusort's and CUB's rows by it.
+inline std::string segmented_config_name(const KeyConfig& c, SegmentFamily f, uint64_t n) {
+  return std::string(c.name) + " seg " + segment_layout_name(f, n);
+}
+inline const char* argsort_config_name() {
+  return "u32 argsort";
+}
+
+// Runs body(begin, end, part, segment of begin) over the elements in parts, as parallel_for.
+template <class Body>
+void parallel_for_segments(uint64_t n, const std::vector<uint32_t>& offsets, Body body) {
+  parallel_for(n, [&](uint64_t begin, uint64_t end, unsigned part) {
+    // The last segment whose start is <= begin (empty segments before it skipped).
+    uint64_t seg = uint64_t(std::upper_bound(offsets.begin(), offsets.end(), uint32_t(begin)) -
+                            offsets.begin()) -
+                   1;
+    body(begin, end, part, seg);
+  });
+}
+
+// The multiset hash of the (segment, key, value) triples: equal for an output only when every
+// segment holds exactly its input's pairs (an element moved across a segment boundary changes it).
+inline uint64_t segment_pair_hash(uint64_t key_bits, uint64_t value_bits, uint64_t segment) {
+  return mix64(pair_hash(key_bits, value_bits) + (segment + 1) * 0xd6e8feb86659fd93ull);
+}
+
+inline uint64_t segmented_hash(const KeyConfig& c, uint64_t n, const void* keys, const void* values,
+                               const std::vector<uint32_t>& offsets) {
+  std::vector<uint64_t> partial(64, 0);
+  parallel_for_segments(n, offsets, [&](uint64_t begin, uint64_t end, unsigned part, uint64_t seg) {
+    uint64_t sum = 0;
+    for (uint64_t i = begin; i < end; ++i) {
+      while (offsets[seg + 1] <= i) ++seg;
+      sum += segment_pair_hash(load_key(keys, c.key_bytes, i), load_value(values, c.value_bytes, i),
+                               seg);
+    }
+    partial[part] = sum;
+  });
+  uint64_t sum = 0;
+  for (auto s : partial) sum += s;
+  return sum;
+}
+
+// Checks a segmented sort's output: every segment sorted and holding exactly its input's pairs
+// (segmented_hash); with input_keys (the host copy of the input) also every segment equal to
+// std::stable_sort of that segment (unstable sorts: pairs of equal keys compared as multisets).
+inline std::string check_segmented_output(const KeyConfig& c, uint64_t n, const void* keys,
+                                          const void* values, const std::vector<uint32_t>& offsets,
+                                          uint64_t expected_hash, bool zero_signs_equal,
+                                          const void* input_keys, const void* input_values,
+                                          bool stable) {
+  std::vector<uint64_t> partial(64, 0), first_unsorted(64, UINT64_MAX);
+  parallel_for_segments(n, offsets, [&](uint64_t begin, uint64_t end, unsigned part, uint64_t seg) {
+    uint64_t sum = 0, bad = UINT64_MAX;
+    for (uint64_t i = begin; i < end; ++i) {
+      while (offsets[seg + 1] <= i) ++seg;
+      const uint64_t k = load_key(keys, c.key_bytes, i);
+      sum += segment_pair_hash(k, load_value(values, c.value_bytes, i), seg);
+      if (i > offsets[seg] && bad == UINT64_MAX &&
+          key_order(c, load_key(keys, c.key_bytes, i - 1), zero_signs_equal) >
+              key_order(c, k, zero_signs_equal))
+        bad = i;
+    }
+    partial[part] = sum;
+    first_unsorted[part] = bad;
+  });
+  uint64_t sum = 0, bad = UINT64_MAX;
+  for (int p = 0; p < 64; ++p) sum += partial[p], bad = std::min(bad, first_unsorted[p]);
+  if (bad != UINT64_MAX) return "segment not sorted at index " + std::to_string(bad);
+  if (sum != expected_hash)
+    return "a segment's output is not a permutation of its input (segment multiset hash differs)";
+  if (!input_keys) return "";
+
+  struct Pair {
+    uint64_t order, key, value;
+  };
+  std::vector<Pair> expected, actual;
+  auto by_key = [](const Pair& a, const Pair& b) { return a.order < b.order; };
+  auto by_pair = [](const Pair& a, const Pair& b) {
+    return a.order != b.order ? a.order < b.order : a.value < b.value;
+  };
+  for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+    expected.clear(), actual.clear();
+    for (uint64_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      uint64_t k = load_key(input_keys, c.key_bytes, i);
+      expected.push_back(
+          {key_order(c, k, zero_signs_equal), k, load_value(input_values, c.value_bytes, i)});
+      k = load_key(keys, c.key_bytes, i);
+      actual.push_back(
+          {key_order(c, k, zero_signs_equal), k, load_value(values, c.value_bytes, i)});
+    }
+    if (stable) {
+      std::stable_sort(expected.begin(), expected.end(), by_key);
+    } else {
+      std::sort(expected.begin(), expected.end(), by_pair);
+      std::stable_sort(actual.begin(), actual.end(), by_pair);
+    }
+    for (size_t i = 0; i < expected.size(); ++i)
+      if (expected[i].key != actual[i].key || expected[i].value != actual[i].value)
+        return "segment " + std::to_string(s) + " differs from std::stable_sort at index " +
+               std::to_string(offsets[s] + i);
+  }
+  return "";
+}
+
+// Checks an argsort's u32 indices against the input keys: a permutation of 0..n-1 under which
+// the keys are sorted, equal keys in increasing index order. The stable sorting permutation is
+// unique, so this is a whole-output check at every n. `sorted_keys` (optional): the keys the
+// sort left, which must then be input_keys[indices[i]].
+inline std::string check_argsort(const KeyConfig& c, uint64_t n, const void* input_keys,
+                                 const uint32_t* indices, const void* sorted_keys) {
+  std::vector<unsigned char> seen(n, 0);
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint32_t j = indices[i];
+    if (j >= n || seen[j])
+      return "indices are not a permutation (at index " + std::to_string(i) + ")";
+    seen[j] = 1;
+  }
+  std::vector<uint64_t> first_bad(64, UINT64_MAX);
+  parallel_for(n, [&](uint64_t begin, uint64_t end, unsigned part) {
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint64_t k = load_key(input_keys, c.key_bytes, indices[i]);
+      if (sorted_keys && load_key(sorted_keys, c.key_bytes, i) != k)
+        return void(first_bad[part] = i);
+      if (i == 0) continue;
+      const uint64_t a = key_order(c, load_key(input_keys, c.key_bytes, indices[i - 1]), false),
+                     b = key_order(c, k, false);
+      if (a > b || (a == b && indices[i - 1] > indices[i])) return void(first_bad[part] = i);
+    }
+  });
+  const uint64_t bad = *std::min_element(first_bad.begin(), first_bad.end());
+  if (bad != UINT64_MAX)
+    return "not the stable sorting permutation (or keys not in its order) at index " +
+           std::to_string(bad);
+  return "";
+}
+
 }  // namespace gpusort::bench

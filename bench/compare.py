@@ -6,7 +6,13 @@ development machine, not on the bare device machine.
     bench/compare.py RUN_DIR [--table bench/results_table.md] [--plot bench/throughput.png]
 
 Table rows: key configuration x n; columns: GKeys/s of every gpusort algorithm, of CUB, and the
-ratios gpusort/CUB for the best gpusort algorithm of the row and for `automatic`."""
+ratios gpusort/CUB for the best gpusort algorithm of the row and for `automatic`.
+
+    bench/compare.py RUN_DIR --segmented [--table bench/segmented_table.md]
+
+Issue #13's rows (bench/run_segmented_h100.sh): per segmented configuration and n, gpusort's and
+CUB's median ms (CUB's winning algorithm named) and the ratio CUB time / gpusort time; then
+argsort against sort_by_key u32+u32 for both (the issue asks gpusort's within 10 %)."""
 import argparse
 import json
 import os
@@ -43,7 +49,10 @@ def main():
     ap.add_argument("run_dir", help="folder holding gpusort.json and cub.json")
     ap.add_argument("--table", default="bench/results_table.md")
     ap.add_argument("--plot", default="bench/throughput.png")
+    ap.add_argument("--segmented", action="store_true", help="the segmented / argsort rows")
     args = ap.parse_args()
+    if args.segmented:
+        return segmented(args)
 
     gpusort = load(os.path.join(args.run_dir, "gpusort.json"))
     cub = load(os.path.join(args.run_dir, "cub.json"))
@@ -126,6 +135,37 @@ def main():
         if result.returncode != 0:
             sys.exit("gnuplot failed")
     print(f"wrote {args.table} and {args.plot}")
+
+
+def segmented(args):
+    docs = {name: load(os.path.join(args.run_dir, f"{name}.json")) for name in ("gpusort", "cub")}
+    rows = {}  # (config, n) -> {"gpusort": row, "cub": row}
+    for name, doc in docs.items():
+        for r in doc["results"]:
+            if "skipped" not in r:
+                rows.setdefault((r["config"], r["n"]), {})[name] = r
+    table = "bench/segmented_table.md" if args.table == "bench/results_table.md" else args.table
+    lines = [f"gpusort on {docs['gpusort']['device']} ({docs['gpusort']['driver']}), "
+             f"{docs['gpusort']['date']}; CUB: {docs['cub']['driver']}. Median ms.", "",
+             "| keys | n | gpusort | gpusort ms | CUB | CUB ms | CUB ms / gpusort ms |",
+             "|---|---|---|---:|---|---:|---:|"]
+    for (config, n), v in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        g, c = v.get("gpusort"), v.get("cub")
+        cells = [config, f"2^{log2(n)}",
+                 g["algorithm"] if g else "–", f"{g['ms_median']:.4f}" if g else "–",
+                 c["algorithm"] if c else "–", f"{c['ms_median']:.4f}" if c else "–",
+                 f"**{c['ms_median'] / g['ms_median']:.2f}**" if g and c else "–"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Argsort / sort_by_key u32+u32 (time ratio; issue #13: gpusort's <= 1.10):", ""]
+    for name in ("gpusort", "cub"):
+        for (config, n), v in sorted(rows.items()):
+            if config != "u32 argsort" or name not in v or name not in rows.get(("u32+u32", n), {}):
+                continue
+            ratio = v[name]["ms_median"] / rows[("u32+u32", n)][name]["ms_median"]
+            lines.append(f"- {name} n = 2^{log2(n)}: {ratio:.3f}")
+    with open(table, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 def has_cairo():

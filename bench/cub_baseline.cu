@@ -5,9 +5,17 @@
 //
 //   cub_baseline [--keys u32,u64,...] [--min-log2 10] [--max-log2 28] [--step 2] [--warmups 3]
 //                [--runs 11] [--seed S] [--time-budget SECONDS] [--quick] [--json F] [--csv F]
+//   cub_baseline --segmented [--layouts small,medium,large,powerlaw] [same options]
+//     The rows of `gpusort bench --segmented` (issue #13; default n = 2^24, --quick 2^14, keys
+//     u32,u32+u32): per layout the faster of cub::DeviceSegmentedSort and
+//     cub::DeviceSegmentedRadixSort (named in the row's algorithm), the argsort row
+//     (DeviceRadixSort::SortPairs of the keys with an iota made inside the timing) and the
+//     DeviceRadixSort u32+u32 row it is compared with.
 #include "bench_common.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <cub/version.cuh>
 #include <cuda_runtime.h>
 
@@ -188,6 +196,201 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   return row;
 }
 
+// ---- segmented rows (cub_baseline --segmented) ----
+
+enum class SegmentedAlgorithm { segmented_sort, segmented_radix_sort, argsort };
+
+const char* name_of(SegmentedAlgorithm a) {
+  switch (a) {
+    case SegmentedAlgorithm::segmented_sort: return "DeviceSegmentedSort";
+    case SegmentedAlgorithm::segmented_radix_sort: return "DeviceSegmentedRadixSort";
+    default: return "SortPairs+iota";
+  }
+}
+
+__global__ void iota_kernel(uint32_t* out, uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i;
+}
+
+// Sorts one set (DoubleBuffer forms, as cub_sort); temp == nullptr: only the size query. Segment
+// s is [offsets[s], offsets[s + 1]): begin offsets = offsets, end offsets = offsets + 1. argsort:
+// `values` receives iota (a kernel on the stream, so inside the caller's events) and then the
+// sort carries it along as the indices.
+template <class K>
+void cub_segmented(SegmentedAlgorithm a, void* temp, size_t& temp_bytes, void* keys,
+                   void* keys_alt, void* values, void* values_alt, uint64_t n, uint64_t segments,
+                   const int* offsets, cudaStream_t stream, bool& result_in_alt) {
+  cub::DoubleBuffer<K> k(static_cast<K*>(keys), static_cast<K*>(keys_alt));
+  cub::DoubleBuffer<uint32_t> v(static_cast<uint32_t*>(values), static_cast<uint32_t*>(values_alt));
+  const int bits = int(8 * sizeof(K));
+  switch (a) {
+    case SegmentedAlgorithm::segmented_sort:
+      if (values)
+        CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(temp, temp_bytes, k, v, int64_t(n),
+                                                       int64_t(segments), offsets, offsets + 1,
+                                                       stream));
+      else
+        CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(temp, temp_bytes, k, int64_t(n),
+                                                      int64_t(segments), offsets, offsets + 1,
+                                                      stream));
+      break;
+    case SegmentedAlgorithm::segmented_radix_sort:
+      if (values)
+        CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(temp, temp_bytes, k, v, int(n),
+                                                            int(segments), offsets, offsets + 1,
+                                                            0, bits, stream));
+      else
+        CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeys(temp, temp_bytes, k, int(n),
+                                                           int(segments), offsets, offsets + 1,
+                                                           0, bits, stream));
+      break;
+    case SegmentedAlgorithm::argsort:
+      if (temp) iota_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(v.Current(), uint32_t(n));
+      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, int(n), 0, bits, stream));
+      break;
+  }
+  if (temp && values && k.selector != v.selector)
+    throw std::runtime_error("CUB left keys and values in different buffers");
+  result_in_alt = k.selector != 0;
+}
+
+// One row: `config` with the layout of `family` sorted by `a`, or the argsort of u32 keys
+// (a == argsort: the keys' values are the indices). Inputs, seeds and checks as gpusort's
+// bench/segmented.cpp; the protocol as measure() above.
+Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorithm a, uint64_t n,
+                      const Protocol& p, uint64_t seed, cudaStream_t stream) {
+  const auto started = std::chrono::steady_clock::now();
+  const bool argsort = a == SegmentedAlgorithm::argsort;
+  Row row = Row::of("cub", name_of(a), c, n);
+  if (argsort) row.config = argsort_config_name(), row.value_bytes = 4;
+  else row.config = segmented_config_name(c, family, n);
+  row.warmups = p.warmups;
+  const bool exact = argsort || n <= p.exact_max_n;
+  // DeviceSegmentedSort does not promise stability: at small n its pairs of equal keys are
+  // compared as multisets (gpusort's rows are checked as stable).
+  const bool stable = a != SegmentedAlgorithm::segmented_sort;
+  row.verified = argsort ? "every run: indices == the stable sorting permutation, keys in its order"
+                 : exact ? "every run: each segment == std::stable_sort of it"
+                         : "every run: each segment sorted + per-segment pair multiset hash";
+  const std::vector<uint32_t> offsets =
+      argsort ? std::vector<uint32_t>{0, uint32_t(n)} : make_segment_offsets(family, n, seed);
+  const uint64_t segments = offsets.size() - 1;
+  const uint32_t value_bytes = argsort ? 4 : c.value_bytes;
+  const uint64_t key_size = n * c.key_bytes, value_size = n * value_bytes;
+  const uint64_t set_bytes = key_size + value_size;
+
+  DeviceMemory offsets_device(offsets.size() * 4);
+  CUDA_CHECK(cudaMemcpy(offsets_device.p, offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice));
+  const int* d_offsets = static_cast<const int*>(offsets_device.p);  // offsets <= 2^31 - 1
+  auto sort = [&](void* temp, size_t& temp_bytes, void* keys, void* keys_alt, void* values,
+                  void* values_alt, bool& alt) {
+    if (c.is_float)
+      cub_segmented<float>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n, segments,
+                           d_offsets, stream, alt);
+    else if (c.key_bytes == 4)
+      cub_segmented<uint32_t>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n,
+                              segments, d_offsets, stream, alt);
+    else
+      cub_segmented<uint64_t>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n,
+                              segments, d_offsets, stream, alt);
+  };
+  size_t temp_bytes = 0;
+  bool alt = false;
+  sort(nullptr, temp_bytes, nullptr, nullptr, value_bytes ? (void*)1 : nullptr, nullptr, alt);
+  row.scratch_bytes = temp_bytes + set_bytes;
+
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  row.sets = p.sets_for(set_bytes);
+  while (row.sets > 1 && double(row.sets + 1) * set_bytes + row.scratch_bytes > 0.8 * double(free_bytes)) --row.sets;
+  const uint32_t spare = row.sets;
+  std::vector<std::unique_ptr<DeviceMemory>> keys, values;
+  for (uint32_t s = 0; s <= row.sets; ++s) {
+    keys.push_back(std::make_unique<DeviceMemory>(key_size));
+    if (value_size) values.push_back(std::make_unique<DeviceMemory>(value_size));
+  }
+  DeviceMemory keys_alt(key_size), values_alt(value_size), temp(temp_bytes);
+  PinnedMemory upload_staging(set_bytes), readback_staging(set_bytes);
+  auto* up = static_cast<unsigned char*>(upload_staging.p);
+  auto* down = static_cast<unsigned char*>(readback_staging.p);
+  // Per set: its input's seed (generated again for the exact checks) and segment hash.
+  std::vector<uint64_t> set_seed(row.sets + 1), set_hash(row.sets + 1);
+  uint64_t run_index = 0;
+  auto send = [&](uint32_t s) {
+    set_seed[s] = run_seed(seed, c, n, run_index++);
+    generate_input(c, n, set_seed[s], up, up + key_size);
+    if (!argsort) set_hash[s] = segmented_hash(c, n, up, up + key_size, offsets);
+    // argsort: only the keys go up; the values buffer is the iota the timed run writes.
+    CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, up, key_size, cudaMemcpyHostToDevice, stream));
+    if (value_size && !argsort)
+      CUDA_CHECK(cudaMemcpyAsync(values[s]->p, up + key_size, value_size, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  auto sort_set = [&](uint32_t s) {
+    bool in_alt = false;
+    sort(temp.p, temp_bytes, keys[s]->p, keys_alt.p, value_size ? values[s]->p : nullptr,
+         values_alt.p, in_alt);
+    CUDA_CHECK(cudaGetLastError());
+    return in_alt;
+  };
+  send(spare);
+
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  const uint32_t total = p.warmups + p.runs;
+  std::vector<unsigned char> input;
+  for (uint32_t first = 0; first < total; first += row.sets) {
+    const uint32_t count = std::min(row.sets, total - first);
+    for (uint32_t s = 0; s < count; ++s) send(s);
+    const auto spin_start = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
+               .count() < p.spin_up_ms) {
+      sort_set(spare);
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    std::vector<float> ms(count);
+    for (uint32_t s = 0; s < count; ++s) {
+      CUDA_CHECK(cudaEventRecord(start, stream));
+      const bool in_alt = sort_set(s);
+      CUDA_CHECK(cudaEventRecord(stop, stream));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      CUDA_CHECK(cudaEventElapsedTime(&ms[s], start, stop));
+      if (in_alt) {  // home before the next run reuses the alternate buffers (untimed)
+        CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice, stream));
+        if (value_size)
+          CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size, cudaMemcpyDeviceToDevice, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+      }
+    }
+    for (uint32_t s = 0; s < count; ++s) {
+      CUDA_CHECK(cudaMemcpyAsync(down, keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
+      if (value_size)
+        CUDA_CHECK(cudaMemcpyAsync(down + key_size, values[s]->p, value_size, cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      if (exact) {
+        input.resize(set_bytes);
+        generate_input(c, n, set_seed[s], input.data(), input.data() + key_size);
+      }
+      const std::string wrong =
+          argsort ? check_argsort(c, n, input.data(), reinterpret_cast<const uint32_t*>(down + key_size), down)
+                  : check_segmented_output(c, n, down, down + key_size, offsets, set_hash[s], true,
+                                           exact ? input.data() : nullptr,
+                                           exact ? input.data() + key_size : nullptr, stable);
+      if (!wrong.empty())
+        throw std::runtime_error(std::string("cub ") + name_of(a) + " " + row.config + " n=" +
+                                 std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);
+      if (first + s >= p.warmups) row.ms.push_back(ms[s]);
+    }
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  row.finish();
+  row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return row;
+}
+
 uint32_t parse_u32(const std::string& flag, const char* text) {
   try {
     return uint32_t(std::stoul(text));
@@ -203,18 +406,21 @@ int main(int argc, char** argv) {
     Protocol p;
     std::string keys, json, csv, command = "cub_baseline";
     uint64_t seed = 0;
-    bool quick = false;
+    bool quick = false, segmented = false;
+    std::vector<SegmentFamily> families = segment_families();
     std::vector<std::pair<std::string, std::string>> overrides;
     for (int i = 1; i < argc; ++i) {
       std::string flag = argv[i];
       command += " " + flag;
       if (flag == "--quick") { quick = true; continue; }
+      if (flag == "--segmented") { segmented = true; continue; }
       if (i + 1 >= argc) throw std::runtime_error(flag + " needs a value (or is unknown)");
       std::string value = argv[++i];
       command += " " + value;
       if (flag == "--keys") keys = value;
       else if (flag == "--json") json = value;
       else if (flag == "--csv") csv = value;
+      else if (flag == "--layouts") families = parse_segment_families(value);
       else if (flag == "--seed") seed = std::stoull(value);
       else if (flag == "--time-budget") p.time_budget_s = std::stod(value);
       else if (flag == "--min-log2" || flag == "--max-log2" || flag == "--step" ||
@@ -222,6 +428,10 @@ int main(int argc, char** argv) {
       else throw std::runtime_error("unknown option " + flag);
     }
     if (quick) p.make_quick();
+    if (segmented) {  // one size unless asked: 2^24 (the issue's), 2^14 with --quick
+      p.min_log2 = p.max_log2 = quick ? 14 : 24;
+      if (keys.empty()) keys = "u32,u32+u32";
+    }
     for (const auto& [flag, value] : overrides) {
       uint32_t x = parse_u32(flag, value.c_str());
       if (flag == "--min-log2") p.min_log2 = x;
@@ -251,7 +461,59 @@ int main(int argc, char** argv) {
     RunInfo info{"cub", prop.name, driver_text, command, p, p.seed};
     std::vector<Row> rows;
     TimeBudget budget(p.time_budget_s);
-    for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
+    auto save = [&] {  // rewritten after every row, so a run cut short keeps what it measured
+      if (!json.empty()) write_json(json, info, rows);
+      if (!csv.empty()) write_csv(csv, rows);
+    };
+    for (uint32_t log2 = p.min_log2; segmented && log2 <= p.max_log2; log2 += p.log2_step) {
+      const uint64_t n = uint64_t(1) << log2;
+      auto add = [&](Row row) {
+        print_row(row);
+        rows.push_back(std::move(row));
+        save();
+      };
+      auto timed = [&](const std::string& kind, auto measure_row) {
+        std::string skipped = budget.check(kind, n);
+        if (!skipped.empty()) {
+          Row row = measure_row(true);
+          row.skipped = skipped;
+          return add(row);
+        }
+        Row row = measure_row(false);
+        budget.record(kind, n, row.wall_s);
+        add(row);
+      };
+      for (const KeyConfig& c : configs)
+        for (SegmentFamily f : families)
+          timed(segmented_config_name(c, f, uint64_t(1) << 24), [&](bool skip) {
+            if (skip) {
+              Row row = Row::of("cub", "DeviceSegmentedSort", c, n);
+              row.config = segmented_config_name(c, f, n);
+              return row;
+            }
+            // The faster of CUB's two segmented sorts, by median; the other is printed.
+            Row a = measure_segmented(c, f, SegmentedAlgorithm::segmented_sort, n, p, p.seed, stream);
+            Row b = measure_segmented(c, f, SegmentedAlgorithm::segmented_radix_sort, n, p, p.seed, stream);
+            if (b.ms_median < a.ms_median) std::swap(a, b);
+            std::printf("  (%s %s: %.4f ms, slower)\n", b.algorithm.c_str(), b.config.c_str(), b.ms_median);
+            a.wall_s += b.wall_s;
+            return a;
+          });
+      const KeyConfig u32 = parse_key_configs("u32")[0], u32_u32 = parse_key_configs("u32+u32")[0];
+      timed("argsort", [&](bool skip) {
+        if (!skip)
+          return measure_segmented(u32, SegmentFamily::small, SegmentedAlgorithm::argsort, n, p, p.seed, stream);
+        Row row = Row::of("cub", name_of(SegmentedAlgorithm::argsort), u32, n);
+        row.config = argsort_config_name(), row.value_bytes = 4;
+        return row;
+      });
+      // The sort_by_key row argsort is compared with (issue #13).
+      timed("u32+u32", [&](bool skip) {
+        if (!skip) return measure(u32_u32, n, p, p.seed, stream);
+        return Row::of("cub", "DeviceRadixSort", u32_u32, n);
+      });
+    }
+    for (uint32_t log2 = p.min_log2; !segmented && log2 <= p.max_log2; log2 += p.log2_step)
       for (const KeyConfig& c : configs) {
         const uint64_t n = uint64_t(1) << log2;
         std::string skipped = budget.check(c.name, n);
@@ -264,9 +526,7 @@ int main(int argc, char** argv) {
           rows.push_back(row);
         }
         print_row(rows.back());
-        // Rewritten after every row, so a run cut short keeps what it measured.
-        if (!json.empty()) write_json(json, info, rows);
-        if (!csv.empty()) write_csv(csv, rows);
+        save();
       }
     CUDA_CHECK(cudaStreamDestroy(stream));
     return 0;

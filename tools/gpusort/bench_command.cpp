@@ -1,21 +1,20 @@
 // gpusort bench: times every algorithm x key configuration x size with GPU timestamps, checks
 // every result, prints a table and writes JSON / CSV (bench/benchmark.hpp, bench/RESULTS.md).
-#include "commands.hpp"
+#include <cstdio>
+#include <gpusort/gpusort.hpp>
+#include <memory>
 
 #include "benchmark.hpp"
+#include "commands.hpp"
 #include "end_to_end.hpp"
-
-#include <gpusort/gpusort.hpp>
-
-#include <cstdio>
-#include <memory>
+#include "segmented.hpp"
 
 namespace gpusort::cli {
 namespace {
 
 struct BenchArguments {
-  std::string algorithms, keys, json, csv, device;
-  bool quick = false, end_to_end = false;
+  std::string algorithms, keys, json, csv, device, layouts;
+  bool quick = false, end_to_end = false, segmented = false;
   uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
   uint64_t seed = 0;
   double time_budget = 0;
@@ -53,6 +52,28 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
 
   Context ctx = Context::create({.device = a.device});
   const DeviceInfo& d = ctx.device_info();
+  if (a.segmented) {
+    // One size unless asked: 2^24 (the issue's), 2^14 with --quick.
+    if (!cmd.count("--min-log2")) p.min_log2 = a.quick ? 14 : 24;
+    if (!cmd.count("--max-log2")) p.max_log2 = std::max(p.min_log2, a.quick ? 14u : 24u);
+    bench::SegmentedOptions seg{p, options.configs, {}, {}};
+    try {
+      if (!a.layouts.empty()) seg.families = bench::parse_segment_families(a.layouts);
+    } catch (const std::runtime_error& e) {
+      throw Error(std::string("bench: ") + e.what());
+    }
+    std::printf(
+        "gpusort bench --segmented on %s (%s); %u warm-ups, median of %u runs, seed "
+        "%llu; SegmentedSorter::record and argsort on device buffers\n",
+        d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
+    bench::RunInfo info{"gpusort", d.name, d.driver, a.command_line, p, p.seed};
+    seg.on_row = [&](const std::vector<bench::Row>& rows) {
+      if (!a.json.empty()) bench::write_json(a.json, info, rows);
+      if (!a.csv.empty()) bench::write_csv(a.csv, rows);
+    };
+    bench::run_segmented(ctx, seg);
+    return;
+  }
   if (a.end_to_end) {
     if (!cmd.count("--min-log2") && !a.quick) p.min_log2 = 20;
     if (!cmd.count("--warmups") && !a.quick) p.warmups = 2;
@@ -98,15 +119,29 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_flag("--end-to-end", args->end_to_end,
                 "Time gpusort::sort from host memory to host memory (transfers included) beside "
                 "the measured host<->device bandwidth (default n = 2^20..2^28, 5 runs)");
+  cmd->add_flag("--segmented", args->segmented,
+                "Segmented sort (SegmentedSorter::record) of --keys (default u32,u32+u32) over the "
+                "--layouts, then argsort of u32 keys beside sort_by_key with u32 values; default "
+                "n = 2^24 (--quick: 2^14). Rows pair with `cub_baseline --segmented`");
+  cmd->add_option("--layouts", args->layouts,
+                  "With --segmented: comma-separated segment layouts, named by their shape at "
+                  "n = 2^24: small (2^16x256: size 256 kept at other n), medium (2^10x2^14: "
+                  "count kept), large (16x2^20: count kept), powerlaw (Pareto sizes, some "
+                  "empty); default all");
   cmd->add_flag("--quick", args->quick, "n = 2^10..2^14, 1 warm-up, 3 runs (CI on lavapipe)");
   cmd->callback([args, cmd] {
     args->command_line = "gpusort bench";
-    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-             {"--algorithms", args->algorithms}, {"--keys", args->keys},
-             {"--json", args->json}, {"--csv", args->csv}, {"--device", args->device}})
+    for (const auto& [name, value] :
+         std::vector<std::pair<std::string, std::string>>{{"--algorithms", args->algorithms},
+                                                          {"--keys", args->keys},
+                                                          {"--json", args->json},
+                                                          {"--csv", args->csv},
+                                                          {"--device", args->device},
+                                                          {"--layouts", args->layouts}})
       if (!value.empty()) args->command_line += " " + name + " " + value;
     if (args->quick) args->command_line += " --quick";
     if (args->end_to_end) args->command_line += " --end-to-end";
+    if (args->segmented) args->command_line += " --segmented";
     for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed", "--time-budget"})
       if (cmd->count(name)) args->command_line += std::string(" ") + name + " " + cmd->get_option(name)->as<std::string>();
     run_bench(*args, *cmd);
