@@ -93,6 +93,13 @@ struct Protocol {
     uint64_t lower = std::min<uint64_t>(std::max<uint64_t>(min_sets, warmups + runs), max_sets);
     return uint32_t(std::clamp<uint64_t>(sets, lower, max_sets));
   }
+  // Untimed sorts of the spare set (each waited for by `sort_spare`) for spin_up_ms.
+  template <class SortSpare> void spin_up(SortSpare sort_spare) const {
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+               .count() < spin_up_ms)
+      sort_spare();
+  }
   std::string verification(uint64_t n) const {
     return n <= exact_max_n ? "every run: whole output == std::stable_sort"
                             : "every run: sorted + pair multiset hash";

@@ -75,6 +75,41 @@ void sort_config(const KeyConfig& c, void* temp, size_t& temp_bytes, void* keys,
   else cub_sort<uint64_t>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
 }
 
+// A row's memory, as gpusort's benchmark sizes it: one input set (keys, values) per run, fewer
+// only where memory requires (the runs then go in batches), plus a spare set (index `sets`) for
+// the spin-up; the alternate buffers CUB sorts through, its temporary storage, and pinned staging
+// for one set each way.
+struct RowMemory {
+  uint32_t sets;
+  std::vector<std::unique_ptr<DeviceMemory>> keys, values;
+  DeviceMemory keys_alt, values_alt, temp;
+  PinnedMemory upload_staging, readback_staging;
+
+  RowMemory(const Protocol& p, uint64_t key_size, uint64_t value_size, size_t temp_bytes,
+            uint64_t scratch_bytes)
+      : sets(sets_that_fit(p, key_size + value_size, scratch_bytes)),
+        keys_alt(key_size),
+        values_alt(value_size),
+        temp(temp_bytes),
+        upload_staging(key_size + value_size),
+        readback_staging(key_size + value_size) {
+    for (uint32_t s = 0; s <= sets; ++s) {
+      keys.push_back(std::make_unique<DeviceMemory>(key_size));
+      if (value_size) values.push_back(std::make_unique<DeviceMemory>(value_size));
+    }
+  }
+
+ private:
+  static uint32_t sets_that_fit(const Protocol& p, uint64_t set_bytes, uint64_t scratch_bytes) {
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    uint32_t sets = p.sets_for(set_bytes);
+    while (sets > 1 && double(sets + 1) * set_bytes + scratch_bytes > 0.8 * double(free_bytes))
+      --sets;
+    return sets;
+  }
+};
+
 Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cudaStream_t stream) {
   const auto started = std::chrono::steady_clock::now();
   Row row = Row::of("cub", "DeviceRadixSort", c, n);
@@ -90,23 +125,13 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   // Comparable to gpusort's scratch: CUB's temporary storage plus the alternate key/value buffers.
   row.scratch_bytes = temp_bytes + set_bytes;
 
-  size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // As gpusort's benchmark: one set per run (fewer only where memory requires; the runs then go
-  // in batches), plus a spare set for the spin-up.
-  row.sets = p.sets_for(set_bytes);
-  while (row.sets > 1 && double(row.sets + 1) * set_bytes + row.scratch_bytes > 0.8 * double(free_bytes)) --row.sets;
+  RowMemory memory(p, key_size, value_size, temp_bytes, row.scratch_bytes);
+  row.sets = memory.sets;
   const uint32_t spare = row.sets;
-
-  std::vector<std::unique_ptr<DeviceMemory>> keys, values;
-  for (uint32_t s = 0; s <= row.sets; ++s) {
-    keys.push_back(std::make_unique<DeviceMemory>(key_size));
-    if (value_size) values.push_back(std::make_unique<DeviceMemory>(value_size));
-  }
-  DeviceMemory keys_alt(key_size), values_alt(value_size), temp(temp_bytes);
-  PinnedMemory upload_staging(set_bytes), readback_staging(set_bytes);
-  auto* up = static_cast<unsigned char*>(upload_staging.p);
-  auto* down = static_cast<unsigned char*>(readback_staging.p);
+  auto &keys = memory.keys, &values = memory.values;
+  DeviceMemory &keys_alt = memory.keys_alt, &values_alt = memory.values_alt, &temp = memory.temp;
+  auto* up = static_cast<unsigned char*>(memory.upload_staging.p);
+  auto* down = static_cast<unsigned char*>(memory.readback_staging.p);
   const bool exact = n <= p.exact_max_n;
   // Per set: its input's multiset hash and, at small n, host copies; `pending` is the input in
   // the upload staging, generated while the GPU sorts and the host checks, not yet sent.
@@ -149,12 +174,10 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) generate(next_seed()), send(s);
-    const auto spin_start = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
-               .count() < p.spin_up_ms) {
+    p.spin_up([&] {
       sort_set(spare);
       CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
+    });
     std::vector<float> ms(count);
     std::vector<bool> in_alt(count);
     for (uint32_t s = 0; s < count; ++s) {
@@ -300,20 +323,13 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
   sort(nullptr, temp_bytes, nullptr, nullptr, value_bytes ? (void*)1 : nullptr, nullptr, alt);
   row.scratch_bytes = temp_bytes + set_bytes;
 
-  size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  row.sets = p.sets_for(set_bytes);
-  while (row.sets > 1 && double(row.sets + 1) * set_bytes + row.scratch_bytes > 0.8 * double(free_bytes)) --row.sets;
+  RowMemory memory(p, key_size, value_size, temp_bytes, row.scratch_bytes);
+  row.sets = memory.sets;
   const uint32_t spare = row.sets;
-  std::vector<std::unique_ptr<DeviceMemory>> keys, values;
-  for (uint32_t s = 0; s <= row.sets; ++s) {
-    keys.push_back(std::make_unique<DeviceMemory>(key_size));
-    if (value_size) values.push_back(std::make_unique<DeviceMemory>(value_size));
-  }
-  DeviceMemory keys_alt(key_size), values_alt(value_size), temp(temp_bytes);
-  PinnedMemory upload_staging(set_bytes), readback_staging(set_bytes);
-  auto* up = static_cast<unsigned char*>(upload_staging.p);
-  auto* down = static_cast<unsigned char*>(readback_staging.p);
+  auto &keys = memory.keys, &values = memory.values;
+  DeviceMemory &keys_alt = memory.keys_alt, &values_alt = memory.values_alt, &temp = memory.temp;
+  auto* up = static_cast<unsigned char*>(memory.upload_staging.p);
+  auto* down = static_cast<unsigned char*>(memory.readback_staging.p);
   // Per set: its input's seed (generated again for the exact checks) and segment hash.
   std::vector<uint64_t> set_seed(row.sets + 1), set_hash(row.sets + 1);
   uint64_t run_index = 0;
@@ -344,12 +360,10 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) send(s);
-    const auto spin_start = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
-               .count() < p.spin_up_ms) {
+    p.spin_up([&] {
       sort_set(spare);
       CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
+    });
     std::vector<float> ms(count);
     for (uint32_t s = 0; s < count; ++s) {
       CUDA_CHECK(cudaEventRecord(start, stream));

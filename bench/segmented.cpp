@@ -112,10 +112,7 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) send(s);
-    const auto spin_start = std::chrono::steady_clock::now();
-    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - spin_start)
-               .count() < p.spin_up_ms)
-      impl.submit(record_sort(spare));
+    p.spin_up([&] { impl.submit(record_sort(spare)); });
     std::vector<double> ms(count);
     for (uint32_t s = 0; s < count; ++s) ms[s] = impl.submit_timed(record_sort(s));
     for (uint32_t s = 0; s < count; ++s) {
