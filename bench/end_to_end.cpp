@@ -1,11 +1,18 @@
 // `gpusort bench --end-to-end` (end_to_end.hpp). Per row: warm-ups, then timed runs of
 // gpusort::sort on a fresh copy of the input in host memory (the copy is not timed), the median
 // reported with its stages (SortTimings); every run's output checked (sorted, pair multiset).
+// Before each run the GPU is spun up like the kernel rows' (Protocol::spin_up: untimed sorts of
+// device-resident keys), because the H100's SM clock follows the recent load: from an idle GPU a
+// 2^28 sort inside the call runs at 345 MHz, 5.3x slower (bench/NOTES-host.md, clock probe).
+// With --one-off, each row also reports calls made after 1 s of idle, with no spin-up: what a
+// program that sorts once, on an otherwise idle GPU, sees.
 // The floor is the bytes moved each way over the bandwidth measured first: a DMA between pinned
 // host memory and device memory, each direction, the median of five.
 #include "end_to_end.hpp"
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "vulkan/buffer.hpp"
 
@@ -35,6 +42,38 @@ Bandwidth measure_bus(Context& ctx, uint64_t bytes) {
           double(bytes) / (copy_ms(device, host) * 1e6)};
 }
 
+// Device-resident keys sorted again and again to bring the GPU to working clocks (2^24 random
+// u32 keys: 0.7 ms a sort on the H100, so Protocol::spin_up's 200 ms are ~300 sorts).
+class SpareSort {
+ public:
+  explicit SpareSort(Context& ctx, uint64_t n)
+      : impl_(ctx.impl()), n_(n), sorter_(ctx, {.key = KeyType::u32}),
+        keys_(impl_, n * 4, MemoryKind::device_local),
+        scratch_(impl_, sorter_.scratch_bytes(n), MemoryKind::device_local) {
+    DeviceBuffer staging(impl_, n * 4, MemoryKind::readback);
+    auto* k = static_cast<uint32_t*>(staging.mapped());
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (uint64_t i = 0; i < n; ++i) {  // random: every pass runs (no pass is skipped)
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      k[i] = uint32_t(x >> 32);
+    }
+    impl_.submit_timed([&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, 0, n * 4};
+      vkCmdCopyBuffer(cmd, staging.buffer(), keys_.buffer(), 1, &region);
+    });
+  }
+  void operator()() {
+    impl_.submit_timed(
+        [&](VkCommandBuffer cmd) { sorter_.record(cmd, keys_.ref(), {}, scratch_.ref(), n_); });
+  }
+
+ private:
+  Context::Impl& impl_;
+  uint64_t n_;
+  Sorter sorter_;
+  DeviceBuffer keys_, scratch_;
+};
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -52,13 +91,16 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
   const Bandwidth bus = measure_bus(ctx, std::clamp<uint64_t>(largest * 4, 1 << 20, 256 << 20));
   std::printf("host<->device bandwidth (DMA, pinned memory): %.1f GB/s up, %.1f GB/s down\n",
               bus.up_gbps, bus.down_gbps);
-  std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s\n", "keys", "n", "MB", "ms", "upload",
-              "sort GPU", "download", "GB/s", "floor ms", "/floor");
+  SpareSort spare(ctx, p.spin_up_ms > 0 ? uint64_t(1) << 24 : 1024);
+  std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s%s\n", "keys", "n", "MB", "ms", "upload",
+              "sort GPU", "download", "GB/s", "floor ms", "/floor",
+              options.one_off ? "  one-off ms (upload sort download) /floor" : "");
   std::ofstream csv;
   if (!options.csv.empty()) {
     csv.open(options.csv);
     csv << "config,n,bytes,ms,upload_ms,sort_gpu_ms,download_ms,gb_per_s,floor_ms,"
-           "up_gbps,down_gbps\n";
+           "up_gbps,down_gbps,one_off_ms,one_off_upload_ms,one_off_sort_gpu_ms,"
+           "one_off_download_ms\n";
   }
   for (const KeyConfig& c : configs) {
     const KeyType key = parse_key_type(c.key);
@@ -68,9 +110,7 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
       std::vector<uint32_t> input_values(c.value_bytes ? n : 0), values(input_values.size());
       const uint64_t hash =
           generate_input(c, n, p.seed + log2, input_keys.data(), input_values.data());
-      std::vector<SortTimings> runs;
-      for (uint32_t run = 0; run < p.warmups + p.runs; ++run) {
-        // Restored on all cores: a long pause between runs would let the GPU lower its clocks.
+      auto restore = [&] {
         parallel_for(input_keys.size(), [&](uint64_t begin, uint64_t end, unsigned) {
           std::copy(input_keys.begin() + begin, input_keys.begin() + end, keys.begin() + begin);
         });
@@ -78,6 +118,8 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
           std::copy(input_values.begin() + begin, input_values.begin() + end,
                     values.begin() + begin);
         });
+      };
+      auto sort_and_check = [&] {
         SortTimings t;
         sort_raw(ctx, key, keys.data(), n, c.value_bytes ? values.data() : nullptr, c.value_bytes,
                  {.timings = &t});
@@ -86,27 +128,50 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
         if (!wrong.empty())
           throw Error("end-to-end " + std::string(c.name) + " n=" + std::to_string(n) + ": " +
                       wrong);
+        return t;
+      };
+      std::vector<SortTimings> runs, one_off;
+      for (uint32_t run = 0; run < p.warmups + p.runs; ++run) {
+        restore();
+        p.spin_up([&] { spare(); });
+        const SortTimings t = sort_and_check();
         if (run >= p.warmups) runs.push_back(t);
       }
-      auto stage = [&](double SortTimings::*field) {
+      for (uint32_t run = 0; options.one_off && run < 3; ++run) {
+        restore();
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        one_off.push_back(sort_and_check());
+      }
+      auto stage_of = [&](const std::vector<SortTimings>& list, double SortTimings::*field) {
         std::vector<double> v;
-        for (auto& t : runs) v.push_back(t.*field);
-        return median(v);
+        for (auto& t : list) v.push_back(t.*field);
+        return v.empty() ? 0.0 : median(v);
       };
+      auto stage = [&](double SortTimings::*field) { return stage_of(runs, field); };
+      auto one_off_stage = [&](double SortTimings::*field) { return stage_of(one_off, field); };
       const double ms = stage(&SortTimings::total_ms);
       const uint64_t bytes = runs[0].bytes;
       const double floor_ms =
           double(bytes) / (bus.up_gbps * 1e6) + double(bytes) / (bus.down_gbps * 1e6);
-      std::printf("%-8s %11llu %9.1f %10.3f %10.3f %10.3f %10.3f %8.2f %9.3f %7.2f\n", c.name,
+      std::printf("%-8s %11llu %9.1f %10.3f %10.3f %10.3f %10.3f %8.2f %9.3f %7.2f", c.name,
                   (unsigned long long)n, double(bytes) / 1e6, ms, stage(&SortTimings::upload_ms),
                   stage(&SortTimings::sort_gpu_ms), stage(&SortTimings::download_ms),
                   double(bytes) / (ms * 1e6), floor_ms, ms / floor_ms);
+      const double one_off_ms = one_off_stage(&SortTimings::total_ms);
+      if (options.one_off)
+        std::printf("  %10.3f (%.1f %.1f %.1f) %5.2f", one_off_ms,
+                    one_off_stage(&SortTimings::upload_ms), one_off_stage(&SortTimings::sort_gpu_ms),
+                    one_off_stage(&SortTimings::download_ms), one_off_ms / floor_ms);
+      std::printf("\n");
       std::fflush(stdout);
       if (csv.is_open())
         csv << c.name << "," << n << "," << bytes << "," << ms << ","
             << stage(&SortTimings::upload_ms) << "," << stage(&SortTimings::sort_gpu_ms) << ","
             << stage(&SortTimings::download_ms) << "," << double(bytes) / (ms * 1e6) << ","
-            << floor_ms << "," << bus.up_gbps << "," << bus.down_gbps << std::endl;
+            << floor_ms << "," << bus.up_gbps << "," << bus.down_gbps << "," << one_off_ms << ","
+            << one_off_stage(&SortTimings::upload_ms) << ","
+            << one_off_stage(&SortTimings::sort_gpu_ms) << ","
+            << one_off_stage(&SortTimings::download_ms) << std::endl;
     }
   }
   if (ctx.validation_messages() != 0)

@@ -15,6 +15,7 @@ struct EndToEndOptions {
   Protocol protocol;               // sizes, warm-ups, runs, seed
   std::vector<KeyConfig> configs;  // empty: u32, f32, u64, u32+u32
   std::string csv;                 // written after every row when set
+  bool one_off = false;            // also 3 calls per row after 1 s of idle, no spin-up
 };
 
 // Measures and prints every row; throws when a result is wrong.

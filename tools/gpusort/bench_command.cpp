@@ -14,7 +14,7 @@ namespace {
 
 struct BenchArguments {
   std::string algorithms, keys, json, csv, device, layouts;
-  bool quick = false, end_to_end = false, segmented = false;
+  bool quick = false, end_to_end = false, one_off = false, segmented = false;
   uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
   uint64_t seed = 0;
   double time_budget = 0;
@@ -79,9 +79,11 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
     if (!cmd.count("--warmups") && !a.quick) p.warmups = 2;
     if (!cmd.count("--runs") && !a.quick) p.runs = 5;
     std::printf("gpusort bench --end-to-end on %s (%s); %u warm-ups, median of %u runs, seed "
-                "%llu; gpusort::sort from host memory to host memory\n",
-                d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
-    return bench::run_end_to_end(ctx, {p, options.configs, a.csv});
+                "%llu; gpusort::sort from host memory to host memory; %.0f ms of device-resident "
+                "sorts spin the GPU up before each run\n",
+                d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed,
+                p.spin_up_ms);
+    return bench::run_end_to_end(ctx, {p, options.configs, a.csv, a.one_off});
   }
   std::printf("gpusort bench on %s (%s); %u warm-ups, median of %u runs, seed %llu\n",
               d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
@@ -119,6 +121,9 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_flag("--end-to-end", args->end_to_end,
                 "Time gpusort::sort from host memory to host memory (transfers included) beside "
                 "the measured host<->device bandwidth (default n = 2^20..2^28, 5 runs)");
+  cmd->add_flag("--one-off", args->one_off,
+                "With --end-to-end: also time 3 calls per row made after 1 s of idle with no spin-up "
+                "(what a single sort on an idle GPU sees: the GPU's clocks are down)");
   cmd->add_flag("--segmented", args->segmented,
                 "Segmented sort (SegmentedSorter::record) of --keys (default u32,u32+u32) over the "
                 "--layouts, then argsort of u32 keys beside sort_by_key with u32 values; default "
@@ -141,6 +146,7 @@ CommandRegistration registration([](CLI::App& app) {
       if (!value.empty()) args->command_line += " " + name + " " + value;
     if (args->quick) args->command_line += " --quick";
     if (args->end_to_end) args->command_line += " --end-to-end";
+    if (args->one_off) args->command_line += " --one-off";
     if (args->segmented) args->command_line += " --segmented";
     for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed", "--time-budget"})
       if (cmd->count(name)) args->command_line += std::string(" ") + name + " " + cmd->get_option(name)->as<std::string>();
