@@ -18,7 +18,7 @@ namespace gpusort::test {
 namespace {
 
 enum class Mix { one, all_empty_but_one, all_size_one, uniform_small, uniform_large, power_law,
-                 empty_at_ends };
+                 empty_at_ends, class_boundaries, boundaries_and_large };
 const char* to_string(Mix m) {
   switch (m) {
     case Mix::one: return "one";
@@ -28,6 +28,8 @@ const char* to_string(Mix m) {
     case Mix::uniform_large: return "uniform_large";
     case Mix::power_law: return "power_law";
     case Mix::empty_at_ends: return "empty_at_ends";
+    case Mix::class_boundaries: return "class_boundaries";
+    case Mix::boundaries_and_large: return "boundaries_and_large";
   }
   return "?";
 }
@@ -65,6 +67,22 @@ std::vector<uint64_t> make_offsets(uint64_t n, Mix mix, std::mt19937_64& rng) {
       fill_random([&] { return 1 + rng() % 200; });
       offsets.insert(offsets.end(), {n, n, n});
       break;
+    case Mix::class_boundaries:
+    case Mix::boundaries_and_large: {
+      // Sizes on both sides of every power of two to 2048 (the fast path's size classes; its
+      // largest on lavapipe: 2048 keys, or 1024 at 4-wide subgroups), in random order,
+      // repeated to n (about 12300 keys cover each once); with one segment too large for any
+      // class among them (the global path then sorts everything).
+      std::vector<uint64_t> sizes{0, 1, 2, 3};
+      for (uint64_t p = 4; p < 2048; p *= 2) sizes.insert(sizes.end(), {p - 1, p, p + 1});
+      sizes.insert(sizes.end(), {2047, 2048});
+      if (mix == Mix::boundaries_and_large) sizes.insert(sizes.end(), {2049, 3000});
+      while (offsets.back() < n) {
+        std::shuffle(sizes.begin(), sizes.end(), rng);
+        for (uint64_t size : sizes) offsets.push_back(std::min(n, offsets.back() + size));
+      }
+      break;
+    }
   }
   if (offsets.size() == 1) offsets.push_back(n);  // n == 0: one empty segment
   return offsets;
@@ -205,6 +223,19 @@ TEST_P(SegmentedAllKeyTypes, Argsort) {
   }
 }
 
+// The fast path's size classes: every key type, values, both orders, indices, on segments sized
+// on both sides of each class boundary (tests n below the largest class too: fast path only).
+TEST_P(SegmentedAllKeyTypes, ClassBoundaries) {
+  const Combo& p = GetParam();
+  for (Mix mix : {Mix::class_boundaries, Mix::boundaries_and_large})
+    EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
+                                 .descending = p.descending, .n = 13000, .mix = mix,
+                                 .distribution = Distribution::few_unique, .index_bytes = 4}));
+  EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
+                               .descending = p.descending, .n = 1500, .mix = Mix::class_boundaries,
+                               .offset_bytes = 8}));
+}
+
 INSTANTIATE_TEST_SUITE_P(All, SegmentedAllKeyTypes, ::testing::ValuesIn(all_combos()), combo_name);
 
 // ---- Sizes and shapes beyond one workgroup ----
@@ -244,6 +275,20 @@ TEST(SegmentedBits, BitRanges) {
                                    .segmented = false, .write_keys = false, .index_bytes = 4,
                                    .begin_bit = begin, .end_bit = end}));
     }
+}
+
+TEST(SegmentedBits, BitRangesOnTheFastPath) {
+  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::i64, 20u, 52u},
+                                 {KeyType::f64, 0u, 63u}})
+    EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = 13000,
+                                 .mix = Mix::class_boundaries, .index_bytes = 4,
+                                 .begin_bit = begin, .end_bit = end}));
+}
+
+TEST(SegmentedSizes, AllSizeOneMany) {
+  // n segments of one key: nothing to sort, only indices to write.
+  EXPECT_TRUE(check_segmented({.key = KeyType::u32, .value_bytes = 4, .n = 20000,
+                               .mix = Mix::all_size_one, .index_bytes = 4}));
 }
 
 TEST(SegmentedAlgorithms, StableAlgorithmsInside) {
@@ -535,6 +580,14 @@ TEST(SegmentedEngine, Indirect) {
   EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 8, .n = 70000,
                             .mix = Mix::uniform_small, .indirect = true}));
   EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 0, .mix = Mix::one, .indirect = true}));
+  for (Mix mix : {Mix::class_boundaries, Mix::boundaries_and_large}) {
+    EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = 13000, .mix = mix,
+                              .indirect = true}));
+    EXPECT_TRUE(check_engine({.key = KeyType::u64, .value_bytes = 8, .descending = true,
+                              .n = 13000, .mix = mix, .offset_bytes = 8, .indirect = true}));
+  }
+  EXPECT_TRUE(check_engine({.key = KeyType::f32, .value_bytes = 4, .n = 1800,
+                            .mix = Mix::class_boundaries, .indirect = true}));
 }
 
 TEST(SegmentedEngine, Refusals) {

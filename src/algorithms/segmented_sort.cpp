@@ -1,5 +1,21 @@
-// Segmented sort and argsort: a global stable sort by (segment, key), built from the stable sorts
-// the library already has, so that any mix of segments (a million of one key, one of a billion,
+// Segmented sort and argsort. Two paths:
+// The fast path (more than one segment): the GPU sizes every segment and deals it to a method
+// in one pass over the offsets, nothing read back to the host:
+//   segment_plan (clear)  zero the class counters
+//   segment_classify      0-1 keys: done (a lone key's index written); 2..max_class_slots keys:
+//                         appended to its size class's list (class c: segments of up to
+//                         2^(first + c) keys); more: counted as large
+//   segment_plan          each class's indirect dispatch; the global path's n: all of n when a
+//                         large segment exists (the classes then dispatch nothing), else 0
+//   segment_sort_tile     one indirect dispatch per class: each workgroup sorts a tile of its
+//                         class's segments on chip (several small ones packed a workgroup, a
+//                         medium one alone), in place: the small-array sort's bitonic network
+// When max_n exceeds the largest class (a large segment is possible) the global path below
+// follows, reading its n from segment_plan: with a large segment present it costs what it costs
+// alone (the whole array, every segment: sorting only the large segments' elements would need
+// their positions compacted by a scan first), without one its steps see n = 0 and do nothing.
+// The global path: a global stable sort by (segment, key), built from the stable sorts the
+// library already has, so that any mix of segments (a million of one key, one of a billion,
 // empty ones anywhere) costs O(n):
 //   segment_count   (indirect only) n = offsets[S], S read on the GPU
 //   segment_iota    origins[i] = i; the keys (segmented) and values are copied to scratch
@@ -14,6 +30,8 @@
 // sort_by_key with u32 values plus one write of the indices. With one segment at most the keys are
 // sorted in place by sort 1 and no key copy is taken.
 #include "algorithms/segmented_sort.hpp"
+
+#include "algorithms/comparison_sorts.hpp"
 
 #include <bit>
 
@@ -45,6 +63,61 @@ struct CountPush {
   uint32_t max_n, segments;
 };
 
+struct ClassifyPush {
+  VkDeviceAddress offsets, segment_count_address, counters, lists, indices;
+  uint32_t max_n, segments, group_count;
+};
+struct PlanPush {
+  VkDeviceAddress offsets, segment_count_address, counters, dispatch, global_count;
+  uint32_t max_n, segments, max_groups_x;
+};
+struct SegmentTilePush {
+  VkDeviceAddress keys, values, indices, offsets, list, listed;
+  uint32_t max_n, list_capacity;
+};
+
+// The fast path's size classes, per device family: class c sorts segments of up to
+// 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
+// pack min_tile / slots segments into one workgroup of min_tile / 2 invocations. The largest
+// class is the largest tile the device's workgroup and shared memory hold (fast_path_classes).
+// Not yet measured: one row for every device, chosen so that a block's padding costs at most 2x
+// and the smallest segments (2..8 keys) share a workgroup 16 at a time.
+struct SegmentClassShape {
+  uint32_t log2_first_class = 3;
+  uint32_t log2_min_tile = 7;
+};
+constexpr SegmentClassShape segment_class_shape{};
+
+// One size class: its block (segment_slots, a power of two) and how segment_sort_tile runs it.
+struct SegmentClass {
+  uint32_t segment_slots, workgroup, items;
+  uint32_t tile() const { return workgroup * items; }
+};
+
+std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const SortSpec& spec) {
+  std::vector<SegmentClass> classes;
+  const uint32_t max_workgroup = max_comparison_workgroup(ctx);
+  const uint32_t min_tile = 1u << segment_class_shape.log2_min_tile;
+  for (uint32_t slots = 1u << segment_class_shape.log2_first_class;; slots *= 2) {
+    SegmentClass c{slots, min_tile / 2, 2};
+    if (slots > min_tile) {
+      while (slots / c.items > max_workgroup && c.items < 8) c.items *= 2;
+      c.workgroup = slots / c.items;
+    }
+    if (c.workgroup > max_workgroup || small_tile_shared_bytes(spec, c.tile()) > ctx.info.shared_memory_bytes)
+      break;
+    classes.push_back(c);
+  }
+  return classes;
+}
+
+// Mirrors class_list_capacity() of shaders/include/segment_classes.glsl.
+uint64_t class_list_capacity(const std::vector<SegmentClass>& classes, size_t c, uint64_t max_n,
+                             uint64_t max_segments) {
+  const uint64_t min_size = c == 0 ? 2 : classes[c - 1].segment_slots + 1;
+  return std::min(max_segments, max_n / min_size);
+}
+
 uint32_t step_groups(uint64_t n) {
   return uint32_t(std::clamp<uint64_t>((n + step_workgroup - 1) / step_workgroup, 1,
                                        max_step_groups));
@@ -59,6 +132,34 @@ class Segmented final : public SegmentedSort {
     SortSpec by_key = spec.sort;
     by_key.value_words = 1;  // the origins
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
+    classes_ = fast_path_classes(ctx, spec.sort);
+  }
+
+  // Whether the fast path runs (more than one segment, and a class fits this device).
+  bool fast(uint64_t max_segments) const { return segmented(max_segments) && !classes_.empty(); }
+  uint64_t max_class_slots() const { return classes_.empty() ? 0 : classes_.back().segment_slots; }
+  // Whether the global path runs: without the fast path, or where a segment may be large.
+  bool global(uint64_t max_n, uint64_t max_segments) const {
+    return !fast(max_segments) || max_n > max_class_slots();
+  }
+
+  // The fast path's scratch, after the global path's: counters (CLASS_COUNT + 1 u32), the
+  // classes' VkDispatchIndirectCommands, the global path's n, the class lists.
+  struct FastLayout {
+    uint64_t counters, dispatch, global_count, lists, total;
+  };
+  FastLayout fast_layout(uint64_t max_n, uint64_t max_segments) const {
+    if (!fast(max_segments)) return {};
+    FastLayout f{};
+    f.counters = 0;
+    f.dispatch = align_up((classes_.size() + 1) * 4, 256);
+    f.global_count = f.dispatch + align_up(classes_.size() * 12, 256);
+    f.lists = f.global_count + 256;
+    uint64_t entries = 0;
+    for (size_t c = 0; c < classes_.size(); ++c)
+      entries += class_list_capacity(classes_, c, max_n, max_segments);
+    f.total = f.lists + align_up(entries * 4, 256);
+    return f;
   }
 
   // Whether the ids pass (and sort 2) runs: more than one segment possible.
@@ -90,28 +191,86 @@ class Segmented final : public SegmentedSort {
     l.total = l.inner + inner;
     return l;
   }
+  // Where the fast path's scratch begins: after the global path's when that runs too.
+  uint64_t fast_begin(uint64_t max_n, uint64_t max_segments) const {
+    return global(max_n, max_segments) ? align_up(layout(max_n, max_segments).total, 256) : 0;
+  }
 
   // Sort 2 (u32 ids with u32 origins) fits wherever sort 1 (the keys with u32 origins) does.
   uint64_t max_elements() const override { return by_key_->max_elements(); }
 
   uint64_t scratch_bytes(uint64_t max_n, uint64_t max_segments) const override {
-    return layout(max_n, max_segments).total;
+    return fast_begin(max_n, max_segments) + fast_layout(max_n, max_segments).total;
   }
 
   void record(Recorder& rec, const SegmentedTargets& t) const override {
     const bool indirect = t.segment_count_address != 0;
     if (t.n == 0 && !indirect) return;
+    if (!fast(t.segments)) return record_global(rec, t, 0);
+    const uint64_t begin = fast_begin(t.n, t.segments);
+    const FastLayout f = fast_layout(t.n, t.segments);
+    const VkDeviceAddress base = t.scratch + begin;
+    const uint32_t class_count = uint32_t(classes_.size());
+    const std::vector<uint32_t> plan_spec{64, spec_.offset_words,
+                                          segment_class_shape.log2_first_class, class_count,
+                                          segment_class_shape.log2_min_tile};
+    auto plan_push = [&] {
+      return PlanPush{t.offsets,       t.segment_count_address, base + f.counters,
+                      base + f.dispatch, base + f.global_count,  uint32_t(t.n),
+                      uint32_t(t.segments), ctx_.info.max_workgroup_count_x};
+    };
+    auto with = [](std::vector<uint32_t> v, uint32_t x) {
+      v.push_back(x);
+      return v;
+    };
+    rec.dispatch("segment_plan", with(plan_spec, 1), 1, plan_push());
+    rec.compute_barrier();
+    const uint32_t classify_groups = step_groups(t.segments);
+    rec.dispatch("segment_classify",
+                 {step_workgroup, spec_.offset_words, segment_class_shape.log2_first_class,
+                  class_count},
+                 classify_groups,
+                 ClassifyPush{t.offsets, t.segment_count_address, base + f.counters,
+                              base + f.lists, t.indices, uint32_t(t.n), uint32_t(t.segments),
+                              classify_groups});
+    rec.compute_barrier();
+    rec.dispatch("segment_plan", with(plan_spec, 0), 1, plan_push());
+    rec.indirect_barrier();
+    // The classes sort disjoint segments: no barrier between them.
+    const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
+    uint64_t list = base + f.lists;
+    for (uint32_t c = 0; c < class_count; ++c) {
+      const SegmentClass& k = classes_[c];
+      auto tile_spec = tile_specialization(spec_.sort, k.workgroup, k.tile());
+      tile_spec.insert(tile_spec.end(), {lanes, uint32_t(std::countr_zero(k.segment_slots)),
+                                         spec_.offset_words});
+      const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+      rec.dispatch_indirect("segment_sort_tile_i" + std::to_string(k.items), tile_spec,
+                            t.scratch_buffer, t.scratch_offset + begin + f.dispatch + 12 * c,
+                            SegmentTilePush{t.keys, t.values, t.indices, t.offsets, list,
+                                            base + f.counters + 4 * c, uint32_t(t.n),
+                                            uint32_t(capacity)});
+      list += capacity * 4;
+    }
+    rec.compute_barrier();
+    if (global(t.n, t.segments)) record_global(rec, t, base + f.global_count);
+  }
+
+  // The global path. count_address: 0, or where its n is read (segment_plan's, with the fast
+  // path); without it and indirect, segment_count computes n here.
+  void record_global(Recorder& rec, const SegmentedTargets& t, VkDeviceAddress count_address) const {
+    const bool indirect = t.segment_count_address != 0 || count_address != 0;
     const bool seg = segmented(t.segments);
     const Layout l = layout(t.n, t.segments);
     const VkDeviceAddress origins = t.indices ? t.indices : t.scratch + l.origins;
     const VkDeviceAddress ids = t.scratch + l.ids, key_copy = t.scratch + l.key_copy,
                           value_copy = t.scratch + l.value_copy;
-    const VkDeviceAddress count = indirect ? t.scratch + l.count : 0;
+    const VkDeviceAddress count = count_address ? count_address : indirect ? t.scratch + l.count : 0;
     const bool copy_keys = seg && spec_.write_keys;
     const bool values = spec_.sort.value_words != 0;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
 
-    if (indirect) {
+    if (indirect && !count_address) {
       rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
                    CountPush{t.offsets, t.segment_count_address, count, n,
                              uint32_t(t.segments)});
@@ -158,6 +317,7 @@ class Segmented final : public SegmentedSort {
   SegmentedSpec spec_;
   Algorithm requested_;
   std::unique_ptr<SortAlgorithm> by_key_;
+  std::vector<SegmentClass> classes_;
 };
 
 }  // namespace

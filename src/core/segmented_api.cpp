@@ -230,10 +230,19 @@ struct SegmentedSorter::Impl {
   // sort). Nothing executes, so every address may point into one small buffer.
   void create_pipelines() const {
     auto& ctx = context.impl();
-    DeviceBuffer any(ctx, 256, MemoryKind::device_local);
+    const std::initializer_list<uint64_t> sizes{1000, 65536};
+    const std::initializer_list<uint64_t> segment_counts{2, 257, 65537, (1ull << 24) + 1};
+    // Indirect dispatches read their sizes from scratch: the validation layers check that the
+    // buffer holds them, so it is as large as the largest scratch of these shapes.
+    uint64_t any_bytes = 256;
+    for (uint64_t n : sizes)
+      for (uint64_t segments : segment_counts)
+        any_bytes = std::max(
+            any_bytes, algorithm->scratch_bytes(std::min(n, algorithm->max_elements()), segments));
+    DeviceBuffer any(ctx, any_bytes, MemoryKind::device_local);
     ctx.record_unsubmitted([&](VkCommandBuffer cmd) {
-      for (uint64_t n : {uint64_t(1000), uint64_t(65536)})
-        for (uint64_t segments : {2ull, 257ull, 65537ull, (1ull << 24) + 1}) {
+      for (uint64_t n : sizes)
+        for (uint64_t segments : segment_counts) {
           n = std::min(n, algorithm->max_elements());
           for (bool indirect : {false, true}) {
             SegmentedTargets t;

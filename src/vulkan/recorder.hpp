@@ -33,6 +33,31 @@ class Recorder {
     ends_with_barrier_ = false;
   }
 
+  // Dispatches the workgroup counts (a VkDispatchIndirectCommand) found at `offset` of `buffer`
+  // when the command executes; the shader must accept a y dimension (linear_workgroup_id).
+  template <class Push>
+  void dispatch_indirect(std::string_view shader, const std::vector<uint32_t>& specialization,
+                         VkBuffer buffer, VkDeviceSize offset, const Push& push) {
+    bind(shader, specialization, push);
+    vkCmdDispatchIndirect(cmd_, buffer, offset);
+    ends_with_barrier_ = false;
+  }
+
+  // compute_barrier(), and the shaders' writes before it also reach the indirect-command reads
+  // of dispatch_indirect after it. Only where an indirect dispatch follows: the NVIDIA driver
+  // waits longer at this one (see compute_barrier).
+  void indirect_barrier() const {
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
+    b.dstAccessMask =
+        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+    vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                         0, 1, &b, 0, nullptr, 0, nullptr);
+    ends_with_barrier_ = true;
+    if (profile_pool_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, profile_pool_, (*profile_next_)++);
+  }
+
   // Shader reads and writes before this happen before, and are visible to, shader reads and
   // writes after it. Compute to compute only: a destination stage such as DRAW_INDIRECT makes
   // the NVIDIA driver wait longer (bench/NOTES-small.md: 2.5 us more per barrier on the H100).

@@ -1,0 +1,54 @@
+#version 460
+// Segmented sort, fast path, step 1 (one pass over the offsets): each segment's size decides its
+// method. 0 or 1 key: already sorted (the index of a lone key is written here when indices are
+// wanted); 2..class_slots(CLASS_COUNT - 1) keys: appended to its size class's list, which
+// segment_sort_tile sorts on chip; more: counted as large (the global path then sorts the whole
+// array). List order is whatever the atomics give: every segment is sorted on its own.
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
+layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
+layout(constant_id = 3) const uint CLASS_COUNT = 1;
+#include "segment_classes.glsl"
+
+layout(push_constant) uniform Push {
+  uint64_t offsets_address;
+  uint64_t segment_count_address;  // 0, or the u32 segment count S (clamped to segments)
+  uint64_t counters_address;       // CLASS_COUNT class sizes, then the large count (zeroed)
+  uint64_t lists_address;          // the class lists (class_list_begin)
+  uint64_t indices_address;        // 0, or where the stable permutation goes
+  uint max_n;
+  uint segments;
+  uint group_count;
+};
+
+uint64_t offset_at(uint s) {
+  if (OFFSET_WORDS == 1) return uint64_t(U32Array(offsets_address).v[s]);
+  return U64Array(offsets_address).v[s];
+}
+
+void main() {
+  uint group = linear_workgroup_id();
+  if (group >= group_count) return;
+  uint segment_count = element_count(segment_count_address, segments);
+  for (uint s = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; s < segment_count;
+       s += group_count * gl_WorkGroupSize.x) {
+    // Clamped to max_n and to non-decreasing, so that bad offsets give some order, never an
+    // access outside the arrays.
+    uint64_t begin = min(offset_at(s), uint64_t(max_n));
+    uint64_t end = clamp(offset_at(s + 1), begin, uint64_t(max_n));
+    uint size = uint(end - begin);
+    if (size <= 1) {
+      if (size == 1 && indices_address != 0) U32Array(indices_address).v[uint(begin)] = uint(begin);
+    } else if (size > class_slots(CLASS_COUNT - 1)) {
+      atomicAdd(U32Array(counters_address).v[CLASS_COUNT], 1u);
+    } else {
+      uint c = class_of_size(size);
+      uint position = atomicAdd(U32Array(counters_address).v[c], 1u);
+      // Only overlapping (bad) offsets overfill a list: those segments stay unsorted.
+      if (position < class_list_capacity(c, max_n, segments))
+        U32Array(lists_address).v[class_list_begin(c, max_n, segments) + position] = s;
+    }
+  }
+}
