@@ -322,18 +322,18 @@ TEST_P(OnesweepRanking, MatchesStableSort) {
   const RankingVariant v = GetParam();
   OnesweepOptions options{.rank_chunk = v.rank_chunk, .packed_ranks = v.packed_ranks,
                           .parked_keys = v.parked_keys};
+  // (Parking leaves 64-bit keys as they are; the other switches apply to them.)
   for (auto [key, value_bytes, descending] :
        {std::tuple{KeyType::u32, 0u, false}, std::tuple{KeyType::u32, 4u, true},
-        std::tuple{KeyType::f32, 0u, true}, std::tuple{KeyType::i32, 8u, false},
-        std::tuple{KeyType::u64, 4u, false}})
-    for (uint64_t n : {1ull, 65ull, 513ull, 3 * 4096ull + 77})
-      for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::low_entropy})
+        std::tuple{KeyType::f32, 8u, true}, std::tuple{KeyType::u64, 4u, false}})
+    for (uint64_t n : {65ull, 513ull, 3 * 4096ull + 77})
+      for (Distribution d : {Distribution::uniform, Distribution::few_unique})
         EXPECT_TRUE(check_onesweep_keys(options, key, value_bytes, descending, n, d));
   // Both the counters beside the exchange array and inside it (which parking overrides).
   options.counters_in_exchange = 1;
-  EXPECT_TRUE(check_onesweep_keys(options, KeyType::u32, 0, false, 20001, Distribution::uniform));
+  EXPECT_TRUE(check_onesweep_keys(options, KeyType::u32, 0, false, 9001, Distribution::low_entropy));
   options.counters_in_exchange = 0;
-  EXPECT_TRUE(check_onesweep_keys(options, KeyType::u32, 0, false, 20001, Distribution::uniform));
+  EXPECT_TRUE(check_onesweep_keys(options, KeyType::u32, 0, false, 9001, Distribution::low_entropy));
 }
 
 TEST_P(OnesweepRanking, FallbackRecountsTilesThatNeverPublish) {
@@ -341,7 +341,7 @@ TEST_P(OnesweepRanking, FallbackRecountsTilesThatNeverPublish) {
   OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2, .publish_refusal_period = 3,
                           .rank_chunk = v.rank_chunk, .packed_ranks = v.packed_ranks,
                           .parked_keys = v.parked_keys};
-  EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, true, true));
+  EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, true, true));
 }
 
 const RankingVariant ranking_variants[] = {
