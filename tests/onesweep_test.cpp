@@ -258,6 +258,99 @@ TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, false, true));
 }
 
+// Sorts a fresh input of one key type (with values: the input index) through an algorithm built
+// with explicit Onesweep options and checks the whole output against std::stable_sort.
+::testing::AssertionResult check_onesweep_keys(const OnesweepOptions& options, KeyType key,
+                                               uint32_t value_bytes, bool descending, uint64_t n,
+                                               Distribution distribution) {
+  auto& impl = context().impl();
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const SortSpec spec = make_sort_spec(key, value_bytes, descending, 0, 0);
+  const uint32_t key_bytes = spec.key_words * 4;
+  auto bits = make_key_bits(key, n, distribution, rng);
+  std::vector<uint8_t> key_data(n * key_bytes), value_data(n * value_bytes);
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint64_t value = i | (i << 32);
+    std::memcpy(&key_data[i * key_bytes], &bits[i], key_bytes);
+    std::memcpy(&value_data[i * value_bytes], &value, value_bytes);
+  }
+  auto algorithm = make_onesweep(impl, spec, options);
+  DeviceBuffer key_buffer(impl, std::max<uint64_t>(n * key_bytes, 4), MemoryKind::device_local);
+  DeviceBuffer value_buffer(impl, std::max<uint64_t>(n * value_bytes, 4), MemoryKind::device_local);
+  DeviceBuffer scratch(impl, algorithm->scratch_bytes(n), MemoryKind::device_local);
+  if (n) upload(impl, key_buffer, key_data.data(), key_data.size());
+  if (n && value_bytes) upload(impl, value_buffer, value_data.data(), value_data.size());
+  impl.submit([&](VkCommandBuffer cmd) {
+    Recorder rec(impl, cmd);
+    algorithm->record(rec, {key_buffer.address(), value_bytes ? value_buffer.address() : 0,
+                            scratch.address(), scratch.buffer(), 0, 0, n});
+  });
+  if (n) download(impl, key_buffer, key_data.data(), key_data.size());
+  if (n && value_bytes) download(impl, value_buffer, value_data.data(), value_data.size());
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  auto sort_key = [&](uint64_t i) { return radix_order(key, bits[i], descending); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
+  const uint64_t value_mask = value_bytes == 8 ? ~0ull : 0xffffffffull;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t got_key = 0, got_value = 0;
+    std::memcpy(&got_key, &key_data[i * key_bytes], key_bytes);
+    std::memcpy(&got_value, &value_data[i * value_bytes], value_bytes);
+    const uint64_t want_value = value_bytes ? (order[i] | (order[i] << 32)) & value_mask : 0;
+    if (got_key != bits[order[i]] || got_value != want_value)
+      return ::testing::AssertionFailure()
+             << to_string(key) << " values=" << value_bytes << (descending ? " descending" : "")
+             << " n=" << n << " " << to_string(distribution) << " seed=" << seed << ": element " << i
+             << " is (0x" << std::hex << got_key << ", 0x" << got_value << "), expected (0x"
+             << bits[order[i]] << ", 0x" << want_value << ")";
+  }
+  return no_new_validation_messages();
+}
+
+// The register-economy shapes of the pass (issue 11), each forced: chunked ranking sweeps (a
+// chunk that divides lavapipe's 8 keys per invocation and one that leaves a short last group),
+// packed ranks, parked keys, and their combinations.
+struct RankingVariant {
+  const char* name;
+  uint32_t rank_chunk, packed_ranks, parked_keys;
+};
+class OnesweepRanking : public ::testing::TestWithParam<RankingVariant> {};
+
+TEST_P(OnesweepRanking, MatchesStableSort) {
+  const RankingVariant v = GetParam();
+  OnesweepOptions options{.rank_chunk = v.rank_chunk, .packed_ranks = v.packed_ranks,
+                          .parked_keys = v.parked_keys};
+  // (Parking leaves 64-bit keys as they are; the other switches apply to them.)
+  for (auto [key, value_bytes, descending] :
+       {std::tuple{KeyType::u32, 0u, false}, std::tuple{KeyType::u32, 4u, true},
+        std::tuple{KeyType::f32, 8u, true}, std::tuple{KeyType::u64, 4u, false}})
+    for (uint64_t n : {65ull, 513ull, 3 * 4096ull + 77})
+      for (Distribution d : {Distribution::uniform, Distribution::few_unique})
+        EXPECT_TRUE(check_onesweep_keys(options, key, value_bytes, descending, n, d));
+  // Both the counters beside the exchange array and inside it (which parking overrides).
+  options.counters_in_exchange = 1;
+  EXPECT_TRUE(check_onesweep_keys(options, KeyType::u32, 0, false, 9001, Distribution::low_entropy));
+  options.counters_in_exchange = 0;
+  EXPECT_TRUE(check_onesweep_keys(options, KeyType::u32, 0, false, 9001, Distribution::low_entropy));
+}
+
+TEST_P(OnesweepRanking, FallbackRecountsTilesThatNeverPublish) {
+  const RankingVariant v = GetParam();
+  OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2, .publish_refusal_period = 3,
+                          .rank_chunk = v.rank_chunk, .packed_ranks = v.packed_ranks,
+                          .parked_keys = v.parked_keys};
+  EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, true, true));
+}
+
+const RankingVariant ranking_variants[] = {
+    {"chunk4", 4, 0, 0},          {"chunk3", 3, 0, 0},          {"packed", 0, 1, 0},
+    {"chunk3_packed", 3, 1, 0},   {"parked", 0, 0, 1},          {"parked_packed", 0, 1, 1},
+    {"parked_chunk4_packed", 4, 1, 1}};
+INSTANTIATE_TEST_SUITE_P(OnesweepShapes, OnesweepRanking, ::testing::ValuesIn(ranking_variants),
+                         [](const auto& info) { return std::string(info.param.name); });
+
 TEST(OnesweepIndirect, ReadsTheCountFromTheGpu) {
   for (auto [n, max_n] : {std::pair{0ull, 5000ull}, std::pair{1ull, 5000ull}, std::pair{2ull, 5000ull},
                           std::pair{4097ull, 5000ull}, std::pair{5000ull, 5000ull}})
