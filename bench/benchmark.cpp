@@ -179,7 +179,11 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) buffers->generate(next_seed()), buffers->send(s);
-    p.spin_up([&] { impl.submit(record_sort(spare)); });
+    p.spin_up([&](uint32_t repeats) {
+      impl.submit([&](VkCommandBuffer cmd) {
+        for (uint32_t r = 0; r < repeats; ++r) record_sort(spare)(cmd);
+      });
+    });
     std::vector<double> ms(count);
     for (uint32_t s = 0; s < count; ++s) ms[s] = impl.submit_timed(record_sort(s));
     for (uint32_t s = 0; s < count; ++s) {
@@ -203,7 +207,7 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
 
 std::vector<Algorithm> available_algorithms(Context& ctx) {
   std::vector<Algorithm> found;
-  for (uint32_t a = 0; a <= uint32_t(Algorithm::odd_even); ++a) {
+  for (uint32_t a = 0; a <= uint32_t(Algorithm::partition); ++a) {
     try {
       Sorter probe(ctx, {.key = KeyType::u32, .algorithm = Algorithm(a)});
       found.push_back(Algorithm(a));
@@ -219,7 +223,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   if (p.runs == 0) throw Error("bench: at least one timed run is needed");
   std::vector<Algorithm> algorithms =
       options.algorithms.empty() ? available_algorithms(ctx) : options.algorithms;
-  std::vector<KeyConfig> configs = options.configs.empty() ? key_configs() : options.configs;
+  std::vector<KeyConfig> configs = options.configs.empty() ? default_key_configs() : options.configs;
   const uint64_t seed = fresh_seed(p.seed);
 
   // One Sorter per (algorithm, configuration); a refusal is reported on each of its rows.

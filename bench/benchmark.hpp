@@ -15,7 +15,7 @@ namespace gpusort::bench {
 struct BenchOptions {
   Protocol protocol;
   std::vector<Algorithm> algorithms;  // empty: every algorithm this build can construct
-  std::vector<KeyConfig> configs;     // empty: all of key_configs()
+  std::vector<KeyConfig> configs;     // empty: default_key_configs()
   // Called with all rows so far after each row (to save partial results of a long run).
   std::function<void(const std::vector<Row>&)> on_row;
 };

@@ -20,8 +20,8 @@ import subprocess
 import sys
 import tempfile
 
-CONFIG_ORDER = ["u32", "u64", "f32", "u32+u32", "u64+u32"]
-ALGORITHM_ORDER = ["automatic", "onesweep", "radix_reduce_scan", "bitonic", "odd_even"]
+CONFIG_ORDER = ["u32", "u64", "f32", "u32+u32", "u64+u32", "u32-skew99", "u32+u32-skew99"]
+ALGORITHM_ORDER = ["automatic", "onesweep", "radix_reduce_scan", "bitonic", "odd_even", "partition"]
 
 
 def load(path):

@@ -174,8 +174,8 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) generate(next_seed()), send(s);
-    p.spin_up([&] {
-      sort_set(spare);
+    p.spin_up([&](uint32_t repeats) {
+      for (uint32_t r = 0; r < repeats; ++r) sort_set(spare);
       CUDA_CHECK(cudaStreamSynchronize(stream));
     });
     std::vector<float> ms(count);
@@ -360,8 +360,8 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) send(s);
-    p.spin_up([&] {
-      sort_set(spare);
+    p.spin_up([&](uint32_t repeats) {
+      for (uint32_t r = 0; r < repeats; ++r) sort_set(spare);
       CUDA_CHECK(cudaStreamSynchronize(stream));
     });
     std::vector<float> ms(count);
@@ -457,7 +457,7 @@ int main(int argc, char** argv) {
     if (p.runs == 0 || p.log2_step == 0 || p.min_log2 > p.max_log2 || p.max_log2 > 30)
       throw std::runtime_error("need --runs >= 1, --step >= 1, --min-log2 <= --max-log2 <= 30");
     p.seed = fresh_seed(seed);
-    std::vector<KeyConfig> configs = keys.empty() ? key_configs() : parse_key_configs(keys);
+    std::vector<KeyConfig> configs = keys.empty() ? default_key_configs() : parse_key_configs(keys);
 
     int device = 0, runtime = 0, driver = 0;
     CUDA_CHECK(cudaGetDevice(&device));

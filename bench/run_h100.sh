@@ -41,6 +41,13 @@ algorithms=()
 timeout $((gpusort_budget + 90)) "$here/gpusort" bench --seed "$seed" --time-budget "$gpusort_budget" \
   "${algorithms[@]}" \
   --json "$out/gpusort.json" --csv "$out/gpusort.csv" "$@" 2>&1 | tee "$out/gpusort.log" || status=1
+# The skewed rows (issue #12: one bucket holding 99 % of the keys) at 2^20 and 2^22, both programs,
+# the same seed; own files so the main tables stay as they were.
+skew=(--seed "$seed" --keys u32-skew99,u32+u32-skew99 --min-log2 20 --max-log2 22 --step 2)
+timeout 120 "$here/cub_baseline" "${skew[@]}" --json "$out/cub_skew.json" --csv "$out/cub_skew.csv" \
+  2>&1 | tee "$out/cub_skew.log" | tail -n 3 || status=1
+timeout 180 "$here/gpusort" bench "${skew[@]}" "${algorithms[@]}" --json "$out/gpusort_skew.json" \
+  --csv "$out/gpusort_skew.csv" 2>&1 | tee "$out/gpusort_skew.log" || status=1
 end=$(date +%s)
 kill "$monitor" 2>/dev/null
 echo "cub: $((middle - start)) s, gpusort: $((end - middle)) s (status $status)" | tee -a "$out/machine.txt"

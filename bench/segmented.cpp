@@ -112,7 +112,11 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) send(s);
-    p.spin_up([&] { impl.submit(record_sort(spare)); });
+    p.spin_up([&](uint32_t repeats) {
+      impl.submit([&](VkCommandBuffer cmd) {
+        for (uint32_t r = 0; r < repeats; ++r) record_sort(spare)(cmd);
+      });
+    });
     std::vector<double> ms(count);
     for (uint32_t s = 0; s < count; ++s) ms[s] = impl.submit_timed(record_sort(s));
     for (uint32_t s = 0; s < count; ++s) {

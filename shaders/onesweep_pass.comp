@@ -45,13 +45,14 @@ layout(push_constant) uniform Push {
   uint64_t values_a;
   uint64_t values_b;
   uint64_t count_address;
-  uint64_t digit_offsets_address;  // this pass's RADIX exclusive digit offsets
+  // This pass's RADIX exclusive digit offsets; pass 0's where PARTITION_PASS is 1.
+  uint64_t recorded_digit_offsets;
   uint64_t control_address;
   uint64_t lookback_address;
   uint n;
-  uint pass;
-  uint bit;
-  uint digit_bits;
+  uint recorded_pass;  // the next three: ignored where PARTITION_PASS is 1
+  uint recorded_bit;
+  uint recorded_digit_bits;
   uint first_tag;  // tag of tile 0 in this pass; tile p has first_tag + p
   // Circular look-back table length in tiles (a power of two) minus one: a push constant (not a
   // specialization constant) so that one pipeline serves every n.
@@ -90,6 +91,11 @@ const bool PARK_KEYS = PARKED_KEYS != 0 && KEY_WORDS == 1;
 const bool COUNTERS_SHARE_EXCHANGE = COUNTERS_IN_EXCHANGE != 0 && !PARK_KEYS;
 const uint RANK_GROUP = RANK_CHUNK == 0 || RANK_CHUNK > KEYS_PER_THREAD ? KEYS_PER_THREAD : RANK_CHUNK;
 
+// 1: the partition pass of src/algorithms/partition_sort.cpp: the digit is the one
+// partition_plan.comp chose on the GPU (control words CONTROL_PARTITION_*; no choice: every
+// workgroup returns), read from the caller's keys and written to the scratch copy, both in the
+// caller's encoding (a stable scatter into buckets by that digit).
+layout(constant_id = 18) const uint PARTITION_PASS = 0;
 const uint EXCHANGE_WORDS = COUNTERS_SHARE_EXCHANGE && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
 shared uint separate_counters[COUNTERS_SHARE_EXCHANGE ? 1 : COUNTERS];
@@ -112,7 +118,9 @@ shared uint fallback_digit_counts[RADIX];
 shared uint scan_subgroup_totals[MAX_SUBGROUPS];
 shared uint partition_shared;
 
-uint bit_for_digits;
+// This pass's digit: the recorded one, or the partition pass's choice.
+uint pass, bit, digit_bits;
+uint64_t digit_offsets_address;
 uint key_count;
 uint64_t keys_in;
 bool input_raw;
@@ -378,7 +386,21 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
 }
 
 void main() {
-  uint plan = U32Array(control_address).v[CONTROL_PLAN + pass];
+  U32Array control = U32Array(control_address);
+  uint plan;
+  if (PARTITION_PASS != 0) {
+    uint chosen = control.v[CONTROL_PARTITION_DIGIT];
+    if (chosen == 0) return;  // the plan took Onesweep's passes instead
+    pass = chosen - 1;
+    bit = control.v[CONTROL_PARTITION_BIT];
+    digit_bits = control.v[CONTROL_PARTITION_BITS];
+    digit_offsets_address = recorded_digit_offsets + pass * RADIX * 4;
+    plan = PLAN_ACTIVE | PLAN_FIRST | PLAN_LAST;
+  } else {
+    pass = recorded_pass, bit = recorded_bit, digit_bits = recorded_digit_bits;
+    digit_offsets_address = recorded_digit_offsets;
+    plan = control.v[CONTROL_PLAN + pass];
+  }
   if ((plan & PLAN_ACTIVE) == 0) return;  // every key has the same digit: the pass is skipped
   bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
   input_raw = (plan & PLAN_FIRST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;

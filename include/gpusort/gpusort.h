@@ -44,7 +44,8 @@ typedef enum gpusort_algorithm {
   GPUSORT_ALGORITHM_ONESWEEP = 1,
   GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN = 2,
   GPUSORT_ALGORITHM_BITONIC = 3,
-  GPUSORT_ALGORITHM_ODD_EVEN = 4
+  GPUSORT_ALGORITHM_ODD_EVEN = 4,
+  GPUSORT_ALGORITHM_PARTITION = 5
 } gpusort_algorithm;
 
 typedef struct gpusort_context gpusort_context; /* opaque */

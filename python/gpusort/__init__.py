@@ -31,7 +31,7 @@ DeviceInfo = _core.DeviceInfo
 
 #: The algorithm names that algorithm= takes. "automatic" picks a stable one by size; "bitonic"
 #: is not stable; "odd_even" sorts only arrays that fit one workgroup (a few thousand keys).
-ALGORITHMS = ("automatic", "onesweep", "radix_reduce_scan", "bitonic", "odd_even")
+ALGORITHMS = ("automatic", "onesweep", "radix_reduce_scan", "bitonic", "odd_even", "partition")
 
 _KEY_KINDS = "uif"
 

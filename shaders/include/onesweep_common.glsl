@@ -16,7 +16,12 @@ const uint CONTROL_PARTITION_COUNTER = 0;
 const uint CONTROL_PLAN = MAX_PASSES;
 const uint CONTROL_COPY_BACK = 2 * MAX_PASSES;
 const uint CONTROL_FALLBACKS = 2 * MAX_PASSES + 1;  // how often a look-back recounted a tile
-const uint CONTROL_WORDS = 2 * MAX_PASSES + 2;
+// The partition sort's choice (partition_plan.comp): its pass index + 1 (0: Onesweep's passes
+// run instead), that digit's lowest bit and width.
+const uint CONTROL_PARTITION_DIGIT = 2 * MAX_PASSES + 2;
+const uint CONTROL_PARTITION_BIT = 2 * MAX_PASSES + 3;
+const uint CONTROL_PARTITION_BITS = 2 * MAX_PASSES + 4;
+const uint CONTROL_WORDS = 2 * MAX_PASSES + 5;
 
 // Plan word bits, written by onesweep_plan.comp from the histograms: a pass whose digit is the
 // same for every key is inactive (skipped); active passes ping-pong starting from the caller's

@@ -9,7 +9,7 @@
 //   onesweep_copy_back  when the plan ran an odd number of passes: scratch -> caller's buffers
 // Every decision that depends on the keys (skips, buffer roles, n itself when indirect) is made
 // on the GPU, so the same recording serves any count. Scratch: the key/value ping-pong copies
-// plus a state block independent of n: 8 KiB of histograms, 72 B of control words (padded to
+// plus a state block independent of n: 8 KiB of histograms, 84 B of control words (padded to
 // 8448 B together) and min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep.hpp"
 
@@ -23,7 +23,7 @@ constexpr uint32_t radix = 256;
 constexpr uint32_t digit_bits = 8;
 constexpr uint32_t max_passes = OnesweepSort::max_passes;
 // The control words' layout: shaders/include/onesweep_common.glsl.
-constexpr uint32_t control_words = 2 * max_passes + 2;
+constexpr uint32_t control_words = 2 * max_passes + 5;
 constexpr uint32_t control_plan = max_passes;  // then the copy-back flag
 constexpr uint32_t control_fallbacks = 2 * max_passes + 1;
 constexpr uint32_t lookback_entry_bytes = 8;
@@ -149,6 +149,11 @@ class Onesweep final : public OnesweepSort {
   }
 
   void record(Recorder& rec, const SortTargets& t) const override {
+    record_around(rec, t, nullptr);
+  }
+
+  void record_around(Recorder& rec, const SortTargets& t,
+                     const std::function<void(const OnesweepStages&)>& between) const override {
     if (t.n <= 1 && t.count_address == 0) return;
     const Layout l = layout(t.n);
     const uint32_t pass_count = passes();
@@ -188,8 +193,11 @@ class Onesweep final : public OnesweepSort {
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
                       guess_tile(), counters_in_exchange(), options_.rank_chunk,
-                      options_.packed_ranks, parked_keys()});
+                      options_.packed_ranks, parked_keys(), 0});
     const uint64_t pass_tiles = tiles(t.n);
+    if (between)
+      between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec,
+                             pass_tiles, lookback_slots(t.n) - 1, pass_count});
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       rec.dispatch("onesweep_pass", pass_spec, pass_tiles,

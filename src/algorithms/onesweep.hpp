@@ -3,6 +3,9 @@
 
 #include "algorithms/sort_algorithm.hpp"
 
+#include <functional>
+#include <vector>
+
 namespace gpusort {
 
 struct OnesweepOptions {
@@ -29,8 +32,25 @@ struct OnesweepOptions {
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
 };
 
+// Where one recorded Onesweep sort keeps its state, for a sort built on its steps
+// (src/algorithms/partition_sort.cpp). Layout of the words: shaders/include/onesweep_common.glsl.
+struct OnesweepStages {
+  VkDeviceAddress keys_alt = 0, values_alt = 0;  // the scratch copies (values_alt 0 without values)
+  VkDeviceAddress digit_offsets = 0;  // max_passes x 256 u32: every pass's exclusive offsets
+  VkDeviceAddress control = 0, lookback = 0;
+  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..15)
+  uint64_t tiles = 0;               // onesweep_pass's workgroups
+  uint32_t lookback_slot_mask = 0;
+  uint32_t pass_count = 0;
+};
+
 class OnesweepSort : public SortAlgorithm {
  public:
+  // Records the sort with `between` recorded after the plan step (histograms turned into
+  // exclusive offsets, plan words written, a compute barrier) and before the passes; the
+  // recording that `between` adds must end with a compute barrier.
+  virtual void record_around(Recorder& rec, const SortTargets& targets,
+                             const std::function<void(const OnesweepStages&)>& between) const = 0;
   // Where in scratch the u32 counting look-back fallbacks of the last sort lies.
   virtual uint64_t fallback_count_offset(uint64_t max_n) const = 0;
   // Where in scratch the last sort's plan lies: one u32 per possible pass (max_passes), bit 0 set
@@ -38,6 +58,10 @@ class OnesweepSort : public SortAlgorithm {
   // then one u32 that is 1 where the result was copied back from the scratch keys.
   virtual uint64_t plan_offset(uint64_t max_n) const = 0;
   static constexpr uint32_t max_passes = 8;
+  // Where onesweep_pass reads its pass and digit from the control words (the partition pass).
+  static constexpr uint32_t partition_pass_spec = 18;
+  // The control word (u32 index) holding the partition sort's chosen pass + 1, 0 for Onesweep's.
+  static constexpr uint32_t control_partition_digit = 2 * max_passes + 2;
 };
 
 std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,

@@ -269,6 +269,10 @@ class Segmented final : public SegmentedSort {
     const bool copy_keys = seg && spec_.write_keys;
     const bool values = spec_.sort.value_words != 0;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
+    if ((t.keys_out || t.values_out) && !(seg && spec_.write_keys))
+      throw Error("segmented sort: separate outputs need offsets, several segments and the keys");
+    const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
+    const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
 
     if (indirect && !count_address) {
       rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
@@ -277,7 +281,7 @@ class Segmented final : public SegmentedSort {
       rec.compute_barrier();
     }
     rec.dispatch("segment_iota", {step_workgroup}, groups, IotaPush{origins, count, n, groups});
-    if (t.n <= 1) {  // one element at most: in order, its index 0
+    if (t.n <= 1 && keys_out == t.keys && values_out == t.values) {  // in order, its index 0
       rec.compute_barrier();
       return;
     }
@@ -305,10 +309,10 @@ class Segmented final : public SegmentedSort {
 
     if (copy_keys)
       rec.dispatch("segment_gather", {step_workgroup, spec_.sort.key_words}, groups,
-                   GatherPush{key_copy, t.keys, origins, count, n, groups});
+                   GatherPush{key_copy, keys_out, origins, count, n, groups});
     if (values)
       rec.dispatch("segment_gather", {step_workgroup, spec_.sort.value_words}, groups,
-                   GatherPush{value_copy, t.values, origins, count, n, groups});
+                   GatherPush{value_copy, values_out, origins, count, n, groups});
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 

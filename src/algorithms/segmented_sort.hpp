@@ -18,9 +18,12 @@ struct SegmentedSpec {
 // when not 0, receive the stable sorting permutation (u32: output i came from input
 // indices[i]). offsets: segments + 1 CSR offsets (not used without offsets). When
 // segment_count_address != 0 the segment count S is the u32 there (clamped to `segments`) and n
-// is offsets[S] (clamped to `n`), both read on the GPU.
+// is offsets[S] (clamped to `n`), both read on the GPU. keys_out / values_out, when not 0, receive
+// the sorted keys / values instead (keys and values are then left in some order; used by the
+// partition sort, whose buckets lie in scratch); they need offsets and more than one segment.
 struct SegmentedTargets {
   VkDeviceAddress keys = 0, values = 0, offsets = 0, indices = 0, scratch = 0;
+  VkDeviceAddress keys_out = 0, values_out = 0;
   VkBuffer scratch_buffer = VK_NULL_HANDLE;
   VkDeviceSize scratch_offset = 0;
   VkDeviceAddress segment_count_address = 0;

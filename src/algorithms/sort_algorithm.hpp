@@ -48,6 +48,11 @@ class SortAlgorithm {
 
 std::unique_ptr<SortAlgorithm> make_radix_reduce_scan(Context::Impl& ctx, const SortSpec& spec);
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec);
+// max_bucket: the largest bucket the partition path takes (0: the device's tuned value); tests
+// lower it to reach the Onesweep path (src/algorithms/partition_sort.cpp).
+std::unique_ptr<SortAlgorithm> make_partition_sort(Context::Impl& ctx, const SortSpec& spec);
+std::unique_ptr<SortAlgorithm> make_partition_sort(Context::Impl& ctx, const SortSpec& spec,
+                                                   uint32_t max_bucket);
 // Picks the algorithm for `requested` (automatic: by max_n and device).
 std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
                                                    Algorithm requested);

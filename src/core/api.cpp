@@ -14,8 +14,8 @@ namespace gpusort {
 namespace {
 
 constexpr std::array<const char*, 6> key_type_names{"u32", "i32", "f32", "u64", "i64", "f64"};
-constexpr std::array<const char*, 5> algorithm_names{"automatic", "onesweep", "radix_reduce_scan",
-                                                     "bitonic", "odd_even"};
+constexpr std::array<const char*, 6> algorithm_names{"automatic", "onesweep", "radix_reduce_scan",
+                                                     "bitonic", "odd_even", "partition"};
 
 template <size_t N> std::string joined(const std::array<const char*, N>& names) {
   std::string s;
@@ -102,6 +102,7 @@ std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const Sor
     case Algorithm::radix_reduce_scan: return make_radix_reduce_scan(ctx, spec);
     case Algorithm::bitonic: return make_bitonic(ctx, spec);
     case Algorithm::odd_even: return make_odd_even(ctx, spec);
+    case Algorithm::partition: return make_partition_sort(ctx, spec);
     default:
       throw Error(std::string("algorithm '") + to_string(requested) + "' is not available yet");
   }

@@ -12,6 +12,7 @@
 
 static_assert(GPUSORT_KEY_F64 == uint32_t(gpusort::KeyType::f64));
 static_assert(GPUSORT_ALGORITHM_ODD_EVEN == uint32_t(gpusort::Algorithm::odd_even));
+static_assert(GPUSORT_ALGORITHM_PARTITION == uint32_t(gpusort::Algorithm::partition));
 
 struct gpusort_context {
   gpusort::Context context;
@@ -72,7 +73,7 @@ gpusort::KeyType key_type(gpusort_key_type t) {
 }
 
 gpusort::Algorithm algorithm(gpusort_algorithm a) {
-  if (uint32_t(a) > uint32_t(GPUSORT_ALGORITHM_ODD_EVEN))
+  if (uint32_t(a) > uint32_t(GPUSORT_ALGORITHM_PARTITION))
     throw gpusort::Error("invalid gpusort_algorithm " + std::to_string(int(a)));
   return gpusort::Algorithm(a);
 }

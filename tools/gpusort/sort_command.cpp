@@ -297,7 +297,7 @@ CommandRegistration registration([](CLI::App& app) {
       "match a .npy dtype)");
   cmd->add_flag("-d,--descending", args->descending, "Sort in descending order (still stable)");
   cmd->add_option("-a,--algorithm", args->algorithm,
-                  "automatic, onesweep, radix_reduce_scan, bitonic or odd_even")
+                  "automatic, onesweep, radix_reduce_scan, bitonic, odd_even or partition")
       ->capture_default_str();
   cmd->add_option("--device", args->device,
                   "Device index or name substring (default: GPUSORT_DEVICE, else the best device)");

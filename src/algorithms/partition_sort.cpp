@@ -1,0 +1,137 @@
+// Partition sort (issue #12): for 2^17-2^23 keys, where an LSD sort's four to eight full passes
+// cost more in dispatches, barriers and look-back than in memory traffic. One MSD partition pass,
+// then every bucket sorted on its own:
+//   Onesweep's clear, histogram and plan steps (src/algorithms/onesweep.cpp)
+//   partition_plan     chooses the highest digit that is not the same for every key; when its
+//                      largest bucket holds at most max_bucket keys: partition (its buckets become
+//                      the segments, Onesweep's passes are switched off), else Onesweep
+//   onesweep_pass      (PARTITION_PASS) one stable scatter by that digit, caller's buffers ->
+//                      scratch, with Onesweep's decoupled look-back
+//   segmented sort     every bucket sorted by the whole bit range (the digits above the chosen one
+//                      are equal in a bucket, the chosen one too), scratch -> caller's buffers
+//   Onesweep's passes and copy-back: where the plan took Onesweep, the whole sort; else they
+//                      return at once
+// Every choice is made on the GPU, so one recording serves any input and the indirect count;
+// skewed input (all keys equal, a bucket holding 99 %) costs Onesweep plus the three early-exit
+// dispatches of the path not taken. Stable: the scatter and the segmented sort both are.
+// Scratch: Onesweep's, then 257 bucket offsets and the segment count, then the segmented sort's.
+#include "algorithms/onesweep.hpp"
+#include "algorithms/segmented_sort.hpp"
+
+namespace gpusort {
+
+namespace {
+
+constexpr uint32_t radix = 256;
+
+// Tuning per device family: the largest bucket the segmented sort takes faster than Onesweep's
+// remaining passes would. Bucket sizes of uniform keys: n / 256 (2^18: 1 Ki, 2^20: 4 Ki, 2^22:
+// 16 Ki, whose largest bucket is ~16.9 Ki).
+struct PartitionTuning {
+  uint32_t min_subgroup_size;  // the row applies from this subgroup size up
+  uint32_t max_bucket;
+  const char* measurement;
+};
+constexpr PartitionTuning partition_tuning[] = {
+    // NVIDIA (H100): to be measured once the segmented sort's workgroup path lands (its
+    // capacity per workgroup, ~2^13-2^14 keys, is the expected crossover).
+    {32, 1u << 14, "not measured yet: the segmented sort's per-workgroup capacity"},
+    // lavapipe and other narrow-subgroup devices: correctness only.
+    {1, 1u << 14, "not measured: no timing target on CPU drivers"},
+};
+
+uint32_t tuned_max_bucket(const Context::Impl& ctx) {
+  for (const auto& row : partition_tuning)
+    if (ctx.info.min_subgroup_size >= row.min_subgroup_size) return row.max_bucket;
+  return partition_tuning[std::size(partition_tuning) - 1].max_bucket;
+}
+
+struct PlanPush {
+  VkDeviceAddress digit_offsets, control, count_address, segment_offsets, segment_count;
+  uint32_t n, pass_count, begin_bit, end_bit, max_bucket;
+};
+struct PassPush {
+  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control, lookback;
+  uint32_t n, pass, bit, digit_bits, first_tag, lookback_slot_mask;
+};
+
+class PartitionSort final : public SortAlgorithm {
+ public:
+  PartitionSort(Context::Impl& ctx, const SortSpec& spec, uint32_t max_bucket)
+      : spec_(spec), max_bucket_(max_bucket ? max_bucket : tuned_max_bucket(ctx)) {
+    onesweep_ = make_onesweep(ctx, spec, OnesweepOptions{});
+    // The buckets' inner sort is Onesweep, named (not automatic) so that automatic may later
+    // pick this algorithm without constructing itself again.
+    segmented_ = make_segmented_sort(ctx, SegmentedSpec{spec, 1, true}, Algorithm::onesweep);
+  }
+
+  struct Layout {
+    uint64_t segment_offsets, segment_count, segmented, total;
+  };
+  Layout layout(uint64_t max_n) const {
+    Layout l{};
+    l.segment_offsets = align_up(onesweep_->scratch_bytes(max_n), 256);
+    l.segment_count = l.segment_offsets + (radix + 1) * 4;
+    l.segmented = align_up(l.segment_count + 4, 256);
+    l.total = l.segmented + segmented_->scratch_bytes(max_n, radix);
+    return l;
+  }
+  uint64_t scratch_bytes(uint64_t max_n) const override { return layout(max_n).total; }
+
+  void record(Recorder& rec, const SortTargets& t) const override {
+    if (t.n <= 1 && t.count_address == 0) return;
+    const Layout l = layout(t.n);
+    const VkDeviceAddress segment_offsets = t.scratch + l.segment_offsets;
+    const VkDeviceAddress segment_count = t.scratch + l.segment_count;
+    onesweep_->record_around(rec, t, [&](const OnesweepStages& s) {
+      rec.dispatch("partition_plan", {radix, spec_.key_words, spec_.key_kind, spec_.descending,
+                                      spec_.value_words}, 1,
+                   PlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
+                            segment_count, uint32_t(t.n), s.pass_count, spec_.begin_bit,
+                            spec_.end_bit, max_bucket_});
+      rec.compute_barrier();
+      auto pass_spec = s.pass_spec;
+      pass_spec.at(OnesweepSort::partition_pass_spec) = 1;
+      // Tags after every tag Onesweep's own passes would use; only one of the two ever runs.
+      const uint32_t first_tag = uint32_t(1 + s.pass_count * s.tiles);
+      rec.dispatch("onesweep_pass", pass_spec, s.tiles,
+                   PassPush{t.keys, s.keys_alt, t.values, s.values_alt, t.count_address,
+                            s.digit_offsets, s.control, s.lookback, uint32_t(t.n), 0, 0, 0,
+                            first_tag, s.lookback_slot_mask});
+      rec.compute_barrier();
+      SegmentedTargets seg;
+      seg.keys = s.keys_alt;
+      seg.values = s.values_alt;
+      seg.offsets = segment_offsets;
+      seg.keys_out = t.keys;
+      seg.values_out = t.values;
+      seg.scratch = t.scratch + l.segmented;
+      seg.scratch_buffer = t.scratch_buffer;
+      seg.scratch_offset = t.scratch_offset + l.segmented;
+      seg.segment_count_address = segment_count;
+      seg.n = t.n;
+      seg.segments = radix;
+      segmented_->record(rec, seg);
+      if (!rec.ends_with_barrier()) rec.compute_barrier();
+    });
+  }
+
+ private:
+  SortSpec spec_;
+  uint32_t max_bucket_;
+  std::unique_ptr<OnesweepSort> onesweep_;
+  std::unique_ptr<SegmentedSort> segmented_;
+};
+
+}  // namespace
+
+std::unique_ptr<SortAlgorithm> make_partition_sort(Context::Impl& ctx, const SortSpec& spec,
+                                                   uint32_t max_bucket) {
+  return std::make_unique<PartitionSort>(ctx, spec, max_bucket);
+}
+
+std::unique_ptr<SortAlgorithm> make_partition_sort(Context::Impl& ctx, const SortSpec& spec) {
+  return make_partition_sort(ctx, spec, 0);
+}
+
+}  // namespace gpusort
