@@ -2,8 +2,9 @@
 // Segmented sort, fast path, step 1 (one pass over the offsets): each segment's size decides its
 // method. 0 or 1 key: already sorted (the index of a lone key is written here when indices are
 // wanted); 2..class_slots(CLASS_COUNT - 1) keys: appended to its size class's list, which
-// segment_sort_tile sorts on chip; more: counted as large (the global path then sorts the whole
-// array). List order is whatever the atomics give: every segment is sorted on its own.
+// segment_sort_tile sorts on chip (the medium classes' with segment_merge); more: counted as
+// large (the global path then sorts the whole array). List order is whatever the atomics give:
+// every segment is sorted on its own.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;

@@ -2,9 +2,11 @@
 // Segmented sort, fast path, the steps around segment_classify (one invocation works):
 //   CLEAR = 1: zero the class counters and the large count, before segment_classify.
 //   CLEAR = 0: from the counters, each class's indirect dispatch (workgroups of
-//   SEGMENTS_PER_GROUP(c) segments, split over x and y above max_groups_x) and the element count
-//   of the global path: n when any segment is large (the global path then sorts everything and
-//   the classes dispatch nothing), else 0 (its steps then do nothing).
+//   several segments, one, or for a medium class one per block of each segment; split over x
+//   and y above max_groups_x), each medium class's segment_merge dispatch (one invocation per
+//   slot), and the element count of the global path: n when any segment is large (the global
+//   path then sorts everything and the classes dispatch nothing), else 0 (its steps then do
+//   nothing).
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -15,18 +17,31 @@ layout(constant_id = 3) const uint CLASS_COUNT = 1;
 // into one workgroup.
 layout(constant_id = 4) const uint LOG2_MIN_TILE = 7;
 layout(constant_id = 5) const uint CLEAR = 0;
+// The classes sorted in one tile each; classes TILE_CLASSES.. are the medium ones, of 2, 4, ...
+// blocks of the largest tile class.
+layout(constant_id = 6) const uint TILE_CLASSES = 1;
+layout(constant_id = 7) const uint MERGE_WORKGROUP = 256;  // segment_merge's
 #include "segment_classes.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t offsets_address;
   uint64_t segment_count_address;  // 0, or the u32 segment count S (clamped to segments)
   uint64_t counters_address;
-  uint64_t dispatch_address;       // CLASS_COUNT x (x, y, z) VkDispatchIndirectCommand
+  // CLASS_COUNT segment_sort_tile, then CLASS_COUNT - TILE_CLASSES segment_merge
+  // VkDispatchIndirectCommands (x, y, z)
+  uint64_t dispatch_address;
   uint64_t global_count_address;   // the global path's n
   uint max_n;
   uint segments;
   uint max_groups_x;
 };
+
+void write_dispatch(uint d, uint groups) {
+  uint x = min(groups, max_groups_x);
+  U32Array(dispatch_address).v[3 * d] = x;
+  U32Array(dispatch_address).v[3 * d + 1] = x == 0 ? 0u : div_ceil(groups, x);
+  U32Array(dispatch_address).v[3 * d + 2] = 1;
+}
 
 void main() {
   if (gl_LocalInvocationID.x != 0) return;
@@ -36,13 +51,15 @@ void main() {
   }
   const bool large = U32Array(counters_address).v[CLASS_COUNT] != 0;
   for (uint c = 0; c < CLASS_COUNT; ++c) {
-    uint per_group = max(1u, (1u << LOG2_MIN_TILE) / class_slots(c));
     uint listed = min(U32Array(counters_address).v[c], class_list_capacity(c, max_n, segments));
-    uint groups = large ? 0u : div_ceil(listed, per_group);
-    uint x = min(groups, max_groups_x);
-    U32Array(dispatch_address).v[3 * c] = x;
-    U32Array(dispatch_address).v[3 * c + 1] = x == 0 ? 0u : div_ceil(groups, x);
-    U32Array(dispatch_address).v[3 * c + 2] = 1;
+    if (large) listed = 0;
+    if (c < TILE_CLASSES) {
+      uint per_group = max(1u, (1u << LOG2_MIN_TILE) / class_slots(c));
+      write_dispatch(c, div_ceil(listed, per_group));
+    } else {
+      write_dispatch(c, listed << (c - TILE_CLASSES + 1));  // a workgroup per block
+      write_dispatch(CLASS_COUNT + c - TILE_CLASSES, listed * (class_slots(c) / MERGE_WORKGROUP));
+    }
   }
   uint n = max_n;
   if (segment_count_address != 0) {

@@ -7,6 +7,9 @@
 // compared key bits and the slot (sort_element.glsl): stable. Keys are rebuilt from the
 // elements when the whole key is compared, else gathered by origin, like values; indices, when
 // wanted, receive each output's input position.
+// The medium classes (LOG2_BLOCKS > 0: segments larger than the largest tile) split each segment
+// into 2^LOG2_BLOCKS blocks of TILE slots, one workgroup each; a block's sorted elements go to
+// scratch at the block's place (keys in radix order, values, input positions) for segment_merge.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
@@ -24,6 +27,9 @@ layout(constant_id = 7) const uint TILE = 128;  // workgroup x ITEMS
 layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
 layout(constant_id = 9) const uint LOG2_SEGMENT_SLOTS = 7;  // ITEMS..TILE
 layout(constant_id = 10) const uint OFFSET_WORDS = 1;      // 1: u32 offsets, 2: u64
+// Blocks per segment (2^this) of a medium class, whose blocks are whole tiles
+// (LOG2_SEGMENT_SLOTS = log2(TILE)); 0: the segments of a tile class, sorted in place.
+layout(constant_id = 11) const uint LOG2_BLOCKS = 0;
 const uint BUCKET_BITS = 0;  // sort_element.glsl's merge buckets: not used here
 // Keys per invocation (2^LOG2_ITEMS): a compile-time define, one shader per value, as
 // small_sort_tile (CMakeLists.txt).
@@ -45,6 +51,11 @@ layout(push_constant) uniform Push {
   uint64_t offsets_address;
   uint64_t list_address;     // this class's segment ids
   uint64_t listed_address;   // how many (a u32 counter of segment_classify)
+  // Medium classes: where the sorted blocks go (keys in radix order, values, and when indices
+  // are wanted the input positions), each at its block's own place.
+  uint64_t sorted_keys_address;
+  uint64_t sorted_values_address;
+  uint64_t sorted_origins_address;
   uint max_n;
   uint list_capacity;        // the most ids the list holds
 };
@@ -56,7 +67,9 @@ uint64_t offset_at(uint s) {
 
 void main() {
   const uint listed = min(U32Array(listed_address).v[0], list_capacity);
-  const uint first_entry = linear_workgroup_id() * SEGMENTS_PER_TILE;
+  const uint BLOCKS = 1u << LOG2_BLOCKS;
+  const uint group = linear_workgroup_id();
+  const uint first_entry = LOG2_BLOCKS > 0 ? group >> LOG2_BLOCKS : group * SEGMENTS_PER_TILE;
   if (first_entry >= listed) return;  // whole workgroup
 
   // Positions follow subgroups, so the lanes of one subgroup own one contiguous run.
@@ -71,7 +84,13 @@ void main() {
     // Clamped as segment_classify clamps them.
     uint64_t b = min(offset_at(s), uint64_t(max_n));
     begin = uint(b);
-    size = uint(min(clamp(offset_at(s + 1), b, uint64_t(max_n)) - b, uint64_t(SEGMENT_SLOTS)));
+    size = uint(min(clamp(offset_at(s + 1), b, uint64_t(max_n)) - b, uint64_t(SEGMENT_SLOTS * BLOCKS)));
+    if (LOG2_BLOCKS > 0) {  // this workgroup's block of the segment
+      const uint block_begin = (group & (BLOCKS - 1)) * TILE;
+      if (block_begin >= size) return;  // whole workgroup: the segment has fewer blocks
+      begin += block_begin;
+      size = min(size - block_begin, TILE);
+    }
   }
   const uint in_block = first - block_first;
   const uint owned = in_block < size ? min(ITEMS, size - in_block) : 0;
@@ -109,9 +128,17 @@ void main() {
     if (k < owned) {
       uvec2 key = WHOLE_KEY_COMPARED ? from_radix_order(element_radix_key(orders[k]))
                                      : gathered_keys[k];
-      store_key(keys_address, begin + in_block + k, key);
-      if (VALUE_WORDS != 0) store_value(values_address, begin + in_block + k, values[k]);
-      if (indices_address != 0) U32Array(indices_address).v[begin + in_block + k] = sources[k];
+      const uint slot = begin + in_block + k;
+      if (LOG2_BLOCKS > 0) {
+        store_key(sorted_keys_address, slot, WHOLE_KEY_COMPARED ? element_radix_key(orders[k])
+                                                                : to_radix_order(gathered_keys[k]));
+        if (VALUE_WORDS != 0) store_value(sorted_values_address, slot, values[k]);
+        if (sorted_origins_address != 0) U32Array(sorted_origins_address).v[slot] = sources[k];
+      } else {
+        store_key(keys_address, slot, key);
+        if (VALUE_WORDS != 0) store_value(values_address, slot, values[k]);
+        if (indices_address != 0) U32Array(indices_address).v[slot] = sources[k];
+      }
     }
   }
 }

@@ -1,11 +1,9 @@
 #version 460
 // Small-array sort, pass 2: every key of the sorted tiles (small_sort_tile) finds its final
-// position directly: its slot in its own tile plus, for every other tile, how many keys there
-// precede it (for earlier tiles keys <= it, for later tiles keys < it: equal keys keep their
-// input order, so the sort stays stable). Each count is a binary search over only the keys of
-// the tile in the same bucket (top BUCKET_BITS compared bits) as ours, whose bounds
-// small_sort_tile wrote; the searches of TILES_PER_ROUND tiles advance together, one halving
-// step at a time, so their memory reads overlap.
+// position directly (shaders/include/tile_merge.glsl): its slot in its own tile plus, for every
+// other tile, how many keys there precede it. Each count is a binary search over only the keys
+// of the tile in the same bucket (top BUCKET_BITS compared bits) as ours, whose bounds
+// small_sort_tile wrote.
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
@@ -43,51 +41,24 @@ layout(push_constant) uniform Push {
 const uint BUCKETS = 1u << BUCKET_BITS;
 const uint COMPARED_WIDTH = END_BIT - BEGIN_BIT;
 
+// Keys of other buckets precede ours or not by their bucket alone: only the keys of our bucket
+// in each tile are searched (about TILE / BUCKETS of them for spread keys).
+uvec2 merge_search_bounds(uint tile, uint bucket) {
+  uint entry = tile * (BUCKETS + 1) + bucket;
+  return uvec2(U32Array(bucket_starts_address).v[entry], U32Array(bucket_starts_address).v[entry + 1]);
+}
+
+#include "tile_merge.glsl"
+
 void main() {
   uint i = linear_workgroup_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
   uint n_now = element_count(count_address, n);
   if (i >= n_now) return;
-  uint tiles = div_ceil(n_now, TILE);
   uint own_tile = i / TILE;
   uvec2 key = load_key(sorted_keys_address, i);
-  // Keys of other buckets precede ours or not by their bucket alone: only the keys of our
-  // bucket in each tile are searched (about TILE / BUCKETS of them for spread keys).
   const uint bucket = uint(compared_bits(key) >> (COMPARED_WIDTH - BUCKET_BITS));
-  uint position = i - own_tile * TILE;
-  for (uint first_tile = 0; first_tile < tiles; first_tile += TILES_PER_ROUND) {
-    // preceding[r]: how many keys of tile first_tile + r precede ours. It starts at the
-    // bucket's beginning and grows by step while the key at preceding[r] + step - 1 precedes.
-    uint preceding[TILES_PER_ROUND], end[TILES_PER_ROUND];
-    uint longest = 0;
-    [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
-      uint t = first_tile + r;
-      bool searched = t < tiles && t != own_tile;
-      // Unsearched tiles read their own tile's entries (in bounds) and are then emptied.
-      uint entry = (searched ? t : own_tile) * (BUCKETS + 1) + bucket;
-      preceding[r] = U32Array(bucket_starts_address).v[entry];
-      end[r] = U32Array(bucket_starts_address).v[entry + 1];
-      if (!searched) preceding[r] = end[r] = 0;
-      longest = max(longest, end[r] - preceding[r]);
-    }
-    // The steps sum to 2 * step - 1 >= longest.
-    for (uint step = longest == 0 ? 0 : 1u << findMSB(longest); step >= 1; step /= 2) {
-      // The loads are unconditional (a probe beyond the bucket reads key 0 and is ignored): a
-      // load under a branch waits for the previous one to return.
-      uvec2 others[TILES_PER_ROUND];
-      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
-        uint probe = preceding[r] + step;
-        uint index = probe <= end[r] ? (first_tile + r) * TILE + probe - 1 : 0;
-        others[r] = load_key(sorted_keys_address, index);
-      }
-      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
-        uint t = first_tile + r;
-        uint probe = preceding[r] + step;
-        bool precedes = t < own_tile ? !key_less(key, others[r]) : key_less(others[r], key);
-        if (probe <= end[r] && precedes) preceding[r] = probe;
-      }
-    }
-    [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) position += preceding[r];
-  }
+  uint position = i - own_tile * TILE +
+                  keys_preceding(key, sorted_keys_address, 0, div_ceil(n_now, TILE), own_tile, bucket);
   store_key(keys_address, position, from_radix_order(key));
   if (VALUE_WORDS != 0) store_value(values_address, position, load_value(sorted_values_address, i));
 }

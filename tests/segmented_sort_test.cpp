@@ -18,7 +18,7 @@ namespace gpusort::test {
 namespace {
 
 enum class Mix { one, all_empty_but_one, all_size_one, uniform_small, uniform_large, power_law,
-                 empty_at_ends, class_boundaries, boundaries_and_large };
+                 empty_at_ends, class_boundaries, boundaries_and_large, listed };
 const char* to_string(Mix m) {
   switch (m) {
     case Mix::one: return "one";
@@ -30,6 +30,7 @@ const char* to_string(Mix m) {
     case Mix::empty_at_ends: return "empty_at_ends";
     case Mix::class_boundaries: return "class_boundaries";
     case Mix::boundaries_and_large: return "boundaries_and_large";
+    case Mix::listed: return "listed";
   }
   return "?";
 }
@@ -38,7 +39,9 @@ const std::vector<Mix> all_mixes{Mix::one,           Mix::all_empty_but_one, Mix
                                  Mix::empty_at_ends};
 
 // CSR offsets of n elements (S + 1 entries, 0 to n) in the given mix.
-std::vector<uint64_t> make_offsets(uint64_t n, Mix mix, std::mt19937_64& rng) {
+// Mix::listed: the given sizes in random order, repeated to n.
+std::vector<uint64_t> make_offsets(uint64_t n, Mix mix, std::mt19937_64& rng,
+                                   std::vector<uint64_t> sizes = {}) {
   std::vector<uint64_t> offsets{0};
   auto fill_random = [&](auto size_of) {
     while (offsets.back() < n) offsets.push_back(std::min(n, offsets.back() + size_of()));
@@ -67,12 +70,20 @@ std::vector<uint64_t> make_offsets(uint64_t n, Mix mix, std::mt19937_64& rng) {
       fill_random([&] { return 1 + rng() % 200; });
       offsets.insert(offsets.end(), {n, n, n});
       break;
+    case Mix::listed:
+      while (offsets.back() < n) {
+        std::shuffle(sizes.begin(), sizes.end(), rng);
+        for (uint64_t size : sizes) offsets.push_back(std::min(n, offsets.back() + size));
+      }
+      break;
     case Mix::class_boundaries:
     case Mix::boundaries_and_large: {
       // Sizes on both sides of every power of two to 2048 (the fast path's size classes; its
       // largest on lavapipe: 2048 keys, or 1024 at 4-wide subgroups), in random order,
-      // repeated to n (about 12300 keys cover each once); with one segment too large for any
-      // class among them (the global path then sorts everything).
+      // repeated to n (about 12300 keys cover each once); with segments of 2049 and 3000 keys
+      // among them: too large for any tile class (the global path before the medium classes;
+      // now a medium class everywhere, beside the tile classes. MediumClasses runs the global
+      // path, with segments beyond the largest medium class).
       std::vector<uint64_t> sizes{0, 1, 2, 3};
       for (uint64_t p = 4; p < 2048; p *= 2) sizes.insert(sizes.end(), {p - 1, p, p + 1});
       sizes.insert(sizes.end(), {2047, 2048});
@@ -101,6 +112,7 @@ struct SegmentedCase {
   uint32_t index_bytes = 0;   // 0: no indices
   uint32_t begin_bit = 0, end_bit = 0;
   Algorithm algorithm = Algorithm::automatic;
+  std::vector<uint64_t> sizes;  // Mix::listed's
   std::string describe(uint64_t seed) const {
     std::ostringstream s;
     s << gpusort::to_string(algorithm) << " " << gpusort::to_string(key)
@@ -126,7 +138,7 @@ uint64_t scrambled(uint64_t position, uint32_t bytes) {
     std::mt19937_64 rng(seed);
     const uint32_t kb = key_bytes(c.key);
     const auto bits = make_key_bits(c.key, c.n, c.distribution, rng);
-    const auto offsets = c.segmented ? make_offsets(c.n, c.mix, rng) : std::vector<uint64_t>{0, c.n};
+    const auto offsets = c.segmented ? make_offsets(c.n, c.mix, rng, c.sizes) : std::vector<uint64_t>{0, c.n};
     std::vector<uint8_t> keys(c.n * kb), input(c.n * kb);
     for (uint64_t i = 0; i < c.n; ++i) std::memcpy(&input[i * kb], &bits[i], kb);
     keys = input;
@@ -236,6 +248,42 @@ TEST_P(SegmentedAllKeyTypes, ClassBoundaries) {
                                .offset_bytes = 8}));
 }
 
+// Segment sizes around the fast path's medium classes on this device (they differ from the
+// H100's: lavapipe's largest tile is smaller): the largest tile, one more (the first medium
+// class), 2x, 4x - 1, 4x, the largest medium class; with `large`, one more than that too (the
+// global path then sorts everything). With the sum of the sizes, for a case's n.
+struct MediumSizes {
+  std::vector<uint64_t> sizes;
+  uint64_t n = 0;
+};
+MediumSizes medium_sizes(KeyType key, uint32_t value_bytes, bool large,
+                         uint32_t begin_bit = 0, uint32_t end_bit = 0) {
+  const uint32_t width = key_bytes(key) * 8;
+  const SegmentedClassTable table = segmented_class_table(
+      context().impl(), make_sort_spec(key, value_bytes, false, begin_bit, end_bit ? end_bit : width));
+  const uint64_t tile = table.largest_tile, largest = table.class_slots.back();
+  EXPECT_GT(largest, 2 * tile) << "no medium class on this device";
+  MediumSizes m{{tile, tile + 1, 2 * tile, 4 * tile - 1, 4 * tile, largest, 3, 700}};
+  if (large) m.sizes.push_back(largest + 1);
+  for (uint64_t size : m.sizes) m.n += size;
+  return m;
+}
+
+// The medium classes: every key type, values, both orders, indices; and one segment too large
+// for them (the global path).
+TEST_P(SegmentedAllKeyTypes, MediumClasses) {
+  const Combo& p = GetParam();
+  for (bool large : {false, true}) {
+    if (large && p.value_bytes != 4) continue;  // the global path is tested enough elsewhere
+    const MediumSizes m = medium_sizes(p.key, p.value_bytes, large);
+    EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
+                                 .descending = p.descending, .n = m.n, .mix = Mix::listed,
+                                 .distribution = Distribution::few_unique,
+                                 .offset_bytes = p.descending ? 8u : 4u, .index_bytes = 4,
+                                 .sizes = m.sizes}));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, SegmentedAllKeyTypes, ::testing::ValuesIn(all_combos()), combo_name);
 
 // ---- Sizes and shapes beyond one workgroup ----
@@ -283,6 +331,15 @@ TEST(SegmentedBits, BitRangesOnTheFastPath) {
     EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = 13000,
                                  .mix = Mix::class_boundaries, .index_bytes = 4,
                                  .begin_bit = begin, .end_bit = end}));
+}
+
+TEST(SegmentedBits, BitRangesOnTheMediumClasses) {
+  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::f64, 0u, 63u}}) {
+    const MediumSizes m = medium_sizes(key, 4, false, begin, end);
+    EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = m.n,
+                                 .mix = Mix::listed, .index_bytes = 4, .begin_bit = begin,
+                                 .end_bit = end, .sizes = m.sizes}));
+  }
 }
 
 TEST(SegmentedSizes, AllSizeOneMany) {
@@ -455,6 +512,7 @@ struct EngineCase {
   uint32_t offset_bytes = 4;
   bool indirect = false;
   bool indices = true;
+  std::vector<uint64_t> sizes;  // Mix::listed's
 };
 
 ::testing::AssertionResult check_engine(const EngineCase& c) {
@@ -472,7 +530,7 @@ struct EngineCase {
     // Indirect: the buffers hold more (max_n, max_segments) than the GPU count selects.
     const uint64_t max_n = c.indirect ? c.n + 100 : c.n;
     const auto bits = make_key_bits(c.key, max_n, Distribution::few_unique, rng);
-    const auto offsets = make_offsets(c.n, c.mix, rng);
+    const auto offsets = make_offsets(c.n, c.mix, rng, c.sizes);
     const uint64_t segments = offsets.size() - 1;
     const uint64_t max_segments = c.indirect ? segments + 5 : segments;
 
@@ -588,6 +646,15 @@ TEST(SegmentedEngine, Indirect) {
   }
   EXPECT_TRUE(check_engine({.key = KeyType::f32, .value_bytes = 4, .n = 1800,
                             .mix = Mix::class_boundaries, .indirect = true}));
+  for (bool large : {false, true}) {
+    const MediumSizes m = medium_sizes(KeyType::u32, 4, large);
+    EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = m.n,
+                              .mix = Mix::listed, .indirect = true, .sizes = m.sizes}));
+  }
+  const MediumSizes m = medium_sizes(KeyType::i64, 8, false);
+  EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = 8, .descending = true, .n = m.n,
+                            .mix = Mix::listed, .offset_bytes = 8, .indirect = true,
+                            .sizes = m.sizes}));
 }
 
 TEST(SegmentedEngine, Refusals) {

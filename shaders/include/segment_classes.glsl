@@ -1,7 +1,7 @@
 // The size classes of segmented sort's fast path (src/algorithms/segmented_sort.cpp), shared by
 // segment_classify, segment_plan and the host's layout: class c holds the segments of 2..2^
 // (LOG2_FIRST_CLASS_SLOTS + c) keys not held by a lower class, each sorted in a block of
-// 2^(LOG2_FIRST_CLASS_SLOTS + c) slots. Include after the specialization constants
+// 2^(LOG2_FIRST_CLASS_SLOTS + c) slots (the medium classes: in several tiles, then merged). Include after the specialization constants
 // LOG2_FIRST_CLASS_SLOTS and CLASS_COUNT.
 
 uint class_slots(uint c) { return 1u << (LOG2_FIRST_CLASS_SLOTS + c); }

@@ -9,7 +9,12 @@
 //                         large segment exists (the classes then dispatch nothing), else 0
 //   segment_sort_tile     one indirect dispatch per class: each workgroup sorts a tile of its
 //                         class's segments on chip (several small ones packed a workgroup, a
-//                         medium one alone), in place: the small-array sort's bitonic network
+//                         larger one alone), in place: the small-array sort's bitonic network.
+//                         The medium classes (2, 4, 8 x the largest tile): each block of a
+//                         segment, one workgroup each, sorted to scratch
+//   segment_merge         one indirect dispatch per medium class: each key's place in its
+//                         segment from its block and binary searches of the segment's other
+//                         blocks (the small-array sort's merge), written there
 // When max_n exceeds the largest class (a large segment is possible) the global path below
 // follows, reading its n from segment_plan: with a large segment present it costs what it costs
 // alone (the whole array, every segment: sorting only the large segments' elements would need
@@ -33,6 +38,7 @@
 
 #include "algorithms/comparison_sorts.hpp"
 
+#include <algorithm>
 #include <bit>
 
 namespace gpusort {
@@ -73,8 +79,15 @@ struct PlanPush {
 };
 struct SegmentTilePush {
   VkDeviceAddress keys, values, indices, offsets, list, listed;
+  VkDeviceAddress sorted_keys, sorted_values, sorted_origins;
   uint32_t max_n, list_capacity;
 };
+struct SegmentMergePush {
+  VkDeviceAddress sorted_keys, sorted_values, sorted_origins, keys, values, indices, offsets, list,
+      listed;
+  uint32_t max_n, list_capacity;
+};
+constexpr uint32_t wanted_merge_workgroup = 256;
 
 // The fast path's size classes, per device family: class c sorts segments of up to
 // 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
@@ -82,15 +95,20 @@ struct SegmentTilePush {
 // class is the largest tile the device's workgroup and shared memory hold (fast_path_classes).
 // Not yet measured: one row for every device, chosen so that a block's padding costs at most 2x
 // and the smallest segments (2..8 keys) share a workgroup 16 at a time.
+// The medium classes: segments of up to 2^log2_max_blocks largest tiles, each tile sorted alone
+// then merged (segment_merge searches every other block of the segment for every key, so its
+// work per key grows with the blocks).
 struct SegmentClassShape {
   uint32_t log2_first_class = 3;
   uint32_t log2_min_tile = 7;
+  uint32_t log2_max_blocks = 3;
 };
 constexpr SegmentClassShape segment_class_shape{};
 
-// One size class: its block (segment_slots, a power of two) and how segment_sort_tile runs it.
+// One size class: its block (segment_slots, a power of two) and how segment_sort_tile runs it;
+// a medium class (blocks > 1) sorts blocks of tile() = segment_slots / blocks slots.
 struct SegmentClass {
-  uint32_t segment_slots, workgroup, items;
+  uint32_t segment_slots, workgroup, items, blocks = 1;
   uint32_t tile() const { return workgroup * items; }
 };
 
@@ -108,6 +126,10 @@ std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const Sort
       break;
     classes.push_back(c);
   }
+  if (classes.empty() || classes.back().segment_slots <= min_tile) return classes;
+  const SegmentClass largest = classes.back();
+  for (uint32_t blocks = 2; blocks <= 1u << segment_class_shape.log2_max_blocks; blocks *= 2)
+    classes.push_back({largest.segment_slots * blocks, largest.workgroup, largest.items, blocks});
   return classes;
 }
 
@@ -133,6 +155,7 @@ class Segmented final : public SegmentedSort {
     by_key.value_words = 1;  // the origins
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
     classes_ = fast_path_classes(ctx, spec.sort);
+    merge_workgroup_ = clamp_workgroup(ctx, wanted_merge_workgroup);
   }
 
   // Whether the fast path runs (more than one segment, and a class fits this device).
@@ -143,22 +166,40 @@ class Segmented final : public SegmentedSort {
     return !fast(max_segments) || max_n > max_class_slots();
   }
 
+  uint32_t tile_classes() const {
+    return uint32_t(std::count_if(classes_.begin(), classes_.end(),
+                                  [](const SegmentClass& c) { return c.blocks == 1; }));
+  }
+  // Whether a medium segment is possible: max_n exceeds the largest tile class.
+  bool medium(uint64_t max_n) const {
+    const uint32_t tiles = tile_classes();
+    return tiles < classes_.size() && max_n > classes_[tiles - 1].segment_slots;
+  }
+
   // The fast path's scratch, after the global path's: counters (CLASS_COUNT + 1 u32), the
-  // classes' VkDispatchIndirectCommands, the global path's n, the class lists.
+  // classes' VkDispatchIndirectCommands (then the medium classes' merges'), the global path's n,
+  // the class lists; when a medium segment is possible, the sorted blocks (keys in radix order,
+  // values, input positions), each element at its own position.
   struct FastLayout {
-    uint64_t counters, dispatch, global_count, lists, total;
+    uint64_t counters, dispatch, global_count, lists, sorted_keys, sorted_values, sorted_origins,
+        total;
   };
   FastLayout fast_layout(uint64_t max_n, uint64_t max_segments) const {
     if (!fast(max_segments)) return {};
     FastLayout f{};
     f.counters = 0;
     f.dispatch = align_up((classes_.size() + 1) * 4, 256);
-    f.global_count = f.dispatch + align_up(classes_.size() * 12, 256);
+    f.global_count =
+        f.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
     f.lists = f.global_count + 256;
     uint64_t entries = 0;
     for (size_t c = 0; c < classes_.size(); ++c)
       entries += class_list_capacity(classes_, c, max_n, max_segments);
-    f.total = f.lists + align_up(entries * 4, 256);
+    f.sorted_keys = f.lists + align_up(entries * 4, 256);
+    const uint64_t m = medium(max_n) ? max_n : 0;
+    f.sorted_values = f.sorted_keys + align_up(m * spec_.sort.key_words * 4, 256);
+    f.sorted_origins = f.sorted_values + align_up(m * spec_.sort.value_words * 4, 256);
+    f.total = f.sorted_origins + align_up(m * 4, 256);
     return f;
   }
 
@@ -211,19 +252,23 @@ class Segmented final : public SegmentedSort {
     const FastLayout f = fast_layout(t.n, t.segments);
     const VkDeviceAddress base = t.scratch + begin;
     const uint32_t class_count = uint32_t(classes_.size());
-    const std::vector<uint32_t> plan_spec{64, spec_.offset_words,
-                                          segment_class_shape.log2_first_class, class_count,
-                                          segment_class_shape.log2_min_tile};
+    const uint32_t tile_class_count = tile_classes();
+    auto plan_spec = [&](uint32_t clear) {
+      return std::vector<uint32_t>{64,
+                                   spec_.offset_words,
+                                   segment_class_shape.log2_first_class,
+                                   class_count,
+                                   segment_class_shape.log2_min_tile,
+                                   clear,
+                                   tile_class_count,
+                                   merge_workgroup_};
+    };
     auto plan_push = [&] {
       return PlanPush{t.offsets,       t.segment_count_address, base + f.counters,
                       base + f.dispatch, base + f.global_count,  uint32_t(t.n),
                       uint32_t(t.segments), ctx_.info.max_workgroup_count_x};
     };
-    auto with = [](std::vector<uint32_t> v, uint32_t x) {
-      v.push_back(x);
-      return v;
-    };
-    rec.dispatch("segment_plan", with(plan_spec, 1), 1, plan_push());
+    rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
     rec.compute_barrier();
     const uint32_t classify_groups = step_groups(t.segments);
     rec.dispatch("segment_classify",
@@ -234,23 +279,49 @@ class Segmented final : public SegmentedSort {
                               base + f.lists, t.indices, uint32_t(t.n), uint32_t(t.segments),
                               classify_groups});
     rec.compute_barrier();
-    rec.dispatch("segment_plan", with(plan_spec, 0), 1, plan_push());
+    rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
     rec.indirect_barrier();
     // The classes sort disjoint segments: no barrier between them.
     const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
+    // The medium classes' blocks go to scratch: segment_merge, after a barrier, places them.
+    const VkDeviceAddress sorted_keys = base + f.sorted_keys,
+                          sorted_values = spec_.sort.value_words ? base + f.sorted_values : 0,
+                          sorted_origins = t.indices ? base + f.sorted_origins : 0;
+    std::vector<uint64_t> lists;
     uint64_t list = base + f.lists;
     for (uint32_t c = 0; c < class_count; ++c) {
+      lists.push_back(list);
+      const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+      list += capacity * 4;
+      if (capacity == 0) continue;  // no segment of this class fits max_n
       const SegmentClass& k = classes_[c];
       auto tile_spec = tile_specialization(spec_.sort, k.workgroup, k.tile());
-      tile_spec.insert(tile_spec.end(), {lanes, uint32_t(std::countr_zero(k.segment_slots)),
-                                         spec_.offset_words});
-      const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+      tile_spec.insert(tile_spec.end(),
+                       {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
+                        spec_.offset_words, uint32_t(std::countr_zero(k.blocks))});
       rec.dispatch_indirect("segment_sort_tile_i" + std::to_string(k.items), tile_spec,
                             t.scratch_buffer, t.scratch_offset + begin + f.dispatch + 12 * c,
-                            SegmentTilePush{t.keys, t.values, t.indices, t.offsets, list,
-                                            base + f.counters + 4 * c, uint32_t(t.n),
-                                            uint32_t(capacity)});
-      list += capacity * 4;
+                            SegmentTilePush{t.keys, t.values, t.indices, t.offsets, lists[c],
+                                            base + f.counters + 4 * c, sorted_keys, sorted_values,
+                                            sorted_origins, uint32_t(t.n), uint32_t(capacity)});
+    }
+    if (medium(t.n)) {
+      rec.compute_barrier();
+      for (uint32_t c = tile_class_count; c < class_count; ++c) {
+        const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+        if (capacity == 0) continue;
+        const SegmentClass& k = classes_[c];
+        auto merge_spec = tile_specialization(spec_.sort, merge_workgroup_, k.tile());
+        merge_spec.insert(merge_spec.end(),
+                          {uint32_t(std::countr_zero(k.segment_slots)), spec_.offset_words});
+        const uint64_t dispatch = f.dispatch + 12 * (class_count + c - tile_class_count);
+        rec.dispatch_indirect(
+            k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, t.scratch_buffer,
+            t.scratch_offset + begin + dispatch,
+            SegmentMergePush{sorted_keys, sorted_values, sorted_origins, t.keys, t.values,
+                             t.indices, t.offsets, lists[c], base + f.counters + 4 * c,
+                             uint32_t(t.n), uint32_t(capacity)});
+      }
     }
     rec.compute_barrier();
     if (global(t.n, t.segments)) record_global(rec, t, base + f.global_count);
@@ -322,9 +393,19 @@ class Segmented final : public SegmentedSort {
   Algorithm requested_;
   std::unique_ptr<SortAlgorithm> by_key_;
   std::vector<SegmentClass> classes_;
+  uint32_t merge_workgroup_;  // segment_merge's; divides every medium class's slots
 };
 
 }  // namespace
+
+SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSpec& spec) {
+  SegmentedClassTable table;
+  for (const SegmentClass& c : fast_path_classes(ctx, spec)) {
+    table.class_slots.push_back(c.segment_slots);
+    if (c.blocks == 1) table.largest_tile = c.segment_slots;
+  }
+  return table;
+}
 
 std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
                                                    Algorithm requested) {

@@ -41,6 +41,16 @@ class SegmentedSort {
   virtual void record(Recorder& rec, const SegmentedTargets& targets) const = 0;
 };
 
+// The fast path's size classes on this device for this key type (for tests and benchmarks):
+// the most keys each class takes, smallest first, and the largest class sorted in one tile (the
+// classes above it, the medium ones, split a segment into blocks of that size and merge them).
+// A larger segment sends the whole array down the global path. Empty: no fast path.
+struct SegmentedClassTable {
+  std::vector<uint64_t> class_slots;
+  uint64_t largest_tile = 0;
+};
+SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSpec& spec);
+
 // `requested` is the algorithm of the inner sorts; it must be stable (not bitonic).
 std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
                                                    Algorithm requested);

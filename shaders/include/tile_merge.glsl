@@ -1,0 +1,51 @@
+// The merge step of the tile sorts (small_sort_merge, segment_merge): a key of a sorted tile finds
+// its final place as its slot in its own tile plus, for every other tile, how many keys there
+// precede it (for earlier tiles keys <= it, for later tiles keys < it: equal keys keep their
+// input order, so the sort stays stable). Each count is a binary search over a range of the
+// other tile that the includer bounds; the searches of TILES_PER_ROUND tiles advance together,
+// one halving step at a time, so their memory reads overlap.
+// Include after keys.glsl, key_compare.glsl, TILE, TILES_PER_ROUND and a function
+//   uvec2 merge_search_bounds(uint tile, uint bucket)
+// that gives the slots [x, y) of `tile` holding the keys not ordered against ours by `bucket`
+// alone (everything before x precedes our key, nothing from y on does).
+
+// How many keys of tiles [0, tiles) other than own_tile precede `key`. Tile t holds its sorted
+// keys (radix order) at sorted_keys_address, slots base + t * TILE onwards.
+uint keys_preceding(uvec2 key, uint64_t sorted_keys_address, uint base, uint tiles, uint own_tile,
+                    uint bucket) {
+  uint total = 0;
+  for (uint first_tile = 0; first_tile < tiles; first_tile += TILES_PER_ROUND) {
+    // preceding[r]: how many keys of tile first_tile + r precede ours. It starts at the
+    // range's beginning and grows by step while the key at preceding[r] + step - 1 precedes.
+    uint preceding[TILES_PER_ROUND], end[TILES_PER_ROUND];
+    uint longest = 0;
+    [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+      uint t = first_tile + r;
+      bool searched = t < tiles && t != own_tile;
+      // Unsearched tiles read their own tile's bounds (in bounds) and are then emptied.
+      uvec2 bounds = merge_search_bounds(searched ? t : own_tile, bucket);
+      preceding[r] = searched ? bounds.x : 0;
+      end[r] = searched ? bounds.y : 0;
+      longest = max(longest, end[r] - preceding[r]);
+    }
+    // The steps sum to 2 * step - 1 >= longest.
+    for (uint step = longest == 0 ? 0 : 1u << findMSB(longest); step >= 1; step /= 2) {
+      // The loads are unconditional (a probe beyond the range reads the first key and is
+      // ignored): a load under a branch waits for the previous one to return.
+      uvec2 others[TILES_PER_ROUND];
+      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        uint probe = preceding[r] + step;
+        uint index = base + (probe <= end[r] ? (first_tile + r) * TILE + probe - 1 : 0);
+        others[r] = load_key(sorted_keys_address, index);
+      }
+      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        uint t = first_tile + r;
+        uint probe = preceding[r] + step;
+        bool precedes = t < own_tile ? !key_less(key, others[r]) : key_less(others[r], key);
+        if (probe <= end[r] && precedes) preceding[r] = probe;
+      }
+    }
+    [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) total += preceding[r];
+  }
+  return total;
+}
