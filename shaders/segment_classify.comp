@@ -1,7 +1,7 @@
 #version 460
 // Segmented sort, fast path, step 1 (one pass over the offsets): each segment's size decides its
 // method. 0 or 1 key: already sorted (the index of a lone key is written here when indices are
-// wanted); 2..class_slots(CLASS_COUNT - 1) keys: appended to its size class's list, which
+// wanted, and with separate outputs the key and value copied there); 2..class_slots(CLASS_COUNT - 1) keys: appended to its size class's list, which
 // segment_sort_tile sorts on chip (the medium classes' with segment_merge); more: counted as
 // large (the global path then sorts the whole array). List order is whatever the atomics give:
 // every segment is sorted on its own.
@@ -11,6 +11,8 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
 layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
 layout(constant_id = 3) const uint CLASS_COUNT = 1;
+layout(constant_id = 4) const uint KEY_WORDS = 1;    // for the copies of lone keys
+layout(constant_id = 5) const uint VALUE_WORDS = 0;
 #include "segment_classes.glsl"
 
 layout(push_constant) uniform Push {
@@ -19,6 +21,8 @@ layout(push_constant) uniform Push {
   uint64_t counters_address;       // CLASS_COUNT class sizes, then the large count (zeroed)
   uint64_t lists_address;          // the class lists (class_list_begin)
   uint64_t indices_address;        // 0, or where the stable permutation goes
+  // Separate outputs (0: in place): where lone keys and values are copied.
+  uint64_t keys_address, values_address, keys_out_address, values_out_address;
   uint max_n;
   uint segments;
   uint group_count;
@@ -41,7 +45,15 @@ void main() {
     uint64_t end = clamp(offset_at(s + 1), begin, uint64_t(max_n));
     uint size = uint(end - begin);
     if (size <= 1) {
-      if (size == 1 && indices_address != 0) U32Array(indices_address).v[uint(begin)] = uint(begin);
+      const uint i = uint(begin);
+      if (size == 1 && indices_address != 0) U32Array(indices_address).v[i] = i;
+      if (size == 1 && keys_out_address != 0)
+        for (uint w = 0; w < KEY_WORDS; ++w)
+          U32Array(keys_out_address).v[i * KEY_WORDS + w] = U32Array(keys_address).v[i * KEY_WORDS + w];
+      if (size == 1 && values_out_address != 0)
+        for (uint w = 0; w < VALUE_WORDS; ++w)
+          U32Array(values_out_address).v[i * VALUE_WORDS + w] =
+              U32Array(values_address).v[i * VALUE_WORDS + w];
     } else if (size > class_slots(CLASS_COUNT - 1)) {
       atomicAdd(U32Array(counters_address).v[CLASS_COUNT], 1u);
     } else {

@@ -30,7 +30,7 @@ layout(push_constant) uniform Push {
   uint64_t sorted_keys_address;  // radix order, each block at its own place
   uint64_t sorted_values_address;
   uint64_t sorted_origins_address;  // 0 without indices
-  uint64_t keys_address;
+  uint64_t keys_address;  // the outputs: the caller's arrays or separate ones
   uint64_t values_address;
   uint64_t indices_address;
   uint64_t offsets_address;

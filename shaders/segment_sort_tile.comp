@@ -3,8 +3,9 @@
 // workgroup sorts TILE / SEGMENT_SLOTS segments of its class's list on chip, each padded to a
 // block of SEGMENT_SLOTS slots (a power of two; empty slots hold the largest element), in place:
 // the bitonic network of the small-array sort (shaders/include/bitonic_tile.glsl) run up to
-// blocks of SEGMENT_SLOTS only, so that the packed segments never meet. Elements are the
-// compared key bits and the slot (sort_element.glsl): stable. Keys are rebuilt from the
+// blocks of SEGMENT_SLOTS only, so that the packed segments never meet (or to separate outputs,
+// the partition sort's, at the same positions). Elements are the compared key bits and the
+// slot (sort_element.glsl): stable. Keys are rebuilt from the
 // elements when the whole key is compared, else gathered by origin, like values; indices, when
 // wanted, receive each output's input position.
 // The medium classes (LOG2_BLOCKS > 0: segments larger than the largest tile) split each segment
@@ -56,6 +57,10 @@ layout(push_constant) uniform Push {
   uint64_t sorted_keys_address;
   uint64_t sorted_values_address;
   uint64_t sorted_origins_address;
+  // Where the sorted keys and values go: keys_address / values_address (in place) or separate
+  // outputs (the partition sort's).
+  uint64_t keys_out_address;
+  uint64_t values_out_address;
   uint max_n;
   uint list_capacity;        // the most ids the list holds
 };
@@ -135,8 +140,8 @@ void main() {
         if (VALUE_WORDS != 0) store_value(sorted_values_address, slot, values[k]);
         if (sorted_origins_address != 0) U32Array(sorted_origins_address).v[slot] = sources[k];
       } else {
-        store_key(keys_address, slot, key);
-        if (VALUE_WORDS != 0) store_value(values_address, slot, values[k]);
+        store_key(keys_out_address, slot, key);
+        if (VALUE_WORDS != 0) store_value(values_out_address, slot, values[k]);
         if (indices_address != 0) U32Array(indices_address).v[slot] = sources[k];
       }
     }

@@ -71,6 +71,7 @@ struct CountPush {
 
 struct ClassifyPush {
   VkDeviceAddress offsets, segment_count_address, counters, lists, indices;
+  VkDeviceAddress keys, values, keys_out, values_out;
   uint32_t max_n, segments, group_count;
 };
 struct PlanPush {
@@ -79,7 +80,7 @@ struct PlanPush {
 };
 struct SegmentTilePush {
   VkDeviceAddress keys, values, indices, offsets, list, listed;
-  VkDeviceAddress sorted_keys, sorted_values, sorted_origins;
+  VkDeviceAddress sorted_keys, sorted_values, sorted_origins, keys_out, values_out;
   uint32_t max_n, list_capacity;
 };
 struct SegmentMergePush {
@@ -248,6 +249,14 @@ class Segmented final : public SegmentedSort {
     const bool indirect = t.segment_count_address != 0;
     if (t.n == 0 && !indirect) return;
     if (!fast(t.segments)) return record_global(rec, t, 0);
+    if ((t.keys_out || t.values_out) && !spec_.write_keys)
+      throw Error("segmented sort: separate outputs need offsets, several segments and the keys");
+    const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
+    const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
+    // Lone keys (and values) are copied to separate outputs by segment_classify.
+    const VkDeviceAddress copy_keys_to = t.keys_out && t.keys_out != t.keys ? t.keys_out : 0;
+    const VkDeviceAddress copy_values_to =
+        spec_.sort.value_words && t.values_out && t.values_out != t.values ? t.values_out : 0;
     const uint64_t begin = fast_begin(t.n, t.segments);
     const FastLayout f = fast_layout(t.n, t.segments);
     const VkDeviceAddress base = t.scratch + begin;
@@ -273,10 +282,11 @@ class Segmented final : public SegmentedSort {
     const uint32_t classify_groups = step_groups(t.segments);
     rec.dispatch("segment_classify",
                  {step_workgroup, spec_.offset_words, segment_class_shape.log2_first_class,
-                  class_count},
+                  class_count, spec_.sort.key_words, spec_.sort.value_words},
                  classify_groups,
                  ClassifyPush{t.offsets, t.segment_count_address, base + f.counters,
-                              base + f.lists, t.indices, uint32_t(t.n), uint32_t(t.segments),
+                              base + f.lists, t.indices, t.keys, t.values, copy_keys_to,
+                              copy_values_to, uint32_t(t.n), uint32_t(t.segments),
                               classify_groups});
     rec.compute_barrier();
     rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
@@ -303,7 +313,8 @@ class Segmented final : public SegmentedSort {
                             t.scratch_buffer, t.scratch_offset + begin + f.dispatch + 12 * c,
                             SegmentTilePush{t.keys, t.values, t.indices, t.offsets, lists[c],
                                             base + f.counters + 4 * c, sorted_keys, sorted_values,
-                                            sorted_origins, uint32_t(t.n), uint32_t(capacity)});
+                                            sorted_origins, keys_out, values_out, uint32_t(t.n),
+                                            uint32_t(capacity)});
     }
     if (medium(t.n)) {
       rec.compute_barrier();
@@ -318,7 +329,7 @@ class Segmented final : public SegmentedSort {
         rec.dispatch_indirect(
             k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, t.scratch_buffer,
             t.scratch_offset + begin + dispatch,
-            SegmentMergePush{sorted_keys, sorted_values, sorted_origins, t.keys, t.values,
+            SegmentMergePush{sorted_keys, sorted_values, sorted_origins, keys_out, values_out,
                              t.indices, t.offsets, lists[c], base + f.counters + 4 * c,
                              uint32_t(t.n), uint32_t(capacity)});
       }
