@@ -190,8 +190,7 @@ class Segmented final : public SegmentedSort {
     FastLayout f{};
     f.counters = 0;
     f.dispatch = align_up((classes_.size() + 1) * 4, 256);
-    f.global_count =
-        f.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
+    f.global_count = f.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
     f.lists = f.global_count + 256;
     uint64_t entries = 0;
     for (size_t c = 0; c < classes_.size(); ++c)
