@@ -123,13 +123,13 @@ uint64_t plan_runs(Context::Impl& ctx, const SortSpec& spec, uint64_t n,
 
 void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* values,
               uint32_t value_bytes, const SortOptions& options) {
-  check_count(n);
   const SortSpec spec = make_sort_spec(key_type, values ? value_bytes : 0, options.descending,
                                        options.begin_bit, options.end_bit);
   const uint64_t run = plan_runs(ctx.impl(), spec, n, options);
   if (run < n)
     return sort_arrays_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                    options.timings);
+  check_count(n);
   auto memory = [](void* array) {
     auto* bytes = static_cast<char*>(array);
     return HostStream{
@@ -144,15 +144,16 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
 
 void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
                    uint32_t value_bytes, const HostStream& values, const SortOptions& options) {
-  check_count(n);
   SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit,
                                  options.end_bit);
   if (!keys.read || !keys.write || (value_bytes && (!values.read || !values.write)))
     throw Error("sort_streamed: every stream needs a reader and a writer");
+  // Beyond max_elements only out of core (runs of at most max_elements).
   const uint64_t run = plan_runs(ctx.impl(), spec, n, options);
   if (run < n)
     return sort_streamed_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                      options.timings);
+  check_count(n);
   ctx.impl().host_path().sort(spec, options.algorithm, n, keys, values, options.timings);
 }
 

@@ -273,7 +273,10 @@ std::unique_ptr<char[]> host_buffer(uint64_t bytes) {
 uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm requested, uint64_t n,
                       uint64_t limit) {
   HostPath& host = ctx.host_path();
-  if (n <= 1 || n > host.max_elements(spec, requested)) return n;
+  // An algorithm with its own smaller limit (odd_even) refuses such an n in core; beyond
+  // gpusort::max_elements, runs of at most that many make the sort possible out of core.
+  const uint64_t algorithm_max = host.max_elements(spec, requested);
+  if (n <= 1 || (n > algorithm_max && algorithm_max < max_elements)) return n;
   const DeviceInfo& device = ctx.info;
   const uint64_t budget =
       limit ? limit : (device.device_local_bytes ? device.device_local_bytes : ~uint64_t(0));
@@ -282,10 +285,10 @@ uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm reques
     return m * spec.key_words * 4 <= largest && m * spec.value_words * 4 <= largest &&
            host.device_bytes(spec, requested, m) <= budget;
   };
-  if (fits(n)) return n;
+  if (n <= max_elements && fits(n)) return n;
   // The largest run that fits (the scratch of `automatic` changes algorithm with the size, so
   // fits() need not be monotonic: lo always fits, which is all that matters).
-  uint64_t lo = 0, hi = n - 1;
+  uint64_t lo = 0, hi = std::min(n - 1, max_elements);
   while (lo < hi) {
     const uint64_t mid = hi - (hi - lo) / 2;
     if (fits(mid))

@@ -72,7 +72,9 @@ class Progress {
   Progress(bool enabled, uint64_t total, uint64_t array) : total_(total), array_(array) {
     if (enabled && total) thread_ = std::thread([this] { show(); });
   }
-  ~Progress() {
+  ~Progress() { finish(); }
+  // Clears the line (when one was shown); nothing is shown after this.
+  void finish() {
     {
       std::lock_guard lock(mutex_);
       stop_ = true;
@@ -89,7 +91,9 @@ class Progress {
     if (wake_.wait_for(lock, 2s, [&] { return stop_; })) return;
     do {
       const double share = std::min(1.0, double(done_.load()) / double(total_));
-      std::fprintf(stderr, "\rgpusort: sorting %.2f GB: %3.0f%%", double(array_) / 1e9,
+      const bool gigabytes = array_ >= 1000000000;
+      std::fprintf(stderr, "\rgpusort: sorting %.1f %s: %3.0f%%",
+                   double(array_) / (gigabytes ? 1e9 : 1e6), gigabytes ? "GB" : "MB",
                    share * 100);
       std::fflush(stderr);
     } while (!wake_.wait_for(lock, 500ms, [&] { return stop_; }));
@@ -403,6 +407,7 @@ void run_sort(const SortArguments& a) {
                                     "temporary files"
                                   : ""));
   }
+  progress.finish();
   if (ctx.validation_messages() != 0)
     throw Error("the Vulkan validation layer reported " +
                 std::to_string(ctx.validation_messages()) +
