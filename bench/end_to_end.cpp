@@ -219,9 +219,9 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
         // GPU sorting, and the CPU's merge (with the copy back into the caller's arrays).
         const double up = stage(&SortTimings::upload_ms), down = stage(&SortTimings::download_ms),
                      gpu = stage(&SortTimings::sort_gpu_ms), merge = stage(&SortTimings::merge_ms);
-        std::printf("  runs %llu: transfers %.0f%% sort %.0f%% merge %.0f%%",
-                    (unsigned long long)runs[0].runs, 100 * (up + down) / ms, 100 * gpu / ms,
-                    100 * merge / ms);
+        std::printf("  %.3f GKeys/s, runs %llu: transfers %.0f%% sort %.0f%% merge %.0f%%",
+                    double(n) / (ms * 1e6), (unsigned long long)runs[0].runs,
+                    100 * (up + down) / ms, 100 * gpu / ms, 100 * merge / ms);
       }
       if (options.cpu_baseline) {
         std::vector<double> cpu;
@@ -233,7 +233,7 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
         if (cpu_ms < 0)
           std::printf("  CPU: not built (no OpenMP)");
         else
-          std::printf("  CPU 16 threads %.1f ms (%.2f GKeys/s), gpusort %.2fx", cpu_ms,
+          std::printf("  CPU 16 threads %.1f ms (%.3f GKeys/s), gpusort %.2fx", cpu_ms,
                       double(n) / (cpu_ms * 1e6), cpu_ms / ms);
       }
       std::printf("\n");
