@@ -16,6 +16,12 @@ struct EndToEndOptions {
   std::vector<KeyConfig> configs;  // empty: u32, f32, u64, u32+u32
   std::string csv;                 // written after every row when set
   bool one_off = false;            // also 3 calls per row after 1 s of idle, no spin-up
+  // Out of core: SortOptions::device_memory_limit of every call (0: none); the rows then add the
+  // runs and the shares of the time in transfers, GPU sorting and the CPU's merge.
+  uint64_t device_memory_limit = 0;
+  // Also time a 16-thread CPU parallel sort of the same input (GNU parallel mode; keys by the
+  // same radix order, pairs stably), the median of the runs.
+  bool cpu_baseline = false;
 };
 
 // Measures and prints every row; throws when a result is wrong.

@@ -72,40 +72,21 @@ const uint COUNTERS = MAX_SUBGROUPS * COUNTER_WORDS;
 // tiles, at the cost of one barrier. On the H100 that made 32-bit keys alone 5 % faster (tiles of
 // 512 x 20) and pairs 3 % slower at the same tile (NOTES-onesweep.md).
 layout(constant_id = 14) const uint COUNTERS_IN_EXCHANGE = 0;
-
-// Register economy (issue 11): two workgroups of 384 share an H100 SM only at <= 80 registers, and
-// CUB holds 384 x 20 u32 keys in 74. Three switches, all 0 in the product until measured
-// (bench/NOTES-onesweep.md, session 5):
-// RANK_CHUNK: the three ranking sweeps run over groups of this many of an invocation's keys (0:
-// all at once), so that only a group's ballot results are live, not one per key.
-layout(constant_id = 15) const uint RANK_CHUNK = 0;
-// PACKED_RANKS = 1: a key's ballot results (lanes below, leader lane, run length) and then its
-// leader's counter value share one 32-bit word with its place: one register per key, not two.
-layout(constant_id = 16) const uint PACKED_RANKS = 0;
-// PARKED_KEYS = 1 (32-bit keys only): each invocation parks its keys in the exchange array, in
-// input order, as soon as they are loaded, and reads them back for each ranking sweep and for the
-// scatter, so that no key is held in a register while it is ranked. The exchange array then
-// cannot hold the counters (COUNTERS_IN_EXCHANGE is ignored).
-layout(constant_id = 17) const uint PARKED_KEYS = 0;
-const bool PARK_KEYS = PARKED_KEYS != 0 && KEY_WORDS == 1;
-const bool COUNTERS_SHARE_EXCHANGE = COUNTERS_IN_EXCHANGE != 0 && !PARK_KEYS;
-const uint RANK_GROUP = RANK_CHUNK == 0 || RANK_CHUNK > KEYS_PER_THREAD ? KEYS_PER_THREAD : RANK_CHUNK;
-
 // 1: the partition pass of src/algorithms/partition_sort.cpp: the digit is the one
 // partition_plan.comp chose on the GPU (control words CONTROL_PARTITION_*; no choice: every
 // workgroup returns), read from the caller's keys and written to the scratch copy, both in the
 // caller's encoding (a stable scatter into buckets by that digit).
-layout(constant_id = 18) const uint PARTITION_PASS = 0;
-const uint EXCHANGE_WORDS = COUNTERS_SHARE_EXCHANGE && COUNTERS > TILE ? COUNTERS : TILE;
+layout(constant_id = 15) const uint PARTITION_PASS = 0;
+const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
-shared uint separate_counters[COUNTERS_SHARE_EXCHANGE ? 1 : COUNTERS];
-uint counter_get(uint i) { return COUNTERS_SHARE_EXCHANGE ? exchange[i] : separate_counters[i]; }
+shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];
+uint counter_get(uint i) { return COUNTERS_IN_EXCHANGE != 0 ? exchange[i] : separate_counters[i]; }
 void counter_set(uint i, uint value) {
-  if (COUNTERS_SHARE_EXCHANGE) exchange[i] = value;
+  if (COUNTERS_IN_EXCHANGE != 0) exchange[i] = value;
   else separate_counters[i] = value;
 }
 uint counter_add(uint i, uint value) {
-  return COUNTERS_SHARE_EXCHANGE ? atomicAdd(exchange[i], value) : atomicAdd(separate_counters[i], value);
+  return COUNTERS_IN_EXCHANGE != 0 ? atomicAdd(exchange[i], value) : atomicAdd(separate_counters[i], value);
 }
 uint counter_word(uint subgroup, uint digit) { return subgroup * COUNTER_WORDS + (digit >> 1); }
 uint counter_shift(uint digit) { return (digit & 1u) * 16u; }
@@ -184,32 +165,13 @@ void store_tile_keys(bool full, bool map_from_radix_order, uint64_t keys_out,
     }
   }
 }
-// PARK_KEYS: the same loads, each key stored at once to its input-order place in `exchange`,
-// which only this invocation reads back (so no barrier is needed before ranking).
-void park_tile_keys(bool full, bool map_to_radix_order, uint chunk) {
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    uint i = chunk + k * gl_SubgroupSize;
-    uvec2 key = in_tile(full, i) ? load_key(keys_in, tile_begin + i) : uvec2(0u);
-    exchange[i] = map_to_radix_order ? to_radix_order(key).x : key.x;
-  }
-}
 // The current tile's keys for this pass: mapping or not is decided once per pass (uniformly),
 // outside the per-key code; a per-key select slowed every pass of mapped key types by 40-70 % on
 // the H100 (bench/NOTES-onesweep.md).
 void load_current_tile_keys(bool full, out uvec2 keys[KEYS_PER_THREAD]) {
   uint chunk = gl_SubgroupID * gl_SubgroupSize * KEYS_PER_THREAD + gl_SubgroupInvocationID;
-  if (PARK_KEYS) {
-    if (input_raw) park_tile_keys(full, true, chunk);
-    else park_tile_keys(full, false, chunk);
-  } else if (input_raw) {
-    load_tile_keys(full, true, chunk, keys);
-  } else {
-    load_tile_keys(full, false, chunk, keys);
-  }
-}
-// Key k of this invocation (`held`: its register) for ranking, or its parked place (PARK_KEYS).
-uvec2 ranked_key(uvec2 held, uint chunk, uint k) {
-  return PARK_KEYS ? uvec2(exchange[chunk + k * gl_SubgroupSize], 0u) : held;
+  if (input_raw) load_tile_keys(full, true, chunk, keys);
+  else load_tile_keys(full, false, chunk, keys);
 }
 #include "rank.glsl"
 
@@ -246,43 +208,31 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   if (!keys_loaded) load_current_tile_keys(full, keys);
   // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
   // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
-  // item order (which keeps equal digits in input order), then the broadcasts. RANK_CHUNK runs
-  // the three sweeps over groups of keys in turn (still in item order).
-  // Per key: lanes below with the same digit (bits 0-7) | leader lane (8-15) | run length (16-23);
-  // after the second sweep the leader's counter value replaces the run length (bits 16-31). In
-  // peer_info, or with PACKED_RANKS in places[k] itself, which the third sweep turns into the
-  // key's place among the subgroup's keys of its digit.
-  uint peer_info[KEYS_PER_THREAD];
-  [[unroll]] for (uint first = 0; first < KEYS_PER_THREAD; first += RANK_GROUP) {
-    [[unroll]] for (uint k = first; k < first + RANK_GROUP && k < KEYS_PER_THREAD; ++k) {
-      bool valid = in_tile(full, chunk + k * gl_SubgroupSize);
-      uvec4 peers = (PROFILE_OMIT & PROFILE_OMIT_RANK_BALLOTS) != 0
-                        ? uvec4(1u << lane, 0u, 0u, 0u)
-                        : subgroup_digit_peers(key_digit_of(ranked_key(keys[k], chunk, k)), valid, full);
-      uint leader = valid ? lane_mask_lowest(peers) : 0u;
-      uint info = lane_mask_count(peers & gl_SubgroupLtMask) | (leader << 8) | (lane_mask_count(peers) << 16);
-      if (PACKED_RANKS != 0) places[k] = info;
-      else peer_info[k] = info;
-    }
-    [[unroll]] for (uint k = first; k < first + RANK_GROUP && k < KEYS_PER_THREAD; ++k) {
-      uint info = PACKED_RANKS != 0 ? places[k] : peer_info[k];
-      uint counter = 0;
-      if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && in_tile(full, chunk + k * gl_SubgroupSize) &&
-          (info & 0xffu) == 0) {
-        uint digit = key_digit_of(ranked_key(keys[k], chunk, k));
-        counter = (counter_add(counter_word(subgroup, digit), ((info >> 16) & 0xffu) << counter_shift(digit)) >>
+  // item order (which keeps equal digits in input order), then the broadcasts.
+  uint peer_info[KEYS_PER_THREAD];  // lanes below | run length << 8 | leader << 16
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    bool valid = in_tile(full, chunk + k * gl_SubgroupSize);
+    uvec4 peers = (PROFILE_OMIT & PROFILE_OMIT_RANK_BALLOTS) != 0
+                      ? uvec4(1u << lane, 0u, 0u, 0u)
+                      : subgroup_digit_peers(key_digit_of(keys[k]), valid, full);
+    uint leader = valid ? lane_mask_lowest(peers) : 0u;
+    peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
+  }
+  // places[k] first holds the leader's counter value, then the key's place.
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    places[k] = 0;
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && in_tile(full, chunk + k * gl_SubgroupSize) &&
+        (peer_info[k] & 0xffu) == 0) {
+      uint digit = key_digit_of(keys[k]);
+      places[k] = (counter_add(counter_word(subgroup, digit),
+                             ((peer_info[k] >> 8) & 0xffu) << counter_shift(digit)) >>
                    counter_shift(digit)) & 0xffffu;
-      }
-      places[k] = PACKED_RANKS != 0 ? (info & 0xffffu) | (counter << 16) : counter;
-    }
-    [[unroll]] for (uint k = first; k < first + RANK_GROUP && k < KEYS_PER_THREAD; ++k) {
-      uint info = PACKED_RANKS != 0 ? places[k] : peer_info[k];
-      uint leader_counter = subgroupShuffle(places[k], (info >> 8) & 0xffu);
-      if (PACKED_RANKS != 0) leader_counter >>= 16;
-      places[k] = (PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0 ? k * gl_SubgroupSize + lane
-                                                             : leader_counter + (info & 0xffu);
     }
   }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    places[k] = (PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0
+                    ? k * gl_SubgroupSize + lane
+                    : subgroupShuffle(places[k], peer_info[k] >> 16) + (peer_info[k] & 0xffu);
   barrier();
 
   // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that
@@ -303,15 +253,11 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   }
   barrier();
   scan_tile_digits();
-  // Parked keys come back to registers here, all of them before the barrier below lets any key
-  // into the places they occupy.
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    if (PARK_KEYS) keys[k] = ranked_key(keys[k], chunk, k);
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize)) {
       uint digit = key_digit_of(keys[k]);
       places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
     }
-  }
 
   // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
   // keys), then values the same way; each invocation keeps only its keys' targets in registers.
@@ -319,8 +265,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   // while it waits.
   uint targets[KEYS_PER_THREAD];
   uint low_words[KEYS_PER_THREAD];
-  // The counters or the parked keys, read above, share the exchange array's memory.
-  if (COUNTERS_SHARE_EXCHANGE || PARK_KEYS) barrier();
+  if (COUNTERS_IN_EXCHANGE != 0) barrier();  // the counters, read above, share its memory
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
 

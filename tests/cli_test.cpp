@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,7 +28,9 @@
 #include <sstream>
 #include <thread>
 
+#include "core/host_path.hpp"
 #include "test_support.hpp"
+#include "vulkan/context_impl.hpp"
 
 extern char** environ;
 
@@ -683,12 +686,12 @@ TEST_F(CliRefusal, MoreThanMaxElements) {
 
 TEST_F(CliRefusal, TooLargeForTheDevice) {
   // One element more than the test device's largest allocation holds, as a sparse file; refused
-  // before the data is read.
+  // before the data is read. (A plain sort takes it out of core: the argsort sorts in core.)
   const uint64_t n = context().device_info().max_allocation_bytes / 8 + 1;
   ASSERT_LE(n, max_elements) << "the test device allows allocations beyond max_elements";
   write_bytes(at("large.bin"), "");
   fs::resize_file(at("large.bin"), n * 8);
-  expect_refused({"sort", "large.bin", "out", "--type", "u64"},
+  expect_refused({"sort", "large.bin", "out", "--type", "u64", "--indices-out", "idx"},
                  std::to_string(n) + " elements are too large for the device");
 }
 
@@ -1134,6 +1137,175 @@ TEST_F(CliRefusal, BadSegments) {
                  "OUT and IDX are the same file 'out'", outputs);
   expect_refused({"sort", "keys.npy", "out", "--segments", "missing.npy"},
                  "segments file 'missing.npy': cannot open", outputs);
+}
+
+
+// ---- out of core (--device-memory-limit, --host-memory-limit) ----
+
+// The device_memory_limit under which the CLI (same device as this process) sorts `key` with
+// values in runs of at least `run` elements.
+uint64_t device_limit_for_run(KeyType key, uint32_t value_bytes, uint64_t run) {
+  return context().impl().host_path().device_bytes(make_sort_spec(key, value_bytes, false, 0, 0),
+                                                   Algorithm::automatic, run);
+}
+
+// Keys (and u32 values) in `work`, the reference output, and the sort's arguments.
+struct OutOfCoreCase {
+  std::vector<uint64_t> keys, values, sorted_keys, sorted_values;
+  KeyType key;
+  std::vector<std::string> args;
+};
+OutOfCoreCase out_of_core_case(CliTest& t, KeyType key, uint64_t n, bool with_values,
+                               bool descending) {
+  OutOfCoreCase c{.key = key};
+  for (auto& name : t.work_files()) fs::remove(t.at(name));
+  std::mt19937_64 rng(fresh_seed());
+  c.keys = make_key_bits(key, n, Distribution::few_unique, rng);
+  c.values.resize(n);
+  std::iota(c.values.begin(), c.values.end(), 0);
+  std::vector<uint64_t> order(c.values);
+  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    return radix_order(key, c.keys[a], descending) < radix_order(key, c.keys[b], descending);
+  });
+  for (uint64_t i : order) c.sorted_keys.push_back(c.keys[i]), c.sorted_values.push_back(i);
+  write_bytes(t.at("in.npy"), npy_array(key, c.keys));
+  c.args = {"sort", "in.npy", "out.npy"};
+  if (with_values) {
+    write_bytes(t.at("values.bin"), element_bytes(c.values, 4));
+    c.args.insert(c.args.end(), {"--values", "values.bin", "--values-out", "vout.bin",
+                                 "--value-type", "u32"});
+  }
+  if (descending) c.args.push_back("--descending");
+  return c;
+}
+
+void expect_sorted_outputs(CliTest& t, const OutOfCoreCase& c, bool with_values) {
+  EXPECT_TRUE(read_bytes(t.at("out.npy")) == npy_array(c.key, c.sorted_keys)) << "keys differ";
+  if (with_values) {
+    EXPECT_TRUE(read_bytes(t.at("vout.bin")) == element_bytes(c.sorted_values, 4))
+        << "values differ";
+  }
+  EXPECT_TRUE(read_bytes(t.at("in.npy")) == npy_array(c.key, c.keys)) << "input changed";
+  std::set<std::string> expected{"in.npy", "out.npy"};
+  if (with_values) expected.insert({"values.bin", "vout.bin"});
+  EXPECT_EQ(t.work_files(), expected) << "temporary files left behind?";
+}
+
+TEST_F(CliTest, OutOfCoreInHostMemory) {
+  OutOfCoreCase c = out_of_core_case(*this, KeyType::f64, 200001, true, true);
+  c.args.insert(c.args.end(), {"--timings", "--device-memory-limit",
+                               std::to_string(device_limit_for_run(KeyType::f64, 4, 30000))});
+  CliRun r = run(c.args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("sorted runs merged on the CPU\n"), std::string::npos) << r.err;
+  expect_sorted_outputs(*this, c, true);
+  // Suffixes: 1M of device memory holds runs of a few hundred thousand u32 keys at most.
+  c = out_of_core_case(*this, KeyType::u32, 700000, false, false);
+  c.args.insert(c.args.end(), {"--timings", "--device-memory-limit", "1M"});
+  r = run(c.args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("sorted runs merged on the CPU\n"), std::string::npos) << r.err;
+  expect_sorted_outputs(*this, c, false);
+}
+
+TEST_F(CliTest, OutOfCoreThroughTemporaryFiles) {
+  for (bool with_values : {false, true}) {
+    OutOfCoreCase c = out_of_core_case(*this, KeyType::i64, 150000, with_values, false);
+    c.args.insert(c.args.end(),
+                  {"--timings", "--host-memory-limit", "64K", "--device-memory-limit",
+                   std::to_string(device_limit_for_run(KeyType::i64, 4, 20000))});
+    CliRun r = run(c.args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("sorted runs merged on the CPU, from temporary files\n"),
+              std::string::npos)
+        << r.err;
+    expect_sorted_outputs(*this, c, with_values);
+  }
+}
+
+TEST_F(CliRefusal, BadMemoryLimits) {
+  for (const char* option : {"--device-memory-limit", "--host-memory-limit"})
+    for (const char* value : {"12X", "-1", "1.5G", "99999999999999999999", "20000000T"})
+      expect_refused({"sort", "keys.bin", "out", "--type", "u32", option, value},
+                     std::string(option) + " '" + value + "': expected a byte count");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--device-memory-limit", "1K"},
+                 "a device memory limit of 1024 bytes is too small");
+  expect_refused({"sort", "keys.bin", "out", "--type", "u32", "--indices-out", "idx",
+                  "--device-memory-limit", "1G"},
+                 "--device-memory-limit and --host-memory-limit apply to plain sorts");
+}
+
+// The out-of-core sorts that fail leave the input whole, OUT as it was and no temporary file.
+class CliOutOfCoreFailure : public CliTest {
+ public:
+  OutOfCoreCase c;
+  void SetUp() override {
+    CliTest::SetUp();
+    c = out_of_core_case(*this, KeyType::u64, 100000, false, false);
+    c.args.insert(c.args.end(),
+                  {"--host-memory-limit", "64K", "--device-memory-limit",
+                   std::to_string(device_limit_for_run(KeyType::u64, 0, 30000))});
+  }
+};
+
+TEST_F(CliOutOfCoreFailure, UnwritableOutputDirectory) {
+  // Root writes into any directory, but not into /proc.
+  fs::create_directory(at("locked"));
+  fs::permissions(at("locked"), fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string out = ::geteuid() == 0 ? "/proc/gpusort-test-out.npy" : "locked/out.npy";
+  c.args[2] = out;
+  expect_refused(c.args, "cannot create a temporary file in", {});
+  EXPECT_TRUE(fs::is_empty(at("locked")));
+  fs::permissions(at("locked"), fs::perms::owner_all);
+}
+
+TEST_F(CliOutOfCoreFailure, FullDiskSimulatedByFileSizeLimit) {
+  // Files beyond 256 KiB cannot be written (the runs and OUT are 800 KB): the CLI is started
+  // with this process's file-size limit lowered (and the shader cache off: it writes files).
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const RunOptions options{.environment = {"MESA_SHADER_CACHE_DISABLE=true"}};
+  for (const char* host_limit : {"64K", "1G"}) {  // runs in temporary files, then in memory
+    c.args[c.args.size() - 3] = host_limit;
+    rlimit lowered = saved;
+    lowered.rlim_cur = 256 * 1024;
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lowered), 0);
+    write_bytes(at("out.npy"), sentinel);
+    CliRun r = run(c.args, options);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(r.err.rfind("gpusort: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("File too large (the disk cannot hold it; no output was changed)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(read_bytes(at("out.npy")) == sentinel);
+    EXPECT_TRUE(read_bytes(at("in.npy")) == npy_array(c.key, c.keys));
+    EXPECT_EQ(work_files(), (std::set<std::string>{"in.npy", "out.npy"}));
+  }
+}
+
+TEST_F(CliOutOfCoreFailure, InterruptDuringTheMergeRemovesTemporaryFiles) {
+  // The CLI pauses between its sorted runs and the merge (a test hook); SIGINT arrives then.
+  const fs::path err = root / "stderr";
+  const int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  const pid_t pid = spawn(c.args, null_fd, null_fd, err, {"GPUSORT_TEST_MERGE_DELAY_MS=60000"});
+  ::close(null_fd);
+  ASSERT_GT(pid, 0);
+  // The runs are complete when gpusort's temporary files hold every key.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  for (;;) {
+    uintmax_t held = 0;
+    for (auto& name : work_files())
+      if (name.rfind(".gpusort-", 0) == 0) held += fs::file_size(at(name));
+    if (held >= c.keys.size() * 8) break;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << read_bytes(err);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_for(pid, std::chrono::seconds(60)), 128 + SIGINT) << read_bytes(err);
+  EXPECT_EQ(work_files(), (std::set<std::string>{"in.npy"}));
 }
 
 }  // namespace

@@ -183,7 +183,9 @@ std::string SortCase::describe(uint64_t seed) const {
   std::ostringstream s;
   s << to_string(algorithm) << " " << gpusort::to_string(key) << " values=" << value_bytes
     << (descending ? " descending" : " ascending") << " n=" << n << " " << to_string(distribution)
-    << " bits=[" << begin_bit << "," << end_bit << ") seed=" << seed
+    << " bits=[" << begin_bit << "," << end_bit << ")"
+    << (device_memory_limit ? " device_memory_limit=" + std::to_string(device_memory_limit) : "")
+    << " seed=" << seed
     << " (rerun with GPUSORT_TEST_SEED=" << seed << ")";
   return s.str();
 }
@@ -206,6 +208,8 @@ template <class K, class V>
   std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
 
   SortOptions options{c.descending, c.algorithm, c.begin_bit, c.end_bit};
+  options.device_memory_limit = c.device_memory_limit;
+  options.timings = c.timings;
   using Value = std::conditional_t<std::is_void_v<V>, uint32_t, V>;
   std::vector<Value> values;
   if constexpr (!std::is_void_v<V>) {

@@ -22,9 +22,6 @@ int main(int argc, char** argv) {
   if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
   if (const char* g = std::getenv("ONESWEEP_GUESS")) options.guess_tile = atoi(g);
   if (const char* c = std::getenv("ONESWEEP_COUNTERS_IN_EXCHANGE")) options.counters_in_exchange = atoi(c);
-  if (const char* r = std::getenv("ONESWEEP_RANK_CHUNK")) options.rank_chunk = atoi(r);
-  if (const char* r = std::getenv("ONESWEEP_PACKED_RANKS")) options.packed_ranks = atoi(r);
-  if (const char* r = std::getenv("ONESWEEP_PARKED_KEYS")) options.parked_keys = atoi(r);
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
   if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";

@@ -140,6 +140,10 @@ struct SortTimings {
   double write_ms = 0;     //   of which running the writers (emptying the staging memory)
   double total_ms = 0;     // the whole call
   uint64_t bytes = 0;      // keys and values moved each way
+  // Out of core (SortOptions::device_memory_limit): the stages above are summed over the runs,
+  // and the CPU's merge of the sorted runs (copy back into the caller's arrays included) is:
+  double merge_ms = 0;
+  uint64_t runs = 1;  // sorted on the device one after another (1: in core)
 };
 
 struct SortOptions {
@@ -152,6 +156,16 @@ struct SortOptions {
   uint32_t end_bit = 0;
   // When set, the convenient face writes its stage times here.
   SortTimings* timings = nullptr;
+  // Device memory the convenient face may use for one sort (keys, values and the algorithm's
+  // scratch), in bytes; 0: what the device has (its device-local heap and largest allocation).
+  // An array beyond it is sorted out of core: cut into runs that fit, each run uploaded, sorted
+  // and downloaded in turn, then the sorted runs merged on the CPU (several threads, stable:
+  // equal keys keep their input order across runs too). sort_raw / sort / sort_by_key sort the
+  // runs in the caller's arrays and merge them through a host buffer of the array's size;
+  // sort_streamed keeps the sorted runs in such a buffer and merges them into the writers.
+  // Buffers that an earlier, larger sort left cached beyond the limit are freed first. The
+  // staging ring (pinned host memory) is not counted.
+  uint64_t device_memory_limit = 0;
 };
 
 // Keys: uint32_t, int32_t, float, uint64_t, int64_t, double. Floats order by IEEE-754
@@ -177,6 +191,31 @@ struct HostStream {
 void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
                    uint32_t value_bytes, const HostStream& values,
                    const SortOptions& options = {});
+
+// ---- Out of core: the pieces, for callers that keep the sorted runs themselves ----
+//
+// How many of n elements the convenient face sorts in one piece under options.device_memory_limit
+// (the algorithm's scratch and the key and value buffers counted): n when the array fits (in
+// core), else the run length of an out-of-core sort. Throws Error when the limit cannot hold a
+// useful run (more than 65536 runs would be needed).
+uint64_t max_run_elements(Context& ctx, KeyType key_type, uint32_t value_bytes, uint64_t n,
+                          const SortOptions& options = {});
+
+// One run sorted by gpusort: n keys and (value_bytes != 0) n values, in host memory.
+struct SortedRun {
+  const void* keys = nullptr;
+  const void* values = nullptr;
+  uint64_t n = 0;
+};
+// Merges runs that gpusort sorted with the same key type, value width, order and bit range
+// (options.descending, begin_bit, end_bit; the rest is ignored) into one sorted sequence, on up
+// to 16 host threads, each merging its own range of the output (found by multi-sequence
+// selection). Stable: equal keys come out run by run, in the order of `runs`. The output goes
+// to keys_out / values_out in pieces (byte offsets into the merged arrays), called from several
+// threads at once on disjoint ranges.
+void merge_sorted_runs(KeyType key_type, uint32_t value_bytes, std::span<const SortedRun> runs,
+                       const HostWriter& keys_out, const HostWriter& values_out,
+                       const SortOptions& options = {});
 
 template <class K> void sort(Context& ctx, std::span<K> keys, const SortOptions& options = {}) {
   sort_raw(ctx, key_type_of<K>(), keys.data(), keys.size(), nullptr, 0, options);

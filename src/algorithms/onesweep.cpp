@@ -98,7 +98,6 @@ class Onesweep final : public OnesweepSort {
   // 32-bit keys alone keep the per-subgroup counters inside the exchange array (one barrier
   // more, room for bigger tiles): faster on the H100 for them, not for pairs or 64-bit keys.
   uint32_t counters_in_exchange() const {
-    if (parked_keys()) return 0;  // the parked keys fill the exchange array while counters count
     if (options_.counters_in_exchange >= 0) return uint32_t(options_.counters_in_exchange);
     return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
   }
@@ -113,8 +112,6 @@ class Onesweep final : public OnesweepSort {
     if (options_.guess_tile >= 0) return uint32_t(options_.guess_tile);
     return spec_.key_words == 1 ? 1u : 0u;
   }
-  // Parking applies to 32-bit keys only (the exchange array holds one word per key).
-  uint32_t parked_keys() const { return options_.parked_keys && spec_.key_words == 1 ? 1u : 0u; }
   uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
   uint64_t tiles(uint64_t max_n) const { return std::max<uint64_t>(1, (max_n + tile() - 1) / tile()); }
   // A power of two (the shader indexes slots with a mask), at most the option, at most the
@@ -192,8 +189,7 @@ class Onesweep final : public OnesweepSort {
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), options_.rank_chunk,
-                      options_.packed_ranks, parked_keys(), 0});
+                      guess_tile(), counters_in_exchange(), 0});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec,

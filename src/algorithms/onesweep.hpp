@@ -22,12 +22,6 @@ struct OnesweepOptions {
                                        // returns: -1 where measured faster (32-bit keys), 0 off, 1 on
   int32_t counters_in_exchange = -1;   // per-subgroup counters inside the exchange array: -1 where
                                        // measured faster (32-bit keys alone), 0 off, 1 on
-  // Register economy (issue 11; shaders/onesweep_pass.comp says what each does), 0 where not
-  // measured faster: ranking sweeps over groups of this many keys (0: all), ballot results and
-  // places packed in one word per key, 32-bit keys parked in shared memory while ranked.
-  uint32_t rank_chunk = 0;
-  uint32_t packed_ranks = 0;
-  uint32_t parked_keys = 0;
   bool histogram_only = false;         // profiling: record only the clear/histogram/plan steps
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
 };
@@ -59,7 +53,7 @@ class OnesweepSort : public SortAlgorithm {
   virtual uint64_t plan_offset(uint64_t max_n) const = 0;
   static constexpr uint32_t max_passes = 8;
   // Where onesweep_pass reads its pass and digit from the control words (the partition pass).
-  static constexpr uint32_t partition_pass_spec = 18;
+  static constexpr uint32_t partition_pass_spec = 15;
   // The control word (u32 index) holding the partition sort's chosen pass + 1, 0 for Onesweep's.
   static constexpr uint32_t control_partition_digit = 2 * max_passes + 2;
 };

@@ -4,6 +4,7 @@
 #include "algorithms/sort_algorithm.hpp"
 #include "core/buffer_refs.hpp"
 #include "core/host_path.hpp"
+#include "core/out_of_core.hpp"
 #include "vulkan/buffer.hpp"
 
 #include <array>
@@ -108,8 +109,28 @@ std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const Sor
   }
 }
 
+namespace {
+
+// The convenient face's sorts: in core when the array fits the device budget, else out of core
+// (core/out_of_core.hpp). Returns the run length (n: in core).
+uint64_t plan_runs(Context::Impl& ctx, const SortSpec& spec, uint64_t n,
+                   const SortOptions& options) {
+  if (options.device_memory_limit)
+    ctx.host_path().release_cached_beyond(options.device_memory_limit);
+  return run_elements(ctx, spec, options.algorithm, n, options.device_memory_limit);
+}
+
+}  // namespace
+
 void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* values,
               uint32_t value_bytes, const SortOptions& options) {
+  const SortSpec spec = make_sort_spec(key_type, values ? value_bytes : 0, options.descending,
+                                       options.begin_bit, options.end_bit);
+  const uint64_t run = plan_runs(ctx.impl(), spec, n, options);
+  if (run < n)
+    return sort_arrays_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
+                                   options.timings);
+  check_count(n);
   auto memory = [](void* array) {
     auto* bytes = static_cast<char*>(array);
     return HostStream{
@@ -118,17 +139,45 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
           streaming_copy(bytes + offset, from, size);
         }};
   };
-  sort_streamed(ctx, key_type, n, memory(keys), values ? value_bytes : 0, memory(values), options);
+  ctx.impl().host_path().sort(spec, options.algorithm, n, memory(keys), memory(values),
+                              options.timings);
 }
 
 void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
                    uint32_t value_bytes, const HostStream& values, const SortOptions& options) {
-  check_count(n);
   SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit,
                                  options.end_bit);
   if (!keys.read || !keys.write || (value_bytes && (!values.read || !values.write)))
     throw Error("sort_streamed: every stream needs a reader and a writer");
+  // Beyond max_elements only out of core (runs of at most max_elements).
+  const uint64_t run = plan_runs(ctx.impl(), spec, n, options);
+  if (run < n)
+    return sort_streamed_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
+                                     options.timings);
+  check_count(n);
   ctx.impl().host_path().sort(spec, options.algorithm, n, keys, values, options.timings);
+}
+
+uint64_t max_run_elements(Context& ctx, KeyType key_type, uint32_t value_bytes, uint64_t n,
+                          const SortOptions& options) {
+  const SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending,
+                                       options.begin_bit, options.end_bit);
+  return run_elements(ctx.impl(), spec, options.algorithm, n, options.device_memory_limit);
+}
+
+void merge_sorted_runs(KeyType key_type, uint32_t value_bytes, std::span<const SortedRun> runs,
+                       const HostWriter& keys_out, const HostWriter& values_out,
+                       const SortOptions& options) {
+  const SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending,
+                                       options.begin_bit, options.end_bit);
+  if (!keys_out || (value_bytes && !values_out))
+    throw Error("merge_sorted_runs: keys_out" + std::string(value_bytes ? " and values_out" : "") +
+                " must be set");
+  for (size_t r = 0; r < runs.size(); ++r)
+    if (runs[r].n && (!runs[r].keys || (value_bytes && !runs[r].values)))
+      throw Error("merge_sorted_runs: run " + std::to_string(r) + " has no " +
+                  (runs[r].keys ? "values" : "keys"));
+  merge_runs(spec, runs, MergeTarget{nullptr, nullptr, &keys_out, &values_out});
 }
 
 namespace {

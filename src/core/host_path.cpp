@@ -309,6 +309,29 @@ void HostPath::release_cached_memory() {
   released.swap(idle_);
 }
 
+uint64_t HostPath::device_bytes(const SortSpec& spec, Algorithm requested, uint64_t n) {
+  const SortAlgorithm& sorter = algorithm(spec, requested);
+  uint64_t bytes = rounded_allocation(n * spec.key_words * 4) +
+                   rounded_allocation(std::max<uint64_t>(sorter.scratch_bytes(n), 256));
+  if (spec.value_words) bytes += rounded_allocation(n * spec.value_words * 4);
+  return bytes;
+}
+
+uint64_t HostPath::max_elements(const SortSpec& spec, Algorithm requested) {
+  return algorithm(spec, requested).max_elements();
+}
+
+void HostPath::release_cached_beyond(uint64_t bytes) {
+  std::vector<std::unique_ptr<Resources>> released;
+  std::lock_guard lock(mutex_);
+  for (auto& r : idle_) {
+    const uint64_t held = r->keys.bytes() + r->values.bytes() + r->scratch.bytes() +
+                          r->offsets.bytes() + r->indices.bytes();
+    if (held > bytes) released.push_back(std::move(r));
+  }
+  std::erase(idle_, nullptr);
+}
+
 const SortAlgorithm& HostPath::algorithm(const SortSpec& spec, Algorithm requested) {
   std::lock_guard lock(mutex_);
   auto key = std::make_tuple(uint32_t(spec.key), spec.value_words, uint32_t(requested),

@@ -68,6 +68,13 @@ class HostPath {
   void sort(const SortSpec& spec, Algorithm requested, uint64_t n, const HostStream& keys,
             const HostStream& values, SortTimings* timings);
   void release_cached_memory();
+  // Device memory that sort() of n elements uses (keys, values and scratch buffers, as
+  // allocated: rounded up), and the largest n the algorithm takes.
+  uint64_t device_bytes(const SortSpec& spec, Algorithm requested, uint64_t n);
+  uint64_t max_elements(const SortSpec& spec, Algorithm requested);
+  // Frees the cached sets whose device buffers hold more than `bytes` together (a
+  // device_memory_limit must not be exceeded by what an earlier, larger sort left behind).
+  void release_cached_beyond(uint64_t bytes);
 
   // A job beyond sort() (segmented sort, argsort): whole arrays uploaded into device buffers by
   // role, GPU work recorded on them, and whole arrays downloaded, through the same staging ring.

@@ -11,7 +11,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <array>
@@ -95,6 +97,15 @@ void write_all(int fd, const void* data, uint64_t bytes, const std::string& who)
     in += put;
     bytes -= uint64_t(put);
   }
+}
+
+// A failed write's message; a full disk (or quota, or file-size limit) is named as such.
+std::string write_failure(const std::string& who) {
+  const int error = errno;
+  std::string message = system_error(who + ": cannot write");
+  if (error == ENOSPC || error == EDQUOT || error == EFBIG)
+    message += " (the disk cannot hold it; no output was changed)";
+  return message;
 }
 
 std::string file_kind(mode_t mode) {
@@ -367,8 +378,10 @@ std::atomic<int> commit_state{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used in a signal handler");
 
 // Signals whose default action ends the process and which can be caught.
-constexpr std::array<int, 9> terminating_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,
-                                                 SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ};
+// (SIGXFSZ is ignored instead: a write beyond the file-size limit then fails with EFBIG and is
+// reported like a full disk.)
+constexpr std::array<int, 8> terminating_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+                                                 SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU};
 
 void remove_temporaries_and_die(int signal_number) {
   for (int i = 0; i < max_interruptible_outputs; ++i)
@@ -398,6 +411,7 @@ void install_signal_handlers() {
     // A pipe whose reader went away is reported as a write error instead of ending the process
     // silently with its temporary files left behind.
     ::signal(SIGPIPE, SIG_IGN);
+    ::signal(SIGXFSZ, SIG_IGN);
     return true;
   }();
   (void)installed;
@@ -831,7 +845,7 @@ void PendingOutput::write_at(uint64_t offset, const void* data, uint64_t bytes) 
     ssize_t put = ::pwrite(fd_, in, chunk, off_t(at));
     if (put < 0) {
       if (errno == EINTR) continue;
-      throw Error(system_error(who() + ": cannot write"));
+      throw Error(write_failure(who()));
     }
     in += put;
     at += uint64_t(put);
@@ -954,6 +968,60 @@ void OutputSet::commit() {
     FileDescriptor dir{::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
     if (dir.fd >= 0) ::fsync(dir.fd);
   }
+}
+
+}  // namespace gpusort::cli
+
+namespace gpusort::cli {
+
+// ---- ScratchFile ----
+
+ScratchFile::ScratchFile(const fs::path& directory, std::string role) : role_(std::move(role)) {
+  install_signal_handlers();
+  remove_stale_temporaries(directory);
+  fd_ = create_temporary(directory, path_);
+  if (fd_ < 0)
+    throw Error(system_error(role_ + ": cannot create a temporary file in " + quoted(directory)));
+  interrupt_slot_ = remember_temporary(path_.string());
+}
+
+ScratchFile::~ScratchFile() {
+  if (mapped_) ::munmap(mapped_, mapped_bytes_);
+  ::unlink(path_.c_str());
+  ::close(fd_);
+  forget_temporary(interrupt_slot_);
+}
+
+void ScratchFile::write_at(uint64_t offset, const void* data, uint64_t bytes) {
+  const auto* in = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const size_t chunk = size_t(std::min<uint64_t>(bytes, uint64_t(1) << 30));
+    const ssize_t put = ::pwrite(fd_, in, chunk, off_t(offset));
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      throw Error(write_failure(role_ + " " + quoted(path_)));
+    }
+    in += put;
+    offset += uint64_t(put);
+    bytes -= uint64_t(put);
+  }
+}
+
+const char* ScratchFile::map(uint64_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* at = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
+  if (at == MAP_FAILED)
+    throw Error(system_error(role_ + " " + quoted(path_) + ": cannot map"));
+  ::madvise(at, bytes, MADV_SEQUENTIAL);
+  mapped_ = at;
+  mapped_bytes_ = bytes;
+  return static_cast<const char*>(at);
+}
+
+uint64_t free_disk_bytes(const fs::path& file) {
+  struct statvfs st;
+  if (::statvfs(directory_of(file).c_str(), &st) != 0) return ~uint64_t(0);
+  return uint64_t(st.f_bavail) * uint64_t(st.f_frsize);
 }
 
 }  // namespace gpusort::cli

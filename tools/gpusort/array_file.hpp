@@ -137,4 +137,32 @@ class OutputSet {
   std::vector<std::unique_ptr<PendingOutput>> outputs_;
 };
 
+// A temporary file of the out-of-core sort (its sorted runs) in `directory`, named and cleaned up
+// like the outputs' temporary files: ".gpusort-<pid>-<random>.tmp", removed when destroyed and
+// on the terminating signals, and by a later run if this one is killed.
+class ScratchFile {
+ public:
+  ScratchFile(const std::filesystem::path& directory, std::string role);
+  ~ScratchFile();
+  ScratchFile(const ScratchFile&) = delete;
+  ScratchFile& operator=(const ScratchFile&) = delete;
+  // From several threads at once; a full disk (or file-size limit) is named in the Error.
+  void write_at(uint64_t offset, const void* data, uint64_t bytes);
+  // The first `bytes` of the file, mapped read-only until destruction (after the writes).
+  const char* map(uint64_t bytes);
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::string role_;
+  std::filesystem::path path_;
+  int fd_ = -1;
+  int interrupt_slot_ = -1;
+  void* mapped_ = nullptr;
+  uint64_t mapped_bytes_ = 0;
+};
+
+// Free bytes for an unprivileged user on the file system that holds `file`'s directory (all
+// ones when it cannot be asked).
+uint64_t free_disk_bytes(const std::filesystem::path& file);
+
 }  // namespace gpusort::cli

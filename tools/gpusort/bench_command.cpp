@@ -13,8 +13,9 @@ namespace gpusort::cli {
 namespace {
 
 struct BenchArguments {
-  std::string algorithms, keys, json, csv, device, layouts;
+  std::string algorithms, keys, json, csv, device, layouts, device_memory_limit;
   bool quick = false, end_to_end = false, one_off = false, segmented = false;
+  bool cpu_baseline = false;
   uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
   uint64_t seed = 0;
   double time_budget = 0;
@@ -83,7 +84,10 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
                 "sorts spin the GPU up before each run\n",
                 d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed,
                 p.spin_up_ms);
-    return bench::run_end_to_end(ctx, {p, options.configs, a.csv, a.one_off});
+    const uint64_t limit =
+        a.device_memory_limit.empty() ? 0 : parse_bytes(a.device_memory_limit, "--device-memory-limit");
+    if (limit) std::printf("out of core: device memory limit %llu bytes\n", (unsigned long long)limit);
+    return bench::run_end_to_end(ctx, {p, options.configs, a.csv, a.one_off, limit, a.cpu_baseline});
   }
   std::printf("gpusort bench on %s (%s); %u warm-ups, median of %u runs, seed %llu\n",
               d.name.c_str(), d.driver.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
@@ -124,6 +128,13 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_flag("--one-off", args->one_off,
                 "With --end-to-end: also time 3 calls per row made after 1 s of idle with no spin-up "
                 "(what a single sort on an idle GPU sees: the GPU's clocks are down)");
+  cmd->add_option("--device-memory-limit", args->device_memory_limit,
+                  "With --end-to-end: cap the device memory of each sort (K, M, G, T: powers of "
+                  "1024), so that larger arrays sort out of core; rows add the runs and the shares "
+                  "of transfers, GPU sorting and the CPU merge");
+  cmd->add_flag("--cpu-baseline", args->cpu_baseline,
+                "With --end-to-end: also time a 16-thread CPU parallel sort (GNU parallel mode) of "
+                "the same input");
   cmd->add_flag("--segmented", args->segmented,
                 "Segmented sort (SegmentedSorter::record) of --keys (default u32,u32+u32) over the "
                 "--layouts, then argsort of u32 keys beside sort_by_key with u32 values; default "
@@ -147,6 +158,9 @@ CommandRegistration registration([](CLI::App& app) {
     if (args->quick) args->command_line += " --quick";
     if (args->end_to_end) args->command_line += " --end-to-end";
     if (args->one_off) args->command_line += " --one-off";
+    if (!args->device_memory_limit.empty())
+      args->command_line += " --device-memory-limit " + args->device_memory_limit;
+    if (args->cpu_baseline) args->command_line += " --cpu-baseline";
     if (args->segmented) args->command_line += " --segmented";
     for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed", "--time-budget"})
       if (cmd->count(name)) args->command_line += std::string(" ") + name + " " + cmd->get_option(name)->as<std::string>();

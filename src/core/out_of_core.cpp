@@ -1,0 +1,382 @@
+// Out-of-core sorting: runs sorted on the device, merged on the CPU (see out_of_core.hpp).
+#include "core/out_of_core.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/key_order.hpp"
+#include "vulkan/context_impl.hpp"
+
+namespace gpusort {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+double ms_since(clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+}
+
+// Runs f(part) for part in [0, parts) on that many threads; rethrows the first exception.
+void on_threads(unsigned parts, const std::function<void(unsigned)>& f) {
+  if (parts <= 1) return f(0);
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(parts);
+  for (unsigned p = 1; p < parts; ++p)
+    threads.emplace_back([&, p] {
+      try {
+        f(p);
+      } catch (...) {
+        errors[p] = std::current_exception();
+      }
+    });
+  try {
+    f(0);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+unsigned host_threads(unsigned requested) {
+  return requested ? requested : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+}
+
+// The merge of runs of K keys and V values (void: none).
+template <class K, class V> class RunMerger {
+ public:
+  RunMerger(const SortSpec& spec, std::span<const SortedRun> runs) : field_(spec), runs_(runs) {
+    for (const SortedRun& r : runs) total_ += r.n;
+  }
+  uint64_t total() const { return total_; }
+
+  // Positions in each run of the first `rank` elements of the merged order.
+  std::vector<uint64_t> split(uint64_t rank) const {
+    const size_t k = runs_.size();
+    std::vector<uint64_t> at(k, 0);
+    if (rank == 0) return at;
+    if (rank >= total_) {
+      for (size_t r = 0; r < k; ++r) at[r] = runs_[r].n;
+      return at;
+    }
+    // The smallest field value v with more than `rank` elements <= v: the rank-th element's.
+    auto count_not_above = [&](uint64_t v) {
+      uint64_t count = 0;
+      for (size_t r = 0; r < k; ++r) count += bound(r, v, true);
+      return count;
+    };
+    uint64_t lo = 0, hi = field_.mask;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (count_not_above(mid) > rank)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    // Elements below v all come first; of those equal to v, the earlier runs' first (stable).
+    uint64_t left = rank;
+    for (size_t r = 0; r < k; ++r) at[r] = bound(r, lo, false), left -= at[r];
+    for (size_t r = 0; r < k && left; ++r) {
+      const uint64_t take = std::min(bound(r, lo, true) - at[r], left);
+      at[r] += take;
+      left -= take;
+    }
+    return at;
+  }
+
+  // Merges the elements between two splits, in pieces of at most `piece` elements, each handed
+  // to emit(output index, keys, values, count) in order.
+  template <class Emit>
+  void merge(const std::vector<uint64_t>& from, const std::vector<uint64_t>& to, K* keys,
+             V* values, uint64_t piece, const Emit& emit) const {
+    const size_t k = runs_.size();
+    std::vector<uint64_t> pos(from), head(k);
+    std::vector<uint32_t> heap;  // runs with elements left, a min-heap by (head field, run)
+    for (size_t r = 0; r < k; ++r)
+      if (pos[r] < to[r]) head[r] = field(r, pos[r]), heap.push_back(uint32_t(r));
+    auto before = [&](uint32_t a, uint32_t b) {
+      return head[a] < head[b] || (head[a] == head[b] && a < b);
+    };
+    auto sift_down = [&](size_t i) {
+      const size_t size = heap.size();
+      for (;;) {
+        size_t best = i, l = 2 * i + 1, r = l + 1;
+        if (l < size && before(heap[l], heap[best])) best = l;
+        if (r < size && before(heap[r], heap[best])) best = r;
+        if (best == i) return;
+        std::swap(heap[i], heap[best]);
+        i = best;
+      }
+    };
+    for (size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
+    uint64_t out = 0;
+    uint64_t filled = 0;
+    while (!heap.empty()) {
+      const uint32_t r = heap[0];
+      // Take from run r as long as it stays first (runs of equal or small keys move in bulk).
+      const uint64_t second = heap.size() > 1 ? heap[1] : r;
+      const uint64_t third = heap.size() > 2 ? heap[2] : second;
+      uint64_t limit_field = ~uint64_t(0);
+      uint32_t limit_run = uint32_t(k);
+      for (uint64_t c : {second, third})
+        if (c != r && (head[c] < limit_field || (head[c] == limit_field && c < limit_run)))
+          limit_field = head[c], limit_run = uint32_t(c);
+      const char* run_keys = static_cast<const char*>(runs_[r].keys);
+      const char* run_values = static_cast<const char*>(runs_[r].values);
+      do {
+        std::memcpy(&keys[filled], run_keys + pos[r] * sizeof(K), sizeof(K));
+        if constexpr (!std::is_void_v<V>)
+          std::memcpy(&values[filled], run_values + pos[r] * sizeof(V), sizeof(V));
+        ++pos[r];
+        if (++filled == piece) {
+          emit(out, keys, values, filled);
+          out += filled;
+          filled = 0;
+        }
+        if (pos[r] == to[r]) break;
+        head[r] = field(r, pos[r]);
+      } while (head[r] < limit_field || (head[r] == limit_field && r < limit_run));
+      if (pos[r] == to[r]) {
+        heap[0] = heap.back();
+        heap.pop_back();
+      }
+      if (!heap.empty()) sift_down(0);
+    }
+    if (filled) emit(out, keys, values, filled);
+  }
+
+ private:
+  uint64_t field(size_t r, uint64_t i) const {
+    K key;
+    std::memcpy(&key, static_cast<const char*>(runs_[r].keys) + i * sizeof(K), sizeof(K));
+    return field_(key);
+  }
+  // The first position in run r whose field is above v (upper) or not below v (lower).
+  uint64_t bound(size_t r, uint64_t v, bool upper) const {
+    uint64_t lo = 0, hi = runs_[r].n;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      const uint64_t f = field(r, mid);
+      if (upper ? f <= v : f < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+
+  KeyField field_;
+  std::span<const SortedRun> runs_;
+  uint64_t total_ = 0;
+};
+
+template <class K, class V>
+void merge_typed(const SortSpec& spec, std::span<const SortedRun> runs, const MergeTarget& target,
+                 unsigned threads) {
+  RunMerger<K, V> merger(spec, runs);
+  const uint64_t n = merger.total();
+  if (n == 0) return;
+  constexpr uint64_t min_part = uint64_t(1) << 16;  // smaller parts are not worth a thread
+  const unsigned parts =
+      unsigned(std::clamp<uint64_t>(n / min_part, 1, host_threads(threads)));
+  constexpr uint64_t writer_piece = uint64_t(1) << 16;  // elements per writer call
+  constexpr uint32_t value_size = [] {
+    if constexpr (std::is_void_v<V>) return 0u;
+    else return uint32_t(sizeof(V));
+  }();
+  on_threads(parts, [&](unsigned p) {
+    const uint64_t begin = n * p / parts, end = n * (p + 1) / parts;
+    const auto from = merger.split(begin), to = merger.split(end);
+    if (target.keys) {
+      auto* keys = reinterpret_cast<K*>(target.keys) + begin;
+      V* values = nullptr;
+      if constexpr (!std::is_void_v<V>) values = reinterpret_cast<V*>(target.values) + begin;
+      merger.merge(from, to, keys, values, end - begin + 1, [](uint64_t, K*, V*, uint64_t) {});
+      return;
+    }
+    std::vector<K> keys(std::min(writer_piece, end - begin));
+    using Slot = std::conditional_t<std::is_void_v<V>, char, V>;
+    std::vector<Slot> values(value_size ? keys.size() : 0);
+    V* value_data = nullptr;
+    if constexpr (!std::is_void_v<V>) value_data = values.data();
+    merger.merge(from, to, keys.data(), value_data, keys.size(),
+                 [&](uint64_t at, K* k, V* v, uint64_t count) {
+                   (*target.keys_writer)((begin + at) * sizeof(K), k, count * sizeof(K));
+                   if constexpr (!std::is_void_v<V>)
+                     (*target.values_writer)((begin + at) * sizeof(V), v, count * sizeof(V));
+                 });
+  });
+}
+
+template <class K>
+void merge_key(const SortSpec& spec, std::span<const SortedRun> runs, const MergeTarget& target,
+               unsigned threads) {
+  switch (spec.value_words) {
+    case 0: return merge_typed<K, void>(spec, runs, target, threads);
+    case 1: return merge_typed<K, uint32_t>(spec, runs, target, threads);
+    default: return merge_typed<K, uint64_t>(spec, runs, target, threads);
+  }
+}
+
+void add_run_timings(SortTimings& total, const SortTimings& run) {
+  total.upload_ms += run.upload_ms;
+  total.read_ms += run.read_ms;
+  total.sort_gpu_ms += run.sort_gpu_ms;
+  total.download_ms += run.download_ms;
+  total.write_ms += run.write_ms;
+}
+
+// Sorts the runs one after another; stream(base, length) gives run's keys and values streams.
+template <class Streams>
+void sort_runs(Context::Impl& ctx, const SortSpec& spec, Algorithm requested, uint64_t n,
+               uint64_t run, SortTimings& timings, const Streams& streams) {
+  for (uint64_t base = 0; base < n; base += run) {
+    const uint64_t length = std::min(run, n - base);
+    auto [keys, values] = streams(base);
+    SortTimings t;
+    ctx.host_path().sort(spec, requested, length, keys, values, &t);
+    add_run_timings(timings, t);
+  }
+}
+
+std::vector<SortedRun> sorted_runs(const SortSpec& spec, uint64_t n, uint64_t run,
+                                   const char* keys, const char* values) {
+  std::vector<SortedRun> runs;
+  for (uint64_t base = 0; base < n; base += run)
+    runs.push_back({keys + base * spec.key_words * 4,
+                    values ? values + base * spec.value_words * 4 : nullptr,
+                    std::min(run, n - base)});
+  return runs;
+}
+
+HostStream memory_stream(char* bytes) {
+  return HostStream{
+      [bytes](uint64_t offset, void* to, uint64_t size) { streaming_copy(to, bytes + offset, size); },
+      [bytes](uint64_t offset, const void* from, uint64_t size) {
+        streaming_copy(bytes + offset, from, size);
+      }};
+}
+
+std::unique_ptr<char[]> host_buffer(uint64_t bytes) {
+  return std::unique_ptr<char[]>(bytes ? new char[bytes] : nullptr);
+}
+
+}  // namespace
+
+uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm requested, uint64_t n,
+                      uint64_t limit) {
+  HostPath& host = ctx.host_path();
+  // An algorithm with its own smaller limit (odd_even) refuses such an n in core; beyond
+  // gpusort::max_elements, runs of at most that many make the sort possible out of core.
+  const uint64_t algorithm_max = host.max_elements(spec, requested);
+  if (n <= 1 || (n > algorithm_max && algorithm_max < max_elements)) return n;
+  const DeviceInfo& device = ctx.info;
+  const uint64_t budget =
+      limit ? limit : (device.device_local_bytes ? device.device_local_bytes : ~uint64_t(0));
+  const uint64_t largest = device.max_allocation_bytes ? device.max_allocation_bytes : ~uint64_t(0);
+  auto fits = [&](uint64_t m) {
+    return m * spec.key_words * 4 <= largest && m * spec.value_words * 4 <= largest &&
+           host.device_bytes(spec, requested, m) <= budget;
+  };
+  if (n <= max_elements && fits(n)) return n;
+  // The largest run that fits (the scratch of `automatic` changes algorithm with the size, so
+  // fits() need not be monotonic: lo always fits, which is all that matters).
+  uint64_t lo = 0, hi = std::min(n - 1, max_elements);
+  while (lo < hi) {
+    const uint64_t mid = hi - (hi - lo) / 2;
+    if (fits(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  if (lo == 0 || (n + lo - 1) / lo > max_runs)
+    throw Error("a device memory limit of " + std::to_string(budget) + " bytes is too small for " +
+                std::to_string(n) + " " + to_string(spec.key) + " keys" +
+                (spec.value_words ? " with " + std::to_string(spec.value_words * 4) + "-byte values"
+                                  : std::string()) +
+                ": " + (lo ? "runs of " + std::to_string(lo) + " elements" : "no run") +
+                " fit, at most " + std::to_string(max_runs) + " runs are merged");
+  return lo;
+}
+
+void merge_runs(const SortSpec& spec, std::span<const SortedRun> runs, const MergeTarget& target,
+                unsigned threads) {
+  switch (spec.key) {
+    case KeyType::u32: return merge_key<uint32_t>(spec, runs, target, threads);
+    case KeyType::i32: return merge_key<int32_t>(spec, runs, target, threads);
+    case KeyType::f32: return merge_key<float>(spec, runs, target, threads);
+    case KeyType::u64: return merge_key<uint64_t>(spec, runs, target, threads);
+    case KeyType::i64: return merge_key<int64_t>(spec, runs, target, threads);
+    case KeyType::f64: return merge_key<double>(spec, runs, target, threads);
+  }
+}
+
+void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
+                             uint64_t n, void* keys, void* values, uint64_t run,
+                             SortTimings* timings) {
+  const auto start = clock::now();
+  const uint64_t key_size = spec.key_words * 4, value_size = spec.value_words * 4;
+  auto* key_bytes = static_cast<char*>(keys);
+  auto* value_bytes = spec.value_words ? static_cast<char*>(values) : nullptr;
+  SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
+  sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
+    return std::pair{memory_stream(key_bytes + base * key_size),
+                     value_bytes ? memory_stream(value_bytes + base * value_size) : HostStream{}};
+  });
+  const auto merging = clock::now();
+  auto merged_keys = host_buffer(n * key_size), merged_values = host_buffer(n * value_size);
+  const auto runs = sorted_runs(spec, n, run, key_bytes, value_bytes);
+  merge_runs(spec, runs, MergeTarget{merged_keys.get(), merged_values.get()});
+  // Back into the caller's arrays, on the merge's threads.
+  const unsigned parts = host_threads(0);
+  on_threads(parts, [&](unsigned p) {
+    const uint64_t begin = n * p / parts, end = n * (p + 1) / parts;
+    streaming_copy(key_bytes + begin * key_size, merged_keys.get() + begin * key_size,
+                   (end - begin) * key_size);
+    if (value_bytes)
+      streaming_copy(value_bytes + begin * value_size, merged_values.get() + begin * value_size,
+                     (end - begin) * value_size);
+  });
+  t.merge_ms = ms_since(merging);
+  t.total_ms = ms_since(start);
+  if (timings) *timings = t;
+}
+
+void sort_streamed_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
+                               uint64_t n, const HostStream& keys, const HostStream& values,
+                               uint64_t run, SortTimings* timings) {
+  const auto start = clock::now();
+  const uint64_t key_size = spec.key_words * 4, value_size = spec.value_words * 4;
+  SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
+  // The sorted runs wait here for the merge.
+  auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
+  auto into = [](const HostReader& read, uint64_t base, char* kept) {
+    return HostStream{[&read, base](uint64_t offset, void* to, uint64_t size) {
+                        read(base + offset, to, size);
+                      },
+                      [kept](uint64_t offset, const void* from, uint64_t size) {
+                        streaming_copy(kept + offset, from, size);
+                      }};
+  };
+  sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
+    return std::pair{into(keys.read, base * key_size, run_keys.get() + base * key_size),
+                     spec.value_words ? into(values.read, base * value_size,
+                                             run_values.get() + base * value_size)
+                                      : HostStream{}};
+  });
+  const auto merging = clock::now();
+  const auto runs = sorted_runs(spec, n, run, run_keys.get(), run_values.get());
+  merge_runs(spec, runs, MergeTarget{nullptr, nullptr, &keys.write, &values.write});
+  t.merge_ms = ms_since(merging);
+  t.total_ms = ms_since(start);
+  if (timings) *timings = t;
+}
+
+}  // namespace gpusort

@@ -1,0 +1,170 @@
+// Out-of-core sorting (core/out_of_core.hpp): arrays beyond SortOptions::device_memory_limit
+// sorted in runs on the device and merged on the CPU; every key type, values, both orders, bit
+// ranges, awkward run splits, stability across runs, against std::stable_sort.
+#include "core/out_of_core.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "test_support.hpp"
+#include "vulkan/context_impl.hpp"
+
+namespace gpusort::test {
+namespace {
+
+// The smallest device_memory_limit under which sorts of `key` (with values) run in pieces of at
+// least `run` elements.
+uint64_t limit_for_run(KeyType key, uint32_t value_bytes, uint64_t run) {
+  return context().impl().host_path().device_bytes(make_sort_spec(key, value_bytes, false, 0, 0),
+                                                   Algorithm::automatic, run);
+}
+
+class OutOfCoreKeys : public ::testing::TestWithParam<Combo> {};
+
+// 0.2-1 MiB per array in about 6 runs, for the distributions that test the merge's order:
+// ties across runs (stability), NaN / +-0 / +-inf, extremes.
+TEST_P(OutOfCoreKeys, SortsInRunsAndMerges) {
+  const Combo c = GetParam();
+  const uint64_t n = 60001;
+  const uint64_t limit = limit_for_run(c.key, c.value_bytes, 10000);
+  for (Distribution d : {Distribution::uniform, Distribution::all_equal, Distribution::few_unique,
+                         Distribution::special_floats}) {
+    SortTimings timings;
+    EXPECT_TRUE(check_sort({.key = c.key, .value_bytes = c.value_bytes, .descending = c.descending,
+                            .n = n, .distribution = d, .device_memory_limit = limit,
+                            .timings = &timings}));
+    EXPECT_GE(timings.runs, 2u) << to_string(d);
+    EXPECT_LE(timings.runs, 8u) << to_string(d);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKeyTypes, OutOfCoreKeys, ::testing::ValuesIn(all_combos()),
+                         combo_name);
+
+// Onesweep-sized runs (beyond the small-array path), and about 50 runs.
+TEST(OutOfCore, LargeRunsAndManyRuns) {
+  SortTimings timings;
+  EXPECT_TRUE(check_sort({.key = KeyType::u32, .n = 700000,
+                          .device_memory_limit = limit_for_run(KeyType::u32, 0, 250000),
+                          .timings = &timings}));
+  EXPECT_EQ(timings.runs, 3u);
+  EXPECT_GT(timings.merge_ms, 0.0);
+  // The limit allows runs of 2000 elements or a little more (allocations are rounded up).
+  EXPECT_TRUE(check_sort({.key = KeyType::f64, .value_bytes = 4, .descending = true, .n = 100000,
+                          .device_memory_limit = limit_for_run(KeyType::f64, 4, 2000),
+                          .timings = &timings}));
+  EXPECT_GE(timings.runs, 40u);
+  EXPECT_LE(timings.runs, 50u);
+}
+
+TEST(OutOfCore, BitRanges) {
+  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::f32, 20u, 32u},
+                                 {KeyType::i64, 30u, 50u}, {KeyType::f64, 0u, 40u}})
+    for (bool descending : {false, true})
+      EXPECT_TRUE(check_sort({.key = key, .value_bytes = 8, .descending = descending,
+                              .n = 40000, .distribution = Distribution::uniform,
+                              .begin_bit = begin, .end_bit = end,
+                              .device_memory_limit = limit_for_run(key, 8, 12000)}));
+}
+
+// Run splits chosen exactly (the internal entry points): a last run of one key, runs of one key,
+// n not a multiple of the run; host arrays and streams.
+template <class K, class V> void check_exact_runs(uint64_t n, uint64_t run, bool streamed) {
+  const KeyType type = key_type_of<K>();
+  const SortSpec spec = make_sort_spec(type, sizeof(V), true, 0, 0);
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE(std::string(to_string(type)) + " n=" + std::to_string(n) + " run=" +
+               std::to_string(run) + (streamed ? " streamed" : " arrays") +
+               " seed=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto bits = make_key_bits(type, n, Distribution::few_unique, rng);
+  std::vector<K> keys(n);
+  std::vector<V> values(n);
+  for (uint64_t i = 0; i < n; ++i) std::memcpy(&keys[i], &bits[i], sizeof(K)), values[i] = V(i);
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    return radix_order(type, bits[a], true) < radix_order(type, bits[b], true);
+  });
+  std::vector<K> out_keys(n);
+  std::vector<V> out_values(n);
+  if (streamed) {
+    auto stream = [](auto& in, auto& out) {
+      return HostStream{[&in](uint64_t at, void* to, uint64_t bytes) {
+                          std::memcpy(to, reinterpret_cast<const char*>(in.data()) + at, bytes);
+                        },
+                        [&out](uint64_t at, const void* from, uint64_t bytes) {
+                          std::memcpy(reinterpret_cast<char*>(out.data()) + at, from, bytes);
+                        }};
+    };
+    sort_streamed_out_of_core(context().impl(), spec, Algorithm::automatic, n,
+                              stream(keys, out_keys), stream(values, out_values), run, nullptr);
+  } else {
+    sort_arrays_out_of_core(context().impl(), spec, Algorithm::automatic, n, keys.data(),
+                            values.data(), run, nullptr);
+    out_keys = keys, out_values = values;
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(std::memcmp(&out_keys[i], &bits[order[i]], sizeof(K)), 0) << "key " << i;
+    ASSERT_EQ(out_values[i], V(order[i])) << "value " << i;
+  }
+  EXPECT_TRUE(no_new_validation_messages());
+}
+
+TEST(OutOfCore, AwkwardRunSplits) {
+  for (bool streamed : {false, true}) {
+    check_exact_runs<uint32_t, uint32_t>(1000, 333, streamed);  // 3 runs of 333, one of 1
+    check_exact_runs<double, uint64_t>(40, 1, streamed);         // 40 runs of one key
+    check_exact_runs<int64_t, uint32_t>(70001, 7000, streamed);  // the last run of one key
+    check_exact_runs<float, uint64_t>(99999, 25000, streamed);
+  }
+}
+
+TEST(OutOfCore, MergeSortedRunsIsStableAcrossRuns) {
+  // Three runs sorted by hand, with ties between them: the earlier run's elements come first.
+  const std::vector<int32_t> a{-5, 1, 1, 7}, b{-5, 1, 9}, c{1};
+  const std::vector<uint32_t> va{10, 11, 12, 13}, vb{20, 21, 22}, vc{30};
+  const std::vector<SortedRun> runs{{a.data(), va.data(), a.size()},
+                                    {b.data(), vb.data(), b.size()},
+                                    {c.data(), vc.data(), c.size()}};
+  std::vector<int32_t> keys(8);
+  std::vector<uint32_t> values(8);
+  merge_sorted_runs(
+      KeyType::i32, 4, runs,
+      [&](uint64_t at, const void* from, uint64_t bytes) {
+        std::memcpy(reinterpret_cast<char*>(keys.data()) + at, from, bytes);
+      },
+      [&](uint64_t at, const void* from, uint64_t bytes) {
+        std::memcpy(reinterpret_cast<char*>(values.data()) + at, from, bytes);
+      });
+  EXPECT_EQ(keys, (std::vector<int32_t>{-5, -5, 1, 1, 1, 1, 7, 9}));
+  EXPECT_EQ(values, (std::vector<uint32_t>{10, 20, 11, 12, 21, 30, 13, 22}));
+  EXPECT_THROW(merge_sorted_runs(KeyType::i32, 4, runs, HostWriter{}, HostWriter{}), Error);
+}
+
+TEST(OutOfCore, LimitTooSmallIsOneLineError) {
+  std::vector<uint64_t> keys(1 << 20);
+  SortOptions options;
+  options.device_memory_limit = 4096;
+  try {
+    sort(context(), std::span<uint64_t>(keys), options);
+    ADD_FAILURE() << "a 4096-byte limit was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("device memory limit of 4096 bytes is too small"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(OutOfCore, FittingArraysStayInCore) {
+  SortTimings timings;
+  EXPECT_TRUE(check_sort({.key = KeyType::u32, .n = 10000,
+                          .device_memory_limit = limit_for_run(KeyType::u32, 0, 10000),
+                          .timings = &timings}));
+  EXPECT_EQ(timings.runs, 1u);
+  EXPECT_EQ(max_run_elements(context(), KeyType::u32, 0, 10000), 10000u);
+}
+
+}  // namespace
+}  // namespace gpusort::test
