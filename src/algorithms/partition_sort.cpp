@@ -5,19 +5,17 @@
 //   partition_plan     chooses the highest digit that is not the same for every key; when its
 //                      largest bucket holds at most max_bucket keys: partition (its buckets become
 //                      the segments, Onesweep's passes are switched off), else Onesweep
-//   copy_elements      the keys (and values) to the scratch copy
-//   onesweep_pass      (PARTITION_PASS) one stable scatter by that digit, scratch -> caller's
-//                      buffers, with Onesweep's decoupled look-back
-//   segmented sort     every bucket sorted in place by the whole bit range (the digits above the
-//                      chosen one are equal in a bucket, the chosen one too)
+//   onesweep_pass      (PARTITION_PASS) one stable scatter by that digit, caller's buffers ->
+//                      scratch, with Onesweep's decoupled look-back
+//   segmented sort     every bucket sorted by the whole bit range (the digits above the chosen one
+//                      are equal in a bucket, the chosen one too), scratch -> caller's buffers
+//                      (SegmentedTargets::keys_out / values_out)
 //   Onesweep's passes and copy-back: where the plan took Onesweep, the whole sort; else they
 //                      return at once
 // Every choice is made on the GPU, so one recording serves any input and the indirect count;
 // skewed input (all keys equal, a bucket holding 99 %) costs Onesweep plus the three early-exit
 // dispatches of the path not taken. Stable: the scatter and the segmented sort both are.
 // Scratch: Onesweep's, then 257 bucket offsets and the segment count, then the segmented sort's.
-#include <algorithm>
-
 #include "algorithms/onesweep.hpp"
 #include "algorithms/segmented_sort.hpp"
 
@@ -93,34 +91,20 @@ class PartitionSort final : public SortAlgorithm {
                             segment_count, uint32_t(t.n), s.pass_count, spec_.begin_bit,
                             spec_.end_bit, max_bucket_});
       rec.compute_barrier();
-      // The buckets are sorted in place in the caller's buffers (the segmented sort's on-chip
-      // classes sort in place), so the scatter goes scratch -> caller's buffers: the input is
-      // copied to the scratch copy first. Where the plan took Onesweep the copy is not used.
-      struct CopyPush {
-        VkDeviceAddress source, destination, count_address;
-        uint32_t n, group_count;
-      };
-      constexpr uint32_t copy_workgroup = 256, max_copy_groups = 4096;
-      const uint32_t copy_groups = uint32_t(
-          std::clamp<uint64_t>((t.n + copy_workgroup - 1) / copy_workgroup, 1, max_copy_groups));
-      rec.dispatch("copy_elements", {copy_workgroup, spec_.key_words}, copy_groups,
-                   CopyPush{t.keys, s.keys_alt, t.count_address, uint32_t(t.n), copy_groups});
-      if (spec_.value_words)
-        rec.dispatch("copy_elements", {copy_workgroup, spec_.value_words}, copy_groups,
-                     CopyPush{t.values, s.values_alt, t.count_address, uint32_t(t.n), copy_groups});
-      rec.compute_barrier();
       auto pass_spec = s.pass_spec;
       pass_spec.at(OnesweepSort::partition_pass_spec) = 1;
       // Tags after every tag Onesweep's own passes would use; only one of the two ever runs.
       const uint32_t first_tag = uint32_t(1 + s.pass_count * s.tiles);
       rec.dispatch("onesweep_pass", pass_spec, s.tiles,
-                   PassPush{s.keys_alt, t.keys, s.values_alt, t.values, t.count_address,
+                   PassPush{t.keys, s.keys_alt, t.values, s.values_alt, t.count_address,
                             s.digit_offsets, s.control, s.lookback, uint32_t(t.n), 0, 0, 0,
                             first_tag, s.lookback_slot_mask});
       rec.compute_barrier();
       SegmentedTargets seg;
-      seg.keys = t.keys;
-      seg.values = t.values;
+      seg.keys = s.keys_alt;
+      seg.values = s.values_alt;
+      seg.keys_out = t.keys;
+      seg.values_out = t.values;
       seg.offsets = segment_offsets;
       seg.scratch = t.scratch + l.segmented;
       seg.scratch_buffer = t.scratch_buffer;
