@@ -59,12 +59,8 @@ class SpareSort {
         keys_(impl_, n * 4, MemoryKind::device_local),
         scratch_(impl_, sorter_.scratch_bytes(n), MemoryKind::device_local) {
     DeviceBuffer staging(impl_, n * 4, MemoryKind::readback);
-    auto* k = static_cast<uint32_t*>(staging.mapped());
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    for (uint64_t i = 0; i < n; ++i) {  // random: every pass runs (no pass is skipped)
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      k[i] = uint32_t(x >> 32);
-    }
+    // Random (bench_common's generator): every pass runs, none is skipped.
+    generate_input(parse_key_configs("u32")[0], n, 0x5eed, staging.mapped(), nullptr);
     impl_.submit_timed([&](VkCommandBuffer cmd) {
       VkBufferCopy region{0, 0, n * 4};
       vkCmdCopyBuffer(cmd, staging.buffer(), keys_.buffer(), 1, &region);
