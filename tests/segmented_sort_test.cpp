@@ -269,18 +269,35 @@ MediumSizes medium_sizes(KeyType key, uint32_t value_bytes, bool large,
   return m;
 }
 
-// The medium classes: every key type, values, both orders, indices; and one segment too large
-// for them (the global path).
+// The medium classes: every key type, values, both orders; with indices (sorted blocks merged)
+// and without (scattered into buckets by segment_bucket, whose pieces a second level sorts);
+// and one segment too large for them (the global path).
 TEST_P(SegmentedAllKeyTypes, MediumClasses) {
   const Combo& p = GetParam();
   for (bool large : {false, true}) {
     if (large && p.value_bytes != 4) continue;  // the global path is tested enough elsewhere
     const MediumSizes m = medium_sizes(p.key, p.value_bytes, large);
-    EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
-                                 .descending = p.descending, .n = m.n, .mix = Mix::listed,
-                                 .distribution = Distribution::few_unique,
-                                 .offset_bytes = p.descending ? 8u : 4u, .index_bytes = 4,
-                                 .sizes = m.sizes}));
+    for (uint32_t index_bytes : {4u, 0u})
+      EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
+                                   .descending = p.descending, .n = m.n, .mix = Mix::listed,
+                                   .distribution = Distribution::few_unique,
+                                   .offset_bytes = p.descending ? 8u : 4u,
+                                   .index_bytes = index_bytes, .sizes = m.sizes}));
+  }
+}
+
+// The bucketed medium path on every distribution: spread keys (small pieces), all equal and
+// low entropy (one bucket holds most or all of a segment: a medium piece, merged), few unique
+// (stability across the scatter), sorted, reversed, special floats.
+TEST(SegmentedMediumBuckets, EveryDistribution) {
+  for (auto [key, value_bytes, descending] :
+       {std::tuple{KeyType::u32, 4u, false}, {KeyType::f32, 0u, true}, {KeyType::u64, 8u, false},
+        {KeyType::f64, 4u, true}}) {
+    const MediumSizes m = medium_sizes(key, value_bytes, false);
+    for (Distribution d : all_distributions())
+      EXPECT_TRUE(check_segmented({.key = key, .value_bytes = value_bytes,
+                                   .descending = descending, .n = m.n, .mix = Mix::listed,
+                                   .distribution = d, .sizes = m.sizes}));
   }
 }
 
@@ -336,9 +353,10 @@ TEST(SegmentedBits, BitRangesOnTheFastPath) {
 TEST(SegmentedBits, BitRangesOnTheMediumClasses) {
   for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::f64, 0u, 63u}}) {
     const MediumSizes m = medium_sizes(key, 4, false, begin, end);
-    EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = m.n,
-                                 .mix = Mix::listed, .index_bytes = 4, .begin_bit = begin,
-                                 .end_bit = end, .sizes = m.sizes}));
+    for (uint32_t index_bytes : {4u, 0u})
+      EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = m.n,
+                                   .mix = Mix::listed, .index_bytes = index_bytes,
+                                   .begin_bit = begin, .end_bit = end, .sizes = m.sizes}));
   }
 }
 

@@ -89,6 +89,17 @@ struct SegmentMergePush {
   uint32_t max_n, list_capacity;
 };
 constexpr uint32_t wanted_merge_workgroup = 256;
+struct BucketPush {
+  VkDeviceAddress keys, values, bucket_keys, bucket_values, offsets, list, listed, pieces,
+      piece_counter;
+  uint32_t max_n, list_capacity, piece_capacity;
+};
+// segment_bucket: piece table entries per medium segment (256 bucket starts and the end), keys
+// per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
+// take 1 KiB of shared memory per subgroup).
+constexpr uint32_t piece_stride = 257;
+constexpr uint32_t bucket_keys_per_thread = 8;
+constexpr uint32_t wanted_bucket_workgroup = 256;
 
 // The fast path's size classes, per device family: class c sorts segments of up to
 // 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
@@ -157,6 +168,8 @@ class Segmented final : public SegmentedSort {
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
     classes_ = fast_path_classes(ctx, spec.sort);
     merge_workgroup_ = clamp_workgroup(ctx, wanted_merge_workgroup);
+    bucket_workgroup_ = std::min(clamp_workgroup(ctx, wanted_bucket_workgroup),
+                                 clamp_workgroup(ctx, 16 * ctx.info.min_subgroup_size));
   }
 
   // Whether the fast path runs (more than one segment, and a class fits this device).
@@ -177,29 +190,54 @@ class Segmented final : public SegmentedSort {
     return tiles < classes_.size() && max_n > classes_[tiles - 1].segment_slots;
   }
 
-  // The fast path's scratch, after the global path's: counters (CLASS_COUNT + 1 u32), the
-  // classes' VkDispatchIndirectCommands (then the medium classes' merges'), the global path's n,
-  // the class lists; when a medium segment is possible, the sorted blocks (keys in radix order,
-  // values, input positions), each element at its own position.
-  struct FastLayout {
-    uint64_t counters, dispatch, global_count, lists, sorted_keys, sorted_values, sorted_origins,
-        total;
+  // The fast path's scratch, after the global path's: counters (class sizes, the large count,
+  // the piece table's slot counter, the piece count), the classes' VkDispatchIndirectCommands
+  // (then the medium classes' merges'), the global path's n, the class lists; when a medium
+  // segment is possible, the sorted blocks (keys in radix order, values, input positions), each
+  // element at its own position, and for the bucketed medium path (segment_bucket) the bucketed
+  // keys and values, the piece table and the second level's own counters, dispatches and lists
+  // (its medium pieces reuse the sorted blocks).
+  struct LevelLayout {
+    uint64_t counters, dispatch, global_count, lists, end;
   };
-  FastLayout fast_layout(uint64_t max_n, uint64_t max_segments) const {
-    if (!fast(max_segments)) return {};
-    FastLayout f{};
-    f.counters = 0;
-    f.dispatch = align_up((classes_.size() + 1) * 4, 256);
-    f.global_count = f.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
-    f.lists = f.global_count + 256;
+  struct FastLayout {
+    LevelLayout first, second;
+    uint64_t sorted_keys, sorted_values, sorted_origins, bucket_keys, bucket_values, pieces, total;
+  };
+  LevelLayout level_layout(uint64_t begin, uint64_t max_n, uint64_t max_segments) const {
+    LevelLayout l{};
+    l.counters = begin;
+    l.dispatch = l.counters + align_up((classes_.size() + 3) * 4, 256);
+    l.global_count = l.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
+    l.lists = l.global_count + 256;
     uint64_t entries = 0;
     for (size_t c = 0; c < classes_.size(); ++c)
       entries += class_list_capacity(classes_, c, max_n, max_segments);
-    f.sorted_keys = f.lists + align_up(entries * 4, 256);
+    l.end = l.lists + align_up(entries * 4, 256);
+    return l;
+  }
+  // Medium segments at most (the piece table's slots), and the pieces of the second level.
+  uint64_t medium_capacity(uint64_t max_n, uint64_t max_segments) const {
+    uint64_t slots = 0;
+    for (size_t c = tile_classes(); c < classes_.size(); ++c)
+      slots += class_list_capacity(classes_, c, max_n, max_segments);
+    return slots;
+  }
+  FastLayout fast_layout(uint64_t max_n, uint64_t max_segments) const {
+    if (!fast(max_segments)) return {};
+    FastLayout f{};
+    f.first = level_layout(0, max_n, max_segments);
+    f.sorted_keys = f.first.end;
     const uint64_t m = medium(max_n) ? max_n : 0;
     f.sorted_values = f.sorted_keys + align_up(m * spec_.sort.key_words * 4, 256);
     f.sorted_origins = f.sorted_values + align_up(m * spec_.sort.value_words * 4, 256);
-    f.total = f.sorted_origins + align_up(m * 4, 256);
+    f.bucket_keys = f.sorted_origins + align_up(m * 4, 256);
+    f.bucket_values = f.bucket_keys + align_up(m * spec_.sort.key_words * 4, 256);
+    f.pieces = f.bucket_values + align_up(m * spec_.sort.value_words * 4, 256);
+    const uint64_t slots = m ? medium_capacity(max_n, max_segments) : 0;
+    f.second = level_layout(f.pieces + align_up((slots * piece_stride + 1) * 4, 256), max_n,
+                            slots * piece_stride);
+    f.total = m ? f.second.end : f.pieces;
     return f;
   }
 
@@ -250,42 +288,81 @@ class Segmented final : public SegmentedSort {
     if (!fast(t.segments)) return record_global(rec, t, 0);
     if ((t.keys_out || t.values_out) && !spec_.write_keys)
       throw Error("segmented sort: separate outputs need offsets, several segments and the keys");
-    const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
-    const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
-    // Lone keys (and values) are copied to separate outputs by segment_classify.
-    const VkDeviceAddress copy_keys_to = t.keys_out && t.keys_out != t.keys ? t.keys_out : 0;
-    const VkDeviceAddress copy_values_to =
-        spec_.sort.value_words && t.values_out && t.values_out != t.values ? t.values_out : 0;
     const uint64_t begin = fast_begin(t.n, t.segments);
     const FastLayout f = fast_layout(t.n, t.segments);
     const VkDeviceAddress base = t.scratch + begin;
+    Level first{t.keys, t.values, t.offsets, t.indices,
+                t.keys_out ? t.keys_out : t.keys, t.values_out ? t.values_out : t.values,
+                t.segment_count_address, spec_.offset_words, 0, t.n, t.segments, base,
+                t.scratch_buffer, t.scratch_offset + begin, f.first, f};
+    // Medium segments are scattered into buckets (segment_bucket), except with indices
+    // (segment_bucket does not carry input positions): then sorted blocks are merged.
+    first.bucketed = medium(t.n) && t.indices == 0;
+    record_level(rec, first);
+    if (first.bucketed) {
+      // The second level: the pieces (buckets) of the medium segments, read from the piece
+      // table, sorted from the bucketed scratch copy to the outputs. A piece is at most a
+      // medium segment: no global path.
+      const uint64_t pieces = medium_capacity(t.n, t.segments) * piece_stride;
+      Level second{base + f.bucket_keys, spec_.sort.value_words ? base + f.bucket_values : 0,
+                   base + f.pieces, 0, first.keys_out, first.values_out,
+                   base + f.first.counters + 4 * (classes_.size() + 2), 1, piece_stride, t.n,
+                   pieces, base, t.scratch_buffer, t.scratch_offset + begin, f.second, f};
+      record_level(rec, second);
+    }
+    if (global(t.n, t.segments)) record_global(rec, t, base + f.first.global_count);
+  }
+
+  // One run of the fast path over a list of segments: the caller's, or the second level's
+  // pieces (every piece_stride-th of which spans two medium segments and is skipped).
+  struct Level {
+    VkDeviceAddress keys, values, offsets, indices, keys_out, values_out, segment_count_address;
+    uint32_t offset_words, piece_stride;
+    uint64_t n, segments;
+    VkDeviceAddress base;  // the fast path's scratch (FastLayout's offsets are relative to it)
+    VkBuffer buffer;
+    VkDeviceSize buffer_offset;  // of base in buffer
+    LevelLayout layout;
+    FastLayout fast;
+    bool bucketed = false;
+  };
+
+  // Classify, plan, the classes' sorts (and merges or bucket scatters); ends with a barrier.
+  void record_level(Recorder& rec, const Level& v) const {
+    const LevelLayout& l = v.layout;
+    const FastLayout& f = v.fast;
+    // Lone keys (and values) are copied to separate outputs by segment_classify.
+    const VkDeviceAddress copy_keys_to = v.keys_out != v.keys ? v.keys_out : 0;
+    const VkDeviceAddress copy_values_to =
+        spec_.sort.value_words && v.values_out != v.values ? v.values_out : 0;
     const uint32_t class_count = uint32_t(classes_.size());
     const uint32_t tile_class_count = tile_classes();
     auto plan_spec = [&](uint32_t clear) {
       return std::vector<uint32_t>{64,
-                                   spec_.offset_words,
+                                   v.offset_words,
                                    segment_class_shape.log2_first_class,
                                    class_count,
                                    segment_class_shape.log2_min_tile,
                                    clear,
                                    tile_class_count,
-                                   merge_workgroup_};
+                                   merge_workgroup_,
+                                   uint32_t(v.bucketed)};
     };
     auto plan_push = [&] {
-      return PlanPush{t.offsets,       t.segment_count_address, base + f.counters,
-                      base + f.dispatch, base + f.global_count,  uint32_t(t.n),
-                      uint32_t(t.segments), ctx_.info.max_workgroup_count_x};
+      return PlanPush{v.offsets,           v.segment_count_address, v.base + l.counters,
+                      v.base + l.dispatch, v.base + l.global_count, uint32_t(v.n),
+                      uint32_t(v.segments), ctx_.info.max_workgroup_count_x};
     };
     rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
     rec.compute_barrier();
-    const uint32_t classify_groups = step_groups(t.segments);
+    const uint32_t classify_groups = step_groups(v.segments);
     rec.dispatch("segment_classify",
-                 {step_workgroup, spec_.offset_words, segment_class_shape.log2_first_class,
-                  class_count, spec_.sort.key_words, spec_.sort.value_words},
+                 {step_workgroup, v.offset_words, segment_class_shape.log2_first_class,
+                  class_count, spec_.sort.key_words, spec_.sort.value_words, v.piece_stride},
                  classify_groups,
-                 ClassifyPush{t.offsets, t.segment_count_address, base + f.counters,
-                              base + f.lists, t.indices, t.keys, t.values, copy_keys_to,
-                              copy_values_to, uint32_t(t.n), uint32_t(t.segments),
+                 ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters,
+                              v.base + l.lists, v.indices, v.keys, v.values, copy_keys_to,
+                              copy_values_to, uint32_t(v.n), uint32_t(v.segments),
                               classify_groups});
     rec.compute_barrier();
     rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
@@ -293,48 +370,72 @@ class Segmented final : public SegmentedSort {
     // The classes sort disjoint segments: no barrier between them.
     const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
     // The medium classes' blocks go to scratch: segment_merge, after a barrier, places them.
-    const VkDeviceAddress sorted_keys = base + f.sorted_keys,
-                          sorted_values = spec_.sort.value_words ? base + f.sorted_values : 0,
-                          sorted_origins = t.indices ? base + f.sorted_origins : 0;
+    const VkDeviceAddress sorted_keys = v.base + f.sorted_keys,
+                          sorted_values = spec_.sort.value_words ? v.base + f.sorted_values : 0,
+                          sorted_origins = v.indices ? v.base + f.sorted_origins : 0;
     std::vector<uint64_t> lists;
-    uint64_t list = base + f.lists;
+    uint64_t list = v.base + l.lists;
     for (uint32_t c = 0; c < class_count; ++c) {
       lists.push_back(list);
-      const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+      const uint64_t capacity = class_list_capacity(classes_, c, v.n, v.segments);
       list += capacity * 4;
       if (capacity == 0) continue;  // no segment of this class fits max_n
       const SegmentClass& k = classes_[c];
+      const VkDeviceSize dispatch = v.buffer_offset + l.dispatch + 12 * c;
+      if (v.bucketed && k.blocks > 1) {
+        record_bucket_scatter(rec, v, c, lists[c], capacity, dispatch);
+        continue;
+      }
       auto tile_spec = tile_specialization(spec_.sort, k.workgroup, k.tile());
       tile_spec.insert(tile_spec.end(),
                        {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
-                        spec_.offset_words, uint32_t(std::countr_zero(k.blocks))});
-      rec.dispatch_indirect("segment_sort_tile_i" + std::to_string(k.items), tile_spec,
-                            t.scratch_buffer, t.scratch_offset + begin + f.dispatch + 12 * c,
-                            SegmentTilePush{t.keys, t.values, t.indices, t.offsets, lists[c],
-                                            base + f.counters + 4 * c, sorted_keys, sorted_values,
-                                            sorted_origins, keys_out, values_out, uint32_t(t.n),
-                                            uint32_t(capacity)});
+                        v.offset_words, uint32_t(std::countr_zero(k.blocks))});
+      rec.dispatch_indirect("segment_sort_tile_i" + std::to_string(k.items), tile_spec, v.buffer,
+                            dispatch,
+                            SegmentTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
+                                            v.base + l.counters + 4 * c, sorted_keys,
+                                            sorted_values, sorted_origins, v.keys_out,
+                                            v.values_out, uint32_t(v.n), uint32_t(capacity)});
     }
-    if (medium(t.n)) {
+    if (medium(v.n) && !v.bucketed) {
       rec.compute_barrier();
       for (uint32_t c = tile_class_count; c < class_count; ++c) {
-        const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+        const uint64_t capacity = class_list_capacity(classes_, c, v.n, v.segments);
         if (capacity == 0) continue;
         const SegmentClass& k = classes_[c];
         auto merge_spec = tile_specialization(spec_.sort, merge_workgroup_, k.tile());
         merge_spec.insert(merge_spec.end(),
-                          {uint32_t(std::countr_zero(k.segment_slots)), spec_.offset_words});
-        const uint64_t dispatch = f.dispatch + 12 * (class_count + c - tile_class_count);
+                          {uint32_t(std::countr_zero(k.segment_slots)), v.offset_words});
+        const uint64_t dispatch = l.dispatch + 12 * (class_count + c - tile_class_count);
         rec.dispatch_indirect(
-            k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, t.scratch_buffer,
-            t.scratch_offset + begin + dispatch,
-            SegmentMergePush{sorted_keys, sorted_values, sorted_origins, keys_out, values_out,
-                             t.indices, t.offsets, lists[c], base + f.counters + 4 * c,
-                             uint32_t(t.n), uint32_t(capacity)});
+            k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, v.buffer,
+            v.buffer_offset + dispatch,
+            SegmentMergePush{sorted_keys, sorted_values, sorted_origins, v.keys_out, v.values_out,
+                             v.indices, v.offsets, lists[c], v.base + l.counters + 4 * c,
+                             uint32_t(v.n), uint32_t(capacity)});
       }
     }
     rec.compute_barrier();
-    if (global(t.n, t.segments)) record_global(rec, t, base + f.global_count);
+  }
+
+  // segment_bucket for medium class c: one workgroup per listed segment.
+  void record_bucket_scatter(Recorder& rec, const Level& v, uint32_t c, VkDeviceAddress list,
+                             uint64_t capacity, VkDeviceSize dispatch) const {
+    const FastLayout& f = v.fast;
+    const uint32_t class_count = uint32_t(classes_.size());
+    rec.dispatch_indirect(
+        "segment_bucket",
+        {bucket_workgroup_, spec_.sort.key_words, spec_.sort.key_kind,
+         uint32_t(spec_.sort.descending), spec_.sort.value_words, spec_.sort.begin_bit,
+         spec_.sort.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size,
+         bucket_keys_per_thread, uint32_t(std::countr_zero(classes_[c].segment_slots)),
+         v.offset_words},
+        v.buffer, dispatch,
+        BucketPush{v.keys, v.values, v.base + f.bucket_keys,
+                   spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
+                   v.base + v.layout.counters + 4 * c, v.base + f.pieces,
+                   v.base + v.layout.counters + 4 * (class_count + 1), uint32_t(v.n),
+                   uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments))});
   }
 
   // The global path. count_address: 0, or where its n is read (segment_plan's, with the fast
@@ -404,6 +505,7 @@ class Segmented final : public SegmentedSort {
   std::unique_ptr<SortAlgorithm> by_key_;
   std::vector<SegmentClass> classes_;
   uint32_t merge_workgroup_;  // segment_merge's; divides every medium class's slots
+  uint32_t bucket_workgroup_;  // segment_bucket's
 };
 
 }  // namespace

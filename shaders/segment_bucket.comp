@@ -1,0 +1,192 @@
+#version 460
+// Segmented sort, fast path, the medium classes' step 2 (one workgroup per medium segment, one
+// dispatch per medium class, sized by segment_plan): a stable MSD scatter of the segment into
+// 256 buckets by the 8 highest bits of its keys that differ (the buckets then hold ~1/256 of
+// the segment each: small pieces that the tile classes sort on chip, after a second
+// segment_classify over them). The keys (and values) go to scratch in the caller's encoding,
+// each bucket at its place in the segment, and the buckets' bounds to the piece table:
+// 257 entries per medium segment (bucket starts, then the segment's end), absolute positions,
+// at a slot taken from an atomic counter. Steps, over the segment's keys (three reads: the
+// segment is small enough to stay in the L2 cache):
+//   1. which compared bits differ from the first key's (OR of the XORs): the digit is the 8 bits
+//      below the highest one (all keys equal: one bucket);
+//   2. the digit histogram and its exclusive scan: the bucket starts;
+//   3. rounds of WORKGROUP x KEYS_PER_THREAD keys, each subgroup a contiguous chunk of them in
+//      input order: each key's place among the earlier keys of its digit in its subgroup's chunk
+//      (ballots, rank.glsl), the subgroups' counts scanned per digit after the round, and the
+//      key written to bucket start + earlier rounds' count + earlier subgroups' + its place.
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint KEY_WORDS = 1;
+layout(constant_id = 2) const uint KEY_KIND = 0;
+layout(constant_id = 3) const uint DESCENDING = 0;
+layout(constant_id = 4) const uint VALUE_WORDS = 0;
+layout(constant_id = 5) const uint BEGIN_BIT = 0;
+layout(constant_id = 6) const uint END_BIT = 32;
+layout(constant_id = 7) const uint MIN_SUBGROUP_SIZE = 32;  // sizes the per-subgroup counters
+layout(constant_id = 8) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot masks
+layout(constant_id = 9) const uint KEYS_PER_THREAD = 8;
+layout(constant_id = 10) const uint LOG2_SEGMENT_SLOTS = 14;  // the class's largest segment
+layout(constant_id = 11) const uint OFFSET_WORDS = 1;         // 1: u32 offsets, 2: u64
+const uint BUCKET_BITS = 0;  // sort_element.glsl's merge buckets: not used here
+const uint DIGIT_BITS = 8;
+const uint RADIX = 1u << DIGIT_BITS;
+const uint PIECE_STRIDE = RADIX + 1;  // piece table entries per medium segment
+
+#include "keys.glsl"
+#include "sort_element.glsl"
+#include "rank.glsl"
+
+layout(push_constant) uniform Push {
+  uint64_t keys_address;  // the caller's
+  uint64_t values_address;
+  uint64_t bucket_keys_address;  // scratch: the segment's keys by bucket, at the segment's place
+  uint64_t bucket_values_address;
+  uint64_t offsets_address;
+  uint64_t list_address;     // this class's segment ids
+  uint64_t listed_address;   // how many (a u32 counter of segment_classify)
+  uint64_t pieces_address;   // the piece table
+  uint64_t piece_counter_address;  // u32: the next free slot of 257 entries (zeroed by the plan)
+  uint max_n;
+  uint list_capacity;
+  uint piece_capacity;  // slots of the piece table
+};
+
+const uint WORKGROUP = gl_WorkGroupSize.x;
+const uint MAX_SUBGROUPS = WORKGROUP / MIN_SUBGROUP_SIZE;
+shared uint subgroup_counts[MAX_SUBGROUPS * RADIX];  // [subgroup][digit] of the current round
+shared uint bucket_next[RADIX];  // where the digit's next round begins in the segment
+shared uint differing[2];
+shared uint slot_shared;
+shared uint scan_totals[MAX_SUBGROUPS];
+
+uint64_t offset_at(uint s) {
+  if (OFFSET_WORDS == 1) return uint64_t(U32Array(offsets_address).v[s]);
+  return U64Array(offsets_address).v[s];
+}
+
+uint shift;  // the digit's lowest compared bit
+uint begin, size;
+
+uint64_t key_bits_at(uint i) { return compared_bits(to_radix_order(load_key(keys_address, begin + i))); }
+uint digit_of(uint64_t bits) { return uint(bits >> shift) & (RADIX - 1u); }
+
+// Exclusive scan of bucket_next (the histogram) in place; RADIX <= 4 * WORKGROUP.
+void scan_buckets() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint per = div_ceil(RADIX, WORKGROUP), first = t * per;
+  uint sum = 0;
+  for (uint k = 0; k < per; ++k)
+    if (first + k < RADIX) sum += bucket_next[first + k];
+  uint prefix = subgroupExclusiveAdd(sum);
+  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) scan_totals[gl_SubgroupID] = prefix + sum;
+  barrier();
+  for (uint s = 0; s < gl_SubgroupID; ++s) prefix += scan_totals[s];
+  barrier();
+  for (uint k = 0; k < per; ++k)
+    if (first + k < RADIX) {
+      const uint count = bucket_next[first + k];
+      bucket_next[first + k] = prefix;
+      prefix += count;
+    }
+  barrier();
+}
+
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint listed = min(U32Array(listed_address).v[0], list_capacity);
+  const uint entry = linear_workgroup_id();
+  if (entry >= listed) return;  // whole workgroup
+  const uint s = U32Array(list_address).v[entry];
+  // Clamped as segment_classify clamps them.
+  const uint64_t b = min(offset_at(s), uint64_t(max_n));
+  begin = uint(b);
+  size = uint(min(clamp(offset_at(s + 1), b, uint64_t(max_n)) - b, uint64_t(1u << LOG2_SEGMENT_SLOTS)));
+
+  // 1. The differing bits.
+  if (t < 2) differing[t] = 0;
+  for (uint d = t; d < RADIX; d += WORKGROUP) bucket_next[d] = 0;
+  for (uint i = t; i < MAX_SUBGROUPS * RADIX; i += WORKGROUP) subgroup_counts[i] = 0;
+  if (t == 0) slot_shared = atomicAdd(U32Array(piece_counter_address).v[0], 1u);
+  barrier();
+  const uint64_t first_bits = key_bits_at(0);
+  uvec2 diff = uvec2(0);
+  for (uint i = t; i < size; i += WORKGROUP) diff |= unpackUint2x32(key_bits_at(i) ^ first_bits);
+  diff = subgroupOr(diff);
+  if (subgroupElect()) {
+    atomicOr(differing[0], diff.x);
+    atomicOr(differing[1], diff.y);
+  }
+  barrier();
+  const uint msb = differing[1] != 0 ? 32u + uint(findMSB(differing[1]))
+                   : differing[0] != 0 ? uint(findMSB(differing[0])) : 0u;
+  shift = max(msb + 1u, DIGIT_BITS) - DIGIT_BITS;
+
+  // 2. Histogram, bucket starts, the piece table.
+  for (uint i = t; i < size; i += WORKGROUP) atomicAdd(bucket_next[digit_of(key_bits_at(i))], 1u);
+  barrier();
+  scan_buckets();
+  const uint slot = slot_shared;
+  if (slot >= piece_capacity) return;  // only overlapping (bad) offsets get here
+  for (uint d = t; d <= RADIX; d += WORKGROUP)
+    U32Array(pieces_address).v[slot * PIECE_STRIDE + d] = begin + (d < RADIX ? bucket_next[d] : size);
+
+  // 3. Rounds of the stable scatter.
+  const uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  const uint round_keys = WORKGROUP * KEYS_PER_THREAD;
+  for (uint round_begin = 0; round_begin < size; round_begin += round_keys) {
+    const uint chunk = round_begin + subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
+    uint digits[KEYS_PER_THREAD], places[KEYS_PER_THREAD];
+    uvec2 keys[KEYS_PER_THREAD];
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      const uint i = chunk + k * gl_SubgroupSize;
+      keys[k] = load_key(keys_address, begin + min(i, size - 1));
+      digits[k] = digit_of(compared_bits(to_radix_order(keys[k])));
+    }
+    // In item order, so that equal digits keep their input order; a digit's leader (its lowest
+    // lane) alone reads and advances the subgroup's counter.
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      const bool valid = chunk + k * gl_SubgroupSize < size;
+      const uvec4 peers = subgroup_digit_peers(digits[k], valid, false);
+      const uint leader = valid ? lane_mask_lowest(peers) : 0u;
+      uint earlier = 0;
+      if (valid && leader == lane) {
+        const uint c = subgroup * RADIX + digits[k];
+        earlier = subgroup_counts[c];
+        subgroup_counts[c] = earlier + lane_mask_count(peers);
+      }
+      places[k] = subgroupShuffle(earlier, leader) + lane_mask_count(peers & gl_SubgroupLtMask);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+    }
+    barrier();
+    // Per digit: each subgroup's start in this round, and the digit's next round.
+    for (uint d = t; d < RADIX; d += WORKGROUP) {
+      uint running = bucket_next[d];
+      for (uint g = 0; g < gl_NumSubgroups; ++g) {
+        const uint count = subgroup_counts[g * RADIX + d];
+        subgroup_counts[g * RADIX + d] = running;
+        running += count;
+      }
+      bucket_next[d] = running;
+    }
+    barrier();
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      const uint i = chunk + k * gl_SubgroupSize;
+      if (i < size) {
+        const uint target = begin + subgroup_counts[subgroup * RADIX + digits[k]] + places[k];
+        store_key(bucket_keys_address, target, keys[k]);
+        if (VALUE_WORDS != 0) store_value(bucket_values_address, target, load_value(values_address, begin + i));
+      }
+    }
+    barrier();
+    for (uint i = t; i < gl_NumSubgroups * RADIX; i += WORKGROUP) subgroup_counts[i] = 0;
+    barrier();
+  }
+}
