@@ -13,8 +13,9 @@
 //   2. the digit histogram and its exclusive scan: the bucket starts;
 //   3. rounds of WORKGROUP x KEYS_PER_THREAD keys, each subgroup a contiguous chunk of them in
 //      input order: each key's place among the earlier keys of its digit in its subgroup's chunk
-//      (ballots, rank.glsl), the subgroups' counts scanned per digit after the round, and the
-//      key written to bucket start + earlier rounds' count + earlier subgroups' + its place.
+//      (ballots, rank.glsl), the subgroups' counts scanned per digit after the round, the keys
+//      (then the values) put in digit order in shared memory, and each digit's run written to
+//      its bucket after the earlier rounds' keys.
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -62,6 +63,10 @@ const uint WORKGROUP = gl_WorkGroupSize.x;
 const uint MAX_SUBGROUPS = WORKGROUP / MIN_SUBGROUP_SIZE;
 shared uint subgroup_counts[MAX_SUBGROUPS * RADIX];  // [subgroup][digit] of the current round
 shared uint bucket_next[RADIX];  // where the digit's next round begins in the segment
+shared uint round_starts[RADIX];  // the round's digit counts, then where their runs begin
+shared uint global_shift[RADIX];  // a digit's place in the segment - its place in the round
+const uint ROUND_KEYS = WORKGROUP * KEYS_PER_THREAD;
+shared uint exchange[ROUND_KEYS];
 shared uint differing[2];
 shared uint slot_shared;
 shared uint scan_totals[MAX_SUBGROUPS];
@@ -77,13 +82,13 @@ uint begin, size;
 uint64_t key_bits_at(uint i) { return compared_bits(to_radix_order(load_key(keys_address, begin + i))); }
 uint digit_of(uint64_t bits) { return uint(bits >> shift) & (RADIX - 1u); }
 
-// Exclusive scan of bucket_next (the histogram) in place; RADIX <= 4 * WORKGROUP.
-void scan_buckets() {
+// Exclusive scan of round_starts in place.
+void scan_digits() {
   const uint t = gl_LocalInvocationID.x;
   const uint per = div_ceil(RADIX, WORKGROUP), first = t * per;
   uint sum = 0;
   for (uint k = 0; k < per; ++k)
-    if (first + k < RADIX) sum += bucket_next[first + k];
+    if (first + k < RADIX) sum += round_starts[first + k];
   uint prefix = subgroupExclusiveAdd(sum);
   if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) scan_totals[gl_SubgroupID] = prefix + sum;
   barrier();
@@ -91,8 +96,8 @@ void scan_buckets() {
   barrier();
   for (uint k = 0; k < per; ++k)
     if (first + k < RADIX) {
-      const uint count = bucket_next[first + k];
-      bucket_next[first + k] = prefix;
+      const uint count = round_starts[first + k];
+      round_starts[first + k] = prefix;
       prefix += count;
     }
   barrier();
@@ -111,7 +116,7 @@ void main() {
 
   // 1. The differing bits.
   if (t < 2) differing[t] = 0;
-  for (uint d = t; d < RADIX; d += WORKGROUP) bucket_next[d] = 0;
+  for (uint d = t; d < RADIX; d += WORKGROUP) round_starts[d] = 0;
   for (uint i = t; i < MAX_SUBGROUPS * RADIX; i += WORKGROUP) subgroup_counts[i] = 0;
   if (t == 0) slot_shared = atomicAdd(U32Array(piece_counter_address).v[0], 1u);
   barrier();
@@ -129,30 +134,31 @@ void main() {
   shift = max(msb + 1u, DIGIT_BITS) - DIGIT_BITS;
 
   // 2. Histogram, bucket starts, the piece table.
-  for (uint i = t; i < size; i += WORKGROUP) atomicAdd(bucket_next[digit_of(key_bits_at(i))], 1u);
+  for (uint i = t; i < size; i += WORKGROUP) atomicAdd(round_starts[digit_of(key_bits_at(i))], 1u);
   barrier();
-  scan_buckets();
+  scan_digits();
+  for (uint d = t; d < RADIX; d += WORKGROUP) bucket_next[d] = round_starts[d];
   const uint slot = slot_shared;
   if (slot >= piece_capacity) return;  // only overlapping (bad) offsets get here
   for (uint d = t; d <= RADIX; d += WORKGROUP)
-    U32Array(pieces_address).v[slot * PIECE_STRIDE + d] = begin + (d < RADIX ? bucket_next[d] : size);
+    U32Array(pieces_address).v[slot * PIECE_STRIDE + d] = begin + (d < RADIX ? round_starts[d] : size);
 
   // 3. Rounds of the stable scatter.
   const uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  const uint round_keys = WORKGROUP * KEYS_PER_THREAD;
-  for (uint round_begin = 0; round_begin < size; round_begin += round_keys) {
-    const uint chunk = round_begin + subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
+  for (uint round_begin = 0; round_begin < size; round_begin += ROUND_KEYS) {
+    const uint round_size = min(ROUND_KEYS, size - round_begin);
+    const uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;  // in the round
     uint digits[KEYS_PER_THREAD], places[KEYS_PER_THREAD];
     uvec2 keys[KEYS_PER_THREAD];
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      const uint i = chunk + k * gl_SubgroupSize;
-      keys[k] = load_key(keys_address, begin + min(i, size - 1));
+      const uint i = round_begin + min(chunk + k * gl_SubgroupSize, round_size - 1);
+      keys[k] = load_key(keys_address, begin + i);
       digits[k] = digit_of(compared_bits(to_radix_order(keys[k])));
     }
     // In item order, so that equal digits keep their input order; a digit's leader (its lowest
     // lane) alone reads and advances the subgroup's counter.
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      const bool valid = chunk + k * gl_SubgroupSize < size;
+      const bool valid = chunk + k * gl_SubgroupSize < round_size;
       const uvec4 peers = subgroup_digit_peers(digits[k], valid, false);
       const uint leader = valid ? lane_mask_lowest(peers) : 0u;
       uint earlier = 0;
@@ -166,26 +172,63 @@ void main() {
       subgroupBarrier();
     }
     barrier();
-    // Per digit: each subgroup's start in this round, and the digit's next round.
+    // Per digit: each subgroup's start within the digit's run of the round, the run's length.
     for (uint d = t; d < RADIX; d += WORKGROUP) {
-      uint running = bucket_next[d];
+      uint running = 0;
       for (uint g = 0; g < gl_NumSubgroups; ++g) {
         const uint count = subgroup_counts[g * RADIX + d];
         subgroup_counts[g * RADIX + d] = running;
         running += count;
       }
-      bucket_next[d] = running;
+      round_starts[d] = running;
     }
     barrier();
+    scan_digits();  // where each digit's run begins in the round
+    for (uint d = t; d < RADIX; d += WORKGROUP) {
+      const uint count = (d + 1 < RADIX ? round_starts[d + 1] : round_size) - round_starts[d];
+      global_shift[d] = bucket_next[d] - round_starts[d];
+      bucket_next[d] += count;
+    }
+    // The round's keys in digit order through shared memory, so that each digit's run is
+    // written by consecutive invocations (scattered single-key writes would cost whole sectors).
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      const uint i = chunk + k * gl_SubgroupSize;
-      if (i < size) {
-        const uint target = begin + subgroup_counts[subgroup * RADIX + digits[k]] + places[k];
-        store_key(bucket_keys_address, target, keys[k]);
-        if (VALUE_WORDS != 0) store_value(bucket_values_address, target, load_value(values_address, begin + i));
+      if (chunk + k * gl_SubgroupSize < round_size)
+        places[k] += round_starts[digits[k]] + subgroup_counts[subgroup * RADIX + digits[k]];
+    }
+    uint targets[KEYS_PER_THREAD];
+    [[unroll]] for (uint w = 0; w < KEY_WORDS; ++w) {
+      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+        if (chunk + k * gl_SubgroupSize < round_size) exchange[places[k]] = keys[k][w];
+      barrier();
+      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+        const uint j = t + k * WORKGROUP;
+        if (j < round_size) {
+          if (w == 0) keys[k].x = exchange[j];
+          else keys[k].y = exchange[j];
+        }
+      }
+      barrier();
+    }
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      const uint j = t + k * WORKGROUP;
+      if (j < round_size) {
+        targets[k] = begin + global_shift[digit_of(compared_bits(to_radix_order(keys[k])))] + j;
+        store_key(bucket_keys_address, targets[k], keys[k]);
       }
     }
-    barrier();
+    [[unroll]] for (uint w = 0; w < VALUE_WORDS; ++w) {
+      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+        const uint i = chunk + k * gl_SubgroupSize;
+        if (i < round_size)
+          exchange[places[k]] = U32Array(values_address).v[(begin + round_begin + i) * VALUE_WORDS + w];
+      }
+      barrier();
+      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+        const uint j = t + k * WORKGROUP;
+        if (j < round_size) U32Array(bucket_values_address).v[targets[k] * VALUE_WORDS + w] = exchange[j];
+      }
+      barrier();
+    }
     for (uint i = t; i < gl_NumSubgroups * RADIX; i += WORKGROUP) subgroup_counts[i] = 0;
     barrier();
   }
