@@ -9,8 +9,9 @@
 // at a slot taken from an atomic counter. Steps, over the segment's keys (three reads: the
 // segment is small enough to stay in the L2 cache):
 //   1. which compared bits differ from the first key's (OR of the XORs): the digit is the 8 bits
-//      below the highest one (all keys equal: one bucket);
-//   2. the digit histogram and its exclusive scan: the bucket starts;
+//      below the highest one (all keys equal: one bucket); in the same read, the histogram of the
+//      top 8 compared bits, taken again by the chosen digit where that differs;
+//   2. the histogram's exclusive scan: the bucket starts;
 //   3. rounds of WORKGROUP x KEYS_PER_THREAD keys, each subgroup a contiguous chunk of them in
 //      input order: each key's place among the earlier keys of its digit in its subgroup's chunk
 //      (ballots, rank.glsl), the subgroups' counts scanned per digit after the round, the keys
@@ -120,9 +121,17 @@ void main() {
   for (uint i = t; i < MAX_SUBGROUPS * RADIX; i += WORKGROUP) subgroup_counts[i] = 0;
   if (t == 0) slot_shared = atomicAdd(U32Array(piece_counter_address).v[0], 1u);
   barrier();
+  // The histogram by the compared bits' top digit is taken in the same read, and again only
+  // where the top bits of the compared width do not differ.
   const uint64_t first_bits = key_bits_at(0);
+  const uint width = END_BIT - BEGIN_BIT;
+  shift = max(width, DIGIT_BITS) - DIGIT_BITS;
   uvec2 diff = uvec2(0);
-  for (uint i = t; i < size; i += WORKGROUP) diff |= unpackUint2x32(key_bits_at(i) ^ first_bits);
+  for (uint i = t; i < size; i += WORKGROUP) {
+    const uint64_t bits = key_bits_at(i);
+    diff |= unpackUint2x32(bits ^ first_bits);
+    atomicAdd(round_starts[digit_of(bits)], 1u);
+  }
   diff = subgroupOr(diff);
   if (subgroupElect()) {
     atomicOr(differing[0], diff.x);
@@ -131,10 +140,13 @@ void main() {
   barrier();
   const uint msb = differing[1] != 0 ? 32u + uint(findMSB(differing[1]))
                    : differing[0] != 0 ? uint(findMSB(differing[0])) : 0u;
-  shift = max(msb + 1u, DIGIT_BITS) - DIGIT_BITS;
-
-  // 2. Histogram, bucket starts, the piece table.
-  for (uint i = t; i < size; i += WORKGROUP) atomicAdd(round_starts[digit_of(key_bits_at(i))], 1u);
+  const uint chosen_shift = max(msb + 1u, DIGIT_BITS) - DIGIT_BITS;
+  if (chosen_shift != shift) {  // uniform
+    shift = chosen_shift;
+    for (uint d = t; d < RADIX; d += WORKGROUP) round_starts[d] = 0;
+    barrier();
+    for (uint i = t; i < size; i += WORKGROUP) atomicAdd(round_starts[digit_of(key_bits_at(i))], 1u);
+  }
   barrier();
   scan_digits();
   for (uint d = t; d < RADIX; d += WORKGROUP) bucket_next[d] = round_starts[d];

@@ -98,7 +98,7 @@ struct BucketPush {
 // per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
 // take 1 KiB of shared memory per subgroup).
 constexpr uint32_t piece_stride = 257;
-constexpr uint32_t bucket_keys_per_thread = 8;
+constexpr uint32_t bucket_keys_per_thread = 16;
 constexpr uint32_t wanted_bucket_workgroup = 256;
 
 // The fast path's size classes, per device family: class c sorts segments of up to
