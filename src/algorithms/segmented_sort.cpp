@@ -98,8 +98,8 @@ struct BucketPush {
 // per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
 // take 1 KiB of shared memory per subgroup).
 constexpr uint32_t piece_stride = 257;
-constexpr uint32_t bucket_keys_per_thread = 16;
-constexpr uint32_t wanted_bucket_workgroup = 256;
+constexpr uint32_t default_bucket_keys_per_thread = 8;
+constexpr uint32_t wanted_bucket_workgroup = 512;
 
 // The fast path's size classes, per device family: class c sorts segments of up to
 // 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
@@ -159,7 +159,8 @@ uint32_t step_groups(uint64_t n) {
 
 class Segmented final : public SegmentedSort {
  public:
-  Segmented(Context::Impl& ctx, const SegmentedSpec& spec, Algorithm requested)
+  Segmented(Context::Impl& ctx, const SegmentedSpec& spec, Algorithm requested,
+            const SegmentedOptions& options)
       : ctx_(ctx), spec_(spec), requested_(requested) {
     if (requested == Algorithm::bitonic)
       throw Error("segmented sort and argsort need a stable sort: bitonic is not stable");
@@ -168,8 +169,12 @@ class Segmented final : public SegmentedSort {
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
     classes_ = fast_path_classes(ctx, spec.sort);
     merge_workgroup_ = clamp_workgroup(ctx, wanted_merge_workgroup);
-    bucket_workgroup_ = std::min(clamp_workgroup(ctx, wanted_bucket_workgroup),
-                                 clamp_workgroup(ctx, 16 * ctx.info.min_subgroup_size));
+    bucket_workgroup_ = std::min(
+        clamp_workgroup(ctx, options.bucket_workgroup ? options.bucket_workgroup
+                                                      : wanted_bucket_workgroup),
+        clamp_workgroup(ctx, 16 * ctx.info.min_subgroup_size));
+    bucket_keys_per_thread_ = options.bucket_keys_per_thread ? options.bucket_keys_per_thread
+                                                             : default_bucket_keys_per_thread;
   }
 
   // Whether the fast path runs (more than one segment, and a class fits this device).
@@ -428,7 +433,7 @@ class Segmented final : public SegmentedSort {
         {bucket_workgroup_, spec_.sort.key_words, spec_.sort.key_kind,
          uint32_t(spec_.sort.descending), spec_.sort.value_words, spec_.sort.begin_bit,
          spec_.sort.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size,
-         bucket_keys_per_thread, uint32_t(std::countr_zero(classes_[c].segment_slots)),
+         bucket_keys_per_thread_, uint32_t(std::countr_zero(classes_[c].segment_slots)),
          v.offset_words},
         v.buffer, dispatch,
         BucketPush{v.keys, v.values, v.base + f.bucket_keys,
@@ -505,7 +510,7 @@ class Segmented final : public SegmentedSort {
   std::unique_ptr<SortAlgorithm> by_key_;
   std::vector<SegmentClass> classes_;
   uint32_t merge_workgroup_;  // segment_merge's; divides every medium class's slots
-  uint32_t bucket_workgroup_;  // segment_bucket's
+  uint32_t bucket_workgroup_, bucket_keys_per_thread_;  // segment_bucket's shape
 };
 
 }  // namespace
@@ -520,8 +525,9 @@ SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSp
 }
 
 std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
-                                                   Algorithm requested) {
-  return std::make_unique<Segmented>(ctx, spec, requested);
+                                                   Algorithm requested,
+                                                   const SegmentedOptions& options) {
+  return std::make_unique<Segmented>(ctx, spec, requested, options);
 }
 
 }  // namespace gpusort
