@@ -159,6 +159,7 @@ class Onesweep final : public OnesweepSort {
   uint64_t plan_offset(uint64_t max_n) const override {
     return layout(max_n).control + control_plan * 4;
   }
+  uint32_t tile_keys() const override { return tile(); }
 
   void record(Recorder& rec, const SortTargets& t) const override {
     record_around(rec, t, nullptr);
