@@ -133,7 +133,8 @@ class Onesweep final : public OnesweepSort {
   }
 
   // After the copies: the dispatch commands, then the state block that the clear zeroes (it
-  // starts with the histograms); the commands fit in what was the control words' padding.
+  // starts with the histograms). Commands, histograms and control words (8404 B) fit below the
+  // look-back table's 256-B alignment (8448 B), so the commands add nothing to scratch_bytes.
   struct Layout {
     uint64_t keys_alt, values_alt, dispatch, state, digit_counts, control, lookback, state_bytes,
         total;
