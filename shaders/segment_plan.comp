@@ -7,7 +7,7 @@
 //   and y above max_groups_x), each medium class's segment_merge dispatch (one invocation per
 //   slot), and the element count of the global path: n when any segment is large (the global
 //   path then sorts everything and the classes dispatch nothing), else 0 (its steps then do
-//   nothing).
+//   nothing), with the dispatch of its step kernels sized from it (none for 0).
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -36,16 +36,16 @@ layout(push_constant) uniform Push {
   // VkDispatchIndirectCommands (x, y, z)
   uint64_t dispatch_address;
   uint64_t global_count_address;   // the global path's n
+  uint64_t step_dispatch_address;  // the global path's step kernels' VkDispatchIndirectCommand
   uint max_n;
   uint segments;
   uint max_groups_x;
+  uint step_group_count;  // the step kernels' grid for max_n, of step_workgroup invocations
+  uint step_workgroup;
 };
 
-void write_dispatch(uint d, uint groups) {
-  uint x = min(groups, max_groups_x);
-  U32Array(dispatch_address).v[3 * d] = x;
-  U32Array(dispatch_address).v[3 * d + 1] = x == 0 ? 0u : div_ceil(groups, x);
-  U32Array(dispatch_address).v[3 * d + 2] = 1;
+void write_class_dispatch(uint d, uint groups) {
+  write_dispatch(dispatch_address + 12 * d, groups, max_groups_x);
 }
 
 void main() {
@@ -61,14 +61,15 @@ void main() {
     if (large) listed = 0;
     if (c < TILE_CLASSES) {
       uint per_group = max(1u, (1u << LOG2_MIN_TILE) / class_slots(c));
-      write_dispatch(c, div_ceil(listed, per_group));
+      write_class_dispatch(c, div_ceil(listed, per_group));
     } else if (BUCKETED != 0) {
-      write_dispatch(c, listed);  // a workgroup per segment
-      write_dispatch(CLASS_COUNT + c - TILE_CLASSES, 0);
+      write_class_dispatch(c, listed);  // a workgroup per segment
+      write_class_dispatch(CLASS_COUNT + c - TILE_CLASSES, 0);
       medium_segments += listed;
     } else {
-      write_dispatch(c, listed << (c - TILE_CLASSES + 1));  // a workgroup per block
-      write_dispatch(CLASS_COUNT + c - TILE_CLASSES, listed * (class_slots(c) / MERGE_WORKGROUP));
+      write_class_dispatch(c, listed << (c - TILE_CLASSES + 1));  // a workgroup per block
+      write_class_dispatch(CLASS_COUNT + c - TILE_CLASSES,
+                           listed * (class_slots(c) / MERGE_WORKGROUP));
     }
   }
   if (BUCKETED != 0) U32Array(counters_address).v[CLASS_COUNT + 2] = medium_segments * PIECE_STRIDE;
@@ -79,5 +80,8 @@ void main() {
                                       : U64Array(offsets_address).v[s];
     n = uint(min(last, uint64_t(max_n)));
   }
-  U32Array(global_count_address).v[0] = large ? n : 0u;
+  uint global_n = large ? n : 0u;
+  U32Array(global_count_address).v[0] = global_n;
+  write_dispatch(step_dispatch_address,
+                 groups_with_elements(global_n, step_workgroup, step_group_count), max_groups_x);
 }

@@ -529,6 +529,7 @@ struct EngineCase {
   Mix mix = Mix::uniform_small;
   uint32_t offset_bytes = 4;
   bool indirect = false;
+  uint64_t spare = 100;  // indirect: elements the buffers hold beyond n (max_n - n)
   bool indices = true;
   std::vector<uint64_t> sizes;  // Mix::listed's
 };
@@ -546,7 +547,7 @@ struct EngineCase {
     std::mt19937_64 rng(seed);
     const uint32_t kb = key_bytes(c.key), vb = c.value_bytes, ob = c.offset_bytes;
     // Indirect: the buffers hold more (max_n, max_segments) than the GPU count selects.
-    const uint64_t max_n = c.indirect ? c.n + 100 : c.n;
+    const uint64_t max_n = c.indirect ? c.n + c.spare : c.n;
     const auto bits = make_key_bits(c.key, max_n, Distribution::few_unique, rng);
     const auto offsets = make_offsets(c.n, c.mix, rng, c.sizes);
     const uint64_t segments = offsets.size() - 1;
@@ -673,6 +674,23 @@ TEST(SegmentedEngine, Indirect) {
   EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = 8, .descending = true, .n = m.n,
                             .mix = Mix::listed, .offset_bytes = 8, .indirect = true,
                             .sizes = m.sizes}));
+}
+
+// n from the GPU far below max_n: the global path's step kernels and inner sorts are dispatched
+// for n, not for max_n (one workgroup too few leaves elements unsorted). Its n is all of n with a
+// segment too large for the fast path's classes (one, or four of n / 4: beyond the largest medium
+// class, 16 Ki keys on lavapipe), else 0.
+TEST(SegmentedEngine, IndirectCountFarBelowMaxN) {
+  const uint64_t spare = 70000;
+  for (uint64_t n : {0, 3, 20000}) {
+    EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = n, .mix = Mix::one,
+                              .indirect = true, .spare = spare}));
+    EXPECT_TRUE(check_engine({.key = KeyType::f32, .descending = true, .n = n,
+                              .mix = Mix::uniform_small, .indirect = true, .spare = spare}));
+  }
+  EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = 8, .descending = true, .n = 80000,
+                            .mix = Mix::uniform_large, .offset_bytes = 8, .indirect = true,
+                            .spare = spare}));
 }
 
 TEST(SegmentedEngine, Refusals) {

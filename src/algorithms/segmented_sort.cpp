@@ -31,6 +31,9 @@
 //                   digits), origins as values: an LSD
 //                   radix sort's last digit, so every segment ends contiguous and in key order
 //   segment_gather  keys[i] = key copy[origins[i]], values[i] = value copy[origins[i]]
+// With n from the GPU (indirect, or segment_plan's) segment_count or segment_plan writes beside n
+// the step kernels' indirect dispatch, sized from n: n = 0 launches none of their workgroups
+// (and Onesweep, the inner sorts' usual algorithm, sizes its own steps from n the same way).
 // Without segments (argsort) only segment_iota, sort 1 and the values' gather run: the cost of
 // sort_by_key with u32 values plus one write of the indices. With one segment at most the keys are
 // sorted in place by sort 1 and no key copy is taken.
@@ -40,6 +43,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 namespace gpusort {
 
@@ -47,6 +51,11 @@ namespace {
 
 constexpr uint32_t step_workgroup = 256;
 constexpr uint32_t max_step_groups = 4096;
+// A slot holding the global path's n when it comes from the GPU: the u32 n, then the step
+// kernels' VkDispatchIndirectCommand sized from it (written together by segment_count or
+// segment_plan).
+constexpr uint64_t count_slot_bytes = 256;
+constexpr uint64_t step_dispatch_offset = 4;
 
 struct IotaPush {
   VkDeviceAddress indices, count_address;
@@ -65,8 +74,8 @@ struct GatherPush {
   uint32_t n, group_count;
 };
 struct CountPush {
-  VkDeviceAddress offsets, segment_count_address, count_address;
-  uint32_t max_n, segments;
+  VkDeviceAddress offsets, segment_count_address, count_address, step_dispatch;
+  uint32_t max_n, segments, step_group_count, step_workgroup, max_groups_x;
 };
 
 struct ClassifyPush {
@@ -75,8 +84,8 @@ struct ClassifyPush {
   uint32_t max_n, segments, group_count;
 };
 struct PlanPush {
-  VkDeviceAddress offsets, segment_count_address, counters, dispatch, global_count;
-  uint32_t max_n, segments, max_groups_x;
+  VkDeviceAddress offsets, segment_count_address, counters, dispatch, global_count, step_dispatch;
+  uint32_t max_n, segments, max_groups_x, step_group_count, step_workgroup;
 };
 struct SegmentTilePush {
   VkDeviceAddress keys, values, indices, offsets, list, listed;
@@ -214,7 +223,7 @@ class Segmented final : public SegmentedSort {
     l.counters = begin;
     l.dispatch = l.counters + align_up((classes_.size() + 3) * 4, 256);
     l.global_count = l.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
-    l.lists = l.global_count + 256;
+    l.lists = l.global_count + count_slot_bytes;
     uint64_t entries = 0;
     for (size_t c = 0; c < classes_.size(); ++c)
       entries += class_list_capacity(classes_, c, max_n, max_segments);
@@ -269,7 +278,7 @@ class Segmented final : public SegmentedSort {
     l.value_copy =
         l.key_copy + (seg && spec_.write_keys ? align_up(max_n * spec_.sort.key_words * 4, 256) : 0);
     l.count = l.value_copy + align_up(max_n * spec_.sort.value_words * 4, 256);
-    l.inner = l.count + 256;
+    l.inner = l.count + count_slot_bytes;
     uint64_t inner = by_key_->scratch_bytes(max_n);
     if (seg) inner = std::max(inner, by_segment(max_segments)->scratch_bytes(max_n));
     l.total = l.inner + inner;
@@ -290,7 +299,7 @@ class Segmented final : public SegmentedSort {
   void record(Recorder& rec, const SegmentedTargets& t) const override {
     const bool indirect = t.segment_count_address != 0;
     if (t.n == 0 && !indirect) return;
-    if (!fast(t.segments)) return record_global(rec, t, 0);
+    if (!fast(t.segments)) return record_global(rec, t, std::nullopt);
     if ((t.keys_out || t.values_out) && !spec_.write_keys)
       throw Error("segmented sort: separate outputs need offsets, several segments and the keys");
     const uint64_t begin = fast_begin(t.n, t.segments);
@@ -315,7 +324,7 @@ class Segmented final : public SegmentedSort {
                    pieces, base, t.scratch_buffer, t.scratch_offset + begin, f.second, f};
       record_level(rec, second);
     }
-    if (global(t.n, t.segments)) record_global(rec, t, base + f.first.global_count);
+    if (global(t.n, t.segments)) record_global(rec, t, begin + f.first.global_count);
   }
 
   // One run of the fast path over a list of segments: the caller's, or the second level's
@@ -354,9 +363,17 @@ class Segmented final : public SegmentedSort {
                                    uint32_t(v.bucketed)};
     };
     auto plan_push = [&] {
-      return PlanPush{v.offsets,           v.segment_count_address, v.base + l.counters,
-                      v.base + l.dispatch, v.base + l.global_count, uint32_t(v.n),
-                      uint32_t(v.segments), ctx_.info.max_workgroup_count_x};
+      return PlanPush{v.offsets,
+                      v.segment_count_address,
+                      v.base + l.counters,
+                      v.base + l.dispatch,
+                      v.base + l.global_count,
+                      v.base + l.global_count + step_dispatch_offset,
+                      uint32_t(v.n),
+                      uint32_t(v.segments),
+                      ctx_.info.max_workgroup_count_x,
+                      step_groups(v.n),
+                      step_workgroup};
     };
     rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
     rec.compute_barrier();
@@ -443,16 +460,19 @@ class Segmented final : public SegmentedSort {
                    uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments))});
   }
 
-  // The global path. count_address: 0, or where its n is read (segment_plan's, with the fast
-  // path); without it and indirect, segment_count computes n here.
-  void record_global(Recorder& rec, const SegmentedTargets& t, VkDeviceAddress count_address) const {
-    const bool indirect = t.segment_count_address != 0 || count_address != 0;
+  // The global path. planned_count: nothing, or the scratch offset of the count slot where
+  // segment_plan (the fast path) put its n; without it and indirect, segment_count fills the
+  // global path's own slot.
+  void record_global(Recorder& rec, const SegmentedTargets& t,
+                     std::optional<uint64_t> planned_count) const {
     const bool seg = segmented(t.segments);
     const Layout l = layout(t.n, t.segments);
     const VkDeviceAddress origins = t.indices ? t.indices : t.scratch + l.origins;
     const VkDeviceAddress ids = t.scratch + l.ids, key_copy = t.scratch + l.key_copy,
                           value_copy = t.scratch + l.value_copy;
-    const VkDeviceAddress count = count_address ? count_address : indirect ? t.scratch + l.count : 0;
+    const bool gpu_count = planned_count || t.segment_count_address;
+    const uint64_t count_slot = planned_count.value_or(l.count);
+    const VkDeviceAddress count = gpu_count ? t.scratch + count_slot : 0;
     const bool copy_keys = seg && spec_.write_keys;
     const bool values = spec_.sort.value_words != 0;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
@@ -461,23 +481,35 @@ class Segmented final : public SegmentedSort {
     const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
     const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
 
-    if (indirect && !count_address) {
+    // A step kernel: the host's grid for max_n, or with n from the GPU the part of it that finds
+    // elements (the dispatch written beside n).
+    auto step = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
+                    const auto& push) {
+      if (gpu_count)
+        rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+                              t.scratch_offset + count_slot + step_dispatch_offset, push);
+      else
+        rec.dispatch(shader, specialization, groups, push);
+    };
+
+    if (gpu_count && !planned_count) {
       rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
-                   CountPush{t.offsets, t.segment_count_address, count, n,
-                             uint32_t(t.segments)});
-      rec.compute_barrier();
+                   CountPush{t.offsets, t.segment_count_address, count,
+                             count + step_dispatch_offset, n, uint32_t(t.segments), groups,
+                             step_workgroup, ctx_.info.max_workgroup_count_x});
+      rec.indirect_barrier();
     }
-    rec.dispatch("segment_iota", {step_workgroup}, groups, IotaPush{origins, count, n, groups});
+    step("segment_iota", {step_workgroup}, IotaPush{origins, count, n, groups});
     if (t.n <= 1 && keys_out == t.keys && values_out == t.values) {  // in order, its index 0
       rec.compute_barrier();
       return;
     }
     if (copy_keys)
-      rec.dispatch("copy_elements", {step_workgroup, spec_.sort.key_words}, groups,
-                   CopyPush{t.keys, key_copy, count, n, groups});
+      step("copy_elements", {step_workgroup, spec_.sort.key_words},
+           CopyPush{t.keys, key_copy, count, n, groups});
     if (values)
-      rec.dispatch("copy_elements", {step_workgroup, spec_.sort.value_words}, groups,
-                   CopyPush{t.values, value_copy, count, n, groups});
+      step("copy_elements", {step_workgroup, spec_.sort.value_words},
+           CopyPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
     auto inner = [&](const SortAlgorithm& sort, VkDeviceAddress keys) {
@@ -487,19 +519,19 @@ class Segmented final : public SegmentedSort {
     };
     inner(*by_key_, t.keys);
     if (seg) {
-      rec.dispatch("segment_ids", {step_workgroup, spec_.offset_words}, groups,
-                   IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
-                           uint32_t(t.segments), groups});
+      step("segment_ids", {step_workgroup, spec_.offset_words},
+           IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
+                   uint32_t(t.segments), groups});
       rec.compute_barrier();
       inner(*by_segment(t.segments), ids);
     }
 
     if (copy_keys)
-      rec.dispatch("segment_gather", {step_workgroup, spec_.sort.key_words}, groups,
-                   GatherPush{key_copy, keys_out, origins, count, n, groups});
+      step("segment_gather", {step_workgroup, spec_.sort.key_words},
+           GatherPush{key_copy, keys_out, origins, count, n, groups});
     if (values)
-      rec.dispatch("segment_gather", {step_workgroup, spec_.sort.value_words}, groups,
-                   GatherPush{value_copy, values_out, origins, count, n, groups});
+      step("segment_gather", {step_workgroup, spec_.sort.value_words},
+           GatherPush{value_copy, values_out, origins, count, n, groups});
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 
