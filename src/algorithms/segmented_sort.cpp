@@ -133,11 +133,12 @@ struct SegmentClass {
   uint32_t tile() const { return workgroup * items; }
 };
 
-std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const SortSpec& spec) {
+std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const SortSpec& spec,
+                                           const SegmentClassShape& shape = segment_class_shape) {
   std::vector<SegmentClass> classes;
   const uint32_t max_workgroup = max_comparison_workgroup(ctx);
-  const uint32_t min_tile = 1u << segment_class_shape.log2_min_tile;
-  for (uint32_t slots = 1u << segment_class_shape.log2_first_class;; slots *= 2) {
+  const uint32_t min_tile = 1u << shape.log2_min_tile;
+  for (uint32_t slots = 1u << shape.log2_first_class;; slots *= 2) {
     SegmentClass c{slots, min_tile / 2, 2};
     if (slots > min_tile) {
       while (slots / c.items > max_workgroup && c.items < 8) c.items *= 2;
@@ -149,7 +150,7 @@ std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const Sort
   }
   if (classes.empty() || classes.back().segment_slots <= min_tile) return classes;
   const SegmentClass largest = classes.back();
-  for (uint32_t blocks = 2; blocks <= 1u << segment_class_shape.log2_max_blocks; blocks *= 2)
+  for (uint32_t blocks = 2; blocks <= 1u << shape.log2_max_blocks; blocks *= 2)
     classes.push_back({largest.segment_slots * blocks, largest.workgroup, largest.items, blocks});
   return classes;
 }
@@ -176,7 +177,8 @@ class Segmented final : public SegmentedSort {
     SortSpec by_key = spec.sort;
     by_key.value_words = 1;  // the origins
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
-    classes_ = fast_path_classes(ctx, spec.sort);
+    if (options.log2_min_tile) shape_.log2_min_tile = options.log2_min_tile;
+    classes_ = fast_path_classes(ctx, spec.sort, shape_);
     merge_workgroup_ = clamp_workgroup(ctx, wanted_merge_workgroup);
     bucket_workgroup_ = std::min(
         clamp_workgroup(ctx, options.bucket_workgroup ? options.bucket_workgroup
@@ -354,9 +356,9 @@ class Segmented final : public SegmentedSort {
     auto plan_spec = [&](uint32_t clear) {
       return std::vector<uint32_t>{64,
                                    v.offset_words,
-                                   segment_class_shape.log2_first_class,
+                                   shape_.log2_first_class,
                                    class_count,
-                                   segment_class_shape.log2_min_tile,
+                                   shape_.log2_min_tile,
                                    clear,
                                    tile_class_count,
                                    merge_workgroup_,
@@ -379,7 +381,7 @@ class Segmented final : public SegmentedSort {
     rec.compute_barrier();
     const uint32_t classify_groups = step_groups(v.segments);
     rec.dispatch("segment_classify",
-                 {step_workgroup, v.offset_words, segment_class_shape.log2_first_class,
+                 {step_workgroup, v.offset_words, shape_.log2_first_class,
                   class_count, spec_.sort.key_words, spec_.sort.value_words, v.piece_stride},
                  classify_groups,
                  ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters,
@@ -543,6 +545,7 @@ class Segmented final : public SegmentedSort {
   std::vector<SegmentClass> classes_;
   uint32_t merge_workgroup_;  // segment_merge's; divides every medium class's slots
   uint32_t bucket_workgroup_, bucket_keys_per_thread_;  // segment_bucket's shape
+  SegmentClassShape shape_ = segment_class_shape;
 };
 
 }  // namespace
