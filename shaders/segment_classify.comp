@@ -2,9 +2,9 @@
 // Segmented sort, fast path, step 1 (one pass over the offsets): each segment's size decides its
 // method. 0 or 1 key: already sorted (the index of a lone key is written here when indices are
 // wanted, and with separate outputs the key and value copied there); 2..class_slots(CLASS_COUNT - 1) keys: appended to its size class's list, which
-// segment_sort_tile sorts on chip (the medium classes' with segment_merge); more: counted as
-// large (the global path then sorts the whole array). List order is whatever the atomics give:
-// every segment is sorted on its own.
+// segment_sort_tile sorts on chip (the medium classes' with segment_merge); more: large, appended
+// to the large list (its first position and size), whose elements the global path sorts. List
+// order is whatever the atomics give: every segment is sorted on its own.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -26,6 +26,10 @@ layout(push_constant) uniform Push {
   uint max_n;
   uint segments;
   uint group_count;
+  // The large list: each large segment's first position and size; counters[CLASS_COUNT] counts
+  // them. large_capacity: the most that fit max_n (0: none can be large).
+  uint64_t large_begins_address, large_sizes_address;
+  uint large_capacity;
 };
 
 uint64_t offset_at(uint s) {
@@ -55,7 +59,12 @@ void main() {
           U32Array(values_out_address).v[i * VALUE_WORDS + w] =
               U32Array(values_address).v[i * VALUE_WORDS + w];
     } else if (size > class_slots(CLASS_COUNT - 1)) {
-      atomicAdd(U32Array(counters_address).v[CLASS_COUNT], 1u);
+      uint position = atomicAdd(U32Array(counters_address).v[CLASS_COUNT], 1u);
+      // As for the class lists: only overlapping (bad) offsets overfill it.
+      if (position < large_capacity) {
+        U32Array(large_begins_address).v[position] = uint(begin);
+        U32Array(large_sizes_address).v[position] = size;
+      }
     } else {
       uint c = class_of_size(size);
       uint position = atomicAdd(U32Array(counters_address).v[c], 1u);

@@ -3,14 +3,13 @@
 //   CLEAR = 1: zero the class counters and the large count, before segment_classify.
 //   CLEAR = 0: from the counters, each class's indirect dispatch (workgroups of
 //   several segments, one, or for a medium class one per block of each segment; split over x
-//   and y above max_groups_x), each medium class's segment_merge dispatch (one invocation per
-//   slot), and the element count of the global path: n when any segment is large (the global
-//   path then sorts everything and the classes dispatch nothing), else 0 (its steps then do
-//   nothing).
+//   and y above max_groups_x) and each medium class's segment_merge dispatch (one invocation per
+//   slot). The large segments are segment_large_scan's.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
+// Unused since the large segments moved to segment_large_scan; kept so the constant ids stay put.
+layout(constant_id = 1) const uint OFFSET_WORDS = 1;
 layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
 layout(constant_id = 3) const uint CLASS_COUNT = 1;
 // segment_sort_tile's smallest tile (log2 slots): the classes below it pack several segments
@@ -24,13 +23,10 @@ layout(constant_id = 7) const uint MERGE_WORKGROUP = 256;  // segment_merge's
 #include "segment_classes.glsl"
 
 layout(push_constant) uniform Push {
-  uint64_t offsets_address;
-  uint64_t segment_count_address;  // 0, or the u32 segment count S (clamped to segments)
   uint64_t counters_address;
   // CLASS_COUNT segment_sort_tile, then CLASS_COUNT - TILE_CLASSES segment_merge
   // VkDispatchIndirectCommands (x, y, z)
   uint64_t dispatch_address;
-  uint64_t global_count_address;   // the global path's n
   uint max_n;
   uint segments;
   uint max_groups_x;
@@ -49,10 +45,8 @@ void main() {
     for (uint c = 0; c <= CLASS_COUNT; ++c) U32Array(counters_address).v[c] = 0;
     return;
   }
-  const bool large = U32Array(counters_address).v[CLASS_COUNT] != 0;
   for (uint c = 0; c < CLASS_COUNT; ++c) {
     uint listed = min(U32Array(counters_address).v[c], class_list_capacity(c, max_n, segments));
-    if (large) listed = 0;
     if (c < TILE_CLASSES) {
       uint per_group = max(1u, (1u << LOG2_MIN_TILE) / class_slots(c));
       write_dispatch(c, div_ceil(listed, per_group));
@@ -61,12 +55,4 @@ void main() {
       write_dispatch(CLASS_COUNT + c - TILE_CLASSES, listed * (class_slots(c) / MERGE_WORKGROUP));
     }
   }
-  uint n = max_n;
-  if (segment_count_address != 0) {
-    uint s = element_count(segment_count_address, segments);
-    uint64_t last = OFFSET_WORDS == 1 ? uint64_t(U32Array(offsets_address).v[s])
-                                      : U64Array(offsets_address).v[s];
-    n = uint(min(last, uint64_t(max_n)));
-  }
-  U32Array(global_count_address).v[0] = large ? n : 0u;
 }

@@ -4,21 +4,29 @@
 //   segment_plan (clear)  zero the class counters
 //   segment_classify      0-1 keys: done (a lone key's index written); 2..max_class_slots keys:
 //                         appended to its size class's list (class c: segments of up to
-//                         2^(first + c) keys); more: counted as large
-//   segment_plan          each class's indirect dispatch; the global path's n: all of n when a
-//                         large segment exists (the classes then dispatch nothing), else 0
+//                         2^(first + c) keys); more: appended to the large list
+//   segment_plan          each class's indirect dispatch
+//   segment_large_scan    (a large segment possible) beside segment_plan: each large segment's
+//                         compacted position, a scan of their sizes in list order; their total
+//                         is the global path's n (0 without one: its steps then do nothing)
 //   segment_sort_tile     one indirect dispatch per class: each workgroup sorts a tile of its
 //                         class's segments on chip (several small ones packed a workgroup, a
 //                         larger one alone), in place: the small-array sort's bitonic network.
 //                         The medium classes (2, 4, 8 x the largest tile): each block of a
 //                         segment, one workgroup each, sorted to scratch
+//   segment_large_compact beside the classes (the large segments are none of theirs): the
+//                         large segments' elements to scratch, compacted
 //   segment_merge         one indirect dispatch per medium class: each key's place in its
 //                         segment from its block and binary searches of the segment's other
 //                         blocks (the small-array sort's merge), written there
 // When max_n exceeds the largest class (a large segment is possible) the global path below
-// follows, reading its n from segment_plan: with a large segment present it costs what it costs
-// alone (the whole array, every segment: sorting only the large segments' elements would need
-// their positions compacted by a scan first), without one its steps see n = 0 and do nothing.
+// follows on the large segments' elements alone, compacted: segment_large_compact stands for
+// segment_iota and the copies (the origins are compacted positions, and sort 1 sorts a compacted
+// copy of the keys in scratch), segment_ids searches the compacted positions, so a segment's id
+// is its entry in the large list (sort 2 compares bit_width(max_n / (largest class + 1)) bits),
+// and segment_large_gather stands for segment_gather (each element back to its segment's place,
+// with its index). The small and medium segments cost the classes what they would cost without
+// a large one beside them.
 // The global path: a global stable sort by (segment, key), built from the stable sorts the
 // library already has, so that any mix of segments (a million of one key, one of a billion,
 // empty ones anywhere) costs O(n):
@@ -73,9 +81,11 @@ struct ClassifyPush {
   VkDeviceAddress offsets, segment_count_address, counters, lists, indices;
   VkDeviceAddress keys, values, keys_out, values_out;
   uint32_t max_n, segments, group_count;
+  VkDeviceAddress large_begins, large_sizes;
+  uint32_t large_capacity;
 };
 struct PlanPush {
-  VkDeviceAddress offsets, segment_count_address, counters, dispatch, global_count;
+  VkDeviceAddress counters, dispatch;
   uint32_t max_n, segments, max_groups_x;
 };
 struct SegmentTilePush {
@@ -89,6 +99,20 @@ struct SegmentMergePush {
   uint32_t max_n, list_capacity;
 };
 constexpr uint32_t wanted_merge_workgroup = 256;
+struct LargeScanPush {
+  VkDeviceAddress large_count, large_sizes, large_bases, count;
+  uint32_t max_n, large_capacity;
+};
+struct LargeCompactPush {
+  VkDeviceAddress keys, values, sort_keys, key_copy, value_copy, origins, large_begins, large_bases,
+      count, large_count;
+  uint32_t max_n, large_capacity, group_count;
+};
+struct LargeGatherPush {
+  VkDeviceAddress key_copy, keys_out, value_copy, values_out, indices, origins, ids, large_begins,
+      large_bases, count;
+  uint32_t max_n, group_count;
+};
 
 // The fast path's size classes, per device family: class c sorts segments of up to
 // 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
@@ -166,6 +190,13 @@ class Segmented final : public SegmentedSort {
   bool global(uint64_t max_n, uint64_t max_segments) const {
     return !fast(max_segments) || max_n > max_class_slots();
   }
+  // The most large segments (more keys than the largest class) the fast path may list: they are
+  // disjoint. 0 without the fast path or where none fits max_n. Mirrors class_list_capacity() of
+  // shaders/include/segment_classes.glsl for the class above the largest.
+  uint64_t large_capacity(uint64_t max_n, uint64_t max_segments) const {
+    if (!fast(max_segments)) return 0;
+    return std::min(max_segments, max_n / (max_class_slots() + 1));
+  }
 
   uint32_t tile_classes() const {
     return uint32_t(std::count_if(classes_.begin(), classes_.end(),
@@ -179,11 +210,12 @@ class Segmented final : public SegmentedSort {
 
   // The fast path's scratch, after the global path's: counters (CLASS_COUNT + 1 u32), the
   // classes' VkDispatchIndirectCommands (then the medium classes' merges'), the global path's n,
-  // the class lists; when a medium segment is possible, the sorted blocks (keys in radix order,
+  // the class lists, the large list (each large segment's first position, size and compacted
+  // position); when a medium segment is possible, the sorted blocks (keys in radix order,
   // values, input positions), each element at its own position.
   struct FastLayout {
-    uint64_t counters, dispatch, global_count, lists, sorted_keys, sorted_values, sorted_origins,
-        total;
+    uint64_t counters, dispatch, global_count, lists, large_begins, large_sizes, large_bases,
+        sorted_keys, sorted_values, sorted_origins, total;
   };
   FastLayout fast_layout(uint64_t max_n, uint64_t max_segments) const {
     if (!fast(max_segments)) return {};
@@ -195,7 +227,11 @@ class Segmented final : public SegmentedSort {
     uint64_t entries = 0;
     for (size_t c = 0; c < classes_.size(); ++c)
       entries += class_list_capacity(classes_, c, max_n, max_segments);
-    f.sorted_keys = f.lists + align_up(entries * 4, 256);
+    const uint64_t large_list = align_up(large_capacity(max_n, max_segments) * 4, 256);
+    f.large_begins = f.lists + align_up(entries * 4, 256);
+    f.large_sizes = f.large_begins + large_list;
+    f.large_bases = f.large_sizes + large_list;
+    f.sorted_keys = f.large_bases + large_list;
     const uint64_t m = medium(max_n) ? max_n : 0;
     f.sorted_values = f.sorted_keys + align_up(m * spec_.sort.key_words * 4, 256);
     f.sorted_origins = f.sorted_values + align_up(m * spec_.sort.value_words * 4, 256);
@@ -207,28 +243,40 @@ class Segmented final : public SegmentedSort {
   bool segmented(uint64_t max_segments) const {
     return spec_.offset_words != 0 && max_segments > 1;
   }
-  // Sort 2 compares the ids' bits [0, bit_width(S - 1)) rounded up to whole 8-bit digits: the
-  // radix sorts make a pass per digit either way, and only four bit ranges (pipelines) exist.
+  // Sort 2 compares the ids' bits [0, bit_width(S - 1)) rounded up to whole 8-bit digits (at
+  // least one): the radix sorts make a pass per digit either way, and only four bit ranges
+  // (pipelines) exist. With the fast path the ids count the large list's entries instead.
   std::unique_ptr<SortAlgorithm> by_segment(uint64_t max_segments) const {
-    const uint32_t bits = uint32_t(align_up(std::bit_width(max_segments - 1), 8));
+    const uint32_t bits =
+        uint32_t(align_up(std::max<uint64_t>(1, std::bit_width(max_segments - 1)), 8));
     return make_sort_algorithm(ctx_, make_sort_spec(KeyType::u32, 4, false, 0, bits), requested_);
   }
+  // How many segment ids sort 2 tells apart.
+  uint64_t sorted_segments(uint64_t max_n, uint64_t max_segments) const {
+    return fast(max_segments) ? large_capacity(max_n, max_segments) : max_segments;
+  }
 
+  // The global path's scratch. With the fast path the ids' place first holds the compacted keys
+  // that sort 1 sorts (sort 1 is done with them before segment_ids writes the ids; they are not
+  // read again: the gather reads the key copy), so it is key-sized.
   struct Layout {
     uint64_t origins, ids, key_copy, value_copy, count, inner, total;
   };
   Layout layout(uint64_t max_n, uint64_t max_segments) const {
     const bool seg = segmented(max_segments);
+    const uint64_t id_words = fast(max_segments) ? spec_.sort.key_words : 1;
     Layout l{};
     l.origins = 0;
     l.ids = align_up(max_n * 4, 256);
-    l.key_copy = l.ids + (seg ? align_up(max_n * 4, 256) : 0);
+    l.key_copy = l.ids + (seg ? align_up(max_n * id_words * 4, 256) : 0);
     l.value_copy =
         l.key_copy + (seg && spec_.write_keys ? align_up(max_n * spec_.sort.key_words * 4, 256) : 0);
     l.count = l.value_copy + align_up(max_n * spec_.sort.value_words * 4, 256);
     l.inner = l.count + 256;
     uint64_t inner = by_key_->scratch_bytes(max_n);
-    if (seg) inner = std::max(inner, by_segment(max_segments)->scratch_bytes(max_n));
+    if (seg)
+      inner =
+          std::max(inner, by_segment(sorted_segments(max_n, max_segments))->scratch_bytes(max_n));
     l.total = l.inner + inner;
     return l;
   }
@@ -244,10 +292,17 @@ class Segmented final : public SegmentedSort {
     return fast_begin(max_n, max_segments) + fast_layout(max_n, max_segments).total;
   }
 
+  // The large list in scratch, and where the global path finds its arrays with the fast path.
+  struct LargeTargets {
+    VkDeviceAddress begins, sizes, bases, large_count, count;
+    uint64_t capacity;
+    Layout global;
+  };
+
   void record(Recorder& rec, const SegmentedTargets& t) const override {
     const bool indirect = t.segment_count_address != 0;
     if (t.n == 0 && !indirect) return;
-    if (!fast(t.segments)) return record_global(rec, t, 0);
+    if (!fast(t.segments)) return record_global(rec, t);
     if ((t.keys_out || t.values_out) && !spec_.write_keys)
       throw Error("segmented sort: separate outputs need offsets, several segments and the keys");
     const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
@@ -261,6 +316,14 @@ class Segmented final : public SegmentedSort {
     const VkDeviceAddress base = t.scratch + begin;
     const uint32_t class_count = uint32_t(classes_.size());
     const uint32_t tile_class_count = tile_classes();
+    const uint64_t large_fits = large_capacity(t.n, t.segments);
+    const LargeTargets large{base + f.large_begins,
+                             base + f.large_sizes,
+                             base + f.large_bases,
+                             base + f.counters + 4 * class_count,
+                             base + f.global_count,
+                             large_fits,
+                             large_fits ? layout(t.n, t.segments) : Layout{}};
     auto plan_spec = [&](uint32_t clear) {
       return std::vector<uint32_t>{64,
                                    spec_.offset_words,
@@ -272,9 +335,8 @@ class Segmented final : public SegmentedSort {
                                    merge_workgroup_};
     };
     auto plan_push = [&] {
-      return PlanPush{t.offsets,       t.segment_count_address, base + f.counters,
-                      base + f.dispatch, base + f.global_count,  uint32_t(t.n),
-                      uint32_t(t.segments), ctx_.info.max_workgroup_count_x};
+      return PlanPush{base + f.counters, base + f.dispatch, uint32_t(t.n), uint32_t(t.segments),
+                      ctx_.info.max_workgroup_count_x};
     };
     rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
     rec.compute_barrier();
@@ -283,12 +345,16 @@ class Segmented final : public SegmentedSort {
                  {step_workgroup, spec_.offset_words, segment_class_shape.log2_first_class,
                   class_count, spec_.sort.key_words, spec_.sort.value_words},
                  classify_groups,
-                 ClassifyPush{t.offsets, t.segment_count_address, base + f.counters,
-                              base + f.lists, t.indices, t.keys, t.values, copy_keys_to,
-                              copy_values_to, uint32_t(t.n), uint32_t(t.segments),
-                              classify_groups});
+                 ClassifyPush{t.offsets, t.segment_count_address, base + f.counters, base + f.lists,
+                              t.indices, t.keys, t.values, copy_keys_to, copy_values_to,
+                              uint32_t(t.n), uint32_t(t.segments), classify_groups, large.begins,
+                              large.sizes, uint32_t(large.capacity)});
     rec.compute_barrier();
     rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
+    if (large.capacity)
+      rec.dispatch("segment_large_scan", {step_workgroup}, 1,
+                   LargeScanPush{large.large_count, large.sizes, large.bases, large.count,
+                                 uint32_t(t.n), uint32_t(large.capacity)});
     rec.indirect_barrier();
     // The classes sort disjoint segments: no barrier between them.
     const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
@@ -315,6 +381,7 @@ class Segmented final : public SegmentedSort {
                                             sorted_origins, keys_out, values_out, uint32_t(t.n),
                                             uint32_t(capacity)});
     }
+    if (large.capacity) record_large_compact(rec, t, large);
     if (medium(t.n)) {
       rec.compute_barrier();
       for (uint32_t c = tile_class_count; c < class_count; ++c) {
@@ -334,19 +401,68 @@ class Segmented final : public SegmentedSort {
       }
     }
     rec.compute_barrier();
-    if (global(t.n, t.segments)) record_global(rec, t, base + f.global_count);
+    if (large.capacity) record_large_sort(rec, t, large);
   }
 
-  // The global path. count_address: 0, or where its n is read (segment_plan's, with the fast
-  // path); without it and indirect, segment_count computes n here.
-  void record_global(Recorder& rec, const SegmentedTargets& t, VkDeviceAddress count_address) const {
-    const bool indirect = t.segment_count_address != 0 || count_address != 0;
+  // The global path's step 1 on the large segments: their keys (to sort, and a copy to gather
+  // from when the keys are written), values and compacted positions (the origins).
+  void record_large_compact(Recorder& rec, const SegmentedTargets& t,
+                            const LargeTargets& large) const {
+    const Layout& l = large.global;
+    const uint32_t groups = step_groups(t.n);
+    rec.dispatch(
+        "segment_large_compact", {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+        groups,
+        LargeCompactPush{t.keys, t.values, t.scratch + l.ids,
+                         spec_.write_keys ? t.scratch + l.key_copy : 0,
+                         spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                         t.scratch + l.origins, large.begins, large.bases, large.count,
+                         large.large_count, uint32_t(t.n), uint32_t(large.capacity), groups});
+  }
+
+  // The rest of the global path on the large segments' compacted elements (after a barrier):
+  // sort 1, the ids (places in the large list), sort 2, and each element back to its segment.
+  void record_large_sort(Recorder& rec, const SegmentedTargets& t,
+                         const LargeTargets& large) const {
+    const Layout& l = large.global;
+    // The compacted keys share the ids' place (Layout).
+    const VkDeviceAddress origins = t.scratch + l.origins, sort_keys = t.scratch + l.ids,
+                          ids = t.scratch + l.ids;
+    const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
+    record_inner(rec, *by_key_, sort_keys, origins, t, l, large.count);
+    rec.dispatch("segment_ids", {step_workgroup, 1}, groups,
+                 IdsPush{origins, ids, large.bases, large.count, large.large_count, n,
+                         uint32_t(large.capacity), groups});
+    rec.compute_barrier();
+    record_inner(rec, *by_segment(large.capacity), ids, origins, t, l, large.count);
+    rec.dispatch("segment_large_gather",
+                 {step_workgroup, spec_.sort.key_words, spec_.sort.value_words}, groups,
+                 LargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
+                                 t.keys_out ? t.keys_out : t.keys,
+                                 spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                                 t.values_out ? t.values_out : t.values, t.indices, origins, ids,
+                                 large.begins, large.bases, large.count, n, groups});
+    rec.compute_barrier();
+  }
+
+  // One of the global path's stable sorts: `keys` with the origins as values, count elements.
+  void record_inner(Recorder& rec, const SortAlgorithm& sort, VkDeviceAddress keys,
+                    VkDeviceAddress origins, const SegmentedTargets& t, const Layout& l,
+                    VkDeviceAddress count) const {
+    sort.record(rec, SortTargets{keys, origins, t.scratch + l.inner, t.scratch_buffer,
+                                 t.scratch_offset + l.inner, count, t.n});
+    if (!rec.ends_with_barrier()) rec.compute_barrier();
+  }
+
+  // The global path without the fast path: one segment, argsort, or no class on this device.
+  void record_global(Recorder& rec, const SegmentedTargets& t) const {
+    const bool indirect = t.segment_count_address != 0;
     const bool seg = segmented(t.segments);
     const Layout l = layout(t.n, t.segments);
     const VkDeviceAddress origins = t.indices ? t.indices : t.scratch + l.origins;
     const VkDeviceAddress ids = t.scratch + l.ids, key_copy = t.scratch + l.key_copy,
                           value_copy = t.scratch + l.value_copy;
-    const VkDeviceAddress count = count_address ? count_address : indirect ? t.scratch + l.count : 0;
+    const VkDeviceAddress count = indirect ? t.scratch + l.count : 0;
     const bool copy_keys = seg && spec_.write_keys;
     const bool values = spec_.sort.value_words != 0;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
@@ -355,7 +471,7 @@ class Segmented final : public SegmentedSort {
     const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
     const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
 
-    if (indirect && !count_address) {
+    if (indirect) {
       rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
                    CountPush{t.offsets, t.segment_count_address, count, n,
                              uint32_t(t.segments)});
@@ -374,18 +490,13 @@ class Segmented final : public SegmentedSort {
                    CopyPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
-    auto inner = [&](const SortAlgorithm& sort, VkDeviceAddress keys) {
-      sort.record(rec, SortTargets{keys, origins, t.scratch + l.inner, t.scratch_buffer,
-                                   t.scratch_offset + l.inner, count, t.n});
-      if (!rec.ends_with_barrier()) rec.compute_barrier();
-    };
-    inner(*by_key_, t.keys);
+    record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
       rec.dispatch("segment_ids", {step_workgroup, spec_.offset_words}, groups,
                    IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
                            uint32_t(t.segments), groups});
       rec.compute_barrier();
-      inner(*by_segment(t.segments), ids);
+      record_inner(rec, *by_segment(t.segments), ids, origins, t, l, count);
     }
 
     if (copy_keys)
