@@ -15,10 +15,77 @@ namespace gpusort::bench {
 
 namespace {
 
+// The device buffers of the segmented rows, grown only when a row needs more (rows at one n
+// are measured after `reserve` sized it for all of them), so that rows share a few allocations
+// and do not depend on the driver's allocation history (benchmark.cpp's Pools). Session 6 on the
+// H100 and H200: with per-row allocations, whole rows (and only some of them) ran 3-5x slower,
+// steadily over their 11 runs, and a row's timed runs changed speed from one input set to the
+// next (bench/NOTES-segmented.md).
+struct SegmentedPool {
+  std::vector<DeviceBuffer> sets;  // sets[i]: one input set (keys | values | indices)
+  uint64_t set_bytes = 0;
+  DeviceBuffer scratch, offsets, up, down;
+  uint64_t scratch_bytes = 0, offsets_bytes = 0;
+
+  void reserve(Context::Impl& impl, uint32_t set_count, uint64_t set_size, uint64_t scratch_size,
+               uint64_t offsets_size) {
+    if (set_size > set_bytes) {
+      sets.clear();
+      up = DeviceBuffer(impl, set_size, MemoryKind::upload);
+      down = DeviceBuffer(impl, set_size, MemoryKind::readback);
+      set_bytes = set_size;
+    }
+    while (sets.size() < set_count) sets.emplace_back(impl, set_bytes, MemoryKind::device_local);
+    if (scratch_size > scratch_bytes) {
+      scratch = DeviceBuffer(impl, scratch_size, MemoryKind::device_local);
+      scratch_bytes = scratch_size;
+    }
+    if (offsets_size > offsets_bytes) {
+      offsets = DeviceBuffer(impl, offsets_size, MemoryKind::device_local);
+      offsets_bytes = offsets_size;
+    }
+  }
+};
+
+// What one row needs from the pool.
+struct RowNeeds {
+  uint32_t sets;  // including the spare
+  uint64_t set_bytes, scratch_bytes, offsets_bytes;
+};
+
 // One row: a segmented sort of `config` with the layout of `family`, or (no family) the argsort
 // of u32 keys (keys-only SegmentedSorter, one segment, indices out).
+// Its buffers: set layout keys | values | indices (argsort), each 256-aligned.
+struct SetLayout {
+  uint64_t key_size, value_size, index_size, value_offset, index_offset, set_bytes;
+  SetLayout(const KeyConfig& config, bool argsort, uint64_t n)
+      : key_size(n * config.key_bytes), value_size(n * config.value_bytes),
+        index_size(argsort ? n * 4 : 0), value_offset(align_up(key_size, 256)),
+        index_offset(align_up(value_offset + value_size, 256)),
+        set_bytes(align_up(index_offset + index_size, 256)) {}
+};
+
+std::vector<uint32_t> row_offsets(std::optional<SegmentFamily> family, uint64_t n, uint64_t seed) {
+  return family ? make_segment_offsets(*family, n, seed) : std::vector<uint32_t>{0, uint32_t(n)};
+}
+
+SegmentedSorterConfig sorter_config(const KeyConfig& config) {
+  return {.key = parse_key_type(config.key), .value_bytes = config.value_bytes, .offset_bytes = 4};
+}
+
+RowNeeds row_needs(Context& ctx, const KeyConfig& config, bool argsort, uint64_t n,
+                   uint64_t segments, uint64_t scratch_bytes, const Protocol& p) {
+  const SetLayout l(config, argsort, n);
+  RowNeeds needs{p.sets_for(l.key_size + l.value_size) + 1, l.set_bytes, scratch_bytes,
+                 (segments + 1) * 4};
+  const double usable = 0.8 * double(ctx.impl().info.device_local_bytes);
+  while (needs.sets > 2 && double(needs.sets) * double(l.set_bytes) + double(needs.scratch_bytes) > usable)
+    --needs.sets;
+  return needs;
+}
+
 Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> family, uint64_t n,
-            const Protocol& p, uint64_t seed) {
+            const Protocol& p, uint64_t seed, SegmentedPool& pool) {
   Context::Impl& impl = ctx.impl();
   const auto started = std::chrono::steady_clock::now();
   const bool argsort = !family;
@@ -33,32 +100,23 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
                  : exact ? "every run: each segment == std::stable_sort of it"
                          : "every run: each segment sorted + per-segment pair multiset hash";
 
-  const std::vector<uint32_t> offsets =
-      argsort ? std::vector<uint32_t>{0, uint32_t(n)} : make_segment_offsets(*family, n, seed);
+  const std::vector<uint32_t> offsets = row_offsets(family, n, seed);
   const uint64_t segments = offsets.size() - 1;
-  const SegmentedSorter sorter(
-      ctx,
-      {.key = parse_key_type(config.key), .value_bytes = config.value_bytes, .offset_bytes = 4});
+  const SegmentedSorter sorter(ctx, sorter_config(config));
   row.scratch_bytes = sorter.scratch_bytes(n, segments);
 
-  // A set: keys | values | indices (argsort), each 256-aligned; the staging buffers mirror it.
-  const uint64_t key_size = n * config.key_bytes, value_size = n * config.value_bytes;
-  const uint64_t index_size = argsort ? n * 4 : 0;
-  const uint64_t value_offset = align_up(key_size, 256);
-  const uint64_t index_offset = align_up(value_offset + value_size, 256);
-  const uint64_t set_bytes = align_up(index_offset + index_size, 256);
-  row.sets = p.sets_for(key_size + value_size);
-  const double usable = 0.8 * double(impl.info.device_local_bytes);
-  while (row.sets > 1 && double(row.sets + 1) * set_bytes + row.scratch_bytes > usable) --row.sets;
+  const SetLayout l(config, argsort, n);
+  const uint64_t value_size = l.value_size, value_offset = l.value_offset,
+                 index_offset = l.index_offset, set_bytes = l.set_bytes;
+  const RowNeeds needs = row_needs(ctx, config, argsort, n, segments, row.scratch_bytes, p);
+  pool.reserve(impl, needs.sets, needs.set_bytes, needs.scratch_bytes, needs.offsets_bytes);
+  row.sets = needs.sets - 1;
   const uint32_t spare = row.sets;
-  std::vector<DeviceBuffer> sets;
-  for (uint32_t s = 0; s <= row.sets; ++s)
-    sets.emplace_back(impl, set_bytes, MemoryKind::device_local);
+  std::vector<DeviceBuffer>& sets = pool.sets;
   // Offsets are only read by the sort: one copy serves every run (CUB's rows do the same).
-  DeviceBuffer offsets_buffer(impl, offsets.size() * 4, MemoryKind::device_local);
+  DeviceBuffer& offsets_buffer = pool.offsets;
   upload(impl, offsets_buffer, offsets.data(), offsets.size() * 4);
-  DeviceBuffer scratch(impl, row.scratch_bytes, MemoryKind::device_local);
-  DeviceBuffer up(impl, set_bytes, MemoryKind::upload), down(impl, set_bytes, MemoryKind::readback);
+  DeviceBuffer &scratch = pool.scratch, &up = pool.up, &down = pool.down;
   auto* up_bytes = static_cast<unsigned char*>(up.mapped());
   const auto* down_bytes = static_cast<const unsigned char*>(down.mapped());
 
@@ -148,6 +206,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
   const KeyConfig u32 = parse_key_configs("u32")[0];
   std::vector<Row> rows;
   TimeBudget budget(p.time_budget_s);
+  SegmentedPool pool;
   auto add = [&](Row row) {
     print_row(row);
     rows.push_back(std::move(row));
@@ -160,7 +219,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
       std::string skipped = budget.check(kind, n);
       Row row;
       if (skipped.empty()) {
-        row = measure(ctx, c, f, n, p, seed);
+        row = measure(ctx, c, f, n, p, seed, pool);
         budget.record(kind, n, row.wall_s);
       } else {
         row = Row::of("gpusort", f ? "segmented" : "argsort", c, n);
@@ -169,6 +228,17 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
       }
       add(std::move(row));
     };
+    // The pool sized for every row at this n before the first one runs.
+    auto reserve = [&](const KeyConfig& c, std::optional<SegmentFamily> f) {
+      const uint64_t segments = row_offsets(f, n, seed).size() - 1;
+      const SegmentedSorter sorter(ctx, sorter_config(c));
+      const RowNeeds needs =
+          row_needs(ctx, c, !f, n, segments, sorter.scratch_bytes(n, segments), p);
+      pool.reserve(ctx.impl(), needs.sets, needs.set_bytes, needs.scratch_bytes, needs.offsets_bytes);
+    };
+    for (const KeyConfig& c : configs)
+      for (SegmentFamily f : families) reserve(c, f);
+    reserve(u32, std::nullopt);
     for (const KeyConfig& c : configs)
       for (SegmentFamily f : families) timed(segmented_config_name(c, f, uint64_t(1) << 24), c, f);
     timed("argsort", u32, std::nullopt);

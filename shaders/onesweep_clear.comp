@@ -1,19 +1,32 @@
 #version 460
 // Onesweep step 0: zeroes the state block (histograms, control words, look-back table) so that
-// histograms start from zero and no look-back entry of an earlier sort carries a valid tag.
+// histograms start from zero and no look-back entry of an earlier sort carries a valid tag. With
+// a GPU-side count it also writes the histogram's dispatch, sized from the count (the histogram
+// runs before onesweep_plan.comp, which sizes the other steps).
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
 
 layout(push_constant) uniform Push {
   uint64_t state_address;
+  uint64_t count_address;       // 0: n from the host, and no dispatch is written
+  uint64_t histogram_dispatch;  // a VkDispatchIndirectCommand, outside the state block
   uint words;
   uint group_count;
+  uint n;
+  uint histogram_group_count;   // the histogram's grid for max_n (onesweep_histogram.comp)
+  uint histogram_keys_per_round;
+  uint max_groups_x;
 };
 
 void main() {
   uint group = linear_workgroup_id();
   if (group >= group_count) return;
+  if (count_address != 0 && group == 0 && gl_LocalInvocationID.x == 0)
+    write_dispatch(histogram_dispatch,
+                   groups_with_elements(element_count(count_address, n), histogram_keys_per_round,
+                                        histogram_group_count),
+                   max_groups_x);
   for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < words;
        i += group_count * gl_WorkGroupSize.x)
     U32Array(state_address).v[i] = 0u;

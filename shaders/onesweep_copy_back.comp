@@ -1,6 +1,8 @@
 #version 460
 // Onesweep last step: when the plan ran an odd number of passes the sorted keys (and values) are
-// in scratch; copy them into the caller's buffers. Otherwise every workgroup returns at once.
+// in scratch; copy them into the caller's buffers. Otherwise every workgroup returns at once (with
+// a GPU-side count none runs: onesweep_plan.comp dispatches none, and only the first
+// groups_with_elements() of the grid where it copies).
 #include "common.glsl"
 #include "onesweep_common.glsl"
 

@@ -28,7 +28,8 @@ void main() {
   for (uint i = t; i < pass_count * RADIX; i += gl_WorkGroupSize.x) histogram[i] = 0;
   barrier();
   uint count = element_count(count_address, n);
-  // KEYS_PER_THREAD loads in flight per invocation and round; rounds stride over the grid.
+  // KEYS_PER_THREAD loads in flight per invocation and round; rounds stride over the grid of
+  // group_count groups (with a GPU-side count only its first groups_with_elements() run).
   const uint ROUND = gl_WorkGroupSize.x * KEYS_PER_THREAD;
   for (uint base = group * ROUND + t; base < count; base += group_count * ROUND) {
     uvec2 keys[KEYS_PER_THREAD];

@@ -376,6 +376,8 @@ void main() {
   }
   barrier();
   tile_index = partition_shared;
+  // Claims beyond the count's tiles: the host's grid for max_n, or the last row of an x * y
+  // split (with a GPU-side count onesweep_plan.comp dispatches the count's tiles).
   if (tile_index >= tile_total) return;
   tile_begin = tile_index * TILE;
   tile_size = min(TILE, key_count - tile_begin);

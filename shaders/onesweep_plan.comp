@@ -3,6 +3,8 @@
 // exclusive digit offsets in place and writes the plan: which passes run (a pass whose digit is
 // the same for all n keys is skipped), which buffer each reads, and whether an odd number of
 // active_passes passes leaves the result in scratch (then onesweep_copy_back.comp copies it home).
+// With a GPU-side count it also writes the dispatches of the passes (one workgroup per tile of the
+// count, none for a skipped pass) and of the copy-back (none where it is not needed).
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "common.glsl"
 #include "onesweep_common.glsl"
@@ -11,8 +13,13 @@ layout(push_constant) uniform Push {
   uint64_t digit_counts_address;
   uint64_t control_address;
   uint64_t count_address;
+  uint64_t dispatch_address;  // the DISPATCH_* commands; 0 without a GPU-side count
   uint n;
   uint pass_count;
+  uint tile;                  // keys per onesweep_pass workgroup
+  uint copy_group_count;      // the copy-back's grid for max_n (onesweep_copy_back.comp)
+  uint copy_keys_per_round;
+  uint max_groups_x;
 };
 
 shared uint subgroup_totals[RADIX];
@@ -49,5 +56,13 @@ void main() {
       control.v[CONTROL_PLAN + pass] = plan;
     }
     control.v[CONTROL_COPY_BACK] = active_passes & 1u;
+    if (dispatch_address != 0) {
+      for (uint pass = 0; pass < pass_count; ++pass)
+        write_dispatch(dispatch_command(dispatch_address, DISPATCH_PASS + pass),
+                       pass_is_uniform[pass] == 0 ? div_ceil(count, tile) : 0u, max_groups_x);
+      uint copy_groups = groups_with_elements(count, copy_keys_per_round, copy_group_count);
+      write_dispatch(dispatch_command(dispatch_address, DISPATCH_COPY_BACK),
+                     (active_passes & 1u) != 0 ? copy_groups : 0u, max_groups_x);
+    }
   }
 }

@@ -5,6 +5,9 @@
 // segment_sort_tile sorts on chip (the medium classes' with segment_merge); more: large, appended
 // to the large list (its first position and size), whose elements the global path sorts. List
 // order is whatever the atomics give: every segment is sorted on its own.
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_vote : require
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -13,6 +16,10 @@ layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
 layout(constant_id = 3) const uint CLASS_COUNT = 1;
 layout(constant_id = 4) const uint KEY_WORDS = 1;    // for the copies of lone keys
 layout(constant_id = 5) const uint VALUE_WORDS = 0;
+// The second level of the bucketed medium path: the "segments" are segment_bucket's pieces,
+// PIECE_STRIDE table entries per medium segment, and every PIECE_STRIDE-th piece (from one
+// segment's end to the next one's start) is no piece. 0: the caller's segments.
+layout(constant_id = 6) const uint PIECE_STRIDE = 0;
 #include "segment_classes.glsl"
 
 layout(push_constant) uniform Push {
@@ -37,40 +44,71 @@ uint64_t offset_at(uint s) {
   return U64Array(offsets_address).v[s];
 }
 
+// The list slot of this invocation's segment in class c (c == NO_CLASS: none): one atomic per
+// class present in the subgroup, not one per segment (a million segments of one class would
+// otherwise queue on one counter). Every invocation of the subgroup calls it together.
+const uint NO_CLASS = 0xffffffffu;
+uint list_slot(uint c) {
+  uint slot = 0;
+  bool pending = c != NO_CLASS;
+  while (subgroupAny(pending)) {
+    const uint leader = subgroupBallotFindLSB(subgroupBallot(pending));
+    const uint leader_class = subgroupShuffle(c, leader);
+    const bool mine = pending && c == leader_class;
+    const uvec4 same = subgroupBallot(mine);
+    uint base = 0;
+    if (gl_SubgroupInvocationID == leader)
+      base = atomicAdd(U32Array(counters_address).v[leader_class], subgroupBallotBitCount(same));
+    base = subgroupShuffle(base, leader);
+    if (mine) {
+      slot = base + subgroupBallotExclusiveBitCount(same);
+      pending = false;
+    }
+  }
+  return slot;
+}
+
 void main() {
   uint group = linear_workgroup_id();
   if (group >= group_count) return;
   uint segment_count = element_count(segment_count_address, segments);
-  for (uint s = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; s < segment_count;
-       s += group_count * gl_WorkGroupSize.x) {
-    // Clamped to max_n and to non-decreasing, so that bad offsets give some order, never an
-    // access outside the arrays.
-    uint64_t begin = min(offset_at(s), uint64_t(max_n));
-    uint64_t end = clamp(offset_at(s + 1), begin, uint64_t(max_n));
-    uint size = uint(end - begin);
-    if (size <= 1) {
-      const uint i = uint(begin);
-      if (size == 1 && indices_address != 0) U32Array(indices_address).v[i] = i;
-      if (size == 1 && keys_out_address != 0)
-        for (uint w = 0; w < KEY_WORDS; ++w)
-          U32Array(keys_out_address).v[i * KEY_WORDS + w] = U32Array(keys_address).v[i * KEY_WORDS + w];
-      if (size == 1 && values_out_address != 0)
-        for (uint w = 0; w < VALUE_WORDS; ++w)
-          U32Array(values_out_address).v[i * VALUE_WORDS + w] =
-              U32Array(values_address).v[i * VALUE_WORDS + w];
-    } else if (size > class_slots(CLASS_COUNT - 1)) {
-      uint position = atomicAdd(U32Array(counters_address).v[CLASS_COUNT], 1u);
-      // As for the class lists: only overlapping (bad) offsets overfill it.
-      if (position < large_capacity) {
-        U32Array(large_begins_address).v[position] = uint(begin);
-        U32Array(large_sizes_address).v[position] = size;
+  // Whole subgroups iterate together (list_slot's ballots): segment s exists where s < count.
+  const uint stride = group_count * gl_WorkGroupSize.x;
+  const uint first = group * gl_WorkGroupSize.x + gl_SubgroupID * gl_SubgroupSize;
+  for (uint base = first; base < segment_count; base += stride) {
+    const uint s = base + gl_SubgroupInvocationID;
+    uint c = NO_CLASS;
+    uint begin = 0, size = 0;
+    if (s < segment_count && !(PIECE_STRIDE != 0 && s % PIECE_STRIDE == PIECE_STRIDE - 1)) {
+      // Clamped to max_n and to non-decreasing, so that bad offsets give some order, never an
+      // access outside the arrays.
+      const uint64_t first_key = min(offset_at(s), uint64_t(max_n));
+      const uint64_t end = clamp(offset_at(s + 1), first_key, uint64_t(max_n));
+      begin = uint(first_key);
+      size = uint(end - first_key);
+      if (size <= 1) {
+        const uint i = begin;
+        if (size == 1 && indices_address != 0) U32Array(indices_address).v[i] = i;
+        if (size == 1 && keys_out_address != 0)
+          for (uint w = 0; w < KEY_WORDS; ++w)
+            U32Array(keys_out_address).v[i * KEY_WORDS + w] = U32Array(keys_address).v[i * KEY_WORDS + w];
+        if (size == 1 && values_out_address != 0)
+          for (uint w = 0; w < VALUE_WORDS; ++w)
+            U32Array(values_out_address).v[i * VALUE_WORDS + w] =
+                U32Array(values_address).v[i * VALUE_WORDS + w];
+      } else {
+        c = size > class_slots(CLASS_COUNT - 1) ? CLASS_COUNT : class_of_size(size);
       }
-    } else {
-      uint c = class_of_size(size);
-      uint position = atomicAdd(U32Array(counters_address).v[c], 1u);
-      // Only overlapping (bad) offsets overfill a list: those segments stay unsorted.
-      if (position < class_list_capacity(c, max_n, segments))
-        U32Array(lists_address).v[class_list_begin(c, max_n, segments) + position] = s;
     }
+    const uint position = list_slot(c);
+    // c == CLASS_COUNT: large, to the large list (none on the second level: large_capacity 0). As
+    // for the class lists, only overlapping (bad) offsets overfill it.
+    if (c == CLASS_COUNT && position < large_capacity) {
+      U32Array(large_begins_address).v[position] = begin;
+      U32Array(large_sizes_address).v[position] = size;
+    }
+    // Only overlapping (bad) offsets overfill a list: those segments stay unsorted.
+    if (c < CLASS_COUNT && position < class_list_capacity(c, max_n, segments))
+      U32Array(lists_address).v[class_list_begin(c, max_n, segments) + position] = s;
   }
 }

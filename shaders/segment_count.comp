@@ -1,6 +1,7 @@
 #version 460
 // Segmented sort, indirect: the element count n = offsets[S] (S the u32 at segment_count_address,
-// clamped to segments; n clamped to max_n), written as a u32 where the other steps read it.
+// clamped to segments; n clamped to max_n), written as a u32 where the other steps read it, and
+// the dispatch of the global path's step kernels sized from it.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;  // one invocation works: the rest fill whole subgroups
@@ -10,8 +11,12 @@ layout(push_constant) uniform Push {
   uint64_t offsets_address;
   uint64_t segment_count_address;
   uint64_t count_address;  // where n goes
+  uint64_t step_dispatch_address;  // the step kernels' VkDispatchIndirectCommand
   uint max_n;
   uint segments;
+  uint step_group_count;  // the step kernels' grid for max_n, of step_workgroup invocations
+  uint step_workgroup;
+  uint max_groups_x;
 };
 
 void main() {
@@ -19,5 +24,8 @@ void main() {
   uint s = element_count(segment_count_address, segments);
   uint64_t last = OFFSET_WORDS == 1 ? uint64_t(U32Array(offsets_address).v[s])
                                     : U64Array(offsets_address).v[s];
-  U32Array(count_address).v[0] = uint(min(last, uint64_t(max_n)));
+  uint n = uint(min(last, uint64_t(max_n)));
+  U32Array(count_address).v[0] = n;
+  write_dispatch(step_dispatch_address, groups_with_elements(n, step_workgroup, step_group_count),
+                 max_groups_x);
 }

@@ -2,8 +2,9 @@
 // Segmented sort, fast path, after segment_classify (one workgroup): the large segments'
 // compacted positions. bases[k] = the sizes of the large list's entries before k (an exclusive
 // scan in list order), and the global path's element count = all of them: the global path
-// sorts only these elements, entry k's at bases[k].. of its compacted arrays. The
-// list holds at most max_n / (largest class + 1) entries, so one workgroup loops over it.
+// sorts only these elements, entry k's at bases[k].. of its compacted arrays; beside it the
+// dispatch of the global path's step kernels, sized from it (none for 0). The list holds at
+// most max_n / (largest class + 1) entries, so one workgroup loops over it.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -13,8 +14,12 @@ layout(push_constant) uniform Push {
   uint64_t large_sizes_address;
   uint64_t large_bases_address;
   uint64_t global_count_address;
+  uint64_t step_dispatch_address;  // the global path's step kernels' VkDispatchIndirectCommand
   uint max_n;
   uint large_capacity;
+  uint step_group_count;  // the step kernels' grid for max_n, of step_workgroup invocations
+  uint step_workgroup;
+  uint max_groups_x;
 };
 
 // 64-bit sums: overlapping (bad) offsets may list more than max_n keys in all; the bases are
@@ -35,6 +40,10 @@ void main() {
     if (k < count) U32Array(large_bases_address).v[k] = uint(min(carry + prefix, uint64_t(max_n)));
     carry += total;
   }
-  if (gl_LocalInvocationID.x == 0)
-    U32Array(global_count_address).v[0] = uint(min(carry, uint64_t(max_n)));
+  if (gl_LocalInvocationID.x == 0) {
+    const uint n = uint(min(carry, uint64_t(max_n)));
+    U32Array(global_count_address).v[0] = n;
+    write_dispatch(step_dispatch_address, groups_with_elements(n, step_workgroup, step_group_count),
+                   max_groups_x);
+  }
 }

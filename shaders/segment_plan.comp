@@ -1,10 +1,13 @@
 #version 460
 // Segmented sort, fast path, the steps around segment_classify (one invocation works):
-//   CLEAR = 1: zero the class counters and the large count, before segment_classify.
+//   CLEAR = 1: zero the class counters, the large count and segment_bucket's piece table
+//   counter, before segment_classify.
 //   CLEAR = 0: from the counters, each class's indirect dispatch (workgroups of
 //   several segments, one, or for a medium class one per block of each segment; split over x
-//   and y above max_groups_x) and each medium class's segment_merge dispatch (one invocation per
-//   slot). The large segments are segment_large_scan's.
+//   and y above max_groups_x), each medium class's segment_merge dispatch (one invocation per
+//   slot) or with BUCKETED its segment_bucket dispatch (one workgroup per segment) and the second
+//   level's piece count. The large segments are segment_large_scan's (which writes the global
+//   path's n and its step kernels' dispatch); the classes dispatch as usual beside them.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -20,6 +23,10 @@ layout(constant_id = 5) const uint CLEAR = 0;
 // blocks of the largest tile class.
 layout(constant_id = 6) const uint TILE_CLASSES = 1;
 layout(constant_id = 7) const uint MERGE_WORKGROUP = 256;  // segment_merge's
+// 1: the medium classes are bucketed (segment_bucket, one workgroup per segment, no merge), and
+// the second level's piece count (257 per medium segment) is written after the counters.
+layout(constant_id = 8) const uint BUCKETED = 0;
+const uint PIECE_STRIDE = 257;  // segment_bucket's
 #include "segment_classes.glsl"
 
 layout(push_constant) uniform Push {
@@ -32,27 +39,31 @@ layout(push_constant) uniform Push {
   uint max_groups_x;
 };
 
-void write_dispatch(uint d, uint groups) {
-  uint x = min(groups, max_groups_x);
-  U32Array(dispatch_address).v[3 * d] = x;
-  U32Array(dispatch_address).v[3 * d + 1] = x == 0 ? 0u : div_ceil(groups, x);
-  U32Array(dispatch_address).v[3 * d + 2] = 1;
+void write_class_dispatch(uint d, uint groups) {
+  write_dispatch(dispatch_address + 12 * d, groups, max_groups_x);
 }
 
 void main() {
   if (gl_LocalInvocationID.x != 0) return;
   if (CLEAR != 0) {
-    for (uint c = 0; c <= CLASS_COUNT; ++c) U32Array(counters_address).v[c] = 0;
+    for (uint c = 0; c <= CLASS_COUNT + 1; ++c) U32Array(counters_address).v[c] = 0;
     return;
   }
+  uint medium_segments = 0;
   for (uint c = 0; c < CLASS_COUNT; ++c) {
     uint listed = min(U32Array(counters_address).v[c], class_list_capacity(c, max_n, segments));
     if (c < TILE_CLASSES) {
       uint per_group = max(1u, (1u << LOG2_MIN_TILE) / class_slots(c));
-      write_dispatch(c, div_ceil(listed, per_group));
+      write_class_dispatch(c, div_ceil(listed, per_group));
+    } else if (BUCKETED != 0) {
+      write_class_dispatch(c, listed);  // a workgroup per segment
+      write_class_dispatch(CLASS_COUNT + c - TILE_CLASSES, 0);
+      medium_segments += listed;
     } else {
-      write_dispatch(c, listed << (c - TILE_CLASSES + 1));  // a workgroup per block
-      write_dispatch(CLASS_COUNT + c - TILE_CLASSES, listed * (class_slots(c) / MERGE_WORKGROUP));
+      write_class_dispatch(c, listed << (c - TILE_CLASSES + 1));  // a workgroup per block
+      write_class_dispatch(CLASS_COUNT + c - TILE_CLASSES,
+                           listed * (class_slots(c) / MERGE_WORKGROUP));
     }
   }
+  if (BUCKETED != 0) U32Array(counters_address).v[CLASS_COUNT + 2] = medium_segments * PIECE_STRIDE;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 namespace gpusort::test {
@@ -56,88 +57,129 @@ void download_range(const DeviceBuffer& from, uint64_t offset, void* to, uint64_
   download(impl, staging, to, bytes);
 }
 
-// Keys whose bits outside `varying` are one random constant, with values, sorted by Onesweep over
-// the whole key width: checks the whole output against std::stable_sort, and that exactly the
-// passes whose digit (of the keys in radix order) is not the same for every key ran.
-::testing::AssertionResult check_pass_skipping(KeyType key, uint32_t value_bytes, bool descending,
-                                               uint64_t varying, uint64_t n) {
+// Onesweep's input for the checks below: max_n keys whose bits outside `varying` are one random
+// constant (so only the passes of the varying digits run), with values (their input positions,
+// high bits scrambled for 8-byte values), sorted over the whole key width. n is max_n, given on
+// the host, or with gpu_count min(*gpu_count, max_n), read on the GPU.
+struct PartlyConstantKeys {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;
+  bool descending = false;
+  uint64_t varying = ~0ull;
+  uint64_t max_n = 0;
+  std::optional<uint32_t> gpu_count;
+};
+
+// What check_partly_constant_keys leaves for further checks.
+struct SortedKeys {
+  std::string description;
+  std::vector<uint64_t> sort_keys;  // the input's keys in radix order (descending inverted)
+  std::vector<uint32_t> plan;       // the plan read back: max_passes words, then the copy-back flag
+};
+
+// Sorts c on poisoned scratch (a dispatch or pass that reads what it did not write shows) and
+// checks every element: the first n against std::stable_sort, the rest as they were.
+::testing::AssertionResult check_partly_constant_keys(const PartlyConstantKeys& c,
+                                                      SortedKeys& sorted) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const SortSpec spec = make_sort_spec(key, value_bytes, descending, 0, 0);
-  const uint32_t key_bytes = spec.key_words * 4, width = key_bytes * 8;
-  const uint64_t width_mask = width == 64 ? ~0ull : (1ull << width) - 1;
-  const uint64_t constant = rng() & ~varying & width_mask;
-  std::vector<uint64_t> bits(n), values(n);
-  std::vector<uint8_t> key_data(n * key_bytes), value_data(n * value_bytes);
-  for (uint64_t i = 0; i < n; ++i) {
-    bits[i] = constant | (rng() & varying & width_mask);
+  const SortSpec spec = make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0);
+  const uint32_t key_bytes = spec.key_words * 4, value_bytes = c.value_bytes;
+  const uint64_t max_n = c.max_n, n = std::min<uint64_t>(c.gpu_count.value_or(max_n), max_n);
+  const uint64_t width_mask = key_bytes == 8 ? ~0ull : (1ull << 32) - 1;
+  const uint64_t constant = rng() & ~c.varying & width_mask;
+  std::vector<uint64_t> bits(max_n), values(max_n);
+  std::vector<uint8_t> key_data(max_n * key_bytes), value_data(max_n * value_bytes);
+  for (uint64_t i = 0; i < max_n; ++i) {
+    bits[i] = constant | (rng() & c.varying & width_mask);
     values[i] = i ^ (value_bytes == 8 ? 0xA5A5A5A500000000ull : 0);
     std::memcpy(&key_data[i * key_bytes], &bits[i], key_bytes);
     std::memcpy(&value_data[i * value_bytes], &values[i], value_bytes);
   }
-  auto describe = [&] {
-    std::ostringstream s;
-    s << to_string(key) << " values=" << value_bytes << (descending ? " descending" : " ascending")
-      << " n=" << n << " varying=0x" << std::hex << varying << std::dec << " seed=" << seed;
-    return s.str();
-  };
+  std::ostringstream description;
+  description << to_string(c.key) << " values=" << value_bytes
+              << (c.descending ? " descending" : " ascending") << " n=" << n;
+  if (c.gpu_count) description << " (GPU count " << *c.gpu_count << ", max_n " << max_n << ")";
+  description << " varying=0x" << std::hex << c.varying << std::dec << " seed=" << seed;
+  sorted.description = description.str();
 
   auto algorithm = make_onesweep(impl, spec, OnesweepOptions{});
-  DeviceBuffer key_buffer(impl, n * key_bytes, MemoryKind::device_local);
-  DeviceBuffer value_buffer(impl, std::max<uint64_t>(n * value_bytes, 4), MemoryKind::device_local);
-  const uint64_t scratch_bytes = algorithm->scratch_bytes(n);
+  DeviceBuffer key_buffer(impl, std::max<uint64_t>(max_n * key_bytes, 4), MemoryKind::device_local);
+  DeviceBuffer value_buffer(impl, std::max<uint64_t>(max_n * value_bytes, 4),
+                            MemoryKind::device_local);
+  DeviceBuffer count(impl, 4, MemoryKind::device_local);
+  const uint64_t scratch_bytes = algorithm->scratch_bytes(max_n);
   DeviceBuffer scratch(impl, scratch_bytes, MemoryKind::device_local);
   upload(impl, key_buffer, key_data.data(), key_data.size());
   if (value_bytes) upload(impl, value_buffer, value_data.data(), value_data.size());
-  // Poisoned scratch: a skipped pass that should have written the scratch copy shows.
+  if (c.gpu_count) upload(impl, count, &*c.gpu_count, 4);
   std::vector<uint8_t> poison(scratch_bytes, 0xA7);
   upload(impl, scratch, poison.data(), scratch_bytes);
   impl.submit([&](VkCommandBuffer cmd) {
     Recorder rec(impl, cmd);
     algorithm->record(rec, {key_buffer.address(), value_bytes ? value_buffer.address() : 0,
-                            scratch.address(), scratch.buffer(), 0, 0, n});
+                            scratch.address(), scratch.buffer(), 0,
+                            c.gpu_count ? count.address() : 0, max_n});
   });
   download(impl, key_buffer, key_data.data(), key_data.size());
   if (value_bytes) download(impl, value_buffer, value_data.data(), value_data.size());
 
-  std::vector<uint64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  auto sort_key = [&](uint64_t i) { return radix_order(key, bits[i], descending); };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
-  for (uint64_t i = 0; i < n; ++i) {
+  sorted.sort_keys.resize(max_n);
+  for (uint64_t i = 0; i < max_n; ++i) sorted.sort_keys[i] = radix_order(c.key, bits[i], c.descending);
+  std::vector<uint64_t> order(max_n);
+  std::iota(order.begin(), order.end(), 0);  // beyond n: untouched
+  std::stable_sort(order.begin(), order.begin() + n, [&](uint64_t a, uint64_t b) {
+    return sorted.sort_keys[a] < sorted.sort_keys[b];
+  });
+  for (uint64_t i = 0; i < max_n; ++i) {
     uint64_t got_key = 0, got_value = 0;
     std::memcpy(&got_key, &key_data[i * key_bytes], key_bytes);
     std::memcpy(&got_value, &value_data[i * value_bytes], value_bytes);
     const uint64_t want_value =
         value_bytes ? values[order[i]] & (value_bytes == 8 ? ~0ull : 0xffffffffull) : 0;
-    if (got_key != bits[order[i]] || got_value != want_value)
-      return ::testing::AssertionFailure()
-             << describe() << ": element " << i << " is (0x" << std::hex << got_key << ", 0x"
-             << got_value << "), expected (0x" << bits[order[i]] << ", 0x" << want_value << ")";
+    if (got_key != bits[order[i]] || got_value != want_value) {
+      // One stream: AssertionResult formats each << on its own, dropping std::hex.
+      std::ostringstream what;
+      what << ": element " << i << std::hex << " is (0x" << got_key
+           << ", 0x" << got_value << "), expected (0x" << bits[order[i]] << ", 0x" << want_value
+           << ")";
+      return ::testing::AssertionFailure() << sorted.description << what.str();
+    }
   }
+  sorted.plan.resize(OnesweepSort::max_passes + 1);
+  download_range(scratch, algorithm->plan_offset(max_n), sorted.plan.data(),
+                 sorted.plan.size() * 4);
+  return no_new_validation_messages();
+}
 
-  uint32_t plan[OnesweepSort::max_passes + 1];
-  download_range(scratch, algorithm->plan_offset(n), plan, sizeof plan);
+// Partly constant keys sorted with n on the host: checks the whole output, and that exactly the
+// passes whose digit (of the keys in radix order) is not the same for every key ran.
+::testing::AssertionResult check_pass_skipping(KeyType key, uint32_t value_bytes, bool descending,
+                                               uint64_t varying, uint64_t n) {
+  SortedKeys sorted;
+  if (auto r = check_partly_constant_keys({key, value_bytes, descending, varying, n}, sorted); !r)
+    return r;
+  const uint32_t passes = key_bytes(key);  // 8-bit digits
   uint32_t ran = 0;
-  for (uint32_t pass = 0; pass < width / 8; ++pass) {
-    auto digit = [&](uint64_t i) { return (sort_key(i) >> (8 * pass)) & 0xff; };
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    auto digit = [&](uint64_t i) { return (sorted.sort_keys[i] >> (8 * pass)) & 0xff; };
     bool varies = false;
     for (uint64_t i = 1; i < n && !varies; ++i) varies = digit(i) != digit(0);
     ran += varies ? 1 : 0;
-    if (bool(plan[pass] & 1u) != varies)
+    if (bool(sorted.plan[pass] & 1u) != varies)
       return ::testing::AssertionFailure()
-             << describe() << ": pass " << pass << (varies ? " was skipped" : " ran")
+             << sorted.description << ": pass " << pass << (varies ? " was skipped" : " ran")
              << ", although its digit " << (varies ? "varies" : "is the same for all keys");
   }
-  if (ran == 0 || ran == width / 8)
-    return ::testing::AssertionFailure() << describe() << ": the case skips no pass or every pass";
-  if (plan[OnesweepSort::max_passes] != ran % 2)
+  if (ran == 0 || ran == passes)
     return ::testing::AssertionFailure()
-           << describe() << ": copy-back flag " << plan[OnesweepSort::max_passes] << " after "
-           << ran << " passes";
-  return no_new_validation_messages();
+           << sorted.description << ": the case skips no pass or every pass";
+  if (sorted.plan[OnesweepSort::max_passes] != ran % 2)
+    return ::testing::AssertionFailure()
+           << sorted.description << ": copy-back flag " << sorted.plan[OnesweepSort::max_passes]
+           << " after " << ran << " passes";
+  return ::testing::AssertionSuccess();
 }
 
 // Keys whose digits are partly constant: only the other passes run, in any pattern (a leading,
@@ -256,6 +298,33 @@ TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   // No tile publishes: every tile recounts all of its predecessors.
   options.publish_refusal_period = 1;
   EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, false, true));
+}
+
+// With a GPU-side count the histogram, the passes and the copy-back are dispatched for the count,
+// not for max_n: a count far below max_n (the segmented sort's global path sees 0 often) sorts
+// exactly its elements and leaves the rest untouched, whether a step then runs no workgroup, one,
+// or all of the host's grid. Keys alone and pairs, with an even number of active passes and an
+// odd one (then the copy-back runs).
+TEST(OnesweepIndirect, SizesItsStepsFromTheGpuCount) {
+  const uint64_t max_n = (1u << 16) + 4321;
+  const PartlyConstantKeys cases[] = {
+      {KeyType::u32, 0, false, ~0ull},                   // 4 passes
+      {KeyType::u64, 0, true, 0x0000ff00ffffffffull},    // 5 passes
+      {KeyType::u32, 4, true, 0x00ffffffull},            // 3 passes
+      {KeyType::i64, 8, false, ~0ull},                   // 8 passes
+  };
+  for (PartlyConstantKeys c : cases) {
+    c.max_n = max_n;
+    const uint32_t tile =
+        make_onesweep(context().impl(), make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0),
+                      OnesweepOptions{})
+            ->tile_keys();
+    for (uint32_t count : {0u, 1u, 3u, tile + 1, uint32_t(max_n) - 1, uint32_t(max_n)}) {
+      c.gpu_count = count;
+      SortedKeys sorted;
+      EXPECT_TRUE(check_partly_constant_keys(c, sorted));
+    }
+  }
 }
 
 TEST(OnesweepIndirect, ReadsTheCountFromTheGpu) {

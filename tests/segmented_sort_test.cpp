@@ -299,18 +299,35 @@ ListedSizes large_among_small_sizes(KeyType key, uint32_t value_bytes, uint64_t 
   return m;
 }
 
-// The medium classes: every key type, values, both orders, indices; and one segment too large
-// for them (the global path).
+// The medium classes: every key type, values, both orders; with indices (sorted blocks merged)
+// and without (scattered into buckets by segment_bucket, whose pieces a second level sorts);
+// and one segment too large for them (the global path).
 TEST_P(SegmentedAllKeyTypes, MediumClasses) {
   const Combo& p = GetParam();
   for (bool large : {false, true}) {
     if (large && p.value_bytes != 4) continue;  // the global path is tested enough elsewhere
     const ListedSizes m = medium_sizes(p.key, p.value_bytes, large);
-    EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
-                                 .descending = p.descending, .n = m.n, .mix = Mix::listed,
-                                 .distribution = Distribution::few_unique,
-                                 .offset_bytes = p.descending ? 8u : 4u, .index_bytes = 4,
-                                 .sizes = m.sizes}));
+    for (uint32_t index_bytes : {4u, 0u})
+      EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
+                                   .descending = p.descending, .n = m.n, .mix = Mix::listed,
+                                   .distribution = Distribution::few_unique,
+                                   .offset_bytes = p.descending ? 8u : 4u,
+                                   .index_bytes = index_bytes, .sizes = m.sizes}));
+  }
+}
+
+// The bucketed medium path on every distribution: spread keys (small pieces), all equal and
+// low entropy (one bucket holds most or all of a segment: a medium piece, merged), few unique
+// (stability across the scatter), sorted, reversed, special floats.
+TEST(SegmentedMediumBuckets, EveryDistribution) {
+  for (auto [key, value_bytes, descending] :
+       {std::tuple{KeyType::u32, 4u, false}, {KeyType::f32, 0u, true}, {KeyType::u64, 8u, false},
+        {KeyType::f64, 4u, true}}) {
+    const ListedSizes m = medium_sizes(key, value_bytes, false);
+    for (Distribution d : all_distributions())
+      EXPECT_TRUE(check_segmented({.key = key, .value_bytes = value_bytes,
+                                   .descending = descending, .n = m.n, .mix = Mix::listed,
+                                   .distribution = d, .sizes = m.sizes}));
   }
 }
 
@@ -321,11 +338,13 @@ TEST_P(SegmentedAllKeyTypes, MediumClasses) {
 TEST_P(SegmentedAllKeyTypes, LargeAmongSmall) {
   const Combo& p = GetParam();
   const ListedSizes m = large_among_small_sizes(p.key, p.value_bytes);
-  EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
-                               .descending = p.descending, .n = m.n, .mix = Mix::listed,
-                               .distribution = Distribution::few_unique,
-                               .offset_bytes = p.descending ? 8u : 4u, .index_bytes = 4,
-                               .sizes = m.sizes}));
+  // With indices the medium segments' sorted blocks are merged, without them bucketed.
+  for (uint32_t index_bytes : {4u, 0u})
+    EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
+                                 .descending = p.descending, .n = m.n, .mix = Mix::listed,
+                                 .distribution = Distribution::few_unique,
+                                 .offset_bytes = p.descending ? 8u : 4u,
+                                 .index_bytes = index_bytes, .sizes = m.sizes}));
   if (p.value_bytes == 0)
     EXPECT_TRUE(check_segmented({.key = p.key, .descending = p.descending, .n = m.n,
                                  .mix = Mix::listed, .distribution = Distribution::special_floats,
@@ -385,9 +404,10 @@ TEST(SegmentedBits, BitRangesOnTheFastPath) {
 TEST(SegmentedBits, BitRangesOnTheMediumClasses) {
   for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::f64, 0u, 63u}}) {
     const ListedSizes m = medium_sizes(key, 4, false, begin, end);
-    EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = m.n,
-                                 .mix = Mix::listed, .index_bytes = 4, .begin_bit = begin,
-                                 .end_bit = end, .sizes = m.sizes}));
+    for (uint32_t index_bytes : {4u, 0u})
+      EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = m.n,
+                                   .mix = Mix::listed, .index_bytes = index_bytes,
+                                   .begin_bit = begin, .end_bit = end, .sizes = m.sizes}));
   }
 }
 
@@ -582,6 +602,7 @@ struct EngineCase {
   Mix mix = Mix::uniform_small;
   uint32_t offset_bytes = 4;
   bool indirect = false;
+  uint64_t spare = 100;  // indirect: elements the buffers hold beyond n (max_n - n)
   bool indices = true;
   std::vector<uint64_t> sizes;  // Mix::listed's
 };
@@ -599,7 +620,7 @@ struct EngineCase {
     std::mt19937_64 rng(seed);
     const uint32_t kb = key_bytes(c.key), vb = c.value_bytes, ob = c.offset_bytes;
     // Indirect: the buffers hold more (max_n, max_segments) than the GPU count selects.
-    const uint64_t max_n = c.indirect ? c.n + 100 : c.n;
+    const uint64_t max_n = c.indirect ? c.n + c.spare : c.n;
     const auto bits = make_key_bits(c.key, max_n, Distribution::few_unique, rng);
     const auto offsets = make_offsets(c.n, c.mix, rng, c.sizes);
     const uint64_t segments = offsets.size() - 1;
@@ -846,6 +867,23 @@ TEST(SegmentedEngine, SeparateOutputs) {
     EXPECT_TRUE(check_separate_outputs(key, value_bytes, descending,
                                        medium_sizes(key, value_bytes, false)));
   }
+}
+
+// n from the GPU far below max_n: the global path's step kernels and inner sorts are dispatched
+// for n, not for max_n (one workgroup too few leaves elements unsorted). Its n is all of n with a
+// segment too large for the fast path's classes (one, or four of n / 4: beyond the largest medium
+// class, 16 Ki keys on lavapipe), else 0.
+TEST(SegmentedEngine, IndirectCountFarBelowMaxN) {
+  const uint64_t spare = 70000;
+  for (uint64_t n : {0, 3, 20000}) {
+    EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = n, .mix = Mix::one,
+                              .indirect = true, .spare = spare}));
+    EXPECT_TRUE(check_engine({.key = KeyType::f32, .descending = true, .n = n,
+                              .mix = Mix::uniform_small, .indirect = true, .spare = spare}));
+  }
+  EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = 8, .descending = true, .n = 80000,
+                            .mix = Mix::uniform_large, .offset_bytes = 8, .indirect = true,
+                            .spare = spare}));
 }
 
 TEST(SegmentedEngine, Refusals) {

@@ -30,7 +30,11 @@ int main(int argc, char** argv) {
   std::printf("classes:");
   for (auto s : table.class_slots) std::printf(" %llu", (unsigned long long)s);
   std::printf(" (largest tile %llu)\n", (unsigned long long)table.largest_tile);
-  auto sorter = make_segmented_sort(impl, spec, Algorithm::automatic);
+  SegmentedOptions options;  // SEGMENTED_BUCKET="workgroup keys_per_thread"
+  if (const char* b = std::getenv("SEGMENTED_BUCKET"))
+    std::sscanf(b, "%u %u", &options.bucket_workgroup, &options.bucket_keys_per_thread);
+  if (const char* m = std::getenv("SEGMENTED_MIN_TILE")) options.log2_min_tile = atoi(m);
+  auto sorter = make_segmented_sort(impl, spec, Algorithm::automatic, options);
   const std::vector<uint32_t> offsets = bench::make_segment_offsets(family, n, 7);
   const uint64_t segments = offsets.size() - 1;
   uint64_t largest = 0;
@@ -129,6 +133,8 @@ int main(int argc, char** argv) {
       if (sum_in != sum_out) ok = false;
     }
   }
+  std::printf("bucket %u x %u, min tile 2^%u: ", options.bucket_workgroup,
+              options.bucket_keys_per_thread, options.log2_min_tile);
   std::printf("%s %u %s 2^%s: median %.4f ms (min %.4f max %.4f) %s\n", argv[1], value_bytes, argv[3],
               argv[4], ms[ms.size() / 2], ms.front(), ms.back(), ok ? "ok" : "WRONG");
   for (size_t q = 0; q < phase_ms.size(); ++q) {

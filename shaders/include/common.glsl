@@ -23,3 +23,20 @@ void copy_element(uint64_t from_address, uint from, uint64_t to_address, uint to
   if (words == 1) U32Array(to_address).v[to] = U32Array(from_address).v[from];
   else U32x2Array(to_address).v[to] = U32x2Array(from_address).v[from];
 }
+
+// Writes the VkDispatchIndirectCommand at `address` for `groups` workgroups, split over x and y
+// above max_groups_x (maxComputeWorkGroupCount[0]) like Recorder::dispatch.
+void write_dispatch(uint64_t address, uint groups, uint max_groups_x) {
+  uint x = min(groups, max_groups_x);
+  U32Array(address).v[0] = x;
+  U32Array(address).v[1] = x == 0 ? 0u : div_ceil(groups, x);
+  U32Array(address).v[2] = 1;
+}
+
+// The workgroups of a grid-stride loop over a grid of group_count groups, each covering
+// items_per_round elements per round, that find an element below count: the first
+// min(div_ceil(count, items_per_round), group_count). Dispatching only those (indirectly, from a
+// count read on the GPU) changes nothing for the loop, which keeps striding by group_count.
+uint groups_with_elements(uint count, uint items_per_round, uint group_count) {
+  return min(div_ceil(count, items_per_round), group_count);
+}

@@ -23,6 +23,17 @@ const uint CONTROL_PARTITION_BIT = 2 * MAX_PASSES + 3;
 const uint CONTROL_PARTITION_BITS = 2 * MAX_PASSES + 4;
 const uint CONTROL_WORDS = 2 * MAX_PASSES + 5;
 
+// With a GPU-side count, the VkDispatchIndirectCommands (3 u32 each) that size the steps from it:
+// the histogram's (written by onesweep_clear.comp), each pass's and the copy-back's (written by
+// onesweep_plan.comp: no workgroups for a skipped pass, or for a copy-back that is not needed).
+const uint DISPATCH_HISTOGRAM = 0;
+const uint DISPATCH_PASS = 1;  // + the pass
+const uint DISPATCH_COPY_BACK = 1 + MAX_PASSES;
+const uint DISPATCH_COMMANDS = 2 + MAX_PASSES;
+uint64_t dispatch_command(uint64_t dispatch_address, uint command) {
+  return dispatch_address + command * 12;
+}
+
 // Plan word bits, written by onesweep_plan.comp from the histograms: a pass whose digit is the
 // same for every key is inactive (skipped); active passes ping-pong starting from the caller's
 // buffer ("a"), the first maps keys to radix order on read and the last maps them back.

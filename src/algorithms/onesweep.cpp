@@ -8,9 +8,13 @@
 //                       progress), coalesced scatter of keys and values
 //   onesweep_copy_back  when the plan ran an odd number of passes: scratch -> caller's buffers
 // Every decision that depends on the keys (skips, buffer roles, n itself when indirect) is made
-// on the GPU, so the same recording serves any count. Scratch: the key/value ping-pong copies
-// plus a state block independent of n: 8 KiB of histograms, 84 B of control words (padded to
-// 8448 B together) and min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
+// on the GPU, so the same recording serves any count. With a GPU-side count the steps are also
+// sized on the GPU (indirect dispatches): the clear writes the histogram's dispatch and the plan
+// those of the passes and the copy-back, so a count far below max_n (often 0 in the segmented
+// sort's global path) launches no workgroups that would only read it and exit.
+// Scratch: the key/value ping-pong copies plus a block independent of n: 120 B of dispatch
+// commands, 8 KiB of histograms, 84 B of control words (padded to 8448 B together) and
+// min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep.hpp"
 
 #include <bit>
@@ -27,9 +31,16 @@ constexpr uint32_t control_words = 2 * max_passes + 5;
 constexpr uint32_t control_plan = max_passes;  // then the copy-back flag
 constexpr uint32_t control_fallbacks = 2 * max_passes + 1;
 constexpr uint32_t lookback_entry_bytes = 8;
+// The dispatch commands sized from a GPU-side count: shaders/include/onesweep_common.glsl.
+constexpr uint32_t dispatch_histogram = 0;
+constexpr uint32_t dispatch_pass = 1;  // + the pass
+constexpr uint32_t dispatch_copy_back = 1 + max_passes;
+constexpr uint32_t dispatch_commands = 2 + max_passes;
+constexpr uint32_t dispatch_command_bytes = sizeof(VkDispatchIndirectCommand);
 constexpr uint32_t histogram_workgroup = 256;
 constexpr uint32_t histogram_keys_per_thread = 8;
-constexpr uint32_t histogram_keys_per_group = histogram_workgroup * histogram_keys_per_thread * 4;
+constexpr uint32_t histogram_keys_per_round = histogram_workgroup * histogram_keys_per_thread;
+constexpr uint32_t histogram_keys_per_group = histogram_keys_per_round * 4;
 constexpr uint32_t max_histogram_groups = 2048;
 constexpr uint32_t clear_workgroup = 256;
 constexpr uint32_t max_clear_groups = 1024;
@@ -37,16 +48,16 @@ constexpr uint32_t copy_workgroup = 256;
 constexpr uint32_t max_copy_groups = 4096;
 
 struct ClearPush {
-  VkDeviceAddress state;
-  uint32_t words, group_count;
+  VkDeviceAddress state, count_address, histogram_dispatch;
+  uint32_t words, group_count, n, histogram_group_count, histogram_keys_per_round, max_groups_x;
 };
 struct HistogramPush {
   VkDeviceAddress keys, count_address, digit_counts;
   uint32_t n, group_count, begin_bit, end_bit, pass_count;
 };
 struct PlanPush {
-  VkDeviceAddress digit_counts, control, count_address;
-  uint32_t n, pass_count;
+  VkDeviceAddress digit_counts, control, count_address, dispatch;
+  uint32_t n, pass_count, tile, copy_group_count, copy_keys_per_round, max_groups_x;
 };
 struct PassPush {
   VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control, lookback;
@@ -121,14 +132,19 @@ class Onesweep final : public OnesweepSort {
     return uint32_t(std::min<uint64_t>(cap, std::bit_ceil(tiles(max_n))));
   }
 
+  // After the copies: the dispatch commands, then the state block that the clear zeroes (it
+  // starts with the histograms). Commands, histograms and control words (8404 B) fit below the
+  // look-back table's 256-B alignment (8448 B), so the commands add nothing to scratch_bytes.
   struct Layout {
-    uint64_t keys_alt, values_alt, state, digit_counts, control, lookback, state_bytes, total;
+    uint64_t keys_alt, values_alt, dispatch, state, digit_counts, control, lookback, state_bytes,
+        total;
   };
   Layout layout(uint64_t max_n) const {
     Layout l{};
     l.keys_alt = 0;
     l.values_alt = align_up(max_n * spec_.key_words * 4, 256);
-    l.state = l.values_alt + align_up(max_n * spec_.value_words * 4, 256);
+    l.dispatch = l.values_alt + align_up(max_n * spec_.value_words * 4, 256);
+    l.state = l.dispatch + align_up(dispatch_commands * dispatch_command_bytes, 16);
     l.digit_counts = l.state;
     l.control = l.digit_counts + max_passes * radix * 4;
     l.lookback = align_up(l.control + control_words * 4, 256);
@@ -144,6 +160,7 @@ class Onesweep final : public OnesweepSort {
   uint64_t plan_offset(uint64_t max_n) const override {
     return layout(max_n).control + control_plan * 4;
   }
+  uint32_t tile_keys() const override { return tile(); }
 
   void record(Recorder& rec, const SortTargets& t) const override {
     record_around(rec, t, nullptr);
@@ -153,6 +170,7 @@ class Onesweep final : public OnesweepSort {
                      const std::function<void(const OnesweepStages&)>& between) const override {
     if (t.n <= 1 && t.count_address == 0) return;
     const Layout l = layout(t.n);
+    const bool indirect = t.count_address != 0;
     const uint32_t pass_count = passes();
     const VkDeviceAddress state = t.scratch + l.state, counts = t.scratch + l.digit_counts,
                           control = t.scratch + l.control, lookback = t.scratch + l.lookback;
@@ -165,22 +183,46 @@ class Onesweep final : public OnesweepSort {
       s[0] = size;
       return s;
     };
+    // With a GPU-side count: where the clear and the plan write the steps' dispatches (0 without).
+    const VkDeviceAddress dispatch = indirect ? t.scratch + l.dispatch : 0;
+    // A step sized by the host's grid for max_n, or with a GPU-side count by its command.
+    auto launch = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
+                      uint64_t groups, uint32_t command, const auto& push) {
+      if (indirect)
+        rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+                              t.scratch_offset + l.dispatch + command * dispatch_command_bytes,
+                              push);
+      else
+        rec.dispatch(shader, specialization, groups, push);
+    };
+    // After the steps that write commands: their writes must also reach the indirect reads.
+    auto barrier_before_launches = [&] {
+      if (indirect) rec.indirect_barrier();
+      else rec.compute_barrier();
+    };
+    const uint32_t histogram_groups = groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
+    const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);
+    const uint32_t max_groups_x = ctx_.info.max_workgroup_count_x;
 
     const uint32_t state_words = uint32_t(l.state_bytes / 4);
     const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
-    rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups, ClearPush{state, state_words, clear_groups});
-    rec.compute_barrier();
+    rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,
+                 ClearPush{state, t.count_address,
+                           dispatch ? dispatch + dispatch_histogram * dispatch_command_bytes : 0,
+                           state_words, clear_groups, uint32_t(t.n), histogram_groups,
+                           histogram_keys_per_round, max_groups_x});
+    barrier_before_launches();
 
-    const uint32_t histogram_groups = groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
     auto histogram_spec = with_workgroup(histogram_workgroup);
     histogram_spec.push_back(histogram_keys_per_thread);
-    rec.dispatch("onesweep_histogram", histogram_spec, histogram_groups,
-                 HistogramPush{t.keys, t.count_address, counts, uint32_t(t.n), histogram_groups,
-                               spec_.begin_bit, spec_.end_bit, pass_count});
+    launch("onesweep_histogram", histogram_spec, histogram_groups, dispatch_histogram,
+           HistogramPush{t.keys, t.count_address, counts, uint32_t(t.n), histogram_groups,
+                         spec_.begin_bit, spec_.end_bit, pass_count});
     rec.compute_barrier();
     rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
-                 PlanPush{counts, control, t.count_address, uint32_t(t.n), pass_count});
-    rec.compute_barrier();
+                 PlanPush{counts, control, t.count_address, dispatch, uint32_t(t.n),
+                          pass_count, tile(), copy_groups, copy_workgroup, max_groups_x});
+    barrier_before_launches();
     if (options_.histogram_only) return;
 
     auto pass_spec = key_spec;
@@ -196,18 +238,17 @@ class Onesweep final : public OnesweepSort {
                              pass_tiles, lookback_slots(t.n) - 1, pass_count});
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
-      rec.dispatch("onesweep_pass", pass_spec, pass_tiles,
-                   PassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
-                            counts + pass * radix * 4, control, lookback, uint32_t(t.n), pass, bit,
-                            std::min(digit_bits, spec_.end_bit - bit),
-                            uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
+      launch("onesweep_pass", pass_spec, pass_tiles, dispatch_pass + pass,
+             PassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
+                      counts + pass * radix * 4, control, lookback, uint32_t(t.n), pass, bit,
+                      std::min(digit_bits, spec_.end_bit - bit), uint32_t(1 + pass * pass_tiles),
+                      lookback_slots(t.n) - 1});
       rec.compute_barrier();
     }
 
-    const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);
-    rec.dispatch("onesweep_copy_back", with_workgroup(copy_workgroup), copy_groups,
-                 CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
-                              uint32_t(t.n), copy_groups});
+    launch("onesweep_copy_back", with_workgroup(copy_workgroup), copy_groups, dispatch_copy_back,
+           CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
+                        uint32_t(t.n), copy_groups});
     rec.compute_barrier();
   }
 

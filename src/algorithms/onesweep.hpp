@@ -51,6 +51,8 @@ class OnesweepSort : public SortAlgorithm {
   // where that pass ran (clear where its digit was the same for every key, so it was skipped),
   // then one u32 that is 1 where the result was copied back from the scratch keys.
   virtual uint64_t plan_offset(uint64_t max_n) const = 0;
+  // Keys per tile, i.e. per onesweep_pass workgroup (for tests of counts around a tile).
+  virtual uint32_t tile_keys() const = 0;
   static constexpr uint32_t max_passes = 8;
   // Where onesweep_pass reads its pass and digit from the control words (the partition pass).
   static constexpr uint32_t partition_pass_spec = 15;

@@ -5,7 +5,8 @@
 //   segment_classify      0-1 keys: done (a lone key's index written); 2..max_class_slots keys:
 //                         appended to its size class's list (class c: segments of up to
 //                         2^(first + c) keys); more: appended to the large list
-//   segment_plan          each class's indirect dispatch
+//   segment_plan          each class's indirect dispatch (the classes dispatch whether or not
+//                         a segment is large)
 //   segment_large_scan    (a large segment possible) beside segment_plan: each large segment's
 //                         compacted position, a scan of their sizes in list order; their total
 //                         is the global path's n (0 without one: its steps then do nothing)
@@ -39,6 +40,10 @@
 //                   digits), origins as values: an LSD
 //                   radix sort's last digit, so every segment ends contiguous and in key order
 //   segment_gather  keys[i] = key copy[origins[i]], values[i] = value copy[origins[i]]
+// With n from the GPU (indirect, or the large segments' total) segment_count or
+// segment_large_scan writes beside n the step kernels' indirect dispatch, sized from n: n = 0
+// launches none of their workgroups (and Onesweep, the inner sorts' usual algorithm, sizes its
+// own steps from n the same way).
 // Without segments (argsort) only segment_iota, sort 1 and the values' gather run: the cost of
 // sort_by_key with u32 values plus one write of the indices. With one segment at most the keys are
 // sorted in place by sort 1 and no key copy is taken.
@@ -55,6 +60,11 @@ namespace {
 
 constexpr uint32_t step_workgroup = 256;
 constexpr uint32_t max_step_groups = 4096;
+// A slot holding the global path's n when it comes from the GPU: the u32 n, then the step
+// kernels' VkDispatchIndirectCommand sized from it (written together by segment_count or
+// segment_large_scan).
+constexpr uint64_t count_slot_bytes = 256;
+constexpr uint64_t step_dispatch_offset = 4;
 
 struct IotaPush {
   VkDeviceAddress indices, count_address;
@@ -73,8 +83,8 @@ struct GatherPush {
   uint32_t n, group_count;
 };
 struct CountPush {
-  VkDeviceAddress offsets, segment_count_address, count_address;
-  uint32_t max_n, segments;
+  VkDeviceAddress offsets, segment_count_address, count_address, step_dispatch;
+  uint32_t max_n, segments, step_group_count, step_workgroup, max_groups_x;
 };
 
 struct ClassifyPush {
@@ -99,9 +109,20 @@ struct SegmentMergePush {
   uint32_t max_n, list_capacity;
 };
 constexpr uint32_t wanted_merge_workgroup = 256;
+struct BucketPush {
+  VkDeviceAddress keys, values, bucket_keys, bucket_values, offsets, list, listed, pieces,
+      piece_counter;
+  uint32_t max_n, list_capacity, piece_capacity;
+};
+// segment_bucket: piece table entries per medium segment (256 bucket starts and the end), keys
+// per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
+// take 1 KiB of shared memory per subgroup).
+constexpr uint32_t piece_stride = 257;
+constexpr uint32_t default_bucket_keys_per_thread = 8;
+constexpr uint32_t wanted_bucket_workgroup = 512;
 struct LargeScanPush {
-  VkDeviceAddress large_count, large_sizes, large_bases, count;
-  uint32_t max_n, large_capacity;
+  VkDeviceAddress large_count, large_sizes, large_bases, count, step_dispatch;
+  uint32_t max_n, large_capacity, step_group_count, step_workgroup, max_groups_x;
 };
 struct LargeCompactPush {
   VkDeviceAddress keys, values, sort_keys, key_copy, value_copy, origins, large_begins, large_bases,
@@ -137,11 +158,12 @@ struct SegmentClass {
   uint32_t tile() const { return workgroup * items; }
 };
 
-std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const SortSpec& spec) {
+std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const SortSpec& spec,
+                                           const SegmentClassShape& shape = segment_class_shape) {
   std::vector<SegmentClass> classes;
   const uint32_t max_workgroup = max_comparison_workgroup(ctx);
-  const uint32_t min_tile = 1u << segment_class_shape.log2_min_tile;
-  for (uint32_t slots = 1u << segment_class_shape.log2_first_class;; slots *= 2) {
+  const uint32_t min_tile = 1u << shape.log2_min_tile;
+  for (uint32_t slots = 1u << shape.log2_first_class;; slots *= 2) {
     SegmentClass c{slots, min_tile / 2, 2};
     if (slots > min_tile) {
       while (slots / c.items > max_workgroup && c.items < 8) c.items *= 2;
@@ -153,7 +175,7 @@ std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const Sort
   }
   if (classes.empty() || classes.back().segment_slots <= min_tile) return classes;
   const SegmentClass largest = classes.back();
-  for (uint32_t blocks = 2; blocks <= 1u << segment_class_shape.log2_max_blocks; blocks *= 2)
+  for (uint32_t blocks = 2; blocks <= 1u << shape.log2_max_blocks; blocks *= 2)
     classes.push_back({largest.segment_slots * blocks, largest.workgroup, largest.items, blocks});
   return classes;
 }
@@ -172,15 +194,23 @@ uint32_t step_groups(uint64_t n) {
 
 class Segmented final : public SegmentedSort {
  public:
-  Segmented(Context::Impl& ctx, const SegmentedSpec& spec, Algorithm requested)
+  Segmented(Context::Impl& ctx, const SegmentedSpec& spec, Algorithm requested,
+            const SegmentedOptions& options)
       : ctx_(ctx), spec_(spec), requested_(requested) {
     if (requested == Algorithm::bitonic)
       throw Error("segmented sort and argsort need a stable sort: bitonic is not stable");
     SortSpec by_key = spec.sort;
     by_key.value_words = 1;  // the origins
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
-    classes_ = fast_path_classes(ctx, spec.sort);
+    if (options.log2_min_tile) shape_.log2_min_tile = options.log2_min_tile;
+    classes_ = fast_path_classes(ctx, spec.sort, shape_);
     merge_workgroup_ = clamp_workgroup(ctx, wanted_merge_workgroup);
+    bucket_workgroup_ = std::min(
+        clamp_workgroup(ctx, options.bucket_workgroup ? options.bucket_workgroup
+                                                      : wanted_bucket_workgroup),
+        clamp_workgroup(ctx, 16 * ctx.info.min_subgroup_size));
+    bucket_keys_per_thread_ = options.bucket_keys_per_thread ? options.bucket_keys_per_thread
+                                                             : default_bucket_keys_per_thread;
   }
 
   // Whether the fast path runs (more than one segment, and a class fits this device).
@@ -208,34 +238,61 @@ class Segmented final : public SegmentedSort {
     return tiles < classes_.size() && max_n > classes_[tiles - 1].segment_slots;
   }
 
-  // The fast path's scratch, after the global path's: counters (CLASS_COUNT + 1 u32), the
-  // classes' VkDispatchIndirectCommands (then the medium classes' merges'), the global path's n,
-  // the class lists, the large list (each large segment's first position, size and compacted
-  // position); when a medium segment is possible, the sorted blocks (keys in radix order,
-  // values, input positions), each element at its own position.
-  struct FastLayout {
-    uint64_t counters, dispatch, global_count, lists, large_begins, large_sizes, large_bases,
-        sorted_keys, sorted_values, sorted_origins, total;
+  // The fast path's scratch, after the global path's: counters (class sizes, the large count,
+  // the piece table's slot counter, the piece count), the classes' VkDispatchIndirectCommands
+  // (then the medium classes' merges'), the global path's count slot (segment_large_scan's n
+  // and step dispatch), the class lists; the large list (each large segment's first position,
+  // size and compacted position); when a medium segment is possible, the sorted blocks (keys in
+  // radix order, values, input positions), each element at its own position, and for the
+  // bucketed medium path (segment_bucket) the bucketed keys and values, the piece table and the
+  // second level's own counters, dispatches and lists (its medium pieces reuse the sorted
+  // blocks; the second level has no large list).
+  struct LevelLayout {
+    uint64_t counters, dispatch, global_count, lists, end;
   };
-  FastLayout fast_layout(uint64_t max_n, uint64_t max_segments) const {
-    if (!fast(max_segments)) return {};
-    FastLayout f{};
-    f.counters = 0;
-    f.dispatch = align_up((classes_.size() + 1) * 4, 256);
-    f.global_count = f.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
-    f.lists = f.global_count + 256;
+  struct FastLayout {
+    LevelLayout first, second;
+    uint64_t large_begins, large_sizes, large_bases;
+    uint64_t sorted_keys, sorted_values, sorted_origins, bucket_keys, bucket_values, pieces, total;
+  };
+  LevelLayout level_layout(uint64_t begin, uint64_t max_n, uint64_t max_segments) const {
+    LevelLayout l{};
+    l.counters = begin;
+    l.dispatch = l.counters + align_up((classes_.size() + 3) * 4, 256);
+    l.global_count = l.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
+    l.lists = l.global_count + count_slot_bytes;
     uint64_t entries = 0;
     for (size_t c = 0; c < classes_.size(); ++c)
       entries += class_list_capacity(classes_, c, max_n, max_segments);
+    l.end = l.lists + align_up(entries * 4, 256);
+    return l;
+  }
+  // Medium segments at most (the piece table's slots), and the pieces of the second level.
+  uint64_t medium_capacity(uint64_t max_n, uint64_t max_segments) const {
+    uint64_t slots = 0;
+    for (size_t c = tile_classes(); c < classes_.size(); ++c)
+      slots += class_list_capacity(classes_, c, max_n, max_segments);
+    return slots;
+  }
+  FastLayout fast_layout(uint64_t max_n, uint64_t max_segments) const {
+    if (!fast(max_segments)) return {};
+    FastLayout f{};
+    f.first = level_layout(0, max_n, max_segments);
     const uint64_t large_list = align_up(large_capacity(max_n, max_segments) * 4, 256);
-    f.large_begins = f.lists + align_up(entries * 4, 256);
+    f.large_begins = f.first.end;
     f.large_sizes = f.large_begins + large_list;
     f.large_bases = f.large_sizes + large_list;
     f.sorted_keys = f.large_bases + large_list;
     const uint64_t m = medium(max_n) ? max_n : 0;
     f.sorted_values = f.sorted_keys + align_up(m * spec_.sort.key_words * 4, 256);
     f.sorted_origins = f.sorted_values + align_up(m * spec_.sort.value_words * 4, 256);
-    f.total = f.sorted_origins + align_up(m * 4, 256);
+    f.bucket_keys = f.sorted_origins + align_up(m * 4, 256);
+    f.bucket_values = f.bucket_keys + align_up(m * spec_.sort.key_words * 4, 256);
+    f.pieces = f.bucket_values + align_up(m * spec_.sort.value_words * 4, 256);
+    const uint64_t slots = m ? medium_capacity(max_n, max_segments) : 0;
+    f.second = level_layout(f.pieces + align_up((slots * piece_stride + 1) * 4, 256), max_n,
+                            slots * piece_stride);
+    f.total = m ? f.second.end : f.pieces;
     return f;
   }
 
@@ -272,7 +329,7 @@ class Segmented final : public SegmentedSort {
     l.value_copy =
         l.key_copy + (seg && spec_.write_keys ? align_up(max_n * spec_.sort.key_words * 4, 256) : 0);
     l.count = l.value_copy + align_up(max_n * spec_.sort.value_words * 4, 256);
-    l.inner = l.count + 256;
+    l.inner = l.count + count_slot_bytes;
     uint64_t inner = by_key_->scratch_bytes(max_n);
     if (seg)
       inner =
@@ -293,9 +350,11 @@ class Segmented final : public SegmentedSort {
   }
 
   // The large list in scratch, and where the global path finds its arrays with the fast path.
+  // count_slot: the scratch offset of the global path's count slot (the first level's, which
+  // segment_large_scan fills with n and the step kernels' dispatch).
   struct LargeTargets {
     VkDeviceAddress begins, sizes, bases, large_count, count;
-    uint64_t capacity;
+    uint64_t capacity, count_slot;
     Layout global;
   };
 
@@ -305,103 +364,154 @@ class Segmented final : public SegmentedSort {
     if (!fast(t.segments)) return record_global(rec, t);
     if ((t.keys_out || t.values_out) && !spec_.write_keys)
       throw Error("segmented sort: separate outputs need offsets, several segments and the keys");
-    const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
-    const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
-    // Lone keys (and values) are copied to separate outputs by segment_classify.
-    const VkDeviceAddress copy_keys_to = t.keys_out && t.keys_out != t.keys ? t.keys_out : 0;
-    const VkDeviceAddress copy_values_to =
-        spec_.sort.value_words && t.values_out && t.values_out != t.values ? t.values_out : 0;
     const uint64_t begin = fast_begin(t.n, t.segments);
     const FastLayout f = fast_layout(t.n, t.segments);
     const VkDeviceAddress base = t.scratch + begin;
+    Level first{t.keys, t.values, t.offsets, t.indices,
+                t.keys_out ? t.keys_out : t.keys, t.values_out ? t.values_out : t.values,
+                t.segment_count_address, spec_.offset_words, 0, t.n, t.segments, base,
+                t.scratch_buffer, t.scratch_offset + begin, f.first, f};
+    // Medium segments are scattered into buckets (segment_bucket), except with indices
+    // (segment_bucket does not carry input positions): then sorted blocks are merged.
+    first.bucketed = medium(t.n) && t.indices == 0;
     const uint32_t class_count = uint32_t(classes_.size());
-    const uint32_t tile_class_count = tile_classes();
     const uint64_t large_fits = large_capacity(t.n, t.segments);
     const LargeTargets large{base + f.large_begins,
                              base + f.large_sizes,
                              base + f.large_bases,
-                             base + f.counters + 4 * class_count,
-                             base + f.global_count,
+                             base + f.first.counters + 4 * class_count,
+                             base + f.first.global_count,
                              large_fits,
+                             begin + f.first.global_count,
                              large_fits ? layout(t.n, t.segments) : Layout{}};
+    record_level(rec, first, t, large_fits ? &large : nullptr);
+    if (first.bucketed) {
+      // The second level: the pieces (buckets) of the medium segments, read from the piece
+      // table, sorted from the bucketed scratch copy to the outputs. A piece is at most a
+      // medium segment: no large list.
+      const uint64_t pieces = medium_capacity(t.n, t.segments) * piece_stride;
+      Level second{base + f.bucket_keys, spec_.sort.value_words ? base + f.bucket_values : 0,
+                   base + f.pieces, 0, first.keys_out, first.values_out,
+                   base + f.first.counters + 4 * (classes_.size() + 2), 1, piece_stride, t.n,
+                   pieces, base, t.scratch_buffer, t.scratch_offset + begin, f.second, f};
+      record_level(rec, second, t);
+    }
+    if (large.capacity) record_large_sort(rec, t, large);
+  }
+
+  // One run of the fast path over a list of segments: the caller's, or the second level's
+  // pieces (every piece_stride-th of which spans two medium segments and is skipped).
+  struct Level {
+    VkDeviceAddress keys, values, offsets, indices, keys_out, values_out, segment_count_address;
+    uint32_t offset_words, piece_stride;
+    uint64_t n, segments;
+    VkDeviceAddress base;  // the fast path's scratch (FastLayout's offsets are relative to it)
+    VkBuffer buffer;
+    VkDeviceSize buffer_offset;  // of base in buffer
+    LevelLayout layout;
+    FastLayout fast;
+    bool bucketed = false;
+  };
+
+  // Classify, plan, the classes' sorts (and merges or bucket scatters); ends with a barrier.
+  // large (the first level where a segment may be large): the large list, segment_large_scan
+  // beside the plan and segment_large_compact beside the classes.
+  void record_level(Recorder& rec, const Level& v, const SegmentedTargets& t,
+                    const LargeTargets* large = nullptr) const {
+    const LevelLayout& l = v.layout;
+    const FastLayout& f = v.fast;
+    // Lone keys (and values) are copied to separate outputs by segment_classify.
+    const VkDeviceAddress copy_keys_to = v.keys_out != v.keys ? v.keys_out : 0;
+    const VkDeviceAddress copy_values_to =
+        spec_.sort.value_words && v.values_out != v.values ? v.values_out : 0;
+    const uint32_t class_count = uint32_t(classes_.size());
+    const uint32_t tile_class_count = tile_classes();
     auto plan_spec = [&](uint32_t clear) {
       return std::vector<uint32_t>{64,
-                                   spec_.offset_words,
-                                   segment_class_shape.log2_first_class,
+                                   v.offset_words,
+                                   shape_.log2_first_class,
                                    class_count,
-                                   segment_class_shape.log2_min_tile,
+                                   shape_.log2_min_tile,
                                    clear,
                                    tile_class_count,
-                                   merge_workgroup_};
+                                   merge_workgroup_,
+                                   uint32_t(v.bucketed)};
     };
     auto plan_push = [&] {
-      return PlanPush{base + f.counters, base + f.dispatch, uint32_t(t.n), uint32_t(t.segments),
-                      ctx_.info.max_workgroup_count_x};
+      return PlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n),
+                      uint32_t(v.segments), ctx_.info.max_workgroup_count_x};
     };
     rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
     rec.compute_barrier();
-    const uint32_t classify_groups = step_groups(t.segments);
+    const uint32_t classify_groups = step_groups(v.segments);
     rec.dispatch("segment_classify",
-                 {step_workgroup, spec_.offset_words, segment_class_shape.log2_first_class,
-                  class_count, spec_.sort.key_words, spec_.sort.value_words},
+                 {step_workgroup, v.offset_words, shape_.log2_first_class,
+                  class_count, spec_.sort.key_words, spec_.sort.value_words, v.piece_stride},
                  classify_groups,
-                 ClassifyPush{t.offsets, t.segment_count_address, base + f.counters, base + f.lists,
-                              t.indices, t.keys, t.values, copy_keys_to, copy_values_to,
-                              uint32_t(t.n), uint32_t(t.segments), classify_groups, large.begins,
-                              large.sizes, uint32_t(large.capacity)});
+                 ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters,
+                              v.base + l.lists, v.indices, v.keys, v.values, copy_keys_to,
+                              copy_values_to, uint32_t(v.n), uint32_t(v.segments),
+                              classify_groups, large ? large->begins : 0,
+                              large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
     rec.compute_barrier();
     rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
-    if (large.capacity)
+    if (large)
       rec.dispatch("segment_large_scan", {step_workgroup}, 1,
-                   LargeScanPush{large.large_count, large.sizes, large.bases, large.count,
-                                 uint32_t(t.n), uint32_t(large.capacity)});
+                   LargeScanPush{large->large_count, large->sizes, large->bases, large->count,
+                                 large->count + step_dispatch_offset, uint32_t(t.n),
+                                 uint32_t(large->capacity), step_groups(t.n), step_workgroup,
+                                 ctx_.info.max_workgroup_count_x});
     rec.indirect_barrier();
     // The classes sort disjoint segments: no barrier between them.
     const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
     // The medium classes' blocks go to scratch: segment_merge, after a barrier, places them.
-    const VkDeviceAddress sorted_keys = base + f.sorted_keys,
-                          sorted_values = spec_.sort.value_words ? base + f.sorted_values : 0,
-                          sorted_origins = t.indices ? base + f.sorted_origins : 0;
+    const VkDeviceAddress sorted_keys = v.base + f.sorted_keys,
+                          sorted_values = spec_.sort.value_words ? v.base + f.sorted_values : 0,
+                          sorted_origins = v.indices ? v.base + f.sorted_origins : 0;
     std::vector<uint64_t> lists;
-    uint64_t list = base + f.lists;
+    uint64_t list = v.base + l.lists;
     for (uint32_t c = 0; c < class_count; ++c) {
       lists.push_back(list);
-      const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+      const uint64_t capacity = class_list_capacity(classes_, c, v.n, v.segments);
       list += capacity * 4;
       if (capacity == 0) continue;  // no segment of this class fits max_n
       const SegmentClass& k = classes_[c];
+      const VkDeviceSize dispatch = v.buffer_offset + l.dispatch + 12 * c;
+      if (v.bucketed && k.blocks > 1) {
+        record_bucket_scatter(rec, v, c, lists[c], capacity, dispatch);
+        continue;
+      }
       auto tile_spec = tile_specialization(spec_.sort, k.workgroup, k.tile());
       tile_spec.insert(tile_spec.end(),
                        {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
-                        spec_.offset_words, uint32_t(std::countr_zero(k.blocks))});
-      rec.dispatch_indirect("segment_sort_tile_i" + std::to_string(k.items), tile_spec,
-                            t.scratch_buffer, t.scratch_offset + begin + f.dispatch + 12 * c,
-                            SegmentTilePush{t.keys, t.values, t.indices, t.offsets, lists[c],
-                                            base + f.counters + 4 * c, sorted_keys, sorted_values,
-                                            sorted_origins, keys_out, values_out, uint32_t(t.n),
-                                            uint32_t(capacity)});
+                        v.offset_words, uint32_t(std::countr_zero(k.blocks))});
+      rec.dispatch_indirect("segment_sort_tile_i" + std::to_string(k.items), tile_spec, v.buffer,
+                            dispatch,
+                            SegmentTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
+                                            v.base + l.counters + 4 * c, sorted_keys,
+                                            sorted_values, sorted_origins, v.keys_out,
+                                            v.values_out, uint32_t(v.n), uint32_t(capacity)});
     }
-    if (large.capacity) record_large_compact(rec, t, large);
-    if (medium(t.n)) {
+    if (large) record_large_compact(rec, t, *large);
+    if (medium(v.n) && !v.bucketed) {
       rec.compute_barrier();
       for (uint32_t c = tile_class_count; c < class_count; ++c) {
-        const uint64_t capacity = class_list_capacity(classes_, c, t.n, t.segments);
+        const uint64_t capacity = class_list_capacity(classes_, c, v.n, v.segments);
         if (capacity == 0) continue;
         const SegmentClass& k = classes_[c];
         auto merge_spec = tile_specialization(spec_.sort, merge_workgroup_, k.tile());
         merge_spec.insert(merge_spec.end(),
-                          {uint32_t(std::countr_zero(k.segment_slots)), spec_.offset_words});
-        const uint64_t dispatch = f.dispatch + 12 * (class_count + c - tile_class_count);
+                          {uint32_t(std::countr_zero(k.segment_slots)), v.offset_words});
+        const uint64_t dispatch = l.dispatch + 12 * (class_count + c - tile_class_count);
         rec.dispatch_indirect(
-            k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, t.scratch_buffer,
-            t.scratch_offset + begin + dispatch,
-            SegmentMergePush{sorted_keys, sorted_values, sorted_origins, keys_out, values_out,
-                             t.indices, t.offsets, lists[c], base + f.counters + 4 * c,
-                             uint32_t(t.n), uint32_t(capacity)});
+            k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, v.buffer,
+            v.buffer_offset + dispatch,
+            SegmentMergePush{sorted_keys, sorted_values, sorted_origins, v.keys_out, v.values_out,
+                             v.indices, v.offsets, lists[c], v.base + l.counters + 4 * c,
+                             uint32_t(v.n), uint32_t(capacity)});
       }
     }
     rec.compute_barrier();
-    if (large.capacity) record_large_sort(rec, t, large);
   }
 
   // The global path's step 1 on the large segments: their keys (to sort, and a copy to gather
@@ -410,9 +520,9 @@ class Segmented final : public SegmentedSort {
                             const LargeTargets& large) const {
     const Layout& l = large.global;
     const uint32_t groups = step_groups(t.n);
-    rec.dispatch(
-        "segment_large_compact", {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
-        groups,
+    record_step(
+        rec, t, true, large.count_slot, "segment_large_compact",
+        {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
         LargeCompactPush{t.keys, t.values, t.scratch + l.ids,
                          spec_.write_keys ? t.scratch + l.key_copy : 0,
                          spec_.sort.value_words ? t.scratch + l.value_copy : 0,
@@ -430,19 +540,33 @@ class Segmented final : public SegmentedSort {
                           ids = t.scratch + l.ids;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
     record_inner(rec, *by_key_, sort_keys, origins, t, l, large.count);
-    rec.dispatch("segment_ids", {step_workgroup, 1}, groups,
-                 IdsPush{origins, ids, large.bases, large.count, large.large_count, n,
-                         uint32_t(large.capacity), groups});
+    record_step(rec, t, true, large.count_slot, "segment_ids", {step_workgroup, 1},
+                IdsPush{origins, ids, large.bases, large.count, large.large_count, n,
+                        uint32_t(large.capacity), groups});
     rec.compute_barrier();
     record_inner(rec, *by_segment(large.capacity), ids, origins, t, l, large.count);
-    rec.dispatch("segment_large_gather",
-                 {step_workgroup, spec_.sort.key_words, spec_.sort.value_words}, groups,
-                 LargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
-                                 t.keys_out ? t.keys_out : t.keys,
-                                 spec_.sort.value_words ? t.scratch + l.value_copy : 0,
-                                 t.values_out ? t.values_out : t.values, t.indices, origins, ids,
-                                 large.begins, large.bases, large.count, n, groups});
+    record_step(rec, t, true, large.count_slot, "segment_large_gather",
+                {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+                LargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
+                                t.keys_out ? t.keys_out : t.keys,
+                                spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                                t.values_out ? t.values_out : t.values, t.indices, origins, ids,
+                                large.begins, large.bases, large.count, n, groups});
     rec.compute_barrier();
+  }
+
+  // A step kernel of the global path: the host's grid for max_n, or with n from the GPU
+  // (gpu_count; count_slot: the scratch offset of the slot holding it) the part of that grid
+  // that finds elements, dispatched indirectly from the command written beside n.
+  template <typename Push>
+  void record_step(Recorder& rec, const SegmentedTargets& t, bool gpu_count, uint64_t count_slot,
+                   std::string_view shader, const std::vector<uint32_t>& specialization,
+                   const Push& push) const {
+    if (gpu_count)
+      rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+                            t.scratch_offset + count_slot + step_dispatch_offset, push);
+    else
+      rec.dispatch(shader, specialization, step_groups(t.n), push);
   }
 
   // One of the global path's stable sorts: `keys` with the origins as values, count elements.
@@ -454,15 +578,35 @@ class Segmented final : public SegmentedSort {
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 
+  // segment_bucket for medium class c: one workgroup per listed segment.
+  void record_bucket_scatter(Recorder& rec, const Level& v, uint32_t c, VkDeviceAddress list,
+                             uint64_t capacity, VkDeviceSize dispatch) const {
+    const FastLayout& f = v.fast;
+    const uint32_t class_count = uint32_t(classes_.size());
+    rec.dispatch_indirect(
+        "segment_bucket",
+        {bucket_workgroup_, spec_.sort.key_words, spec_.sort.key_kind,
+         uint32_t(spec_.sort.descending), spec_.sort.value_words, spec_.sort.begin_bit,
+         spec_.sort.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size,
+         bucket_keys_per_thread_, uint32_t(std::countr_zero(classes_[c].segment_slots)),
+         v.offset_words},
+        v.buffer, dispatch,
+        BucketPush{v.keys, v.values, v.base + f.bucket_keys,
+                   spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
+                   v.base + v.layout.counters + 4 * c, v.base + f.pieces,
+                   v.base + v.layout.counters + 4 * (class_count + 1), uint32_t(v.n),
+                   uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments))});
+  }
+
   // The global path without the fast path: one segment, argsort, or no class on this device.
   void record_global(Recorder& rec, const SegmentedTargets& t) const {
-    const bool indirect = t.segment_count_address != 0;
     const bool seg = segmented(t.segments);
     const Layout l = layout(t.n, t.segments);
     const VkDeviceAddress origins = t.indices ? t.indices : t.scratch + l.origins;
     const VkDeviceAddress ids = t.scratch + l.ids, key_copy = t.scratch + l.key_copy,
                           value_copy = t.scratch + l.value_copy;
-    const VkDeviceAddress count = indirect ? t.scratch + l.count : 0;
+    const bool gpu_count = t.segment_count_address != 0;
+    const VkDeviceAddress count = gpu_count ? t.scratch + l.count : 0;
     const bool copy_keys = seg && spec_.write_keys;
     const bool values = spec_.sort.value_words != 0;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
@@ -471,40 +615,46 @@ class Segmented final : public SegmentedSort {
     const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
     const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
 
-    if (indirect) {
+    auto step = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
+                    const auto& push) {
+      record_step(rec, t, gpu_count, l.count, shader, specialization, push);
+    };
+
+    if (gpu_count) {
       rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
-                   CountPush{t.offsets, t.segment_count_address, count, n,
-                             uint32_t(t.segments)});
-      rec.compute_barrier();
+                   CountPush{t.offsets, t.segment_count_address, count,
+                             count + step_dispatch_offset, n, uint32_t(t.segments), groups,
+                             step_workgroup, ctx_.info.max_workgroup_count_x});
+      rec.indirect_barrier();
     }
-    rec.dispatch("segment_iota", {step_workgroup}, groups, IotaPush{origins, count, n, groups});
+    step("segment_iota", {step_workgroup}, IotaPush{origins, count, n, groups});
     if (t.n <= 1 && keys_out == t.keys && values_out == t.values) {  // in order, its index 0
       rec.compute_barrier();
       return;
     }
     if (copy_keys)
-      rec.dispatch("copy_elements", {step_workgroup, spec_.sort.key_words}, groups,
-                   CopyPush{t.keys, key_copy, count, n, groups});
+      step("copy_elements", {step_workgroup, spec_.sort.key_words},
+           CopyPush{t.keys, key_copy, count, n, groups});
     if (values)
-      rec.dispatch("copy_elements", {step_workgroup, spec_.sort.value_words}, groups,
-                   CopyPush{t.values, value_copy, count, n, groups});
+      step("copy_elements", {step_workgroup, spec_.sort.value_words},
+           CopyPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
     record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
-      rec.dispatch("segment_ids", {step_workgroup, spec_.offset_words}, groups,
-                   IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
-                           uint32_t(t.segments), groups});
+      step("segment_ids", {step_workgroup, spec_.offset_words},
+           IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
+                   uint32_t(t.segments), groups});
       rec.compute_barrier();
       record_inner(rec, *by_segment(t.segments), ids, origins, t, l, count);
     }
 
     if (copy_keys)
-      rec.dispatch("segment_gather", {step_workgroup, spec_.sort.key_words}, groups,
-                   GatherPush{key_copy, keys_out, origins, count, n, groups});
+      step("segment_gather", {step_workgroup, spec_.sort.key_words},
+           GatherPush{key_copy, keys_out, origins, count, n, groups});
     if (values)
-      rec.dispatch("segment_gather", {step_workgroup, spec_.sort.value_words}, groups,
-                   GatherPush{value_copy, values_out, origins, count, n, groups});
+      step("segment_gather", {step_workgroup, spec_.sort.value_words},
+           GatherPush{value_copy, values_out, origins, count, n, groups});
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 
@@ -515,6 +665,8 @@ class Segmented final : public SegmentedSort {
   std::unique_ptr<SortAlgorithm> by_key_;
   std::vector<SegmentClass> classes_;
   uint32_t merge_workgroup_;  // segment_merge's; divides every medium class's slots
+  uint32_t bucket_workgroup_, bucket_keys_per_thread_;  // segment_bucket's shape
+  SegmentClassShape shape_ = segment_class_shape;
 };
 
 }  // namespace
@@ -529,8 +681,9 @@ SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSp
 }
 
 std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
-                                                   Algorithm requested) {
-  return std::make_unique<Segmented>(ctx, spec, requested);
+                                                   Algorithm requested,
+                                                   const SegmentedOptions& options) {
+  return std::make_unique<Segmented>(ctx, spec, requested, options);
 }
 
 }  // namespace gpusort

@@ -52,8 +52,17 @@ struct SegmentedClassTable {
 };
 SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSpec& spec);
 
+// Shapes of segment_bucket (the medium classes' scatter) and of the size classes, for development tools
+// (bench/segmented_dev); 0: the default.
+struct SegmentedOptions {
+  uint32_t bucket_workgroup = 0;
+  uint32_t bucket_keys_per_thread = 0;
+  uint32_t log2_min_tile = 0;  // the classes below it pack several segments per workgroup
+};
+
 // `requested` is the algorithm of the inner sorts; it must be stable (not bitonic).
 std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
-                                                   Algorithm requested);
+                                                   Algorithm requested,
+                                                   const SegmentedOptions& options = {});
 
 }  // namespace gpusort
