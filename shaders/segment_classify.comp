@@ -2,9 +2,9 @@
 // Segmented sort, fast path, step 1 (one pass over the offsets): each segment's size decides its
 // method. 0 or 1 key: already sorted (the index of a lone key is written here when indices are
 // wanted, and with separate outputs the key and value copied there); 2..class_slots(CLASS_COUNT - 1) keys: appended to its size class's list, which
-// segment_sort_tile sorts on chip (the medium classes' with segment_merge); more: counted as
-// large (the global path then sorts the whole array). List order is whatever the atomics give:
-// every segment is sorted on its own.
+// segment_sort_tile sorts on chip (the medium classes' with segment_merge); more: large, appended
+// to the large list (its first position and size), whose elements the global path sorts. List
+// order is whatever the atomics give: every segment is sorted on its own.
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_vote : require
@@ -33,6 +33,10 @@ layout(push_constant) uniform Push {
   uint max_n;
   uint segments;
   uint group_count;
+  // The large list: each large segment's first position and size; counters[CLASS_COUNT] counts
+  // them. large_capacity: the most that fit max_n (0: none can be large).
+  uint64_t large_begins_address, large_sizes_address;
+  uint large_capacity;
 };
 
 uint64_t offset_at(uint s) {
@@ -74,14 +78,16 @@ void main() {
   for (uint base = first; base < segment_count; base += stride) {
     const uint s = base + gl_SubgroupInvocationID;
     uint c = NO_CLASS;
+    uint begin = 0, size = 0;
     if (s < segment_count && !(PIECE_STRIDE != 0 && s % PIECE_STRIDE == PIECE_STRIDE - 1)) {
       // Clamped to max_n and to non-decreasing, so that bad offsets give some order, never an
       // access outside the arrays.
-      uint64_t begin = min(offset_at(s), uint64_t(max_n));
-      uint64_t end = clamp(offset_at(s + 1), begin, uint64_t(max_n));
-      uint size = uint(end - begin);
+      const uint64_t first_key = min(offset_at(s), uint64_t(max_n));
+      const uint64_t end = clamp(offset_at(s + 1), first_key, uint64_t(max_n));
+      begin = uint(first_key);
+      size = uint(end - first_key);
       if (size <= 1) {
-        const uint i = uint(begin);
+        const uint i = begin;
         if (size == 1 && indices_address != 0) U32Array(indices_address).v[i] = i;
         if (size == 1 && keys_out_address != 0)
           for (uint w = 0; w < KEY_WORDS; ++w)
@@ -95,6 +101,12 @@ void main() {
       }
     }
     const uint position = list_slot(c);
+    // c == CLASS_COUNT: large, to the large list (none on the second level: large_capacity 0). As
+    // for the class lists, only overlapping (bad) offsets overfill it.
+    if (c == CLASS_COUNT && position < large_capacity) {
+      U32Array(large_begins_address).v[position] = begin;
+      U32Array(large_sizes_address).v[position] = size;
+    }
     // Only overlapping (bad) offsets overfill a list: those segments stay unsorted.
     if (c < CLASS_COUNT && position < class_list_capacity(c, max_n, segments))
       U32Array(lists_address).v[class_list_begin(c, max_n, segments) + position] = s;

@@ -5,13 +5,14 @@
 //   CLEAR = 0: from the counters, each class's indirect dispatch (workgroups of
 //   several segments, one, or for a medium class one per block of each segment; split over x
 //   and y above max_groups_x), each medium class's segment_merge dispatch (one invocation per
-//   slot), and the element count of the global path: n when any segment is large (the global
-//   path then sorts everything and the classes dispatch nothing), else 0 (its steps then do
-//   nothing), with the dispatch of its step kernels sized from it (none for 0).
+//   slot) or with BUCKETED its segment_bucket dispatch (one workgroup per segment) and the second
+//   level's piece count. The large segments are segment_large_scan's (which writes the global
+//   path's n and its step kernels' dispatch); the classes dispatch as usual beside them.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
+// Unused since the large segments moved to segment_large_scan; kept so the constant ids stay put.
+layout(constant_id = 1) const uint OFFSET_WORDS = 1;
 layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
 layout(constant_id = 3) const uint CLASS_COUNT = 1;
 // segment_sort_tile's smallest tile (log2 slots): the classes below it pack several segments
@@ -29,19 +30,13 @@ const uint PIECE_STRIDE = 257;  // segment_bucket's
 #include "segment_classes.glsl"
 
 layout(push_constant) uniform Push {
-  uint64_t offsets_address;
-  uint64_t segment_count_address;  // 0, or the u32 segment count S (clamped to segments)
   uint64_t counters_address;
   // CLASS_COUNT segment_sort_tile, then CLASS_COUNT - TILE_CLASSES segment_merge
   // VkDispatchIndirectCommands (x, y, z)
   uint64_t dispatch_address;
-  uint64_t global_count_address;   // the global path's n
-  uint64_t step_dispatch_address;  // the global path's step kernels' VkDispatchIndirectCommand
   uint max_n;
   uint segments;
   uint max_groups_x;
-  uint step_group_count;  // the step kernels' grid for max_n, of step_workgroup invocations
-  uint step_workgroup;
 };
 
 void write_class_dispatch(uint d, uint groups) {
@@ -54,11 +49,9 @@ void main() {
     for (uint c = 0; c <= CLASS_COUNT + 1; ++c) U32Array(counters_address).v[c] = 0;
     return;
   }
-  const bool large = U32Array(counters_address).v[CLASS_COUNT] != 0;
   uint medium_segments = 0;
   for (uint c = 0; c < CLASS_COUNT; ++c) {
     uint listed = min(U32Array(counters_address).v[c], class_list_capacity(c, max_n, segments));
-    if (large) listed = 0;
     if (c < TILE_CLASSES) {
       uint per_group = max(1u, (1u << LOG2_MIN_TILE) / class_slots(c));
       write_class_dispatch(c, div_ceil(listed, per_group));
@@ -73,15 +66,4 @@ void main() {
     }
   }
   if (BUCKETED != 0) U32Array(counters_address).v[CLASS_COUNT + 2] = medium_segments * PIECE_STRIDE;
-  uint n = max_n;
-  if (segment_count_address != 0) {
-    uint s = element_count(segment_count_address, segments);
-    uint64_t last = OFFSET_WORDS == 1 ? uint64_t(U32Array(offsets_address).v[s])
-                                      : U64Array(offsets_address).v[s];
-    n = uint(min(last, uint64_t(max_n)));
-  }
-  uint global_n = large ? n : 0u;
-  U32Array(global_count_address).v[0] = global_n;
-  write_dispatch(step_dispatch_address,
-                 groups_with_elements(global_n, step_workgroup, step_group_count), max_groups_x);
 }

@@ -1,8 +1,8 @@
 // Segmented sort and argsort (src/algorithms/segmented_sort.cpp, src/core/segmented_api.cpp):
 // every key type, with and without values, both orders, bit ranges, segment mixes from one
-// segment to all-of-size-one, argsort whole and per segment (u32 and u64 indices), the
-// refusals, and the engine face (direct and indirect) on poisoned buffers. Each output is
-// compared in full against std::stable_sort of each segment.
+// segment to all-of-size-one, large segments among small ones, argsort whole and per segment
+// (u32 and u64 indices), the refusals, and the engine face (direct, indirect, separate outputs)
+// on poisoned buffers. Each output is compared in full against std::stable_sort of each segment.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -248,24 +248,54 @@ TEST_P(SegmentedAllKeyTypes, ClassBoundaries) {
                                .offset_bytes = 8}));
 }
 
-// Segment sizes around the fast path's medium classes on this device (they differ from the
-// H100's: lavapipe's largest tile is smaller): the largest tile, one more (the first medium
-// class), 2x, 4x - 1, 4x, the largest medium class; with `large`, one more than that too (the
-// global path then sorts everything). With the sum of the sizes, for a case's n.
-struct MediumSizes {
+// Segment sizes for Mix::listed, with their sum (a case's n: each size once, in random order).
+struct ListedSizes {
   std::vector<uint64_t> sizes;
   uint64_t n = 0;
+  void add(uint64_t size) {
+    sizes.push_back(size);
+    n += size;
+  }
 };
-MediumSizes medium_sizes(KeyType key, uint32_t value_bytes, bool large,
-                         uint32_t begin_bit = 0, uint32_t end_bit = 0) {
-  const uint32_t width = key_bytes(key) * 8;
-  const SegmentedClassTable table = segmented_class_table(
-      context().impl(), make_sort_spec(key, value_bytes, false, begin_bit, end_bit ? end_bit : width));
+
+// The fast path's class table on this device (it differs from the H100's: lavapipe's largest
+// tile is smaller).
+SegmentedClassTable class_table(KeyType key, uint32_t value_bytes, uint32_t begin_bit = 0,
+                                uint32_t end_bit = 0) {
+  return segmented_class_table(context().impl(),
+                               make_sort_spec(key, value_bytes, false, begin_bit, end_bit));
+}
+
+// Segment sizes around the fast path's medium classes on this device: the largest tile, one
+// more (the first medium class), 2x, 4x - 1, 4x, the largest medium class; with `large`, one
+// more than that too (a large segment: the global path sorts it).
+ListedSizes medium_sizes(KeyType key, uint32_t value_bytes, bool large, uint32_t begin_bit = 0,
+                         uint32_t end_bit = 0) {
+  const SegmentedClassTable table = class_table(key, value_bytes, begin_bit, end_bit);
   const uint64_t tile = table.largest_tile, largest = table.class_slots.back();
   EXPECT_GT(largest, 2 * tile) << "no medium class on this device";
-  MediumSizes m{{tile, tile + 1, 2 * tile, 4 * tile - 1, 4 * tile, largest, 3, 700}};
-  if (large) m.sizes.push_back(largest + 1);
-  for (uint64_t size : m.sizes) m.n += size;
+  ListedSizes m;
+  for (uint64_t size :
+       {tile, tile + 1, 2 * tile, 4 * tile - 1, 4 * tile, largest, uint64_t(3), uint64_t(700)})
+    m.add(size);
+  if (large) m.add(largest + 1);
+  return m;
+}
+
+// Large segments (more keys than the largest class: the global path sorts their elements alone,
+// compacted) among many small and medium ones, which the classes sort beside them: `large`
+// large ones (the smallest possible, one more, about twice that, and so on, cycling), a
+// medium one on each side of the largest tile, the largest class, and 200 small ones of 0 to 36
+// keys (empty and lone ones among them).
+ListedSizes large_among_small_sizes(KeyType key, uint32_t value_bytes, uint64_t large = 3,
+                                    uint32_t begin_bit = 0, uint32_t end_bit = 0) {
+  const SegmentedClassTable table = class_table(key, value_bytes, begin_bit, end_bit);
+  const uint64_t tile = table.largest_tile, largest = table.class_slots.back();
+  ListedSizes m;
+  const uint64_t large_sizes[] = {largest + 1, largest + 2, 2 * largest + 3};
+  for (uint64_t i = 0; i < large; ++i) m.add(large_sizes[i % 3]);
+  for (uint64_t size : {tile, tile + 1, 3 * tile + 5, largest}) m.add(size);
+  for (uint64_t i = 0; i < 200; ++i) m.add(i % 37);
   return m;
 }
 
@@ -276,7 +306,7 @@ TEST_P(SegmentedAllKeyTypes, MediumClasses) {
   const Combo& p = GetParam();
   for (bool large : {false, true}) {
     if (large && p.value_bytes != 4) continue;  // the global path is tested enough elsewhere
-    const MediumSizes m = medium_sizes(p.key, p.value_bytes, large);
+    const ListedSizes m = medium_sizes(p.key, p.value_bytes, large);
     for (uint32_t index_bytes : {4u, 0u})
       EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
                                    .descending = p.descending, .n = m.n, .mix = Mix::listed,
@@ -293,12 +323,33 @@ TEST(SegmentedMediumBuckets, EveryDistribution) {
   for (auto [key, value_bytes, descending] :
        {std::tuple{KeyType::u32, 4u, false}, {KeyType::f32, 0u, true}, {KeyType::u64, 8u, false},
         {KeyType::f64, 4u, true}}) {
-    const MediumSizes m = medium_sizes(key, value_bytes, false);
+    const ListedSizes m = medium_sizes(key, value_bytes, false);
     for (Distribution d : all_distributions())
       EXPECT_TRUE(check_segmented({.key = key, .value_bytes = value_bytes,
                                    .descending = descending, .n = m.n, .mix = Mix::listed,
                                    .distribution = d, .sizes = m.sizes}));
   }
+}
+
+// Large segments among many small and medium ones: every key type, values, both orders,
+// indices; the classes sort the small and medium segments, the global path the large ones'
+// elements alone (compacted, then written back to their places). Without values also argsort
+// per segment (the keys only read, u64 indices).
+TEST_P(SegmentedAllKeyTypes, LargeAmongSmall) {
+  const Combo& p = GetParam();
+  const ListedSizes m = large_among_small_sizes(p.key, p.value_bytes);
+  // With indices the medium segments' sorted blocks are merged, without them bucketed.
+  for (uint32_t index_bytes : {4u, 0u})
+    EXPECT_TRUE(check_segmented({.key = p.key, .value_bytes = p.value_bytes,
+                                 .descending = p.descending, .n = m.n, .mix = Mix::listed,
+                                 .distribution = Distribution::few_unique,
+                                 .offset_bytes = p.descending ? 8u : 4u,
+                                 .index_bytes = index_bytes, .sizes = m.sizes}));
+  if (p.value_bytes == 0)
+    EXPECT_TRUE(check_segmented({.key = p.key, .descending = p.descending, .n = m.n,
+                                 .mix = Mix::listed, .distribution = Distribution::special_floats,
+                                 .offset_bytes = p.descending ? 4u : 8u, .write_keys = false,
+                                 .index_bytes = 8, .sizes = m.sizes}));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, SegmentedAllKeyTypes, ::testing::ValuesIn(all_combos()), combo_name);
@@ -352,12 +403,30 @@ TEST(SegmentedBits, BitRangesOnTheFastPath) {
 
 TEST(SegmentedBits, BitRangesOnTheMediumClasses) {
   for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::f64, 0u, 63u}}) {
-    const MediumSizes m = medium_sizes(key, 4, false, begin, end);
+    const ListedSizes m = medium_sizes(key, 4, false, begin, end);
     for (uint32_t index_bytes : {4u, 0u})
       EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = m.n,
                                    .mix = Mix::listed, .index_bytes = index_bytes,
                                    .begin_bit = begin, .end_bit = end, .sizes = m.sizes}));
   }
+}
+
+TEST(SegmentedBits, BitRangesWithLargeSegments) {
+  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::f64, 0u, 63u}}) {
+    const ListedSizes m = large_among_small_sizes(key, 4, 3, begin, end);
+    EXPECT_TRUE(check_segmented({.key = key, .value_bytes = 4, .descending = true, .n = m.n,
+                                 .mix = Mix::listed, .index_bytes = 4, .begin_bit = begin,
+                                 .end_bit = end, .sizes = m.sizes}));
+  }
+}
+
+TEST(SegmentedSizes, ManyLargeSegments) {
+  // More large segments than segment_large_scan's workgroup (it loops over the list), and sort 2
+  // over two digits of list positions.
+  const ListedSizes m = large_among_small_sizes(KeyType::u32, 0, 260);
+  EXPECT_TRUE(check_segmented({.key = KeyType::u32, .n = m.n, .mix = Mix::listed,
+                               .distribution = Distribution::few_unique, .index_bytes = 4,
+                               .sizes = m.sizes}));
 }
 
 TEST(SegmentedSizes, AllSizeOneMany) {
@@ -373,6 +442,10 @@ TEST(SegmentedAlgorithms, StableAlgorithmsInside) {
                                  .algorithm = a}));
   EXPECT_TRUE(check_segmented({.key = KeyType::f32, .value_bytes = 4, .n = 500,
                                .mix = Mix::uniform_small, .algorithm = Algorithm::odd_even}));
+  const ListedSizes large = large_among_small_sizes(KeyType::i32, 8);
+  EXPECT_TRUE(check_segmented({.key = KeyType::i32, .value_bytes = 8, .n = large.n,
+                               .mix = Mix::listed, .index_bytes = 4,
+                               .algorithm = Algorithm::radix_reduce_scan, .sizes = large.sizes}));
 }
 
 // ---- Convenient-face templates ----
@@ -643,6 +716,13 @@ TEST(SegmentedEngine, Direct) {
                               .n = 2000, .mix = mix, .offset_bytes = 8, .indices = false}));
   }
   EXPECT_TRUE(check_engine({.key = KeyType::i32, .n = 70000, .mix = Mix::power_law}));
+  const ListedSizes large = large_among_small_sizes(KeyType::u32, 4);
+  EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = large.n,
+                            .mix = Mix::listed, .sizes = large.sizes}));
+  const ListedSizes wide = large_among_small_sizes(KeyType::f64, 8);
+  EXPECT_TRUE(check_engine({.key = KeyType::f64, .value_bytes = 8, .descending = true,
+                            .n = wide.n, .mix = Mix::listed, .offset_bytes = 8,
+                            .indices = false, .sizes = wide.sizes}));
   EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 1, .mix = Mix::one}));
   EXPECT_TRUE(check_engine({.key = KeyType::u32, .n = 0, .mix = Mix::one}));
 }
@@ -666,14 +746,127 @@ TEST(SegmentedEngine, Indirect) {
   EXPECT_TRUE(check_engine({.key = KeyType::f32, .value_bytes = 4, .n = 1800,
                             .mix = Mix::class_boundaries, .indirect = true}));
   for (bool large : {false, true}) {
-    const MediumSizes m = medium_sizes(KeyType::u32, 4, large);
+    const ListedSizes m = medium_sizes(KeyType::u32, 4, large);
     EXPECT_TRUE(check_engine({.key = KeyType::u32, .value_bytes = 4, .n = m.n,
                               .mix = Mix::listed, .indirect = true, .sizes = m.sizes}));
   }
-  const MediumSizes m = medium_sizes(KeyType::i64, 8, false);
+  const ListedSizes m = medium_sizes(KeyType::i64, 8, false);
   EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = 8, .descending = true, .n = m.n,
                             .mix = Mix::listed, .offset_bytes = 8, .indirect = true,
                             .sizes = m.sizes}));
+  // Large segments among small ones, with the counts read on the GPU.
+  for (uint32_t value_bytes : {0u, 8u}) {
+    const ListedSizes large = large_among_small_sizes(KeyType::i64, value_bytes);
+    EXPECT_TRUE(check_engine({.key = KeyType::i64, .value_bytes = value_bytes, .n = large.n,
+                              .mix = Mix::listed, .offset_bytes = value_bytes ? 8u : 4u,
+                              .indirect = true, .sizes = large.sizes}));
+  }
+}
+
+// Separate outputs (SegmentedTargets::keys_out / values_out, as the partition sort uses them):
+// the sorted keys, values and indices land in poisoned buffers (one guard element past n stays
+// poisoned); checked whole against std::stable_sort per segment.
+::testing::AssertionResult check_separate_outputs(KeyType key, uint32_t value_bytes,
+                                                  bool descending, const ListedSizes& m) {
+  const uint64_t seed = fresh_seed();
+  auto fail = [&]() {
+    return ::testing::AssertionFailure() << to_string(key) << " values=" << value_bytes
+                                         << " n=" << m.n << " seed=" << seed << ": ";
+  };
+  try {
+    auto& impl = context().impl();
+    std::mt19937_64 rng(seed);
+    const uint32_t kb = key_bytes(key), vb = value_bytes;
+    const uint64_t n = m.n;
+    const auto bits = make_key_bits(key, n, Distribution::few_unique, rng);
+    const auto offsets = make_offsets(n, Mix::listed, rng, m.sizes);
+    const uint64_t segments = offsets.size() - 1;
+    const SegmentedSpec spec{make_sort_spec(key, vb, descending, 0, 0), 1, true};
+    const auto sort = make_segmented_sort(impl, spec, Algorithm::automatic);
+
+    std::vector<uint8_t> keys(n * kb), values(std::max<uint64_t>(n * vb, 4));
+    for (uint64_t i = 0; i < n; ++i) {
+      std::memcpy(&keys[i * kb], &bits[i], kb);
+      const uint64_t v = scrambled(i, vb);
+      if (vb) std::memcpy(&values[i * vb], &v, vb);
+    }
+    std::vector<uint32_t> offset_words(offsets.begin(), offsets.end());
+    auto buffer = [&](const void* data, uint64_t bytes) {
+      DeviceBuffer b(impl, bytes, MemoryKind::device_local);
+      upload(impl, b, data, bytes);
+      return b;
+    };
+    const auto out_image = poisoned((n + 1) * 8);
+    DeviceBuffer keys_buffer = buffer(keys.data(), keys.size()),
+                 values_buffer = buffer(values.data(), values.size()),
+                 offsets_buffer = buffer(offset_words.data(), offset_words.size() * 4),
+                 keys_out = buffer(out_image.data(), out_image.size()),
+                 values_out = buffer(out_image.data(), out_image.size()),
+                 indices = buffer(out_image.data(), out_image.size());
+    const auto scratch_image = poisoned(sort->scratch_bytes(n, segments));
+    DeviceBuffer scratch = buffer(scratch_image.data(), scratch_image.size());
+    impl.submit([&](VkCommandBuffer cmd) {
+      Recorder::full_barrier(cmd);  // the uploads before the sort
+      Recorder rec(impl, cmd);
+      SegmentedTargets t;
+      t.keys = keys_buffer.address();
+      t.values = vb ? values_buffer.address() : 0;
+      t.offsets = offsets_buffer.address();
+      t.indices = indices.address();
+      t.scratch = scratch.address();
+      t.keys_out = keys_out.address();
+      t.values_out = vb ? values_out.address() : 0;
+      t.scratch_buffer = scratch.buffer();
+      t.n = n;
+      t.segments = segments;
+      sort->record(rec, t);
+      Recorder::full_barrier(cmd);
+    });
+    auto read_back = [&](const DeviceBuffer& b) {
+      std::vector<uint8_t> v(out_image.size());
+      download(impl, b, v.data(), v.size());
+      return v;
+    };
+    const auto got_keys = read_back(keys_out), got_values = read_back(values_out),
+               got_indices = read_back(indices);
+
+    std::vector<uint64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    auto sort_key = [&](uint64_t i) { return radix_order(key, bits[i], descending); };
+    for (uint64_t s = 0; s < segments; ++s)
+      std::stable_sort(order.begin() + offsets[s], order.begin() + offsets[s + 1],
+                       [&](uint64_t a, uint64_t b) { return sort_key(a) < sort_key(b); });
+    auto expected_keys = out_image, expected_values = out_image, expected_indices = out_image;
+    for (uint64_t i = 0; i < n; ++i) {
+      std::memcpy(&expected_keys[i * kb], &bits[order[i]], kb);
+      const uint64_t v = scrambled(order[i], vb);
+      if (vb) std::memcpy(&expected_values[i * vb], &v, vb);
+      const uint32_t index = uint32_t(order[i]);
+      std::memcpy(&expected_indices[i * 4], &index, 4);
+    }
+    auto first_difference = [](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+      return uint64_t(std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin());
+    };
+    if (got_keys != expected_keys)
+      return fail() << "keys differ at byte " << first_difference(got_keys, expected_keys);
+    if (got_values != expected_values)
+      return fail() << "values differ at byte " << first_difference(got_values, expected_values);
+    if (got_indices != expected_indices)
+      return fail() << "indices differ at byte " << first_difference(got_indices, expected_indices);
+    return no_new_validation_messages();
+  } catch (const std::exception& e) {
+    return fail() << "threw " << e.what();
+  }
+}
+
+TEST(SegmentedEngine, SeparateOutputs) {
+  for (auto [key, value_bytes, descending] :
+       {std::tuple{KeyType::u32, 4u, false}, {KeyType::i64, 8u, true}, {KeyType::f32, 0u, true}}) {
+    EXPECT_TRUE(check_separate_outputs(key, value_bytes, descending,
+                                       large_among_small_sizes(key, value_bytes)));
+    EXPECT_TRUE(check_separate_outputs(key, value_bytes, descending,
+                                       medium_sizes(key, value_bytes, false)));
+  }
 }
 
 // n from the GPU far below max_n: the global path's step kernels and inner sorts are dispatched

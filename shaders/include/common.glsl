@@ -18,6 +18,12 @@ uint element_count(uint64_t count_address, uint host_n) {
 
 uint div_ceil(uint a, uint b) { return (a + b - 1) / b; }
 
+// Element `from` of one array to element `to` of another, elements of `words` (1 or 2) u32s.
+void copy_element(uint64_t from_address, uint from, uint64_t to_address, uint to, uint words) {
+  if (words == 1) U32Array(to_address).v[to] = U32Array(from_address).v[from];
+  else U32x2Array(to_address).v[to] = U32x2Array(from_address).v[from];
+}
+
 // Writes the VkDispatchIndirectCommand at `address` for `groups` workgroups, split over x and y
 // above max_groups_x (maxComputeWorkGroupCount[0]) like Recorder::dispatch.
 void write_dispatch(uint64_t address, uint groups, uint max_groups_x) {

@@ -4,21 +4,30 @@
 //   segment_plan (clear)  zero the class counters
 //   segment_classify      0-1 keys: done (a lone key's index written); 2..max_class_slots keys:
 //                         appended to its size class's list (class c: segments of up to
-//                         2^(first + c) keys); more: counted as large
-//   segment_plan          each class's indirect dispatch; the global path's n: all of n when a
-//                         large segment exists (the classes then dispatch nothing), else 0
+//                         2^(first + c) keys); more: appended to the large list
+//   segment_plan          each class's indirect dispatch (the classes dispatch whether or not
+//                         a segment is large)
+//   segment_large_scan    (a large segment possible) beside segment_plan: each large segment's
+//                         compacted position, a scan of their sizes in list order; their total
+//                         is the global path's n (0 without one: its steps then do nothing)
 //   segment_sort_tile     one indirect dispatch per class: each workgroup sorts a tile of its
 //                         class's segments on chip (several small ones packed a workgroup, a
 //                         larger one alone), in place: the small-array sort's bitonic network.
 //                         The medium classes (2, 4, 8 x the largest tile): each block of a
 //                         segment, one workgroup each, sorted to scratch
+//   segment_large_compact beside the classes (the large segments are none of theirs): the
+//                         large segments' elements to scratch, compacted
 //   segment_merge         one indirect dispatch per medium class: each key's place in its
 //                         segment from its block and binary searches of the segment's other
 //                         blocks (the small-array sort's merge), written there
 // When max_n exceeds the largest class (a large segment is possible) the global path below
-// follows, reading its n from segment_plan: with a large segment present it costs what it costs
-// alone (the whole array, every segment: sorting only the large segments' elements would need
-// their positions compacted by a scan first), without one its steps see n = 0 and do nothing.
+// follows on the large segments' elements alone, compacted: segment_large_compact stands for
+// segment_iota and the copies (the origins are compacted positions, and sort 1 sorts a compacted
+// copy of the keys in scratch), segment_ids searches the compacted positions, so a segment's id
+// is its entry in the large list (sort 2 compares bit_width(max_n / (largest class + 1)) bits),
+// and segment_large_gather stands for segment_gather (each element back to its segment's place,
+// with its index). The small and medium segments cost the classes what they would cost without
+// a large one beside them.
 // The global path: a global stable sort by (segment, key), built from the stable sorts the
 // library already has, so that any mix of segments (a million of one key, one of a billion,
 // empty ones anywhere) costs O(n):
@@ -31,9 +40,10 @@
 //                   digits), origins as values: an LSD
 //                   radix sort's last digit, so every segment ends contiguous and in key order
 //   segment_gather  keys[i] = key copy[origins[i]], values[i] = value copy[origins[i]]
-// With n from the GPU (indirect, or segment_plan's) segment_count or segment_plan writes beside n
-// the step kernels' indirect dispatch, sized from n: n = 0 launches none of their workgroups
-// (and Onesweep, the inner sorts' usual algorithm, sizes its own steps from n the same way).
+// With n from the GPU (indirect, or the large segments' total) segment_count or
+// segment_large_scan writes beside n the step kernels' indirect dispatch, sized from n: n = 0
+// launches none of their workgroups (and Onesweep, the inner sorts' usual algorithm, sizes its
+// own steps from n the same way).
 // Without segments (argsort) only segment_iota, sort 1 and the values' gather run: the cost of
 // sort_by_key with u32 values plus one write of the indices. With one segment at most the keys are
 // sorted in place by sort 1 and no key copy is taken.
@@ -43,7 +53,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <optional>
 
 namespace gpusort {
 
@@ -53,7 +62,7 @@ constexpr uint32_t step_workgroup = 256;
 constexpr uint32_t max_step_groups = 4096;
 // A slot holding the global path's n when it comes from the GPU: the u32 n, then the step
 // kernels' VkDispatchIndirectCommand sized from it (written together by segment_count or
-// segment_plan).
+// segment_large_scan).
 constexpr uint64_t count_slot_bytes = 256;
 constexpr uint64_t step_dispatch_offset = 4;
 
@@ -82,10 +91,12 @@ struct ClassifyPush {
   VkDeviceAddress offsets, segment_count_address, counters, lists, indices;
   VkDeviceAddress keys, values, keys_out, values_out;
   uint32_t max_n, segments, group_count;
+  VkDeviceAddress large_begins, large_sizes;
+  uint32_t large_capacity;
 };
 struct PlanPush {
-  VkDeviceAddress offsets, segment_count_address, counters, dispatch, global_count, step_dispatch;
-  uint32_t max_n, segments, max_groups_x, step_group_count, step_workgroup;
+  VkDeviceAddress counters, dispatch;
+  uint32_t max_n, segments, max_groups_x;
 };
 struct SegmentTilePush {
   VkDeviceAddress keys, values, indices, offsets, list, listed;
@@ -109,6 +120,20 @@ struct BucketPush {
 constexpr uint32_t piece_stride = 257;
 constexpr uint32_t default_bucket_keys_per_thread = 8;
 constexpr uint32_t wanted_bucket_workgroup = 512;
+struct LargeScanPush {
+  VkDeviceAddress large_count, large_sizes, large_bases, count, step_dispatch;
+  uint32_t max_n, large_capacity, step_group_count, step_workgroup, max_groups_x;
+};
+struct LargeCompactPush {
+  VkDeviceAddress keys, values, sort_keys, key_copy, value_copy, origins, large_begins, large_bases,
+      count, large_count;
+  uint32_t max_n, large_capacity, group_count;
+};
+struct LargeGatherPush {
+  VkDeviceAddress key_copy, keys_out, value_copy, values_out, indices, origins, ids, large_begins,
+      large_bases, count;
+  uint32_t max_n, group_count;
+};
 
 // The fast path's size classes, per device family: class c sorts segments of up to
 // 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
@@ -195,6 +220,13 @@ class Segmented final : public SegmentedSort {
   bool global(uint64_t max_n, uint64_t max_segments) const {
     return !fast(max_segments) || max_n > max_class_slots();
   }
+  // The most large segments (more keys than the largest class) the fast path may list: they are
+  // disjoint. 0 without the fast path or where none fits max_n. Mirrors class_list_capacity() of
+  // shaders/include/segment_classes.glsl for the class above the largest.
+  uint64_t large_capacity(uint64_t max_n, uint64_t max_segments) const {
+    if (!fast(max_segments)) return 0;
+    return std::min(max_segments, max_n / (max_class_slots() + 1));
+  }
 
   uint32_t tile_classes() const {
     return uint32_t(std::count_if(classes_.begin(), classes_.end(),
@@ -208,16 +240,19 @@ class Segmented final : public SegmentedSort {
 
   // The fast path's scratch, after the global path's: counters (class sizes, the large count,
   // the piece table's slot counter, the piece count), the classes' VkDispatchIndirectCommands
-  // (then the medium classes' merges'), the global path's n, the class lists; when a medium
-  // segment is possible, the sorted blocks (keys in radix order, values, input positions), each
-  // element at its own position, and for the bucketed medium path (segment_bucket) the bucketed
-  // keys and values, the piece table and the second level's own counters, dispatches and lists
-  // (its medium pieces reuse the sorted blocks).
+  // (then the medium classes' merges'), the global path's count slot (segment_large_scan's n
+  // and step dispatch), the class lists; the large list (each large segment's first position,
+  // size and compacted position); when a medium segment is possible, the sorted blocks (keys in
+  // radix order, values, input positions), each element at its own position, and for the
+  // bucketed medium path (segment_bucket) the bucketed keys and values, the piece table and the
+  // second level's own counters, dispatches and lists (its medium pieces reuse the sorted
+  // blocks; the second level has no large list).
   struct LevelLayout {
     uint64_t counters, dispatch, global_count, lists, end;
   };
   struct FastLayout {
     LevelLayout first, second;
+    uint64_t large_begins, large_sizes, large_bases;
     uint64_t sorted_keys, sorted_values, sorted_origins, bucket_keys, bucket_values, pieces, total;
   };
   LevelLayout level_layout(uint64_t begin, uint64_t max_n, uint64_t max_segments) const {
@@ -243,7 +278,11 @@ class Segmented final : public SegmentedSort {
     if (!fast(max_segments)) return {};
     FastLayout f{};
     f.first = level_layout(0, max_n, max_segments);
-    f.sorted_keys = f.first.end;
+    const uint64_t large_list = align_up(large_capacity(max_n, max_segments) * 4, 256);
+    f.large_begins = f.first.end;
+    f.large_sizes = f.large_begins + large_list;
+    f.large_bases = f.large_sizes + large_list;
+    f.sorted_keys = f.large_bases + large_list;
     const uint64_t m = medium(max_n) ? max_n : 0;
     f.sorted_values = f.sorted_keys + align_up(m * spec_.sort.key_words * 4, 256);
     f.sorted_origins = f.sorted_values + align_up(m * spec_.sort.value_words * 4, 256);
@@ -261,28 +300,40 @@ class Segmented final : public SegmentedSort {
   bool segmented(uint64_t max_segments) const {
     return spec_.offset_words != 0 && max_segments > 1;
   }
-  // Sort 2 compares the ids' bits [0, bit_width(S - 1)) rounded up to whole 8-bit digits: the
-  // radix sorts make a pass per digit either way, and only four bit ranges (pipelines) exist.
+  // Sort 2 compares the ids' bits [0, bit_width(S - 1)) rounded up to whole 8-bit digits (at
+  // least one): the radix sorts make a pass per digit either way, and only four bit ranges
+  // (pipelines) exist. With the fast path the ids count the large list's entries instead.
   std::unique_ptr<SortAlgorithm> by_segment(uint64_t max_segments) const {
-    const uint32_t bits = uint32_t(align_up(std::bit_width(max_segments - 1), 8));
+    const uint32_t bits =
+        uint32_t(align_up(std::max<uint64_t>(1, std::bit_width(max_segments - 1)), 8));
     return make_sort_algorithm(ctx_, make_sort_spec(KeyType::u32, 4, false, 0, bits), requested_);
   }
+  // How many segment ids sort 2 tells apart.
+  uint64_t sorted_segments(uint64_t max_n, uint64_t max_segments) const {
+    return fast(max_segments) ? large_capacity(max_n, max_segments) : max_segments;
+  }
 
+  // The global path's scratch. With the fast path the ids' place first holds the compacted keys
+  // that sort 1 sorts (sort 1 is done with them before segment_ids writes the ids; they are not
+  // read again: the gather reads the key copy), so it is key-sized.
   struct Layout {
     uint64_t origins, ids, key_copy, value_copy, count, inner, total;
   };
   Layout layout(uint64_t max_n, uint64_t max_segments) const {
     const bool seg = segmented(max_segments);
+    const uint64_t id_words = fast(max_segments) ? spec_.sort.key_words : 1;
     Layout l{};
     l.origins = 0;
     l.ids = align_up(max_n * 4, 256);
-    l.key_copy = l.ids + (seg ? align_up(max_n * 4, 256) : 0);
+    l.key_copy = l.ids + (seg ? align_up(max_n * id_words * 4, 256) : 0);
     l.value_copy =
         l.key_copy + (seg && spec_.write_keys ? align_up(max_n * spec_.sort.key_words * 4, 256) : 0);
     l.count = l.value_copy + align_up(max_n * spec_.sort.value_words * 4, 256);
     l.inner = l.count + count_slot_bytes;
     uint64_t inner = by_key_->scratch_bytes(max_n);
-    if (seg) inner = std::max(inner, by_segment(max_segments)->scratch_bytes(max_n));
+    if (seg)
+      inner =
+          std::max(inner, by_segment(sorted_segments(max_n, max_segments))->scratch_bytes(max_n));
     l.total = l.inner + inner;
     return l;
   }
@@ -298,10 +349,19 @@ class Segmented final : public SegmentedSort {
     return fast_begin(max_n, max_segments) + fast_layout(max_n, max_segments).total;
   }
 
+  // The large list in scratch, and where the global path finds its arrays with the fast path.
+  // count_slot: the scratch offset of the global path's count slot (the first level's, which
+  // segment_large_scan fills with n and the step kernels' dispatch).
+  struct LargeTargets {
+    VkDeviceAddress begins, sizes, bases, large_count, count;
+    uint64_t capacity, count_slot;
+    Layout global;
+  };
+
   void record(Recorder& rec, const SegmentedTargets& t) const override {
     const bool indirect = t.segment_count_address != 0;
     if (t.n == 0 && !indirect) return;
-    if (!fast(t.segments)) return record_global(rec, t, std::nullopt);
+    if (!fast(t.segments)) return record_global(rec, t);
     if ((t.keys_out || t.values_out) && !spec_.write_keys)
       throw Error("segmented sort: separate outputs need offsets, several segments and the keys");
     const uint64_t begin = fast_begin(t.n, t.segments);
@@ -314,19 +374,29 @@ class Segmented final : public SegmentedSort {
     // Medium segments are scattered into buckets (segment_bucket), except with indices
     // (segment_bucket does not carry input positions): then sorted blocks are merged.
     first.bucketed = medium(t.n) && t.indices == 0;
-    record_level(rec, first);
+    const uint32_t class_count = uint32_t(classes_.size());
+    const uint64_t large_fits = large_capacity(t.n, t.segments);
+    const LargeTargets large{base + f.large_begins,
+                             base + f.large_sizes,
+                             base + f.large_bases,
+                             base + f.first.counters + 4 * class_count,
+                             base + f.first.global_count,
+                             large_fits,
+                             begin + f.first.global_count,
+                             large_fits ? layout(t.n, t.segments) : Layout{}};
+    record_level(rec, first, t, large_fits ? &large : nullptr);
     if (first.bucketed) {
       // The second level: the pieces (buckets) of the medium segments, read from the piece
       // table, sorted from the bucketed scratch copy to the outputs. A piece is at most a
-      // medium segment: no global path.
+      // medium segment: no large list.
       const uint64_t pieces = medium_capacity(t.n, t.segments) * piece_stride;
       Level second{base + f.bucket_keys, spec_.sort.value_words ? base + f.bucket_values : 0,
                    base + f.pieces, 0, first.keys_out, first.values_out,
                    base + f.first.counters + 4 * (classes_.size() + 2), 1, piece_stride, t.n,
                    pieces, base, t.scratch_buffer, t.scratch_offset + begin, f.second, f};
-      record_level(rec, second);
+      record_level(rec, second, t);
     }
-    if (global(t.n, t.segments)) record_global(rec, t, begin + f.first.global_count);
+    if (large.capacity) record_large_sort(rec, t, large);
   }
 
   // One run of the fast path over a list of segments: the caller's, or the second level's
@@ -344,7 +414,10 @@ class Segmented final : public SegmentedSort {
   };
 
   // Classify, plan, the classes' sorts (and merges or bucket scatters); ends with a barrier.
-  void record_level(Recorder& rec, const Level& v) const {
+  // large (the first level where a segment may be large): the large list, segment_large_scan
+  // beside the plan and segment_large_compact beside the classes.
+  void record_level(Recorder& rec, const Level& v, const SegmentedTargets& t,
+                    const LargeTargets* large = nullptr) const {
     const LevelLayout& l = v.layout;
     const FastLayout& f = v.fast;
     // Lone keys (and values) are copied to separate outputs by segment_classify.
@@ -365,17 +438,8 @@ class Segmented final : public SegmentedSort {
                                    uint32_t(v.bucketed)};
     };
     auto plan_push = [&] {
-      return PlanPush{v.offsets,
-                      v.segment_count_address,
-                      v.base + l.counters,
-                      v.base + l.dispatch,
-                      v.base + l.global_count,
-                      v.base + l.global_count + step_dispatch_offset,
-                      uint32_t(v.n),
-                      uint32_t(v.segments),
-                      ctx_.info.max_workgroup_count_x,
-                      step_groups(v.n),
-                      step_workgroup};
+      return PlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n),
+                      uint32_t(v.segments), ctx_.info.max_workgroup_count_x};
     };
     rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
     rec.compute_barrier();
@@ -387,9 +451,16 @@ class Segmented final : public SegmentedSort {
                  ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters,
                               v.base + l.lists, v.indices, v.keys, v.values, copy_keys_to,
                               copy_values_to, uint32_t(v.n), uint32_t(v.segments),
-                              classify_groups});
+                              classify_groups, large ? large->begins : 0,
+                              large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
     rec.compute_barrier();
     rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
+    if (large)
+      rec.dispatch("segment_large_scan", {step_workgroup}, 1,
+                   LargeScanPush{large->large_count, large->sizes, large->bases, large->count,
+                                 large->count + step_dispatch_offset, uint32_t(t.n),
+                                 uint32_t(large->capacity), step_groups(t.n), step_workgroup,
+                                 ctx_.info.max_workgroup_count_x});
     rec.indirect_barrier();
     // The classes sort disjoint segments: no barrier between them.
     const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
@@ -421,6 +492,7 @@ class Segmented final : public SegmentedSort {
                                             sorted_values, sorted_origins, v.keys_out,
                                             v.values_out, uint32_t(v.n), uint32_t(capacity)});
     }
+    if (large) record_large_compact(rec, t, *large);
     if (medium(v.n) && !v.bucketed) {
       rec.compute_barrier();
       for (uint32_t c = tile_class_count; c < class_count; ++c) {
@@ -440,6 +512,70 @@ class Segmented final : public SegmentedSort {
       }
     }
     rec.compute_barrier();
+  }
+
+  // The global path's step 1 on the large segments: their keys (to sort, and a copy to gather
+  // from when the keys are written), values and compacted positions (the origins).
+  void record_large_compact(Recorder& rec, const SegmentedTargets& t,
+                            const LargeTargets& large) const {
+    const Layout& l = large.global;
+    const uint32_t groups = step_groups(t.n);
+    record_step(
+        rec, t, true, large.count_slot, "segment_large_compact",
+        {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+        LargeCompactPush{t.keys, t.values, t.scratch + l.ids,
+                         spec_.write_keys ? t.scratch + l.key_copy : 0,
+                         spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                         t.scratch + l.origins, large.begins, large.bases, large.count,
+                         large.large_count, uint32_t(t.n), uint32_t(large.capacity), groups});
+  }
+
+  // The rest of the global path on the large segments' compacted elements (after a barrier):
+  // sort 1, the ids (places in the large list), sort 2, and each element back to its segment.
+  void record_large_sort(Recorder& rec, const SegmentedTargets& t,
+                         const LargeTargets& large) const {
+    const Layout& l = large.global;
+    // The compacted keys share the ids' place (Layout).
+    const VkDeviceAddress origins = t.scratch + l.origins, sort_keys = t.scratch + l.ids,
+                          ids = t.scratch + l.ids;
+    const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
+    record_inner(rec, *by_key_, sort_keys, origins, t, l, large.count);
+    record_step(rec, t, true, large.count_slot, "segment_ids", {step_workgroup, 1},
+                IdsPush{origins, ids, large.bases, large.count, large.large_count, n,
+                        uint32_t(large.capacity), groups});
+    rec.compute_barrier();
+    record_inner(rec, *by_segment(large.capacity), ids, origins, t, l, large.count);
+    record_step(rec, t, true, large.count_slot, "segment_large_gather",
+                {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+                LargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
+                                t.keys_out ? t.keys_out : t.keys,
+                                spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                                t.values_out ? t.values_out : t.values, t.indices, origins, ids,
+                                large.begins, large.bases, large.count, n, groups});
+    rec.compute_barrier();
+  }
+
+  // A step kernel of the global path: the host's grid for max_n, or with n from the GPU
+  // (gpu_count; count_slot: the scratch offset of the slot holding it) the part of that grid
+  // that finds elements, dispatched indirectly from the command written beside n.
+  template <typename Push>
+  void record_step(Recorder& rec, const SegmentedTargets& t, bool gpu_count, uint64_t count_slot,
+                   std::string_view shader, const std::vector<uint32_t>& specialization,
+                   const Push& push) const {
+    if (gpu_count)
+      rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+                            t.scratch_offset + count_slot + step_dispatch_offset, push);
+    else
+      rec.dispatch(shader, specialization, step_groups(t.n), push);
+  }
+
+  // One of the global path's stable sorts: `keys` with the origins as values, count elements.
+  void record_inner(Recorder& rec, const SortAlgorithm& sort, VkDeviceAddress keys,
+                    VkDeviceAddress origins, const SegmentedTargets& t, const Layout& l,
+                    VkDeviceAddress count) const {
+    sort.record(rec, SortTargets{keys, origins, t.scratch + l.inner, t.scratch_buffer,
+                                 t.scratch_offset + l.inner, count, t.n});
+    if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 
   // segment_bucket for medium class c: one workgroup per listed segment.
@@ -462,19 +598,15 @@ class Segmented final : public SegmentedSort {
                    uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments))});
   }
 
-  // The global path. planned_count: nothing, or the scratch offset of the count slot where
-  // segment_plan (the fast path) put its n; without it and indirect, segment_count fills the
-  // global path's own slot.
-  void record_global(Recorder& rec, const SegmentedTargets& t,
-                     std::optional<uint64_t> planned_count) const {
+  // The global path without the fast path: one segment, argsort, or no class on this device.
+  void record_global(Recorder& rec, const SegmentedTargets& t) const {
     const bool seg = segmented(t.segments);
     const Layout l = layout(t.n, t.segments);
     const VkDeviceAddress origins = t.indices ? t.indices : t.scratch + l.origins;
     const VkDeviceAddress ids = t.scratch + l.ids, key_copy = t.scratch + l.key_copy,
                           value_copy = t.scratch + l.value_copy;
-    const bool gpu_count = planned_count || t.segment_count_address;
-    const uint64_t count_slot = planned_count.value_or(l.count);
-    const VkDeviceAddress count = gpu_count ? t.scratch + count_slot : 0;
+    const bool gpu_count = t.segment_count_address != 0;
+    const VkDeviceAddress count = gpu_count ? t.scratch + l.count : 0;
     const bool copy_keys = seg && spec_.write_keys;
     const bool values = spec_.sort.value_words != 0;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
@@ -483,18 +615,12 @@ class Segmented final : public SegmentedSort {
     const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
     const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
 
-    // A step kernel: the host's grid for max_n, or with n from the GPU the part of it that finds
-    // elements (the dispatch written beside n).
     auto step = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
                     const auto& push) {
-      if (gpu_count)
-        rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
-                              t.scratch_offset + count_slot + step_dispatch_offset, push);
-      else
-        rec.dispatch(shader, specialization, groups, push);
+      record_step(rec, t, gpu_count, l.count, shader, specialization, push);
     };
 
-    if (gpu_count && !planned_count) {
+    if (gpu_count) {
       rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
                    CountPush{t.offsets, t.segment_count_address, count,
                              count + step_dispatch_offset, n, uint32_t(t.segments), groups,
@@ -514,18 +640,13 @@ class Segmented final : public SegmentedSort {
            CopyPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
-    auto inner = [&](const SortAlgorithm& sort, VkDeviceAddress keys) {
-      sort.record(rec, SortTargets{keys, origins, t.scratch + l.inner, t.scratch_buffer,
-                                   t.scratch_offset + l.inner, count, t.n});
-      if (!rec.ends_with_barrier()) rec.compute_barrier();
-    };
-    inner(*by_key_, t.keys);
+    record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
       step("segment_ids", {step_workgroup, spec_.offset_words},
            IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
                    uint32_t(t.segments), groups});
       rec.compute_barrier();
-      inner(*by_segment(t.segments), ids);
+      record_inner(rec, *by_segment(t.segments), ids, origins, t, l, count);
     }
 
     if (copy_keys)

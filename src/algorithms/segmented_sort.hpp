@@ -44,7 +44,8 @@ class SegmentedSort {
 // The fast path's size classes on this device for this key type (for tests and benchmarks):
 // the most keys each class takes, smallest first, and the largest class sorted in one tile (the
 // classes above it, the medium ones, split a segment into blocks of that size and merge them).
-// A larger segment sends the whole array down the global path. Empty: no fast path.
+// A larger segment is large: the global path sorts the large segments' elements. Empty: no fast
+// path.
 struct SegmentedClassTable {
   std::vector<uint64_t> class_slots;
   uint64_t largest_tile = 0;

@@ -1,0 +1,41 @@
+#version 460
+// Segmented sort, fast path, last step of the global path: after sort 2 the large segments lie
+// compacted in list order, each sorted, entry k at bases[k]..; each element goes back to its
+// segment's place in the caller's arrays: position i of entry k = ids[i] to begins[k] + (i -
+// bases[k]), its key and value gathered from the copies (origins[i]: its compacted position),
+// its index the input position it came from.
+#include "common.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint KEY_WORDS = 1;
+layout(constant_id = 2) const uint VALUE_WORDS = 0;
+
+layout(push_constant) uniform Push {
+  uint64_t key_copy_address, keys_out_address;      // 0: the keys are not written
+  uint64_t value_copy_address, values_out_address;  // 0: no values
+  uint64_t indices_address;                         // 0: no indices
+  uint64_t origins_address, ids_address;
+  uint64_t large_begins_address, large_bases_address;
+  uint64_t count_address;  // the compacted element count (segment_large_scan's)
+  uint max_n;
+  uint group_count;
+};
+
+void main() {
+  uint group = linear_workgroup_id();
+  if (group >= group_count) return;
+  const uint count = element_count(count_address, max_n);
+  for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < count;
+       i += group_count * gl_WorkGroupSize.x) {
+    const uint k = U32Array(ids_address).v[i];
+    const uint origin = U32Array(origins_address).v[i];
+    const uint begin = U32Array(large_begins_address).v[k];
+    const uint base = U32Array(large_bases_address).v[k];
+    const uint to = begin + (i - base);
+    if (key_copy_address != 0)
+      copy_element(key_copy_address, origin, keys_out_address, to, KEY_WORDS);
+    if (VALUE_WORDS != 0)
+      copy_element(value_copy_address, origin, values_out_address, to, VALUE_WORDS);
+    if (indices_address != 0) U32Array(indices_address).v[to] = begin + (origin - base);
+  }
+}
