@@ -46,17 +46,6 @@ TEST(OnesweepBits, SortsOnlyTheRequestedBitRange) {
                               begin, end}));
 }
 
-// Copies `bytes` at `offset` of `from` into host memory.
-void download_range(const DeviceBuffer& from, uint64_t offset, void* to, uint64_t bytes) {
-  auto& impl = context().impl();
-  DeviceBuffer staging(impl, bytes, MemoryKind::device_local);
-  impl.submit([&](VkCommandBuffer cmd) {
-    VkBufferCopy c{offset, 0, bytes};
-    vkCmdCopyBuffer(cmd, from.buffer(), staging.buffer(), 1, &c);
-  });
-  download(impl, staging, to, bytes);
-}
-
 // Onesweep's input for the checks below: max_n keys whose bits outside `varying` are one random
 // constant (so only the passes of the varying digits run), with values (their input positions,
 // high bits scrambled for 8-byte values), sorted over the whole key width. n is max_n, given on

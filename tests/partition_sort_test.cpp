@@ -39,17 +39,6 @@ TEST(PartitionSortBits, SortsOnlyTheRequestedBitRange) {
                               Distribution::uniform, begin, end}));
 }
 
-// Copies `bytes` at `offset` of `from` into host memory.
-void download_range(const DeviceBuffer& from, uint64_t offset, void* to, uint64_t bytes) {
-  auto& impl = context().impl();
-  DeviceBuffer staging(impl, bytes, MemoryKind::device_local);
-  impl.submit([&](VkCommandBuffer cmd) {
-    VkBufferCopy c{offset, 0, bytes};
-    vkCmdCopyBuffer(cmd, from.buffer(), staging.buffer(), 1, &c);
-  });
-  download(impl, staging, to, bytes);
-}
-
 struct PathCase {
   KeyType key = KeyType::u32;
   uint32_t value_bytes = 4;

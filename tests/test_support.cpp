@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "vulkan/buffer.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -22,6 +24,16 @@ Context& context() {
     return created;
   }();
   return ctx;
+}
+
+void download_range(const DeviceBuffer& from, uint64_t offset, void* to, uint64_t bytes) {
+  auto& impl = context().impl();
+  DeviceBuffer staging(impl, bytes, MemoryKind::device_local);
+  impl.submit([&](VkCommandBuffer cmd) {
+    VkBufferCopy c{offset, 0, bytes};
+    vkCmdCopyBuffer(cmd, from.buffer(), staging.buffer(), 1, &c);
+  });
+  download(impl, staging, to, bytes);
 }
 
 namespace {

@@ -10,11 +10,18 @@
 #include <string>
 #include <vector>
 
+namespace gpusort {
+class DeviceBuffer;
+}
+
 namespace gpusort::test {
 
 // The suite's Context: lavapipe unless GPUSORT_DEVICE is set; validation on (a validation
 // message fails the test that caused it, see ValidationListener in test_support.cpp).
 Context& context();
+
+// Copies `bytes` at `offset` of a device buffer into host memory (on context()).
+void download_range(const DeviceBuffer& from, uint64_t offset, void* to, uint64_t bytes);
 
 enum class Distribution { uniform, all_equal, sorted, reversed, few_unique, low_entropy, special_floats };
 const char* to_string(Distribution d);
