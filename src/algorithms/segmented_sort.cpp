@@ -267,6 +267,10 @@ class Segmented final : public SegmentedSort {
     l.end = l.lists + align_up(entries * 4, 256);
     return l;
   }
+  // The counters after the class sizes and the large count (segment_plan, segment_bucket):
+  // segment_bucket's next piece table slot, then the second level's piece count.
+  uint64_t piece_counter(const LevelLayout& l) const { return l.counters + 4 * (classes_.size() + 1); }
+  uint64_t piece_count(const LevelLayout& l) const { return l.counters + 4 * (classes_.size() + 2); }
   // Medium segments at most (the piece table's slots), and the pieces of the second level.
   uint64_t medium_capacity(uint64_t max_n, uint64_t max_segments) const {
     uint64_t slots = 0;
@@ -392,7 +396,7 @@ class Segmented final : public SegmentedSort {
       const uint64_t pieces = medium_capacity(t.n, t.segments) * piece_stride;
       Level second{base + f.bucket_keys, spec_.sort.value_words ? base + f.bucket_values : 0,
                    base + f.pieces, 0, first.keys_out, first.values_out,
-                   base + f.first.counters + 4 * (classes_.size() + 2), 1, piece_stride, t.n,
+                   base + piece_count(f.first), 1, piece_stride, t.n,
                    pieces, base, t.scratch_buffer, t.scratch_offset + begin, f.second, f};
       record_level(rec, second, t);
     }
@@ -582,7 +586,6 @@ class Segmented final : public SegmentedSort {
   void record_bucket_scatter(Recorder& rec, const Level& v, uint32_t c, VkDeviceAddress list,
                              uint64_t capacity, VkDeviceSize dispatch) const {
     const FastLayout& f = v.fast;
-    const uint32_t class_count = uint32_t(classes_.size());
     rec.dispatch_indirect(
         "segment_bucket",
         {bucket_workgroup_, spec_.sort.key_words, spec_.sort.key_kind,
@@ -594,7 +597,7 @@ class Segmented final : public SegmentedSort {
         BucketPush{v.keys, v.values, v.base + f.bucket_keys,
                    spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
                    v.base + v.layout.counters + 4 * c, v.base + f.pieces,
-                   v.base + v.layout.counters + 4 * (class_count + 1), uint32_t(v.n),
+                   v.base + piece_counter(v.layout), uint32_t(v.n),
                    uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments))});
   }
 
