@@ -16,10 +16,16 @@
 //      input order: each key's place among the earlier keys of its digit in its subgroup's chunk
 //      (ballots, rank.glsl), the subgroups' counts scanned per digit after the round, the keys
 //      (then the values) put in digit order in shared memory, and each digit's run written to
-//      its bucket after the earlier rounds' keys.
+//      its bucket after the earlier rounds' keys; a key alone in its bucket is sorted already: it
+//      (and its value) waits in shared memory and goes to the outputs after the last round (in
+//      place, the outputs are the segment that the rounds read);
+//   4. the buckets (pieces) of two or more keys appended to the second level's class lists, as
+//      segment_classify appends segments: the second level sorts them without a classify of its
+//      own (its counters were zeroed beside the first level's).
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
@@ -36,6 +42,9 @@ layout(constant_id = 8) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot m
 layout(constant_id = 9) const uint KEYS_PER_THREAD = 8;
 layout(constant_id = 10) const uint LOG2_SEGMENT_SLOTS = 14;  // the class's largest segment
 layout(constant_id = 11) const uint OFFSET_WORDS = 1;         // 1: u32 offsets, 2: u64
+// The second level's classes (segment_classes.glsl).
+layout(constant_id = 12) const uint LOG2_FIRST_CLASS_SLOTS = 3;
+layout(constant_id = 13) const uint CLASS_COUNT = 1;
 const uint BUCKET_BITS = 0;  // sort_element.glsl's merge buckets: not used here
 const uint DIGIT_BITS = 8;
 const uint RADIX = 1u << DIGIT_BITS;
@@ -44,6 +53,8 @@ const uint PIECE_STRIDE = RADIX + 1;  // piece table entries per medium segment
 #include "keys.glsl"
 #include "sort_element.glsl"
 #include "rank.glsl"
+#include "segment_classes.glsl"
+#include "segment_lists.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t keys_address;  // the caller's
@@ -55,9 +66,15 @@ layout(push_constant) uniform Push {
   uint64_t listed_address;   // how many (a u32 counter of segment_classify)
   uint64_t pieces_address;   // the piece table
   uint64_t piece_counter_address;  // u32: the next free slot of 257 entries (zeroed by the plan)
+  uint64_t piece_counters_address;  // the second level's class counters (zeroed by its plan)
+  uint64_t piece_lists_address;     // the second level's class lists
+  // The outputs (the second level's), where keys alone in their buckets (and values) go.
+  uint64_t keys_out_address;
+  uint64_t values_out_address;
   uint max_n;
   uint list_capacity;
   uint piece_capacity;  // slots of the piece table
+  uint piece_segments;  // the second level's segment capacity (piece table entries)
 };
 
 const uint WORKGROUP = gl_WorkGroupSize.x;
@@ -66,6 +83,9 @@ shared uint subgroup_counts[MAX_SUBGROUPS * RADIX];  // [subgroup][digit] of the
 shared uint bucket_next[RADIX];  // where the digit's next round begins in the segment
 shared uint round_starts[RADIX];  // the round's digit counts, then where their runs begin
 shared uint global_shift[RADIX];  // a digit's place in the segment - its place in the round
+shared uint bucket_sizes[RADIX];
+shared uint lone_keys[RADIX * KEY_WORDS];  // a bucket's key where it is alone, and its value
+shared uint lone_values[RADIX * 2];  // VALUE_WORDS <= 2
 const uint ROUND_KEYS = WORKGROUP * KEYS_PER_THREAD;
 shared uint exchange[ROUND_KEYS];
 shared uint differing[2];
@@ -126,11 +146,19 @@ void main() {
   const uint64_t first_bits = key_bits_at(0);
   const uint width = END_BIT - BEGIN_BIT;
   shift = max(width, DIGIT_BITS) - DIGIT_BITS;
+  // KEYS_PER_THREAD loads in flight per invocation before their counts (the segment's keys
+  // come from memory here, latency-bound one key at a time).
   uvec2 diff = uvec2(0);
-  for (uint i = t; i < size; i += WORKGROUP) {
-    const uint64_t bits = key_bits_at(i);
-    diff |= unpackUint2x32(bits ^ first_bits);
-    atomicAdd(round_starts[digit_of(bits)], 1u);
+  for (uint batch = 0; batch < size; batch += ROUND_KEYS) {
+    uint64_t batch_bits[KEYS_PER_THREAD];
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+      batch_bits[k] = key_bits_at(min(batch + k * WORKGROUP + t, size - 1));
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      if (batch + k * WORKGROUP + t < size) {
+        diff |= unpackUint2x32(batch_bits[k] ^ first_bits);
+        atomicAdd(round_starts[digit_of(batch_bits[k])], 1u);
+      }
+    }
   }
   diff = subgroupOr(diff);
   if (subgroupElect()) {
@@ -145,11 +173,20 @@ void main() {
     shift = chosen_shift;
     for (uint d = t; d < RADIX; d += WORKGROUP) round_starts[d] = 0;
     barrier();
-    for (uint i = t; i < size; i += WORKGROUP) atomicAdd(round_starts[digit_of(key_bits_at(i))], 1u);
+    for (uint batch = 0; batch < size; batch += ROUND_KEYS) {
+      uint64_t batch_bits[KEYS_PER_THREAD];
+      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+        batch_bits[k] = key_bits_at(min(batch + k * WORKGROUP + t, size - 1));
+      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+        if (batch + k * WORKGROUP + t < size) atomicAdd(round_starts[digit_of(batch_bits[k])], 1u);
+    }
   }
   barrier();
   scan_digits();
-  for (uint d = t; d < RADIX; d += WORKGROUP) bucket_next[d] = round_starts[d];
+  for (uint d = t; d < RADIX; d += WORKGROUP) {
+    bucket_next[d] = round_starts[d];
+    bucket_sizes[d] = (d + 1 < RADIX ? round_starts[d + 1] : size) - round_starts[d];
+  }
   const uint slot = slot_shared;
   if (slot >= piece_capacity) return;  // only overlapping (bad) offsets get here
   for (uint d = t; d <= RADIX; d += WORKGROUP)
@@ -208,6 +245,7 @@ void main() {
         places[k] += round_starts[digits[k]] + subgroup_counts[subgroup * RADIX + digits[k]];
     }
     uint targets[KEYS_PER_THREAD];
+    uint lone[KEYS_PER_THREAD];  // the digit of a key alone in its bucket, else RADIX
     [[unroll]] for (uint w = 0; w < KEY_WORDS; ++w) {
       [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
         if (chunk + k * gl_SubgroupSize < round_size) exchange[places[k]] = keys[k][w];
@@ -223,9 +261,15 @@ void main() {
     }
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       const uint j = t + k * WORKGROUP;
+      lone[k] = RADIX;
       if (j < round_size) {
-        targets[k] = begin + global_shift[digit_of(compared_bits(to_radix_order(keys[k])))] + j;
+        const uint digit = digit_of(compared_bits(to_radix_order(keys[k])));
+        targets[k] = begin + global_shift[digit] + j;
         store_key(bucket_keys_address, targets[k], keys[k]);
+        if (bucket_sizes[digit] == 1) {
+          lone[k] = digit;
+          [[unroll]] for (uint w = 0; w < KEY_WORDS; ++w) lone_keys[digit * KEY_WORDS + w] = keys[k][w];
+        }
       }
     }
     [[unroll]] for (uint w = 0; w < VALUE_WORDS; ++w) {
@@ -237,11 +281,38 @@ void main() {
       barrier();
       [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
         const uint j = t + k * WORKGROUP;
-        if (j < round_size) U32Array(bucket_values_address).v[targets[k] * VALUE_WORDS + w] = exchange[j];
+        if (j < round_size) {
+          const uint value = exchange[j];
+          U32Array(bucket_values_address).v[targets[k] * VALUE_WORDS + w] = value;
+          if (lone[k] < RADIX) lone_values[lone[k] * VALUE_WORDS + w] = value;
+        }
       }
       barrier();
     }
     for (uint i = t; i < gl_NumSubgroups * RADIX; i += WORKGROUP) subgroup_counts[i] = 0;
     barrier();
+  }
+
+  // The keys alone in their buckets (the rounds' last barrier is behind: every read of the
+  // segment is done).
+  for (uint d = t; d < RADIX; d += WORKGROUP) {
+    if (bucket_sizes[d] == 1) {
+      const uint i = begin + bucket_next[d] - 1;
+      [[unroll]] for (uint w = 0; w < KEY_WORDS; ++w)
+        U32Array(keys_out_address).v[i * KEY_WORDS + w] = lone_keys[d * KEY_WORDS + w];
+      [[unroll]] for (uint w = 0; w < VALUE_WORDS; ++w)
+        U32Array(values_out_address).v[i * VALUE_WORDS + w] = lone_values[d * VALUE_WORDS + w];
+    }
+  }
+
+  // 4. The pieces to the second level's lists (whole subgroups iterate together: RADIX and
+  // WORKGROUP are powers of two, and a subgroup is no larger than RADIX).
+  for (uint d = t; d < RADIX; d += WORKGROUP) {
+    const uint piece_size = bucket_sizes[d];
+    const uint c = piece_size >= 2 ? class_of_size(piece_size) : NO_CLASS;
+    const uint position = list_slot(piece_counters_address, c);
+    if (c != NO_CLASS && position < class_list_capacity(c, max_n, piece_segments))
+      U32Array(piece_lists_address).v[class_list_begin(c, max_n, piece_segments) + position] =
+          slot * PIECE_STRIDE + d;
   }
 }

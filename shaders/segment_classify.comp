@@ -21,6 +21,7 @@ layout(constant_id = 5) const uint VALUE_WORDS = 0;
 // segment's end to the next one's start) is no piece. 0: the caller's segments.
 layout(constant_id = 6) const uint PIECE_STRIDE = 0;
 #include "segment_classes.glsl"
+#include "segment_lists.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t offsets_address;
@@ -42,30 +43,6 @@ layout(push_constant) uniform Push {
 uint64_t offset_at(uint s) {
   if (OFFSET_WORDS == 1) return uint64_t(U32Array(offsets_address).v[s]);
   return U64Array(offsets_address).v[s];
-}
-
-// The list slot of this invocation's segment in class c (c == NO_CLASS: none): one atomic per
-// class present in the subgroup, not one per segment (a million segments of one class would
-// otherwise queue on one counter). Every invocation of the subgroup calls it together.
-const uint NO_CLASS = 0xffffffffu;
-uint list_slot(uint c) {
-  uint slot = 0;
-  bool pending = c != NO_CLASS;
-  while (subgroupAny(pending)) {
-    const uint leader = subgroupBallotFindLSB(subgroupBallot(pending));
-    const uint leader_class = subgroupShuffle(c, leader);
-    const bool mine = pending && c == leader_class;
-    const uvec4 same = subgroupBallot(mine);
-    uint base = 0;
-    if (gl_SubgroupInvocationID == leader)
-      base = atomicAdd(U32Array(counters_address).v[leader_class], subgroupBallotBitCount(same));
-    base = subgroupShuffle(base, leader);
-    if (mine) {
-      slot = base + subgroupBallotExclusiveBitCount(same);
-      pending = false;
-    }
-  }
-  return slot;
 }
 
 void main() {
@@ -100,7 +77,7 @@ void main() {
         c = size > class_slots(CLASS_COUNT - 1) ? CLASS_COUNT : class_of_size(size);
       }
     }
-    const uint position = list_slot(c);
+    const uint position = list_slot(counters_address, c);
     // c == CLASS_COUNT: large, to the large list (none on the second level: large_capacity 0). As
     // for the class lists, only overlapping (bad) offsets overfill it.
     if (c == CLASS_COUNT && position < large_capacity) {

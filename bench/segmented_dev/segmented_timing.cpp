@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   if (const char* b = std::getenv("SEGMENTED_BUCKET"))
     std::sscanf(b, "%u %u", &options.bucket_workgroup, &options.bucket_keys_per_thread);
   if (const char* m = std::getenv("SEGMENTED_MIN_TILE")) options.log2_min_tile = atoi(m);
+  if (const char* m = std::getenv("SEGMENTED_ITEMS")) options.log2_items = atoi(m);
   auto sorter = make_segmented_sort(impl, spec, Algorithm::automatic, options);
   const std::vector<uint32_t> offsets = bench::make_segment_offsets(family, n, 7);
   const uint64_t segments = offsets.size() - 1;
@@ -133,8 +134,8 @@ int main(int argc, char** argv) {
       if (sum_in != sum_out) ok = false;
     }
   }
-  std::printf("bucket %u x %u, min tile 2^%u: ", options.bucket_workgroup,
-              options.bucket_keys_per_thread, options.log2_min_tile);
+  std::printf("bucket %u x %u, min tile 2^%u, items 2^%u: ", options.bucket_workgroup,
+              options.bucket_keys_per_thread, options.log2_min_tile, options.log2_items);
   std::printf("%s %u %s 2^%s: median %.4f ms (min %.4f max %.4f) %s\n", argv[1], value_bytes, argv[3],
               argv[4], ms[ms.size() / 2], ms.front(), ms.back(), ok ? "ok" : "WRONG");
   for (size_t q = 0; q < phase_ms.size(); ++q) {

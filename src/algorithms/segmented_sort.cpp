@@ -49,10 +49,10 @@
 // sorted in place by sort 1 and no key copy is taken.
 #include "algorithms/segmented_sort.hpp"
 
-#include "algorithms/comparison_sorts.hpp"
-
 #include <algorithm>
 #include <bit>
+
+#include "algorithms/comparison_sorts.hpp"
 
 namespace gpusort {
 
@@ -111,8 +111,8 @@ struct SegmentMergePush {
 constexpr uint32_t wanted_merge_workgroup = 256;
 struct BucketPush {
   VkDeviceAddress keys, values, bucket_keys, bucket_values, offsets, list, listed, pieces,
-      piece_counter;
-  uint32_t max_n, list_capacity, piece_capacity;
+      piece_counter, piece_counters, piece_lists, keys_out, values_out;
+  uint32_t max_n, list_capacity, piece_capacity, piece_segments;
 };
 // segment_bucket: piece table entries per medium segment (256 bucket starts and the end), keys
 // per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
@@ -137,16 +137,20 @@ struct LargeGatherPush {
 
 // The fast path's size classes, per device family: class c sorts segments of up to
 // 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
-// pack min_tile / slots segments into one workgroup of min_tile / 2 invocations. The largest
-// class is the largest tile the device's workgroup and shared memory hold (fast_path_classes).
-// Not yet measured: one row for every device, chosen so that a block's padding costs at most 2x
-// and the smallest segments (2..8 keys) share a workgroup 16 at a time.
+// pack min_tile / slots segments into one workgroup of min_tile / 2^log2_items invocations. The
+// largest class is the largest tile the device's workgroup and shared memory hold
+// (fast_path_classes). One row for every device so far, measured on the H100 only; a block's
+// padding costs at most 2x.
 // The medium classes: segments of up to 2^log2_max_blocks largest tiles, each tile sorted alone
 // then merged (segment_merge searches every other block of the segment for every key, so its
 // work per key grows with the blocks).
 struct SegmentClassShape {
   uint32_t log2_first_class = 3;
-  uint32_t log2_min_tile = 7;
+  // 256-slot tiles of 64 invocations x 4 keys for the classes up to 256 slots (more keys in
+  // flight per SM than 2 keys: bench/NOTES-segmented.md, session 7 call 1 on the H100: u32
+  // 2^10x2^14 0.621 -> 0.566 ms, 2^16x256 0.336 -> 0.284 ms; 8 keys were slower with values).
+  uint32_t log2_min_tile = 8;
+  uint32_t log2_items = 2;
   uint32_t log2_max_blocks = 3;
 };
 constexpr SegmentClassShape segment_class_shape{};
@@ -159,17 +163,19 @@ struct SegmentClass {
 };
 
 std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const SortSpec& spec,
-                                           const SegmentClassShape& shape = segment_class_shape) {
+                                            const SegmentClassShape& shape = segment_class_shape) {
   std::vector<SegmentClass> classes;
   const uint32_t max_workgroup = max_comparison_workgroup(ctx);
   const uint32_t min_tile = 1u << shape.log2_min_tile;
   for (uint32_t slots = 1u << shape.log2_first_class;; slots *= 2) {
-    SegmentClass c{slots, min_tile / 2, 2};
+    const uint32_t items = std::min(1u << shape.log2_items, slots);
+    SegmentClass c{slots, std::max(1u, min_tile / items), items};
     if (slots > min_tile) {
       while (slots / c.items > max_workgroup && c.items < 8) c.items *= 2;
       c.workgroup = slots / c.items;
     }
-    if (c.workgroup > max_workgroup || small_tile_shared_bytes(spec, c.tile()) > ctx.info.shared_memory_bytes)
+    if (c.workgroup > max_workgroup ||
+        small_tile_shared_bytes(spec, c.tile()) > ctx.info.shared_memory_bytes)
       break;
     classes.push_back(c);
   }
@@ -188,8 +194,8 @@ uint64_t class_list_capacity(const std::vector<SegmentClass>& classes, size_t c,
 }
 
 uint32_t step_groups(uint64_t n) {
-  return uint32_t(std::clamp<uint64_t>((n + step_workgroup - 1) / step_workgroup, 1,
-                                       max_step_groups));
+  return uint32_t(
+      std::clamp<uint64_t>((n + step_workgroup - 1) / step_workgroup, 1, max_step_groups));
 }
 
 class Segmented final : public SegmentedSort {
@@ -203,12 +209,13 @@ class Segmented final : public SegmentedSort {
     by_key.value_words = 1;  // the origins
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
     if (options.log2_min_tile) shape_.log2_min_tile = options.log2_min_tile;
+    if (options.log2_items) shape_.log2_items = options.log2_items;
     classes_ = fast_path_classes(ctx, spec.sort, shape_);
     merge_workgroup_ = clamp_workgroup(ctx, wanted_merge_workgroup);
-    bucket_workgroup_ = std::min(
-        clamp_workgroup(ctx, options.bucket_workgroup ? options.bucket_workgroup
-                                                      : wanted_bucket_workgroup),
-        clamp_workgroup(ctx, 16 * ctx.info.min_subgroup_size));
+    bucket_workgroup_ =
+        std::min(clamp_workgroup(ctx, options.bucket_workgroup ? options.bucket_workgroup
+                                                               : wanted_bucket_workgroup),
+                 clamp_workgroup(ctx, 16 * ctx.info.min_subgroup_size));
     bucket_keys_per_thread_ = options.bucket_keys_per_thread ? options.bucket_keys_per_thread
                                                              : default_bucket_keys_per_thread;
   }
@@ -269,8 +276,12 @@ class Segmented final : public SegmentedSort {
   }
   // The counters after the class sizes and the large count (segment_plan, segment_bucket):
   // segment_bucket's next piece table slot, then the second level's piece count.
-  uint64_t piece_counter(const LevelLayout& l) const { return l.counters + 4 * (classes_.size() + 1); }
-  uint64_t piece_count(const LevelLayout& l) const { return l.counters + 4 * (classes_.size() + 2); }
+  uint64_t piece_counter(const LevelLayout& l) const {
+    return l.counters + 4 * (classes_.size() + 1);
+  }
+  uint64_t piece_count(const LevelLayout& l) const {
+    return l.counters + 4 * (classes_.size() + 2);
+  }
   // Medium segments at most (the piece table's slots), and the pieces of the second level.
   uint64_t medium_capacity(uint64_t max_n, uint64_t max_segments) const {
     uint64_t slots = 0;
@@ -330,8 +341,8 @@ class Segmented final : public SegmentedSort {
     l.origins = 0;
     l.ids = align_up(max_n * 4, 256);
     l.key_copy = l.ids + (seg ? align_up(max_n * id_words * 4, 256) : 0);
-    l.value_copy =
-        l.key_copy + (seg && spec_.write_keys ? align_up(max_n * spec_.sort.key_words * 4, 256) : 0);
+    l.value_copy = l.key_copy +
+                   (seg && spec_.write_keys ? align_up(max_n * spec_.sort.key_words * 4, 256) : 0);
     l.count = l.value_copy + align_up(max_n * spec_.sort.value_words * 4, 256);
     l.inner = l.count + count_slot_bytes;
     uint64_t inner = by_key_->scratch_bytes(max_n);
@@ -371,33 +382,55 @@ class Segmented final : public SegmentedSort {
     const uint64_t begin = fast_begin(t.n, t.segments);
     const FastLayout f = fast_layout(t.n, t.segments);
     const VkDeviceAddress base = t.scratch + begin;
-    Level first{t.keys, t.values, t.offsets, t.indices,
-                t.keys_out ? t.keys_out : t.keys, t.values_out ? t.values_out : t.values,
-                t.segment_count_address, spec_.offset_words, 0, t.n, t.segments, base,
-                t.scratch_buffer, t.scratch_offset + begin, f.first, f};
+    Level first{t.keys,
+                t.values,
+                t.offsets,
+                t.indices,
+                t.keys_out ? t.keys_out : t.keys,
+                t.values_out ? t.values_out : t.values,
+                t.segment_count_address,
+                spec_.offset_words,
+                0,
+                t.n,
+                t.segments,
+                base,
+                t.scratch_buffer,
+                t.scratch_offset + begin,
+                f.first,
+                f};
     // Medium segments are scattered into buckets (segment_bucket), except with indices
     // (segment_bucket does not carry input positions): then sorted blocks are merged.
     first.bucketed = medium(t.n) && t.indices == 0;
     const uint32_t class_count = uint32_t(classes_.size());
     const uint64_t large_fits = large_capacity(t.n, t.segments);
-    const LargeTargets large{base + f.large_begins,
-                             base + f.large_sizes,
-                             base + f.large_bases,
-                             base + f.first.counters + 4 * class_count,
-                             base + f.first.global_count,
-                             large_fits,
-                             begin + f.first.global_count,
-                             large_fits ? layout(t.n, t.segments) : Layout{}};
+    const LargeTargets large{
+        base + f.large_begins,        base + f.large_sizes,
+        base + f.large_bases,         base + f.first.counters + 4 * class_count,
+        base + f.first.global_count,  large_fits,
+        begin + f.first.global_count, large_fits ? layout(t.n, t.segments) : Layout{}};
     record_level(rec, first, t, large_fits ? &large : nullptr);
     if (first.bucketed) {
       // The second level: the pieces (buckets) of the medium segments, read from the piece
       // table, sorted from the bucketed scratch copy to the outputs. A piece is at most a
       // medium segment: no large list.
       const uint64_t pieces = medium_capacity(t.n, t.segments) * piece_stride;
-      Level second{base + f.bucket_keys, spec_.sort.value_words ? base + f.bucket_values : 0,
-                   base + f.pieces, 0, first.keys_out, first.values_out,
-                   base + piece_count(f.first), 1, piece_stride, t.n,
-                   pieces, base, t.scratch_buffer, t.scratch_offset + begin, f.second, f};
+      Level second{base + f.bucket_keys,
+                   spec_.sort.value_words ? base + f.bucket_values : 0,
+                   base + f.pieces,
+                   0,
+                   first.keys_out,
+                   first.values_out,
+                   base + piece_count(f.first),
+                   1,
+                   piece_stride,
+                   t.n,
+                   pieces,
+                   base,
+                   t.scratch_buffer,
+                   t.scratch_offset + begin,
+                   f.second,
+                   f};
+      second.listed_by_bucket = true;
       record_level(rec, second, t);
     }
     if (large.capacity) record_large_sort(rec, t, large);
@@ -415,6 +448,9 @@ class Segmented final : public SegmentedSort {
     LevelLayout layout;
     FastLayout fast;
     bool bucketed = false;
+    // The second level: segment_bucket filled its class lists (its counters were zeroed beside
+    // the first level's), so it has no clear or segment_classify of its own.
+    bool listed_by_bucket = false;
   };
 
   // Classify, plan, the classes' sorts (and merges or bucket scatters); ends with a barrier.
@@ -442,22 +478,28 @@ class Segmented final : public SegmentedSort {
                                    uint32_t(v.bucketed)};
     };
     auto plan_push = [&] {
-      return PlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n),
-                      uint32_t(v.segments), ctx_.info.max_workgroup_count_x};
+      return PlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n), uint32_t(v.segments),
+                      ctx_.info.max_workgroup_count_x};
     };
-    rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
-    rec.compute_barrier();
-    const uint32_t classify_groups = step_groups(v.segments);
-    rec.dispatch("segment_classify",
-                 {step_workgroup, v.offset_words, shape_.log2_first_class,
-                  class_count, spec_.sort.key_words, spec_.sort.value_words, v.piece_stride},
-                 classify_groups,
-                 ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters,
-                              v.base + l.lists, v.indices, v.keys, v.values, copy_keys_to,
-                              copy_values_to, uint32_t(v.n), uint32_t(v.segments),
-                              classify_groups, large ? large->begins : 0,
-                              large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
-    rec.compute_barrier();
+    if (!v.listed_by_bucket) {
+      rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
+      if (v.bucketed)  // the second level's counters, for segment_bucket
+        rec.dispatch("segment_plan", plan_spec(1), 1,
+                     PlanPush{v.base + f.second.counters, 0, uint32_t(v.n), 0,
+                              ctx_.info.max_workgroup_count_x});
+      rec.compute_barrier();
+      const uint32_t classify_groups = step_groups(v.segments);
+      rec.dispatch(
+          "segment_classify",
+          {step_workgroup, v.offset_words, shape_.log2_first_class, class_count,
+           spec_.sort.key_words, spec_.sort.value_words, v.piece_stride},
+          classify_groups,
+          ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters, v.base + l.lists,
+                       v.indices, v.keys, v.values, copy_keys_to, copy_values_to, uint32_t(v.n),
+                       uint32_t(v.segments), classify_groups, large ? large->begins : 0,
+                       large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
+      rec.compute_barrier();
+    }
     rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
     if (large)
       rec.dispatch("segment_large_scan", {step_workgroup}, 1,
@@ -489,12 +531,11 @@ class Segmented final : public SegmentedSort {
       tile_spec.insert(tile_spec.end(),
                        {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
                         v.offset_words, uint32_t(std::countr_zero(k.blocks))});
-      rec.dispatch_indirect("segment_sort_tile_i" + std::to_string(k.items), tile_spec, v.buffer,
-                            dispatch,
-                            SegmentTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
-                                            v.base + l.counters + 4 * c, sorted_keys,
-                                            sorted_values, sorted_origins, v.keys_out,
-                                            v.values_out, uint32_t(v.n), uint32_t(capacity)});
+      rec.dispatch_indirect(
+          "segment_sort_tile_i" + std::to_string(k.items), tile_spec, v.buffer, dispatch,
+          SegmentTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
+                          v.base + l.counters + 4 * c, sorted_keys, sorted_values, sorted_origins,
+                          v.keys_out, v.values_out, uint32_t(v.n), uint32_t(capacity)});
     }
     if (large) record_large_compact(rec, t, *large);
     if (medium(v.n) && !v.bucketed) {
@@ -592,13 +633,15 @@ class Segmented final : public SegmentedSort {
          uint32_t(spec_.sort.descending), spec_.sort.value_words, spec_.sort.begin_bit,
          spec_.sort.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size,
          bucket_keys_per_thread_, uint32_t(std::countr_zero(classes_[c].segment_slots)),
-         v.offset_words},
+         v.offset_words, shape_.log2_first_class, uint32_t(classes_.size())},
         v.buffer, dispatch,
         BucketPush{v.keys, v.values, v.base + f.bucket_keys,
                    spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
                    v.base + v.layout.counters + 4 * c, v.base + f.pieces,
-                   v.base + piece_counter(v.layout), uint32_t(v.n),
-                   uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments))});
+                   v.base + piece_counter(v.layout), v.base + f.second.counters,
+                   v.base + f.second.lists, v.keys_out, spec_.sort.value_words ? v.values_out : 0,
+                   uint32_t(v.n), uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments)),
+                   uint32_t(medium_capacity(v.n, v.segments) * piece_stride)});
   }
 
   // The global path without the fast path: one segment, argsort, or no class on this device.
@@ -624,10 +667,10 @@ class Segmented final : public SegmentedSort {
     };
 
     if (gpu_count) {
-      rec.dispatch("segment_count", {step_workgroup, spec_.offset_words}, 1,
-                   CountPush{t.offsets, t.segment_count_address, count,
-                             count + step_dispatch_offset, n, uint32_t(t.segments), groups,
-                             step_workgroup, ctx_.info.max_workgroup_count_x});
+      rec.dispatch(
+          "segment_count", {step_workgroup, spec_.offset_words}, 1,
+          CountPush{t.offsets, t.segment_count_address, count, count + step_dispatch_offset, n,
+                    uint32_t(t.segments), groups, step_workgroup, ctx_.info.max_workgroup_count_x});
       rec.indirect_barrier();
     }
     step("segment_iota", {step_workgroup}, IotaPush{origins, count, n, groups});
@@ -646,8 +689,8 @@ class Segmented final : public SegmentedSort {
     record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
       step("segment_ids", {step_workgroup, spec_.offset_words},
-           IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
-                   uint32_t(t.segments), groups});
+           IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n, uint32_t(t.segments),
+                   groups});
       rec.compute_barrier();
       record_inner(rec, *by_segment(t.segments), ids, origins, t, l, count);
     }

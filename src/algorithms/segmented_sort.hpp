@@ -58,6 +58,7 @@ struct SegmentedOptions {
   uint32_t bucket_workgroup = 0;
   uint32_t bucket_keys_per_thread = 0;
   uint32_t log2_min_tile = 0;  // the classes below it pack several segments per workgroup
+  uint32_t log2_items = 0;     // keys per invocation of the tile classes (2^this; 0: the default)
 };
 
 // `requested` is the algorithm of the inner sorts; it must be stable (not bitonic).
