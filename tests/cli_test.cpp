@@ -672,15 +672,21 @@ TEST_F(CliRefusal, UnsupportedNpyArrays) {
   expect_refused({"sort", "record.npy", "out"}, "structured (record) dtypes are not supported");
 }
 
+// Segmented sorts and argsort sort in core, at most max_elements; a plain sort takes any count
+// (beyond max_elements out of core): its only refusal of this header is that the data is missing.
 TEST_F(CliRefusal, MoreThanMaxElements) {
   const std::string count = std::to_string(max_elements + 1);
   write_bytes(at("huge.npy"), npy_file("<u4", "(" + count + ",)", ""));
-  expect_refused({"sort", "huge.npy", "out"},
+  expect_refused({"sort", "huge.npy", "out", "--indices-out", "idx"},
                  "holds " + count + " elements, more than gpusort's maximum");
+  expect_refused({"sort", "huge.npy", "out"}, "truncated: the header declares " + count);
+  const std::string beyond = std::to_string((uint64_t(1) << 56) + 1);  // past what 64 bits address
+  write_bytes(at("beyond.npy"), npy_file("<u4", "(" + beyond + ",)", ""));
+  expect_refused({"sort", "beyond.npy", "out"}, "holds " + beyond + " elements, more than the");
   // A sparse raw file: its size says 2^31 elements, but it occupies no disk space.
   write_bytes(at("huge.bin"), "");
   fs::resize_file(at("huge.bin"), (max_elements + 1) * 4);
-  expect_refused({"sort", "huge.bin", "out", "--type", "u32"},
+  expect_refused({"sort", "huge.bin", "out", "--type", "u32", "--indices-out", "idx"},
                  "holds " + count + " elements, more than");
 }
 

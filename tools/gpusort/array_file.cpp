@@ -339,11 +339,14 @@ std::string shape_text(const std::vector<uint64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-void check_count(uint64_t count, const std::string& who) {
-  if (count > max_elements)
+void check_count(uint64_t count, const std::string& who, bool any_count) {
+  if (any_count && count > any_count_limit)
+    throw Error(who + ": holds " + std::to_string(count) + " elements, more than the " +
+                std::to_string(any_count_limit) + " (2^56) gpusort can address");
+  if (!any_count && count > max_elements)
     throw Error(who + ": holds " + std::to_string(count) +
                 " elements, more than gpusort's maximum of " + std::to_string(max_elements) +
-                " (2^31 - 1)");
+                " (2^31 - 1) for segmented sorts and --indices-out (plain sorts take any count)");
 }
 
 std::string npy_header(KeyType element, uint64_t count) {
@@ -623,7 +626,8 @@ std::string npy_descr(KeyType element) {
 }
 
 ArrayFile open_array_file(const fs::path& path, const std::string& role,
-                          std::optional<KeyType> declared, const std::string& type_option) {
+                          std::optional<KeyType> declared, const std::string& type_option,
+                          bool any_count) {
   ArrayFile file;
   file.path = path;
   file.role = role;
@@ -654,7 +658,7 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
       throw Error(who + ": size " + std::to_string(size) + " bytes is not a multiple of the " +
                   std::to_string(element_bytes) + "-byte " + to_string(file.element) + " element");
     file.count = size / element_bytes;
-    check_count(file.count, who);
+    check_count(file.count, who, any_count);
     return file;
   }
 
@@ -698,7 +702,7 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
     throw Error(who + ": holds dtype '" + *header.descr + "' (" + to_string(file.element) +
                 ") but " + type_option + " says " + to_string(*declared));
   file.count = header.shape->front();
-  check_count(file.count, who);
+  check_count(file.count, who, any_count);
   const uint64_t data_bytes = file.count * key_bytes(file.element);
   const uint64_t present = size - std::min(size, file.data_offset);
   if (present < data_bytes)

@@ -36,9 +36,14 @@ struct ArrayFile {
 // device, a socket, a directory) is refused without blocking. For raw files the element type is
 // `declared` (required, else an error naming `type_option`); for npy files it comes from the
 // header and `declared`, when given, must agree. Checks that the data size matches the element
-// count exactly and that the count is at most gpusort::max_elements.
+// count exactly and that the count is at most gpusort::max_elements, or with `any_count` (plain
+// sorts: beyond max_elements they go out of core) at most any_count_limit.
 ArrayFile open_array_file(const std::filesystem::path& path, const std::string& role,
-                          std::optional<KeyType> declared, const std::string& type_option);
+                          std::optional<KeyType> declared, const std::string& type_option,
+                          bool any_count = false);
+// The most elements of a file a plain sort takes (2^56: its bytes fit 64 bits, whatever the
+// element).
+inline constexpr uint64_t any_count_limit = uint64_t(1) << 56;
 
 // Reads the elements of `file` into `destination` (count * element size bytes).
 void read_array_data(const ArrayFile& file, void* destination);

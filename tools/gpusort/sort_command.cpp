@@ -249,10 +249,14 @@ void run_sort(const SortArguments& a) {
       throw Error("VOUT and IDX are the same file '" + a.values_out + "'");
   }
 
-  ArrayFile keys = open_array_file(a.in, "keys file", declared_key, "--type");
+  // Plain sorts take any count (beyond gpusort::max_elements out of core); segmented sorts and
+  // argsort sort in core, at most max_elements.
+  const bool any_count = !segmented && !with_indices;
+  ArrayFile keys = open_array_file(a.in, "keys file", declared_key, "--type", any_count);
   std::optional<ArrayFile> values;
   if (with_values) {
-    values = open_array_file(a.values_in, "values file", declared_value, "--value-type");
+    values =
+        open_array_file(a.values_in, "values file", declared_value, "--value-type", any_count);
     if (values->count != keys.count)
       throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
                   std::to_string(keys.count) + " elements but values file '" + a.values_in +
