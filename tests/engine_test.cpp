@@ -197,8 +197,9 @@ std::string describe(const SorterConfig& c) {
 // goes back to a host-visible readback buffer the same way, in the same command buffer.
 class SortJob {
  public:
-  // count: the GPU count for record_indirect (nullopt: record with n = max_n).
-  SortJob(const SorterConfig& config, uint64_t max_n, std::optional<uint32_t> count,
+  // count: the GPU count for record_indirect (nullopt: record with n = max_n), a u32 or a u64
+  // as config.count_bytes says (staged as a u64: little-endian, its low word is the u32).
+  SortJob(const SorterConfig& config, uint64_t max_n, std::optional<uint64_t> count,
           Distribution distribution, uint64_t seed)
       : config_(config),
         max_n_(max_n),
@@ -218,7 +219,7 @@ class SortJob {
   }
 
   // Writes fresh input into the staging buffer (for the next frame of a reused command buffer).
-  void restage(Distribution distribution, uint64_t seed, std::optional<uint32_t> count) {
+  void restage(Distribution distribution, uint64_t seed, std::optional<uint64_t> count) {
     seed_ = seed;
     count_ = count;
     std::mt19937_64 rng(seed);
@@ -236,7 +237,7 @@ class SortJob {
     copy(cmd, upload_, keys_bytes_, values_, guard_bytes, max_n_ * config_.value_bytes);
     // The count comes from the staging buffer too, so a re-submitted command buffer sees the
     // count of the frame.
-    copy(cmd, upload_, keys_bytes_ + values_bytes_, count_buffer_, 0, 4);
+    copy(cmd, upload_, keys_bytes_ + values_bytes_, count_buffer_, 0, 8);
   }
 
   void record_sort(VkCommandBuffer cmd, const Sorter& sorter, BufferRef scratch) {
@@ -332,13 +333,13 @@ class SortJob {
       uint64_t v = value_of(i);
       std::memcpy(up + keys_bytes_ + i * config_.value_bytes, &v, config_.value_bytes);
     }
-    uint32_t count = count_.value_or(0);
-    std::memcpy(up + keys_bytes_ + values_bytes_, &count, 4);
+    const uint64_t count = count_.value_or(0);
+    std::memcpy(up + keys_bytes_ + values_bytes_, &count, 8);
   }
 
   SorterConfig config_;
   uint64_t max_n_;
-  std::optional<uint32_t> count_;
+  std::optional<uint64_t> count_;
   bool stable_ = true;  // an unstable sort (bitonic) may order values of equal keys freely
   uint32_t key_size_;
   VkDeviceSize keys_bytes_, values_bytes_;
@@ -413,6 +414,29 @@ TEST(Engine, RecordIndirectReadsTheCountOnTheGpuAndClampsIt) {
       std::vector<std::unique_ptr<SortJob>> jobs;
       for (uint32_t count :
            {0u, 1u, 2u, uint32_t(max_n / 3), uint32_t(max_n), uint32_t(max_n) + 1000u, ~0u})
+        jobs.push_back(
+            std::make_unique<SortJob>(config, max_n, count, Distribution::uniform, fresh_seed()));
+      std::vector<const Sorter*> sorters(jobs.size(), &*sorter);
+      std::vector<SortJob*> raw;
+      for (auto& j : jobs) raw.push_back(j.get());
+      run_in_one_submit(sorters, raw, max_n);
+    }
+  }
+}
+
+// SorterConfig::count_bytes = 8: the count is a u64, clamped to max_n as a whole (2^32 + 2 is not
+// 2: its high word counts).
+TEST(Engine, RecordIndirectReadsA64BitCount) {
+  for (Algorithm algorithm : every_algorithm()) {
+    for (SorterConfig config : engine_configs(algorithm)) {
+      config.count_bytes = 8;
+      auto sorter = make_sorter(config);
+      if (!sorter) break;
+      const uint64_t max_n = std::min<uint64_t>(3000, sorter->max_elements());
+      SCOPED_TRACE(describe(config) + " count_bytes=8");
+      std::vector<std::unique_ptr<SortJob>> jobs;
+      for (uint64_t count : {uint64_t(0), uint64_t(2), max_n / 3, max_n, max_n + 1000,
+                             (uint64_t(1) << 32) + 2, (uint64_t(1) << 40) + max_n / 2, ~uint64_t(0)})
         jobs.push_back(
             std::make_unique<SortJob>(config, max_n, count, Distribution::uniform, fresh_seed()));
       std::vector<const Sorter*> sorters(jobs.size(), &*sorter);
@@ -614,6 +638,15 @@ TEST(Engine, RejectsInvalidBuffersWithClearErrors) {
         Sorter(context(), {KeyType::u32, 2});
       },
       "values must be 0, 4 or 8 bytes wide, not 2");
+  expect_error(
+      [] {
+        Sorter(context(), {.key = KeyType::u32, .count_bytes = 2});
+      },
+      "count_bytes is 2: record_indirect's count is a u32 (4) or a u64 (8)");
+  Sorter wide(context(), {.key = KeyType::u32, .algorithm = Algorithm::radix_reduce_scan,
+                          .count_bytes = 8});
+  expect_error([&] { wide.record_indirect(cmd, keys.at(0), {}, scratch.at(0), count.at(4), n); },
+               "count.offset 4 is not a multiple of 8");
   Sorter moved = std::move(pairs);
   expect_error([&] { pairs.scratch_bytes(n); }, "moved from");
   commands.end();

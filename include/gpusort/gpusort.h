@@ -71,7 +71,8 @@ typedef struct gpusort_sorter_config {
   gpusort_algorithm algorithm;
   int descending;
   uint32_t begin_bit;
-  uint32_t end_bit; /* 0: the key's full width */
+  uint32_t end_bit;     /* 0: the key's full width */
+  uint32_t count_bytes; /* record_indirect's count: 4 (u32; 0 means 4) or 8 (u64) */
 } gpusort_sorter_config;
 
 /* A place in a caller's buffer (requirements: gpusort::BufferRef in gpusort.hpp). */
@@ -147,7 +148,8 @@ gpusort_status gpusort_sorter_scratch_bytes(const gpusort_sorter* sorter, uint64
 gpusort_status gpusort_sorter_record(const gpusort_sorter* sorter, VkCommandBuffer command_buffer,
                                      gpusort_buffer_ref keys, gpusort_buffer_ref values,
                                      gpusort_buffer_ref scratch, uint64_t n);
-/* n is the u32 at count, read when the GPU executes the sort, clamped to max_n. */
+/* n is the u32 (count_bytes 4) or u64 (8) at count, read when the GPU executes the sort, clamped
+ * to max_n. */
 gpusort_status gpusort_sorter_record_indirect(const gpusort_sorter* sorter,
                                               VkCommandBuffer command_buffer,
                                               gpusort_buffer_ref keys, gpusort_buffer_ref values,

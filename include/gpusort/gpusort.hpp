@@ -355,6 +355,10 @@ struct SorterConfig {
   bool descending = false;
   uint32_t begin_bit = 0;
   uint32_t end_bit = 0;  // 0: the key's full width
+  // record_indirect()'s count: a u32 (4) or a u64 (8; 0 means 4). A u64 count costs one more
+  // dispatch and barrier (it is clamped to max_n into a u32 slot of scratch) and 256 bytes of
+  // scratch; a count of 2^32 or more is clamped like any count above max_n.
+  uint32_t count_bytes = 4;
 };
 
 // Synchronization contract of record() / record_indirect():
@@ -407,9 +411,10 @@ class Sorter {
   // Sorts n elements; n is known when recording. `values` is {} when config.value_bytes == 0.
   void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
               uint64_t n) const;
-  // Sorts n elements where n is the u32 at `count`, read when the GPU executes the sort and
-  // clamped to max_n (0 and 1 leave keys and values as they are). Elements from n to max_n are
-  // neither read nor written.
+  // Sorts n elements where n is the u32 (config.count_bytes = 4) or u64 (8) at `count`, read
+  // when the GPU executes the sort and clamped to max_n (0 and 1 leave keys and values as they
+  // are). Elements from n to max_n are neither read nor written. A u64 count's offset is a
+  // multiple of 8.
   void record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                        BufferRef count, uint64_t max_n) const;
   const SorterConfig& config() const;

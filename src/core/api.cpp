@@ -234,9 +234,27 @@ struct Sorter::Impl {
   SortSpec spec;
   std::unique_ptr<SortAlgorithm> algorithm;
 
+  // A u64 count is narrowed (count_narrow.comp) into a u32 slot at the start of scratch; the
+  // algorithm's scratch follows it.
+  bool wide_count() const { return config.count_bytes == 8; }
+  uint64_t count_slot_bytes() const { return wide_count() ? 256 : 0; }
+  uint64_t scratch_bytes(uint64_t max_n) const {
+    return count_slot_bytes() + algorithm->scratch_bytes(max_n);
+  }
+  struct NarrowPush {
+    VkDeviceAddress count, narrow;
+    uint32_t max_n;
+  };
+  // The algorithm's targets, and the caller's u64 count when count_narrow runs first (then
+  // sort.count_address is the slot it writes).
+  struct Resolved {
+    SortTargets sort;
+    VkDeviceAddress wide_count = 0;
+  };
+
   // Resolves the caller's buffers to addresses, checking everything the host can check.
-  SortTargets resolve(const char* call, BufferRef keys, BufferRef values, BufferRef scratch,
-                      const BufferRef* count, uint64_t max_n) const {
+  Resolved resolve(const char* call, BufferRef keys, BufferRef values, BufferRef scratch,
+                   const BufferRef* count, uint64_t max_n) const {
     auto& ctx = context.impl();
     auto fail = [&](const std::string& why) { throw Error(std::string(call) + ": " + why); };
     auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
@@ -253,23 +271,39 @@ struct Sorter::Impl {
     t.scratch = address(scratch, "scratch", 16);
     t.scratch_buffer = scratch.buffer;
     t.scratch_offset = scratch.offset;
-    if (count) t.count_address = address(*count, "count", 4);
+    const uint64_t count_bytes = count ? (wide_count() ? 8 : 4) : 0;
+    if (count) t.count_address = address(*count, "count", count_bytes);
     t.n = max_n;
 
     refuse_overlaps(call,
                     {{"keys", t.keys, t.keys + max_n * spec.key_words * 4},
                      {"values", t.values, t.values + max_n * spec.value_words * 4},
-                     {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(max_n)},
-                     {"count", t.count_address, t.count_address + (count ? 4 : 0)}},
+                     {"scratch", t.scratch, t.scratch + scratch_bytes(max_n)},
+                     {"count", t.count_address, t.count_address + count_bytes}},
                     std::to_string(max_n) + " elements");
-    return t;
+    if (!wide_count()) return {t, 0};
+    // The algorithm's scratch after the slot; with a count it reads the slot as its count.
+    Resolved r{t, t.count_address};
+    if (count) r.sort.count_address = t.scratch;
+    r.sort.scratch += count_slot_bytes();
+    r.sort.scratch_offset += count_slot_bytes();
+    return r;
   }
 
-  void record(VkCommandBuffer cmd, const SortTargets& t) const {
+  void record(VkCommandBuffer cmd, const Resolved& r) const {
+    const SortTargets& t = r.sort;
     if (!cmd) throw Error("Sorter::record: command buffer is VK_NULL_HANDLE");
     Recorder rec(context.impl(), cmd);
     // At most one element (whatever the count says): nothing to sort.
-    if (t.n > 1) algorithm->record(rec, t);
+    if (t.n <= 1) {
+      rec.compute_barrier();
+      return;
+    }
+    if (r.wide_count) {
+      rec.dispatch("count_narrow", {}, 1, NarrowPush{r.wide_count, t.count_address, uint32_t(t.n)});
+      rec.compute_barrier();
+    }
+    algorithm->record(rec, t);
     // The contract's closing barrier (gpusort.hpp): algorithms end with one; recorded here where
     // nothing was (n <= 1), never twice.
     if (!rec.ends_with_barrier()) rec.compute_barrier();
@@ -284,8 +318,8 @@ struct Sorter::Impl {
     DeviceBuffer values;
     if (spec.value_words)
       values = DeviceBuffer(ctx, n * spec.value_words * 4, MemoryKind::device_local);
-    DeviceBuffer scratch(ctx, algorithm->scratch_bytes(n), MemoryKind::device_local);
-    DeviceBuffer count(ctx, 4, MemoryKind::device_local);
+    DeviceBuffer scratch(ctx, scratch_bytes(n), MemoryKind::device_local);
+    DeviceBuffer count(ctx, 8, MemoryKind::device_local);
     BufferRef value_ref = spec.value_words ? values.ref() : BufferRef{};
     BufferRef count_ref = count.ref();
     ctx.record_unsubmitted([&](VkCommandBuffer cmd) {
@@ -302,6 +336,10 @@ Sorter::Sorter(Context& ctx, const SorterConfig& config) : impl_(std::make_uniqu
   impl_->config = config;
   impl_->spec = make_sort_spec(config.key, config.value_bytes, config.descending, config.begin_bit,
                                config.end_bit);
+  if (impl_->config.count_bytes == 0) impl_->config.count_bytes = 4;
+  if (impl_->config.count_bytes != 4 && impl_->config.count_bytes != 8)
+    throw Error("Sorter: count_bytes is " + std::to_string(config.count_bytes) +
+                ": record_indirect's count is a u32 (4) or a u64 (8)");
   impl_->algorithm = make_sort_algorithm(ctx.impl(), impl_->spec, config.algorithm);
   impl_->create_pipelines();
 }
@@ -323,7 +361,7 @@ const SorterConfig& Sorter::config() const {
 uint64_t Sorter::scratch_bytes(uint64_t max_n) const {
   check_count(max_n);
   constexpr uint64_t min_scratch_bytes = 256;
-  return std::max(valid(impl_).algorithm->scratch_bytes(max_n), min_scratch_bytes);
+  return std::max(valid(impl_).scratch_bytes(max_n), min_scratch_bytes);
 }
 
 uint64_t Sorter::max_elements() const { return valid(impl_).algorithm->max_elements(); }

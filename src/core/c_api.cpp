@@ -175,7 +175,7 @@ gpusort_status gpusort_sorter_create(gpusort_context* context, const gpusort_sor
     require(config, "config");
     gpusort::SorterConfig c{key_type(config->key), config->value_bytes,
                             algorithm(config->algorithm), config->descending != 0,
-                            config->begin_bit, config->end_bit};
+                            config->begin_bit, config->end_bit, config->count_bytes};
     *out_sorter = new gpusort_sorter{gpusort::Sorter(context->context, c)};
   });
 }
