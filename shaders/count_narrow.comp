@@ -1,10 +1,10 @@
 #version 460
-// The engine face's 64-bit count (SorterConfig::count_bytes = 8), one invocation, before the
-// sort: min(count, max_n) as the u32 that every kernel's element_count() reads, in a slot of
+// The engine face's 64-bit count (SorterConfig::count_bytes = 8), one workgroup (invocation 0
+// works: pipelines take whole subgroups), before the sort: min(count, max_n) as the u32 that every kernel's element_count() reads, in a slot of
 // scratch. A count of 2^32 or more is clamped like any count above max_n, never wrapped.
 #include "common.glsl"
 
-layout(local_size_x = 1) in;
+layout(local_size_x_id = 0) in;
 
 layout(push_constant) uniform Push {
   uint64_t count_address;   // the caller's u64
@@ -12,4 +12,7 @@ layout(push_constant) uniform Push {
   uint max_n;
 };
 
-void main() { U32Array(narrow_address).v[0] = uint(min(U64Array(count_address).v[0], uint64_t(max_n))); }
+void main() {
+  if (gl_LocalInvocationID.x == 0)
+    U32Array(narrow_address).v[0] = uint(min(U64Array(count_address).v[0], uint64_t(max_n)));
+}

@@ -430,19 +430,24 @@ TEST(Engine, RecordIndirectReadsA64BitCount) {
   for (Algorithm algorithm : every_algorithm()) {
     for (SorterConfig config : engine_configs(algorithm)) {
       config.count_bytes = 8;
+      // From construction on (it creates the pipelines, count_narrow's among them).
+      const uint64_t messages = context().validation_messages();
       auto sorter = make_sorter(config);
       if (!sorter) break;
       const uint64_t max_n = std::min<uint64_t>(3000, sorter->max_elements());
       SCOPED_TRACE(describe(config) + " count_bytes=8");
       std::vector<std::unique_ptr<SortJob>> jobs;
-      for (uint64_t count : {uint64_t(0), uint64_t(2), max_n / 3, max_n, max_n + 1000,
-                             (uint64_t(1) << 32) + 2, (uint64_t(1) << 40) + max_n / 2, ~uint64_t(0)})
+      for (uint64_t count :
+           {uint64_t(0), uint64_t(2), max_n / 3, max_n, max_n + 1000, (uint64_t(1) << 32) + 2,
+            (uint64_t(1) << 40) + max_n / 2, ~uint64_t(0)})
         jobs.push_back(
             std::make_unique<SortJob>(config, max_n, count, Distribution::uniform, fresh_seed()));
       std::vector<const Sorter*> sorters(jobs.size(), &*sorter);
       std::vector<SortJob*> raw;
       for (auto& j : jobs) raw.push_back(j.get());
       run_in_one_submit(sorters, raw, max_n);
+      EXPECT_EQ(context().validation_messages(), messages)
+          << "Vulkan validation messages (printed above)";
     }
   }
 }
@@ -638,13 +643,10 @@ TEST(Engine, RejectsInvalidBuffersWithClearErrors) {
         Sorter(context(), {KeyType::u32, 2});
       },
       "values must be 0, 4 or 8 bytes wide, not 2");
-  expect_error(
-      [] {
-        Sorter(context(), {.key = KeyType::u32, .count_bytes = 2});
-      },
-      "count_bytes is 2: record_indirect's count is a u32 (4) or a u64 (8)");
-  Sorter wide(context(), {.key = KeyType::u32, .algorithm = Algorithm::radix_reduce_scan,
-                          .count_bytes = 8});
+  expect_error([] { Sorter(context(), {.key = KeyType::u32, .count_bytes = 2}); },
+               "count_bytes is 2: record_indirect's count is a u32 (4) or a u64 (8)");
+  Sorter wide(context(),
+              {.key = KeyType::u32, .algorithm = Algorithm::radix_reduce_scan, .count_bytes = 8});
   expect_error([&] { wide.record_indirect(cmd, keys.at(0), {}, scratch.at(0), count.at(4), n); },
                "count.offset 4 is not a multiple of 8");
   Sorter moved = std::move(pairs);

@@ -3,13 +3,14 @@
 // every key (read back from the GPU's plan), and the decoupled fallback forced by tiles that never
 // publish their counts (with a look-back table short enough that its slots wrap).
 #include "algorithms/onesweep.hpp"
-#include "test_support.hpp"
-#include "vulkan/buffer.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <optional>
 #include <sstream>
+
+#include "test_support.hpp"
+#include "vulkan/buffer.hpp"
 
 namespace gpusort::test {
 namespace {
@@ -38,12 +39,13 @@ TEST_P(Onesweep, MatchesStableSortWhenTheLookbackTableWraps) {
 INSTANTIATE_TEST_SUITE_P(AllKeyTypes, Onesweep, ::testing::ValuesIn(all_combos()), combo_name);
 
 TEST(OnesweepBits, SortsOnlyTheRequestedBitRange) {
-  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 20u}, std::tuple{KeyType::u64, 28u, 44u},
-                                 std::tuple{KeyType::f32, 0u, 8u}, std::tuple{KeyType::i64, 40u, 64u},
-                                 std::tuple{KeyType::u32, 3u, 4u}})
+  for (auto [key, begin, end] :
+       {std::tuple{KeyType::u32, 4u, 20u}, std::tuple{KeyType::u64, 28u, 44u},
+        std::tuple{KeyType::f32, 0u, 8u}, std::tuple{KeyType::i64, 40u, 64u},
+        std::tuple{KeyType::u32, 3u, 4u}})
     for (bool descending : {false, true})
-      EXPECT_TRUE(check_sort({Algorithm::onesweep, key, 4, descending, 20000, Distribution::uniform,
-                              begin, end}));
+      EXPECT_TRUE(check_sort(
+          {Algorithm::onesweep, key, 4, descending, 20000, Distribution::uniform, begin, end}));
 }
 
 // Onesweep's input for the checks below: max_n keys whose bits outside `varying` are one random
@@ -107,15 +109,16 @@ struct SortedKeys {
   upload(impl, scratch, poison.data(), scratch_bytes);
   impl.submit([&](VkCommandBuffer cmd) {
     Recorder rec(impl, cmd);
-    algorithm->record(rec, {key_buffer.address(), value_bytes ? value_buffer.address() : 0,
-                            scratch.address(), scratch.buffer(), 0,
-                            c.gpu_count ? count.address() : 0, max_n});
+    algorithm->record(
+        rec, {key_buffer.address(), value_bytes ? value_buffer.address() : 0, scratch.address(),
+              scratch.buffer(), 0, c.gpu_count ? count.address() : 0, max_n});
   });
   download(impl, key_buffer, key_data.data(), key_data.size());
   if (value_bytes) download(impl, value_buffer, value_data.data(), value_data.size());
 
   sorted.sort_keys.resize(max_n);
-  for (uint64_t i = 0; i < max_n; ++i) sorted.sort_keys[i] = radix_order(c.key, bits[i], c.descending);
+  for (uint64_t i = 0; i < max_n; ++i)
+    sorted.sort_keys[i] = radix_order(c.key, bits[i], c.descending);
   std::vector<uint64_t> order(max_n);
   std::iota(order.begin(), order.end(), 0);  // beyond n: untouched
   std::stable_sort(order.begin(), order.begin() + n, [&](uint64_t a, uint64_t b) {
@@ -130,9 +133,8 @@ struct SortedKeys {
     if (got_key != bits[order[i]] || got_value != want_value) {
       // One stream: AssertionResult formats each << on its own, dropping std::hex.
       std::ostringstream what;
-      what << ": element " << i << std::hex << " is (0x" << got_key
-           << ", 0x" << got_value << "), expected (0x" << bits[order[i]] << ", 0x" << want_value
-           << ")";
+      what << ": element " << i << std::hex << " is (0x" << got_key << ", 0x" << got_value
+           << "), expected (0x" << bits[order[i]] << ", 0x" << want_value << ")";
       return ::testing::AssertionFailure() << sorted.description << what.str();
     }
   }
@@ -242,8 +244,13 @@ TEST(OnesweepScratch, StateBeyondTheCopiesDoesNotGrowWithN) {
   for (int repeat = 0; repeat < 2; ++repeat)
     impl.submit([&](VkCommandBuffer cmd) {
       Recorder rec(impl, cmd);
-      SortTargets t{key_buffer.address(), value_buffer.address(), scratch.address(), scratch.buffer(), 0,
-                    indirect ? count.address() : 0, indirect ? max_n : n};
+      SortTargets t{key_buffer.address(),
+                    value_buffer.address(),
+                    scratch.address(),
+                    scratch.buffer(),
+                    0,
+                    indirect ? count.address() : 0,
+                    indirect ? max_n : n};
       algorithm->record(rec, t);
     });
   std::vector<uint32_t> got_keys(max_n), got_values(max_n);
@@ -274,6 +281,19 @@ TEST(OnesweepScratch, StateBeyondTheCopiesDoesNotGrowWithN) {
   return ::testing::AssertionSuccess();
 }
 
+// The tuning table's mid-size shape (384 x 8 on NVIDIA-like devices, onesweep.cpp: a workgroup that
+// is no power of two) on this device, with n on the host and from the GPU, several tiles.
+TEST(OnesweepShapes, TheMidSizeShapeSorts) {
+  OnesweepOptions mid;
+  mid.workgroup = 384;
+  mid.keys_per_thread = 8;
+  for (bool descending : {false, true})
+    for (uint64_t n : {uint64_t(3 * 3072 + 123), uint64_t(20000)}) {
+      EXPECT_TRUE(check_onesweep(mid, n, n, false, descending));
+      EXPECT_TRUE(check_onesweep(mid, n, n + 777, true, descending));
+    }
+}
+
 TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   // Every third tile publishes nothing; successors give up after two look-back rounds, recount
   // it and insert its counts. Eight slots make the table wrap many times per pass.
@@ -297,10 +317,10 @@ TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
 TEST(OnesweepIndirect, SizesItsStepsFromTheGpuCount) {
   const uint64_t max_n = (1u << 16) + 4321;
   const PartlyConstantKeys cases[] = {
-      {KeyType::u32, 0, false, ~0ull},                   // 4 passes
-      {KeyType::u64, 0, true, 0x0000ff00ffffffffull},    // 5 passes
-      {KeyType::u32, 4, true, 0x00ffffffull},            // 3 passes
-      {KeyType::i64, 8, false, ~0ull},                   // 8 passes
+      {KeyType::u32, 0, false, ~0ull},                 // 4 passes
+      {KeyType::u64, 0, true, 0x0000ff00ffffffffull},  // 5 passes
+      {KeyType::u32, 4, true, 0x00ffffffull},          // 3 passes
+      {KeyType::i64, 8, false, ~0ull},                 // 8 passes
   };
   for (PartlyConstantKeys c : cases) {
     c.max_n = max_n;
@@ -317,8 +337,9 @@ TEST(OnesweepIndirect, SizesItsStepsFromTheGpuCount) {
 }
 
 TEST(OnesweepIndirect, ReadsTheCountFromTheGpu) {
-  for (auto [n, max_n] : {std::pair{0ull, 5000ull}, std::pair{1ull, 5000ull}, std::pair{2ull, 5000ull},
-                          std::pair{4097ull, 5000ull}, std::pair{5000ull, 5000ull}})
+  for (auto [n, max_n] :
+       {std::pair{0ull, 5000ull}, std::pair{1ull, 5000ull}, std::pair{2ull, 5000ull},
+        std::pair{4097ull, 5000ull}, std::pair{5000ull, 5000ull}})
     EXPECT_TRUE(check_onesweep({}, n, max_n, true, false));
 }
 

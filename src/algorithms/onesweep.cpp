@@ -19,6 +19,8 @@
 
 #include <bit>
 
+#include "algorithms/comparison_sorts.hpp"
+
 namespace gpusort {
 
 namespace {
@@ -60,7 +62,8 @@ struct PlanPush {
   uint32_t n, pass_count, tile, copy_group_count, copy_keys_per_round, max_groups_x;
 };
 struct PassPush {
-  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control, lookback;
+  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control,
+      lookback;
   uint32_t n, pass, bit, digit_bits, first_tag, lookback_slot_mask;
 };
 struct CopyBackPush {
@@ -72,22 +75,37 @@ uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
   return uint32_t(std::clamp<uint64_t>((items + per_group - 1) / per_group, 1, cap));
 }
 
+// The tuning table: Onesweep's tile shapes per device family, each measured where it was chosen
+// (bench/NOTES-onesweep.md). `large` sorts every size; up to mid_max_n keys (0: no such row)
+// `mid` takes over, smaller tiles so that more SMs share each pass.
+struct OnesweepShape {
+  uint32_t workgroup = 0, keys_per_thread = 0;
+};
+struct OnesweepShapeRow {
+  OnesweepShape large;
+  uint64_t mid_max_n = 0;
+  OnesweepShape mid;
+};
+OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
+  // NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory), measured on the H100:
+  // large tiles, 20 keys per invocation where the per-subgroup counters live in the exchange
+  // array, else 16 (sessions 3-5, 2^24). At 2^18 a 512 x 16-20 tile gives 26-32 tiles for 132 SMs;
+  // 384 x 8 gives 86: u32 0.076 -> 0.059 ms, u32+u32 0.075 -> 0.062, u64 0.133 -> 0.106, while at
+  // 2^20 the large shape is the faster again (session 7, call 3).
+  if (info.min_subgroup_size >= 32)
+    return {{512, counters_in_exchange ? 20u : 16u}, uint64_t(1) << 18, {384, 8}};
+  // Narrow subgroups (lavapipe): small tiles (the per-subgroup counters cost 1 KiB a subgroup).
+  return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, 0, {}};
+}
+
 class Onesweep final : public OnesweepSort {
  public:
   Onesweep(Context::Impl& ctx, const SortSpec& spec, const OnesweepOptions& options)
       : ctx_(ctx), spec_(spec), options_(options) {
     const auto& info = ctx.info;
-    // Tile shape: NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory) take big
-    // tiles; narrow-subgroup devices such as lavapipe small ones (per-subgroup counters cost
-    // 1 KiB per subgroup).
-    if (info.min_subgroup_size >= 32) {
-      // The fastest measured on the H100 (bench/NOTES-onesweep.md).
-      workgroup_ = 512;
-      keys_per_thread_ = counters_in_exchange() ? 20 : 16;
-    } else {
-      workgroup_ = std::max<uint32_t>(64, info.max_subgroup_size);
-      keys_per_thread_ = 8;
-    }
+    const OnesweepShape shape = onesweep_shape_row(info, counters_in_exchange()).large;
+    workgroup_ = shape.workgroup;
+    keys_per_thread_ = shape.keys_per_thread;
     if (options.workgroup) workgroup_ = options.workgroup;
     if (options.keys_per_thread) keys_per_thread_ = options.keys_per_thread;
     while (keys_per_thread_ > 1 && shared_bytes() > info.shared_memory_bytes) --keys_per_thread_;
@@ -102,7 +120,7 @@ class Onesweep final : public OnesweepSort {
     const uint32_t counter_words = workgroup_ / ctx_.info.min_subgroup_size * radix / 2;
     const uint32_t exchange_words = workgroup_ * keys_per_thread_;
     const uint32_t words = counters_in_exchange() ? std::max(exchange_words, counter_words)
-                                                 : exchange_words + counter_words;
+                                                  : exchange_words + counter_words;
     return words * 4 + 5 * radix * 4 + 256;
   }
   uint32_t tile() const { return workgroup_ * keys_per_thread_; }
@@ -123,8 +141,12 @@ class Onesweep final : public OnesweepSort {
     if (options_.guess_tile >= 0) return uint32_t(options_.guess_tile);
     return spec_.key_words == 1 ? 1u : 0u;
   }
-  uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
-  uint64_t tiles(uint64_t max_n) const { return std::max<uint64_t>(1, (max_n + tile() - 1) / tile()); }
+  uint32_t passes() const {
+    return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
+  }
+  uint64_t tiles(uint64_t max_n) const {
+    return std::max<uint64_t>(1, (max_n + tile() - 1) / tile());
+  }
   // A power of two (the shader indexes slots with a mask), at most the option, at most the
   // tiles' count rounded up.
   uint32_t lookback_slots(uint64_t max_n) const {
@@ -197,10 +219,13 @@ class Onesweep final : public OnesweepSort {
     };
     // After the steps that write commands: their writes must also reach the indirect reads.
     auto barrier_before_launches = [&] {
-      if (indirect) rec.indirect_barrier();
-      else rec.compute_barrier();
+      if (indirect)
+        rec.indirect_barrier();
+      else
+        rec.compute_barrier();
     };
-    const uint32_t histogram_groups = groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
+    const uint32_t histogram_groups =
+        groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
     const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);
     const uint32_t max_groups_x = ctx_.info.max_workgroup_count_x;
 
@@ -220,22 +245,22 @@ class Onesweep final : public OnesweepSort {
                          spec_.begin_bit, spec_.end_bit, pass_count});
     rec.compute_barrier();
     rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
-                 PlanPush{counts, control, t.count_address, dispatch, uint32_t(t.n),
-                          pass_count, tile(), copy_groups, copy_workgroup, max_groups_x});
+                 PlanPush{counts, control, t.count_address, dispatch, uint32_t(t.n), pass_count,
+                          tile(), copy_groups, copy_workgroup, max_groups_x});
     barrier_before_launches();
     if (options_.histogram_only) return;
 
     auto pass_spec = key_spec;
     pass_spec[0] = workgroup_;
-    pass_spec.insert(pass_spec.end(),
-                     {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
-                      options_.spin_limit, options_.publish_refusal_period,
-                      options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), 0});
+    pass_spec.insert(
+        pass_spec.end(),
+        {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
+         options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
+         options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
-      between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec,
-                             pass_tiles, lookback_slots(t.n) - 1, pass_count});
+      between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,
+                             lookback_slots(t.n) - 1, pass_count});
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       launch("onesweep_pass", pass_spec, pass_tiles, dispatch_pass + pass,
@@ -268,7 +293,15 @@ std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& 
 }
 
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec) {
-  return make_onesweep(ctx, spec, OnesweepOptions{});
+  auto large = make_onesweep(ctx, spec, OnesweepOptions{});
+  // counters_in_exchange() of the default options: 32-bit keys alone.
+  const OnesweepShapeRow row =
+      onesweep_shape_row(ctx.info, spec.key_words == 1 && spec.value_words == 0);
+  if (row.mid_max_n == 0) return large;
+  OnesweepOptions mid;
+  mid.workgroup = row.mid.workgroup;
+  mid.keys_per_thread = row.mid.keys_per_thread;
+  return make_size_switch(make_onesweep(ctx, spec, mid), row.mid_max_n, std::move(large));
 }
 
 }  // namespace gpusort

@@ -47,6 +47,8 @@ class SortAlgorithm {
 };
 
 std::unique_ptr<SortAlgorithm> make_radix_reduce_scan(Context::Impl& ctx, const SortSpec& spec);
+// Onesweep as Algorithm::onesweep and automatic use it: the tile shape by n from the device's row
+// of the tuning table (onesweep.cpp).
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec);
 // max_bucket: the largest bucket the partition path takes (0: the device's tuned value); tests
 // lower it to reach the Onesweep path (src/algorithms/partition_sort.cpp).

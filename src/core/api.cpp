@@ -1,4 +1,7 @@
 // The public API: names, validation, the convenient face (sort_raw, scans) and Sorter.
+#include <array>
+#include <cstring>
+
 #include "algorithms/comparison_sorts.hpp"
 #include "algorithms/scan.hpp"
 #include "algorithms/sort_algorithm.hpp"
@@ -7,18 +10,16 @@
 #include "core/out_of_core.hpp"
 #include "vulkan/buffer.hpp"
 
-#include <array>
-#include <cstring>
-
 namespace gpusort {
 
 namespace {
 
 constexpr std::array<const char*, 6> key_type_names{"u32", "i32", "f32", "u64", "i64", "f64"};
 constexpr std::array<const char*, 6> algorithm_names{"automatic", "onesweep", "radix_reduce_scan",
-                                                     "bitonic", "odd_even", "partition"};
+                                                     "bitonic",   "odd_even", "partition"};
 
-template <size_t N> std::string joined(const std::array<const char*, N>& names) {
+template <size_t N>
+std::string joined(const std::array<const char*, N>& names) {
   std::string s;
   for (auto* n : names) s += (s.empty() ? "" : ", ") + std::string(n);
   return s;
@@ -32,8 +33,12 @@ void check_count(uint64_t n) {
 
 }  // namespace
 
-const char* to_string(KeyType type) { return key_type_names.at(size_t(type)); }
-const char* to_string(Algorithm algorithm) { return algorithm_names.at(size_t(algorithm)); }
+const char* to_string(KeyType type) {
+  return key_type_names.at(size_t(type));
+}
+const char* to_string(Algorithm algorithm) {
+  return algorithm_names.at(size_t(algorithm));
+}
 
 KeyType parse_key_type(const std::string& text) {
   for (size_t i = 0; i < key_type_names.size(); ++i)
@@ -49,8 +54,14 @@ Algorithm parse_algorithm(const std::string& text) {
 
 uint32_t key_bytes(KeyType type) {
   switch (type) {
-    case KeyType::u32: case KeyType::i32: case KeyType::f32: return 4;
-    case KeyType::u64: case KeyType::i64: case KeyType::f64: return 8;
+    case KeyType::u32:
+    case KeyType::i32:
+    case KeyType::f32:
+      return 4;
+    case KeyType::u64:
+    case KeyType::i64:
+    case KeyType::f64:
+      return 8;
   }
   throw Error("invalid KeyType value " + std::to_string(uint32_t(type)));
 }
@@ -61,9 +72,18 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
   s.key = key;
   s.key_words = key_bytes(key) / 4;
   switch (key) {
-    case KeyType::u32: case KeyType::u64: s.key_kind = 0; break;
-    case KeyType::i32: case KeyType::i64: s.key_kind = 1; break;
-    case KeyType::f32: case KeyType::f64: s.key_kind = 2; break;
+    case KeyType::u32:
+    case KeyType::u64:
+      s.key_kind = 0;
+      break;
+    case KeyType::i32:
+    case KeyType::i64:
+      s.key_kind = 1;
+      break;
+    case KeyType::f32:
+    case KeyType::f64:
+      s.key_kind = 2;
+      break;
   }
   if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
     throw Error("values must be 0, 4 or 8 bytes wide, not " + std::to_string(value_bytes));
@@ -88,22 +108,27 @@ std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec
   constexpr uint64_t small_array_limit = uint64_t(1) << 16;
   const SmallSortShape narrow = automatic_small_shape(ctx, spec, false);
   const SmallSortShape wide = automatic_small_shape(ctx, spec, true);
-  return make_size_switch(
-      make_small_sort(ctx, spec, narrow), small_sort_max_n(narrow),
-      make_size_switch(make_small_sort(ctx, spec, wide),
-                       std::min(small_sort_max_n(wide), small_array_limit),
-                       make_onesweep(ctx, spec)));
+  return make_size_switch(make_small_sort(ctx, spec, narrow), small_sort_max_n(narrow),
+                          make_size_switch(make_small_sort(ctx, spec, wide),
+                                           std::min(small_sort_max_n(wide), small_array_limit),
+                                           make_onesweep(ctx, spec)));
 }
 
 std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
                                                    Algorithm requested) {
   switch (requested) {
-    case Algorithm::automatic: return make_automatic(ctx, spec);
-    case Algorithm::onesweep: return make_onesweep(ctx, spec);
-    case Algorithm::radix_reduce_scan: return make_radix_reduce_scan(ctx, spec);
-    case Algorithm::bitonic: return make_bitonic(ctx, spec);
-    case Algorithm::odd_even: return make_odd_even(ctx, spec);
-    case Algorithm::partition: return make_partition_sort(ctx, spec);
+    case Algorithm::automatic:
+      return make_automatic(ctx, spec);
+    case Algorithm::onesweep:
+      return make_onesweep(ctx, spec);
+    case Algorithm::radix_reduce_scan:
+      return make_radix_reduce_scan(ctx, spec);
+    case Algorithm::bitonic:
+      return make_bitonic(ctx, spec);
+    case Algorithm::odd_even:
+      return make_odd_even(ctx, spec);
+    case Algorithm::partition:
+      return make_partition_sort(ctx, spec);
     default:
       throw Error(std::string("algorithm '") + to_string(requested) + "' is not available yet");
   }
@@ -133,11 +158,12 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
   check_count(n);
   auto memory = [](void* array) {
     auto* bytes = static_cast<char*>(array);
-    return HostStream{
-        [bytes](uint64_t offset, void* to, uint64_t size) { streaming_copy(to, bytes + offset, size); },
-        [bytes](uint64_t offset, const void* from, uint64_t size) {
-          streaming_copy(bytes + offset, from, size);
-        }};
+    return HostStream{[bytes](uint64_t offset, void* to, uint64_t size) {
+                        streaming_copy(to, bytes + offset, size);
+                      },
+                      [bytes](uint64_t offset, const void* from, uint64_t size) {
+                        streaming_copy(bytes + offset, from, size);
+                      }};
   };
   ctx.impl().host_path().sort(spec, options.algorithm, n, memory(keys), memory(values),
                               options.timings);
@@ -145,8 +171,8 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
 
 void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream& keys,
                    uint32_t value_bytes, const HostStream& values, const SortOptions& options) {
-  SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit,
-                                 options.end_bit);
+  SortSpec spec =
+      make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
   if (!keys.read || !keys.write || (value_bytes && (!values.read || !values.write)))
     throw Error("sort_streamed: every stream needs a reader and a writer");
   // Beyond max_elements only out of core (runs of at most max_elements).
@@ -160,16 +186,16 @@ void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream&
 
 uint64_t max_run_elements(Context& ctx, KeyType key_type, uint32_t value_bytes, uint64_t n,
                           const SortOptions& options) {
-  const SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending,
-                                       options.begin_bit, options.end_bit);
+  const SortSpec spec =
+      make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
   return run_elements(ctx.impl(), spec, options.algorithm, n, options.device_memory_limit);
 }
 
 void merge_sorted_runs(KeyType key_type, uint32_t value_bytes, std::span<const SortedRun> runs,
                        const HostWriter& keys_out, const HostWriter& values_out,
                        const SortOptions& options) {
-  const SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending,
-                                       options.begin_bit, options.end_bit);
+  const SortSpec spec =
+      make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
   if (!keys_out || (value_bytes && !values_out))
     throw Error("merge_sorted_runs: keys_out" + std::string(value_bytes ? " and values_out" : "") +
                 " must be set");
@@ -300,7 +326,8 @@ struct Sorter::Impl {
       return;
     }
     if (r.wide_count) {
-      rec.dispatch("count_narrow", {}, 1, NarrowPush{r.wide_count, t.count_address, uint32_t(t.n)});
+      rec.dispatch("count_narrow", {64}, 1,
+                   NarrowPush{r.wide_count, t.count_address, uint32_t(t.n)});
       rec.compute_barrier();
     }
     algorithm->record(rec, t);
@@ -364,9 +391,13 @@ uint64_t Sorter::scratch_bytes(uint64_t max_n) const {
   return std::max(valid(impl_).scratch_bytes(max_n), min_scratch_bytes);
 }
 
-uint64_t Sorter::max_elements() const { return valid(impl_).algorithm->max_elements(); }
+uint64_t Sorter::max_elements() const {
+  return valid(impl_).algorithm->max_elements();
+}
 
-bool Sorter::stable() const { return valid(impl_).algorithm->stable(); }
+bool Sorter::stable() const {
+  return valid(impl_).algorithm->stable();
+}
 
 void Sorter::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                     uint64_t n) const {
