@@ -16,9 +16,9 @@
 //      input order: each key's place among the earlier keys of its digit in its subgroup's chunk
 //      (ballots, rank.glsl), the subgroups' counts scanned per digit after the round, the keys
 //      (then the values) put in digit order in shared memory, and each digit's run written to
-//      its bucket after the earlier rounds' keys; a key alone in its bucket is sorted already: it
-//      (and its value) waits in shared memory and goes to the outputs after the last round (in
-//      place, the outputs are the segment that the rounds read);
+//      its bucket after the earlier rounds' keys; a key alone in its bucket is sorted already:
+//      its input position is noted, and after the last round it (and its value) is read again
+//      and written to the outputs (in place, the outputs are the segment the rounds read);
 //   4. the buckets (pieces) of two or more keys appended to the second level's class lists, as
 //      segment_classify appends segments: the second level sorts them without a classify of its
 //      own (its counters were zeroed beside the first level's).
@@ -84,8 +84,7 @@ shared uint bucket_next[RADIX];  // where the digit's next round begins in the s
 shared uint round_starts[RADIX];  // the round's digit counts, then where their runs begin
 shared uint global_shift[RADIX];  // a digit's place in the segment - its place in the round
 shared uint bucket_sizes[RADIX];
-shared uint lone_keys[RADIX * KEY_WORDS];  // a bucket's key where it is alone, and its value
-shared uint lone_values[RADIX * 2];  // VALUE_WORDS <= 2
+shared uint lone_sources[RADIX];  // a bucket's key's place in the segment where it is alone
 const uint ROUND_KEYS = WORKGROUP * KEYS_PER_THREAD;
 shared uint exchange[ROUND_KEYS];
 shared uint differing[2];
@@ -187,6 +186,7 @@ void main() {
     bucket_next[d] = round_starts[d];
     bucket_sizes[d] = (d + 1 < RADIX ? round_starts[d + 1] : size) - round_starts[d];
   }
+  barrier();  // bucket_sizes: every invocation reads them in the rounds
   const uint slot = slot_shared;
   if (slot >= piece_capacity) return;  // only overlapping (bad) offsets get here
   for (uint d = t; d <= RADIX; d += WORKGROUP)
@@ -203,6 +203,8 @@ void main() {
       const uint i = round_begin + min(chunk + k * gl_SubgroupSize, round_size - 1);
       keys[k] = load_key(keys_address, begin + i);
       digits[k] = digit_of(compared_bits(to_radix_order(keys[k])));
+      if (chunk + k * gl_SubgroupSize < round_size && bucket_sizes[digits[k]] == 1)
+        lone_sources[digits[k]] = i;
     }
     // In item order, so that equal digits keep their input order; a digit's leader (its lowest
     // lane) alone reads and advances the subgroup's counter.
@@ -245,7 +247,6 @@ void main() {
         places[k] += round_starts[digits[k]] + subgroup_counts[subgroup * RADIX + digits[k]];
     }
     uint targets[KEYS_PER_THREAD];
-    uint lone[KEYS_PER_THREAD];  // the digit of a key alone in its bucket, else RADIX
     [[unroll]] for (uint w = 0; w < KEY_WORDS; ++w) {
       [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
         if (chunk + k * gl_SubgroupSize < round_size) exchange[places[k]] = keys[k][w];
@@ -261,15 +262,9 @@ void main() {
     }
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       const uint j = t + k * WORKGROUP;
-      lone[k] = RADIX;
       if (j < round_size) {
-        const uint digit = digit_of(compared_bits(to_radix_order(keys[k])));
-        targets[k] = begin + global_shift[digit] + j;
+        targets[k] = begin + global_shift[digit_of(compared_bits(to_radix_order(keys[k])))] + j;
         store_key(bucket_keys_address, targets[k], keys[k]);
-        if (bucket_sizes[digit] == 1) {
-          lone[k] = digit;
-          [[unroll]] for (uint w = 0; w < KEY_WORDS; ++w) lone_keys[digit * KEY_WORDS + w] = keys[k][w];
-        }
       }
     }
     [[unroll]] for (uint w = 0; w < VALUE_WORDS; ++w) {
@@ -281,11 +276,7 @@ void main() {
       barrier();
       [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
         const uint j = t + k * WORKGROUP;
-        if (j < round_size) {
-          const uint value = exchange[j];
-          U32Array(bucket_values_address).v[targets[k] * VALUE_WORDS + w] = value;
-          if (lone[k] < RADIX) lone_values[lone[k] * VALUE_WORDS + w] = value;
-        }
+        if (j < round_size) U32Array(bucket_values_address).v[targets[k] * VALUE_WORDS + w] = exchange[j];
       }
       barrier();
     }
@@ -293,15 +284,24 @@ void main() {
     barrier();
   }
 
-  // The keys alone in their buckets (the rounds' last barrier is behind: every read of the
-  // segment is done).
-  for (uint d = t; d < RADIX; d += WORKGROUP) {
-    if (bucket_sizes[d] == 1) {
-      const uint i = begin + bucket_next[d] - 1;
-      [[unroll]] for (uint w = 0; w < KEY_WORDS; ++w)
-        U32Array(keys_out_address).v[i * KEY_WORDS + w] = lone_keys[d * KEY_WORDS + w];
-      [[unroll]] for (uint w = 0; w < VALUE_WORDS; ++w)
-        U32Array(values_out_address).v[i * VALUE_WORDS + w] = lone_values[d * VALUE_WORDS + w];
+  // The keys alone in their buckets, read again from the segment, all before any is written
+  // (in place they overwrite it); the rounds' last barrier is behind. A workgroup has at least
+  // RADIX / 4 invocations (clamp_workgroup: 64).
+  uvec2 lone_keys[4], lone_values[4];
+  [[unroll]] for (uint r = 0; r < 4; ++r) {
+    const uint d = t + r * WORKGROUP;
+    if (d < RADIX && bucket_sizes[d] == 1) {
+      lone_keys[r] = load_key(keys_address, begin + lone_sources[d]);
+      lone_values[r] = load_value(values_address, begin + lone_sources[d]);
+    }
+  }
+  memoryBarrierBuffer();
+  barrier();
+  [[unroll]] for (uint r = 0; r < 4; ++r) {
+    const uint d = t + r * WORKGROUP;
+    if (d < RADIX && bucket_sizes[d] == 1) {
+      store_key(keys_out_address, begin + bucket_next[d] - 1, lone_keys[r]);
+      store_value(values_out_address, begin + bucket_next[d] - 1, lone_values[r]);
     }
   }
 

@@ -121,6 +121,12 @@ class PipeFeeder {
  public:
   PipeFeeder(int fd, std::string bytes)
       : thread_([fd, bytes = std::move(bytes)] {
+          // A CLI that refuses before reading leaves no reader: the write must fail with EPIPE,
+          // not raise SIGPIPE in the test process (thread-directed; discarded with the thread).
+          sigset_t pipe_signal;
+          sigemptyset(&pipe_signal);
+          sigaddset(&pipe_signal, SIGPIPE);
+          pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
           size_t done = 0;
           while (done < bytes.size()) {
             ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -470,8 +476,9 @@ TEST_F(CliTest, FilesStreamThroughManyStagingSlots) {
   CliRun r = run({"sort", "in.bin", "out.bin", "--type", "u32"});
   ::unsetenv("GPUSORT_STAGING_BYTES");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_EQ(r.err, "gpusort: error: GPUSORT_STAGING_BYTES='1k': expected a byte count from 4096 "
-                   "to 1073741824\n");
+  EXPECT_EQ(r.err,
+            "gpusort: error: GPUSORT_STAGING_BYTES='1k': expected a byte count from 4096 "
+            "to 1073741824\n");
   EXPECT_FALSE(fs::exists(at("out.bin")));
 }
 
@@ -482,8 +489,8 @@ TEST_F(CliTest, TimingsNameEveryStage) {
   EXPECT_TRUE(read_bytes(at("out.bin")) == element_bytes({1, 5, 7, 9}, 4));
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("gpusort: timings (0.0 MB each way)\n", 0), 0u) << r.err;
-  for (const char* stage : {"device", "read", "upload", "sort", "download", "write", "flush",
-                            "commit", "total"})
+  for (const char* stage :
+       {"device", "read", "upload", "sort", "download", "write", "flush", "commit", "total"})
     EXPECT_NE(r.err.find("\n  " + std::string(stage) + " "), std::string::npos)
         << stage << " missing from:\n"
         << r.err;
@@ -1017,7 +1024,6 @@ TEST_F(CliTest, DemoVerifiesAndReportsThroughput) {
   EXPECT_EQ(r.err.rfind("gpusort: error: ", 0), 0u) << r.err;
 }
 
-
 // ---- segmented sort and the permutation (--segments, --indices-out) ----
 
 // The stable order of each segment of `keys` (positions in the whole array).
@@ -1026,15 +1032,15 @@ std::vector<uint64_t> segmented_order(KeyType key, const std::vector<uint64_t>& 
   std::vector<uint64_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0);
   for (size_t s = 0; s + 1 < offsets.size(); ++s)
-    std::stable_sort(order.begin() + offsets[s], order.begin() + offsets[s + 1],
-                     [&](uint64_t a, uint64_t b) {
-                       return radix_order(key, keys[a], descending) <
-                              radix_order(key, keys[b], descending);
-                     });
+    std::stable_sort(
+        order.begin() + offsets[s], order.begin() + offsets[s + 1], [&](uint64_t a, uint64_t b) {
+          return radix_order(key, keys[a], descending) < radix_order(key, keys[b], descending);
+        });
   return order;
 }
 
-std::vector<uint64_t> gathered(const std::vector<uint64_t>& from, const std::vector<uint64_t>& order) {
+std::vector<uint64_t> gathered(const std::vector<uint64_t>& from,
+                               const std::vector<uint64_t>& order) {
   std::vector<uint64_t> out(order.size());
   for (size_t i = 0; i < order.size(); ++i) out[i] = from[order[i]];
   return out;
@@ -1049,8 +1055,8 @@ TEST_F(CliTest, ReadmeSegmentsAndIndices) {
   std::vector<uint64_t> offsets{0, 0, 7, 7, 1000, 1001, 4999, 5000, 5000};
   write_bytes(at("keys.npy"), npy_array(KeyType::f32, keys));
   write_bytes(at("offsets.npy"), npy_array(KeyType::u64, offsets));
-  CliRun r = run({"sort", "keys.npy", "out.npy", "--segments", "offsets.npy", "--indices-out",
-                  "idx.npy"});
+  CliRun r =
+      run({"sort", "keys.npy", "out.npy", "--segments", "offsets.npy", "--indices-out", "idx.npy"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   const auto order = segmented_order(KeyType::f32, keys, offsets, false);
@@ -1072,9 +1078,8 @@ TEST_F(CliTest, RawSegmentsWithValuesAndIndices) {
   write_bytes(at("values.bin"), element_bytes(values, 8));
   write_bytes(at("offsets.bin"), element_bytes(offsets, 4));
   CliRun r = run({"sort", "keys.bin", "out.bin", "--type", "i64", "--values", "values.bin",
-                  "--values-out", "vout.bin", "--value-type", "u64", "--descending",
-                  "--segments", "offsets.bin", "--segment-type", "u32", "--indices-out",
-                  "idx.bin"});
+                  "--values-out", "vout.bin", "--value-type", "u64", "--descending", "--segments",
+                  "offsets.bin", "--segment-type", "u32", "--indices-out", "idx.bin"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto order = segmented_order(KeyType::i64, keys, offsets, true);
   EXPECT_TRUE(read_bytes(at("out.bin")) == element_bytes(gathered(keys, order), 8));
@@ -1110,8 +1115,8 @@ TEST_F(CliRefusal, BadSegments) {
   auto refused = [&](const std::string& offsets_file, const std::string& offsets,
                      const std::vector<std::string>& extra, const std::string& problem) {
     write_bytes(at(offsets_file), offsets);
-    std::vector<std::string> args{"sort", "keys.npy", "out", "--segments", offsets_file,
-                                  "--indices-out", "idx"};
+    std::vector<std::string> args{"sort",       "keys.npy",      "out", "--segments",
+                                  offsets_file, "--indices-out", "idx"};
     args.insert(args.end(), extra.begin(), extra.end());
     expect_refused(args, problem, outputs);
   };
@@ -1123,8 +1128,9 @@ TEST_F(CliRefusal, BadSegments) {
           "offsets[2] = 2");
   refused("first.npy", npy_array(KeyType::u64, {1, 4}), {},
           "segments file 'first.npy': segment offsets: the first is 1, not 0");
-  refused("last.bin", element_bytes({0, 2, 3}, 8), {"--segment-type", "u64"},
-          "segments file 'last.bin': segment offsets: the last is 3, not n = 4 (the number of keys)");
+  refused(
+      "last.bin", element_bytes({0, 2, 3}, 8), {"--segment-type", "u64"},
+      "segments file 'last.bin': segment offsets: the last is 3, not n = 4 (the number of keys)");
   refused("signed.npy", npy_array(KeyType::i32, {0, 4}), {},
           "segments file 'signed.npy' holds i32 elements: segment offsets are u32 or u64");
   refused("wide.npy", npy_array(KeyType::u64, {0, 4}), {"--segment-type", "u32"},
@@ -1144,7 +1150,6 @@ TEST_F(CliRefusal, BadSegments) {
   expect_refused({"sort", "keys.npy", "out", "--segments", "missing.npy"},
                  "segments file 'missing.npy': cannot open", outputs);
 }
-
 
 // ---- out of core (--device-memory-limit, --host-memory-limit) ----
 
@@ -1178,8 +1183,8 @@ OutOfCoreCase out_of_core_case(CliTest& t, KeyType key, uint64_t n, bool with_va
   c.args = {"sort", "in.npy", "out.npy"};
   if (with_values) {
     write_bytes(t.at("values.bin"), element_bytes(c.values, 4));
-    c.args.insert(c.args.end(), {"--values", "values.bin", "--values-out", "vout.bin",
-                                 "--value-type", "u32"});
+    c.args.insert(c.args.end(),
+                  {"--values", "values.bin", "--values-out", "vout.bin", "--value-type", "u32"});
   }
   if (descending) c.args.push_back("--descending");
   return c;
@@ -1217,9 +1222,8 @@ TEST_F(CliTest, OutOfCoreInHostMemory) {
 TEST_F(CliTest, OutOfCoreThroughTemporaryFiles) {
   for (bool with_values : {false, true}) {
     OutOfCoreCase c = out_of_core_case(*this, KeyType::i64, 150000, with_values, false);
-    c.args.insert(c.args.end(),
-                  {"--timings", "--host-memory-limit", "64K", "--device-memory-limit",
-                   std::to_string(device_limit_for_run(KeyType::i64, 4, 20000))});
+    c.args.insert(c.args.end(), {"--timings", "--host-memory-limit", "64K", "--device-memory-limit",
+                                 std::to_string(device_limit_for_run(KeyType::i64, 4, 20000))});
     CliRun r = run(c.args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("sorted runs merged on the CPU, from temporary files\n"),
@@ -1248,9 +1252,8 @@ class CliOutOfCoreFailure : public CliTest {
   void SetUp() override {
     CliTest::SetUp();
     c = out_of_core_case(*this, KeyType::u64, 100000, false, false);
-    c.args.insert(c.args.end(),
-                  {"--host-memory-limit", "64K", "--device-memory-limit",
-                   std::to_string(device_limit_for_run(KeyType::u64, 0, 30000))});
+    c.args.insert(c.args.end(), {"--host-memory-limit", "64K", "--device-memory-limit",
+                                 std::to_string(device_limit_for_run(KeyType::u64, 0, 30000))});
   }
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "core/host_path.hpp"
 #include "test_support.hpp"
 #include "vulkan/context_impl.hpp"
 
@@ -31,27 +32,34 @@ TEST_P(OutOfCoreKeys, SortsInRunsAndMerges) {
   for (Distribution d : {Distribution::uniform, Distribution::all_equal, Distribution::few_unique,
                          Distribution::special_floats}) {
     SortTimings timings;
-    EXPECT_TRUE(check_sort({.key = c.key, .value_bytes = c.value_bytes, .descending = c.descending,
-                            .n = n, .distribution = d, .device_memory_limit = limit,
+    EXPECT_TRUE(check_sort({.key = c.key,
+                            .value_bytes = c.value_bytes,
+                            .descending = c.descending,
+                            .n = n,
+                            .distribution = d,
+                            .device_memory_limit = limit,
                             .timings = &timings}));
     EXPECT_GE(timings.runs, 2u) << to_string(d);
     EXPECT_LE(timings.runs, 8u) << to_string(d);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKeyTypes, OutOfCoreKeys, ::testing::ValuesIn(all_combos()),
-                         combo_name);
+INSTANTIATE_TEST_SUITE_P(AllKeyTypes, OutOfCoreKeys, ::testing::ValuesIn(all_combos()), combo_name);
 
 // Onesweep-sized runs (beyond the small-array path), and about 50 runs.
 TEST(OutOfCore, LargeRunsAndManyRuns) {
   SortTimings timings;
-  EXPECT_TRUE(check_sort({.key = KeyType::u32, .n = 700000,
+  EXPECT_TRUE(check_sort({.key = KeyType::u32,
+                          .n = 700000,
                           .device_memory_limit = limit_for_run(KeyType::u32, 0, 250000),
                           .timings = &timings}));
   EXPECT_EQ(timings.runs, 3u);
   EXPECT_GT(timings.merge_ms, 0.0);
   // The limit allows runs of 2000 elements or a little more (allocations are rounded up).
-  EXPECT_TRUE(check_sort({.key = KeyType::f64, .value_bytes = 4, .descending = true, .n = 100000,
+  EXPECT_TRUE(check_sort({.key = KeyType::f64,
+                          .value_bytes = 4,
+                          .descending = true,
+                          .n = 100000,
                           .device_memory_limit = limit_for_run(KeyType::f64, 4, 2000),
                           .timings = &timings}));
   EXPECT_GE(timings.runs, 40u);
@@ -59,23 +67,30 @@ TEST(OutOfCore, LargeRunsAndManyRuns) {
 }
 
 TEST(OutOfCore, BitRanges) {
-  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u}, {KeyType::f32, 20u, 32u},
-                                 {KeyType::i64, 30u, 50u}, {KeyType::f64, 0u, 40u}})
+  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 4u, 12u},
+                                 {KeyType::f32, 20u, 32u},
+                                 {KeyType::i64, 30u, 50u},
+                                 {KeyType::f64, 0u, 40u}})
     for (bool descending : {false, true})
-      EXPECT_TRUE(check_sort({.key = key, .value_bytes = 8, .descending = descending,
-                              .n = 40000, .distribution = Distribution::uniform,
-                              .begin_bit = begin, .end_bit = end,
+      EXPECT_TRUE(check_sort({.key = key,
+                              .value_bytes = 8,
+                              .descending = descending,
+                              .n = 40000,
+                              .distribution = Distribution::uniform,
+                              .begin_bit = begin,
+                              .end_bit = end,
                               .device_memory_limit = limit_for_run(key, 8, 12000)}));
 }
 
 // Run splits chosen exactly (the internal entry points): a last run of one key, runs of one key,
 // n not a multiple of the run; host arrays and streams.
-template <class K, class V> void check_exact_runs(uint64_t n, uint64_t run, bool streamed) {
+template <class K, class V>
+void check_exact_runs(uint64_t n, uint64_t run, bool streamed) {
   const KeyType type = key_type_of<K>();
   const SortSpec spec = make_sort_spec(type, sizeof(V), true, 0, 0);
   const uint64_t seed = fresh_seed();
-  SCOPED_TRACE(std::string(to_string(type)) + " n=" + std::to_string(n) + " run=" +
-               std::to_string(run) + (streamed ? " streamed" : " arrays") +
+  SCOPED_TRACE(std::string(to_string(type)) + " n=" + std::to_string(n) +
+               " run=" + std::to_string(run) + (streamed ? " streamed" : " arrays") +
                " seed=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   const auto bits = make_key_bits(type, n, Distribution::few_unique, rng);
@@ -114,7 +129,7 @@ template <class K, class V> void check_exact_runs(uint64_t n, uint64_t run, bool
 
 TEST(OutOfCore, AwkwardRunSplits) {
   for (bool streamed : {false, true}) {
-    check_exact_runs<uint32_t, uint32_t>(1000, 333, streamed);  // 3 runs of 333, one of 1
+    check_exact_runs<uint32_t, uint32_t>(1000, 333, streamed);   // 3 runs of 333, one of 1
     check_exact_runs<double, uint64_t>(40, 1, streamed);         // 40 runs of one key
     check_exact_runs<int64_t, uint32_t>(70001, 7000, streamed);  // the last run of one key
     check_exact_runs<float, uint64_t>(99999, 25000, streamed);
@@ -159,11 +174,43 @@ TEST(OutOfCore, LimitTooSmallIsOneLineError) {
 
 TEST(OutOfCore, FittingArraysStayInCore) {
   SortTimings timings;
-  EXPECT_TRUE(check_sort({.key = KeyType::u32, .n = 10000,
+  EXPECT_TRUE(check_sort({.key = KeyType::u32,
+                          .n = 10000,
                           .device_memory_limit = limit_for_run(KeyType::u32, 0, 10000),
                           .timings = &timings}));
   EXPECT_EQ(timings.runs, 1u);
   EXPECT_EQ(max_run_elements(context(), KeyType::u32, 0, 10000), 10000u);
+}
+
+// Runs near the device's largest allocation: every buffer of a run (keys, values and the scratch,
+// which holds the keys' ping-pong copy and more) fits one allocation, whatever the budget. Planned
+// only (no allocation): 2^32 u64 keys with a budget of many allocations.
+TEST(OutOfCore, RunsFitTheLargestAllocation) {
+  const uint64_t largest = context().device_info().max_allocation_bytes;
+  ASSERT_GT(largest, 0u);
+  for (uint32_t value_bytes : {0u, 4u, 8u}) {
+    SortOptions options;
+    options.device_memory_limit = 64 * largest;
+    const uint64_t run =
+        max_run_elements(context(), KeyType::u64, value_bytes, uint64_t(1) << 32, options);
+    Sorter sorter(context(), {.key = KeyType::u64, .value_bytes = value_bytes});
+    EXPECT_LE(run * 8, largest);
+    EXPECT_LE(run * value_bytes, largest);
+    EXPECT_LE(sorter.scratch_bytes(run), largest) << "values " << value_bytes << ", run " << run;
+    // The largest run, to within an eighth of the keys: not needlessly small.
+    EXPECT_GT(run * 8, largest / 2 - largest / 8) << "values " << value_bytes;
+  }
+}
+
+// A buffer near the largest allocation is allocated at its size, not rounded up past it (the
+// H100's largest is 4 GiB - 2 MiB; 2^29 - 2^18 u64 keys rounded up in eighths were 4 GiB).
+TEST(OutOfCore, AllocationsRoundUpOnlyBelowTheLargest) {
+  const uint64_t h100_largest = 4292870144;
+  EXPECT_EQ(rounded_allocation(h100_largest, h100_largest), h100_largest);
+  EXPECT_EQ(rounded_allocation(h100_largest - 4096, h100_largest), h100_largest - 4096);
+  EXPECT_EQ(rounded_allocation(3 * (uint64_t(1) << 29) + 1, h100_largest), uint64_t(13) << 27);
+  EXPECT_EQ(rounded_allocation(h100_largest, 0), uint64_t(1) << 32);  // no limit known
+  EXPECT_EQ(rounded_allocation(1000, h100_largest), 4096u);
 }
 
 }  // namespace

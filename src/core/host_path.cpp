@@ -133,13 +133,6 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAcces
   vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
-// Device buffers grow in steps of an eighth of a power of two, so that slowly growing sizes do
-// not reallocate on every call and at most 1/8 is wasted.
-uint64_t rounded_allocation(uint64_t bytes) {
-  if (bytes <= (uint64_t(1) << 20)) return std::max<uint64_t>(align_up(bytes, 4096), 4096);
-  return align_up(bytes, std::bit_floor(bytes) / 8);
-}
-
 // The copy engine per device family, each row with the measurement that chose it.
 HostPath::CopyEngine default_copy_engine(const DeviceInfo& device) {
   constexpr uint32_t nvidia = 0x10de;
@@ -236,7 +229,7 @@ struct HostPath::Resources {
   bool ensure(DeviceBuffer& b, uint64_t bytes, MemoryKind kind) {
     if (b.bytes() >= bytes) return false;
     b = DeviceBuffer();  // free before allocating the larger one
-    b = DeviceBuffer(ctx, rounded_allocation(bytes), kind);
+    b = DeviceBuffer(ctx, rounded_allocation(bytes, ctx.info.max_allocation_bytes), kind);
     return true;
   }
   // Slots of at least `bytes` (at most `max_bytes`), `count` of them; returns allocations made.
@@ -309,12 +302,26 @@ void HostPath::release_cached_memory() {
   released.swap(idle_);
 }
 
+uint64_t rounded_allocation(uint64_t bytes, uint64_t largest) {
+  const uint64_t rounded = bytes <= (uint64_t(1) << 20)
+                               ? std::max<uint64_t>(align_up(bytes, 4096), 4096)
+                               : align_up(bytes, std::bit_floor(bytes) / 8);
+  return largest != 0 && rounded > largest && bytes <= largest ? bytes : rounded;
+}
+
 uint64_t HostPath::device_bytes(const SortSpec& spec, Algorithm requested, uint64_t n) {
-  const SortAlgorithm& sorter = algorithm(spec, requested);
-  uint64_t bytes = rounded_allocation(n * spec.key_words * 4) +
-                   rounded_allocation(std::max<uint64_t>(sorter.scratch_bytes(n), 256));
-  if (spec.value_words) bytes += rounded_allocation(n * spec.value_words * 4);
+  const uint64_t largest = ctx_.info.max_allocation_bytes;
+  uint64_t bytes = 0;
+  for (uint64_t buffer : buffer_bytes(spec, requested, n))
+    bytes += rounded_allocation(buffer, largest);
   return bytes;
+}
+
+std::array<uint64_t, 3> HostPath::buffer_bytes(const SortSpec& spec, Algorithm requested,
+                                               uint64_t n) {
+  const SortAlgorithm& sorter = algorithm(spec, requested);
+  return {n * spec.key_words * 4, n * spec.value_words * 4,
+          std::max<uint64_t>(sorter.scratch_bytes(n), 256)};
 }
 
 uint64_t HostPath::max_elements(const SortSpec& spec, Algorithm requested) {

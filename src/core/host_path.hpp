@@ -58,6 +58,12 @@ class HostThreads {
   bool stop_ = false;
 };
 
+// Device buffers grow in steps of an eighth of a power of two, so that slowly growing sizes do
+// not reallocate on every call and at most 1/8 is wasted; never past the device's largest
+// allocation (`largest`, 0: none) when `bytes` fit it (4 GiB - 2 MiB on the H100: 2^29 - 2^18
+// u64 keys must not round up to 4 GiB).
+uint64_t rounded_allocation(uint64_t bytes, uint64_t largest);
+
 class HostPath {
  public:
   explicit HostPath(Context::Impl& ctx);
@@ -71,6 +77,8 @@ class HostPath {
   // Device memory that sort() of n elements uses (keys, values and scratch buffers, as
   // allocated: rounded up), and the largest n the algorithm takes.
   uint64_t device_bytes(const SortSpec& spec, Algorithm requested, uint64_t n);
+  // The bytes of sort()'s keys, values (0 without) and scratch buffers for n elements, exact.
+  std::array<uint64_t, 3> buffer_bytes(const SortSpec& spec, Algorithm requested, uint64_t n);
   uint64_t max_elements(const SortSpec& spec, Algorithm requested);
   // Frees the cached sets whose device buffers hold more than `bytes` together (a
   // device_memory_limit must not be exceeded by what an earlier, larger sort left behind).

@@ -50,7 +50,8 @@ unsigned host_threads(unsigned requested) {
 }
 
 // The merge of runs of K keys and V values (void: none).
-template <class K, class V> class RunMerger {
+template <class K, class V>
+class RunMerger {
  public:
   RunMerger(const SortSpec& spec, std::span<const SortedRun> runs) : field_(spec), runs_(runs) {
     for (const SortedRun& r : runs) total_ += r.n;
@@ -94,8 +95,8 @@ template <class K, class V> class RunMerger {
   // Merges the elements between two splits, in pieces of at most `piece` elements, each handed
   // to emit(output index, keys, values, count) in order.
   template <class Emit>
-  void merge(const std::vector<uint64_t>& from, const std::vector<uint64_t>& to, K* keys,
-             V* values, uint64_t piece, const Emit& emit) const {
+  void merge(const std::vector<uint64_t>& from, const std::vector<uint64_t>& to, K* keys, V* values,
+             uint64_t piece, const Emit& emit) const {
     const size_t k = runs_.size();
     std::vector<uint64_t> pos(from), head(k);
     std::vector<uint32_t> heap;  // runs with elements left, a min-heap by (head field, run)
@@ -184,12 +185,13 @@ void merge_typed(const SortSpec& spec, std::span<const SortedRun> runs, const Me
   const uint64_t n = merger.total();
   if (n == 0) return;
   constexpr uint64_t min_part = uint64_t(1) << 16;  // smaller parts are not worth a thread
-  const unsigned parts =
-      unsigned(std::clamp<uint64_t>(n / min_part, 1, host_threads(threads)));
+  const unsigned parts = unsigned(std::clamp<uint64_t>(n / min_part, 1, host_threads(threads)));
   constexpr uint64_t writer_piece = uint64_t(1) << 16;  // elements per writer call
   constexpr uint32_t value_size = [] {
-    if constexpr (std::is_void_v<V>) return 0u;
-    else return uint32_t(sizeof(V));
+    if constexpr (std::is_void_v<V>)
+      return 0u;
+    else
+      return uint32_t(sizeof(V));
   }();
   on_threads(parts, [&](unsigned p) {
     const uint64_t begin = n * p / parts, end = n * (p + 1) / parts;
@@ -219,9 +221,12 @@ template <class K>
 void merge_key(const SortSpec& spec, std::span<const SortedRun> runs, const MergeTarget& target,
                unsigned threads) {
   switch (spec.value_words) {
-    case 0: return merge_typed<K, void>(spec, runs, target, threads);
-    case 1: return merge_typed<K, uint32_t>(spec, runs, target, threads);
-    default: return merge_typed<K, uint64_t>(spec, runs, target, threads);
+    case 0:
+      return merge_typed<K, void>(spec, runs, target, threads);
+    case 1:
+      return merge_typed<K, uint32_t>(spec, runs, target, threads);
+    default:
+      return merge_typed<K, uint64_t>(spec, runs, target, threads);
   }
 }
 
@@ -246,8 +251,8 @@ void sort_runs(Context::Impl& ctx, const SortSpec& spec, Algorithm requested, ui
   }
 }
 
-std::vector<SortedRun> sorted_runs(const SortSpec& spec, uint64_t n, uint64_t run,
-                                   const char* keys, const char* values) {
+std::vector<SortedRun> sorted_runs(const SortSpec& spec, uint64_t n, uint64_t run, const char* keys,
+                                   const char* values) {
   std::vector<SortedRun> runs;
   for (uint64_t base = 0; base < n; base += run)
     runs.push_back({keys + base * spec.key_words * 4,
@@ -257,11 +262,12 @@ std::vector<SortedRun> sorted_runs(const SortSpec& spec, uint64_t n, uint64_t ru
 }
 
 HostStream memory_stream(char* bytes) {
-  return HostStream{
-      [bytes](uint64_t offset, void* to, uint64_t size) { streaming_copy(to, bytes + offset, size); },
-      [bytes](uint64_t offset, const void* from, uint64_t size) {
-        streaming_copy(bytes + offset, from, size);
-      }};
+  return HostStream{[bytes](uint64_t offset, void* to, uint64_t size) {
+                      streaming_copy(to, bytes + offset, size);
+                    },
+                    [bytes](uint64_t offset, const void* from, uint64_t size) {
+                      streaming_copy(bytes + offset, from, size);
+                    }};
 }
 
 std::unique_ptr<char[]> host_buffer(uint64_t bytes) {
@@ -281,9 +287,11 @@ uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm reques
   const uint64_t budget =
       limit ? limit : (device.device_local_bytes ? device.device_local_bytes : ~uint64_t(0));
   const uint64_t largest = device.max_allocation_bytes ? device.max_allocation_bytes : ~uint64_t(0);
+  // Every buffer (keys, values, scratch) fits one allocation, and together they fit the budget.
   auto fits = [&](uint64_t m) {
-    return m * spec.key_words * 4 <= largest && m * spec.value_words * 4 <= largest &&
-           host.device_bytes(spec, requested, m) <= budget;
+    for (uint64_t bytes : host.buffer_bytes(spec, requested, m))
+      if (bytes > largest) return false;
+    return host.device_bytes(spec, requested, m) <= budget;
   };
   if (n <= max_elements && fits(n)) return n;
   // The largest run that fits (the scratch of `automatic` changes algorithm with the size, so
@@ -309,12 +317,18 @@ uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm reques
 void merge_runs(const SortSpec& spec, std::span<const SortedRun> runs, const MergeTarget& target,
                 unsigned threads) {
   switch (spec.key) {
-    case KeyType::u32: return merge_key<uint32_t>(spec, runs, target, threads);
-    case KeyType::i32: return merge_key<int32_t>(spec, runs, target, threads);
-    case KeyType::f32: return merge_key<float>(spec, runs, target, threads);
-    case KeyType::u64: return merge_key<uint64_t>(spec, runs, target, threads);
-    case KeyType::i64: return merge_key<int64_t>(spec, runs, target, threads);
-    case KeyType::f64: return merge_key<double>(spec, runs, target, threads);
+    case KeyType::u32:
+      return merge_key<uint32_t>(spec, runs, target, threads);
+    case KeyType::i32:
+      return merge_key<int32_t>(spec, runs, target, threads);
+    case KeyType::f32:
+      return merge_key<float>(spec, runs, target, threads);
+    case KeyType::u64:
+      return merge_key<uint64_t>(spec, runs, target, threads);
+    case KeyType::i64:
+      return merge_key<int64_t>(spec, runs, target, threads);
+    case KeyType::f64:
+      return merge_key<double>(spec, runs, target, threads);
   }
 }
 
@@ -358,12 +372,11 @@ void sort_streamed_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorit
   // The sorted runs wait here for the merge.
   auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
   auto into = [](const HostReader& read, uint64_t base, char* kept) {
-    return HostStream{[&read, base](uint64_t offset, void* to, uint64_t size) {
-                        read(base + offset, to, size);
-                      },
-                      [kept](uint64_t offset, const void* from, uint64_t size) {
-                        streaming_copy(kept + offset, from, size);
-                      }};
+    return HostStream{
+        [&read, base](uint64_t offset, void* to, uint64_t size) { read(base + offset, to, size); },
+        [kept](uint64_t offset, const void* from, uint64_t size) {
+          streaming_copy(kept + offset, from, size);
+        }};
   };
   sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
     return std::pair{into(keys.read, base * key_size, run_keys.get() + base * key_size),
