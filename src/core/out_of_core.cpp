@@ -1,6 +1,8 @@
 // Out-of-core sorting: runs sorted on the device, merged on the CPU (see out_of_core.hpp).
 #include "core/out_of_core.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -270,8 +272,22 @@ HostStream memory_stream(char* bytes) {
                     }};
 }
 
-std::unique_ptr<char[]> host_buffer(uint64_t bytes) {
-  return std::unique_ptr<char[]>(bytes ? new char[bytes] : nullptr);
+// Host memory for the merge's output and the kept runs: fresh anonymous pages, asked to be huge
+// (2 MiB) pages where the kernel offers them, because the first touch of 4 KiB pages is what the
+// merge of large arrays waits on (2^32 u64 keys: 8 Mi page faults; bench/NOTES-host.md, session 7).
+struct HostPages {
+  uint64_t bytes = 0;
+  void operator()(char* p) const {
+    if (p) ::munmap(p, bytes);
+  }
+};
+using HostBuffer = std::unique_ptr<char[], HostPages>;
+HostBuffer host_buffer(uint64_t bytes) {
+  if (bytes == 0) return HostBuffer(nullptr, HostPages{});
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: where refused, 4 KiB pages
+  return HostBuffer(static_cast<char*>(p), HostPages{bytes});
 }
 
 }  // namespace
