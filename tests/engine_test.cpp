@@ -403,6 +403,19 @@ TEST(Engine, RecordSortsCallerBuffersInsideOneSubmitWithOtherWork) {
   }
 }
 
+// One record_indirect sort per count (uniform keys, fresh seeds) of one sorter, in one submit.
+void run_counts_in_one_submit(const Sorter& sorter, uint64_t max_n,
+                              std::initializer_list<uint64_t> counts) {
+  std::vector<std::unique_ptr<SortJob>> jobs;
+  for (uint64_t count : counts)
+    jobs.push_back(std::make_unique<SortJob>(sorter.config(), max_n, count, Distribution::uniform,
+                                             fresh_seed()));
+  std::vector<const Sorter*> sorters(jobs.size(), &sorter);
+  std::vector<SortJob*> raw;
+  for (auto& j : jobs) raw.push_back(j.get());
+  run_in_one_submit(sorters, raw, max_n);
+}
+
 TEST(Engine, RecordIndirectReadsTheCountOnTheGpuAndClampsIt) {
   for (Algorithm algorithm : every_algorithm()) {
     for (const SorterConfig& config : engine_configs(algorithm)) {
@@ -411,15 +424,8 @@ TEST(Engine, RecordIndirectReadsTheCountOnTheGpuAndClampsIt) {
       const uint64_t max_n = std::min<uint64_t>(3000, sorter->max_elements());
       SCOPED_TRACE(describe(config));
       // 0 and 1: nothing to sort; a middle value; exactly max_n; beyond max_n (clamped).
-      std::vector<std::unique_ptr<SortJob>> jobs;
-      for (uint32_t count :
-           {0u, 1u, 2u, uint32_t(max_n / 3), uint32_t(max_n), uint32_t(max_n) + 1000u, ~0u})
-        jobs.push_back(
-            std::make_unique<SortJob>(config, max_n, count, Distribution::uniform, fresh_seed()));
-      std::vector<const Sorter*> sorters(jobs.size(), &*sorter);
-      std::vector<SortJob*> raw;
-      for (auto& j : jobs) raw.push_back(j.get());
-      run_in_one_submit(sorters, raw, max_n);
+      run_counts_in_one_submit(*sorter, max_n,
+                               {0, 1, 2, max_n / 3, max_n, max_n + 1000, uint64_t(~0u)});
     }
   }
 }
@@ -436,16 +442,9 @@ TEST(Engine, RecordIndirectReadsA64BitCount) {
       if (!sorter) break;
       const uint64_t max_n = std::min<uint64_t>(3000, sorter->max_elements());
       SCOPED_TRACE(describe(config) + " count_bytes=8");
-      std::vector<std::unique_ptr<SortJob>> jobs;
-      for (uint64_t count :
-           {uint64_t(0), uint64_t(2), max_n / 3, max_n, max_n + 1000, (uint64_t(1) << 32) + 2,
-            (uint64_t(1) << 40) + max_n / 2, ~uint64_t(0)})
-        jobs.push_back(
-            std::make_unique<SortJob>(config, max_n, count, Distribution::uniform, fresh_seed()));
-      std::vector<const Sorter*> sorters(jobs.size(), &*sorter);
-      std::vector<SortJob*> raw;
-      for (auto& j : jobs) raw.push_back(j.get());
-      run_in_one_submit(sorters, raw, max_n);
+      run_counts_in_one_submit(*sorter, max_n,
+                               {0, 2, max_n / 3, max_n, max_n + 1000, (uint64_t(1) << 32) + 2,
+                                (uint64_t(1) << 40) + max_n / 2, ~uint64_t(0)});
       EXPECT_EQ(context().validation_messages(), messages)
           << "Vulkan validation messages (printed above)";
     }
