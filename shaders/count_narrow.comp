@@ -1,7 +1,8 @@
 #version 460
-// The engine face's 64-bit count (SorterConfig::count_bytes = 8), one workgroup (invocation 0
-// works: pipelines take whole subgroups), before the sort: min(count, max_n) as the u32 that every kernel's element_count() reads, in a slot of
-// scratch. A count of 2^32 or more is clamped like any count above max_n, never wrapped.
+// The engine face's 64-bit count (SorterConfig::count_bytes = 8), before the sort, one workgroup
+// (invocation 0 works: pipelines take whole subgroups): min(count, max_n) as the u32 that every
+// kernel's element_count() reads, in a slot of scratch. A count of 2^32 or more is clamped like
+// any count above max_n, never wrapped.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;

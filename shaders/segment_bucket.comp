@@ -102,6 +102,26 @@ uint begin, size;
 uint64_t key_bits_at(uint i) { return compared_bits(to_radix_order(load_key(keys_address, begin + i))); }
 uint digit_of(uint64_t bits) { return uint(bits >> shift) & (RADIX - 1u); }
 
+// Adds this invocation's share of the segment's keys to round_starts by digit (the current
+// shift), KEYS_PER_THREAD loads in flight before their counts (the keys come from memory here:
+// one at a time, each waited for). Returns the OR of their compared bits XOR first_bits.
+uvec2 count_digits(uint64_t first_bits) {
+  const uint t = gl_LocalInvocationID.x;
+  uvec2 diff = uvec2(0);
+  for (uint batch = 0; batch < size; batch += ROUND_KEYS) {
+    uint64_t batch_bits[KEYS_PER_THREAD];
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+      batch_bits[k] = key_bits_at(min(batch + k * WORKGROUP + t, size - 1));
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+      if (batch + k * WORKGROUP + t < size) {
+        diff |= unpackUint2x32(batch_bits[k] ^ first_bits);
+        atomicAdd(round_starts[digit_of(batch_bits[k])], 1u);
+      }
+    }
+  }
+  return diff;
+}
+
 // Exclusive scan of round_starts in place.
 void scan_digits() {
   const uint t = gl_LocalInvocationID.x;
@@ -145,21 +165,7 @@ void main() {
   const uint64_t first_bits = key_bits_at(0);
   const uint width = END_BIT - BEGIN_BIT;
   shift = max(width, DIGIT_BITS) - DIGIT_BITS;
-  // KEYS_PER_THREAD loads in flight per invocation before their counts (the segment's keys
-  // come from memory here, latency-bound one key at a time).
-  uvec2 diff = uvec2(0);
-  for (uint batch = 0; batch < size; batch += ROUND_KEYS) {
-    uint64_t batch_bits[KEYS_PER_THREAD];
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-      batch_bits[k] = key_bits_at(min(batch + k * WORKGROUP + t, size - 1));
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      if (batch + k * WORKGROUP + t < size) {
-        diff |= unpackUint2x32(batch_bits[k] ^ first_bits);
-        atomicAdd(round_starts[digit_of(batch_bits[k])], 1u);
-      }
-    }
-  }
-  diff = subgroupOr(diff);
+  uvec2 diff = subgroupOr(count_digits(first_bits));
   if (subgroupElect()) {
     atomicOr(differing[0], diff.x);
     atomicOr(differing[1], diff.y);
@@ -172,13 +178,7 @@ void main() {
     shift = chosen_shift;
     for (uint d = t; d < RADIX; d += WORKGROUP) round_starts[d] = 0;
     barrier();
-    for (uint batch = 0; batch < size; batch += ROUND_KEYS) {
-      uint64_t batch_bits[KEYS_PER_THREAD];
-      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-        batch_bits[k] = key_bits_at(min(batch + k * WORKGROUP + t, size - 1));
-      [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-        if (batch + k * WORKGROUP + t < size) atomicAdd(round_starts[digit_of(batch_bits[k])], 1u);
-    }
+    count_digits(first_bits);
   }
   barrier();
   scan_digits();

@@ -16,10 +16,6 @@ layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
 layout(constant_id = 3) const uint CLASS_COUNT = 1;
 layout(constant_id = 4) const uint KEY_WORDS = 1;    // for the copies of lone keys
 layout(constant_id = 5) const uint VALUE_WORDS = 0;
-// The second level of the bucketed medium path: the "segments" are segment_bucket's pieces,
-// PIECE_STRIDE table entries per medium segment, and every PIECE_STRIDE-th piece (from one
-// segment's end to the next one's start) is no piece. 0: the caller's segments.
-layout(constant_id = 6) const uint PIECE_STRIDE = 0;
 #include "segment_classes.glsl"
 #include "segment_lists.glsl"
 
@@ -56,7 +52,7 @@ void main() {
     const uint s = base + gl_SubgroupInvocationID;
     uint c = NO_CLASS;
     uint begin = 0, size = 0;
-    if (s < segment_count && !(PIECE_STRIDE != 0 && s % PIECE_STRIDE == PIECE_STRIDE - 1)) {
+    if (s < segment_count) {
       // Clamped to max_n and to non-decreasing, so that bad offsets give some order, never an
       // access outside the arrays.
       const uint64_t first_key = min(offset_at(s), uint64_t(max_n));

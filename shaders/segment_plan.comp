@@ -5,8 +5,8 @@
 //   CLEAR = 0: from the counters, each class's indirect dispatch (workgroups of
 //   several segments, one, or for a medium class one per block of each segment; split over x
 //   and y above max_groups_x), each medium class's segment_merge dispatch (one invocation per
-//   slot) or with BUCKETED its segment_bucket dispatch (one workgroup per segment) and the second
-//   level's piece count. The large segments are segment_large_scan's (which writes the global
+//   slot) or with BUCKETED its segment_bucket dispatch (one workgroup per segment). The large
+//   segments are segment_large_scan's (which writes the global
 //   path's n and its step kernels' dispatch); the classes dispatch as usual beside them.
 #include "common.glsl"
 
@@ -23,10 +23,8 @@ layout(constant_id = 5) const uint CLEAR = 0;
 // blocks of the largest tile class.
 layout(constant_id = 6) const uint TILE_CLASSES = 1;
 layout(constant_id = 7) const uint MERGE_WORKGROUP = 256;  // segment_merge's
-// 1: the medium classes are bucketed (segment_bucket, one workgroup per segment, no merge), and
-// the second level's piece count (257 per medium segment) is written after the counters.
+// 1: the medium classes are bucketed (segment_bucket, one workgroup per segment, no merge).
 layout(constant_id = 8) const uint BUCKETED = 0;
-const uint PIECE_STRIDE = 257;  // segment_bucket's
 #include "segment_classes.glsl"
 
 layout(push_constant) uniform Push {
@@ -49,7 +47,6 @@ void main() {
     for (uint c = 0; c <= CLASS_COUNT + 1; ++c) U32Array(counters_address).v[c] = 0;
     return;
   }
-  uint medium_segments = 0;
   for (uint c = 0; c < CLASS_COUNT; ++c) {
     uint listed = min(U32Array(counters_address).v[c], class_list_capacity(c, max_n, segments));
     if (c < TILE_CLASSES) {
@@ -58,12 +55,10 @@ void main() {
     } else if (BUCKETED != 0) {
       write_class_dispatch(c, listed);  // a workgroup per segment
       write_class_dispatch(CLASS_COUNT + c - TILE_CLASSES, 0);
-      medium_segments += listed;
     } else {
       write_class_dispatch(c, listed << (c - TILE_CLASSES + 1));  // a workgroup per block
       write_class_dispatch(CLASS_COUNT + c - TILE_CLASSES,
                            listed * (class_slots(c) / MERGE_WORKGROUP));
     }
   }
-  if (BUCKETED != 0) U32Array(counters_address).v[CLASS_COUNT + 2] = medium_segments * PIECE_STRIDE;
 }

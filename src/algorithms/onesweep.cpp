@@ -75,6 +75,12 @@ uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
   return uint32_t(std::clamp<uint64_t>((items + per_group - 1) / per_group, 1, cap));
 }
 
+// 32-bit keys alone keep the per-subgroup counters inside the exchange array (one barrier
+// more, room for bigger tiles): faster on the H100 for them, not for pairs or 64-bit keys.
+bool counters_in_exchange_by_default(const SortSpec& spec) {
+  return spec.key_words == 1 && spec.value_words == 0;
+}
+
 // The tuning table: Onesweep's tile shapes per device family, each measured where it was chosen
 // (bench/NOTES-onesweep.md). `large` sorts every size; up to mid_max_n keys (0: no such row)
 // `mid` takes over, smaller tiles so that more SMs share each pass.
@@ -124,11 +130,9 @@ class Onesweep final : public OnesweepSort {
     return words * 4 + 5 * radix * 4 + 256;
   }
   uint32_t tile() const { return workgroup_ * keys_per_thread_; }
-  // 32-bit keys alone keep the per-subgroup counters inside the exchange array (one barrier
-  // more, room for bigger tiles): faster on the H100 for them, not for pairs or 64-bit keys.
   uint32_t counters_in_exchange() const {
     if (options_.counters_in_exchange >= 0) return uint32_t(options_.counters_in_exchange);
-    return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
+    return counters_in_exchange_by_default(spec_) ? 1u : 0u;
   }
   // A bounds-check-free copy of the pass's tile code for full tiles: faster on the H100 for
   // 64-bit keys and for pairs, slower for 32-bit keys alone (bench/NOTES-onesweep.md).
@@ -294,9 +298,7 @@ std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& 
 
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec) {
   auto large = make_onesweep(ctx, spec, OnesweepOptions{});
-  // counters_in_exchange() of the default options: 32-bit keys alone.
-  const OnesweepShapeRow row =
-      onesweep_shape_row(ctx.info, spec.key_words == 1 && spec.value_words == 0);
+  const OnesweepShapeRow row = onesweep_shape_row(ctx.info, counters_in_exchange_by_default(spec));
   if (row.mid_max_n == 0) return large;
   OnesweepOptions mid;
   mid.workgroup = row.mid.workgroup;

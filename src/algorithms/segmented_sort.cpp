@@ -246,7 +246,7 @@ class Segmented final : public SegmentedSort {
   }
 
   // The fast path's scratch, after the global path's: counters (class sizes, the large count,
-  // the piece table's slot counter, the piece count), the classes' VkDispatchIndirectCommands
+  // the piece table's slot counter), the classes' VkDispatchIndirectCommands
   // (then the medium classes' merges'), the global path's count slot (segment_large_scan's n
   // and step dispatch), the class lists; the large list (each large segment's first position,
   // size and compacted position); when a medium segment is possible, the sorted blocks (keys in
@@ -265,7 +265,7 @@ class Segmented final : public SegmentedSort {
   LevelLayout level_layout(uint64_t begin, uint64_t max_n, uint64_t max_segments) const {
     LevelLayout l{};
     l.counters = begin;
-    l.dispatch = l.counters + align_up((classes_.size() + 3) * 4, 256);
+    l.dispatch = l.counters + align_up((classes_.size() + 2) * 4, 256);
     l.global_count = l.dispatch + align_up((2 * classes_.size() - tile_classes()) * 12, 256);
     l.lists = l.global_count + count_slot_bytes;
     uint64_t entries = 0;
@@ -274,13 +274,10 @@ class Segmented final : public SegmentedSort {
     l.end = l.lists + align_up(entries * 4, 256);
     return l;
   }
-  // The counters after the class sizes and the large count (segment_plan, segment_bucket):
-  // segment_bucket's next piece table slot, then the second level's piece count.
+  // The counter after the class sizes and the large count (segment_plan, segment_bucket):
+  // segment_bucket's next piece table slot.
   uint64_t piece_counter(const LevelLayout& l) const {
     return l.counters + 4 * (classes_.size() + 1);
-  }
-  uint64_t piece_count(const LevelLayout& l) const {
-    return l.counters + 4 * (classes_.size() + 2);
   }
   // Medium segments at most (the piece table's slots), and the pieces of the second level.
   uint64_t medium_capacity(uint64_t max_n, uint64_t max_segments) const {
@@ -390,7 +387,6 @@ class Segmented final : public SegmentedSort {
                 t.values_out ? t.values_out : t.values,
                 t.segment_count_address,
                 spec_.offset_words,
-                0,
                 t.n,
                 t.segments,
                 base,
@@ -420,9 +416,8 @@ class Segmented final : public SegmentedSort {
                    0,
                    first.keys_out,
                    first.values_out,
-                   base + piece_count(f.first),
+                   0,
                    1,
-                   piece_stride,
                    t.n,
                    pieces,
                    base,
@@ -437,10 +432,11 @@ class Segmented final : public SegmentedSort {
   }
 
   // One run of the fast path over a list of segments: the caller's, or the second level's
-  // pieces (every piece_stride-th of which spans two medium segments and is skipped).
+  // pieces (the piece table: piece_stride entries per medium segment; segment_bucket lists only
+  // its own buckets, never the piece that spans two medium segments).
   struct Level {
     VkDeviceAddress keys, values, offsets, indices, keys_out, values_out, segment_count_address;
-    uint32_t offset_words, piece_stride;
+    uint32_t offset_words;
     uint64_t n, segments;
     VkDeviceAddress base;  // the fast path's scratch (FastLayout's offsets are relative to it)
     VkBuffer buffer;
@@ -492,7 +488,7 @@ class Segmented final : public SegmentedSort {
       rec.dispatch(
           "segment_classify",
           {step_workgroup, v.offset_words, shape_.log2_first_class, class_count,
-           spec_.sort.key_words, spec_.sort.value_words, v.piece_stride},
+           spec_.sort.key_words, spec_.sort.value_words},
           classify_groups,
           ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters, v.base + l.lists,
                        v.indices, v.keys, v.values, copy_keys_to, copy_values_to, uint32_t(v.n),
