@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
+#include <memory>
 
 namespace gpusort::bench {
 
@@ -21,12 +23,16 @@ bool is_stable(Algorithm a) { return a != Algorithm::bitonic; }
 // Every buffer the benchmark uses, allocated once at the largest size any row needs: rows then
 // share the same few large allocations (no dependence on the driver's allocation history, no
 // allocation time per row). The inputs live in equal chunks, each holding whole sets, because a
-// Vulkan allocation may be limited (4 GiB on NVIDIA).
+// Vulkan buffer may be limited (DeviceInfo::max_buffer_bytes). The staging buffers are at most
+// max_staging_bytes: a larger row keeps its input and output in host memory and moves them
+// through the staging in slices.
 struct Pools {
   std::vector<DeviceBuffer> input_chunks;
   uint64_t chunk_bytes = 0;
   DeviceBuffer scratch, upload_staging, readback_staging;
 };
+
+constexpr uint64_t max_staging_bytes = uint64_t(1) << 30;
 
 // How one row lays out its input sets in the pools.
 struct RowLayout {
@@ -55,12 +61,45 @@ struct RowBuffers {
   };
   std::vector<Input> inputs;
   Input pending;
+  // A row larger than the staging buffers: its pending input and fetched output, in host memory
+  // laid out like the staging (keys, then values at value_offset).
+  bool sliced;
+  std::unique_ptr<unsigned char[]> host_input, host_output;
 
   RowBuffers(Context::Impl& c, const KeyConfig& kc, uint64_t count, uint32_t sets, bool keep,
              const Pools& p)
       : ctx(c), config(kc), n(count), layout(kc, count), key_size(layout.key_size),
         value_size(layout.value_size), value_offset(layout.value_offset), keep_inputs(keep),
-        pools(p), inputs(sets) {}
+        pools(p), inputs(sets), sliced(layout.staging_bytes > p.upload_staging.bytes()) {
+    if (sliced) {
+      host_input.reset(new unsigned char[layout.staging_bytes]);
+      host_output.reset(new unsigned char[layout.staging_bytes]);
+    }
+  }
+  unsigned char* input_area() const {
+    return sliced ? host_input.get() : static_cast<unsigned char*>(pools.upload_staging.mapped());
+  }
+  const unsigned char* output_area() const {
+    return sliced ? host_output.get()
+                  : static_cast<const unsigned char*>(pools.readback_staging.mapped());
+  }
+  // Host bytes to (up) or from a device buffer at `offset`, through the staging in slices.
+  void copy_sliced(bool up, unsigned char* host, VkBuffer device, VkDeviceSize offset,
+                   uint64_t bytes) {
+    const DeviceBuffer& staging = up ? pools.upload_staging : pools.readback_staging;
+    for (uint64_t done = 0; done < bytes; done += staging.bytes()) {
+      const uint64_t size = std::min(staging.bytes(), bytes - done);
+      if (up) std::memcpy(staging.mapped(), host + done, size);
+      ctx.submit([&](VkCommandBuffer cmd) {
+        Recorder::full_barrier(cmd);
+        VkBufferCopy region{up ? 0 : offset + done, up ? offset + done : 0, size};
+        vkCmdCopyBuffer(cmd, up ? staging.buffer() : device, up ? device : staging.buffer(), 1,
+                        &region);
+        Recorder::full_barrier(cmd);
+      });
+      if (!up) std::memcpy(host + done, staging.mapped(), size);
+    }
+  }
 
   uint64_t sets_per_chunk() const { return pools.chunk_bytes / layout.set_stride; }
   const DeviceBuffer& chunk(uint32_t s) const { return pools.input_chunks[s / sets_per_chunk()]; }
@@ -72,7 +111,7 @@ struct RowBuffers {
 
   // Host only: a fresh random input into the upload staging.
   void generate(uint64_t seed) {
-    auto* staging = static_cast<unsigned char*>(pools.upload_staging.mapped());
+    unsigned char* staging = input_area();
     pending.hash = generate_input(config, n, seed, staging, staging + value_offset);
     if (keep_inputs) {
       pending.keys.assign(staging, staging + key_size);
@@ -82,6 +121,14 @@ struct RowBuffers {
 
   // The pending input becomes set s's.
   void send(uint32_t s) {
+    if (sliced) {
+      copy_sliced(true, host_input.get(), chunk(s).buffer(), keys_offset(s), key_size);
+      if (value_size)
+        copy_sliced(true, host_input.get() + value_offset, chunk(s).buffer(), values_offset(s),
+                    value_size);
+      std::swap(inputs[s], pending);
+      return;
+    }
     ctx.submit([&](VkCommandBuffer cmd) {
       VkBufferCopy k{0, keys_offset(s), key_size};
       vkCmdCopyBuffer(cmd, pools.upload_staging.buffer(), chunk(s).buffer(), 1, &k);
@@ -97,6 +144,13 @@ struct RowBuffers {
   // Copies set s's output into the readback staging. No poisoning needed: a missed copy leaves
   // the previous run's output, whose pair hash is that of a different random input.
   void fetch(uint32_t s) {
+    if (sliced) {
+      copy_sliced(false, host_output.get(), chunk(s).buffer(), keys_offset(s), key_size);
+      if (value_size)
+        copy_sliced(false, host_output.get() + value_offset, chunk(s).buffer(), values_offset(s),
+                    value_size);
+      return;
+    }
     ctx.submit([&](VkCommandBuffer cmd) {
       Recorder::full_barrier(cmd);
       VkBufferCopy k{keys_offset(s), 0, key_size};
@@ -111,7 +165,7 @@ struct RowBuffers {
 
   // Checks the fetched output of set s against its input; returns "" or what is wrong.
   std::string verify(uint32_t s, bool stable) const {
-    auto* staging = static_cast<const unsigned char*>(pools.readback_staging.mapped());
+    const unsigned char* staging = output_area();
     const Input& in = inputs[s];
     return check_output(config, n, staging, staging + value_offset, in.hash, false,
                         keep_inputs ? in.keys.data() : nullptr,
@@ -149,8 +203,8 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   const RowLayout layout(config, n);
   const uint64_t per_chunk = layout.set_stride <= pools.chunk_bytes ? pools.chunk_bytes / layout.set_stride : 0;
   if (per_chunk == 0 || (row.sets + 1 + per_chunk - 1) / per_chunk > pools.input_chunks.size() ||
-      row.scratch_bytes > pools.scratch.bytes() || layout.staging_bytes > pools.upload_staging.bytes()) {
-    row.skipped = "does not fit in device memory (or a set / the scratch exceeds one allocation)";
+      row.scratch_bytes > pools.scratch.bytes()) {
+    row.skipped = "does not fit in device memory (or a set / the scratch exceeds the largest buffer)";
     return row;
   }
   auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets + 1, n <= p.exact_max_n, pools);
@@ -246,7 +300,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   struct Need { uint64_t stride, sets; };
   std::vector<Need> needs;
   uint64_t scratch_bytes = 0, staging_bytes = 0, chunk_bytes = 0;
-  const uint64_t largest = impl.info.max_allocation_bytes / 256 * 256;
+  const uint64_t largest = impl.info.max_buffer_bytes / 256 * 256;
   const double usable = 0.8 * double(impl.info.device_local_bytes);
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
     for (const auto& [key, sorter] : sorters) {
@@ -281,6 +335,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   for (uint64_t c = 0; c < chunk_count; ++c)
     pools.input_chunks.emplace_back(impl, chunk_bytes, MemoryKind::device_local);
   pools.scratch = DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local);
+  staging_bytes = std::min(staging_bytes, std::min(max_staging_bytes, impl.info.max_allocation_bytes / 256 * 256));
   pools.upload_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::upload);
   pools.readback_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::readback);
 

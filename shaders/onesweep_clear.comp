@@ -11,9 +11,9 @@ layout(push_constant) uniform Push {
   uint64_t state_address;
   uint64_t count_address;       // 0: n from the host, and no dispatch is written
   uint64_t histogram_dispatch;  // a VkDispatchIndirectCommand, outside the state block
+  uint64_t n;                   // up to 2^32
   uint words;
   uint group_count;
-  uint n;
   uint histogram_group_count;   // the histogram's grid for max_n (onesweep_histogram.comp)
   uint histogram_keys_per_round;
   uint max_groups_x;
@@ -24,7 +24,7 @@ void main() {
   if (group >= group_count) return;
   if (count_address != 0 && group == 0 && gl_LocalInvocationID.x == 0)
     write_dispatch(histogram_dispatch,
-                   groups_with_elements(element_count(count_address, n), histogram_keys_per_round,
+                   groups_with_elements(uint(min(element_count64(count_address, n), 0xffffffffuL)), histogram_keys_per_round,
                                         histogram_group_count),
                    max_groups_x);
   for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < words;

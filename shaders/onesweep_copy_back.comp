@@ -3,6 +3,7 @@
 // in scratch; copy them into the caller's buffers. Otherwise every workgroup returns at once (with
 // a GPU-side count none runs: onesweep_plan.comp dispatches none, and only the first
 // groups_with_elements() of the grid where it copies).
+#define WIDE_INDICES_ID 5  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 
@@ -13,17 +14,17 @@ layout(push_constant) uniform Push {
   uint64_t values_to;
   uint64_t count_address;
   uint64_t control_address;
-  uint n;
+  uint64_t n;  // up to 2^32
   uint group_count;
 };
 
 void main() {
   uint group = linear_workgroup_id();
   if (group >= group_count || U32Array(control_address).v[CONTROL_COPY_BACK] == 0) return;
-  uint count = element_count(count_address, n);
-  for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < count;
+  uint64_t count = element_count64(count_address, n);
+  for (uint64_t i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < count;
        i += group_count * gl_WorkGroupSize.x) {
-    store_key(keys_to, i, load_key(keys_from, i));
-    if (VALUE_WORDS != 0) store_value(values_to, i, load_value(values_from, i));
+    store_key(keys_to, uint(i), load_key(keys_from, uint(i)));
+    if (VALUE_WORDS != 0) store_value(values_to, uint(i), load_value(values_from, uint(i)));
   }
 }

@@ -1,8 +1,10 @@
 #version 460
 // Onesweep step 1: one read of the keys builds the histogram of every pass's digit at once
 // (keys mapped to radix order on the fly), accumulated per workgroup in shared memory and then
-// added into digit_counts[pass * RADIX + digit].
+// added into digit_counts[pass * RADIX + digit] (u32: a digit that holds all of 2^32 keys counts
+// 0, which onesweep_plan.comp reads as a skipped pass like any digit that holds every key).
 #extension GL_EXT_control_flow_attributes : require
+#define WIDE_INDICES_ID 6  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 
@@ -10,7 +12,7 @@ layout(push_constant) uniform Push {
   uint64_t keys_address;
   uint64_t count_address;
   uint64_t digit_counts_address;
-  uint n;
+  uint64_t n;  // up to 2^32
   uint group_count;
   uint begin_bit;
   uint end_bit;
@@ -27,15 +29,15 @@ void main() {
   uint t = gl_LocalInvocationID.x;
   for (uint i = t; i < pass_count * RADIX; i += gl_WorkGroupSize.x) histogram[i] = 0;
   barrier();
-  uint count = element_count(count_address, n);
+  uint64_t count = element_count64(count_address, n);
   // KEYS_PER_THREAD loads in flight per invocation and round; rounds stride over the grid of
   // group_count groups (with a GPU-side count only its first groups_with_elements() run).
   const uint ROUND = gl_WorkGroupSize.x * KEYS_PER_THREAD;
-  for (uint base = group * ROUND + t; base < count; base += group_count * ROUND) {
+  for (uint64_t base = group * ROUND + t; base < count; base += group_count * ROUND) {
     uvec2 keys[KEYS_PER_THREAD];
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      uint i = base + k * gl_WorkGroupSize.x;
-      keys[k] = i < count ? to_radix_order(load_key(keys_address, i)) : uvec2(0u);
+      uint64_t i = base + k * gl_WorkGroupSize.x;
+      keys[k] = i < count ? to_radix_order(load_key(keys_address, uint(i))) : uvec2(0u);
     }
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       if (base + k * gl_WorkGroupSize.x >= count) break;

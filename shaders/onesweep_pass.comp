@@ -17,6 +17,7 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_control_flow_attributes : require
+#define WIDE_INDICES_ID 16  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 
@@ -49,7 +50,7 @@ layout(push_constant) uniform Push {
   uint64_t recorded_digit_offsets;
   uint64_t control_address;
   uint64_t lookback_address;
-  uint n;
+  uint64_t n;          // up to 2^32 (max_onesweep_elements)
   uint recorded_pass;  // the next three: ignored where PARTITION_PASS is 1
   uint recorded_bit;
   uint recorded_digit_bits;
@@ -102,7 +103,7 @@ shared uint partition_shared;
 // This pass's digit: the recorded one, or the partition pass's choice.
 uint pass, bit, digit_bits;
 uint64_t digit_offsets_address;
-uint key_count;
+uint64_t key_count;  // up to 2^32; every index below it fits a uint
 uint64_t keys_in;
 bool input_raw;
 // The current tile (set by main).
@@ -130,9 +131,9 @@ void count_partition_digits(uint tile_index) {
   uint t = gl_LocalInvocationID.x;
   for (uint d = t; d < RADIX; d += gl_WorkGroupSize.x) fallback_digit_counts[d] = 0;
   barrier();
-  uint begin = tile_index * TILE, end = min(begin + TILE, key_count);
-  for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x)
-    atomicAdd(fallback_digit_counts[key_digit_of(load_ordered_key(i))], 1u);
+  uint begin = tile_index * TILE, size = uint(min(uint64_t(TILE), key_count - begin));
+  for (uint i = t; i < size; i += gl_WorkGroupSize.x)
+    atomicAdd(fallback_digit_counts[key_digit_of(load_ordered_key(begin + i))], 1u);
   barrier();
 }
 
@@ -274,7 +275,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   if (VALUE_WORDS != 0)
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint i = chunk + k * gl_SubgroupSize;
-      value_words[k] = in_tile(full, i) ? U32Array(values_in).v[(tile_begin + i) * VALUE_WORDS] : 0u;
+      value_words[k] = in_tile(full, i) ? load_element_word(values_in, tile_begin + i, VALUE_WORDS, 0) : 0u;
     }
 
   // 4. Look back for each digit's count in all earlier tiles (the keys wait in shared memory).
@@ -319,7 +320,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
     barrier();
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint i = chunk + k * gl_SubgroupSize;
-      if (in_tile(full, i)) exchange[places[k]] = U32Array(values_in).v[(tile_begin + i) * 2 + 1];
+      if (in_tile(full, i)) exchange[places[k]] = load_element_word(values_in, tile_begin + i, 2, 1);
     }
     barrier();
   }
@@ -354,8 +355,8 @@ void main() {
   uint64_t keys_out = input_alt ? keys_a : keys_b;
   uint64_t values_in = input_alt ? values_b : values_a;
   uint64_t values_out = input_alt ? values_a : values_b;
-  key_count = element_count(count_address, n);
-  uint tile_total = div_ceil(key_count, TILE);
+  key_count = element_count64(count_address, n);
+  uint tile_total = div_ceil64(key_count, TILE);
 
   uint t = gl_LocalInvocationID.x;
   if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
@@ -371,7 +372,7 @@ void main() {
   uint guess = linear_workgroup_id();
   if (GUESS_TILE != 0 && guess < tile_total) {
     tile_begin = guess * TILE;
-    tile_size = min(TILE, key_count - tile_begin);
+    tile_size = uint(min(uint64_t(TILE), key_count - tile_begin));
     load_current_tile_keys(false, keys);
   }
   barrier();
@@ -380,7 +381,7 @@ void main() {
   // split (with a GPU-side count onesweep_plan.comp dispatches the count's tiles).
   if (tile_index >= tile_total) return;
   tile_begin = tile_index * TILE;
-  tile_size = min(TILE, key_count - tile_begin);
+  tile_size = uint(min(uint64_t(TILE), key_count - tile_begin));
   bool keys_loaded = GUESS_TILE != 0 && tile_index == guess;
   if (FULL_TILE_COPY != 0 && tile_size == TILE)
     sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);

@@ -14,7 +14,7 @@ layout(push_constant) uniform Push {
   uint64_t control_address;
   uint64_t count_address;
   uint64_t dispatch_address;  // the DISPATCH_* commands; 0 without a GPU-side count
-  uint n;
+  uint64_t n;                 // up to 2^32
   uint pass_count;
   uint tile;                  // keys per onesweep_pass workgroup
   uint copy_group_count;      // the copy-back's grid for max_n (onesweep_copy_back.comp)
@@ -23,17 +23,19 @@ layout(push_constant) uniform Push {
 };
 
 shared uint subgroup_totals[RADIX];
-shared uint pass_is_uniform[MAX_PASSES];
+shared uint pass_nonzero_digits[MAX_PASSES];
 
 void main() {
   uint t = gl_LocalInvocationID.x;  // the digit
-  uint count = element_count(count_address, n);
+  uint64_t count = element_count64(count_address, n);
   U32Array counts = U32Array(digit_counts_address);
-  if (t < MAX_PASSES) pass_is_uniform[t] = 0;
+  if (t < MAX_PASSES) pass_nonzero_digits[t] = 0;
   barrier();
   for (uint pass = 0; pass < pass_count; ++pass) {
     uint c = counts.v[pass * RADIX + t];
-    if (c == count) pass_is_uniform[pass] = 1;  // also n == 0: nothing to sort
+    // A pass is skipped where at most one digit has keys (also n == 0: nothing to sort). Counted
+    // rather than compared with n: a digit holding all of 2^32 keys counts 0 in u32.
+    if (c != 0) atomicAdd(pass_nonzero_digits[pass], 1u);
     uint prefix = subgroupExclusiveAdd(c);
     if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) subgroup_totals[gl_SubgroupID] = prefix + c;
     barrier();
@@ -44,11 +46,11 @@ void main() {
   if (t == 0) {
     U32Array control = U32Array(control_address);
     uint active_passes = 0;
-    for (uint pass = 0; pass < pass_count; ++pass) active_passes += pass_is_uniform[pass] == 0 ? 1 : 0;
+    for (uint pass = 0; pass < pass_count; ++pass) active_passes += pass_nonzero_digits[pass] > 1 ? 1 : 0;
     uint index = 0;
     for (uint pass = 0; pass < pass_count; ++pass) {
       uint plan = 0;
-      if (pass_is_uniform[pass] == 0) {
+      if (pass_nonzero_digits[pass] > 1) {
         plan = PLAN_ACTIVE | ((index & 1u) != 0 ? PLAN_INPUT_ALT : 0u) | (index == 0 ? PLAN_FIRST : 0u) |
                (index + 1 == active_passes ? PLAN_LAST : 0u);
         ++index;
@@ -59,8 +61,8 @@ void main() {
     if (dispatch_address != 0) {
       for (uint pass = 0; pass < pass_count; ++pass)
         write_dispatch(dispatch_command(dispatch_address, DISPATCH_PASS + pass),
-                       pass_is_uniform[pass] == 0 ? div_ceil(count, tile) : 0u, max_groups_x);
-      uint copy_groups = groups_with_elements(count, copy_keys_per_round, copy_group_count);
+                       pass_nonzero_digits[pass] > 1 ? div_ceil64(count, tile) : 0u, max_groups_x);
+      uint copy_groups = groups_with_elements(uint(min(count, 0xffffffffuL)), copy_keys_per_round, copy_group_count);
       write_dispatch(dispatch_command(dispatch_address, DISPATCH_COPY_BACK),
                      (active_passes & 1u) != 0 ? copy_groups : 0u, max_groups_x);
     }

@@ -700,7 +700,7 @@ TEST_F(CliRefusal, MoreThanMaxElements) {
 TEST_F(CliRefusal, TooLargeForTheDevice) {
   // One element more than the test device's largest allocation holds, as a sparse file; refused
   // before the data is read. (A plain sort takes it out of core: the argsort sorts in core.)
-  const uint64_t n = context().device_info().max_allocation_bytes / 8 + 1;
+  const uint64_t n = context().device_info().max_buffer_bytes / 8 + 1;
   ASSERT_LE(n, max_elements) << "the test device allows allocations beyond max_elements";
   write_bytes(at("large.bin"), "");
   fs::resize_file(at("large.bin"), n * 8);

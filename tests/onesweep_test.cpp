@@ -295,6 +295,47 @@ TEST(OnesweepShapes, TheMidSizeShapeSorts) {
     }
 }
 
+// Indices of 2^31 and more are addressed in 64-bit arithmetic (WIDE_INDICES, used by the host only
+// beyond 2^31 elements, which lavapipe cannot hold): that code, forced at small n, sorts like the
+// narrow one, n on the host and from the GPU, with look-back fallbacks; then 64-bit keys with
+// 8-byte values, whose words it addresses differently.
+TEST(OnesweepWideIndices, SortLikeTheNarrowOnes) {
+  OnesweepOptions wide{.lookback_slots = 8, .spin_limit = 2, .publish_refusal_period = 3};
+  wide.wide_indices = true;
+  for (bool descending : {false, true}) {
+    EXPECT_TRUE(check_onesweep(wide, 30011, 30011, false, descending, true));
+    EXPECT_TRUE(check_onesweep(wide, 20000, 20777, true, descending));
+  }
+  auto& impl = context().impl();
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 25013;
+  std::vector<uint64_t> keys = make_key_bits(KeyType::u64, n, Distribution::few_unique, rng);
+  std::vector<uint64_t> values(n);
+  std::iota(values.begin(), values.end(), uint64_t(1) << 40);
+  auto algorithm = make_onesweep(impl, make_sort_spec(KeyType::u64, 8, true, 0, 0), wide);
+  DeviceBuffer key_buffer(impl, n * 8, MemoryKind::device_local);
+  DeviceBuffer value_buffer(impl, n * 8, MemoryKind::device_local);
+  DeviceBuffer scratch(impl, algorithm->scratch_bytes(n), MemoryKind::device_local);
+  upload(impl, key_buffer, keys.data(), n * 8);
+  upload(impl, value_buffer, values.data(), n * 8);
+  impl.submit([&](VkCommandBuffer cmd) {
+    Recorder rec(impl, cmd);
+    algorithm->record(rec, SortTargets{key_buffer.address(), value_buffer.address(),
+                                       scratch.address(), scratch.buffer(), 0, 0, n});
+  });
+  std::vector<uint64_t> got_keys(n), got_values(n);
+  download(impl, key_buffer, got_keys.data(), n * 8);
+  download(impl, value_buffer, got_values.data(), n * 8);
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return keys[a] > keys[b]; });
+  for (uint64_t i = 0; i < n; ++i)
+    ASSERT_TRUE(got_keys[i] == keys[order[i]] && got_values[i] == values[order[i]])
+        << "seed " << seed << ": element " << i;
+  EXPECT_TRUE(no_new_validation_messages());
+}
+
 TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   // Every third tile publishes nothing; successors give up after two look-back rounds, recount
   // it and insert its counts. Eight slots make the table wrap many times per pass.

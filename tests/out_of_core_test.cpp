@@ -182,11 +182,48 @@ TEST(OutOfCore, FittingArraysStayInCore) {
   EXPECT_EQ(max_run_elements(context(), KeyType::u32, 0, 10000), 10000u);
 }
 
+// Arrays larger than the device's largest allocation (lowered here to 1 MiB): sorted in core in
+// sparse buffers bound to several allocations where the device binds them (one run: the GPU
+// machine), else out of core in runs (lavapipe); sorted either way, with validation on.
+TEST(BeyondOneAllocation, SortsInCoreThroughSparseBuffersElseInRuns) {
+  DeviceInfo& info = context().impl().info;
+  const DeviceInfo saved = info;
+  HostPath& host = context().impl().host_path();
+  host.release_cached_memory();  // no buffer of an earlier test may serve the sort
+  constexpr uint64_t mib = uint64_t(1) << 20;
+  info.max_allocation_bytes = mib;
+  info.max_buffer_bytes = info.sparse_binding ? saved.max_buffer_bytes : mib;
+  struct Restore {
+    DeviceInfo& info;
+    const DeviceInfo& saved;
+    HostPath& host;
+    ~Restore() {
+      host.release_cached_memory();  // the sparse buffers go with the lowered limit
+      info = saved;
+    }
+  } restore{info, saved, host};
+  for (Combo c : {Combo{KeyType::u32, 8, false}, Combo{KeyType::u64, 0, true},
+                  Combo{KeyType::f32, 4, false}})
+    for (Distribution d : {Distribution::uniform, Distribution::few_unique}) {
+      SortTimings timings;
+      EXPECT_TRUE(check_sort({.key = c.key,
+                              .value_bytes = c.value_bytes,
+                              .descending = c.descending,
+                              .n = 3 * (mib / 4) + 77,
+                              .distribution = d,
+                              .timings = &timings}));
+      if (saved.sparse_binding)
+        EXPECT_EQ(timings.runs, 1u) << to_string(c.key) << " " << to_string(d);
+      else
+        EXPECT_GE(timings.runs, 3u) << to_string(c.key) << " " << to_string(d);
+    }
+}
+
 // Runs near the device's largest allocation: every buffer of a run (keys, values and the scratch,
 // which holds the keys' ping-pong copy and more) fits one allocation, whatever the budget. Planned
 // only (no allocation): 2^32 u64 keys with a budget of many allocations.
 TEST(OutOfCore, RunsFitTheLargestAllocation) {
-  const uint64_t largest = context().device_info().max_allocation_bytes;
+  const uint64_t largest = context().device_info().max_buffer_bytes;
   ASSERT_GT(largest, 0u);
   for (uint32_t value_bytes : {0u, 4u, 8u}) {
     SortOptions options;

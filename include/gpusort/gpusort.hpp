@@ -72,7 +72,14 @@ struct DeviceInfo {
   uint32_t max_workgroup_count_x = 0;
   uint32_t max_workgroup_size = 0;
   uint64_t device_local_bytes = 0;
-  uint64_t max_allocation_bytes = 0;
+  uint64_t max_allocation_bytes = 0;  // maxMemoryAllocationSize
+  // The largest device-local buffer gpusort allocates itself: max_allocation_bytes, or, where it
+  // binds one buffer to several allocations (sparse_binding), the device's memory (at most
+  // maxBufferSize). Arrays up to this size sort in core; larger ones out of core.
+  uint64_t max_buffer_bytes = 0;
+  // sparseBinding on a queue family gpusort uses (set by Context::create, which enables it;
+  // false for Context::wrap, which cannot know what the caller's device enabled).
+  bool sparse_binding = false;
   float timestamp_period_ns = 1.0f;
   bool usable = false;       // has everything gpusort needs
   std::string unusable_why;  // set when !usable
@@ -392,7 +399,7 @@ struct SorterConfig {
 // this, 0.02 ms with it; construction then takes 40-90 ms).
 //
 // Invalid arguments (null or misaligned buffers, values given or missing for the config,
-// overlapping ranges, n > max_elements) throw gpusort::Error before anything is recorded.
+// overlapping ranges, n > max_elements()) throw gpusort::Error before anything is recorded.
 class Sorter {
  public:
   Sorter(Context& ctx, const SorterConfig& config);
@@ -404,7 +411,8 @@ class Sorter {
   // record_indirect() with this max_n). Never 0, so a scratch buffer can always be created.
   uint64_t scratch_bytes(uint64_t max_n) const;
   // The largest n this Sorter's algorithm takes on this device (odd_even: what fits one
-  // workgroup's shared memory; the others: gpusort::max_elements).
+  // workgroup's shared memory; onesweep and automatic: max_onesweep_elements; the others:
+  // gpusort::max_elements).
   uint64_t max_elements() const;
   // Whether equal keys keep their input order (all algorithms but bitonic).
   bool stable() const;
@@ -475,7 +483,12 @@ class SegmentedSorter {
   std::unique_ptr<Impl> impl_;
 };
 
-// The largest n gpusort accepts (element indices are signed 32-bit in shaders).
+// The largest n every algorithm accepts in one device sort (the segmented sort and argsort too).
 inline constexpr uint64_t max_elements = (uint64_t(1) << 31) - 1;
+// The largest n Onesweep (and automatic, which takes Onesweep there) sorts in one device sort,
+// where the device holds the buffers (DeviceInfo::max_buffer_bytes): element indices are u32,
+// addresses 64-bit. record_indirect's max_n stays below 2^32 (its count is clamped into a u32).
+// The convenient face sorts larger arrays out of core, in runs.
+inline constexpr uint64_t max_onesweep_elements = uint64_t(1) << 32;
 
 }  // namespace gpusort

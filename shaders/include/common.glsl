@@ -15,8 +15,33 @@ uint linear_workgroup_id() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_Num
 uint element_count(uint64_t count_address, uint host_n) {
   return count_address != 0 ? min(U32Array(count_address).v[0], host_n) : host_n;
 }
+// The same for kernels that take up to 2^32 elements (Onesweep's: max_onesweep_elements).
+uint64_t element_count64(uint64_t count_address, uint64_t host_n) {
+  return count_address != 0 ? min(uint64_t(U32Array(count_address).v[0]), host_n) : host_n;
+}
 
-uint div_ceil(uint a, uint b) { return (a + b - 1) / b; }
+// Without the overflow of (a + b - 1) / b for a near 2^32.
+uint div_ceil(uint a, uint b) { return a / b + (a % b != 0 ? 1u : 0u); }
+uint div_ceil64(uint64_t a, uint b) { return uint(a / b + (a % b != 0 ? 1u : 0u)); }
+
+// Indices of 2^31 and more (arrays of more than 2^31 elements: Onesweep's, up to 2^32). SPIR-V
+// takes an access chain's index as signed, so such an element is addressed in unsigned 64-bit
+// arithmetic instead (element_at). That costs: on the H100 it made Onesweep's u32 passes 7 %
+// slower and u64 keys' took 121 registers instead of 107 (bench/NOTES-onesweep.md, session 8), so
+// a kernel that takes such arrays defines WIDE_INDICES_ID before including this file, a
+// specialization constant the host sets only for n > 2^31.
+#ifdef WIDE_INDICES_ID
+layout(constant_id = WIDE_INDICES_ID) const uint WIDE_INDICES = 0;
+#else
+const uint WIDE_INDICES = 0;
+#endif
+uint64_t element_at(uint64_t base, uint i, uint words) { return base + uint64_t(i) * (4u * words); }
+// Word `word` of element i of `words`-word (1 or 2) elements.
+uint load_element_word(uint64_t base, uint i, uint words, uint word) {
+  if (WIDE_INDICES != 0) return U32Array(element_at(base, i, words)).v[word];
+  if (words == 1) return U32Array(base).v[i];
+  return word == 0 ? U32x2Array(base).v[i].x : U32x2Array(base).v[i].y;
+}
 
 // Element `from` of one array to element `to` of another, elements of `words` (1 or 2) u32s.
 void copy_element(uint64_t from_address, uint from, uint64_t to_address, uint to, uint words) {

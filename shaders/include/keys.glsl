@@ -10,25 +10,45 @@ const uint KEY_KIND_SIGNED = 1;
 const uint KEY_KIND_FLOAT = 2;
 const uint KEY_BITS = 32 * KEY_WORDS;
 
+// Element i of an array of keys or values; with WIDE_INDICES (common.glsl) i may pass 2^31.
 uvec2 load_key(uint64_t address, uint i) {
+  if (WIDE_INDICES != 0)
+    return KEY_WORDS == 1 ? uvec2(U32Array(element_at(address, i, 1)).v[0], 0u)
+                          : U32x2Array(element_at(address, i, 2)).v[0];
   if (KEY_WORDS == 1) return uvec2(U32Array(address).v[i], 0u);
   return U32x2Array(address).v[i];
 }
 
 void store_key(uint64_t address, uint i, uvec2 key) {
-  if (KEY_WORDS == 1) U32Array(address).v[i] = key.x;
-  else U32x2Array(address).v[i] = key;
+  if (WIDE_INDICES != 0) {
+    if (KEY_WORDS == 1) U32Array(element_at(address, i, 1)).v[0] = key.x;
+    else U32x2Array(element_at(address, i, 2)).v[0] = key;
+  } else if (KEY_WORDS == 1) {
+    U32Array(address).v[i] = key.x;
+  } else {
+    U32x2Array(address).v[i] = key;
+  }
 }
 
 uvec2 load_value(uint64_t address, uint i) {
+  if (VALUE_WORDS == 0) return uvec2(0u);
+  if (WIDE_INDICES != 0)
+    return VALUE_WORDS == 1 ? uvec2(U32Array(element_at(address, i, 1)).v[0], 0u)
+                            : U32x2Array(element_at(address, i, 2)).v[0];
   if (VALUE_WORDS == 1) return uvec2(U32Array(address).v[i], 0u);
-  if (VALUE_WORDS == 2) return U32x2Array(address).v[i];
-  return uvec2(0u);
+  return U32x2Array(address).v[i];
 }
 
 void store_value(uint64_t address, uint i, uvec2 value) {
-  if (VALUE_WORDS == 1) U32Array(address).v[i] = value.x;
-  else if (VALUE_WORDS == 2) U32x2Array(address).v[i] = value;
+  if (VALUE_WORDS == 0) return;
+  if (WIDE_INDICES != 0) {
+    if (VALUE_WORDS == 1) U32Array(element_at(address, i, 1)).v[0] = value.x;
+    else U32x2Array(element_at(address, i, 2)).v[0] = value;
+  } else if (VALUE_WORDS == 1) {
+    U32Array(address).v[i] = value.x;
+  } else {
+    U32x2Array(address).v[i] = value;
+  }
 }
 
 uint key_top_word(uvec2 key) { return KEY_WORDS == 1 ? key.x : key.y; }

@@ -49,26 +49,26 @@ constexpr uint32_t max_clear_groups = 1024;
 constexpr uint32_t copy_workgroup = 256;
 constexpr uint32_t max_copy_groups = 4096;
 
+// n is 64-bit in every step: up to max_onesweep_elements (2^32).
 struct ClearPush {
   VkDeviceAddress state, count_address, histogram_dispatch;
-  uint32_t words, group_count, n, histogram_group_count, histogram_keys_per_round, max_groups_x;
+  uint64_t n;
+  uint32_t words, group_count, histogram_group_count, histogram_keys_per_round, max_groups_x;
 };
 struct HistogramPush {
   VkDeviceAddress keys, count_address, digit_counts;
-  uint32_t n, group_count, begin_bit, end_bit, pass_count;
+  uint64_t n;
+  uint32_t group_count, begin_bit, end_bit, pass_count;
 };
 struct PlanPush {
   VkDeviceAddress digit_counts, control, count_address, dispatch;
-  uint32_t n, pass_count, tile, copy_group_count, copy_keys_per_round, max_groups_x;
-};
-struct PassPush {
-  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control,
-      lookback;
-  uint32_t n, pass, bit, digit_bits, first_tag, lookback_slot_mask;
+  uint64_t n;
+  uint32_t pass_count, tile, copy_group_count, copy_keys_per_round, max_groups_x;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
-  uint32_t n, group_count;
+  uint64_t n;
+  uint32_t group_count;
 };
 
 uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
@@ -180,6 +180,7 @@ class Onesweep final : public OnesweepSort {
   }
 
   uint64_t scratch_bytes(uint64_t max_n) const override { return layout(max_n).total; }
+  uint64_t max_elements() const override { return max_onesweep_elements; }
   uint64_t fallback_count_offset(uint64_t max_n) const override {
     return layout(max_n).control + control_fallbacks * 4;
   }
@@ -228,6 +229,9 @@ class Onesweep final : public OnesweepSort {
       else
         rec.compute_barrier();
     };
+    // Element indices of 2^31 and more are addressed in 64-bit arithmetic, which costs, so only
+    // pipelines for such n do it (WIDE_INDICES in shaders/include/common.glsl).
+    const uint32_t wide_indices = options_.wide_indices || t.n > (uint64_t(1) << 31) ? 1u : 0u;
     const uint32_t histogram_groups =
         groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
     const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);
@@ -238,18 +242,18 @@ class Onesweep final : public OnesweepSort {
     rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,
                  ClearPush{state, t.count_address,
                            dispatch ? dispatch + dispatch_histogram * dispatch_command_bytes : 0,
-                           state_words, clear_groups, uint32_t(t.n), histogram_groups,
+                           t.n, state_words, clear_groups, histogram_groups,
                            histogram_keys_per_round, max_groups_x});
     barrier_before_launches();
 
     auto histogram_spec = with_workgroup(histogram_workgroup);
-    histogram_spec.push_back(histogram_keys_per_thread);
+    histogram_spec.insert(histogram_spec.end(), {histogram_keys_per_thread, wide_indices});
     launch("onesweep_histogram", histogram_spec, histogram_groups, dispatch_histogram,
-           HistogramPush{t.keys, t.count_address, counts, uint32_t(t.n), histogram_groups,
+           HistogramPush{t.keys, t.count_address, counts, t.n, histogram_groups,
                          spec_.begin_bit, spec_.end_bit, pass_count});
     rec.compute_barrier();
     rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
-                 PlanPush{counts, control, t.count_address, dispatch, uint32_t(t.n), pass_count,
+                 PlanPush{counts, control, t.count_address, dispatch, t.n, pass_count,
                           tile(), copy_groups, copy_workgroup, max_groups_x});
     barrier_before_launches();
     if (options_.histogram_only) return;
@@ -260,7 +264,8 @@ class Onesweep final : public OnesweepSort {
         pass_spec.end(),
         {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
          options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
-         options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0});
+         options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
+         wide_indices});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,
@@ -268,16 +273,18 @@ class Onesweep final : public OnesweepSort {
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       launch("onesweep_pass", pass_spec, pass_tiles, dispatch_pass + pass,
-             PassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
-                      counts + pass * radix * 4, control, lookback, uint32_t(t.n), pass, bit,
+             OnesweepPassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
+                      counts + pass * radix * 4, control, lookback, t.n, pass, bit,
                       std::min(digit_bits, spec_.end_bit - bit), uint32_t(1 + pass * pass_tiles),
                       lookback_slots(t.n) - 1});
       rec.compute_barrier();
     }
 
-    launch("onesweep_copy_back", with_workgroup(copy_workgroup), copy_groups, dispatch_copy_back,
-           CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
-                        uint32_t(t.n), copy_groups});
+    auto copy_spec = with_workgroup(copy_workgroup);
+    copy_spec.push_back(wide_indices);
+    launch("onesweep_copy_back", copy_spec, copy_groups, dispatch_copy_back,
+           CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control, t.n,
+                        copy_groups});
     rec.compute_barrier();
   }
 

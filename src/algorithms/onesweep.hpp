@@ -22,6 +22,8 @@ struct OnesweepOptions {
                                        // returns: -1 where measured faster (32-bit keys), 0 off, 1 on
   int32_t counters_in_exchange = -1;   // per-subgroup counters inside the exchange array: -1 where
                                        // measured faster (32-bit keys alone), 0 off, 1 on
+  bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
+                                       // beyond 2^31 elements, where it is needed)
   bool histogram_only = false;         // profiling: record only the clear/histogram/plan steps
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
 };
@@ -32,10 +34,19 @@ struct OnesweepStages {
   VkDeviceAddress keys_alt = 0, values_alt = 0;  // the scratch copies (values_alt 0 without values)
   VkDeviceAddress digit_offsets = 0;  // max_passes x 256 u32: every pass's exclusive offsets
   VkDeviceAddress control = 0, lookback = 0;
-  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..15)
+  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..16)
   uint64_t tiles = 0;               // onesweep_pass's workgroups
   uint32_t lookback_slot_mask = 0;
   uint32_t pass_count = 0;
+};
+
+// onesweep_pass's push constants (shaders/onesweep_pass.comp), for a sort that dispatches the
+// pass itself (the partition sort's partition pass).
+struct OnesweepPassPush {
+  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control,
+      lookback;
+  uint64_t n;
+  uint32_t pass, bit, digit_bits, first_tag, lookback_slot_mask;
 };
 
 class OnesweepSort : public SortAlgorithm {

@@ -51,10 +51,6 @@ struct PlanPush {
   VkDeviceAddress digit_offsets, control, count_address, segment_offsets, segment_count;
   uint32_t n, pass_count, begin_bit, end_bit, max_bucket;
 };
-struct PassPush {
-  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control, lookback;
-  uint32_t n, pass, bit, digit_bits, first_tag, lookback_slot_mask;
-};
 
 class PartitionSort final : public SortAlgorithm {
  public:
@@ -96,8 +92,8 @@ class PartitionSort final : public SortAlgorithm {
       // Tags after every tag Onesweep's own passes would use; only one of the two ever runs.
       const uint32_t first_tag = uint32_t(1 + s.pass_count * s.tiles);
       rec.dispatch("onesweep_pass", pass_spec, s.tiles,
-                   PassPush{t.keys, s.keys_alt, t.values, s.values_alt, t.count_address,
-                            s.digit_offsets, s.control, s.lookback, uint32_t(t.n), 0, 0, 0,
+                   OnesweepPassPush{t.keys, s.keys_alt, t.values, s.values_alt, t.count_address,
+                            s.digit_offsets, s.control, s.lookback, t.n, 0, 0, 0,
                             first_tag, s.lookback_slot_mask});
       rec.compute_barrier();
       SegmentedTargets seg;

@@ -126,6 +126,7 @@ class SizeSwitch final : public SortAlgorithm {
     return choose(max_n).scratch_bytes(max_n);
   }
   void record(Recorder& rec, const SortTargets& t) const override { choose(t.n).record(rec, t); }
+  uint64_t max_elements() const override { return large_->max_elements(); }
 
  private:
   std::unique_ptr<SortAlgorithm> small_;

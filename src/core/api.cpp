@@ -25,10 +25,10 @@ std::string joined(const std::array<const char*, N>& names) {
   return s;
 }
 
-void check_count(uint64_t n) {
-  if (n > max_elements)
-    throw Error(std::to_string(n) + " elements: gpusort sorts at most " +
-                std::to_string(max_elements) + " (2^31 - 1)");
+void check_count(uint64_t n, uint64_t limit = max_elements) {
+  if (n > limit)
+    throw Error(std::to_string(n) + " elements: gpusort sorts at most " + std::to_string(limit) +
+                (limit == max_elements ? " (2^31 - 1)" : "") + " in one device sort");
 }
 
 }  // namespace
@@ -155,7 +155,7 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
   if (run < n)
     return sort_arrays_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                    options.timings);
-  check_count(n);
+  check_count(n, ctx.impl().host_path().max_elements(spec, options.algorithm));
   auto memory = [](void* array) {
     auto* bytes = static_cast<char*>(array);
     return HostStream{[bytes](uint64_t offset, void* to, uint64_t size) {
@@ -180,7 +180,7 @@ void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream&
   if (run < n)
     return sort_streamed_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                      options.timings);
-  check_count(n);
+  check_count(n, ctx.impl().host_path().max_elements(spec, options.algorithm));
   ctx.impl().host_path().sort(spec, options.algorithm, n, keys, values, options.timings);
 }
 
@@ -386,7 +386,7 @@ const SorterConfig& Sorter::config() const {
 }
 
 uint64_t Sorter::scratch_bytes(uint64_t max_n) const {
-  check_count(max_n);
+  check_count(max_n, max_elements());
   constexpr uint64_t min_scratch_bytes = 256;
   return std::max(valid(impl_).scratch_bytes(max_n), min_scratch_bytes);
 }
@@ -402,14 +402,15 @@ bool Sorter::stable() const {
 void Sorter::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                     uint64_t n) const {
   const Impl& impl = valid(impl_);
-  check_count(n);
+  check_count(n, impl.algorithm->max_elements());
   impl.record(cmd, impl.resolve("Sorter::record", keys, values, scratch, nullptr, n));
 }
 
 void Sorter::record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values,
                              BufferRef scratch, BufferRef count, uint64_t max_n) const {
   const Impl& impl = valid(impl_);
-  check_count(max_n);
+  // The count is clamped to max_n into a u32 on the GPU.
+  check_count(max_n, std::min(impl.algorithm->max_elements(), uint64_t(UINT32_MAX)));
   impl.record(cmd, impl.resolve("Sorter::record_indirect", keys, values, scratch, &count, max_n));
 }
 

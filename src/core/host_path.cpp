@@ -121,6 +121,14 @@ void HostThreads::work() {
 
 namespace {
 
+// A device buffer's size as the host path allocates it: rounded up (rounded_allocation), but not
+// past the largest allocation where the bytes fit one (a sparse buffer is only for what must be),
+// nor past the largest buffer.
+uint64_t allocated_bytes(const DeviceInfo& info, uint64_t bytes) {
+  const uint64_t rounded = rounded_allocation(bytes, info.max_allocation_bytes);
+  return rounded > info.max_buffer_bytes && bytes <= info.max_buffer_bytes ? bytes : rounded;
+}
+
 constexpr uint32_t sort_index = HostPath::slot_count;  // the sort's own command buffer and fence
 constexpr uint64_t piece_alignment = 256;              // of pieces inside a slot
 constexpr uint64_t parallel_copy_bytes = uint64_t(1) << 20;  // smaller pieces: one thread
@@ -229,7 +237,7 @@ struct HostPath::Resources {
   bool ensure(DeviceBuffer& b, uint64_t bytes, MemoryKind kind) {
     if (b.bytes() >= bytes) return false;
     b = DeviceBuffer();  // free before allocating the larger one
-    b = DeviceBuffer(ctx, rounded_allocation(bytes, ctx.info.max_allocation_bytes), kind);
+    b = DeviceBuffer(ctx, allocated_bytes(ctx.info, bytes), kind);
     return true;
   }
   // Slots of at least `bytes` (at most `max_bytes`), `count` of them; returns allocations made.
@@ -310,10 +318,8 @@ uint64_t rounded_allocation(uint64_t bytes, uint64_t largest) {
 }
 
 uint64_t HostPath::device_bytes(const SortSpec& spec, Algorithm requested, uint64_t n) {
-  const uint64_t largest = ctx_.info.max_allocation_bytes;
   uint64_t bytes = 0;
-  for (uint64_t buffer : buffer_bytes(spec, requested, n))
-    bytes += rounded_allocation(buffer, largest);
+  for (uint64_t buffer : buffer_bytes(spec, requested, n)) bytes += allocated_bytes(ctx_.info, buffer);
   return bytes;
 }
 
@@ -401,11 +407,13 @@ void HostPath::run(const Job& job, SortTimings* timings) {
   } give_back_on_exit{this, r};
   const std::array<DeviceBuffer*, 4> device{&r->keys, &r->values, &r->offsets, &r->indices};
 
+  // Slots are host-visible allocations: at most the largest allocation too.
+  const uint64_t slot_cap =
+      std::min(max_slot_bytes, std::bit_floor(std::max<uint64_t>(ctx_.info.max_allocation_bytes, 4096)));
   const uint64_t want_slot = std::min(
-      max_slot_bytes,
+      slot_cap,
       std::bit_ceil(std::max<uint64_t>(std::max(up_total, down_total) + piece_alignment, 4096)));
-  const uint64_t slot_bytes =
-      std::max(want_slot, r->slot_bytes <= max_slot_bytes ? r->slot_bytes : 0);
+  const uint64_t slot_bytes = std::max(want_slot, r->slot_bytes <= slot_cap ? r->slot_bytes : 0);
   // Pieces in batches (batch b fills slot b % slot_count); Piece::stream indexes the list.
   auto plan = [&](const auto& list) {
     std::vector<std::vector<Piece>> batches;
@@ -425,7 +433,7 @@ void HostPath::run(const Job& job, SortTimings* timings) {
   const auto in_batches = plan(job.uploads), out_batches = plan(job.downloads);
   {
     uint64_t made = r->ensure_slots(
-        slot_bytes, std::max(max_slot_bytes, want_slot),
+        slot_bytes, std::max(slot_cap, want_slot),
         std::min<size_t>(slot_count, std::max(in_batches.size(), out_batches.size())));
     for (size_t b = 0; b < device.size(); ++b)
       if (job.bytes[b]) made += r->ensure(*device[b], job.bytes[b], MemoryKind::device_local);

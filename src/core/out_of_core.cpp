@@ -295,24 +295,25 @@ HostBuffer host_buffer(uint64_t bytes) {
 uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm requested, uint64_t n,
                       uint64_t limit) {
   HostPath& host = ctx.host_path();
-  // An algorithm with its own smaller limit (odd_even) refuses such an n in core; beyond
-  // gpusort::max_elements, runs of at most that many make the sort possible out of core.
+  // An algorithm with a limit below gpusort::max_elements (odd_even) refuses such an n in core;
+  // beyond an algorithm's limit (2^31 - 1, Onesweep's 2^32), runs of at most that many make the
+  // sort possible out of core.
   const uint64_t algorithm_max = host.max_elements(spec, requested);
   if (n <= 1 || (n > algorithm_max && algorithm_max < max_elements)) return n;
   const DeviceInfo& device = ctx.info;
   const uint64_t budget =
       limit ? limit : (device.device_local_bytes ? device.device_local_bytes : ~uint64_t(0));
-  const uint64_t largest = device.max_allocation_bytes ? device.max_allocation_bytes : ~uint64_t(0);
+  const uint64_t largest = device.max_buffer_bytes ? device.max_buffer_bytes : ~uint64_t(0);
   // Every buffer (keys, values, scratch) fits one allocation, and together they fit the budget.
   auto fits = [&](uint64_t m) {
     for (uint64_t bytes : host.buffer_bytes(spec, requested, m))
       if (bytes > largest) return false;
     return host.device_bytes(spec, requested, m) <= budget;
   };
-  if (n <= max_elements && fits(n)) return n;
+  if (n <= algorithm_max && fits(n)) return n;
   // The largest run that fits (the scratch of `automatic` changes algorithm with the size, so
   // fits() need not be monotonic: lo always fits, which is all that matters).
-  uint64_t lo = 0, hi = std::min(n - 1, max_elements);
+  uint64_t lo = 0, hi = std::min(n - 1, algorithm_max);
   while (lo < hi) {
     const uint64_t mid = hi - (hi - lo) / 2;
     if (fits(mid))

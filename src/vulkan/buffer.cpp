@@ -7,14 +7,37 @@
 
 namespace gpusort {
 
+namespace {
+
+// A device-address-capable allocation of `bytes` of memory type `type`.
+VkDeviceMemory allocate(VkDevice device, uint64_t bytes, uint32_t type, uint64_t buffer_bytes) {
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
+  alloc.allocationSize = bytes;
+  alloc.memoryTypeIndex = type;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  check(vkAllocateMemory(device, &alloc, nullptr, &memory),
+        ("allocating " + std::to_string(buffer_bytes) + " bytes of device memory (vkAllocateMemory)")
+            .c_str());
+  return memory;
+}
+
+}  // namespace
+
 DeviceBuffer::DeviceBuffer(Context::Impl& ctx, uint64_t bytes, MemoryKind kind) : device_(ctx.device) {
   // Never zero-sized: a 0-element sort still binds valid addresses.
   bytes_ = std::max<uint64_t>(bytes, 256);
-  if (bytes_ > ctx.info.max_allocation_bytes)
+  const bool sparse = bytes_ > ctx.info.max_allocation_bytes;
+  const uint64_t largest =
+      kind == MemoryKind::device_local ? ctx.info.max_buffer_bytes : ctx.info.max_allocation_bytes;
+  if (bytes_ > largest)
     throw Error("allocating " + std::to_string(bytes_) + " bytes: larger than the device's "
-                "largest allocation (" + std::to_string(ctx.info.max_allocation_bytes) + " bytes)",
+                "largest " + (kind == MemoryKind::device_local ? "buffer" : "allocation") + " (" +
+                std::to_string(largest) + " bytes)",
                 VK_ERROR_OUT_OF_DEVICE_MEMORY);
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.flags = sparse ? VK_BUFFER_CREATE_SPARSE_BINDING_BIT : 0;
   info.size = bytes_;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
@@ -24,32 +47,63 @@ DeviceBuffer::DeviceBuffer(Context::Impl& ctx, uint64_t bytes, MemoryKind kind) 
   try {
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(device_, buffer_, &req);
-    VkMemoryPropertyFlags required = 0, preferred = 0;
-    switch (kind) {
-      case MemoryKind::device_local: preferred = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
-      case MemoryKind::upload:
-        required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        break;
-      case MemoryKind::readback:
-        required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-        break;
+    if (sparse) {
+      bind_sparse(ctx, req);
+    } else {
+      VkMemoryPropertyFlags required = 0, preferred = 0;
+      switch (kind) {
+        case MemoryKind::device_local: preferred = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
+        case MemoryKind::upload:
+          required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+          break;
+        case MemoryKind::readback:
+          required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+          preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+          break;
+      }
+      memory_.push_back(allocate(device_, req.size,
+                                 ctx.find_memory_type(req.memoryTypeBits, required, preferred),
+                                 bytes_));
+      check(vkBindBufferMemory(device_, buffer_, memory_[0], 0), "vkBindBufferMemory");
+      if (kind != MemoryKind::device_local)
+        check(vkMapMemory(device_, memory_[0], 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
     }
-    VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
-    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, required, preferred);
-    check(vkAllocateMemory(device_, &alloc, nullptr, &memory_),
-          ("allocating " + std::to_string(bytes_) + " bytes of device memory (vkAllocateMemory)").c_str());
-    check(vkBindBufferMemory(device_, buffer_, memory_, 0), "vkBindBufferMemory");
-    if (kind != MemoryKind::device_local)
-      check(vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
     address_ = ctx.address_of(buffer_);
   } catch (...) {
     release();
     throw;
   }
+}
+
+// The buffer's whole range bound to pieces of at most the largest allocation (multiples of the
+// sparse page size, req.alignment), on gpusort's queue, waited for: kernels then address the
+// buffer as one range.
+void DeviceBuffer::bind_sparse(Context::Impl& ctx, const VkMemoryRequirements& req) {
+  const uint64_t page = std::max<uint64_t>(req.alignment, 1);
+  const uint64_t piece = ctx.info.max_allocation_bytes / page * page;
+  const uint32_t type =
+      ctx.find_memory_type(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  std::vector<VkSparseMemoryBind> binds;
+  for (uint64_t offset = 0; offset < req.size; offset += piece) {
+    const uint64_t size = std::min(piece, req.size - offset);
+    memory_.push_back(allocate(device_, size, type, bytes_));
+    binds.push_back({offset, size, memory_.back(), 0, 0});
+  }
+  VkSparseBufferMemoryBindInfo buffer_binds{buffer_, uint32_t(binds.size()), binds.data()};
+  VkBindSparseInfo bind{VK_STRUCTURE_TYPE_BIND_SPARSE_INFO};
+  bind.bufferBindCount = 1;
+  bind.pBufferBinds = &buffer_binds;
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  check(vkCreateFence(device_, &fence_info, nullptr, &fence), "vkCreateFence");
+  VkResult result;
+  {
+    std::lock_guard lock(ctx.submit_mutex);  // the queue is shared
+    result = vkQueueBindSparse(ctx.queue, 1, &bind, fence);
+  }
+  if (result == VK_SUCCESS) result = vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX);
+  vkDestroyFence(device_, fence, nullptr);
+  check(result, "binding a sparse buffer's memory (vkQueueBindSparse)");
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
@@ -59,7 +113,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     release();
     device_ = std::exchange(other.device_, VK_NULL_HANDLE);
     buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
-    memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
+    memory_ = std::exchange(other.memory_, {});
     address_ = std::exchange(other.address_, 0);
     bytes_ = std::exchange(other.bytes_, 0);
     mapped_ = std::exchange(other.mapped_, nullptr);
@@ -69,9 +123,9 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 
 void DeviceBuffer::release() {
   if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
-  if (memory_) vkFreeMemory(device_, memory_, nullptr);
+  for (VkDeviceMemory m : memory_) vkFreeMemory(device_, m, nullptr);
   buffer_ = VK_NULL_HANDLE;
-  memory_ = VK_NULL_HANDLE;
+  memory_.clear();
   mapped_ = nullptr;
 }
 

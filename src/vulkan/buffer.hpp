@@ -4,13 +4,16 @@
 #include "vulkan/context_impl.hpp"
 
 #include <cstring>
+#include <vector>
 
 namespace gpusort {
 
 enum class MemoryKind { device_local, upload, readback };
 
 // A buffer usable as storage, transfer source/destination and indirect arguments, with its
-// device address. Host-visible kinds are persistently mapped.
+// device address. Host-visible kinds are persistently mapped. A device-local buffer larger than
+// the device's largest allocation is a sparse buffer bound to several allocations (where the
+// device has sparseBinding: DeviceInfo::max_buffer_bytes), one range of device addresses.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -29,7 +32,8 @@ class DeviceBuffer {
   void release();
   VkDevice device_ = VK_NULL_HANDLE;
   VkBuffer buffer_ = VK_NULL_HANDLE;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  void bind_sparse(Context::Impl& ctx, const VkMemoryRequirements& req);
+  std::vector<VkDeviceMemory> memory_;  // one, or a sparse buffer's pieces
   VkDeviceAddress address_ = 0;
   uint64_t bytes_ = 0;
   void* mapped_ = nullptr;

@@ -123,6 +123,24 @@ bool device_has_extension(VkPhysicalDevice physical, const char* name) {
   return false;
 }
 
+// maxBufferSize (Vulkan 1.3), else no limit beyond the memory itself.
+uint64_t max_buffer_size(VkPhysicalDevice physical, bool vk13) {
+  if (!vk13) return ~uint64_t(0);
+  VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m4};
+  vkGetPhysicalDeviceProperties2(physical, &props);
+  return m4.maxBufferSize;
+}
+
+// Whether queue family `family` also binds sparse memory (VK_QUEUE_SPARSE_BINDING_BIT).
+bool family_binds_sparse(VkPhysicalDevice physical, uint32_t family) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families.data());
+  return family < count && (families[family].queueFlags & VK_QUEUE_SPARSE_BINDING_BIT);
+}
+
 uint32_t compute_queue_family(VkPhysicalDevice physical) {
   uint32_t count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
@@ -240,6 +258,7 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
     vkGetPhysicalDeviceProperties2(physical, &p2);
     d.max_allocation_bytes = m3.maxMemoryAllocationSize;
   }
+  d.max_buffer_bytes = d.max_allocation_bytes;
 
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
@@ -355,6 +374,11 @@ Context Context::create(const ContextOptions& options) {
     f13.computeFullSubgroups = have13.computeFullSubgroups;
     f13.maintenance4 = have13.maintenance4;
   }
+  // Buffers larger than one allocation: one buffer bound to several allocations on the queue
+  // gpusort submits to (vulkan/buffer.cpp), so kernels still see one range of device addresses.
+  const bool sparse =
+      have.features.sparseBinding && family_binds_sparse(impl->physical, impl->family);
+  features.features.sparseBinding = sparse ? VK_TRUE : VK_FALSE;
   // Optional: importing the caller's host memory, so that the convenient face copies between
   // it and the device without a staging copy (host_transfer.cpp).
   std::vector<const char*> extensions;
@@ -376,6 +400,12 @@ Context Context::create(const ContextOptions& options) {
   vkGetDeviceQueue(impl->device, impl->family, 0, &impl->queue);
   impl->finish_setup();
   impl->info = infos[chosen];
+  if (sparse) {
+    impl->info.sparse_binding = true;
+    impl->info.max_buffer_bytes = std::max(impl->info.max_allocation_bytes,
+                                           std::min(impl->info.device_local_bytes,
+                                                    max_buffer_size(impl->physical, vk13)));
+  }
   Context ctx;
   ctx.impl_ = std::move(impl);
   return ctx;
