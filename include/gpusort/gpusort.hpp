@@ -77,8 +77,8 @@ struct DeviceInfo {
   // binds one buffer to several allocations (sparse_binding), the device's memory (at most
   // maxBufferSize). Arrays up to this size sort in core; larger ones out of core.
   uint64_t max_buffer_bytes = 0;
-  // sparseBinding on a queue family gpusort uses (set by Context::create, which enables it;
-  // false for Context::wrap, which cannot know what the caller's device enabled).
+  // sparseBinding on the queue family gpusort uses (Context::create enables it; false in a
+  // wrapped Context's info, which cannot know what the caller's device enabled).
   bool sparse_binding = false;
   float timestamp_period_ns = 1.0f;
   bool usable = false;       // has everything gpusort needs

@@ -381,6 +381,8 @@ PYBIND11_MODULE(_core, m) {
       .def_readonly("shared_memory_bytes", &gpusort::DeviceInfo::shared_memory_bytes)
       .def_readonly("device_local_bytes", &gpusort::DeviceInfo::device_local_bytes)
       .def_readonly("max_allocation_bytes", &gpusort::DeviceInfo::max_allocation_bytes)
+      .def_readonly("max_buffer_bytes", &gpusort::DeviceInfo::max_buffer_bytes)
+      .def_readonly("sparse_binding", &gpusort::DeviceInfo::sparse_binding)
       .def_readonly("usable", &gpusort::DeviceInfo::usable)
       .def_readonly("unusable_why", &gpusort::DeviceInfo::unusable_why)
       .def("__repr__", [](const gpusort::DeviceInfo& d) {

@@ -155,7 +155,8 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
   if (run < n)
     return sort_arrays_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                    options.timings);
-  check_count(n, ctx.impl().host_path().max_elements(spec, options.algorithm));
+  // Below max_elements an algorithm's own limit (odd_even) is its to report, by name.
+  check_count(n, std::max(max_elements, ctx.impl().host_path().max_elements(spec, options.algorithm)));
   auto memory = [](void* array) {
     auto* bytes = static_cast<char*>(array);
     return HostStream{[bytes](uint64_t offset, void* to, uint64_t size) {
@@ -180,7 +181,8 @@ void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream&
   if (run < n)
     return sort_streamed_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                      options.timings);
-  check_count(n, ctx.impl().host_path().max_elements(spec, options.algorithm));
+  // Below max_elements an algorithm's own limit (odd_even) is its to report, by name.
+  check_count(n, std::max(max_elements, ctx.impl().host_path().max_elements(spec, options.algorithm)));
   ctx.impl().host_path().sort(spec, options.algorithm, n, keys, values, options.timings);
 }
 

@@ -267,6 +267,16 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
   if (p.apiVersion >= VK_API_VERSION_1_2) vkGetPhysicalDeviceFeatures2(physical, &features);
   d.subgroup_size_control = f13.subgroupSizeControl && f13.computeFullSubgroups &&
                             (size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+  // Buffers larger than one allocation: one buffer bound to several allocations on the queue
+  // gpusort submits to (vulkan/buffer.cpp), so kernels still see one range of device addresses.
+  const uint32_t family = compute_queue_family(physical);
+  d.sparse_binding = features.features.sparseBinding && family != UINT32_MAX &&
+                     family_binds_sparse(physical, family);
+  if (d.sparse_binding)
+    d.max_buffer_bytes =
+        std::max(d.max_allocation_bytes,
+                 std::min(d.device_local_bytes,
+                          max_buffer_size(physical, p.apiVersion >= VK_API_VERSION_1_3)));
 
   std::string why;
   if (p.apiVersion < VK_API_VERSION_1_2) why += " Vulkan 1.2;";
@@ -374,11 +384,7 @@ Context Context::create(const ContextOptions& options) {
     f13.computeFullSubgroups = have13.computeFullSubgroups;
     f13.maintenance4 = have13.maintenance4;
   }
-  // Buffers larger than one allocation: one buffer bound to several allocations on the queue
-  // gpusort submits to (vulkan/buffer.cpp), so kernels still see one range of device addresses.
-  const bool sparse =
-      have.features.sparseBinding && family_binds_sparse(impl->physical, impl->family);
-  features.features.sparseBinding = sparse ? VK_TRUE : VK_FALSE;
+  features.features.sparseBinding = infos[chosen].sparse_binding ? VK_TRUE : VK_FALSE;
   // Optional: importing the caller's host memory, so that the convenient face copies between
   // it and the device without a staging copy (host_transfer.cpp).
   std::vector<const char*> extensions;
@@ -400,12 +406,6 @@ Context Context::create(const ContextOptions& options) {
   vkGetDeviceQueue(impl->device, impl->family, 0, &impl->queue);
   impl->finish_setup();
   impl->info = infos[chosen];
-  if (sparse) {
-    impl->info.sparse_binding = true;
-    impl->info.max_buffer_bytes = std::max(impl->info.max_allocation_bytes,
-                                           std::min(impl->info.device_local_bytes,
-                                                    max_buffer_size(impl->physical, vk13)));
-  }
   Context ctx;
   ctx.impl_ = std::move(impl);
   return ctx;
@@ -439,6 +439,9 @@ Context Context::wrap(VkInstance instance, VkPhysicalDevice physical_device, VkD
     if (devices[i] == physical_device) index = i;
   impl->info = describe_device(physical_device, index);
   if (!impl->info.usable) throw Error("Context::wrap: device " + impl->info.unusable_why);
+  // Whether the caller's device enabled sparseBinding is not known: one allocation per buffer.
+  impl->info.sparse_binding = false;
+  impl->info.max_buffer_bytes = impl->info.max_allocation_bytes;
   impl->finish_setup();
   Context ctx;
   ctx.impl_ = std::move(impl);

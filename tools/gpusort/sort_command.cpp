@@ -180,10 +180,10 @@ void check_device_capacity(const Context& ctx, const ArrayFile& keys, const Arra
     return Error(std::to_string(keys.count) + " elements are too large for the device '" + d.name +
                  "': " + what);
   };
-  if (key_bytes_total > d.max_allocation_bytes || value_bytes_total > d.max_allocation_bytes)
+  if (key_bytes_total > d.max_buffer_bytes || value_bytes_total > d.max_buffer_bytes)
     throw too_large(std::to_string(std::max(key_bytes_total, value_bytes_total)) +
-                    " bytes in one buffer, but its largest allocation is " +
-                    std::to_string(d.max_allocation_bytes) + " bytes");
+                    " bytes in one buffer, but its largest buffer is " +
+                    std::to_string(d.max_buffer_bytes) + " bytes");
   if (d.device_local_bytes && key_bytes_total + value_bytes_total > d.device_local_bytes)
     throw too_large(std::to_string(key_bytes_total + value_bytes_total) +
                     " bytes of keys and values, but it has " +
