@@ -3,7 +3,7 @@
 // and download overlapped within the run), and the sorted runs are merged on the CPU by a stable
 // k-way merge: the output is split among threads by multi-sequence selection (the positions in
 // every run of the first r merged elements, found by a binary search over the key field), so each
-// thread merges an independent range with a small heap over the runs; ties go to the earlier run.
+// thread merges an independent range with a loser tree over the runs; ties go to the earlier run.
 #pragma once
 
 #include <span>
