@@ -318,15 +318,6 @@ std::vector<SortedRun> sorted_runs(const SortSpec& spec, uint64_t n, uint64_t ru
   return runs;
 }
 
-HostStream memory_stream(char* bytes) {
-  return HostStream{[bytes](uint64_t offset, void* to, uint64_t size) {
-                      streaming_copy(to, bytes + offset, size);
-                    },
-                    [bytes](uint64_t offset, const void* from, uint64_t size) {
-                      streaming_copy(bytes + offset, from, size);
-                    }};
-}
-
 // Host memory for the merge's output and the kept runs: fresh anonymous pages, asked to be huge
 // (2 MiB) pages where the kernel offers them, because the first touch of 4 KiB pages is what the
 // merge of large arrays waits on (2^32 u64 keys: 8 Mi page faults; bench/NOTES-host.md, session 7).
@@ -343,6 +334,17 @@ HostBuffer host_buffer(uint64_t bytes) {
   if (p == MAP_FAILED) throw std::bad_alloc();
   ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: where refused, 4 KiB pages
   return HostBuffer(static_cast<char*>(p), HostPages{bytes});
+}
+
+// A run's stream: its elements read from `read` at `base` on, the sorted run written to `kept`
+// (a host buffer where the runs wait for the merge).
+HostStream kept_run(HostReader read, uint64_t base, char* kept) {
+  return HostStream{[read = std::move(read), base](uint64_t offset, void* to, uint64_t size) {
+                      read(base + offset, to, size);
+                    },
+                    [kept](uint64_t offset, const void* from, uint64_t size) {
+                      streaming_copy(kept + offset, from, size);
+                    }};
 }
 
 }  // namespace
@@ -411,24 +413,24 @@ void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm
   auto* key_bytes = static_cast<char*>(keys);
   auto* value_bytes = spec.value_words ? static_cast<char*>(values) : nullptr;
   SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
+  // The sorted runs wait in a host buffer and are merged straight into the caller's arrays:
+  // sorting them in place would need the merge's output elsewhere and a copy back, one more pass
+  // over all the data (NOTES-host.md, session 8).
+  auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
+  auto reader = [](const char* bytes) {
+    return HostReader([bytes](uint64_t offset, void* to, uint64_t size) {
+      streaming_copy(to, bytes + offset, size);
+    });
+  };
   sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
-    return std::pair{memory_stream(key_bytes + base * key_size),
-                     value_bytes ? memory_stream(value_bytes + base * value_size) : HostStream{}};
+    return std::pair{kept_run(reader(key_bytes), base * key_size, run_keys.get() + base * key_size),
+                     value_bytes ? kept_run(reader(value_bytes), base * value_size,
+                                            run_values.get() + base * value_size)
+                                 : HostStream{}};
   });
   const auto merging = clock::now();
-  auto merged_keys = host_buffer(n * key_size), merged_values = host_buffer(n * value_size);
-  const auto runs = sorted_runs(spec, n, run, key_bytes, value_bytes);
-  merge_runs(spec, runs, MergeTarget{merged_keys.get(), merged_values.get()});
-  // Back into the caller's arrays, on the merge's threads.
-  const unsigned parts = host_threads(0);
-  on_threads(parts, [&](unsigned p) {
-    const uint64_t begin = n * p / parts, end = n * (p + 1) / parts;
-    streaming_copy(key_bytes + begin * key_size, merged_keys.get() + begin * key_size,
-                   (end - begin) * key_size);
-    if (value_bytes)
-      streaming_copy(value_bytes + begin * value_size, merged_values.get() + begin * value_size,
-                     (end - begin) * value_size);
-  });
+  const auto runs = sorted_runs(spec, n, run, run_keys.get(), run_values.get());
+  merge_runs(spec, runs, MergeTarget{key_bytes, value_bytes});
   t.merge_ms = ms_since(merging);
   t.total_ms = ms_since(start);
   if (timings) *timings = t;
@@ -442,17 +444,10 @@ void sort_streamed_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorit
   SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
   // The sorted runs wait here for the merge.
   auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
-  auto into = [](const HostReader& read, uint64_t base, char* kept) {
-    return HostStream{
-        [&read, base](uint64_t offset, void* to, uint64_t size) { read(base + offset, to, size); },
-        [kept](uint64_t offset, const void* from, uint64_t size) {
-          streaming_copy(kept + offset, from, size);
-        }};
-  };
   sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
-    return std::pair{into(keys.read, base * key_size, run_keys.get() + base * key_size),
-                     spec.value_words ? into(values.read, base * value_size,
-                                             run_values.get() + base * value_size)
+    return std::pair{kept_run(keys.read, base * key_size, run_keys.get() + base * key_size),
+                     spec.value_words ? kept_run(values.read, base * value_size,
+                                                 run_values.get() + base * value_size)
                                       : HostStream{}};
   });
   const auto merging = clock::now();

@@ -32,9 +32,9 @@ struct MergeTarget {
 void merge_runs(const SortSpec& spec, std::span<const SortedRun> runs, const MergeTarget& target,
                 unsigned threads = 0);
 
-// Sorts n elements in runs of `run` elements: host arrays (the runs sorted in place, merged
-// through a host buffer, copied back), or streams (the sorted runs kept in a host buffer and
-// merged into the writers).
+// Sorts n elements in runs of `run` elements, the sorted runs kept in a host buffer and merged
+// into the destination: host arrays (read run by run, then merged into in place), or streams
+// (read through the readers, merged into the writers).
 void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
                              uint64_t n, void* keys, void* values, uint64_t run,
                              SortTimings* timings);
