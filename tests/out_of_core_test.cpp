@@ -158,6 +158,128 @@ TEST(OutOfCore, MergeSortedRunsIsStableAcrossRuns) {
   EXPECT_THROW(merge_sorted_runs(KeyType::i32, 4, runs, HostWriter{}, HostWriter{}), Error);
 }
 
+// The merge on its own (merge_sorted_runs), for what the loser tree can get wrong: 1 to 33 runs
+// (not powers of two: padded leaves), empty runs (first, last, several), lengths far apart, the
+// field's largest value (u64 ~0, u32 0xffffffff, the NaNs at either end of the float order,
+// whichever the order puts last), ties across many runs, bit ranges. The whole output against
+// std::stable_sort of the runs' concatenation, values being the concatenation's indices, so a
+// tie taken from the wrong run or an element taken twice shows.
+struct MergeCase {
+  KeyType key;
+  uint32_t value_bytes;
+  bool descending;
+  uint32_t begin_bit = 0, end_bit = 0;
+};
+
+::testing::AssertionResult check_merge(const MergeCase& c, const std::vector<uint64_t>& lengths,
+                                       Distribution d, uint64_t seed) {
+  const uint32_t key_size = key_bytes(c.key), width = 8 * key_size;
+  const uint32_t end = c.end_bit ? c.end_bit : width;
+  const uint64_t field_mask = end - c.begin_bit == 64 ? ~0ull : (1ull << (end - c.begin_bit)) - 1;
+  auto field = [&](uint64_t bits) {
+    return (radix_order(c.key, bits, c.descending) >> c.begin_bit) & field_mask;
+  };
+  std::mt19937_64 rng(seed);
+  // The runs, each sorted, one after another; values: positions in this concatenation.
+  std::vector<uint64_t> bits;
+  std::vector<uint64_t> starts;
+  for (uint64_t length : lengths) {
+    auto run = make_key_bits(c.key, length, d, rng);
+    // The largest field value, in every other run, somewhere.
+    if (length && starts.size() % 2 == 0) {
+      for (uint64_t b : {0xffffffffffffffffull, 0x7fffffffffffffffull, 0x8000000000000000ull,
+                         0x7fffffffull, 0x80000000ull, 0xffffffffull})
+        if (field(b) == field_mask) run[rng() % length] = b & (width == 64 ? ~0ull : 0xffffffffull);
+    }
+    std::stable_sort(run.begin(), run.end(),
+                     [&](uint64_t a, uint64_t b) { return field(a) < field(b); });
+    starts.push_back(bits.size());
+    bits.insert(bits.end(), run.begin(), run.end());
+  }
+  const uint64_t n = bits.size();
+  std::vector<char> keys(n * key_size), values(n * c.value_bytes);
+  for (uint64_t i = 0; i < n; ++i) {
+    std::memcpy(&keys[i * key_size], &bits[i], key_size);
+    if (c.value_bytes) std::memcpy(&values[i * c.value_bytes], &i, c.value_bytes);
+  }
+  std::vector<SortedRun> runs;
+  for (size_t r = 0; r < lengths.size(); ++r)
+    runs.push_back({&keys[starts[r] * key_size],
+                    c.value_bytes ? &values[starts[r] * c.value_bytes] : nullptr, lengths[r]});
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint64_t a, uint64_t b) { return field(bits[a]) < field(bits[b]); });
+  std::vector<char> out_keys(n * key_size, 0x5a), out_values(n * c.value_bytes, 0x5a);
+  SortOptions options;
+  options.descending = c.descending;
+  options.begin_bit = c.begin_bit;
+  options.end_bit = c.end_bit;
+  merge_sorted_runs(
+      c.key, c.value_bytes, runs,
+      [&](uint64_t at, const void* from, uint64_t bytes) {
+        std::memcpy(out_keys.data() + at, from, bytes);
+      },
+      [&](uint64_t at, const void* from, uint64_t bytes) {
+        std::memcpy(out_values.data() + at, from, bytes);
+      },
+      options);
+  auto describe = [&] {
+    return std::string(to_string(c.key)) + " values " + std::to_string(c.value_bytes) +
+           (c.descending ? " descending" : "") + " bits [" + std::to_string(c.begin_bit) + ", " +
+           std::to_string(end) + ") " + to_string(d) + " runs " + std::to_string(lengths.size()) +
+           " n " + std::to_string(n) + " seed " + std::to_string(seed);
+  };
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t key = 0, value = 0;
+    std::memcpy(&key, &out_keys[i * key_size], key_size);
+    if (c.value_bytes) std::memcpy(&value, &out_values[i * c.value_bytes], c.value_bytes);
+    if (key != bits[order[i]] || (c.value_bytes && value != order[i]))
+      return ::testing::AssertionFailure()
+             << describe() << ": element " << i << " is key " << key << " value " << value
+             << ", expected key " << bits[order[i]] << " value " << order[i];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class OutOfCoreMerge : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(OutOfCoreMerge, MatchesStableSortOfTheRuns) {
+  const Combo c = GetParam();
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  for (size_t k : {1, 2, 3, 5, 16, 17, 33}) {
+    std::vector<uint64_t> lengths(k);
+    for (size_t r = 0; r < k; ++r)
+      lengths[r] = r % 4 == 1 || (k > 3 && r == k - 1) ? 0 : rng() % (r % 3 == 0 ? 3000 : 40);
+    for (Distribution d : {Distribution::uniform, Distribution::all_equal, Distribution::few_unique,
+                           Distribution::special_floats})
+      EXPECT_TRUE(check_merge({c.key, c.value_bytes, c.descending}, lengths, d, rng()));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKeyTypes, OutOfCoreMerge, ::testing::ValuesIn(all_combos()),
+                         combo_name);
+
+// Larger: several threads' ranges and the writers' pieces (2^16 elements), which the bulk copy
+// of equal keys crosses; and bit ranges.
+TEST(OutOfCoreMerge, LargeRunsAndBitRanges) {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const std::vector<uint64_t> large{90000, 0, 150001, 70000, 1, 120000, 65536, 3};
+  for (Distribution d : {Distribution::uniform, Distribution::all_equal, Distribution::few_unique,
+                         Distribution::special_floats}) {
+    EXPECT_TRUE(check_merge({KeyType::u64, 4, false}, large, d, rng()));
+    EXPECT_TRUE(check_merge({KeyType::f32, 8, true}, large, d, rng()));
+  }
+  for (MergeCase c :
+       {MergeCase{KeyType::u32, 4, false, 4, 12}, MergeCase{KeyType::f32, 8, true, 20, 32},
+        MergeCase{KeyType::i64, 4, true, 30, 50}, MergeCase{KeyType::f64, 0, false, 0, 40},
+        MergeCase{KeyType::u64, 8, false, 63, 64}})
+    for (size_t k : {2, 17})
+      EXPECT_TRUE(check_merge(c, std::vector<uint64_t>(k, 3000), Distribution::uniform, rng()));
+}
+
 TEST(OutOfCore, LimitTooSmallIsOneLineError) {
   std::vector<uint64_t> keys(1 << 20);
   SortOptions options;

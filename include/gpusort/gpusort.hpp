@@ -148,7 +148,7 @@ struct SortTimings {
   double total_ms = 0;     // the whole call
   uint64_t bytes = 0;      // keys and values moved each way
   // Out of core (SortOptions::device_memory_limit): the stages above are summed over the runs,
-  // and the CPU's merge of the sorted runs (copy back into the caller's arrays included) is:
+  // and the CPU's merge of the sorted runs (into the caller's arrays or writers) is:
   double merge_ms = 0;
   uint64_t runs = 1;  // sorted on the device one after another (1: in core)
 };

@@ -95,67 +95,122 @@ class RunMerger {
   }
 
   // Merges the elements between two splits, in pieces of at most `piece` elements, each handed
-  // to emit(output index, keys, values, count) in order.
+  // to emit(output index, keys, values, count) in order. A loser tree over the runs: each node
+  // keeps the loser of the match played there, so an element taken from run r costs one match per
+  // level on r's path to the root (log2 k compares, one per loaded node, no branches on the keys)
+  // where a binary heap's sift costs two compares per level and unpredictable branches.
   template <class Emit>
   void merge(const std::vector<uint64_t>& from, const std::vector<uint64_t>& to, K* keys, V* values,
              uint64_t piece, const Emit& emit) const {
     const size_t k = runs_.size();
-    std::vector<uint64_t> pos(from), head(k);
-    std::vector<uint32_t> heap;  // runs with elements left, a min-heap by (head field, run)
-    for (size_t r = 0; r < k; ++r)
-      if (pos[r] < to[r]) head[r] = field(r, pos[r]), heap.push_back(uint32_t(r));
-    auto before = [&](uint32_t a, uint32_t b) {
-      return head[a] < head[b] || (head[a] == head[b] && a < b);
+    size_t leaves = 1;
+    while (leaves < k) leaves *= 2;
+    // Each run's head after the one in the tree is computed one round ahead: a round then waits
+    // on one load (`after`) instead of the key's load and its field.
+    struct Cursor {
+      Head after = exhausted;
+      const char *key = nullptr, *end = nullptr, *value = nullptr;
     };
-    auto sift_down = [&](size_t i) {
-      const size_t size = heap.size();
-      for (;;) {
-        size_t best = i, l = 2 * i + 1, r = l + 1;
-        if (l < size && before(heap[l], heap[best])) best = l;
-        if (r < size && before(heap[r], heap[best])) best = r;
-        if (best == i) return;
-        std::swap(heap[i], heap[best]);
-        i = best;
+    std::vector<Cursor> cursor(leaves);
+    // The first round, bottom up: winner[node] goes on to the parent's match, tree[node] keeps
+    // the loser; leaves at [leaves, 2 leaves), those beyond the runs exhausted.
+    std::vector<Head> winner(2 * leaves, exhausted), tree(leaves);
+    for (size_t r = 0; r < k; ++r) {
+      cursor[r].key = static_cast<const char*>(runs_[r].keys) + from[r] * sizeof(K);
+      cursor[r].end = cursor[r].key + (to[r] - from[r]) * sizeof(K);
+      if constexpr (!std::is_void_v<V>)
+        cursor[r].value = static_cast<const char*>(runs_[r].values) + from[r] * sizeof(V);
+      if (from[r] < to[r]) winner[leaves + r] = head(cursor[r].key, uint32_t(r));
+      if (to[r] - from[r] > 1) cursor[r].after = head(cursor[r].key + sizeof(K), uint32_t(r));
+    }
+    for (size_t node = leaves - 1; node > 0; --node) {
+      winner[node] = std::min(winner[2 * node], winner[2 * node + 1]);
+      tree[node] = std::max(winner[2 * node], winner[2 * node + 1]);
+    }
+    Head top = winner[1];  // one run: its leaf
+    uint64_t out = 0, filled = 0;
+    auto advance = [&](uint64_t m) {
+      if ((filled += m) == piece) {
+        emit(out, keys, values, filled);
+        out += filled;
+        filled = 0;
       }
     };
-    for (size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
-    uint64_t out = 0;
-    uint64_t filled = 0;
-    while (!heap.empty()) {
-      const uint32_t r = heap[0];
-      // Take from run r as long as it stays first (runs of equal or small keys move in bulk).
-      const uint64_t second = heap.size() > 1 ? heap[1] : r;
-      const uint64_t third = heap.size() > 2 ? heap[2] : second;
-      uint64_t limit_field = ~uint64_t(0);
-      uint32_t limit_run = uint32_t(k);
-      for (uint64_t c : {second, third})
-        if (c != r && (head[c] < limit_field || (head[c] == limit_field && c < limit_run)))
-          limit_field = head[c], limit_run = uint32_t(c);
-      const char* run_keys = static_cast<const char*>(runs_[r].keys);
-      const char* run_values = static_cast<const char*>(runs_[r].values);
-      do {
-        std::memcpy(&keys[filled], run_keys + pos[r] * sizeof(K), sizeof(K));
-        if constexpr (!std::is_void_v<V>)
-          std::memcpy(&values[filled], run_values + pos[r] * sizeof(V), sizeof(V));
-        ++pos[r];
-        if (++filled == piece) {
-          emit(out, keys, values, filled);
-          out += filled;
-          filled = 0;
+    uint32_t last = uint32_t(k), wins = 0;  // the previous round's winner; rounds in a row it won
+    while (top != exhausted) {
+      const uint32_t r = uint32_t(top);
+      Cursor& c = cursor[r];
+      std::memcpy(&keys[filled], c.key, sizeof(K));
+      c.key += sizeof(K);
+      if constexpr (!std::is_void_v<V>) {
+        std::memcpy(&values[filled], c.value, sizeof(V));
+        c.value += sizeof(V);
+      }
+      advance(1);
+      Head next = c.after;
+      // The third round in a row that r wins: copy at once what r has ahead of the best of the
+      // others (the smallest loser on r's path), without playing matches, so that equal keys and
+      // runs that do not interleave move in bulk. Counted without a branch, and entered on the
+      // third win rather than the second: ~1/k^2 of the rounds on uniform keys instead of ~1/k
+      // (entered on the second, its mispredictions cost the uniform merge ~8 %: NOTES-host.md).
+      wins = (wins + 1) * uint32_t(r == last);
+      last = r;
+      if (wins >= 2) [[unlikely]] {
+        Head second = exhausted;
+        for (size_t node = (leaves + r) / 2; node; node /= 2) second = std::min(second, tree[node]);
+        if (next < second) {
+          // How many are ahead (the first is): galloping, then a binary search, so that a long
+          // stretch costs O(log) compares and is read once, by the copy.
+          const uint64_t left = uint64_t(c.end - c.key) / sizeof(K);
+          auto ahead = [&](uint64_t i) { return head(c.key + i * sizeof(K), r) < second; };
+          uint64_t lo = 0, hi = 1;  // lo is ahead; hi is not, or is `left`
+          while (hi < left && ahead(hi)) lo = hi, hi = std::min(2 * hi, left);
+          while (hi - lo > 1) {
+            const uint64_t mid = lo + (hi - lo) / 2;
+            (ahead(mid) ? lo : hi) = mid;
+          }
+          for (uint64_t m = hi; m;) {
+            const uint64_t now = std::min(m, piece - filled);
+            std::memcpy(&keys[filled], c.key, now * sizeof(K));
+            c.key += now * sizeof(K);
+            if constexpr (!std::is_void_v<V>) {
+              std::memcpy(&values[filled], c.value, now * sizeof(V));
+              c.value += now * sizeof(V);
+            }
+            m -= now;
+            advance(now);
+          }
+          next = c.key != c.end ? head(c.key, r) : exhausted;
         }
-        if (pos[r] == to[r]) break;
-        head[r] = field(r, pos[r]);
-      } while (head[r] < limit_field || (head[r] == limit_field && r < limit_run));
-      if (pos[r] == to[r]) {
-        heap[0] = heap.back();
-        heap.pop_back();
       }
-      if (!heap.empty()) sift_down(0);
+      c.after = c.end - c.key > ptrdiff_t(sizeof(K)) ? head(c.key + sizeof(K), r) : exhausted;
+      // Run r's next head plays r's matches again, leaf to root: the smaller goes on. The loser
+      // is stored unconditionally (a ^ b ^ winner), so the compiler selects with cmov instead of
+      // branching on the keys (GCC makes a conditional store of std::max a branch).
+      for (size_t node = (leaves + r) / 2; node; node /= 2) {
+        const Head other = tree[node];
+        const Head winner = other < next ? other : next;
+        tree[node] = other ^ next ^ winner;
+        next = winner;
+      }
+      top = next;
     }
     if (filled) emit(out, keys, values, filled);
   }
 
  private:
+  // A run's head as one unsigned number: the key's field above the run's index, so that one
+  // comparison orders by field and breaks ties by run (the earlier first: stable). An exhausted
+  // run's is all ones: after every real head, even one whose field is the largest, since real
+  // run indices are below 2^32 - 1. 4-byte keys have fields of at most 32 bits.
+  using Head = std::conditional_t<sizeof(K) == 4, uint64_t, unsigned __int128>;
+  static constexpr Head exhausted = ~Head(0);
+  Head head(const char* key_bytes, uint32_t run) const {
+    K key;
+    std::memcpy(&key, key_bytes, sizeof(K));
+    return Head(field_(key)) << 32 | run;
+  }
+
   uint64_t field(size_t r, uint64_t i) const {
     K key;
     std::memcpy(&key, static_cast<const char*>(runs_[r].keys) + i * sizeof(K), sizeof(K));
@@ -263,15 +318,6 @@ std::vector<SortedRun> sorted_runs(const SortSpec& spec, uint64_t n, uint64_t ru
   return runs;
 }
 
-HostStream memory_stream(char* bytes) {
-  return HostStream{[bytes](uint64_t offset, void* to, uint64_t size) {
-                      streaming_copy(to, bytes + offset, size);
-                    },
-                    [bytes](uint64_t offset, const void* from, uint64_t size) {
-                      streaming_copy(bytes + offset, from, size);
-                    }};
-}
-
 // Host memory for the merge's output and the kept runs: fresh anonymous pages, asked to be huge
 // (2 MiB) pages where the kernel offers them, because the first touch of 4 KiB pages is what the
 // merge of large arrays waits on (2^32 u64 keys: 8 Mi page faults; bench/NOTES-host.md, session 7).
@@ -288,6 +334,17 @@ HostBuffer host_buffer(uint64_t bytes) {
   if (p == MAP_FAILED) throw std::bad_alloc();
   ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: where refused, 4 KiB pages
   return HostBuffer(static_cast<char*>(p), HostPages{bytes});
+}
+
+// A run's stream: its elements read from `read` at `base` on, the sorted run written to `kept`
+// (a host buffer where the runs wait for the merge).
+HostStream kept_run(HostReader read, uint64_t base, char* kept) {
+  return HostStream{[read = std::move(read), base](uint64_t offset, void* to, uint64_t size) {
+                      read(base + offset, to, size);
+                    },
+                    [kept](uint64_t offset, const void* from, uint64_t size) {
+                      streaming_copy(kept + offset, from, size);
+                    }};
 }
 
 }  // namespace
@@ -357,24 +414,24 @@ void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm
   auto* key_bytes = static_cast<char*>(keys);
   auto* value_bytes = spec.value_words ? static_cast<char*>(values) : nullptr;
   SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
+  // The sorted runs wait in a host buffer and are merged straight into the caller's arrays:
+  // sorting them in place would need the merge's output elsewhere and a copy back, one more pass
+  // over all the data (NOTES-host.md, session 8).
+  auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
+  auto reader = [](const char* bytes) {
+    return HostReader([bytes](uint64_t offset, void* to, uint64_t size) {
+      streaming_copy(to, bytes + offset, size);
+    });
+  };
   sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
-    return std::pair{memory_stream(key_bytes + base * key_size),
-                     value_bytes ? memory_stream(value_bytes + base * value_size) : HostStream{}};
+    return std::pair{kept_run(reader(key_bytes), base * key_size, run_keys.get() + base * key_size),
+                     value_bytes ? kept_run(reader(value_bytes), base * value_size,
+                                            run_values.get() + base * value_size)
+                                 : HostStream{}};
   });
   const auto merging = clock::now();
-  auto merged_keys = host_buffer(n * key_size), merged_values = host_buffer(n * value_size);
-  const auto runs = sorted_runs(spec, n, run, key_bytes, value_bytes);
-  merge_runs(spec, runs, MergeTarget{merged_keys.get(), merged_values.get()});
-  // Back into the caller's arrays, on the merge's threads.
-  const unsigned parts = host_threads(0);
-  on_threads(parts, [&](unsigned p) {
-    const uint64_t begin = n * p / parts, end = n * (p + 1) / parts;
-    streaming_copy(key_bytes + begin * key_size, merged_keys.get() + begin * key_size,
-                   (end - begin) * key_size);
-    if (value_bytes)
-      streaming_copy(value_bytes + begin * value_size, merged_values.get() + begin * value_size,
-                     (end - begin) * value_size);
-  });
+  const auto runs = sorted_runs(spec, n, run, run_keys.get(), run_values.get());
+  merge_runs(spec, runs, MergeTarget{key_bytes, value_bytes});
   t.merge_ms = ms_since(merging);
   t.total_ms = ms_since(start);
   if (timings) *timings = t;
@@ -388,17 +445,10 @@ void sort_streamed_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorit
   SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
   // The sorted runs wait here for the merge.
   auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
-  auto into = [](const HostReader& read, uint64_t base, char* kept) {
-    return HostStream{
-        [&read, base](uint64_t offset, void* to, uint64_t size) { read(base + offset, to, size); },
-        [kept](uint64_t offset, const void* from, uint64_t size) {
-          streaming_copy(kept + offset, from, size);
-        }};
-  };
   sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
-    return std::pair{into(keys.read, base * key_size, run_keys.get() + base * key_size),
-                     spec.value_words ? into(values.read, base * value_size,
-                                             run_values.get() + base * value_size)
+    return std::pair{kept_run(keys.read, base * key_size, run_keys.get() + base * key_size),
+                     spec.value_words ? kept_run(values.read, base * value_size,
+                                                 run_values.get() + base * value_size)
                                       : HostStream{}};
   });
   const auto merging = clock::now();

@@ -3,7 +3,7 @@
 // and download overlapped within the run), and the sorted runs are merged on the CPU by a stable
 // k-way merge: the output is split among threads by multi-sequence selection (the positions in
 // every run of the first r merged elements, found by a binary search over the key field), so each
-// thread merges an independent range with a small heap over the runs; ties go to the earlier run.
+// thread merges an independent range with a loser tree over the runs; ties go to the earlier run.
 #pragma once
 
 #include <span>
@@ -32,9 +32,9 @@ struct MergeTarget {
 void merge_runs(const SortSpec& spec, std::span<const SortedRun> runs, const MergeTarget& target,
                 unsigned threads = 0);
 
-// Sorts n elements in runs of `run` elements: host arrays (the runs sorted in place, merged
-// through a host buffer, copied back), or streams (the sorted runs kept in a host buffer and
-// merged into the writers).
+// Sorts n elements in runs of `run` elements, the sorted runs kept in a host buffer and merged
+// into the destination: host arrays (read run by run, then merged into in place), or streams
+// (read through the readers, merged into the writers).
 void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
                              uint64_t n, void* keys, void* values, uint64_t run,
                              SortTimings* timings);
