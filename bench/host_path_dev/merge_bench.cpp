@@ -3,7 +3,9 @@
 // Prints M keys/s per thread (best of `reps`). Inputs: uniform random keys; all keys equal (the
 // merge may take whole runs at once); already sorted input (run r holds the r-th slice of the
 // key range: runs do not interleave). The output is touched before timing (in the out-of-core
-// sort it is the caller's array), so page faults are not counted.
+// sort it is the caller's array), so page faults are not counted. Last, the copy back that
+// sort_arrays_out_of_core made before session 8 (streaming_copy of the merged keys and values into
+// the caller's arrays, on the same threads), in the same unit.
 //   g++ -std=c++20 -O2 -Iinclude -Isrc -Ibuild-merge bench/host_path_dev/merge_bench.cpp \
 //     build-merge/libgpusort.a -lvulkan -lpthread -o build-merge/merge_bench
 //   merge_bench [log2 total keys, default 26] [reps, default 3] [max threads, default 2]
@@ -13,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "core/out_of_core.hpp"
@@ -60,4 +63,23 @@ int main(int argc, char** argv) {
       }
     }
   }
+  for (uint32_t value_bytes : {0u, 4u})
+    for (unsigned threads = 1; threads <= max_threads; threads *= 2) {
+      double best = 1e30;
+      for (int rep = 0; rep < reps; ++rep) {
+        const auto start = clock_type::now();
+        std::vector<std::thread> copies;
+        for (unsigned t = 0; t < threads; ++t)
+          copies.emplace_back([&, t] {
+            const uint64_t begin = n * t / threads, end = n * (t + 1) / threads;
+            streaming_copy(&keys[begin], &out_keys[begin], (end - begin) * 8);
+            if (value_bytes)
+              streaming_copy(&values[begin], &out_values[begin], (end - begin) * value_bytes);
+          });
+        for (auto& c : copies) c.join();
+        best = std::min(best, std::chrono::duration<double>(clock_type::now() - start).count());
+      }
+      std::printf("%-8s %3s %-6s %7u %12.1f\n", "copyback", "-", value_bytes ? "u32" : "none",
+                  threads, n / best / 1e6 / threads);
+    }
 }

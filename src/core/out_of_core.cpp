@@ -152,7 +152,8 @@ class RunMerger {
       // others (the smallest loser on r's path), without playing matches, so that equal keys and
       // runs that do not interleave move in bulk. Counted without a branch, and entered on the
       // third win rather than the second: ~1/k^2 of the rounds on uniform keys instead of ~1/k
-      // (entered on the second, its mispredictions cost the uniform merge ~8 %: NOTES-host.md).
+      // (entered on the second, its mispredictions cost the uniform merge ~8 %:
+      // bench/NOTES-host.md, session 8).
       wins = (wins + 1) * uint32_t(r == last);
       last = r;
       if (wins >= 2) [[unlikely]] {
@@ -416,7 +417,7 @@ void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm
   SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
   // The sorted runs wait in a host buffer and are merged straight into the caller's arrays:
   // sorting them in place would need the merge's output elsewhere and a copy back, one more pass
-  // over all the data (NOTES-host.md, session 8).
+  // over all the data (bench/NOTES-host.md, session 8).
   auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
   auto reader = [](const char* bytes) {
     return HostReader([bytes](uint64_t offset, void* to, uint64_t size) {
