@@ -18,13 +18,19 @@ layout(push_constant) uniform Push {
   uint group_count;
 };
 
+void copy_element_at(uint i) {
+  store_key(keys_to, i, load_key(keys_from, i));
+  if (VALUE_WORDS != 0) store_value(values_to, i, load_value(values_from, i));
+}
+
 void main() {
   uint group = linear_workgroup_id();
   if (group >= group_count || U32Array(control_address).v[CONTROL_COPY_BACK] == 0) return;
   uint64_t count = element_count64(count_address, n);
-  for (uint64_t i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < count;
-       i += group_count * gl_WorkGroupSize.x) {
-    store_key(keys_to, uint(i), load_key(keys_from, uint(i)));
-    if (VALUE_WORDS != 0) store_value(values_to, uint(i), load_value(values_from, uint(i)));
+  uint first = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x, stride = group_count * gl_WorkGroupSize.x;
+  if (WIDE_INDICES != 0) {  // a 64-bit counter only where n may pass 2^31
+    for (uint64_t i = first; i < count; i += stride) copy_element_at(uint(i));
+  } else {
+    for (uint i = first; i < uint(count); i += stride) copy_element_at(i);
   }
 }

@@ -23,6 +23,26 @@ layout(constant_id = 5) const uint KEYS_PER_THREAD = 8;
 
 shared uint histogram[MAX_PASSES * RADIX];
 
+// One round of an invocation: the keys at base + k * workgroup size for k * workgroup size < left.
+void count_round(uint base, uint left) {
+  uvec2 keys[KEYS_PER_THREAD];
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    uint step = k * gl_WorkGroupSize.x;
+    keys[k] = step < left ? to_radix_order(load_key(keys_address, base + step)) : uvec2(0u);
+  }
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
+    if (k * gl_WorkGroupSize.x >= left) break;
+    uint64_t wide = packUint2x32(keys[k]) >> begin_bit;
+    [[unroll]] for (uint pass = 0; pass < MAX_PASSES; ++pass) {
+      if (pass >= pass_count || (KEY_WORDS == 1 && pass >= 4)) break;
+      // Bits beyond end_bit only reach the last pass's digit through the mask.
+      uint digit_mask = (1u << pass_digit_bits(begin_bit, end_bit, pass)) - 1u;
+      uint digit = (KEY_WORDS == 1 ? (keys[k].x >> (begin_bit + pass * DIGIT_BITS)) : uint(wide >> (pass * DIGIT_BITS))) & digit_mask;
+      atomicAdd(histogram[pass * RADIX + digit], 1u);
+    }
+  }
+}
+
 void main() {
   uint group = linear_workgroup_id();
   if (group >= group_count) return;
@@ -31,25 +51,16 @@ void main() {
   barrier();
   uint64_t count = element_count64(count_address, n);
   // KEYS_PER_THREAD loads in flight per invocation and round; rounds stride over the grid of
-  // group_count groups (with a GPU-side count only its first groups_with_elements() run).
+  // group_count groups (with a GPU-side count only its first groups_with_elements() run). The
+  // loop counts in 64 bits only where n may pass 2^31 (WIDE_INDICES): that cost time below.
   const uint ROUND = gl_WorkGroupSize.x * KEYS_PER_THREAD;
-  for (uint64_t base = group * ROUND + t; base < count; base += group_count * ROUND) {
-    uvec2 keys[KEYS_PER_THREAD];
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      uint64_t i = base + k * gl_WorkGroupSize.x;
-      keys[k] = i < count ? to_radix_order(load_key(keys_address, uint(i))) : uvec2(0u);
-    }
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-      if (base + k * gl_WorkGroupSize.x >= count) break;
-      uint64_t wide = packUint2x32(keys[k]) >> begin_bit;
-      [[unroll]] for (uint pass = 0; pass < MAX_PASSES; ++pass) {
-        if (pass >= pass_count || (KEY_WORDS == 1 && pass >= 4)) break;
-        // Bits beyond end_bit only reach the last pass's digit through the mask.
-        uint digit_mask = (1u << pass_digit_bits(begin_bit, end_bit, pass)) - 1u;
-        uint digit = (KEY_WORDS == 1 ? (keys[k].x >> (begin_bit + pass * DIGIT_BITS)) : uint(wide >> (pass * DIGIT_BITS))) & digit_mask;
-        atomicAdd(histogram[pass * RADIX + digit], 1u);
-      }
-    }
+  if (WIDE_INDICES != 0) {
+    for (uint64_t base = group * ROUND + t; base < count; base += group_count * ROUND)
+      count_round(uint(base), uint(min(count - base, uint64_t(ROUND))));
+  } else {
+    uint count32 = uint(count);
+    for (uint base = group * ROUND + t; base < count32; base += group_count * ROUND)
+      count_round(base, min(count32 - base, ROUND));
   }
   barrier();
   U32Array counts = U32Array(digit_counts_address);

@@ -103,7 +103,11 @@ shared uint partition_shared;
 // This pass's digit: the recorded one, or the partition pass's choice.
 uint pass, bit, digit_bits;
 uint64_t digit_offsets_address;
-uint64_t key_count;  // up to 2^32; every index below it fits a uint
+// This sort's tiles and the keys of its last one (n up to 2^32 keys, so every index fits a uint):
+// kept in 32 bits, because a 64-bit count live through the pass cost the H100 1-2 % and 14
+// registers for 64-bit keys (bench/NOTES-onesweep.md, session 8).
+uint tile_total, last_tile_size;
+uint tile_size_of(uint tile) { return tile + 1 == tile_total ? last_tile_size : TILE; }
 uint64_t keys_in;
 bool input_raw;
 // The current tile (set by main).
@@ -131,7 +135,7 @@ void count_partition_digits(uint tile_index) {
   uint t = gl_LocalInvocationID.x;
   for (uint d = t; d < RADIX; d += gl_WorkGroupSize.x) fallback_digit_counts[d] = 0;
   barrier();
-  uint begin = tile_index * TILE, size = uint(min(uint64_t(TILE), key_count - begin));
+  uint begin = tile_index * TILE, size = tile_size_of(tile_index);
   for (uint i = t; i < size; i += gl_WorkGroupSize.x)
     atomicAdd(fallback_digit_counts[key_digit_of(load_ordered_key(begin + i))], 1u);
   barrier();
@@ -355,8 +359,10 @@ void main() {
   uint64_t keys_out = input_alt ? keys_a : keys_b;
   uint64_t values_in = input_alt ? values_b : values_a;
   uint64_t values_out = input_alt ? values_a : values_b;
-  key_count = element_count64(count_address, n);
-  uint tile_total = div_ceil64(key_count, TILE);
+  uint64_t key_count = element_count64(count_address, n);
+  uint last_index = uint(key_count - 1);  // 32-bit divisions: a 64-bit one costs registers
+  tile_total = key_count == 0 ? 0u : last_index / TILE + 1u;
+  last_tile_size = last_index % TILE + 1u;
 
   uint t = gl_LocalInvocationID.x;
   if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
@@ -372,7 +378,7 @@ void main() {
   uint guess = linear_workgroup_id();
   if (GUESS_TILE != 0 && guess < tile_total) {
     tile_begin = guess * TILE;
-    tile_size = uint(min(uint64_t(TILE), key_count - tile_begin));
+    tile_size = tile_size_of(guess);
     load_current_tile_keys(false, keys);
   }
   barrier();
@@ -381,7 +387,7 @@ void main() {
   // split (with a GPU-side count onesweep_plan.comp dispatches the count's tiles).
   if (tile_index >= tile_total) return;
   tile_begin = tile_index * TILE;
-  tile_size = uint(min(uint64_t(TILE), key_count - tile_begin));
+  tile_size = tile_size_of(tile_index);
   bool keys_loaded = GUESS_TILE != 0 && tile_index == guess;
   if (FULL_TILE_COPY != 0 && tile_size == TILE)
     sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);

@@ -334,6 +334,17 @@ HostBuffer host_buffer(uint64_t bytes) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: where refused, 4 KiB pages
+  // Every page touched first here, on all threads, each over its own contiguous share: the runs'
+  // downloads fault it otherwise piece by piece, several threads on one huge page at once, and
+  // 2^32 u64 keys' download took 7.4 s instead of 1.3 (0.8 after ~4 s of this: bench/NOTES-host.md,
+  // session 8, where faulting them in the background while the runs sort was slower still).
+  constexpr uint64_t page = 4096, threaded_bytes = uint64_t(64) << 20;
+  auto* first = static_cast<volatile char*>(p);
+  const unsigned parts = bytes >= threaded_bytes ? host_threads(0) : 1;
+  on_threads(parts, [&](unsigned part) {
+    for (uint64_t at = bytes * part / parts / page * page; at < bytes * (part + 1) / parts; at += page)
+      first[at] = 0;
+  });
   return HostBuffer(static_cast<char*>(p), HostPages{bytes});
 }
 
