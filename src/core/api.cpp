@@ -137,12 +137,16 @@ std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const Sor
 namespace {
 
 // The convenient face's sorts: in core when the array fits the device budget, else out of core
-// (core/out_of_core.hpp). Returns the run length (n: in core).
+// (core/out_of_core.hpp). Returns the run length (n: in core, checked against the limit of one
+// device sort; below max_elements an algorithm's own limit, odd_even's, is its to report by name).
 uint64_t plan_runs(Context::Impl& ctx, const SortSpec& spec, uint64_t n,
                    const SortOptions& options) {
   if (options.device_memory_limit)
     ctx.host_path().release_cached_beyond(options.device_memory_limit);
-  return run_elements(ctx, spec, options.algorithm, n, options.device_memory_limit);
+  const uint64_t run = run_elements(ctx, spec, options.algorithm, n, options.device_memory_limit);
+  if (run == n)
+    check_count(n, std::max(max_elements, ctx.host_path().max_elements(spec, options.algorithm)));
+  return run;
 }
 
 }  // namespace
@@ -155,17 +159,7 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
   if (run < n)
     return sort_arrays_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                    options.timings);
-  // Below max_elements an algorithm's own limit (odd_even) is its to report, by name.
-  check_count(n, std::max(max_elements, ctx.impl().host_path().max_elements(spec, options.algorithm)));
-  auto memory = [](void* array) {
-    auto* bytes = static_cast<char*>(array);
-    return HostStream{[bytes](uint64_t offset, void* to, uint64_t size) {
-                        streaming_copy(to, bytes + offset, size);
-                      },
-                      [bytes](uint64_t offset, const void* from, uint64_t size) {
-                        streaming_copy(bytes + offset, from, size);
-                      }};
-  };
+  auto memory = [](void* array) { return HostStream{memory_reader(array), memory_writer(array)}; };
   ctx.impl().host_path().sort(spec, options.algorithm, n, memory(keys), memory(values),
                               options.timings);
 }
@@ -181,8 +175,6 @@ void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream&
   if (run < n)
     return sort_streamed_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
                                      options.timings);
-  // Below max_elements an algorithm's own limit (odd_even) is its to report, by name.
-  check_count(n, std::max(max_elements, ctx.impl().host_path().max_elements(spec, options.algorithm)));
   ctx.impl().host_path().sort(spec, options.algorithm, n, keys, values, options.timings);
 }
 

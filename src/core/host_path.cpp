@@ -42,6 +42,19 @@ void streaming_copy(void* destination, const void* source, uint64_t bytes) {
   std::memcpy(destination, source, bytes);
 }
 
+HostReader memory_reader(const void* array) {
+  const auto* bytes = static_cast<const char*>(array);
+  return [bytes](uint64_t offset, void* to, uint64_t size) {
+    streaming_copy(to, bytes + offset, size);
+  };
+}
+HostWriter memory_writer(void* array) {
+  auto* bytes = static_cast<char*>(array);
+  return [bytes](uint64_t offset, const void* from, uint64_t size) {
+    streaming_copy(bytes + offset, from, size);
+  };
+}
+
 // ---- HostThreads ----
 
 HostThreads::HostThreads(unsigned count) {

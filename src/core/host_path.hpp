@@ -32,6 +32,9 @@ namespace gpusort {
 // two bytes of memory traffic per byte instead of three. The host's memory bandwidth is what
 // limits the host path (the DMA reads the staging memory too: bench/NOTES-host.md).
 void streaming_copy(void* destination, const void* source, uint64_t bytes);
+// A host array as a stream's reader or writer (offsets in bytes), through streaming_copy.
+HostReader memory_reader(const void* array);
+HostWriter memory_writer(void* array);
 
 // A small pool of host threads for large copies (and the callers' readers and writers).
 class HostThreads {

@@ -373,7 +373,7 @@ uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm reques
   const uint64_t budget =
       limit ? limit : (device.device_local_bytes ? device.device_local_bytes : ~uint64_t(0));
   const uint64_t largest = device.max_buffer_bytes ? device.max_buffer_bytes : ~uint64_t(0);
-  // Every buffer (keys, values, scratch) fits one allocation, and together they fit the budget.
+  // Every buffer (keys, values, scratch) fits the largest buffer, and together they fit the budget.
   auto fits = [&](uint64_t m) {
     for (uint64_t bytes : host.buffer_bytes(spec, requested, m))
       if (bytes > largest) return false;
@@ -418,57 +418,50 @@ void merge_runs(const SortSpec& spec, std::span<const SortedRun> runs, const Mer
   }
 }
 
-void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
-                             uint64_t n, void* keys, void* values, uint64_t run,
-                             SortTimings* timings) {
-  const auto start = clock::now();
-  const uint64_t key_size = spec.key_words * 4, value_size = spec.value_words * 4;
-  auto* key_bytes = static_cast<char*>(keys);
-  auto* value_bytes = spec.value_words ? static_cast<char*>(values) : nullptr;
-  SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
-  // The sorted runs wait in a host buffer and are merged straight into the caller's arrays:
-  // sorting them in place would need the merge's output elsewhere and a copy back, one more pass
-  // over all the data (bench/NOTES-host.md, session 8).
-  auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
-  auto reader = [](const char* bytes) {
-    return HostReader([bytes](uint64_t offset, void* to, uint64_t size) {
-      streaming_copy(to, bytes + offset, size);
-    });
-  };
-  sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
-    return std::pair{kept_run(reader(key_bytes), base * key_size, run_keys.get() + base * key_size),
-                     value_bytes ? kept_run(reader(value_bytes), base * value_size,
-                                            run_values.get() + base * value_size)
-                                 : HostStream{}};
-  });
-  const auto merging = clock::now();
-  const auto runs = sorted_runs(spec, n, run, run_keys.get(), run_values.get());
-  merge_runs(spec, runs, MergeTarget{key_bytes, value_bytes});
-  t.merge_ms = ms_since(merging);
-  t.total_ms = ms_since(start);
-  if (timings) *timings = t;
-}
+namespace {
 
-void sort_streamed_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
-                               uint64_t n, const HostStream& keys, const HostStream& values,
-                               uint64_t run, SortTimings* timings) {
+// Sorts the n elements that `keys` and `values` (empty without values) read in runs of `run`, each
+// sorted run kept in a host buffer, and merges the runs into `target`.
+void sort_in_kept_runs(Context::Impl& ctx, const SortSpec& spec, Algorithm requested, uint64_t n,
+                       const HostReader& keys, const HostReader& values, const MergeTarget& target,
+                       uint64_t run, SortTimings* timings) {
   const auto start = clock::now();
   const uint64_t key_size = spec.key_words * 4, value_size = spec.value_words * 4;
   SortTimings t{.bytes = n * (key_size + value_size), .runs = (n + run - 1) / run};
-  // The sorted runs wait here for the merge.
   auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
   sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
-    return std::pair{kept_run(keys.read, base * key_size, run_keys.get() + base * key_size),
-                     spec.value_words ? kept_run(values.read, base * value_size,
+    return std::pair{kept_run(keys, base * key_size, run_keys.get() + base * key_size),
+                     spec.value_words ? kept_run(values, base * value_size,
                                                  run_values.get() + base * value_size)
                                       : HostStream{}};
   });
   const auto merging = clock::now();
   const auto runs = sorted_runs(spec, n, run, run_keys.get(), run_values.get());
-  merge_runs(spec, runs, MergeTarget{nullptr, nullptr, &keys.write, &values.write});
+  merge_runs(spec, runs, target);
   t.merge_ms = ms_since(merging);
   t.total_ms = ms_since(start);
   if (timings) *timings = t;
+}
+
+}  // namespace
+
+void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
+                             uint64_t n, void* keys, void* values, uint64_t run,
+                             SortTimings* timings) {
+  // The sorted runs are merged straight into the caller's arrays: sorting them in place would
+  // need the merge's output elsewhere and a copy back, one more pass over all the data
+  // (bench/NOTES-host.md, session 8).
+  auto* value_bytes = spec.value_words ? static_cast<char*>(values) : nullptr;
+  sort_in_kept_runs(ctx, spec, requested, n, memory_reader(keys),
+                    value_bytes ? memory_reader(value_bytes) : HostReader{},
+                    MergeTarget{static_cast<char*>(keys), value_bytes}, run, timings);
+}
+
+void sort_streamed_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm requested,
+                               uint64_t n, const HostStream& keys, const HostStream& values,
+                               uint64_t run, SortTimings* timings) {
+  sort_in_kept_runs(ctx, spec, requested, n, keys.read, values.read,
+                    MergeTarget{nullptr, nullptr, &keys.write, &values.write}, run, timings);
 }
 
 }  // namespace gpusort

@@ -55,19 +55,6 @@ void check_offsets(const SegmentOffsets& o, uint64_t n) {
   }
 }
 
-HostReader memory_reader(const void* array) {
-  const auto* bytes = static_cast<const char*>(array);
-  return [bytes](uint64_t offset, void* to, uint64_t size) {
-    streaming_copy(to, bytes + offset, size);
-  };
-}
-HostWriter memory_writer(void* array) {
-  auto* bytes = static_cast<char*>(array);
-  return [bytes](uint64_t offset, const void* from, uint64_t size) {
-    streaming_copy(bytes + offset, from, size);
-  };
-}
-
 // The GPU writes u32 indices (n < 2^31); u64 ones are widened on their way out.
 HostWriter widening_writer(const HostWriter& to) {
   return [to](uint64_t offset, const void* from, uint64_t size) {

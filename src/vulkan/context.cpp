@@ -288,7 +288,7 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
       !(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
     why += " subgroup basic/ballot/arithmetic in compute;";
   if (subgroup.subgroupSize < 4 || subgroup.subgroupSize > 128) why += " subgroup size 4..128;";
-  if (compute_queue_family(physical) == UINT32_MAX) why += " a compute queue;";
+  if (family == UINT32_MAX) why += " a compute queue;";
   d.usable = why.empty();
   if (!why.empty()) d.unusable_why = "missing" + why;
   return d;
