@@ -2,14 +2,14 @@
 // timestamps around Sorter::record's dispatches, so uploads, downloads and checks stay outside.
 #include "benchmark.hpp"
 
-#include "algorithms/sort_algorithm.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
+
+#include "algorithms/sort_algorithm.hpp"
+#include "vulkan/buffer.hpp"
 
 namespace gpusort::bench {
 
@@ -68,9 +68,17 @@ struct RowBuffers {
 
   RowBuffers(Context::Impl& c, const KeyConfig& kc, uint64_t count, uint32_t sets, bool keep,
              const Pools& p)
-      : ctx(c), config(kc), n(count), layout(kc, count), key_size(layout.key_size),
-        value_size(layout.value_size), value_offset(layout.value_offset), keep_inputs(keep),
-        pools(p), inputs(sets), sliced(layout.staging_bytes > p.upload_staging.bytes()) {
+      : ctx(c),
+        config(kc),
+        n(count),
+        layout(kc, count),
+        key_size(layout.key_size),
+        value_size(layout.value_size),
+        value_offset(layout.value_offset),
+        keep_inputs(keep),
+        pools(p),
+        inputs(sets),
+        sliced(layout.staging_bytes > p.upload_staging.bytes()) {
     if (sliced) {
       host_input.reset(new unsigned char[layout.staging_bytes]);
       host_output.reset(new unsigned char[layout.staging_bytes]);
@@ -204,7 +212,8 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   const uint64_t per_chunk = layout.set_stride <= pools.chunk_bytes ? pools.chunk_bytes / layout.set_stride : 0;
   if (per_chunk == 0 || (row.sets + 1 + per_chunk - 1) / per_chunk > pools.input_chunks.size() ||
       row.scratch_bytes > pools.scratch.bytes()) {
-    row.skipped = "does not fit in device memory (or a set / the scratch exceeds the largest buffer)";
+    row.skipped =
+        "does not fit in device memory (or a set / the scratch exceeds the largest buffer)";
     return row;
   }
   auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets + 1, n <= p.exact_max_n, pools);
@@ -335,7 +344,8 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   for (uint64_t c = 0; c < chunk_count; ++c)
     pools.input_chunks.emplace_back(impl, chunk_bytes, MemoryKind::device_local);
   pools.scratch = DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local);
-  staging_bytes = std::min(staging_bytes, std::min(max_staging_bytes, impl.info.max_allocation_bytes / 256 * 256));
+  staging_bytes = std::min(staging_bytes,
+                           std::min(max_staging_bytes, impl.info.max_allocation_bytes / 256 * 256));
   pools.upload_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::upload);
   pools.readback_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::readback);
 

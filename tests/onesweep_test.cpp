@@ -329,7 +329,8 @@ TEST(OnesweepWideIndices, SortLikeTheNarrowOnes) {
   download(impl, value_buffer, got_values.data(), n * 8);
   std::vector<uint64_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return keys[a] > keys[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint64_t a, uint64_t b) { return keys[a] > keys[b]; });
   for (uint64_t i = 0; i < n; ++i)
     ASSERT_TRUE(got_keys[i] == keys[order[i]] && got_values[i] == values[order[i]])
         << "seed " << seed << ": element " << i;

@@ -324,8 +324,8 @@ TEST(BeyondOneAllocation, SortsInCoreThroughSparseBuffersElseInRuns) {
       info = saved;
     }
   } restore{info, saved, host};
-  for (Combo c : {Combo{KeyType::u32, 8, false}, Combo{KeyType::u64, 0, true},
-                  Combo{KeyType::f32, 4, false}})
+  for (Combo c :
+       {Combo{KeyType::u32, 8, false}, Combo{KeyType::u64, 0, true}, Combo{KeyType::f32, 4, false}})
     for (Distribution d : {Distribution::uniform, Distribution::few_unique}) {
       SortTimings timings;
       EXPECT_TRUE(check_sort({.key = c.key,

@@ -249,23 +249,22 @@ class Onesweep final : public OnesweepSort {
     auto histogram_spec = with_workgroup(histogram_workgroup);
     histogram_spec.insert(histogram_spec.end(), {histogram_keys_per_thread, wide_indices});
     launch("onesweep_histogram", histogram_spec, histogram_groups, dispatch_histogram,
-           HistogramPush{t.keys, t.count_address, counts, t.n, histogram_groups,
-                         spec_.begin_bit, spec_.end_bit, pass_count});
+           HistogramPush{t.keys, t.count_address, counts, t.n, histogram_groups, spec_.begin_bit,
+                         spec_.end_bit, pass_count});
     rec.compute_barrier();
     rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
-                 PlanPush{counts, control, t.count_address, dispatch, t.n, pass_count,
-                          tile(), copy_groups, copy_workgroup, max_groups_x});
+                 PlanPush{counts, control, t.count_address, dispatch, t.n, pass_count, tile(),
+                          copy_groups, copy_workgroup, max_groups_x});
     barrier_before_launches();
     if (options_.histogram_only) return;
 
     auto pass_spec = key_spec;
     pass_spec[0] = workgroup_;
-    pass_spec.insert(
-        pass_spec.end(),
-        {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
-         options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
-         options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
-         wide_indices});
+    pass_spec.insert(pass_spec.end(),
+                     {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
+                      options_.spin_limit, options_.publish_refusal_period,
+                      options_.lookback_window, options_.profile_omit, full_tile_copy(),
+                      guess_tile(), counters_in_exchange(), 0, wide_indices});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,
@@ -274,9 +273,9 @@ class Onesweep final : public OnesweepSort {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       launch("onesweep_pass", pass_spec, pass_tiles, dispatch_pass + pass,
              OnesweepPassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
-                      counts + pass * radix * 4, control, lookback, t.n, pass, bit,
-                      std::min(digit_bits, spec_.end_bit - bit), uint32_t(1 + pass * pass_tiles),
-                      lookback_slots(t.n) - 1});
+                              counts + pass * radix * 4, control, lookback, t.n, pass, bit,
+                              std::min(digit_bits, spec_.end_bit - bit),
+                              uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
       rec.compute_barrier();
     }
 

@@ -93,8 +93,8 @@ class PartitionSort final : public SortAlgorithm {
       const uint32_t first_tag = uint32_t(1 + s.pass_count * s.tiles);
       rec.dispatch("onesweep_pass", pass_spec, s.tiles,
                    OnesweepPassPush{t.keys, s.keys_alt, t.values, s.values_alt, t.count_address,
-                            s.digit_offsets, s.control, s.lookback, t.n, 0, 0, 0,
-                            first_tag, s.lookback_slot_mask});
+                                    s.digit_offsets, s.control, s.lookback, t.n, 0, 0, 0, first_tag,
+                                    s.lookback_slot_mask});
       rec.compute_barrier();
       SegmentedTargets seg;
       seg.keys = s.keys_alt;

@@ -332,7 +332,8 @@ uint64_t rounded_allocation(uint64_t bytes, uint64_t largest) {
 
 uint64_t HostPath::device_bytes(const SortSpec& spec, Algorithm requested, uint64_t n) {
   uint64_t bytes = 0;
-  for (uint64_t buffer : buffer_bytes(spec, requested, n)) bytes += allocated_bytes(ctx_.info, buffer);
+  for (uint64_t buffer : buffer_bytes(spec, requested, n))
+    bytes += allocated_bytes(ctx_.info, buffer);
   return bytes;
 }
 
@@ -421,8 +422,8 @@ void HostPath::run(const Job& job, SortTimings* timings) {
   const std::array<DeviceBuffer*, 4> device{&r->keys, &r->values, &r->offsets, &r->indices};
 
   // Slots are host-visible allocations: at most the largest allocation too.
-  const uint64_t slot_cap =
-      std::min(max_slot_bytes, std::bit_floor(std::max<uint64_t>(ctx_.info.max_allocation_bytes, 4096)));
+  const uint64_t slot_cap = std::min(
+      max_slot_bytes, std::bit_floor(std::max<uint64_t>(ctx_.info.max_allocation_bytes, 4096)));
   const uint64_t want_slot = std::min(
       slot_cap,
       std::bit_ceil(std::max<uint64_t>(std::max(up_total, down_total) + piece_alignment, 4096)));

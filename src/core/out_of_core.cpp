@@ -342,7 +342,8 @@ HostBuffer host_buffer(uint64_t bytes) {
   auto* first = static_cast<volatile char*>(p);
   const unsigned parts = bytes >= threaded_bytes ? host_threads(0) : 1;
   on_threads(parts, [&](unsigned part) {
-    for (uint64_t at = bytes * part / parts / page * page; at < bytes * (part + 1) / parts; at += page)
+    for (uint64_t at = bytes * part / parts / page * page; at < bytes * (part + 1) / parts;
+         at += page)
       first[at] = 0;
   });
   return HostBuffer(static_cast<char*>(p), HostPages{bytes});
@@ -431,9 +432,9 @@ void sort_in_kept_runs(Context::Impl& ctx, const SortSpec& spec, Algorithm reque
   auto run_keys = host_buffer(n * key_size), run_values = host_buffer(n * value_size);
   sort_runs(ctx, spec, requested, n, run, t, [&](uint64_t base) {
     return std::pair{kept_run(keys, base * key_size, run_keys.get() + base * key_size),
-                     spec.value_words ? kept_run(values, base * value_size,
-                                                 run_values.get() + base * value_size)
-                                      : HostStream{}};
+                     spec.value_words
+                         ? kept_run(values, base * value_size, run_values.get() + base * value_size)
+                         : HostStream{}};
   });
   const auto merging = clock::now();
   const auto runs = sorted_runs(spec, n, run, run_keys.get(), run_values.get());

@@ -17,9 +17,10 @@ VkDeviceMemory allocate(VkDevice device, uint64_t bytes, uint32_t type, uint64_t
   alloc.allocationSize = bytes;
   alloc.memoryTypeIndex = type;
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  check(vkAllocateMemory(device, &alloc, nullptr, &memory),
-        ("allocating " + std::to_string(buffer_bytes) + " bytes of device memory (vkAllocateMemory)")
-            .c_str());
+  check(
+      vkAllocateMemory(device, &alloc, nullptr, &memory),
+      ("allocating " + std::to_string(buffer_bytes) + " bytes of device memory (vkAllocateMemory)")
+          .c_str());
   return memory;
 }
 
@@ -32,9 +33,9 @@ DeviceBuffer::DeviceBuffer(Context::Impl& ctx, uint64_t bytes, MemoryKind kind) 
   const uint64_t largest =
       kind == MemoryKind::device_local ? ctx.info.max_buffer_bytes : ctx.info.max_allocation_bytes;
   if (bytes_ > largest)
-    throw Error("allocating " + std::to_string(bytes_) + " bytes: larger than the device's "
-                "largest " + (kind == MemoryKind::device_local ? "buffer" : "allocation") + " (" +
-                std::to_string(largest) + " bytes)",
+    throw Error("allocating " + std::to_string(bytes_) + " bytes: larger than the device's largest " +
+                    (kind == MemoryKind::device_local ? "buffer" : "allocation") + " (" +
+                    std::to_string(largest) + " bytes)",
                 VK_ERROR_OUT_OF_DEVICE_MEMORY);
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.flags = sparse ? VK_BUFFER_CREATE_SPARSE_BINDING_BIT : 0;
@@ -52,7 +53,9 @@ DeviceBuffer::DeviceBuffer(Context::Impl& ctx, uint64_t bytes, MemoryKind kind) 
     } else {
       VkMemoryPropertyFlags required = 0, preferred = 0;
       switch (kind) {
-        case MemoryKind::device_local: preferred = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
+        case MemoryKind::device_local:
+          preferred = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+          break;
         case MemoryKind::upload:
           required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
           break;

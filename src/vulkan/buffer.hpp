@@ -1,10 +1,10 @@
 // Buffers gpusort allocates itself (the convenient face, tests, the benchmark).
 #pragma once
 
-#include "vulkan/context_impl.hpp"
-
 #include <cstring>
 #include <vector>
+
+#include "vulkan/context_impl.hpp"
 
 namespace gpusort {
 

@@ -126,7 +126,8 @@ bool device_has_extension(VkPhysicalDevice physical, const char* name) {
 // maxBufferSize (Vulkan 1.3), else no limit beyond the memory itself.
 uint64_t max_buffer_size(VkPhysicalDevice physical, bool vk13) {
   if (!vk13) return ~uint64_t(0);
-  VkPhysicalDeviceMaintenance4Properties m4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+  VkPhysicalDeviceMaintenance4Properties m4{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m4};
   vkGetPhysicalDeviceProperties2(physical, &props);
   return m4.maxBufferSize;

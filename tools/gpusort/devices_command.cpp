@@ -24,15 +24,16 @@ void list_devices() {
   for (const auto& d : devices) {
     std::printf("%u: %s (%s, %s, Vulkan %u.%u)\n", d.index, d.name.c_str(), type_name(d.type),
                 d.driver.c_str(), VK_API_VERSION_MAJOR(d.api_version), VK_API_VERSION_MINOR(d.api_version));
-    std::printf("   subgroup %u (%u..%u%s), shared memory %u B, max workgroup %u (%u subgroups),\n"
-                "   storage range %llu B, device-local memory %.1f GiB, max allocation %.1f GiB,\n"
-                "   largest buffer %.1f GiB%s\n",
-                d.subgroup_size, d.min_subgroup_size, d.max_subgroup_size,
-                d.subgroup_size_control ? ", size control" : "", d.shared_memory_bytes,
-                d.max_workgroup_size, d.max_workgroup_subgroups, (unsigned long long)d.storage_buffer_range,
-                d.device_local_bytes / 1073741824.0, d.max_allocation_bytes / 1073741824.0,
-                d.max_buffer_bytes / 1073741824.0,
-                d.sparse_binding ? " (sparse: several allocations)" : "");
+    std::printf(
+        "   subgroup %u (%u..%u%s), shared memory %u B, max workgroup %u (%u subgroups),\n"
+        "   storage range %llu B, device-local memory %.1f GiB, max allocation %.1f GiB,\n"
+        "   largest buffer %.1f GiB%s\n",
+        d.subgroup_size, d.min_subgroup_size, d.max_subgroup_size,
+        d.subgroup_size_control ? ", size control" : "", d.shared_memory_bytes,
+        d.max_workgroup_size, d.max_workgroup_subgroups, (unsigned long long)d.storage_buffer_range,
+        d.device_local_bytes / 1073741824.0, d.max_allocation_bytes / 1073741824.0,
+        d.max_buffer_bytes / 1073741824.0,
+        d.sparse_binding ? " (sparse: several allocations)" : "");
     if (!d.usable) std::printf("   not usable by gpusort: %s\n", d.unusable_why.c_str());
   }
 }
