@@ -94,22 +94,6 @@ uint counter_shift(uint digit) { return (digit & 1u) * 16u; }
 uint read_counter(uint subgroup, uint digit) {
   return (counter_get(counter_word(subgroup, digit)) >> counter_shift(digit)) & 0xffffu;
 }
-// Register-economy experiments (issue #11), compile-time defines so that every loop over a key
-// array stays unrolled with constant indices (as specialization constants they sent the arrays
-// to local memory: bench/NOTES-onesweep.md, session 5). Built only as development variants
-// (GPUSORT_ONESWEEP_VARIANTS in CMakeLists.txt); the product shader defines none of them.
-//   PACKED_RANKS: a key's ballot results (lanes below, leader lane, run length) and then its
-//     leader's counter value share one word with its place: one register per key, not two.
-//   PARKED_KEYS (32-bit keys; needs COUNTERS_IN_EXCHANGE = 0): each invocation parks its keys in
-//     the exchange array in input order as they load and reads a key back for each ranking sweep
-//     and before the scatter: no key is held in a register while the tile is ranked.
-//   ITEM_RANK: each key ranked in turn (ballots, leader's counter, shuffle), as CUB does: only
-//     one key's ranking state is live.
-#if defined(PARKED_KEYS)
-const bool PARK_KEYS = KEY_WORDS == 1;
-#else
-const bool PARK_KEYS = false;
-#endif
 shared uint tile_digit_starts[RADIX];                      // where each digit begins in the tile
 shared uint digit_global_shift[RADIX];                     // global index - tile position
 shared uint fallback_digit_counts[RADIX];
@@ -189,29 +173,10 @@ void store_tile_keys(bool full, bool map_from_radix_order, uint64_t keys_out,
 // The current tile's keys for this pass: mapping or not is decided once per pass (uniformly),
 // outside the per-key code; a per-key select slowed every pass of mapped key types by 40-70 % on
 // the H100 (bench/NOTES-onesweep.md).
-// PARK_KEYS: the same loads, each key stored at once to its input-order place in `exchange`,
-// which only this invocation reads back (so no barrier is needed before ranking).
-void park_tile_keys(bool full, bool map_to_radix_order, uint chunk) {
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    uint i = chunk + k * gl_SubgroupSize;
-    uvec2 key = in_tile(full, i) ? load_key(keys_in, tile_begin + i) : uvec2(0u);
-    exchange[i] = map_to_radix_order ? to_radix_order(key).x : key.x;
-  }
-}
 void load_current_tile_keys(bool full, out uvec2 keys[KEYS_PER_THREAD]) {
   uint chunk = gl_SubgroupID * gl_SubgroupSize * KEYS_PER_THREAD + gl_SubgroupInvocationID;
-  if (PARK_KEYS) {
-    if (input_raw) park_tile_keys(full, true, chunk);
-    else park_tile_keys(full, false, chunk);
-  } else if (input_raw) {
-    load_tile_keys(full, true, chunk, keys);
-  } else {
-    load_tile_keys(full, false, chunk, keys);
-  }
-}
-// Key k of this invocation (`held`: its register), or its parked copy (PARK_KEYS).
-uvec2 ranked_key(uvec2 held, uint chunk, uint k) {
-  return PARK_KEYS ? uvec2(exchange[chunk + k * gl_SubgroupSize], 0u) : held;
+  if (input_raw) load_tile_keys(full, true, chunk, keys);
+  else load_tile_keys(full, false, chunk, keys);
 }
 #include "rank.glsl"
 
@@ -246,67 +211,27 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
   uint places[KEYS_PER_THREAD];
   if (!keys_loaded) load_current_tile_keys(full, keys);
-  // Ranking in three sweeps so that each sweep's items are independent and pipeline: the peers
-  // of every key (ballots only), then the leaders' additions to the subgroup's digit counters in
-  // item order (which keeps equal digits in input order), then the broadcasts.
-#if defined(ITEM_RANK)
+  // Each key in turn (item order, which keeps equal digits in input order): the lanes holding
+  // its digit (ballots), the leader's addition of their count to the subgroup's digit counter,
+  // and the counter's old value shuffled to them. One key's ranking state is live at a time, as
+  // in CUB; on the H100 that beat three sweeps over all keys (ballots, then atomics, then
+  // shuffles) by 2-3 % for 32-bit keys and pairs and 7 % for 64-bit keys, in fewer registers
+  // (bench/NOTES-onesweep.md, session 9). The shuffle needs the atomic's result, so item k's
+  // additions all precede item k + 1's.
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     bool valid = in_tile(full, chunk + k * gl_SubgroupSize);
-    uint digit = key_digit_of(ranked_key(keys[k], chunk, k));
-    uvec4 peers = subgroup_digit_peers(digit, valid, full);
-    uint leader = valid ? lane_mask_lowest(peers) : 0u;
+    uint digit = key_digit_of(keys[k]);
+    uvec4 peers = (PROFILE_OMIT & PROFILE_OMIT_RANK_BALLOTS) != 0 ? uvec4(1u << lane, 0u, 0u, 0u)
+                                                                  : subgroup_digit_peers(digit, valid, full);
+    uint below = lane_mask_count(peers & gl_SubgroupLtMask);
     uint counter = 0;
-    if (valid && lane_mask_count(peers & gl_SubgroupLtMask) == 0)
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && valid && below == 0)
       counter = (counter_add(counter_word(subgroup, digit), lane_mask_count(peers) << counter_shift(digit)) >>
                  counter_shift(digit)) & 0xffffu;
-    places[k] = subgroupShuffle(counter, leader) + lane_mask_count(peers & gl_SubgroupLtMask);
-  }
-#elif defined(PACKED_RANKS)
-  // Per key: lanes below with the same digit (bits 0-7) | leader lane (8-15) | run length
-  // (16-23); after the second sweep the leader's counter value replaces the run length.
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    bool valid = in_tile(full, chunk + k * gl_SubgroupSize);
-    uvec4 peers = subgroup_digit_peers(key_digit_of(ranked_key(keys[k], chunk, k)), valid, full);
-    uint leader = valid ? lane_mask_lowest(peers) : 0u;
-    places[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (leader << 8) | (lane_mask_count(peers) << 16);
-  }
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    uint info = places[k], counter = 0;
-    if (in_tile(full, chunk + k * gl_SubgroupSize) && (info & 0xffu) == 0) {
-      uint digit = key_digit_of(ranked_key(keys[k], chunk, k));
-      counter = (counter_add(counter_word(subgroup, digit), ((info >> 16) & 0xffu) << counter_shift(digit)) >>
-                 counter_shift(digit)) & 0xffffu;
-    }
-    places[k] = (info & 0xffffu) | (counter << 16);
-  }
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-    places[k] = (subgroupShuffle(places[k], (places[k] >> 8) & 0xffu) >> 16) + (places[k] & 0xffu);
-#else
-  uint peer_info[KEYS_PER_THREAD];  // lanes below | run length << 8 | leader << 16
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    bool valid = in_tile(full, chunk + k * gl_SubgroupSize);
-    uvec4 peers = (PROFILE_OMIT & PROFILE_OMIT_RANK_BALLOTS) != 0
-                      ? uvec4(1u << lane, 0u, 0u, 0u)
-                      : subgroup_digit_peers(key_digit_of(keys[k]), valid, full);
-    uint leader = valid ? lane_mask_lowest(peers) : 0u;
-    peer_info[k] = lane_mask_count(peers & gl_SubgroupLtMask) | (lane_mask_count(peers) << 8) | (leader << 16);
-  }
-  // places[k] first holds the leader's counter value, then the key's place.
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    places[k] = 0;
-    if ((PROFILE_OMIT & PROFILE_OMIT_RANK_ATOMICS) == 0 && in_tile(full, chunk + k * gl_SubgroupSize) &&
-        (peer_info[k] & 0xffu) == 0) {
-      uint digit = key_digit_of(keys[k]);
-      places[k] = (counter_add(counter_word(subgroup, digit),
-                             ((peer_info[k] >> 8) & 0xffu) << counter_shift(digit)) >>
-                   counter_shift(digit)) & 0xffffu;
-    }
-  }
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     places[k] = (PROFILE_OMIT & PROFILE_OMIT_RANKING) != 0
                     ? k * gl_SubgroupSize + lane
-                    : subgroupShuffle(places[k], peer_info[k] >> 16) + (peer_info[k] & 0xffu);
-#endif
+                    : subgroupShuffle(counter, valid ? lane_mask_lowest(peers) : 0u) + below;
+  }
   barrier();
 
   // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that
@@ -327,15 +252,11 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   }
   barrier();
   scan_tile_digits();
-  // Parked keys come back to registers here, all of them before the barrier below lets any key
-  // into the places they occupy.
-  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
-    if (PARK_KEYS) keys[k] = ranked_key(keys[k], chunk, k);
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize)) {
       uint digit = key_digit_of(keys[k]);
       places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
     }
-  }
 
   // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
   // keys), then values the same way; each invocation keeps only its keys' targets in registers.
@@ -343,8 +264,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   // while it waits.
   uint targets[KEYS_PER_THREAD];
   uint low_words[KEYS_PER_THREAD];
-  // The counters or the parked keys, read above, share the exchange array's memory.
-  if (COUNTERS_IN_EXCHANGE != 0 || PARK_KEYS) barrier();
+  if (COUNTERS_IN_EXCHANGE != 0) barrier();  // the counters, read above, share its memory
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
 

@@ -24,7 +24,6 @@ int main(int argc, char** argv) {
   if (const char* c = std::getenv("ONESWEEP_COUNTERS_IN_EXCHANGE")) options.counters_in_exchange = atoi(c);
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
   if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
-  if (const char* v = std::getenv("ONESWEEP_PASS_SHADER")) options.pass_shader = v;
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();
   auto& impl = ctx.impl();

@@ -271,7 +271,7 @@ class Onesweep final : public OnesweepSort {
                              lookback_slots(t.n) - 1, pass_count});
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
-      launch(options_.pass_shader, pass_spec, pass_tiles, dispatch_pass + pass,
+      launch("onesweep_pass", pass_spec, pass_tiles, dispatch_pass + pass,
              OnesweepPassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
                               counts + pass * radix * 4, control, lookback, t.n, pass, bit,
                               std::min(digit_bits, spec_.end_bit - bit),

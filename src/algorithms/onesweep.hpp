@@ -26,8 +26,6 @@ struct OnesweepOptions {
                                        // beyond 2^31 elements, where it is needed)
   bool histogram_only = false;         // profiling: record only the clear/histogram/plan steps
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
-  const char* pass_shader = "onesweep_pass";  // experiments: a variant of the pass built with
-                                              // GPUSORT_ONESWEEP_VARIANTS (CMakeLists.txt)
 };
 
 // Where one recorded Onesweep sort keeps its state, for a sort built on its steps
