@@ -1,8 +1,10 @@
 // Onesweep LSD radix sort (Adinets & Merrill), 8-bit digits, single-pass scatter per digit:
 //   onesweep_clear      zeroes the state block (histograms, control words, look-back table)
-//   onesweep_histogram  one read of the keys builds every pass's digit histogram
-//   onesweep_plan       exclusive digit offsets per pass, and the plan: passes whose digit is the
-//                       same for all keys are skipped, the rest ping-pong from the caller's buffer
+//   onesweep_histogram  one read of the keys builds every pass's digit histogram; its last
+//                       workgroup to finish then makes the plan
+//                       (shaders/include/onesweep_plan.glsl): exclusive digit offsets per pass,
+//                       passes whose digit is the same for all keys are skipped, the rest ping-pong
+//                       from the caller's buffer
 //   onesweep_pass       per digit: tiles ranked in shared memory, decoupled look-back over a
 //                       fixed-size circular table (with a fallback that needs no forward
 //                       progress), coalesced scatter of keys and values
@@ -13,7 +15,7 @@
 // those of the passes and the copy-back, so a count far below max_n (often 0 in the segmented
 // sort's global path) launches no workgroups that would only read it and exit.
 // Scratch: the key/value ping-pong copies plus a block independent of n: 120 B of dispatch
-// commands, 8 KiB of histograms, 84 B of control words (padded to 8448 B together) and
+// commands, 8 KiB of histograms, 88 B of control words (padded to 8448 B together) and
 // min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep.hpp"
 
@@ -29,7 +31,7 @@ constexpr uint32_t radix = 256;
 constexpr uint32_t digit_bits = 8;
 constexpr uint32_t max_passes = OnesweepSort::max_passes;
 // The control words' layout: shaders/include/onesweep_common.glsl.
-constexpr uint32_t control_words = 2 * max_passes + 5;
+constexpr uint32_t control_words = 2 * max_passes + 6;
 constexpr uint32_t control_plan = max_passes;  // then the copy-back flag
 constexpr uint32_t control_fallbacks = 2 * max_passes + 1;
 constexpr uint32_t lookback_entry_bytes = 8;
@@ -55,15 +57,12 @@ struct ClearPush {
   uint64_t n;
   uint32_t words, group_count, histogram_group_count, histogram_keys_per_round, max_groups_x;
 };
+// The histogram's last workgroup also makes the plan: the rest is for that.
 struct HistogramPush {
-  VkDeviceAddress keys, count_address, digit_counts;
+  VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
   uint64_t n;
-  uint32_t group_count, begin_bit, end_bit, pass_count;
-};
-struct PlanPush {
-  VkDeviceAddress digit_counts, control, count_address, dispatch;
-  uint64_t n;
-  uint32_t pass_count, tile, copy_group_count, copy_keys_per_round, max_groups_x;
+  uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
+      max_groups_x;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -159,7 +158,7 @@ class Onesweep final : public OnesweepSort {
   }
 
   // After the copies: the dispatch commands, then the state block that the clear zeroes (it
-  // starts with the histograms). Commands, histograms and control words (8404 B) fit below the
+  // starts with the histograms). Commands, histograms and control words (8408 B) fit below the
   // look-back table's 256-B alignment (8448 B), so the commands add nothing to scratch_bytes.
   struct Layout {
     uint64_t keys_alt, values_alt, dispatch, state, digit_counts, control, lookback, state_bytes,
@@ -249,12 +248,9 @@ class Onesweep final : public OnesweepSort {
     auto histogram_spec = with_workgroup(histogram_workgroup);
     histogram_spec.insert(histogram_spec.end(), {histogram_keys_per_thread, wide_indices});
     launch("onesweep_histogram", histogram_spec, histogram_groups, dispatch_histogram,
-           HistogramPush{t.keys, t.count_address, counts, t.n, histogram_groups, spec_.begin_bit,
-                         spec_.end_bit, pass_count});
-    rec.compute_barrier();
-    rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
-                 PlanPush{counts, control, t.count_address, dispatch, t.n, pass_count, tile(),
-                          copy_groups, copy_workgroup, max_groups_x});
+           HistogramPush{t.keys, t.count_address, counts, control, dispatch, t.n, histogram_groups,
+                         spec_.begin_bit, spec_.end_bit, pass_count, tile(), copy_groups,
+                         copy_workgroup, max_groups_x});
     barrier_before_launches();
     if (options_.histogram_only) return;
 
