@@ -5,8 +5,8 @@
 // 0, which the plan reads as a skipped pass like any digit that holds every key). Then every
 // workgroup draws a ticket from a control word; the one that draws the last (every other
 // workgroup's additions are then complete) makes the plan: exclusive digit offsets, plan words
-// and, with a GPU-side count, the later steps' dispatches (include/onesweep_plan.glsl). That
-// saves a dispatch and a barrier per sort over a separate plan step.
+// and the later steps' dispatches (include/onesweep_plan.glsl). That saves a dispatch and a
+// barrier per sort over a separate plan step.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -20,7 +20,7 @@ layout(push_constant) uniform Push {
   uint64_t count_address;
   uint64_t digit_counts_address;
   uint64_t control_address;
-  uint64_t dispatch_address;  // the plan's DISPATCH_* commands; 0 without a GPU-side count
+  uint64_t dispatch_address;  // the DISPATCH_* commands
   uint64_t n;                 // up to 2^32
   uint group_count;           // the grid for max_n (with a GPU-side count, its first groups run)
   uint begin_bit;

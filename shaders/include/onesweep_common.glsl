@@ -27,10 +27,10 @@ const uint CONTROL_PARTITION_BITS = 2 * MAX_PASSES + 4;
 const uint CONTROL_HISTOGRAM_TICKET = 2 * MAX_PASSES + 5;
 const uint CONTROL_WORDS = 2 * MAX_PASSES + 6;
 
-// With a GPU-side count, the VkDispatchIndirectCommands (3 u32 each) that size the steps from it:
-// the histogram's (written by onesweep_clear.comp), each pass's and the copy-back's (written by
-// the plan, include/onesweep_plan.glsl: no workgroups for a skipped pass, or for a copy-back that
-// is not needed).
+// The VkDispatchIndirectCommands (3 u32 each) that size steps on the GPU: the histogram's, only
+// with a GPU-side count (written by onesweep_clear.comp), each pass's and the copy-back's, always
+// (written by the plan, include/onesweep_plan.glsl: no workgroups for a skipped pass, or for a
+// copy-back that is not needed).
 const uint DISPATCH_HISTOGRAM = 0;
 const uint DISPATCH_PASS = 1;  // + the pass
 const uint DISPATCH_COPY_BACK = 1 + MAX_PASSES;

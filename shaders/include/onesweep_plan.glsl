@@ -2,9 +2,9 @@
 // onesweep_histogram.comp, by its last workgroup to finish): turns each pass's histogram into
 // exclusive digit offsets in place and writes the plan words: which passes run (a pass whose digit
 // is the same for all keys is skipped), which buffer each reads, and whether an odd number of
-// active passes leaves the result in scratch (then onesweep_copy_back.comp copies it home). With a
-// GPU-side count it also writes the dispatches of the passes (one workgroup per tile of the count,
-// none for a skipped pass) and of the copy-back (none where it is not needed).
+// active passes leaves the result in scratch (then onesweep_copy_back.comp copies it home). It also
+// writes the dispatches of the passes (one workgroup per tile of the count, none for a skipped
+// pass) and of the copy-back (none where it is not needed), with the count on the host or the GPU.
 //
 // Include after common.glsl and onesweep_common.glsl, with GL_KHR_shader_subgroup_arithmetic and
 // GL_KHR_memory_scope_semantics enabled. Every invocation of the workgroup calls plan_passes (it
@@ -19,7 +19,7 @@ shared uint plan_nonzero_digits[MAX_PASSES];
 struct OnesweepPlanTargets {
   uint64_t digit_counts;  // MAX_PASSES x RADIX u32: the histograms in, exclusive offsets out
   uint64_t control;       // the control words (onesweep_common.glsl)
-  uint64_t dispatch;      // the DISPATCH_* commands; 0 without a GPU-side count
+  uint64_t dispatch;      // the DISPATCH_* commands
   uint64_t count;         // the keys to sort (n, or the GPU-side count clamped to max_n)
   uint pass_count;
   uint tile;                 // keys per onesweep_pass workgroup
@@ -61,8 +61,8 @@ void plan_exclusive_offsets(uint64_t digit_counts, uint pass) {
   barrier();  // plan_subgroup_totals is reused by the next pass
 }
 
-// The plan words, the copy-back flag and (with a GPU-side count) the later steps' dispatches, from
-// plan_nonzero_digits. One invocation.
+// The plan words, the copy-back flag and the later steps' dispatches, from plan_nonzero_digits.
+// One invocation.
 void write_plan(OnesweepPlanTargets p) {
   U32Array control = U32Array(p.control);
   uint active_passes = 0;
@@ -78,14 +78,12 @@ void write_plan(OnesweepPlanTargets p) {
     control.v[CONTROL_PLAN + pass] = plan;
   }
   control.v[CONTROL_COPY_BACK] = active_passes & 1u;
-  if (p.dispatch != 0) {
-    for (uint pass = 0; pass < p.pass_count; ++pass)
-      write_dispatch(dispatch_command(p.dispatch, DISPATCH_PASS + pass),
-                     plan_nonzero_digits[pass] > 1 ? div_ceil64(p.count, p.tile) : 0u, p.max_groups_x);
-    uint copy_groups = groups_with_elements(uint(min(p.count, 0xffffffffuL)), p.copy_keys_per_round, p.copy_group_count);
-    write_dispatch(dispatch_command(p.dispatch, DISPATCH_COPY_BACK), (active_passes & 1u) != 0 ? copy_groups : 0u,
-                   p.max_groups_x);
-  }
+  for (uint pass = 0; pass < p.pass_count; ++pass)
+    write_dispatch(dispatch_command(p.dispatch, DISPATCH_PASS + pass),
+                   plan_nonzero_digits[pass] > 1 ? div_ceil64(p.count, p.tile) : 0u, p.max_groups_x);
+  uint copy_groups = groups_with_elements(uint(min(p.count, 0xffffffffuL)), p.copy_keys_per_round, p.copy_group_count);
+  write_dispatch(dispatch_command(p.dispatch, DISPATCH_COPY_BACK), (active_passes & 1u) != 0 ? copy_groups : 0u,
+                 p.max_groups_x);
 }
 
 void plan_passes(OnesweepPlanTargets p) {
