@@ -1,8 +1,8 @@
 #version 460
 // Onesweep step 0: zeroes the state block (histograms, control words, look-back table) so that
-// histograms start from zero and no look-back entry of an earlier sort carries a valid tag. With
-// a GPU-side count it also writes the histogram's dispatch, sized from the count (the histogram
-// runs before onesweep_plan.comp, which sizes the other steps).
+// histograms start from zero, the histogram's ticket too, and no look-back entry of an earlier
+// sort carries a valid tag. With a GPU-side count it also writes the histogram's dispatch, sized
+// from the count (the histogram's last workgroup makes the plan, which sizes the other steps).
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -22,11 +22,12 @@ layout(push_constant) uniform Push {
 void main() {
   uint group = linear_workgroup_id();
   if (group >= group_count) return;
-  if (count_address != 0 && group == 0 && gl_LocalInvocationID.x == 0)
-    write_dispatch(histogram_dispatch,
-                   groups_with_elements(uint(min(element_count64(count_address, n), 0xffffffffuL)), histogram_keys_per_round,
-                                        histogram_group_count),
-                   max_groups_x);
+  if (count_address != 0 && group == 0 && gl_LocalInvocationID.x == 0) {
+    uint count = uint(min(element_count64(count_address, n), 0xffffffffuL));
+    // At least one workgroup, also for a count of 0: the last one to finish makes the plan.
+    uint groups = max(1u, groups_with_elements(count, histogram_keys_per_round, histogram_group_count));
+    write_dispatch(histogram_dispatch, groups, max_groups_x);
+  }
   for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < words;
        i += group_count * gl_WorkGroupSize.x)
     U32Array(state_address).v[i] = 0u;

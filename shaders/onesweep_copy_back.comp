@@ -1,8 +1,9 @@
 #version 460
 // Onesweep last step: when the plan ran an odd number of passes the sorted keys (and values) are
-// in scratch; copy them into the caller's buffers. Otherwise every workgroup returns at once (with
-// a GPU-side count none runs: onesweep_plan.comp dispatches none, and only the first
-// groups_with_elements() of the grid where it copies).
+// in scratch; copy them into the caller's buffers. Otherwise the plan (include/onesweep_plan.glsl)
+// dispatches no workgroup, and where it copies only the first groups_with_elements() of the grid
+// for max_n. Workgroups still check the copy-back flag: the partition sort clears it after the
+// plan, when its own steps sorted the keys (partition_plan.comp), and they then return at once.
 #define WIDE_INDICES_ID 5  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"

@@ -2,21 +2,34 @@
 // Onesweep step 1: one read of the keys builds the histogram of every pass's digit at once
 // (keys mapped to radix order on the fly), accumulated per workgroup in shared memory and then
 // added into digit_counts[pass * RADIX + digit] (u32: a digit that holds all of 2^32 keys counts
-// 0, which onesweep_plan.comp reads as a skipped pass like any digit that holds every key).
+// 0, which the plan reads as a skipped pass like any digit that holds every key). Then every
+// workgroup draws a ticket from a control word; the one that draws the last (every other
+// workgroup's additions are then complete) makes the plan: exclusive digit offsets, plan words
+// and the later steps' dispatches (include/onesweep_plan.glsl). That saves a dispatch and a
+// barrier per sort over a separate plan step.
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_memory_scope_semantics : require
 #define WIDE_INDICES_ID 6  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
+#include "onesweep_plan.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t keys_address;
   uint64_t count_address;
   uint64_t digit_counts_address;
-  uint64_t n;  // up to 2^32
-  uint group_count;
+  uint64_t control_address;
+  uint64_t dispatch_address;  // the DISPATCH_* commands
+  uint64_t n;                 // up to 2^32
+  uint group_count;           // the grid for max_n (with a GPU-side count, its first groups run)
   uint begin_bit;
   uint end_bit;
   uint pass_count;
+  uint tile;                  // keys per onesweep_pass workgroup
+  uint copy_group_count;      // the copy-back's grid for max_n (onesweep_copy_back.comp)
+  uint copy_keys_per_round;
+  uint max_groups_x;
 };
 
 layout(constant_id = 5) const uint KEYS_PER_THREAD = 8;
@@ -43,9 +56,8 @@ void count_round(uint base, uint left) {
   }
 }
 
-void main() {
-  uint group = linear_workgroup_id();
-  if (group >= group_count) return;
+// This workgroup's keys into the shared histograms, then those added into digit_counts.
+void count_keys(uint group) {
   uint t = gl_LocalInvocationID.x;
   for (uint i = t; i < pass_count * RADIX; i += gl_WorkGroupSize.x) histogram[i] = 0;
   barrier();
@@ -66,4 +78,33 @@ void main() {
   U32Array counts = U32Array(digit_counts_address);
   for (uint i = t; i < pass_count * RADIX; i += gl_WorkGroupSize.x)
     if (histogram[i] != 0) atomicAdd(counts.v[i], histogram[i]);
+}
+
+shared uint drawn_ticket;
+
+// Whether this workgroup finished last: every dispatched workgroup draws one ticket (also one
+// beyond group_count, the last row of an x * y split), so the last ticket is the dispatched
+// grid's size, whether the host sized it or onesweep_clear.comp from a GPU-side count.
+// Release: this workgroup's additions to digit_counts (made available by the barrier, at device
+// scope, to the invocation that draws) happen before its ticket; acquire: the workgroup that draws
+// the last ticket sees every earlier ticket's additions (the tickets form one release sequence).
+bool finished_last() {
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
+  if (gl_LocalInvocationID.x == 0)
+    drawn_ticket = atomicAdd(U32Array(control_address).v[CONTROL_HISTOGRAM_TICKET], 1u, gl_ScopeDevice,
+                             gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+  // Also carries the acquire to the workgroup's other invocations.
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
+  return drawn_ticket == gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z - 1u;
+}
+
+void main() {
+  uint group = linear_workgroup_id();
+  if (group < group_count) count_keys(group);  // uniform in the workgroup
+  if (!finished_last()) return;
+  plan_passes(OnesweepPlanTargets(digit_counts_address, control_address, dispatch_address,
+                                  element_count64(count_address, n), pass_count, tile, copy_group_count,
+                                  copy_keys_per_round, max_groups_x));
 }

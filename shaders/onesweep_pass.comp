@@ -345,7 +345,9 @@ void main() {
     digit_offsets_address = recorded_digit_offsets;
     plan = control.v[CONTROL_PLAN + pass];
   }
-  if ((plan & PLAN_ACTIVE) == 0) return;  // every key has the same digit: the pass is skipped
+  // A skipped pass (every key has the same digit) gets no workgroups from the plan; this return is
+  // for the partition sort, which switches Onesweep's passes off after the plan wrote them.
+  if ((plan & PLAN_ACTIVE) == 0) return;
   bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
   input_raw = (plan & PLAN_FIRST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
   bool output_raw = (plan & PLAN_LAST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
@@ -377,8 +379,8 @@ void main() {
   }
   barrier();
   tile_index = partition_shared;
-  // Claims beyond the count's tiles: the host's grid for max_n, or the last row of an x * y
-  // split (with a GPU-side count onesweep_plan.comp dispatches the count's tiles).
+  // Claims beyond the count's tiles: the last row of an x * y split (the plan dispatches the
+  // count's tiles), or the partition pass's grid for max_n.
   if (tile_index >= tile_total) return;
   tile_begin = tile_index * TILE;
   tile_size = tile_size_of(tile_index);

@@ -1,6 +1,6 @@
 #version 460
-// Partition sort step (one workgroup of RADIX invocations, after onesweep_plan.comp turned every
-// pass's histogram into exclusive digit offsets): chooses between
+// Partition sort step (one workgroup of RADIX invocations, after Onesweep's plan turned every
+// pass's histogram into exclusive digit offsets, include/onesweep_plan.glsl): chooses between
 //  - partition: the highest digit that is not the same for every key (the digits above it are,
 //    so a stable scatter by it orders the keys by every bit above the digit's lowest), when its
 //    largest bucket holds at most max_bucket keys. Writes that digit to the control words (the
@@ -14,7 +14,7 @@
 #include "onesweep_common.glsl"
 
 layout(push_constant) uniform Push {
-  uint64_t digit_offsets_address;  // every pass's exclusive digit offsets (onesweep_plan.comp)
+  uint64_t digit_offsets_address;  // every pass's exclusive digit offsets (Onesweep's plan)
   uint64_t control_address;
   uint64_t count_address;
   uint64_t segment_offsets_address;  // RADIX + 1 u32 bucket offsets
@@ -32,7 +32,7 @@ void main() {
   uint t = gl_LocalInvocationID.x;  // the digit
   uint count = element_count(count_address, n);
   U32Array control = U32Array(control_address);
-  // The highest pass whose digit differs between keys: onesweep_plan marked it active. Every
+  // The highest pass whose digit differs between keys: Onesweep's plan marked it active. Every
   // invocation reads the same words, so the choice is uniform.
   uint chosen = 0;  // pass + 1
   for (uint pass = pass_count; pass > 0; --pass)

@@ -144,32 +144,43 @@ struct SortedKeys {
   return no_new_validation_messages();
 }
 
-// Partly constant keys sorted with n on the host: checks the whole output, and that exactly the
-// passes whose digit (of the keys in radix order) is not the same for every key ran.
-::testing::AssertionResult check_pass_skipping(KeyType key, uint32_t value_bytes, bool descending,
-                                               uint64_t varying, uint64_t n) {
-  SortedKeys sorted;
-  if (auto r = check_partly_constant_keys({key, value_bytes, descending, varying, n}, sorted); !r)
-    return r;
-  const uint32_t passes = key_bytes(key);  // 8-bit digits
-  uint32_t ran = 0;
+// After check_partly_constant_keys(c, sorted): checks that exactly the passes whose digit (of the
+// first n keys in radix order) is not the same for every key ran, and the copy-back flag; counts
+// the passes that ran into *ran.
+::testing::AssertionResult check_plan(const PartlyConstantKeys& c, const SortedKeys& sorted,
+                                      uint32_t* ran) {
+  const uint64_t n = std::min<uint64_t>(c.gpu_count.value_or(c.max_n), c.max_n);
+  const uint32_t passes = key_bytes(c.key);  // 8-bit digits
+  *ran = 0;
   for (uint32_t pass = 0; pass < passes; ++pass) {
     auto digit = [&](uint64_t i) { return (sorted.sort_keys[i] >> (8 * pass)) & 0xff; };
     bool varies = false;
     for (uint64_t i = 1; i < n && !varies; ++i) varies = digit(i) != digit(0);
-    ran += varies ? 1 : 0;
+    *ran += varies ? 1 : 0;
     if (bool(sorted.plan[pass] & 1u) != varies)
       return ::testing::AssertionFailure()
              << sorted.description << ": pass " << pass << (varies ? " was skipped" : " ran")
              << ", although its digit " << (varies ? "varies" : "is the same for all keys");
   }
-  if (ran == 0 || ran == passes)
-    return ::testing::AssertionFailure()
-           << sorted.description << ": the case skips no pass or every pass";
-  if (sorted.plan[OnesweepSort::max_passes] != ran % 2)
+  if (sorted.plan[OnesweepSort::max_passes] != *ran % 2)
     return ::testing::AssertionFailure()
            << sorted.description << ": copy-back flag " << sorted.plan[OnesweepSort::max_passes]
-           << " after " << ran << " passes";
+           << " after " << *ran << " passes";
+  return ::testing::AssertionSuccess();
+}
+
+// Partly constant keys sorted with n on the host: checks the whole output, and that exactly the
+// passes whose digit (of the keys in radix order) is not the same for every key ran.
+::testing::AssertionResult check_pass_skipping(KeyType key, uint32_t value_bytes, bool descending,
+                                               uint64_t varying, uint64_t n) {
+  const PartlyConstantKeys c{key, value_bytes, descending, varying, n};
+  SortedKeys sorted;
+  if (auto r = check_partly_constant_keys(c, sorted); !r) return r;
+  uint32_t ran = 0;
+  if (auto r = check_plan(c, sorted, &ran); !r) return r;
+  if (ran == 0 || ran == key_bytes(key))
+    return ::testing::AssertionFailure()
+           << sorted.description << ": the case skips no pass or every pass";
   return ::testing::AssertionSuccess();
 }
 
@@ -186,6 +197,25 @@ TEST(OnesweepSkipping, RunsOnlyThePassesWhoseDigitVaries) {
     EXPECT_TRUE(check_pass_skipping(KeyType::f32, 8, true, 0x007f0000, n));              // 2 alone
     EXPECT_TRUE(check_pass_skipping(KeyType::f64, 4, false, 0x00ffff0000000000ull, n));  // 5 and 6
   }
+}
+
+// The last histogram workgroup to finish makes the plan (onesweep_histogram.comp). Many histogram
+// workgroups (8192 keys each: 129 for max_n here), n on the host or a GPU-side count that runs
+// only some of them (2, 37), and keys whose high digits are the same for every key (those passes
+// skipped, an even or odd number run) or none: the plan must still see every workgroup's counts,
+// so the whole output and the plan words are checked.
+TEST(OnesweepPlan, TheLastHistogramWorkgroupPlansFromEveryWorkgroupsCounts) {
+  const uint64_t max_n = (1u << 20) + 4321;
+  for (uint64_t varying : {0xffffull, 0xffffffull, ~0ull})
+    for (std::optional<uint32_t> count :
+         {std::optional<uint32_t>(), std::optional(300'001u), std::optional(8193u)}) {
+      const PartlyConstantKeys c{KeyType::u32, 4, false, varying, max_n, count};
+      SortedKeys sorted;
+      uint32_t ran = 0;
+      const ::testing::AssertionResult output = check_partly_constant_keys(c, sorted);
+      EXPECT_TRUE(output);
+      if (output) EXPECT_TRUE(check_plan(c, sorted, &ran));
+    }
 }
 
 // Every pass skipped: all keys equal, nothing moves.

@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
   DeviceBuffer scratch(impl, algorithm->scratch_bytes(n), MemoryKind::device_local);
   std::vector<double> ms;
   int last_input = 0;
-  // ONESWEEP_PHASES: a timestamp after every barrier of the sort (clear, histogram, plan, each
-  // pass, copy-back), medians per phase printed at the end.
+  // ONESWEEP_PHASES: a timestamp after every barrier of the sort (clear, histogram with the plan,
+  // each pass, copy-back), medians per phase printed at the end.
   const bool phases = std::getenv("ONESWEEP_PHASES") != nullptr;
   constexpr uint32_t max_queries = 64;
   VkQueryPool phase_pool = VK_NULL_HANDLE;

@@ -1,19 +1,22 @@
 // Onesweep LSD radix sort (Adinets & Merrill), 8-bit digits, single-pass scatter per digit:
 //   onesweep_clear      zeroes the state block (histograms, control words, look-back table)
-//   onesweep_histogram  one read of the keys builds every pass's digit histogram
-//   onesweep_plan       exclusive digit offsets per pass, and the plan: passes whose digit is the
-//                       same for all keys are skipped, the rest ping-pong from the caller's buffer
+//   onesweep_histogram  one read of the keys builds every pass's digit histogram; its last
+//                       workgroup to finish then makes the plan
+//                       (shaders/include/onesweep_plan.glsl): exclusive digit offsets per pass,
+//                       passes whose digit is the same for all keys are skipped, the rest ping-pong
+//                       from the caller's buffer
 //   onesweep_pass       per digit: tiles ranked in shared memory, decoupled look-back over a
 //                       fixed-size circular table (with a fallback that needs no forward
 //                       progress), coalesced scatter of keys and values
 //   onesweep_copy_back  when the plan ran an odd number of passes: scratch -> caller's buffers
 // Every decision that depends on the keys (skips, buffer roles, n itself when indirect) is made
-// on the GPU, so the same recording serves any count. With a GPU-side count the steps are also
-// sized on the GPU (indirect dispatches): the clear writes the histogram's dispatch and the plan
-// those of the passes and the copy-back, so a count far below max_n (often 0 in the segmented
-// sort's global path) launches no workgroups that would only read it and exit.
+// on the GPU, so the same recording serves any count. The passes and the copy-back are sized on
+// the GPU too (indirect dispatches whose commands the plan writes): a skipped pass, or a
+// copy-back after an even number of passes, launches no workgroup. With a GPU-side count the
+// clear also writes the histogram's dispatch, so a count far below max_n (often 0 in the
+// segmented sort's global path) launches no workgroups that would only read it and exit.
 // Scratch: the key/value ping-pong copies plus a block independent of n: 120 B of dispatch
-// commands, 8 KiB of histograms, 84 B of control words (padded to 8448 B together) and
+// commands, 8 KiB of histograms, 88 B of control words (padded to 8448 B together) and
 // min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep.hpp"
 
@@ -29,11 +32,11 @@ constexpr uint32_t radix = 256;
 constexpr uint32_t digit_bits = 8;
 constexpr uint32_t max_passes = OnesweepSort::max_passes;
 // The control words' layout: shaders/include/onesweep_common.glsl.
-constexpr uint32_t control_words = 2 * max_passes + 5;
+constexpr uint32_t control_words = 2 * max_passes + 6;
 constexpr uint32_t control_plan = max_passes;  // then the copy-back flag
 constexpr uint32_t control_fallbacks = 2 * max_passes + 1;
 constexpr uint32_t lookback_entry_bytes = 8;
-// The dispatch commands sized from a GPU-side count: shaders/include/onesweep_common.glsl.
+// The dispatch commands written on the GPU: shaders/include/onesweep_common.glsl.
 constexpr uint32_t dispatch_histogram = 0;
 constexpr uint32_t dispatch_pass = 1;  // + the pass
 constexpr uint32_t dispatch_copy_back = 1 + max_passes;
@@ -55,15 +58,12 @@ struct ClearPush {
   uint64_t n;
   uint32_t words, group_count, histogram_group_count, histogram_keys_per_round, max_groups_x;
 };
+// The histogram's last workgroup also makes the plan: the rest is for that.
 struct HistogramPush {
-  VkDeviceAddress keys, count_address, digit_counts;
+  VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
   uint64_t n;
-  uint32_t group_count, begin_bit, end_bit, pass_count;
-};
-struct PlanPush {
-  VkDeviceAddress digit_counts, control, count_address, dispatch;
-  uint64_t n;
-  uint32_t pass_count, tile, copy_group_count, copy_keys_per_round, max_groups_x;
+  uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
+      max_groups_x;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -159,7 +159,7 @@ class Onesweep final : public OnesweepSort {
   }
 
   // After the copies: the dispatch commands, then the state block that the clear zeroes (it
-  // starts with the histograms). Commands, histograms and control words (8404 B) fit below the
+  // starts with the histograms). Commands, histograms and control words (8408 B) fit below the
   // look-back table's 256-B alignment (8448 B), so the commands add nothing to scratch_bytes.
   struct Layout {
     uint64_t keys_alt, values_alt, dispatch, state, digit_counts, control, lookback, state_bytes,
@@ -210,24 +210,14 @@ class Onesweep final : public OnesweepSort {
       s[0] = size;
       return s;
     };
-    // With a GPU-side count: where the clear and the plan write the steps' dispatches (0 without).
-    const VkDeviceAddress dispatch = indirect ? t.scratch + l.dispatch : 0;
-    // A step sized by the host's grid for max_n, or with a GPU-side count by its command.
-    auto launch = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
-                      uint64_t groups, uint32_t command, const auto& push) {
-      if (indirect)
-        rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
-                              t.scratch_offset + l.dispatch + command * dispatch_command_bytes,
-                              push);
-      else
-        rec.dispatch(shader, specialization, groups, push);
-    };
-    // After the steps that write commands: their writes must also reach the indirect reads.
-    auto barrier_before_launches = [&] {
-      if (indirect)
-        rec.indirect_barrier();
-      else
-        rec.compute_barrier();
+    // Where the plan writes the dispatches of the passes and the copy-back, and with a GPU-side
+    // count the clear the histogram's.
+    const VkDeviceAddress dispatch = t.scratch + l.dispatch;
+    // A step sized on the GPU by its command (dispatch_*).
+    auto launch_planned = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
+                              uint32_t command, const auto& push) {
+      rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+                            t.scratch_offset + l.dispatch + command * dispatch_command_bytes, push);
     };
     // Element indices of 2^31 and more are addressed in 64-bit arithmetic, which costs, so only
     // pipelines for such n do it (WIDE_INDICES in shaders/include/common.glsl).
@@ -241,21 +231,27 @@ class Onesweep final : public OnesweepSort {
     const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
     rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,
                  ClearPush{state, t.count_address,
-                           dispatch ? dispatch + dispatch_histogram * dispatch_command_bytes : 0,
-                           t.n, state_words, clear_groups, histogram_groups,
-                           histogram_keys_per_round, max_groups_x});
-    barrier_before_launches();
+                           dispatch + dispatch_histogram * dispatch_command_bytes, t.n, state_words,
+                           clear_groups, histogram_groups, histogram_keys_per_round, max_groups_x});
+    // With a GPU-side count the clear wrote the histogram's command: it must reach the indirect
+    // read (a barrier the NVIDIA driver waits longer at, so only then).
+    if (indirect)
+      rec.indirect_barrier();
+    else
+      rec.compute_barrier();
 
     auto histogram_spec = with_workgroup(histogram_workgroup);
     histogram_spec.insert(histogram_spec.end(), {histogram_keys_per_thread, wide_indices});
-    launch("onesweep_histogram", histogram_spec, histogram_groups, dispatch_histogram,
-           HistogramPush{t.keys, t.count_address, counts, t.n, histogram_groups, spec_.begin_bit,
-                         spec_.end_bit, pass_count});
-    rec.compute_barrier();
-    rec.dispatch("onesweep_plan", with_workgroup(radix), 1,
-                 PlanPush{counts, control, t.count_address, dispatch, t.n, pass_count, tile(),
-                          copy_groups, copy_workgroup, max_groups_x});
-    barrier_before_launches();
+    const HistogramPush histogram_push{
+        t.keys, t.count_address,  counts,          control,       dispatch,
+        t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
+        tile(), copy_groups,      copy_workgroup,  max_groups_x};
+    if (indirect)
+      launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
+    else
+      rec.dispatch("onesweep_histogram", histogram_spec, histogram_groups, histogram_push);
+    // The plan (made by the histogram's last workgroup) wrote every later step's command.
+    rec.indirect_barrier();
     if (options_.histogram_only) return;
 
     auto pass_spec = key_spec;
@@ -271,19 +267,21 @@ class Onesweep final : public OnesweepSort {
                              lookback_slots(t.n) - 1, pass_count});
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
-      launch("onesweep_pass", pass_spec, pass_tiles, dispatch_pass + pass,
-             OnesweepPassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
-                              counts + pass * radix * 4, control, lookback, t.n, pass, bit,
-                              std::min(digit_bits, spec_.end_bit - bit),
-                              uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
+      // A skipped pass runs no workgroup.
+      launch_planned("onesweep_pass", pass_spec, dispatch_pass + pass,
+                     OnesweepPassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
+                                      counts + pass * radix * 4, control, lookback, t.n, pass, bit,
+                                      std::min(digit_bits, spec_.end_bit - bit),
+                                      uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
       rec.compute_barrier();
     }
 
     auto copy_spec = with_workgroup(copy_workgroup);
     copy_spec.push_back(wide_indices);
-    launch("onesweep_copy_back", copy_spec, copy_groups, dispatch_copy_back,
-           CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control, t.n,
-                        copy_groups});
+    // No workgroup where an even number of passes ran.
+    launch_planned("onesweep_copy_back", copy_spec, dispatch_copy_back,
+                   CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
+                                t.n, copy_groups});
     rec.compute_barrier();
   }
 

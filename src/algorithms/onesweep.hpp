@@ -24,7 +24,8 @@ struct OnesweepOptions {
                                        // measured faster (32-bit keys alone), 0 off, 1 on
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
-  bool histogram_only = false;         // profiling: record only the clear/histogram/plan steps
+  bool histogram_only = false;         // profiling: record only the clear and histogram steps
+                                       // (the histogram's last workgroup makes the plan)
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
 };
 
@@ -51,9 +52,10 @@ struct OnesweepPassPush {
 
 class OnesweepSort : public SortAlgorithm {
  public:
-  // Records the sort with `between` recorded after the plan step (histograms turned into
-  // exclusive offsets, plan words written, a compute barrier) and before the passes; the
-  // recording that `between` adds must end with a compute barrier.
+  // Records the sort with `between` recorded after the histogram step, whose last workgroup
+  // made the plan (histograms turned into exclusive offsets, plan words written), and its
+  // barrier, and before the passes; the recording that `between` adds must end with a compute
+  // barrier.
   virtual void record_around(Recorder& rec, const SortTargets& targets,
                              const std::function<void(const OnesweepStages&)>& between) const = 0;
   // Where in scratch the u32 counting look-back fallbacks of the last sort lies.
