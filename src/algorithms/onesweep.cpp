@@ -179,6 +179,30 @@ class Onesweep final : public OnesweepSort {
     return l;
   }
 
+  // Zeroes the state block (onesweep_clear.comp; with a GPU-side count it also writes the
+  // histogram's command), then the barrier the histogram needs.
+  void record_clear(Recorder& rec, const SortTargets& t, const Layout& l,
+                    uint32_t histogram_groups) const {
+    const bool indirect = t.count_address != 0;
+    if (options_.fill_clear && !indirect) {
+      rec.fill_zero(t.scratch_buffer, t.scratch_offset + l.state, l.state_bytes);
+      return;
+    }
+    const uint32_t state_words = uint32_t(l.state_bytes / 4);
+    const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
+    rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,
+                 ClearPush{t.scratch + l.state, t.count_address,
+                           t.scratch + l.dispatch + dispatch_histogram * dispatch_command_bytes,
+                           t.n, state_words, clear_groups, histogram_groups,
+                           histogram_keys_per_round, ctx_.info.max_workgroup_count_x});
+    // With a GPU-side count the clear wrote the histogram's command: it must reach the indirect
+    // read (a barrier the NVIDIA driver waits longer at, so only then).
+    if (indirect)
+      rec.indirect_barrier();
+    else
+      rec.compute_barrier();
+  }
+
   uint64_t scratch_bytes(uint64_t max_n) const override { return layout(max_n).total; }
   uint64_t max_elements() const override { return max_onesweep_elements; }
   uint64_t fallback_count_offset(uint64_t max_n) const override {
@@ -199,8 +223,8 @@ class Onesweep final : public OnesweepSort {
     const Layout l = layout(t.n);
     const bool indirect = t.count_address != 0;
     const uint32_t pass_count = passes();
-    const VkDeviceAddress state = t.scratch + l.state, counts = t.scratch + l.digit_counts,
-                          control = t.scratch + l.control, lookback = t.scratch + l.lookback;
+    const VkDeviceAddress counts = t.scratch + l.digit_counts, control = t.scratch + l.control,
+                          lookback = t.scratch + l.lookback;
     const VkDeviceAddress keys_alt = t.scratch + l.keys_alt;
     const VkDeviceAddress values_alt = spec_.value_words ? t.scratch + l.values_alt : 0;
     const std::vector<uint32_t> key_spec{0, spec_.key_words, spec_.key_kind, spec_.descending,
@@ -227,18 +251,7 @@ class Onesweep final : public OnesweepSort {
     const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);
     const uint32_t max_groups_x = ctx_.info.max_workgroup_count_x;
 
-    const uint32_t state_words = uint32_t(l.state_bytes / 4);
-    const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
-    rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,
-                 ClearPush{state, t.count_address,
-                           dispatch + dispatch_histogram * dispatch_command_bytes, t.n, state_words,
-                           clear_groups, histogram_groups, histogram_keys_per_round, max_groups_x});
-    // With a GPU-side count the clear wrote the histogram's command: it must reach the indirect
-    // read (a barrier the NVIDIA driver waits longer at, so only then).
-    if (indirect)
-      rec.indirect_barrier();
-    else
-      rec.compute_barrier();
+    record_clear(rec, t, l, histogram_groups);
 
     auto histogram_spec = with_workgroup(histogram_workgroup);
     histogram_spec.insert(histogram_spec.end(), {histogram_keys_per_thread, wide_indices});
