@@ -23,9 +23,9 @@ void main() {
   uint group = linear_workgroup_id();
   if (group >= group_count) return;
   if (count_address != 0 && group == 0 && gl_LocalInvocationID.x == 0) {
-    uint count = uint(min(element_count64(count_address, n), 0xffffffffuL));
     // At least one workgroup, also for a count of 0: the last one to finish makes the plan.
-    uint groups = max(1u, groups_with_elements(count, histogram_keys_per_round, histogram_group_count));
+    uint groups = max(1u, groups_with_elements(element_count64(count_address, n), histogram_keys_per_round,
+                                               histogram_group_count));
     write_dispatch(histogram_dispatch, groups, max_groups_x);
   }
   for (uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x; i < words;

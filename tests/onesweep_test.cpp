@@ -367,19 +367,6 @@ TEST(OnesweepWideIndices, SortLikeTheNarrowOnes) {
   EXPECT_TRUE(no_new_validation_messages());
 }
 
-// Profiling (OnesweepOptions::fill_clear): the state block zeroed by vkCmdFillBuffer instead of
-// onesweep_clear, with n on the host (check_onesweep sorts twice on the same scratch, so a stale
-// look-back entry or ticket would show), also with look-back fallbacks; with a GPU-side count
-// the option is ignored and the clear dispatch runs.
-TEST(OnesweepFillClear, SortsLikeTheClearDispatch) {
-  OnesweepOptions fill{.lookback_slots = 8, .spin_limit = 2, .publish_refusal_period = 3};
-  fill.fill_clear = true;
-  for (bool descending : {false, true}) {
-    EXPECT_TRUE(check_onesweep(fill, 30011, 30011, false, descending, true));
-    EXPECT_TRUE(check_onesweep(fill, 20000, 20777, true, descending));
-  }
-}
-
 TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   // Every third tile publishes nothing; successors give up after two look-back rounds, recount
   // it and insert its counts. Eight slots make the table wrap many times per pass.

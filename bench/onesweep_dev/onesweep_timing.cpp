@@ -23,8 +23,6 @@ int main(int argc, char** argv) {
   if (const char* g = std::getenv("ONESWEEP_GUESS")) options.guess_tile = atoi(g);
   if (const char* c = std::getenv("ONESWEEP_COUNTERS_IN_EXCHANGE")) options.counters_in_exchange = atoi(c);
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
-  // ONESWEEP_FILL_CLEAR: the state block zeroed by vkCmdFillBuffer instead of onesweep_clear.
-  if (std::getenv("ONESWEEP_FILL_CLEAR")) options.fill_clear = true;
   if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();

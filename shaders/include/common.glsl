@@ -65,3 +65,7 @@ void write_dispatch(uint64_t address, uint groups, uint max_groups_x) {
 uint groups_with_elements(uint count, uint items_per_round, uint group_count) {
   return min(div_ceil(count, items_per_round), group_count);
 }
+// The same for a count of up to 2^32 (Onesweep's), taken as at most 2^32 - 1.
+uint groups_with_elements(uint64_t count, uint items_per_round, uint group_count) {
+  return groups_with_elements(uint(min(count, 0xffffffffuL)), items_per_round, group_count);
+}

@@ -61,16 +61,19 @@ void plan_exclusive_offsets(uint64_t digit_counts, uint pass) {
   barrier();  // plan_subgroup_totals is reused by the next pass
 }
 
+// Whether a pass runs: more than one of its digits holds keys (after plan_exclusive_offsets).
+bool plan_pass_active(uint pass) { return plan_nonzero_digits[pass] > 1; }
+
 // The plan words, the copy-back flag and the later steps' dispatches, from plan_nonzero_digits.
 // One invocation.
 void write_plan(OnesweepPlanTargets p) {
   U32Array control = U32Array(p.control);
   uint active_passes = 0;
-  for (uint pass = 0; pass < p.pass_count; ++pass) active_passes += plan_nonzero_digits[pass] > 1 ? 1 : 0;
+  for (uint pass = 0; pass < p.pass_count; ++pass) active_passes += plan_pass_active(pass) ? 1 : 0;
   uint index = 0;
   for (uint pass = 0; pass < p.pass_count; ++pass) {
     uint plan = 0;
-    if (plan_nonzero_digits[pass] > 1) {
+    if (plan_pass_active(pass)) {
       plan = PLAN_ACTIVE | ((index & 1u) != 0 ? PLAN_INPUT_ALT : 0u) | (index == 0 ? PLAN_FIRST : 0u) |
              (index + 1 == active_passes ? PLAN_LAST : 0u);
       ++index;
@@ -80,8 +83,8 @@ void write_plan(OnesweepPlanTargets p) {
   control.v[CONTROL_COPY_BACK] = active_passes & 1u;
   for (uint pass = 0; pass < p.pass_count; ++pass)
     write_dispatch(dispatch_command(p.dispatch, DISPATCH_PASS + pass),
-                   plan_nonzero_digits[pass] > 1 ? div_ceil64(p.count, p.tile) : 0u, p.max_groups_x);
-  uint copy_groups = groups_with_elements(uint(min(p.count, 0xffffffffuL)), p.copy_keys_per_round, p.copy_group_count);
+                   plan_pass_active(pass) ? div_ceil64(p.count, p.tile) : 0u, p.max_groups_x);
+  uint copy_groups = groups_with_elements(p.count, p.copy_keys_per_round, p.copy_group_count);
   write_dispatch(dispatch_command(p.dispatch, DISPATCH_COPY_BACK), (active_passes & 1u) != 0 ? copy_groups : 0u,
                  p.max_groups_x);
 }

@@ -184,10 +184,6 @@ class Onesweep final : public OnesweepSort {
   void record_clear(Recorder& rec, const SortTargets& t, const Layout& l,
                     uint32_t histogram_groups) const {
     const bool indirect = t.count_address != 0;
-    if (options_.fill_clear && !indirect) {
-      rec.fill_zero(t.scratch_buffer, t.scratch_offset + l.state, l.state_bytes);
-      return;
-    }
     const uint32_t state_words = uint32_t(l.state_bytes / 4);
     const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
     rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,

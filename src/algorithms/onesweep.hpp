@@ -24,9 +24,6 @@ struct OnesweepOptions {
                                        // measured faster (32-bit keys alone), 0 off, 1 on
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
-  bool fill_clear = false;             // profiling: with n on the host, vkCmdFillBuffer zeroes the
-                                       // state block instead of onesweep_clear (scratch needs
-                                       // TRANSFER_DST usage); with a GPU-side count the clear runs
   bool histogram_only = false;         // profiling: record only the clear and histogram steps
                                        // (the histogram's last workgroup makes the plan)
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out

@@ -66,29 +66,6 @@ class Recorder {
     ends_with_barrier_ = true;
     if (profile_pool_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, profile_pool_, (*profile_next_)++);
   }
-  // Zeroes `size` bytes (a multiple of 4) at `offset` (a multiple of 4) of `buffer` (created with
-  // TRANSFER_DST usage) with vkCmdFillBuffer, between two barriers that keep the sorts' contract
-  // that every access is a compute shader's: earlier shader reads and writes happen before the
-  // fill, and the fill before, and visible to, later shader reads and writes. Development
-  // profiling only (OnesweepOptions::fill_clear); a timestamp after it like compute_barrier().
-  void fill_zero(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size) const {
-    VkMemoryBarrier before{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    before.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-    before.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         0, 1, &before, 0, nullptr, 0, nullptr);
-    vkCmdFillBuffer(cmd_, buffer, offset, size, 0);
-    VkMemoryBarrier after{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    after.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    after.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         0, 1, &after, 0, nullptr, 0, nullptr);
-    ends_with_barrier_ = false;  // not a compute_barrier(): no earlier shader write is covered
-    if (profile_pool_)
-      vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, profile_pool_,
-                          (*profile_next_)++);
-  }
-
   // Development profiling (bench/onesweep_dev): a timestamp into `pool` after every
   // compute_barrier(), at query *next, which then advances.
   void profile_barriers(VkQueryPool pool, uint32_t* next) {
