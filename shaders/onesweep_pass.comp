@@ -17,6 +17,12 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_control_flow_attributes : require
+#ifdef CLOCK_PROFILE
+// Profiling only (bench/onesweep_dev/onesweep_clock.cpp): invocation 0 of each workgroup writes its
+// SM and the SM clock at the tile's phase boundaries to the buffer at values_b (keys alone).
+#extension GL_ARB_shader_clock : require
+#extension GL_NV_shader_sm_builtins : require
+#endif
 #define WIDE_INDICES_ID 16  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
@@ -78,6 +84,18 @@ layout(constant_id = 14) const uint COUNTERS_IN_EXCHANGE = 0;
 // workgroup returns), read from the caller's keys and written to the scratch copy, both in the
 // caller's encoding (a stable scatter into buckets by that digit).
 layout(constant_id = 15) const uint PARTITION_PASS = 0;
+// 1: workgroup i sorts tile i (no claim on the pass's atomic counter, whose round trip every
+// tile waited for). Then a workgroup may wait on a tile whose workgroup has not started; the
+// look-back's fallback recounts such a tile after SPIN_LIMIT rounds, so the sort stays correct
+// without that assumption, and fast where workgroups start in id order (the device table).
+layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
+// 1: each digit's inclusive prefix is published as soon as its own walk ends, not after the
+// whole workgroup's look-back.
+layout(constant_id = 18) const uint EARLY_INCLUSIVE = 0;
+// 1 (with CLAIM_BY_ID, not in the partition pass): the plan dispatches fewer workgroups than
+// tiles, and workgroup i sorts tiles i, i + the grid, ... in turn, requesting the next tile's keys
+// (32-bit keys) while the current one looks back and stores.
+layout(constant_id = 19) const uint PERSISTENT = 0;
 const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
 shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];
@@ -94,11 +112,33 @@ uint counter_shift(uint digit) { return (digit & 1u) * 16u; }
 uint read_counter(uint subgroup, uint digit) {
   return (counter_get(counter_word(subgroup, digit)) >> counter_shift(digit)) & 0xffffu;
 }
+shared uint tile_digit_total[RADIX];                       // the tile's count of each digit
 shared uint tile_digit_starts[RADIX];                      // where each digit begins in the tile
 shared uint digit_global_shift[RADIX];                     // global index - tile position
 shared uint fallback_digit_counts[RADIX];
 shared uint scan_subgroup_totals[MAX_SUBGROUPS];
 shared uint partition_shared;
+
+#ifdef CLOCK_PROFILE
+// Record per tile and pass: SM, then the clock at main's start, after the claim, after the keys
+// arrived, after ranking, after the counts' publish and scan, after the look-back, at the end.
+// Then: the clock when digit 0's walk ended, digit 0's window reads, whether the guessed tile
+// was the one claimed, the clock when the look-back began.
+const uint CLOCK_FIELDS = 12;
+uint clock_record = 0, clock_reads = 0;
+void clock_mark(uint field) {
+  if (gl_LocalInvocationID.x != 0) return;
+  U32Array(values_b).v[clock_record + field] = field == 0 ? gl_SMIDNV : clock2x32ARB().x;
+}
+void clock_put(uint field, uint value) {
+  if (gl_LocalInvocationID.x == 0) U32Array(values_b).v[clock_record + field] = value;
+}
+// The fields of main's start, kept until the tile (and so the record's place) is known.
+uint clock_start;
+#define CLOCK_MARK(field) clock_mark(field)
+#else
+#define CLOCK_MARK(field)
+#endif
 
 // This pass's digit: the recorded one, or the partition pass's choice.
 uint pass, bit, digit_bits;
@@ -110,6 +150,13 @@ uint tile_total, last_tile_size;
 uint tile_size_of(uint tile) { return tile + 1 == tile_total ? last_tile_size : TILE; }
 uint64_t keys_in;
 bool input_raw;
+// Where this pass reads its keys (keys_in, input_raw), from plan bits PLAN_INPUT_BITS.
+const uint PLAN_INPUT_BITS = PLAN_ACTIVE | PLAN_FIRST | PLAN_INPUT_ALT;
+uint plan_guess;
+void set_input(uint plan) {
+  keys_in = (plan & PLAN_INPUT_ALT) != 0 ? keys_b : keys_a;
+  input_raw = (plan & PLAN_FIRST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
+}
 // The current tile (set by main).
 uint tile_index, tile_begin, tile_size;
 
@@ -182,7 +229,6 @@ void load_current_tile_keys(bool full, out uvec2 keys[KEYS_PER_THREAD]) {
 
 // Exclusive scan over the RADIX digits of `tile_digit_total` (indexed by digit), DIGITS_PER_INVOCATION
 // consecutive digits per invocation, into tile_digit_starts.
-shared uint tile_digit_total[RADIX];
 void scan_tile_digits() {
   uint t = gl_LocalInvocationID.x;
   uint first = t * DIGITS_PER_INVOCATION;
@@ -202,8 +248,19 @@ void scan_tile_digits() {
 }
 
 // Ranks, looks back and stores the current tile (steps 1-5 above).
+// The keys of tile `next` (32-bit keys), requested into `keys` while this tile looks back.
+void prefetch_tile_keys(uint next, out uvec2 keys[KEYS_PER_THREAD]) {
+  uint begin = tile_begin, size = tile_size;
+  tile_begin = next * TILE;
+  tile_size = tile_size_of(next);
+  load_current_tile_keys(false, keys);
+  tile_begin = begin;
+  tile_size = size;
+}
+
 void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in, uint64_t values_out,
-               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, uvec2 keys[KEYS_PER_THREAD]) {
+               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, inout uvec2 keys[KEYS_PER_THREAD],
+               uint next_tile) {
   uint t = gl_LocalInvocationID.x;
   bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
   // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
@@ -211,6 +268,15 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   uint chunk = subgroup * gl_SubgroupSize * KEYS_PER_THREAD + lane;
   uint places[KEYS_PER_THREAD];
   if (!keys_loaded) load_current_tile_keys(full, keys);
+#ifdef CLOCK_PROFILE
+  {  // wait for this invocation's keys, then for every invocation's
+    uint sum = 0;
+    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) sum += keys[k].x;
+    if (sum == 0x9e3779b9u) tile_digit_total[0] = sum;
+    barrier();
+    CLOCK_MARK(3);
+  }
+#endif
   // Each key in turn (item order, which keeps equal digits in input order): the lanes holding
   // its digit (ballots), the leader's addition of their count to the subgroup's digit counter,
   // and the counter's old value shuffled to them. One key's ranking state is live at a time, as
@@ -233,6 +299,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
                     : subgroupShuffle(counter, valid ? lane_mask_lowest(peers) : 0u) + below;
   }
   barrier();
+  CLOCK_MARK(4);
 
   // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that
   // successors can pass over this tile before its look-back ends.
@@ -252,11 +319,18 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   }
   barrier();
   scan_tile_digits();
+  // Each subgroup's counter of a digit becomes where its keys of that digit begin in the tile (the
+  // digit's start added), so that a key's place needs one lookup in shared memory, not two: those
+  // lookups, at random digits, cost the H100 more bank conflicts than this pass over the counters.
+  for (uint w = t; w < COUNTERS; w += gl_WorkGroupSize.x) {
+    uint pair = w % COUNTER_WORDS;
+    counter_set(w, counter_get(w) + (tile_digit_starts[2 * pair] | (tile_digit_starts[2 * pair + 1] << 16)));
+  }
+  barrier();
+  CLOCK_MARK(5);
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize)) {
-      uint digit = key_digit_of(keys[k]);
-      places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
-    }
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize))
+      places[k] += read_counter(subgroup, key_digit_of(keys[k]));
 
   // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
   // keys), then values the same way; each invocation keeps only its keys' targets in registers.
@@ -267,6 +341,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   if (COUNTERS_IN_EXCHANGE != 0) barrier();  // the counters, read above, share its memory
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
+  if (KEY_WORDS == 1 && next_tile < tile_total) prefetch_tile_keys(next_tile, keys);
 
   // The values' (low) words are requested now so that their latency hides behind the look-back.
   uint value_words[KEYS_PER_THREAD];
@@ -280,17 +355,21 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   uint exclusive[DIGITS_PER_INVOCATION];
   if ((PROFILE_OMIT & PROFILE_OMIT_LOOKBACK) != 0)
     for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) exclusive[k] = 0;
-  else
-    look_back(lookback_address, tile_index, first_tag, control_address + CONTROL_FALLBACKS * 4, exclusive);
+  else {
+    CLOCK_MARK(11);
+    look_back(lookback_address, tile_index, first_tag, control_address + CONTROL_FALLBACKS * 4,
+              EARLY_INCLUSIVE != 0 && publishes, exclusive);
+  }
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
     uint d = t + k * gl_WorkGroupSize.x;
     if (d >= RADIX) continue;
-    if (publishes && tile_index != 0)
+    if (publishes && tile_index != 0 && EARLY_INCLUSIVE == 0)
       lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, true, exclusive[k] + tile_digit_total[d]);
     digit_global_shift[d] = digit_offset[k] + exclusive[k] - tile_digit_starts[d];
   }
 
   barrier();
+  CLOCK_MARK(6);
   if (KEY_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint j = t + k * gl_WorkGroupSize.x;
@@ -303,6 +382,11 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   }
   if (output_raw) store_tile_keys(full, true, keys_out, low_words, targets);
   else store_tile_keys(full, false, keys_out, low_words, targets);
+#ifdef CLOCK_PROFILE
+  barrier();
+  CLOCK_MARK(7);
+  clock_put(9, clock_reads);
+#endif
   if (VALUE_WORDS == 0) return;
   barrier();
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
@@ -340,28 +424,26 @@ void main() {
     digit_bits = control.v[CONTROL_PARTITION_BITS];
     digit_offsets_address = recorded_digit_offsets + pass * RADIX * 4;
     plan = PLAN_ACTIVE | PLAN_FIRST | PLAN_LAST;
+    plan_guess = plan & PLAN_INPUT_BITS;
   } else {
     pass = recorded_pass, bit = recorded_bit, digit_bits = recorded_digit_bits;
     digit_offsets_address = recorded_digit_offsets;
     plan = control.v[CONTROL_PLAN + pass];
+    // The plan word is read below, after the tile's keys are requested: until then the keys come
+    // from where they are when no earlier pass was skipped (a wrong guess loads them again).
+    plan_guess = PLAN_ACTIVE | (pass == 0 ? PLAN_FIRST : 0u) | ((pass & 1u) != 0 ? PLAN_INPUT_ALT : 0u);
   }
-  // A skipped pass (every key has the same digit) gets no workgroups from the plan; this return is
-  // for the partition sort, which switches Onesweep's passes off after the plan wrote them.
-  if ((plan & PLAN_ACTIVE) == 0) return;
-  bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
-  input_raw = (plan & PLAN_FIRST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
-  bool output_raw = (plan & PLAN_LAST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
-  keys_in = input_alt ? keys_b : keys_a;
-  uint64_t keys_out = input_alt ? keys_a : keys_b;
-  uint64_t values_in = input_alt ? values_b : values_a;
-  uint64_t values_out = input_alt ? values_a : values_b;
+  set_input(plan_guess);
   uint64_t key_count = element_count64(count_address, n);
   uint last_index = uint(key_count - 1);  // 32-bit divisions: a 64-bit one costs registers
   tile_total = key_count == 0 ? 0u : last_index / TILE + 1u;
   last_tile_size = last_index % TILE + 1u;
 
   uint t = gl_LocalInvocationID.x;
-  if (t == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
+#ifdef CLOCK_PROFILE
+  clock_start = clock2x32ARB().x;
+#endif
+  if (t == 0 && CLAIM_BY_ID == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
   for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
   look_back_prepare();
   // Fetched early: its latency then hides behind the tile's loads.
@@ -378,15 +460,48 @@ void main() {
     load_current_tile_keys(false, keys);
   }
   barrier();
-  tile_index = partition_shared;
+  // A skipped pass (every key has the same digit) gets no workgroups from the plan; this return is
+  // for the partition sort, which switches Onesweep's passes off after the plan wrote them.
+  if ((plan & PLAN_ACTIVE) == 0) return;
+  bool keys_where_guessed = (plan & PLAN_INPUT_BITS) == plan_guess;
+  set_input(plan);
+  bool input_alt = (plan & PLAN_INPUT_ALT) != 0;
+  bool output_raw = (plan & PLAN_LAST) != 0 && (PROFILE_OMIT & PROFILE_OMIT_MAPPING) == 0;
+  uint64_t keys_out = input_alt ? keys_a : keys_b;
+  uint64_t values_in = input_alt ? values_b : values_a;
+  uint64_t values_out = input_alt ? values_a : values_b;
+  tile_index = CLAIM_BY_ID != 0 ? linear_workgroup_id() : partition_shared;
   // Claims beyond the count's tiles: the last row of an x * y split (the plan dispatches the
   // count's tiles), or the partition pass's grid for max_n.
   if (tile_index >= tile_total) return;
-  tile_begin = tile_index * TILE;
-  tile_size = tile_size_of(tile_index);
-  bool keys_loaded = GUESS_TILE != 0 && tile_index == guess;
-  if (FULL_TILE_COPY != 0 && tile_size == TILE)
-    sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
-  else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
+  bool keys_loaded = GUESS_TILE != 0 && tile_index == guess && keys_where_guessed;
+  bool persistent = PERSISTENT != 0 && CLAIM_BY_ID != 0 && PARTITION_PASS == 0;
+  uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+  for (;;) {
+    tile_begin = tile_index * TILE;
+    tile_size = tile_size_of(tile_index);
+#ifdef CLOCK_PROFILE
+    clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
+    CLOCK_MARK(0);
+    CLOCK_MARK(2);
+    if (t == 0) U32Array(values_b).v[clock_record + 1] = clock_start;
+    clock_put(10, keys_loaded ? 1u : 0u);
+#endif
+    uint next = persistent && KEY_WORDS == 1 ? tile_index + stride : tile_total;
+    if (FULL_TILE_COPY != 0 && tile_size == TILE)
+      sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
+    else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
+    if (!persistent || tile_index + stride >= tile_total) return;
+    // The next tile: this one's shared state read to the end first.
+    tile_index += stride;
+    keys_loaded = KEY_WORDS == 1;
+#ifdef CLOCK_PROFILE
+    clock_start = clock2x32ARB().x;
+#endif
+    barrier();
+    for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
+    look_back_prepare();
+    barrier();
+  }
 }
 

@@ -9,7 +9,7 @@ root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 dest=${DEVRUN:-$root/.devrun/onesweep_dev}
 mkdir -p "$dest"
-for tool in onesweep_timing shader_stats; do
+for tool in onesweep_timing shader_stats onesweep_clock; do
   g++ -std=c++20 -O2 -I"$root/include" -I"$root/src" -I"$build" "$here/$tool.cpp" \
     "$build/libgpusort.a" -lvulkan -o "$dest/$tool"
 done
@@ -18,5 +18,5 @@ if [ -x "$nvcc" ]; then
   "$nvcc" -O3 -gencode=arch=compute_90,code=sm_90 "$here/cub_timing.cu" -o "$dest/cub_timing"
 fi
 cp "$here/occupancy_sweep.sh" "$here/../device_setup.sh" "$dest/"
-strip "$dest"/onesweep_timing "$dest"/shader_stats
+strip "$dest"/onesweep_timing "$dest"/shader_stats "$dest"/onesweep_clock
 du -sh "$dest"

@@ -63,7 +63,7 @@ struct HistogramPush {
   VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
   uint64_t n;
   uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
-      max_groups_x;
+      max_groups_x, pass_group_cap;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -91,6 +91,8 @@ struct OnesweepShapeRow {
   OnesweepShape large;
   uint64_t mid_max_n = 0;
   OnesweepShape mid;
+  // Workgroup i sorts tile i (no claim on an atomic counter): where workgroups start in id order.
+  bool tiles_by_id = false;
 };
 OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
   // NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory), measured on the H100:
@@ -98,8 +100,10 @@ OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exc
   // array, else 16 (sessions 3-5, 2^24). At 2^18 a 512 x 16-20 tile gives 26-32 tiles for 132 SMs;
   // 384 x 8 gives 86: u32 0.076 -> 0.059 ms, u32+u32 0.075 -> 0.062, u64 0.133 -> 0.106, while at
   // 2^20 the large shape is the faster again (session 7, call 3).
+  // NVIDIA starts workgroups in id order, so tiles go by id: the claim's round trip cost 3-5 % at
+  // every size and key type (session 10, call 2).
   if (info.min_subgroup_size >= 32)
-    return {{512, counters_in_exchange ? 20u : 16u}, uint64_t(1) << 18, {384, 8}};
+    return {{512, counters_in_exchange ? 20u : 16u}, uint64_t(1) << 18, {384, 8}, info.vendor_id == 0x10de};
   // Narrow subgroups (lavapipe): small tiles (the per-subgroup counters cost 1 KiB a subgroup).
   return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, 0, {}};
 }
@@ -137,6 +141,7 @@ class Onesweep final : public OnesweepSort {
   // A bounds-check-free copy of the pass's tile code for full tiles: faster on the H100 for
   // 64-bit keys and for pairs, slower for 32-bit keys alone (bench/NOTES-onesweep.md).
   uint32_t full_tile_copy() const {
+    if (options_.full_tile_copy >= 0) return uint32_t(options_.full_tile_copy);
     return spec_.key_words == 2 || spec_.value_words != 0 ? 1u : 0u;
   }
   // Keys requested for the workgroup id's tile before the claim returns: on the H100 +1 % for
@@ -145,6 +150,12 @@ class Onesweep final : public OnesweepSort {
     if (options_.guess_tile >= 0) return uint32_t(options_.guess_tile);
     return spec_.key_words == 1 ? 1u : 0u;
   }
+  uint32_t claim_by_id() const {
+    if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
+    return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
+  }
+  // Workgroups per pass where each loops over tiles (0: one per tile); needs tiles by id.
+  uint32_t persistent_groups() const { return claim_by_id() ? options_.persistent_groups : 0u; }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -254,7 +265,7 @@ class Onesweep final : public OnesweepSort {
     const HistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
-        tile(), copy_groups,      copy_workgroup,  max_groups_x};
+        tile(), copy_groups,      copy_workgroup,  max_groups_x, persistent_groups()};
     if (indirect)
       launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
     else
@@ -269,7 +280,9 @@ class Onesweep final : public OnesweepSort {
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), 0, wide_indices});
+                      guess_tile(), counters_in_exchange(), 0, wide_indices,
+                      claim_by_id(), options_.early_inclusive > 0 ? 1u : 0u,
+                      persistent_groups() ? 1u : 0u});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,
@@ -277,8 +290,11 @@ class Onesweep final : public OnesweepSort {
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       // A skipped pass runs no workgroup.
-      launch_planned("onesweep_pass", pass_spec, dispatch_pass + pass,
-                     OnesweepPassPush{t.keys, keys_alt, t.values, values_alt, t.count_address,
+      launch_planned(options_.clock_profile ? "onesweep_pass_clock" : "onesweep_pass", pass_spec,
+                     dispatch_pass + pass,
+                     OnesweepPassPush{t.keys, keys_alt, t.values,
+                                      options_.clock_profile ? options_.clock_profile : values_alt,
+                                      t.count_address,
                                       counts + pass * radix * 4, control, lookback, t.n, pass, bit,
                                       std::min(digit_bits, spec_.end_bit - bit),
                                       uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});

@@ -22,11 +22,22 @@ struct OnesweepOptions {
                                        // returns: -1 where measured faster (32-bit keys), 0 off, 1 on
   int32_t counters_in_exchange = -1;   // per-subgroup counters inside the exchange array: -1 where
                                        // measured faster (32-bit keys alone), 0 off, 1 on
+  int32_t claim_by_id = -1;            // workgroup i sorts tile i instead of claiming one from the
+                                       // pass's counter: -1 as the device table says, 0 off, 1 on
+  int32_t early_inclusive = -1;        // each digit's inclusive prefix published when its own
+                                       // walk ends: -1 default, 0 off, 1 on
+  uint32_t persistent_groups = 0;      // with tiles by id: at most this many workgroups per pass,
+                                       // each sorting every such tile in turn (0: one per tile)
+  int32_t full_tile_copy = -1;         // a bounds-check-free copy of the tile code for full tiles:
+                                       // -1 where measured faster, 0 off, 1 on
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
   bool histogram_only = false;         // profiling: record only the clear and histogram steps
                                        // (the histogram's last workgroup makes the plan)
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
+  // Profiling (bench/onesweep_dev/onesweep_clock.cpp, keys alone): the pass's clock variant,
+  // built with GPUSORT_ONESWEEP_VARIANTS, writes its per-tile records to this address.
+  VkDeviceAddress clock_profile = 0;
 };
 
 // Where one recorded Onesweep sort keeps its state, for a sort built on its steps

@@ -1,0 +1,194 @@
+// Development profiling tool for Onesweep (issue #11): where a tile's time goes, read off the SM
+// clock inside the pass. Sorts random u32 keys with the pass's CLOCK_PROFILE variant (build with
+// -DGPUSORT_ONESWEEP_VARIANTS=ON), whose invocation 0 records per tile its SM and the clock at
+// the phase boundaries (shaders/onesweep_pass.comp), and prints per pass:
+//   - each phase's cycles per tile (mean, p10, p50, p90),
+//   - the gap on one SM between a workgroup's end and the next one's start (launch, exit),
+//   - how much of each SM's span its workgroups were running.
+// The variant adds two barriers per tile (after the loads, at the end) and waits for the keys
+// before ranking, so its total runs a little slower than the product pass.
+//   onesweep_clock <log2 n> [workgroup keys_per_thread]
+// Creates its own device with VK_KHR_shader_clock and VK_NV_shader_sm_builtins (NVIDIA only).
+#include "algorithms/onesweep.hpp"
+#include "vulkan/buffer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <vector>
+
+using namespace gpusort;
+
+namespace {
+
+void check_vk(VkResult r, const char* what) {
+  if (r != VK_SUCCESS) {
+    std::fprintf(stderr, "%s failed: %d\n", what, int(r));
+    std::exit(1);
+  }
+}
+
+Context make_context() {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_3;
+  VkInstanceCreateInfo ii{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ii.pApplicationInfo = &app;
+  VkInstance instance;
+  check_vk(vkCreateInstance(&ii, nullptr, &instance), "vkCreateInstance");
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  std::vector<VkPhysicalDevice> devices(count);
+  vkEnumeratePhysicalDevices(instance, &count, devices.data());
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  for (auto d : devices) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(d, &p);
+    if (p.vendorID == 0x10de) physical = d;
+  }
+  if (!physical) {
+    std::fprintf(stderr, "no NVIDIA device\n");
+    std::exit(1);
+  }
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families.data());
+  uint32_t family = 0;
+  while (family < family_count && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR, &sm};
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &clock};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  vkGetPhysicalDeviceFeatures2(physical, &features);  // everything the device has
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qi.queueFamilyIndex = family;
+  qi.queueCount = 1;
+  qi.pQueuePriorities = &priority;
+  const char* extensions[] = {VK_KHR_SHADER_CLOCK_EXTENSION_NAME, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME};
+  VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
+  di.queueCreateInfoCount = 1;
+  di.pQueueCreateInfos = &qi;
+  di.enabledExtensionCount = 2;
+  di.ppEnabledExtensionNames = extensions;
+  VkDevice device;
+  check_vk(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
+  VkQueue queue;
+  vkGetDeviceQueue(device, family, 0, &queue);
+  return Context::wrap(instance, physical, device, queue, family);
+}
+
+struct Stats {
+  double mean, p10, p50, p90;
+};
+Stats stats(std::vector<double> v) {
+  if (v.empty()) return {0, 0, 0, 0};
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  auto at = [&](double q) { return v[std::min(v.size() - 1, size_t(q * v.size()))]; };
+  return {sum / v.size(), at(0.1), at(0.5), at(0.9)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  const uint64_t n = 1ull << atoi(argv[1]);
+  OnesweepOptions options;
+  if (argc > 3) options.workgroup = atoi(argv[2]), options.keys_per_thread = atoi(argv[3]);
+  if (const char* c = std::getenv("ONESWEEP_CLAIM_BY_ID")) options.claim_by_id = atoi(c);
+  if (const char* e = std::getenv("ONESWEEP_EARLY_INCLUSIVE")) options.early_inclusive = atoi(e);
+  if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
+  if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
+  if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
+  Context ctx = make_context();
+  auto& impl = ctx.impl();
+  SortSpec spec = make_sort_spec(KeyType::u32, 0, false, 0, 0);
+  std::vector<uint32_t> host(n);
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (auto& h : host) x ^= x << 13, x ^= x >> 7, x ^= x << 17, h = uint32_t(x);
+  DeviceBuffer input(impl, n * 4, MemoryKind::device_local), keys(impl, n * 4, MemoryKind::device_local);
+  upload(impl, input, host.data(), n * 4);
+  // Records for tiles of 256 keys or more (the tool's tile count below assumes the shape given).
+  const uint64_t max_tiles = n / 256 + 1, passes = 4, fields = 12;
+  DeviceBuffer records(impl, max_tiles * passes * fields * 4, MemoryKind::device_local);
+  options.clock_profile = records.address();
+  auto profiled = make_onesweep(impl, spec, options);
+  options.clock_profile = 0;
+  auto plain = make_onesweep(impl, spec, options);
+  DeviceBuffer scratch(impl, std::max(profiled->scratch_bytes(n), plain->scratch_bytes(n)), MemoryKind::device_local);
+  auto run = [&](SortAlgorithm& algorithm) {
+    impl.submit([&](VkCommandBuffer cmd) {
+      VkBufferCopy c{0, 0, n * 4};
+      vkCmdCopyBuffer(cmd, input.buffer(), keys.buffer(), 1, &c);
+    });
+    return impl.submit_timed([&](VkCommandBuffer cmd) {
+      Recorder rec(impl, cmd);
+      algorithm.record(rec, {keys.address(), 0, scratch.address(), scratch.buffer(), 0, 0, n});
+    });
+  };
+  std::vector<double> plain_ms, profiled_ms;
+  for (int r = 0; r < 8; ++r) plain_ms.push_back(run(*plain)), profiled_ms.push_back(run(*profiled));
+  std::sort(plain_ms.begin(), plain_ms.end());
+  std::sort(profiled_ms.begin(), profiled_ms.end());
+  std::vector<uint32_t> out(n), rec(max_tiles * passes * fields);
+  download(impl, keys, out.data(), n * 4);
+  bool sorted = std::is_sorted(out.begin(), out.end());
+  download(impl, records, rec.data(), rec.size() * 4);
+  const uint32_t workgroup = options.workgroup ? options.workgroup : 512;
+  const uint32_t kpt = options.keys_per_thread ? options.keys_per_thread : 20;
+  const uint64_t tile = uint64_t(workgroup) * kpt, tiles = (n + tile - 1) / tile;
+  std::printf("u32 2^%d, %u x %u (tile %llu, %llu tiles): plain %.4f ms, profiled %.4f ms (medians of 8), %s\n",
+              atoi(argv[1]), workgroup, kpt, (unsigned long long)tile, (unsigned long long)tiles,
+              plain_ms[4], profiled_ms[4], sorted ? "sorted" : "NOT SORTED");
+  const char* names[] = {"claim", "keys arrive", "ranking", "counts+scan", "look-back", "stores"};
+  for (uint64_t pass = 0; pass < passes; ++pass) {
+    std::vector<std::vector<double>> phase(6);
+    std::vector<double> walk, reads, before_walk;
+    uint64_t guessed = 0;
+    std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> by_sm;  // start, end
+    for (uint64_t tile_index = 0; tile_index < tiles; ++tile_index) {
+      const uint32_t* r = &rec[(pass * tiles + tile_index) * fields];
+      for (int f = 0; f < 6; ++f) phase[f].push_back(double(uint32_t(r[f + 2] - r[f + 1])));
+      if (tile_index) {  // tile 0 does not look back
+        walk.push_back(double(uint32_t(r[8] - r[5])));
+        reads.push_back(double(r[9]));
+      }
+      guessed += r[10];
+      if (tile_index) before_walk.push_back(double(uint32_t(r[11] - r[5])));
+      by_sm[r[0]].push_back({r[1], r[7]});
+    }
+    std::printf("pass %llu, cycles per tile: ", (unsigned long long)pass);
+    double total = 0;
+    for (int f = 0; f < 6; ++f) {
+      Stats s = stats(phase[f]);
+      total += s.mean;
+      std::printf("%s %.0f (p10 %.0f p50 %.0f p90 %.0f); ", names[f], s.mean, s.p10, s.p50, s.p90);
+    }
+    std::vector<double> gaps, busy;
+    for (auto& [sm, spans] : by_sm) {
+      std::sort(spans.begin(), spans.end(), [](auto a, auto b) { return int32_t(a.first - b.first) < 0; });
+      double running = 0;
+      for (size_t i = 0; i < spans.size(); ++i) {
+        running += uint32_t(spans[i].second - spans[i].first);
+        if (i) gaps.push_back(double(int32_t(spans[i].first - spans[i - 1].second)));
+      }
+      double span = uint32_t(spans.back().second - spans.front().first);
+      if (span > 0) busy.push_back(running / span);
+    }
+    Stats w = stats(walk), rd = stats(reads), bw = stats(before_walk);
+    std::printf("to the look-back's start %.0f (p50 %.0f); digit 0's walk ends %.0f (p10 %.0f p50 %.0f p90 %.0f), its window reads %.2f (p50 %.0f p90 %.0f); "
+                "guessed tiles %.3f; ",
+                bw.mean, bw.p50, w.mean, w.p10, w.p50, w.p90, rd.mean, rd.p50, rd.p90, double(guessed) / tiles);
+    Stats g = stats(gaps), b = stats(busy);
+    std::printf("total %.0f; %zu SMs, gap between tiles on an SM %.0f (p10 %.0f p50 %.0f p90 %.0f); "
+                "busy %.3f (p10 %.3f)\n",
+                total, by_sm.size(), g.mean, g.p10, g.p50, g.p90, b.mean, b.p10);
+  }
+  return sorted ? 0 : 1;
+}
