@@ -1,7 +1,8 @@
 #version 460
 // Onesweep, one pass per digit. Each workgroup:
 //   1. takes the next tile index from the pass's atomic counter (so it only ever waits on
-//      tiles that some running workgroup already owns) and loads its tile, each subgroup a
+//      tiles that some running workgroup already owns), or its own id where the device table says
+//      that workgroups start in id order (CLAIM_BY_ID), and loads its tile, each subgroup a
 //      contiguous chunk, KEYS_PER_THREAD keys per invocation, coalesced;
 //   2. ranks the keys by digit: subgroup ballots find equal digits, a per-subgroup digit counter
 //      in shared memory gives each key its place among earlier keys of the same digit;
@@ -89,13 +90,6 @@ layout(constant_id = 15) const uint PARTITION_PASS = 0;
 // look-back's fallback recounts such a tile after SPIN_LIMIT rounds, so the sort stays correct
 // without that assumption, and fast where workgroups start in id order (the device table).
 layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
-// 1: each digit's inclusive prefix is published as soon as its own walk ends, not after the
-// whole workgroup's look-back.
-layout(constant_id = 18) const uint EARLY_INCLUSIVE = 0;
-// 1 (with CLAIM_BY_ID, not in the partition pass): the plan dispatches fewer workgroups than
-// tiles, and workgroup i sorts tiles i, i + the grid, ... in turn, requesting the next tile's keys
-// (32-bit keys) while the current one looks back and stores.
-layout(constant_id = 19) const uint PERSISTENT = 0;
 const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
 shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];
@@ -248,19 +242,8 @@ void scan_tile_digits() {
 }
 
 // Ranks, looks back and stores the current tile (steps 1-5 above).
-// The keys of tile `next` (32-bit keys), requested into `keys` while this tile looks back.
-void prefetch_tile_keys(uint next, out uvec2 keys[KEYS_PER_THREAD]) {
-  uint begin = tile_begin, size = tile_size;
-  tile_begin = next * TILE;
-  tile_size = tile_size_of(next);
-  load_current_tile_keys(false, keys);
-  tile_begin = begin;
-  tile_size = size;
-}
-
 void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in, uint64_t values_out,
-               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, inout uvec2 keys[KEYS_PER_THREAD],
-               uint next_tile) {
+               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, uvec2 keys[KEYS_PER_THREAD]) {
   uint t = gl_LocalInvocationID.x;
   bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
   // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
@@ -319,18 +302,12 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   }
   barrier();
   scan_tile_digits();
-  // Each subgroup's counter of a digit becomes where its keys of that digit begin in the tile (the
-  // digit's start added), so that a key's place needs one lookup in shared memory, not two: those
-  // lookups, at random digits, cost the H100 more bank conflicts than this pass over the counters.
-  for (uint w = t; w < COUNTERS; w += gl_WorkGroupSize.x) {
-    uint pair = w % COUNTER_WORDS;
-    counter_set(w, counter_get(w) + (tile_digit_starts[2 * pair] | (tile_digit_starts[2 * pair + 1] << 16)));
-  }
-  barrier();
   CLOCK_MARK(5);
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize))
-      places[k] += read_counter(subgroup, key_digit_of(keys[k]));
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize)) {
+      uint digit = key_digit_of(keys[k]);
+      places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
+    }
 
   // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
   // keys), then values the same way; each invocation keeps only its keys' targets in registers.
@@ -341,7 +318,6 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   if (COUNTERS_IN_EXCHANGE != 0) barrier();  // the counters, read above, share its memory
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
-  if (KEY_WORDS == 1 && next_tile < tile_total) prefetch_tile_keys(next_tile, keys);
 
   // The values' (low) words are requested now so that their latency hides behind the look-back.
   uint value_words[KEYS_PER_THREAD];
@@ -357,13 +333,12 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
     for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) exclusive[k] = 0;
   else {
     CLOCK_MARK(11);
-    look_back(lookback_address, tile_index, first_tag, control_address + CONTROL_FALLBACKS * 4,
-              EARLY_INCLUSIVE != 0 && publishes, exclusive);
+    look_back(lookback_address, tile_index, first_tag, control_address + CONTROL_FALLBACKS * 4, exclusive);
   }
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
     uint d = t + k * gl_WorkGroupSize.x;
     if (d >= RADIX) continue;
-    if (publishes && tile_index != 0 && EARLY_INCLUSIVE == 0)
+    if (publishes && tile_index != 0)
       lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, true, exclusive[k] + tile_digit_total[d]);
     digit_global_shift[d] = digit_offset[k] + exclusive[k] - tile_digit_starts[d];
   }
@@ -475,33 +450,17 @@ void main() {
   // count's tiles), or the partition pass's grid for max_n.
   if (tile_index >= tile_total) return;
   bool keys_loaded = GUESS_TILE != 0 && tile_index == guess && keys_where_guessed;
-  bool persistent = PERSISTENT != 0 && CLAIM_BY_ID != 0 && PARTITION_PASS == 0;
-  uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-  for (;;) {
-    tile_begin = tile_index * TILE;
-    tile_size = tile_size_of(tile_index);
+  tile_begin = tile_index * TILE;
+  tile_size = tile_size_of(tile_index);
 #ifdef CLOCK_PROFILE
-    clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
-    CLOCK_MARK(0);
-    CLOCK_MARK(2);
-    if (t == 0) U32Array(values_b).v[clock_record + 1] = clock_start;
-    clock_put(10, keys_loaded ? 1u : 0u);
+  clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
+  CLOCK_MARK(0);
+  CLOCK_MARK(2);
+  if (t == 0) U32Array(values_b).v[clock_record + 1] = clock_start;
+  clock_put(10, keys_loaded ? 1u : 0u);
 #endif
-    uint next = persistent && KEY_WORDS == 1 ? tile_index + stride : tile_total;
-    if (FULL_TILE_COPY != 0 && tile_size == TILE)
-      sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
-    else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
-    if (!persistent || tile_index + stride >= tile_total) return;
-    // The next tile: this one's shared state read to the end first.
-    tile_index += stride;
-    keys_loaded = KEY_WORDS == 1;
-#ifdef CLOCK_PROFILE
-    clock_start = clock2x32ARB().x;
-#endif
-    barrier();
-    for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
-    look_back_prepare();
-    barrier();
-  }
+  if (FULL_TILE_COPY != 0 && tile_size == TILE)
+    sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
+  else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
 }
 

@@ -59,6 +59,7 @@ struct PartlyConstantKeys {
   uint64_t varying = ~0ull;
   uint64_t max_n = 0;
   std::optional<uint32_t> gpu_count;
+  int32_t claim_by_id = -1;  // OnesweepOptions::claim_by_id
 };
 
 // What check_partly_constant_keys leaves for further checks.
@@ -92,10 +93,13 @@ struct SortedKeys {
   description << to_string(c.key) << " values=" << value_bytes
               << (c.descending ? " descending" : " ascending") << " n=" << n;
   if (c.gpu_count) description << " (GPU count " << *c.gpu_count << ", max_n " << max_n << ")";
-  description << " varying=0x" << std::hex << c.varying << std::dec << " seed=" << seed;
+  description << " varying=0x" << std::hex << c.varying << std::dec << " seed=" << seed
+              << " tiles by id " << c.claim_by_id;
   sorted.description = description.str();
 
-  auto algorithm = make_onesweep(impl, spec, OnesweepOptions{});
+  OnesweepOptions options;
+  options.claim_by_id = c.claim_by_id;
+  auto algorithm = make_onesweep(impl, spec, options);
   DeviceBuffer key_buffer(impl, std::max<uint64_t>(max_n * key_bytes, 4), MemoryKind::device_local);
   DeviceBuffer value_buffer(impl, std::max<uint64_t>(max_n * value_bytes, 4),
                             MemoryKind::device_local);
@@ -380,6 +384,34 @@ TEST(OnesweepFallback, TilesThatNeverPublishAreCountedByTheirSuccessors) {
   // No tile publishes: every tile recounts all of its predecessors.
   options.publish_refusal_period = 1;
   EXPECT_TRUE(check_onesweep(options, 9000, 9000, false, false, true));
+}
+
+// Tiles by workgroup id (the device table's choice on NVIDIA, where workgroups start in id order),
+// forced here on and off: lavapipe need not start workgroups in that order, so a tile may wait on
+// one whose workgroup has not run yet, and the look-back's fallback (two rounds, eight slots) must
+// recount it. n on the host and from the GPU (the grid's surplus workgroups return), ascending and
+// descending; then partly constant keys with tiles by id, so that passes are skipped and a pass
+// reads its keys from the other buffer than its parity suggests (they are requested before the
+// plan word arrives, and requested again where that guess was wrong).
+TEST(OnesweepTilesById, SortWithAndWithoutTheClaim) {
+  for (int32_t by_id : {1, 0}) {
+    OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2};
+    options.claim_by_id = by_id;
+    for (bool descending : {false, true}) {
+      EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, descending)) << "by id " << by_id;
+      EXPECT_TRUE(check_onesweep(options, 20000, 33333, true, descending)) << "by id " << by_id;
+    }
+  }
+  for (const PartlyConstantKeys& c :
+       {PartlyConstantKeys{KeyType::u32, 4, false, 0xff00ff00, 20001, {}, 1},     // passes 1 and 3
+        PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, 1},      // 2 alone
+        PartlyConstantKeys{KeyType::u64, 8, false, 0xffffff, 20001, 9000u, 1}}) {  // 3 of 8
+    SortedKeys sorted;
+    uint32_t ran = 0;
+    const ::testing::AssertionResult output = check_partly_constant_keys(c, sorted);
+    EXPECT_TRUE(output);
+    if (output) EXPECT_TRUE(check_plan(c, sorted, &ran));
+  }
 }
 
 // With a GPU-side count the histogram, the passes and the copy-back are dispatched for the count,

@@ -102,10 +102,8 @@ int main(int argc, char** argv) {
   OnesweepOptions options;
   if (argc > 3) options.workgroup = atoi(argv[2]), options.keys_per_thread = atoi(argv[3]);
   if (const char* c = std::getenv("ONESWEEP_CLAIM_BY_ID")) options.claim_by_id = atoi(c);
-  if (const char* e = std::getenv("ONESWEEP_EARLY_INCLUSIVE")) options.early_inclusive = atoi(e);
   if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
   if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
-  if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
   Context ctx = make_context();
   auto& impl = ctx.impl();
   SortSpec spec = make_sort_spec(KeyType::u32, 0, false, 0, 0);

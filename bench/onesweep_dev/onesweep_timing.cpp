@@ -25,9 +25,7 @@ int main(int argc, char** argv) {
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
   if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
   if (const char* c = std::getenv("ONESWEEP_CLAIM_BY_ID")) options.claim_by_id = atoi(c);
-  if (const char* e = std::getenv("ONESWEEP_EARLY_INCLUSIVE")) options.early_inclusive = atoi(e);
   if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
-  if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();
   auto& impl = ctx.impl();

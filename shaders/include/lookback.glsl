@@ -19,8 +19,7 @@
 // ordering suffices.
 //
 // Include after defining RADIX, lookback_slot_mask (table length in tiles, a power of two, - 1),
-// LOOKBACK_WINDOW, SPIN_LIMIT, DIGITS_PER_INVOCATION, `shared uint fallback_digit_counts[RADIX]`,
-// `shared uint tile_digit_total[RADIX]` (this tile's count of each digit) and `void count_partition_digits(uint tile_index)`,
+// LOOKBACK_WINDOW, SPIN_LIMIT, DIGITS_PER_INVOCATION, `shared uint fallback_digit_counts[RADIX]` and `void count_partition_digits(uint tile_index)`,
 // which fills fallback_digit_counts with the tile's digit histogram (all invocations call
 // it; it contains barriers).
 
@@ -55,21 +54,15 @@ void look_back_prepare() {
 
 // Sums, for the digits d = gl_LocalInvocationID.x + k * gl_WorkGroupSize.x, the counts of all
 // partitions before `tile_index` (tags first_tag + tile index) into exclusive[k]; counts each
-// fallback in the u32 at fallback_counter. With publish_inclusive, each digit's inclusive prefix
-// (exclusive + tile_digit_total[d]) is published as soon as that digit's walk ends, so that
-// successors need not wait for this workgroup's slowest digit.
+// fallback in the u32 at fallback_counter.
 // Each digit walks back on its own, LOOKBACK_WINDOW entries per round of reads so that a long
 // chain of partial counts costs few memory latencies, until it meets an inclusive prefix or the
 // first tile. A digit whose predecessor stays unpublished for SPIN_LIMIT rounds (or whose slot
 // was reused) stops; then the workgroup recounts the latest such predecessor (the fallback) and
 // the walks resume.
 void look_back(uint64_t table, uint tile_index, uint first_tag, uint64_t fallback_counter,
-               bool publish_inclusive, out uint exclusive[DIGITS_PER_INVOCATION]) {
+               out uint exclusive[DIGITS_PER_INVOCATION]) {
   uint t = gl_LocalInvocationID.x;
-  // Tile 0's counts went out inclusive already.
-  bool published[DIGITS_PER_INVOCATION];
-  for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k)
-    published[k] = !publish_inclusive || tile_index == 0 || t + k * gl_WorkGroupSize.x >= RADIX;
   // next[k]: 1 + the predecessor digit k reads next; 0 once its prefix is complete.
   uint next[DIGITS_PER_INVOCATION];
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
@@ -112,10 +105,6 @@ void look_back(uint64_t table, uint tile_index, uint first_tag, uint64_t fallbac
 #ifdef CLOCK_PROFILE
       if (k == 0 && next[k] == 0) CLOCK_MARK(8);
 #endif
-      if (next[k] == 0 && !published[k]) {
-        published[k] = true;
-        lookback_publish(table, tile_index, digit, first_tag + tile_index, true, exclusive[k] + tile_digit_total[digit]);
-      }
     }
     // Every read of the next round's word (two rounds ago) ended before the fallback's barriers.
     if (t == 0) lookback_stalled[(round + 1) & 1] = 0;

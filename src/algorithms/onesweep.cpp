@@ -63,7 +63,7 @@ struct HistogramPush {
   VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
   uint64_t n;
   uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
-      max_groups_x, pass_group_cap;
+      max_groups_x;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -154,8 +154,6 @@ class Onesweep final : public OnesweepSort {
     if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
     return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
   }
-  // Workgroups per pass where each loops over tiles (0: one per tile); needs tiles by id.
-  uint32_t persistent_groups() const { return claim_by_id() ? options_.persistent_groups : 0u; }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -265,7 +263,7 @@ class Onesweep final : public OnesweepSort {
     const HistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
-        tile(), copy_groups,      copy_workgroup,  max_groups_x, persistent_groups()};
+        tile(), copy_groups,      copy_workgroup,  max_groups_x};
     if (indirect)
       launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
     else
@@ -281,8 +279,7 @@ class Onesweep final : public OnesweepSort {
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
                       guess_tile(), counters_in_exchange(), 0, wide_indices,
-                      claim_by_id(), options_.early_inclusive > 0 ? 1u : 0u,
-                      persistent_groups() ? 1u : 0u});
+                      claim_by_id()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,

@@ -24,10 +24,6 @@ struct OnesweepOptions {
                                        // measured faster (32-bit keys alone), 0 off, 1 on
   int32_t claim_by_id = -1;            // workgroup i sorts tile i instead of claiming one from the
                                        // pass's counter: -1 as the device table says, 0 off, 1 on
-  int32_t early_inclusive = -1;        // each digit's inclusive prefix published when its own
-                                       // walk ends: -1 default, 0 off, 1 on
-  uint32_t persistent_groups = 0;      // with tiles by id: at most this many workgroups per pass,
-                                       // each sorting every such tile in turn (0: one per tile)
   int32_t full_tile_copy = -1;         // a bounds-check-free copy of the tile code for full tiles:
                                        // -1 where measured faster, 0 off, 1 on
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
