@@ -403,8 +403,8 @@ TEST(OnesweepTilesById, SortWithAndWithoutTheClaim) {
     }
   }
   for (const PartlyConstantKeys& c :
-       {PartlyConstantKeys{KeyType::u32, 4, false, 0xff00ff00, 20001, {}, 1},     // passes 1 and 3
-        PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, 1},      // 2 alone
+       {PartlyConstantKeys{KeyType::u32, 4, false, 0xff00ff00, 20001, {}, 1},      // passes 1 and 3
+        PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, 1},       // 2 alone
         PartlyConstantKeys{KeyType::u64, 8, false, 0xffffff, 20001, 9000u, 1}}) {  // 3 of 8
     SortedKeys sorted;
     uint32_t ran = 0;

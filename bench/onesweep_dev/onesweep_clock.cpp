@@ -9,15 +9,15 @@
 // before ranking, so its total runs a little slower than the product pass.
 //   onesweep_clock <log2 n> [workgroup keys_per_thread]
 // Creates its own device with VK_KHR_shader_clock and VK_NV_shader_sm_builtins (NVIDIA only).
-#include "algorithms/onesweep.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <vector>
+
+#include "algorithms/onesweep.hpp"
+#include "vulkan/buffer.hpp"
 
 using namespace gpusort;
 
@@ -58,9 +58,12 @@ Context make_context() {
   uint32_t family = 0;
   while (family < family_count && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
 
-  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
-  VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR, &sm};
-  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &clock};
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR, &sm};
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+                                       &clock};
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
   vkGetPhysicalDeviceFeatures2(physical, &features);  // everything the device has
@@ -69,7 +72,8 @@ Context make_context() {
   qi.queueFamilyIndex = family;
   qi.queueCount = 1;
   qi.pQueuePriorities = &priority;
-  const char* extensions[] = {VK_KHR_SHADER_CLOCK_EXTENSION_NAME, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME};
+  const char* extensions[] = {VK_KHR_SHADER_CLOCK_EXTENSION_NAME,
+                              VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME};
   VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
@@ -110,7 +114,8 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> host(n);
   uint64_t x = 0x9e3779b97f4a7c15ull;
   for (auto& h : host) x ^= x << 13, x ^= x >> 7, x ^= x << 17, h = uint32_t(x);
-  DeviceBuffer input(impl, n * 4, MemoryKind::device_local), keys(impl, n * 4, MemoryKind::device_local);
+  DeviceBuffer input(impl, n * 4, MemoryKind::device_local),
+      keys(impl, n * 4, MemoryKind::device_local);
   upload(impl, input, host.data(), n * 4);
   // Records for tiles of 256 keys or more (the tool's tile count below assumes the shape given).
   const uint64_t max_tiles = n / 256 + 1, passes = 4, fields = 12;
@@ -119,7 +124,8 @@ int main(int argc, char** argv) {
   auto profiled = make_onesweep(impl, spec, options);
   options.clock_profile = 0;
   auto plain = make_onesweep(impl, spec, options);
-  DeviceBuffer scratch(impl, std::max(profiled->scratch_bytes(n), plain->scratch_bytes(n)), MemoryKind::device_local);
+  DeviceBuffer scratch(impl, std::max(profiled->scratch_bytes(n), plain->scratch_bytes(n)),
+                       MemoryKind::device_local);
   auto run = [&](SortAlgorithm& algorithm) {
     impl.submit([&](VkCommandBuffer cmd) {
       VkBufferCopy c{0, 0, n * 4};
@@ -131,7 +137,8 @@ int main(int argc, char** argv) {
     });
   };
   std::vector<double> plain_ms, profiled_ms;
-  for (int r = 0; r < 8; ++r) plain_ms.push_back(run(*plain)), profiled_ms.push_back(run(*profiled));
+  for (int r = 0; r < 8; ++r)
+    plain_ms.push_back(run(*plain)), profiled_ms.push_back(run(*profiled));
   std::sort(plain_ms.begin(), plain_ms.end());
   std::sort(profiled_ms.begin(), profiled_ms.end());
   std::vector<uint32_t> out(n), rec(max_tiles * passes * fields);
@@ -141,9 +148,11 @@ int main(int argc, char** argv) {
   const uint32_t workgroup = options.workgroup ? options.workgroup : 512;
   const uint32_t kpt = options.keys_per_thread ? options.keys_per_thread : 20;
   const uint64_t tile = uint64_t(workgroup) * kpt, tiles = (n + tile - 1) / tile;
-  std::printf("u32 2^%d, %u x %u (tile %llu, %llu tiles): plain %.4f ms, profiled %.4f ms (medians of 8), %s\n",
-              atoi(argv[1]), workgroup, kpt, (unsigned long long)tile, (unsigned long long)tiles,
-              plain_ms[4], profiled_ms[4], sorted ? "sorted" : "NOT SORTED");
+  std::printf(
+      "u32 2^%d, %u x %u (tile %llu, %llu tiles): plain %.4f ms, profiled %.4f ms (medians of 8), "
+      "%s\n",
+      atoi(argv[1]), workgroup, kpt, (unsigned long long)tile, (unsigned long long)tiles,
+      plain_ms[4], profiled_ms[4], sorted ? "sorted" : "NOT SORTED");
   const char* names[] = {"claim", "keys arrive", "ranking", "counts+scan", "look-back", "stores"};
   for (uint64_t pass = 0; pass < passes; ++pass) {
     std::vector<std::vector<double>> phase(6);
@@ -170,7 +179,8 @@ int main(int argc, char** argv) {
     }
     std::vector<double> gaps, busy;
     for (auto& [sm, spans] : by_sm) {
-      std::sort(spans.begin(), spans.end(), [](auto a, auto b) { return int32_t(a.first - b.first) < 0; });
+      std::sort(spans.begin(), spans.end(),
+                [](auto a, auto b) { return int32_t(a.first - b.first) < 0; });
       double running = 0;
       for (size_t i = 0; i < spans.size(); ++i) {
         running += uint32_t(spans[i].second - spans[i].first);
@@ -180,13 +190,17 @@ int main(int argc, char** argv) {
       if (span > 0) busy.push_back(running / span);
     }
     Stats w = stats(walk), rd = stats(reads), bw = stats(before_walk);
-    std::printf("to the look-back's start %.0f (p50 %.0f); digit 0's walk ends %.0f (p10 %.0f p50 %.0f p90 %.0f), its window reads %.2f (p50 %.0f p90 %.0f); "
-                "guessed tiles %.3f; ",
-                bw.mean, bw.p50, w.mean, w.p10, w.p50, w.p90, rd.mean, rd.p50, rd.p90, double(guessed) / tiles);
+    std::printf(
+        "to the look-back's start %.0f (p50 %.0f); digit 0's walk ends %.0f (p10 %.0f p50 %.0f p90 "
+        "%.0f), its window reads %.2f (p50 %.0f p90 %.0f); "
+        "guessed tiles %.3f; ",
+        bw.mean, bw.p50, w.mean, w.p10, w.p50, w.p90, rd.mean, rd.p50, rd.p90,
+        double(guessed) / tiles);
     Stats g = stats(gaps), b = stats(busy);
-    std::printf("total %.0f; %zu SMs, gap between tiles on an SM %.0f (p10 %.0f p50 %.0f p90 %.0f); "
-                "busy %.3f (p10 %.3f)\n",
-                total, by_sm.size(), g.mean, g.p10, g.p50, g.p90, b.mean, b.p10);
+    std::printf(
+        "total %.0f; %zu SMs, gap between tiles on an SM %.0f (p10 %.0f p50 %.0f p90 %.0f); "
+        "busy %.3f (p10 %.3f)\n",
+        total, by_sm.size(), g.mean, g.p10, g.p50, g.p90, b.mean, b.p10);
   }
   return sorted ? 0 : 1;
 }

@@ -103,7 +103,10 @@ OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exc
   // NVIDIA starts workgroups in id order, so tiles go by id: the claim's round trip cost 3-5 % at
   // every size and key type (session 10, call 2).
   if (info.min_subgroup_size >= 32)
-    return {{512, counters_in_exchange ? 20u : 16u}, uint64_t(1) << 18, {384, 8}, info.vendor_id == 0x10de};
+    return {{512, counters_in_exchange ? 20u : 16u},
+            uint64_t(1) << 18,
+            {384, 8},
+            info.vendor_id == 0x10de};
   // Narrow subgroups (lavapipe): small tiles (the per-subgroup counters cost 1 KiB a subgroup).
   return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, 0, {}};
 }
@@ -278,8 +281,7 @@ class Onesweep final : public OnesweepSort {
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), 0, wide_indices,
-                      claim_by_id()});
+                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,
@@ -291,9 +293,8 @@ class Onesweep final : public OnesweepSort {
                      dispatch_pass + pass,
                      OnesweepPassPush{t.keys, keys_alt, t.values,
                                       options_.clock_profile ? options_.clock_profile : values_alt,
-                                      t.count_address,
-                                      counts + pass * radix * 4, control, lookback, t.n, pass, bit,
-                                      std::min(digit_bits, spec_.end_bit - bit),
+                                      t.count_address, counts + pass * radix * 4, control, lookback,
+                                      t.n, pass, bit, std::min(digit_bits, spec_.end_bit - bit),
                                       uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
       rec.compute_barrier();
     }
