@@ -90,11 +90,6 @@ layout(constant_id = 15) const uint PARTITION_PASS = 0;
 // look-back's fallback recounts such a tile after SPIN_LIMIT rounds, so the sort stays correct
 // without that assumption, and fast where workgroups start in id order (the device table).
 layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
-// Experiment (session 10): 1 (with CLAIM_BY_ID, not in the partition pass): fewer workgroups than
-// tiles, workgroup i sorts tiles i, i + the grid, ... in turn; PREFETCH_AT 1: the next tile's keys
-// (32-bit keys) are requested after the scatter into shared memory, 2: after the look-back, 0: not.
-layout(constant_id = 18) const uint PERSISTENT = 0;
-layout(constant_id = 19) const uint PREFETCH_AT = 0;
 const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
 shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];
@@ -192,25 +187,7 @@ void count_partition_digits(uint tile_index) {
 // A tile's keys, each subgroup a contiguous chunk (`chunk`: its first index + the lane),
 // KEYS_PER_THREAD keys per invocation, coalesced; mapped to radix order on the pass that
 // reads the caller's keys.
-#ifdef VEC4_LOADS
-// Profiling only (wrong results: the keys are ranked out of input order): a full tile of 32-bit
-// keys loaded 4 keys per load instruction, to time the load phase with a quarter of the loads.
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer U32x4Array { uvec4 v[]; };
-#endif
 void load_tile_keys(bool full, bool map_to_radix_order, uint chunk, out uvec2 keys[KEYS_PER_THREAD]) {
-#ifdef VEC4_LOADS
-  if (KEY_WORDS == 1 && tile_size == TILE) {  // the H100's shape: 20 keys per invocation
-    uint first = (tile_begin + chunk - gl_SubgroupInvocationID) / 4 + gl_SubgroupInvocationID;
-    [[unroll]] for (uint j = 0; j < KEYS_PER_THREAD / 4; ++j) {
-      uvec4 v = U32x4Array(keys_in).v[first + j * gl_SubgroupSize];
-      [[unroll]] for (uint c = 0; c < 4; ++c) {
-        uvec2 key = uvec2(v[c], 0u);
-        keys[4 * j + c] = map_to_radix_order ? to_radix_order(key) : key;
-      }
-    }
-    return;
-  }
-#endif
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     uint i = chunk + k * gl_SubgroupSize;
     uvec2 key = in_tile(full, i) ? load_key(keys_in, tile_begin + i) : uvec2(0u);
@@ -265,18 +242,8 @@ void scan_tile_digits() {
 }
 
 // Ranks, looks back and stores the current tile (steps 1-5 above).
-void prefetch_tile_keys(uint next, out uvec2 keys[KEYS_PER_THREAD]) {
-  uint begin = tile_begin, size = tile_size;
-  tile_begin = next * TILE;
-  tile_size = tile_size_of(next);
-  load_current_tile_keys(false, keys);
-  tile_begin = begin;
-  tile_size = size;
-}
-
 void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in, uint64_t values_out,
-               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, inout uvec2 keys[KEYS_PER_THREAD],
-               uint next_tile) {
+               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, uvec2 keys[KEYS_PER_THREAD]) {
   uint t = gl_LocalInvocationID.x;
   bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
   // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
@@ -351,7 +318,6 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   if (COUNTERS_IN_EXCHANGE != 0) barrier();  // the counters, read above, share its memory
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
-  if (PREFETCH_AT == 1 && KEY_WORDS == 1 && next_tile < tile_total) prefetch_tile_keys(next_tile, keys);
 
   // The values' (low) words are requested now so that their latency hides behind the look-back.
   uint value_words[KEYS_PER_THREAD];
@@ -379,7 +345,6 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
 
   barrier();
   CLOCK_MARK(6);
-  if (PREFETCH_AT == 2 && KEY_WORDS == 1 && next_tile < tile_total) prefetch_tile_keys(next_tile, keys);
   if (KEY_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint j = t + k * gl_WorkGroupSize.x;
@@ -485,32 +450,17 @@ void main() {
   // count's tiles), or the partition pass's grid for max_n.
   if (tile_index >= tile_total) return;
   bool keys_loaded = GUESS_TILE != 0 && tile_index == guess && keys_where_guessed;
-  bool persistent = PERSISTENT != 0 && CLAIM_BY_ID != 0 && PARTITION_PASS == 0;
-  uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-  for (;;) {
-    tile_begin = tile_index * TILE;
-    tile_size = tile_size_of(tile_index);
+  tile_begin = tile_index * TILE;
+  tile_size = tile_size_of(tile_index);
 #ifdef CLOCK_PROFILE
-    clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
-    CLOCK_MARK(0);
-    CLOCK_MARK(2);
-    if (t == 0) U32Array(values_b).v[clock_record + 1] = clock_start;
-    clock_put(10, keys_loaded ? 1u : 0u);
+  clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
+  CLOCK_MARK(0);
+  CLOCK_MARK(2);
+  if (t == 0) U32Array(values_b).v[clock_record + 1] = clock_start;
+  clock_put(10, keys_loaded ? 1u : 0u);
 #endif
-    uint next = persistent && PREFETCH_AT != 0 && KEY_WORDS == 1 ? tile_index + stride : tile_total;
-    if (FULL_TILE_COPY != 0 && tile_size == TILE)
-      sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
-    else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
-    if (!persistent || tile_index + stride >= tile_total) return;
-    tile_index += stride;
-    keys_loaded = next < tile_total;
-#ifdef CLOCK_PROFILE
-    clock_start = clock2x32ARB().x;
-#endif
-    barrier();
-    for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
-    look_back_prepare();
-    barrier();
-  }
+  if (FULL_TILE_COPY != 0 && tile_size == TILE)
+    sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
+  else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
 }
 

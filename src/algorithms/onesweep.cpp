@@ -63,7 +63,7 @@ struct HistogramPush {
   VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
   uint64_t n;
   uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
-      max_groups_x, pass_group_cap;
+      max_groups_x;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -157,7 +157,6 @@ class Onesweep final : public OnesweepSort {
     if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
     return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
   }
-  uint32_t persistent_groups() const { return claim_by_id() ? options_.persistent_groups : 0u; }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -267,7 +266,7 @@ class Onesweep final : public OnesweepSort {
     const HistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
-        tile(), copy_groups,      copy_workgroup,  max_groups_x, persistent_groups()};
+        tile(), copy_groups,      copy_workgroup,  max_groups_x};
     if (indirect)
       launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
     else
@@ -282,8 +281,7 @@ class Onesweep final : public OnesweepSort {
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id(),
-                      persistent_groups() ? 1u : 0u, options_.prefetch_at});
+                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,
@@ -291,9 +289,7 @@ class Onesweep final : public OnesweepSort {
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       // A skipped pass runs no workgroup.
-      launch_planned(std::string(options_.vec4_loads ? "onesweep_pass_vec4" : "onesweep_pass") +
-                         (options_.clock_profile ? "_clock" : ""),
-                     pass_spec,
+      launch_planned(options_.clock_profile ? "onesweep_pass_clock" : "onesweep_pass", pass_spec,
                      dispatch_pass + pass,
                      OnesweepPassPush{t.keys, keys_alt, t.values,
                                       options_.clock_profile ? options_.clock_profile : values_alt,

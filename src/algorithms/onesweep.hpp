@@ -34,13 +34,6 @@ struct OnesweepOptions {
   // Profiling (bench/onesweep_dev/onesweep_clock.cpp, keys alone): the pass's clock variant,
   // built with GPUSORT_ONESWEEP_VARIANTS, writes its per-tile records to this address.
   VkDeviceAddress clock_profile = 0;
-  // Profiling: the pass's 4-keys-per-load variant (GPUSORT_ONESWEEP_VARIANTS; wrong results).
-  bool vec4_loads = false;
-  // Experiment: with tiles by id, at most this many workgroups per pass, each looping over tiles
-  // (0: one per tile); prefetch_at: where the next tile's keys are requested (0 not, 1 before the
-  // look-back, 2 after it).
-  uint32_t persistent_groups = 0;
-  uint32_t prefetch_at = 0;
 };
 
 // Where one recorded Onesweep sort keeps its state, for a sort built on its steps
