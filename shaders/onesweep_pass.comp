@@ -435,8 +435,8 @@ void main() {
     load_current_tile_keys(false, keys);
   }
   barrier();
-  // A skipped pass (every key has the same digit) gets no workgroups from the plan; this return is
-  // for the partition sort, which switches Onesweep's passes off after the plan wrote them.
+  // A skipped pass (every key has the same digit), or one the partition sort switched off, gets no
+  // workgroups from its indirect command; the plan word says so too.
   if ((plan & PLAN_ACTIVE) == 0) return;
   bool keys_where_guessed = (plan & PLAN_INPUT_BITS) == plan_guess;
   set_input(plan);

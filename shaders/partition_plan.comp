@@ -5,7 +5,8 @@
 //    so a stable scatter by it orders the keys by every bit above the digit's lowest), when its
 //    largest bucket holds at most max_bucket keys. Writes that digit to the control words (the
 //    partition pass reads them), the buckets as segments (offsets[0..RADIX], segment count
-//    RADIX) for the segmented sort, and clears Onesweep's plan so its passes return at once;
+//    RADIX) for the segmented sort, and clears Onesweep's plan and its passes' and copy-back's
+//    indirect commands, so that those dispatches run no workgroup;
 //  - Onesweep: no such digit, or a bucket too big. Segment count 0 (the segmented sort then
 //    has nothing to do), partition digit 0 (the partition pass returns at once), Onesweep's
 //    plan untouched.
@@ -19,6 +20,7 @@ layout(push_constant) uniform Push {
   uint64_t count_address;
   uint64_t segment_offsets_address;  // RADIX + 1 u32 bucket offsets
   uint64_t segment_count_address;    // one u32
+  uint64_t dispatch_address;         // Onesweep's DISPATCH_* commands (onesweep_common.glsl)
   uint n;
   uint pass_count;
   uint begin_bit;
@@ -57,6 +59,7 @@ void main() {
   if (partitioned) {
     segment_offsets.v[t] = start;
     if (t < MAX_PASSES) control.v[CONTROL_PLAN + t] = 0;
+    if (t < MAX_PASSES + 1) write_dispatch(dispatch_command(dispatch_address, DISPATCH_PASS + t), 0, 1);
   }
   if (t == 0) {
     if (partitioned) {

@@ -122,6 +122,26 @@ struct PathCase {
       return ::testing::AssertionFailure() << describe() << ": the GPU chose digit " << chosen
                                            << ", expected " << c.expected_digit
                                            << " (0: Onesweep's passes)";
+    // Onesweep's passes and copy-back run workgroups exactly where its plan words (cleared when
+    // the keys were partitioned) say they run.
+    std::vector<uint32_t> plan(OnesweepSort::max_passes + 1);
+    std::vector<VkDispatchIndirectCommand> commands(OnesweepSort::max_passes + 2);
+    download_range(scratch, onesweep->plan_offset(max_n), plan.data(), plan.size() * 4);
+    download_range(scratch, onesweep->dispatch_offset(max_n), commands.data(),
+                   commands.size() * sizeof(VkDispatchIndirectCommand));
+    // The passes of a full-width key (one per byte), then the copy-back.
+    const uint32_t passes = key_bytes;
+    for (uint32_t step = 0; step <= OnesweepSort::max_passes; ++step) {
+      if (step >= passes && step < OnesweepSort::max_passes) continue;  // never dispatched
+      const VkDispatchIndirectCommand& command = commands[1 + step];
+      const bool runs = uint64_t(command.x) * command.y * command.z != 0;
+      if (runs != ((plan[step] & 1u) != 0))
+        return ::testing::AssertionFailure()
+               << describe() << ": "
+               << (step < OnesweepSort::max_passes ? "pass " + std::to_string(step) : "the copy-back")
+               << (runs ? " runs workgroups although its plan word is clear"
+                        : " runs no workgroup although its plan word is set");
+    }
   }
   return no_new_validation_messages();
 }

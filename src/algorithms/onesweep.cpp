@@ -219,6 +219,7 @@ class Onesweep final : public OnesweepSort {
   uint64_t plan_offset(uint64_t max_n) const override {
     return layout(max_n).control + control_plan * 4;
   }
+  uint64_t dispatch_offset(uint64_t max_n) const override { return layout(max_n).dispatch; }
   uint32_t tile_keys() const override { return tile(); }
 
   void record(Recorder& rec, const SortTargets& t) const override {
@@ -284,8 +285,8 @@ class Onesweep final : public OnesweepSort {
                       guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
-      between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, pass_spec, pass_tiles,
-                             lookback_slots(t.n) - 1, pass_count});
+      between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,
+                             pass_tiles, lookback_slots(t.n) - 1, pass_count});
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       // A skipped pass runs no workgroup.

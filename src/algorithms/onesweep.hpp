@@ -42,6 +42,9 @@ struct OnesweepStages {
   VkDeviceAddress keys_alt = 0, values_alt = 0;  // the scratch copies (values_alt 0 without values)
   VkDeviceAddress digit_offsets = 0;  // max_passes x 256 u32: every pass's exclusive offsets
   VkDeviceAddress control = 0, lookback = 0;
+  // The passes' and the copy-back's indirect commands (DISPATCH_* in onesweep_common.glsl): a sort
+  // built on the steps may zero them to switch Onesweep's passes off.
+  VkDeviceAddress dispatch = 0;
   std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..16)
   uint64_t tiles = 0;               // onesweep_pass's workgroups
   uint32_t lookback_slot_mask = 0;
@@ -71,6 +74,9 @@ class OnesweepSort : public SortAlgorithm {
   // where that pass ran (clear where its digit was the same for every key, so it was skipped),
   // then one u32 that is 1 where the result was copied back from the scratch keys.
   virtual uint64_t plan_offset(uint64_t max_n) const = 0;
+  // Where in scratch the indirect commands lie (VkDispatchIndirectCommand each): the histogram's,
+  // one per possible pass (max_passes), then the copy-back's.
+  virtual uint64_t dispatch_offset(uint64_t max_n) const = 0;
   // Keys per tile, i.e. per onesweep_pass workgroup (for tests of counts around a tile).
   virtual uint32_t tile_keys() const = 0;
   static constexpr uint32_t max_passes = 8;

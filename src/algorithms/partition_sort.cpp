@@ -49,7 +49,7 @@ uint32_t tuned_max_bucket(const Context::Impl& ctx) {
 }
 
 struct PlanPush {
-  VkDeviceAddress digit_offsets, control, count_address, segment_offsets, segment_count;
+  VkDeviceAddress digit_offsets, control, count_address, segment_offsets, segment_count, dispatch;
   uint32_t n, pass_count, begin_bit, end_bit, max_bucket;
 };
 
@@ -85,9 +85,10 @@ class PartitionSort final : public SortAlgorithm {
       rec.dispatch("partition_plan", {radix, spec_.key_words, spec_.key_kind, spec_.descending,
                                       spec_.value_words}, 1,
                    PlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
-                            segment_count, uint32_t(t.n), s.pass_count, spec_.begin_bit,
-                            spec_.end_bit, max_bucket_});
-      rec.compute_barrier();
+                            segment_count, s.dispatch, uint32_t(t.n), s.pass_count,
+                            spec_.begin_bit, spec_.end_bit, max_bucket_});
+      // Where it partitions, the plan zeroed Onesweep's pass and copy-back commands.
+      rec.indirect_barrier();
       auto pass_spec = s.pass_spec;
       pass_spec.at(OnesweepSort::partition_pass_spec) = 1;
       // Tags after every tag Onesweep's own passes would use; only one of the two ever runs.
