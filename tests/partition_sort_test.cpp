@@ -138,7 +138,8 @@ struct PathCase {
       if (runs != ((plan[step] & 1u) != 0))
         return ::testing::AssertionFailure()
                << describe() << ": "
-               << (step < OnesweepSort::max_passes ? "pass " + std::to_string(step) : "the copy-back")
+               << (step < OnesweepSort::max_passes ? "pass " + std::to_string(step)
+                                                   : "the copy-back")
                << (runs ? " runs workgroups although its plan word is clear"
                         : " runs no workgroup although its plan word is set");
     }

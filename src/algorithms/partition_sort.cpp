@@ -82,11 +82,11 @@ class PartitionSort final : public SortAlgorithm {
     const VkDeviceAddress segment_offsets = t.scratch + l.segment_offsets;
     const VkDeviceAddress segment_count = t.scratch + l.segment_count;
     onesweep_->record_around(rec, t, [&](const OnesweepStages& s) {
-      rec.dispatch("partition_plan", {radix, spec_.key_words, spec_.key_kind, spec_.descending,
-                                      spec_.value_words}, 1,
+      rec.dispatch("partition_plan",
+                   {radix, spec_.key_words, spec_.key_kind, spec_.descending, spec_.value_words}, 1,
                    PlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
-                            segment_count, s.dispatch, uint32_t(t.n), s.pass_count,
-                            spec_.begin_bit, spec_.end_bit, max_bucket_});
+                            segment_count, s.dispatch, uint32_t(t.n), s.pass_count, spec_.begin_bit,
+                            spec_.end_bit, max_bucket_});
       // Where it partitions, the plan zeroed Onesweep's pass and copy-back commands.
       rec.indirect_barrier();
       auto pass_spec = s.pass_spec;
