@@ -456,7 +456,7 @@ void main() {
   clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
   CLOCK_MARK(0);
   CLOCK_MARK(2);
-  if (t == 0) U32Array(values_b).v[clock_record + 1] = clock_start;
+  clock_put(1, clock_start);
   clock_put(10, keys_loaded ? 1u : 0u);
 #endif
   if (FULL_TILE_COPY != 0 && tile_size == TILE)

@@ -7,7 +7,7 @@
 //   - how much of each SM's span its workgroups were running.
 // The variant adds two barriers per tile (after the loads, at the end) and waits for the keys
 // before ranking, so its total runs a little slower than the product pass.
-//   onesweep_clock <log2 n> [workgroup keys_per_thread]
+//   onesweep_clock <log2 n> [workgroup keys_per_thread]   (0 x 0 printed: the device table's shape)
 // Creates its own device with VK_KHR_shader_clock and VK_NV_shader_sm_builtins (NVIDIA only).
 #include <algorithm>
 #include <cstdio>
@@ -117,9 +117,10 @@ int main(int argc, char** argv) {
   DeviceBuffer input(impl, n * 4, MemoryKind::device_local),
       keys(impl, n * 4, MemoryKind::device_local);
   upload(impl, input, host.data(), n * 4);
-  // Records for tiles of 256 keys or more (the tool's tile count below assumes the shape given).
-  const uint64_t max_tiles = n / 256 + 1, passes = 4, fields = 12;
-  DeviceBuffer records(impl, max_tiles * passes * fields * 4, MemoryKind::device_local);
+  // One record per tile and pass (CLOCK_FIELDS words in onesweep_pass.comp).
+  const uint64_t passes = 4, fields = 12;
+  const uint64_t tile = make_onesweep(impl, spec, options)->tile_keys(), tiles = (n + tile - 1) / tile;
+  DeviceBuffer records(impl, tiles * passes * fields * 4, MemoryKind::device_local);
   options.clock_profile = records.address();
   auto profiled = make_onesweep(impl, spec, options);
   options.clock_profile = 0;
@@ -141,18 +142,15 @@ int main(int argc, char** argv) {
     plain_ms.push_back(run(*plain)), profiled_ms.push_back(run(*profiled));
   std::sort(plain_ms.begin(), plain_ms.end());
   std::sort(profiled_ms.begin(), profiled_ms.end());
-  std::vector<uint32_t> out(n), rec(max_tiles * passes * fields);
+  std::vector<uint32_t> out(n), rec(tiles * passes * fields);
   download(impl, keys, out.data(), n * 4);
   bool sorted = std::is_sorted(out.begin(), out.end());
   download(impl, records, rec.data(), rec.size() * 4);
-  const uint32_t workgroup = options.workgroup ? options.workgroup : 512;
-  const uint32_t kpt = options.keys_per_thread ? options.keys_per_thread : 20;
-  const uint64_t tile = uint64_t(workgroup) * kpt, tiles = (n + tile - 1) / tile;
   std::printf(
       "u32 2^%d, %u x %u (tile %llu, %llu tiles): plain %.4f ms, profiled %.4f ms (medians of 8), "
       "%s\n",
-      atoi(argv[1]), workgroup, kpt, (unsigned long long)tile, (unsigned long long)tiles,
-      plain_ms[4], profiled_ms[4], sorted ? "sorted" : "NOT SORTED");
+      atoi(argv[1]), options.workgroup, options.keys_per_thread, (unsigned long long)tile,
+      (unsigned long long)tiles, plain_ms[4], profiled_ms[4], sorted ? "sorted" : "NOT SORTED");
   const char* names[] = {"claim", "keys arrive", "ranking", "counts+scan", "look-back", "stores"};
   for (uint64_t pass = 0; pass < passes; ++pass) {
     std::vector<std::vector<double>> phase(6);

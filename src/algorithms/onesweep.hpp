@@ -45,7 +45,7 @@ struct OnesweepStages {
   // The passes' and the copy-back's indirect commands (DISPATCH_* in onesweep_common.glsl): a sort
   // built on the steps may zero them to switch Onesweep's passes off.
   VkDeviceAddress dispatch = 0;
-  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..16)
+  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..17)
   uint64_t tiles = 0;               // onesweep_pass's workgroups
   uint32_t lookback_slot_mask = 0;
   uint32_t pass_count = 0;
