@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
   upload(impl, input, host.data(), n * 4);
   // One record per tile and pass (CLOCK_FIELDS words in onesweep_pass.comp).
   const uint64_t passes = 4, fields = 12;
-  const uint64_t tile = make_onesweep(impl, spec, options)->tile_keys(), tiles = (n + tile - 1) / tile;
+  const uint64_t tile = make_onesweep(impl, spec, options)->tile_keys(),
+                 tiles = (n + tile - 1) / tile;
   DeviceBuffer records(impl, tiles * passes * fields * 4, MemoryKind::device_local);
   options.clock_profile = records.address();
   auto profiled = make_onesweep(impl, spec, options);
