@@ -30,6 +30,7 @@ layout(push_constant) uniform Push {
   uint copy_group_count;      // the copy-back's grid for max_n (onesweep_copy_back.comp)
   uint copy_keys_per_round;
   uint max_groups_x;
+  uint pass_group_cap;        // at most this many workgroups per pass (0: one per tile)
 };
 
 layout(constant_id = 5) const uint KEYS_PER_THREAD = 8;
@@ -106,5 +107,5 @@ void main() {
   if (!finished_last()) return;
   plan_passes(OnesweepPlanTargets(digit_counts_address, control_address, dispatch_address,
                                   element_count64(count_address, n), pass_count, tile, copy_group_count,
-                                  copy_keys_per_round, max_groups_x));
+                                  copy_keys_per_round, max_groups_x, pass_group_cap));
 }

@@ -90,6 +90,16 @@ layout(constant_id = 15) const uint PARTITION_PASS = 0;
 // look-back's fallback recounts such a tile after SPIN_LIMIT rounds, so the sort stays correct
 // without that assumption, and fast where workgroups start in id order (the device table).
 layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
+// 1 (not in the partition pass): the plan dispatches fewer workgroups than tiles (about one per
+// SM, the device table's persistent groups) and each sorts tile after tile: by id, tiles i,
+// i + the grid, ...; else each claims its next tile from the pass's counter while it ranks the
+// current one, so the claim's round trip hides behind the ranking. A workgroup's second and
+// later tiles skip the launch, the counter clear's wait and the claim (bench/NOTES-onesweep.md,
+// session 11).
+layout(constant_id = 18) const uint PERSISTENT = 0;
+// 1 (with PERSISTENT, 32-bit keys): the next tile's keys are requested right after the
+// look-back, so that their latency hides behind this tile's stores.
+layout(constant_id = 19) const uint PREFETCH_NEXT = 0;
 const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
 shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];
@@ -112,6 +122,7 @@ shared uint digit_global_shift[RADIX];                     // global index - til
 shared uint fallback_digit_counts[RADIX];
 shared uint scan_subgroup_totals[MAX_SUBGROUPS];
 shared uint partition_shared;
+shared uint next_tile_shared;  // a persistent workgroup's claimed next tile
 
 #ifdef CLOCK_PROFILE
 // Record per tile and pass: SM, then the clock at main's start, after the claim, after the keys
@@ -241,10 +252,31 @@ void scan_tile_digits() {
   barrier();
 }
 
-// Ranks, looks back and stores the current tile (steps 1-5 above).
+// A persistent workgroup's next tile's keys (see PREFETCH_NEXT), requested while the current
+// tile is still being sorted.
+void prefetch_tile_keys(uint next, out uvec2 keys[KEYS_PER_THREAD]) {
+  uint begin = tile_begin, size = tile_size;
+  tile_begin = next * TILE;
+  tile_size = tile_size_of(next);
+  load_current_tile_keys(false, keys);
+  tile_begin = begin;
+  tile_size = size;
+}
+
+bool persistent() { return PERSISTENT != 0 && PARTITION_PASS == 0; }
+bool prefetches_next() { return persistent() && PREFETCH_NEXT != 0 && KEY_WORDS == 1; }
+
+// Ranks, looks back and stores the current tile (steps 1-5 above). A persistent workgroup also
+// finds its next tile (`next`; tile_total or more: none), and where it prefetches, requests that
+// tile's keys into `keys`.
 void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in, uint64_t values_out,
-               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, uvec2 keys[KEYS_PER_THREAD]) {
+               uint digit_offset[DIGITS_PER_INVOCATION], bool keys_loaded, inout uvec2 keys[KEYS_PER_THREAD],
+               out uint next) {
   uint t = gl_LocalInvocationID.x;
+  // The next claim, in flight while this tile ranks (one invocation; shared after the ranking).
+  uint claimed = 0;
+  if (persistent() && CLAIM_BY_ID == 0 && t == 0)
+    claimed = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
   bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
   // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
   uint subgroup = gl_SubgroupID, lane = gl_SubgroupInvocationID;
@@ -281,6 +313,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
                     ? k * gl_SubgroupSize + lane
                     : subgroupShuffle(counter, valid ? lane_mask_lowest(peers) : 0u) + below;
   }
+  if (persistent() && CLAIM_BY_ID == 0 && t == 0) next_tile_shared = claimed;
   barrier();
   CLOCK_MARK(4);
 
@@ -345,6 +378,10 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
 
   barrier();
   CLOCK_MARK(6);
+  next = !persistent()          ? tile_total
+         : CLAIM_BY_ID != 0     ? tile_index + gl_NumWorkGroups.x * gl_NumWorkGroups.y
+                                : next_tile_shared;
+  if (prefetches_next() && next < tile_total) prefetch_tile_keys(next, keys);
   if (KEY_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
       uint j = t + k * gl_WorkGroupSize.x;
@@ -450,17 +487,31 @@ void main() {
   // count's tiles), or the partition pass's grid for max_n.
   if (tile_index >= tile_total) return;
   bool keys_loaded = GUESS_TILE != 0 && tile_index == guess && keys_where_guessed;
-  tile_begin = tile_index * TILE;
-  tile_size = tile_size_of(tile_index);
+  for (;;) {
+    tile_begin = tile_index * TILE;
+    tile_size = tile_size_of(tile_index);
 #ifdef CLOCK_PROFILE
-  clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
-  CLOCK_MARK(0);
-  CLOCK_MARK(2);
-  clock_put(1, clock_start);
-  clock_put(10, keys_loaded ? 1u : 0u);
+    clock_record = (pass * tile_total + tile_index) * CLOCK_FIELDS;
+    CLOCK_MARK(0);
+    CLOCK_MARK(2);
+    clock_put(1, clock_start);
+    clock_put(10, keys_loaded ? 1u : 0u);
 #endif
-  if (FULL_TILE_COPY != 0 && tile_size == TILE)
-    sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
-  else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys);
+    uint next;
+    if (FULL_TILE_COPY != 0 && tile_size == TILE)
+      sort_tile(true, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
+    else sort_tile(false, output_raw, keys_out, values_in, values_out, digit_offset, keys_loaded, keys, next);
+    if (next >= tile_total) return;
+    // A persistent workgroup's next tile: its counters start from zero again.
+    tile_index = next;
+    keys_loaded = prefetches_next();
+#ifdef CLOCK_PROFILE
+    clock_start = clock2x32ARB().x;
+#endif
+    barrier();
+    for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
+    look_back_prepare();
+    barrier();
+  }
 }
 

@@ -60,6 +60,8 @@ struct PartlyConstantKeys {
   uint64_t max_n = 0;
   std::optional<uint32_t> gpu_count;
   int32_t claim_by_id = -1;  // OnesweepOptions::claim_by_id
+  int32_t persistent_groups = -1;  // OnesweepOptions::persistent_groups
+  int32_t prefetch_next = -1;      // OnesweepOptions::prefetch_next
 };
 
 // What check_partly_constant_keys leaves for further checks.
@@ -94,11 +96,14 @@ struct SortedKeys {
               << (c.descending ? " descending" : " ascending") << " n=" << n;
   if (c.gpu_count) description << " (GPU count " << *c.gpu_count << ", max_n " << max_n << ")";
   description << " varying=0x" << std::hex << c.varying << std::dec << " seed=" << seed
-              << " tiles by id " << c.claim_by_id;
+              << " tiles by id " << c.claim_by_id << " persistent groups " << c.persistent_groups
+              << " prefetch " << c.prefetch_next;
   sorted.description = description.str();
 
   OnesweepOptions options;
   options.claim_by_id = c.claim_by_id;
+  options.persistent_groups = c.persistent_groups;
+  options.prefetch_next = c.prefetch_next;
   auto algorithm = make_onesweep(impl, spec, options);
   DeviceBuffer key_buffer(impl, std::max<uint64_t>(max_n * key_bytes, 4), MemoryKind::device_local);
   DeviceBuffer value_buffer(impl, std::max<uint64_t>(max_n * value_bytes, 4),
@@ -412,6 +417,45 @@ TEST(OnesweepTilesById, SortWithAndWithoutTheClaim) {
     EXPECT_TRUE(output);
     if (output) EXPECT_TRUE(check_plan(c, sorted, &ran));
   }
+}
+
+// Persistent workgroups (the device table's choice where it knows the compute units), forced here:
+// 1 or 3 workgroups per pass sort every tile, taking tiles by id (i, i + the grid, ...) or claiming
+// the next one while ranking the current one, with and without the next tile's keys requested
+// after the look-back; n on the host and from the GPU (the plan caps the grid at the count's
+// tiles), look-back slots that wrap, and every third tile refusing to publish (its successors
+// recount it). Then partly constant keys (skipped passes: the prefetch must read the next tile from
+// the buffer this pass reads), keys alone (the counters inside the exchange array, cleared again for
+// each tile), f32 descending and 64-bit keys with 8-byte values.
+TEST(OnesweepPersistent, SortTileAfterTile) {
+  for (auto [groups, by_id, prefetch] :
+       {std::tuple{3, 0, 0}, std::tuple{3, 0, 1}, std::tuple{3, 1, 0}, std::tuple{3, 1, 1},
+        std::tuple{1, 1, 1}}) {
+    OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2};
+    options.claim_by_id = by_id;
+    options.persistent_groups = groups;
+    options.prefetch_next = prefetch;
+    const std::string what = "groups " + std::to_string(groups) + " by id " +
+                             std::to_string(by_id) + " prefetch " + std::to_string(prefetch);
+    EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, prefetch == 1)) << what;
+    EXPECT_TRUE(check_onesweep(options, 20000, 33333, true, prefetch == 0)) << what;
+    if (groups == 3 && prefetch == 1) {
+      options.publish_refusal_period = 3;
+      EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, false, true)) << what;
+    }
+  }
+  for (int32_t by_id : {0, 1})
+    for (const PartlyConstantKeys& c :
+         {PartlyConstantKeys{KeyType::u32, 0, false, 0xff00ff00, 20001, {}, by_id, 3, 1},
+          PartlyConstantKeys{KeyType::u32, 0, false, ~0ull, 30000, 17000u, by_id, 2, 1},
+          PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, by_id, 3, 1},
+          PartlyConstantKeys{KeyType::u64, 8, false, 0xffffff, 20001, 9000u, by_id, 3, 0}}) {
+      SortedKeys sorted;
+      uint32_t ran = 0;
+      const ::testing::AssertionResult output = check_partly_constant_keys(c, sorted);
+      EXPECT_TRUE(output);
+      if (output) EXPECT_TRUE(check_plan(c, sorted, &ran));
+    }
 }
 
 // With a GPU-side count the histogram, the passes and the copy-back are dispatched for the count,

@@ -108,6 +108,8 @@ int main(int argc, char** argv) {
   if (const char* c = std::getenv("ONESWEEP_CLAIM_BY_ID")) options.claim_by_id = atoi(c);
   if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
   if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
+  if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
+  if (const char* f = std::getenv("ONESWEEP_PREFETCH")) options.prefetch_next = atoi(f);
   Context ctx = make_context();
   auto& impl = ctx.impl();
   SortSpec spec = make_sort_spec(KeyType::u32, 0, false, 0, 0);

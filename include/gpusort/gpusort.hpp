@@ -71,6 +71,9 @@ struct DeviceInfo {
                                       // is not a limit on n)
   uint32_t max_workgroup_count_x = 0;
   uint32_t max_workgroup_size = 0;
+  // Streaming multiprocessors (VK_NV_shader_sm_builtins' shaderSMCount) or compute units
+  // (VK_AMD_shader_core_properties); 0 where the device reports neither.
+  uint32_t compute_units = 0;
   uint64_t device_local_bytes = 0;
   uint64_t max_allocation_bytes = 0;  // maxMemoryAllocationSize
   // The largest device-local buffer gpusort allocates itself: max_allocation_bytes, or, where it

@@ -26,6 +26,7 @@ struct OnesweepPlanTargets {
   uint copy_group_count;     // the copy-back's grid for max_n (onesweep_copy_back.comp)
   uint copy_keys_per_round;  // elements the copy-back's grid covers per round
   uint max_groups_x;
+  uint pass_group_cap;  // at most this many workgroups per pass, each looping over tiles (0: one per tile)
 };
 
 // One pass's histogram to exclusive offsets in place; counts the digits that hold keys into
@@ -64,6 +65,11 @@ void plan_exclusive_offsets(uint64_t digit_counts, uint pass) {
 // Whether a pass runs: more than one of its digits holds keys (after plan_exclusive_offsets).
 bool plan_pass_active(uint pass) { return plan_nonzero_digits[pass] > 1; }
 
+uint pass_groups(OnesweepPlanTargets p) {
+  uint tiles = div_ceil64(p.count, p.tile);
+  return p.pass_group_cap == 0 ? tiles : min(tiles, p.pass_group_cap);
+}
+
 // The plan words, the copy-back flag and the later steps' dispatches, from plan_nonzero_digits.
 // One invocation.
 void write_plan(OnesweepPlanTargets p) {
@@ -83,7 +89,7 @@ void write_plan(OnesweepPlanTargets p) {
   control.v[CONTROL_COPY_BACK] = active_passes & 1u;
   for (uint pass = 0; pass < p.pass_count; ++pass)
     write_dispatch(dispatch_command(p.dispatch, DISPATCH_PASS + pass),
-                   plan_pass_active(pass) ? div_ceil64(p.count, p.tile) : 0u, p.max_groups_x);
+                   plan_pass_active(pass) ? pass_groups(p) : 0u, p.max_groups_x);
   uint copy_groups = groups_with_elements(p.count, p.copy_keys_per_round, p.copy_group_count);
   write_dispatch(dispatch_command(p.dispatch, DISPATCH_COPY_BACK), (active_passes & 1u) != 0 ? copy_groups : 0u,
                  p.max_groups_x);

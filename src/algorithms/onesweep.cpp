@@ -63,7 +63,7 @@ struct HistogramPush {
   VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
   uint64_t n;
   uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
-      max_groups_x;
+      max_groups_x, pass_group_cap;
 };
 struct CopyBackPush {
   VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
@@ -93,6 +93,10 @@ struct OnesweepShapeRow {
   OnesweepShape mid;
   // Workgroup i sorts tile i (no claim on an atomic counter): where workgroups start in id order.
   bool tiles_by_id = false;
+  // Persistent workgroups (onesweep_pass's PERSISTENT): this many per compute unit (SM) sort
+  // tile after tile, each claiming its next tile while it ranks the current one; 0: one workgroup
+  // per tile (also where the device reports no compute units).
+  uint32_t persistent_groups_per_unit = 0;
 };
 OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
   // NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory), measured on the H100:
@@ -106,7 +110,8 @@ OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exc
     return {{512, counters_in_exchange ? 20u : 16u},
             uint64_t(1) << 18,
             {384, 8},
-            info.vendor_id == 0x10de};
+            info.vendor_id == 0x10de,
+            info.vendor_id == 0x10de ? 1u : 0u};
   // Narrow subgroups (lavapipe): small tiles (the per-subgroup counters cost 1 KiB a subgroup).
   return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, 0, {}};
 }
@@ -155,7 +160,26 @@ class Onesweep final : public OnesweepSort {
   }
   uint32_t claim_by_id() const {
     if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
+    // Persistent workgroups claim their tiles: by id, a workgroup that is not running yet (the
+    // GPU busy with other work) would hold back every later tile until its successors' fallbacks
+    // recount its tiles (session 11).
+    if (persistent_groups() != 0) return 0;
     return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
+  }
+  // Workgroups per pass where they are persistent (0: one per tile): for 32-bit keys alone. On the
+  // H100 persistent workgroups that claim their tiles made them 2-4 % faster at 2^24-2^28, but
+  // pairs and 64-bit keys 2-3 % slower at 2^24 (bench/NOTES-onesweep.md, session 11).
+  uint32_t persistent_groups() const {
+    if (options_.persistent_groups >= 0) return uint32_t(options_.persistent_groups);
+    if (spec_.key_words != 1 || spec_.value_words != 0) return 0;
+    return onesweep_shape_row(ctx_.info, counters_in_exchange()).persistent_groups_per_unit *
+           ctx_.info.compute_units;
+  }
+  // The next tile's keys requested after the look-back: for 32-bit keys alone (pairs lost 2 % on
+  // the H100 with it, 64-bit keys gained less than without it; session 10, call 8).
+  uint32_t prefetch_next() const {
+    if (options_.prefetch_next >= 0) return uint32_t(options_.prefetch_next);
+    return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
   }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
@@ -267,7 +291,7 @@ class Onesweep final : public OnesweepSort {
     const HistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
-        tile(), copy_groups,      copy_workgroup,  max_groups_x};
+        tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups()};
     if (indirect)
       launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
     else
@@ -282,7 +306,8 @@ class Onesweep final : public OnesweepSort {
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id()});
+                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id(),
+                      persistent_groups() ? 1u : 0u, prefetch_next()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,

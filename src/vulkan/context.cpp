@@ -214,6 +214,27 @@ void check(VkResult result, const char* operation) {
   if (result != VK_SUCCESS) throw Error(operation, result);
 }
 
+// SMs or compute units, from the vendor extension that reports them (querying a supported
+// extension's properties needs no enabled extension); 0 where there is none.
+uint32_t count_compute_units(VkPhysicalDevice physical) {
+  if (device_has_extension(physical, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
+    VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sm};
+    vkGetPhysicalDeviceProperties2(physical, &props);
+    return sm.shaderSMCount;
+  }
+  if (device_has_extension(physical, VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) {
+    VkPhysicalDeviceShaderCorePropertiesAMD core{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &core};
+    vkGetPhysicalDeviceProperties2(physical, &props);
+    return core.shaderEngineCount * core.shaderArraysPerEngineCount *
+           core.computeUnitsPerShaderArray;
+  }
+  return 0;
+}
+
 DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
   DeviceInfo d;
   d.index = index;
@@ -245,6 +266,7 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
   d.max_workgroup_count_x = p.limits.maxComputeWorkGroupCount[0];
   d.max_workgroup_size = p.limits.maxComputeWorkGroupInvocations;
   d.timestamp_period_ns = p.limits.timestampPeriod;
+  d.compute_units = count_compute_units(physical);
 
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(physical, &memory);

@@ -27,13 +27,14 @@ void list_devices() {
     std::printf(
         "   subgroup %u (%u..%u%s), shared memory %u B, max workgroup %u (%u subgroups),\n"
         "   storage range %llu B, device-local memory %.1f GiB, max allocation %.1f GiB,\n"
-        "   largest buffer %.1f GiB%s\n",
+        "   largest buffer %.1f GiB%s, compute units %s\n",
         d.subgroup_size, d.min_subgroup_size, d.max_subgroup_size,
         d.subgroup_size_control ? ", size control" : "", d.shared_memory_bytes,
         d.max_workgroup_size, d.max_workgroup_subgroups, (unsigned long long)d.storage_buffer_range,
         d.device_local_bytes / 1073741824.0, d.max_allocation_bytes / 1073741824.0,
         d.max_buffer_bytes / 1073741824.0,
-        d.sparse_binding ? " (sparse: several allocations)" : "");
+        d.sparse_binding ? " (sparse: several allocations)" : "",
+        d.compute_units ? std::to_string(d.compute_units).c_str() : "not reported");
     if (!d.usable) std::printf("   not usable by gpusort: %s\n", d.unusable_why.c_str());
   }
 }
