@@ -2,19 +2,19 @@
 // classic radix sort through the engine face (Sorter::record inside Context::Impl::submit_timed,
 // GPU timestamps), the one-workgroup radix sort (small_radix, shapes workgroup x keys per
 // invocation, in one dispatch up to its tile), plus a sweep of small-array sort shapes (tile
-// sizes), at n = 2^10 ... 2^16 u32 keys and u32+u32 pairs. Every configuration is checked once against std::stable_sort
-// before it is timed; each time is the median of `runs` sorts of fresh random keys.
-// Build (see bench/NOTES-small.md):
+// sizes), at n = 2^10 ... 2^16 u32 keys and u32+u32 pairs. Every configuration is checked once
+// against std::stable_sort before it is timed; each time is the median of `runs` sorts of fresh
+// random keys. Build (see bench/NOTES-small.md):
 //   c++ -O2 -std=c++20 -Iinclude -Isrc bench/small_sort_timing.cpp build/libgpusort.a -lvulkan
-#include "algorithms/comparison_sorts.hpp"
-#include "algorithms/small_radix.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <random>
+
+#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/small_radix.hpp"
+#include "vulkan/buffer.hpp"
 
 using namespace gpusort;
 
@@ -78,8 +78,7 @@ double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const C
     return -1;  // e.g. odd_even beyond shared memory
   }
   // n^2 work: odd_even past 2^10 would take most of the device time (937 us at 2^12 measured).
-  if (!c.has_shape && !c.radix_items && c.algorithm == Algorithm::odd_even && n > 1024)
-    return -1;
+  if (!c.has_shape && !c.radix_items && c.algorithm == Algorithm::odd_even && n > 1024) return -1;
   // Several input sets, rotated, each copied in before its sort inside the timed submission.
   constexpr int input_sets = 4;
   DeviceBuffer pristine(impl, input_sets * n * 4, MemoryKind::device_local);
@@ -241,11 +240,14 @@ int main(int argc, char** argv) {
       {"radix_reduce_scan", Algorithm::radix_reduce_scan},
   };
   // small_radix, workgroup x keys per invocation (each up to its tile, 2^13 at most).
-  for (auto [workgroup, items] : {std::pair{1024u, 1u}, std::pair{1024u, 2u}, std::pair{1024u, 4u},
-                                  std::pair{512u, 4u}, std::pair{256u, 4u}, std::pair{512u, 8u},
-                                  std::pair{1024u, 8u}})
-    candidates.push_back({"small_radix " + std::to_string(workgroup) + "x" + std::to_string(items),
-                          Algorithm::automatic, false, {}, workgroup, items});
+  for (auto [workgroup, items] :
+       {std::pair{1024u, 1u}, std::pair{1024u, 2u}, std::pair{1024u, 4u}, std::pair{512u, 4u},
+        std::pair{256u, 4u}, std::pair{512u, 8u}, std::pair{1024u, 8u}})
+    candidates.push_back(
+        {.label = "small_radix " + std::to_string(workgroup) + "x" + std::to_string(items),
+         .algorithm = Algorithm::automatic,
+         .radix_workgroup = workgroup,
+         .radix_items = items});
   // Label: keys per invocation (i), single-dispatch workgroup (s), tile workgroup (t), tiles per
   // merge round (r), merge workgroup (m), merge bucket bits (b, 0: log2 of the tile's keys).
   auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,

@@ -6,14 +6,14 @@
 // elements past max_n included.
 #include "algorithms/small_radix.hpp"
 
-#include "test_support.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <optional>
 #include <sstream>
+
+#include "test_support.hpp"
+#include "vulkan/buffer.hpp"
 
 namespace gpusort::test {
 namespace {
@@ -86,9 +86,8 @@ constexpr uint64_t guard = 16;  // elements past max_n in each buffer, which mus
     download(impl, key_buffer, key_data.data(), key_data.size());
     if (value_bytes) download(impl, value_buffer, value_data.data(), value_data.size());
 
-    const uint64_t field = spec.end_bit - spec.begin_bit == 64
-                               ? ~0ull
-                               : (1ull << (spec.end_bit - spec.begin_bit)) - 1;
+    const uint64_t field =
+        spec.end_bit - spec.begin_bit == 64 ? ~0ull : (1ull << (spec.end_bit - spec.begin_bit)) - 1;
     auto sort_key = [&](uint64_t i) {
       return (radix_order(c.key, bits[i], c.descending) >> spec.begin_bit) & field;
     };
@@ -141,8 +140,8 @@ TEST_P(SmallRadix, EveryItemsVariant) {
       r.workgroup = workgroup;
       const uint64_t tile = tile_of(r);
       for (uint64_t n : {tile / 2 + 3, tile})
-        for (Distribution d : {Distribution::uniform, Distribution::few_unique,
-                               Distribution::special_floats}) {
+        for (Distribution d :
+             {Distribution::uniform, Distribution::few_unique, Distribution::special_floats}) {
           r.n = n;
           r.distribution = d;
           EXPECT_TRUE(check_small_radix(r));
@@ -153,8 +152,8 @@ TEST_P(SmallRadix, EveryItemsVariant) {
 INSTANTIATE_TEST_SUITE_P(AllKeyTypes, SmallRadix, ::testing::ValuesIn(all_combos()), combo_name);
 
 TEST(SmallRadixSizes, EveryPowerOfTwoNeighbourUpToTheTile) {
-  for (Combo c : {Combo{KeyType::u32, 4, false}, Combo{KeyType::i64, 8, true},
-                  Combo{KeyType::f32, 0, false}})
+  for (Combo c :
+       {Combo{KeyType::u32, 4, false}, Combo{KeyType::i64, 8, true}, Combo{KeyType::f32, 0, false}})
     for (uint32_t items : {1u, 4u, 8u}) {
       RadixCase r{c.key, c.value_bytes, c.descending};
       r.items = items;
@@ -202,17 +201,18 @@ TEST(SmallRadixSkipping, SortsKeysWithConstantDigits) {
 // The count read on the GPU: the first min(count, max_n) keys are sorted, the rest (and the guard
 // elements) stay as they were.
 TEST(SmallRadixIndirectCount, SortsOnlyTheFirstCountKeys) {
-  for (Combo c : {Combo{KeyType::u32, 4, false}, Combo{KeyType::f64, 8, true},
-                  Combo{KeyType::i32, 0, true}})
+  for (Combo c :
+       {Combo{KeyType::u32, 4, false}, Combo{KeyType::f64, 8, true}, Combo{KeyType::i32, 0, true}})
     for (uint32_t items : {1u, 4u}) {
       RadixCase r{c.key, c.value_bytes, c.descending};
       r.items = items;
       r.distribution = Distribution::few_unique;
       const uint64_t tile = tile_of(r);
-      for (auto [max_n, count] : {std::pair{tile, 0u}, std::pair{tile, 1u}, std::pair{tile, 2u},
-                                  std::pair{tile, uint32_t(tile / 3)}, std::pair{tile, uint32_t(tile - 1)},
-                                  std::pair{tile, uint32_t(tile)}, std::pair{tile / 2, uint32_t(tile)},
-                                  std::pair{uint64_t(100), 50u}}) {
+      for (auto [max_n, count] :
+           {std::pair{tile, 0u}, std::pair{tile, 1u}, std::pair{tile, 2u},
+            std::pair{tile, uint32_t(tile / 3)}, std::pair{tile, uint32_t(tile - 1)},
+            std::pair{tile, uint32_t(tile)}, std::pair{tile / 2, uint32_t(tile)},
+            std::pair{uint64_t(100), 50u}}) {
         r.n = max_n;
         r.gpu_count = count;
         EXPECT_TRUE(check_small_radix(r));

@@ -39,11 +39,11 @@ class SmallRadix final : public SortAlgorithm {
     uint32_t workgroup = shape_.workgroup;
     while (workgroup / 2 >= min_workgroup(ctx_) && uint64_t(workgroup / 2) * shape_.items >= t.n)
       workgroup /= 2;
-    rec.dispatch("small_radix_i" + std::to_string(shape_.items),
-                 {workgroup, spec_.key_words, spec_.key_kind, uint32_t(spec_.descending),
-                  spec_.value_words, spec_.begin_bit, spec_.end_bit, ctx_.info.min_subgroup_size,
-                  ctx_.info.max_subgroup_size},
-                 1, Push{t.keys, t.values, t.count_address, uint32_t(t.n)});
+    rec.dispatch(
+        "small_radix_i" + std::to_string(shape_.items),
+        {workgroup, spec_.key_words, spec_.key_kind, uint32_t(spec_.descending), spec_.value_words,
+         spec_.begin_bit, spec_.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size},
+        1, Push{t.keys, t.values, t.count_address, uint32_t(t.n)});
     rec.compute_barrier();
   }
 
@@ -65,8 +65,10 @@ class SmallRadix final : public SortAlgorithm {
 uint64_t small_radix_shared_bytes(const Context::Impl& ctx, const SortSpec& spec,
                                   uint32_t workgroup, uint32_t items) {
   constexpr uint64_t radix = 256;
-  const uint64_t tile_words = uint64_t(workgroup) * items * (spec.key_words + (spec.value_words ? 1 : 0));
-  const uint64_t counter_words = workgroup / std::max<uint32_t>(1, ctx.info.min_subgroup_size) * radix / 2;
+  const uint64_t tile_words =
+      uint64_t(workgroup) * items * (spec.key_words + (spec.value_words ? 1 : 0));
+  const uint64_t counter_words =
+      workgroup / std::max<uint32_t>(1, ctx.info.min_subgroup_size) * radix / 2;
   return 4 * (tile_words + counter_words);
 }
 
@@ -76,8 +78,9 @@ SmallRadixShape small_radix_shape(const Context::Impl& ctx, const SortSpec& spec
     throw Error("small-array radix sort: " + std::to_string(items) +
                 " keys per invocation (1, 2, 4 or 8)");
   if (ctx.info.min_subgroup_size < 4 || ctx.info.max_subgroup_size > 128)
-    throw Error("small-array radix sort: subgroups of " + std::to_string(ctx.info.min_subgroup_size) +
-                " to " + std::to_string(ctx.info.max_subgroup_size) + " lanes (4 to 128 supported)");
+    throw Error("small-array radix sort: subgroups of " +
+                std::to_string(ctx.info.min_subgroup_size) + " to " +
+                std::to_string(ctx.info.max_subgroup_size) + " lanes (4 to 128 supported)");
   workgroup = std::clamp(std::bit_floor(std::max<uint32_t>(workgroup, 1)), min_workgroup(ctx),
                          max_comparison_workgroup(ctx));
   while (workgroup > min_workgroup(ctx) &&
