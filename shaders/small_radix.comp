@@ -88,7 +88,14 @@ void scan_counters() {
   // The subgroup totals go to the exchange, free from the last reload to the next scatter.
   if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) exchange[gl_SubgroupID] = prefix + sum;
   barrier();
-  for (uint s = 0; s < gl_SubgroupID; ++s) prefix += exchange[s];
+  // Plus the totals of the earlier subgroups, read a subgroup's width at a time and added across
+  // the lanes (one round where there are at most as many subgroups as lanes: 1024 / 32).
+  uint earlier = 0;
+  for (uint base = 0; base < gl_SubgroupID; base += gl_SubgroupSize) {
+    const uint s = base + gl_SubgroupInvocationID;
+    earlier += s < gl_SubgroupID ? exchange[s] : 0u;
+  }
+  prefix += subgroupAdd(earlier);
   for (uint w = first; w < end; ++w) {
     uint word = counters[w], low = word & 0xffffu;
     counters[w] = prefix | ((prefix + low) << 16);
@@ -146,11 +153,14 @@ void main() {
   uvec2 varying_bits = uvec2(0u);
   {
     uvec2 and_keys = key_word_mask(), or_keys = uvec2(0u);
-    for (uint s = 0; s < gl_NumSubgroups; ++s) {
-      and_keys &= uvec2(exchange[4 * s], exchange[4 * s + 1]);
-      or_keys |= uvec2(exchange[4 * s + 2], exchange[4 * s + 3]);
+    for (uint base = 0; base < gl_NumSubgroups; base += gl_SubgroupSize) {
+      const uint s = base + lane;
+      if (s < gl_NumSubgroups) {
+        and_keys &= uvec2(exchange[4 * s], exchange[4 * s + 1]);
+        or_keys |= uvec2(exchange[4 * s + 2], exchange[4 * s + 3]);
+      }
     }
-    varying_bits = and_keys ^ or_keys;
+    varying_bits = subgroupAnd(and_keys) ^ subgroupOr(or_keys);
   }
 
   // 2. The passes; the counters are clear at the start of each.
