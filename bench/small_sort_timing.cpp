@@ -1,20 +1,18 @@
 // Times the small-array paths on one device: Algorithm::automatic, bitonic, odd_even and the
 // classic radix sort through the engine face (Sorter::record inside Context::Impl::submit_timed,
-// GPU timestamps), the one-workgroup radix sort (small_radix, shapes workgroup x keys per
-// invocation, in one dispatch up to its tile), plus a sweep of small-array sort shapes (tile
-// sizes), at n = 2^10 ... 2^16 u32 keys and u32+u32 pairs. Every configuration is checked once
-// against std::stable_sort before it is timed; each time is the median of `runs` sorts of fresh
-// random keys. Build (see bench/NOTES-small.md):
+// GPU timestamps), plus a sweep of small-array sort shapes (tile sizes), at n = 2^10 ... 2^16
+// u32 keys and u32+u32 pairs. Every configuration is checked once against std::stable_sort
+// before it is timed; each time is the median of `runs` sorts of fresh random keys.
+// Build (see bench/NOTES-small.md):
 //   c++ -O2 -std=c++20 -Iinclude -Isrc bench/small_sort_timing.cpp build/libgpusort.a -lvulkan
+#include "algorithms/comparison_sorts.hpp"
+#include "vulkan/buffer.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <random>
-
-#include "algorithms/comparison_sorts.hpp"
-#include "algorithms/small_radix.hpp"
-#include "vulkan/buffer.hpp"
 
 using namespace gpusort;
 
@@ -25,9 +23,6 @@ struct Candidate {
   Algorithm algorithm;           // used when !shape
   bool has_shape = false;        // a small-array sort shape, built directly
   SmallSortShape shape;
-  // The one-workgroup radix sort (make_small_radix) when radix_items != 0: at most this
-  // workgroup (shrunk to the device's shared memory, and to the smallest that covers n).
-  uint32_t radix_workgroup = 0, radix_items = 0;
 };
 
 double median(std::vector<double> v) {
@@ -63,10 +58,7 @@ double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const C
   SortSpec spec = make_sort_spec(KeyType::u32, value_bytes, false, 0, 0);
   std::unique_ptr<SortAlgorithm> algorithm;
   try {
-    if (c.radix_items) {
-      if (n > small_radix_max_n(impl, spec, c.radix_workgroup, c.radix_items)) return -1;
-      algorithm = make_small_radix(impl, spec, c.radix_workgroup, c.radix_items);
-    } else if (c.has_shape) {
+    if (c.has_shape) {
       SmallSortShape shape = small_sort_shape(impl, spec, c.shape);
       if (n > small_sort_max_n(shape)) return -1;
       algorithm = make_small_sort(impl, spec, shape);
@@ -78,7 +70,7 @@ double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const C
     return -1;  // e.g. odd_even beyond shared memory
   }
   // n^2 work: odd_even past 2^10 would take most of the device time (937 us at 2^12 measured).
-  if (!c.has_shape && !c.radix_items && c.algorithm == Algorithm::odd_even && n > 1024) return -1;
+  if (!c.has_shape && c.algorithm == Algorithm::odd_even && n > 1024) return -1;
   // Several input sets, rotated, each copied in before its sort inside the timed submission.
   constexpr int input_sets = 4;
   DeviceBuffer pristine(impl, input_sets * n * 4, MemoryKind::device_local);
@@ -239,15 +231,6 @@ int main(int argc, char** argv) {
       {"odd_even", Algorithm::odd_even},
       {"radix_reduce_scan", Algorithm::radix_reduce_scan},
   };
-  // small_radix, workgroup x keys per invocation (each up to its tile, 2^13 at most).
-  for (auto [workgroup, items] :
-       {std::pair{1024u, 1u}, std::pair{1024u, 2u}, std::pair{1024u, 4u}, std::pair{512u, 4u},
-        std::pair{256u, 4u}, std::pair{512u, 8u}, std::pair{1024u, 8u}})
-    candidates.push_back(
-        {.label = "small_radix " + std::to_string(workgroup) + "x" + std::to_string(items),
-         .algorithm = Algorithm::automatic,
-         .radix_workgroup = workgroup,
-         .radix_items = items});
   // Label: keys per invocation (i), single-dispatch workgroup (s), tile workgroup (t), tiles per
   // merge round (r), merge workgroup (m), merge bucket bits (b, 0: log2 of the tile's keys).
   auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,
@@ -275,7 +258,7 @@ int main(int argc, char** argv) {
     shape(4, 1024, 1024);       // tiles of 4096
     shape(4, 1024, 1024, 4, 256, 8);
   }
-  const uint64_t sizes[] = {1 << 10, 1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 16};
+  const uint64_t sizes[] = {1 << 10, 1 << 12, 1 << 14, 1 << 16};
   int wrong = 0;
   for (uint32_t value_bytes : {0u, 4u}) {
     std::printf("\nu32 keys%s: median us over %d runs\n%-30s", value_bytes ? " + u32 values" : "",
