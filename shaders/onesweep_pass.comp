@@ -91,11 +91,12 @@ layout(constant_id = 15) const uint PARTITION_PASS = 0;
 // without that assumption, and fast where workgroups start in id order (the device table).
 layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
 // 1 (not in the partition pass): the plan dispatches fewer workgroups than tiles (about one per
-// SM, the device table's persistent groups) and each sorts tile after tile: by id, tiles i,
-// i + the grid, ...; else each claims its next tile from the pass's counter while it ranks the
-// current one, so the claim's round trip hides behind the ranking. A workgroup's second and
-// later tiles skip the launch, the counter clear's wait and the claim (bench/NOTES-onesweep.md,
-// session 11).
+// SM, the device table's persistent groups) and each sorts tile after tile, skipping a launch and
+// a claim's wait per tile. Workgroup i sorts tile i first; then, with CLAIM_BY_ID, tiles
+// i + the grid, i + 2 x the grid, ... (a fixed share: one late workgroup holds back every round;
+// profiling only), else each takes the grid + the count it claims from the pass's counter while
+// it ranks the current tile, so the claim's round trip hides behind the ranking and a workgroup
+// that runs late just sorts fewer tiles (bench/NOTES-onesweep.md, session 11).
 layout(constant_id = 18) const uint PERSISTENT = 0;
 // 1 (with PERSISTENT, 32-bit keys): the next tile's keys are requested right after the
 // look-back, so that their latency hides behind this tile's stores.
@@ -378,9 +379,8 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
 
   barrier();
   CLOCK_MARK(6);
-  next = !persistent()          ? tile_total
-         : CLAIM_BY_ID != 0     ? tile_index + gl_NumWorkGroups.x * gl_NumWorkGroups.y
-                                : next_tile_shared;
+  uint grid = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+  next = !persistent() ? tile_total : grid + (CLAIM_BY_ID != 0 ? tile_index : next_tile_shared);
   if (prefetches_next() && next < tile_total) prefetch_tile_keys(next, keys);
   if (KEY_WORDS == 2) {
     [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
@@ -455,7 +455,7 @@ void main() {
 #ifdef CLOCK_PROFILE
   clock_start = clock2x32ARB().x;
 #endif
-  if (t == 0 && CLAIM_BY_ID == 0) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
+  if (t == 0 && CLAIM_BY_ID == 0 && !persistent()) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
   for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
   look_back_prepare();
   // Fetched early: its latency then hides behind the tile's loads.
@@ -482,7 +482,7 @@ void main() {
   uint64_t keys_out = input_alt ? keys_a : keys_b;
   uint64_t values_in = input_alt ? values_b : values_a;
   uint64_t values_out = input_alt ? values_a : values_b;
-  tile_index = CLAIM_BY_ID != 0 ? linear_workgroup_id() : partition_shared;
+  tile_index = CLAIM_BY_ID != 0 || persistent() ? linear_workgroup_id() : partition_shared;
   // Claims beyond the count's tiles: the last row of an x * y split (the plan dispatches the
   // count's tiles), or the partition pass's grid for max_n.
   if (tile_index >= tile_total) return;

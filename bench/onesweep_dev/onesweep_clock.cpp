@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "algorithms/onesweep.hpp"
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
   if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
   if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
   if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
+  if (const char* l = std::getenv("ONESWEEP_SPIN")) options.spin_limit = atoi(l);
   if (const char* f = std::getenv("ONESWEEP_PREFETCH")) options.prefetch_next = atoi(f);
   Context ctx = make_context();
   auto& impl = ctx.impl();
@@ -130,19 +132,33 @@ int main(int argc, char** argv) {
   auto plain = make_onesweep(impl, spec, options);
   DeviceBuffer scratch(impl, std::max(profiled->scratch_bytes(n), plain->scratch_bytes(n)),
                        MemoryKind::device_local);
-  auto run = [&](SortAlgorithm& algorithm) {
+  // Each sort's look-back fallbacks (the control word the clear zeroes), read back after it.
+  DeviceBuffer fallback_word(impl, 4, MemoryKind::device_local);
+  auto run = [&](OnesweepSort& algorithm, std::string& log) {
     impl.submit([&](VkCommandBuffer cmd) {
       VkBufferCopy c{0, 0, n * 4};
       vkCmdCopyBuffer(cmd, input.buffer(), keys.buffer(), 1, &c);
     });
-    return impl.submit_timed([&](VkCommandBuffer cmd) {
+    double ms = impl.submit_timed([&](VkCommandBuffer cmd) {
       Recorder rec(impl, cmd);
       algorithm.record(rec, {keys.address(), 0, scratch.address(), scratch.buffer(), 0, 0, n});
     });
+    impl.submit([&](VkCommandBuffer cmd) {
+      VkBufferCopy c{algorithm.fallback_count_offset(n), 0, 4};
+      vkCmdCopyBuffer(cmd, scratch.buffer(), fallback_word.buffer(), 1, &c);
+    });
+    uint32_t fallbacks = 0;
+    download(impl, fallback_word, &fallbacks, 4);
+    char entry[64];
+    std::snprintf(entry, sizeof entry, " %.2f/%u", ms, fallbacks);
+    log += entry;
+    return ms;
   };
   std::vector<double> plain_ms, profiled_ms;
+  std::string plain_log, profiled_log;
   for (int r = 0; r < 8; ++r)
-    plain_ms.push_back(run(*plain)), profiled_ms.push_back(run(*profiled));
+    plain_ms.push_back(run(*plain, plain_log)), profiled_ms.push_back(run(*profiled, profiled_log));
+  std::printf("runs (ms/fallbacks): plain%s; profiled%s\n", plain_log.c_str(), profiled_log.c_str());
   std::sort(plain_ms.begin(), plain_ms.end());
   std::sort(profiled_ms.begin(), profiled_ms.end());
   std::vector<uint32_t> out(n), rec(tiles * passes * fields);

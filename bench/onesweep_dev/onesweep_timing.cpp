@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   if (const char* c = std::getenv("ONESWEEP_CLAIM_BY_ID")) options.claim_by_id = atoi(c);
   if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
   if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
+  if (const char* l = std::getenv("ONESWEEP_SPIN")) options.spin_limit = atoi(l);
   if (const char* f = std::getenv("ONESWEEP_PREFETCH")) options.prefetch_next = atoi(f);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();

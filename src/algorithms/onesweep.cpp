@@ -94,8 +94,8 @@ struct OnesweepShapeRow {
   // Workgroup i sorts tile i (no claim on an atomic counter): where workgroups start in id order.
   bool tiles_by_id = false;
   // Persistent workgroups (onesweep_pass's PERSISTENT): this many per compute unit (SM) sort
-  // tile after tile, each claiming its next tile while it ranks the current one; 0: one workgroup
-  // per tile (also where the device reports no compute units).
+  // tile after tile, the tile of their id first, then each claims its next tile while it ranks
+  // the current one; 0: one workgroup per tile (also where the device reports no compute units).
   uint32_t persistent_groups_per_unit = 0;
 };
 OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
@@ -105,7 +105,8 @@ OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exc
   // 384 x 8 gives 86: u32 0.076 -> 0.059 ms, u32+u32 0.075 -> 0.062, u64 0.133 -> 0.106, while at
   // 2^20 the large shape is the faster again (session 7, call 3).
   // NVIDIA starts workgroups in id order, so tiles go by id: the claim's round trip cost 3-5 % at
-  // every size and key type (session 10, call 2).
+  // every size and key type (session 10, call 2). One persistent workgroup per SM (512 x 20 holds
+  // one per SM) where there are many tiles: 32-bit keys alone 2-5 % faster (session 11).
   if (info.min_subgroup_size >= 32)
     return {{512, counters_in_exchange ? 20u : 16u},
             uint64_t(1) << 18,
@@ -158,22 +159,26 @@ class Onesweep final : public OnesweepSort {
     if (options_.guess_tile >= 0) return uint32_t(options_.guess_tile);
     return spec_.key_words == 1 ? 1u : 0u;
   }
-  uint32_t claim_by_id() const {
+  uint32_t claim_by_id(uint64_t max_n) const {
     if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
-    // Persistent workgroups claim their tiles: by id, a workgroup that is not running yet (the
-    // GPU busy with other work) would hold back every later tile until its successors' fallbacks
-    // recount its tiles (session 11).
-    if (persistent_groups() != 0) return 0;
+    // Persistent workgroups sort the tile of their id first and then claim: with every tile by id,
+    // one workgroup that runs late (a fallback's recount, an SM shared with other work) holds back
+    // every round of the pass, and on the H100 whole sorts ran 1.2-3.5x slower (session 11).
+    if (persistent_groups(max_n) != 0) return 0;
     return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
   }
-  // Workgroups per pass where they are persistent (0: one per tile): for 32-bit keys alone. On the
-  // H100 persistent workgroups that claim their tiles made them 2-4 % faster at 2^24-2^28, but
-  // pairs and 64-bit keys 2-3 % slower at 2^24 (bench/NOTES-onesweep.md, session 11).
-  uint32_t persistent_groups() const {
+  // Workgroups per pass where they are persistent (0: one per tile), for a recording of max_n
+  // keys: for 32-bit keys alone, from persistent_min_rounds tiles per workgroup. On the H100 they
+  // made 32-bit keys alone 2 % faster at 2^24 and 5 % at 2^28, but 4 % slower at 2^22 (three
+  // tiles each), and pairs and 64-bit keys no faster (bench/NOTES-onesweep.md, session 11).
+  static constexpr uint64_t persistent_min_rounds = 8;
+  uint32_t persistent_groups(uint64_t max_n) const {
     if (options_.persistent_groups >= 0) return uint32_t(options_.persistent_groups);
     if (spec_.key_words != 1 || spec_.value_words != 0) return 0;
-    return onesweep_shape_row(ctx_.info, counters_in_exchange()).persistent_groups_per_unit *
-           ctx_.info.compute_units;
+    const uint32_t groups =
+        onesweep_shape_row(ctx_.info, counters_in_exchange()).persistent_groups_per_unit *
+        ctx_.info.compute_units;
+    return tiles(max_n) >= persistent_min_rounds * groups ? groups : 0;
   }
   // The next tile's keys requested after the look-back: for 32-bit keys alone (pairs lost 2 % on
   // the H100 with it, 64-bit keys gained less than without it; session 10, call 8).
@@ -291,7 +296,7 @@ class Onesweep final : public OnesweepSort {
     const HistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
-        tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups()};
+        tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups(t.n)};
     if (indirect)
       launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
     else
@@ -306,8 +311,8 @@ class Onesweep final : public OnesweepSort {
                      {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
                       options_.spin_limit, options_.publish_refusal_period,
                       options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id(),
-                      persistent_groups() ? 1u : 0u, prefetch_next()});
+                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id(t.n),
+                      persistent_groups(t.n) ? 1u : 0u, prefetch_next()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,
