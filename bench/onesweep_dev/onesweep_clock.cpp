@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
   std::string plain_log, profiled_log;
   for (int r = 0; r < 8; ++r)
     plain_ms.push_back(run(*plain, plain_log)), profiled_ms.push_back(run(*profiled, profiled_log));
-  std::printf("runs (ms/fallbacks): plain%s; profiled%s\n", plain_log.c_str(), profiled_log.c_str());
+  std::printf("runs (ms/fallbacks): plain%s; profiled%s\n", plain_log.c_str(),
+              profiled_log.c_str());
   std::sort(plain_ms.begin(), plain_ms.end());
   std::sort(profiled_ms.begin(), profiled_ms.end());
   std::vector<uint32_t> out(n), rec(tiles * passes * fields);

@@ -307,12 +307,12 @@ class Onesweep final : public OnesweepSort {
 
     auto pass_spec = key_spec;
     pass_spec[0] = workgroup_;
-    pass_spec.insert(pass_spec.end(),
-                     {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
-                      options_.spin_limit, options_.publish_refusal_period,
-                      options_.lookback_window, options_.profile_omit, full_tile_copy(),
-                      guess_tile(), counters_in_exchange(), 0, wide_indices, claim_by_id(t.n),
-                      persistent_groups(t.n) ? 1u : 0u, prefetch_next()});
+    pass_spec.insert(
+        pass_spec.end(),
+        {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
+         options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
+         options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
+         wide_indices, claim_by_id(t.n), persistent_groups(t.n) ? 1u : 0u, prefetch_next()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,

@@ -26,7 +26,7 @@ struct OnesweepOptions {
                                        // pass's counter: -1 as the device table says, 0 off, 1 on
   int32_t full_tile_copy = -1;         // a bounds-check-free copy of the tile code for full tiles:
                                        // -1 where measured faster, 0 off, 1 on
-  int32_t persistent_groups = -1;     // at most this many workgroups per pass, each sorting tile
+  int32_t persistent_groups = -1;      // at most this many workgroups per pass, each sorting tile
                                        // after tile: -1 as the device table says, 0 one per tile
   int32_t prefetch_next = -1;          // persistent workgroups request the next tile's keys after
                                        // the look-back (32-bit keys): -1 where measured faster,

@@ -32,8 +32,7 @@ void list_devices() {
         d.subgroup_size_control ? ", size control" : "", d.shared_memory_bytes,
         d.max_workgroup_size, d.max_workgroup_subgroups, (unsigned long long)d.storage_buffer_range,
         d.device_local_bytes / 1073741824.0, d.max_allocation_bytes / 1073741824.0,
-        d.max_buffer_bytes / 1073741824.0,
-        d.sparse_binding ? " (sparse: several allocations)" : "",
+        d.max_buffer_bytes / 1073741824.0, d.sparse_binding ? " (sparse: several allocations)" : "",
         d.compute_units ? std::to_string(d.compute_units).c_str() : "not reported");
     if (!d.usable) std::printf("   not usable by gpusort: %s\n", d.unusable_why.c_str());
   }
