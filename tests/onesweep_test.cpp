@@ -420,17 +420,16 @@ TEST(OnesweepTilesById, SortWithAndWithoutTheClaim) {
 }
 
 // Persistent workgroups (the device table's choice where it knows the compute units), forced here:
-// 1 or 3 workgroups per pass sort every tile, taking tiles by id (i, i + the grid, ...) or claiming
-// the next one while ranking the current one, with and without the next tile's keys requested
-// after the look-back; n on the host and from the GPU (the plan caps the grid at the count's
+// 1 or 3 workgroups per pass sort every tile, the tile of their id first and then the ones they
+// claim while ranking (the product), or every tile by id (i, i + the grid, ...; profiling), with
+// and without the next tile's keys requested after the look-back; n on the host and from the GPU (the plan caps the grid at the count's
 // tiles), look-back slots that wrap, and every third tile refusing to publish (its successors
 // recount it). Then partly constant keys (skipped passes: the prefetch must read the next tile from
 // the buffer this pass reads), keys alone (the counters inside the exchange array, cleared again
 // for each tile), f32 descending and 64-bit keys with 8-byte values.
 TEST(OnesweepPersistent, SortTileAfterTile) {
   for (auto [groups, by_id, prefetch] :
-       {std::tuple{3, 0, 0}, std::tuple{3, 0, 1}, std::tuple{3, 1, 0}, std::tuple{3, 1, 1},
-        std::tuple{1, 1, 1}}) {
+       {std::tuple{3, 0, 0}, std::tuple{3, 0, 1}, std::tuple{1, 0, 1}, std::tuple{3, 1, 1}}) {
     OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2};
     options.claim_by_id = by_id;
     options.persistent_groups = groups;
@@ -444,18 +443,17 @@ TEST(OnesweepPersistent, SortTileAfterTile) {
       EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, false, true)) << what;
     }
   }
-  for (int32_t by_id : {0, 1})
-    for (const PartlyConstantKeys& c :
-         {PartlyConstantKeys{KeyType::u32, 0, false, 0xff00ff00, 20001, {}, by_id, 3, 1},
-          PartlyConstantKeys{KeyType::u32, 0, false, ~0ull, 30000, 17000u, by_id, 2, 1},
-          PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, by_id, 3, 1},
-          PartlyConstantKeys{KeyType::u64, 8, false, 0xffffff, 20001, 9000u, by_id, 3, 0}}) {
-      SortedKeys sorted;
-      uint32_t ran = 0;
-      const ::testing::AssertionResult output = check_partly_constant_keys(c, sorted);
-      EXPECT_TRUE(output);
-      if (output) EXPECT_TRUE(check_plan(c, sorted, &ran));
-    }
+  for (const PartlyConstantKeys& c :
+       {PartlyConstantKeys{KeyType::u32, 0, false, 0xff00ff00, 20001, {}, 0, 3, 1},
+        PartlyConstantKeys{KeyType::u32, 0, false, ~0ull, 30000, 17000u, 0, 2, 1},
+        PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, 1, 3, 1},
+        PartlyConstantKeys{KeyType::u64, 8, false, 0xffffff, 20001, 9000u, 0, 3, 0}}) {
+    SortedKeys sorted;
+    uint32_t ran = 0;
+    const ::testing::AssertionResult output = check_partly_constant_keys(c, sorted);
+    EXPECT_TRUE(output);
+    if (output) EXPECT_TRUE(check_plan(c, sorted, &ran));
+  }
 }
 
 // With a GPU-side count the histogram, the passes and the copy-back are dispatched for the count,
