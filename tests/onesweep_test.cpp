@@ -422,11 +422,12 @@ TEST(OnesweepTilesById, SortWithAndWithoutTheClaim) {
 // Persistent workgroups (the device table's choice where it knows the compute units), forced here:
 // 1 or 3 workgroups per pass sort every tile, the tile of their id first and then the ones they
 // claim while ranking (the product), or every tile by id (i, i + the grid, ...; profiling), with
-// and without the next tile's keys requested after the look-back; n on the host and from the GPU (the plan caps the grid at the count's
-// tiles), look-back slots that wrap, and every third tile refusing to publish (its successors
-// recount it). Then partly constant keys (skipped passes: the prefetch must read the next tile from
-// the buffer this pass reads), keys alone (the counters inside the exchange array, cleared again
-// for each tile), f32 descending and 64-bit keys with 8-byte values.
+// and without the next tile's keys requested after the look-back; n on the host and from the GPU
+// (the plan caps the grid at the count's tiles), look-back slots that wrap, and every third tile
+// refusing to publish (its successors recount it). Then partly constant keys (skipped passes: the
+// prefetch must read the next tile from the buffer this pass reads), keys alone (the counters
+// inside the exchange array, cleared again for each tile), f32 descending and 64-bit keys with
+// 8-byte values.
 TEST(OnesweepPersistent, SortTileAfterTile) {
   for (auto [groups, by_id, prefetch] :
        {std::tuple{3, 0, 0}, std::tuple{3, 0, 1}, std::tuple{1, 0, 1}, std::tuple{3, 1, 1}}) {
