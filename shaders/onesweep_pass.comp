@@ -265,7 +265,15 @@ void prefetch_tile_keys(uint next, out uvec2 keys[KEYS_PER_THREAD]) {
 }
 
 bool persistent() { return PERSISTENT != 0 && PARTITION_PASS == 0; }
+bool claims_next() { return persistent() && CLAIM_BY_ID == 0; }
 bool prefetches_next() { return persistent() && PREFETCH_NEXT != 0 && KEY_WORDS == 1; }
+
+// Before a tile: zero the per-subgroup counters and the look-back's round word (a barrier must
+// follow, and precede the first tile's ranking).
+void clear_tile_state() {
+  for (uint i = gl_LocalInvocationID.x; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
+  look_back_prepare();
+}
 
 // Ranks, looks back and stores the current tile (steps 1-5 above). A persistent workgroup also
 // finds its next tile (`next`; tile_total or more: none), and where it prefetches, requests that
@@ -276,7 +284,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   uint t = gl_LocalInvocationID.x;
   // The next claim, in flight while this tile ranks (one invocation; shared after the ranking).
   uint claimed = 0;
-  if (persistent() && CLAIM_BY_ID == 0 && t == 0)
+  if (claims_next() && t == 0)
     claimed = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
   bool publishes = PUBLISH_REFUSAL_PERIOD == 0 || tile_index % PUBLISH_REFUSAL_PERIOD != PUBLISH_REFUSAL_PERIOD - 1;
   // 1-2. Load the subgroup's chunk and rank each key among equal digits of the chunk.
@@ -314,7 +322,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
                     ? k * gl_SubgroupSize + lane
                     : subgroupShuffle(counter, valid ? lane_mask_lowest(peers) : 0u) + below;
   }
-  if (persistent() && CLAIM_BY_ID == 0 && t == 0) next_tile_shared = claimed;
+  if (claims_next() && t == 0) next_tile_shared = claimed;
   barrier();
   CLOCK_MARK(4);
 
@@ -456,8 +464,7 @@ void main() {
   clock_start = clock2x32ARB().x;
 #endif
   if (t == 0 && CLAIM_BY_ID == 0 && !persistent()) partition_shared = atomicAdd(U32Array(control_address).v[CONTROL_PARTITION_COUNTER + pass], 1u);
-  for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
-  look_back_prepare();
+  clear_tile_state();
   // Fetched early: its latency then hides behind the tile's loads.
   uint digit_offset[DIGITS_PER_INVOCATION];
   for (uint k = 0; k < DIGITS_PER_INVOCATION; ++k) {
@@ -509,8 +516,7 @@ void main() {
     clock_start = clock2x32ARB().x;
 #endif
     barrier();
-    for (uint i = t; i < COUNTERS; i += gl_WorkGroupSize.x) counter_set(i, 0);
-    look_back_prepare();
+    clear_tile_state();
     barrier();
   }
 }

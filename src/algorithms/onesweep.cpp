@@ -162,8 +162,8 @@ class Onesweep final : public OnesweepSort {
   uint32_t claim_by_id(uint64_t max_n) const {
     if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
     // Persistent workgroups sort the tile of their id first and then claim: with every tile by id,
-    // one workgroup that runs late (a fallback's recount, an SM shared with other work) holds back
-    // every round of the pass, and on the H100 whole sorts ran 1.2-3.5x slower (session 11).
+    // one workgroup that runs late (a fallback's recount, an SM shared with other work) would hold
+    // back every round of the pass. All by id measured 1-2 % faster on an idle H100 (session 11).
     if (persistent_groups(max_n) != 0) return 0;
     return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
   }
@@ -293,10 +293,11 @@ class Onesweep final : public OnesweepSort {
 
     auto histogram_spec = with_workgroup(histogram_workgroup);
     histogram_spec.insert(histogram_spec.end(), {histogram_keys_per_thread, wide_indices});
+    const uint32_t persistent_groups_per_pass = persistent_groups(t.n);
     const HistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
-        tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups(t.n)};
+        tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups_per_pass};
     if (indirect)
       launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
     else
@@ -312,7 +313,7 @@ class Onesweep final : public OnesweepSort {
         {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
          options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
          options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
-         wide_indices, claim_by_id(t.n), persistent_groups(t.n) ? 1u : 0u, prefetch_next()});
+         wide_indices, claim_by_id(t.n), persistent_groups_per_pass ? 1u : 0u, prefetch_next()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,
