@@ -101,11 +101,6 @@ layout(constant_id = 18) const uint PERSISTENT = 0;
 // 1 (with PERSISTENT, 32-bit keys): the next tile's keys are requested right after the
 // look-back, so that their latency hides behind this tile's stores.
 layout(constant_id = 19) const uint PREFETCH_NEXT = 0;
-// 1: CUB's early counts. The tile's digit counts come first (one shared atomic per key into its
-// subgroup's counter), are published and scanned, and each subgroup's counters then start at its
-// first place in the tile; the ranking's leader atomics so return final places, with no pass over
-// the keys after it, and the tile's counts reach successors' look-backs before its ranking.
-layout(constant_id = 20) const uint EARLY_COUNTS = 0;
 const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
 shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];
@@ -280,28 +275,6 @@ void clear_tile_state() {
   look_back_prepare();
 }
 
-// 3. Tile digit counts from the per-subgroup counters, which then hold each subgroup's start
-// within its digit's run; the counts are published at once so that successors can pass over this
-// tile before its look-back ends, and scanned into tile_digit_starts. Ends with a barrier.
-void count_tile_digits(bool publishes) {
-  // One invocation per counter word, i.e. per pair of digits (even in the low half).
-  for (uint w = gl_LocalInvocationID.x; w < COUNTER_WORDS; w += gl_WorkGroupSize.x) {
-    uint running = 0;  // both digits' running counts, packed like the counters
-    for (uint s = 0; s < gl_NumSubgroups; ++s) {
-      uint c = counter_get(s * COUNTER_WORDS + w);
-      counter_set(s * COUNTER_WORDS + w, running);
-      running += c;
-    }
-    for (uint h = 0; h < 2; ++h) {
-      uint d = 2 * w + h, total = (running >> (16 * h)) & 0xffffu;
-      tile_digit_total[d] = total;
-      if (publishes) lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, tile_index == 0, total);
-    }
-  }
-  barrier();
-  scan_tile_digits();
-}
-
 // Ranks, looks back and stores the current tile (steps 1-5 above). A persistent workgroup also
 // finds its next tile (`next`; tile_total or more: none), and where it prefetches, requests that
 // tile's keys into `keys`.
@@ -328,24 +301,6 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
     CLOCK_MARK(3);
   }
 #endif
-  if (EARLY_COUNTS != 0) {
-    // The tile's counts first: each key adds one to its digit's counter in its subgroup.
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-      if (in_tile(full, chunk + k * gl_SubgroupSize)) {
-        uint digit = key_digit_of(keys[k]);
-        counter_add(counter_word(subgroup, digit), 1u << counter_shift(digit));
-      }
-    barrier();
-    count_tile_digits(publishes);
-    // Each subgroup's counters then start at its first place in the tile (digit start + the
-    // digit's keys in earlier subgroups; packed halves cannot carry: a tile has < 2^16 keys).
-    for (uint w = t; w < COUNTERS; w += gl_WorkGroupSize.x) {
-      uint d = 2 * (w % COUNTER_WORDS);
-      counter_set(w, counter_get(w) + (tile_digit_starts[d] | (tile_digit_starts[d + 1] << 16)));
-    }
-    barrier();
-    CLOCK_MARK(4);
-  }
   // Each key in turn (item order, which keeps equal digits in input order): the lanes holding
   // its digit (ballots), the leader's addition of their count to the subgroup's digit counter,
   // and the counter's old value shuffled to them. One key's ranking state is live at a time, as
@@ -369,17 +324,32 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   }
   if (claims_next() && t == 0) next_tile_shared = claimed;
   barrier();
-  CLOCK_MARK(EARLY_COUNTS != 0 ? 5 : 4);
+  CLOCK_MARK(4);
 
-  if (EARLY_COUNTS == 0) {
-    count_tile_digits(publishes);
-    CLOCK_MARK(5);
-    [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
-      if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize)) {
-        uint digit = key_digit_of(keys[k]);
-        places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
-      }
+  // 3. Tile digit counts (and each subgroup's start within its digit), published at once so that
+  // successors can pass over this tile before its look-back ends.
+  // One invocation per counter word, i.e. per pair of digits (even in the low half).
+  for (uint w = t; w < COUNTER_WORDS; w += gl_WorkGroupSize.x) {
+    uint running = 0;  // both digits' running counts, packed like the counters
+    for (uint s = 0; s < gl_NumSubgroups; ++s) {
+      uint c = counter_get(s * COUNTER_WORDS + w);
+      counter_set(s * COUNTER_WORDS + w, running);
+      running += c;
+    }
+    for (uint h = 0; h < 2; ++h) {
+      uint d = 2 * w + h, total = (running >> (16 * h)) & 0xffffu;
+      tile_digit_total[d] = total;
+      if (publishes) lookback_publish(lookback_address, tile_index, d, first_tag + tile_index, tile_index == 0, total);
+    }
   }
+  barrier();
+  scan_tile_digits();
+  CLOCK_MARK(5);
+  [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
+    if ((PROFILE_OMIT & PROFILE_OMIT_RANKING) == 0 && in_tile(full, chunk + k * gl_SubgroupSize)) {
+      uint digit = key_digit_of(keys[k]);
+      places[k] += tile_digit_starts[digit] + read_counter(subgroup, digit);
+    }
 
   // Keys go through shared memory one 32-bit word at a time (low word, then high word of 64-bit
   // keys), then values the same way; each invocation keeps only its keys' targets in registers.
@@ -387,9 +357,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   // while it waits.
   uint targets[KEYS_PER_THREAD];
   uint low_words[KEYS_PER_THREAD];
-  // The counters, read above, share its memory (with early counts the barrier after the ranking
-  // is the last read's).
-  if (COUNTERS_IN_EXCHANGE != 0 && EARLY_COUNTS == 0) barrier();
+  if (COUNTERS_IN_EXCHANGE != 0) barrier();  // the counters, read above, share its memory
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k)
     if (in_tile(full, chunk + k * gl_SubgroupSize)) exchange[places[k]] = keys[k].x;
 

@@ -62,7 +62,6 @@ struct PartlyConstantKeys {
   int32_t claim_by_id = -1;  // OnesweepOptions::claim_by_id
   int32_t persistent_groups = -1;  // OnesweepOptions::persistent_groups
   int32_t prefetch_next = -1;      // OnesweepOptions::prefetch_next
-  int32_t early_counts = -1;       // OnesweepOptions::early_counts
 };
 
 // What check_partly_constant_keys leaves for further checks.
@@ -98,14 +97,13 @@ struct SortedKeys {
   if (c.gpu_count) description << " (GPU count " << *c.gpu_count << ", max_n " << max_n << ")";
   description << " varying=0x" << std::hex << c.varying << std::dec << " seed=" << seed
               << " tiles by id " << c.claim_by_id << " persistent groups " << c.persistent_groups
-              << " prefetch " << c.prefetch_next << " early counts " << c.early_counts;
+              << " prefetch " << c.prefetch_next;
   sorted.description = description.str();
 
   OnesweepOptions options;
   options.claim_by_id = c.claim_by_id;
   options.persistent_groups = c.persistent_groups;
   options.prefetch_next = c.prefetch_next;
-  options.early_counts = c.early_counts;
   auto algorithm = make_onesweep(impl, spec, options);
   DeviceBuffer key_buffer(impl, std::max<uint64_t>(max_n * key_bytes, 4), MemoryKind::device_local);
   DeviceBuffer value_buffer(impl, std::max<uint64_t>(max_n * value_bytes, 4),
@@ -451,40 +449,6 @@ TEST(OnesweepPersistent, SortTileAfterTile) {
         PartlyConstantKeys{KeyType::u32, 0, false, ~0ull, 30000, 17000u, 0, 2, 1},
         PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, 1, 3, 1},
         PartlyConstantKeys{KeyType::u64, 8, false, 0xffffff, 20001, 9000u, 0, 3, 0}}) {
-    SortedKeys sorted;
-    uint32_t ran = 0;
-    const ::testing::AssertionResult output = check_partly_constant_keys(c, sorted);
-    EXPECT_TRUE(output);
-    if (output) EXPECT_TRUE(check_plan(c, sorted, &ran));
-  }
-}
-
-// CUB's early counts (the device table's choice where measured faster), forced on: the tile's
-// digit counts come before its ranking and the ranking returns final places. u32 pairs of
-// low-entropy keys, partial last tiles, n on the host and from the GPU, every third tile refusing
-// to publish, persistent workgroups; then partly constant keys of every width (skipped passes),
-// keys alone (the counters inside the exchange array), f32 descending and 64-bit keys with
-// 8-byte values, and uniform keys of every type through the whole-output check.
-TEST(OnesweepEarlyCounts, SortLikeCountingAfterTheRanking) {
-  OnesweepOptions options{.lookback_slots = 8, .spin_limit = 2};
-  options.early_counts = 1;
-  for (bool descending : {false, true}) {
-    EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, descending));
-    EXPECT_TRUE(check_onesweep(options, 20000, 33333, true, descending));
-  }
-  options.publish_refusal_period = 3;
-  EXPECT_TRUE(check_onesweep(options, 40000, 40000, false, false, true));
-  options.publish_refusal_period = 0;
-  options.persistent_groups = 3;
-  options.prefetch_next = 1;
-  EXPECT_TRUE(check_onesweep(options, 40001, 40001, false, true));
-  for (const PartlyConstantKeys& c :
-       {PartlyConstantKeys{KeyType::u32, 4, false, 0xff00ff00, 20001, {}, -1, -1, -1, 1},
-        PartlyConstantKeys{KeyType::u32, 0, false, ~0ull, 30000, 17000u, -1, -1, -1, 1},
-        PartlyConstantKeys{KeyType::u32, 0, false, ~0ull, 30000, {}, 0, 2, 1, 1},
-        PartlyConstantKeys{KeyType::f32, 0, true, 0x007f0000, 20001, {}, -1, -1, -1, 1},
-        PartlyConstantKeys{KeyType::u64, 8, false, 0xffffff, 20001, 9000u, -1, -1, -1, 1},
-        PartlyConstantKeys{KeyType::u64, 0, true, ~0ull, 12345, {}, -1, -1, -1, 1}}) {
     SortedKeys sorted;
     uint32_t ran = 0;
     const ::testing::AssertionResult output = check_partly_constant_keys(c, sorted);

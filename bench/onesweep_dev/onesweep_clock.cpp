@@ -112,7 +112,6 @@ int main(int argc, char** argv) {
   if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
   if (const char* l = std::getenv("ONESWEEP_SPIN")) options.spin_limit = atoi(l);
   if (const char* f = std::getenv("ONESWEEP_PREFETCH")) options.prefetch_next = atoi(f);
-  if (const char* e = std::getenv("ONESWEEP_EARLY")) options.early_counts = atoi(e);
   Context ctx = make_context();
   auto& impl = ctx.impl();
   SortSpec spec = make_sort_spec(KeyType::u32, 0, false, 0, 0);

@@ -186,11 +186,6 @@ class Onesweep final : public OnesweepSort {
     if (options_.prefetch_next >= 0) return uint32_t(options_.prefetch_next);
     return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
   }
-  // The tile's digit counts before its ranking (onesweep_pass's EARLY_COUNTS).
-  uint32_t early_counts() const {
-    if (options_.early_counts >= 0) return uint32_t(options_.early_counts);
-    return 0;
-  }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -318,8 +313,7 @@ class Onesweep final : public OnesweepSort {
         {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
          options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
          options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
-         wide_indices, claim_by_id(t.n), persistent_groups_per_pass ? 1u : 0u, prefetch_next(),
-         early_counts()});
+         wide_indices, claim_by_id(t.n), persistent_groups_per_pass ? 1u : 0u, prefetch_next()});
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,

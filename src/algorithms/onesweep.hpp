@@ -31,8 +31,6 @@ struct OnesweepOptions {
   int32_t prefetch_next = -1;          // persistent workgroups request the next tile's keys after
                                        // the look-back (32-bit keys): -1 where measured faster,
                                        // 0 off, 1 on
-  int32_t early_counts = -1;           // CUB's early counts (the tile's digit counts before its
-                                       // ranking): -1 where measured faster, 0 off, 1 on
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
   bool histogram_only = false;         // profiling: record only the clear and histogram steps
@@ -52,7 +50,7 @@ struct OnesweepStages {
   // The passes' and the copy-back's indirect commands (DISPATCH_* in onesweep_common.glsl): a sort
   // built on the steps may zero them to switch Onesweep's passes off.
   VkDeviceAddress dispatch = 0;
-  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..20)
+  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..19)
   uint64_t tiles = 0;               // onesweep_pass's workgroups
   uint32_t lookback_slot_mask = 0;
   uint32_t pass_count = 0;
