@@ -20,6 +20,7 @@
 // min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep.hpp"
 
+#include <array>
 #include <bit>
 
 #include "algorithms/comparison_sorts.hpp"
@@ -82,15 +83,18 @@ bool counters_in_exchange_by_default(const SortSpec& spec) {
 }
 
 // The tuning table: Onesweep's tile shapes per device family, each measured where it was chosen
-// (bench/NOTES-onesweep.md). `large` sorts every size; up to mid_max_n keys (0: no such row)
-// `mid` takes over, smaller tiles so that more SMs share each pass.
+// (bench/NOTES-onesweep.md). `large` sorts every size; below it, smaller tiles take over up to
+// each band's max_n (ascending; a max_n of 0 ends the list), so that more SMs share each pass.
 struct OnesweepShape {
   uint32_t workgroup = 0, keys_per_thread = 0;
 };
+struct OnesweepShapeBand {
+  uint64_t max_n = 0;
+  OnesweepShape shape;
+};
 struct OnesweepShapeRow {
   OnesweepShape large;
-  uint64_t mid_max_n = 0;
-  OnesweepShape mid;
+  std::array<OnesweepShapeBand, 2> small_bands;
   // Workgroup i sorts tile i (no claim on an atomic counter): where workgroups start in id order.
   bool tiles_by_id = false;
   // Persistent workgroups (onesweep_pass's PERSISTENT): this many per compute unit (SM) sort
@@ -101,20 +105,23 @@ struct OnesweepShapeRow {
 OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
   // NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory), measured on the H100:
   // large tiles, 20 keys per invocation where the per-subgroup counters live in the exchange
-  // array, else 16 (sessions 3-5, 2^24). At 2^18 a 512 x 16-20 tile gives 26-32 tiles for 132 SMs;
-  // 384 x 8 gives 86: u32 0.076 -> 0.059 ms, u32+u32 0.075 -> 0.062, u64 0.133 -> 0.106, while at
-  // 2^20 the large shape is the faster again (session 7, call 3).
+  // array, else 16 (sessions 3-5, 2^24). Up to 2^18, 384 x 8: 86 tiles at 2^18 where 512 x 16-20
+  // gives 26-32 for 132 SMs, 17-22 % faster for every key type (session 7). Then 512 x 8 (64
+  // registers: two workgroups per SM): at 2^19 11-15 % faster than the large shape for every key
+  // type (u32 0.078 -> 0.067 ms, u32+u32 0.079 -> 0.071, u64 0.137 -> 0.122), and for 32-bit
+  // keys alone up to 2^22 (2^20 -2 %, 2^21 -5 %, 2^22 -4 %; at 2^23 +39 %, where it would run
+  // persistent), while pairs and 64-bit keys gain nothing there (session 12, call 3).
   // NVIDIA starts workgroups in id order, so tiles go by id: the claim's round trip cost 3-5 % at
   // every size and key type (session 10, call 2). One persistent workgroup per SM (512 x 20 holds
   // one per SM) where there are many tiles: 32-bit keys alone 2-5 % faster (session 11).
   if (info.min_subgroup_size >= 32)
     return {{512, counters_in_exchange ? 20u : 16u},
-            uint64_t(1) << 18,
-            {384, 8},
+            {{{uint64_t(1) << 18, {384, 8}},
+              {uint64_t(1) << (counters_in_exchange ? 22 : 19), {512, 8}}}},
             info.vendor_id == 0x10de,
             info.vendor_id == 0x10de ? 1u : 0u};
   // Narrow subgroups (lavapipe): small tiles (the per-subgroup counters cost 1 KiB a subgroup).
-  return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, 0, {}};
+  return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, {}};
 }
 
 class Onesweep final : public OnesweepSort {
@@ -358,11 +365,16 @@ std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& 
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec) {
   auto large = make_onesweep(ctx, spec, OnesweepOptions{});
   const OnesweepShapeRow row = onesweep_shape_row(ctx.info, counters_in_exchange_by_default(spec));
-  if (row.mid_max_n == 0) return large;
-  OnesweepOptions mid;
-  mid.workgroup = row.mid.workgroup;
-  mid.keys_per_thread = row.mid.keys_per_thread;
-  return make_size_switch(make_onesweep(ctx, spec, mid), row.mid_max_n, std::move(large));
+  // Each band, from the largest down, takes the sizes up to its max_n from the ones above it.
+  std::unique_ptr<SortAlgorithm> sort = std::move(large);
+  for (auto band = row.small_bands.rbegin(); band != row.small_bands.rend(); ++band) {
+    if (band->max_n == 0) continue;
+    OnesweepOptions options;
+    options.workgroup = band->shape.workgroup;
+    options.keys_per_thread = band->shape.keys_per_thread;
+    sort = make_size_switch(make_onesweep(ctx, spec, options), band->max_n, std::move(sort));
+  }
+  return sort;
 }
 
 }  // namespace gpusort
