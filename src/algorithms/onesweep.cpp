@@ -193,6 +193,16 @@ class Onesweep final : public OnesweepSort {
     if (options_.prefetch_next >= 0) return uint32_t(options_.prefetch_next);
     return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
   }
+  // The histogram's grid: four rounds of keys per workgroup, or, where that leaves compute units
+  // without a workgroup (small n), fewer rounds, so that each unit gets histogram_groups_per_unit.
+  uint32_t histogram_groups_for(uint64_t n) const {
+    const uint32_t groups = groups_for(n, histogram_keys_per_group, max_histogram_groups);
+    const uint32_t per_unit =
+        options_.histogram_groups_per_unit >= 0 ? uint32_t(options_.histogram_groups_per_unit) : 1u;
+    const uint32_t spread = per_unit * std::max<uint32_t>(ctx_.info.compute_units, 1);
+    if (groups >= spread) return groups;
+    return std::min(spread, groups_for(n, histogram_keys_per_round, max_histogram_groups));
+  }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -291,8 +301,7 @@ class Onesweep final : public OnesweepSort {
     // Element indices of 2^31 and more are addressed in 64-bit arithmetic, which costs, so only
     // pipelines for such n do it (WIDE_INDICES in shaders/include/common.glsl).
     const uint32_t wide_indices = options_.wide_indices || t.n > (uint64_t(1) << 31) ? 1u : 0u;
-    const uint32_t histogram_groups =
-        groups_for(t.n, histogram_keys_per_group, max_histogram_groups);
+    const uint32_t histogram_groups = histogram_groups_for(t.n);
     const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);
     const uint32_t max_groups_x = ctx_.info.max_workgroup_count_x;
 

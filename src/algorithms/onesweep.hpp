@@ -31,6 +31,8 @@ struct OnesweepOptions {
   int32_t prefetch_next = -1;          // persistent workgroups request the next tile's keys after
                                        // the look-back (32-bit keys): -1 where measured faster,
                                        // 0 off, 1 on
+  int32_t histogram_groups_per_unit = -1;  // small n: the histogram's grid spread to this many
+                                           // workgroups per compute unit (-1: as measured best)
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
   bool histogram_only = false;         // profiling: record only the clear and histogram steps
