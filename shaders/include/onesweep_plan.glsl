@@ -13,8 +13,7 @@
 
 const uint PLAN_DIGITS_PER_INVOCATION = (RADIX + gl_WorkGroupSize.x - 1) / gl_WorkGroupSize.x;
 
-// Per pass, each subgroup's digit total (at most one subgroup per invocation).
-shared uint plan_subgroup_totals[MAX_PASSES * gl_WorkGroupSize.x];
+shared uint plan_subgroup_totals[gl_WorkGroupSize.x];  // at most one subgroup per invocation
 shared uint plan_nonzero_digits[MAX_PASSES];
 
 struct OnesweepPlanTargets {
@@ -30,47 +29,37 @@ struct OnesweepPlanTargets {
   uint pass_group_cap;  // at most this many workgroups per pass, each looping over tiles (0: one per tile)
 };
 
-// Every pass's histogram to exclusive offsets in place; counts each pass's digits that hold keys
-// into plan_nonzero_digits. All passes' counts are requested at once (one memory latency, not one
-// per pass), and one barrier serves every pass's scan. The histograms were added with atomics by
-// other workgroups: read here with device-scope atomic loads, so no stale copy in a cache of this
-// workgroup can be seen (the caller's acquire orders them after every addition).
-void plan_exclusive_offsets(uint64_t digit_counts, uint pass_count) {
+// One pass's histogram to exclusive offsets in place; counts the digits that hold keys into
+// plan_nonzero_digits[pass]. The histograms were added with atomics by other workgroups: read here
+// with device-scope atomic loads, so no stale copy in a cache of this workgroup can be seen (the
+// caller's acquire orders them after every addition).
+void plan_exclusive_offsets(uint64_t digit_counts, uint pass) {
   U32Array counts = U32Array(digit_counts);
   uint first = gl_LocalInvocationID.x * PLAN_DIGITS_PER_INVOCATION;
-  uint c[MAX_PASSES][PLAN_DIGITS_PER_INVOCATION];
-  [[unroll]] for (uint pass = 0; pass < MAX_PASSES; ++pass)
-    [[unroll]] for (uint k = 0; k < PLAN_DIGITS_PER_INVOCATION; ++k) {
-      uint d = first + k;
-      c[pass][k] = pass < pass_count && d < RADIX
-                       ? atomicLoad(counts.v[pass * RADIX + d], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                                    gl_SemanticsRelaxed)
-                       : 0u;
-    }
-  uint prefix[MAX_PASSES];
-  [[unroll]] for (uint pass = 0; pass < MAX_PASSES; ++pass) {
-    uint sum = 0, nonzero = 0;
-    [[unroll]] for (uint k = 0; k < PLAN_DIGITS_PER_INVOCATION; ++k) {
-      sum += c[pass][k];
-      // A pass is skipped where at most one digit has keys (also n == 0: nothing to sort).
-      // Counted rather than compared with n: a digit holding all of 2^32 keys counts 0 in u32.
-      nonzero += c[pass][k] != 0 ? 1u : 0u;
-    }
-    if (nonzero != 0) atomicAdd(plan_nonzero_digits[pass], nonzero);
-    prefix[pass] = subgroupExclusiveAdd(sum);
-    uint subgroup_total = subgroupAdd(sum);
-    if (subgroupElect()) plan_subgroup_totals[pass * gl_WorkGroupSize.x + gl_SubgroupID] = subgroup_total;
+  uint c[PLAN_DIGITS_PER_INVOCATION];
+  uint sum = 0, nonzero = 0;
+  for (uint k = 0; k < PLAN_DIGITS_PER_INVOCATION; ++k) {
+    uint d = first + k;
+    c[k] = d < RADIX ? atomicLoad(counts.v[pass * RADIX + d], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                                  gl_SemanticsRelaxed)
+                     : 0u;
+    sum += c[k];
+    // A pass is skipped where at most one digit has keys (also n == 0: nothing to sort). Counted
+    // rather than compared with n: a digit holding all of 2^32 keys counts 0 in u32.
+    nonzero += c[k] != 0 ? 1u : 0u;
   }
+  if (nonzero != 0) atomicAdd(plan_nonzero_digits[pass], nonzero);
+  uint prefix = subgroupExclusiveAdd(sum);
+  uint subgroup_total = subgroupAdd(sum);
+  if (subgroupElect()) plan_subgroup_totals[gl_SubgroupID] = subgroup_total;
   barrier();
-  [[unroll]] for (uint pass = 0; pass < MAX_PASSES; ++pass) {
-    if (pass >= pass_count) break;
-    for (uint s = 0; s < gl_SubgroupID; ++s) prefix[pass] += plan_subgroup_totals[pass * gl_WorkGroupSize.x + s];
-    [[unroll]] for (uint k = 0; k < PLAN_DIGITS_PER_INVOCATION; ++k) {
-      uint d = first + k;
-      if (d < RADIX) counts.v[pass * RADIX + d] = prefix[pass];
-      prefix[pass] += c[pass][k];
-    }
+  for (uint s = 0; s < gl_SubgroupID; ++s) prefix += plan_subgroup_totals[s];
+  for (uint k = 0; k < PLAN_DIGITS_PER_INVOCATION; ++k) {
+    uint d = first + k;
+    if (d < RADIX) counts.v[pass * RADIX + d] = prefix;
+    prefix += c[k];
   }
+  barrier();  // plan_subgroup_totals is reused by the next pass
 }
 
 // Whether a pass runs: more than one of its digits holds keys (after plan_exclusive_offsets).
@@ -110,6 +99,6 @@ void plan_passes(OnesweepPlanTargets p) {
   for (uint pass = gl_LocalInvocationID.x; pass < MAX_PASSES; pass += gl_WorkGroupSize.x)
     plan_nonzero_digits[pass] = 0;
   barrier();
-  plan_exclusive_offsets(p.digit_counts, p.pass_count);
+  for (uint pass = 0; pass < p.pass_count; ++pass) plan_exclusive_offsets(p.digit_counts, pass);
   if (gl_LocalInvocationID.x == 0) write_plan(p);
 }
