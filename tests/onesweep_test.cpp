@@ -484,6 +484,20 @@ TEST(OnesweepIndirect, SizesItsStepsFromTheGpuCount) {
   }
 }
 
+// The histogram's grid spread over more workgroups than its four rounds of keys each would give
+// (at small n, one workgroup per compute unit: here forced to 64, so each workgroup counts one round
+// of 2048 keys or fewer): n on the host, and from the GPU, whose count sizes the grid in
+// onesweep_clear.comp; every key must be counted once, or the digit offsets and the sort go wrong.
+TEST(OnesweepHistogramGrid, SpreadOverOneRoundPerWorkgroup) {
+  OnesweepOptions spread;
+  spread.histogram_groups_per_unit = 64;
+  for (bool descending : {false, true}) {
+    EXPECT_TRUE(check_onesweep(spread, 40000, 40000, false, descending));
+    EXPECT_TRUE(check_onesweep(spread, 30001, 40000, true, descending));
+    EXPECT_TRUE(check_onesweep(spread, 2049, 40000, true, descending));
+  }
+}
+
 TEST(OnesweepIndirect, ReadsTheCountFromTheGpu) {
   for (auto [n, max_n] :
        {std::pair{0ull, 5000ull}, std::pair{1ull, 5000ull}, std::pair{2ull, 5000ull},
