@@ -485,8 +485,8 @@ TEST(OnesweepIndirect, SizesItsStepsFromTheGpuCount) {
 }
 
 // The histogram's grid spread over more workgroups than its four rounds of keys each would give
-// (at small n, one workgroup per compute unit: here forced to 64, so each workgroup counts one round
-// of 2048 keys or fewer): n on the host, and from the GPU, whose count sizes the grid in
+// (at small n, one workgroup per compute unit: here forced to 64, so each workgroup counts one
+// round of 2048 keys or fewer): n on the host, and from the GPU, whose count sizes the grid in
 // onesweep_clear.comp; every key must be counted once, or the digit offsets and the sort go wrong.
 TEST(OnesweepHistogramGrid, SpreadOverOneRoundPerWorkgroup) {
   OnesweepOptions spread;

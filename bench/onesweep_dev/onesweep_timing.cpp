@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
   if (const char* l = std::getenv("ONESWEEP_SPIN")) options.spin_limit = atoi(l);
   if (const char* f = std::getenv("ONESWEEP_PREFETCH")) options.prefetch_next = atoi(f);
-  if (const char* h = std::getenv("ONESWEEP_HIST_PER_UNIT")) options.histogram_groups_per_unit = atoi(h);
+  if (const char* h = std::getenv("ONESWEEP_HIST_PER_UNIT"))
+    options.histogram_groups_per_unit = atoi(h);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();
   auto& impl = ctx.impl();
