@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "algorithms/onesweep.hpp"
+#include "onesweep_env.hpp"
 #include "vulkan/buffer.hpp"
 
 using namespace gpusort;
@@ -106,12 +107,7 @@ int main(int argc, char** argv) {
   const uint64_t n = 1ull << atoi(argv[1]);
   OnesweepOptions options;
   if (argc > 3) options.workgroup = atoi(argv[2]), options.keys_per_thread = atoi(argv[3]);
-  if (const char* c = std::getenv("ONESWEEP_CLAIM_BY_ID")) options.claim_by_id = atoi(c);
-  if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
-  if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
-  if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
-  if (const char* l = std::getenv("ONESWEEP_SPIN")) options.spin_limit = atoi(l);
-  if (const char* f = std::getenv("ONESWEEP_PREFETCH")) options.prefetch_next = atoi(f);
+  onesweep_options_from_env(options);
   Context ctx = make_context();
   auto& impl = ctx.impl();
   SortSpec spec = make_sort_spec(KeyType::u32, 0, false, 0, 0);

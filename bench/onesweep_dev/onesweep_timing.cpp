@@ -2,13 +2,14 @@
 // over three buffers, GPU timestamps around the sort only, median of the timed runs; checks
 // the last result (sorted, same multiset by sum/xor, pairs intact).
 //   onesweep_timing <u32|u64> <value_bytes> <log2 n> [workgroup keys_per_thread] [algorithm]
-#include "algorithms/onesweep.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "algorithms/onesweep.hpp"
+#include "onesweep_env.hpp"
+#include "vulkan/buffer.hpp"
 
 using namespace gpusort;
 
@@ -19,18 +20,9 @@ int main(int argc, char** argv) {
   uint64_t n = 1ull << atoi(argv[3]);
   OnesweepOptions options;
   if (argc > 5) options.workgroup = atoi(argv[4]), options.keys_per_thread = atoi(argv[5]);
-  if (const char* w = std::getenv("ONESWEEP_WINDOW")) options.lookback_window = atoi(w);
-  if (const char* g = std::getenv("ONESWEEP_GUESS")) options.guess_tile = atoi(g);
-  if (const char* c = std::getenv("ONESWEEP_COUNTERS_IN_EXCHANGE")) options.counters_in_exchange = atoi(c);
+  onesweep_options_from_env(options);
   if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
   if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
-  if (const char* c = std::getenv("ONESWEEP_CLAIM_BY_ID")) options.claim_by_id = atoi(c);
-  if (const char* f = std::getenv("ONESWEEP_FULL_TILE_COPY")) options.full_tile_copy = atoi(f);
-  if (const char* g = std::getenv("ONESWEEP_PERSISTENT")) options.persistent_groups = atoi(g);
-  if (const char* l = std::getenv("ONESWEEP_SPIN")) options.spin_limit = atoi(l);
-  if (const char* f = std::getenv("ONESWEEP_PREFETCH")) options.prefetch_next = atoi(f);
-  if (const char* h = std::getenv("ONESWEEP_HIST_PER_UNIT"))
-    options.histogram_groups_per_unit = atoi(h);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();
   auto& impl = ctx.impl();
