@@ -234,18 +234,23 @@ int main(int argc, char** argv) {
   // Label: keys per invocation (i), single-dispatch workgroup (s), tile workgroup (t), tiles per
   // merge round (r), merge workgroup (m), merge bucket bits (b, 0: log2 of the tile's keys).
   auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,
-                   uint32_t merge = 256, uint32_t bucket_bits = 0) {
+                   uint32_t merge = 256, uint32_t bucket_bits = 0, uint32_t lanes = 1) {
     candidates.push_back({"i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
                               std::to_string(tile) + " r" + std::to_string(merge_round) + " m" +
-                              std::to_string(merge) + " b" + std::to_string(bucket_bits),
+                              std::to_string(merge) + " b" + std::to_string(bucket_bits) +
+                              (lanes > 1 ? " l" + std::to_string(lanes) : ""),
                           Algorithm::automatic, true,
                           {.items = items, .single_workgroup = single, .tile_workgroup = tile,
                            .merge_workgroup = merge, .merge_tiles_per_round = merge_round,
-                           .merge_bucket_bits = bucket_bits}});
+                           .merge_bucket_bits = bucket_bits, .merge_lanes = lanes}});
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
   if (sweep_shapes) {
     shape(2, 512, 512);         // automatic up to 2^15
+    for (uint32_t lanes : {2u, 4u, 8u}) shape(2, 512, 512, 4, 256, 0, lanes);
+    for (uint32_t lanes : {2u, 4u, 8u}) shape(2, 512, 1024, 4, 256, 0, lanes);
+    shape(2, 512, 1024, 4, 512, 0, 8);
+    shape(2, 256, 256, 4, 256, 0, 4);  // tiles of 512, split searches
     shape(2, 512, 512, 4, 256, 8);
     shape(2, 512, 512, 8);
     shape(2, 512, 512, 4, 128);

@@ -24,6 +24,17 @@ layout(constant_id = 8) const uint BUCKET_BITS = 8;  // as in small_sort_tile
 #error "small_sort_merge.comp needs -DTILES_PER_ROUND"
 #endif
 
+// LANES_PER_KEY (a define: the variant needs subgroup shuffles) splits each key's searches over
+// that many neighbouring invocations of a subgroup (specialization constant 9, a power of two up
+// to the subgroup size): each takes every LANES-th round of tiles, and their counts are summed by
+// shuffles. With many tiles a key's rounds then overlap instead of running one after the other.
+#ifdef LANES_PER_KEY
+#extension GL_KHR_shader_subgroup_shuffle : require
+layout(constant_id = 9) const uint LANES = 4;
+#else
+const uint LANES = 1;
+#endif
+
 #include "keys.glsl"
 #include "key_compare.glsl"
 #include "sort_element.glsl"
@@ -51,14 +62,23 @@ uvec2 merge_search_bounds(uint tile, uint bucket) {
 #include "tile_merge.glsl"
 
 void main() {
-  uint i = linear_workgroup_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+  uint invocation = linear_workgroup_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+  // The LANES invocations of one key are neighbours in one subgroup (the workgroup size is a
+  // multiple of LANES), and leave or stay together.
+  uint i = invocation / LANES, lane = invocation % LANES;
   uint n_now = element_count(count_address, n);
   if (i >= n_now) return;
   uint own_tile = i / TILE;
   uvec2 key = load_key(sorted_keys_address, i);
   const uint bucket = uint(compared_bits(key) >> (COMPARED_WIDTH - BUCKET_BITS));
-  uint position = i - own_tile * TILE +
-                  keys_preceding(key, sorted_keys_address, 0, div_ceil(n_now, TILE), own_tile, bucket);
+  uint preceding = keys_preceding_rounds(key, sorted_keys_address, 0, div_ceil(n_now, TILE), own_tile,
+                                         bucket, lane * TILES_PER_ROUND, LANES * TILES_PER_ROUND);
+#ifdef LANES_PER_KEY
+  for (uint distance = 1; distance < LANES; distance *= 2)
+    preceding += subgroupShuffleXor(preceding, distance);
+  if (lane != 0) return;
+#endif
+  uint position = i - own_tile * TILE + preceding;
   store_key(keys_address, position, from_radix_order(key));
   if (VALUE_WORDS != 0) store_value(values_address, position, load_value(sorted_values_address, i));
 }

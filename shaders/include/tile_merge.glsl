@@ -9,12 +9,14 @@
 // that gives the slots [x, y) of `tile` holding the keys not ordered against ours by `bucket`
 // alone (everything before x precedes our key, nothing from y on does).
 
-// How many keys of tiles [0, tiles) other than own_tile precede `key`. Tile t holds its sorted
-// keys (radix order) at sorted_keys_address, slots base + t * TILE onwards.
-uint keys_preceding(uvec2 key, uint64_t sorted_keys_address, uint base, uint tiles, uint own_tile,
-                    uint bucket) {
+// How many keys of the tiles below `tiles` other than own_tile precede `key`, counting only the
+// rounds of TILES_PER_ROUND tiles that begin at first_tile, first_tile + round_stride, ... (the
+// invocations that share one key's searches each take every so-many rounds). Tile t holds its
+// sorted keys (radix order) at sorted_keys_address, slots base + t * TILE onwards.
+uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, uint tiles,
+                           uint own_tile, uint bucket, uint first_tile, uint round_stride) {
   uint total = 0;
-  for (uint first_tile = 0; first_tile < tiles; first_tile += TILES_PER_ROUND) {
+  for (; first_tile < tiles; first_tile += round_stride) {
     // preceding[r]: how many keys of tile first_tile + r precede ours. It starts at the
     // range's beginning and grows by step while the key at preceding[r] + step - 1 precedes.
     uint preceding[TILES_PER_ROUND], end[TILES_PER_ROUND];
@@ -48,4 +50,11 @@ uint keys_preceding(uvec2 key, uint64_t sorted_keys_address, uint base, uint til
     [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) total += preceding[r];
   }
   return total;
+}
+
+// How many keys of tiles [0, tiles) other than own_tile precede `key`.
+uint keys_preceding(uvec2 key, uint64_t sorted_keys_address, uint base, uint tiles, uint own_tile,
+                    uint bucket) {
+  return keys_preceding_rounds(key, sorted_keys_address, base, tiles, own_tile, bucket, 0,
+                               TILES_PER_ROUND);
 }

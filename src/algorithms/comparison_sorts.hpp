@@ -31,6 +31,10 @@ struct SmallSortShape {
   // small_sort_merge's buckets: the top this many compared bits (at most 12). 0: log2(tile
   // keys), about one key of a tile per bucket, so most searches take one step.
   uint32_t merge_bucket_bits = 0;
+  // Invocations that share one key's searches in small_sort_merge (a power of two; rounds of 4
+  // tiles): each takes every merge_lanes-th round. Capped by the rounds there are and by the
+  // subgroup (1 where subgroups have no fixed size or no shuffles).
+  uint32_t merge_lanes = 1;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,

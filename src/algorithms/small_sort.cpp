@@ -47,6 +47,12 @@ class SmallSort final : public SortAlgorithm {
   }
   uint64_t bucket_entries() const { return (uint64_t(1) << bucket_bits()) + 1; }
 
+  // Invocations per key in small_sort_merge: no more than the rounds of tiles each key searches.
+  uint32_t merge_lanes(uint32_t tiles) const {
+    const uint32_t rounds = (tiles + shape_.merge_tiles_per_round - 1) / shape_.merge_tiles_per_round;
+    return std::min(shape_.merge_lanes, std::bit_ceil(rounds));
+  }
+
   struct Layout {
     uint64_t sorted_values, bucket_starts, total;
   };
@@ -86,8 +92,13 @@ class SmallSort final : public SortAlgorithm {
     rec.compute_barrier();
     auto merge_spec = tile_specialization(spec_, shape_.merge_workgroup, tile());
     merge_spec.push_back(bucket_bits());
-    rec.dispatch("small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round), merge_spec,
-                 (t.n + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
+    const uint32_t lanes = merge_lanes(tiles);
+    std::string merge = "small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round);
+    if (lanes > 1) {
+      merge += "_lanes";
+      merge_spec.push_back(lanes);
+    }
+    rec.dispatch(merge, merge_spec, (t.n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
                  MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values,
                            t.count_address, n});
     rec.compute_barrier();
@@ -181,9 +192,13 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                   " keys does not fit " + std::to_string(ctx.info.shared_memory_bytes) +
                   " bytes of shared memory");
   };
+  if (!std::has_single_bit(s.merge_lanes) || (s.merge_lanes > 1 && s.merge_tiles_per_round != 4))
+    throw Error("small-array sort: " + std::to_string(s.merge_lanes) +
+                " merge lanes per key (a power of two; above 1 only with rounds of 4 tiles)");
   shrink(s.single_workgroup);
   shrink(s.tile_workgroup);
   s.merge_workgroup = clamp_workgroup(ctx, s.merge_workgroup);
+  s.merge_lanes = std::min({s.merge_lanes, subgroup_sort_lanes(ctx), s.merge_workgroup});
   return s;
 }
 
