@@ -104,7 +104,8 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
 
 // small_sort_merge with each key's searches split over 2, 4 or 8 invocations (capped by the
 // subgroup): tiles of 128 keys, so that n up to 4096 makes 2 to 32 tiles, rounds of 4 tiles that
-// the lanes do not divide evenly, and a last tile that is partly empty.
+// the lanes do not divide evenly, and a last tile that is partly empty; then as many tiles as the
+// lanes allow (32 per lane).
 TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
   for (uint32_t lanes : {1u, 2u, 4u, 8u}) {
     const SmallSortShape shape{.items = 2, .single_workgroup = 64, .tile_workgroup = 64,
@@ -115,6 +116,11 @@ TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
         EXPECT_TRUE(check_small_shape(shape, n, n, false, descending));
         EXPECT_TRUE(check_small_shape(shape, n - 77, n, true, descending));
       }
+    // Up to 32 tiles per lane: near the limit that gives.
+    const uint64_t limit = small_sort_max_n(small_sort_shape(context().impl(),
+                                                             make_sort_spec(KeyType::u32, 4, false, 0, 0), shape));
+    EXPECT_TRUE(check_small_shape(shape, limit - 50, limit, false, false));
+    EXPECT_TRUE(check_small_shape(shape, limit - 50, limit, true, true));
   }
 }
 

@@ -19,8 +19,9 @@ namespace gpusort {
 namespace {
 
 // small_sort_merge searches every other tile for every key, so its work per key grows with the
-// tile count: n is bounded at max_tiles tiles.
-constexpr uint32_t max_tiles = 32;
+// tile count: n is bounded at max_tiles_per_lane tiles for each invocation that shares a key's
+// searches (SmallSortShape::merge_lanes).
+constexpr uint32_t max_tiles_per_lane = 32;
 
 struct TilePush {
   VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts;
@@ -204,7 +205,8 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
 
 uint64_t small_sort_max_n(const SmallSortShape& shape) {
   return std::max<uint64_t>(uint64_t(shape.single_workgroup) * shape.items,
-                            uint64_t(shape.tile_workgroup) * shape.items * max_tiles);
+                            uint64_t(shape.tile_workgroup) * shape.items *
+                                max_tiles_per_lane * shape.merge_lanes);
 }
 
 std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
