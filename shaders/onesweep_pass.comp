@@ -171,10 +171,11 @@ uint tile_index, tile_begin, tile_size;
 bool in_tile(bool full, uint i) { return full || i < tile_size; }
 
 uint key_digit_of(uvec2 ordered) {
+  // 32-bit shifts where the digit lies within one word (always for 32-bit keys).
   uint mask = (1u << digit_bits) - 1u;
-  if (KEY_WORDS == 1) return (ordered.x >> bit) & mask;
-  // 64-bit keys: one 64-bit shift (a funnel shift), whichever word the digit lies in.
-  return uint(packUint2x32(ordered) >> bit) & mask;
+  if (KEY_WORDS == 1 || bit + digit_bits <= 32) return (ordered.x >> bit) & mask;
+  if (bit >= 32) return (ordered.y >> (bit - 32)) & mask;
+  return key_digit(ordered, bit, digit_bits);
 }
 
 uvec2 load_ordered_key(uint i) {

@@ -12,10 +12,10 @@
 namespace gpusort::test {
 namespace {
 
-// automatic's small-array shapes: the narrow one's single tile, the wide one's limit (automatic's).
-SmallSortShape shape_of(const Combo& c, bool wide) {
-  return automatic_small_shape(context().impl(),
-                               make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0), wide);
+// automatic's small-array bands (the first one's single tile, the last one's limit).
+std::vector<SmallSortBand> bands_of(const Combo& c) {
+  return automatic_small_bands(context().impl(),
+                               make_sort_spec(c.key, c.value_bytes, c.descending, 0, 0));
 }
 
 class SmallSort : public ::testing::TestWithParam<Combo> {};
@@ -23,7 +23,7 @@ class SmallSort : public ::testing::TestWithParam<Combo> {};
 // One tile (single dispatch) at several workgroup sizes, just past it, and several tiles.
 TEST_P(SmallSort, MatchesStableSortOnEveryDistribution) {
   const Combo c = GetParam();
-  const SmallSortShape shape = shape_of(c, false);
+  const SmallSortShape shape = bands_of(c).front().shape;
   const uint64_t single = uint64_t(shape.single_workgroup) * shape.items;
   for (uint64_t n : {0ull, 1ull, 2ull, 3ull, 300ull})
     for (Distribution d : all_distributions())
@@ -44,7 +44,7 @@ TEST(SmallSortSizes, EveryPowerOfTwoNeighbourUpTo2To16) {
 
 TEST(SmallSortSizes, AutomaticSwitchesToRadixAboveTheLimit) {
   const Combo c{KeyType::f32, 4, false};
-  const uint64_t limit = small_sort_max_n(shape_of(c, true));
+  const uint64_t limit = bands_of(c).back().max_n;
   for (uint64_t n : {limit, limit + 1})
     EXPECT_TRUE(check_sort({Algorithm::automatic, c.key, c.value_bytes, c.descending, n,
                             Distribution::low_entropy}));

@@ -44,17 +44,16 @@ std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpe
                                                SmallSortShape shape);
 uint64_t small_sort_max_n(const SmallSortShape& shape);
 
-// The shapes Algorithm::automatic uses (fastest measured on the H100, bench/NOTES-small.md):
-// narrow: one workgroup up to 1024 keys (2 per invocation), else tiles of 1024 keys, to 2^15;
-// wide: tiles of 2048 keys, to 2^16.
-inline SmallSortShape automatic_small_shape(const Context::Impl& ctx, const SortSpec& spec,
-                                            bool wide) {
-  return small_sort_shape(ctx, spec,
-                          {.items = 2,
-                           .single_workgroup = 512,
-                           .tile_workgroup = wide ? 1024u : 512u,
-                           .merge_tiles_per_round = 4});
-}
+// The sizes Algorithm::automatic gives the small-array sort, smallest first: each band's shape
+// takes n up to its max_n (the band's bound, or less where the shape's own limit is lower on this
+// device). Fastest measured on the H100 (bench/NOTES-small.md, session 13): one workgroup up to
+// 1024 keys (2 per invocation); above, tiles of 512 keys to 2^14, of 1024 to 2^15 and of 2048 to
+// 2^16, each key's merge searches split over 8, 4 and 4 invocations.
+struct SmallSortBand {
+  uint64_t max_n;
+  SmallSortShape shape;
+};
+std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec);
 
 // Dispatches each recording to `small` while max_n <= small_max_n, else to `large`.
 std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,

@@ -209,6 +209,25 @@ uint64_t small_sort_max_n(const SmallSortShape& shape) {
                                 max_tiles_per_lane * shape.merge_lanes);
 }
 
+std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
+  struct Wanted {
+    uint32_t log2_max_n, tile_workgroup, merge_lanes;
+  };
+  constexpr Wanted wanted[] = {{14, 256, 8}, {15, 512, 4}, {16, 1024, 4}};
+  std::vector<SmallSortBand> bands;
+  for (const Wanted& w : wanted) {
+    const SmallSortShape shape =
+        small_sort_shape(ctx, spec,
+                         {.items = 2,
+                          .single_workgroup = 512,
+                          .tile_workgroup = w.tile_workgroup,
+                          .merge_tiles_per_round = 4,
+                          .merge_lanes = w.merge_lanes});
+    bands.push_back({std::min(uint64_t(1) << w.log2_max_n, small_sort_max_n(shape)), shape});
+  }
+  return bands;
+}
+
 std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
                                                SmallSortShape shape) {
   return std::make_unique<SmallSort>(ctx, spec, shape);

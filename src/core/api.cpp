@@ -99,19 +99,17 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
   return s;
 }
 
-// automatic: a size switch, decided per recording from max_n. The small-array sort
-// (automatic_small_shape): one workgroup sorts up to 1024 keys in one dispatch; up to 32 tiles
-// of 1024 keys (2^15) and then of 2048 keys (2^16) are sorted by one workgroup each and merged
-// by rank in a second dispatch. Larger arrays take Onesweep, which beats radix_reduce_scan at
-// every size measured on the H100 (bench/NOTES-onesweep.md). Every branch is stable.
+// automatic: a size switch, decided per recording from max_n. The small-array sort takes n up to
+// 2^16 in the bands of automatic_small_bands: one workgroup sorts up to 1024 keys in one
+// dispatch; above, tiles are sorted by one workgroup each and merged by rank in a second dispatch.
+// Larger arrays take Onesweep, which beats radix_reduce_scan at every size measured on the H100
+// (bench/NOTES-onesweep.md). Every branch is stable.
 std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
-  constexpr uint64_t small_array_limit = uint64_t(1) << 16;
-  const SmallSortShape narrow = automatic_small_shape(ctx, spec, false);
-  const SmallSortShape wide = automatic_small_shape(ctx, spec, true);
-  return make_size_switch(make_small_sort(ctx, spec, narrow), small_sort_max_n(narrow),
-                          make_size_switch(make_small_sort(ctx, spec, wide),
-                                           std::min(small_sort_max_n(wide), small_array_limit),
-                                           make_onesweep(ctx, spec)));
+  std::unique_ptr<SortAlgorithm> sort = make_onesweep(ctx, spec);
+  const std::vector<SmallSortBand> bands = automatic_small_bands(ctx, spec);
+  for (auto band = bands.rbegin(); band != bands.rend(); ++band)
+    sort = make_size_switch(make_small_sort(ctx, spec, band->shape), band->max_n, std::move(sort));
+  return sort;
 }
 
 std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
