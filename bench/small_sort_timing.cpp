@@ -252,6 +252,10 @@ int main(int argc, char** argv) {
     for (uint32_t lanes : {4u, 8u, 16u}) shape(2, 512, 512, 4, 256, 0, lanes);
     for (uint32_t lanes : {4u, 8u}) shape(2, 512, 1024, 4, 256, 0, lanes);
     shape(2, 512, 512, 4, 512, 0, 8);
+    shape(2, 512, 1024, 4, 256, 0, 2);
+    shape(2, 512, 1024, 4, 512, 0, 4);
+    shape(2, 512, 1024, 4, 1024, 0, 4);
+    shape(2, 512, 256, 4, 512, 0, 8);
     shape(2, 512, 1024);        // automatic at 2^16: tiles of 2048
     // Earlier sweeps' other shapes (merge rounds of 8, bucket bits 8, 1 or 4 keys per invocation,
     // tiles of 4096) lost at every size: bench/NOTES-small.md.
