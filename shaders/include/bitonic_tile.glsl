@@ -9,7 +9,7 @@
 // independently (the flip/disperse form never pairs slots of different blocks below that size):
 // the whole tile, or several segments packed one per block.
 // Include after keys.glsl and sort_element.glsl, with TILE (slots, a power of two),
-// LOG2_SUBGROUP_LANES, RANK_MERGE (bool) and the compile-time LOG2_ITEMS defined; the kernel enables
+// LOG2_SUBGROUP_LANES and the compile-time LOG2_ITEMS defined; the kernel enables
 // GL_EXT_control_flow_attributes and GL_KHR_shader_subgroup_shuffle.
 
 const uint WORKGROUP = gl_WorkGroupSize.x;
@@ -132,56 +132,11 @@ void shared_step(uint half_block, bool flip) {
 }
 
 
-// The blocks above a subgroup's run by rank merges instead of bitonic steps (RANK_MERGE): each
-// round merges the two sorted halves of every block of twice the size, every element going to
-// its slot in its own half plus its rank in the other half (elements are distinct, so ranks
-// never collide). Two barriers a round (the searches read the slots the moves overwrite) against
-// log2(block / SUBGROUP_RUN) bitonic steps and a run's shuffles. The slots come back in
-// registers in the end, each invocation's own ones.
-void merge_tile_blocks(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint first,
-                       uint block_size) {
-  uint slots[ITEMS];
-  [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
-    slots[k] = first + k;
-    store_slot(slots[k], orders[k], origins[k]);
-  }
-  barrier();
-  for (uint block = 2 * SUBGROUP_RUN; block <= block_size; block *= 2) {
-    const uint half_block = block / 2;
-    // Each element's rank in the other half: a binary search per element, all of an invocation's
-    // searches advancing together so that their shared-memory reads overlap. found[k] grows
-    // while the slot before found[k] + step precedes the element.
-    uint other[ITEMS], found[ITEMS];
-    [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
-      other[k] = (slots[k] & ~(block - 1)) + ((slots[k] & half_block) ^ half_block);
-      found[k] = 0;
-    }
-    for (uint step = half_block; step >= 1; step /= 2) {
-      [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
-        uint64_t other_order;
-        uint other_origin;
-        // Unconditional (clamped into the half) so that the loads are not under a branch.
-        load_slot(other[k] + min(found[k] + step, half_block) - 1, other_order, other_origin);
-        if (found[k] + step <= half_block &&
-            element_precedes(other_order, other_origin, orders[k], origins[k]))
-          found[k] += step;
-      }
-    }
-    [[unroll]] for (uint k = 0; k < ITEMS; ++k)
-      slots[k] = (slots[k] & ~(block - 1)) + (slots[k] & (half_block - 1)) + found[k];
-    barrier();
-    [[unroll]] for (uint k = 0; k < ITEMS; ++k) store_slot(slots[k], orders[k], origins[k]);
-    barrier();
-  }
-  [[unroll]] for (uint k = 0; k < ITEMS; ++k) load_slot(first + k, orders[k], origins[k]);
-}
-
 // Sorts every aligned block of `block_size` slots (a power of two, ITEMS..TILE) of the tile
 // ascending by element: first each subgroup's run (blocks inside the registers, then across
-// lanes), then blocks larger than a run through shared memory: bitonic steps (distances >=
-// SUBGROUP_RUN, then the distances below it on the reloaded registers) or, with the includer's
-// constant RANK_MERGE, rank merges (merge_tile_blocks). `block_size` must be the same in the
-// whole workgroup (the shared steps have barriers). Leaves the slots in the registers.
+// lanes), then blocks larger than a run through shared memory (distances >= SUBGROUP_RUN) and the
+// distances below it on the reloaded registers. `block_size` must be the same in the whole
+// workgroup (the shared steps have barriers). Leaves the slots in the registers.
 void sort_tile_blocks(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane,
                       uint first, uint block_size) {
   [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS; ++stage)
@@ -190,10 +145,6 @@ void sort_tile_blocks(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], u
   for (uint lane_block = 2; lane_block <= lane_blocks; lane_block *= 2) {
     lane_step(orders, origins, lane, lane_block - 1, lane_block / 2, true);
     lane_disperse(orders, origins, lane, lane_block / 4);
-  }
-  if (RANK_MERGE && block_size > SUBGROUP_RUN) {
-    merge_tile_blocks(orders, origins, first, block_size);
-    return;
   }
   for (uint block = 2 * SUBGROUP_RUN; block <= block_size; block *= 2) {
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) store_slot(first + k, orders[k], origins[k]);
