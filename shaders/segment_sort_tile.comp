@@ -40,7 +40,6 @@ const uint BUCKET_BITS = 0;  // sort_element.glsl's merge buckets: not used here
 
 #include "keys.glsl"
 #include "sort_element.glsl"
-const bool SHARED_STEP_PAIRS = false;  // one shared-memory step per barrier (bitonic_tile.glsl)
 #include "bitonic_tile.glsl"
 
 const uint SEGMENT_SLOTS = 1u << LOG2_SEGMENT_SLOTS;

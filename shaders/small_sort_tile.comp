@@ -25,8 +25,6 @@ layout(constant_id = 7) const uint TILE = 1024;
 layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
 // Bits of the compared key, from its top, that make small_sort_merge's buckets (<= the width).
 layout(constant_id = 9) const uint BUCKET_BITS = 8;
-// Shared-memory steps of the network two per barrier where two remain (bitonic_tile.glsl).
-layout(constant_id = 10) const bool SHARED_STEP_PAIRS = false;
 // Keys per invocation (2^LOG2_ITEMS): a compile-time define, one shader per value
 // (CMakeLists.txt), so that the loops over registers unroll in the SPIR-V and every array index
 // is a constant (with a specialization constant the SPIR-V kept the arrays in function memory,

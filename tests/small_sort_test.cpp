@@ -56,29 +56,25 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
       EXPECT_TRUE(check_sort({Algorithm::automatic, key, 4, true, n, Distribution::uniform, begin, end}));
 }
 
-// Sorts u32 or u64 keys (K; repeats, so stability shows) with u32 values (the identity) through a
-// small-array sort of the given shape, n on the host or read from a GPU buffer, and checks the
-// whole output (beyond n, with the count on the GPU, the buffers must be untouched).
-template <class K = uint32_t>
+// Sorts u32 keys (repeats, so stability shows) with u32 values (the identity) through a small-array
+// sort of the given shape, n on the host or read from a GPU buffer, and checks the whole output
+// (beyond n, with the count on the GPU, the buffers must be untouched).
 ::testing::AssertionResult check_small_shape(const SmallSortShape& wanted, uint64_t n, uint64_t max_n,
                                              bool indirect, bool descending) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  constexpr KeyType key_type = sizeof(K) == 4 ? KeyType::u32 : KeyType::u64;
-  std::vector<K> keys(max_n);
-  std::vector<uint32_t> values(max_n);
-  // 64-bit keys differ in both words.
-  for (auto& k : keys) k = sizeof(K) == 4 ? K(rng() % 300) : K(rng() % 17) << 40 | K(rng() % 20);
+  std::vector<uint32_t> keys(max_n), values(max_n);
+  for (auto& k : keys) k = uint32_t(rng() % 300);
   std::iota(values.begin(), values.end(), 0u);
-  const SortSpec spec = make_sort_spec(key_type, 4, descending, 0, 0);
+  const SortSpec spec = make_sort_spec(KeyType::u32, 4, descending, 0, 0);
   auto algorithm = make_small_sort(impl, spec, small_sort_shape(impl, spec, wanted));
-  DeviceBuffer key_buffer(impl, max_n * sizeof(K), MemoryKind::device_local);
+  DeviceBuffer key_buffer(impl, max_n * 4, MemoryKind::device_local);
   DeviceBuffer value_buffer(impl, max_n * 4, MemoryKind::device_local);
   DeviceBuffer scratch(impl, std::max<uint64_t>(algorithm->scratch_bytes(max_n), 16), MemoryKind::device_local);
   DeviceBuffer count(impl, 4, MemoryKind::device_local);
   const uint32_t n32 = uint32_t(n);
-  upload(impl, key_buffer, keys.data(), max_n * sizeof(K));
+  upload(impl, key_buffer, keys.data(), max_n * 4);
   upload(impl, value_buffer, values.data(), max_n * 4);
   upload(impl, count, &n32, 4);
   impl.submit([&](VkCommandBuffer cmd) {
@@ -87,9 +83,8 @@ template <class K = uint32_t>
                                        scratch.buffer(), 0, indirect ? count.address() : 0,
                                        indirect ? max_n : n});
   });
-  std::vector<K> got_keys(max_n);
-  std::vector<uint32_t> got_values(max_n);
-  download(impl, key_buffer, got_keys.data(), max_n * sizeof(K));
+  std::vector<uint32_t> got_keys(max_n), got_values(max_n);
+  download(impl, key_buffer, got_keys.data(), max_n * 4);
   download(impl, value_buffer, got_values.data(), max_n * 4);
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
@@ -127,25 +122,6 @@ TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
     EXPECT_TRUE(check_small_shape(shape, limit - 50, limit, false, false));
     EXPECT_TRUE(check_small_shape(shape, limit - 50, limit, true, true));
   }
-}
-
-// small_sort_tile's shared-memory steps two per barrier (SmallSortShape::shared_step_pairs) and
-// one per barrier: one tile and several, 1, 2 and 4 keys per invocation, n on the host and from
-// the GPU, 32-bit keys (origins packed with the key bits) and 64-bit keys (origins beside them).
-// Tiles of 128-512 slots hold blocks with an odd and an even number of shared-memory steps.
-TEST(SmallSortStepPairs, SortLikeOneStepPerBarrier) {
-  for (uint32_t items : {1u, 2u, 4u})
-    for (bool pairs : {false, true}) {
-      const SmallSortShape shape{.items = items, .single_workgroup = 256, .tile_workgroup = 128,
-                                 .merge_workgroup = 64, .merge_tiles_per_round = 4,
-                                 .merge_lanes = 4, .shared_step_pairs = pairs};
-      for (bool descending : {false, true})
-        for (uint64_t n : {uint64_t(37), uint64_t(256 * items), uint64_t(2000), uint64_t(128 * items * 9 + 5)}) {
-          EXPECT_TRUE(check_small_shape(shape, n, n, false, descending)) << "items " << items << " pairs " << pairs;
-          EXPECT_TRUE(check_small_shape(shape, n - 7, n, true, descending)) << "items " << items << " pairs " << pairs;
-          EXPECT_TRUE(check_small_shape<uint64_t>(shape, n, n, false, descending)) << "u64 items " << items << " pairs " << pairs;
-        }
-    }
 }
 
 // Sorter::record_indirect with the count on the GPU: the first min(count, max_n) u32 keys (and

@@ -9,7 +9,7 @@
 // independently (the flip/disperse form never pairs slots of different blocks below that size):
 // the whole tile, or several segments packed one per block.
 // Include after keys.glsl and sort_element.glsl, with TILE (slots, a power of two),
-// LOG2_SUBGROUP_LANES, SHARED_STEP_PAIRS (bool) and the compile-time LOG2_ITEMS defined; the kernel enables
+// LOG2_SUBGROUP_LANES and the compile-time LOG2_ITEMS defined; the kernel enables
 // GL_EXT_control_flow_attributes and GL_KHR_shader_subgroup_shuffle.
 
 const uint WORKGROUP = gl_WorkGroupSize.x;
@@ -131,56 +131,6 @@ void shared_step(uint half_block, bool flip) {
   barrier();
 }
 
-const uint GROUPS_PER_INVOCATION = (TILE / 4 + WORKGROUP - 1) / WORKGROUP;
-
-// Two steps over the tile in shared memory with one barrier (SHARED_STEP_PAIRS): the step at
-// half_block (flip or disperse, as shared_step) and the disperse step at half_block / 2, for
-// half_block / 2 >= SUBGROUP_RUN. The four slots those two steps pair among themselves go
-// through one invocation's registers: e0 = s and e1 = s + half_block / 2 of a block's first
-// quarter, and their partners e2, e3 at the first step (s + half_block and s + 3 half_block / 2,
-// or for a flip the mirrored slots); the second step then pairs e0 with e1 and e2 with e3 (for a
-// flip, the mirrored e3 sits below e2). Ends with a barrier.
-void shared_step_pair(uint half_block, bool flip) {
-  const uint quarter = half_block / 2;
-  [[unroll]] for (uint k = 0; k < GROUPS_PER_INVOCATION; ++k) {
-    uint group = k * WORKGROUP + gl_LocalInvocationID.x;
-    if (group >= TILE / 4) break;
-    uint offset = group & (quarter - 1);
-    uint block_begin = (group - offset) * 4;
-    uint slot[4];
-    slot[0] = block_begin + offset;
-    slot[1] = slot[0] + quarter;
-    slot[2] = flip ? block_begin + 2 * half_block - 1 - offset : slot[0] + half_block;
-    slot[3] = flip ? slot[2] - quarter : slot[1] + half_block;
-    uint64_t order[4];
-    uint origin[4];
-    [[unroll]] for (uint e = 0; e < 4; ++e) load_slot(slot[e], order[e], origin[e]);
-    // First step: e0 with e2 and e1 with e3, the lower slot keeping the element that sorts first.
-    [[unroll]] for (uint e = 0; e < 2; ++e)
-      if (element_precedes(order[e + 2], origin[e + 2], order[e], origin[e])) {
-        uint64_t o = order[e];
-        order[e] = order[e + 2];
-        order[e + 2] = o;
-        uint g = origin[e];
-        origin[e] = origin[e + 2];
-        origin[e + 2] = g;
-      }
-    // Second step: e0 with e1, and e2 with e3 (lower slot first: e3 below e2 for a flip).
-    [[unroll]] for (uint e = 0; e < 4; e += 2) {
-      const uint low = (e == 2 && flip) ? 3 : e, high = (e == 2 && flip) ? 2 : e + 1;
-      if (element_precedes(order[high], origin[high], order[low], origin[low])) {
-        uint64_t o = order[low];
-        order[low] = order[high];
-        order[high] = o;
-        uint g = origin[low];
-        origin[low] = origin[high];
-        origin[high] = g;
-      }
-    }
-    [[unroll]] for (uint e = 0; e < 4; ++e) store_slot(slot[e], order[e], origin[e]);
-  }
-  barrier();
-}
 
 // Sorts every aligned block of `block_size` slots (a power of two, ITEMS..TILE) of the tile
 // ascending by element: first each subgroup's run (blocks inside the registers, then across
@@ -199,22 +149,8 @@ void sort_tile_blocks(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], u
   for (uint block = 2 * SUBGROUP_RUN; block <= block_size; block *= 2) {
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) store_slot(first + k, orders[k], origins[k]);
     barrier();
-    if (SHARED_STEP_PAIRS) {
-      // Steps two at a time where two remain above a subgroup's run.
-      bool flip = true;
-      for (uint distance = block / 2; distance >= SUBGROUP_RUN; flip = false) {
-        if (distance / 2 >= SUBGROUP_RUN) {
-          shared_step_pair(distance, flip);
-          distance /= 4;
-        } else {
-          shared_step(distance, flip);
-          distance /= 2;
-        }
-      }
-    } else {
-      shared_step(block / 2, true);
-      for (uint distance = block / 4; distance >= SUBGROUP_RUN; distance /= 2) shared_step(distance, false);
-    }
+    shared_step(block / 2, true);
+    for (uint distance = block / 4; distance >= SUBGROUP_RUN; distance /= 2) shared_step(distance, false);
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) load_slot(first + k, orders[k], origins[k]);
     // Every invocation reads only its own slots until the next store: no barrier needed here.
     lane_disperse(orders, origins, lane, SUBGROUP_LANES / 2);

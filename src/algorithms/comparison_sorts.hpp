@@ -35,9 +35,6 @@ struct SmallSortShape {
   // tiles): each takes every merge_lanes-th round. Capped by the rounds there are and by the
   // subgroup (1 where subgroups have no fixed size or no shuffles).
   uint32_t merge_lanes = 1;
-  // small_sort_tile's shared-memory steps two per barrier where two remain (one invocation
-  // takes the four slots they pair), instead of one.
-  bool shared_step_pairs = false;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,

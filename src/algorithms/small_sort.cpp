@@ -111,7 +111,6 @@ class SmallSort final : public SortAlgorithm {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
     s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
     s.push_back(bucket_bits());
-    s.push_back(shape_.shared_step_pairs ? 1 : 0);
     return s;
   }
 
