@@ -1,10 +1,11 @@
 // Times the small-array paths on one device: Algorithm::automatic, bitonic, odd_even and the
 // classic radix sort through the engine face (Sorter::record inside Context::Impl::submit_timed,
-// GPU timestamps), plus a sweep of small-array sort shapes (tile sizes), at n = 2^10 ... 2^16
-// u32 keys and u32+u32 pairs. Every configuration is checked once against std::stable_sort
+// GPU timestamps), plus a sweep of small-array sort shapes (tile sizes, merge lanes and levels), at
+// n = 2^10 ... 2^16 (or 2^max_log2) u32 keys and u32+u32 pairs. Every configuration is checked once against std::stable_sort
 // before it is timed; each time is the median of `runs` sorts of fresh random keys.
 // Build (see bench/NOTES-small.md):
-//   c++ -O2 -std=c++20 -Iinclude -Isrc bench/small_sort_timing.cpp build/libgpusort.a -lvulkan
+//   c++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/small_sort_timing.cpp build/libgpusort.a -lvulkan
+// Run: small_sort_timing [runs=25] [warmup_copies=8] [shapes] [max_log2=16]
 #include "algorithms/comparison_sorts.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -233,34 +234,42 @@ int main(int argc, char** argv) {
   };
   // Label: keys per invocation (i), single-dispatch workgroup (s), tile workgroup (t), tiles per
   // merge round (r), merge workgroup (m), merge bucket bits (b, 0: log2 of the tile's keys).
+  // Lanes per key in the merge (l), tiles per first-level merge group (g, two merge levels).
   auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,
-                   uint32_t merge = 256, uint32_t bucket_bits = 0, uint32_t lanes = 1) {
+                   uint32_t merge = 256, uint32_t bucket_bits = 0, uint32_t lanes = 1,
+                   uint32_t group = 0) {
     candidates.push_back({"i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
                               std::to_string(tile) + " r" + std::to_string(merge_round) + " m" +
                               std::to_string(merge) + " b" + std::to_string(bucket_bits) +
-                              (lanes > 1 ? " l" + std::to_string(lanes) : ""),
+                              (lanes > 1 ? " l" + std::to_string(lanes) : "") +
+                              (group ? " g" + std::to_string(group) : ""),
                           Algorithm::automatic, true,
                           {.items = items, .single_workgroup = single, .tile_workgroup = tile,
                            .merge_workgroup = merge, .merge_tiles_per_round = merge_round,
-                           .merge_bucket_bits = bucket_bits, .merge_lanes = lanes}});
+                           .merge_bucket_bits = bucket_bits, .merge_lanes = lanes,
+                           .merge_group_tiles = group}});
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
   if (sweep_shapes) {
-    shape(2, 512, 512);         // automatic up to 2^15
-    // Each key's merge searches split over lanes (merge_lanes), tiles of 512, 1024 and 2048.
-    for (uint32_t lanes : {4u, 8u, 16u, 32u}) shape(2, 512, 256, 4, 256, 0, lanes);
-    for (uint32_t lanes : {4u, 8u, 16u}) shape(2, 512, 512, 4, 256, 0, lanes);
-    for (uint32_t lanes : {4u, 8u}) shape(2, 512, 1024, 4, 256, 0, lanes);
-    shape(2, 512, 512, 4, 512, 0, 8);
-    shape(2, 512, 1024, 4, 256, 0, 2);
-    shape(2, 512, 1024, 4, 512, 0, 4);
-    shape(2, 512, 1024, 4, 1024, 0, 4);
-    shape(2, 512, 256, 4, 512, 0, 8);
-    shape(2, 512, 1024);        // automatic at 2^16: tiles of 2048
-    // Earlier sweeps' other shapes (merge rounds of 8, bucket bits 8, 1 or 4 keys per invocation,
-    // tiles of 4096) lost at every size: bench/NOTES-small.md.
+    // automatic's bands (session 13, call 3), then two merge levels: groups of 4-16 tiles merged
+    // into runs, then the runs (bucket bits log2(tile), or 12 for longer runs).
+    shape(2, 512, 256, 4, 256, 0, 8);
+    shape(2, 512, 512, 4, 256, 0, 4);
+    shape(2, 512, 1024, 4, 256, 0, 4);
+    for (uint32_t group : {4u, 8u, 16u}) shape(2, 512, 256, 4, 256, 0, 8, group);
+    for (uint32_t group : {4u, 8u, 16u}) shape(2, 512, 512, 4, 256, 0, 4, group);
+    for (uint32_t group : {4u, 8u, 16u}) shape(2, 512, 1024, 4, 256, 0, 4, group);
+    shape(2, 512, 512, 4, 256, 12, 4, 16);
+    shape(2, 512, 1024, 4, 256, 12, 4, 8);
+    shape(2, 512, 1024, 4, 256, 12, 4, 16);
+    // Session 13 calls 1-3 (merge lanes 2-32, merge workgroups of 512 and 1024) and earlier
+    // sweeps' other shapes (merge rounds of 8, bucket bits 8, 1 or 4 keys per invocation, tiles
+    // of 4096) lost at every size: bench/NOTES-small.md.
   }
-  const uint64_t sizes[] = {1 << 10, 1 << 11, 1 << 12, 1 << 13, 1 << 14, 1 << 15, 1 << 16};
+  // Sizes 2^10 ... 2^max (argument 4, default 16; above 2^16 automatic is Onesweep).
+  const int max_log2 = argc > 4 ? std::atoi(argv[4]) : 16;
+  std::vector<uint64_t> sizes;
+  for (int log2 = 10; log2 <= max_log2; ++log2) sizes.push_back(uint64_t(1) << log2);
   int wrong = 0;
   for (uint32_t value_bytes : {0u, 4u}) {
     std::printf("\nu32 keys%s: median us over %d runs\n%-30s", value_bytes ? " + u32 values" : "",

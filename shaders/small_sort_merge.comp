@@ -35,6 +35,13 @@ layout(constant_id = 9) const uint LANES = 4;
 const uint LANES = 1;
 #endif
 
+// Two merge levels (SmallSortShape::merge_group_tiles): the first merges groups of GROUP_TILES
+// tiles into sorted runs (keys kept in radix order, OUTPUT_RADIX) and writes each run's bucket
+// starts, the sum of its tiles' (the buckets are the same top bits); the second merges the runs
+// as tiles of GROUP_TILES x TILE keys. GROUP_TILES 0: one level, all tiles.
+layout(constant_id = 10) const uint GROUP_TILES = 0;
+layout(constant_id = 11) const bool OUTPUT_RADIX = false;
+
 #include "keys.glsl"
 #include "key_compare.glsl"
 #include "sort_element.glsl"
@@ -46,6 +53,7 @@ layout(push_constant) uniform Push {
   uint64_t keys_address;
   uint64_t values_address;
   uint64_t count_address;
+  uint64_t run_starts_address;  // first level of two: where each run's bucket starts go
   uint n;
 };
 
@@ -54,8 +62,9 @@ const uint COMPARED_WIDTH = END_BIT - BEGIN_BIT;
 
 // Keys of other buckets precede ours or not by their bucket alone: only the keys of our bucket
 // in each tile are searched (about TILE / BUCKETS of them for spread keys).
+uint first_searched_tile = 0;  // the group's first tile (set by main)
 uvec2 merge_search_bounds(uint tile, uint bucket) {
-  uint entry = tile * (BUCKETS + 1) + bucket;
+  uint entry = (first_searched_tile + tile) * (BUCKETS + 1) + bucket;
   return uvec2(U32Array(bucket_starts_address).v[entry], U32Array(bucket_starts_address).v[entry + 1]);
 }
 
@@ -67,18 +76,30 @@ void main() {
   // multiple of LANES), and leave or stay together.
   uint i = invocation / LANES, lane = invocation % LANES;
   uint n_now = element_count(count_address, n);
+  const uint tiles = div_ceil(n_now, TILE);
+  if (GROUP_TILES != 0 && invocation < div_ceil(tiles, GROUP_TILES) * (BUCKETS + 1)) {
+    // A run's bucket starts: the sums of its tiles' (every tile's last entry is its count).
+    uint run = invocation / (BUCKETS + 1), entry = invocation % (BUCKETS + 1), start = 0;
+    for (uint t = run * GROUP_TILES; t < min(tiles, (run + 1) * GROUP_TILES); ++t)
+      start += U32Array(bucket_starts_address).v[t * (BUCKETS + 1) + entry];
+    U32Array(run_starts_address).v[invocation] = start;
+  }
   if (i >= n_now) return;
   uint own_tile = i / TILE;
   uvec2 key = load_key(sorted_keys_address, i);
   const uint bucket = uint(compared_bits(key) >> (COMPARED_WIDTH - BUCKET_BITS));
-  uint preceding = keys_preceding_rounds(key, sorted_keys_address, 0, div_ceil(n_now, TILE), own_tile,
-                                         bucket, lane * TILES_PER_ROUND, LANES * TILES_PER_ROUND);
+  // Tiles searched: the own tile's group (GROUP_TILES), or all.
+  first_searched_tile = GROUP_TILES != 0 ? own_tile - own_tile % GROUP_TILES : 0;
+  const uint searched = GROUP_TILES != 0 ? min(GROUP_TILES, tiles - first_searched_tile) : tiles;
+  uint preceding = keys_preceding_rounds(key, sorted_keys_address, first_searched_tile * TILE, searched,
+                                         own_tile - first_searched_tile, bucket, lane * TILES_PER_ROUND,
+                                         LANES * TILES_PER_ROUND);
 #ifdef LANES_PER_KEY
   for (uint distance = 1; distance < LANES; distance *= 2)
     preceding += subgroupShuffleXor(preceding, distance);
   if (lane != 0) return;
 #endif
-  uint position = i - own_tile * TILE + preceding;
-  store_key(keys_address, position, from_radix_order(key));
+  uint position = first_searched_tile * TILE + i - own_tile * TILE + preceding;
+  store_key(keys_address, position, OUTPUT_RADIX ? key : from_radix_order(key));
   if (VALUE_WORDS != 0) store_value(values_address, position, load_value(sorted_values_address, i));
 }

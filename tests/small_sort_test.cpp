@@ -124,6 +124,23 @@ TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
   }
 }
 
+// Two merge levels (SmallSortShape::merge_group_tiles): groups of 2, 3 or 8 tiles of 128 keys
+// merged into runs, then the runs; groups and runs that are cut short at n, n on the host and
+// from the GPU, with and without split searches.
+TEST(SmallSortMergeGroups, TwoLevelsSortLikeOne) {
+  for (uint32_t lanes : {1u, 4u})
+    for (uint32_t group : {2u, 3u, 8u}) {
+      const SmallSortShape shape{.items = 2, .single_workgroup = 64, .tile_workgroup = 64,
+                                 .merge_workgroup = 64, .merge_tiles_per_round = 4,
+                                 .merge_lanes = lanes, .merge_group_tiles = group};
+      for (bool descending : {false, true})
+        for (uint64_t n : {300ull, 1000ull, 4096ull, 8000ull}) {
+          EXPECT_TRUE(check_small_shape(shape, n, n, false, descending)) << "group " << group;
+          EXPECT_TRUE(check_small_shape(shape, n - 77, n, true, descending)) << "group " << group;
+        }
+    }
+}
+
 // Sorter::record_indirect with the count on the GPU: the first min(count, max_n) u32 keys (and
 // their u32 values) are sorted, the rest is left as it was.
 ::testing::AssertionResult check_indirect(Algorithm algorithm, uint64_t max_n, uint32_t count) {

@@ -35,6 +35,9 @@ struct SmallSortShape {
   // tiles): each takes every merge_lanes-th round. Capped by the rounds there are and by the
   // subgroup (1 where subgroups have no fixed size or no shuffles).
   uint32_t merge_lanes = 1;
+  // Two merge levels where there are more tiles than this (0: one level): groups of this many
+  // tiles are merged into runs first, then the runs into the output.
+  uint32_t merge_group_tiles = 0;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,

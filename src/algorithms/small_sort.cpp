@@ -28,7 +28,7 @@ struct TilePush {
   uint32_t n, tile_count, output_raw;
 };
 struct MergePush {
-  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address;
+  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address, run_starts;
   uint32_t n;
 };
 
@@ -54,15 +54,32 @@ class SmallSort final : public SortAlgorithm {
     return std::min(shape_.merge_lanes, std::bit_ceil(rounds));
   }
 
+  // Tiles per first-level group where two merge levels run for max_n, else 0.
+  uint32_t group_tiles(uint64_t max_n) const {
+    const uint64_t tiles = (max_n + tile() - 1) / tile();
+    return shape_.merge_group_tiles != 0 && tiles > shape_.merge_group_tiles ? shape_.merge_group_tiles : 0;
+  }
+
+  // Scratch: the sorted tiles (keys in radix order, values, bucket starts), then with two merge
+  // levels the runs alike.
   struct Layout {
-    uint64_t sorted_values, bucket_starts, total;
+    uint64_t sorted_values, bucket_starts, run_keys, run_values, run_starts, total;
   };
   Layout layout(uint64_t max_n) const {
-    if (single_tile(max_n)) return {0, 0, 0};
+    if (single_tile(max_n)) return {};
     const uint64_t tiles = (max_n + tile() - 1) / tile();
-    const uint64_t sorted_values = align_up(max_n * spec_.key_words * 4, 256);
-    const uint64_t bucket_starts = align_up(sorted_values + max_n * spec_.value_words * 4, 256);
-    return {sorted_values, bucket_starts, bucket_starts + tiles * bucket_entries() * 4};
+    Layout l{};
+    l.sorted_values = align_up(max_n * spec_.key_words * 4, 256);
+    l.bucket_starts = align_up(l.sorted_values + max_n * spec_.value_words * 4, 256);
+    l.total = l.bucket_starts + tiles * bucket_entries() * 4;
+    if (const uint32_t group = group_tiles(max_n)) {
+      const uint64_t runs = (tiles + group - 1) / group;
+      l.run_keys = align_up(l.total, 256);
+      l.run_values = align_up(l.run_keys + max_n * spec_.key_words * 4, 256);
+      l.run_starts = align_up(l.run_values + max_n * spec_.value_words * 4, 256);
+      l.total = l.run_starts + runs * bucket_entries() * 4;
+    }
+    return l;
   }
 
   uint64_t scratch_bytes(uint64_t max_n) const override {
@@ -91,17 +108,34 @@ class SmallSort final : public SortAlgorithm {
                  TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
                           bucket_starts, n, tiles, 0});
     rec.compute_barrier();
-    auto merge_spec = tile_specialization(spec_, shape_.merge_workgroup, tile());
-    merge_spec.push_back(bucket_bits());
-    const uint32_t lanes = merge_lanes(tiles);
-    std::string merge = "small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round);
-    if (lanes > 1) {
-      merge += "_lanes";
-      merge_spec.push_back(lanes);
+    const uint32_t group = group_tiles(t.n);
+    if (group == 0) {
+      merge(rec, tile(), tiles, 0, t.n,
+            MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values, t.count_address, 0, n});
+      return;
     }
-    rec.dispatch(merge, merge_spec, (t.n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
-                 MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values,
-                           t.count_address, n});
+    // Two levels: groups of tiles into runs (radix order, in scratch), then the runs.
+    const VkDeviceAddress run_keys = t.scratch + l.run_keys, run_values = t.scratch + l.run_values,
+                          run_starts = t.scratch + l.run_starts;
+    merge(rec, tile(), group, group, t.n,
+          MergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values, t.count_address,
+                    run_starts, n});
+    merge(rec, tile() * group, (tiles + group - 1) / group, 0, t.n,
+          MergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0, n});
+  }
+
+  // One small_sort_merge dispatch over sorted tiles of `tile_keys`, each key searching `searched`
+  // tiles: its group of `group` tiles (writing the runs in radix order and their bucket starts),
+  // or all (group 0).
+  void merge(Recorder& rec, uint32_t tile_keys, uint32_t searched, uint32_t group, uint64_t max_n,
+             const MergePush& push) const {
+    auto spec = tile_specialization(spec_, shape_.merge_workgroup, tile_keys);
+    const uint32_t lanes = merge_lanes(searched);
+    spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u});
+    const std::string shader = "small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round) +
+                               (lanes > 1 ? "_lanes" : "");
+    rec.dispatch(shader, spec, (max_n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
+                 push);
     rec.compute_barrier();
   }
 
@@ -193,6 +227,9 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                   " keys does not fit " + std::to_string(ctx.info.shared_memory_bytes) +
                   " bytes of shared memory");
   };
+  if (s.merge_group_tiles > max_tiles_per_lane * s.merge_lanes)
+    throw Error("small-array sort: merge groups of " + std::to_string(s.merge_group_tiles) +
+                " tiles (at most 32 per merge lane)");
   if (!std::has_single_bit(s.merge_lanes) || (s.merge_lanes > 1 && s.merge_tiles_per_round != 4))
     throw Error("small-array sort: " + std::to_string(s.merge_lanes) +
                 " merge lanes per key (a power of two; above 1 only with rounds of 4 tiles)");
@@ -206,7 +243,8 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
 uint64_t small_sort_max_n(const SmallSortShape& shape) {
   return std::max<uint64_t>(uint64_t(shape.single_workgroup) * shape.items,
                             uint64_t(shape.tile_workgroup) * shape.items *
-                                max_tiles_per_lane * shape.merge_lanes);
+                                std::max(shape.merge_group_tiles, 1u) * max_tiles_per_lane *
+                                shape.merge_lanes);
 }
 
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
