@@ -41,6 +41,9 @@ struct KeyConfig {
   // One bucket holding 99 % of the keys (issue #12): 99 % of the 32-bit keys get the top byte
   // skewed_top_byte, the rest stay uniform. Bench only on request (--keys), at 2^20 and 2^22.
   bool skewed = false;
+  // Keys below 2^low_bits (0: all 32 bits random), as small integers or quantized values are: the
+  // top bits are all zero. Bench only on request (--keys).
+  uint32_t low_bits = 0;
 };
 inline constexpr uint32_t skewed_top_byte = 0x5A;
 
@@ -51,14 +54,15 @@ inline const std::vector<KeyConfig>& key_configs() {
                                               {"u32+u32", "u32", 4, 4, false},
                                               {"u64+u32", "u64", 8, 4, false},
                                               {"u32-skew99", "u32", 4, 0, false, true},
-                                              {"u32+u32-skew99", "u32", 4, 4, false, true}};
+                                              {"u32+u32-skew99", "u32", 4, 4, false, true},
+                                              {"u32-low16", "u32", 4, 0, false, false, 16}};
   return configs;
 }
 // What runs without --keys: the uniform configurations.
 inline std::vector<KeyConfig> default_key_configs() {
   std::vector<KeyConfig> chosen;
   for (const auto& c : key_configs())
-    if (!c.skewed) chosen.push_back(c);
+    if (!c.skewed && c.low_bits == 0) chosen.push_back(c);
   return chosen;
 }
 
@@ -75,7 +79,7 @@ inline std::vector<KeyConfig> parse_key_configs(const std::string& list) {
     if (!found)
       throw std::runtime_error("unknown key configuration '" + name +
                                "' (expected u32, u64, f32, u32+u32, u64+u32, u32-skew99, "
-                               "u32+u32-skew99)");
+                               "u32+u32-skew99, u32-low16)");
     start = end + 1;
   }
   return chosen;
@@ -182,6 +186,7 @@ inline uint64_t generate_input(const KeyConfig& c, uint64_t n, uint64_t seed, vo
       if (c.key_bytes == 4) {
         k = uint32_t(r);
         if (c.skewed && mix64(r ^ golden) % 100 != 0) k = (k & 0xffffffu) | (skewed_top_byte << 24);
+        if (c.low_bits != 0) k &= (1u << c.low_bits) - 1u;
         static_cast<uint32_t*>(keys)[i] = uint32_t(k);
         if (c.value_bytes) v = r >> 32;
       } else {

@@ -42,6 +42,17 @@ TEST(SmallSortSizes, EveryPowerOfTwoNeighbourUpTo2To16) {
         EXPECT_TRUE(check_sort({Algorithm::automatic, c.key, c.value_bytes, c.descending, n, d}));
 }
 
+// automatic's bands with two merge levels (above 2^15): sizes inside each and at its edges, every
+// distribution for 32-bit keys with values, some for descending 64-bit keys.
+TEST(SmallSortSizes, TwoMergeLevelBandsOnEveryDistribution) {
+  for (uint64_t n : {(1ull << 15) + 1, 100000ull, (1ull << 17) + 3, 200000ull})
+    for (Distribution d : all_distributions())
+      EXPECT_TRUE(check_sort({Algorithm::automatic, KeyType::u32, 4, false, n, d}));
+  for (uint64_t n : {(1ull << 17) - 1, 150000ull})
+    for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::sorted})
+      EXPECT_TRUE(check_sort({Algorithm::automatic, KeyType::u64, 8, true, n, d}));
+}
+
 TEST(SmallSortSizes, AutomaticSwitchesToRadixAboveTheLimit) {
   const Combo c{KeyType::f32, 4, false};
   const uint64_t limit = bands_of(c).back().max_n;

@@ -249,9 +249,9 @@ uint64_t small_sort_max_n(const SmallSortShape& shape) {
 
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
   struct Wanted {
-    uint32_t log2_max_n, tile_workgroup, merge_lanes;
+    uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
   };
-  constexpr Wanted wanted[] = {{14, 256, 8}, {15, 512, 4}, {16, 1024, 4}};
+  constexpr Wanted wanted[] = {{14, 256, 8, 0}, {15, 512, 4, 0}, {17, 512, 4, 8}, {18, 1024, 4, 16}};
   std::vector<SmallSortBand> bands;
   for (const Wanted& w : wanted) {
     const SmallSortShape shape =
@@ -260,7 +260,8 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
                           .single_workgroup = 512,
                           .tile_workgroup = w.tile_workgroup,
                           .merge_tiles_per_round = 4,
-                          .merge_lanes = w.merge_lanes});
+                          .merge_lanes = w.merge_lanes,
+                          .merge_group_tiles = w.merge_group_tiles});
     bands.push_back({std::min(uint64_t(1) << w.log2_max_n, small_sort_max_n(shape)), shape});
   }
   return bands;
