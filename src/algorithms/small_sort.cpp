@@ -251,7 +251,11 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
   struct Wanted {
     uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
   };
-  constexpr Wanted wanted[] = {{14, 256, 8, 0}, {15, 512, 4, 0}, {17, 512, 4, 8}, {18, 1024, 4, 16}};
+  // Two merge levels also won at 2^17-2^18 on uniform keys (tiles of 2048 in groups of 16: 2^18
+  // in 42 us against Onesweep's 58), but lost to Onesweep there on skewed keys (99 % sharing the
+  // top byte: +20 %) and on keys below 2^16 (+96 %), whose top bits make few merge buckets: the
+  // small-array sort ends at 2^16 (bench/NOTES-small.md, session 13).
+  constexpr Wanted wanted[] = {{14, 256, 8, 0}, {15, 512, 4, 0}, {16, 512, 4, 8}};
   std::vector<SmallSortBand> bands;
   for (const Wanted& w : wanted) {
     const SmallSortShape shape =
