@@ -1,10 +1,11 @@
 // Times the small-array paths on one device: Algorithm::automatic, bitonic, odd_even and the
 // classic radix sort through the engine face (Sorter::record inside Context::Impl::submit_timed,
 // GPU timestamps), plus a sweep of small-array sort shapes (tile sizes, merge lanes and levels), at
-// n = 2^10 ... 2^16 (or 2^max_log2) u32 keys and u32+u32 pairs. Every configuration is checked once against std::stable_sort
-// before it is timed; each time is the median of `runs` sorts of fresh random keys.
-// Build (see bench/NOTES-small.md):
-//   c++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/small_sort_timing.cpp build/libgpusort.a -lvulkan
+// n = 2^10 ... 2^16 (or 2^max_log2) u32 keys and u32+u32 pairs. Every configuration is checked once
+// against std::stable_sort before it is timed; each time is the median of `runs` sorts of fresh
+// random keys. Build (see bench/NOTES-small.md), from the repository root:
+//   c++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/small_sort_timing.cpp \
+//       build/libgpusort.a -lvulkan
 // Run: small_sort_timing [runs=25] [warmup_copies=8] [shapes] [max_log2=16]
 #include "algorithms/comparison_sorts.hpp"
 #include "vulkan/buffer.hpp"
@@ -110,7 +111,8 @@ double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const C
   const bool stable = c.has_shape || c.algorithm != Algorithm::bitonic;
   if (!stable && value_bytes) {
     std::vector<std::pair<uint32_t, uint32_t>> got(n), want(n);
-    for (uint64_t i = 0; i < n; ++i) got[i] = {out_keys[i], out_values[i]}, want[i] = {host_keys[i], uint32_t(i)};
+    for (uint64_t i = 0; i < n; ++i)
+      got[i] = {out_keys[i], out_values[i]}, want[i] = {host_keys[i], uint32_t(i)};
     std::sort(got.begin(), got.end());
     std::sort(want.begin(), want.end());
     if (got != want) {
@@ -255,10 +257,15 @@ int main(int argc, char** argv) {
                               std::to_string(merge) + " b" + std::to_string(bucket_bits) +
                               (lanes > 1 ? " l" + std::to_string(lanes) : "") +
                               (group ? " g" + std::to_string(group) : ""),
-                          Algorithm::automatic, true,
-                          {.items = items, .single_workgroup = single, .tile_workgroup = tile,
-                           .merge_workgroup = merge, .merge_tiles_per_round = merge_round,
-                           .merge_bucket_bits = bucket_bits, .merge_lanes = lanes,
+                          Algorithm::automatic,
+                          true,
+                          {.items = items,
+                           .single_workgroup = single,
+                           .tile_workgroup = tile,
+                           .merge_workgroup = merge,
+                           .merge_tiles_per_round = merge_round,
+                           .merge_bucket_bits = bucket_bits,
+                           .merge_lanes = lanes,
                            .merge_group_tiles = group}});
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";

@@ -70,8 +70,8 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
 // Sorts u32 keys (repeats, so stability shows) with u32 values (the identity) through a small-array
 // sort of the given shape, n on the host or read from a GPU buffer, and checks the whole output
 // (beyond n, with the count on the GPU, the buffers must be untouched).
-::testing::AssertionResult check_small_shape(const SmallSortShape& wanted, uint64_t n, uint64_t max_n,
-                                             bool indirect, bool descending) {
+::testing::AssertionResult check_small_shape(const SmallSortShape& wanted, uint64_t n,
+                                             uint64_t max_n, bool indirect, bool descending) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
@@ -82,7 +82,8 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
   auto algorithm = make_small_sort(impl, spec, small_sort_shape(impl, spec, wanted));
   DeviceBuffer key_buffer(impl, max_n * 4, MemoryKind::device_local);
   DeviceBuffer value_buffer(impl, max_n * 4, MemoryKind::device_local);
-  DeviceBuffer scratch(impl, std::max<uint64_t>(algorithm->scratch_bytes(max_n), 16), MemoryKind::device_local);
+  DeviceBuffer scratch(impl, std::max<uint64_t>(algorithm->scratch_bytes(max_n), 16),
+                       MemoryKind::device_local);
   DeviceBuffer count(impl, 4, MemoryKind::device_local);
   const uint32_t n32 = uint32_t(n);
   upload(impl, key_buffer, keys.data(), max_n * 4);
@@ -90,9 +91,9 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
   upload(impl, count, &n32, 4);
   impl.submit([&](VkCommandBuffer cmd) {
     Recorder rec(impl, cmd);
-    algorithm->record(rec, SortTargets{key_buffer.address(), value_buffer.address(), scratch.address(),
-                                       scratch.buffer(), 0, indirect ? count.address() : 0,
-                                       indirect ? max_n : n});
+    algorithm->record(rec, SortTargets{key_buffer.address(), value_buffer.address(),
+                                       scratch.address(), scratch.buffer(), 0,
+                                       indirect ? count.address() : 0, indirect ? max_n : n});
   });
   std::vector<uint32_t> got_keys(max_n), got_values(max_n);
   download(impl, key_buffer, got_keys.data(), max_n * 4);
@@ -106,9 +107,9 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
     const uint32_t want_value = i < n ? order[i] : uint32_t(i);
     if (got_keys[i] != keys[want_value] || got_values[i] != want_value)
       return ::testing::AssertionFailure()
-             << "seed " << seed << " lanes " << wanted.merge_lanes << " n " << n << " max_n " << max_n
-             << ": element " << i << " is (" << got_keys[i] << ", " << got_values[i] << "), expected ("
-             << keys[want_value] << ", " << want_value << ")";
+             << "seed " << seed << " lanes " << wanted.merge_lanes << " n " << n << " max_n "
+             << max_n << ": element " << i << " is (" << got_keys[i] << ", " << got_values[i]
+             << "), expected (" << keys[want_value] << ", " << want_value << ")";
   }
   return no_new_validation_messages();
 }
@@ -119,8 +120,11 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
 // lanes allow (32 per lane).
 TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
   for (uint32_t lanes : {1u, 2u, 4u, 8u}) {
-    const SmallSortShape shape{.items = 2, .single_workgroup = 64, .tile_workgroup = 64,
-                               .merge_workgroup = 64, .merge_tiles_per_round = 4,
+    const SmallSortShape shape{.items = 2,
+                               .single_workgroup = 64,
+                               .tile_workgroup = 64,
+                               .merge_workgroup = 64,
+                               .merge_tiles_per_round = 4,
                                .merge_lanes = lanes};
     for (bool descending : {false, true})
       for (uint64_t n : {129ull, 1000ull, 2688ull, 4096ull}) {
@@ -128,8 +132,8 @@ TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
         EXPECT_TRUE(check_small_shape(shape, n - 77, n, true, descending));
       }
     // Up to 32 tiles per lane: near the limit that gives.
-    const uint64_t limit = small_sort_max_n(small_sort_shape(context().impl(),
-                                                             make_sort_spec(KeyType::u32, 4, false, 0, 0), shape));
+    const uint64_t limit = small_sort_max_n(
+        small_sort_shape(context().impl(), make_sort_spec(KeyType::u32, 4, false, 0, 0), shape));
     EXPECT_TRUE(check_small_shape(shape, limit - 50, limit, false, false));
     EXPECT_TRUE(check_small_shape(shape, limit - 50, limit, true, true));
   }
@@ -141,9 +145,13 @@ TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
 TEST(SmallSortMergeGroups, TwoLevelsSortLikeOne) {
   for (uint32_t lanes : {1u, 4u})
     for (uint32_t group : {2u, 3u, 8u}) {
-      const SmallSortShape shape{.items = 2, .single_workgroup = 64, .tile_workgroup = 64,
-                                 .merge_workgroup = 64, .merge_tiles_per_round = 4,
-                                 .merge_lanes = lanes, .merge_group_tiles = group};
+      const SmallSortShape shape{.items = 2,
+                                 .single_workgroup = 64,
+                                 .tile_workgroup = 64,
+                                 .merge_workgroup = 64,
+                                 .merge_tiles_per_round = 4,
+                                 .merge_lanes = lanes,
+                                 .merge_group_tiles = group};
       for (bool descending : {false, true})
         for (uint64_t n : {300ull, 1000ull, 4096ull, 8000ull}) {
           EXPECT_TRUE(check_small_shape(shape, n, n, false, descending)) << "group " << group;

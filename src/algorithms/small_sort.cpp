@@ -28,7 +28,8 @@ struct TilePush {
   uint32_t n, tile_count, output_raw;
 };
 struct MergePush {
-  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address, run_starts;
+  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address,
+      run_starts;
   uint32_t n;
 };
 
@@ -50,14 +51,17 @@ class SmallSort final : public SortAlgorithm {
 
   // Invocations per key in small_sort_merge: no more than the rounds of tiles each key searches.
   uint32_t merge_lanes(uint32_t tiles) const {
-    const uint32_t rounds = (tiles + shape_.merge_tiles_per_round - 1) / shape_.merge_tiles_per_round;
+    const uint32_t rounds =
+        (tiles + shape_.merge_tiles_per_round - 1) / shape_.merge_tiles_per_round;
     return std::min(shape_.merge_lanes, std::bit_ceil(rounds));
   }
 
   // Tiles per first-level group where two merge levels run for max_n, else 0.
   uint32_t group_tiles(uint64_t max_n) const {
     const uint64_t tiles = (max_n + tile() - 1) / tile();
-    return shape_.merge_group_tiles != 0 && tiles > shape_.merge_group_tiles ? shape_.merge_group_tiles : 0;
+    return shape_.merge_group_tiles != 0 && tiles > shape_.merge_group_tiles
+               ? shape_.merge_group_tiles
+               : 0;
   }
 
   // Scratch: the sorted tiles (keys in radix order, values, bucket starts), then with two merge
@@ -111,15 +115,16 @@ class SmallSort final : public SortAlgorithm {
     const uint32_t group = group_tiles(t.n);
     if (group == 0) {
       merge(rec, tile(), tiles, 0, t.n,
-            MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values, t.count_address, 0, n});
+            MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values, t.count_address,
+                      0, n});
       return;
     }
     // Two levels: groups of tiles into runs (radix order, in scratch), then the runs.
     const VkDeviceAddress run_keys = t.scratch + l.run_keys, run_values = t.scratch + l.run_values,
                           run_starts = t.scratch + l.run_starts;
     merge(rec, tile(), group, group, t.n,
-          MergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values, t.count_address,
-                    run_starts, n});
+          MergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values,
+                    t.count_address, run_starts, n});
     merge(rec, tile() * group, (tiles + group - 1) / group, 0, t.n,
           MergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0, n});
   }
@@ -134,8 +139,8 @@ class SmallSort final : public SortAlgorithm {
     spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u});
     const std::string shader = "small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round) +
                                (lanes > 1 ? "_lanes" : "");
-    rec.dispatch(shader, spec, (max_n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup,
-                 push);
+    rec.dispatch(shader, spec,
+                 (max_n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup, push);
     rec.compute_barrier();
   }
 
@@ -258,14 +263,13 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
   constexpr Wanted wanted[] = {{14, 256, 8, 0}, {15, 512, 4, 0}, {16, 512, 4, 8}};
   std::vector<SmallSortBand> bands;
   for (const Wanted& w : wanted) {
-    const SmallSortShape shape =
-        small_sort_shape(ctx, spec,
-                         {.items = 2,
-                          .single_workgroup = 512,
-                          .tile_workgroup = w.tile_workgroup,
-                          .merge_tiles_per_round = 4,
-                          .merge_lanes = w.merge_lanes,
-                          .merge_group_tiles = w.merge_group_tiles});
+    const SmallSortShape shape = small_sort_shape(ctx, spec,
+                                                  {.items = 2,
+                                                   .single_workgroup = 512,
+                                                   .tile_workgroup = w.tile_workgroup,
+                                                   .merge_tiles_per_round = 4,
+                                                   .merge_lanes = w.merge_lanes,
+                                                   .merge_group_tiles = w.merge_group_tiles});
     bands.push_back({std::min(uint64_t(1) << w.log2_max_n, small_sort_max_n(shape)), shape});
   }
   return bands;
