@@ -262,62 +262,24 @@ TEST(OnesweepScratch, StateBeyondTheCopiesDoesNotGrowWithN) {
 ::testing::AssertionResult check_onesweep(const OnesweepOptions& options, uint64_t n,
                                           uint64_t max_n, bool indirect, bool descending,
                                           bool expect_fallbacks = false) {
-  auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   auto bits = make_key_bits(KeyType::u32, max_n, Distribution::low_entropy, rng);
-  std::vector<uint32_t> keys(bits.begin(), bits.end()), values(max_n);
-  std::iota(values.begin(), values.end(), 0u);
-  const SortSpec spec = make_sort_spec(KeyType::u32, 4, descending, 0, 0);
-  auto algorithm = make_onesweep(impl, spec, options);
-  DeviceBuffer key_buffer(impl, max_n * 4, MemoryKind::device_local);
-  DeviceBuffer value_buffer(impl, max_n * 4, MemoryKind::device_local);
-  DeviceBuffer scratch(impl, algorithm->scratch_bytes(max_n), MemoryKind::device_local);
-  DeviceBuffer count(impl, 4, MemoryKind::device_local);
-  const uint32_t n32 = uint32_t(n);
-  upload(impl, key_buffer, keys.data(), max_n * 4);
-  upload(impl, value_buffer, values.data(), max_n * 4);
-  upload(impl, count, &n32, 4);
+  const std::vector<uint32_t> keys(bits.begin(), bits.end());
+  auto algorithm = make_onesweep(context().impl(), make_sort_spec(KeyType::u32, 4, descending, 0, 0),
+                                 options);
   // Two sorts in a row on the same scratch: stale look-back entries of the first must not leak
-  // into the second.
-  for (int repeat = 0; repeat < 2; ++repeat)
-    impl.submit([&](VkCommandBuffer cmd) {
-      Recorder rec(impl, cmd);
-      SortTargets t{key_buffer.address(),
-                    value_buffer.address(),
-                    scratch.address(),
-                    scratch.buffer(),
-                    0,
-                    indirect ? count.address() : 0,
-                    indirect ? max_n : n};
-      algorithm->record(rec, t);
-    });
-  std::vector<uint32_t> got_keys(max_n), got_values(max_n);
-  download(impl, key_buffer, got_keys.data(), max_n * 4);
-  download(impl, value_buffer, got_values.data(), max_n * 4);
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return descending ? keys[a] > keys[b] : keys[a] < keys[b];
-  });
-  for (uint64_t i = 0; i < max_n; ++i) {
-    // Beyond n (indirect), the buffers must be untouched.
-    uint32_t want_value = i < n ? order[i] : uint32_t(i);
-    if (got_keys[i] != keys[want_value] || got_values[i] != want_value)
-      return ::testing::AssertionFailure()
-             << "seed " << seed << " n " << n << " max_n " << max_n << ": element " << i << " is ("
-             << got_keys[i] << ", " << got_values[i] << "), expected (" << keys[want_value] << ", "
-             << want_value << ")";
-  }
-  if (expect_fallbacks) {
-    // The last sort's look-backs must really have recounted tiles.
+  // into the second. With expect_fallbacks, the last sort's look-backs must really have recounted
+  // tiles.
+  auto fallbacks = [&](const DeviceBuffer& scratch) -> ::testing::AssertionResult {
+    if (!expect_fallbacks) return ::testing::AssertionSuccess();
     uint32_t count = 0;
     download_range(scratch, algorithm->fallback_count_offset(max_n), &count, 4);
     if (count == 0) return ::testing::AssertionFailure() << "n " << n << ": no look-back fell back";
-  }
-  if (impl.validation_messages.load() != 0)
-    return ::testing::AssertionFailure() << "validation messages";
-  return ::testing::AssertionSuccess();
+    return ::testing::AssertionSuccess();
+  };
+  return check_u32_pairs(*algorithm, keys, n, indirect, descending,
+                         "seed " + std::to_string(seed), 2, fallbacks);
 }
 
 // The tuning table's mid-size shape (384 x 8 on NVIDIA-like devices, onesweep.cpp: a workgroup that

@@ -75,43 +75,14 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  std::vector<uint32_t> keys(max_n), values(max_n);
+  std::vector<uint32_t> keys(max_n);
   for (auto& k : keys) k = uint32_t(rng() % 300);
-  std::iota(values.begin(), values.end(), 0u);
   const SortSpec spec = make_sort_spec(KeyType::u32, 4, descending, 0, 0);
   auto algorithm = make_small_sort(impl, spec, small_sort_shape(impl, spec, wanted));
-  DeviceBuffer key_buffer(impl, max_n * 4, MemoryKind::device_local);
-  DeviceBuffer value_buffer(impl, max_n * 4, MemoryKind::device_local);
-  DeviceBuffer scratch(impl, std::max<uint64_t>(algorithm->scratch_bytes(max_n), 16),
-                       MemoryKind::device_local);
-  DeviceBuffer count(impl, 4, MemoryKind::device_local);
-  const uint32_t n32 = uint32_t(n);
-  upload(impl, key_buffer, keys.data(), max_n * 4);
-  upload(impl, value_buffer, values.data(), max_n * 4);
-  upload(impl, count, &n32, 4);
-  impl.submit([&](VkCommandBuffer cmd) {
-    Recorder rec(impl, cmd);
-    algorithm->record(rec, SortTargets{key_buffer.address(), value_buffer.address(),
-                                       scratch.address(), scratch.buffer(), 0,
-                                       indirect ? count.address() : 0, indirect ? max_n : n});
-  });
-  std::vector<uint32_t> got_keys(max_n), got_values(max_n);
-  download(impl, key_buffer, got_keys.data(), max_n * 4);
-  download(impl, value_buffer, got_values.data(), max_n * 4);
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return descending ? keys[a] > keys[b] : keys[a] < keys[b];
-  });
-  for (uint64_t i = 0; i < max_n; ++i) {
-    const uint32_t want_value = i < n ? order[i] : uint32_t(i);
-    if (got_keys[i] != keys[want_value] || got_values[i] != want_value)
-      return ::testing::AssertionFailure()
-             << "seed " << seed << " lanes " << wanted.merge_lanes << " n " << n << " max_n "
-             << max_n << ": element " << i << " is (" << got_keys[i] << ", " << got_values[i]
-             << "), expected (" << keys[want_value] << ", " << want_value << ")";
-  }
-  return no_new_validation_messages();
+  return check_u32_pairs(*algorithm, keys, n, indirect, descending,
+                         "seed " + std::to_string(seed) + " lanes " +
+                             std::to_string(wanted.merge_lanes) + " group " +
+                             std::to_string(wanted.merge_group_tiles));
 }
 
 // small_sort_merge with each key's searches split over 2, 4 or 8 invocations (capped by the

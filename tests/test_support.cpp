@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include "algorithms/sort_algorithm.hpp"
 #include "vulkan/buffer.hpp"
 
 #include <algorithm>
@@ -320,5 +321,52 @@ namespace {
 
 ::testing::AssertionResult check_sort(const SortCase& c) { return check_any_sort(c, true); }
 ::testing::AssertionResult check_unstable_sort(const SortCase& c) { return check_any_sort(c, false); }
+
+::testing::AssertionResult check_u32_pairs(
+    const SortAlgorithm& algorithm, const std::vector<uint32_t>& keys, uint64_t n, bool indirect,
+    bool descending, const std::string& what, int repeats,
+    const std::function<::testing::AssertionResult(const DeviceBuffer& scratch)>& after) {
+  auto& impl = context().impl();
+  const uint64_t max_n = keys.size();
+  std::vector<uint32_t> values(max_n);
+  std::iota(values.begin(), values.end(), 0u);
+  DeviceBuffer key_buffer(impl, max_n * 4, MemoryKind::device_local);
+  DeviceBuffer value_buffer(impl, max_n * 4, MemoryKind::device_local);
+  DeviceBuffer scratch(impl, std::max<uint64_t>(algorithm.scratch_bytes(max_n), 16),
+                       MemoryKind::device_local);
+  DeviceBuffer count(impl, 4, MemoryKind::device_local);
+  const uint32_t n32 = uint32_t(n);
+  upload(impl, key_buffer, keys.data(), max_n * 4);
+  upload(impl, value_buffer, values.data(), max_n * 4);
+  upload(impl, count, &n32, 4);
+  for (int repeat = 0; repeat < repeats; ++repeat)
+    impl.submit([&](VkCommandBuffer cmd) {
+      Recorder rec(impl, cmd);
+      algorithm.record(rec, SortTargets{key_buffer.address(), value_buffer.address(),
+                                        scratch.address(), scratch.buffer(), 0,
+                                        indirect ? count.address() : 0, indirect ? max_n : n});
+    });
+  std::vector<uint32_t> got_keys(max_n), got_values(max_n);
+  download(impl, key_buffer, got_keys.data(), max_n * 4);
+  download(impl, value_buffer, got_values.data(), max_n * 4);
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return descending ? keys[a] > keys[b] : keys[a] < keys[b];
+  });
+  for (uint64_t i = 0; i < max_n; ++i) {
+    const uint32_t want_value = i < n ? order[i] : uint32_t(i);
+    if (got_keys[i] != keys[want_value] || got_values[i] != want_value)
+      return ::testing::AssertionFailure()
+             << what << " n " << n << " max_n " << max_n << ": element " << i << " is ("
+             << got_keys[i] << ", " << got_values[i] << "), expected (" << keys[want_value] << ", "
+             << want_value << ")";
+  }
+  if (after) {
+    ::testing::AssertionResult inspected = after(scratch);
+    if (!inspected) return inspected;
+  }
+  return no_new_validation_messages();
+}
 
 }  // namespace gpusort::test

@@ -6,13 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 namespace gpusort {
 class DeviceBuffer;
-}
+class SortAlgorithm;
+}  // namespace gpusort
 
 namespace gpusort::test {
 
@@ -75,6 +77,16 @@ struct SortCase {
 // Every 2^k - 1, 2^k and 2^k + 1 up to max (plus 0), in increasing order: the boundaries of
 // workgroups, tiles and bitonic blocks, which are all powers of two.
 std::vector<uint64_t> sizes_around_powers_of_two(uint64_t max);
+
+// Sorts u32 `keys` with u32 values (the identity) `repeats` times in a row through `algorithm`'s
+// record (one scratch buffer), n on the host or, when `indirect`, read from a GPU buffer over
+// max_n = keys.size() elements; checks the whole output against std::stable_sort of the first n
+// (beyond n the buffers must be untouched) and that no validation message came. A failure's
+// message starts with `what`. `after`, when given, then inspects the scratch buffer.
+::testing::AssertionResult check_u32_pairs(
+    const SortAlgorithm& algorithm, const std::vector<uint32_t>& keys, uint64_t n, bool indirect,
+    bool descending, const std::string& what, int repeats = 1,
+    const std::function<::testing::AssertionResult(const DeviceBuffer& scratch)>& after = {});
 
 // Radix order of a key's bits, as the shaders define it (keys.glsl); descending inverted.
 uint64_t radix_order(KeyType type, uint64_t bits, bool descending);
