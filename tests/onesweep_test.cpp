@@ -266,8 +266,8 @@ TEST(OnesweepScratch, StateBeyondTheCopiesDoesNotGrowWithN) {
   std::mt19937_64 rng(seed);
   auto bits = make_key_bits(KeyType::u32, max_n, Distribution::low_entropy, rng);
   const std::vector<uint32_t> keys(bits.begin(), bits.end());
-  auto algorithm = make_onesweep(context().impl(), make_sort_spec(KeyType::u32, 4, descending, 0, 0),
-                                 options);
+  auto algorithm =
+      make_onesweep(context().impl(), make_sort_spec(KeyType::u32, 4, descending, 0, 0), options);
   // Two sorts in a row on the same scratch: stale look-back entries of the first must not leak
   // into the second. With expect_fallbacks, the last sort's look-backs must really have recounted
   // tiles.
@@ -278,8 +278,8 @@ TEST(OnesweepScratch, StateBeyondTheCopiesDoesNotGrowWithN) {
     if (count == 0) return ::testing::AssertionFailure() << "n " << n << ": no look-back fell back";
     return ::testing::AssertionSuccess();
   };
-  return check_u32_pairs(*algorithm, keys, n, indirect, descending,
-                         "seed " + std::to_string(seed), 2, fallbacks);
+  return check_u32_pairs(*algorithm, keys, n, indirect, descending, "seed " + std::to_string(seed),
+                         2, fallbacks);
 }
 
 // The tuning table's mid-size shape (384 x 8 on NVIDIA-like devices, onesweep.cpp: a workgroup that

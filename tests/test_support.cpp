@@ -1,14 +1,14 @@
 #include "test_support.hpp"
 
-#include "algorithms/sort_algorithm.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <sstream>
+
+#include "algorithms/sort_algorithm.hpp"
+#include "vulkan/buffer.hpp"
 
 namespace gpusort::test {
 

@@ -2,11 +2,11 @@
 // (std::stable_sort under the same order, whole-output comparison, poisoned outputs).
 #pragma once
 
-#include <gpusort/gpusort.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <functional>
+#include <gpusort/gpusort.hpp>
 #include <random>
 #include <string>
 #include <vector>
