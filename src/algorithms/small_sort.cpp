@@ -1,4 +1,5 @@
-// Small-array sort, stable, in one or two dispatches (what Algorithm::automatic uses for small n):
+// Small-array sort, stable, in one to three dispatches (what Algorithm::automatic uses for small
+// n):
 //   small_sort_tile   each workgroup sorts one tile (workgroup x items keys, a power of two)
 //                     with a bitonic network on (compared key bits, origin slot), stable by
 //                     that tie-break: small pair distances in registers and subgroup shuffles,
@@ -8,10 +9,13 @@
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
 //                     number of keys of every other tile that precede it: everything in lower
 //                     buckets, plus a binary search over the keys of its own bucket; and is
-//                     written straight to its final position
-// Both dispatches are sized from max_n and read the true n on the GPU. Scratch holds the sorted
+//                     written straight to its final position. Its searches can be shared by
+//                     several invocations (merge_lanes). With two levels (merge_group_tiles) a
+//                     first dispatch merges groups of tiles into runs in scratch, whose bucket
+//                     starts are the sums of their tiles', and a second merges the runs
+// Every dispatch is sized from max_n and reads the true n on the GPU. Scratch holds the sorted
 // tiles (keys in radix order, values) and the bucket starts only when there is more than one
-// tile.
+// tile, and the runs alike with two levels.
 #include "algorithms/comparison_sorts.hpp"
 
 namespace gpusort {
