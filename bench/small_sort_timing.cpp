@@ -63,8 +63,6 @@ double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const C
     if (c.has_shape) {
       SmallSortShape shape = small_sort_shape(impl, spec, c.shape);
       if (n > small_sort_max_n(shape)) return -1;
-      // Sample-sort shapes: only their single dispatch.
-      if (shape.single_samples && n > uint64_t(shape.single_workgroup) * shape.items) return -1;
       algorithm = make_small_sort(impl, spec, shape);
     } else {
       algorithm = make_sort_algorithm(impl, spec, c.algorithm);
@@ -253,13 +251,12 @@ int main(int argc, char** argv) {
   // Lanes per key in the merge (l), tiles per first-level merge group (g, two merge levels).
   auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,
                    uint32_t merge = 256, uint32_t bucket_bits = 0, uint32_t lanes = 1,
-                   uint32_t group = 0, uint32_t samples = 0) {
+                   uint32_t group = 0) {
     candidates.push_back({"i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
                               std::to_string(tile) + " r" + std::to_string(merge_round) + " m" +
                               std::to_string(merge) + " b" + std::to_string(bucket_bits) +
                               (lanes > 1 ? " l" + std::to_string(lanes) : "") +
-                              (group ? " g" + std::to_string(group) : "") +
-                              (samples ? " S" + std::to_string(samples) : ""),
+                              (group ? " g" + std::to_string(group) : ""),
                           Algorithm::automatic,
                           true,
                           {.items = items,
@@ -269,20 +266,9 @@ int main(int argc, char** argv) {
                            .merge_tiles_per_round = merge_round,
                            .merge_bucket_bits = bucket_bits,
                            .merge_lanes = lanes,
-                           .merge_group_tiles = group,
-                           .single_samples = samples}});
+                           .merge_group_tiles = group}});
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
-  if (argc > 3 && std::string(argv[3]) == "samples") {
-    // The single dispatch as a sample sort (small_sort_sample): workgroups of 256-1024, 1-4 keys
-    // per invocation, 32-512 samples.
-    for (uint32_t samples : {32u, 64u, 128u}) shape(1, 1024, 1024, 4, 256, 0, 1, 0, samples);
-    for (uint32_t samples : {32u, 64u, 128u}) shape(2, 512, 512, 4, 256, 0, 1, 0, samples);
-    for (uint32_t samples : {64u, 128u, 256u}) shape(2, 1024, 1024, 4, 256, 0, 1, 0, samples);
-    for (uint32_t samples : {128u, 256u, 512u}) shape(4, 1024, 1024, 4, 256, 0, 1, 0, samples);
-    for (uint32_t samples : {64u, 128u, 256u}) shape(4, 512, 512, 4, 256, 0, 1, 0, samples);
-    shape(8, 512, 512, 4, 256, 0, 1, 0, 256);
-  }
   if (sweep_shapes) {
     // automatic's bands (session 13, call 3), then two merge levels: groups of 4-16 tiles merged
     // into runs, then the runs (bucket bits log2(tile), or 12 for longer runs).

@@ -70,26 +70,19 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
 // Sorts u32 keys (repeats, so stability shows) with u32 values (the identity) through a small-array
 // sort of the given shape, n on the host or read from a GPU buffer, and checks the whole output
 // (beyond n, with the count on the GPU, the buffers must be untouched).
-// Keys below key_bound (0: any u32), or with key_period the slot modulo it (a periodic input).
 ::testing::AssertionResult check_small_shape(const SmallSortShape& wanted, uint64_t n,
-                                             uint64_t max_n, bool indirect, bool descending,
-                                             uint64_t key_bound = 300, uint64_t key_period = 0) {
+                                             uint64_t max_n, bool indirect, bool descending) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   std::vector<uint32_t> keys(max_n);
-  for (uint64_t i = 0; i < max_n; ++i)
-    keys[i] = key_period ? uint32_t(i % key_period)
-                         : uint32_t(key_bound ? rng() % key_bound : rng());
+  for (auto& k : keys) k = uint32_t(rng() % 300);
   const SortSpec spec = make_sort_spec(KeyType::u32, 4, descending, 0, 0);
   auto algorithm = make_small_sort(impl, spec, small_sort_shape(impl, spec, wanted));
   return check_u32_pairs(*algorithm, keys, n, indirect, descending,
                          "seed " + std::to_string(seed) + " lanes " +
                              std::to_string(wanted.merge_lanes) + " group " +
-                             std::to_string(wanted.merge_group_tiles) + " samples " +
-                             std::to_string(wanted.single_samples) + " items " +
-                             std::to_string(wanted.items) + " key bound " +
-                             std::to_string(key_bound) + " period " + std::to_string(key_period));
+                             std::to_string(wanted.merge_group_tiles));
 }
 
 // small_sort_merge with each key's searches split over 2, 4 or 8 invocations (capped by the
@@ -135,25 +128,6 @@ TEST(SmallSortMergeGroups, TwoLevelsSortLikeOne) {
           EXPECT_TRUE(check_small_shape(shape, n, n, false, descending)) << "group " << group;
           EXPECT_TRUE(check_small_shape(shape, n - 77, n, true, descending)) << "group " << group;
         }
-    }
-}
-
-// The single dispatch as a sample sort (small_sort_sample): 1, 2 and 4 keys per invocation, 2 to
-// 64 samples, a workgroup of 64; n below, at and near the tile, n on the host and from the GPU;
-// keys with many repeats, all different, all equal, and periodic (every 16th key equal, where
-// samples at fixed strides would all be one key).
-TEST(SmallSortSample, SortsLikeStableSortAtEveryShape) {
-  for (uint32_t items : {1u, 2u, 4u})
-    for (uint32_t samples : {2u, 8u, 64u}) {
-      const SmallSortShape shape{.items = items, .single_workgroup = 64, .single_samples = samples};
-      const uint64_t tile = 64 * items;
-      for (bool descending : {false, true})
-        for (uint64_t n : std::vector<uint64_t>{2, 3, 37, tile - 1, tile}) {
-          EXPECT_TRUE(check_small_shape(shape, n, n, false, descending));
-          EXPECT_TRUE(check_small_shape(shape, n, tile, true, descending));
-        }
-      for (auto [bound, period] : {std::pair{0ull, 0ull}, std::pair{1ull, 0ull}, std::pair{0ull, 16ull}})
-        EXPECT_TRUE(check_small_shape(shape, tile, tile, false, false, bound, period));
     }
 }
 

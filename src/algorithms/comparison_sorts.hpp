@@ -38,10 +38,6 @@ struct SmallSortShape {
   // Two merge levels where there are more tiles than this (0: one level): groups of this many
   // tiles are merged into runs first, then the runs into the output.
   uint32_t merge_group_tiles = 0;
-  // The single dispatch (up to single_workgroup x items keys): 0, small_sort_tile's bitonic
-  // network; else small_sort_sample, a sample sort with this many samples (a power of two, at
-  // most the workgroup and 1024).
-  uint32_t single_samples = 0;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
@@ -82,15 +78,6 @@ inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
 // word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl).
 inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
   return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
-}
-
-// Shared-memory bytes of small_sort_sample for `tile` keys and `samples` samples: per key an
-// order word (and an origin for 64-bit keys), per sample a word, its origin, its rank, a splitter
-// (and its origin), a bucket count and start (shaders/small_sort_sample.comp).
-inline uint64_t small_sample_shared_bytes(const SortSpec& spec, uint64_t tile, uint64_t samples) {
-  const uint64_t origins = spec.key_words == 1 ? 1 : tile;
-  const uint64_t splitter_origins = spec.key_words == 1 ? 1 : samples;
-  return 8 * tile + 4 * origins + samples * (8 + 4 + 4 + 8 + 4) + 4 * splitter_origins + 4 * (samples + 1);
 }
 
 // The most slots a tile of tile_sort.glsl can have in this device's shared memory.

@@ -31,10 +31,6 @@ struct TilePush {
   VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts;
   uint32_t n, tile_count, output_raw;
 };
-struct SamplePush {
-  VkDeviceAddress keys, values, count_address;
-  uint32_t n;
-};
 struct MergePush {
   VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address,
       run_starts;
@@ -107,15 +103,8 @@ class SmallSort final : public SortAlgorithm {
       // The smallest power-of-two workgroup that covers max_n.
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
-      if (shape_.single_samples != 0) {
-        auto spec = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-        spec.push_back(uint32_t(std::countr_zero(std::min(shape_.single_samples, workgroup))));
-        rec.dispatch("small_sort_sample_i" + std::to_string(shape_.items), spec, 1,
-                     SamplePush{t.keys, t.values, t.count_address, n});
-      } else {
-        rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
-                     TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, n, 1, 1});
-      }
+      rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
+                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, n, 1, 1});
       rec.compute_barrier();
       return;
     }
@@ -235,18 +224,14 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
   if (s.merge_bucket_bits > 12)
     throw Error("small-array sort: " + std::to_string(s.merge_bucket_bits) +
                 " merge bucket bits (12 at most)");
-  if (s.single_samples != 0 && (!std::has_single_bit(s.single_samples) || s.single_samples > 1024))
-    throw Error("small-array sort: " + std::to_string(s.single_samples) +
-                " samples (a power of two, at most 1024)");
-  auto fits = [&](uint32_t workgroup, bool sample_sort) {
-    const uint64_t tile = uint64_t(workgroup) * s.items;
-    return (sample_sort ? small_sample_shared_bytes(spec, tile, std::min(s.single_samples, workgroup))
-                        : small_tile_shared_bytes(spec, tile)) <= ctx.info.shared_memory_bytes;
+  auto fits = [&](uint32_t workgroup) {
+    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <=
+           ctx.info.shared_memory_bytes;
   };
-  auto shrink = [&](uint32_t& workgroup, bool sample_sort = false) {
+  auto shrink = [&](uint32_t& workgroup) {
     workgroup = clamp_workgroup(ctx, workgroup);
-    while (workgroup > 64 && !fits(workgroup, sample_sort)) workgroup /= 2;
-    if (!fits(workgroup, sample_sort))
+    while (workgroup > 64 && !fits(workgroup)) workgroup /= 2;
+    if (!fits(workgroup))
       throw Error("small-array sort: a tile of " + std::to_string(workgroup * s.items) +
                   " keys does not fit " + std::to_string(ctx.info.shared_memory_bytes) +
                   " bytes of shared memory");
@@ -257,7 +242,7 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
   if (!std::has_single_bit(s.merge_lanes) || (s.merge_lanes > 1 && s.merge_tiles_per_round != 4))
     throw Error("small-array sort: " + std::to_string(s.merge_lanes) +
                 " merge lanes per key (a power of two; above 1 only with rounds of 4 tiles)");
-  shrink(s.single_workgroup, s.single_samples != 0);
+  shrink(s.single_workgroup);
   shrink(s.tile_workgroup);
   s.merge_workgroup = clamp_workgroup(ctx, s.merge_workgroup);
   s.merge_lanes = std::min({s.merge_lanes, subgroup_sort_lanes(ctx), s.merge_workgroup});
@@ -273,31 +258,23 @@ uint64_t small_sort_max_n(const SmallSortShape& shape) {
 
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
   struct Wanted {
-    uint32_t log2_max_n, items, single_workgroup, single_samples, tile_workgroup, merge_lanes,
-        merge_group_tiles;
+    uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
   };
-  // Up to 2^12: one workgroup, a sample sort (single_samples), its band ending where the
-  // workgroup's keys do. Two merge levels also won at 2^17-2^18 on uniform keys (tiles of 2048 in
-  // groups of 16: 2^18 in 42 us against Onesweep's 58), but lost to Onesweep there on skewed keys
-  // (99 % sharing the top byte: +20 %) and on keys below 2^16 (+96 %), whose top bits make few
-  // merge buckets: the small-array sort ends at 2^16 (bench/NOTES-small.md, session 13).
-  constexpr Wanted wanted[] = {{10, 1, 1024, 64, 256, 8, 0},  {11, 2, 1024, 128, 256, 8, 0},
-                               {12, 4, 1024, 256, 256, 8, 0}, {14, 2, 512, 0, 256, 8, 0},
-                               {15, 2, 512, 0, 512, 4, 0},    {16, 2, 512, 0, 512, 4, 8}};
+  // Two merge levels also won at 2^17-2^18 on uniform keys (tiles of 2048 in groups of 16: 2^18
+  // in 42 us against Onesweep's 58), but lost to Onesweep there on skewed keys (99 % sharing the
+  // top byte: +20 %) and on keys below 2^16 (+96 %), whose top bits make few merge buckets: the
+  // small-array sort ends at 2^16 (bench/NOTES-small.md, session 13).
+  constexpr Wanted wanted[] = {{14, 256, 8, 0}, {15, 512, 4, 0}, {16, 512, 4, 8}};
   std::vector<SmallSortBand> bands;
   for (const Wanted& w : wanted) {
     const SmallSortShape shape = small_sort_shape(ctx, spec,
-                                                  {.items = w.items,
-                                                   .single_workgroup = w.single_workgroup,
+                                                  {.items = 2,
+                                                   .single_workgroup = 512,
                                                    .tile_workgroup = w.tile_workgroup,
                                                    .merge_tiles_per_round = 4,
                                                    .merge_lanes = w.merge_lanes,
-                                                   .merge_group_tiles = w.merge_group_tiles,
-                                                   .single_samples = w.single_samples});
-    const uint64_t limit = w.single_samples != 0
-                               ? uint64_t(shape.single_workgroup) * shape.items
-                               : small_sort_max_n(shape);
-    bands.push_back({std::min(uint64_t(1) << w.log2_max_n, limit), shape});
+                                                   .merge_group_tiles = w.merge_group_tiles});
+    bands.push_back({std::min(uint64_t(1) << w.log2_max_n, small_sort_max_n(shape)), shape});
   }
   return bands;
 }
