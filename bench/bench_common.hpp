@@ -44,7 +44,10 @@ struct KeyConfig {
   // Keys below 2^low_bits (0: all 32 bits random), as small integers or quantized values are: the
   // top bits are all zero. Bench only on request (--keys).
   uint32_t low_bits = 0;
+  // Every key the same (equal_key). Bench only on request (--keys).
+  bool equal = false;
 };
+inline constexpr uint32_t equal_key = 0x5A5A5A5A;
 inline constexpr uint32_t skewed_top_byte = 0x5A;
 
 inline const std::vector<KeyConfig>& key_configs() {
@@ -55,14 +58,16 @@ inline const std::vector<KeyConfig>& key_configs() {
                                               {"u64+u32", "u64", 8, 4, false},
                                               {"u32-skew99", "u32", 4, 0, false, true},
                                               {"u32+u32-skew99", "u32", 4, 4, false, true},
-                                              {"u32-low16", "u32", 4, 0, false, false, 16}};
+                                              {"u32-low16", "u32", 4, 0, false, false, 16},
+                                              {"u32-few16", "u32", 4, 0, false, false, 4},
+                                              {"u32-equal", "u32", 4, 0, false, false, 0, true}};
   return configs;
 }
 // What runs without --keys: the uniform configurations.
 inline std::vector<KeyConfig> default_key_configs() {
   std::vector<KeyConfig> chosen;
   for (const auto& c : key_configs())
-    if (!c.skewed && c.low_bits == 0) chosen.push_back(c);
+    if (!c.skewed && c.low_bits == 0 && !c.equal) chosen.push_back(c);
   return chosen;
 }
 
@@ -79,7 +84,7 @@ inline std::vector<KeyConfig> parse_key_configs(const std::string& list) {
     if (!found)
       throw std::runtime_error("unknown key configuration '" + name +
                                "' (expected u32, u64, f32, u32+u32, u64+u32, u32-skew99, "
-                               "u32+u32-skew99, u32-low16)");
+                               "u32+u32-skew99, u32-low16, u32-few16, u32-equal)");
     start = end + 1;
   }
   return chosen;
@@ -187,6 +192,7 @@ inline uint64_t generate_input(const KeyConfig& c, uint64_t n, uint64_t seed, vo
         k = uint32_t(r);
         if (c.skewed && mix64(r ^ golden) % 100 != 0) k = (k & 0xffffffu) | (skewed_top_byte << 24);
         if (c.low_bits != 0) k &= (1u << c.low_bits) - 1u;
+        if (c.equal) k = equal_key;
         static_cast<uint32_t*>(keys)[i] = uint32_t(k);
         if (c.value_bytes) v = r >> 32;
       } else {

@@ -45,7 +45,6 @@ layout(constant_id = 11) const uint OFFSET_WORDS = 1;         // 1: u32 offsets,
 // The second level's classes (segment_classes.glsl).
 layout(constant_id = 12) const uint LOG2_FIRST_CLASS_SLOTS = 3;
 layout(constant_id = 13) const uint CLASS_COUNT = 1;
-const uint BUCKET_BITS = 0;  // sort_element.glsl's merge buckets: not used here
 const uint DIGIT_BITS = 8;
 const uint RADIX = 1u << DIGIT_BITS;
 const uint PIECE_STRIDE = RADIX + 1;  // piece table entries per medium segment

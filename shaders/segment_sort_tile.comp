@@ -31,7 +31,6 @@ layout(constant_id = 10) const uint OFFSET_WORDS = 1;      // 1: u32 offsets, 2:
 // Blocks per segment (2^this) of a medium class, whose blocks are whole tiles
 // (LOG2_SEGMENT_SLOTS = log2(TILE)); 0: the segments of a tile class, sorted in place.
 layout(constant_id = 11) const uint LOG2_BLOCKS = 0;
-const uint BUCKET_BITS = 0;  // sort_element.glsl's merge buckets: not used here
 // Keys per invocation (2^LOG2_ITEMS): a compile-time define, one shader per value, as
 // small_sort_tile (CMakeLists.txt).
 #ifndef LOG2_ITEMS

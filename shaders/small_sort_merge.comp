@@ -2,8 +2,8 @@
 // Small-array sort, pass 2: every key of the sorted tiles (small_sort_tile) finds its final
 // position directly (shaders/include/tile_merge.glsl): its slot in its own tile plus, for every
 // other tile, how many keys there precede it. Each count is a binary search over only the keys
-// of the tile in the same bucket (top BUCKET_BITS compared bits) as ours, whose bounds
-// small_sort_tile wrote.
+// of the tile in the same bucket (merge_buckets.glsl) as ours, whose bounds small_sort_tile
+// wrote.
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
@@ -45,6 +45,8 @@ layout(constant_id = 11) const bool OUTPUT_RADIX = false;
 #include "keys.glsl"
 #include "key_compare.glsl"
 #include "sort_element.glsl"
+#define ADAPTIVE_BUCKETS_ID 12
+#include "merge_buckets.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t sorted_keys_address;  // radix order, tile by tile
@@ -54,11 +56,10 @@ layout(push_constant) uniform Push {
   uint64_t values_address;
   uint64_t count_address;
   uint64_t run_starts_address;  // first level of two: where each run's bucket starts go
+  uint64_t bucket_params_address;  // the buckets' parameters (small_sort_tile)
   uint n;
 };
 
-const uint BUCKETS = 1u << BUCKET_BITS;
-const uint COMPARED_WIDTH = END_BIT - BEGIN_BIT;
 
 // Keys of other buckets precede ours or not by their bucket alone: only the keys of our bucket
 // in each tile are searched (about TILE / BUCKETS of them for spread keys).
@@ -87,7 +88,8 @@ void main() {
   if (i >= n_now) return;
   uint own_tile = i / TILE;
   uvec2 key = load_key(sorted_keys_address, i);
-  const uint bucket = uint(compared_bits(key) >> (COMPARED_WIDTH - BUCKET_BITS));
+  load_merge_buckets(bucket_params_address);
+  const uint bucket = merge_bucket(compared_bits(key));
   // Tiles searched: the own tile's group (GROUP_TILES), or all.
   first_searched_tile = GROUP_TILES != 0 ? own_tile - own_tile % GROUP_TILES : 0;
   const uint searched = GROUP_TILES != 0 ? min(GROUP_TILES, tiles - first_searched_tile) : tiles;

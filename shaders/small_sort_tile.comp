@@ -10,6 +10,7 @@
 // compared, else gathered by origin, like values.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_ballot : require
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -36,6 +37,9 @@ layout(constant_id = 9) const uint BUCKET_BITS = 8;
 #include "keys.glsl"
 #include "sort_element.glsl"
 #include "bitonic_tile.glsl"
+#define MERGE_BUCKET_CHOICE
+#define ADAPTIVE_BUCKETS_ID 10
+#include "merge_buckets.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t keys_in_address;
@@ -44,8 +48,10 @@ layout(push_constant) uniform Push {
   uint64_t values_out_address;
   uint64_t count_address;
   // 0, or where, per tile, the BUCKETS + 1 slots at which each bucket's keys begin go (the
-  // last: the tile's count), for small_sort_merge
+  // last: the tile's count), for small_sort_merge; and where the buckets' parameters go
+  // (merge_buckets.glsl)
   uint64_t bucket_starts_address;
+  uint64_t bucket_params_address;
   uint n;
   uint tile_count;
   uint output_raw;
@@ -75,23 +81,29 @@ void main() {
                           : absent_element_order(first + k);
   }
 
+  // The merge buckets' sample, reduced now: its loads return with the tile's, and the reduction's
+  // shared-memory results wait out the sort (measured: left until after it, it cost 1.7 us).
+  if (ADAPTIVE_BUCKETS && bucket_starts_address != 0) publish_sample_extremes(keys_in_address, n_now);
+
   // 1. The bitonic network over the whole tile.
   sort_tile_blocks(orders, origins, lane, first, TILE);
 
-  // 2. For small_sort_merge: where each bucket begins in the sorted tile (a binary search per
-  // bucket over the tile in shared memory).
+  // 2. For small_sort_merge: the buckets, chosen from the sample, and where each begins in the
+  // sorted tile (a binary search per bucket over the tile in shared memory).
   if (bucket_starts_address != 0) {
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) store_slot(first + k, orders[k], origins[k]);
     barrier();
-    const uint buckets = 1u << BUCKET_BITS;
-    for (uint bucket = gl_LocalInvocationID.x; bucket <= buckets; bucket += WORKGROUP) {
+    if (ADAPTIVE_BUCKETS) choose_merge_buckets();
+    if (tile == 0 && gl_LocalInvocationID.x == 0) store_merge_buckets(bucket_params_address);
+    for (uint bucket = gl_LocalInvocationID.x; bucket <= BUCKETS; bucket += WORKGROUP) {
       uint begin = 0;  // grows while the slot before begin + step holds a smaller bucket
       for (uint step = TILE; step >= 1; step /= 2) {
         uint probe = begin + step;
-        if (probe <= count && element_bucket(tile_orders[padded_order(probe - 1)]) < bucket)
+        if (probe <= count &&
+            merge_bucket(element_bits(tile_orders[padded_order(probe - 1)])) < bucket)
           begin = probe;
       }
-      U32Array(bucket_starts_address).v[tile * (buckets + 1) + bucket] = begin;
+      U32Array(bucket_starts_address).v[tile * (BUCKETS + 1) + bucket] = begin;
     }
   }
 

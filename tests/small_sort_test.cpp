@@ -7,6 +7,7 @@
 #include "vulkan/buffer.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace gpusort::test {
@@ -42,15 +43,34 @@ TEST(SmallSortSizes, EveryPowerOfTwoNeighbourUpTo2To16) {
         EXPECT_TRUE(check_sort({Algorithm::automatic, c.key, c.value_bytes, c.descending, n, d}));
 }
 
-// automatic's band with two merge levels (2^15 to 2^16): sizes inside it and at its edges, every
-// distribution for 32-bit keys with values, some for descending 64-bit keys.
-TEST(SmallSortSizes, TwoMergeLevelBandOnEveryDistribution) {
-  for (uint64_t n : {(1ull << 15) + 1, 50000ull, 1ull << 16})
-    for (Distribution d : all_distributions())
-      EXPECT_TRUE(check_sort({Algorithm::automatic, KeyType::u32, 4, false, n, d}));
-  for (uint64_t n : {(1ull << 16) - 1, 40000ull})
-    for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::sorted})
-      EXPECT_TRUE(check_sort({Algorithm::automatic, KeyType::u64, 8, true, n, d}));
+// Keys for the merge's buckets to cope with: 99 % sharing their top byte (one bucket holding 99 %
+// of the keys, for fixed top-bit buckets), or all below 2^16 (the top half of every key zero).
+enum class MergeKeys { any_below_300, skewed_top_byte, below_2_to_16 };
+
+// automatic's bands with two merge levels (2^15 to 2^18 on the H100; on lavapipe smaller tiles
+// and more of them): sizes inside each and at its edges, every distribution for 32-bit keys with
+// values, some for descending 64-bit keys, and skewed and low-bit keys.
+using ScratchCheck = std::function<::testing::AssertionResult(const DeviceBuffer& scratch)>;
+::testing::AssertionResult check_small_shape(const SmallSortShape& wanted, uint64_t n,
+                                             uint64_t max_n, bool indirect, bool descending,
+                                             MergeKeys keys = MergeKeys::any_below_300,
+                                             const ScratchCheck& after = {});
+TEST(SmallSortSizes, MergeLevelBandsOnEveryDistribution) {
+  const Combo c{KeyType::u32, 4, false};
+  const std::vector<SmallSortBand> bands = bands_of(c);
+  for (size_t b = 1; b < bands.size(); ++b) {
+    if (bands[b].shape.merge_group_tiles == 0) continue;
+    const uint64_t low = bands[b - 1].max_n + 1, high = bands[b].max_n;
+    for (uint64_t n : {low, (low + high) / 2, high})
+      for (Distribution d : all_distributions())
+        EXPECT_TRUE(check_sort({Algorithm::automatic, KeyType::u32, 4, false, n, d}));
+    for (uint64_t n : {low, high - 1})
+      for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::sorted})
+        EXPECT_TRUE(check_sort({Algorithm::automatic, KeyType::u64, 8, true, n, d}));
+    for (MergeKeys keys : {MergeKeys::skewed_top_byte, MergeKeys::below_2_to_16})
+      for (bool descending : {false, true})
+        EXPECT_TRUE(check_small_shape(bands[b].shape, high, high, false, descending, keys));
+  }
 }
 
 TEST(SmallSortSizes, AutomaticSwitchesToRadixAboveTheLimit) {
@@ -71,18 +91,29 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
 // sort of the given shape, n on the host or read from a GPU buffer, and checks the whole output
 // (beyond n, with the count on the GPU, the buffers must be untouched).
 ::testing::AssertionResult check_small_shape(const SmallSortShape& wanted, uint64_t n,
-                                             uint64_t max_n, bool indirect, bool descending) {
+                                             uint64_t max_n, bool indirect, bool descending,
+                                             MergeKeys kind, const ScratchCheck& after) {
   auto& impl = context().impl();
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   std::vector<uint32_t> keys(max_n);
-  for (auto& k : keys) k = uint32_t(rng() % 300);
+  for (auto& k : keys) {
+    const uint64_t r = rng();
+    switch (kind) {
+      case MergeKeys::any_below_300: k = uint32_t(r % 300); break;
+      case MergeKeys::skewed_top_byte:
+        k = r % 100 != 0 ? (uint32_t(r >> 32) & 0xffffffu) | 0x5a000000u : uint32_t(r >> 32);
+        break;
+      case MergeKeys::below_2_to_16: k = uint32_t(r >> 48); break;
+    }
+  }
   const SortSpec spec = make_sort_spec(KeyType::u32, 4, descending, 0, 0);
   auto algorithm = make_small_sort(impl, spec, small_sort_shape(impl, spec, wanted));
   return check_u32_pairs(*algorithm, keys, n, indirect, descending,
                          "seed " + std::to_string(seed) + " lanes " +
                              std::to_string(wanted.merge_lanes) + " group " +
-                             std::to_string(wanted.merge_group_tiles));
+                             std::to_string(wanted.merge_group_tiles),
+                         1, after);
 }
 
 // small_sort_merge with each key's searches split over 2, 4 or 8 invocations (capped by the
@@ -110,9 +141,66 @@ TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
   }
 }
 
+// Buckets that follow the keys (SmallSortShape::adaptive_buckets) on keys that share their top
+// bits, in workgroups of 64, whose few subgroups take the median's sort across lanes (automatic's
+// bands, in larger workgroups, take the ranking loop on lavapipe).
+TEST(SmallSortMergeGroups, AdaptiveBucketsOnSkewedAndLowBitKeys) {
+  const SmallSortShape shape{.items = 2,
+                             .single_workgroup = 64,
+                             .tile_workgroup = 64,
+                             .merge_workgroup = 64,
+                             .merge_tiles_per_round = 4,
+                             .merge_lanes = 4,
+                             .merge_group_tiles = 8,
+                             .adaptive_buckets = true};
+  for (MergeKeys keys : {MergeKeys::skewed_top_byte, MergeKeys::below_2_to_16, MergeKeys::any_below_300})
+    for (uint64_t n : {1000ull, 8000ull}) {
+      EXPECT_TRUE(check_small_shape(shape, n, n, false, true, keys));
+      EXPECT_TRUE(check_small_shape(shape, n - 77, n, true, false, keys));
+    }
+}
+
+// The window the adaptive buckets cover (merge_buckets.glsl) holds the bulk of the keys: for 99 %
+// of the keys in one top byte, inside that byte; for keys below 2^16, below 2^16. (The sort is
+// exact whatever the window; this guards the speed on such keys, which bench rows measure.)
+TEST(SmallSortMergeGroups, AdaptiveBucketsCoverTheBulkOfTheKeys) {
+  auto& impl = context().impl();
+  const SortSpec spec = make_sort_spec(KeyType::u32, 4, false, 0, 0);
+  for (uint32_t workgroup : {64u, 256u}) {
+    const SmallSortShape wanted{.items = 2,
+                                .single_workgroup = 64,
+                                .tile_workgroup = workgroup,
+                                .merge_workgroup = 64,
+                                .merge_tiles_per_round = 4,
+                                .merge_lanes = 4,
+                                .merge_group_tiles = 8,
+                                .adaptive_buckets = true};
+    const SmallSortShape shape = small_sort_shape(impl, spec, wanted);
+    const uint32_t bucket_bits = std::countr_zero(shape.tile_workgroup * shape.items);
+    const uint64_t n = 16 * shape.tile_workgroup * shape.items + 333;
+    for (MergeKeys keys : {MergeKeys::skewed_top_byte, MergeKeys::below_2_to_16}) {
+      const uint32_t bulk_bits = keys == MergeKeys::skewed_top_byte ? 24 : 16;
+      const uint64_t bulk_base = keys == MergeKeys::skewed_top_byte ? 0x5a000000u : 0;
+      auto window = [&](const DeviceBuffer& scratch) -> ::testing::AssertionResult {
+        uint32_t params[3];
+        download_range(scratch, small_sort_bucket_params_offset(impl, spec, shape, n), params, 12);
+        const uint64_t origin = params[0] | uint64_t(params[1]) << 32;
+        if (origin < bulk_base || origin >= bulk_base + (uint64_t(1) << bulk_bits) ||
+            params[2] + bucket_bits > bulk_bits)
+          return ::testing::AssertionFailure()
+                 << "workgroup " << workgroup << ": the buckets start at " << origin << " in steps of 2^"
+                 << params[2] << " (" << bucket_bits << " bucket bits), not within the keys' "
+                 << bulk_bits << " varying bits above " << bulk_base;
+        return ::testing::AssertionSuccess();
+      };
+      EXPECT_TRUE(check_small_shape(wanted, n, n, false, false, keys, window));
+    }
+  }
+}
+
 // Two merge levels (SmallSortShape::merge_group_tiles): groups of 2, 3 or 8 tiles of 128 keys
 // merged into runs, then the runs; groups and runs that are cut short at n, n on the host and
-// from the GPU, with and without split searches.
+// from the GPU, with and without split searches (with them, buckets that follow the keys).
 TEST(SmallSortMergeGroups, TwoLevelsSortLikeOne) {
   for (uint32_t lanes : {1u, 4u})
     for (uint32_t group : {2u, 3u, 8u}) {
@@ -122,7 +210,8 @@ TEST(SmallSortMergeGroups, TwoLevelsSortLikeOne) {
                                  .merge_workgroup = 64,
                                  .merge_tiles_per_round = 4,
                                  .merge_lanes = lanes,
-                                 .merge_group_tiles = group};
+                                 .merge_group_tiles = group,
+                                 .adaptive_buckets = lanes == 4};
       for (bool descending : {false, true})
         for (uint64_t n : {300ull, 1000ull, 4096ull, 8000ull}) {
           EXPECT_TRUE(check_small_shape(shape, n, n, false, descending)) << "group " << group;

@@ -4,7 +4,7 @@
 // compare-exchange needs one comparison. 32-bit keys pack both into one 64-bit order word
 // (bits << 32 | origin), so that comparison is a single 64-bit compare; 64-bit keys carry the
 // origin beside the order word (ELEMENT_ORIGIN_SEPARATE).
-// Include after keys.glsl and the BEGIN_BIT / END_BIT / BUCKET_BITS constants.
+// Include after keys.glsl and the BEGIN_BIT / END_BIT constants.
 
 const bool ELEMENT_ORIGIN_SEPARATE = KEY_WORDS != 1;
 // The element holds the whole radix-ordered key, so the key is rebuilt from it instead of
@@ -47,8 +47,3 @@ uvec2 element_radix_key(uint64_t order) {
 
 // The compared bits of an element, shifted down (above them: zeros, or ones for an absent slot).
 uint64_t element_bits(uint64_t order) { return ELEMENT_ORIGIN_SEPARATE ? order : order >> 32; }
-
-// small_sort_merge's bucket of an element: the top BUCKET_BITS of its compared bits.
-uint element_bucket(uint64_t order) {
-  return uint(element_bits(order) >> (END_BIT - BEGIN_BIT - BUCKET_BITS));
-}

@@ -30,6 +30,37 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
       end[r] = searched ? bounds.y : 0;
       longest = max(longest, end[r] - preceding[r]);
     }
+    // A long range often needs no search (equal keys, a few distinct ones): all of it precedes
+    // ours when its last key does, none when its first key does not. Its two ends are read
+    // together, one round trip instead of the search's log2 of the range. Shorter ranges go
+    // straight to the search: spread keys make them (a few keys a bucket), and there the extra
+    // round trip cost 3 us of 51 at 2^18 (bench/NOTES-small.md, session 14).
+    if (longest >= 64) {
+      uvec2 firsts[TILES_PER_ROUND], lasts[TILES_PER_ROUND];
+      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        const bool range = end[r] > preceding[r];
+        const uint tile_base = base + (first_tile + r) * TILE;
+        firsts[r] = load_key(sorted_keys_address, range ? tile_base + preceding[r] : base);
+        lasts[r] = load_key(sorted_keys_address, range ? tile_base + end[r] - 1 : base);
+      }
+      longest = 0;
+      [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        if (end[r] > preceding[r]) {
+          const bool earlier = first_tile + r < own_tile;
+          const bool last_precedes = earlier ? !key_less(key, lasts[r]) : key_less(lasts[r], key);
+          const bool first_precedes = earlier ? !key_less(key, firsts[r]) : key_less(firsts[r], key);
+          if (last_precedes) {
+            preceding[r] = end[r];
+          } else if (!first_precedes) {
+            end[r] = preceding[r];
+          } else {  // the first precedes, the last does not: search between them
+            preceding[r] += 1;
+            end[r] -= 1;
+          }
+        }
+        longest = max(longest, end[r] - preceding[r]);
+      }
+    }
     // The steps sum to 2 * step - 1 >= longest.
     for (uint step = longest == 0 ? 0 : 1u << findMSB(longest); step >= 1; step /= 2) {
       // The loads are unconditional (a probe beyond the range reads the first key and is

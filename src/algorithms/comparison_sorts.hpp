@@ -38,6 +38,10 @@ struct SmallSortShape {
   // Two merge levels where there are more tiles than this (0: one level): groups of this many
   // tiles are merged into runs first, then the runs into the output.
   uint32_t merge_group_tiles = 0;
+  // small_sort_merge's buckets follow the keys: their window comes from a sample of the input
+  // (shaders/include/merge_buckets.glsl), so that keys sharing their top bits (below 2^k, or 99 %
+  // with one top byte) still spread over them. Off: the top compared bits, with no sample.
+  bool adaptive_buckets = false;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
@@ -46,6 +50,10 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
 std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
                                                SmallSortShape shape);
 uint64_t small_sort_max_n(const SmallSortShape& shape);
+// Where in scratch small_sort_tile leaves the merge buckets' parameters (origin, low word first,
+// and shift: three u32s) for a sort of max_n keys of more than one tile (tests read them).
+uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spec,
+                                         const SmallSortShape& shape, uint64_t max_n);
 
 // The sizes Algorithm::automatic gives the small-array sort, smallest first: each band's shape
 // takes n up to its max_n (the band's bound, or less where the shape's own limit is lower on this
@@ -78,6 +86,12 @@ inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
 // word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl).
 inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
   return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
+}
+
+// The same plus small_sort_tile's choice of merge buckets (shaders/include/merge_buckets.glsl):
+// two 64-bit words per 4 invocations (at most one invocation per slot).
+inline uint64_t small_sort_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
+  return small_tile_shared_bytes(spec, tile) + 4 * tile;
 }
 
 // The most slots a tile of tile_sort.glsl can have in this device's shared memory.

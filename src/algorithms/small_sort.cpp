@@ -5,7 +5,8 @@
 //                     that tie-break: small pair distances in registers and subgroup shuffles,
 //                     large ones in shared memory; a single tile writes the result in place
 //                     and is the sort. With several tiles it also writes, per tile, where each
-//                     merge bucket (the top bucket_bits() compared bits) begins
+//                     merge bucket begins (2^bucket_bits() buckets that follow the keys,
+//                     chosen from a sample of the input: shaders/include/merge_buckets.glsl)
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
 //                     number of keys of every other tile that precede it: everything in lower
 //                     buckets, plus a binary search over the keys of its own bucket; and is
@@ -28,12 +29,13 @@ namespace {
 constexpr uint32_t max_tiles_per_lane = 32;
 
 struct TilePush {
-  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts;
+  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts,
+      bucket_params;
   uint32_t n, tile_count, output_raw;
 };
 struct MergePush {
   VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address,
-      run_starts;
+      run_starts, bucket_params;
   uint32_t n;
 };
 
@@ -45,7 +47,7 @@ class SmallSort final : public SortAlgorithm {
   uint32_t tile() const { return shape_.tile_workgroup * shape_.items; }
   bool single_tile(uint64_t max_n) const { return max_n <= shape_.single_workgroup * shape_.items; }
 
-  // small_sort_merge's buckets: the top bits of the compared key (2^bits + 1 entries a tile).
+  // small_sort_merge's buckets: 2^bits of them (2^bits + 1 entries a tile).
   uint32_t bucket_bits() const {
     const uint32_t wanted =
         shape_.merge_bucket_bits ? shape_.merge_bucket_bits : uint32_t(std::countr_zero(tile()));
@@ -71,7 +73,7 @@ class SmallSort final : public SortAlgorithm {
   // Scratch: the sorted tiles (keys in radix order, values, bucket starts), then with two merge
   // levels the runs alike.
   struct Layout {
-    uint64_t sorted_values, bucket_starts, run_keys, run_values, run_starts, total;
+    uint64_t sorted_values, bucket_starts, bucket_params, run_keys, run_values, run_starts, total;
   };
   Layout layout(uint64_t max_n) const {
     if (single_tile(max_n)) return {};
@@ -79,7 +81,8 @@ class SmallSort final : public SortAlgorithm {
     Layout l{};
     l.sorted_values = align_up(max_n * spec_.key_words * 4, 256);
     l.bucket_starts = align_up(l.sorted_values + max_n * spec_.value_words * 4, 256);
-    l.total = l.bucket_starts + tiles * bucket_entries() * 4;
+    l.bucket_params = align_up(l.bucket_starts + tiles * bucket_entries() * 4, 16);
+    l.total = l.bucket_params + 16;
     if (const uint32_t group = group_tiles(max_n)) {
       const uint64_t runs = (tiles + group - 1) / group;
       l.run_keys = align_up(l.total, 256);
@@ -104,23 +107,24 @@ class SmallSort final : public SortAlgorithm {
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
       rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
-                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, n, 1, 1});
+                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, 0, n, 1, 1});
       rec.compute_barrier();
       return;
     }
     const Layout l = layout(t.n);
     const VkDeviceAddress sorted_keys = t.scratch, sorted_values = t.scratch + l.sorted_values,
-                          bucket_starts = t.scratch + l.bucket_starts;
+                          bucket_starts = t.scratch + l.bucket_starts,
+                          bucket_params = t.scratch + l.bucket_params;
     const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
     rec.dispatch(tile_shader(), tile_shader_spec(shape_.tile_workgroup), tiles,
                  TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
-                          bucket_starts, n, tiles, 0});
+                          bucket_starts, bucket_params, n, tiles, 0});
     rec.compute_barrier();
     const uint32_t group = group_tiles(t.n);
     if (group == 0) {
       merge(rec, tile(), tiles, 0, t.n,
             MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values, t.count_address,
-                      0, n});
+                      0, bucket_params, n});
       return;
     }
     // Two levels: groups of tiles into runs (radix order, in scratch), then the runs.
@@ -128,9 +132,10 @@ class SmallSort final : public SortAlgorithm {
                           run_starts = t.scratch + l.run_starts;
     merge(rec, tile(), group, group, t.n,
           MergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values,
-                    t.count_address, run_starts, n});
+                    t.count_address, run_starts, bucket_params, n});
     merge(rec, tile() * group, (tiles + group - 1) / group, 0, t.n,
-          MergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0, n});
+          MergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0,
+                    bucket_params, n});
   }
 
   // One small_sort_merge dispatch over sorted tiles of `tile_keys`, each key searching `searched`
@@ -140,7 +145,8 @@ class SmallSort final : public SortAlgorithm {
              const MergePush& push) const {
     auto spec = tile_specialization(spec_, shape_.merge_workgroup, tile_keys);
     const uint32_t lanes = merge_lanes(searched);
-    spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u});
+    spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u,
+                             uint32_t(shape_.adaptive_buckets)});
     const std::string shader = "small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round) +
                                (lanes > 1 ? "_lanes" : "");
     rec.dispatch(shader, spec,
@@ -154,6 +160,7 @@ class SmallSort final : public SortAlgorithm {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
     s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
     s.push_back(bucket_bits());
+    s.push_back(uint32_t(shape_.adaptive_buckets));
     return s;
   }
 
@@ -225,7 +232,7 @@ SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
     throw Error("small-array sort: " + std::to_string(s.merge_bucket_bits) +
                 " merge bucket bits (12 at most)");
   auto fits = [&](uint32_t workgroup) {
-    return small_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <=
+    return small_sort_tile_shared_bytes(spec, uint64_t(workgroup) * s.items) <=
            ctx.info.shared_memory_bytes;
   };
   auto shrink = [&](uint32_t& workgroup) {
@@ -259,12 +266,18 @@ uint64_t small_sort_max_n(const SmallSortShape& shape) {
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
   struct Wanted {
     uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
+    bool adaptive_buckets;
   };
-  // Two merge levels also won at 2^17-2^18 on uniform keys (tiles of 2048 in groups of 16: 2^18
-  // in 42 us against Onesweep's 58), but lost to Onesweep there on skewed keys (99 % sharing the
-  // top byte: +20 %) and on keys below 2^16 (+96 %), whose top bits make few merge buckets: the
-  // small-array sort ends at 2^16 (bench/NOTES-small.md, session 13).
-  constexpr Wanted wanted[] = {{14, 256, 8, 0}, {15, 512, 4, 0}, {16, 512, 4, 8}};
+  // To 2^17 the merge's buckets follow the keys (their sample costs ~1.7 us, which the bands
+  // below, where the top bits do well enough against Onesweep, are spared). Two merge levels also
+  // beat Onesweep at 2^18 on spread and skewed keys (48-52 us against 58), but not where
+  // Onesweep skips the passes whose digit is constant: all keys equal 1.66x Onesweep's time, keys
+  // below 2^16 1.23x, 16 distinct keys 1.15x, where issue #12 allows 1.1x (bench/NOTES-small.md,
+  // session 14). So Onesweep from 2^17 + 1.
+  constexpr Wanted wanted[] = {{14, 256, 8, 0, false},
+                               {15, 512, 4, 0, false},
+                               {16, 512, 4, 8, false},
+                               {17, 512, 4, 8, true}};
   std::vector<SmallSortBand> bands;
   for (const Wanted& w : wanted) {
     const SmallSortShape shape = small_sort_shape(ctx, spec,
@@ -273,10 +286,16 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
                                                    .tile_workgroup = w.tile_workgroup,
                                                    .merge_tiles_per_round = 4,
                                                    .merge_lanes = w.merge_lanes,
-                                                   .merge_group_tiles = w.merge_group_tiles});
+                                                   .merge_group_tiles = w.merge_group_tiles,
+                                                   .adaptive_buckets = w.adaptive_buckets});
     bands.push_back({std::min(uint64_t(1) << w.log2_max_n, small_sort_max_n(shape)), shape});
   }
   return bands;
+}
+
+uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spec,
+                                         const SmallSortShape& shape, uint64_t max_n) {
+  return SmallSort(ctx, spec, shape).layout(max_n).bucket_params;
 }
 
 std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
