@@ -30,39 +30,41 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
       end[r] = searched ? bounds.y : 0;
       longest = max(longest, end[r] - preceding[r]);
     }
+    // The steps sum to 2 * step - 1 >= longest.
+    uint step = longest == 0 ? 0 : 1u << findMSB(longest);
     // A long range often needs no search (equal keys, a few distinct ones): all of it precedes
-    // ours when its last key does, none when its first key does not. Its two ends are read
-    // together, one round trip instead of the search's log2 of the range. Shorter ranges go
-    // straight to the search: spread keys make them (a few keys a bucket), and there the extra
-    // round trip cost 3 us of 51 at 2^18 (bench/NOTES-small.md, session 14).
+    // ours when its last key does, none when its first key does not. Both ends are read with the
+    // search's first probe, in its round trip, and when every range is settled the search ends
+    // there. (Read in a round trip of their own they cost 3 us of 51 at 2^18 on spread keys,
+    // where few ranges are settled: bench/NOTES-small.md, session 14.)
     if (longest >= 64) {
-      uvec2 firsts[TILES_PER_ROUND], lasts[TILES_PER_ROUND];
+      uvec2 firsts[TILES_PER_ROUND], lasts[TILES_PER_ROUND], probes[TILES_PER_ROUND];
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        const uint tile_base = base + (first_tile + r) * TILE, probe = preceding[r] + step;
         const bool range = end[r] > preceding[r];
-        const uint tile_base = base + (first_tile + r) * TILE;
         firsts[r] = load_key(sorted_keys_address, range ? tile_base + preceding[r] : base);
         lasts[r] = load_key(sorted_keys_address, range ? tile_base + end[r] - 1 : base);
+        probes[r] = load_key(sorted_keys_address, probe <= end[r] ? tile_base + probe - 1 : base);
       }
-      longest = 0;
+      bool open = false;
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
         if (end[r] > preceding[r]) {
           const bool earlier = first_tile + r < own_tile;
-          const bool last_precedes = earlier ? !key_less(key, lasts[r]) : key_less(lasts[r], key);
-          const bool first_precedes = earlier ? !key_less(key, firsts[r]) : key_less(firsts[r], key);
-          if (last_precedes) {
+          const uint probe = preceding[r] + step;
+          if (earlier ? !key_less(key, lasts[r]) : key_less(lasts[r], key)) {
             preceding[r] = end[r];
-          } else if (!first_precedes) {
+          } else if (!(earlier ? !key_less(key, firsts[r]) : key_less(firsts[r], key))) {
             end[r] = preceding[r];
-          } else {  // the first precedes, the last does not: search between them
-            preceding[r] += 1;
-            end[r] -= 1;
+          } else {
+            if (probe <= end[r] && (earlier ? !key_less(key, probes[r]) : key_less(probes[r], key)))
+              preceding[r] = probe;
+            open = true;
           }
         }
-        longest = max(longest, end[r] - preceding[r]);
       }
+      step = open ? step / 2 : 0;
     }
-    // The steps sum to 2 * step - 1 >= longest.
-    for (uint step = longest == 0 ? 0 : 1u << findMSB(longest); step >= 1; step /= 2) {
+    for (; step >= 1; step /= 2) {
       // The loads are unconditional (a probe beyond the range reads the first key and is
       // ignored): a load under a branch waits for the previous one to return.
       uvec2 others[TILES_PER_ROUND];
