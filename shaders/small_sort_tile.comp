@@ -26,6 +26,10 @@ layout(constant_id = 7) const uint TILE = 1024;
 layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
 // Bits of the compared key, from its top, that make small_sort_merge's buckets (<= the width).
 layout(constant_id = 9) const uint BUCKET_BITS = 8;
+// Tiles already in order (all keys equal, sorted input) skip the network: a check of each
+// invocation's items against its neighbour's first, two barriers.
+layout(constant_id = 11) const bool SKIP_SORTED = false;
+shared uint tile_out_of_order;
 // Keys per invocation (2^LOG2_ITEMS): a compile-time define, one shader per value
 // (CMakeLists.txt), so that the loops over registers unroll in the SPIR-V and every array index
 // is a constant (with a specialization constant the SPIR-V kept the arrays in function memory,
@@ -85,8 +89,27 @@ void main() {
   // shared-memory results wait out the sort (measured: left until after it, it cost 1.7 us).
   if (ADAPTIVE_BUCKETS && bucket_starts_address != 0) publish_sample_extremes(keys_in_address, n_now);
 
-  // 1. The bitonic network over the whole tile.
-  sort_tile_blocks(orders, origins, lane, first, TILE);
+  // 1. The bitonic network over the whole tile, unless the tile is in order already (its
+  // elements ascend slot by slot; absent slots come last in any case).
+  bool in_order = false;
+  if (SKIP_SORTED) {
+    if (gl_LocalInvocationID.x == 0) tile_out_of_order = 0;
+    store_slot(first, orders[0], origins[0]);
+    barrier();
+    bool ordered = true;
+    [[unroll]] for (uint k = 1; k < ITEMS; ++k)
+      ordered = ordered && !element_precedes(orders[k], origins[k], orders[k - 1], origins[k - 1]);
+    if (first + ITEMS < TILE) {
+      uint64_t next_order;
+      uint next_origin;
+      load_slot(first + ITEMS, next_order, next_origin);
+      ordered = ordered && !element_precedes(next_order, next_origin, orders[ITEMS - 1], origins[ITEMS - 1]);
+    }
+    if (!ordered) tile_out_of_order = 1;
+    barrier();
+    in_order = tile_out_of_order == 0;
+  }
+  if (!in_order) sort_tile_blocks(orders, origins, lane, first, TILE);
 
   // 2. For small_sort_merge: the buckets, chosen from the sample, and where each begins in the
   // sorted tile (a binary search per bucket over the tile in shared memory).

@@ -45,7 +45,16 @@ TEST(SmallSortSizes, EveryPowerOfTwoNeighbourUpTo2To16) {
 
 // Keys for the merge's buckets to cope with: 99 % sharing their top byte (one bucket holding 99 %
 // of the keys, for fixed top-bit buckets), or all below 2^16 (the top half of every key zero).
-enum class MergeKeys { any_below_300, skewed_top_byte, below_2_to_16 };
+// And for the check of tiles in order: ascending keys, all equal, and ascending within each pair
+// of slots (an invocation's two) while the pairs descend.
+enum class MergeKeys {
+  any_below_300,
+  skewed_top_byte,
+  below_2_to_16,
+  ascending,
+  all_equal,
+  pairs_ascending_descending
+};
 
 // automatic's bands with two merge levels (2^15 to 2^18 on the H100; on lavapipe smaller tiles
 // and more of them): sizes inside each and at its edges, every distribution for 32-bit keys with
@@ -97,9 +106,13 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   std::vector<uint32_t> keys(max_n);
-  for (auto& k : keys) {
+  for (uint64_t i = 0; i < max_n; ++i) {
+    uint32_t& k = keys[i];
     const uint64_t r = rng();
     switch (kind) {
+      case MergeKeys::ascending: k = uint32_t(i); break;
+      case MergeKeys::all_equal: k = 7; break;
+      case MergeKeys::pairs_ascending_descending: k = uint32_t(2 * (max_n - i / 2) + i % 2); break;
       case MergeKeys::any_below_300: k = uint32_t(r % 300); break;
       case MergeKeys::skewed_top_byte:
         k = r % 100 != 0 ? (uint32_t(r >> 32) & 0xffffffu) | 0x5a000000u : uint32_t(r >> 32);
@@ -195,6 +208,29 @@ TEST(SmallSortMergeGroups, AdaptiveBucketsCoverTheBulkOfTheKeys) {
       };
       EXPECT_TRUE(check_small_shape(wanted, n, n, false, false, keys, window));
     }
+  }
+}
+
+// Tiles in order skip the network (SmallSortShape::skip_sorted_tiles), and only those: tiles of
+// ascending or equal keys, and tiles whose invocations each hold two ascending keys while the
+// pairs descend; with the count on the host and from the GPU.
+TEST(SmallSortMergeGroups, TilesInOrderSkipTheirNetwork) {
+  for (uint32_t workgroup : {64u, 256u}) {
+    const SmallSortShape shape{.items = 2,
+                               .single_workgroup = 64,
+                               .tile_workgroup = workgroup,
+                               .merge_workgroup = 64,
+                               .merge_tiles_per_round = 4,
+                               .merge_lanes = 4,
+                               .merge_group_tiles = 8,
+                               .adaptive_buckets = true,
+                               .skip_sorted_tiles = true};
+    for (MergeKeys keys : {MergeKeys::ascending, MergeKeys::all_equal,
+                           MergeKeys::pairs_ascending_descending, MergeKeys::any_below_300})
+      for (uint64_t n : {3000ull, 9000ull}) {
+        EXPECT_TRUE(check_small_shape(shape, n, n, false, false, keys));
+        EXPECT_TRUE(check_small_shape(shape, n - 77, n, true, true, keys));
+      }
   }
 }
 

@@ -8,7 +8,8 @@
 // bits: keys below 2^k, or 99 % of them with one top byte. Fixed top bits (origin 0, shift
 // width - BUCKET_BITS) put such keys into a few buckets, where each search takes 8-11 steps
 // instead of one (bench/NOTES-small.md, session 13).
-// Include after sort_element.glsl and the BUCKET_BITS constant. The parameters live in three
+// Include after sort_element.glsl and the BUCKET_BITS constant (with MERGE_BUCKET_CHOICE, after
+// bitonic_tile.glsl too). The parameters live in three
 // words (origin low, origin high, shift) at a buffer address.
 
 const uint BUCKETS = 1u << BUCKET_BITS;
@@ -36,63 +37,60 @@ int find_msb64(uint64_t v) {
 }
 
 #ifdef MERGE_BUCKET_CHOICE
-// The sample: SAMPLES_PER_INVOCATION keys per invocation, one from each of that many x WORKGROUP
-// equal strata of the input, at a hashed offset in its stratum. Each subgroup finds the least and
-// the greatest of its keys; the medians of those over the subgroups bound the window the buckets
-// cover (about the sample's 1 % and 99 % quantiles; keys outside it go to the end buckets).
-// Nothing but the subgroup minima and maxima crosses invocations, so the choice costs no barrier
-// of its own (it rides on the tile's last one).
-const uint SAMPLES_PER_INVOCATION = 2;
-// Per subgroup (at least 4 lanes each): its least and greatest sampled key.
+// The sample: one key per invocation, from each of WORKGROUP equal strata of the input, at a
+// hashed offset in its stratum. Each subgroup sorts its keys across its lanes and publishes the
+// (gl_SubgroupSize / 16 + 1)-th least and greatest (the 3rd of 32: a few outliers in a subgroup
+// do not move them); the medians of those over the subgroups bound the window the buckets cover
+// (keys outside it go to the end buckets). Nothing but the subgroups' two keys crosses
+// invocations, so the choice costs no barrier of its own (it rides on the tile's last one).
+// Per subgroup (at least 4 lanes each): its low and high sampled key.
 shared uint64_t sample_extremes[2 * (WORKGROUP / 4)];
 
 uint sample_slot(uint j, uint count) {
-  const uint strata = SAMPLES_PER_INVOCATION * WORKGROUP;
   const uint offset = (j * 0x9e3779b9u) >> 24;  // 0..255
-  return uint((uint64_t(j) * 256u + offset) * count / (uint64_t(strata) * 256u));
+  return uint((uint64_t(j) * 256u + offset) * count / (uint64_t(WORKGROUP) * 256u));
 }
 
-uint64_t shuffle_xor64(uint64_t v, uint mask) {
-  return packUint2x32(subgroupShuffleXor(unpackUint2x32(v), mask));
+uint64_t shuffle64(uint64_t v, uint lane) {
+  return packUint2x32(subgroupShuffle(unpackUint2x32(v), lane));
 }
 
-// Loads this invocation's sample keys and writes its subgroup's least and greatest to shared
+// Both components sorted ascending across the subgroup's lanes (a bitonic network of shuffles).
+u64vec2 subgroup_sorted(u64vec2 v) {
+  const uint lane = gl_SubgroupInvocationID;
+  for (uint size = 2; size <= gl_SubgroupSize; size *= 2)
+    for (uint stride = size / 2; stride >= 1; stride /= 2) {
+      const u64vec2 other = u64vec2(shuffle_xor_u64(v.x, stride), shuffle_xor_u64(v.y, stride));
+      const bool keep_low = ((lane & stride) == 0) == ((lane & size) == 0);
+      v = keep_low ? min(v, other) : max(v, other);
+    }
+  return v;
+}
+
+// Loads this invocation's sample key and writes its subgroup's low and high key to shared
 // memory; a barrier must follow before choose_merge_buckets.
 void publish_sample_extremes(uint64_t keys_address, uint count) {
-  uint64_t least = ~0ul, greatest = 0;
-  [[unroll]] for (uint k = 0; k < SAMPLES_PER_INVOCATION; ++k) {
-    const uint slot = sample_slot(k * WORKGROUP + gl_LocalInvocationID.x, count);
-    const uint64_t bits = compared_bits(to_radix_order(load_key(keys_address, slot)));
-    least = min(least, bits);
-    greatest = max(greatest, bits);
-  }
-  for (uint mask = 1; mask < gl_SubgroupSize; mask *= 2) {
-    least = min(least, shuffle_xor64(least, mask));
-    greatest = max(greatest, shuffle_xor64(greatest, mask));
-  }
+  const uint64_t bits = compared_bits(to_radix_order(load_key(keys_address, sample_slot(gl_LocalInvocationID.x, count))));
+  const uint64_t sorted = subgroup_sorted(u64vec2(bits, 0)).x;
+  const uint skip = gl_SubgroupSize / 16;
+  const uint64_t low = shuffle64(sorted, skip), high = shuffle64(sorted, gl_SubgroupSize - 1 - skip);
   if (subgroupElect()) {
-    sample_extremes[2 * gl_SubgroupID] = least;
-    sample_extremes[2 * gl_SubgroupID + 1] = greatest;
+    sample_extremes[2 * gl_SubgroupID] = low;
+    sample_extremes[2 * gl_SubgroupID + 1] = high;
   }
 }
 
 // The medians of sample_extremes[2 s] and [2 s + 1] over the subgroups s (the lower one for an
-// even count). Every subgroup computes the same: with no more subgroups than lanes, by a bitonic
-// sort across its lanes (absent entries the largest); else each lane ranks every
-// gl_SubgroupSize-th entry and the one holding the wanted rank hands it round.
+// even count). Every subgroup computes the same: with no more subgroups than lanes, by sorting
+// across its lanes (absent entries the largest); else each lane ranks every gl_SubgroupSize-th
+// entry and the one holding the wanted rank hands it round.
 u64vec2 median_extremes() {
   const uint entries = gl_NumSubgroups, wanted = (entries - 1) / 2, lane = gl_SubgroupInvocationID;
   if (entries <= gl_SubgroupSize) {
-    u64vec2 v = lane < entries ? u64vec2(sample_extremes[2 * lane], sample_extremes[2 * lane + 1])
-                               : u64vec2(~0ul);
-    for (uint size = 2; size <= gl_SubgroupSize; size *= 2)
-      for (uint stride = size / 2; stride >= 1; stride /= 2) {
-        const u64vec2 other = u64vec2(shuffle_xor64(v.x, stride), shuffle_xor64(v.y, stride));
-        const bool keep_low = ((lane & stride) == 0) == ((lane & size) == 0);
-        v = keep_low ? min(v, other) : max(v, other);
-      }
-    return u64vec2(packUint2x32(subgroupShuffle(unpackUint2x32(v.x), wanted)),
-                   packUint2x32(subgroupShuffle(unpackUint2x32(v.y), wanted)));
+    const u64vec2 v = lane < entries ? u64vec2(sample_extremes[2 * lane], sample_extremes[2 * lane + 1])
+                                     : u64vec2(~0ul);
+    const u64vec2 sorted = subgroup_sorted(v);
+    return u64vec2(shuffle64(sorted.x, wanted), shuffle64(sorted.y, wanted));
   }
   u64vec2 found = u64vec2(0);
   bvec2 has = bvec2(false);
@@ -107,8 +105,8 @@ u64vec2 median_extremes() {
     if (rank.x == wanted) found.x = v.x, has.x = true;
     if (rank.y == wanted) found.y = v.y, has.y = true;
   }
-  return u64vec2(packUint2x32(subgroupShuffle(unpackUint2x32(found.x), subgroupBallotFindLSB(subgroupBallot(has.x)))),
-                 packUint2x32(subgroupShuffle(unpackUint2x32(found.y), subgroupBallotFindLSB(subgroupBallot(has.y)))));
+  return u64vec2(shuffle64(found.x, subgroupBallotFindLSB(subgroupBallot(has.x))),
+                 shuffle64(found.y, subgroupBallotFindLSB(subgroupBallot(has.y))));
 }
 
 // Sets bucket_origin and bucket_shift from the published extremes (after a barrier): the window

@@ -42,6 +42,9 @@ struct SmallSortShape {
   // (shaders/include/merge_buckets.glsl), so that keys sharing their top bits (below 2^k, or 99 %
   // with one top byte) still spread over them. Off: the top compared bits, with no sample.
   bool adaptive_buckets = false;
+  // small_sort_tile checks whether a tile is in order already (all keys equal, sorted input) and
+  // then skips its network; the check costs two barriers a tile.
+  bool skip_sorted_tiles = false;
 };
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,

@@ -161,6 +161,7 @@ class SmallSort final : public SortAlgorithm {
     s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
     s.push_back(bucket_bits());
     s.push_back(uint32_t(shape_.adaptive_buckets));
+    s.push_back(uint32_t(shape_.skip_sorted_tiles));
     return s;
   }
 
@@ -287,7 +288,8 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
                                                    .merge_tiles_per_round = 4,
                                                    .merge_lanes = w.merge_lanes,
                                                    .merge_group_tiles = w.merge_group_tiles,
-                                                   .adaptive_buckets = w.adaptive_buckets});
+                                                   .adaptive_buckets = w.adaptive_buckets,
+                                                   .skip_sorted_tiles = w.adaptive_buckets});
     bands.push_back({std::min(uint64_t(1) << w.log2_max_n, small_sort_max_n(shape)), shape});
   }
   return bands;
