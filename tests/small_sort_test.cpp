@@ -1,14 +1,13 @@
 // Algorithm::automatic on small arrays (the one- and two-dispatch small-array sort) against
 // std::stable_sort, the switch to the radix sort above small_sort_max_n, and GPU-side counts
 // (Sorter::record_indirect) for the small-array sort, bitonic and odd-even.
-#include "test_support.hpp"
-
-#include "algorithms/comparison_sorts.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <functional>
 #include <numeric>
+
+#include "algorithms/comparison_sorts.hpp"
+#include "test_support.hpp"
+#include "vulkan/buffer.hpp"
 
 namespace gpusort::test {
 namespace {
@@ -110,14 +109,24 @@ TEST(SmallSortBits, SortsOnlyTheRequestedBitRange) {
     uint32_t& k = keys[i];
     const uint64_t r = rng();
     switch (kind) {
-      case MergeKeys::ascending: k = uint32_t(i); break;
-      case MergeKeys::all_equal: k = 7; break;
-      case MergeKeys::pairs_ascending_descending: k = uint32_t(2 * (max_n - i / 2) + i % 2); break;
-      case MergeKeys::any_below_300: k = uint32_t(r % 300); break;
+      case MergeKeys::ascending:
+        k = uint32_t(i);
+        break;
+      case MergeKeys::all_equal:
+        k = 7;
+        break;
+      case MergeKeys::pairs_ascending_descending:
+        k = uint32_t(2 * (max_n - i / 2) + i % 2);
+        break;
+      case MergeKeys::any_below_300:
+        k = uint32_t(r % 300);
+        break;
       case MergeKeys::skewed_top_byte:
         k = r % 100 != 0 ? (uint32_t(r >> 32) & 0xffffffu) | 0x5a000000u : uint32_t(r >> 32);
         break;
-      case MergeKeys::below_2_to_16: k = uint32_t(r >> 48); break;
+      case MergeKeys::below_2_to_16:
+        k = uint32_t(r >> 48);
+        break;
     }
   }
   const SortSpec spec = make_sort_spec(KeyType::u32, 4, descending, 0, 0);
@@ -166,7 +175,8 @@ TEST(SmallSortMergeGroups, AdaptiveBucketsOnSkewedAndLowBitKeys) {
                              .merge_lanes = 4,
                              .merge_group_tiles = 8,
                              .adaptive_buckets = true};
-  for (MergeKeys keys : {MergeKeys::skewed_top_byte, MergeKeys::below_2_to_16, MergeKeys::any_below_300})
+  for (MergeKeys keys :
+       {MergeKeys::skewed_top_byte, MergeKeys::below_2_to_16, MergeKeys::any_below_300})
     for (uint64_t n : {1000ull, 8000ull}) {
       EXPECT_TRUE(check_small_shape(shape, n, n, false, true, keys));
       EXPECT_TRUE(check_small_shape(shape, n - 77, n, true, false, keys));
@@ -201,9 +211,10 @@ TEST(SmallSortMergeGroups, AdaptiveBucketsCoverTheBulkOfTheKeys) {
         if (origin < bulk_base || origin >= bulk_base + (uint64_t(1) << bulk_bits) ||
             params[2] + bucket_bits > bulk_bits)
           return ::testing::AssertionFailure()
-                 << "workgroup " << workgroup << ": the buckets start at " << origin << " in steps of 2^"
-                 << params[2] << " (" << bucket_bits << " bucket bits), not within the keys' "
-                 << bulk_bits << " varying bits above " << bulk_base;
+                 << "workgroup " << workgroup << ": the buckets start at " << origin
+                 << " in steps of 2^" << params[2] << " (" << bucket_bits
+                 << " bucket bits), not within the keys' " << bulk_bits << " varying bits above "
+                 << bulk_base;
         return ::testing::AssertionSuccess();
       };
       EXPECT_TRUE(check_small_shape(wanted, n, n, false, false, keys, window));
