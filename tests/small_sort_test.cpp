@@ -1,13 +1,14 @@
 // Algorithm::automatic on small arrays (the one- and two-dispatch small-array sort) against
 // std::stable_sort, the switch to the radix sort above small_sort_max_n, and GPU-side counts
 // (Sorter::record_indirect) for the small-array sort, bitonic and odd-even.
+#include "test_support.hpp"
+
+#include "algorithms/comparison_sorts.hpp"
+#include "vulkan/buffer.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <numeric>
-
-#include "algorithms/comparison_sorts.hpp"
-#include "test_support.hpp"
-#include "vulkan/buffer.hpp"
 
 namespace gpusort::test {
 namespace {
