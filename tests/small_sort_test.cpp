@@ -164,18 +164,25 @@ TEST(SmallSortMergeLanes, SplitSearchesSortLikeOneInvocationPerKey) {
   }
 }
 
-// Buckets that follow the keys (SmallSortShape::adaptive_buckets) on keys that share their top
-// bits, in workgroups of 64, whose few subgroups take the median's sort across lanes (automatic's
-// bands, in larger workgroups, take the ranking loop on lavapipe).
+// Two merge levels (groups of 8 tiles) with buckets that follow the keys
+// (SmallSortShape::adaptive_buckets), tiles of 2 x tile_workgroup keys.
+SmallSortShape adaptive_shape(uint32_t tile_workgroup, bool skip_sorted_tiles) {
+  return {.items = 2,
+          .single_workgroup = 64,
+          .tile_workgroup = tile_workgroup,
+          .merge_workgroup = 64,
+          .merge_tiles_per_round = 4,
+          .merge_lanes = 4,
+          .merge_group_tiles = 8,
+          .adaptive_buckets = true,
+          .skip_sorted_tiles = skip_sorted_tiles};
+}
+
+// Adaptive buckets on keys that share their top bits, in workgroups of 64, whose few subgroups
+// take the median's sort across lanes (automatic's bands, in larger workgroups, take the ranking
+// loop on lavapipe).
 TEST(SmallSortMergeGroups, AdaptiveBucketsOnSkewedAndLowBitKeys) {
-  const SmallSortShape shape{.items = 2,
-                             .single_workgroup = 64,
-                             .tile_workgroup = 64,
-                             .merge_workgroup = 64,
-                             .merge_tiles_per_round = 4,
-                             .merge_lanes = 4,
-                             .merge_group_tiles = 8,
-                             .adaptive_buckets = true};
+  const SmallSortShape shape = adaptive_shape(64, false);
   for (MergeKeys keys :
        {MergeKeys::skewed_top_byte, MergeKeys::below_2_to_16, MergeKeys::any_below_300})
     for (uint64_t n : {1000ull, 8000ull}) {
@@ -191,14 +198,7 @@ TEST(SmallSortMergeGroups, AdaptiveBucketsCoverTheBulkOfTheKeys) {
   auto& impl = context().impl();
   const SortSpec spec = make_sort_spec(KeyType::u32, 4, false, 0, 0);
   for (uint32_t workgroup : {64u, 256u}) {
-    const SmallSortShape wanted{.items = 2,
-                                .single_workgroup = 64,
-                                .tile_workgroup = workgroup,
-                                .merge_workgroup = 64,
-                                .merge_tiles_per_round = 4,
-                                .merge_lanes = 4,
-                                .merge_group_tiles = 8,
-                                .adaptive_buckets = true};
+    const SmallSortShape wanted = adaptive_shape(workgroup, false);
     const SmallSortShape shape = small_sort_shape(impl, spec, wanted);
     const uint32_t bucket_bits = std::countr_zero(shape.tile_workgroup * shape.items);
     const uint64_t n = 16 * shape.tile_workgroup * shape.items + 333;
@@ -228,15 +228,7 @@ TEST(SmallSortMergeGroups, AdaptiveBucketsCoverTheBulkOfTheKeys) {
 // pairs descend; with the count on the host and from the GPU.
 TEST(SmallSortMergeGroups, TilesInOrderSkipTheirNetwork) {
   for (uint32_t workgroup : {64u, 256u}) {
-    const SmallSortShape shape{.items = 2,
-                               .single_workgroup = 64,
-                               .tile_workgroup = workgroup,
-                               .merge_workgroup = 64,
-                               .merge_tiles_per_round = 4,
-                               .merge_lanes = 4,
-                               .merge_group_tiles = 8,
-                               .adaptive_buckets = true,
-                               .skip_sorted_tiles = true};
+    const SmallSortShape shape = adaptive_shape(workgroup, true);
     for (MergeKeys keys : {MergeKeys::ascending, MergeKeys::all_equal,
                            MergeKeys::pairs_ascending_descending, MergeKeys::any_below_300})
       for (uint64_t n : {3000ull, 9000ull}) {
