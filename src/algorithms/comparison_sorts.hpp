@@ -60,10 +60,11 @@ uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spe
 
 // The sizes Algorithm::automatic gives the small-array sort, smallest first: each band's shape
 // takes n up to its max_n (the band's bound, or less where the shape's own limit is lower on this
-// device). Fastest measured on the H100 (bench/NOTES-small.md, session 13): one workgroup up to
-// 1024 keys (2 per invocation); above, tiles of 512 keys to 2^14 (each key's merge searches
-// split over 8 invocations), of 1024 to 2^15 (over 4); to 2^16 tiles of 1024 merged in two
-// levels, groups of 8 tiles into runs and then the runs.
+// device). Fastest measured on the H100 (bench/NOTES-small.md, sessions 13-14): one workgroup up
+// to 1024 keys (2 per invocation); above, tiles of 512 keys to 2^14 (each key's merge searches
+// split over 8 invocations), of 1024 to 2^15 (over 4); to 2^17 tiles of 1024 merged in two
+// levels, groups of 8 tiles into runs and then the runs, above 2^16 with merge buckets that
+// follow the keys and tiles in order skipping their network.
 struct SmallSortBand {
   uint64_t max_n;
   SmallSortShape shape;
