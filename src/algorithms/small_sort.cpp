@@ -5,8 +5,10 @@
 //                     that tie-break: small pair distances in registers and subgroup shuffles,
 //                     large ones in shared memory; a single tile writes the result in place
 //                     and is the sort. With several tiles it also writes, per tile, where each
-//                     merge bucket begins (2^bucket_bits() buckets that follow the keys,
-//                     chosen from a sample of the input: shaders/include/merge_buckets.glsl)
+//                     merge bucket begins (2^bucket_bits() buckets: the top compared bits, or
+//                     with adaptive_buckets a window chosen from a sample of the input,
+//                     shaders/include/merge_buckets.glsl). With skip_sorted_tiles a tile already
+//                     in order skips the network
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
 //                     number of keys of every other tile that precede it: everything in lower
 //                     buckets, plus a binary search over the keys of its own bucket; and is
@@ -269,8 +271,9 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
     uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
     bool adaptive_buckets;
   };
-  // To 2^17 the merge's buckets follow the keys (their sample costs ~1.7 us, which the bands
-  // below, where the top bits do well enough against Onesweep, are spared). Two merge levels also
+  // Above 2^16 the merge's buckets follow the keys and tiles in order skip their network (the
+  // sample and the check cost 1.7-2.7 us, which the bands below, where the top bits do well
+  // enough against Onesweep, are spared). Two merge levels also
   // beat Onesweep at 2^18 on spread and skewed keys (48-52 us against 58), but not where
   // Onesweep skips the passes whose digit is constant: all keys equal 1.66x Onesweep's time, keys
   // below 2^16 1.23x, 16 distinct keys 1.15x, where issue #12 allows 1.1x (bench/NOTES-small.md,
