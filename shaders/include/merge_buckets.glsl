@@ -9,8 +9,8 @@
 // width - BUCKET_BITS) put such keys into a few buckets, where each search takes 8-11 steps
 // instead of one (bench/NOTES-small.md, session 13).
 // Include after sort_element.glsl and the BUCKET_BITS constant (with MERGE_BUCKET_CHOICE, after
-// bitonic_tile.glsl too). The parameters live in three
-// words (origin low, origin high, shift) at a buffer address.
+// bitonic_tile.glsl too). The parameters live in three words (origin low, origin high, shift) at
+// a buffer address.
 
 const uint BUCKETS = 1u << BUCKET_BITS;
 // Without ADAPTIVE_BUCKETS (a specialization constant whose id the includer defines), origin 0

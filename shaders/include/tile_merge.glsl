@@ -9,6 +9,12 @@
 // that gives the slots [x, y) of `tile` holding the keys not ordered against ours by `bucket`
 // alone (everything before x precedes our key, nothing from y on does).
 
+// Whether `other`, a key of a tile before ours (`earlier`) or after it, precedes `key`: keys of
+// earlier tiles precede ours when they are not greater, of later ones when they are less.
+bool other_precedes(uvec2 other, uvec2 key, bool earlier) {
+  return earlier ? !key_less(key, other) : key_less(other, key);
+}
+
 // How many keys of the tiles below `tiles` other than own_tile precede `key`, counting only the
 // rounds of TILES_PER_ROUND tiles that begin at first_tile, first_tile + round_stride, ... (the
 // invocations that share one key's searches each take every so-many rounds). Tile t holds its
@@ -51,13 +57,12 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
         if (end[r] > preceding[r]) {
           const bool earlier = first_tile + r < own_tile;
           const uint probe = preceding[r] + step;
-          if (earlier ? !key_less(key, lasts[r]) : key_less(lasts[r], key)) {
+          if (other_precedes(lasts[r], key, earlier)) {
             preceding[r] = end[r];
-          } else if (!(earlier ? !key_less(key, firsts[r]) : key_less(firsts[r], key))) {
+          } else if (!other_precedes(firsts[r], key, earlier)) {
             end[r] = preceding[r];
           } else {
-            if (probe <= end[r] && (earlier ? !key_less(key, probes[r]) : key_less(probes[r], key)))
-              preceding[r] = probe;
+            if (probe <= end[r] && other_precedes(probes[r], key, earlier)) preceding[r] = probe;
             open = true;
           }
         }
@@ -74,10 +79,9 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
         others[r] = load_key(sorted_keys_address, index);
       }
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
-        uint t = first_tile + r;
         uint probe = preceding[r] + step;
-        bool precedes = t < own_tile ? !key_less(key, others[r]) : key_less(others[r], key);
-        if (probe <= end[r] && precedes) preceding[r] = probe;
+        if (probe <= end[r] && other_precedes(others[r], key, first_tile + r < own_tile))
+          preceding[r] = probe;
       }
     }
     [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) total += preceding[r];

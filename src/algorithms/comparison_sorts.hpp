@@ -92,10 +92,10 @@ inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
   return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
 }
 
-// The same plus small_sort_tile's choice of merge buckets (shaders/include/merge_buckets.glsl):
-// two 64-bit words per 4 invocations (at most one invocation per slot).
+// The same plus small_sort_tile's choice of merge buckets (shaders/include/merge_buckets.glsl:
+// two 64-bit words per 4 invocations, at most one invocation per slot) and its in-order flag.
 inline uint64_t small_sort_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
-  return small_tile_shared_bytes(spec, tile) + 4 * tile;
+  return small_tile_shared_bytes(spec, tile) + 4 * tile + 4;
 }
 
 // The most slots a tile of tile_sort.glsl can have in this device's shared memory.

@@ -273,11 +273,11 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
   };
   // Above 2^16 the merge's buckets follow the keys and tiles in order skip their network (the
   // sample and the check cost 1.7-2.7 us, which the bands below, where the top bits do well
-  // enough against Onesweep, are spared). Two merge levels also
-  // beat Onesweep at 2^18 on spread and skewed keys (48-52 us against 58), but not where
-  // Onesweep skips the passes whose digit is constant: all keys equal 1.66x Onesweep's time, keys
-  // below 2^16 1.23x, 16 distinct keys 1.15x, where issue #12 allows 1.1x (bench/NOTES-small.md,
-  // session 14). So Onesweep from 2^17 + 1.
+  // enough against Onesweep, are spared). Two merge levels also beat Onesweep at 2^18 on spread
+  // and skewed keys (48-52 us against 58), but not where Onesweep skips the passes whose digit is
+  // constant: all keys equal 1.66x Onesweep's time, keys below 2^16 1.23x, 16 distinct keys
+  // 1.15x, where issue #12 allows 1.1x (bench/NOTES-small.md, session 14). So Onesweep from
+  // 2^17 + 1.
   constexpr Wanted wanted[] = {{14, 256, 8, 0, false},
                                {15, 512, 4, 0, false},
                                {16, 512, 4, 8, false},
