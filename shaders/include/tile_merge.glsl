@@ -9,12 +9,6 @@
 // that gives the slots [x, y) of `tile` holding the keys not ordered against ours by `bucket`
 // alone (everything before x precedes our key, nothing from y on does).
 
-// Whether `other`, a key of a tile before ours (`earlier`) or after it, precedes `key`: keys of
-// earlier tiles precede ours when they are not greater, of later ones when they are less.
-bool other_precedes(uvec2 other, uvec2 key, bool earlier) {
-  return earlier ? !key_less(key, other) : key_less(other, key);
-}
-
 // How many keys of the tiles below `tiles` other than own_tile precede `key`, counting only the
 // rounds of TILES_PER_ROUND tiles that begin at first_tile, first_tile + round_stride, ... (the
 // invocations that share one key's searches each take every so-many rounds). Tile t holds its
@@ -42,7 +36,9 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
     // ours when its last key does, none when its first key does not. Both ends are read with the
     // search's first probe, in its round trip, and when every range is settled the search ends
     // there. (Read in a round trip of their own they cost 3 us of 51 at 2^18 on spread keys,
-    // where few ranges are settled: bench/NOTES-small.md, session 14.)
+    // where few ranges are settled: bench/NOTES-small.md, session 14.) "Precedes ours" is spelled
+    // out at each use: one shared helper function measured 1-6 % slower for u64 keys on the H100
+    // (session 14, call 8).
     if (longest >= 64) {
       uvec2 firsts[TILES_PER_ROUND], lasts[TILES_PER_ROUND], probes[TILES_PER_ROUND];
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
@@ -57,12 +53,13 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
         if (end[r] > preceding[r]) {
           const bool earlier = first_tile + r < own_tile;
           const uint probe = preceding[r] + step;
-          if (other_precedes(lasts[r], key, earlier)) {
+          if (earlier ? !key_less(key, lasts[r]) : key_less(lasts[r], key)) {
             preceding[r] = end[r];
-          } else if (!other_precedes(firsts[r], key, earlier)) {
+          } else if (!(earlier ? !key_less(key, firsts[r]) : key_less(firsts[r], key))) {
             end[r] = preceding[r];
           } else {
-            if (probe <= end[r] && other_precedes(probes[r], key, earlier)) preceding[r] = probe;
+            if (probe <= end[r] && (earlier ? !key_less(key, probes[r]) : key_less(probes[r], key)))
+              preceding[r] = probe;
             open = true;
           }
         }
@@ -79,9 +76,10 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
         others[r] = load_key(sorted_keys_address, index);
       }
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {
+        uint t = first_tile + r;
         uint probe = preceding[r] + step;
-        if (probe <= end[r] && other_precedes(others[r], key, first_tile + r < own_tile))
-          preceding[r] = probe;
+        bool precedes = t < own_tile ? !key_less(key, others[r]) : key_less(others[r], key);
+        if (probe <= end[r] && precedes) preceding[r] = probe;
       }
     }
     [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) total += preceding[r];
