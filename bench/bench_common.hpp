@@ -38,13 +38,14 @@ struct KeyConfig {
   uint32_t key_bytes;
   uint32_t value_bytes;  // 0: keys only
   bool is_float;
-  // One bucket holding 99 % of the keys (issue #12): 99 % of the 32-bit keys get the top byte
-  // skewed_top_byte, the rest stay uniform. Bench only on request (--keys), at 2^20 and 2^22.
+  // One bucket holding 99 % of the keys (issue #12): 99 % of the keys get the top byte (of 32 or
+  // 64 bits) skewed_top_byte, the rest stay uniform. Bench only on request (--keys), at 2^20 and
+  // 2^22.
   bool skewed = false;
   // Keys below 2^low_bits (0: all 32 bits random), as small integers or quantized values are: the
   // top bits are all zero. Bench only on request (--keys).
   uint32_t low_bits = 0;
-  // Every key the same (equal_key). Bench only on request (--keys).
+  // Every key the same (equal_key; both words of a 64-bit key). Bench only on request (--keys).
   bool equal = false;
 };
 inline constexpr uint32_t equal_key = 0x5A5A5A5A;
@@ -60,7 +61,11 @@ inline const std::vector<KeyConfig>& key_configs() {
                                               {"u32+u32-skew99", "u32", 4, 4, false, true},
                                               {"u32-low16", "u32", 4, 0, false, false, 16},
                                               {"u32-few16", "u32", 4, 0, false, false, 4},
-                                              {"u32-equal", "u32", 4, 0, false, false, 0, true}};
+                                              {"u32-equal", "u32", 4, 0, false, false, 0, true},
+                                              {"u64-skew99", "u64", 8, 0, false, true},
+                                              {"u64-low16", "u64", 8, 0, false, false, 16},
+                                              {"u64-few16", "u64", 8, 0, false, false, 4},
+                                              {"u64-equal", "u64", 8, 0, false, false, 0, true}};
   return configs;
 }
 // What runs without --keys: the uniform configurations.
@@ -84,7 +89,8 @@ inline std::vector<KeyConfig> parse_key_configs(const std::string& list) {
     if (!found)
       throw std::runtime_error("unknown key configuration '" + name +
                                "' (expected u32, u64, f32, u32+u32, u64+u32, u32-skew99, "
-                               "u32+u32-skew99, u32-low16, u32-few16, u32-equal)");
+                               "u32+u32-skew99, u32-low16, u32-few16, u32-equal, u64-skew99, "
+                               "u64-low16, u64-few16, u64-equal)");
     start = end + 1;
   }
   return chosen;
@@ -197,6 +203,10 @@ inline uint64_t generate_input(const KeyConfig& c, uint64_t n, uint64_t seed, vo
         if (c.value_bytes) v = r >> 32;
       } else {
         k = r;
+        if (c.skewed && mix64(r ^ golden) % 100 != 0)
+          k = (k & 0xffffffffffffffull) | (uint64_t(skewed_top_byte) << 56);
+        if (c.low_bits != 0) k &= (uint64_t(1) << c.low_bits) - 1u;
+        if (c.equal) k = uint64_t(equal_key) << 32 | equal_key;
         static_cast<uint64_t*>(keys)[i] = k;
         if (c.value_bytes) v = uint32_t(mix64(seed ^ (i + 1) * 0xd6e8feb86659fd93ull));
       }

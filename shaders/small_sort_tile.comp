@@ -41,6 +41,19 @@ shared uint tile_out_of_order;
 #include "keys.glsl"
 #include "sort_element.glsl"
 #include "bitonic_tile.glsl"
+
+// The tile's values (VALUE_WORDS words per slot, one padding word per 32), loaded with the keys.
+shared uint tile_values[VALUE_WORDS != 0 ? VALUE_WORDS * TILE + VALUE_WORDS * TILE / 32 : 1];
+void set_tile_value(uint slot, uvec2 value) {
+  const uint word = VALUE_WORDS * slot;
+  tile_values[word + (word >> 5)] = value.x;
+  if (VALUE_WORDS == 2) tile_values[word + 1 + ((word + 1) >> 5)] = value.y;
+}
+uvec2 tile_value(uint slot) {
+  const uint word = VALUE_WORDS * slot;
+  return uvec2(tile_values[word + (word >> 5)],
+               VALUE_WORDS == 2 ? tile_values[word + 1 + ((word + 1) >> 5)] : 0u);
+}
 #define MERGE_BUCKET_CHOICE
 #define ADAPTIVE_BUCKETS_ID 10
 #include "merge_buckets.glsl"
@@ -74,7 +87,7 @@ void main() {
   const uint position = SUBGROUP_LANES > 1 ? gl_SubgroupID * SUBGROUP_LANES + lane : gl_LocalInvocationID.x;
   const uint first = position * ITEMS;
   const uint owned = first < count ? min(ITEMS, count - first) : 0;
-  uint64_t orders[ITEMS];
+  element_order_t orders[ITEMS];
   uint origins[ITEMS];
   // Loads are unconditional (clamped into the array) and the absent slots chosen after: a load
   // under a branch is not issued before the previous one returns, and each is a trip to memory.
@@ -83,6 +96,12 @@ void main() {
     uvec2 key = load_key(keys_in_address, min(base + first + k, n_now - 1));
     orders[k] = k < owned ? element_order(compared_bits(to_radix_order(key)), first + k)
                           : absent_element_order(first + k);
+  }
+  // Values are loaded with the keys, into shared memory, so that after the sort each is picked
+  // by its origin there instead of by a second trip to memory.
+  if (VALUE_WORDS != 0) {
+    [[unroll]] for (uint k = 0; k < ITEMS; ++k)
+      set_tile_value(first + k, load_value(values_in_address, min(base + first + k, n_now - 1)));
   }
 
   // The merge buckets' sample, reduced now: its loads return with the tile's, and the reduction's
@@ -100,7 +119,7 @@ void main() {
     [[unroll]] for (uint k = 1; k < ITEMS; ++k)
       ordered = ordered && !element_precedes(orders[k], origins[k], orders[k - 1], origins[k - 1]);
     if (first + ITEMS < TILE) {
-      uint64_t next_order;
+      element_order_t next_order;
       uint next_origin;
       load_slot(first + ITEMS, next_order, next_origin);
       ordered = ordered && !element_precedes(next_order, next_origin, orders[ITEMS - 1], origins[ITEMS - 1]);
@@ -130,19 +149,23 @@ void main() {
     }
   }
 
-  // 3. Write out. What is gathered by origin (values; keys when only some bits were compared)
-  // is read before any output is written: in place, the origins of one invocation's outputs
-  // belong to others.
-  const bool gather = VALUE_WORDS != 0 || !WHOLE_KEY_COMPARED;
+  // 3. Write out. Keys gathered by origin (when only some bits were compared) are read before
+  // any output is written: in place, the origins of one invocation's outputs belong to others.
+  // Values come from shared memory.
   uvec2 gathered_keys[ITEMS], values[ITEMS];
-  if (gather) {
+  if (!WHOLE_KEY_COMPARED) {
     [[unroll]] for (uint k = 0; k < ITEMS; ++k) {
       // Unconditional, clamped (absent slots' origins lie beyond n), as the first loads.
       uint origin = min(base + element_origin(orders[k], origins[k]), n_now - 1);
-      if (!WHOLE_KEY_COMPARED) gathered_keys[k] = load_key(keys_in_address, origin);
-      if (VALUE_WORDS != 0) values[k] = load_value(values_in_address, origin);
+      gathered_keys[k] = load_key(keys_in_address, origin);
     }
     memoryBarrierBuffer();
+  }
+  if (VALUE_WORDS != 0) {
+    barrier();  // every invocation's values are in shared memory (the sort may have had no barrier)
+    [[unroll]] for (uint k = 0; k < ITEMS; ++k)
+      values[k] = tile_value(element_origin(orders[k], origins[k]));  // an origin < TILE
+  } else if (!WHOLE_KEY_COMPARED) {
     barrier();
   }
   // Conditions, not break or continue: the loop must unroll to keep the arrays in registers.

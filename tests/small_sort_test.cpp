@@ -7,6 +7,8 @@
 #include "vulkan/buffer.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <functional>
 #include <numeric>
 
@@ -80,6 +82,54 @@ TEST(SmallSortSizes, MergeLevelBandsOnEveryDistribution) {
       for (bool descending : {false, true})
         EXPECT_TRUE(check_small_shape(bands[b].shape, high, high, false, descending, keys));
   }
+}
+
+// 32-bit keys without values sort as bare keys (no origins): the slots past the count hold
+// all-ones, which ties with a key whose radix order is all ones (0xffffffff ascending, 0
+// descending, NaN with every payload bit set as f32). Such keys must still all come out, at a
+// single tile's sizes and with a partial last tile in every band.
+TEST(SmallSortKeysAlone, KeysThatTieWithTheEmptySlots) {
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<uint64_t> sizes;
+  const std::vector<SmallSortBand> bands = bands_of(Combo{KeyType::u32, 0, false});
+  for (const SmallSortBand& band : bands) sizes.push_back(band.max_n - 5);
+  sizes.push_back(1);
+  sizes.push_back(77);
+  for (bool descending : {false, true})
+    for (uint64_t n : sizes) {
+      const uint32_t top = descending ? 0u : 0xffffffffu;
+      const uint32_t pool[] = {top, top, top, descending ? 1u : 0xfffffffeu, 7u, 0x80000000u};
+      std::vector<uint32_t> keys(n);
+      for (auto& k : keys) k = pool[rng() % 6];
+      std::vector<uint32_t> want = keys;
+      std::stable_sort(want.begin(), want.end(),
+                       [&](uint32_t a, uint32_t b) { return descending ? a > b : a < b; });
+      SortOptions options;
+      options.descending = descending;
+      sort(context(), std::span<uint32_t>(keys), options);
+      for (uint64_t i = 0; i < n; ++i)
+        if (keys[i] != want[i]) {
+          ADD_FAILURE() << "n=" << n << (descending ? " descending" : "") << ": key " << i << " is "
+                        << keys[i] << ", expected " << want[i];
+          break;
+        }
+    }
+  std::vector<float> floats(3000);
+  for (auto& f : floats) {
+    const uint32_t bits = rng() % 2 ? 0x7fffffffu : uint32_t(rng() % 200) << 20;  // NaN: all ones
+    std::memcpy(&f, &bits, 4);
+  }
+  auto order = [](float f) { return radix_order(KeyType::f32, std::bit_cast<uint32_t>(f), false); };
+  std::vector<float> want = floats;
+  std::stable_sort(want.begin(), want.end(), [&](float a, float b) { return order(a) < order(b); });
+  sort(context(), std::span<float>(floats));
+  for (size_t i = 0; i < floats.size(); ++i)
+    if (std::bit_cast<uint32_t>(floats[i]) != std::bit_cast<uint32_t>(want[i])) {
+      ADD_FAILURE() << "f32: key " << i << " has bits " << std::bit_cast<uint32_t>(floats[i])
+                    << ", expected " << std::bit_cast<uint32_t>(want[i]);
+      break;
+    }
+  EXPECT_TRUE(no_new_validation_messages());
 }
 
 TEST(SmallSortSizes, AutomaticSwitchesToRadixAboveTheLimit) {

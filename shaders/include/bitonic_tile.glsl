@@ -18,19 +18,25 @@ const uint SUBGROUP_LANES = 1u << LOG2_SUBGROUP_LANES;
 const uint SUBGROUP_RUN = SUBGROUP_LANES * ITEMS;
 
 // The tile in shared memory between the steps whose pair distance exceeds a subgroup's run.
-// One padding element after every 16 orders (32 origins) keeps the stores and reloads of an
-// invocation's ITEMS consecutive slots (a stride of ITEMS elements) free of bank conflicts.
+// One padding element after every 32 words (16 64-bit orders, 32 origins or 32-bit orders) keeps
+// the stores and reloads of an invocation's ITEMS consecutive slots (a stride of ITEMS elements)
+// free of bank conflicts.
+#ifdef KEYS_ALONE
+uint padded_order(uint slot) { return slot + (slot >> 5); }
+shared uint tile_orders[TILE + TILE / 32];
+#else
 uint padded_order(uint slot) { return slot + (slot >> 4); }
-uint padded_origin(uint slot) { return slot + (slot >> 5); }
 shared uint64_t tile_orders[TILE + TILE / 16];
+#endif
+uint padded_origin(uint slot) { return slot + (slot >> 5); }
 shared uint tile_origins[ELEMENT_ORIGIN_SEPARATE ? TILE + TILE / 32 : 1];
 
-void store_slot(uint slot, uint64_t order, uint origin) {
+void store_slot(uint slot, element_order_t order, uint origin) {
   tile_orders[padded_order(slot)] = order;
   if (ELEMENT_ORIGIN_SEPARATE) tile_origins[padded_origin(slot)] = origin;
 }
 
-void load_slot(uint slot, out uint64_t order, out uint origin) {
+void load_slot(uint slot, out element_order_t order, out uint origin) {
   order = tile_orders[padded_order(slot)];
   origin = ELEMENT_ORIGIN_SEPARATE ? tile_origins[padded_origin(slot)] : 0u;
 }
@@ -39,14 +45,22 @@ uint64_t shuffle_xor_u64(uint64_t x, uint lane_mask) {
   return packUint2x32(subgroupShuffleXor(unpackUint2x32(x), lane_mask));
 }
 
+element_order_t shuffle_xor_order(element_order_t x, uint lane_mask) {
+#ifdef KEYS_ALONE
+  return subgroupShuffleXor(x, lane_mask);
+#else
+  return shuffle_xor_u64(x, lane_mask);
+#endif
+}
+
 // The steps below work on an invocation's ITEMS consecutive slots (orders/origins), element
 // e = lane * ITEMS + register of the subgroup's run. The arrays are main's locals passed in and
 // out; every index is a constant after unrolling.
 
-void exchange_if_second_first(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint a,
+void exchange_if_second_first(inout element_order_t orders[ITEMS], inout uint origins[ITEMS], uint a,
                               uint b) {
   if (element_precedes(orders[b], origins[b], orders[a], origins[a])) {
-    uint64_t order = orders[a];
+    element_order_t order = orders[a];
     orders[a] = orders[b];
     orders[b] = order;
     if (ELEMENT_ORIGIN_SEPARATE) {
@@ -58,7 +72,7 @@ void exchange_if_second_first(inout uint64_t orders[ITEMS], inout uint origins[I
 }
 
 // Disperse steps inside the registers at distances from `distance` down to 1.
-void register_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS],
+void register_disperse(inout element_order_t orders[ITEMS], inout uint origins[ITEMS],
                        const uint distance) {
   [[unroll]] for (uint level = 0; level < LOG2_ITEMS; ++level) {
     const uint d = (ITEMS / 2) >> level;
@@ -69,7 +83,7 @@ void register_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS],
 
 // Bitonic steps inside the registers: flip over blocks of `block` registers, then disperse at
 // every distance below block / 2.
-void register_merge(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], const uint block) {
+void register_merge(inout element_order_t orders[ITEMS], inout uint origins[ITEMS], const uint block) {
   [[unroll]] for (uint r = 0; r < ITEMS; ++r)
     if ((r & (block / 2)) == 0) exchange_if_second_first(orders, origins, r, r ^ (block - 1));
   register_disperse(orders, origins, block / 4);
@@ -78,14 +92,14 @@ void register_merge(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], con
 // One step across lanes: register r of this lane meets register r (disperse) or ITEMS - 1 - r
 // (flip) of lane ^ lane_mask; the lane with `lower_lane_bit` clear keeps the element sorting
 // first.
-void lane_step(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane, uint lane_mask,
+void lane_step(inout element_order_t orders[ITEMS], inout uint origins[ITEMS], uint lane, uint lane_mask,
                uint lower_lane_bit, const bool flip) {
   const bool lower = (lane & lower_lane_bit) == 0;
-  uint64_t new_orders[ITEMS];
+  element_order_t new_orders[ITEMS];
   uint new_origins[ITEMS];
   [[unroll]] for (uint r = 0; r < ITEMS; ++r) {
     const uint partner = flip ? ITEMS - 1 - r : r;
-    uint64_t partner_order = shuffle_xor_u64(orders[partner], lane_mask);
+    element_order_t partner_order = shuffle_xor_order(orders[partner], lane_mask);
     uint partner_origin = 0;
     if (ELEMENT_ORIGIN_SEPARATE) partner_origin = subgroupShuffleXor(origins[partner], lane_mask);
     // Elements are distinct (origins are), so "not first" means "second".
@@ -101,7 +115,7 @@ void lane_step(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lan
 }
 
 // Disperse steps at lane distances from lane_distance down to 1, then inside the registers.
-void lane_disperse(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane,
+void lane_disperse(inout element_order_t orders[ITEMS], inout uint origins[ITEMS], uint lane,
                    uint lane_distance) {
   for (uint d = lane_distance; d >= 1; d /= 2) lane_step(orders, origins, lane, d, d, false);
   register_disperse(orders, origins, ITEMS / 2);
@@ -119,7 +133,7 @@ void shared_step(uint half_block, bool flip) {
     uint block_begin = (pair - offset) * 2;
     uint i = block_begin + offset;
     uint j = flip ? block_begin + 2 * half_block - 1 - offset : i + half_block;
-    uint64_t order_i, order_j;
+    element_order_t order_i, order_j;
     uint origin_i, origin_j;
     load_slot(i, order_i, origin_i);
     load_slot(j, order_j, origin_j);
@@ -137,7 +151,7 @@ void shared_step(uint half_block, bool flip) {
 // lanes), then blocks larger than a run through shared memory (distances >= SUBGROUP_RUN) and the
 // distances below it on the reloaded registers. `block_size` must be the same in the whole
 // workgroup (the shared steps have barriers). Leaves the slots in the registers.
-void sort_tile_blocks(inout uint64_t orders[ITEMS], inout uint origins[ITEMS], uint lane,
+void sort_tile_blocks(inout element_order_t orders[ITEMS], inout uint origins[ITEMS], uint lane,
                       uint first, uint block_size) {
   [[unroll]] for (uint stage = 1; stage <= LOG2_ITEMS; ++stage)
     register_merge(orders, origins, 1u << stage);

@@ -4,7 +4,17 @@
 // compare-exchange needs one comparison. 32-bit keys pack both into one 64-bit order word
 // (bits << 32 | origin), so that comparison is a single 64-bit compare; 64-bit keys carry the
 // origin beside the order word (ELEMENT_ORIGIN_SEPARATE).
+// With KEYS_ALONE defined (a compile-time variant, for 32-bit keys without values compared
+// whole: the host picks it only then), equal keys cannot be told apart, so the origin is dropped
+// and the element is the 32-bit radix-ordered key itself: half the shuffles and shared-memory
+// traffic of the 64-bit order word.
 // Include after keys.glsl and the BEGIN_BIT / END_BIT constants.
+
+#ifdef KEYS_ALONE
+#define element_order_t uint
+#else
+#define element_order_t uint64_t
+#endif
 
 const bool ELEMENT_ORIGIN_SEPARATE = KEY_WORDS != 1;
 // The element holds the whole radix-ordered key, so the key is rebuilt from it instead of
@@ -21,6 +31,24 @@ uint64_t compared_bits(uvec2 radix_key) {
   return (packUint2x32(radix_key) >> BEGIN_BIT) & mask;
 }
 
+#ifdef KEYS_ALONE
+element_order_t element_order(uint64_t bits, uint origin) { return uint(bits); }
+
+// An empty slot (beyond the tile's count): all ones. It may tie with a key 0xffffffff and sort
+// before it; the slots below the count then still hold every key's value.
+element_order_t absent_element_order(uint origin) { return 0xffffffffu; }
+
+bool element_precedes(element_order_t order_a, uint origin_a, element_order_t order_b, uint origin_b) {
+  return order_a < order_b;
+}
+
+// Not defined here: the origin is not kept, and nothing is gathered by it.
+uint element_origin(element_order_t order, uint origin) { return origin; }
+
+uvec2 element_radix_key(element_order_t order) { return uvec2(order, 0u); }
+
+uint64_t element_bits(element_order_t order) { return uint64_t(order); }
+#else
 uint64_t element_order(uint64_t bits, uint origin) {
   return ELEMENT_ORIGIN_SEPARATE ? bits : (bits << 32) | uint64_t(origin);
 }
@@ -47,3 +75,4 @@ uvec2 element_radix_key(uint64_t order) {
 
 // The compared bits of an element, shifted down (above them: zeros, or ones for an absent slot).
 uint64_t element_bits(uint64_t order) { return ELEMENT_ORIGIN_SEPARATE ? order : order >> 32; }
+#endif

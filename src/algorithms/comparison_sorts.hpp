@@ -93,9 +93,12 @@ inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
 }
 
 // The same plus small_sort_tile's choice of merge buckets (shaders/include/merge_buckets.glsl:
-// two 64-bit words per 4 invocations, at most one invocation per slot) and its in-order flag.
+// two 64-bit words per 4 invocations, at most one invocation per slot), its in-order flag and
+// its values (one padding word per 32).
 inline uint64_t small_sort_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
-  return small_tile_shared_bytes(spec, tile) + 4 * tile + 4;
+  const uint64_t value_words = spec.value_words * tile;
+  return small_tile_shared_bytes(spec, tile) + 4 * tile + 4 +
+         4 * std::max<uint64_t>(value_words + value_words / 32, 1);
 }
 
 // The most slots a tile of tile_sort.glsl can have in this device's shared memory.

@@ -157,7 +157,13 @@ class SmallSort final : public SortAlgorithm {
   }
 
  private:
-  std::string tile_shader() const { return "small_sort_tile_i" + std::to_string(shape_.items); }
+  // 32-bit keys without values, compared whole, sort as bare keys (the `_keys` variant,
+  // shaders/include/sort_element.glsl): equal keys cannot be told apart, so no origins.
+  std::string tile_shader() const {
+    const bool keys_alone = spec_.key_words == 1 && spec_.value_words == 0 &&
+                            spec_.begin_bit == 0 && spec_.end_bit == 32 && shape_.items == 2;
+    return "small_sort_tile_i" + std::to_string(shape_.items) + (keys_alone ? "_keys" : "");
+  }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
     s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
