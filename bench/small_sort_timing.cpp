@@ -275,6 +275,11 @@ int main(int argc, char** argv) {
     shape(2, 512, 256, 4, 256, 0, 8);
     shape(2, 512, 512, 4, 256, 0, 4);
     shape(2, 512, 1024, 4, 256, 0, 4);
+    shape(2, 512, 256, 4, 256, 0, 4);  // session 15: tiles of 512 and 1024 with other lanes
+    shape(2, 512, 512, 4, 256, 0, 8);
+    shape(2, 1024, 256, 4, 256, 0, 8);  // one dispatch up to 2048 keys (1024 x 2)
+    shape(4, 512, 256, 4, 256, 0, 8);   // one dispatch up to 2048 keys (512 x 4)
+    shape(4, 1024, 256, 4, 256, 0, 8);  // one dispatch up to 4096 keys (1024 x 4)
     for (uint32_t group : {4u, 8u, 16u}) shape(2, 512, 256, 4, 256, 0, 8, group);
     for (uint32_t group : {4u, 8u, 16u}) shape(2, 512, 512, 4, 256, 0, 4, group);
     for (uint32_t group : {4u, 8u, 16u}) shape(2, 512, 1024, 4, 256, 0, 4, group);

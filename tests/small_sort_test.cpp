@@ -84,51 +84,67 @@ TEST(SmallSortSizes, MergeLevelBandsOnEveryDistribution) {
   }
 }
 
-// 32-bit keys without values sort as bare keys (no origins): the slots past the count hold
-// all-ones, which ties with a key whose radix order is all ones (0xffffffff ascending, 0
-// descending, NaN with every payload bit set as f32). Such keys must still all come out, at a
-// single tile's sizes and with a partial last tile in every band.
-TEST(SmallSortKeysAlone, KeysThatTieWithTheEmptySlots) {
-  std::mt19937_64 rng(fresh_seed());
-  std::vector<uint64_t> sizes;
-  const std::vector<SmallSortBand> bands = bands_of(Combo{KeyType::u32, 0, false});
-  for (const SmallSortBand& band : bands) sizes.push_back(band.max_n - 5);
-  sizes.push_back(1);
-  sizes.push_back(77);
+// Keys without values sort as bare keys (no origins): the slots past the count hold all ones,
+// which ties with a key whose radix order is all ones (the largest unsigned key ascending, 0
+// descending, NaN with every payload bit set). Such keys must still all come out, at a single
+// tile's sizes and with a partial last tile in every band, for 32- and 64-bit keys.
+template <class K>
+void check_keys_that_tie_with_the_empty_slots(std::mt19937_64& rng) {
+  const K all_ones = ~K(0);
+  std::vector<uint64_t> sizes{1, 77};
+  for (const SmallSortBand& band : bands_of(Combo{key_type_of<K>(), 0, false}))
+    sizes.push_back(band.max_n - 5);
   for (bool descending : {false, true})
     for (uint64_t n : sizes) {
-      const uint32_t top = descending ? 0u : 0xffffffffu;
-      const uint32_t pool[] = {top, top, top, descending ? 1u : 0xfffffffeu, 7u, 0x80000000u};
-      std::vector<uint32_t> keys(n);
+      const K top = descending ? K(0) : all_ones;
+      const K pool[] = {
+          top, top, top, descending ? K(1) : K(all_ones - 1), K(7), K(all_ones / 2 + 1)};
+      std::vector<K> keys(n);
       for (auto& k : keys) k = pool[rng() % 6];
-      std::vector<uint32_t> want = keys;
+      std::vector<K> want = keys;
       std::stable_sort(want.begin(), want.end(),
-                       [&](uint32_t a, uint32_t b) { return descending ? a > b : a < b; });
+                       [&](K a, K b) { return descending ? a > b : a < b; });
       SortOptions options;
       options.descending = descending;
-      sort(context(), std::span<uint32_t>(keys), options);
+      sort(context(), std::span<K>(keys), options);
       for (uint64_t i = 0; i < n; ++i)
         if (keys[i] != want[i]) {
-          ADD_FAILURE() << "n=" << n << (descending ? " descending" : "") << ": key " << i << " is "
-                        << keys[i] << ", expected " << want[i];
+          ADD_FAILURE() << sizeof(K) * 8 << "-bit keys, n=" << n
+                        << (descending ? " descending" : "") << ": key " << i << " is "
+                        << uint64_t(keys[i]) << ", expected " << uint64_t(want[i]);
           break;
         }
     }
-  std::vector<float> floats(3000);
-  for (auto& f : floats) {
-    const uint32_t bits = rng() % 2 ? 0x7fffffffu : uint32_t(rng() % 200) << 20;  // NaN: all ones
-    std::memcpy(&f, &bits, 4);
-  }
-  auto order = [](float f) { return radix_order(KeyType::f32, std::bit_cast<uint32_t>(f), false); };
-  std::vector<float> want = floats;
-  std::stable_sort(want.begin(), want.end(), [&](float a, float b) { return order(a) < order(b); });
-  sort(context(), std::span<float>(floats));
+}
+
+template <class F, class Bits>
+void check_nans_that_tie_with_the_empty_slots(std::mt19937_64& rng) {
+  const Bits nan = ~Bits(0) >> 1;  // positive, every payload bit set: radix order all ones
+  std::vector<F> floats(3000);
+  for (auto& f : floats)
+    f = std::bit_cast<F>(rng() % 2 ? nan : Bits(rng() % 200) << (sizeof(F) * 8 - 12));
+  const KeyType type = key_type_of<F>();
+  auto order = [&](F f) { return radix_order(type, std::bit_cast<Bits>(f), false); };
+  std::vector<F> want = floats;
+  std::stable_sort(want.begin(), want.end(), [&](F a, F b) { return order(a) < order(b); });
+  sort(context(), std::span<F>(floats));
   for (size_t i = 0; i < floats.size(); ++i)
-    if (std::bit_cast<uint32_t>(floats[i]) != std::bit_cast<uint32_t>(want[i])) {
-      ADD_FAILURE() << "f32: key " << i << " has bits " << std::bit_cast<uint32_t>(floats[i])
-                    << ", expected " << std::bit_cast<uint32_t>(want[i]);
+    if (std::bit_cast<Bits>(floats[i]) != std::bit_cast<Bits>(want[i])) {
+      ADD_FAILURE() << to_string(type) << ": key " << i << " has bits "
+                    << uint64_t(std::bit_cast<Bits>(floats[i])) << ", expected "
+                    << uint64_t(std::bit_cast<Bits>(want[i]));
       break;
     }
+}
+
+TEST(SmallSortKeysAlone, KeysThatTieWithTheEmptySlots) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (GPUSORT_TEST_SEED reruns it)");
+  std::mt19937_64 rng(seed);
+  check_keys_that_tie_with_the_empty_slots<uint32_t>(rng);
+  check_keys_that_tie_with_the_empty_slots<uint64_t>(rng);
+  check_nans_that_tie_with_the_empty_slots<float, uint32_t>(rng);
+  check_nans_that_tie_with_the_empty_slots<double, uint64_t>(rng);
   EXPECT_TRUE(no_new_validation_messages());
 }
 

@@ -21,7 +21,7 @@ const uint SUBGROUP_RUN = SUBGROUP_LANES * ITEMS;
 // One padding element after every 32 words (16 64-bit orders, 32 origins or 32-bit orders) keeps
 // the stores and reloads of an invocation's ITEMS consecutive slots (a stride of ITEMS elements)
 // free of bank conflicts.
-#ifdef KEYS_ALONE
+#if defined(KEYS_ALONE) && KEYS_ALONE == 32
 uint padded_order(uint slot) { return slot + (slot >> 5); }
 shared uint tile_orders[TILE + TILE / 32];
 #else
@@ -46,7 +46,7 @@ uint64_t shuffle_xor_u64(uint64_t x, uint lane_mask) {
 }
 
 element_order_t shuffle_xor_order(element_order_t x, uint lane_mask) {
-#ifdef KEYS_ALONE
+#if defined(KEYS_ALONE) && KEYS_ALONE == 32
   return subgroupShuffleXor(x, lane_mask);
 #else
   return shuffle_xor_u64(x, lane_mask);

@@ -4,19 +4,24 @@
 // compare-exchange needs one comparison. 32-bit keys pack both into one 64-bit order word
 // (bits << 32 | origin), so that comparison is a single 64-bit compare; 64-bit keys carry the
 // origin beside the order word (ELEMENT_ORIGIN_SEPARATE).
-// With KEYS_ALONE defined (a compile-time variant, for 32-bit keys without values compared
-// whole: the host picks it only then), equal keys cannot be told apart, so the origin is dropped
-// and the element is the 32-bit radix-ordered key itself: half the shuffles and shared-memory
-// traffic of the 64-bit order word.
+// With KEYS_ALONE defined as 32 or 64 (compile-time variants, for keys of that width without
+// values, compared whole: the host picks them only then), equal keys cannot be told apart, so
+// the origin is dropped and the element is the radix-ordered key itself: for 32-bit keys half
+// the shuffles and shared-memory traffic of the 64-bit order word, for 64-bit keys no origin
+// beside it and one comparison per exchange.
 // Include after keys.glsl and the BEGIN_BIT / END_BIT constants.
 
-#ifdef KEYS_ALONE
+#if defined(KEYS_ALONE) && KEYS_ALONE == 32
 #define element_order_t uint
 #else
 #define element_order_t uint64_t
 #endif
 
+#ifdef KEYS_ALONE
+const bool ELEMENT_ORIGIN_SEPARATE = false;
+#else
 const bool ELEMENT_ORIGIN_SEPARATE = KEY_WORDS != 1;
+#endif
 // The element holds the whole radix-ordered key, so the key is rebuilt from it instead of
 // being gathered from its origin.
 const bool WHOLE_KEY_COMPARED = BEGIN_BIT == 0 && END_BIT == KEY_BITS;
@@ -32,11 +37,11 @@ uint64_t compared_bits(uvec2 radix_key) {
 }
 
 #ifdef KEYS_ALONE
-element_order_t element_order(uint64_t bits, uint origin) { return uint(bits); }
+element_order_t element_order(uint64_t bits, uint origin) { return element_order_t(bits); }
 
-// An empty slot (beyond the tile's count): all ones. It may tie with a key 0xffffffff and sort
-// before it; the slots below the count then still hold every key's value.
-element_order_t absent_element_order(uint origin) { return 0xffffffffu; }
+// An empty slot (beyond the tile's count): all ones. It may tie with a key whose radix order is
+// all ones and sort before it; the slots below the count then still hold every key's value.
+element_order_t absent_element_order(uint origin) { return ~element_order_t(0); }
 
 bool element_precedes(element_order_t order_a, uint origin_a, element_order_t order_b, uint origin_b) {
   return order_a < order_b;
@@ -45,7 +50,11 @@ bool element_precedes(element_order_t order_a, uint origin_a, element_order_t or
 // Not defined here: the origin is not kept, and nothing is gathered by it.
 uint element_origin(element_order_t order, uint origin) { return origin; }
 
+#if KEYS_ALONE == 32
 uvec2 element_radix_key(element_order_t order) { return uvec2(order, 0u); }
+#else
+uvec2 element_radix_key(element_order_t order) { return unpackUint2x32(order); }
+#endif
 
 uint64_t element_bits(element_order_t order) { return uint64_t(order); }
 #else

@@ -46,6 +46,13 @@ struct SmallSortShape {
   // then skips its network; the check costs two barriers a tile.
   bool skip_sorted_tiles = false;
 };
+// Keys without values, compared whole: equal keys cannot be told apart, so small_sort_tile sorts
+// them as bare keys, without origins (its `_keys32` / `_keys64` variants, for 2 or 4 keys per
+// invocation; shaders/include/sort_element.glsl).
+inline bool sorts_bare_keys(const SortSpec& spec) {
+  return spec.value_words == 0 && spec.begin_bit == 0 && spec.end_bit == 32 * spec.key_words;
+}
+
 // The shape chosen for this device and spec (workgroups shrunk to the shared memory).
 SmallSortShape small_sort_shape(const Context::Impl& ctx, const SortSpec& spec,
                                 SmallSortShape wanted = {});
@@ -60,8 +67,9 @@ uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spe
 
 // The sizes Algorithm::automatic gives the small-array sort, smallest first: each band's shape
 // takes n up to its max_n (the band's bound, or less where the shape's own limit is lower on this
-// device). Fastest measured on the H100 (bench/NOTES-small.md, sessions 13-14): one workgroup up
-// to 1024 keys (2 per invocation); above, tiles of 512 keys to 2^14 (each key's merge searches
+// device). Fastest measured on the H100 (bench/NOTES-small.md, sessions 13-15): one workgroup up
+// to 1024 keys (2 per invocation; bare keys, sorts_bare_keys, up to 2048 with 1024
+// invocations); above, tiles of 512 keys to 2^14 (each key's merge searches
 // split over 8 invocations), of 1024 to 2^15 (over 4); to 2^17 tiles of 1024 merged in two
 // levels, groups of 8 tiles into runs and then the runs, above 2^16 with merge buckets that
 // follow the keys and tiles in order skipping their network.

@@ -157,12 +157,10 @@ class SmallSort final : public SortAlgorithm {
   }
 
  private:
-  // 32-bit keys without values, compared whole, sort as bare keys (the `_keys` variant,
-  // shaders/include/sort_element.glsl): equal keys cannot be told apart, so no origins.
   std::string tile_shader() const {
-    const bool keys_alone = spec_.key_words == 1 && spec_.value_words == 0 &&
-                            spec_.begin_bit == 0 && spec_.end_bit == 32 && shape_.items == 2;
-    return "small_sort_tile_i" + std::to_string(shape_.items) + (keys_alone ? "_keys" : "");
+    const bool bare = sorts_bare_keys(spec_) && (shape_.items == 2 || shape_.items == 4);
+    return "small_sort_tile_i" + std::to_string(shape_.items) +
+           (bare ? "_keys" + std::to_string(32 * spec_.key_words) : "");
   }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
@@ -276,6 +274,8 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
   struct Wanted {
     uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
     bool adaptive_buckets;
+    uint32_t single_workgroup = 512;  // one dispatch up to 2 x this many keys
+    bool bare_keys_only = false;      // a band for sorts_bare_keys alone
   };
   // Above 2^16 the merge's buckets follow the keys and tiles in order skip their network (the
   // sample and the check cost 1.7-2.7 us, which the bands below, where the top bits do well
@@ -284,15 +284,19 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
   // constant: all keys equal 1.66x Onesweep's time, keys below 2^16 1.23x, 16 distinct keys
   // 1.15x, where issue #12 allows 1.1x (bench/NOTES-small.md, session 14). So Onesweep from
   // 2^17 + 1.
-  constexpr Wanted wanted[] = {{14, 256, 8, 0, false},
+  // Bare keys (no values) take 2048 in one dispatch of 1024 x 2: 9.6 us against 11.7 for tiles
+  // of 512 and a merge (u32, session 15 call 6); with values, 12.8 against 12.9.
+  constexpr Wanted wanted[] = {{11, 256, 8, 0, false, 1024, true},
+                               {14, 256, 8, 0, false},
                                {15, 512, 4, 0, false},
                                {16, 512, 4, 8, false},
                                {17, 512, 4, 8, true}};
   std::vector<SmallSortBand> bands;
   for (const Wanted& w : wanted) {
+    if (w.bare_keys_only && !sorts_bare_keys(spec)) continue;
     const SmallSortShape shape = small_sort_shape(ctx, spec,
                                                   {.items = 2,
-                                                   .single_workgroup = 512,
+                                                   .single_workgroup = w.single_workgroup,
                                                    .tile_workgroup = w.tile_workgroup,
                                                    .merge_tiles_per_round = 4,
                                                    .merge_lanes = w.merge_lanes,

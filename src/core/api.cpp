@@ -100,8 +100,9 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
 }
 
 // automatic: a size switch, decided per recording from max_n. The small-array sort takes n up to
-// 2^17 in the bands of automatic_small_bands: one workgroup sorts up to 1024 keys in one
-// dispatch; above, tiles are sorted by one workgroup each and merged by rank in one or two more.
+// 2^17 in the bands of automatic_small_bands: one workgroup sorts up to 1024 keys (2048 without
+// values) in one dispatch; above, tiles are sorted by one workgroup each and merged by rank in one
+// or two more.
 // Larger arrays take Onesweep, which beats radix_reduce_scan at every size measured on the H100
 // (bench/NOTES-onesweep.md). Every branch is stable.
 std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
