@@ -12,11 +12,12 @@
 //               (VK_EXT_conditional_rendering; skipped where the device lacks it);
 // and, for scale, the same N dispatches running (indirect1: one group each; cond1: predicate 1).
 // Build from the repository root (after `ninja -C build`):
-//   g++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/choice_dev/dispatch_choice.cpp \
+//   g++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/choice_dev/dispatch_choice.cpp
 //       build/libgpusort.a -lvulkan -o dispatch_choice
 // Run: dispatch_choice [runs=25] [warmup_copies=8]
 #include "vulkan/buffer.hpp"
 #include "vulkan/recorder.hpp"
+#include "../dev_vulkan.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,12 +30,7 @@ using namespace gpusort;
 
 namespace {
 
-void check_vk(VkResult r, const char* what) {
-  if (r != VK_SUCCESS) {
-    std::fprintf(stderr, "%s failed: %d\n", what, int(r));
-    std::exit(2);
-  }
-}
+using dev::check_vk;
 
 bool has_extension(VkPhysicalDevice physical, const char* name) {
   uint32_t count = 0;
@@ -49,32 +45,10 @@ bool has_extension(VkPhysicalDevice physical, const char* name) {
 // A device with everything the physical device offers plus VK_EXT_conditional_rendering where
 // it exists; prefers a discrete GPU (GPUSORT_DEVICE is not consulted here).
 Context make_context(bool& conditional) {
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.apiVersion = VK_API_VERSION_1_3;
-  VkInstanceCreateInfo ii{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ii.pApplicationInfo = &app;
-  VkInstance instance;
-  check_vk(vkCreateInstance(&ii, nullptr, &instance), "vkCreateInstance");
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance, &count, nullptr);
-  std::vector<VkPhysicalDevice> devices(count);
-  vkEnumeratePhysicalDevices(instance, &count, devices.data());
-  if (devices.empty()) {
-    std::fprintf(stderr, "no Vulkan device\n");
-    std::exit(1);
-  }
-  VkPhysicalDevice physical = devices[0];
-  for (auto d : devices) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(d, &p);
-    if (p.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) physical = d;
-  }
-  uint32_t family_count = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, nullptr);
-  std::vector<VkQueueFamilyProperties> families(family_count);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families.data());
-  uint32_t family = 0;
-  while (family < family_count && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+  const dev::DevPhysical d = dev::pick_dev_physical();
+  VkInstance instance = d.instance;
+  VkPhysicalDevice physical = d.physical;
+  const uint32_t family = d.family;
 
   conditional = has_extension(physical, VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME);
   VkPhysicalDeviceConditionalRenderingFeaturesEXT cond{
@@ -85,19 +59,8 @@ Context make_context(bool& conditional) {
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
   vkGetPhysicalDeviceFeatures2(physical, &features);  // everything the device has
   conditional = conditional && cond.conditionalRendering;
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qi.queueFamilyIndex = family;
-  qi.queueCount = 1;
-  qi.pQueuePriorities = &priority;
   const char* extensions[] = {VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME};
-  VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
-  di.queueCreateInfoCount = 1;
-  di.pQueueCreateInfos = &qi;
-  di.enabledExtensionCount = conditional ? 1 : 0;
-  di.ppEnabledExtensionNames = extensions;
-  VkDevice device;
-  check_vk(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
+  VkDevice device = dev::create_dev_device(d, &features, extensions, conditional ? 1 : 0);
   VkQueue queue;
   vkGetDeviceQueue(device, family, 0, &queue);
   return Context::wrap(instance, physical, device, queue, family);

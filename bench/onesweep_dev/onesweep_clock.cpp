@@ -20,45 +20,19 @@
 #include "algorithms/onesweep.hpp"
 #include "onesweep_env.hpp"
 #include "vulkan/buffer.hpp"
+#include "../dev_vulkan.hpp"
 
 using namespace gpusort;
 
 namespace {
 
-void check_vk(VkResult r, const char* what) {
-  if (r != VK_SUCCESS) {
-    std::fprintf(stderr, "%s failed: %d\n", what, int(r));
-    std::exit(1);
-  }
-}
+using dev::check_vk;
 
 Context make_context() {
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.apiVersion = VK_API_VERSION_1_3;
-  VkInstanceCreateInfo ii{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ii.pApplicationInfo = &app;
-  VkInstance instance;
-  check_vk(vkCreateInstance(&ii, nullptr, &instance), "vkCreateInstance");
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance, &count, nullptr);
-  std::vector<VkPhysicalDevice> devices(count);
-  vkEnumeratePhysicalDevices(instance, &count, devices.data());
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  for (auto d : devices) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(d, &p);
-    if (p.vendorID == 0x10de) physical = d;
-  }
-  if (!physical) {
-    std::fprintf(stderr, "no NVIDIA device\n");
-    std::exit(1);
-  }
-  uint32_t family_count = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, nullptr);
-  std::vector<VkQueueFamilyProperties> families(family_count);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families.data());
-  uint32_t family = 0;
-  while (family < family_count && !(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+  const dev::DevPhysical d = dev::pick_dev_physical(0x10de);
+  VkInstance instance = d.instance;
+  VkPhysicalDevice physical = d.physical;
+  const uint32_t family = d.family;
 
   VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV};
@@ -69,20 +43,9 @@ Context make_context() {
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
   vkGetPhysicalDeviceFeatures2(physical, &features);  // everything the device has
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qi.queueFamilyIndex = family;
-  qi.queueCount = 1;
-  qi.pQueuePriorities = &priority;
   const char* extensions[] = {VK_KHR_SHADER_CLOCK_EXTENSION_NAME,
                               VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME};
-  VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
-  di.queueCreateInfoCount = 1;
-  di.pQueueCreateInfos = &qi;
-  di.enabledExtensionCount = 2;
-  di.ppEnabledExtensionNames = extensions;
-  VkDevice device;
-  check_vk(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
+  VkDevice device = dev::create_dev_device(d, &features, extensions, 2);
   VkQueue queue;
   vkGetDeviceQueue(device, family, 0, &queue);
   return Context::wrap(instance, physical, device, queue, family);

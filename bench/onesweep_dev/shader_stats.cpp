@@ -3,6 +3,7 @@
 // on its own device (the library's Context does not enable that extension).
 //   shader_stats <shader> <spec0> <spec1> ...
 #include "vulkan/shader_registry.hpp"
+#include "../dev_vulkan.hpp"
 
 #include <vulkan/vulkan.h>
 
@@ -16,26 +17,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   std::vector<uint32_t> spec;
   for (int i = 2; i < argc; ++i) spec.push_back(strtoul(argv[i], nullptr, 0));
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.apiVersion = VK_API_VERSION_1_3;
-  VkInstanceCreateInfo ii{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ii.pApplicationInfo = &app;
-  VkInstance instance;
-  CHECK(vkCreateInstance(&ii, nullptr, &instance));
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance, &count, nullptr);
-  std::vector<VkPhysicalDevice> physicals(count);
-  vkEnumeratePhysicalDevices(instance, &count, physicals.data());
-  VkPhysicalDevice physical = physicals[0];
-  for (auto p : physicals) {
-    VkPhysicalDeviceProperties props;
-    vkGetPhysicalDeviceProperties(p, &props);
-    if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) physical = p;
-  }
-  float priority = 1;
-  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qi.queueCount = 1;
-  qi.pQueuePriorities = &priority;
+  const gpusort::dev::DevPhysical d = gpusort::dev::pick_dev_physical();
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   exec.pipelineExecutableInfo = VK_TRUE;
@@ -47,13 +29,7 @@ int main(int argc, char** argv) {
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
   features.features.shaderInt64 = VK_TRUE;
   const char* ext = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
-  VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features};
-  di.queueCreateInfoCount = 1;
-  di.pQueueCreateInfos = &qi;
-  di.enabledExtensionCount = 1;
-  di.ppEnabledExtensionNames = &ext;
-  VkDevice device;
-  CHECK(vkCreateDevice(physical, &di, nullptr, &device));
+  VkDevice device = gpusort::dev::create_dev_device(d, &features, &ext, 1);
   auto code = gpusort::embedded_shader(argv[1]);
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   mi.codeSize = code.size_bytes();

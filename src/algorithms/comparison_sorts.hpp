@@ -95,7 +95,8 @@ inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
 
 // Shared-memory bytes of small_sort_tile's tile of `tile` slots: one 64-bit order word per slot
 // plus one padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding
-// word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl).
+// word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl). Bare keys
+// (sorts_bare_keys) take less: this bounds them too.
 inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
   return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
 }
