@@ -9,6 +9,10 @@ sort_by_key / sort_by_key_ (keys with values carried along), devices(). Every fu
 context=: a Context picks the device and is reused across calls; without one, a default Context
 is created on first use (the best device, or the one GPUSORT_DEVICE names).
 
+Masked arrays (numpy.ma) are sorted like np.ma.sort with endwith=True: the unmasked elements in
+order, then the masked ones, in their input order (in either direction); sort returns a
+MaskedArray, argsort the permutation, sort_by_key carries a masked array's mask along with it.
+
 Keys are 1-D arrays of uint32, int32, float32, uint64, int64 or float64; values any dtype 4 or 8
 bytes wide (not object). C-contiguous, aligned, native-byte-order arrays go to the device as they
 are; other layouts are copied (strided, byte-swapped, misaligned), and in-place functions write
@@ -17,11 +21,55 @@ np.argsort(a, kind="stable"), bit for bit (see sort() for floats). The GIL is re
 GPU works; a Ctrl-C meanwhile raises KeyboardInterrupt once the GPU call has returned.
 """
 
+import operator
 import threading
 
 import numpy as np
 
 from . import _core
+
+
+# ---- NumPy's arrays, as the compiled module reads them ----
+
+_NPY_FLAGS = {"c_contiguous": 0x1, "aligned": 0x100, "writeable": 0x400}
+
+
+def _check_numpy_layout():
+    """Raises ImportError where the compiled module would misread this NumPy's arrays.
+
+    pybind11 before 2.12 reads dtypes in NumPy 1's struct layout, and on NumPy 2 the arrays it
+    made came out with strides (0,): the module now reads dtypes through Python, arrays only
+    through fields NumPy 2 kept, and makes no arrays. This checks both halves: arrays allocated
+    as the package allocates results (their strides, size and flags), and the module's reading
+    of those and of strided, reversed and read-only arrays against NumPy's own.
+    """
+    problems = []
+    base = np.arange(12, dtype=np.float64)
+    read_only = np.arange(3, dtype=np.int32)
+    read_only.flags.writeable = False
+    made = [np.empty(5, np.uint32), np.empty(5, np.int64), np.empty_like(base, order="C")]
+    for a in made:
+        if (a.strides != (a.dtype.itemsize,) or a.nbytes != a.size * a.dtype.itemsize
+                or not all(getattr(a.flags, name) for name in _NPY_FLAGS) or not a.flags.owndata):
+            problems.append(f"numpy.empty({a.size}, {a.dtype}) has strides {a.strides}, nbytes "
+                            f"{a.nbytes}, flags {dict(a.flags)}")
+    for a in made + [base[::3], base[::-1], read_only]:
+        data, ndim, shape, strides, flags = _core.array_layout(a)
+        seen = (data, ndim, shape, strides, {name: bool(flags & bit)
+                                            for name, bit in _NPY_FLAGS.items()})
+        actual = (a.__array_interface__["data"][0], a.ndim, a.shape, a.strides,
+                  {name: getattr(a.flags, name) for name in _NPY_FLAGS})
+        if seen != actual:
+            problems.append(f"a {a.dtype} array (data, ndim, shape, strides, flags) {actual} "
+                            f"reads as {seen}")
+    if problems:
+        raise ImportError(
+            f"gpusort: the compiled module (pybind11 {_core.pybind11_version}) misreads NumPy "
+            f"{np.__version__}'s arrays, so its results would be wrong: {'; '.join(problems)}. "
+            "Rebuild gpusort against this NumPy and a pybind11 that supports it.")
+
+
+_check_numpy_layout()
 
 __all__ = ["Context", "DeviceInfo", "Error", "argsort", "default_context", "devices", "sort",
            "sort_", "sort_by_key", "sort_by_key_", "ALGORITHMS"]
@@ -45,7 +93,11 @@ class Context:
     """
 
     def __init__(self, device=None, *, validation=False):
-        self._impl = _core.Context("" if device is None else str(device), bool(validation))
+        if device is None:
+            device = ""
+        elif not isinstance(device, str):
+            device = str(_integer("device", device, "an index or a name"))
+        self._impl = _core.Context(device, _flag("validation", validation))
 
     @property
     def device(self):
@@ -80,6 +132,27 @@ def devices():
 
 
 # ---- argument checks ----
+
+def _integer(name, value, what="an integer"):
+    """value as an int, if it is one (operator.index: int, NumPy integers; not bool, float, str)."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"gpusort: {name} must be {what}, not {type(value).__name__} {value!r}")
+
+
+def _flag(name, value):
+    """value as a bool, if it is one (bool, np.bool_; not 0/1, strings or None)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"gpusort: {name} must be True or False, not {type(value).__name__} {value!r}")
+
+
+def _masked(a):
+    return isinstance(a, np.ma.MaskedArray)
+
 
 def _dtype_name(a):
     return "object" if a.dtype.hasobject else str(a.dtype)
@@ -132,12 +205,14 @@ def _options(a, descending, algorithm, begin_bit, end_bit, total_order, context)
         algorithm = "automatic"
     if algorithm not in ALGORITHMS:
         raise ValueError(f"gpusort: unknown algorithm {algorithm!r} (one of {', '.join(ALGORITHMS)})")
+    descending = _flag("descending", descending)
+    total_order = _flag("total_order", total_order)
     width = a.dtype.itemsize * 8
     if begin_bit is None and end_bit is None:
         begin, end = 0, 0
     else:
-        begin = 0 if begin_bit is None else int(begin_bit)
-        end = width if end_bit is None else int(end_bit)
+        begin = 0 if begin_bit is None else _integer("begin_bit", begin_bit)
+        end = width if end_bit is None else _integer("end_bit", end_bit)
         if not 0 <= begin < end <= width:
             raise ValueError(f"gpusort: bits [{begin}, {end}) are not a range within the "
                              f"{width}-bit key")
@@ -147,7 +222,7 @@ def _options(a, descending, algorithm, begin_bit, end_bit, total_order, context)
     context = default_context() if context is None else context
     if not isinstance(context, Context):
         raise TypeError(f"gpusort: context must be a gpusort.Context, not {type(context).__name__}")
-    return dict(context=context._impl, descending=bool(descending), algorithm=algorithm,
+    return dict(context=context._impl, descending=descending, algorithm=algorithm,
                 begin_bit=begin, end_bit=end, numpy_order=not total_order)
 
 
@@ -169,14 +244,49 @@ _ORDER_DOC = """
 
 # ---- sorting ----
 
+def _any_masked(a):
+    """Whether a is a masked array with at least one masked element."""
+    return _masked(a) and bool(np.ma.getmask(a).any())
+
+
+def _check_mask_movable(a, name):
+    if _masked(a) and a.hardmask and _any_masked(a):
+        raise ValueError(f"gpusort: {name} has a hard mask, which sorting in place would move; "
+                         "soften_mask() it first, or sort a copy")
+
+
+def _masked_order(a, index_dtype, kw):
+    """The permutation that sorts the masked array a: its unmasked elements in order (argsort with
+    the options kw), then its masked elements in input order."""
+    mask = np.ma.getmaskarray(a)
+    unmasked = np.flatnonzero(~mask)
+    order = unmasked[argsort(np.ma.getdata(a)[unmasked], **kw)]
+    return np.concatenate([order, np.flatnonzero(mask)]).astype(index_dtype, copy=False)
+
+
 def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=None, out=None,
          total_order=False, context=None):
     """Returns a sorted copy of the 1-D array a, or sorts it into out and returns out.
 
     out, if given, is an array of a's shape and dtype; a C-contiguous native one is sorted where
     it is (a is copied into it, then sorted there: out may be a itself). The result has a's dtype,
-    byte order included.
+    byte order included. A masked array a gives a MaskedArray, its masked elements last (out=
+    is refused for it, and a masked out).
     """
+    kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
+              total_order=total_order, context=context)
+    if _masked(out):
+        raise TypeError("gpusort: out must be a plain numpy.ndarray, not a masked array")
+    if _masked(a):
+        _check_keys(np.ma.getdata(a), "array")
+        if out is not None:
+            raise TypeError("gpusort: out= cannot take a masked array's mask; "
+                            "sort() of a masked array returns a new one")
+        if not _any_masked(a):
+            result = a.copy()
+            sort_(np.ma.getdata(result), **kw)
+            return result
+        return a[_masked_order(a, np.intp, kw)]
     a = np.asarray(a)
     _check_keys(a, "array")
     opts = _options(a, descending, algorithm, begin_bit, end_bit, total_order, context)
@@ -192,8 +302,7 @@ def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=
                 np.copyto(out, a)
                 _core.sort_inplace(keys=out, values=None, **opts)
         else:
-            out[...] = sort(a, descending=descending, algorithm=algorithm, begin_bit=begin_bit,
-                            end_bit=end_bit, total_order=total_order, context=context)
+            out[...] = sort(a, **kw)
         return out
     if _direct(a):
         # Streamed from a into the new array through the staging memory: no host copy between.
@@ -210,9 +319,21 @@ def sort_(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit
     """Sorts the 1-D array a in place and returns it.
 
     a must be a writable numpy.ndarray (a read-only one raises ValueError). A C-contiguous,
-    aligned, native-byte-order array is sorted with no host copy; others go through one.
+    aligned, native-byte-order array is sorted with no host copy; others go through one. A masked
+    array is sorted with its mask, masked elements last, like its own sort() (a hard mask that
+    would move raises ValueError).
     """
     _check_writable(a, "array")
+    if _masked(a):
+        _check_keys(np.ma.getdata(a), "array")
+        kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit,
+                  end_bit=end_bit, total_order=total_order, context=context)
+        if not _any_masked(a):
+            sort_(np.ma.getdata(a), **kw)
+            return a
+        _check_mask_movable(a, "array")
+        a[...] = a[_masked_order(a, np.intp, kw)]
+        return a
     _check_keys(a, "array")
     opts = _options(a, descending, algorithm, begin_bit, end_bit, total_order, context)
     if _direct(a):
@@ -231,16 +352,25 @@ def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_b
     dtype: np.int64 (default, like np.argsort: equal to np.argsort(a, kind="stable")) or
     np.uint32 (half the memory; a is at most 2^31 - 1 long). a is not modified. The indices come
     from sorting (a copy of a, 0..n-1) by key; with algorithm="bitonic" equal keys' indices may
-    come in any order.
+    come in any order. A masked array's masked elements come last, in input order.
     """
-    a = np.asarray(a)
-    _check_keys(a, "array")
+    a = np.asanyarray(a)
+    keys = np.ma.getdata(a) if _masked(a) else np.asarray(a)
+    _check_keys(keys, "array")
     index_dtype = np.dtype(dtype)
     if index_dtype not in (np.dtype(np.int64), np.dtype(np.uint32)):
         raise TypeError(f"gpusort: argsort dtype must be int64 or uint32, not {index_dtype}")
-    opts = _options(a, descending, algorithm, begin_bit, end_bit, total_order, context)
-    keys = a if _direct(a) else _native_copy(a)
-    return _core.argsort(keys=keys, index_bytes=index_dtype.itemsize, **opts)
+    if _any_masked(a):
+        return _masked_order(a, index_dtype, dict(
+            descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
+            total_order=total_order, context=context))
+    opts = _options(keys, descending, algorithm, begin_bit, end_bit, total_order, context)
+    if not _direct(keys):
+        keys = _native_copy(keys)
+    # Allocated by NumPy, filled by the module (see core_module.cpp on NumPy 2).
+    indices = np.empty(keys.shape[0], dtype=index_dtype)
+    _core.argsort(keys=keys, indices=indices, **opts)
+    return indices
 
 
 def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_bit=None,
@@ -248,8 +378,19 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
     """Returns (sorted keys, values in the same order) as new arrays; the inputs are not modified.
 
     Equal keys keep their input order, their values with them (except with "bitonic"). Values are
-    any 1-D array 4 or 8 bytes per element (not object), moved as raw bytes.
+    any 1-D array 4 or 8 bytes per element (not object), moved as raw bytes. Masked keys sort
+    their masked elements last; a masked array (keys or values) comes back masked, its mask
+    moved with its elements.
     """
+    kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
+              total_order=total_order, context=context)
+    keys = np.asanyarray(keys)
+    values = np.asanyarray(values)
+    if _masked(keys) or _masked(values):
+        _check_keys(np.ma.getdata(keys))
+        _check_values(np.ma.getdata(values), keys.shape[0])
+        order = argsort(keys, **kw)
+        return keys[order], values[order]
     keys = np.asarray(keys)
     values = np.asarray(values)
     _check_keys(keys)
@@ -258,40 +399,50 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
     _options(keys, descending, algorithm, begin_bit, end_bit, total_order, context)
     sorted_keys = np.array(keys, order="C", copy=True)
     sorted_values = np.array(values, order="C", copy=True)
-    return sort_by_key_(sorted_keys, sorted_values, descending=descending, algorithm=algorithm,
-                        begin_bit=begin_bit, end_bit=end_bit, total_order=total_order,
-                        context=context)
+    return sort_by_key_(sorted_keys, sorted_values, **kw)
 
 
 def sort_by_key_(keys, values, *, descending=False, algorithm="automatic", begin_bit=None,
                  end_bit=None, total_order=False, context=None):
     """Sorts keys in place and values with them; returns (keys, values).
 
-    Both must be writable numpy.ndarrays that do not share memory.
+    Both must be writable numpy.ndarrays that do not share memory. Masked arrays are sorted with
+    their masks, as sort_by_key does (a hard mask that would move raises ValueError).
     """
     _check_writable(keys, "keys")
     _check_writable(values, "values")
-    _check_keys(keys)
-    _check_values(values, keys.shape[0])
-    if np.may_share_memory(keys, values) and np.shares_memory(keys, values):
+    key_data = np.ma.getdata(keys) if _masked(keys) else keys
+    value_data = np.ma.getdata(values) if _masked(values) else values
+    _check_keys(key_data)
+    _check_values(value_data, key_data.shape[0])
+    if np.may_share_memory(key_data, value_data) and np.shares_memory(key_data, value_data):
         raise ValueError("gpusort: keys and values share memory")
-    opts = _options(keys, descending, algorithm, begin_bit, end_bit, total_order, context)
-    if algorithm == "bitonic" and keys.dtype.kind == "f" and not total_order:
-        # Unstable: the zeros and NaNs restored after the sort could not be matched to their
-        # values, so both are gathered through the permutation instead.
-        order = argsort(keys, descending=descending, algorithm=algorithm, begin_bit=begin_bit,
-                        end_bit=end_bit, total_order=total_order, context=context)
+    opts = _options(key_data, descending, algorithm, begin_bit, end_bit, total_order, context)
+    kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
+              total_order=total_order, context=context)
+    if _any_masked(keys) or _any_masked(values):
+        _check_mask_movable(keys, "keys")
+        _check_mask_movable(values, "values")
+        order = argsort(keys, **kw)
         keys[...] = keys[order]
         values[...] = values[order]
         return keys, values
-    work_keys = keys if _direct(keys) else _native_copy(keys)
+    if algorithm == "bitonic" and key_data.dtype.kind == "f" and opts["numpy_order"]:
+        # Unstable: the zeros and NaNs restored after the sort could not be matched to their
+        # values, so both are gathered through the permutation instead.
+        order = argsort(key_data, **kw)
+        key_data[...] = key_data[order]
+        value_data[...] = value_data[order]
+        return keys, values
+    work_keys = key_data if _direct(key_data) else _native_copy(key_data)
     # Values are moved as raw bytes: their byte order does not matter.
-    work_values = values if _direct(values, native=False) else np.array(values, order="C")
+    work_values = (value_data if _direct(value_data, native=False)
+                   else np.array(value_data, order="C"))
     _core.sort_inplace(keys=work_keys, values=work_values, **opts)
-    if work_keys is not keys:
-        keys[...] = work_keys
-    if work_values is not values:
-        values[...] = work_values
+    if work_keys is not key_data:
+        key_data[...] = work_keys
+    if work_values is not value_data:
+        value_data[...] = work_values
     return keys, values
 
 

@@ -1,7 +1,7 @@
 // gpusort._core: the pybind11 half of the Python package. It takes 1-D, C-contiguous, aligned,
 // native-byte-order arrays whose dtypes the Python half (gpusort/__init__.py) has already checked,
-// runs the host passes that make float keys order like NumPy, and calls the library with the GIL
-// released.
+// results included (the Python half allocates every array; see below on NumPy 2), runs the host
+// passes that make float keys order like NumPy, and calls the library with the GIL released.
 //
 // NumPy order from the library's IEEE totalOrder: NumPy treats -0.0 == +0.0 and every NaN as equal
 // to every other NaN and greater than +inf. So the keys are canonicalized (-0.0 -> +0.0, any NaN ->
@@ -20,7 +20,6 @@
 #include <cstring>
 #include <gpusort/gpusort.hpp>
 #include <numeric>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,11 +134,24 @@ struct SortArgs {
   }
 };
 
-// The dtype's kind and size are read as Python attributes: pybind11 before 2.12 reads them from
-// NumPy 1's PyArray_Descr layout, and NumPy 2 moved elsize (seen on NumPy 2.5: every float32
-// refused as unsupported).
-char dtype_kind(const py::dtype& dtype) { return dtype.attr("kind").cast<std::string>().at(0); }
-int64_t dtype_itemsize(const py::dtype& dtype) { return dtype.attr("itemsize").cast<int64_t>(); }
+// NumPy 1 and 2 alike, whatever pybind11 the module is built with. pybind11 before 2.12 reads the
+// dtype struct (PyArray_Descr) in NumPy 1's layout, and NumPy 2 moved its elsize and alignment
+// (their old place now holds the low and high halves of a 64-bit flags field, 0 for plain numbers):
+// py::dtype::itemsize(), alignment(), has_fields(), py::array::itemsize(), nbytes(), index_at()
+// and every array pybind11 constructs without explicit strides (py::array_t<T>(n), py::array(dtype,
+// shape), a default-constructed py::array) read them, so on NumPy 2 an array_t<T>(n) came out with
+// strides (0,). This module therefore reads dtypes through their Python attributes, reads arrays
+// only through the fields of the array struct that NumPy 2 kept in place (data, nd, dimensions,
+// strides, flags), takes its array arguments as plain objects (a py::array parameter would
+// default-construct one), and makes no arrays: the package allocates every array with NumPy and
+// passes it in. The package checks at import that this module sees NumPy's arrays as NumPy does
+// (array_layout).
+char dtype_kind(const py::dtype& dtype) {
+  return dtype.attr("kind").cast<std::string>().at(0);
+}
+int64_t dtype_itemsize(const py::dtype& dtype) {
+  return dtype.attr("itemsize").cast<int64_t>();
+}
 
 gpusort::KeyType key_type_of(const py::dtype& dtype) {
   char kind = dtype_kind(dtype);
@@ -153,14 +165,40 @@ gpusort::KeyType key_type_of(const py::dtype& dtype) {
   throw py::type_error("gpusort: unsupported key dtype " + py::repr(dtype).cast<std::string>());
 }
 
-// The contract with the Python half, checked again so that misuse of _core cannot corrupt memory.
-void check_array(const py::array& a, const char* what, bool writable) {
-  if (a.ndim() != 1) throw py::value_error(std::string("gpusort._core: ") + what + " must be 1-D");
+// The contract with the Python half, checked again so that misuse of _core cannot corrupt memory:
+// a 1-D numpy.ndarray, C-contiguous, aligned, its stride its itemsize (NumPy's own flags say
+// C-contiguous only then; checked again against the dtype's Python itemsize), writable if asked.
+py::array checked_array(const py::object& object, const char* what, bool writable) {
+  auto error = [what](const std::string& problem) {
+    return py::value_error(std::string("gpusort._core: ") + what + " " + problem);
+  };
+  if (!py::isinstance<py::array>(object))
+    throw py::type_error(std::string("gpusort._core: ") + what + " must be a numpy.ndarray");
+  auto a = py::reinterpret_borrow<py::array>(object);
+  if (a.ndim() != 1) throw error("must be 1-D");
   int flags = a.flags();
   if (!(flags & py::array::c_style) || !(flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_))
-    throw py::value_error(std::string("gpusort._core: ") + what + " must be C-contiguous, aligned");
-  if (writable && !a.writeable())
-    throw py::value_error(std::string("gpusort._core: ") + what + " must be writable");
+    throw error("must be C-contiguous, aligned");
+  if (a.shape(0) > 1 && a.strides(0) != dtype_itemsize(a.dtype()))
+    throw error("has stride " + std::to_string(a.strides(0)) + " for items of " +
+                std::to_string(dtype_itemsize(a.dtype())) + " bytes");
+  if (writable && !a.writeable()) throw error("must be writable");
+  return a;
+}
+
+// What this module reads of an array: (data address, ndim, shape, strides, flags). The package
+// compares it with NumPy's own view of a few arrays at import.
+py::tuple array_layout(const py::object& object) {
+  if (!py::isinstance<py::array>(object))
+    throw py::type_error("gpusort._core: array_layout takes a numpy.ndarray");
+  auto a = py::reinterpret_borrow<py::array>(object);
+  py::list shape, strides;
+  for (py::ssize_t d = 0; d < a.ndim(); ++d) {
+    shape.append(a.shape(d));
+    strides.append(a.strides(d));
+  }
+  return py::make_tuple(reinterpret_cast<uintptr_t>(a.data()), a.ndim(), py::tuple(shape),
+                        py::tuple(strides), a.flags());
 }
 
 SortArgs sort_args(const py::array& keys, bool descending, const std::string& algorithm,
@@ -195,23 +233,23 @@ void sort_numpy_order(gpusort::Context& ctx, const SortArgs& args, U* keys, uint
   restore_sorted(keys, aside, args.options.descending);
 }
 
-// Sorts keys (and values with them) in place.
-void sort_inplace(gpusort::Context& ctx, py::array keys, std::optional<py::array> values,
-                  bool descending, const std::string& algorithm, uint32_t begin_bit,
-                  uint32_t end_bit, bool numpy_order) {
-  check_array(keys, "keys", true);
+// Sorts keys (and values with them, unless values is None) in place.
+void sort_inplace(gpusort::Context& ctx, const py::object& key_object,
+                  const py::object& value_object, bool descending, const std::string& algorithm,
+                  uint32_t begin_bit, uint32_t end_bit, bool numpy_order) {
+  py::array keys = checked_array(key_object, "keys", true);
   SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
   void* value_data = nullptr;
   uint32_t value_bytes = 0;
-  if (values) {
-    check_array(*values, "values", true);
-    if (values->size() != keys.size())
+  if (!value_object.is_none()) {
+    py::array values = checked_array(value_object, "values", true);
+    if (values.size() != keys.size())
       throw py::value_error("gpusort: " + std::to_string(keys.size()) + " keys but " +
-                            std::to_string(values->size()) + " values");
-    value_bytes = uint32_t(dtype_itemsize(values->dtype()));
+                            std::to_string(values.size()) + " values");
+    value_bytes = uint32_t(dtype_itemsize(values.dtype()));
     if (value_bytes != 4 && value_bytes != 8)
       throw py::type_error("gpusort._core: values must be 4 or 8 bytes wide");
-    value_data = values->mutable_data();
+    value_data = values.mutable_data();
   }
   // Restoring zeros under a sort that may reorder equal keys would pair them with other values.
   if (value_data && args.canonicalizes() && args.options.algorithm == gpusort::Algorithm::bitonic)
@@ -234,11 +272,11 @@ void sort_inplace(gpusort::Context& ctx, py::array keys, std::optional<py::array
 // library streams them from one through its staging memory into the other, with no host copy
 // between. Where the NumPy order needs its host pass (a -0.0 or a NaN but the default one), the
 // keys are copied first and sorted in place.
-void sort_copy(gpusort::Context& ctx, py::array source, py::array destination, bool descending,
-               const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
-               bool numpy_order) {
-  check_array(source, "source", false);
-  check_array(destination, "destination", true);
+void sort_copy(gpusort::Context& ctx, const py::object& source_object,
+               const py::object& destination_object, bool descending, const std::string& algorithm,
+               uint32_t begin_bit, uint32_t end_bit, bool numpy_order) {
+  py::array source = checked_array(source_object, "source", false);
+  py::array destination = checked_array(destination_object, "destination", true);
   if (source.size() != destination.size() ||
       !source.dtype().attr("__eq__")(destination.dtype()).cast<bool>())
     throw py::value_error("gpusort._core: source and destination differ in size or dtype");
@@ -263,13 +301,12 @@ void sort_copy(gpusort::Context& ctx, py::array source, py::array destination, b
       else
         sort_numpy_order(ctx, args, reinterpret_cast<uint64_t*>(to), n, nullptr, 0);
     } else {
-      gpusort::HostStream stream{
-          [from](uint64_t offset, void* staging, uint64_t size) {
-            std::memcpy(staging, from + offset, size);
-          },
-          [to](uint64_t offset, const void* staging, uint64_t size) {
-            std::memcpy(to + offset, staging, size);
-          }};
+      gpusort::HostStream stream{[from](uint64_t offset, void* staging, uint64_t size) {
+                                   std::memcpy(staging, from + offset, size);
+                                 },
+                                 [to](uint64_t offset, const void* staging, uint64_t size) {
+                                   std::memcpy(to + offset, staging, size);
+                                 }};
       gpusort::sort_streamed(ctx, args.key_type, n, stream, 0, {}, args.options);
     }
   }
@@ -285,23 +322,26 @@ void copy_keys(const U* from, U* to, uint64_t n, bool canonical) {
   for (uint64_t i = 0; i < n; ++i) to[i] = FloatBits<U>::canonical(from[i]);
 }
 
-// The permutation that sorts keys stably: a sort of (a copy of the keys, 0..n-1 as u32 values).
-// index_bytes 4 returns it as uint32, 8 as int64 (NumPy's intp).
-py::array argsort(gpusort::Context& ctx, py::array keys, bool descending,
-                  const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
-                  bool numpy_order, int index_bytes) {
-  check_array(keys, "keys", false);
+// Writes the permutation that sorts keys stably into `indices` (as many, uint32 or int64, made by
+// the package with NumPy).
+void argsort(gpusort::Context& ctx, const py::object& key_object, const py::object& index_object,
+             bool descending, const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
+             bool numpy_order) {
+  py::array keys = checked_array(key_object, "keys", false);
+  py::array indices = checked_array(index_object, "indices", true);
   SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
-  if (index_bytes != 4 && index_bytes != 8)
-    throw py::value_error("gpusort._core: index_bytes must be 4 or 8");
+  const char index_kind = dtype_kind(indices.dtype());
+  const int64_t index_bytes = dtype_itemsize(indices.dtype());
+  if (!(index_kind == 'u' && index_bytes == 4) && !(index_kind == 'i' && index_bytes == 8))
+    throw py::type_error("gpusort._core: indices must be uint32 or int64");
+  if (indices.size() != keys.size())
+    throw py::value_error("gpusort._core: " + std::to_string(keys.size()) + " keys but " +
+                          std::to_string(indices.size()) + " indices");
   const uint64_t n = uint64_t(keys.size());
   // The library's argsort: the keys stream up (canonicalized piece by piece on their way into
   // the staging memory where the NumPy order needs it), the indices are made on the GPU, and only
-  // they come down, straight into the returned array (int64 is the library's u64 for n < 2^63).
-  py::array_t<uint32_t> order(py::ssize_t(index_bytes == 4 ? n : 0));
-  py::array_t<int64_t> wide(py::ssize_t(index_bytes == 8 ? n : 0));
-  auto* index_data = index_bytes == 4 ? static_cast<char*>(static_cast<void*>(order.mutable_data()))
-                                      : static_cast<char*>(static_cast<void*>(wide.mutable_data()));
+  // they come down, straight into `indices` (int64 is the library's u64 for n < 2^63).
+  auto* index_data = static_cast<char*>(indices.mutable_data());
   const auto* key_data = static_cast<const char*>(keys.data());
   const uint32_t key_size = gpusort::key_bytes(args.key_type);
   {
@@ -334,18 +374,16 @@ py::array argsort(gpusort::Context& ctx, py::array keys, bool descending,
       // (a canonical copy of the keys, 0..n-1) by key, equal keys' indices in any order.
       std::vector<char> copy(n * key_size);
       key_stream.read(0, copy.data(), copy.size());
-      std::vector<uint32_t> indices(n);
-      std::iota(indices.begin(), indices.end(), uint32_t(0));
-      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, indices.data(), 4, args.options);
+      std::vector<uint32_t> positions(n);
+      std::iota(positions.begin(), positions.end(), uint32_t(0));
+      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, positions.data(), 4, args.options);
       if (index_bytes == 4)
-        std::memcpy(index_data, indices.data(), n * 4);
+        std::memcpy(index_data, positions.data(), n * 4);
       else
-        std::copy(indices.begin(), indices.end(), reinterpret_cast<int64_t*>(index_data));
+        std::copy(positions.begin(), positions.end(), reinterpret_cast<int64_t*>(index_data));
     }
   }
   raise_pending_signals();
-  if (index_bytes == 4) return order;
-  return wide;
 }
 
 const char* device_type_name(VkPhysicalDeviceType type) {
@@ -411,7 +449,11 @@ PYBIND11_MODULE(_core, m) {
   m.def("sort_copy", &sort_copy, py::arg("context"), py::arg("source"), py::arg("destination"),
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));
-  m.def("argsort", &argsort, py::arg("context"), py::arg("keys"), py::arg("descending"),
-        py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"), py::arg("numpy_order"),
-        py::arg("index_bytes"));
+  m.def("argsort", &argsort, py::arg("context"), py::arg("keys"), py::arg("indices"),
+        py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
+        py::arg("numpy_order"));
+  m.def("array_layout", &array_layout, py::arg("array"));
+  m.attr("pybind11_version") = std::to_string(PYBIND11_VERSION_MAJOR) + "." +
+                               std::to_string(PYBIND11_VERSION_MINOR) + "." +
+                               std::to_string(PYBIND11_VERSION_PATCH);
 }

@@ -28,6 +28,24 @@ def assert_same(actual, expected):
     assert np.array_equal(bits(actual), bits(expected))
 
 
+def assert_fresh(result, *inputs):
+    """result is a new 1-D array laid out as NumPy lays out its own: strides (itemsize,) (pybind11
+    before 2.12 made (0,) on NumPy 2; NumPy's own empty arrays have (0,)), C-contiguous, aligned,
+    writable, its memory its own (or an owning base's) and shared with none of the inputs."""
+    assert isinstance(result, np.ndarray) and result.ndim == 1
+    assert result.strides == np.empty(result.shape, result.dtype).strides
+    if result.size > 1:
+        assert result.strides == (result.dtype.itemsize,)
+    assert result.nbytes == result.size * result.dtype.itemsize
+    assert result.flags.c_contiguous and result.flags.aligned and result.flags.writeable
+    owner = result
+    while not owner.flags.owndata:
+        owner = owner.base
+        assert isinstance(owner, np.ndarray)
+    for x in inputs:
+        assert not np.shares_memory(result, x)
+
+
 def special_floats(dtype):
     """Every kind of float NumPy and totalOrder treat differently, payloads included."""
     u = UINT[np.dtype(dtype).itemsize]
@@ -88,17 +106,25 @@ def test_matches_numpy(dtype, n, descending, rng):
     if not descending:
         assert_same(expected, np.sort(a, kind="stable"))
 
-    assert_same(gpusort.sort(a, descending=descending), expected)
-    assert_same(gpusort.argsort(a, descending=descending), order.astype(np.int64))
-    assert_same(gpusort.argsort(a, descending=descending, dtype=np.uint32), order.astype(np.uint32))
+    # Every returned array in full, and laid out as NumPy's own (strides, flags, memory).
+    result = gpusort.sort(a, descending=descending)
+    assert_same(result, expected)
+    assert_fresh(result, a)
+    for index_dtype in [np.int64, np.uint32]:
+        indices = gpusort.argsort(a, descending=descending, dtype=index_dtype)
+        assert_same(indices, order.astype(index_dtype))
+        assert_fresh(indices, a)
     values = rng.integers(0, 2**63, n, dtype=np.int64).view(np.float64)  # any 8-byte payload
     keys_out, values_out = gpusort.sort_by_key(a, values, descending=descending)
     assert_same(keys_out, expected)
     assert_same(values_out, values[order])
+    assert_fresh(keys_out, a, values)
+    assert_fresh(values_out, a, values, keys_out)
     assert_same(a, original)  # none of these modify their input
 
     small_values = np.arange(n, dtype=np.int32)
-    gpusort.sort_by_key_(a, small_values, descending=descending)
+    returned = gpusort.sort_by_key_(a, small_values, descending=descending)
+    assert returned[0] is a and returned[1] is small_values
     assert_same(a, expected)
     assert_same(small_values, order.astype(np.int32))
 
@@ -187,8 +213,17 @@ def test_algorithms(algorithm, dtype, rng):
 def test_strided_and_reversed(rng):
     base = make_keys(np.float32, 3001, rng)
     for a in [base[::2], base[::-1], base[5:2000:3]]:
-        assert_same(gpusort.sort(a), np.sort(a, kind="stable"))
-        assert_same(gpusort.argsort(a), np.argsort(a, kind="stable"))
+        result, indices = gpusort.sort(a), gpusort.argsort(a, dtype=np.uint32)
+        assert_same(result, np.sort(a, kind="stable"))
+        assert_same(indices, np.argsort(a, kind="stable").astype(np.uint32))
+        assert_fresh(result, base)
+        assert_fresh(indices, base)
+        values = np.arange(2 * a.size, dtype=np.int64)[::-2]  # strided and reversed too
+        keys_out, values_out = gpusort.sort_by_key(a, values)
+        assert_same(keys_out, np.sort(a, kind="stable"))
+        assert_same(values_out, values[np.argsort(a, kind="stable")])
+        assert_fresh(keys_out, base)
+        assert_fresh(values_out, values)
     view_base = base.copy()
     view = view_base[::3]
     expected = np.sort(view, kind="stable")
@@ -204,7 +239,10 @@ def test_byte_swapped(dtype, rng):
     result = gpusort.sort(a)
     assert result.dtype == a.dtype  # like np.sort: the input's byte order
     assert_same(result, np.sort(a, kind="stable"))
-    assert_same(gpusort.argsort(a), np.argsort(a, kind="stable"))
+    assert_fresh(result, a)
+    indices = gpusort.argsort(a)
+    assert_same(indices, np.argsort(a, kind="stable"))
+    assert_fresh(indices, a)
     b = a.copy()
     gpusort.sort_(b, descending=True)
     assert_same(b, a[reference_order(a, True)])
@@ -267,6 +305,306 @@ def test_sequences_and_strided_values(rng):
     assert_same(records["value"], order.astype(np.float32))
 
 
+# ---- NumPy's array layout (pybind11 before 2.12 on NumPy 2) ----
+
+def test_fresh_check_catches_zero_strides():
+    # What py::array_t<T>(n) of pybind11 2.10 made on NumPy 2: the right memory, strides (0,),
+    # every element reading as the first. assert_fresh, used on every result above, refuses it.
+    good = np.arange(5, dtype=np.int64)
+    assert_fresh(good)
+    with pytest.raises(AssertionError):
+        assert_fresh(np.lib.stride_tricks.as_strided(good, strides=(0,)))
+
+
+def test_import_check_passes():
+    gpusort._check_numpy_layout()  # what importing gpusort ran
+
+
+@pytest.mark.parametrize("field", ["data", "ndim", "shape", "strides", "flags"])
+def test_import_check_refuses_a_misreading_module(monkeypatch, field):
+    # A module that read arrays wrongly (as one built on NumPy 1's dtype layout made them on
+    # NumPy 2: strides (0,)) is refused with ImportError instead of returning wrong results.
+    real = gpusort._core.array_layout
+
+    def misread(a):
+        layout = dict(zip(["data", "ndim", "shape", "strides", "flags"], real(a)))
+        layout[field] = {"data": layout["data"] + 8, "ndim": 2, "shape": (0,) * a.ndim,
+                         "strides": (0,) * a.ndim, "flags": layout["flags"] ^ 0x400}[field]
+        return tuple(layout.values())
+
+    monkeypatch.setattr(gpusort._core, "array_layout", misread)
+    with pytest.raises(ImportError, match="misreads NumPy"):
+        gpusort._check_numpy_layout()
+
+
+def test_import_fails_with_a_misreading_module():
+    # The same at `import gpusort`: the compiled module loaded first, its reading patched.
+    script = f"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("gpusort._core", {gpusort._core.__file__!r})
+core = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(core)
+real = core.array_layout
+core.array_layout = lambda a: real(a)[:3] + ((0,) * a.ndim,) + real(a)[4:]
+sys.modules["gpusort._core"] = core
+try:
+    import gpusort
+except ImportError as e:
+    print("ImportError:", e)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=120, env=os.environ)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ImportError: gpusort: the compiled module"), result.stdout
+    assert "misreads NumPy" in result.stdout and "(0,)" in result.stdout
+
+
+def test_core_refuses_bad_arrays():
+    # The compiled module writes only into 1-D, C-contiguous, aligned, writable arrays whose
+    # stride is their itemsize (so never into a (0,)-strided one), of the size and dtype expected.
+    core = gpusort._core
+    opts = dict(context=gpusort.default_context()._impl, descending=False, algorithm="automatic",
+                begin_bit=0, end_bit=0, numpy_order=True)
+    keys = np.arange(5, dtype=np.uint32)[::-1].copy()
+    zero_strides = np.lib.stride_tricks.as_strided(np.zeros(5, np.int64), strides=(0,))
+    read_only = np.zeros(5, np.int64)
+    read_only.flags.writeable = False
+    for indices, error, match in [
+            (zero_strides, ValueError, "indices must be C-contiguous"),
+            (np.zeros(10, np.int64)[::2], ValueError, "indices must be C-contiguous"),
+            (read_only, ValueError, "indices must be writable"),
+            (np.zeros(4, np.int64), ValueError, "5 keys but 4 indices"),
+            (np.zeros(5, np.int32), TypeError, "uint32 or int64"),
+            (np.zeros((5, 1), np.int64), ValueError, "indices must be 1-D"),
+            ([0] * 5, TypeError, "indices must be a numpy.ndarray")]:
+        with pytest.raises(error, match=re.escape(match)):
+            core.argsort(keys=keys, indices=indices, **opts)
+    with pytest.raises(TypeError, match="keys must be a numpy.ndarray"):
+        core.sort_inplace(keys=[3, 1, 2], values=None, **opts)
+    with pytest.raises(ValueError, match="destination must be C-contiguous"):
+        core.sort_copy(source=keys, destination=np.lib.stride_tricks.as_strided(
+            np.zeros(5, np.uint32), strides=(0,)), **opts)
+    indices = np.zeros(5, np.int64)
+    core.argsort(keys=keys, indices=indices, **opts)
+    assert_same(indices, np.arange(5)[::-1])
+
+
+# ---- masked arrays ----
+
+def make_masked(dtype, n, rng):
+    keys = make_keys(dtype, n, rng)
+    return np.ma.MaskedArray(keys, mask=rng.random(n) < 0.3, fill_value=keys[:1].sum())
+
+
+def masked_order(a, descending=False):
+    """gpusort's order of a masked array: the unmasked elements sorted, then the masked ones in
+    input order (ascending like np.ma.sort(a, kind="stable"), endwith=True)."""
+    mask = np.ma.getmaskarray(a)
+    unmasked = np.flatnonzero(~mask)
+    return np.concatenate([unmasked[reference_order(np.ma.getdata(a)[unmasked], descending)],
+                           np.flatnonzero(mask)]).astype(np.int64)
+
+
+def assert_same_masked(actual, expected):
+    assert type(actual) is type(expected) is np.ma.MaskedArray
+    assert_same(actual.data, expected.data)  # masked elements' data too
+    assert np.array_equal(np.ma.getmaskarray(actual), np.ma.getmaskarray(expected))
+    assert actual.fill_value == expected.fill_value or np.isnan(expected.fill_value)
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", [0, 1, 31, 1000])
+@pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
+def test_masked(dtype, n, descending, rng):
+    a = make_masked(dtype, n, rng)
+    original = a.copy()
+    order = masked_order(a, descending)
+    expected = a[order]
+    kw = dict(descending=descending)
+
+    result = gpusort.sort(a, **kw)
+    assert_same_masked(result, expected)
+    assert_fresh(result, a)
+    for index_dtype in [np.int64, np.uint32]:
+        indices = gpusort.argsort(a, dtype=index_dtype, **kw)
+        assert type(indices) is np.ndarray  # like np.ma.argsort
+        assert_same(indices, order.astype(index_dtype))
+        assert_fresh(indices, a)
+    values = rng.integers(0, 2**31, n).astype(np.float32)
+    masked_values = np.ma.MaskedArray(values, mask=rng.random(n) < 0.5)
+    plain_order = reference_order(a.data, descending)
+    for keys, vals, key_order in [(a, values, order), (a.data, masked_values, plain_order),
+                                  (a, masked_values, order)]:
+        keys_out, values_out = gpusort.sort_by_key(keys, vals, **kw)
+        for out, x in [(keys_out, keys), (values_out, vals)]:
+            if isinstance(x, np.ma.MaskedArray):
+                assert_same_masked(out, x[key_order])
+            else:
+                assert type(out) is np.ndarray
+                assert_same(out, x[key_order])
+            assert_fresh(out, keys, vals)
+    assert_same_masked(a, original)  # none of these modify their input
+
+    b = original.copy()
+    assert gpusort.sort_(b, **kw) is b
+    assert_same_masked(b, expected)
+    b, b_values = original.copy(), masked_values.copy()
+    returned = gpusort.sort_by_key_(b, b_values, **kw)
+    assert returned[0] is b and returned[1] is b_values
+    assert_same_masked(b, expected)
+    assert_same_masked(b_values, masked_values[order])
+    b, b_values = original.data.copy(), masked_values.copy()
+    gpusort.sort_by_key_(b, b_values, **kw)
+    assert_same(b, original.data[plain_order])
+    assert_same_masked(b_values, masked_values[plain_order])
+
+    if not descending:
+        # np.ma sorts masked elements as a fill value (the dtype's maximum, or NaN): the same
+        # where no unmasked key ties with it.
+        fill = np.nan if a.dtype.kind == "f" else np.iinfo(a.dtype).max
+        unmasked = a.compressed()
+        if not (np.isnan(unmasked).any() if np.isnan(fill) else (unmasked == fill).any()):
+            assert_same_masked(gpusort.sort(a), np.ma.sort(a, kind="stable"))
+            assert_same(gpusort.argsort(a), np.ma.argsort(a, kind="stable"))
+
+
+def test_masked_special_cases(rng):
+    keys = make_keys(np.int32, 500, rng)
+    order = reference_order(keys)
+    for a in [np.ma.MaskedArray(keys), np.ma.MaskedArray(keys, mask=np.zeros(500, bool))]:
+        # Nothing masked: sorted on the device in place, still a MaskedArray with its mask.
+        result = gpusort.sort(a)
+        assert_same_masked(result, a[order])
+        assert_same(gpusort.argsort(a), order)
+        b = a.copy()
+        assert gpusort.sort_(b) is b
+        assert_same_masked(b, a[order])
+    everything = np.ma.MaskedArray(keys, mask=np.ones(500, bool))
+    assert_same_masked(gpusort.sort(everything), everything)
+    assert_same(gpusort.argsort(everything, descending=True), np.arange(500))
+
+    # In place on a view with a shared mask: as the masked array's own sort() does it.
+    base = np.ma.MaskedArray(rng.integers(-5, 5, 1000).astype(np.int64),
+                             mask=rng.random(1000) < 0.3)
+    ours, theirs = base.copy(), base.copy()
+    ours_view, theirs_view = ours[::3], theirs[::3]
+    gpusort.sort_(ours_view)
+    theirs_view.sort(kind="stable")
+    assert_same_masked(ours_view, theirs_view)
+    assert_same_masked(ours, theirs)
+
+    # A hard mask does not move: refused in place (np.ma's own sort() scrambles it), fine copied.
+    hard = np.ma.MaskedArray(keys, mask=rng.random(500) < 0.3, hard_mask=True)
+    before = hard.copy()
+    with pytest.raises(ValueError, match="hard mask"):
+        gpusort.sort_(hard)
+    with pytest.raises(ValueError, match="hard mask"):
+        gpusort.sort_by_key_(hard, np.zeros(500, np.float32))
+    with pytest.raises(ValueError, match="hard mask"):
+        gpusort.sort_by_key_(keys.copy(), np.ma.MaskedArray(keys.astype(np.float32),
+                                                            mask=hard.mask, hard_mask=True))
+    assert_same_masked(hard, before)
+    result = gpusort.sort(hard)
+    assert_same_masked(result, hard[masked_order(hard)])
+    assert result.hardmask
+
+    # out= has no room for a mask.
+    with pytest.raises(TypeError, match="masked"):
+        gpusort.sort(hard, out=np.empty(500, np.int32))
+    with pytest.raises(TypeError, match="masked"):
+        gpusort.sort(keys, out=np.ma.MaskedArray(np.empty(500, np.int32)))
+    # The masked path checks its arguments as the plain one does.
+    with pytest.raises(TypeError, match="float16"):
+        gpusort.sort(np.ma.MaskedArray(np.zeros(4, np.float16), mask=[1, 0, 0, 0]))
+    with pytest.raises(ValueError, match="4 keys but 3 values"):
+        gpusort.sort_by_key(np.ma.MaskedArray(np.zeros(4, np.int32)), np.zeros(3, np.int32))
+    with pytest.raises(ValueError, match="read-only"):
+        read_only = np.ma.MaskedArray(keys, mask=keys > 0)
+        read_only.flags.writeable = False
+        gpusort.sort_(read_only)
+
+
+# ---- integer and flag arguments ----
+
+def all_calls(keys):
+    """Each public function on keys (copies where they sort in place), taking keyword arguments."""
+    values = np.arange(keys.size, dtype=np.uint32)
+    masked = np.ma.MaskedArray(keys, mask=np.arange(keys.size) % 3 == 0)
+    return {"sort": lambda **kw: gpusort.sort(keys, **kw),
+            "sort_": lambda **kw: gpusort.sort_(keys.copy(), **kw),
+            "argsort": lambda **kw: gpusort.argsort(keys, **kw),
+            "sort_by_key": lambda **kw: gpusort.sort_by_key(keys, values, **kw),
+            "sort_by_key_": lambda **kw: gpusort.sort_by_key_(keys.copy(), values.copy(), **kw),
+            "sort masked": lambda **kw: gpusort.sort(masked, **kw),
+            "sort_ masked": lambda **kw: gpusort.sort_(masked.copy(), **kw),
+            "argsort masked": lambda **kw: gpusort.argsort(masked, **kw)}
+
+
+class Index:
+    """Not an int, but an integer all the same (operator.index)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+
+@pytest.mark.parametrize("name", ["begin_bit", "end_bit"])
+@pytest.mark.parametrize("bad", [1.5, 3.0, np.float64(3), np.float32(1.5), "3", b"3", True,
+                                 np.bool_(False), [3], 3 + 0j],
+                         ids=lambda v: f"{type(v).__name__}({v!r})")
+def test_bits_must_be_integers(name, bad):
+    keys = np.arange(40, dtype=np.uint32)[::-1].copy()
+    for call_name, call in all_calls(keys).items():
+        with pytest.raises(TypeError, match=f"{name} must be an integer"):
+            call(**{name: bad})
+    assert_same(keys, np.arange(40, dtype=np.uint32)[::-1])
+
+
+def test_bits_take_any_integer(rng):
+    keys = make_keys(np.uint32, 1000, rng)
+    digit = (keys >> np.uint32(3)) & np.uint32(2**17 - 1)  # bits [3, 20)
+    order = np.argsort(digit, kind="stable")
+    masked_keys = np.ma.MaskedArray(keys, mask=np.arange(keys.size) % 3 == 0)
+    for begin, end in [(3, 20), (np.int64(3), np.uint8(20)), (Index(3), np.int32(20))]:
+        calls = all_calls(keys)
+        assert_same(calls["argsort"](begin_bit=begin, end_bit=end), order)
+        assert_same(calls["sort"](begin_bit=begin, end_bit=end), keys[order])
+        assert_same(calls["sort_"](begin_bit=begin, end_bit=end), keys[order])
+        assert_same(calls["sort_by_key"](begin_bit=begin, end_bit=end)[1], order.astype(np.uint32))
+        assert_same(calls["sort_by_key_"](begin_bit=begin, end_bit=end)[1], order.astype(np.uint32))
+        assert_same(calls["argsort masked"](begin_bit=begin, end_bit=end),
+                    gpusort.argsort(masked_keys, begin_bit=3, end_bit=20))
+    with pytest.raises(ValueError, match="range"):
+        gpusort.sort(keys, begin_bit=np.int64(20), end_bit=np.int64(3))
+
+
+@pytest.mark.parametrize("name", ["descending", "total_order"])
+@pytest.mark.parametrize("bad", [1, 0, np.int64(1), 1.0, "yes", "", None, [True]],
+                         ids=lambda v: f"{type(v).__name__}({v!r})")
+def test_flags_must_be_bools(name, bad):
+    keys = np.arange(40, dtype=np.float32)
+    for call_name, call in all_calls(keys).items():
+        with pytest.raises(TypeError, match=f"{name} must be True or False"):
+            call(**{name: bad})
+
+
+def test_flags_take_numpy_bools():
+    keys = np.array([2.0, -0.0, 0.0, 1.0], np.float32)
+    assert_same(gpusort.sort(keys, descending=np.bool_(True), total_order=np.bool_(True)),
+                np.array([2.0, 1.0, 0.0, -0.0], np.float32))
+
+
+def test_context_arguments():
+    for bad in [1.5, True, np.float64(0), b"llvmpipe", ["llvmpipe"]]:
+        with pytest.raises(TypeError, match="device must be an index or a name"):
+            gpusort.Context(device=bad)
+    for bad in [1, "yes", None]:
+        with pytest.raises(TypeError, match="validation must be True or False"):
+            gpusort.Context(validation=bad)
+
+
 # ---- errors ----
 
 @pytest.mark.parametrize("dtype", [np.float16, np.bool_, np.complex64, np.int16, np.uint8, "U3", "M8[s]"])
@@ -327,12 +665,18 @@ def test_failed_sort_leaves_array_unchanged(rng):
 def test_context_and_devices(rng):
     infos = gpusort.devices()
     assert any(info.usable for info in infos)
-    context = gpusort.Context(device="llvmpipe")
-    assert "llvmpipe" in context.device.name and context.device.type == "cpu"
-    assert "llvmpipe" in repr(context)
+    # The device the suite runs on (conftest.py: llvmpipe unless GPUSORT_DEVICE names another).
+    wanted = os.environ["GPUSORT_DEVICE"]
+    context = gpusort.Context(device=wanted)
+    assert context.device.name == gpusort.default_context().device.name
+    assert context.device.name in repr(context)
+    if wanted == "llvmpipe":
+        assert "llvmpipe" in context.device.name and context.device.type == "cpu"
+    by_index = gpusort.Context(device=np.int64(context.device.index))  # an index, any integer
+    assert by_index.device.name == context.device.name
     a = make_keys(np.int32, 1000, rng)
-    for _ in range(2):
-        assert_same(gpusort.sort(a, context=context), np.sort(a, kind="stable"))
+    for c in [context, context, by_index]:
+        assert_same(gpusort.sort(a, context=c), np.sort(a, kind="stable"))
     assert gpusort.default_context() is gpusort.default_context()
 
 
