@@ -1,10 +1,16 @@
 import os
 import zlib
 
-import numpy as np
-import pytest
+# Like the C++ suite: lavapipe with the validation layer on, unless the environment says otherwise
+# (GPUSORT_DEVICE=<index or name> runs the tests on that device; GPUSORT_VALIDATION=0 without the
+# layer). Set before any Context is made; subprocesses inherit them.
+os.environ.setdefault("GPUSORT_DEVICE", "llvmpipe")
+os.environ.setdefault("GPUSORT_VALIDATION", "1")
 
-import gpusort
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import gpusort  # noqa: E402
 
 
 def pytest_report_header(config):
