@@ -135,17 +135,17 @@ struct SortArgs {
 };
 
 // NumPy 1 and 2 alike, whatever pybind11 the module is built with. pybind11 before 2.12 reads the
-// dtype struct (PyArray_Descr) in NumPy 1's layout, and NumPy 2 moved its elsize and alignment
-// (their old place now holds the low and high halves of a 64-bit flags field, 0 for plain numbers):
-// py::dtype::itemsize(), alignment(), has_fields(), py::array::itemsize(), nbytes(), index_at()
-// and every array pybind11 constructs without explicit strides (py::array_t<T>(n), py::array(dtype,
-// shape), a default-constructed py::array) read them, so on NumPy 2 an array_t<T>(n) came out with
-// strides (0,). This module therefore reads dtypes through their Python attributes, reads arrays
-// only through the fields of the array struct that NumPy 2 kept in place (data, nd, dimensions,
-// strides, flags), takes its array arguments as plain objects (a py::array parameter would
-// default-construct one), and makes no arrays: the package allocates every array with NumPy and
-// passes it in. The package checks at import that this module sees NumPy's arrays as NumPy does
-// (array_layout).
+// dtype struct (PyArray_Descr) in NumPy 1's layout, and NumPy 2 moved its elsize and alignment:
+// their old place holds the two halves of NumPy 2's 64-bit flags, 0 for the number dtypes. Read so
+// are py::dtype::itemsize(), alignment(), has_fields(), flags(), py::array::itemsize(), nbytes(),
+// index_at(), and the strides of every array pybind11 makes without being given them
+// (py::array_t<T>(n), py::array(dtype, shape), py::array()), which is how argsort's indices came
+// out with strides (0,) on NumPy 2. This module therefore reads dtypes through their Python
+// attributes, reads arrays only through the fields of the array struct that NumPy 2 kept in place
+// (data, nd, dimensions, strides, flags), checks each array it is given against those
+// (checked_array) and makes no arrays: the package allocates every one with NumPy and passes it in.
+// At import the package compares this module's reading of a few arrays (array_layout) with NumPy's
+// own.
 char dtype_kind(const py::dtype& dtype) {
   return dtype.attr("kind").cast<std::string>().at(0);
 }
