@@ -4,7 +4,6 @@
  * GPUSORT_DEVICE with validation on; any validation message fails it. Prints "N passed, N failed"
  * and exits nonzero on a failure. */
 #include <gpusort/gpusort.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +11,21 @@
 
 static int passed = 0, failed = 0;
 
-#define CHECK(condition, ...)                                       \
-  do {                                                              \
-    if (condition) {                                                \
-      ++passed;                                                     \
-    } else {                                                        \
-      ++failed;                                                     \
+#define CHECK(condition, ...)                                                \
+  do {                                                                       \
+    if (condition) {                                                         \
+      ++passed;                                                              \
+    } else {                                                                 \
+      ++failed;                                                              \
       fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #condition); \
-      fprintf(stderr, __VA_ARGS__);                                 \
-      fprintf(stderr, "\n");                                        \
-    }                                                               \
+      fprintf(stderr, __VA_ARGS__);                                          \
+      fprintf(stderr, "\n");                                                 \
+    }                                                                        \
   } while (0)
 
-#define CHECK_OK(call)                                                               \
-  do {                                                                               \
-    gpusort_status status_ = (call);                                                 \
+#define CHECK_OK(call)                                                                          \
+  do {                                                                                          \
+    gpusort_status status_ = (call);                                                            \
     CHECK(status_ == GPUSORT_OK, "%s: %s", gpusort_status_name(status_), gpusort_last_error()); \
   } while (0)
 
@@ -41,7 +40,9 @@ static uint64_t next_random(void) {
 }
 
 /* Radix order of float bits (IEEE totalOrder), as gpusort sorts them. */
-static uint32_t f32_order(uint32_t bits) { return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u; }
+static uint32_t f32_order(uint32_t bits) {
+  return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+}
 
 /* Checks that keys[0..n) with values[0..n) is the stable sort of input[values[i]] by order(),
  * i.e. values are a permutation of 0..n, each key is its input key, keys ascend, and equal keys
@@ -98,12 +99,14 @@ static void test_convenient_face(gpusort_context* ctx) {
   for (uint32_t i = 0; i < n; ++i) {
     /* Few distinct floats of both signs (ties check stability), plus -0/+0 and infinities. */
     static const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u};
-    fkeys[i] = input[i] = (i % 7 == 0) ? specials[i % 4] : (uint32_t)(next_random() % 50) * 0x01000000u;
+    fkeys[i] = input[i] =
+        (i % 7 == 0) ? specials[i % 4] : (uint32_t)(next_random() % 50) * 0x01000000u;
     values[i] = i;
   }
   gpusort_sort_options options = {0, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
   CHECK_OK(gpusort_sort_by_key(ctx, GPUSORT_KEY_F32, fkeys, values, 4, n, &options));
-  CHECK(is_stable_sort_u32(input, fkeys, values, n, 1), "gpusort_sort_by_key f32 is not the stable sort");
+  CHECK(is_stable_sort_u32(input, fkeys, values, n, 1),
+        "gpusort_sort_by_key f32 is not the stable sort");
   free(keys);
   free(expected);
   free(fkeys);
@@ -120,19 +123,21 @@ static void test_segments(gpusort_context* ctx) {
   CHECK_OK(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, keys, NULL, 0, offsets, 4, 4,
                                  indices, 4, NULL));
   static const uint32_t sorted[7] = {1, 2, 3, 5, 7, 8, 9}, order[7] = {1, 2, 0, 6, 5, 4, 3};
-  CHECK(memcmp(keys, sorted, sizeof keys) == 0, "gpusort_sort_segments: keys not sorted per segment");
+  CHECK(memcmp(keys, sorted, sizeof keys) == 0,
+        "gpusort_sort_segments: keys not sorted per segment");
   CHECK(memcmp(indices, order, sizeof indices) == 0, "gpusort_sort_segments: wrong permutation");
   gpusort_sort_options descending = {1, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
   CHECK_OK(gpusort_argsort(ctx, GPUSORT_KEY_U32, input, 7, wide, 8, &descending));
   static const uint64_t reversed[7] = {3, 4, 5, 6, 0, 2, 1};
   CHECK(memcmp(wide, reversed, sizeof wide) == 0, "gpusort_argsort: wrong permutation");
   const uint32_t decreasing[4] = {0, 4, 3, 7};
-  gpusort_status s = gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, keys, NULL, 0,
-                                           decreasing, 4, 4, NULL, 0, NULL);
+  gpusort_status s = gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, keys, NULL, 0, decreasing,
+                                           4, 4, NULL, 0, NULL);
   CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT &&
             strstr(gpusort_last_error(), "decrease at index 2") != NULL,
         "decreasing offsets: %s '%s'", gpusort_status_name(s), gpusort_last_error());
-  gpusort_segmented_sorter_config config = {GPUSORT_KEY_F64, 8, 8, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0, 0};
+  gpusort_segmented_sorter_config config = {
+      GPUSORT_KEY_F64, 8, 8, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0, 0};
   gpusort_segmented_sorter* sorter = NULL;
   CHECK_OK(gpusort_segmented_sorter_create(ctx, &config, &sorter));
   uint64_t bytes = 0;
@@ -173,7 +178,8 @@ static void test_errors(gpusort_context* ctx) {
   CHECK_OK(gpusort_sorter_create(ctx, &config, &sorter));
   gpusort_buffer_ref none = {VK_NULL_HANDLE, 0};
   s = gpusort_sorter_record(sorter, VK_NULL_HANDLE, none, none, none, 10);
-  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && strstr(gpusort_last_error(), "keys.buffer is VK_NULL_HANDLE"),
+  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT &&
+            strstr(gpusort_last_error(), "keys.buffer is VK_NULL_HANDLE"),
         "%s '%s'", gpusort_status_name(s), gpusort_last_error());
   gpusort_sorter_destroy(sorter);
 
@@ -199,9 +205,10 @@ static void test_wrap(gpusort_context* ctx) {
   for (int i = 1; i < 1000; ++i) ordered &= keys[i - 1] >= keys[i];
   CHECK(ordered, "i32 descending through a wrapped context is not sorted");
   gpusort_context* invalid = NULL;
-  CHECK(gpusort_context_wrap(NULL, NULL, NULL, NULL, 0, &invalid) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-            invalid == NULL,
-        "wrapping null handles");
+  CHECK(
+      gpusort_context_wrap(NULL, NULL, NULL, NULL, 0, &invalid) == GPUSORT_ERROR_INVALID_ARGUMENT &&
+          invalid == NULL,
+      "wrapping null handles");
   /* A queue family the physical device does not have. */
   gpusort_status s =
       gpusort_context_wrap(gpusort_context_instance(ctx), gpusort_context_physical_device(ctx),
@@ -302,7 +309,8 @@ typedef struct {
   void* mapped;
 } Buffer;
 
-static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpusort, int host_visible) {
+static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpusort,
+                          int host_visible) {
   VkDevice device = gpusort_context_device(ctx);
   Buffer b = {VK_NULL_HANDLE, VK_NULL_HANDLE, NULL};
   VkBufferCreateInfo info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -317,11 +325,14 @@ static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpus
   vkGetBufferMemoryRequirements(device, b.buffer, &req);
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(gpusort_context_physical_device(ctx), &memory);
-  VkMemoryPropertyFlags wanted = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                              : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  VkMemoryPropertyFlags wanted =
+      host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                   : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   uint32_t type = UINT32_MAX;
   for (uint32_t i = 0; i < memory.memoryTypeCount && type == UINT32_MAX; ++i)
-    if ((req.memoryTypeBits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & wanted) == wanted) type = i;
+    if ((req.memoryTypeBits & (1u << i)) &&
+        (memory.memoryTypes[i].propertyFlags & wanted) == wanted)
+      type = i;
   if (type == UINT32_MAX) abort();
   VkMemoryAllocateFlagsInfo flags = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
@@ -331,7 +342,8 @@ static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpus
   alloc.memoryTypeIndex = type;
   if (vkAllocateMemory(device, &alloc, NULL, &b.memory) != VK_SUCCESS) abort();
   if (vkBindBufferMemory(device, b.buffer, b.memory, 0) != VK_SUCCESS) abort();
-  if (host_visible && vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped) != VK_SUCCESS) abort();
+  if (host_visible && vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped) != VK_SUCCESS)
+    abort();
   return b;
 }
 
@@ -373,7 +385,8 @@ static void test_engine_face(gpusort_context* ctx) {
   Buffer upload = make_buffer(ctx, 3 * bytes, 0, 1), readback = make_buffer(ctx, 3 * bytes, 0, 1);
   Buffer fkeys = make_buffer(ctx, bytes, 1, 0), values = make_buffer(ctx, bytes, 1, 0);
   Buffer ukeys = make_buffer(ctx, bytes, 1, 0), count_buffer = make_buffer(ctx, 16, 1, 0);
-  Buffer scratch1 = make_buffer(ctx, scratch_pairs, 1, 0), scratch2 = make_buffer(ctx, scratch_keys, 1, 0);
+  Buffer scratch1 = make_buffer(ctx, scratch_pairs, 1, 0),
+         scratch2 = make_buffer(ctx, scratch_keys, 1, 0);
 
   uint32_t* in = upload.mapped; /* [f32 keys | values | u32 keys] */
   for (uint32_t i = 0; i < max_n; ++i) {
@@ -403,20 +416,23 @@ static void test_engine_face(gpusort_context* ctx) {
   copy(cmd, &upload, 2 * bytes, &ukeys, 0, bytes);
   vkCmdFillBuffer(cmd, count_buffer.buffer, 0, 4, count);
   barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   gpusort_buffer_ref none = {VK_NULL_HANDLE, 0};
-  gpusort_buffer_ref fkeys_ref = {fkeys.buffer, 0}, values_ref = {values.buffer, 0}, ukeys_ref = {ukeys.buffer, 0};
+  gpusort_buffer_ref fkeys_ref = {fkeys.buffer, 0}, values_ref = {values.buffer, 0},
+                     ukeys_ref = {ukeys.buffer, 0};
   gpusort_buffer_ref scratch1_ref = {scratch1.buffer, 0}, scratch2_ref = {scratch2.buffer, 0};
   gpusort_buffer_ref count_ref = {count_buffer.buffer, 0};
-  CHECK_OK(gpusort_sorter_record_indirect(pairs, cmd, fkeys_ref, values_ref, scratch1_ref, count_ref, max_n));
+  CHECK_OK(gpusort_sorter_record_indirect(pairs, cmd, fkeys_ref, values_ref, scratch1_ref,
+                                          count_ref, max_n));
   CHECK_OK(gpusort_sorter_record(keys_only, cmd, ukeys_ref, none, scratch2_ref, max_n));
   barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   copy(cmd, &fkeys, 0, &readback, 0, bytes);
   copy(cmd, &values, 0, &readback, bytes, bytes);
   copy(cmd, &ukeys, 0, &readback, 2 * bytes, bytes);
-  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
+  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   vkEndCommandBuffer(cmd);
 
   VkFenceCreateInfo fence_info = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
@@ -425,11 +441,13 @@ static void test_engine_face(gpusort_context* ctx) {
   VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
-  CHECK(vkQueueSubmit(gpusort_context_queue(ctx), 1, &submit, fence) == VK_SUCCESS, "vkQueueSubmit");
+  CHECK(vkQueueSubmit(gpusort_context_queue(ctx), 1, &submit, fence) == VK_SUCCESS,
+        "vkQueueSubmit");
   CHECK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS, "vkWaitForFences");
 
   const uint32_t* out = readback.mapped;
-  CHECK(is_stable_sort_u32(in, out, out + max_n, count, 1), "record_indirect: first %d not the stable sort", count);
+  CHECK(is_stable_sort_u32(in, out, out + max_n, count, 1),
+        "record_indirect: first %d not the stable sort", count);
   int tail_kept = 1;
   for (uint32_t i = count; i < max_n; ++i) tail_kept &= out[i] == in[i] && out[max_n + i] == i;
   CHECK(tail_kept, "record_indirect touched elements beyond the count");
@@ -438,13 +456,15 @@ static void test_engine_face(gpusort_context* ctx) {
   for (uint32_t i = 0; i < max_n; ++i) expected[i] = in[2 * max_n + i];
   qsort(expected, max_n, sizeof *expected, compare_u64);
   int keys_ok = 1;
-  for (uint32_t i = 0; i < max_n; ++i) keys_ok &= out[2 * max_n + i] == (uint32_t)expected[max_n - 1 - i];
+  for (uint32_t i = 0; i < max_n; ++i)
+    keys_ok &= out[2 * max_n + i] == (uint32_t)expected[max_n - 1 - i];
   CHECK(keys_ok, "record: descending u32 keys differ from qsort");
   free(expected);
 
   vkDestroyFence(device, fence, NULL);
   vkDestroyCommandPool(device, pool, NULL);
-  Buffer* buffers[] = {&upload, &readback, &fkeys, &values, &ukeys, &count_buffer, &scratch1, &scratch2};
+  Buffer* buffers[] = {&upload, &readback,     &fkeys,    &values,
+                       &ukeys,  &count_buffer, &scratch1, &scratch2};
   for (size_t i = 0; i < sizeof buffers / sizeof *buffers; ++i) free_buffer(ctx, buffers[i]);
   gpusort_sorter_destroy(pairs);
   gpusort_sorter_destroy(keys_only);
@@ -455,7 +475,8 @@ int main(void) {
   gpusort_context_options options = {NULL, 1, 1}; /* device: GPUSORT_DEVICE, else the best */
   gpusort_status s = gpusort_context_create(&options, &ctx);
   if (s != GPUSORT_OK) {
-    fprintf(stderr, "gpusort_context_create: %s: %s\n", gpusort_status_name(s), gpusort_last_error());
+    fprintf(stderr, "gpusort_context_create: %s: %s\n", gpusort_status_name(s),
+            gpusort_last_error());
     printf("0 passed, 1 failed\n");
     return 1;
   }
@@ -467,7 +488,8 @@ int main(void) {
   test_threads_share_a_context(ctx);
   test_engine_face(ctx);
   uint64_t messages = gpusort_context_validation_messages(ctx);
-  CHECK(messages == 0, "%llu Vulkan validation messages (printed above)", (unsigned long long)messages);
+  CHECK(messages == 0, "%llu Vulkan validation messages (printed above)",
+        (unsigned long long)messages);
   gpusort_context_destroy(ctx);
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
