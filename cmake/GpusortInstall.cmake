@@ -56,4 +56,15 @@ if(GPUSORT_BUILD_TESTS)
                        ENVIRONMENT "GPUSORT_DEVICE=llvmpipe;GPUSORT_VALIDATION=1"
                        FAIL_REGULAR_EXPRESSION "gpusort validation:"
                        TIMEOUT 300)
+  # The C API from a C-only consumer of the installed library: tests/consumer/c, built with
+  # CMake (LANGUAGES C) and with the C compiler and pkg-config, so that a C linker driver links it.
+  add_test(NAME c_package
+           COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
+                   -DWORK_DIR=${CMAKE_BINARY_DIR}/c_package -DGENERATOR=${CMAKE_GENERATOR}
+                   -DCC=${CMAKE_C_COMPILER} -DLIBDIR=${CMAKE_INSTALL_LIBDIR}
+                   -P ${PROJECT_SOURCE_DIR}/tests/consumer/c/run.cmake)
+  set_tests_properties(c_package PROPERTIES
+                       ENVIRONMENT "GPUSORT_DEVICE=llvmpipe;GPUSORT_VALIDATION=1"
+                       FAIL_REGULAR_EXPRESSION "gpusort validation:"
+                       TIMEOUT 300)
 endif()

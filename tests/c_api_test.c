@@ -4,7 +4,8 @@
  * GPUSORT_DEVICE with validation on; any validation message fails it. Prints "N passed, N failed"
  * and exits nonzero on a failure. */
 #include <gpusort/gpusort.h>
-
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,23 +13,47 @@
 
 static int passed = 0, failed = 0;
 
-#define CHECK(condition, ...)                                       \
-  do {                                                              \
-    if (condition) {                                                \
-      ++passed;                                                     \
-    } else {                                                        \
-      ++failed;                                                     \
+#define CHECK(condition, ...)                                                \
+  do {                                                                       \
+    if (condition) {                                                         \
+      ++passed;                                                              \
+    } else {                                                                 \
+      ++failed;                                                              \
       fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #condition); \
-      fprintf(stderr, __VA_ARGS__);                                 \
-      fprintf(stderr, "\n");                                        \
-    }                                                               \
+      fprintf(stderr, __VA_ARGS__);                                          \
+      fprintf(stderr, "\n");                                                 \
+    }                                                                        \
   } while (0)
 
-#define CHECK_OK(call)                                                               \
-  do {                                                                               \
-    gpusort_status status_ = (call);                                                 \
+#define CHECK_OK(call)                                                                          \
+  do {                                                                                          \
+    gpusort_status status_ = (call);                                                            \
     CHECK(status_ == GPUSORT_OK, "%s: %s", gpusort_status_name(status_), gpusort_last_error()); \
   } while (0)
+
+/* A call that fails with `status` and exactly `message`: the C function's name and the problem in
+ * the C API's own terms (its parameters, never the C++ layer's names). */
+#define CHECK_ERROR(call, status, message) check_error((call), (status), (message), #call, __LINE__)
+
+static void check_error(gpusort_status got, gpusort_status status, const char* message,
+                        const char* call, int line) {
+  const char* got_message = gpusort_last_error();
+  CHECK(got == status && strcmp(got_message, message) == 0,
+        "line %d: %s\n  got      %s '%s'\n  expected %s '%s'", line, call, gpusort_status_name(got),
+        got_message, gpusort_status_name(status), message);
+}
+
+/* The exact message when it is a format: snprintf into a static buffer. */
+static const char* format(const char* pattern, ...) {
+  static char text[2][512];
+  static int which = 0;
+  which ^= 1;
+  va_list arguments;
+  va_start(arguments, pattern);
+  vsnprintf(text[which], sizeof text[which], pattern, arguments);
+  va_end(arguments);
+  return text[which];
+}
 
 static const uint32_t poison = 0xDEADBEEFu;
 
@@ -41,7 +66,9 @@ static uint64_t next_random(void) {
 }
 
 /* Radix order of float bits (IEEE totalOrder), as gpusort sorts them. */
-static uint32_t f32_order(uint32_t bits) { return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u; }
+static uint32_t f32_order(uint32_t bits) {
+  return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+}
 
 /* Checks that keys[0..n) with values[0..n) is the stable sort of input[values[i]] by order(),
  * i.e. values are a permutation of 0..n, each key is its input key, keys ascend, and equal keys
@@ -98,12 +125,14 @@ static void test_convenient_face(gpusort_context* ctx) {
   for (uint32_t i = 0; i < n; ++i) {
     /* Few distinct floats of both signs (ties check stability), plus -0/+0 and infinities. */
     static const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u};
-    fkeys[i] = input[i] = (i % 7 == 0) ? specials[i % 4] : (uint32_t)(next_random() % 50) * 0x01000000u;
+    fkeys[i] = input[i] =
+        (i % 7 == 0) ? specials[i % 4] : (uint32_t)(next_random() % 50) * 0x01000000u;
     values[i] = i;
   }
   gpusort_sort_options options = {0, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
   CHECK_OK(gpusort_sort_by_key(ctx, GPUSORT_KEY_F32, fkeys, values, 4, n, &options));
-  CHECK(is_stable_sort_u32(input, fkeys, values, n, 1), "gpusort_sort_by_key f32 is not the stable sort");
+  CHECK(is_stable_sort_u32(input, fkeys, values, n, 1),
+        "gpusort_sort_by_key f32 is not the stable sort");
   free(keys);
   free(expected);
   free(fkeys);
@@ -120,19 +149,15 @@ static void test_segments(gpusort_context* ctx) {
   CHECK_OK(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, keys, NULL, 0, offsets, 4, 4,
                                  indices, 4, NULL));
   static const uint32_t sorted[7] = {1, 2, 3, 5, 7, 8, 9}, order[7] = {1, 2, 0, 6, 5, 4, 3};
-  CHECK(memcmp(keys, sorted, sizeof keys) == 0, "gpusort_sort_segments: keys not sorted per segment");
+  CHECK(memcmp(keys, sorted, sizeof keys) == 0,
+        "gpusort_sort_segments: keys not sorted per segment");
   CHECK(memcmp(indices, order, sizeof indices) == 0, "gpusort_sort_segments: wrong permutation");
   gpusort_sort_options descending = {1, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
   CHECK_OK(gpusort_argsort(ctx, GPUSORT_KEY_U32, input, 7, wide, 8, &descending));
   static const uint64_t reversed[7] = {3, 4, 5, 6, 0, 2, 1};
   CHECK(memcmp(wide, reversed, sizeof wide) == 0, "gpusort_argsort: wrong permutation");
-  const uint32_t decreasing[4] = {0, 4, 3, 7};
-  gpusort_status s = gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, keys, NULL, 0,
-                                           decreasing, 4, 4, NULL, 0, NULL);
-  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT &&
-            strstr(gpusort_last_error(), "decrease at index 2") != NULL,
-        "decreasing offsets: %s '%s'", gpusort_status_name(s), gpusort_last_error());
-  gpusort_segmented_sorter_config config = {GPUSORT_KEY_F64, 8, 8, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0, 0};
+  gpusort_segmented_sorter_config config = {
+      GPUSORT_KEY_F64, 8, 8, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0, 0};
   gpusort_segmented_sorter* sorter = NULL;
   CHECK_OK(gpusort_segmented_sorter_create(ctx, &config, &sorter));
   uint64_t bytes = 0;
@@ -149,10 +174,9 @@ static int other_thread_error_is_empty(void* unused) {
 
 static void test_errors(gpusort_context* ctx) {
   uint32_t keys[4] = {3, 1, 2, 0}, values[4] = {0, 1, 2, 3};
-  gpusort_status s = gpusort_sort_by_key(ctx, GPUSORT_KEY_U32, keys, values, 3, 4, NULL);
-  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT, "got %s", gpusort_status_name(s));
-  CHECK(strstr(gpusort_last_error(), "4 or 8 bytes wide, not 3") != NULL, "message '%s'",
-        gpusort_last_error());
+  CHECK_ERROR(gpusort_sort_by_key(ctx, GPUSORT_KEY_U32, keys, values, 3, 4, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_sort_by_key: value_bytes must be 4 or 8, not 3");
 
   /* The message is the calling thread's own: another thread sees none. */
   thrd_t thread;
@@ -162,25 +186,209 @@ static void test_errors(gpusort_context* ctx) {
   CHECK(other_empty, "another thread sees this thread's error");
   CHECK(gpusort_last_error()[0] != '\0', "the error was lost");
 
-  s = gpusort_sort(NULL, GPUSORT_KEY_U32, keys, 4, NULL);
-  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && strstr(gpusort_last_error(), "context is NULL"),
-        "%s '%s'", gpusort_status_name(s), gpusort_last_error());
-  s = gpusort_sort(ctx, (gpusort_key_type)17, keys, 4, NULL);
-  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT, "got %s", gpusort_status_name(s));
-
-  gpusort_sorter* sorter = NULL;
-  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN, 0, 0, 0};
-  CHECK_OK(gpusort_sorter_create(ctx, &config, &sorter));
-  gpusort_buffer_ref none = {VK_NULL_HANDLE, 0};
-  s = gpusort_sorter_record(sorter, VK_NULL_HANDLE, none, none, none, 10);
-  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && strstr(gpusort_last_error(), "keys.buffer is VK_NULL_HANDLE"),
-        "%s '%s'", gpusort_status_name(s), gpusort_last_error());
-  gpusort_sorter_destroy(sorter);
+  CHECK_ERROR(gpusort_sort(NULL, GPUSORT_KEY_U32, keys, 4, NULL), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_sort: context is NULL");
+  CHECK_ERROR(gpusort_sort(ctx, (gpusort_key_type)17, keys, 4, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_sort: key_type 17 is not a gpusort_key_type");
+  CHECK_ERROR(gpusort_sort(ctx, GPUSORT_KEY_U32, NULL, 4, NULL), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_sort: keys is NULL");
+  gpusort_sort_options options = {0, (gpusort_algorithm)9, 0, 0};
+  CHECK_ERROR(gpusort_sort(ctx, GPUSORT_KEY_U32, keys, 4, &options), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_sort: options->algorithm 9 is not a gpusort_algorithm");
+  gpusort_sort_options bits = {0, GPUSORT_ALGORITHM_AUTOMATIC, 8, 40};
+  CHECK_ERROR(gpusort_sort(ctx, GPUSORT_KEY_U32, keys, 4, &bits), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_sort: options->begin_bit = 8, options->end_bit = 40: bits [8, 40) are "
+              "empty or beyond the 32-bit u32 key");
+  CHECK_ERROR(gpusort_sort_by_key(ctx, GPUSORT_KEY_U32, keys, NULL, 4, 4, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_sort_by_key: values is NULL");
+  CHECK_ERROR(gpusort_argsort(ctx, GPUSORT_KEY_U32, keys, 4, values, 2, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_argsort: index_bytes must be 4 or 8, not 2");
+  CHECK_ERROR(gpusort_argsort(ctx, GPUSORT_KEY_U32, keys, 4, NULL, 4, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_argsort: indices is NULL");
+  CHECK_ERROR(gpusort_context_create(NULL, NULL), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_context_create: out_context is NULL");
 
   /* A success clears the message. */
   CHECK_OK(gpusort_sort(ctx, GPUSORT_KEY_U32, keys, 4, NULL));
   CHECK(gpusort_last_error()[0] == '\0', "message '%s' after a success", gpusort_last_error());
   CHECK(keys[0] == 0 && keys[1] == 1 && keys[2] == 2 && keys[3] == 3, "4 keys not sorted");
+}
+
+/* Every problem of gpusort_sort_segments' arguments, one at a time, each named by its C
+ * parameter. */
+static void test_segments_errors(gpusort_context* ctx) {
+  uint32_t keys[7] = {3, 1, 2, 9, 8, 7, 5}, out[7], values[7] = {0}, indices[7];
+  const uint32_t offsets[4] = {0, 3, 3, 7};
+  gpusort_sort_options bitonic = {0, GPUSORT_ALGORITHM_BITONIC, 0, 0};
+  gpusort_sort_options algorithm = {0, (gpusort_algorithm)-1, 0, 0};
+  gpusort_sort_options bits = {0, GPUSORT_ALGORITHM_AUTOMATIC, 40, 0};
+  const gpusort_status invalid = GPUSORT_ERROR_INVALID_ARGUMENT;
+  CHECK_ERROR(gpusort_sort_segments(NULL, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 4, 4,
+                                    NULL, 0, NULL),
+              invalid, "gpusort_sort_segments: context is NULL");
+  CHECK_ERROR(gpusort_sort_segments(ctx, (gpusort_key_type)6, 7, keys, out, NULL, 0, offsets, 4, 4,
+                                    NULL, 0, NULL),
+              invalid, "gpusort_sort_segments: key_type 6 is not a gpusort_key_type");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, NULL, out, NULL, 0, offsets, 4, 4,
+                                    NULL, 0, NULL),
+              invalid, "gpusort_sort_segments: keys is NULL");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, NULL, NULL, 0, offsets, 4, 4,
+                                    NULL, 0, NULL),
+              invalid,
+              "gpusort_sort_segments: keys_out, values and indices are all NULL: nothing to write");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 4, offsets, 4, 4,
+                                    NULL, 0, NULL),
+              invalid, "gpusort_sort_segments: values is NULL, but value_bytes is 4");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, values, 0, offsets, 4, 4,
+                                    NULL, 0, NULL),
+              invalid,
+              "gpusort_sort_segments: value_bytes must be 4 or 8 (values is not NULL), not 0");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 2, 4,
+                                    NULL, 0, NULL),
+              invalid,
+              "gpusort_sort_segments: offset_bytes must be 4 or 8 (offsets are given), not 2");
+  CHECK_ERROR(
+      gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, NULL, 4, 4, NULL, 0, NULL),
+      invalid, "gpusort_sort_segments: offsets is NULL, but offset_count is 4");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 4, 0,
+                                    NULL, 0, NULL),
+              invalid,
+              "gpusort_sort_segments: offset_count is 0, but offsets is not NULL (S segments need "
+              "S + 1 offsets, from 0 to n = 7)");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 4, 4,
+                                    indices, 3, NULL),
+              invalid,
+              "gpusort_sort_segments: index_bytes must be 4 or 8 (indices is not NULL), not 3");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 4, 4,
+                                    NULL, 0, &algorithm),
+              invalid, "gpusort_sort_segments: options->algorithm -1 is not a gpusort_algorithm");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 4, 4,
+                                    NULL, 0, &bits),
+              invalid,
+              "gpusort_sort_segments: options->begin_bit = 40, options->end_bit = 0: bits [40, 32) "
+              "are empty or beyond the 32-bit u32 key");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 4, 4,
+                                    NULL, 0, &bitonic),
+              invalid,
+              "gpusort_sort_segments: segmented sort and argsort need a stable sort: bitonic is "
+              "not stable");
+  const uint32_t first_not_0[4] = {1, 3, 3, 7}, last_not_n[4] = {0, 3, 3, 6};
+  const uint32_t decreasing[4] = {0, 4, 3, 7};
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, first_not_0, 4, 4,
+                                    NULL, 0, NULL),
+              invalid, "gpusort_sort_segments: segment offsets: the first is 1, not 0");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, last_not_n, 4, 4,
+                                    NULL, 0, NULL),
+              invalid,
+              "gpusort_sort_segments: segment offsets: the last is 6, not n = 7 (the number of "
+              "keys)");
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, decreasing, 4, 4,
+                                    NULL, 0, NULL),
+              invalid,
+              "gpusort_sort_segments: segment offsets decrease at index 2: offsets[1] = 4 > "
+              "offsets[2] = 3");
+  /* None of them wrote anything; the same call with its arguments right sorts. */
+  static const uint32_t input[7] = {3, 1, 2, 9, 8, 7, 5}, sorted[7] = {1, 2, 3, 5, 7, 8, 9};
+  CHECK(memcmp(keys, input, sizeof keys) == 0, "a failed call changed keys");
+  CHECK_OK(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 7, keys, out, NULL, 0, offsets, 4, 4, NULL,
+                                 0, NULL));
+  CHECK(memcmp(out, sorted, sizeof out) == 0 && memcmp(keys, input, sizeof keys) == 0,
+        "gpusort_sort_segments into keys_out");
+}
+
+/* Counts near 2^64 (n = UINT64_MAX and its neighbours, and counts whose byte size wraps around to
+ * a few bytes) are invalid arguments naming the count, at every entry point that takes one. A
+ * host array can hold at most PTRDIFF_MAX bytes. */
+static void test_counts(gpusort_context* ctx) {
+  const gpusort_status invalid = GPUSORT_ERROR_INVALID_ARGUMENT;
+  static uint64_t array[8];
+  const uint64_t most4 = (uint64_t)PTRDIFF_MAX / 4, most8 = (uint64_t)PTRDIFF_MAX / 8;
+  const char* too_large =
+      "%s: %s = %llu is too large: %s of %u bytes each would not fit in memory "
+      "(at most %llu)";
+#define TOO_LARGE(function, count, value, array, bytes, most)                               \
+  format(too_large, function, count, (unsigned long long)(value), array, (unsigned)(bytes), \
+         (unsigned long long)(most))
+  /* 2^62 + 1 four-byte keys are 2^64 + 4 bytes: 4 once wrapped. */
+  const uint64_t huge[] = {UINT64_MAX, UINT64_MAX - 1, (uint64_t)1 << 63, ((uint64_t)1 << 62) + 1,
+                           most4 + 1,  most8 + 1};
+  for (size_t i = 0; i < sizeof huge / sizeof *huge; ++i) {
+    const uint64_t n = huge[i];
+    if (n > most4) {
+      CHECK_ERROR(gpusort_sort(ctx, GPUSORT_KEY_U32, array, n, NULL), invalid,
+                  TOO_LARGE("gpusort_sort", "n", n, "keys", 4, most4));
+      CHECK_ERROR(gpusort_sort_by_key(ctx, GPUSORT_KEY_F32, array, array, 4, n, NULL), invalid,
+                  TOO_LARGE("gpusort_sort_by_key", "n", n, "keys", 4, most4));
+      CHECK_ERROR(gpusort_argsort(ctx, GPUSORT_KEY_I32, array, n, array, 4, NULL), invalid,
+                  TOO_LARGE("gpusort_argsort", "n", n, "keys", 4, most4));
+      CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, n, array, array, NULL, 0, NULL, 0, 0,
+                                        NULL, 0, NULL),
+                  invalid, TOO_LARGE("gpusort_sort_segments", "n", n, "keys", 4, most4));
+    }
+    /* Keys that fit, 8-byte values or indices that do not. */
+    CHECK_ERROR(gpusort_sort(ctx, GPUSORT_KEY_F64, array, n, NULL), invalid,
+                TOO_LARGE("gpusort_sort", "n", n, "keys", 8, most8));
+    CHECK_ERROR(gpusort_sort_by_key(ctx, GPUSORT_KEY_U32, array, array, 8, n, NULL), invalid,
+                n > most4 ? TOO_LARGE("gpusort_sort_by_key", "n", n, "keys", 4, most4)
+                          : TOO_LARGE("gpusort_sort_by_key", "n", n, "values", 8, most8));
+    CHECK_ERROR(gpusort_argsort(ctx, GPUSORT_KEY_U32, array, n, array, 8, NULL), invalid,
+                n > most4 ? TOO_LARGE("gpusort_argsort", "n", n, "keys", 4, most4)
+                          : TOO_LARGE("gpusort_argsort", "n", n, "indices", 8, most8));
+    CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, n, array, NULL, array, 8, NULL, 0, 0,
+                                      NULL, 0, NULL),
+                invalid,
+                n > most4 ? TOO_LARGE("gpusort_sort_segments", "n", n, "keys", 4, most4)
+                          : TOO_LARGE("gpusort_sort_segments", "n", n, "values", 8, most8));
+    CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, n, array, array, NULL, 0, NULL, 0, 0,
+                                      array, 8, NULL),
+                invalid,
+                n > most4 ? TOO_LARGE("gpusort_sort_segments", "n", n, "keys", 4, most4)
+                          : TOO_LARGE("gpusort_sort_segments", "n", n, "indices", 8, most8));
+    CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 4, array, array, NULL, 0, array, 8, n,
+                                      NULL, 0, NULL),
+                invalid,
+                TOO_LARGE("gpusort_sort_segments", "offset_count", n, "offsets", 8, most8));
+  }
+#undef TOO_LARGE
+  /* The largest arrays that fit the address space go on to the sort's own limits (the device
+   * memory limit of runs out of core, 2^31 - 1 keys for segmented sorts). */
+  const char* prefix = "gpusort_sort: a device memory limit of ";
+  gpusort_status s = gpusort_sort(ctx, GPUSORT_KEY_U64, array, most8, NULL);
+  CHECK(s == invalid && strncmp(gpusort_last_error(), prefix, strlen(prefix)) == 0, "%s '%s'",
+        gpusort_status_name(s), gpusort_last_error());
+  CHECK_ERROR(gpusort_argsort(ctx, GPUSORT_KEY_U32, array, most8, array, 8, NULL), invalid,
+              format("gpusort_argsort: %llu elements: gpusort sorts at most 2147483647 (2^31 - 1)",
+                     (unsigned long long)most8));
+  CHECK_ERROR(gpusort_sort_segments(ctx, GPUSORT_KEY_U32, 4, array, array, NULL, 0, array, 8, most8,
+                                    NULL, 0, NULL),
+              invalid,
+              format("gpusort_sort_segments: %llu segments: gpusort sorts at most 2147483647 (2^31 "
+                     "- 1)",
+                     (unsigned long long)(most8 - 1)));
+
+  /* The engine face's scratch sizes. */
+  gpusort_sorter* sorter = NULL;
+  gpusort_segmented_sorter* segmented = NULL;
+  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN};
+  gpusort_segmented_sorter_config segmented_config = {GPUSORT_KEY_U64, 0, 4};
+  CHECK_OK(gpusort_sorter_create(ctx, &config, &sorter));
+  CHECK_OK(gpusort_segmented_sorter_create(ctx, &segmented_config, &segmented));
+  const uint64_t counts[] = {UINT64_MAX, UINT64_MAX - 1, (uint64_t)1 << 63, (uint64_t)1 << 32};
+  const char* limit = "%s: %llu %s: gpusort sorts at most 2147483647 (2^31 - 1)%s";
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; ++i) {
+    const unsigned long long c = counts[i];
+    CHECK_ERROR(
+        gpusort_sorter_scratch_bytes(sorter, c, &bytes), invalid,
+        format(limit, "gpusort_sorter_scratch_bytes", c, "elements", " in one device sort"));
+    CHECK_ERROR(gpusort_segmented_sorter_scratch_bytes(segmented, c, 1, &bytes), invalid,
+                format(limit, "gpusort_segmented_sorter_scratch_bytes", c, "elements", ""));
+    CHECK_ERROR(gpusort_segmented_sorter_scratch_bytes(segmented, 1, c, &bytes), invalid,
+                format(limit, "gpusort_segmented_sorter_scratch_bytes", c, "segments", ""));
+  }
+  gpusort_sorter_destroy(sorter);
+  gpusort_segmented_sorter_destroy(segmented);
 }
 
 /* A second context wrapping the first one's device, as an engine wraps its own. */
@@ -199,16 +407,31 @@ static void test_wrap(gpusort_context* ctx) {
   for (int i = 1; i < 1000; ++i) ordered &= keys[i - 1] >= keys[i];
   CHECK(ordered, "i32 descending through a wrapped context is not sorted");
   gpusort_context* invalid = NULL;
-  CHECK(gpusort_context_wrap(NULL, NULL, NULL, NULL, 0, &invalid) == GPUSORT_ERROR_INVALID_ARGUMENT &&
-            invalid == NULL,
-        "wrapping null handles");
+  VkInstance instance = gpusort_context_instance(ctx);
+  VkPhysicalDevice physical = gpusort_context_physical_device(ctx);
+  VkDevice device = gpusort_context_device(ctx);
+  VkQueue queue = gpusort_context_queue(ctx);
+  CHECK_ERROR(gpusort_context_wrap(NULL, physical, device, queue, 0, &invalid),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_context_wrap: instance is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_context_wrap(instance, NULL, device, queue, 0, &invalid),
+              GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_context_wrap: physical_device is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_context_wrap(instance, physical, NULL, queue, 0, &invalid),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_context_wrap: device is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_context_wrap(instance, physical, device, NULL, 0, &invalid),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_context_wrap: queue is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_context_wrap(instance, physical, device, queue, 0, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_context_wrap: out_context is NULL");
+  CHECK(invalid == NULL, "a failed gpusort_context_wrap set its context");
   /* A queue family the physical device does not have. */
-  gpusort_status s =
-      gpusort_context_wrap(gpusort_context_instance(ctx), gpusort_context_physical_device(ctx),
-                           gpusort_context_device(ctx), gpusort_context_queue(ctx), 1000, &invalid);
-  CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && invalid == NULL &&
-            strstr(gpusort_last_error(), "queue family 1000 does not exist") != NULL,
-        "%s '%s'", gpusort_status_name(s), gpusort_last_error());
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, NULL);
+  CHECK_ERROR(gpusort_context_wrap(instance, physical, device, queue, 1000, &invalid),
+              GPUSORT_ERROR_INVALID_ARGUMENT,
+              format("gpusort_context_wrap: queue family 1000 does not exist (the physical device "
+                     "has %u queue families)",
+                     families));
+  CHECK(invalid == NULL, "a failed gpusort_context_wrap set its context");
   gpusort_context_destroy(invalid);
   gpusort_context_destroy(wrapped); /* the device stays: it is ctx's */
 }
@@ -225,7 +448,9 @@ static void test_device_selection(void) {
     gpusort_context* ctx = NULL;
     gpusort_context_options options = {wanted[i][0], 0, 0};
     gpusort_status s = gpusort_context_create(&options, &ctx);
+    const char* function = "gpusort_context_create: ";
     CHECK(s == GPUSORT_ERROR_INVALID_ARGUMENT && ctx == NULL &&
+              strncmp(gpusort_last_error(), function, strlen(function)) == 0 &&
               strstr(gpusort_last_error(), wanted[i][1]) != NULL &&
               strchr(gpusort_last_error(), '\n') == NULL,
           "device '%s': %s '%s'", wanted[i][0], gpusort_status_name(s), gpusort_last_error());
@@ -302,7 +527,8 @@ typedef struct {
   void* mapped;
 } Buffer;
 
-static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpusort, int host_visible) {
+static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpusort,
+                          int host_visible) {
   VkDevice device = gpusort_context_device(ctx);
   Buffer b = {VK_NULL_HANDLE, VK_NULL_HANDLE, NULL};
   VkBufferCreateInfo info = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -317,11 +543,14 @@ static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpus
   vkGetBufferMemoryRequirements(device, b.buffer, &req);
   VkPhysicalDeviceMemoryProperties memory;
   vkGetPhysicalDeviceMemoryProperties(gpusort_context_physical_device(ctx), &memory);
-  VkMemoryPropertyFlags wanted = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                              : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  VkMemoryPropertyFlags wanted =
+      host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                   : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   uint32_t type = UINT32_MAX;
   for (uint32_t i = 0; i < memory.memoryTypeCount && type == UINT32_MAX; ++i)
-    if ((req.memoryTypeBits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & wanted) == wanted) type = i;
+    if ((req.memoryTypeBits & (1u << i)) &&
+        (memory.memoryTypes[i].propertyFlags & wanted) == wanted)
+      type = i;
   if (type == UINT32_MAX) abort();
   VkMemoryAllocateFlagsInfo flags = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
@@ -331,7 +560,8 @@ static Buffer make_buffer(gpusort_context* ctx, VkDeviceSize bytes, int for_gpus
   alloc.memoryTypeIndex = type;
   if (vkAllocateMemory(device, &alloc, NULL, &b.memory) != VK_SUCCESS) abort();
   if (vkBindBufferMemory(device, b.buffer, b.memory, 0) != VK_SUCCESS) abort();
-  if (host_visible && vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped) != VK_SUCCESS) abort();
+  if (host_visible && vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped) != VK_SUCCESS)
+    abort();
   return b;
 }
 
@@ -354,6 +584,154 @@ static void copy(VkCommandBuffer cmd, Buffer* src, VkDeviceSize src_offset, Buff
   vkCmdCopyBuffer(cmd, src->buffer, dst->buffer, 1, &region);
 }
 
+/* The engine face's argument problems, each named by its C parameter, and counts near 2^64. Every
+ * call fails before it records anything. */
+static void test_engine_errors(gpusort_context* ctx) {
+  const gpusort_status invalid = GPUSORT_ERROR_INVALID_ARGUMENT;
+  gpusort_sorter* sorter = NULL;
+  gpusort_sorter_config bad = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0, 0, 3};
+  CHECK_ERROR(gpusort_sorter_create(ctx, &bad, &sorter), invalid,
+              "gpusort_sorter_create: config->count_bytes must be 0, 4 or 8, not 3");
+  bad.count_bytes = 8;
+  bad.value_bytes = 2;
+  CHECK_ERROR(gpusort_sorter_create(ctx, &bad, &sorter), invalid,
+              "gpusort_sorter_create: config->value_bytes must be 0, 4 or 8, not 2");
+  bad.value_bytes = 4;
+  bad.key = (gpusort_key_type)9;
+  CHECK_ERROR(gpusort_sorter_create(ctx, &bad, &sorter), invalid,
+              "gpusort_sorter_create: config->key 9 is not a gpusort_key_type");
+  bad.key = GPUSORT_KEY_I64;
+  bad.algorithm = (gpusort_algorithm)6;
+  CHECK_ERROR(gpusort_sorter_create(ctx, &bad, &sorter), invalid,
+              "gpusort_sorter_create: config->algorithm 6 is not a gpusort_algorithm");
+  bad.algorithm = GPUSORT_ALGORITHM_ONESWEEP;
+  bad.begin_bit = 64;
+  CHECK_ERROR(gpusort_sorter_create(ctx, &bad, &sorter), invalid,
+              "gpusort_sorter_create: config->begin_bit = 64, config->end_bit = 0: bits [64, 64) "
+              "are empty or beyond the 64-bit i64 key");
+  CHECK_ERROR(gpusort_sorter_create(ctx, NULL, &sorter), invalid,
+              "gpusort_sorter_create: config is NULL");
+  CHECK_ERROR(gpusort_sorter_create(NULL, &bad, &sorter), invalid,
+              "gpusort_sorter_create: context is NULL");
+  CHECK(sorter == NULL, "a failed gpusort_sorter_create set its sorter");
+  gpusort_segmented_sorter* segmented = NULL;
+  gpusort_segmented_sorter_config bad_segmented = {GPUSORT_KEY_U32, 0, 2};
+  CHECK_ERROR(gpusort_segmented_sorter_create(ctx, &bad_segmented, &segmented), invalid,
+              "gpusort_segmented_sorter_create: config->offset_bytes must be 4 or 8, not 2");
+  bad_segmented.offset_bytes = 8;
+  bad_segmented.algorithm = GPUSORT_ALGORITHM_BITONIC;
+  CHECK_ERROR(gpusort_segmented_sorter_create(ctx, &bad_segmented, &segmented), invalid,
+              "gpusort_segmented_sorter_create: segmented sort and argsort need a stable sort: "
+              "bitonic is not stable");
+
+  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN};
+  gpusort_segmented_sorter_config segmented_config = {GPUSORT_KEY_U64, 4, 4};
+  CHECK_OK(gpusort_sorter_create(ctx, &config, &sorter));
+  CHECK_OK(gpusort_segmented_sorter_create(ctx, &segmented_config, &segmented));
+  if (!sorter || !segmented) return;
+  uint64_t scratch_bytes = 0;
+  CHECK_ERROR(gpusort_sorter_scratch_bytes(sorter, 100, NULL), invalid,
+              "gpusort_sorter_scratch_bytes: out_bytes is NULL");
+  CHECK_ERROR(gpusort_sorter_scratch_bytes(NULL, 100, &scratch_bytes), invalid,
+              "gpusort_sorter_scratch_bytes: sorter is NULL");
+  CHECK_OK(gpusort_sorter_scratch_bytes(sorter, 100, &scratch_bytes));
+  Buffer keys = make_buffer(ctx, 1024, 1, 0), scratch = make_buffer(ctx, scratch_bytes, 1, 0);
+  VkDevice device = gpusort_context_device(ctx);
+  VkCommandPoolCreateInfo pool_info = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.queueFamilyIndex = gpusort_context_queue_family_index(ctx);
+  VkCommandPool pool;
+  vkCreateCommandPool(device, &pool_info, NULL, &pool);
+  VkCommandBufferAllocateInfo alloc = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  vkAllocateCommandBuffers(device, &alloc, &cmd);
+  VkCommandBufferBeginInfo begin = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  vkBeginCommandBuffer(cmd, &begin);
+
+  const gpusort_buffer_ref none = {VK_NULL_HANDLE, 0}, keys_ref = {keys.buffer, 0};
+  const gpusort_buffer_ref scratch_ref = {scratch.buffer, 0}, odd = {keys.buffer, 4};
+  CHECK_ERROR(gpusort_sorter_record(NULL, cmd, keys_ref, none, scratch_ref, 100), invalid,
+              "gpusort_sorter_record: sorter is NULL");
+  CHECK_ERROR(gpusort_sorter_record(sorter, VK_NULL_HANDLE, keys_ref, none, scratch_ref, 100),
+              invalid, "gpusort_sorter_record: command_buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_sorter_record(sorter, cmd, none, none, scratch_ref, 100), invalid,
+              "gpusort_sorter_record: keys.buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_sorter_record(sorter, cmd, odd, none, scratch_ref, 100), invalid,
+              "gpusort_sorter_record: keys.offset 4 is not a multiple of 16");
+  CHECK_ERROR(gpusort_sorter_record(sorter, cmd, keys_ref, keys_ref, scratch_ref, 100), invalid,
+              "gpusort_sorter_record: values.buffer is given, but the sorter was created with "
+              "value_bytes = 0");
+  CHECK_ERROR(gpusort_sorter_record(sorter, cmd, keys_ref, none, keys_ref, 100), invalid,
+              "gpusort_sorter_record: keys and scratch overlap (for 100 elements)");
+  CHECK_ERROR(gpusort_sorter_record_indirect(sorter, VK_NULL_HANDLE, keys_ref, none, scratch_ref,
+                                             keys_ref, 100),
+              invalid, "gpusort_sorter_record_indirect: command_buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_sorter_record_indirect(sorter, cmd, none, none, scratch_ref, keys_ref, 100),
+              invalid, "gpusort_sorter_record_indirect: keys.buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_sorter_record_indirect(sorter, cmd, keys_ref, none, scratch_ref, none, 100),
+              invalid, "gpusort_sorter_record_indirect: count.buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_segmented_sorter_record(segmented, VK_NULL_HANDLE, keys_ref, keys_ref,
+                                              keys_ref, none, scratch_ref, 5, 1),
+              invalid, "gpusort_segmented_sorter_record: command_buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_segmented_sorter_record(segmented, cmd, keys_ref, none, keys_ref, none,
+                                              scratch_ref, 5, 1),
+              invalid,
+              "gpusort_segmented_sorter_record: values.buffer is VK_NULL_HANDLE, but the sorter "
+              "was created with value_bytes = 4");
+  CHECK_ERROR(gpusort_segmented_sorter_record(segmented, cmd, keys_ref, keys_ref, keys_ref, none,
+                                              scratch_ref, 5, 0),
+              invalid,
+              "gpusort_segmented_sorter_record: segments is 0, but n is 5 (offsets[segments] must "
+              "be n)");
+  CHECK_ERROR(gpusort_segmented_sorter_record(segmented, cmd, none, keys_ref, keys_ref, none,
+                                              scratch_ref, 5, 1),
+              invalid, "gpusort_segmented_sorter_record: keys.buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_segmented_sorter_record_indirect(segmented, cmd, keys_ref, keys_ref, none,
+                                                       none, scratch_ref, keys_ref, 5, 1),
+              invalid,
+              "gpusort_segmented_sorter_record_indirect: offsets.buffer is VK_NULL_HANDLE");
+  CHECK_ERROR(gpusort_segmented_sorter_record_indirect(segmented, cmd, keys_ref, keys_ref, keys_ref,
+                                                       none, scratch_ref, none, 5, 1),
+              invalid,
+              "gpusort_segmented_sorter_record_indirect: segment_count.buffer is VK_NULL_HANDLE");
+  gpusort_segmented_sorter_destroy(segmented);
+  segmented_config.value_bytes = 0;
+  CHECK_OK(gpusort_segmented_sorter_create(ctx, &segmented_config, &segmented));
+  if (!segmented) return;
+
+  /* Counts near 2^64. */
+  const uint64_t counts[] = {UINT64_MAX, UINT64_MAX - 1, (uint64_t)1 << 63, (uint64_t)1 << 32};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; ++i) {
+    const unsigned long long c = counts[i];
+    const char* limit = "%s: %llu %s: gpusort sorts at most 2147483647 (2^31 - 1)%s";
+    CHECK_ERROR(gpusort_sorter_record(sorter, cmd, none, none, none, c), invalid,
+                format(limit, "gpusort_sorter_record", c, "elements", " in one device sort"));
+    CHECK_ERROR(
+        gpusort_sorter_record_indirect(sorter, cmd, none, none, none, none, c), invalid,
+        format(limit, "gpusort_sorter_record_indirect", c, "elements", " in one device sort"));
+    CHECK_ERROR(gpusort_segmented_sorter_record(segmented, cmd, none, none, none, none, none, c, 1),
+                invalid, format(limit, "gpusort_segmented_sorter_record", c, "elements", ""));
+    CHECK_ERROR(gpusort_segmented_sorter_record(segmented, cmd, none, none, none, none, none, 1, c),
+                invalid, format(limit, "gpusort_segmented_sorter_record", c, "segments", ""));
+    CHECK_ERROR(gpusort_segmented_sorter_record_indirect(segmented, cmd, none, none, none, none,
+                                                         none, none, c, 1),
+                invalid,
+                format(limit, "gpusort_segmented_sorter_record_indirect", c, "elements", ""));
+    CHECK_ERROR(gpusort_segmented_sorter_record_indirect(segmented, cmd, none, none, none, none,
+                                                         none, none, 1, c),
+                invalid,
+                format(limit, "gpusort_segmented_sorter_record_indirect", c, "segments", ""));
+  }
+  vkEndCommandBuffer(cmd);
+  vkDestroyCommandPool(device, pool, NULL);
+  free_buffer(ctx, &keys);
+  free_buffer(ctx, &scratch);
+  gpusort_sorter_destroy(sorter);
+  gpusort_segmented_sorter_destroy(segmented);
+}
+
 /* Two sorts in one command buffer: f32 keys with u32 values through record_indirect (the count
  * written on the GPU by vkCmdFillBuffer, smaller than max_n) and u32 keys through record. */
 static void test_engine_face(gpusort_context* ctx) {
@@ -373,7 +751,8 @@ static void test_engine_face(gpusort_context* ctx) {
   Buffer upload = make_buffer(ctx, 3 * bytes, 0, 1), readback = make_buffer(ctx, 3 * bytes, 0, 1);
   Buffer fkeys = make_buffer(ctx, bytes, 1, 0), values = make_buffer(ctx, bytes, 1, 0);
   Buffer ukeys = make_buffer(ctx, bytes, 1, 0), count_buffer = make_buffer(ctx, 16, 1, 0);
-  Buffer scratch1 = make_buffer(ctx, scratch_pairs, 1, 0), scratch2 = make_buffer(ctx, scratch_keys, 1, 0);
+  Buffer scratch1 = make_buffer(ctx, scratch_pairs, 1, 0),
+         scratch2 = make_buffer(ctx, scratch_keys, 1, 0);
 
   uint32_t* in = upload.mapped; /* [f32 keys | values | u32 keys] */
   for (uint32_t i = 0; i < max_n; ++i) {
@@ -403,20 +782,23 @@ static void test_engine_face(gpusort_context* ctx) {
   copy(cmd, &upload, 2 * bytes, &ukeys, 0, bytes);
   vkCmdFillBuffer(cmd, count_buffer.buffer, 0, 4, count);
   barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   gpusort_buffer_ref none = {VK_NULL_HANDLE, 0};
-  gpusort_buffer_ref fkeys_ref = {fkeys.buffer, 0}, values_ref = {values.buffer, 0}, ukeys_ref = {ukeys.buffer, 0};
+  gpusort_buffer_ref fkeys_ref = {fkeys.buffer, 0}, values_ref = {values.buffer, 0},
+                     ukeys_ref = {ukeys.buffer, 0};
   gpusort_buffer_ref scratch1_ref = {scratch1.buffer, 0}, scratch2_ref = {scratch2.buffer, 0};
   gpusort_buffer_ref count_ref = {count_buffer.buffer, 0};
-  CHECK_OK(gpusort_sorter_record_indirect(pairs, cmd, fkeys_ref, values_ref, scratch1_ref, count_ref, max_n));
+  CHECK_OK(gpusort_sorter_record_indirect(pairs, cmd, fkeys_ref, values_ref, scratch1_ref,
+                                          count_ref, max_n));
   CHECK_OK(gpusort_sorter_record(keys_only, cmd, ukeys_ref, none, scratch2_ref, max_n));
   barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
           VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
   copy(cmd, &fkeys, 0, &readback, 0, bytes);
   copy(cmd, &values, 0, &readback, bytes, bytes);
   copy(cmd, &ukeys, 0, &readback, 2 * bytes, bytes);
-  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-          VK_ACCESS_HOST_READ_BIT);
+  barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   vkEndCommandBuffer(cmd);
 
   VkFenceCreateInfo fence_info = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
@@ -425,11 +807,13 @@ static void test_engine_face(gpusort_context* ctx) {
   VkSubmitInfo submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
-  CHECK(vkQueueSubmit(gpusort_context_queue(ctx), 1, &submit, fence) == VK_SUCCESS, "vkQueueSubmit");
+  CHECK(vkQueueSubmit(gpusort_context_queue(ctx), 1, &submit, fence) == VK_SUCCESS,
+        "vkQueueSubmit");
   CHECK(vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX) == VK_SUCCESS, "vkWaitForFences");
 
   const uint32_t* out = readback.mapped;
-  CHECK(is_stable_sort_u32(in, out, out + max_n, count, 1), "record_indirect: first %d not the stable sort", count);
+  CHECK(is_stable_sort_u32(in, out, out + max_n, count, 1),
+        "record_indirect: first %d not the stable sort", count);
   int tail_kept = 1;
   for (uint32_t i = count; i < max_n; ++i) tail_kept &= out[i] == in[i] && out[max_n + i] == i;
   CHECK(tail_kept, "record_indirect touched elements beyond the count");
@@ -438,13 +822,15 @@ static void test_engine_face(gpusort_context* ctx) {
   for (uint32_t i = 0; i < max_n; ++i) expected[i] = in[2 * max_n + i];
   qsort(expected, max_n, sizeof *expected, compare_u64);
   int keys_ok = 1;
-  for (uint32_t i = 0; i < max_n; ++i) keys_ok &= out[2 * max_n + i] == (uint32_t)expected[max_n - 1 - i];
+  for (uint32_t i = 0; i < max_n; ++i)
+    keys_ok &= out[2 * max_n + i] == (uint32_t)expected[max_n - 1 - i];
   CHECK(keys_ok, "record: descending u32 keys differ from qsort");
   free(expected);
 
   vkDestroyFence(device, fence, NULL);
   vkDestroyCommandPool(device, pool, NULL);
-  Buffer* buffers[] = {&upload, &readback, &fkeys, &values, &ukeys, &count_buffer, &scratch1, &scratch2};
+  Buffer* buffers[] = {&upload, &readback,     &fkeys,    &values,
+                       &ukeys,  &count_buffer, &scratch1, &scratch2};
   for (size_t i = 0; i < sizeof buffers / sizeof *buffers; ++i) free_buffer(ctx, buffers[i]);
   gpusort_sorter_destroy(pairs);
   gpusort_sorter_destroy(keys_only);
@@ -455,19 +841,24 @@ int main(void) {
   gpusort_context_options options = {NULL, 1, 1}; /* device: GPUSORT_DEVICE, else the best */
   gpusort_status s = gpusort_context_create(&options, &ctx);
   if (s != GPUSORT_OK) {
-    fprintf(stderr, "gpusort_context_create: %s: %s\n", gpusort_status_name(s), gpusort_last_error());
+    fprintf(stderr, "gpusort_context_create: %s: %s\n", gpusort_status_name(s),
+            gpusort_last_error());
     printf("0 passed, 1 failed\n");
     return 1;
   }
   test_convenient_face(ctx);
   test_segments(ctx);
   test_errors(ctx);
+  test_segments_errors(ctx);
+  test_counts(ctx);
+  test_engine_errors(ctx);
   test_wrap(ctx);
   test_device_selection();
   test_threads_share_a_context(ctx);
   test_engine_face(ctx);
   uint64_t messages = gpusort_context_validation_messages(ctx);
-  CHECK(messages == 0, "%llu Vulkan validation messages (printed above)", (unsigned long long)messages);
+  CHECK(messages == 0, "%llu Vulkan validation messages (printed above)",
+        (unsigned long long)messages);
   gpusort_context_destroy(ctx);
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;

@@ -294,6 +294,29 @@ TEST(OutOfCore, LimitTooSmallIsOneLineError) {
   }
 }
 
+// n near 2^64: the run count (n + run - 1) / run wrapped around to a few runs, and the sort went on
+// to allocate n * 4 bytes (std::bad_alloc) instead of refusing n. Nothing is read from the array.
+TEST(OutOfCore, CountsNear2To64AreRefused) {
+  uint32_t key = 0;
+  for (uint64_t n : {UINT64_MAX, UINT64_MAX - 1}) {
+    auto refused = [n](const auto& call) {
+      try {
+        call();
+        ADD_FAILURE() << "n = " << n << " was accepted";
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_TRUE(what.starts_with("a device memory limit of ") &&
+                    what.find(" bytes is too small for " + std::to_string(n) +
+                              " u32 keys: runs of ") != std::string::npos &&
+                    what.ends_with(" fit, at most 65536 runs are merged"))
+            << what;
+      }
+    };
+    refused([&] { max_run_elements(context(), KeyType::u32, 0, n); });
+    refused([&] { sort_raw(context(), KeyType::u32, &key, n, nullptr, 0); });
+  }
+}
+
 TEST(OutOfCore, FittingArraysStayInCore) {
   SortTimings timings;
   EXPECT_TRUE(check_sort({.key = KeyType::u32,

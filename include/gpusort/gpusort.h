@@ -8,7 +8,13 @@
  *
  * Every function that can fail returns a gpusort_status; GPUSORT_OK is 0. The message of the
  * last call made on the calling thread ("" after a success) is gpusort_last_error(); it is
- * thread-local, so threads do not see each other's errors. No function throws or aborts.
+ * thread-local, so threads do not see each other's errors. It is one line: the function's name and
+ * the problem, naming the parameter at fault ("gpusort_sort_segments: offsets is NULL, but
+ * offset_count is 4"). No function throws or aborts. A count of host array elements (n,
+ * offset_count) whose array would exceed PTRDIFF_MAX bytes is GPUSORT_ERROR_INVALID_ARGUMENT.
+ *
+ * A static libgpusort needs the C++ runtime: the CMake package and gpusort.pc bring it, so a C
+ * program links with its C compiler (cc app.c $(pkg-config --cflags --libs gpusort)).
  */
 #ifndef GPUSORT_GPUSORT_H
 #define GPUSORT_GPUSORT_H
@@ -52,9 +58,9 @@ typedef struct gpusort_context gpusort_context; /* opaque */
 typedef struct gpusort_sorter gpusort_sorter;   /* opaque */
 
 typedef struct gpusort_context_options {
-  const char* device;             /* index or name substring; NULL or "": GPUSORT_DEVICE, else best;
-                                     one matching no device: GPUSORT_ERROR_INVALID_ARGUMENT */
-  int validation;                 /* nonzero: Khronos validation layer (also GPUSORT_VALIDATION=1) */
+  const char* device; /* index or name substring; NULL or "": GPUSORT_DEVICE, else best;
+                         one matching no device: GPUSORT_ERROR_INVALID_ARGUMENT */
+  int validation;     /* nonzero: Khronos validation layer (also GPUSORT_VALIDATION=1) */
   int synchronization_validation; /* nonzero: also synchronization validation */
 } gpusort_context_options;
 
@@ -114,8 +120,8 @@ void gpusort_context_release_cached_memory(gpusort_context* context);
 gpusort_status gpusort_sort(gpusort_context* context, gpusort_key_type key_type, void* keys,
                             uint64_t n, const gpusort_sort_options* options);
 /* values: n elements of value_bytes (4 or 8) each, carried along with their keys. */
-gpusort_status gpusort_sort_by_key(gpusort_context* context, gpusort_key_type key_type,
-                                   void* keys, void* values, uint32_t value_bytes, uint64_t n,
+gpusort_status gpusort_sort_by_key(gpusort_context* context, gpusort_key_type key_type, void* keys,
+                                   void* values, uint32_t value_bytes, uint64_t n,
                                    const gpusort_sort_options* options);
 
 /* ---- Segmented sort and argsort (gpusort::sort_segments_raw in gpusort.hpp) ---- */
@@ -126,7 +132,8 @@ gpusort_status gpusort_sort_by_key(gpusort_context* context, gpusort_key_type ke
  * one segment. keys are read; keys_out receives them sorted (keys itself: in place) or is NULL
  * (keys only read). values: NULL, or n values of value_bytes (4 or 8), sorted in place. indices:
  * NULL, or n integers of index_bytes (4 or 8) receiving the stable sorting permutation
- * (indices[i]: input position of output i). options may be NULL. bitonic is refused (unstable). */
+ * (indices[i]: input position of output i). For n > 0, at least one of keys_out, values and
+ * indices is given. options may be NULL. bitonic is refused (unstable). */
 gpusort_status gpusort_sort_segments(gpusort_context* context, gpusort_key_type key_type,
                                      uint64_t n, const void* keys, void* keys_out, void* values,
                                      uint32_t value_bytes, const void* offsets,
@@ -176,19 +183,16 @@ gpusort_status gpusort_segmented_sorter_scratch_bytes(const gpusort_segmented_so
                                                       uint64_t max_n, uint64_t max_segments,
                                                       uint64_t* out_bytes);
 /* values / indices: {VK_NULL_HANDLE, 0} for none. offsets hold segments + 1 entries. */
-gpusort_status gpusort_segmented_sorter_record(const gpusort_segmented_sorter* sorter,
-                                               VkCommandBuffer command_buffer,
-                                               gpusort_buffer_ref keys, gpusort_buffer_ref values,
-                                               gpusort_buffer_ref offsets,
-                                               gpusort_buffer_ref indices,
-                                               gpusort_buffer_ref scratch, uint64_t n,
-                                               uint64_t segments);
+gpusort_status gpusort_segmented_sorter_record(
+    const gpusort_segmented_sorter* sorter, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref offsets, gpusort_buffer_ref indices,
+    gpusort_buffer_ref scratch, uint64_t n, uint64_t segments);
 /* S is the u32 at segment_count (clamped to max_segments), n = offsets[S] (clamped to max_n). */
 gpusort_status gpusort_segmented_sorter_record_indirect(
-    const gpusort_segmented_sorter* sorter, VkCommandBuffer command_buffer,
-    gpusort_buffer_ref keys, gpusort_buffer_ref values, gpusort_buffer_ref offsets,
-    gpusort_buffer_ref indices, gpusort_buffer_ref scratch, gpusort_buffer_ref segment_count,
-    uint64_t max_n, uint64_t max_segments);
+    const gpusort_segmented_sorter* sorter, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref offsets, gpusort_buffer_ref indices,
+    gpusort_buffer_ref scratch, gpusort_buffer_ref segment_count, uint64_t max_n,
+    uint64_t max_segments);
 
 /* ---- Errors ---- */
 

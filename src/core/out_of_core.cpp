@@ -391,7 +391,7 @@ uint64_t run_elements(Context::Impl& ctx, const SortSpec& spec, Algorithm reques
     else
       hi = mid - 1;
   }
-  if (lo == 0 || (n + lo - 1) / lo > max_runs)
+  if (lo == 0 || (n - 1) / lo + 1 > max_runs)  // n >= 2: no (n + lo - 1) to wrap around
     throw Error("a device memory limit of " + std::to_string(budget) + " bytes is too small for " +
                 std::to_string(n) + " " + to_string(spec.key) + " keys" +
                 (spec.value_words ? " with " + std::to_string(spec.value_words * 4) + "-byte values"
