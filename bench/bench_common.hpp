@@ -38,7 +38,7 @@ struct KeyConfig {
   uint32_t key_bytes;
   uint32_t value_bytes;  // 0: keys only
   bool is_float;
-  // One bucket holding 99 % of the keys (issue #12): 99 % of the keys get the top byte (of 32 or
+  // One bucket holding 99 % of the keys: 99 % of the keys get the top byte (of 32 or
   // 64 bits) skewed_top_byte, the rest stay uniform. Bench only on request (--keys), at 2^20 and
   // 2^22.
   bool skewed = false;
@@ -128,8 +128,8 @@ struct Protocol {
   // repeats double until one submission keeps the GPU busy for spin_up_submission_ms: the H100
   // stays at its idle clock (345 MHz) while it is busy only a few percent of the time, which is
   // what one waited-for sort of 2^10 keys per submission gave (~8 us of work against ~20-50 us
-  // of submission and wait; bench/NOTES-small.md). Both programs use this loop, so gpusort and
-  // CUB rows start from the same clocks.
+  // of submission and wait; docs/design/small-sort.md). Both programs use this loop, so gpusort
+  // and CUB rows start from the same clocks.
   double spin_up_submission_ms = 2;
   uint32_t spin_up_max_repeats = 4096;  // bounds one command buffer's length
   template <class SortSpare> void spin_up(SortSpare sort_spare) const {
@@ -464,7 +464,7 @@ inline uint64_t run_seed(uint64_t seed, const KeyConfig& c, uint64_t n, uint64_t
   return mix64(h + run * golden);
 }
 
-// ---- segmented rows (issue #13): segment layouts, per-segment checks, argsort checks ----
+// ---- segmented rows: segment layouts, per-segment checks, argsort checks ----
 
 // The layout families of the segmented rows, named by their shape at n = 2^24 (the default n).
 // At another n the small family keeps its segment size (256) and the others their segment count

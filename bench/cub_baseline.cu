@@ -6,7 +6,7 @@
 //   cub_baseline [--keys u32,u64,...] [--min-log2 10] [--max-log2 28] [--step 2] [--warmups 3]
 //                [--runs 11] [--seed S] [--time-budget SECONDS] [--quick] [--json F] [--csv F]
 //   cub_baseline --segmented [--layouts small,medium,large,powerlaw] [same options]
-//     The rows of `gpusort bench --segmented` (issue #13; default n = 2^24, --quick 2^14, keys
+//     The rows of `gpusort bench --segmented` (default n = 2^24, --quick 2^14, keys
 //     u32,u32+u32): per layout the faster of cub::DeviceSegmentedSort and
 //     cub::DeviceSegmentedRadixSort (named in the row's algorithm), the argsort row
 //     (DeviceRadixSort::SortPairs of the keys with an iota made inside the timing) and the
@@ -527,7 +527,7 @@ int main(int argc, char** argv) {
         row.config = argsort_config_name(), row.value_bytes = 4;
         return row;
       });
-      // The sort_by_key row argsort is compared with (issue #13).
+      // The sort_by_key row argsort is compared with.
       timed("u32+u32", [&](bool skip) {
         if (!skip) return measure(u32_u32, n, p, p.seed, stream);
         return Row::of("cub", "DeviceRadixSort", u32_u32, n);

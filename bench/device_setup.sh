@@ -1,7 +1,7 @@
-# Sourced by the scripts that run on the device machine, from their staged folder
-# .devrun/<name>/: sets root (the repository copy holding .gl and .devrun) and out ($OUT, else
-# ./out beside the script), and gives the bare machine its Vulkan loader from the carried Debian
-# packages and the NVIDIA driver's manifest.
+# Sourced by the scripts that run on the GPU machine, from their staged folder .devrun/<name>/:
+# sets root (the repository copy holding .gl and .devrun) and out (the folder the environment
+# variable OUT names, else ./out beside the script), and gives a machine without a Vulkan loader
+# one from the Debian packages in .gl/ (libvulkan1), with the NVIDIA driver's manifest.
 root=$(cd "$here/../.." && pwd)
 out=${OUT:-$here/out}
 mkdir -p "$out"

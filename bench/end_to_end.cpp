@@ -3,7 +3,7 @@
 // reported with its stages (SortTimings); every run's output checked (sorted, pair multiset).
 // Before each run the GPU is spun up like the kernel rows' (Protocol::spin_up: untimed sorts of
 // device-resident keys), because the H100's SM clock follows the recent load: from an idle GPU a
-// 2^28 sort inside the call runs at 345 MHz, 5.3x slower (bench/NOTES-host.md, clock probe).
+// 2^28 sort inside the call runs at 345 MHz, 5.3x slower (docs/design/host-path.md).
 // With --one-off, each row also reports calls made after 1 s of idle, with no spin-up: what a
 // program that sorts once, on an otherwise idle GPU, sees.
 // The floor is the bytes moved each way over the bandwidth measured first: a DMA between pinned

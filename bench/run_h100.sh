@@ -1,11 +1,12 @@
 #!/bin/bash
 # The whole H100 measurement in one invocation: CUB baseline, then `gpusort bench`, both over
-# n = 2^10..2^28 and all five key configurations; logs, JSON and CSV go to $OUT.
+# n = 2^10..2^28 and all five key configurations; logs, JSON and CSV go to the output folder
+# (device_setup.sh: out/ beside this script unless the environment names another).
 #
-# Staged here by bench/stage_h100.sh into /work/main/.devrun/bench/ (binaries + this script),
-# then run through the device tool with carry [".gl", ".devrun/bench"]:
+# Copied with the binaries by bench/stage_h100.sh into .devrun/bench/ of the repository, then run
+# on the GPU machine from a copy of the repository holding that folder:
 #   bash .devrun/bench/run_h100.sh
-# Afterwards, on the development machine: bench/compare.py /work/.device/<files_at> (RESULTS.md).
+# Afterwards, on the build machine: bench/compare.py RUN_DIR (docs/PERFORMANCE.md, Rerunning).
 # Options go to both programs (e.g. --max-log2 24); GPUSORT_ALGORITHMS picks gpusort's algorithms
 # (default: every one the build has). Time: both programs run the smallest n first and skip rows
 # predicted to end past their budget (CUB_BUDGET, default 80 s: CUB needs ~55 s in full;
@@ -41,7 +42,7 @@ algorithms=()
 timeout $((gpusort_budget + 90)) "$here/gpusort" bench --seed "$seed" --time-budget "$gpusort_budget" \
   "${algorithms[@]}" \
   --json "$out/gpusort.json" --csv "$out/gpusort.csv" "$@" 2>&1 | tee "$out/gpusort.log" || status=1
-# The skewed rows (issue #12: one bucket holding 99 % of the keys) at 2^20 and 2^22, both programs,
+# The skewed rows (one bucket holding 99 % of the keys) at 2^20 and 2^22, both programs,
 # the same seed; own files so the main tables stay as they were.
 skew=(--seed "$seed" --keys u32-skew99,u32+u32-skew99 --min-log2 20 --max-log2 22 --step 2)
 timeout 120 "$here/cub_baseline" "${skew[@]}" --json "$out/cub_skew.json" --csv "$out/cub_skew.csv" \

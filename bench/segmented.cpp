@@ -17,10 +17,10 @@ namespace {
 
 // The device buffers of the segmented rows, grown only when a row needs more (rows at one n
 // are measured after `reserve` sized it for all of them), so that rows share a few allocations
-// and do not depend on the driver's allocation history (benchmark.cpp's Pools). Session 6 on the
-// H100 and H200: with per-row allocations, whole rows (and only some of them) ran 3-5x slower,
-// steadily over their 11 runs, and a row's timed runs changed speed from one input set to the
-// next (bench/NOTES-segmented.md).
+// and do not depend on the driver's allocation history (benchmark.cpp's Pools). On the H100 and
+// H200 (2026-11-23), with per-row allocations, whole rows (and only some of them) ran 3-5x
+// slower, steadily over their 11 runs, and a row's timed runs changed speed from one input set to
+// the next (docs/design/segmented-sort.md).
 struct SegmentedPool {
   std::vector<DeviceBuffer> sets;  // sets[i]: one input set (keys | values | indices)
   uint64_t set_bytes = 0;
@@ -242,7 +242,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
     for (const KeyConfig& c : configs)
       for (SegmentFamily f : families) timed(segmented_config_name(c, f, uint64_t(1) << 24), c, f);
     timed("argsort", u32, std::nullopt);
-    // The row argsort is judged against (issue #13: within 10 %): the ordinary u32+u32 row.
+    // The row argsort is judged against (within 10 %): the ordinary u32+u32 row.
     BenchOptions by_key{p, {Algorithm::automatic}, parse_key_configs("u32+u32"), {}};
     by_key.protocol.min_log2 = by_key.protocol.max_log2 = log2;
     by_key.protocol.seed = seed;

@@ -1,4 +1,4 @@
-// `gpusort bench --segmented` (issue #13): SegmentedSorter::record on device buffers for a few
+// `gpusort bench --segmented`: SegmentedSorter::record on device buffers for a few
 // segment layouts (bench_common.hpp's families), and argsort of u32 keys beside sort_by_key with
 // u32 values, in the protocol and schema of the other rows. cub_baseline --segmented measures
 // the same rows on the same inputs.

@@ -3,7 +3,7 @@
 // GPU timestamps), plus a sweep of small-array sort shapes (tile sizes, merge lanes and levels), at
 // n = 2^10 ... 2^16 (or 2^max_log2) u32 keys and u32+u32 pairs. Every configuration is checked once
 // against std::stable_sort before it is timed; each time is the median of `runs` sorts of fresh
-// random keys. Build (see bench/NOTES-small.md), from the repository root:
+// random keys. Build (see docs/design/small-sort.md), from the repository root:
 //   c++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/small_sort_timing.cpp \
 //       build/libgpusort.a -lvulkan
 // Run: small_sort_timing [runs=25] [warmup_copies=8] [shapes] [max_log2=16]
@@ -270,12 +270,12 @@ int main(int argc, char** argv) {
   };
   const bool sweep_shapes = argc > 3 && std::string(argv[3]) == "shapes";
   if (sweep_shapes) {
-    // automatic's bands (session 13, call 3), then two merge levels: groups of 4-16 tiles merged
+    // automatic's bands (tiles and merge lanes), then two merge levels: groups of 4-16 tiles merged
     // into runs, then the runs (bucket bits log2(tile), or 12 for longer runs).
     shape(2, 512, 256, 4, 256, 0, 8);
     shape(2, 512, 512, 4, 256, 0, 4);
     shape(2, 512, 1024, 4, 256, 0, 4);
-    shape(2, 512, 256, 4, 256, 0, 4);  // session 15: tiles of 512 and 1024 with other lanes
+    shape(2, 512, 256, 4, 256, 0, 4);  // tiles of 512 and 1024 with other lanes
     shape(2, 512, 512, 4, 256, 0, 8);
     shape(2, 1024, 256, 4, 256, 0, 8);  // one dispatch up to 2048 keys (1024 x 2)
     shape(4, 512, 256, 4, 256, 0, 8);   // one dispatch up to 2048 keys (512 x 4)
@@ -286,9 +286,9 @@ int main(int argc, char** argv) {
     shape(2, 512, 512, 4, 256, 12, 4, 16);
     shape(2, 512, 1024, 4, 256, 12, 4, 8);
     shape(2, 512, 1024, 4, 256, 12, 4, 16);
-    // Session 13 calls 1-3 (merge lanes 2-32, merge workgroups of 512 and 1024) and earlier
-    // sweeps' other shapes (merge rounds of 8, bucket bits 8, 1 or 4 keys per invocation, tiles
-    // of 4096) lost at every size: bench/NOTES-small.md.
+    // Other shapes (merge lanes 2-32, merge workgroups of 512 and 1024, merge rounds of 8, bucket
+    // bits 8, 1 or 4 keys per invocation, tiles of 4096) lost at every size on the H100:
+    // docs/design/small-sort.md.
   }
   // Sizes 2^10 ... 2^max (argument 4, default 16; above 2^16 automatic is Onesweep).
   const int max_log2 = argc > 4 ? std::atoi(argv[4]) : 16;

@@ -37,7 +37,8 @@ layout(constant_id = 8) const uint SPIN_LIMIT = 64;         // look-back rounds 
 layout(constant_id = 9) const uint PUBLISH_REFUSAL_PERIOD = 0;
 layout(constant_id = 10) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
 // 1: full tiles run their own copy of the tile code, without bounds checks. On the H100 that
-// made 64-bit keys 9 % and pairs 3 % faster, and 32-bit keys alone 3 % slower (NOTES-onesweep.md).
+// made 64-bit keys 9 % and pairs 3 % faster, and 32-bit keys alone 3 % slower
+// (docs/design/onesweep.md).
 layout(constant_id = 12) const uint FULL_TILE_COPY = 1;
 // 1: each workgroup requests the keys of the tile its own id names before its claim returns
 // (workgroups start, and so claim, mostly in id order); a wrong guess loads again.
@@ -78,7 +79,7 @@ const uint COUNTERS = MAX_SUBGROUPS * COUNTER_WORDS;
 // 1: the counters live at the start of the exchange array (one 32-bit word per key/value): they
 // are read for the last time before the first key goes in, and the room saved goes to bigger
 // tiles, at the cost of one barrier. On the H100 that made 32-bit keys alone 5 % faster (tiles of
-// 512 x 20) and pairs 3 % slower at the same tile (NOTES-onesweep.md).
+// 512 x 20) and pairs 3 % slower at the same tile (docs/design/onesweep.md).
 layout(constant_id = 14) const uint COUNTERS_IN_EXCHANGE = 0;
 // 1: the partition pass of src/algorithms/partition_sort.cpp: the digit is the one
 // partition_plan.comp chose on the GPU (control words CONTROL_PARTITION_*; no choice: every
@@ -96,7 +97,7 @@ layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
 // i + the grid, i + 2 x the grid, ... (a fixed share: one late workgroup holds back every round;
 // profiling only), else each takes the grid + the count it claims from the pass's counter while
 // it ranks the current tile, so the claim's round trip hides behind the ranking and a workgroup
-// that runs late just sorts fewer tiles (bench/NOTES-onesweep.md, session 11).
+// that runs late just sorts fewer tiles (docs/design/onesweep.md).
 layout(constant_id = 18) const uint PERSISTENT = 0;
 // 1 (with PERSISTENT, 32-bit keys): the next tile's keys are requested right after the
 // look-back, so that their latency hides behind this tile's stores.
@@ -151,7 +152,7 @@ uint pass, bit, digit_bits;
 uint64_t digit_offsets_address;
 // This sort's tiles and the keys of its last one (n up to 2^32 keys, so every index fits a uint):
 // kept in 32 bits, because a 64-bit count live through the pass cost the H100 1-2 % and 14
-// registers for 64-bit keys (bench/NOTES-onesweep.md, session 8).
+// registers for 64-bit keys (docs/design/onesweep.md).
 uint tile_total, last_tile_size;
 uint tile_size_of(uint tile) { return tile + 1 == tile_total ? last_tile_size : TILE; }
 uint64_t keys_in;
@@ -225,7 +226,7 @@ void store_tile_keys(bool full, bool map_from_radix_order, uint64_t keys_out,
 }
 // The current tile's keys for this pass: mapping or not is decided once per pass (uniformly),
 // outside the per-key code; a per-key select slowed every pass of mapped key types by 40-70 % on
-// the H100 (bench/NOTES-onesweep.md).
+// the H100 (docs/design/onesweep.md).
 void load_current_tile_keys(bool full, out uvec2 keys[KEYS_PER_THREAD]) {
   uint chunk = gl_SubgroupID * gl_SubgroupSize * KEYS_PER_THREAD + gl_SubgroupInvocationID;
   if (input_raw) load_tile_keys(full, true, chunk, keys);
@@ -306,7 +307,7 @@ void sort_tile(bool full, bool output_raw, uint64_t keys_out, uint64_t values_in
   // and the counter's old value shuffled to them. One key's ranking state is live at a time, as
   // in CUB; on the H100 that beat three sweeps over all keys (ballots, then atomics, then
   // shuffles) by 2-3 % for 32-bit keys and pairs and 7 % for 64-bit keys, in fewer registers
-  // (bench/NOTES-onesweep.md, session 9). The shuffle needs the atomic's result, so item k's
+  // (docs/design/onesweep.md). The shuffle needs the atomic's result, so item k's
   // additions all precede item k + 1's.
   [[unroll]] for (uint k = 0; k < KEYS_PER_THREAD; ++k) {
     bool valid = in_tile(full, chunk + k * gl_SubgroupSize);

@@ -1,4 +1,4 @@
-// Experiment (issue #12): what does a dispatch cost that the GPU decides not to run?
+// Experiment: what does a dispatch cost that the GPU decides not to run?
 // A hybrid sort that chooses on the GPU between two paths (say the small-array merge and
 // Onesweep's passes) records both and leaves one idle; its price is what the idle path's
 // dispatches still cost. This program times, in one command buffer after ~1 ms of warm-up

@@ -1,8 +1,9 @@
 #!/bin/bash
-# One device call for the host path after the change (development): the end-to-end bench, the
-# demo, the same sorts in `gpusort bench`, the user baselines with the CLI's --timings, and the
-# whole test suite on the GPU with validation. Staged by stage.sh.
-#   bash .devrun/host_path/e2e_call.sh        (carry [".gl", ".devrun/host_path"])
+# One run on a GPU machine for the host path (development): the end-to-end bench, the demo, the
+# same sorts in `gpusort bench`, the user baselines with the CLI's --timings, and the whole test
+# suite on the GPU with validation. Staged by stage.sh into .devrun/host_path/; on the GPU machine,
+# from a copy of the repository holding that folder:
+#   bash .devrun/host_path/e2e_call.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/device_setup.sh"
@@ -36,9 +37,12 @@ if [ -d "$here/python/gpusort" ]; then
   PYTHONPATH="$here/python" PYTHONUNBUFFERED=1 timeout 150 python3 "$here/python_end_to_end.py" --log2n 28 --runs 3 2>&1 | tee "$out/python.log"
 fi
 echo "== tests on the GPU"
-baked=/work/main/build/tools/gpusort/gpusort
+# The CLI tests run the CLI and the rename-fault library at the paths baked into gpusort_tests
+# when it was built: link the staged copies there.
+baked=$(grep -ao '/[[:graph:]]*/tools/gpusort/gpusort' "$here/gpusort_tests" | head -n 1)
+fault=$(grep -ao '/[[:graph:]]*/libgpusort_test_rename_fault\.so' "$here/gpusort_tests" | head -n 1)
 mkdir -p "$(dirname "$baked")" && ln -sf "$g" "$baked"
-mkdir -p /work/main/build/tests && ln -sf "$here/libgpusort_test_rename_fault.so" /work/main/build/tests/
+mkdir -p "$(dirname "$fault")" && ln -sf "$here/libgpusort_test_rename_fault.so" "$fault"
 ls /usr/share/vulkan/explicit_layer.d/ 2>&1 | head -3
 cd /tmp && GPUSORT_DEVICE=NVIDIA GPUSORT_TEST_VALIDATION=1 timeout ${TEST_TIMEOUT:-240} "$here/gpusort_tests" > "$out/gtest.log" 2>&1
 echo "gtest exit $?"; grep -E "^\[  FAILED|^\[  PASSED|tests ran" "$out/gtest.log" | tail -n 20

@@ -1,4 +1,4 @@
-// Development probe for the host path (issue: end to end at the speed of the bus), not the
+// Development probe for the host path (end to end at the speed of the bus), not the
 // project benchmark. Measures, on one device, the numbers the convenient face's design rests on:
 //  - memory types, and the cost of allocating a large device buffer (first and repeated);
 //  - host memcpy into the upload (staging) memory and out of the readback memory, 1..T threads;

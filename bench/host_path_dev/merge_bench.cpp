@@ -1,11 +1,11 @@
-// Development benchmark for the out-of-core merge (issue #14): merge_runs (core/out_of_core.hpp)
+// Development benchmark for the out-of-core merge: merge_runs (core/out_of_core.hpp)
 // of k sorted runs of u64 keys into host arrays, keys only and with u32 values, on 1..T threads.
 // Prints M keys/s per thread (best of `reps`). Inputs: uniform random keys; all keys equal (the
 // merge may take whole runs at once); already sorted input (run r holds the r-th slice of the
 // key range: runs do not interleave). The output is touched before timing (in the out-of-core
 // sort it is the caller's array), so page faults are not counted. Last, the copy back that
-// sort_arrays_out_of_core made before session 8 (streaming_copy of the merged keys and values into
-// the caller's arrays, on the same threads), in the same unit.
+// sort_arrays_out_of_core made before commit 1c32f9e (streaming_copy of the merged keys and values
+// into the caller's arrays, on the same threads), in the same unit.
 //   g++ -std=c++20 -O2 -Iinclude -Isrc -Ibuild-merge bench/host_path_dev/merge_bench.cpp \
 //     build-merge/libgpusort.a -lvulkan -lpthread -o build-merge/merge_bench
 //   merge_bench [log2 total keys, default 26] [reps, default 3] [max threads, default 2]

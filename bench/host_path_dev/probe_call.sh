@@ -1,7 +1,8 @@
 #!/bin/bash
-# One device call for the host path (development): the probe, the demo, a bench row, the user
-# baselines (PyTorch, NumPy, the CLI), and the whole test suite on the GPU. Staged by stage.sh.
-#   bash .devrun/host_path/probe_call.sh        (carry [".gl", ".devrun/host_path"])
+# One run on a GPU machine for the host path (development): the probe, the demo, a bench row, the
+# user baselines (PyTorch, NumPy, the CLI), and the whole test suite on the GPU. Staged by
+# stage.sh into .devrun/host_path/; on the GPU machine, from a copy of the repository holding it:
+#   bash .devrun/host_path/probe_call.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/device_setup.sh"
@@ -25,7 +26,8 @@ timeout 120 "$here/gpusort" bench --algorithms onesweep --keys u32,f32 --min-log
 echo "== baselines"
 PYTHONUNBUFFERED=1 timeout 240 python3 "$here/baselines.py" $work "$here/gpusort" 2>&1 | tee "$out/baselines.log"
 rm -rf $work
-CLI_PATH_BAKED=/work/main/build/tools/gpusort/gpusort
+# The CLI tests run the CLI at the path baked into gpusort_tests when it was built.
+CLI_PATH_BAKED=$(grep -ao '/[[:graph:]]*/tools/gpusort/gpusort' "$here/gpusort_tests" | head -n 1)
 echo "== tests on the GPU"
 mkdir -p "$(dirname "$CLI_PATH_BAKED")" 2>/dev/null && ln -sf "$here/gpusort" "$CLI_PATH_BAKED"
 GPUSORT_DEVICE=NVIDIA timeout ${TEST_TIMEOUT:-150} "$here/gpusort_tests" --gtest_brief=1 > "$out/gtest.log" 2>&1

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Builds the host-path development probe and copies what probe_call.sh needs (the CLI, the test
-# binary, the probe, the scripts) into .devrun/host_path/ (git-ignored, carried to the device).
+# binary, the probe, the scripts) into .devrun/host_path/ (git-ignored; copy it to the GPU machine).
 #   bench/host_path_dev/stage.sh [BUILD_DIR]     (default: build; run `cmake --build` first)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,9 +1,9 @@
 #!/bin/bash
-# One device call for the question in bench/NOTES-onesweep.md, session 3: which Onesweep tile
-# shapes get two workgroups per SM on the H100 (the driver's register count, as CUB's onesweep
-# kernel gets two blocks per SM), and how fast each sorts u32 keys, beside CUB in the same call.
-# Staged by bench/onesweep_dev/stage.sh into .devrun/onesweep_dev/; run with carry
-# [".gl", ".devrun/onesweep_dev"]:
+# One run on a GPU machine for a question of docs/design/onesweep.md: which Onesweep tile shapes
+# get two workgroups per SM on the H100 (the driver's register count, as CUB's onesweep kernel
+# gets two blocks per SM), and how fast each sorts u32 keys, beside CUB in the same run.
+# Staged by bench/onesweep_dev/stage.sh into .devrun/onesweep_dev/; on the GPU machine, from a
+# copy of the repository holding that folder:
 #   bash .devrun/onesweep_dev/occupancy_sweep.sh
 # LOG2N (default 24) sets n; SHAPES replaces the list of
 # "workgroup:keys_per_thread:lookback_window:counters_in_exchange" entries.

@@ -1,4 +1,4 @@
-// Development profiling tool for Onesweep (issue #11): where a tile's time goes, read off the SM
+// Development profiling tool for Onesweep: where a tile's time goes, read off the SM
 // clock inside the pass. Sorts random u32 keys with the pass's CLOCK_PROFILE variant (build with
 // -DGPUSORT_ONESWEEP_VARIANTS=ON), whose invocation 0 records per tile its SM and the clock at
 // the phase boundaries (shaders/onesweep_pass.comp), and prints per pass:

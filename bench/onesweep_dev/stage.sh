@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds the Onesweep development tools (onesweep_timing, shader_stats, and cub_timing where nvcc
-# is found) from a configured build directory into .devrun/onesweep_dev/ (git-ignored, carried to
-# the device machine) beside the scripts that drive them.
+# is found) from a configured build directory into .devrun/onesweep_dev/ (git-ignored; copy it to
+# the GPU machine) beside the scripts that drive them.
 #   bench/onesweep_dev/stage.sh [BUILD_DIR]     (default: build; run `cmake --build` first)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -21,7 +21,7 @@
 namespace gpusort {
 
 enum class KeyType : uint32_t { u32, i32, f32, u64, i64, f64 };
-// partition (issue #12): one MSD partition pass by the top digit, then every bucket sorted on its
+// partition: one MSD partition pass by the top digit, then every bucket sorted on its
 // own by the segmented sort (src/algorithms/partition_sort.cpp); automatic does not pick it yet.
 enum class Algorithm : uint32_t { automatic, onesweep, radix_reduce_scan, bitonic, odd_even, partition };
 

@@ -27,7 +27,7 @@ uint div_ceil64(uint64_t a, uint b) { return uint(a / b + (a % b != 0 ? 1u : 0u)
 // Indices of 2^31 and more (arrays of more than 2^31 elements: Onesweep's, up to 2^32). SPIR-V
 // takes an access chain's index as signed, so such an element is addressed in unsigned 64-bit
 // arithmetic instead (element_at). That costs: on the H100 it made Onesweep's u32 passes 7 %
-// slower and u64 keys' took 121 registers instead of 107 (bench/NOTES-onesweep.md, session 8), so
+// slower and u64 keys' took 121 registers instead of 107 (docs/design/onesweep.md), so
 // a kernel that takes such arrays defines WIDE_INDICES_ID before including this file, a
 // specialization constant the host sets only for n > 2^31.
 #ifdef WIDE_INDICES_ID

@@ -7,7 +7,7 @@
 // keys (all but about 1 % at each end) spread over the buckets even when they share their top
 // bits: keys below 2^k, or 99 % of them with one top byte. Fixed top bits (origin 0, shift
 // width - BUCKET_BITS) put such keys into a few buckets, where each search takes 8-11 steps
-// instead of one (bench/NOTES-small.md, session 13).
+// instead of one (docs/design/small-sort.md).
 // Include after sort_element.glsl and the BUCKET_BITS constant (with MERGE_BUCKET_CHOICE, after
 // bitonic_tile.glsl too). The parameters live in three words (origin low, origin high, shift) at
 // a buffer address.

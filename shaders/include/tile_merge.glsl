@@ -36,9 +36,9 @@ uint keys_preceding_rounds(uvec2 key, uint64_t sorted_keys_address, uint base, u
     // ours when its last key does, none when its first key does not. Both ends are read with the
     // search's first probe, in its round trip, and when every range is settled the search ends
     // there. (Read in a round trip of their own they cost 3 us of 51 at 2^18 on spread keys,
-    // where few ranges are settled: bench/NOTES-small.md, session 14.) "Precedes ours" is spelled
-    // out at each use: one shared helper function measured 1-6 % slower for u64 keys on the H100
-    // (session 14, call 8).
+    // where few ranges are settled: docs/design/small-sort.md.) "Precedes ours" is spelled out at
+    // each use: one shared helper function measured 1-6 % slower for u64 keys on the H100
+    // (commit a6206bf against 2f66db2, `gpusort bench` at 2^12-2^17, 2026-11-24).
     if (longest >= 64) {
       uvec2 firsts[TILES_PER_ROUND], lasts[TILES_PER_ROUND], probes[TILES_PER_ROUND];
       [[unroll]] for (uint r = 0; r < TILES_PER_ROUND; ++r) {

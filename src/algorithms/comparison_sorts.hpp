@@ -67,7 +67,7 @@ uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spe
 
 // The sizes Algorithm::automatic gives the small-array sort, smallest first: each band's shape
 // takes n up to its max_n (the band's bound, or less where the shape's own limit is lower on this
-// device). Fastest measured on the H100 (bench/NOTES-small.md, sessions 13-15): one workgroup up
+// device). Fastest measured on the H100 (docs/design/small-sort.md): one workgroup up
 // to 1024 keys (2 per invocation; bare keys, sorts_bare_keys, up to 2048 with 1024
 // invocations); above, tiles of 512 keys to 2^14 (each key's merge searches
 // split over 8 invocations), of 1024 to 2^15 (over 4); to 2^17 tiles of 1024 merged in two

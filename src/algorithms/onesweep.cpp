@@ -83,7 +83,7 @@ bool counters_in_exchange_by_default(const SortSpec& spec) {
 }
 
 // The tuning table: Onesweep's tile shapes per device family, each measured where it was chosen
-// (bench/NOTES-onesweep.md). `large` sorts every size; below it, smaller tiles take over up to
+// (docs/design/onesweep.md). `large` sorts every size; below it, smaller tiles take over up to
 // each band's max_n (ascending; a band with max_n 0 is unused), so that more SMs share each pass.
 struct OnesweepShape {
   uint32_t workgroup = 0, keys_per_thread = 0;
@@ -105,15 +105,16 @@ struct OnesweepShapeRow {
 OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
   // NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory), measured on the H100:
   // large tiles, 20 keys per invocation where the per-subgroup counters live in the exchange
-  // array, else 16 (sessions 3-5, 2^24). Up to 2^18, 384 x 8: 86 tiles at 2^18 where 512 x 16-20
-  // gives 26-32 for 132 SMs, 17-22 % faster for every key type (session 7). Then 512 x 8 (64
+  // array, else 16 (at 2^24). Up to 2^18, 384 x 8: 86 tiles at 2^18 where 512 x 16-20
+  // gives 26-32 for 132 SMs, 17-22 % faster for every key type (456f085). Then 512 x 8 (64
   // registers: two workgroups per SM): at 2^19 11-15 % faster than the large shape for every key
   // type (u32 0.078 -> 0.067 ms, u32+u32 0.079 -> 0.071, u64 0.137 -> 0.122), and for 32-bit
   // keys alone up to 2^22 (2^20 -2 %, 2^21 -5 %, 2^22 -4 %; at 2^23 +39 %, where it would run
-  // persistent), while pairs and 64-bit keys gain nothing there (session 12, call 3).
+  // persistent), while pairs and 64-bit keys gain nothing there (942b462).
   // NVIDIA starts workgroups in id order, so tiles go by id: the claim's round trip cost 3-5 % at
-  // every size and key type (session 10, call 2). One persistent workgroup per SM (512 x 20 holds
-  // one per SM) where there are many tiles: 32-bit keys alone 2-5 % faster (session 11).
+  // every size and key type (622b218). One persistent workgroup per SM (512 x 20 holds one per SM)
+  // where there are many tiles: 32-bit keys alone 2-5 % faster (665e941). Measurements, commands
+  // and dates: docs/design/onesweep.md.
   if (info.min_subgroup_size >= 32)
     return {{512, counters_in_exchange ? 20u : 16u},
             {{{uint64_t(1) << 18, {384, 8}},
@@ -155,13 +156,13 @@ class Onesweep final : public OnesweepSort {
     return counters_in_exchange_by_default(spec_) ? 1u : 0u;
   }
   // A bounds-check-free copy of the pass's tile code for full tiles: faster on the H100 for
-  // 64-bit keys and for pairs, slower for 32-bit keys alone (bench/NOTES-onesweep.md).
+  // 64-bit keys and for pairs, slower for 32-bit keys alone (docs/design/onesweep.md).
   uint32_t full_tile_copy() const {
     if (options_.full_tile_copy >= 0) return uint32_t(options_.full_tile_copy);
     return spec_.key_words == 2 || spec_.value_words != 0 ? 1u : 0u;
   }
   // Keys requested for the workgroup id's tile before the claim returns: on the H100 +1 % for
-  // 32-bit keys, +4 % for 32-bit keys with values, -1 % for 64-bit keys (bench/NOTES-onesweep.md).
+  // 32-bit keys, +4 % for 32-bit keys with values, -1 % for 64-bit keys (docs/design/onesweep.md).
   uint32_t guess_tile() const {
     if (options_.guess_tile >= 0) return uint32_t(options_.guess_tile);
     return spec_.key_words == 1 ? 1u : 0u;
@@ -170,14 +171,15 @@ class Onesweep final : public OnesweepSort {
     if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
     // Persistent workgroups sort the tile of their id first and then claim: with every tile by id,
     // one workgroup that runs late (a fallback's recount, an SM shared with other work) would hold
-    // back every round of the pass. All by id measured 1-2 % faster on an idle H100 (session 11).
+    // back every round of the pass. All by id measured 1-2 % faster on an idle H100
+    // (docs/design/onesweep.md).
     if (persistent_groups(max_n) != 0) return 0;
     return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
   }
   // Workgroups per pass where they are persistent (0: one per tile), for a recording of max_n
   // keys: for 32-bit keys alone, from persistent_min_rounds tiles per workgroup. On the H100 they
   // made 32-bit keys alone 2 % faster at 2^24 and 5 % at 2^28, but 4 % slower at 2^22 (three
-  // tiles each), and pairs and 64-bit keys no faster (bench/NOTES-onesweep.md, session 11).
+  // tiles each), and pairs and 64-bit keys no faster (docs/design/onesweep.md).
   static constexpr uint64_t persistent_min_rounds = 8;
   uint32_t persistent_groups(uint64_t max_n) const {
     if (options_.persistent_groups >= 0) return uint32_t(options_.persistent_groups);
@@ -188,14 +190,15 @@ class Onesweep final : public OnesweepSort {
     return tiles(max_n) >= persistent_min_rounds * groups ? groups : 0;
   }
   // The next tile's keys requested after the look-back: for 32-bit keys alone (pairs lost 2 % on
-  // the H100 with it, 64-bit keys gained less than without it; session 10, call 8).
+  // the H100 with it, 64-bit keys gained less than without it; docs/design/onesweep.md).
   uint32_t prefetch_next() const {
     if (options_.prefetch_next >= 0) return uint32_t(options_.prefetch_next);
     return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
   }
   // The histogram's grid: four rounds of keys per workgroup, or, where that leaves compute units
   // without a workgroup (small n), fewer rounds, so that each unit gets histogram_groups_per_unit:
-  // one on the H100 made 2^18 keys 3-5 % faster, 2^19 1-3 %; two or four no better (session 12).
+  // one on the H100 made 2^18 keys 3-5 % faster, 2^19 1-3 %; two or four no better (53df214,
+  // docs/design/onesweep.md).
   uint32_t histogram_groups_for(uint64_t n) const {
     const uint32_t groups = groups_for(n, histogram_keys_per_group, max_histogram_groups);
     const uint32_t per_unit =
@@ -377,8 +380,8 @@ std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec&
   const OnesweepShapeRow row = onesweep_shape_row(ctx.info, counters_in_exchange_by_default(spec));
   // Each band, from the largest down, takes the sizes up to its max_n from the ones above it.
   // Bands run one workgroup per tile, as they were measured: persistent workgroups with their small
-  // tiles were 35 % slower on the H100 (session 12, call 5), and on a device with fewer compute
-  // units a band's size could reach the persistent threshold.
+  // tiles were 35 % slower on the H100 (docs/design/onesweep.md), and on a device with fewer
+  // compute units a band's size could reach the persistent threshold.
   std::unique_ptr<SortAlgorithm> sort = std::move(large);
   for (auto band = row.small_bands.rbegin(); band != row.small_bands.rend(); ++band) {
     if (band->max_n == 0) continue;

@@ -1,4 +1,4 @@
-// Partition sort (issue #12): for 2^17-2^23 keys, where an LSD sort's four to eight full passes
+// Partition sort: for 2^17-2^23 keys, where an LSD sort's four to eight full passes
 // cost more in dispatches, barriers and look-back than in memory traffic. One MSD partition pass,
 // then every bucket sorted on its own:
 //   Onesweep's clear and histogram steps (src/algorithms/onesweep.cpp; the histogram's last

@@ -147,7 +147,7 @@ struct LargeGatherPush {
 struct SegmentClassShape {
   uint32_t log2_first_class = 3;
   // 256-slot tiles of 64 invocations x 4 keys for the classes up to 256 slots (more keys in
-  // flight per SM than 2 keys: bench/NOTES-segmented.md, session 7 call 1 on the H100: u32
+  // flight per SM than 2 keys: docs/design/segmented-sort.md, on the H100: u32
   // 2^10x2^14 0.621 -> 0.566 ms, 2^16x256 0.336 -> 0.284 ms; 8 keys were slower with values).
   uint32_t log2_min_tile = 8;
   uint32_t log2_items = 2;

@@ -104,7 +104,7 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
 // values) in one dispatch; above, tiles are sorted by one workgroup each and merged by rank in one
 // or two more.
 // Larger arrays take Onesweep, which beats radix_reduce_scan at every size measured on the H100
-// (bench/NOTES-onesweep.md). Every branch is stable.
+// (docs/design/onesweep.md). Every branch is stable.
 std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
   std::unique_ptr<SortAlgorithm> sort = make_onesweep(ctx, spec);
   const std::vector<SmallSortBand> bands = automatic_small_bands(ctx, spec);

@@ -157,8 +157,8 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAcces
 // The copy engine per device family, each row with the measurement that chose it.
 HostPath::CopyEngine default_copy_engine(const DeviceInfo& device) {
   constexpr uint32_t nvidia = 0x10de;
-  // H100 (bench/RESULTS.md, end to end, one call): shader copies move data as fast as the DMA
-  // (26-27 ms per GiB each way either way) and keep the SMs busy, so the GPU holds its clocks
+  // H100 (docs/design/host-path.md, end to end, 983e368): shader copies move data as fast as the
+  // DMA (26-27 ms per GiB each way either way) and keep the SMs busy, so the GPU holds its clocks
   // into the sort: 2^28 u32 host to host 60.4 ms (sort 9.7 ms) against 73.8 ms (sort 20.3 ms)
   // with the DMA; every size from 2^24 was as fast or faster.
   if (device.vendor_id == nvidia && device.type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)

@@ -5,7 +5,7 @@
 // host threads fill slot b while the DMA of slot b-1 runs; the sort follows in submission
 // order; the sorted data comes back through the same slots, the host emptying one while the
 // DMA fills the next. Everything that fits one slot goes in one submission (copy in, sort, copy
-// out), one wait. Measured on an H100 (bench/NOTES-host.md): DMA 44-52 GB/s on the compute
+// out), one wait. Measured on an H100 (docs/design/host-path.md): DMA 44-52 GB/s on the compute
 // queue, the bus's speed, so no separate transfer queue; importing the caller's memory
 // (VK_EXT_external_memory_host) pins at ~17 GB/s, slower than the 16-thread copy into staging
 // (~40 GB/s) that it would save, so the staging copy is the path.
@@ -30,7 +30,7 @@ namespace gpusort {
 // memcpy for large copies between host arrays and staging memory: on x86-64 with streaming
 // (non-temporal) stores, so the destination is not first read into the cache and the copy moves
 // two bytes of memory traffic per byte instead of three. The host's memory bandwidth is what
-// limits the host path (the DMA reads the staging memory too: bench/NOTES-host.md).
+// limits the host path (the DMA reads the staging memory too: docs/design/host-path.md).
 void streaming_copy(void* destination, const void* source, uint64_t bytes);
 // A host array as a stream's reader or writer (offsets in bytes), through streaming_copy.
 HostReader memory_reader(const void* array);

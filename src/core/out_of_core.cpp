@@ -153,7 +153,7 @@ class RunMerger {
       // runs that do not interleave move in bulk. Counted without a branch, and entered on the
       // third win rather than the second: ~1/k^2 of the rounds on uniform keys instead of ~1/k
       // (entered on the second, its mispredictions cost the uniform merge ~8 %:
-      // bench/NOTES-host.md, session 8).
+      // docs/design/host-path.md).
       wins = (wins + 1) * uint32_t(r == last);
       last = r;
       if (wins >= 2) [[unlikely]] {
@@ -321,7 +321,7 @@ std::vector<SortedRun> sorted_runs(const SortSpec& spec, uint64_t n, uint64_t ru
 
 // Host memory for the merge's output and the kept runs: fresh anonymous pages, asked to be huge
 // (2 MiB) pages where the kernel offers them, because the first touch of 4 KiB pages is what the
-// merge of large arrays waits on (2^32 u64 keys: 8 Mi page faults; bench/NOTES-host.md, session 7).
+// merge of large arrays waits on (2^32 u64 keys: 8 Mi page faults; docs/design/host-path.md).
 struct HostPages {
   uint64_t bytes = 0;
   void operator()(char* p) const {
@@ -336,8 +336,9 @@ HostBuffer host_buffer(uint64_t bytes) {
   ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: where refused, 4 KiB pages
   // Every page touched first here, on all threads, each over its own contiguous share: the runs'
   // downloads fault it otherwise piece by piece, several threads on one huge page at once, and
-  // 2^32 u64 keys' download took 7.4 s instead of 1.3 (0.8 after ~4 s of this: bench/NOTES-host.md,
-  // session 8, where faulting them in the background while the runs sort was slower still).
+  // 2^32 u64 keys' download took 7.4 s instead of 1.3 (0.8 after ~4 s of this:
+  // docs/design/host-path.md, where faulting them in the background while the runs sort was
+  // slower still).
   constexpr uint64_t page = 4096, threaded_bytes = uint64_t(64) << 20;
   auto* first = static_cast<volatile char*>(p);
   const unsigned parts = bytes >= threaded_bytes ? host_threads(0) : 1;
@@ -451,7 +452,7 @@ void sort_arrays_out_of_core(Context::Impl& ctx, const SortSpec& spec, Algorithm
                              SortTimings* timings) {
   // The sorted runs are merged straight into the caller's arrays: sorting them in place would
   // need the merge's output elsewhere and a copy back, one more pass over all the data
-  // (bench/NOTES-host.md, session 8).
+  // (docs/design/host-path.md).
   auto* value_bytes = spec.value_words ? static_cast<char*>(values) : nullptr;
   sort_in_kept_runs(ctx, spec, requested, n, memory_reader(keys),
                     value_bytes ? memory_reader(value_bytes) : HostReader{},

@@ -60,7 +60,7 @@ class Recorder {
 
   // Shader reads and writes before this happen before, and are visible to, shader reads and
   // writes after it. Compute to compute only: a destination stage such as DRAW_INDIRECT makes
-  // the NVIDIA driver wait longer (bench/NOTES-small.md: 2.5 us more per barrier on the H100).
+  // the NVIDIA driver wait longer (docs/design/small-sort.md: 2.5 us more per barrier on the H100).
   void compute_barrier() const {
     barrier(cmd_);
     ends_with_barrier_ = true;

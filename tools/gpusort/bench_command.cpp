@@ -1,5 +1,5 @@
 // gpusort bench: times every algorithm x key configuration x size with GPU timestamps, checks
-// every result, prints a table and writes JSON / CSV (bench/benchmark.hpp, bench/RESULTS.md).
+// every result, prints a table and writes JSON / CSV (bench/benchmark.hpp, docs/PERFORMANCE.md).
 #include <cstdio>
 #include <gpusort/gpusort.hpp>
 #include <memory>
@@ -34,7 +34,7 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
   if (cmd.count("--runs")) p.runs = a.runs;
   p.seed = bench::fresh_seed(a.seed);
   p.time_budget_s = a.time_budget;
-  // Up to 2^32 keys (issue #14): in core where the device holds them (Onesweep and automatic;
+  // Up to 2^32 keys: in core where the device holds them (Onesweep and automatic;
   // the other algorithms' rows report their limit), end to end beyond that out of core.
   const uint32_t largest_log2 = 32;
   if (p.min_log2 > p.max_log2 || p.max_log2 > largest_log2 || p.log2_step == 0)
@@ -58,7 +58,7 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
   Context ctx = Context::create({.device = a.device});
   const DeviceInfo& d = ctx.device_info();
   if (a.segmented) {
-    // One size unless asked: 2^24 (the issue's), 2^14 with --quick.
+    // One size unless asked: 2^24, 2^14 with --quick.
     if (!cmd.count("--min-log2")) p.min_log2 = a.quick ? 14 : 24;
     if (!cmd.count("--max-log2")) p.max_log2 = std::max(p.min_log2, a.quick ? 14u : 24u);
     bench::SegmentedOptions seg{p, options.configs, {}, {}};
