@@ -1,5 +1,6 @@
-// gpusort's benchmark loop over the engine face: each timed run is one submission holding two
-// timestamps around Sorter::record's dispatches, so uploads, downloads and checks stay outside.
+// gpusort's benchmark loop over the engine face: the timed runs of a row are one submission,
+// each run's Sorter::record dispatches between two timestamps, queued right behind the row's
+// spin-up (gpu_batches.hpp); uploads, downloads and checks stay outside.
 #include "benchmark.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
-// `gpusort bench --segmented`: each timed run is one submission holding two timestamps around
-// SegmentedSorter::record, on device buffers uploaded before the runs (benchmark.cpp's protocol:
-// one input set per run, spin-up on a spare set, warm-ups, timed runs back to back, every output
-// checked afterwards).
+// `gpusort bench --segmented`: each timed run is SegmentedSorter::record between two timestamps,
+// on device buffers uploaded before the runs (benchmark.cpp's protocol: one input set per run,
+// spin-up on a spare set until steady, warm-ups and timed runs back to back in one submission
+// queued behind it, every output checked afterwards).
 #include "segmented.hpp"
 
 #include <chrono>
