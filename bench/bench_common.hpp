@@ -7,14 +7,19 @@
 //  - every run sorts its own fresh random input in its own buffer set; all sets of a row are
 //    uploaded first (not timed), at least one per run and enough to exceed rotate_bytes (>= 2.5x
 //    the H100's 50 MB L2), so no timed run finds its input in the cache;
-//  - spin-up: untimed sorts of a spare input for spin_up_ms, several per submission so that the
-//    GPU is busy nearly all that time and its clocks are up;
-//  - then `warmups` untimed runs and `runs` timed runs back to back (device timestamps / events
-//    around the sort alone), the median reported; outputs are checked after the runs;
+//  - spin-up: the row's own sort of a spare input, in batches queued back to back, until its
+//    GPU time per sort has settled (Protocol::spin_up; docs/design/benchmark-protocol.md);
+//  - then, queued behind the spin-up's last batch with no host wait between, `warmups` untimed
+//    runs and `runs` timed runs back to back in one submission (device timestamps / events
+//    around each sort alone); the median reported with the spread (interquartile range /
+//    median), a row spread more than max_spread, or whose spin-up did not settle, flagged;
+//    the SM clock (NVML, where present) read while the runs are queued;
 //  - every run's output (warm-ups included) is checked: keys sorted and (key, value) pairs a
 //    permutation of the input (a 64-bit multiset hash of the pairs); up to exact_max_n the whole
 //    output is also compared with std::stable_sort of the same input.
 #pragma once
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -96,6 +101,36 @@ inline std::vector<KeyConfig> parse_key_configs(const std::string& list) {
   return chosen;
 }
 
+// What a row's spin-up did (Protocol::spin_up).
+struct SpinUp {
+  enum class State {
+    off,     // no spin-up (spin_up_ms and spin_up_max_ms 0: --quick)
+    steady,  // the spare sort's times of the last steady_window_ms agreed within steady_tolerance
+    few,     // the cap came before steady_min_samples batches finished (each sort long): the GPU
+             // was busy all along, but convergence could not be judged
+    cap,     // the cap came with the times still disagreeing: the row is flagged
+  };
+  State state = State::off;
+  double ms = 0;            // wall time of the spin-up
+  uint32_t batches = 0;     // batches finished
+  uint64_t sorts = 0;       // spare sorts in them
+  double per_sort_ms = 0;   // GPU time per sort of the last finished batch
+  uint32_t unfinished = 0;  // batches still queued on return: the caller finishes them after
+                            // queuing its timed runs behind them
+  static const char* name(State s) {
+    switch (s) {
+      case State::off:
+        return "off";
+      case State::steady:
+        return "steady";
+      case State::few:
+        return "few";
+      default:
+        return "cap";
+    }
+  }
+};
+
 struct Protocol {
   uint32_t min_log2 = 10, max_log2 = 28, log2_step = 2;
   uint32_t warmups = 3, runs = 11;
@@ -104,18 +139,36 @@ struct Protocol {
   uint64_t exact_max_n = uint64_t(1) << 16;  // whole-output comparison with std::stable_sort
   uint64_t seed = 0;                         // 0: a fresh seed per invocation
   double time_budget_s = 0;  // > 0: skip rows predicted to end past this many seconds
-  // Before a row's runs, untimed sorts of a spare input for this long: the GPU lowers its clocks
-  // while the host prepares inputs (seen on the H100 with Vulkan: 345-1980 MHz), and a few
-  // warm-up sorts of microseconds do not bring them back up.
-  double spin_up_ms = 200;
+
+  // Spin-up (docs/design/benchmark-protocol.md). The GPU lowers its clocks while the host prepares a row's
+  // inputs (the H100's SM clock falls to 345 MHz from 1980 within a fraction of a second of
+  // idle) and needs a few hundred ms of busy GPU to bring them back. So before a row's timed
+  // runs its own sort runs on a spare input, in batches kept queued back to back (the GPU never
+  // waits for the host), until the batches' GPU time per sort of the last steady_window_ms (at
+  // least steady_min_samples batches) agrees within steady_tolerance, after at least spin_up_ms
+  // and at most spin_up_max_ms; the timed runs are queued behind the last batch, so no idle gap
+  // lies between them.
+  double spin_up_ms = 200;       // minimum
+  double spin_up_max_ms = 2000;  // cap (the row is flagged when its times still disagree)
+  double steady_window_ms = 50;
+  uint32_t steady_min_samples = 5;
+  double steady_tolerance = 0.03;  // (max - min) / min of the window's per-sort times
+  // A batch holds `repeats` sorts; repeats double while a batch's GPU time is below
+  // spin_up_submission_ms, so small sorts go many to a batch.
+  double spin_up_submission_ms = 2;
+  uint32_t spin_up_max_repeats = 4096;  // bounds one command buffer's length
+  // A row whose timed runs spread more than this (interquartile range / median) is flagged as
+  // not steady, in the printed table, the JSON and the CSV; compare.py leaves it out.
+  double max_spread = 0.05;
 
   // --quick: a few small sizes and runs, for CI on a CPU driver.
   void make_quick() {
     min_log2 = 10, max_log2 = 14, log2_step = 2;
     warmups = 1, runs = 3;
     min_sets = 3, max_sets = 4;
-    spin_up_ms = 0;
+    spin_up_ms = 0, spin_up_max_ms = 0;
   }
+  bool spin_up_enabled() const { return spin_up_ms > 0 || spin_up_max_ms > 0; }
   // One input set per run (warm-ups included), so that the runs go back to back; more where
   // that is needed for the sets to exceed rotate_bytes.
   uint32_t sets_for(uint64_t set_bytes) const {
@@ -123,25 +176,65 @@ struct Protocol {
     uint64_t lower = std::min<uint64_t>(std::max<uint64_t>(min_sets, warmups + runs), max_sets);
     return uint32_t(std::clamp<uint64_t>(sets, lower, max_sets));
   }
-  // Untimed sorts of the spare set for spin_up_ms. `sort_spare(repeats)` submits `repeats` sorts
-  // of the spare set back to back (one command buffer / one stream) and waits for them. The
-  // repeats double until one submission keeps the GPU busy for spin_up_submission_ms: the H100
-  // stays at its idle clock (345 MHz) while it is busy only a few percent of the time, which is
-  // what one waited-for sort of 2^10 keys per submission gave (~8 us of work against ~20-50 us
-  // of submission and wait; docs/design/small-sort.md). Both programs use this loop, so gpusort
-  // and CUB rows start from the same clocks.
-  double spin_up_submission_ms = 2;
-  uint32_t spin_up_max_repeats = 4096;  // bounds one command buffer's length
-  template <class SortSpare> void spin_up(SortSpare sort_spare) const {
-    using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
-    uint32_t repeats = 1;
-    while (std::chrono::duration<double, std::milli>(clock::now() - start).count() < spin_up_ms) {
-      const auto submitted = clock::now();
-      sort_spare(repeats);
-      const double took = std::chrono::duration<double, std::milli>(clock::now() - submitted).count();
-      if (took < spin_up_submission_ms) repeats = std::min(repeats * 2, spin_up_max_repeats);
+
+  // samples: (host ms since the spin-up began when the batch was seen finished, GPU ms per sort
+  // of that batch), oldest first. Steady when the samples of the last steady_window_ms, and at
+  // least the last steady_min_samples, lie within steady_tolerance of their minimum.
+  bool steady(const std::vector<std::pair<double, double>>& samples) const {
+    if (samples.size() < std::max<uint32_t>(steady_min_samples, 1)) return false;
+    const double now = samples.back().first;
+    double lo = samples.back().second, hi = lo;
+    size_t count = 0;
+    for (auto it = samples.rbegin(); it != samples.rend(); ++it, ++count) {
+      if (count >= steady_min_samples && now - it->first > steady_window_ms) break;
+      lo = std::min(lo, it->second), hi = std::max(hi, it->second);
     }
+    return hi <= lo * (1 + steady_tolerance);
+  }
+
+  // Runs the spin-up. `begin(repeats)` queues a batch of `repeats` sorts of the spare input
+  // behind whatever is queued and returns at once; `finish()` waits for the oldest unfinished
+  // batch and returns its GPU time in ms. Two batches are kept queued, so the GPU runs the next
+  // while the host reads the last. Returns with one batch still queued (SpinUp::unfinished): the
+  // caller queues its timed runs and then calls finish() that many times.
+  template <class Begin, class Finish>
+  SpinUp spin_up(Begin begin, Finish finish) const {
+    using clock = std::chrono::steady_clock;
+    SpinUp result;
+    if (!spin_up_enabled()) return result;
+    const auto start = clock::now();
+    auto elapsed = [&] {
+      return std::chrono::duration<double, std::milli>(clock::now() - start).count();
+    };
+    const double cap = std::max(spin_up_ms, spin_up_max_ms);
+    std::vector<uint32_t> queued;  // repeats of the queued batches, oldest first
+    std::vector<std::pair<double, double>> samples;
+    uint32_t repeats = 1;
+    begin(repeats), queued.push_back(repeats);
+    for (;;) {
+      begin(repeats), queued.push_back(repeats);
+      const double gpu_ms = finish();
+      const uint32_t done = queued.front();
+      queued.erase(queued.begin());
+      ++result.batches, result.sorts += done;
+      result.per_sort_ms = gpu_ms / done;
+      const double t = elapsed();
+      samples.emplace_back(t, result.per_sort_ms);
+      if (gpu_ms < spin_up_submission_ms)
+        repeats = std::min(std::max(repeats, done) * 2, spin_up_max_repeats);
+      if (t >= spin_up_ms && steady(samples)) {
+        result.state = SpinUp::State::steady;
+        break;
+      }
+      if (t >= cap) {
+        result.state =
+            samples.size() < steady_min_samples ? SpinUp::State::few : SpinUp::State::cap;
+        break;
+      }
+    }
+    result.ms = elapsed();
+    result.unfinished = uint32_t(queued.size());
+    return result;
   }
   std::string verification(uint64_t n) const {
     return n <= exact_max_n ? "every run: whole output == std::stable_sort"
@@ -167,7 +260,8 @@ inline uint64_t pair_hash(uint64_t key_bits, uint64_t value_bits) {
 }
 
 // Runs body(begin, end, part) over [0, n) in parts on all host cores; returns nothing.
-template <class Body> void parallel_for(uint64_t n, Body body) {
+template <class Body>
+void parallel_for(uint64_t n, Body body) {
   unsigned parts = n < (1u << 16) ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
   if (parts == 1) return body(uint64_t(0), n, 0u);
   std::vector<std::thread> threads;
@@ -185,9 +279,10 @@ inline uint64_t load_value(const void* values, uint32_t value_bytes, uint64_t i)
 }
 
 // Fills keys[n] (and values[n] when the configuration has values) with uniform random bits of
-// stream `seed` (skewed configurations: see KeyConfig::skewed); returns the multiset hash of the pairs. The same seed gives the same input in
-// both programs.
-inline uint64_t generate_input(const KeyConfig& c, uint64_t n, uint64_t seed, void* keys, void* values) {
+// stream `seed` (skewed configurations: see KeyConfig::skewed); returns the multiset hash of the
+// pairs. The same seed gives the same input in both programs.
+inline uint64_t generate_input(const KeyConfig& c, uint64_t n, uint64_t seed, void* keys,
+                               void* values) {
   std::vector<uint64_t> partial(64, 0);
   parallel_for(n, [&](uint64_t begin, uint64_t end, unsigned part) {
     uint64_t sum = 0;
@@ -232,8 +327,8 @@ inline uint64_t key_order(const KeyConfig& c, uint64_t bits, bool zero_signs_equ
 // Checks one output; returns "" when correct, else what is wrong. `input_keys/values` (the
 // host copy of this run's input) enables the whole-output comparison; `stable` says whether
 // equal keys must keep their input order (else the pairs of equal keys may come in any order).
-inline std::string check_output(const KeyConfig& c, uint64_t n, const void* keys, const void* values,
-                                uint64_t expected_hash, bool zero_signs_equal,
+inline std::string check_output(const KeyConfig& c, uint64_t n, const void* keys,
+                                const void* values, uint64_t expected_hash, bool zero_signs_equal,
                                 const void* input_keys, const void* input_values, bool stable) {
   std::vector<uint64_t> partial(64, 0), first_unsorted(64, UINT64_MAX);
   parallel_for(n, [&](uint64_t begin, uint64_t end, unsigned part) {
@@ -251,18 +346,21 @@ inline std::string check_output(const KeyConfig& c, uint64_t n, const void* keys
   });
   uint64_t sum = 0, bad = UINT64_MAX;
   for (int p = 0; p < 64; ++p) sum += partial[p], bad = std::min(bad, first_unsorted[p]);
-  if (bad != UINT64_MAX)
-    return "output not sorted at index " + std::to_string(bad);
-  if (sum != expected_hash) return "output is not a permutation of the input (multiset hash differs)";
+  if (bad != UINT64_MAX) return "output not sorted at index " + std::to_string(bad);
+  if (sum != expected_hash)
+    return "output is not a permutation of the input (multiset hash differs)";
   if (!input_keys) return "";
 
   // Whole-output comparison with std::stable_sort (for unstable sorts: pairs compared as
   // multisets within each run of equal keys, by sorting both sides by (key, value)).
-  struct Pair { uint64_t order, key, value; };
+  struct Pair {
+    uint64_t order, key, value;
+  };
   std::vector<Pair> expected(n), actual(n);
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t k = load_key(input_keys, c.key_bytes, i);
-    expected[i] = {key_order(c, k, zero_signs_equal), k, load_value(input_values, c.value_bytes, i)};
+    expected[i] = {key_order(c, k, zero_signs_equal), k,
+                   load_value(input_values, c.value_bytes, i)};
     k = load_key(keys, c.key_bytes, i);
     actual[i] = {key_order(c, k, zero_signs_equal), k, load_value(values, c.value_bytes, i)};
   }
@@ -284,24 +382,44 @@ inline std::string check_output(const KeyConfig& c, uint64_t n, const void* keys
 
 // ---- results ----
 
+// Quantile q of sorted values, interpolated between neighbours (NumPy's default "linear").
+inline double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double at = q * double(sorted.size() - 1);
+  const size_t i = size_t(at);
+  if (i + 1 >= sorted.size()) return sorted.back();
+  return sorted[i] + (at - double(i)) * (sorted[i + 1] - sorted[i]);
+}
+
 struct Row {
   std::string implementation;  // "gpusort" or "cub"
   std::string algorithm;       // gpusort's algorithm name, or "DeviceRadixSort"
   std::string config;          // key configuration name
   uint32_t key_bytes = 0, value_bytes = 0;
   uint64_t n = 0;
-  std::string skipped;  // non-empty: why this row was not measured
+  std::string skipped;     // non-empty: why this row was not measured
   std::vector<double> ms;  // timed runs
   double ms_median = 0, ms_min = 0, ms_max = 0;
+  double ms_q1 = 0, ms_q3 = 0;  // quartiles of the timed runs
   uint64_t scratch_bytes = 0;
   uint32_t warmups = 0, sets = 0;
   std::string verified;
   double wall_s = 0;  // the whole row on the host: inputs, runs, checks
+  // The spin-up before the timed runs (of the last batch of runs, where memory cut them into
+  // batches), and the SM clock read while the runs were queued (-1: not known).
+  SpinUp spin;
+  int sm_clock_mhz = -1;
+  // Set by finish(): empty when the row is steady, else why not (its spread above
+  // Protocol::max_spread, its spin-up capped with the times still moving).
+  std::string unsteady;
 
   // Minimal traffic model: every key and value read once and written once.
   double model_bytes() const { return 2.0 * double(n) * (key_bytes + value_bytes); }
   double gkeys_per_s() const { return ms_median > 0 ? double(n) / (ms_median * 1e6) : 0; }
   double gb_per_s() const { return ms_median > 0 ? model_bytes() / (ms_median * 1e6) : 0; }
+  // Interquartile range of the timed runs over their median.
+  double spread() const { return ms_median > 0 ? (ms_q3 - ms_q1) / ms_median : 0; }
+  bool steady() const { return unsteady.empty(); }
   // A row's identity: which implementation sorted which configuration at which n.
   static Row of(std::string implementation, std::string algorithm, const KeyConfig& c, uint64_t n) {
     Row row;
@@ -314,20 +432,115 @@ struct Row {
     return row;
   }
 
-  void finish() {
+  // The statistics of the timed runs, and whether the row is steady.
+  void finish(const Protocol& p) {
     std::vector<double> s = ms;
     std::sort(s.begin(), s.end());
     if (s.empty()) return;
-    size_t m = s.size() / 2;
-    ms_median = s.size() % 2 ? s[m] : 0.5 * (s[m - 1] + s[m]);
+    ms_median = quantile(s, 0.5);
+    ms_q1 = quantile(s, 0.25), ms_q3 = quantile(s, 0.75);
     ms_min = s.front(), ms_max = s.back();
+    unsteady.clear();
+    char text[160];
+    if (spread() > p.max_spread) {
+      std::snprintf(text, sizeof text, "spread %.1f%% > %.1f%%", 100 * spread(),
+                    100 * p.max_spread);
+      unsteady = text;
+    }
+    if (spin.state == SpinUp::State::cap) {
+      std::snprintf(text, sizeof text, "%sspin-up unsettled after %.0f ms",
+                    unsteady.empty() ? "" : "; ", spin.ms);
+      unsteady += text;
+    }
   }
+};
+
+// The SM clock of one NVIDIA GPU through NVML, loaded at run time (dlopen of libnvidia-ml.so.1,
+// the functions declared here): no build dependency, and absent (mhz() -1) wherever NVML is.
+// The GPU is found by its UUID (Vulkan's VkPhysicalDeviceIDProperties::deviceUUID and CUDA's
+// cudaDeviceProp::uuid are the UUID NVML prints as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"),
+// else, when `sole_fallback` and NVML sees exactly one GPU, that one.
+class SmClock {
+ public:
+  SmClock(const unsigned char* uuid, bool sole_fallback) {
+    library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library_) {
+      how_ = "no NVML (libnvidia-ml.so.1 not found)";
+      return;
+    }
+    auto find = [&](const char* name) { return dlsym(library_, name); };
+    init_ = reinterpret_cast<Status (*)()>(find("nvmlInit_v2"));
+    shutdown_ = reinterpret_cast<Status (*)()>(find("nvmlShutdown"));
+    auto by_uuid =
+        reinterpret_cast<Status (*)(const char*, Device*)>(find("nvmlDeviceGetHandleByUUID"));
+    auto count = reinterpret_cast<Status (*)(unsigned*)>(find("nvmlDeviceGetCount_v2"));
+    auto by_index =
+        reinterpret_cast<Status (*)(unsigned, Device*)>(find("nvmlDeviceGetHandleByIndex_v2"));
+    clock_ = reinterpret_cast<Status (*)(Device, int, unsigned*)>(find("nvmlDeviceGetClockInfo"));
+    max_clock_ =
+        reinterpret_cast<Status (*)(Device, int, unsigned*)>(find("nvmlDeviceGetMaxClockInfo"));
+    if (!init_ || !shutdown_ || !by_uuid || !count || !by_index || !clock_ || init_() != 0) {
+      how_ = "NVML present but not usable";
+      init_ = nullptr;
+      return;
+    }
+    if (uuid) {
+      char text[48];
+      std::snprintf(text, sizeof text,
+                    "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                    uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8],
+                    uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
+      if (by_uuid(text, &device_) == 0) {
+        how_ = std::string("NVML, GPU ") + text;
+        return;
+      }
+      device_ = nullptr;
+    }
+    unsigned gpus = 0;
+    if (sole_fallback && count(&gpus) == 0 && gpus == 1 && by_index(0, &device_) == 0) {
+      how_ = "NVML, the only GPU it sees";
+      return;
+    }
+    device_ = nullptr;
+    how_ = "NVML sees no GPU with this device's UUID";
+  }
+  ~SmClock() {
+    if (init_) shutdown_();
+    if (library_) dlclose(library_);
+  }
+  SmClock(const SmClock&) = delete;
+  SmClock& operator=(const SmClock&) = delete;
+
+  bool available() const { return device_ != nullptr; }
+  // The SM clock now (MHz), -1 when unknown.
+  int mhz() const { return read(clock_); }
+  int max_mhz() const { return read(max_clock_); }
+  // Where the clock comes from, or why it does not.
+  const std::string& how() const { return how_; }
+
+ private:
+  using Status = int;                 // nvmlReturn_t: 0 is NVML_SUCCESS
+  using Device = void*;               // nvmlDevice_t
+  static constexpr int clock_sm = 1;  // NVML_CLOCK_SM
+  int read(Status (*f)(Device, int, unsigned*)) const {
+    unsigned value = 0;
+    if (!device_ || !f || f(device_, clock_sm, &value) != 0) return -1;
+    return int(value);
+  }
+  void* library_ = nullptr;
+  Device device_ = nullptr;
+  Status (*init_)() = nullptr;
+  Status (*shutdown_)() = nullptr;
+  Status (*clock_)(Device, int, unsigned*) = nullptr;
+  Status (*max_clock_)(Device, int, unsigned*) = nullptr;
+  std::string how_;
 };
 
 struct RunInfo {
   std::string implementation, device, driver, command;
   Protocol protocol;
   uint64_t seed = 0;
+  std::string clock_source;  // SmClock::how()
 };
 
 inline std::string utc_now() {
@@ -340,12 +553,14 @@ inline std::string utc_now() {
 inline std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\', out += ch;
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += ch;
     else if (static_cast<unsigned char>(ch) < 0x20) {
       char esc[8];
       std::snprintf(esc, sizeof esc, "\\u%04x", ch);
       out += esc;
-    } else out += ch;
+    } else
+      out += ch;
   }
   return out + "\"";
 }
@@ -356,32 +571,52 @@ inline std::string number(double x) {
   return text;
 }
 
+// The schema stays "gpusort-bench-1": every field of before keeps its name and meaning; rows
+// add ms_q1, ms_q3, spread, steady (and unsteady: why not), spin_up (state, ms, batches, sorts,
+// per-sort ms of the last batch) and sm_clock_mhz (only where known).
 inline void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write " + path);
   const Protocol& p = info.protocol;
-  f << "{\n  \"schema\": \"gpusort-bench-1\",\n  \"implementation\": " << json_string(info.implementation)
-    << ",\n  \"device\": " << json_string(info.device) << ",\n  \"driver\": " << json_string(info.driver)
-    << ",\n  \"date\": " << json_string(utc_now()) << ",\n  \"command\": " << json_string(info.command)
-    << ",\n  \"seed\": " << info.seed << ",\n  \"protocol\": {\"warmups\": " << p.warmups
-    << ", \"runs\": " << p.runs << ", \"rotate_bytes\": " << p.rotate_bytes
-    << ", \"min_sets\": " << p.min_sets << ", \"max_sets\": " << p.max_sets
-    << ", \"exact_max_n\": " << p.exact_max_n << ", \"time_budget_s\": " << number(p.time_budget_s)
+  f << "{\n  \"schema\": \"gpusort-bench-1\",\n  \"implementation\": "
+    << json_string(info.implementation) << ",\n  \"device\": " << json_string(info.device)
+    << ",\n  \"driver\": " << json_string(info.driver)
+    << ",\n  \"date\": " << json_string(utc_now())
+    << ",\n  \"command\": " << json_string(info.command) << ",\n  \"seed\": " << info.seed
+    << ",\n  \"sm_clock_source\": " << json_string(info.clock_source)
+    << ",\n  \"protocol\": {\"warmups\": " << p.warmups << ", \"runs\": " << p.runs
+    << ", \"rotate_bytes\": " << p.rotate_bytes << ", \"min_sets\": " << p.min_sets
+    << ", \"max_sets\": " << p.max_sets << ", \"exact_max_n\": " << p.exact_max_n
+    << ", \"time_budget_s\": " << number(p.time_budget_s)
     << ", \"spin_up_ms\": " << number(p.spin_up_ms)
+    << ", \"spin_up_max_ms\": " << number(p.spin_up_max_ms)
+    << ", \"steady_window_ms\": " << number(p.steady_window_ms)
+    << ", \"steady_min_samples\": " << p.steady_min_samples
+    << ", \"steady_tolerance\": " << number(p.steady_tolerance)
     << ", \"spin_up_submission_ms\": " << number(p.spin_up_submission_ms)
+    << ", \"max_spread\": " << number(p.max_spread)
     << ", \"traffic_model\": \"bytes = 2 * n * (key_bytes + value_bytes)\"},\n  \"results\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     f << (i ? ",\n" : "\n") << "    {\"implementation\": " << json_string(r.implementation)
-      << ", \"algorithm\": " << json_string(r.algorithm) << ", \"config\": " << json_string(r.config)
-      << ", \"key_bytes\": " << r.key_bytes << ", \"value_bytes\": " << r.value_bytes
-      << ", \"n\": " << r.n;
+      << ", \"algorithm\": " << json_string(r.algorithm)
+      << ", \"config\": " << json_string(r.config) << ", \"key_bytes\": " << r.key_bytes
+      << ", \"value_bytes\": " << r.value_bytes << ", \"n\": " << r.n;
     if (!r.skipped.empty()) {
       f << ", \"skipped\": " << json_string(r.skipped) << "}";
       continue;
     }
     f << ", \"ms_median\": " << number(r.ms_median) << ", \"ms_min\": " << number(r.ms_min)
-      << ", \"ms_max\": " << number(r.ms_max) << ", \"gkeys_per_s\": " << number(r.gkeys_per_s())
+      << ", \"ms_max\": " << number(r.ms_max) << ", \"ms_q1\": " << number(r.ms_q1)
+      << ", \"ms_q3\": " << number(r.ms_q3) << ", \"spread\": " << number(r.spread())
+      << ", \"steady\": " << (r.steady() ? "true" : "false");
+    if (!r.steady()) f << ", \"unsteady\": " << json_string(r.unsteady);
+    f << ", \"spin_up\": {\"state\": \"" << SpinUp::name(r.spin.state)
+      << "\", \"ms\": " << number(r.spin.ms) << ", \"batches\": " << r.spin.batches
+      << ", \"sorts\": " << r.spin.sorts << ", \"per_sort_ms\": " << number(r.spin.per_sort_ms)
+      << "}";
+    if (r.sm_clock_mhz >= 0) f << ", \"sm_clock_mhz\": " << r.sm_clock_mhz;
+    f << ", \"gkeys_per_s\": " << number(r.gkeys_per_s())
       << ", \"gb_per_s\": " << number(r.gb_per_s()) << ", \"scratch_bytes\": " << r.scratch_bytes
       << ", \"warmups\": " << r.warmups << ", \"runs\": " << r.ms.size() << ", \"sets\": " << r.sets
       << ", \"verified\": " << json_string(r.verified) << ", \"wall_s\": " << number(r.wall_s)
@@ -392,38 +627,71 @@ inline void write_json(const std::string& path, const RunInfo& info, const std::
   f << "\n  ]\n}\n";
 }
 
+// The columns of before keep their order; the new ones follow `skipped`.
 inline void write_csv(const std::string& path, const std::vector<Row>& rows) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write " + path);
   f << "implementation,algorithm,config,key_bytes,value_bytes,n,ms_median,ms_min,ms_max,"
-       "gkeys_per_s,gb_per_s,scratch_bytes,warmups,runs,sets,verified,skipped\n";
+       "gkeys_per_s,gb_per_s,scratch_bytes,warmups,runs,sets,verified,skipped,"
+       "ms_q1,ms_q3,spread,steady,unsteady,spin_up_state,spin_up_ms,sm_clock_mhz\n";
   for (const Row& r : rows) {
     f << r.implementation << ',' << r.algorithm << ',' << r.config << ',' << r.key_bytes << ','
       << r.value_bytes << ',' << r.n << ',';
     if (r.skipped.empty())
       f << number(r.ms_median) << ',' << number(r.ms_min) << ',' << number(r.ms_max) << ','
         << number(r.gkeys_per_s()) << ',' << number(r.gb_per_s()) << ',' << r.scratch_bytes << ','
-        << r.warmups << ',' << r.ms.size() << ',' << r.sets << ",\"" << r.verified << "\",\n";
+        << r.warmups << ',' << r.ms.size() << ',' << r.sets << ",\"" << r.verified << "\",,"
+        << number(r.ms_q1) << ',' << number(r.ms_q3) << ',' << number(r.spread()) << ','
+        << (r.steady() ? "true" : "false") << ",\"" << r.unsteady << "\","
+        << SpinUp::name(r.spin.state) << ',' << number(r.spin.ms) << ','
+        << (r.sm_clock_mhz >= 0 ? std::to_string(r.sm_clock_mhz) : std::string()) << "\n";
     else
-      f << ",,,,,,,,,,\"" << r.skipped << "\"\n";
+      f << ",,,,,,,,,,\"" << r.skipped << "\",,,,,,,,\n";
   }
 }
 
-inline void print_header() {
-  std::printf("%-10s %-18s %-8s %11s %10s %9s %9s %12s %7s\n", "impl", "algorithm", "keys", "n", "ms",
-              "GKeys/s", "GB/s", "scratch B", "row s");
+// The text table: `clock` adds the SM clock column (when NVML reads it).
+inline void print_header(bool clock = false) {
+  std::printf("%-10s %-18s %-8s %11s %10s %9s %9s %12s %7s %7s %7s%s\n", "impl", "algorithm",
+              "keys", "n", "ms", "GKeys/s", "GB/s", "scratch B", "row s", "spread", "spin ms",
+              clock ? "  SM MHz" : "");
 }
 
-inline void print_row(const Row& r) {
+inline void print_row(const Row& r, bool clock = false) {
   if (!r.skipped.empty()) {
     std::printf("%-10s %-18s %-8s %11llu   skipped: %s\n", r.implementation.c_str(),
                 r.algorithm.c_str(), r.config.c_str(), (unsigned long long)r.n, r.skipped.c_str());
   } else {
-    std::printf("%-10s %-18s %-8s %11llu %10.4f %9.4g %9.1f %12llu %7.2f\n", r.implementation.c_str(),
-                r.algorithm.c_str(), r.config.c_str(), (unsigned long long)r.n, r.ms_median,
-                r.gkeys_per_s(), r.gb_per_s(), (unsigned long long)r.scratch_bytes, r.wall_s);
+    char spin[16] = "-", mhz[16] = "";
+    if (r.spin.state != SpinUp::State::off) std::snprintf(spin, sizeof spin, "%.0f", r.spin.ms);
+    if (clock && r.sm_clock_mhz >= 0)
+      std::snprintf(mhz, sizeof mhz, "  %6d", r.sm_clock_mhz);
+    else if (clock)
+      std::snprintf(mhz, sizeof mhz, "  %6s", "-");
+    std::printf("%-10s %-18s %-8s %11llu %10.4f %9.4g %9.1f %12llu %7.2f %6.1f%% %7s%s%s%s\n",
+                r.implementation.c_str(), r.algorithm.c_str(), r.config.c_str(),
+                (unsigned long long)r.n, r.ms_median, r.gkeys_per_s(), r.gb_per_s(),
+                (unsigned long long)r.scratch_bytes, r.wall_s, 100 * r.spread(), spin, mhz,
+                r.steady() ? "" : "  NOT STEADY: ", r.unsteady.c_str());
   }
   std::fflush(stdout);
+}
+
+// After the table: the rows flagged as not steady, or that there were none.
+inline void print_unsteady_summary(const std::vector<Row>& rows) {
+  size_t measured = 0, flagged = 0;
+  for (const Row& r : rows)
+    if (r.skipped.empty()) ++measured, flagged += !r.steady();
+  if (flagged == 0) {
+    std::printf("steady: all %zu measured rows\n", measured);
+    return;
+  }
+  std::printf("NOT STEADY: %zu of %zu measured rows (compare.py leaves them out):\n", flagged,
+              measured);
+  for (const Row& r : rows)
+    if (r.skipped.empty() && !r.steady())
+      std::printf("  %s %s %s n=%llu: %s\n", r.implementation.c_str(), r.algorithm.c_str(),
+                  r.config.c_str(), (unsigned long long)r.n, r.unsteady.c_str());
 }
 
 inline uint64_t fresh_seed(uint64_t requested) {
@@ -438,18 +706,22 @@ inline uint64_t fresh_seed(uint64_t requested) {
 // budget.
 class TimeBudget {
  public:
-  explicit TimeBudget(double seconds) : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
+  explicit TimeBudget(double seconds)
+      : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
   // "" when the row may run, else why it is skipped.
   std::string check(const std::string& row_kind, uint64_t n) const {
     auto last = last_.find(row_kind);
     if (seconds_ <= 0 || last == last_.end()) return "";
     double predicted = last->second.second * double(n) / double(last->second.first);
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (elapsed + predicted <= seconds_) return "";
     return "over the time budget (" + number(seconds_) + " s; " + number(elapsed) +
            " s spent, this row predicted at " + number(predicted) + " s)";
   }
-  void record(const std::string& row_kind, uint64_t n, double wall_s) { last_[row_kind] = {n, wall_s}; }
+  void record(const std::string& row_kind, uint64_t n, double wall_s) {
+    last_[row_kind] = {n, wall_s};
+  }
 
  private:
   double seconds_;

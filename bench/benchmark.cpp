@@ -1,5 +1,6 @@
-// gpusort's benchmark loop over the engine face: each timed run is one submission holding two
-// timestamps around Sorter::record's dispatches, so uploads, downloads and checks stay outside.
+// gpusort's benchmark loop over the engine face: the timed runs of a row are one submission,
+// each run's Sorter::record dispatches between two timestamps, queued right behind the row's
+// spin-up (gpu_batches.hpp); uploads, downloads and checks stay outside.
 #include "benchmark.hpp"
 
 #include <algorithm>
@@ -9,16 +10,21 @@
 #include <memory>
 
 #include "algorithms/sort_algorithm.hpp"
+#include "gpu_batches.hpp"
 #include "vulkan/buffer.hpp"
 
 namespace gpusort::bench {
 
 namespace {
 
-KeyType key_type_of(const KeyConfig& c) { return parse_key_type(c.key); }
+KeyType key_type_of(const KeyConfig& c) {
+  return parse_key_type(c.key);
+}
 
 // Bitonic sort does not keep equal keys in input order; every other algorithm is stable.
-bool is_stable(Algorithm a) { return a != Algorithm::bitonic; }
+bool is_stable(Algorithm a) {
+  return a != Algorithm::bitonic;
+}
 
 // Every buffer the benchmark uses, allocated once at the largest size any row needs: rows then
 // share the same few large allocations (no dependence on the driver's allocation history, no
@@ -38,8 +44,10 @@ constexpr uint64_t max_staging_bytes = uint64_t(1) << 30;
 struct RowLayout {
   uint64_t key_size, value_size, value_offset, set_stride, staging_bytes;
   RowLayout(const KeyConfig& c, uint64_t n)
-      : key_size(n * c.key_bytes), value_size(n * c.value_bytes),
-        value_offset(align_up(key_size, 256)), set_stride(align_up(value_offset + value_size, 256)),
+      : key_size(n * c.key_bytes),
+        value_size(n * c.value_bytes),
+        value_offset(align_up(key_size, 256)),
+        set_stride(align_up(value_offset + value_size, 256)),
         staging_bytes(value_offset + value_size) {}
 };
 
@@ -114,7 +122,9 @@ struct RowBuffers {
   VkDeviceSize keys_offset(uint32_t s) const { return (s % sets_per_chunk()) * layout.set_stride; }
   VkDeviceSize values_offset(uint32_t s) const { return keys_offset(s) + value_offset; }
   BufferRef keys_ref(uint32_t s) const { return chunk(s).ref(keys_offset(s)); }
-  BufferRef values_ref(uint32_t s) const { return value_size ? chunk(s).ref(values_offset(s)) : BufferRef{}; }
+  BufferRef values_ref(uint32_t s) const {
+    return value_size ? chunk(s).ref(values_offset(s)) : BufferRef{};
+  }
   BufferRef scratch_ref() const { return pools.scratch.ref(); }
 
   // Host only: a fresh random input into the upload staging.
@@ -194,7 +204,8 @@ uint32_t sets_for_row(const Context::Impl& impl, const Protocol& p, const KeyCon
 }
 
 Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyConfig& config,
-            uint64_t n, const Protocol& p, uint64_t seed, const Pools& pools) {
+            uint64_t n, const Protocol& p, uint64_t seed, const Pools& pools, GpuBatches& gpu,
+            const SmClock* clock) {
   Context::Impl& impl = ctx.impl();
   const auto started = std::chrono::steady_clock::now();
   Row row = Row::of("gpusort", to_string(algorithm), config, n);
@@ -209,14 +220,16 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   }
   row.sets = sets_for_row(impl, p, config, n, row.scratch_bytes);
   const RowLayout layout(config, n);
-  const uint64_t per_chunk = layout.set_stride <= pools.chunk_bytes ? pools.chunk_bytes / layout.set_stride : 0;
+  const uint64_t per_chunk =
+      layout.set_stride <= pools.chunk_bytes ? pools.chunk_bytes / layout.set_stride : 0;
   if (per_chunk == 0 || (row.sets + 1 + per_chunk - 1) / per_chunk > pools.input_chunks.size() ||
       row.scratch_bytes > pools.scratch.bytes()) {
     row.skipped =
         "does not fit in device memory (or a set / the scratch exceeds the largest buffer)";
     return row;
   }
-  auto buffers = std::make_unique<RowBuffers>(impl, config, n, row.sets + 1, n <= p.exact_max_n, pools);
+  auto buffers =
+      std::make_unique<RowBuffers>(impl, config, n, row.sets + 1, n <= p.exact_max_n, pools);
   uint64_t run_index = 0;
   auto next_seed = [&] { return run_seed(seed, config, n, run_index++); };
   auto record_sort = [&](uint32_t s) {
@@ -236,32 +249,33 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
     return row;
   }
 
-  // Batches of `sets` runs (one batch unless memory is short): upload every input, spin up,
-  // run back to back, then check every output.
+  // Batches of `sets` runs (one batch unless memory is short): upload every input, record the
+  // runs, spin up (the row's own sort of the spare), queue the runs right behind the spin-up's
+  // last batch, then check every output.
   const uint32_t total = p.warmups + p.runs;
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) buffers->generate(next_seed()), buffers->send(s);
-    p.spin_up([&](uint32_t repeats) {
-      impl.submit([&](VkCommandBuffer cmd) {
-        for (uint32_t r = 0; r < repeats; ++r) record_sort(spare)(cmd);
-      });
-    });
-    std::vector<double> ms(count);
-    for (uint32_t s = 0; s < count; ++s) ms[s] = impl.submit_timed(record_sort(s));
+    gpu.record_runs(count, [&](VkCommandBuffer cmd, uint32_t s) { record_sort(s)(cmd); });
+    row.spin = p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, record_sort(spare)); },
+                         [&] { return gpu.finish_batch(); });
+    gpu.submit_runs();
+    if (clock) row.sm_clock_mhz = clock->mhz();
+    while (gpu.batches_queued() > 0) gpu.finish_batch();
+    const std::vector<double> ms = gpu.finish_runs();
     for (uint32_t s = 0; s < count; ++s) {
       buffers->fetch(s);
       std::string wrong = buffers->verify(s, is_stable(algorithm));
       if (!wrong.empty())
-        throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name + " n=" +
-                    std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);
+        throw Error(std::string("bench: ") + to_string(algorithm) + " " + config.name +
+                    " n=" + std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);
       if (first + s >= p.warmups) row.ms.push_back(ms[s]);
     }
   }
   if (ctx.validation_messages() != messages_before)
     throw Error(std::string("bench: validation messages while sorting ") + to_string(algorithm) +
                 " " + config.name + " n=" + std::to_string(n));
-  row.finish();
+  row.finish(p);
   row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return row;
 }
@@ -286,7 +300,8 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   if (p.runs == 0) throw Error("bench: at least one timed run is needed");
   std::vector<Algorithm> algorithms =
       options.algorithms.empty() ? available_algorithms(ctx) : options.algorithms;
-  std::vector<KeyConfig> configs = options.configs.empty() ? default_key_configs() : options.configs;
+  std::vector<KeyConfig> configs =
+      options.configs.empty() ? default_key_configs() : options.configs;
   const uint64_t seed = fresh_seed(p.seed);
 
   // One Sorter per (algorithm, configuration); a refusal is reported on each of its rows.
@@ -295,9 +310,10 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   for (Algorithm algorithm : algorithms)
     for (const KeyConfig& config : configs) {
       try {
-        sorters[{algorithm, config.name}] = std::make_unique<Sorter>(
-            ctx, SorterConfig{.key = key_type_of(config), .value_bytes = config.value_bytes,
-                              .algorithm = algorithm});
+        sorters[{algorithm, config.name}] =
+            std::make_unique<Sorter>(ctx, SorterConfig{.key = key_type_of(config),
+                                                       .value_bytes = config.value_bytes,
+                                                       .algorithm = algorithm});
       } catch (const Error& e) {
         if (e.result() != VK_SUCCESS) throw;
         refusals[{algorithm, config.name}] = std::string("rejected by the algorithm: ") + e.what();
@@ -306,15 +322,17 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
 
   // The pools: the largest needs of the rows that fit in device memory and in allocations.
   Context::Impl& impl = ctx.impl();
-  struct Need { uint64_t stride, sets; };
+  struct Need {
+    uint64_t stride, sets;
+  };
   std::vector<Need> needs;
   uint64_t scratch_bytes = 0, staging_bytes = 0, chunk_bytes = 0;
   const uint64_t largest = impl.info.max_buffer_bytes / 256 * 256;
   const double usable = 0.8 * double(impl.info.device_local_bytes);
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step)
     for (const auto& [key, sorter] : sorters) {
-      const KeyConfig& config = *std::find_if(configs.begin(), configs.end(),
-                                              [&](const KeyConfig& c) { return key.second == c.name; });
+      const KeyConfig& config = *std::find_if(
+          configs.begin(), configs.end(), [&](const KeyConfig& c) { return key.second == c.name; });
       const uint64_t n = uint64_t(1) << log2;
       uint64_t scratch = 0;
       try {
@@ -330,7 +348,8 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
           double(slots * layout.set_stride) + double(scratch) > usable)
         continue;  // the row reports that it does not fit
       needs.push_back({layout.set_stride, slots});
-      chunk_bytes = std::max(chunk_bytes, std::min(slots, largest / layout.set_stride) * layout.set_stride);
+      chunk_bytes =
+          std::max(chunk_bytes, std::min(slots, largest / layout.set_stride) * layout.set_stride);
       scratch_bytes = std::max(scratch_bytes, scratch);
       staging_bytes = std::max(staging_bytes, layout.staging_bytes);
     }
@@ -351,29 +370,32 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
 
   std::vector<Row> rows;
   TimeBudget budget(p.time_budget_s);
-  print_header();
+  GpuBatches gpu(impl, p.max_sets);
+  const SmClock* clock = options.clock && options.clock->available() ? options.clock : nullptr;
+  print_header(clock);
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
     const uint64_t n = uint64_t(1) << log2;
     for (const KeyConfig& config : configs) {
       for (Algorithm algorithm : algorithms) {
         const std::string kind = std::string(to_string(algorithm)) + " " + config.name;
         auto sorter = sorters.find({algorithm, config.name});
-        std::string skipped = sorter == sorters.end() ? refusals[{algorithm, config.name}]
-                                                      : budget.check(kind, n);
+        std::string skipped =
+            sorter == sorters.end() ? refusals[{algorithm, config.name}] : budget.check(kind, n);
         Row row;
         if (skipped.empty()) {
-          row = measure(ctx, *sorter->second, algorithm, config, n, p, seed, pools);
+          row = measure(ctx, *sorter->second, algorithm, config, n, p, seed, pools, gpu, clock);
           budget.record(kind, n, row.wall_s);
         } else {
           row = Row::of("gpusort", to_string(algorithm), config, n);
           row.skipped = skipped;
         }
-        print_row(row);
+        print_row(row, clock);
         rows.push_back(std::move(row));
         if (options.on_row) options.on_row(rows);
       }
     }
   }
+  if (options.summary) print_unsteady_summary(rows);
   return rows;
 }
 

@@ -2,13 +2,12 @@
 // bench_common.hpp) for each algorithm x key configuration x size. Used by `gpusort bench`.
 #pragma once
 
-#include "bench_common.hpp"
-
-#include <gpusort/gpusort.hpp>
-
 #include <functional>
+#include <gpusort/gpusort.hpp>
 #include <string>
 #include <vector>
+
+#include "bench_common.hpp"
 
 namespace gpusort::bench {
 
@@ -18,6 +17,10 @@ struct BenchOptions {
   std::vector<KeyConfig> configs;     // empty: default_key_configs()
   // Called with all rows so far after each row (to save partial results of a long run).
   std::function<void(const std::vector<Row>&)> on_row;
+  // Reads the SM clock of each row while its runs are queued (null or unavailable: no column).
+  const SmClock* clock = nullptr;
+  // Print the summary of the rows that were not steady after the table.
+  bool summary = true;
 };
 
 // Every algorithm gpusort can construct on this context (those answering "not available" are

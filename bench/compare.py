@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
 """Turns the JSON of one H100 run (bench/run_h100.sh: gpusort.json + cub.json) into the
-comparison table (markdown) and the throughput plot (PNG, drawn by gnuplot). Runs on the
-development machine, not on the bare device machine.
+comparison table (markdown) and the throughput plot. Runs on the development machine, not on the
+bare device machine; needs Python 3 alone.
 
     bench/compare.py RUN_DIR [--table bench/results_table.md] [--plot bench/throughput.png]
 
 Table rows: key configuration x n; columns: GKeys/s of every gpusort algorithm, of CUB, and the
-ratios gpusort/CUB for the best gpusort algorithm of the row and for `automatic`.
+ratios gpusort/CUB for the best gpusort algorithm of the row and for `automatic`. Only steady rows
+are taken: a row the benchmark flagged (its runs spread more than the protocol allows, or its
+spin-up did not settle: docs/design/benchmark-protocol.md) is left out of the table and listed under it.
+
+The plot: a PNG drawn by gnuplot where gnuplot is installed (without it the table is written and
+the plot skipped, with a message), or an SVG drawn by this script alone when --plot ends in .svg.
 
     bench/compare.py RUN_DIR --segmented [--table bench/segmented_table.md]
 
-Issue #13's rows (bench/run_segmented_h100.sh): per segmented configuration and n, gpusort's and
+The segmented rows (bench/run_segmented_h100.sh): per segmented configuration and n, gpusort's and
 CUB's median ms (CUB's winning algorithm named) and the ratio CUB time / gpusort time; then
 argsort against sort_by_key u32+u32 for both (the issue asks gpusort's within 10 %)."""
 import argparse
 import json
+import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,11 +36,35 @@ def load(path):
         return json.load(f)
 
 
+def steady(row):
+    """Whether a measured row may be published: rows written before the benchmark flagged
+    unsteady ones carry no "steady" field and count as steady."""
+    return row.get("steady", True)
+
+
+def flagged(doc):
+    """The measured rows the benchmark flagged as not steady: lines for the list under a table."""
+    return [f"{doc['implementation']} {r['algorithm']} {r['config']} 2^{log2(r['n'])}: "
+            f"{r.get('unsteady', 'not steady')}"
+            for r in doc["results"] if "skipped" not in r and not steady(r)]
+
+
+def flagged_lines(docs):
+    lines = [line for doc in docs for line in flagged(doc)]
+    if not lines:
+        recorded = all("steady" in r for doc in docs for r in doc["results"] if "skipped" not in r)
+        return ["", "Every measured row was steady." if recorded else
+                "(Steadiness not recorded in these files: written before rows were flagged.)"]
+    return ["", f"Left out, not steady ({len(lines)} rows; docs/design/benchmark-protocol.md):", ""] + \
+        [f"- {line}" for line in lines]
+
+
 def measured(doc):
-    """{(config, n): {name: gkeys_per_s}} over the rows that were measured (not skipped)."""
+    """{(config, n): {name: gkeys_per_s}} over the rows that were measured (not skipped) and
+    steady."""
     table = {}
     for r in doc["results"]:
-        if "skipped" in r:
+        if "skipped" in r or not steady(r):
             continue
         name = "CUB" if doc["implementation"] == "cub" else r["algorithm"]
         table.setdefault((r["config"], r["n"]), {})[name] = r["gkeys_per_s"]
@@ -48,7 +79,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir", help="folder holding gpusort.json and cub.json")
     ap.add_argument("--table", default="bench/results_table.md")
-    ap.add_argument("--plot", default="bench/throughput.png")
+    ap.add_argument("--plot", default="bench/throughput.png",
+                    help="PNG through gnuplot, or SVG (no tool needed) when it ends in .svg")
     ap.add_argument("--segmented", action="store_true", help="the segmented / argsort rows")
     args = ap.parse_args()
     if args.segmented:
@@ -83,17 +115,27 @@ def main():
             auto = v.get("automatic")
             cells.append(f"{auto / base:.2f}" if auto and base else "–")
             lines.append("| " + " | ".join(cells) + " |")
+    lines += flagged_lines([gpusort, cub])
     with open(args.table, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
     # ---- plot: one panel per key configuration, one line per implementation ----
     names = algorithms + ["CUB"]
+    title = f"Sort throughput, {gpusort['device']}: gpusort (Vulkan) vs CUB DeviceRadixSort"
+    if args.plot.endswith(".svg"):
+        write_svg(args.plot, title, configs, names, algorithms, rows)
+        print(f"wrote {args.table} and {args.plot}")
+        return
+    if shutil.which("gnuplot") is None:
+        print(f"gnuplot not installed: table written ({args.table}), plot skipped "
+              f"(--plot FILE.svg draws it without gnuplot)")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         script = [
             "set terminal pngcairo size 1500,900 font ',10'" if has_cairo() else "set terminal png size 1500,900",
             f"set output '{os.path.abspath(args.plot)}'",
-            f"set multiplot layout 2,3 title 'Sort throughput, {gpusort['device']}: gpusort (Vulkan) vs CUB DeviceRadixSort'",
+            f"set multiplot layout 2,3 title '{title}'",
             "set termoption noenhanced",
             "set logscale y 10",
             "set xlabel 'log2(n)'",
@@ -142,7 +184,7 @@ def segmented(args):
     rows = {}  # (config, n) -> {"gpusort": row, "cub": row}
     for name, doc in docs.items():
         for r in doc["results"]:
-            if "skipped" not in r:
+            if "skipped" not in r and steady(r):
                 rows.setdefault((r["config"], r["n"]), {})[name] = r
     table = "bench/segmented_table.md" if args.table == "bench/results_table.md" else args.table
     lines = [f"gpusort on {docs['gpusort']['device']} ({docs['gpusort']['driver']}), "
@@ -156,16 +198,111 @@ def segmented(args):
                  c["algorithm"] if c else "–", f"{c['ms_median']:.4f}" if c else "–",
                  f"**{c['ms_median'] / g['ms_median']:.2f}**" if g and c else "–"]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Argsort / sort_by_key u32+u32 (time ratio; issue #13: gpusort's <= 1.10):", ""]
+    lines += ["", "Argsort / sort_by_key u32+u32 (time ratio):", ""]
     for name in ("gpusort", "cub"):
         for (config, n), v in sorted(rows.items()):
             if config != "u32 argsort" or name not in v or name not in rows.get(("u32+u32", n), {}):
                 continue
             ratio = v[name]["ms_median"] / rows[("u32+u32", n)][name]["ms_median"]
             lines.append(f"- {name} n = 2^{log2(n)}: {ratio:.3f}")
+    lines += flagged_lines(docs.values())
     with open(table, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+# ---- the SVG plot, drawn without any tool ----
+
+COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+
+
+def svg_panel(x0, y0, w, h, title, series, log_y, ylabel, reference=None):
+    """One panel: series = [(name, [(x, y), ...], colour, dashed)], x = log2(n)."""
+    points = [p for _, pts, _, _ in series for p in pts if p[1] > 0]
+    if not points:
+        return []
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points] + ([reference] if reference else [])
+    xmin, xmax = min(xs), max(xs)
+    if xmin == xmax:
+        xmin, xmax = xmin - 1, xmax + 1
+    f = math.log10 if log_y else (lambda v: v)
+    if log_y:
+        ymin, ymax = math.floor(f(min(ys))), math.ceil(f(max(ys)))
+    else:
+        ymin, ymax = 0.0, max(ys) * 1.1
+    if ymin == ymax:
+        ymax = ymin + 1
+    left, right, top, bottom = x0 + 55, x0 + w - 10, y0 + 25, y0 + h - 35
+
+    def px(x):
+        return left + (x - xmin) / (xmax - xmin) * (right - left)
+
+    def py(y):
+        return bottom - (f(y) - ymin) / (ymax - ymin) * (bottom - top)
+
+    out = [f'<text x="{(left + right) / 2:.1f}" y="{y0 + 15}" text-anchor="middle" '
+           f'font-weight="bold">{title}</text>',
+           f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" '
+           f'fill="none" stroke="#888"/>']
+    for x in range(int(xmin), int(xmax) + 1):
+        if x % 2 == 0:
+            out.append(f'<line x1="{px(x):.1f}" y1="{top}" x2="{px(x):.1f}" y2="{bottom}" stroke="#eee"/>')
+            out.append(f'<text x="{px(x):.1f}" y="{bottom + 14}" text-anchor="middle">{x}</text>')
+    ticks = [10 ** e for e in range(int(ymin), int(ymax) + 1)] if log_y else \
+        [ymax * i / 5 for i in range(6)]
+    for t in ticks:
+        out.append(f'<line x1="{left}" y1="{py(t):.1f}" x2="{right}" y2="{py(t):.1f}" stroke="#eee"/>')
+        out.append(f'<text x="{left - 4}" y="{py(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
+    out.append(f'<text x="{(left + right) / 2:.1f}" y="{bottom + 28}" text-anchor="middle">log2(n)</text>')
+    out.append(f'<text transform="translate({x0 + 12},{(top + bottom) / 2:.1f}) rotate(-90)" '
+               f'text-anchor="middle">{ylabel}</text>')
+    if reference:
+        out.append(f'<line x1="{left}" y1="{py(reference):.1f}" x2="{right}" y2="{py(reference):.1f}" '
+                   f'stroke="black" stroke-dasharray="2,3"/>')
+    for i, (name, pts, colour, dashed) in enumerate(series):
+        pts = [p for p in pts if p[1] > 0]
+        if not pts:
+            continue
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+        dash = ' stroke-dasharray="6,4"' if dashed else ""
+        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" '
+                   f'stroke-width="{3 if dashed else 2}"{dash}/>')
+        out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="2.5" fill="{colour}"/>' for x, y in pts]
+        out.append(f'<text x="{left + 6}" y="{top + 14 + 13 * i}" fill="{colour}">{name}</text>')
+    return out
+
+
+def write_svg(path, title, configs, names, algorithms, rows):
+    """The gnuplot plot's panels (one per key configuration, then best gpusort / CUB) as SVG."""
+    w, h, columns = 500, 320, 3
+    panels = []
+    for c in configs:
+        series = []
+        for i, name in enumerate(names):
+            pts = sorted((log2(n), v[name]) for (cc, n), v in rows.items() if cc == c and name in v)
+            series.append((name, pts, COLOURS[i % len(COLOURS)], name == "CUB"))
+        panels.append((c, series, True, "GKeys/s (median)", None))
+    ratio = []
+    for i, c in enumerate(configs):
+        pts = sorted((log2(n), max(v[a] for a in algorithms if a in v) / v["CUB"])
+                     for (cc, n), v in rows.items()
+                     if cc == c and "CUB" in v and any(a in v for a in algorithms))
+        ratio.append((c, pts, COLOURS[i % len(COLOURS)], False))
+    if any(pts for _, pts, _, _ in ratio):
+        panels.append(("best gpusort / CUB", ratio, False, "ratio", 1.0))
+    height = 40 + h * math.ceil(max(len(panels), 1) / columns)
+    body = []
+    for k, (name, series, log_y, ylabel, reference) in enumerate(panels):
+        body += svg_panel((k % columns) * w, 40 + (k // columns) * h, w, h, name, series, log_y,
+                          ylabel, reference)
+    escape = title.replace("&", "&amp;").replace("<", "&lt;")
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{columns * w}" height="{height}" '
+           f'font-family="sans-serif" font-size="11">',
+           '<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{columns * w / 2}" y="24" text-anchor="middle" font-size="15">{escape}</text>']
+    with open(path, "w") as f:
+        f.write("\n".join(svg + body + ["</svg>"]) + "\n")
 
 
 def has_cairo():

@@ -5,37 +5,33 @@
 //
 //   cub_baseline [--keys u32,u64,...] [--min-log2 10] [--max-log2 28] [--step 2] [--warmups 3]
 //                [--runs 11] [--seed S] [--time-budget SECONDS] [--quick] [--json F] [--csv F]
+//                [--spin-up-ms 200] [--spin-up-max-ms 2000] [--max-spread 5]
+//     Protocol and flags as `gpusort bench` (bench_common.hpp, docs/design/benchmark-protocol.md).
 //   cub_baseline --segmented [--layouts small,medium,large,powerlaw] [same options]
 //     The rows of `gpusort bench --segmented` (default n = 2^24, --quick 2^14, keys
 //     u32,u32+u32): per layout the faster of cub::DeviceSegmentedSort and
 //     cub::DeviceSegmentedRadixSort (named in the row's algorithm), the argsort row
 //     (DeviceRadixSort::SortPairs of the keys with an iota made inside the timing) and the
 //     DeviceRadixSort u32+u32 row it is compared with.
-#include "bench_common.hpp"
-
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_segmented_radix_sort.cuh>
-#include <cub/device/device_segmented_sort.cuh>
-#include <cub/version.cuh>
 #include <cuda_runtime.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <cub/version.cuh>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench_common.hpp"
+#include "cuda_batches.cuh"
+
 using namespace gpusort::bench;
 
 namespace {
-
-void check_cuda(cudaError_t status, const char* what, int line) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string(what) + " (line " + std::to_string(line) +
-                             "): " + cudaGetErrorString(status));
-}
-#define CUDA_CHECK(call) check_cuda((call), #call, __LINE__)
 
 struct DeviceMemory {
   void* p = nullptr;
@@ -46,7 +42,9 @@ struct DeviceMemory {
 };
 struct PinnedMemory {
   void* p = nullptr;
-  explicit PinnedMemory(size_t bytes) { CUDA_CHECK(cudaMallocHost(&p, std::max<size_t>(bytes, 256))); }
+  explicit PinnedMemory(size_t bytes) {
+    CUDA_CHECK(cudaMallocHost(&p, std::max<size_t>(bytes, 256)));
+  }
   ~PinnedMemory() { cudaFreeHost(p); }
   PinnedMemory(const PinnedMemory&) = delete;
   PinnedMemory& operator=(const PinnedMemory&) = delete;
@@ -59,26 +57,35 @@ void cub_sort(void* temp, size_t& temp_bytes, void* keys, void* keys_alt, void* 
               void* values_alt, uint64_t n, cudaStream_t stream, bool& result_in_alt) {
   cub::DoubleBuffer<K> k(static_cast<K*>(keys), static_cast<K*>(keys_alt));
   if (values) {
-    cub::DoubleBuffer<uint32_t> v(static_cast<uint32_t*>(values), static_cast<uint32_t*>(values_alt));
+    cub::DoubleBuffer<uint32_t> v(static_cast<uint32_t*>(values),
+                                  static_cast<uint32_t*>(values_alt));
     if (n > INT32_MAX)
-      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, int64_t(n), 0, int(8 * sizeof(K)), stream));
+      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, int64_t(n), 0,
+                                                 int(8 * sizeof(K)), stream));
     else
-      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, int(n), 0, int(8 * sizeof(K)), stream));
-    if (temp && k.selector != v.selector) throw std::runtime_error("CUB left keys and values in different buffers");
+      CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, int(n), 0,
+                                                 int(8 * sizeof(K)), stream));
+    if (temp && k.selector != v.selector)
+      throw std::runtime_error("CUB left keys and values in different buffers");
   } else if (n > INT32_MAX) {
     // 64-bit num_items beyond 2^31 - 1 (CUB's 64-bit offsets); int below, as CUB is used most.
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, int64_t(n), 0, int(8 * sizeof(K)), stream));
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, int64_t(n), 0,
+                                              int(8 * sizeof(K)), stream));
   } else {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, int(n), 0, int(8 * sizeof(K)), stream));
+    CUDA_CHECK(
+        cub::DeviceRadixSort::SortKeys(temp, temp_bytes, k, int(n), 0, int(8 * sizeof(K)), stream));
   }
   result_in_alt = k.selector != 0;
 }
 
 void sort_config(const KeyConfig& c, void* temp, size_t& temp_bytes, void* keys, void* keys_alt,
                  void* values, void* values_alt, uint64_t n, cudaStream_t stream, bool& alt) {
-  if (c.is_float) cub_sort<float>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
-  else if (c.key_bytes == 4) cub_sort<uint32_t>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
-  else cub_sort<uint64_t>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
+  if (c.is_float)
+    cub_sort<float>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
+  else if (c.key_bytes == 4)
+    cub_sort<uint32_t>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
+  else
+    cub_sort<uint64_t>(temp, temp_bytes, keys, keys_alt, values, values_alt, n, stream, alt);
 }
 
 // A row's memory, as gpusort's benchmark sizes it: one input set (keys, values) per run, fewer
@@ -116,7 +123,8 @@ struct RowMemory {
   }
 };
 
-Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cudaStream_t stream) {
+Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cudaStream_t stream,
+            CudaBatches& gpu, const SmClock* clock) {
   const auto started = std::chrono::steady_clock::now();
   Row row = Row::of("cub", "DeviceRadixSort", c, n);
   row.warmups = p.warmups;
@@ -126,8 +134,8 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
 
   size_t temp_bytes = 0;
   bool alt = false;
-  sort_config(c, nullptr, temp_bytes, nullptr, nullptr, c.value_bytes ? (void*)1 : nullptr, nullptr, n,
-              stream, alt);
+  sort_config(c, nullptr, temp_bytes, nullptr, nullptr, c.value_bytes ? (void*)1 : nullptr, nullptr,
+              n, stream, alt);
   // Comparable to gpusort's scratch: CUB's temporary storage plus the alternate key/value buffers.
   row.scratch_bytes = temp_bytes + set_bytes;
 
@@ -159,7 +167,8 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   auto send = [&](uint32_t s) {
     CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, up, key_size, cudaMemcpyHostToDevice, stream));
     if (value_size)
-      CUDA_CHECK(cudaMemcpyAsync(values[s]->p, up + key_size, value_size, cudaMemcpyHostToDevice, stream));
+      CUDA_CHECK(
+          cudaMemcpyAsync(values[s]->p, up + key_size, value_size, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     std::swap(inputs[s], pending);
   };
@@ -173,54 +182,51 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   };
   generate(next_seed()), send(spare);
 
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
   const uint32_t total = p.warmups + p.runs;
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) generate(next_seed()), send(s);
-    p.spin_up([&](uint32_t repeats) {
-      for (uint32_t r = 0; r < repeats; ++r) sort_set(spare);
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-    });
-    std::vector<float> ms(count);
-    std::vector<bool> in_alt(count);
+    // Spin-up (the row's own sort of the spare), then the runs enqueued right behind it.
+    row.spin =
+        p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, [&] { sort_set(spare); }); },
+                  [&] { return gpu.finish_batch(); });
     for (uint32_t s = 0; s < count; ++s) {
-      CUDA_CHECK(cudaEventRecord(start, stream));
-      in_alt[s] = sort_set(s);
-      CUDA_CHECK(cudaEventRecord(stop, stream));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      CUDA_CHECK(cudaEventElapsedTime(&ms[s], start, stop));
-      // The alternate buffers are shared: a result left there is copied home before the next run
-      // (outside the timing), so that every output can be checked after the runs.
-      if (in_alt[s]) {
-        CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice, stream));
-        if (value_size)
-          CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size, cudaMemcpyDeviceToDevice, stream));
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-      }
+      bool in_alt = false;
+      gpu.enqueue_run(
+          s, [] {}, [&] { in_alt = sort_set(s); },
+          [&] {
+            // The alternate buffers are shared: a result left there is copied home before the next
+            // run (on the stream, untimed), so that every output can be checked after the runs.
+            if (!in_alt) return;
+            CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice,
+                                       stream));
+            if (value_size)
+              CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size,
+                                         cudaMemcpyDeviceToDevice, stream));
+          });
     }
+    if (clock) row.sm_clock_mhz = clock->mhz();
+    while (gpu.batches_queued() > 0) gpu.finish_batch();
+    const std::vector<float> ms = gpu.finish_runs(count);
     for (uint32_t s = 0; s < count; ++s) {
       // A missed copy leaves the previous output (another input's pair hash): the check fails.
       CUDA_CHECK(cudaMemcpyAsync(down, keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
       if (value_size)
-        CUDA_CHECK(cudaMemcpyAsync(down + key_size, values[s]->p, value_size, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaMemcpyAsync(down + key_size, values[s]->p, value_size,
+                                   cudaMemcpyDeviceToHost, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
       // CUB orders -0 and +0 as equal (stably), else like gpusort's IEEE totalOrder.
       const Input& in = inputs[s];
-      std::string wrong = check_output(c, n, down, down + key_size, in.hash, true,
-                                       exact ? in.keys.data() : nullptr,
-                                       exact ? in.values.data() : nullptr, true);
+      std::string wrong =
+          check_output(c, n, down, down + key_size, in.hash, true, exact ? in.keys.data() : nullptr,
+                       exact ? in.values.data() : nullptr, true);
       if (!wrong.empty())
-        throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) + " run " +
-                                 std::to_string(first + s) + ": " + wrong);
+        throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) +
+                                 " run " + std::to_string(first + s) + ": " + wrong);
       if (first + s >= p.warmups) row.ms.push_back(ms[s]);
     }
   }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
-  row.finish();
+  row.finish(p);
   row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return row;
 }
@@ -231,9 +237,12 @@ enum class SegmentedAlgorithm { segmented_sort, segmented_radix_sort, argsort };
 
 const char* name_of(SegmentedAlgorithm a) {
   switch (a) {
-    case SegmentedAlgorithm::segmented_sort: return "DeviceSegmentedSort";
-    case SegmentedAlgorithm::segmented_radix_sort: return "DeviceSegmentedRadixSort";
-    default: return "SortPairs+iota";
+    case SegmentedAlgorithm::segmented_sort:
+      return "DeviceSegmentedSort";
+    case SegmentedAlgorithm::segmented_radix_sort:
+      return "DeviceSegmentedRadixSort";
+    default:
+      return "SortPairs+iota";
   }
 }
 
@@ -247,8 +256,8 @@ __global__ void iota_kernel(uint32_t* out, uint32_t n) {
 // `values` receives iota (a kernel on the stream, so inside the caller's events) and then the
 // sort carries it along as the indices.
 template <class K>
-void cub_segmented(SegmentedAlgorithm a, void* temp, size_t& temp_bytes, void* keys,
-                   void* keys_alt, void* values, void* values_alt, uint64_t n, uint64_t segments,
+void cub_segmented(SegmentedAlgorithm a, void* temp, size_t& temp_bytes, void* keys, void* keys_alt,
+                   void* values, void* values_alt, uint64_t n, uint64_t segments,
                    const int* offsets, cudaStream_t stream, bool& result_in_alt) {
   cub::DoubleBuffer<K> k(static_cast<K*>(keys), static_cast<K*>(keys_alt));
   cub::DoubleBuffer<uint32_t> v(static_cast<uint32_t*>(values), static_cast<uint32_t*>(values_alt));
@@ -256,26 +265,23 @@ void cub_segmented(SegmentedAlgorithm a, void* temp, size_t& temp_bytes, void* k
   switch (a) {
     case SegmentedAlgorithm::segmented_sort:
       if (values)
-        CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(temp, temp_bytes, k, v, int64_t(n),
-                                                       int64_t(segments), offsets, offsets + 1,
-                                                       stream));
+        CUDA_CHECK(cub::DeviceSegmentedSort::SortPairs(
+            temp, temp_bytes, k, v, int64_t(n), int64_t(segments), offsets, offsets + 1, stream));
       else
-        CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(temp, temp_bytes, k, int64_t(n),
-                                                      int64_t(segments), offsets, offsets + 1,
-                                                      stream));
+        CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(
+            temp, temp_bytes, k, int64_t(n), int64_t(segments), offsets, offsets + 1, stream));
       break;
     case SegmentedAlgorithm::segmented_radix_sort:
       if (values)
-        CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(temp, temp_bytes, k, v, int(n),
-                                                            int(segments), offsets, offsets + 1,
-                                                            0, bits, stream));
+        CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
+            temp, temp_bytes, k, v, int(n), int(segments), offsets, offsets + 1, 0, bits, stream));
       else
-        CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeys(temp, temp_bytes, k, int(n),
-                                                           int(segments), offsets, offsets + 1,
-                                                           0, bits, stream));
+        CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeys(
+            temp, temp_bytes, k, int(n), int(segments), offsets, offsets + 1, 0, bits, stream));
       break;
     case SegmentedAlgorithm::argsort:
-      if (temp) iota_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(v.Current(), uint32_t(n));
+      if (temp)
+        iota_kernel<<<unsigned((n + 255) / 256), 256, 0, stream>>>(v.Current(), uint32_t(n));
       CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, int(n), 0, bits, stream));
       break;
   }
@@ -288,12 +294,15 @@ void cub_segmented(SegmentedAlgorithm a, void* temp, size_t& temp_bytes, void* k
 // (a == argsort: the keys' values are the indices). Inputs, seeds and checks as gpusort's
 // bench/segmented.cpp; the protocol as measure() above.
 Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorithm a, uint64_t n,
-                      const Protocol& p, uint64_t seed, cudaStream_t stream) {
+                      const Protocol& p, uint64_t seed, cudaStream_t stream, CudaBatches& gpu,
+                      const SmClock* clock) {
   const auto started = std::chrono::steady_clock::now();
   const bool argsort = a == SegmentedAlgorithm::argsort;
   Row row = Row::of("cub", name_of(a), c, n);
-  if (argsort) row.config = argsort_config_name(), row.value_bytes = 4;
-  else row.config = segmented_config_name(c, family, n);
+  if (argsort)
+    row.config = argsort_config_name(), row.value_bytes = 4;
+  else
+    row.config = segmented_config_name(c, family, n);
   row.warmups = p.warmups;
   const bool exact = argsort || n <= p.exact_max_n;
   // DeviceSegmentedSort does not promise stability: at small n its pairs of equal keys are
@@ -310,7 +319,8 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
   const uint64_t set_bytes = key_size + value_size;
 
   DeviceMemory offsets_device(offsets.size() * 4);
-  CUDA_CHECK(cudaMemcpy(offsets_device.p, offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_CHECK(
+      cudaMemcpy(offsets_device.p, offsets.data(), offsets.size() * 4, cudaMemcpyHostToDevice));
   const int* d_offsets = static_cast<const int*>(offsets_device.p);  // offsets <= 2^31 - 1
   auto sort = [&](void* temp, size_t& temp_bytes, void* keys, void* keys_alt, void* values,
                   void* values_alt, bool& alt) {
@@ -318,11 +328,11 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
       cub_segmented<float>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n, segments,
                            d_offsets, stream, alt);
     else if (c.key_bytes == 4)
-      cub_segmented<uint32_t>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n,
-                              segments, d_offsets, stream, alt);
+      cub_segmented<uint32_t>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n, segments,
+                              d_offsets, stream, alt);
     else
-      cub_segmented<uint64_t>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n,
-                              segments, d_offsets, stream, alt);
+      cub_segmented<uint64_t>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n, segments,
+                              d_offsets, stream, alt);
   };
   size_t temp_bytes = 0;
   bool alt = false;
@@ -346,7 +356,8 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
     // argsort: only the keys go up; the values buffer is the iota the timed run writes.
     CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, up, key_size, cudaMemcpyHostToDevice, stream));
     if (value_size && !argsort)
-      CUDA_CHECK(cudaMemcpyAsync(values[s]->p, up + key_size, value_size, cudaMemcpyHostToDevice, stream));
+      CUDA_CHECK(
+          cudaMemcpyAsync(values[s]->p, up + key_size, value_size, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   };
   auto sort_set = [&](uint32_t s) {
@@ -358,57 +369,64 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
   };
   send(spare);
 
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
   const uint32_t total = p.warmups + p.runs;
   std::vector<unsigned char> input;
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) send(s);
-    p.spin_up([&](uint32_t repeats) {
-      for (uint32_t r = 0; r < repeats; ++r) sort_set(spare);
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-    });
-    std::vector<float> ms(count);
+    row.spin =
+        p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, [&] { sort_set(spare); }); },
+                  [&] { return gpu.finish_batch(); });
     for (uint32_t s = 0; s < count; ++s) {
-      CUDA_CHECK(cudaEventRecord(start, stream));
-      const bool in_alt = sort_set(s);
-      CUDA_CHECK(cudaEventRecord(stop, stream));
-      CUDA_CHECK(cudaEventSynchronize(stop));
-      CUDA_CHECK(cudaEventElapsedTime(&ms[s], start, stop));
-      if (in_alt) {  // home before the next run reuses the alternate buffers (untimed)
-        CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice, stream));
-        if (value_size)
-          CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size, cudaMemcpyDeviceToDevice, stream));
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-      }
+      bool in_alt = false;
+      gpu.enqueue_run(
+          s, [] {}, [&] { in_alt = sort_set(s); },
+          [&] {
+            if (!in_alt) return;  // home before the next run reuses the alternate buffers (untimed)
+            CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice,
+                                       stream));
+            if (value_size)
+              CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size,
+                                         cudaMemcpyDeviceToDevice, stream));
+          });
     }
+    if (clock) row.sm_clock_mhz = clock->mhz();
+    while (gpu.batches_queued() > 0) gpu.finish_batch();
+    const std::vector<float> ms = gpu.finish_runs(count);
     for (uint32_t s = 0; s < count; ++s) {
       CUDA_CHECK(cudaMemcpyAsync(down, keys[s]->p, key_size, cudaMemcpyDeviceToHost, stream));
       if (value_size)
-        CUDA_CHECK(cudaMemcpyAsync(down + key_size, values[s]->p, value_size, cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaMemcpyAsync(down + key_size, values[s]->p, value_size,
+                                   cudaMemcpyDeviceToHost, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
       if (exact) {
         input.resize(set_bytes);
         generate_input(c, n, set_seed[s], input.data(), input.data() + key_size);
       }
       const std::string wrong =
-          argsort ? check_argsort(c, n, input.data(), reinterpret_cast<const uint32_t*>(down + key_size), down)
+          argsort ? check_argsort(c, n, input.data(),
+                                  reinterpret_cast<const uint32_t*>(down + key_size), down)
                   : check_segmented_output(c, n, down, down + key_size, offsets, set_hash[s], true,
                                            exact ? input.data() : nullptr,
                                            exact ? input.data() + key_size : nullptr, stable);
       if (!wrong.empty())
-        throw std::runtime_error(std::string("cub ") + name_of(a) + " " + row.config + " n=" +
-                                 std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);
+        throw std::runtime_error(std::string("cub ") + name_of(a) + " " + row.config +
+                                 " n=" + std::to_string(n) + " run " + std::to_string(first + s) +
+                                 ": " + wrong);
       if (first + s >= p.warmups) row.ms.push_back(ms[s]);
     }
   }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
-  row.finish();
+  row.finish(p);
   row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return row;
+}
+
+double parse_double(const std::string& flag, const char* text) {
+  char* end = nullptr;
+  const double x = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(x >= 0))
+    throw std::runtime_error(flag + ": not a non-negative number: " + text);
+  return x;
 }
 
 uint32_t parse_u32(const std::string& flag, const char* text) {
@@ -432,20 +450,36 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       std::string flag = argv[i];
       command += " " + flag;
-      if (flag == "--quick") { quick = true; continue; }
-      if (flag == "--segmented") { segmented = true; continue; }
+      if (flag == "--quick") {
+        quick = true;
+        continue;
+      }
+      if (flag == "--segmented") {
+        segmented = true;
+        continue;
+      }
       if (i + 1 >= argc) throw std::runtime_error(flag + " needs a value (or is unknown)");
       std::string value = argv[++i];
       command += " " + value;
-      if (flag == "--keys") keys = value;
-      else if (flag == "--json") json = value;
-      else if (flag == "--csv") csv = value;
-      else if (flag == "--layouts") families = parse_segment_families(value);
-      else if (flag == "--seed") seed = std::stoull(value);
-      else if (flag == "--time-budget") p.time_budget_s = std::stod(value);
+      if (flag == "--keys")
+        keys = value;
+      else if (flag == "--json")
+        json = value;
+      else if (flag == "--csv")
+        csv = value;
+      else if (flag == "--layouts")
+        families = parse_segment_families(value);
+      else if (flag == "--seed")
+        seed = std::stoull(value);
+      else if (flag == "--time-budget")
+        p.time_budget_s = std::stod(value);
+      else if (flag == "--spin-up-ms" || flag == "--spin-up-max-ms" || flag == "--max-spread")
+        overrides.emplace_back(flag, value);
       else if (flag == "--min-log2" || flag == "--max-log2" || flag == "--step" ||
-               flag == "--warmups" || flag == "--runs") overrides.emplace_back(flag, value);
-      else throw std::runtime_error("unknown option " + flag);
+               flag == "--warmups" || flag == "--runs")
+        overrides.emplace_back(flag, value);
+      else
+        throw std::runtime_error("unknown option " + flag);
     }
     if (quick) p.make_quick();
     if (segmented) {  // one size unless asked: 2^24 (the issue's), 2^14 with --quick
@@ -453,12 +487,27 @@ int main(int argc, char** argv) {
       if (keys.empty()) keys = "u32,u32+u32";
     }
     for (const auto& [flag, value] : overrides) {
+      if (flag == "--spin-up-ms" || flag == "--spin-up-max-ms" || flag == "--max-spread") {
+        const double x = parse_double(flag, value.c_str());
+        if (flag == "--spin-up-ms")
+          p.spin_up_ms = x;
+        else if (flag == "--spin-up-max-ms")
+          p.spin_up_max_ms = x;
+        else
+          p.max_spread = x / 100;
+        continue;
+      }
       uint32_t x = parse_u32(flag, value.c_str());
-      if (flag == "--min-log2") p.min_log2 = x;
-      else if (flag == "--max-log2") p.max_log2 = x;
-      else if (flag == "--step") p.log2_step = x;
-      else if (flag == "--warmups") p.warmups = x;
-      else p.runs = x;
+      if (flag == "--min-log2")
+        p.min_log2 = x;
+      else if (flag == "--max-log2")
+        p.max_log2 = x;
+      else if (flag == "--step")
+        p.log2_step = x;
+      else if (flag == "--warmups")
+        p.warmups = x;
+      else
+        p.runs = x;
     }
     if (p.runs == 0 || p.log2_step == 0 || p.min_log2 > p.max_log2 || p.max_log2 > 32)
       throw std::runtime_error("need --runs >= 1, --step >= 1, --min-log2 <= --max-log2 <= 32");
@@ -477,8 +526,18 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     std::printf("cub_baseline on %s (%s); %u warm-ups, median of %u runs, seed %llu\n", prop.name,
                 driver_text.c_str(), p.warmups, p.runs, (unsigned long long)p.seed);
-    print_header();
-    RunInfo info{"cub", prop.name, driver_text, command, p, p.seed};
+    // The SM clock per row, from NVML (the GPU found by its UUID), where it is present.
+    const SmClock sm_clock(reinterpret_cast<const unsigned char*>(prop.uuid.bytes), true);
+    const SmClock* clock = sm_clock.available() ? &sm_clock : nullptr;
+    std::printf(
+        "spin-up per row: the row's own sort until its time per sort holds within %.0f%% over "
+        "%.0f ms (at least %.0f ms, at most %.0f ms); flagged NOT STEADY: spread above "
+        "%.1f%% or an unsettled spin-up; SM clock: %s\n",
+        100 * p.steady_tolerance, p.steady_window_ms, p.spin_up_ms,
+        std::max(p.spin_up_ms, p.spin_up_max_ms), 100 * p.max_spread, sm_clock.how().c_str());
+    CudaBatches gpu(stream, p.max_sets);
+    print_header(clock);
+    RunInfo info{"cub", prop.name, driver_text, command, p, p.seed, sm_clock.how()};
     std::vector<Row> rows;
     TimeBudget budget(p.time_budget_s);
     auto save = [&] {  // rewritten after every row, so a run cut short keeps what it measured
@@ -488,7 +547,7 @@ int main(int argc, char** argv) {
     for (uint32_t log2 = p.min_log2; segmented && log2 <= p.max_log2; log2 += p.log2_step) {
       const uint64_t n = uint64_t(1) << log2;
       auto add = [&](Row row) {
-        print_row(row);
+        print_row(row, clock);
         rows.push_back(std::move(row));
         save();
       };
@@ -512,24 +571,28 @@ int main(int argc, char** argv) {
               return row;
             }
             // The faster of CUB's two segmented sorts, by median; the other is printed.
-            Row a = measure_segmented(c, f, SegmentedAlgorithm::segmented_sort, n, p, p.seed, stream);
-            Row b = measure_segmented(c, f, SegmentedAlgorithm::segmented_radix_sort, n, p, p.seed, stream);
+            Row a = measure_segmented(c, f, SegmentedAlgorithm::segmented_sort, n, p, p.seed,
+                                      stream, gpu, clock);
+            Row b = measure_segmented(c, f, SegmentedAlgorithm::segmented_radix_sort, n, p, p.seed,
+                                      stream, gpu, clock);
             if (b.ms_median < a.ms_median) std::swap(a, b);
-            std::printf("  (%s %s: %.4f ms, slower)\n", b.algorithm.c_str(), b.config.c_str(), b.ms_median);
+            std::printf("  (%s %s: %.4f ms, slower)\n", b.algorithm.c_str(), b.config.c_str(),
+                        b.ms_median);
             a.wall_s += b.wall_s;
             return a;
           });
       const KeyConfig u32 = parse_key_configs("u32")[0], u32_u32 = parse_key_configs("u32+u32")[0];
       timed("argsort", [&](bool skip) {
         if (!skip)
-          return measure_segmented(u32, SegmentFamily::small, SegmentedAlgorithm::argsort, n, p, p.seed, stream);
+          return measure_segmented(u32, SegmentFamily::small, SegmentedAlgorithm::argsort, n, p,
+                                   p.seed, stream, gpu, clock);
         Row row = Row::of("cub", name_of(SegmentedAlgorithm::argsort), u32, n);
         row.config = argsort_config_name(), row.value_bytes = 4;
         return row;
       });
       // The sort_by_key row argsort is compared with.
       timed("u32+u32", [&](bool skip) {
-        if (!skip) return measure(u32_u32, n, p, p.seed, stream);
+        if (!skip) return measure(u32_u32, n, p, p.seed, stream, gpu, clock);
         return Row::of("cub", "DeviceRadixSort", u32_u32, n);
       });
     }
@@ -538,16 +601,17 @@ int main(int argc, char** argv) {
         const uint64_t n = uint64_t(1) << log2;
         std::string skipped = budget.check(c.name, n);
         if (skipped.empty()) {
-          rows.push_back(measure(c, n, p, p.seed, stream));
+          rows.push_back(measure(c, n, p, p.seed, stream, gpu, clock));
           budget.record(c.name, n, rows.back().wall_s);
         } else {
           Row row = Row::of("cub", "DeviceRadixSort", c, n);
           row.skipped = skipped;
           rows.push_back(row);
         }
-        print_row(rows.back());
+        print_row(rows.back(), clock);
         save();
       }
+    print_unsteady_summary(rows);
     CUDA_CHECK(cudaStreamDestroy(stream));
     return 0;
   } catch (const std::exception& e) {

@@ -1,9 +1,11 @@
 // `gpusort bench --end-to-end` (end_to_end.hpp). Per row: warm-ups, then timed runs of
 // gpusort::sort on a fresh copy of the input in host memory (the copy is not timed), the median
 // reported with its stages (SortTimings); every run's output checked (sorted, pair multiset).
-// Before each run the GPU is spun up like the kernel rows' (Protocol::spin_up: untimed sorts of
-// device-resident keys), because the H100's SM clock follows the recent load: from an idle GPU a
-// 2^28 sort inside the call runs at 345 MHz, 5.3x slower (docs/design/host-path.md).
+// Before each run the GPU is spun up like the kernel rows' (Protocol::spin_up: sorts of
+// device-resident keys until their time settles), and the call follows at once, because the
+// H100's SM clock follows the recent load: from an idle GPU a 2^28 sort inside the call runs at
+// 345 MHz, 5.3x slower (docs/design/host-path.md, clock probe). Rows report the spread of the calls'
+// times and are flagged like the kernel rows (docs/design/benchmark-protocol.md).
 // With --one-off, each row also reports calls made after 1 s of idle, with no spin-up: what a
 // program that sorts once, on an otherwise idle GPU, sees.
 // The floor is the bytes moved each way over the bandwidth measured first: a DMA between pinned
@@ -16,6 +18,7 @@
 #include <thread>
 
 #include "core/key_order.hpp"
+#include "gpu_batches.hpp"
 #include "vulkan/buffer.hpp"
 
 #ifdef GPUSORT_HAVE_GNU_PARALLEL
@@ -51,29 +54,39 @@ Bandwidth measure_bus(Context& ctx, uint64_t bytes) {
 }
 
 // Device-resident keys sorted again and again to bring the GPU to working clocks (2^24 random
-// u32 keys: 0.7 ms a sort on the H100, so Protocol::spin_up's 200 ms are ~300 sorts).
+// u32 keys: 0.7 ms a sort on the H100), in batches queued back to back (Protocol::spin_up).
 class SpareSort {
  public:
   explicit SpareSort(Context& ctx, uint64_t n)
-      : impl_(ctx.impl()), n_(n), sorter_(ctx, {.key = KeyType::u32}),
+      : impl_(ctx.impl()),
+        n_(n),
+        sorter_(ctx, {.key = KeyType::u32}),
         keys_(impl_, n * 4, MemoryKind::device_local),
-        scratch_(impl_, sorter_.scratch_bytes(n), MemoryKind::device_local) {
+        scratch_(impl_, sorter_.scratch_bytes(n), MemoryKind::device_local),
+        gpu_(impl_, 1) {
     DeviceBuffer staging(impl_, n * 4, MemoryKind::readback);
     // Random (bench_common's generator): every pass runs, none is skipped.
     generate_input(parse_key_configs("u32")[0], n, 0x5eed, staging.mapped(), nullptr);
-    impl_.submit_timed([&](VkCommandBuffer cmd) {
+    impl_.submit([&](VkCommandBuffer cmd) {
       VkBufferCopy region{0, 0, n * 4};
       vkCmdCopyBuffer(cmd, staging.buffer(), keys_.buffer(), 1, &region);
+      Recorder::full_barrier(cmd);
     });
   }
-  // `repeats` sorts in one submission, waited for (Protocol::spin_up's contract).
-  void operator()(uint32_t repeats) {
-    impl_.submit_timed([&](VkCommandBuffer cmd) {
-      for (uint32_t i = 0; i < repeats; ++i) {
-        // No barrier of ours between them: each sort ends with one (Sorter's contract).
-        sorter_.record(cmd, keys_.ref(), {}, scratch_.ref(), n_);
-      }
-    });
+  // Spins the GPU up; returns with nothing of it left queued. `clock` is read just before the
+  // last batch ends (-1: not known).
+  SpinUp spin_up(const Protocol& p, const SmClock* clock, int& mhz) {
+    // No barrier of ours between the sorts: each ends with one (Sorter's contract).
+    const SpinUp s = p.spin_up(
+        [&](uint32_t repeats) {
+          gpu_.begin_batch(repeats, [&](VkCommandBuffer cmd) {
+            sorter_.record(cmd, keys_.ref(), {}, scratch_.ref(), n_);
+          });
+        },
+        [&] { return gpu_.finish_batch(); });
+    mhz = clock ? clock->mhz() : -1;
+    while (gpu_.batches_queued() > 0) gpu_.finish_batch();
+    return s;
   }
 
  private:
@@ -81,6 +94,7 @@ class SpareSort {
   uint64_t n_;
   Sorter sorter_;
   DeviceBuffer keys_, scratch_;
+  GpuBatches gpu_;
 };
 
 // Milliseconds of a CPU parallel sort of n keys K (with u32 values when given), by the keys'
@@ -144,17 +158,20 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
   const Bandwidth bus = measure_bus(ctx, std::clamp<uint64_t>(largest * 4, 1 << 20, 256 << 20));
   std::printf("host<->device bandwidth (DMA, pinned memory): %.1f GB/s up, %.1f GB/s down\n",
               bus.up_gbps, bus.down_gbps);
-  SpareSort spare(ctx, p.spin_up_ms > 0 ? uint64_t(1) << 24 : 1024);
-  std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s%s\n", "keys", "n", "MB", "ms", "upload",
-              "sort GPU", "download", "GB/s", "floor ms", "/floor",
+  SpareSort spare(ctx, p.spin_up_enabled() ? uint64_t(1) << 24 : 1024);
+  const SmClock* clock = options.clock && options.clock->available() ? options.clock : nullptr;
+  std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s %7s%s%s\n", "keys", "n", "MB", "ms",
+              "upload", "sort GPU", "download", "GB/s", "floor ms", "/floor", "spread",
+              clock ? "  SM MHz" : "",
               options.one_off ? "  one-off ms (upload sort download) /floor" : "");
   std::ofstream csv;
   if (!options.csv.empty()) {
     csv.open(options.csv);
     csv << "config,n,bytes,ms,upload_ms,sort_gpu_ms,download_ms,gb_per_s,floor_ms,"
            "up_gbps,down_gbps,one_off_ms,one_off_upload_ms,one_off_sort_gpu_ms,"
-           "one_off_download_ms\n";
+           "one_off_download_ms,spread,steady,unsteady,spin_up_state,spin_up_ms,sm_clock_mhz\n";
   }
+  std::vector<Row> summary;  // the rows' spreads and flags, for the summary at the end
   for (const KeyConfig& c : configs) {
     const KeyType key = parse_key_type(c.key);
     for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
@@ -183,13 +200,20 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
                       wrong);
         return t;
       };
+      // Per run: the input restored (host), the GPU spun up until the spare sort's time settles,
+      // then at once the call. The row's spread is over the calls' total times; its spin-up and
+      // clock (read as the spin-up ends) are the last run's.
       std::vector<SortTimings> runs, one_off;
+      Row row = Row::of("gpusort", "end-to-end", c, n);
       for (uint32_t run = 0; run < p.warmups + p.runs; ++run) {
         restore();
-        p.spin_up([&](uint32_t repeats) { spare(repeats); });
+        SpinUp spin = spare.spin_up(p, clock, row.sm_clock_mhz);
         const SortTimings t = sort_and_check();
-        if (run >= p.warmups) runs.push_back(t);
+        if (run >= p.warmups) runs.push_back(t), row.ms.push_back(t.total_ms);
+        if (spin.state == SpinUp::State::cap || row.spin.state != SpinUp::State::cap)
+          row.spin = spin;
       }
+      row.finish(p);
       for (uint32_t run = 0; options.one_off && run < 3; ++run) {
         restore();
         std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -206,14 +230,19 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
       const uint64_t bytes = runs[0].bytes;
       const double floor_ms =
           double(bytes) / (bus.up_gbps * 1e6) + double(bytes) / (bus.down_gbps * 1e6);
-      std::printf("%-8s %11llu %9.1f %10.3f %10.3f %10.3f %10.3f %8.2f %9.3f %7.2f", c.name,
+      std::printf("%-8s %11llu %9.1f %10.3f %10.3f %10.3f %10.3f %8.2f %9.3f %7.2f %6.1f%%", c.name,
                   (unsigned long long)n, double(bytes) / 1e6, ms, stage(&SortTimings::upload_ms),
                   stage(&SortTimings::sort_gpu_ms), stage(&SortTimings::download_ms),
-                  double(bytes) / (ms * 1e6), floor_ms, ms / floor_ms);
+                  double(bytes) / (ms * 1e6), floor_ms, ms / floor_ms, 100 * row.spread());
+      if (clock && row.sm_clock_mhz >= 0)
+        std::printf("  %6d", row.sm_clock_mhz);
+      else if (clock)
+        std::printf("  %6s", "-");
       const double one_off_ms = one_off_stage(&SortTimings::total_ms);
       if (options.one_off)
         std::printf("  %10.3f (%.1f %.1f %.1f) %5.2f", one_off_ms,
-                    one_off_stage(&SortTimings::upload_ms), one_off_stage(&SortTimings::sort_gpu_ms),
+                    one_off_stage(&SortTimings::upload_ms),
+                    one_off_stage(&SortTimings::sort_gpu_ms),
                     one_off_stage(&SortTimings::download_ms), one_off_ms / floor_ms);
       if (options.device_memory_limit) {
         // Shares of the call: transfers (upload and download, the runs' host copies included),
@@ -237,6 +266,7 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
           std::printf("  CPU 16 threads %.1f ms (%.3f GKeys/s), gpusort %.2fx", cpu_ms,
                       double(n) / (cpu_ms * 1e6), cpu_ms / ms);
       }
+      if (!row.steady()) std::printf("  NOT STEADY: %s", row.unsteady.c_str());
       std::printf("\n");
       std::fflush(stdout);
       if (csv.is_open())
@@ -246,9 +276,15 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
             << floor_ms << "," << bus.up_gbps << "," << bus.down_gbps << "," << one_off_ms << ","
             << one_off_stage(&SortTimings::upload_ms) << ","
             << one_off_stage(&SortTimings::sort_gpu_ms) << ","
-            << one_off_stage(&SortTimings::download_ms) << std::endl;
+            << one_off_stage(&SortTimings::download_ms) << "," << row.spread() << ","
+            << (row.steady() ? "true" : "false") << ",\"" << row.unsteady << "\","
+            << SpinUp::name(row.spin.state) << "," << row.spin.ms << ","
+            << (row.sm_clock_mhz >= 0 ? std::to_string(row.sm_clock_mhz) : std::string())
+            << std::endl;
+      summary.push_back(std::move(row));
     }
   }
+  print_unsteady_summary(summary);
   if (ctx.validation_messages() != 0)
     throw Error("the Vulkan validation layer reported " +
                 std::to_string(ctx.validation_messages()) + " message(s) (printed above)");

@@ -22,6 +22,7 @@ struct EndToEndOptions {
   // Also time a 16-thread CPU parallel sort of the same input (GNU parallel mode; keys by the
   // same radix order, pairs stably), the median of the runs.
   bool cpu_baseline = false;
+  const SmClock* clock = nullptr;  // the SM clock per row (null or unavailable: no column)
 };
 
 // Measures and prints every row; throws when a result is wrong.

@@ -1,12 +1,13 @@
 #!/bin/bash
 # The whole H100 measurement in one invocation: CUB baseline, then `gpusort bench`, both over
-# n = 2^10..2^28 and all five key configurations; logs, JSON and CSV go to the output folder
-# (device_setup.sh: out/ beside this script unless the environment names another).
+# n = 2^10..2^28 and all five key configurations; logs, JSON and CSV go to $OUT.
 #
-# Copied with the binaries by bench/stage_h100.sh into .devrun/bench/ of the repository, then run
-# on the GPU machine from a copy of the repository holding that folder:
+# Staged by bench/stage_h100.sh into .devrun/bench/ at the repository root (binaries + this
+# script), which goes to the GPU machine with .gl/ (the Vulkan loader's Debian packages), then:
 #   bash .devrun/bench/run_h100.sh
-# Afterwards, on the build machine: bench/compare.py RUN_DIR (docs/PERFORMANCE.md, Rerunning).
+# Afterwards, on the development machine: bench/compare.py OUT_DIR (docs/PERFORMANCE.md). Every row is spun
+# up until steady and reports its spread and SM clock; rows flagged NOT STEADY are listed at the
+# end of each log and left out of compare.py's table (docs/design/benchmark-protocol.md).
 # Options go to both programs (e.g. --max-log2 24); GPUSORT_ALGORITHMS picks gpusort's algorithms
 # (default: every one the build has). Time: both programs run the smallest n first and skip rows
 # predicted to end past their budget (CUB_BUDGET, default 80 s: CUB needs ~55 s in full;

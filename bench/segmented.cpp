@@ -1,7 +1,7 @@
-// `gpusort bench --segmented`: each timed run is one submission holding two timestamps around
-// SegmentedSorter::record, on device buffers uploaded before the runs (benchmark.cpp's protocol:
-// one input set per run, spin-up on a spare set, warm-ups, timed runs back to back, every output
-// checked afterwards).
+// `gpusort bench --segmented`: each timed run is SegmentedSorter::record between two timestamps,
+// on device buffers uploaded before the runs (benchmark.cpp's protocol: one input set per run,
+// spin-up on a spare set until steady, warm-ups and timed runs back to back in one submission
+// queued behind it, every output checked afterwards).
 #include "segmented.hpp"
 
 #include <chrono>
@@ -9,6 +9,7 @@
 
 #include "algorithms/sort_algorithm.hpp"
 #include "benchmark.hpp"
+#include "gpu_batches.hpp"
 #include "vulkan/buffer.hpp"
 
 namespace gpusort::bench {
@@ -59,8 +60,10 @@ struct RowNeeds {
 struct SetLayout {
   uint64_t key_size, value_size, index_size, value_offset, index_offset, set_bytes;
   SetLayout(const KeyConfig& config, bool argsort, uint64_t n)
-      : key_size(n * config.key_bytes), value_size(n * config.value_bytes),
-        index_size(argsort ? n * 4 : 0), value_offset(align_up(key_size, 256)),
+      : key_size(n * config.key_bytes),
+        value_size(n * config.value_bytes),
+        index_size(argsort ? n * 4 : 0),
+        value_offset(align_up(key_size, 256)),
         index_offset(align_up(value_offset + value_size, 256)),
         set_bytes(align_up(index_offset + index_size, 256)) {}
 };
@@ -79,13 +82,15 @@ RowNeeds row_needs(Context& ctx, const KeyConfig& config, bool argsort, uint64_t
   RowNeeds needs{p.sets_for(l.key_size + l.value_size) + 1, l.set_bytes, scratch_bytes,
                  (segments + 1) * 4};
   const double usable = 0.8 * double(ctx.impl().info.device_local_bytes);
-  while (needs.sets > 2 && double(needs.sets) * double(l.set_bytes) + double(needs.scratch_bytes) > usable)
+  while (needs.sets > 2 &&
+         double(needs.sets) * double(l.set_bytes) + double(needs.scratch_bytes) > usable)
     --needs.sets;
   return needs;
 }
 
 Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> family, uint64_t n,
-            const Protocol& p, uint64_t seed, SegmentedPool& pool) {
+            const Protocol& p, uint64_t seed, SegmentedPool& pool, GpuBatches& gpu,
+            const SmClock* clock) {
   Context::Impl& impl = ctx.impl();
   const auto started = std::chrono::steady_clock::now();
   const bool argsort = !family;
@@ -170,13 +175,14 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) send(s);
-    p.spin_up([&](uint32_t repeats) {
-      impl.submit([&](VkCommandBuffer cmd) {
-        for (uint32_t r = 0; r < repeats; ++r) record_sort(spare)(cmd);
-      });
-    });
-    std::vector<double> ms(count);
-    for (uint32_t s = 0; s < count; ++s) ms[s] = impl.submit_timed(record_sort(s));
+    // The runs queued right behind the spin-up's last batch (benchmark.cpp's protocol).
+    gpu.record_runs(count, [&](VkCommandBuffer cmd, uint32_t s) { record_sort(s)(cmd); });
+    row.spin = p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, record_sort(spare)); },
+                         [&] { return gpu.finish_batch(); });
+    gpu.submit_runs();
+    if (clock) row.sm_clock_mhz = clock->mhz();
+    while (gpu.batches_queued() > 0) gpu.finish_batch();
+    const std::vector<double> ms = gpu.finish_runs();
     for (uint32_t s = 0; s < count; ++s) {
       std::string wrong = verify(s);
       if (!wrong.empty())
@@ -188,7 +194,7 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
   if (ctx.validation_messages() != messages_before)
     throw Error("bench: validation messages while sorting " + row.algorithm + " " + row.config +
                 " n=" + std::to_string(n));
-  row.finish();
+  row.finish(p);
   row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return row;
 }
@@ -207,19 +213,21 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
   std::vector<Row> rows;
   TimeBudget budget(p.time_budget_s);
   SegmentedPool pool;
+  GpuBatches gpu(ctx.impl(), p.max_sets);
+  const SmClock* clock = options.clock && options.clock->available() ? options.clock : nullptr;
   auto add = [&](Row row) {
-    print_row(row);
+    print_row(row, clock);
     rows.push_back(std::move(row));
     if (options.on_row) options.on_row(rows);
   };
-  print_header();
+  print_header(clock);
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
     const uint64_t n = uint64_t(1) << log2;
     auto timed = [&](const std::string& kind, const KeyConfig& c, std::optional<SegmentFamily> f) {
       std::string skipped = budget.check(kind, n);
       Row row;
       if (skipped.empty()) {
-        row = measure(ctx, c, f, n, p, seed, pool);
+        row = measure(ctx, c, f, n, p, seed, pool, gpu, clock);
         budget.record(kind, n, row.wall_s);
       } else {
         row = Row::of("gpusort", f ? "segmented" : "argsort", c, n);
@@ -234,7 +242,8 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
       const SegmentedSorter sorter(ctx, sorter_config(c));
       const RowNeeds needs =
           row_needs(ctx, c, !f, n, segments, sorter.scratch_bytes(n, segments), p);
-      pool.reserve(ctx.impl(), needs.sets, needs.set_bytes, needs.scratch_bytes, needs.offsets_bytes);
+      pool.reserve(ctx.impl(), needs.sets, needs.set_bytes, needs.scratch_bytes,
+                   needs.offsets_bytes);
     };
     for (const KeyConfig& c : configs)
       for (SegmentFamily f : families) reserve(c, f);
@@ -243,7 +252,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
       for (SegmentFamily f : families) timed(segmented_config_name(c, f, uint64_t(1) << 24), c, f);
     timed("argsort", u32, std::nullopt);
     // The row argsort is judged against (within 10 %): the ordinary u32+u32 row.
-    BenchOptions by_key{p, {Algorithm::automatic}, parse_key_configs("u32+u32"), {}};
+    BenchOptions by_key{p, {Algorithm::automatic}, parse_key_configs("u32+u32"), {}, clock, false};
     by_key.protocol.min_log2 = by_key.protocol.max_log2 = log2;
     by_key.protocol.seed = seed;
     for (Row& row : run_benchmark(ctx, by_key)) {  // run_benchmark printed it
@@ -251,6 +260,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
       if (options.on_row) options.on_row(rows);
     }
   }
+  print_unsteady_summary(rows);
   return rows;
 }
 

@@ -17,6 +17,7 @@ struct SegmentedOptions {
   std::vector<KeyConfig> configs;       // empty: u32, u32+u32
   std::vector<SegmentFamily> families;  // empty: all four
   std::function<void(const std::vector<Row>&)> on_row;
+  const SmClock* clock = nullptr;  // the SM clock per row (null or unavailable: no column)
 };
 
 // Per n: the segmented rows (config x layout), the argsort row ("u32 argsort", algorithm
