@@ -1,7 +1,8 @@
 // Raw and .npy arrays on disk, and outputs replaced atomically and together (see array_file.hpp).
 // The npy format: magic "\x93NUMPY", version (major, minor), header length (u16 for 1.0, u32 for
 // 2.0/3.0), then a Python dict literal {'descr': '<u4', 'fortran_order': False, 'shape': (n,), }
-// padded with spaces and ending in '\n', then the elements.
+// (NumPy writes it so, padded with spaces and ending in '\n'; it reads any Python literal spelling
+// of it, and so does gpusort: PyLiteralParser), then the elements.
 #include "array_file.hpp"
 
 #include <dirent.h>
