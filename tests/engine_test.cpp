@@ -299,16 +299,15 @@ class SortJob {
         // Within each run of equal keys only the multiset of values is defined: compare both
         // sides with every run's values in byte order.
         got_ordered.assign(got, got + values_bytes_);
+        // Each value (4 or 8 bytes) is compared as an integer: any order does, the same for both.
         const uint32_t width = config_.value_bytes;
         auto sort_run = [&](std::vector<uint8_t>& bytes, uint64_t begin, uint64_t end) {
-          std::vector<std::vector<uint8_t>> run;
-          for (uint64_t i = begin; i < end; ++i) {
-            auto* p = &bytes[guard_bytes + i * width];
-            run.emplace_back(p, p + width);
-          }
+          std::vector<uint64_t> run(end - begin, 0);
+          for (uint64_t i = begin; i < end; ++i)
+            std::memcpy(&run[i - begin], &bytes[guard_bytes + i * width], width);
           std::sort(run.begin(), run.end());
           for (uint64_t i = begin; i < end; ++i)
-            std::memcpy(&bytes[guard_bytes + i * width], run[i - begin].data(), width);
+            std::memcpy(&bytes[guard_bytes + i * width], &run[i - begin], width);
         };
         for (uint64_t begin = 0, end; begin < n; begin = end) {
           for (end = begin + 1; end < n && radix(order[end]) == radix(order[begin]);) ++end;

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <thread>
 
+#include "core/byte_count.hpp"
 #include "test_support.hpp"
 
 namespace gpusort::test {
@@ -242,6 +243,51 @@ TEST(HostPath, ConcurrentCallersOnOneContext) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0) << "seed " << seed;
   EXPECT_TRUE(no_new_validation_messages());
+}
+
+// Byte counts as the CLI's options and GPUSORT_STAGING_BYTES take them: one parser for both.
+TEST(HostPath, ByteCounts) {
+  const std::vector<std::pair<const char*, uint64_t>> valid{{"0", 0},
+                                                            {"4096", 4096},
+                                                            {"1B", 1},
+                                                            {"4K", 4096},
+                                                            {"4k", 4096},
+                                                            {"4KB", 4096},
+                                                            {"4KiB", 4096},
+                                                            {"4kib", 4096},
+                                                            {"32M", uint64_t(32) << 20},
+                                                            {"1G", uint64_t(1) << 30},
+                                                            {"2T", uint64_t(2) << 40},
+                                                            {"16777215T", uint64_t(16777215) << 40},
+                                                            {"18446744073709551615", ~uint64_t(0)}};
+  for (const auto& [text, bytes] : valid) EXPECT_EQ(parse_byte_count(text), bytes) << text;
+  for (const char* text : {"", "K", "B", "-1", "+1", " 1", "1 ", "1.5M", "1BB", "1IB", "1X", "0x10",
+                           "1KK", "16777216T", "18446744073709551616"})
+    EXPECT_EQ(parse_byte_count(text), std::nullopt) << text;
+}
+
+// GPUSORT_STAGING_BYTES: a byte count from 4 KiB to 1 GiB in the CLI's syntax; unset or set but
+// empty: the default; anything else: an error naming the variable.
+TEST(HostPath, StagingBytesVariable) {
+  EXPECT_EQ(staging_slot_bytes(nullptr), std::nullopt);
+  EXPECT_EQ(staging_slot_bytes(""), std::nullopt);
+  EXPECT_EQ(staging_slot_bytes("4096"), 4096u);
+  EXPECT_EQ(staging_slot_bytes("4K"), 4096u);
+  EXPECT_EQ(staging_slot_bytes("1M"), uint64_t(1) << 20);
+  EXPECT_EQ(staging_slot_bytes("64KiB"), uint64_t(64) << 10);
+  EXPECT_EQ(staging_slot_bytes("1G"), uint64_t(1) << 30);
+  for (const char* bad :
+       {"4095", "1k", "1025M", "2G", "1T", "abc", " 1M", "1M ", "-4096", "1.5M"}) {
+    try {
+      staging_slot_bytes(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "GPUSORT_STAGING_BYTES='" + std::string(bad) +
+                    "': expected a byte count from 4096 (4K) to 1073741824 (1G), such as 65536, "
+                    "64K or 32M (K, M, G: powers of 1024)");
+    }
+  }
 }
 
 }  // namespace

@@ -286,11 +286,15 @@ class Onesweep final : public OnesweepSort {
                           lookback = t.scratch + l.lookback;
     const VkDeviceAddress keys_alt = t.scratch + l.keys_alt;
     const VkDeviceAddress values_alt = spec_.value_words ? t.scratch + l.values_alt : 0;
-    const std::vector<uint32_t> key_spec{0, spec_.key_words, spec_.key_kind, spec_.descending,
-                                         spec_.value_words};
-    auto with_workgroup = [&](uint32_t size) {
-      auto s = key_spec;
-      s[0] = size;
+    // The specialization constants of a step: the workgroup size and the key's, then `extra`
+    // (made whole at once: a copy of the first five grown by push_back warned under GCC 12's
+    // -Warray-bounds).
+    auto specialization = [&](uint32_t workgroup, std::initializer_list<uint32_t> extra) {
+      std::vector<uint32_t> s;
+      s.reserve(5 + extra.size());
+      s.insert(s.end(),
+               {workgroup, spec_.key_words, spec_.key_kind, spec_.descending, spec_.value_words});
+      s.insert(s.end(), extra);
       return s;
     };
     // Where the plan writes the dispatches of the passes and the copy-back, and with a GPU-side
@@ -311,8 +315,8 @@ class Onesweep final : public OnesweepSort {
 
     record_clear(rec, t, l, histogram_groups);
 
-    auto histogram_spec = with_workgroup(histogram_workgroup);
-    histogram_spec.insert(histogram_spec.end(), {histogram_keys_per_thread, wide_indices});
+    const auto histogram_spec =
+        specialization(histogram_workgroup, {histogram_keys_per_thread, wide_indices});
     const uint32_t persistent_groups_per_pass = persistent_groups(t.n);
     const HistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
@@ -326,10 +330,8 @@ class Onesweep final : public OnesweepSort {
     rec.indirect_barrier();
     if (options_.histogram_only) return;
 
-    auto pass_spec = key_spec;
-    pass_spec[0] = workgroup_;
-    pass_spec.insert(
-        pass_spec.end(),
+    const auto pass_spec = specialization(
+        workgroup_,
         {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
          options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
          options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
@@ -351,8 +353,7 @@ class Onesweep final : public OnesweepSort {
       rec.compute_barrier();
     }
 
-    auto copy_spec = with_workgroup(copy_workgroup);
-    copy_spec.push_back(wide_indices);
+    const auto copy_spec = specialization(copy_workgroup, {wide_indices});
     // No workgroup where an even number of passes ran.
     launch_planned("onesweep_copy_back", copy_spec, dispatch_copy_back,
                    CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,

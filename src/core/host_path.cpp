@@ -12,6 +12,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/byte_count.hpp"
+
 namespace gpusort {
 
 void streaming_copy(void* destination, const void* source, uint64_t bytes) {
@@ -287,14 +289,18 @@ HostPath::HostPath(Context::Impl& ctx) : ctx_(ctx) {
     else
       throw Error("GPUSORT_COPY_ENGINE='" + name + "': expected dma or shader");
   }
-  if (const char* bytes = std::getenv("GPUSORT_STAGING_BYTES")) {
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(bytes, &end, 10);
-    if (end == bytes || *end || value < 4096 || value > (uint64_t(1) << 30))
-      throw Error(std::string("GPUSORT_STAGING_BYTES='") + bytes +
-                  "': expected a byte count from 4096 to 1073741824");
-    max_slot_bytes = value;
-  }
+  if (const auto bytes = staging_slot_bytes(std::getenv("GPUSORT_STAGING_BYTES")))
+    max_slot_bytes = *bytes;
+}
+
+std::optional<uint64_t> staging_slot_bytes(const char* variable) {
+  if (!variable || !*variable) return std::nullopt;  // set but empty: as if unset
+  const std::optional<uint64_t> bytes = parse_byte_count(variable);
+  if (!bytes || *bytes < min_staging_slot_bytes || *bytes > max_staging_slot_bytes)
+    throw Error(std::string("GPUSORT_STAGING_BYTES='") + variable +
+                "': expected a byte count from 4096 (4K) to 1073741824 (1G), such as 65536, 64K "
+                "or 32M (K, M, G: powers of 1024)");
+  return bytes;
 }
 HostPath::~HostPath() = default;
 

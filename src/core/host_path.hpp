@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -67,6 +68,12 @@ class HostThreads {
 // u64 keys must not round up to 4 GiB).
 uint64_t rounded_allocation(uint64_t bytes, uint64_t largest);
 
+// The staging slot size GPUSORT_STAGING_BYTES asks for (`variable`: its value, null when unset):
+// a byte count in the CLI's syntax (byte_count.hpp: 4096, 64K, 32M), from 4 KiB to 1 GiB.
+// Nothing when unset or set but empty; Error naming the variable when it is anything else.
+inline constexpr uint64_t min_staging_slot_bytes = 4096, max_staging_slot_bytes = uint64_t(1) << 30;
+std::optional<uint64_t> staging_slot_bytes(const char* variable);
+
 class HostPath {
  public:
   explicit HostPath(Context::Impl& ctx);
@@ -105,9 +112,9 @@ class HostPath {
   // SortTimings::bytes is the larger of what goes up and what comes down.
   void run(const Job& job, SortTimings* timings);
 
-  // The largest staging slot: GPUSORT_STAGING_BYTES, else 32 MiB (tests lower it to exercise
-  // the multi-slot pipeline on small arrays). Slots are this size or the transfer's size
-  // rounded up to a power of two.
+  // The largest staging slot: GPUSORT_STAGING_BYTES (staging_slot_bytes), else 32 MiB (tests
+  // lower it to exercise the multi-slot pipeline on small arrays). Slots are this size or the
+  // transfer's size rounded up to a power of two.
   uint64_t max_slot_bytes = uint64_t(32) << 20;
   static constexpr uint32_t slot_count = 4;
   // What moves the data between staging and device memory: the DMA engine, or a compute shader

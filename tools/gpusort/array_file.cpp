@@ -1,7 +1,8 @@
 // Raw and .npy arrays on disk, and outputs replaced atomically and together (see array_file.hpp).
 // The npy format: magic "\x93NUMPY", version (major, minor), header length (u16 for 1.0, u32 for
 // 2.0/3.0), then a Python dict literal {'descr': '<u4', 'fortran_order': False, 'shape': (n,), }
-// padded with spaces and ending in '\n', then the elements.
+// (NumPy writes it so, padded with spaces and ending in '\n'; it reads any Python literal spelling
+// of it, and so does gpusort: PyLiteralParser), then the elements.
 #include "array_file.hpp"
 
 #include <dirent.h>
@@ -12,17 +13,20 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <string_view>
@@ -81,7 +85,33 @@ bool read_at(int fd, void* destination, uint64_t bytes, uint64_t offset, const s
   return true;
 }
 
-void write_all(int fd, const void* data, uint64_t bytes, const std::string& who) {
+// Why a write failed. A full disk, a used-up quota and a file-size limit (ulimit -f: EFBIG, with
+// SIGXFSZ ignored) are each named as such; `changed` says what the failure leaves behind.
+std::string write_failure(const std::string& who, const char* changed) {
+  const int error = errno;
+  std::string message = system_error(who + ": cannot write");
+  if (error == ENOSPC) {
+    message += std::string(" (the disk is full; ") + changed + ")";
+  } else if (error == EDQUOT) {
+    message += std::string(" (the disk quota is used up; ") + changed + ")";
+  } else if (error == EFBIG) {
+    const uint64_t limit = file_size_limit();
+    message +=
+        (limit != ~uint64_t(0) ? " (more than the file-size limit of " + std::to_string(limit) +
+                                     " bytes, set by ulimit -f; "
+                               : std::string(" (larger than the file system's largest file; ")) +
+        changed + ")";
+  }
+  return message;
+}
+
+// What a failed write to a temporary file leaves: nothing (the outputs are replaced only at the
+// commit); to a stream: whatever of it was written.
+constexpr const char* temporary_file_failure = "no output was changed";
+constexpr const char* stream_failure = "what was written so far stays";
+
+void write_all(int fd, const void* data, uint64_t bytes, const std::string& who,
+               const char* changed) {
   const auto* in = static_cast<const char*>(data);
   while (bytes > 0) {
     size_t chunk = size_t(std::min<uint64_t>(bytes, uint64_t(1) << 30));
@@ -92,20 +122,11 @@ void write_all(int fd, const void* data, uint64_t bytes, const std::string& who)
         wait_ready(fd, POLLOUT);
         continue;
       }
-      throw Error(system_error(who + ": cannot write"));
+      throw Error(write_failure(who, changed));
     }
     in += put;
     bytes -= uint64_t(put);
   }
-}
-
-// A failed write's message; a full disk (or quota, or file-size limit) is named as such.
-std::string write_failure(const std::string& who) {
-  const int error = errno;
-  std::string message = system_error(who + ": cannot write");
-  if (error == ENOSPC || error == EDQUOT || error == EFBIG)
-    message += " (the disk cannot hold it; no output was changed)";
-  return message;
 }
 
 std::string file_kind(mode_t mode) {
@@ -186,151 +207,559 @@ std::string input_name(const fs::path& path, const std::string& role) {
 
 // ---- npy header dict ----
 
+// Header text as an error message shows it: on one line (control characters and bytes beyond
+// ASCII escaped as Python would), and cut short after 60 characters.
+std::string printable(std::string_view text) {
+  static constexpr char hex[] = "0123456789abcdef";
+  constexpr size_t shown = 60;
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < shown; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c >= 0x7f)
+      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    else
+      out += char(c);
+  }
+  return text.size() > shown ? out + "..." : out;
+}
+
+// What the header says, checked as NumPy's read_array_header checks it.
 struct NpyHeader {
-  std::optional<std::string> descr;
-  std::optional<bool> fortran_order;
-  std::optional<std::vector<uint64_t>> shape;
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<uint64_t> shape;
 };
 
-// Parses the header as NumPy does (ast.literal_eval, then checks), restricted to what NumPy
-// accepts for an array: a dict literal with exactly the keys 'descr' (a string),
-// 'fortran_order' (True or False) and 'shape' (a tuple of non-negative integers: "()", "(n,)",
-// "(a, b)"; "(n)" is an integer, not a tuple, and NumPy refuses it).
-class NpyHeaderParser {
- public:
-  NpyHeaderParser(std::string_view text, std::string who) : text_(text), who_(std::move(who)) {}
+// A Python literal as ast.literal_eval reads it: the forms an npy header may use.
+struct PyLiteral {
+  enum class Kind { integer, boolean, none, string, bytes, number, tuple, list, dict, set };
+  Kind kind = Kind::none;
+  bool negative = false;         // integer
+  uint64_t magnitude = 0;        // integer; boolean: 0 or 1
+  bool too_large = false;        // integer beyond 2^64 - 1
+  bool signed_operand = false;   // a unary + or - was applied (literal_eval takes one only)
+  std::string text;              // string, bytes: the value
+  std::vector<PyLiteral> items;  // tuple, list, set; dict: key, value, key, value, ...
+  std::string_view source;       // as written (for messages)
+};
 
-  NpyHeader parse() {
-    NpyHeader h;
-    expect('{');
-    while (true) {
-      skip_space();
-      if (peek() == '}') break;
-      std::string key = parse_string();
-      expect(':');
-      skip_space();
-      if (key == "descr") {
-        if (h.descr) duplicate(key);
-        if (peek() == '[')
-          throw Error(who_ +
-                      ": structured (record) dtypes are not supported; gpusort sorts "
-                      "plain arrays of u32, i32, f32, u64, i64 or f64");
-        h.descr = parse_string();
-      } else if (key == "fortran_order") {
-        if (h.fortran_order) duplicate(key);
-        h.fortran_order = parse_bool();
-      } else if (key == "shape") {
-        if (h.shape) duplicate(key);
-        h.shape = parse_shape();
-      } else {
-        malformed("unexpected key '" + key + "'");
-      }
-      skip_space();
-      if (peek() == ',')
-        ++pos_;
-      else if (peek() != '}')
-        malformed("expected ',' or '}' after '" + key + "'");
-    }
-    ++pos_;
+// Reads the header dict as NumPy does: ast.literal_eval of the text (after, for format versions
+// 1.0 and 2.0, dropping the Python 2 'L' after integers), so every spelling NumPy loads is read:
+// quotes ' or " (also triple, with escapes, prefixes r/u, adjacent strings joined), integers with
+// underscores, 0x/0o/0b prefixes and one sign, parentheses, trailing commas, comments, line
+// continuations, any whitespace and no final newline. A key given twice takes its last value, as
+// in Python.
+class PyLiteralParser {
+ public:
+  PyLiteralParser(std::string_view text, std::string who, bool python2_longs)
+      : text_(text), who_(std::move(who)), python2_longs_(python2_longs) {}
+
+  PyLiteral parse() {
     skip_space();
-    if (pos_ != text_.size()) malformed("text after the closing '}'");
-    if (!h.descr || !h.fortran_order || !h.shape)
-      malformed("the header lacks one of 'descr', 'fortran_order', 'shape'");
-    return h;
+    PyLiteral value = parse_value(0);
+    skip_space();
+    if (pos_ != text_.size())
+      malformed("unexpected " + describe_here() + " after the " +
+                (value.kind == PyLiteral::Kind::dict ? std::string("closing '}'") : "value"));
+    return value;
   }
 
- private:
   [[noreturn]] void malformed(const std::string& why) const {
     throw Error(who_ + ": malformed .npy header (" + why + ")");
   }
-  [[noreturn]] void duplicate(const std::string& key) const {
-    malformed("'" + key + "' appears twice");
+
+ private:
+  static constexpr int max_depth = 200;  // Python's parser nests no deeper either
+
+  char peek(size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
-  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  bool is_digit() const { return peek() >= '0' && peek() <= '9'; }
+  bool at_end() const { return pos_ >= text_.size(); }
+  static bool is_identifier_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           static_cast<unsigned char>(c) >= 0x80;
+  }
+  std::string describe_here() const {
+    if (at_end()) return "end of the header";
+    const unsigned char c = static_cast<unsigned char>(peek());
+    if (c < 0x20 || c >= 0x7f) {
+      static constexpr char hex[] = "0123456789abcdef";
+      return std::string("byte 0x") + hex[c >> 4] + hex[c & 15];
+    }
+    return "'" + std::string(1, char(c)) + "'";
+  }
+
+  // Whitespace, newlines, comments and backslash line continuations (the header is one
+  // bracketed expression, inside which Python ignores line breaks).
   void skip_space() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n'))
-      ++pos_;
+    while (!at_end()) {
+      const char c = peek();
+      if (c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r') {
+        ++pos_;
+      } else if (c == '#') {
+        while (!at_end() && peek() != '\n' && peek() != '\r') ++pos_;
+      } else if (c == '\\' && (peek(1) == '\n' || peek(1) == '\r')) {
+        pos_ += peek(1) == '\r' && peek(2) == '\n' ? 3 : 2;
+        if (at_end()) malformed("a line continuation at the end of the header");
+      } else {
+        return;
+      }
+    }
   }
-  void expect(char c) {
+
+  void expect(char c, const char* where) {
     skip_space();
-    if (peek() != c) malformed(std::string("expected '") + c + "'");
+    if (peek() != c)
+      malformed(std::string("expected '") + c + "' " + where + ", found " + describe_here());
     ++pos_;
   }
-  std::string parse_string() {
+
+  PyLiteral parse_value(int depth) {
+    if (depth > max_depth) malformed("nested too deeply");
     skip_space();
-    char quote = peek();
-    if (quote != '\'' && quote != '"') malformed("expected a quoted string");
-    size_t end = text_.find(quote, pos_ + 1);
-    if (end == std::string_view::npos) malformed("unterminated string");
-    std::string s(text_.substr(pos_ + 1, end - pos_ - 1));
-    pos_ = end + 1;
-    return s;
-  }
-  bool parse_bool() {
-    if (text_.substr(pos_, 4) == "True") return pos_ += 4, true;
-    if (text_.substr(pos_, 5) == "False") return pos_ += 5, false;
-    malformed("'fortran_order' is neither True nor False");
-  }
-  // A Python decimal integer literal: no sign, no leading zero unless it is all zeros.
-  uint64_t parse_integer() {
-    if (!is_digit()) malformed("a shape entry is not a non-negative integer");
     const size_t start = pos_;
-    uint64_t v = 0;
-    while (is_digit()) {
-      uint64_t digit = uint64_t(peek() - '0');
-      if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10)
-        malformed("a shape entry overflows");
-      v = v * 10 + digit;
+    PyLiteral value;
+    const char c = peek();
+    if (c == '(' || c == '[' || c == '{') {
+      value = parse_container(depth);
+    } else if (c == '+' || c == '-') {
       ++pos_;
+      value = parse_value(depth + 1);
+      const bool numeric =
+          value.kind == PyLiteral::Kind::integer || value.kind == PyLiteral::Kind::number;
+      if (!numeric || value.signed_operand) malformed("a sign applies only to a number, once");
+      if (c == '-') value.negative = !value.negative && value.magnitude != 0;
+      value.signed_operand = true;
+    } else if (c == '\'' || c == '"' || starts_string()) {
+      value = parse_strings();
+    } else if ((c >= '0' && c <= '9') || (c == '.' && peek(1) >= '0' && peek(1) <= '9')) {
+      value = parse_number();
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      const size_t begin = pos_;
+      while (is_identifier_char(peek())) ++pos_;
+      const std::string_view name = text_.substr(begin, pos_ - begin);
+      if (name == "True" || name == "False") {
+        value.kind = PyLiteral::Kind::boolean;
+        value.magnitude = name == "True";
+      } else if (name == "None") {
+        value.kind = PyLiteral::Kind::none;
+      } else {
+        malformed("'" + printable(name) + "' is not a literal");
+      }
+    } else {
+      malformed("expected a value, found " + describe_here());
     }
-    if (text_[start] == '0' && v != 0) malformed("a shape entry has a leading zero");
-    return v;
+    value.source = text_.substr(start, pos_ - start);
+    return value;
   }
-  std::vector<uint64_t> parse_shape() {
-    std::vector<uint64_t> shape;
-    const size_t start = pos_;
-    expect('(');
-    bool trailing_comma = false;
+
+  PyLiteral parse_container(int depth) {
+    const char open = peek();
+    const char close = open == '(' ? ')' : open == '[' ? ']' : '}';
+    ++pos_;
+    PyLiteral value;
+    value.kind = open == '('   ? PyLiteral::Kind::tuple
+                 : open == '[' ? PyLiteral::Kind::list
+                               : PyLiteral::Kind::dict;
+    skip_space();
+    if (peek() == close) {
+      ++pos_;
+      return value;  // (), [], {}
+    }
+    bool first = true, comma = false;
     while (true) {
       skip_space();
-      if (peek() == ')') break;
-      shape.push_back(parse_integer());
+      if (peek() == close && !first) break;
+      value.items.push_back(parse_value(depth + 1));
       skip_space();
-      trailing_comma = peek() == ',';
-      if (trailing_comma)
+      if (open == '{') {
+        if (first && peek() != ':') value.kind = PyLiteral::Kind::set;
+        if (value.kind == PyLiteral::Kind::dict) {
+          expect(':', "after a key of the dict");
+          value.items.push_back(parse_value(depth + 1));
+          skip_space();
+        }
+      }
+      first = false;
+      if (peek() == ',') {
         ++pos_;
-      else if (peek() != ')')
-        malformed("expected ',' or ')' in 'shape'");
+        comma = true;
+        continue;
+      }
+      if (peek() != close)
+        malformed(std::string("expected ',' or '") + close + "', found " + describe_here());
+      break;
     }
     ++pos_;
-    if (shape.size() == 1 && !trailing_comma)
-      malformed("'shape' is " + std::string(text_.substr(start, pos_ - start)) +
-                ", an integer in parentheses rather than a tuple such as (" +
-                std::to_string(shape[0]) + ",)");
-    return shape;
+    // (x) is x itself: only a comma makes a tuple.
+    if (open == '(' && value.items.size() == 1 && !comma) {
+      PyLiteral inner = std::move(value.items.front());
+      return inner;
+    }
+    return value;
+  }
+
+  // A string prefix (r, u, b, br, rb in any case) followed by a quote.
+  bool starts_string() const {
+    size_t i = 0;
+    while (i < 2 && std::string_view("rRuUbBfF").find(peek(i)) != std::string_view::npos) ++i;
+    return i > 0 && (peek(i) == '\'' || peek(i) == '"');
+  }
+
+  // One or more adjacent string literals, joined.
+  PyLiteral parse_strings() {
+    PyLiteral value;
+    bool first = true;
+    while (true) {
+      bool bytes = false;
+      const std::string piece = parse_string(bytes);
+      const PyLiteral::Kind kind = bytes ? PyLiteral::Kind::bytes : PyLiteral::Kind::string;
+      if (!first && kind != value.kind) malformed("bytes and str literals are joined");
+      value.kind = kind;
+      value.text += piece;
+      first = false;
+      const size_t before = pos_;
+      skip_space();
+      if (!(peek() == '\'' || peek() == '"' || starts_string())) {
+        pos_ = before;
+        return value;
+      }
+    }
+  }
+
+  std::string parse_string(bool& bytes) {
+    std::string prefix;
+    while (peek() != '\'' && peek() != '"')
+      prefix += char(std::tolower(static_cast<unsigned char>(text_[pos_++])));
+    if (prefix.find('f') != std::string::npos) malformed("f-strings are not literals");
+    if (!prefix.empty() && prefix != "r" && prefix != "u" && prefix != "b" && prefix != "br" &&
+        prefix != "rb")
+      malformed("'" + prefix + "' is not a string prefix");
+    const bool raw = prefix.find('r') != std::string::npos;
+    bytes = prefix.find('b') != std::string::npos;
+    const char quote = peek();
+    const bool triple = peek(1) == quote && peek(2) == quote;
+    pos_ += triple ? 3 : 1;
+    std::string s;
+    while (true) {
+      if (at_end()) malformed("unterminated string");
+      const char c = peek();
+      if (c == quote && (!triple || (peek(1) == quote && peek(2) == quote))) {
+        pos_ += triple ? 3 : 1;
+        return s;
+      }
+      if ((c == '\n' || c == '\r') && !triple) malformed("unterminated string");
+      if (bytes && static_cast<unsigned char>(c) >= 0x80)
+        malformed("a bytes literal holds a non-ASCII character");
+      if (c != '\\') {
+        s += c;
+        ++pos_;
+        continue;
+      }
+      if (raw) {  // the backslash stays, and keeps the next character from ending the string
+        s += c;
+        ++pos_;
+        if (!at_end()) s += text_[pos_++];
+        continue;
+      }
+      ++pos_;
+      parse_escape(s, bytes);
+    }
+  }
+
+  void parse_escape(std::string& s, bool bytes) {
+    if (at_end()) malformed("unterminated string");
+    const char c = text_[pos_++];
+    auto hex_digits = [&](int count) {
+      uint32_t v = 0;
+      for (int i = 0; i < count; ++i) {
+        const char h = peek();
+        const int digit = h >= '0' && h <= '9'   ? h - '0'
+                          : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                          : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                 : -1;
+        if (digit < 0) malformed("a truncated \\x, \\u or \\U escape");
+        v = v * 16 + uint32_t(digit);
+        ++pos_;
+      }
+      return v;
+    };
+    switch (c) {
+      case '\n':
+        return;
+      case '\r':
+        if (peek() == '\n') ++pos_;
+        return;
+      case '\\':
+      case '\'':
+      case '"':
+        s += c;
+        return;
+      case 'a':
+        s += '\a';
+        return;
+      case 'b':
+        s += '\b';
+        return;
+      case 'f':
+        s += '\f';
+        return;
+      case 'n':
+        s += '\n';
+        return;
+      case 'r':
+        s += '\r';
+        return;
+      case 't':
+        s += '\t';
+        return;
+      case 'v':
+        s += '\v';
+        return;
+      case 'x':
+        append_code_point(s, hex_digits(2), bytes);
+        return;
+      default:
+        break;
+    }
+    if (c >= '0' && c <= '7') {
+      uint32_t v = uint32_t(c - '0');
+      for (int i = 0; i < 2 && peek() >= '0' && peek() <= '7'; ++i)
+        v = v * 8 + uint32_t(text_[pos_++] - '0');
+      append_code_point(s, v, bytes);
+      return;
+    }
+    if (!bytes && (c == 'u' || c == 'U')) {
+      const uint32_t v = hex_digits(c == 'u' ? 4 : 8);
+      if (v > 0x10ffff) malformed("a \\U escape beyond Unicode");
+      append_code_point(s, v, false);
+      return;
+    }
+    if (!bytes && c == 'N') malformed("\\N{...} escapes are not supported");
+    s += '\\';  // an unknown escape keeps its backslash
+    s += c;
+  }
+
+  // str: as UTF-8 (the header's text is decoded so); bytes: the byte itself.
+  static void append_code_point(std::string& s, uint32_t v, bool bytes) {
+    if (bytes || v < 0x80) {
+      s += char(v);
+    } else if (v < 0x800) {
+      s += char(0xc0 | (v >> 6));
+      s += char(0x80 | (v & 0x3f));
+    } else if (v < 0x10000) {
+      s += char(0xe0 | (v >> 12));
+      s += char(0x80 | ((v >> 6) & 0x3f));
+      s += char(0x80 | (v & 0x3f));
+    } else {
+      s += char(0xf0 | (v >> 18));
+      s += char(0x80 | ((v >> 12) & 0x3f));
+      s += char(0x80 | ((v >> 6) & 0x3f));
+      s += char(0x80 | (v & 0x3f));
+    }
+  }
+
+  // Digits of `base` with single underscores between them (Python's digitpart); at least one.
+  std::string digit_part(int base, bool underscore_first = false) {
+    auto is_digit = [base](char d) {
+      if (base == 16) return std::isxdigit(static_cast<unsigned char>(d)) != 0;
+      return d >= '0' && d < char('0' + base);
+    };
+    std::string digits;
+    bool want_digit = true;
+    while (true) {
+      if (peek() == '_' && (underscore_first || !digits.empty()) && is_digit(peek(1))) {
+        ++pos_;
+        underscore_first = false;
+      } else if (!is_digit(peek())) {
+        break;
+      }
+      digits += peek();
+      ++pos_;
+      want_digit = false;
+      underscore_first = false;
+    }
+    if (want_digit) malformed("a number without digits");
+    if (peek() == '_' || (base != 16 && std::isdigit(static_cast<unsigned char>(peek()))))
+      malformed("an invalid number near " + describe_here());
+    return digits;
+  }
+
+  PyLiteral parse_number() {
+    const size_t start = pos_;
+    PyLiteral value;
+    value.kind = PyLiteral::Kind::integer;
+    std::string digits;
+    int base = 10;
+    const char prefix = char(std::tolower(static_cast<unsigned char>(peek(1))));
+    if (peek() == '0' && (prefix == 'x' || prefix == 'o' || prefix == 'b')) {
+      base = prefix == 'x' ? 16 : prefix == 'o' ? 8 : 2;
+      pos_ += 2;
+      digits = digit_part(base, true);
+    } else {
+      bool fractional = false;
+      if (peek() != '.') digits = digit_part(10);
+      if (peek() == '.') {
+        fractional = true;
+        ++pos_;
+        if (std::isdigit(static_cast<unsigned char>(peek()))) digit_part(10);
+      }
+      if (peek() == 'e' || peek() == 'E') {
+        const size_t sign = peek(1) == '+' || peek(1) == '-' ? 1 : 0;
+        if (std::isdigit(static_cast<unsigned char>(peek(1 + sign)))) {
+          fractional = true;
+          pos_ += 1 + sign;
+          digit_part(10);
+        }
+      }
+      if (peek() == 'j' || peek() == 'J') {
+        fractional = true;
+        ++pos_;
+      }
+      if (fractional) {
+        value.kind = PyLiteral::Kind::number;  // a float or complex number
+        if (is_identifier_char(peek())) malformed("an invalid number near " + describe_here());
+        return value;
+      }
+      if (digits.size() > 1 && digits[0] == '0' &&
+          digits.find_first_not_of('0') != std::string::npos)
+        malformed("the integer " + printable(text_.substr(start, pos_ - start)) +
+                  " has a leading zero, which Python refuses");
+    }
+    for (char d : digits) {
+      const uint64_t digit = uint64_t(std::isdigit(static_cast<unsigned char>(d))
+                                          ? d - '0'
+                                          : std::tolower(static_cast<unsigned char>(d)) - 'a' + 10);
+      if (value.magnitude > (std::numeric_limits<uint64_t>::max() - digit) / uint64_t(base))
+        value.too_large = true;
+      else
+        value.magnitude = value.magnitude * uint64_t(base) + digit;
+    }
+    // Python 2's long suffix, dropped by NumPy for format versions 1.0 and 2.0 (_filter_header).
+    if (python2_longs_) {
+      size_t after = pos_;
+      while (after < text_.size() &&
+             (text_[after] == ' ' || text_[after] == '\t' || text_[after] == '\f'))
+        ++after;
+      if (after < text_.size() && text_[after] == 'L' &&
+          (after + 1 == text_.size() || !is_identifier_char(text_[after + 1])))
+        pos_ = after + 1;
+    }
+    if (is_identifier_char(peek())) malformed("an invalid number near " + describe_here());
+    return value;
   }
 
   std::string_view text_;
   std::string who_;
+  bool python2_longs_;
   size_t pos_ = 0;
 };
 
+// The dict's three entries, checked as NumPy's read_array_header checks them.
+NpyHeader read_npy_header(std::string_view text, const std::string& who, bool python2_longs) {
+  PyLiteralParser parser(text, who, python2_longs);
+  const PyLiteral dict = parser.parse();
+  if (dict.kind != PyLiteral::Kind::dict) parser.malformed("it is not a dict");
+  const PyLiteral *descr = nullptr, *fortran_order = nullptr, *shape = nullptr;
+  for (size_t i = 0; i < dict.items.size(); i += 2) {
+    const PyLiteral& key = dict.items[i];
+    const PyLiteral* value = &dict.items[i + 1];
+    if (key.kind == PyLiteral::Kind::string && key.text == "descr")
+      descr = value;
+    else if (key.kind == PyLiteral::Kind::string && key.text == "fortran_order")
+      fortran_order = value;
+    else if (key.kind == PyLiteral::Kind::string && key.text == "shape")
+      shape = value;
+    else
+      parser.malformed("unexpected key " + printable(key.source));
+  }
+  if (!descr || !fortran_order || !shape)
+    parser.malformed("the header lacks one of 'descr', 'fortran_order', 'shape'");
+
+  NpyHeader header;
+  if (descr->kind == PyLiteral::Kind::list)
+    throw Error(who +
+                ": structured (record) dtypes are not supported; gpusort sorts plain arrays of "
+                "u32, i32, f32, u64, i64 or f64");
+  if (descr->kind == PyLiteral::Kind::tuple)
+    throw Error(who + ": subarray dtype " + printable(descr->source) +
+                " is not supported; gpusort sorts plain arrays of u32, i32, f32, u64, i64 or f64");
+  if (descr->kind != PyLiteral::Kind::string)
+    parser.malformed("'descr' is " + printable(descr->source) + ", not a dtype string");
+  header.descr = descr->text;
+
+  if (fortran_order->kind != PyLiteral::Kind::boolean)
+    parser.malformed("'fortran_order' is " + printable(fortran_order->source) +
+                     ", neither True nor False");
+  header.fortran_order = fortran_order->magnitude != 0;
+
+  if (shape->kind == PyLiteral::Kind::integer && shape->source.substr(0, 1) == "(")
+    parser.malformed("'shape' is " + printable(shape->source) +
+                     ", an integer in parentheses rather than a tuple such as (" +
+                     std::to_string(shape->magnitude) + ",)");
+  if (shape->kind != PyLiteral::Kind::tuple)
+    parser.malformed("'shape' is " + printable(shape->source) + ", not a tuple of integers");
+  for (const PyLiteral& entry : shape->items) {
+    // (NumPy's header check lets True and False pass as integers, but np.load then fails.)
+    if (entry.kind != PyLiteral::Kind::integer)
+      parser.malformed("the shape entry " + printable(entry.source) + " is not an integer");
+    if (entry.negative)
+      parser.malformed("the shape entry " + printable(entry.source) + " is negative");
+    if (entry.too_large)
+      parser.malformed("the shape entry " + printable(entry.source) + " overflows");
+    header.shape.push_back(entry.magnitude);
+  }
+  return header;
+}
+
+// The element type of a dtype string, as numpy.dtype reads it: an optional byte order ('<'
+// little, '>' big, '=' native, '|' not applicable, which for these multi-byte types means native
+// too) and a type code ("u4", or a character code: "I", "q", ...), or a sized name ("uint32").
 KeyType element_of_descr(const std::string& descr, const std::string& who) {
-  for (KeyType t :
-       {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
-    if (descr == npy_descr(t)) return t;
-  std::string supported = "<u4 <i4 <f4 <u8 <i8 <f8";
-  if (descr.size() >= 2 && descr[0] == '>')
-    throw Error(who + ": big-endian dtype '" + descr +
+  static const std::map<std::string_view, KeyType> codes{
+      {"u4", KeyType::u32},
+      {"i4", KeyType::i32},
+      {"f4", KeyType::f32},
+      {"u8", KeyType::u64},
+      {"i8", KeyType::i64},
+      {"f8", KeyType::f64},
+      {"I", KeyType::u32},
+      {"i", KeyType::i32},
+      {"f", KeyType::f32},
+      {"Q", KeyType::u64},
+      {"q", KeyType::i64},
+      {"d", KeyType::f64},
+      // C's long, as numpy on this machine reads 'l' and 'L'
+      {"l", sizeof(long) == 8 ? KeyType::i64 : KeyType::i32},
+      {"L", sizeof(long) == 8 ? KeyType::u64 : KeyType::u32}};
+  static const std::map<std::string_view, KeyType> names{
+      {"uint32", KeyType::u32}, {"int32", KeyType::i32}, {"float32", KeyType::f32},
+      {"uint64", KeyType::u64}, {"int64", KeyType::i64}, {"float64", KeyType::f64}};
+  const std::string supported = "<u4 <i4 <f4 <u8 <i8 <f8, also with '|', '=' or no byte order";
+  if (auto named = names.find(descr); named != names.end()) return named->second;
+  const char order = descr.empty() ? '\0' : descr[0];
+  const bool has_order = order == '<' || order == '>' || order == '=' || order == '|';
+  auto code = codes.find(std::string_view(descr).substr(has_order ? 1 : 0));
+  if (code != codes.end()) {
+    const bool big = order == '>' || (order != '<' && std::endian::native == std::endian::big);
+    if (!big) return code->second;
+  }
+  if (order == '>')
+    throw Error(who + ": big-endian dtype '" + printable(descr) +
                 "' is not supported (convert it with "
                 "arr.astype(arr.dtype.newbyteorder('<')); supported: " +
                 supported + ")");
   if (descr.find('O') != std::string::npos)
-    throw Error(who + ": object arrays (dtype '" + descr +
+    throw Error(who + ": object arrays (dtype '" + printable(descr) +
                 "') are not supported (supported: " + supported + ")");
-  throw Error(who + ": unsupported dtype '" + descr + "' (supported: " + supported + ")");
+  throw Error(who + ": unsupported dtype '" + printable(descr) + "' (supported: " + supported +
+              ")");
 }
 
 std::string shape_text(const std::vector<uint64_t>& shape) {
@@ -381,8 +810,8 @@ std::atomic<int> commit_state{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used in a signal handler");
 
 // Signals whose default action ends the process and which can be caught.
-// (SIGXFSZ is ignored instead: a write beyond the file-size limit then fails with EFBIG and is
-// reported like a full disk.)
+// (SIGXFSZ is ignored instead, from the start of main: a write beyond the file-size limit then
+// fails with EFBIG and is reported as such.)
 constexpr std::array<int, 8> terminating_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                                  SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU};
 
@@ -414,7 +843,7 @@ void install_signal_handlers() {
     // A pipe whose reader went away is reported as a write error instead of ending the process
     // silently with its temporary files left behind.
     ::signal(SIGPIPE, SIG_IGN);
-    ::signal(SIGXFSZ, SIG_IGN);
+    ::signal(SIGXFSZ, SIG_IGN);  // main ignores it already; kept for other callers
     return true;
   }();
   (void)installed;
@@ -648,6 +1077,13 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
   bool is_npy =
       size >= magic.size() && input.read(magic.data(), magic.size(), 0, who) && magic == npy_magic;
   if (!is_npy) {
+    // No bytes at all: an empty raw array when the type is given (a regular file and standard
+    // input alike), else nothing says what it holds.
+    if (!declared && size == 0)
+      throw Error(who + ": " +
+                  (path == standard_stream ? "standard input is empty" : "the file is empty") +
+                  " (no .npy header gives an element type: pass " + type_option +
+                  " to sort an empty array)");
     if (!declared)
       throw Error(who + ": is a raw array (no .npy header), so " + type_option +
                   " must give its element type (u32, i32, f32, u64, i64 or f64)");
@@ -686,22 +1122,19 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
   file.data_offset = length_offset + length_bytes + header_length;
   if (!input.read(text.data(), header_length, length_offset + length_bytes, who))
     throw Error(who + ": malformed .npy file (ends inside the header)");
-  if (text.empty() || text.back() != '\n')
-    throw Error(who + ": malformed .npy header (does not end with a newline)");
-  NpyHeader header = NpyHeaderParser(text, who).parse();
+  // NumPy writes the dict padded with spaces and ends it with a newline, but reads it without.
+  const NpyHeader header = read_npy_header(text, who, version[0] < 3);
 
-  file.element = element_of_descr(*header.descr, who);
-  if (*header.fortran_order)
-    throw Error(who +
-                ": Fortran-order arrays are not supported (save a C-order array, e.g. "
-                "np.ascontiguousarray(arr))");
-  if (header.shape->size() != 1)
-    throw Error(who + ": has shape " + shape_text(*header.shape) +
-                "; only 1-D arrays are supported");
+  file.element = element_of_descr(header.descr, who);
+  if (header.shape.size() != 1)
+    throw Error(who + ": has shape " + shape_text(header.shape) +
+                "; only 1-D arrays are supported" +
+                (header.fortran_order ? " (and it is in Fortran order)" : ""));
+  // A 1-D array is laid out the same in Fortran and C order: NumPy loads either.
   if (declared && *declared != file.element)
-    throw Error(who + ": holds dtype '" + *header.descr + "' (" + to_string(file.element) +
+    throw Error(who + ": holds dtype '" + header.descr + "' (" + to_string(file.element) +
                 ") but " + type_option + " says " + to_string(*declared));
-  file.count = header.shape->front();
+  file.count = header.shape.front();
   check_count(file.count, who, any_count);
   const uint64_t data_bytes = file.count * key_bytes(file.element);
   const uint64_t present = size - std::min(size, file.data_offset);
@@ -712,7 +1145,8 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
   if (present > data_bytes)
     throw Error(who + ": malformed .npy file (" + std::to_string(present - data_bytes) +
                 " bytes after the " + std::to_string(file.count) +
-                " elements the header declares)");
+                " elements the header declares; np.load would ignore them, gpusort refuses "
+                "rather than drop data)");
   return file;
 }
 
@@ -737,8 +1171,8 @@ ArrayReader::~ArrayReader() {
 
 void ArrayReader::read(uint64_t offset, void* destination, uint64_t bytes) const {
   if (file_.standard_input) {
-    if (bytes) std::memcpy(destination, file_.standard_input->data() + file_.data_offset + offset,
-                           bytes);
+    if (bytes)
+      std::memcpy(destination, file_.standard_input->data() + file_.data_offset + offset, bytes);
     return;
   }
   if (!read_at(fd_, destination, bytes, file_.data_offset + offset, who_))
@@ -815,7 +1249,7 @@ std::string PendingOutput::who() const {
 }
 
 void PendingOutput::write_bytes(const void* data, uint64_t bytes) {
-  write_all(fd_, data, bytes, who());
+  write_all(fd_, data, bytes, who(), temporary_file_failure);
 }
 
 void PendingOutput::write_array(FileFormat format, KeyType element, const void* data,
@@ -849,7 +1283,7 @@ void PendingOutput::write_at(uint64_t offset, const void* data, uint64_t bytes) 
     ssize_t put = ::pwrite(fd_, in, chunk, off_t(at));
     if (put < 0) {
       if (errno == EINTR) continue;
-      throw Error(write_failure(who()));
+      throw Error(write_failure(who(), temporary_file_failure));
     }
     in += put;
     at += uint64_t(put);
@@ -877,7 +1311,7 @@ void PendingOutput::write_stream() {
     if (opened.fd < 0) throw Error(system_error(who() + ": cannot open"));
     fd = opened.fd;
   }
-  write_all(fd, stream_data_.data(), stream_data_.size(), who());
+  write_all(fd, stream_data_.data(), stream_data_.size(), who(), stream_failure);
   if (opened.fd >= 0) {
     const int to_close = opened.fd;
     opened.fd = -1;
@@ -1003,7 +1437,7 @@ void ScratchFile::write_at(uint64_t offset, const void* data, uint64_t bytes) {
     const ssize_t put = ::pwrite(fd_, in, chunk, off_t(offset));
     if (put < 0) {
       if (errno == EINTR) continue;
-      throw Error(write_failure(role_ + " " + quoted(path_)));
+      throw Error(write_failure(role_ + " " + quoted(path_), temporary_file_failure));
     }
     in += put;
     offset += uint64_t(put);
@@ -1014,8 +1448,7 @@ void ScratchFile::write_at(uint64_t offset, const void* data, uint64_t bytes) {
 const char* ScratchFile::map(uint64_t bytes) {
   if (bytes == 0) return nullptr;
   void* at = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
-  if (at == MAP_FAILED)
-    throw Error(system_error(role_ + " " + quoted(path_) + ": cannot map"));
+  if (at == MAP_FAILED) throw Error(system_error(role_ + " " + quoted(path_) + ": cannot map"));
   ::madvise(at, bytes, MADV_SEQUENTIAL);
   mapped_ = at;
   mapped_bytes_ = bytes;
@@ -1026,6 +1459,24 @@ uint64_t free_disk_bytes(const fs::path& file) {
   struct statvfs st;
   if (::statvfs(directory_of(file).c_str(), &st) != 0) return ~uint64_t(0);
   return uint64_t(st.f_bavail) * uint64_t(st.f_frsize);
+}
+
+uint64_t file_system_of(const fs::path& file) {
+  struct stat st;
+  if (::stat(directory_of(file).c_str(), &st) != 0) return 0;
+  return uint64_t(st.st_dev);
+}
+
+uint64_t file_size_limit() {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return ~uint64_t(0);
+  return uint64_t(limit.rlim_cur);
+}
+
+uint64_t array_file_bytes(FileFormat format, KeyType element, uint64_t count) {
+  return (format == FileFormat::npy ? npy_header(element, count).size() : 0) +
+         count * key_bytes(element);
 }
 
 }  // namespace gpusort::cli

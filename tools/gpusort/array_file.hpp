@@ -35,7 +35,9 @@ struct ArrayFile {
 // Opens and checks `path`: a regular file, or "-" for standard input. Anything else (a FIFO, a
 // device, a socket, a directory) is refused without blocking. For raw files the element type is
 // `declared` (required, else an error naming `type_option`); for npy files it comes from the
-// header and `declared`, when given, must agree. Checks that the data size matches the element
+// header and `declared`, when given, must agree. An empty input (no byte at all: an empty file or
+// standard input) is an empty raw array of the `declared` type; without one, the error says that
+// the input is empty. Checks that the data size matches the element
 // count exactly and that the count is at most gpusort::max_elements, or with `any_count` (plain
 // sorts: beyond max_elements they go out of core) at most any_count_limit.
 ArrayFile open_array_file(const std::filesystem::path& path, const std::string& role,
@@ -118,8 +120,8 @@ class PendingOutput {
   int fd_ = -1;                  // the temporary file, locked (see array_file.cpp) until the end
   bool temporary_gone_ = false;  // renamed away: never unlink its name again
   int interrupt_slot_ = -1;      // where the interruption handler finds temporary_
-  uint64_t data_offset_ = 0;  // where write_at's offset 0 is (after the npy header)
-  std::string stream_data_;   // a stream output's bytes (header included) until the commit
+  uint64_t data_offset_ = 0;     // where write_at's offset 0 is (after the npy header)
+  std::string stream_data_;      // a stream output's bytes (header included) until the commit
 };
 
 // The outputs of one command, committed together. A SIGINT, SIGTERM, SIGHUP, SIGQUIT (and the
@@ -169,5 +171,12 @@ class ScratchFile {
 // Free bytes for an unprivileged user on the file system that holds `file`'s directory (all
 // ones when it cannot be asked).
 uint64_t free_disk_bytes(const std::filesystem::path& file);
+// The file system that holds `file`'s directory (its device number; 0 when it cannot be asked).
+uint64_t file_system_of(const std::filesystem::path& file);
+// The largest file this process may write (RLIMIT_FSIZE, `ulimit -f`; all ones when unlimited).
+// Writing past it fails with EFBIG (SIGXFSZ is ignored: see main.cpp).
+uint64_t file_size_limit();
+// The size of an array file as PendingOutput writes it (npy: header included).
+uint64_t array_file_bytes(FileFormat format, KeyType element, uint64_t count);
 
 }  // namespace gpusort::cli

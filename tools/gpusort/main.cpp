@@ -1,11 +1,11 @@
 // gpusort command-line tool: subcommands register themselves (commands.hpp). Every failure ends
 // in one line "gpusort: error: ..." on stderr and exit status 1.
-#include "commands.hpp"
-
-#include <gpusort/gpusort.hpp>
-
+#include <csignal>
 #include <cstdio>
 #include <exception>
+#include <gpusort/gpusort.hpp>
+
+#include "commands.hpp"
 
 namespace gpusort::cli {
 std::vector<AddCommand>& command_registry() {
@@ -15,6 +15,10 @@ std::vector<AddCommand>& command_registry() {
 }  // namespace gpusort::cli
 
 int main(int argc, char** argv) {
+  // A write beyond the file-size limit (ulimit -f) fails with EFBIG, reported by name with the
+  // limit, instead of SIGXFSZ ending the process silently with its temporary files left behind
+  // (the Vulkan driver's shader cache writes files too, before any output exists).
+  ::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"gpusort: sort arrays on the GPU (Vulkan compute)"};
   app.require_subcommand(1);
   // Usage errors too are one line in the same form (`gpusort sort --help` shows the usage).

@@ -1,7 +1,6 @@
 // gpusort sort IN OUT: sorts a raw or .npy array file (optionally with a values file carried
 // along) on the GPU and writes the result in the input's format. Everything that can be checked
 // is checked before any output exists, and outputs appear only complete (array_file.hpp).
-#include <gpusort/gpusort.hpp>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +8,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <gpusort/gpusort.hpp>
+#include <map>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -18,31 +19,14 @@
 
 #include "array_file.hpp"
 #include "commands.hpp"
+#include "core/byte_count.hpp"
 
 namespace gpusort::cli {
 
 uint64_t parse_bytes(const std::string& text, const std::string& option) {
-  auto bad = [&] {
-    return Error(option + " '" + text +
-                 "': expected a byte count such as 1048576, 512M or 8G (K, M, G, T: powers of "
-                 "1024)");
-  };
-  size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-  if (digits == 0 || digits > 19) throw bad();
-  uint64_t value = std::stoull(text.substr(0, digits));
-  std::string suffix = text.substr(digits);
-  for (auto& c : suffix) c = char(std::toupper(static_cast<unsigned char>(c)));
-  if (suffix.size() > 1 && (suffix.substr(1) == "B" || suffix.substr(1) == "IB"))
-    suffix = suffix.substr(0, 1);
-  int shift = 0;
-  if (suffix == "K") shift = 10;
-  else if (suffix == "M") shift = 20;
-  else if (suffix == "G") shift = 30;
-  else if (suffix == "T") shift = 40;
-  else if (!suffix.empty() && suffix != "B") throw bad();
-  if (shift && value > (~uint64_t(0) >> shift)) throw bad();
-  return value << shift;
+  if (const std::optional<uint64_t> bytes = parse_byte_count(text)) return *bytes;
+  throw Error(option + " '" + text +
+              "': expected a byte count such as 1048576, 512M or 8G (K, M, G, T: powers of 1024)");
 }
 
 namespace {
@@ -65,19 +49,25 @@ struct SortArguments {
 
 // A progress line on standard error, for sorts that take longer than about two seconds, while
 // standard error is a terminal (and --quiet is not given): bytes read and written so far against
-// what the sort moves in all.
+// what the sort moves in all. A sort that completes ends the line at its final state (100 %: every
+// byte read and written) and leaves it; one that fails clears it for the error.
 class Progress {
  public:
-  // total: the bytes read and written in all; array: the array's bytes (for the message).
-  Progress(bool enabled, uint64_t total, uint64_t array) : total_(total), array_(array) {
+  // total: the bytes read and written in all; array: the array's bytes (for the message);
+  // after: when the line first shows.
+  Progress(bool enabled, uint64_t total, uint64_t array, std::chrono::milliseconds after)
+      : total_(total), array_(array), after_(after) {
     if (enabled && total) thread_ = std::thread([this] { show(); });
   }
-  ~Progress() { finish(); }
-  // Clears the line (when one was shown); nothing is shown after this.
-  void finish() {
+  ~Progress() { finish(false); }
+  // Ends the line (when one was shown): at its final state when `complete`, else cleared.
+  // Nothing is shown after this.
+  void finish(bool complete) {
     {
       std::lock_guard lock(mutex_);
+      if (stop_) return;
       stop_ = true;
+      complete_ = complete;
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
@@ -85,28 +75,43 @@ class Progress {
   void add(uint64_t bytes) { done_.fetch_add(bytes, std::memory_order_relaxed); }
 
  private:
+  void print() const {
+    const double share = std::min(1.0, double(done_.load()) / double(total_));
+    const bool gigabytes = array_ >= 1000000000;
+    std::fprintf(stderr, "\rgpusort: sorting %.1f %s: %3.0f%%",
+                 double(array_) / (gigabytes ? 1e9 : 1e6), gigabytes ? "GB" : "MB", share * 100);
+    std::fflush(stderr);
+  }
   void show() {
     using namespace std::chrono_literals;
     std::unique_lock lock(mutex_);
-    if (wake_.wait_for(lock, 2s, [&] { return stop_; })) return;
-    do {
-      const double share = std::min(1.0, double(done_.load()) / double(total_));
-      const bool gigabytes = array_ >= 1000000000;
-      std::fprintf(stderr, "\rgpusort: sorting %.1f %s: %3.0f%%",
-                   double(array_) / (gigabytes ? 1e9 : 1e6), gigabytes ? "GB" : "MB",
-                   share * 100);
-      std::fflush(stderr);
-    } while (!wake_.wait_for(lock, 500ms, [&] { return stop_; }));
-    std::fprintf(stderr, "\r%60s\r", "");
+    if (wake_.wait_for(lock, after_, [&] { return stop_; })) return;
+    do print();
+    while (!wake_.wait_for(lock, 500ms, [&] { return stop_; }));
+    if (complete_) {
+      print();  // with the bytes moved since the last update
+      std::fprintf(stderr, "\n");
+    } else {
+      std::fprintf(stderr, "\r%60s\r", "");
+    }
     std::fflush(stderr);
   }
   const uint64_t total_, array_;
+  const std::chrono::milliseconds after_;
   std::atomic<uint64_t> done_{0};
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool stop_ = false;
+  bool stop_ = false, complete_ = false;
   std::thread thread_;
 };
+
+// When the progress line first shows: after about 2 s, or (a test hook, cli_test.cpp) after
+// GPUSORT_TEST_PROGRESS_AFTER_MS.
+std::chrono::milliseconds progress_delay() {
+  if (const char* after = std::getenv("GPUSORT_TEST_PROGRESS_AFTER_MS"))
+    return std::chrono::milliseconds(std::atoll(after));
+  return std::chrono::seconds(2);
+}
 
 fs::path parent_directory(const fs::path& file) {
   const fs::path directory = file.parent_path();
@@ -120,7 +125,6 @@ uint64_t default_host_memory_limit() {
   if (pages <= 0 || page <= 0) return ~uint64_t(0);
   return uint64_t(pages) * uint64_t(page) / 2;
 }
-
 
 std::optional<KeyType> optional_type(const std::string& text, const std::string& option) {
   if (text.empty()) return std::nullopt;
@@ -190,6 +194,42 @@ void check_device_capacity(const Context& ctx, const ArrayFile& keys, const Arra
                     std::to_string(d.device_local_bytes) + " bytes of device memory");
 }
 
+// A file the sort writes, for the checks made before any work.
+struct PlannedFile {
+  std::string name;  // as messages name it: "the output file 'out'"
+  fs::path path;     // a file in its directory (whose file system holds it)
+  uint64_t bytes;    // its final size
+};
+
+// Refuses files that cannot be written whole: one beyond the file-size limit (ulimit -f), or
+// those of one file system together beyond its free space (each named with its size).
+void check_planned_files(const std::vector<PlannedFile>& files) {
+  const uint64_t size_limit = file_size_limit();
+  for (const PlannedFile& file : files)
+    if (file.bytes > size_limit)
+      throw Error(file.name + " would be " + std::to_string(file.bytes) +
+                  " bytes, more than the file-size limit of " + std::to_string(size_limit) +
+                  " bytes (ulimit -f)");
+  std::map<uint64_t, std::vector<const PlannedFile*>> by_file_system;
+  for (const PlannedFile& file : files) by_file_system[file_system_of(file.path)].push_back(&file);
+  for (const auto& [file_system, group] : by_file_system) {
+    uint64_t needed = 0;
+    for (const PlannedFile* file : group) needed += file->bytes;
+    const uint64_t free_bytes = free_disk_bytes(group.front()->path);
+    if (needed <= free_bytes) continue;
+    std::string names;
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (i) names += i + 1 == group.size() ? " and " : ", ";
+      names += group[i]->name;
+      if (group.size() > 1) names += " (" + std::to_string(group[i]->bytes) + " bytes)";
+    }
+    throw Error("not enough disk space for " + names + ": " +
+                (group.size() > 1 ? "they need " + std::to_string(needed) + " bytes together"
+                                  : "it needs " + std::to_string(needed) + " bytes") +
+                ", " + std::to_string(free_bytes) + " are free");
+  }
+}
+
 void run_sort(const SortArguments& a) {
   // Names first: a typo should not cost a device start-up.
   const std::optional<KeyType> declared_key = optional_type(a.type, "--type");
@@ -213,8 +253,7 @@ void run_sort(const SortArguments& a) {
     throw Error("--values-out needs --values VIN: the values to carry along with the keys");
   if (!with_values && !a.value_type.empty()) throw Error("--value-type needs --values VIN");
   const bool segmented = !a.segments.empty(), with_indices = !a.indices_out.empty();
-  if (!segmented && !a.segment_type.empty())
-    throw Error("--segment-type needs --segments OFFSETS");
+  if (!segmented && !a.segment_type.empty()) throw Error("--segment-type needs --segments OFFSETS");
 
   // An output never silently replaces an input.
   refuse_same(a.out, "OUT", a.in, "IN", a.in_place);
@@ -255,8 +294,7 @@ void run_sort(const SortArguments& a) {
   ArrayFile keys = open_array_file(a.in, "keys file", declared_key, "--type", any_count);
   std::optional<ArrayFile> values;
   if (with_values) {
-    values =
-        open_array_file(a.values_in, "values file", declared_value, "--value-type", any_count);
+    values = open_array_file(a.values_in, "values file", declared_value, "--value-type", any_count);
     if (values->count != keys.count)
       throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
                   std::to_string(keys.count) + " elements but values file '" + a.values_in +
@@ -296,22 +334,30 @@ void run_sort(const SortArguments& a) {
       with_values ? &outputs.add(a.values_out, "values output file") : nullptr;
   PendingOutput* index_output =
       with_indices ? &outputs.add(a.indices_out, "indices output file") : nullptr;
-  {
-    // The outputs' temporary files (and the runs') must fit the disk: refused before any work,
-    // after an unwritable destination.
-    uint64_t needed = keys.count * key_size + (through_files ? array_bytes : 0);
-    if (values && same_file(parent_directory(a.out), parent_directory(a.values_out)))
-      needed += keys.count * value_size;
-    const uint64_t free_bytes = key_output.is_stream() ? ~uint64_t(0) : free_disk_bytes(a.out);
-    if (needed > free_bytes)
-      throw Error("not enough disk space for the output file '" + a.out + "': " +
-                  (through_files ? "it and the sorted runs need " : "it needs ") +
-                  std::to_string(needed) + " bytes, " + std::to_string(free_bytes) +
-                  " are free");
-  }
-
   // The permutation: u32 while every index fits, in IN's format.
   const KeyType index_type = keys.count < (uint64_t(1) << 32) ? KeyType::u32 : KeyType::u64;
+
+  {
+    // Every file written must fit the file-size limit and, with the others on its file system,
+    // the free space: refused before any work, after an unwritable destination.
+    std::vector<PlannedFile> files;
+    auto output = [&](const PendingOutput* to, const std::string& name, const std::string& path,
+                      FileFormat format, KeyType element) {
+      if (to && !to->is_stream())
+        files.push_back({name + " '" + path + "'", to->temporary_path(),
+                         array_file_bytes(format, element, keys.count)});
+    };
+    output(&key_output, "the output file", a.out, keys.format, keys.element);
+    if (values)
+      output(value_output, "the values output file", a.values_out, values->format, values->element);
+    output(index_output, "the indices output file", a.indices_out, keys.format, index_type);
+    if (through_files) {
+      const fs::path beside = parent_directory(fs::absolute(a.out)) / "runs";
+      files.push_back({"the keys' sorted runs", beside, keys.count * key_size});
+      if (values) files.push_back({"the values' sorted runs", beside, keys.count * value_size});
+    }
+    check_planned_files(files);
+  }
 
   // The files stream straight into gpusort's staging memory and out of it again, on several
   // threads: no host copy of the arrays is made in core (standard input and output excepted).
@@ -322,8 +368,8 @@ void run_sort(const SortArguments& a) {
   key_output.write_header(keys.format, keys.element, keys.count);
   if (values) value_output->write_header(values->format, values->element, values->count);
   if (index_output) index_output->write_header(keys.format, index_type, keys.count);
-  Progress progress(!a.quiet && ::isatty(STDERR_FILENO),
-                    array_bytes * (through_files ? 3 : 2), array_bytes);
+  Progress progress(!a.quiet && ::isatty(STDERR_FILENO), array_bytes * (through_files ? 3 : 2),
+                    array_bytes, progress_delay());
   auto reader = [&progress](ArrayReader& from, uint64_t base) {
     return HostReader([&progress, &from, base](uint64_t offset, void* to, uint64_t bytes) {
       from.read(base + offset, to, bytes);
@@ -344,14 +390,14 @@ void run_sort(const SortArguments& a) {
   try {
     if (segmented || with_indices) {
       sort_segments_streamed(
-          ctx, keys.element, keys.count, stream(key_reader, key_output),
-          value_size, values ? stream(*value_reader, *value_output) : HostStream{},
+          ctx, keys.element, keys.count, stream(key_reader, key_output), value_size,
+          values ? stream(*value_reader, *value_output) : HostStream{},
           segments ? segments->offsets : SegmentOffsets{},
-          index_output ? HostWriter([index_output](uint64_t offset, const void* from,
-                                                   uint64_t bytes) {
-            index_output->write_at(offset, from, bytes);
-          })
-                       : HostWriter{},
+          index_output
+              ? HostWriter([index_output](uint64_t offset, const void* from, uint64_t bytes) {
+                  index_output->write_at(offset, from, bytes);
+                })
+              : HostWriter{},
           key_bytes(index_type), options);
     } else if (!through_files) {
       sort_streamed(ctx, keys.element, keys.count, stream(key_reader, key_output), value_size,
@@ -405,13 +451,13 @@ void run_sort(const SortArguments& a) {
     throw;
   } catch (const std::bad_alloc&) {
     throw Error("not enough host memory to sort " + std::to_string(keys.count) + " elements (" +
-                std::to_string(array_bytes) + " bytes) on the device '" +
-                ctx.device_info().name + "'" +
+                std::to_string(array_bytes) + " bytes) on the device '" + ctx.device_info().name +
+                "'" +
                 (run < keys.count ? ": lower --host-memory-limit to keep the sorted runs in "
                                     "temporary files"
                                   : ""));
   }
-  progress.finish();
+  progress.finish(ctx.validation_messages() == 0);
   if (ctx.validation_messages() != 0)
     throw Error("the Vulkan validation layer reported " +
                 std::to_string(ctx.validation_messages()) +
@@ -461,7 +507,8 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->footer(
       "IN is read as .npy when it starts with the npy magic, else as a raw little-endian array.\n"
       "OUT is written in IN's format; outputs appear only when complete, keys and values\n"
-      "together (and IDX). '-' reads standard input (IN or VIN) or writes standard output (OUT or VOUT);\n"
+      "together (and IDX). '-' reads standard input (IN or VIN) or writes standard output (OUT or "
+      "VOUT);\n"
       "an existing FIFO or device as OUT or VOUT is written into directly.\n"
       "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).");
   cmd->add_option("IN", args->in, "Keys to sort ('-': standard input)")
