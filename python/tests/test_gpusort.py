@@ -682,8 +682,16 @@ def test_context_and_devices(rng):
 
 
 def test_gil_released_during_sort(rng):
-    a = make_keys(np.uint32, 1 << 20, rng)
-    gpusort.sort(a)  # pipelines compiled before the timed call
+    # A sort long enough that this thread gets many turns while it runs: on a fast GPU a sort of
+    # 2^20 keys ends in about a millisecond, so the array grows until one sort takes 40 ms.
+    n = 1 << 20
+    while True:
+        a = make_keys(np.uint32, n, rng)
+        start = time.perf_counter()
+        gpusort.sort(a)  # also compiles the pipelines before the timed call
+        if time.perf_counter() - start >= 0.04 or n >= 1 << 26:
+            break
+        n *= 4
     in_sort = threading.Event()
     done = threading.Event()
 
