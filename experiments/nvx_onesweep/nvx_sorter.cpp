@@ -362,10 +362,11 @@ class NvxSorter final : public Sorter {
 
   void record_sort() {
     VkCommandBuffer cb = begin_commands();
-    // The previous run's reads and writes of the working buffers precede the restore.
-    barrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-            VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_TRANSFER_WRITE_BIT);
+    // The previous run's reads and writes of the working buffers, and the upload of the pristine
+    // ones, precede the restore.
+    barrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     copy(cb, pristine_keys_, 0, keys_a_, 0, key_size_);
     if (value_size_) copy(cb, pristine_values_, 0, values_a_, 0, value_size_);
     // The restore is complete before the first timestamp and before the sort's first command.

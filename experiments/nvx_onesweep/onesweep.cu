@@ -8,11 +8,11 @@
 //                             BlockRadixRankMatchEarlyCounts), publishes the tile's digit counts,
 //                             looks back over its predecessors for each digit's exclusive prefix
 //                             and scatters keys (then values) through shared memory.
-// The look-back is gpusort's (shaders/include/lookback.glsl, shaders/onesweep_pass.comp): a
-// circular table of a fixed number of tile slots whose entries carry the tile's tag (scratch
-// independent of n, never cleared between passes), and a decoupled fallback that assumes no
-// forward progress of other blocks: a block whose predecessor stays unpublished (or whose slot
-// was reused) counts that predecessor's keys itself.
+// The look-back is gpusort's (shaders/include/lookback.glsl, shaders/onesweep_pass.comp), in
+// lookback.cuh: a circular table of a fixed number of tile slots whose entries carry the tile's
+// tag (scratch independent of n, never cleared between passes), and a decoupled fallback that
+// assumes no forward progress of other blocks: a block whose predecessor stays unpublished (or
+// whose slot was reused) counts that predecessor's keys itself.
 //
 // Kernel parameters are only pointers and 32-bit scalars (launched with arrays of pointers to
 // each argument through vkCmdCuLaunchKernelNVX or cudaLaunchKernel). Every pass kernel has the
@@ -25,6 +25,7 @@
 #include <type_traits>
 
 #include "layout.hpp"
+#include "lookback.cuh"
 
 #ifndef ONESWEEP_VARIANT
 #define ONESWEEP_VARIANT 0
@@ -48,24 +49,23 @@ struct DigitOf {
   }
 };
 
-// Relaxed device-scope accesses: a look-back entry carries all it publishes (tag and count in
-// one 64-bit word), and the keys a fallback recounts were written by an earlier kernel, so no
-// ordering between entries and other memory is needed. The atomics keep the compiler from
-// caching an entry in a register across the spin loop and read from L2, where every SM's
-// atomicMax lands.
-__device__ __forceinline__ uint64_t read_entry(unsigned long long* table, uint32_t index) {
-  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(table[index])
-      .load(cuda::memory_order_relaxed);
-}
-// Writers only use atomicMax: a newer tag always wins, an inclusive prefix replaces the partial
-// count of the same tile, and a later tile's entry (the slot reused) is never overwritten by an
-// earlier one's.
-__device__ __forceinline__ void publish(unsigned long long* table, uint32_t slot_mask,
-                                        uint32_t tile, uint32_t digit, uint32_t tag, bool inclusive,
-                                        uint32_t count) {
-  atomicMax(&table[(tile & slot_mask) * kRadix + digit],
-            static_cast<unsigned long long>(lookback_entry(tag, inclusive, count)));
-}
+// The look-back's environment (lookback.cuh): a CUDA block. Table entries are read and written
+// with relaxed device-scope atomics: they reach L2, where every SM's atomicMax lands, and the
+// compiler cannot keep an entry in a register across the spin loop.
+struct CudaBlock {
+  static __device__ __forceinline__ uint32_t thread() { return threadIdx.x; }
+  static __device__ __forceinline__ void sync() { __syncthreads(); }
+  static __device__ __forceinline__ LookbackEntry load_entry(LookbackEntry* p) {
+    return cuda::atomic_ref<LookbackEntry, cuda::thread_scope_device>(*p).load(
+        cuda::memory_order_relaxed);
+  }
+  static __device__ __forceinline__ void max_entry(LookbackEntry* p, LookbackEntry v) {
+    atomicMax(p, v);
+  }
+  static __device__ __forceinline__ void shared_max(uint32_t* p, uint32_t v) { atomicMax(p, v); }
+  static __device__ __forceinline__ void shared_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
+  static __device__ __forceinline__ void global_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
+};
 
 struct NoValue {};
 
@@ -83,8 +83,8 @@ template <class K, class V, int THREADS, int ITEMS, int WINDOW, bool EARLY_VALUE
 struct OnesweepPass {
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
-  // Digits per thread: thread t holds digits t * kBins .. t * kBins + kBins - 1 (CUB's ThreadBin).
-  static constexpr int kBins = (int(kRadix) + THREADS - 1) / THREADS;
+  using Lookback = nvx_onesweep::Lookback<CudaBlock, K, THREADS, kTile, WINDOW>;
+  static constexpr int kBins = Lookback::kBins;
   using Rank =
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
                                           cub::BLOCK_SCAN_RAKING_MEMOIZE, cub::WARP_MATCH_ANY, 1>;
@@ -96,9 +96,8 @@ struct OnesweepPass {
       K keys[kTile];  // the tile in digit order (then its values)
       ValueSlot values[kTile];
     } exchange;
-    uint32_t digit_shift[kRadix];      // global index - tile position, per digit
-    uint32_t fallback_counts[kRadix];  // a recounted predecessor's digit counts
-    uint32_t stalled[2];               // latest stalled predecessor + 1, one word per round parity
+    uint32_t digit_shift[kRadix];  // global index - tile position, per digit
+    typename Lookback::Shared lookback;
     uint32_t tile;
   };
   static_assert(sizeof(Shared) <= kMaxStaticShared,
@@ -106,13 +105,13 @@ struct OnesweepPass {
   static_assert(kTile <= (1u << 16), "ranks are packed in 16 bits");
   static constexpr int kPackedRanks = (ITEMS + 1) / 2;
 
-  static __device__ __forceinline__ int thread_bin(int u) { return int(threadIdx.x) * kBins + u; }
+  static __device__ __forceinline__ int thread_bin(int u) { return Lookback::thread_bin(u); }
 
   // Publishes the tile's digit counts as soon as the ranking has them (before its exclusive
   // scan), so that successors can pass over this tile early; tile 0's counts are inclusive.
   struct PublishCounts {
     int (&bins)[kBins];
-    unsigned long long* table;
+    LookbackEntry* table;
     uint32_t slot_mask, tile, tag;
     bool publishes;
     __device__ __forceinline__ void operator()(int (&counts)[kBins]) {
@@ -121,106 +120,11 @@ struct OnesweepPass {
         bins[u] = counts[u];
         const int bin = thread_bin(u);
         if (publishes && bin < int(kRadix))
-          publish(table, slot_mask, tile, uint32_t(bin), tag, tile == 0, uint32_t(counts[u]));
+          Lookback::publish(table, slot_mask, tile, uint32_t(bin), tag, tile == 0,
+                            uint32_t(counts[u]));
       }
     }
   };
-
-  // The fallback's recount of one tile's digits into s.fallback_counts (every thread calls it:
-  // it has barriers). Tiles looked back on precede the caller's, so they are full, but the bound
-  // costs nothing here.
-  // Not inlined: the rare path's registers then stay out of the look-back's (inlined, u32+u32 at
-  // 384 x 23 spilled 15 registers).
-  static __device__ __noinline__ void count_tile_digits(Shared& s, const K* __restrict__ keys_in,
-                                                        uint32_t n, DigitOf<K> digits,
-                                                        uint32_t tile) {
-    for (uint32_t d = threadIdx.x; d < kRadix; d += THREADS) s.fallback_counts[d] = 0;
-    __syncthreads();
-    const uint32_t begin = tile * kTile;
-    const uint32_t size = n - begin < kTile ? n - begin : kTile;
-    for (uint32_t i = threadIdx.x; i < size; i += THREADS)
-      atomicAdd(&s.fallback_counts[digits.Digit(keys_in[begin + i])], 1u);
-    __syncthreads();
-  }
-
-  // gpusort's look-back (shaders/include/lookback.glsl): sums, for each digit of this thread,
-  // the counts of all tiles before `tile` into exclusive[u]. Each digit walks back on its own,
-  // `WINDOW` entries per round of reads, until it meets an inclusive prefix or tile 0. An entry
-  // with the expected tag is used (partial: keep walking, inclusive: done); an older tag means
-  // "not published yet": spin, and after spin_limit rounds stop; a newer tag means the slot was
-  // reused by a later tile: stop at once. When every digit has finished or stopped (a barrier),
-  // the block recounts the latest stopped predecessor itself, offers those counts to others
-  // (a partial entry) and the walks resume. Each round with a recount moves at least one digit
-  // back by one tile, so the look-back ends without any other block making progress.
-  static __device__ void look_back(Shared& s, const K* __restrict__ keys_in,
-                                   unsigned long long* table, uint32_t* fallbacks,
-                                   const PassParams& p, DigitOf<K> digits, uint32_t tile,
-                                   uint32_t (&exclusive)[kBins]) {
-    // next[u]: 1 + the predecessor digit u reads next; 0 once its prefix is complete.
-    uint32_t next[kBins];
-#pragma unroll
-    for (int u = 0; u < kBins; ++u) {
-      exclusive[u] = 0;
-      next[u] = thread_bin(u) < int(kRadix) ? tile : 0u;
-    }
-    for (uint32_t round = 0;; ++round) {
-      uint32_t stalled = 0;
-#pragma unroll
-      for (int u = 0; u < kBins; ++u) {
-        const uint32_t bin = uint32_t(thread_bin(u));
-        uint32_t spins = 0;
-        while (next[u] != 0) {
-          const uint32_t newest = next[u] - 1;
-          uint64_t seen[WINDOW];
-#pragma unroll
-          for (int w = 0; w < WINDOW; ++w)
-            seen[w] = uint32_t(w) <= newest
-                          ? read_entry(table, ((newest - w) & p.slot_mask) * kRadix + bin)
-                          : 0;
-          bool waiting = false, reused = false;
-#pragma unroll
-          for (int w = 0; w < WINDOW; ++w) {
-            if (next[u] == 0 || uint32_t(w) > newest) break;
-            const uint32_t tag = p.first_tag + newest - uint32_t(w);
-            const uint32_t seen_tag = uint32_t(seen[w] >> kLookbackTagShift);
-            if (seen_tag != tag) {
-              waiting = true;
-              reused = seen_tag > tag;
-              break;
-            }
-            exclusive[u] += uint32_t(seen[w]);
-            next[u] = (seen[w] & kLookbackInclusive) != 0 ? 0u : newest - uint32_t(w);
-          }
-          if (!waiting) {
-            spins = 0;
-          } else if (reused || ++spins >= p.spin_limit) {
-            stalled = stalled > next[u] ? stalled : next[u];
-            break;
-          }
-        }
-      }
-      // The word of the next round was last read two rounds ago, before that round's fallback
-      // barriers; this round's word was cleared a round ago (round 0's by the caller).
-      if (threadIdx.x == 0) s.stalled[(round + 1) & 1] = 0;
-      if (stalled != 0) atomicMax(&s.stalled[round & 1], stalled);
-      __syncthreads();
-      const uint32_t recount = s.stalled[round & 1];
-      if (recount == 0) break;
-      // Decoupled fallback: count the predecessor's keys here and offer the counts to others.
-      const uint32_t predecessor = recount - 1;
-      if (threadIdx.x == 0) atomicAdd(fallbacks, 1u);
-      count_tile_digits(s, keys_in, p.n, digits, predecessor);
-#pragma unroll
-      for (int u = 0; u < kBins; ++u) {
-        if (next[u] != recount) continue;
-        const uint32_t bin = uint32_t(thread_bin(u));
-        const uint32_t c = s.fallback_counts[bin];
-        publish(table, p.slot_mask, predecessor, bin, p.first_tag + predecessor, false, c);
-        exclusive[u] += c;
-        next[u] = predecessor;
-      }
-    }
-  }
 
   template <bool FULL>
   static __device__ __forceinline__ void load_values(const V* __restrict__ values_in,
@@ -270,16 +174,15 @@ struct OnesweepPass {
                                              K* __restrict__ keys_out,
                                              const V* __restrict__ values_in,
                                              V* __restrict__ values_out, uint32_t* state,
-                                             unsigned long long* table, const PassParams& p) {
+                                             LookbackEntry* table, const PassParams& p) {
     __shared__ Shared s;
     const uint32_t t = threadIdx.x;
     const DigitOf<K> digits{p.pass * kDigitBits};
     uint32_t* control = state + kStateControl;
-    if (t == 0) {
+    if (t == 0)
       s.tile =
           p.claim_by_id != 0 ? blockIdx.x : atomicAdd(&control[kControlTileCounter + p.pass], 1u);
-      s.stalled[0] = 0;  // look_back's round 0 word
-    }
+    Lookback::prepare(s.lookback);
     // This pass's exclusive digit offsets, requested early so their latency hides behind the
     // claim and the keys.
     uint32_t digit_offset[kBins];
@@ -327,11 +230,12 @@ struct OnesweepPass {
     // (u32+u32 at 384 x 23 spilled 14 registers around the look-back with one rank each).
     uint32_t packed_ranks[kPackedRanks];
 #pragma unroll
-    for (int u = 0; u < kPackedRanks; ++u)
+    for (int u = 0; u < kPackedRanks; ++u) {
       packed_ranks[u] =
           uint32_t(ranks[2 * u]) | (2 * u + 1 < ITEMS ? uint32_t(ranks[2 * u + 1]) << 16 : 0u);
-      // Each digit's global offset less its start in the tile, completed by the look-back's
-      // prefix below (kept in shared memory meanwhile, as CUB does, to spare registers).
+    }
+    // Each digit's global offset less its start in the tile, completed by the look-back's
+    // prefix below (kept in shared memory meanwhile, as CUB does, to spare registers).
 #pragma unroll
     for (int u = 0; u < kBins; ++u) {
       const int bin = thread_bin(u);
@@ -340,14 +244,16 @@ struct OnesweepPass {
 
     // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
     uint32_t exclusive[kBins];
-    look_back(s, keys_in, table, control + kControlFallbacks, p, digits, tile, exclusive);
+    Lookback::run(s.lookback, keys_in, table, control + kControlFallbacks,
+                  LookbackParams{p.n, digits.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
+                  exclusive);
 #pragma unroll
     for (int u = 0; u < kBins; ++u) {
       const int bin = thread_bin(u);
       if (bin >= int(kRadix)) continue;
       if (publishes && tile != 0)
-        publish(table, p.slot_mask, tile, uint32_t(bin), tag, true,
-                exclusive[u] + uint32_t(bins[u]));
+        Lookback::publish(table, p.slot_mask, tile, uint32_t(bin), tag, true,
+                          exclusive[u] + uint32_t(bins[u]));
       s.digit_shift[bin] += exclusive[u];
     }
     __syncthreads();
@@ -456,16 +362,15 @@ NVX_HISTOGRAM_KERNEL(onesweep_histogram_u32, uint32_t, kHistogramItems32)
 NVX_HISTOGRAM_KERNEL(onesweep_histogram_u64, unsigned long long, kHistogramItems64)
 
 // The same parameter list for every key type: the keys-only kernels ignore the value pointers.
-#define NVX_PASS_KERNEL(name, K, V, ITEMS)                                                       \
-  extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)                             \
-      name(const K* keys_in, K* keys_out, const uint32_t* values_in, uint32_t* values_out,       \
-           uint32_t* state, unsigned long long* lookback, uint32_t n, uint32_t pass,             \
-           uint32_t first_tag, uint32_t slot_mask, uint32_t refusal_period, uint32_t spin_limit, \
-           uint32_t claim_by_id) {                                                               \
-    PassOf<K, V, ITEMS>::run(                                                                    \
-        keys_in, keys_out, reinterpret_cast<const V*>(values_in),                                \
-        reinterpret_cast<V*>(values_out), state, lookback,                                       \
-        PassParams{n, pass, first_tag, slot_mask, refusal_period, spin_limit, claim_by_id});     \
+#define NVX_PASS_KERNEL(name, K, V, ITEMS)                                                      \
+  extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks) name(                      \
+      const K* keys_in, K* keys_out, const uint32_t* values_in, uint32_t* values_out,           \
+      uint32_t* state, LookbackEntry* lookback, uint32_t n, uint32_t pass, uint32_t first_tag,  \
+      uint32_t slot_mask, uint32_t refusal_period, uint32_t spin_limit, uint32_t claim_by_id) { \
+    PassOf<K, V, ITEMS>::run(                                                                   \
+        keys_in, keys_out, reinterpret_cast<const V*>(values_in),                               \
+        reinterpret_cast<V*>(values_out), state, lookback,                                      \
+        PassParams{n, pass, first_tag, slot_mask, refusal_period, spin_limit, claim_by_id});    \
   }
 NVX_PASS_KERNEL(onesweep_pass_u32, uint32_t, NoValue, kVariant.items_u32)
 NVX_PASS_KERNEL(onesweep_pass_u32_u32, uint32_t, uint32_t, kVariant.items_u32_u32)

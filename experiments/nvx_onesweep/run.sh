@@ -93,8 +93,8 @@ if [[ -z ${QUICK:-} ]]; then
   step timing_claim_by_id 90 --claim-by-id --impls nvx,cuda --types u32,u32+u32 --sizes 16777216,268435456 \
     --csv "$out/timing.csv"
   for variant in 384x20w1 384x20ev 256x16 512x15; do
-    step "timing_variant_$variant" 90 --variant "$variant" --impls nvx --sizes 4194304,16777216,67108864 \
-      --csv "$out/timing.csv"
+    step "timing_variant_$variant" 90 --variant "$variant" --impls nvx --types u32,u32+u32,u64 \
+      --sizes 16777216,67108864 --csv "$out/timing.csv"
   done
 fi
 
