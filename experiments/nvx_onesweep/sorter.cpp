@@ -39,6 +39,8 @@ const char* pass_kernel(KeyType type) {
 
 SortPlan make_plan(KeyType type, uint32_t n, const KernelSettings& settings, uint32_t sm_count) {
   if (n == 0) throw Error("n must be at least 1");
+  // 32-bit indices in the kernels, with room for the histogram's grid stride past n.
+  if (n > (uint32_t(1) << 31)) throw Error("n must be at most 2^31");
   if (settings.variant >= kVariantCount)
     throw Error("no variant " + std::to_string(settings.variant));
   const Variant& v = kVariants[settings.variant];
