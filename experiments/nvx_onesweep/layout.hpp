@@ -1,0 +1,83 @@
+// Shared by the kernels (onesweep.cu) and the host (main.cpp and the sorters): the state
+// block's layout, the look-back entry format and the tuning variants. Plain C++17, no CUDA.
+#pragma once
+
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define NVX_HOST_DEVICE __host__ __device__
+#else
+#define NVX_HOST_DEVICE
+#endif
+
+namespace nvx_onesweep {
+
+inline constexpr uint32_t kRadix = 256;
+inline constexpr uint32_t kDigitBits = 8;
+inline constexpr uint32_t kMaxPasses = 8;  // 64-bit keys
+
+// The state block, zeroed (one fill) before every sort. u32 words:
+//   [kStateCounts, +kMaxPasses * kRadix)    every pass's digit histogram (histogram kernel)
+//   [kStateOffsets, +kMaxPasses * kRadix)   their exclusive prefix sums (its last block)
+//   [kStateControl, +kControlWords)         per-pass tile counters, the histogram's ticket,
+//                                           the count of look-back fallbacks
+// then, at kLookbackByteOffset, the circular look-back table: slots x kRadix u64 entries, the
+// same layout as gpusort's shaders/include/lookback.glsl (entry (slot, digit) at
+// slot * kRadix + digit; bits 63..33 the tag, bit 32 "inclusive", bits 31..0 the count).
+inline constexpr uint32_t kStateCounts = 0;
+inline constexpr uint32_t kStateOffsets = kMaxPasses * kRadix;
+inline constexpr uint32_t kStateControl = 2 * kMaxPasses * kRadix;
+inline constexpr uint32_t kControlTileCounter = 0;  // + pass
+inline constexpr uint32_t kControlTicket = kMaxPasses;
+inline constexpr uint32_t kControlFallbacks = kMaxPasses + 1;
+inline constexpr uint32_t kControlWords = 64;
+inline constexpr uint64_t kLookbackByteOffset = uint64_t(kStateControl + kControlWords) * 4;
+static_assert(kLookbackByteOffset % 256 == 0, "the table starts 256-byte aligned");
+inline constexpr uint32_t kMaxLookbackSlots = 1024;  // as gpusort's OnesweepOptions default
+
+inline constexpr uint64_t kLookbackInclusive = uint64_t(1) << 32;
+inline constexpr uint32_t kLookbackTagShift = 33;
+NVX_HOST_DEVICE inline constexpr uint64_t lookback_entry(uint32_t tag, bool inclusive,
+                                                         uint32_t count) {
+  return (uint64_t(tag) << kLookbackTagShift) | (inclusive ? kLookbackInclusive : 0) | count;
+}
+
+// The histogram kernel's shape (all variants): 128 threads, 16 32-bit or 8 64-bit keys each,
+// as CUB's sm_90 histogram policy; the host launches min(tiles, SMs x blocks per SM) blocks.
+inline constexpr uint32_t kHistogramThreads = 128;
+inline constexpr uint32_t kHistogramItems32 = 16;
+inline constexpr uint32_t kHistogramItems64 = 8;
+
+// One tuning of the digit-pass kernel: a cubin per variant is built and embedded (the
+// kernels take kVariants[ONESWEEP_VARIANT]), the host selects one with --variant.
+struct Variant {
+  const char* name;
+  uint32_t threads;     // per block
+  uint32_t min_blocks;  // per SM (__launch_bounds__: caps registers at 64K / (threads x this))
+  uint32_t items_u32, items_u32_u32, items_u64, items_u64_u32;  // keys per thread, per key type
+  uint32_t lookback_window;  // predecessors read at once per look-back round (gpusort: 16)
+  uint32_t early_values;     // 1: values are requested before the look-back (gpusort), 0: after
+                             // the keys' scatter (CUB)
+};
+
+// The first is the default: CUB's sm_90 shapes (tuning_radix_sort.cuh: 384 threads; 20 keys
+// per thread for u32, 23 for u32+u32, 30 nominal scaled to 15 for 64-bit keys).
+inline constexpr Variant kVariants[] = {
+    {"384x20", 384, 2, 20, 23, 15, 15, 16, 0},
+    {"384x20w1", 384, 2, 20, 23, 15, 15, 1, 0},  // CUB-like look-back: one predecessor a read
+    {"384x20ev", 384, 2, 20, 23, 15, 15, 16, 1},
+    {"256x16", 256, 3, 16, 16, 12, 12, 16, 0},
+    {"512x15", 512, 2, 15, 15, 10, 10, 16, 0},
+};
+inline constexpr uint32_t kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);
+
+// Key types: 32- or 64-bit unsigned keys, alone or with 32-bit values.
+enum class KeyType { u32, u32_u32, u64, u64_u32 };
+inline constexpr uint32_t items_for(const Variant& v, KeyType t) {
+  return t == KeyType::u32       ? v.items_u32
+         : t == KeyType::u32_u32 ? v.items_u32_u32
+         : t == KeyType::u64     ? v.items_u64
+                                 : v.items_u64_u32;
+}
+
+}  // namespace nvx_onesweep

@@ -1,0 +1,494 @@
+// nvx_onesweep: can gpusort's own CUDA Onesweep kernels, launched through VK_NVX_binary_import in
+// a Vulkan command buffer, match CUB? For each key type, distribution and size it sorts the same
+// input with
+//   nvx   our kernels (onesweep.cu, embedded cubin or PTX) in a Vulkan command buffer
+//   cuda  the same cubin launched by the CUDA runtime (kernel speed without the NVX path)
+//   cub   cub::DeviceRadixSort
+// spins the GPU up until the times converge, reports the median of --runs sorts, and checks the
+// whole output of each against a host reference (a stable radix sort, itself checked against
+// std::stable_sort up to 2^--stable-max-log2 keys). Values are the input indices, so the pairs'
+// values must be the stable permutation. See README.md.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "embedded.hpp"
+#include "inputs.hpp"
+#include "sorter.hpp"
+
+using namespace nvx_onesweep;
+
+namespace {
+
+const char* const kUsage = R"(usage: nvx_onesweep [options]
+  --types LIST         u32,u32+u32,u64,u64+u32 (default: all four)
+  --dists LIST         uniform,equal,skew99,sorted (default: uniform)
+  --min-log2 N --max-log2 N --step N   sizes 2^N (default 18, 28, 2)
+  --sizes LIST         explicit sizes instead (e.g. 1,1000,7681,1048593)
+  --impls LIST         nvx,cuda,cub (default: all three)
+  --variant NAME       kernel tuning (default: the first; --info lists them)
+  --ptx                load the PTX (driver JIT) instead of the cubin, for nvx and cuda
+  --slots N            look-back table length in tiles (power of two; default min(1024, tiles))
+  --spin-limit N       look-back rounds on an unpublished predecessor before recounting it (64)
+  --refuse P           testing: tiles p % P == P - 1 never publish (fallbacks must happen)
+  --claim-by-id        block i sorts tile i instead of claiming tiles from a counter
+  --hist-blocks-per-sm N   histogram grid: min(tiles, SMs x N) (default 8)
+  --all-barriers       Vulkan barriers ALL_COMMANDS -> ALL_COMMANDS instead of compute -> compute
+  --check              correctness mode: --runs sorts each checked, no spin-up, no timing table
+  --runs N             timed sorts per row (default 11; --check: 3)
+  --min-spinup-s X --max-spinup-s X --first-spinup-s X   spin-up (default 0.3, 3, 2)
+  --stable-max-log2 N  cross-check the host reference with std::stable_sort up to 2^N (22)
+  --seed S             input seed (default 1)
+  --csv FILE           also append the rows to FILE
+  --cuda-device N      CUDA device (the Vulkan device is the one with its UUID; default 0)
+  --info               print the device, the variants and each kernel's registers, then exit
+  --write-kernels DIR  write the embedded cubins, PTX and ptxas reports to DIR, then exit
+)";
+
+struct Options {
+  std::vector<KeyType> types{KeyType::u32, KeyType::u32_u32, KeyType::u64, KeyType::u64_u32};
+  std::vector<Dist> dists{Dist::uniform};
+  uint32_t min_log2 = 18, max_log2 = 28, step = 2;
+  std::vector<uint32_t> sizes;
+  bool nvx = true, cuda = true, cub = true;
+  KernelSettings settings;
+  bool check = false;
+  int runs = -1;
+  double min_spinup_s = 0.3, max_spinup_s = 3, first_spinup_s = 2;
+  uint32_t stable_max_log2 = 22;
+  uint64_t seed = 1;
+  std::string csv;
+  int cuda_device = 0;
+  bool info = false;
+  std::string write_kernels;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+uint64_t parse_number(const std::string& s, const char* option) {
+  try {
+    size_t used = 0;
+    const unsigned long long v = std::stoull(s, &used, 0);
+    if (used == s.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error(std::string(option) + " expects a number, got '" + s + "'");
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error(a + " needs a value");
+      return argv[++i];
+    };
+    auto number = [&]() { return parse_number(value(), a.c_str()); };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--types") {
+      o.types.clear();
+      for (const auto& t : split(value())) {
+        bool found = false;
+        for (KeyType k : {KeyType::u32, KeyType::u32_u32, KeyType::u64, KeyType::u64_u32})
+          if (t == key_type_name(k)) o.types.push_back(k), found = true;
+        if (!found)
+          throw Error("unknown key type '" + t + "' (expected u32, u32+u32, u64, u64+u32)");
+      }
+    } else if (a == "--dists") {
+      o.dists.clear();
+      for (const auto& d : split(value())) {
+        Dist dist;
+        if (!parse_dist(d, dist))
+          throw Error("unknown distribution '" + d + "' (expected uniform, equal, skew99, sorted)");
+        o.dists.push_back(dist);
+      }
+    } else if (a == "--min-log2") {
+      o.min_log2 = uint32_t(number());
+    } else if (a == "--max-log2") {
+      o.max_log2 = uint32_t(number());
+    } else if (a == "--step") {
+      o.step = std::max<uint32_t>(1, uint32_t(number()));
+    } else if (a == "--sizes") {
+      for (const auto& s : split(value())) o.sizes.push_back(uint32_t(parse_number(s, "--sizes")));
+    } else if (a == "--impls") {
+      o.nvx = o.cuda = o.cub = false;
+      for (const auto& s : split(value())) {
+        if (s == "nvx")
+          o.nvx = true;
+        else if (s == "cuda")
+          o.cuda = true;
+        else if (s == "cub")
+          o.cub = true;
+        else
+          throw Error("unknown implementation '" + s + "' (expected nvx, cuda, cub)");
+      }
+    } else if (a == "--variant") {
+      const std::string name = value();
+      bool found = false;
+      for (uint32_t v = 0; v < kVariantCount; ++v)
+        if (name == kVariants[v].name) o.settings.variant = v, found = true;
+      if (!found) throw Error("unknown variant '" + name + "' (--info lists them)");
+    } else if (a == "--ptx") {
+      o.settings.ptx = true;
+    } else if (a == "--slots") {
+      o.settings.lookback_slots = uint32_t(number());
+    } else if (a == "--spin-limit") {
+      o.settings.spin_limit = std::max<uint32_t>(1, uint32_t(number()));
+    } else if (a == "--refuse") {
+      o.settings.refusal_period = uint32_t(number());
+      if (o.settings.refusal_period == 1)
+        throw Error("--refuse 1 would let no tile publish (use 2 or more)");
+    } else if (a == "--claim-by-id") {
+      o.settings.claim_by_id = true;
+    } else if (a == "--hist-blocks-per-sm") {
+      o.settings.histogram_blocks_per_sm = std::max<uint32_t>(1, uint32_t(number()));
+    } else if (a == "--all-barriers") {
+      o.settings.all_commands_barriers = true;
+    } else if (a == "--check") {
+      o.check = true;
+    } else if (a == "--runs") {
+      o.runs = int(std::max<uint64_t>(1, number()));
+    } else if (a == "--min-spinup-s") {
+      o.min_spinup_s = std::stod(value());
+    } else if (a == "--max-spinup-s") {
+      o.max_spinup_s = std::stod(value());
+    } else if (a == "--first-spinup-s") {
+      o.first_spinup_s = std::stod(value());
+    } else if (a == "--stable-max-log2") {
+      o.stable_max_log2 = uint32_t(number());
+    } else if (a == "--seed") {
+      o.seed = number();
+    } else if (a == "--csv") {
+      o.csv = value();
+    } else if (a == "--cuda-device") {
+      o.cuda_device = int(number());
+    } else if (a == "--info") {
+      o.info = true;
+    } else if (a == "--write-kernels") {
+      o.write_kernels = value();
+    } else {
+      throw Error("unknown option '" + a + "' (--help lists them)");
+    }
+  }
+  if (o.runs < 0) o.runs = o.check ? 3 : 11;
+  if (o.sizes.empty()) {
+    if (o.max_log2 > 31 || o.min_log2 > o.max_log2)
+      throw Error("sizes must satisfy min-log2 <= max-log2 <= 31");
+    for (uint32_t l = o.min_log2; l <= o.max_log2; l += o.step) o.sizes.push_back(uint32_t(1) << l);
+  }
+  for (uint32_t n : o.sizes)
+    if (n == 0) throw Error("sizes must be at least 1");
+  return o;
+}
+
+void cuda_check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+struct Timing {
+  double median_ms = NAN, min_ms = NAN, max_ms = NAN;
+  int spinup_runs = 0;
+};
+
+// Sorts in batches of five until two batch medians agree within 1 % (after min_s seconds) or
+// max_s seconds have passed, then `runs` timed sorts.
+Timing measure(Sorter& sorter, int runs, double min_s, double max_s) {
+  Timing t;
+  const auto start = std::chrono::steady_clock::now();
+  double previous = 0;
+  for (;;) {
+    std::vector<double> batch(5);
+    for (double& ms : batch) ms = sorter.sort_once();
+    t.spinup_runs += 5;
+    const double m = median(batch);
+    const double elapsed = seconds_since(start);
+    if ((elapsed >= min_s && previous > 0 && std::fabs(m - previous) <= 0.01 * m) ||
+        elapsed >= max_s)
+      break;
+    previous = m;
+  }
+  std::vector<double> times(static_cast<size_t>(runs));
+  for (double& ms : times) ms = sorter.sort_once();
+  t.median_ms = median(times);
+  t.min_ms = *std::min_element(times.begin(), times.end());
+  t.max_ms = *std::max_element(times.begin(), times.end());
+  return t;
+}
+
+struct Result {
+  bool ran = false, ok = true;
+  Timing timing;
+  uint32_t fallbacks = 0;
+  std::string problem;
+};
+
+std::string format(const char* fmt, double v) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, v);
+  return buf;
+}
+
+std::string size_name(uint32_t n) {
+  if (n >= 2 && (n & (n - 1)) == 0) return "2^" + std::to_string(31 - __builtin_clz(n));
+  return std::to_string(n);
+}
+
+int write_kernels(const std::string& dir) {
+  for (uint32_t v = 0; v < kVariantCount; ++v) {
+    const EmbeddedKernels& k = embedded_kernels(v);
+    const std::string base = dir + "/onesweep_" + kVariants[v].name;
+    std::ofstream(base + ".cubin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(k.cubin), std::streamsize(k.cubin_size));
+    std::ofstream(base + ".ptx", std::ios::binary).write(k.ptx, std::streamsize(k.ptx_size));
+    std::ofstream(base + ".ptxas.txt") << k.ptxas_info;
+    std::printf("wrote %s.cubin (%zu bytes), .ptx (%zu bytes), .ptxas.txt\n", base.c_str(),
+                k.cubin_size, k.ptx_size);
+  }
+  return 0;
+}
+
+std::string describe_variant(const Variant& v) {
+  return std::string(v.name) + ": " + std::to_string(v.threads) + " threads, min " +
+         std::to_string(v.min_blocks) + " blocks/SM, keys per thread u32 " +
+         std::to_string(v.items_u32) + ", u32+u32 " + std::to_string(v.items_u32_u32) + ", u64 " +
+         std::to_string(v.items_u64) + ", u64+u32 " + std::to_string(v.items_u64_u32) +
+         "; look-back window " + std::to_string(v.lookback_window) +
+         (v.early_values ? ", values loaded before the look-back" : "");
+}
+
+template <class K>
+bool run_width(const Options& o, const std::vector<KeyType>& types,
+               std::vector<std::pair<Sorter*, bool>>& sorters, std::FILE* csv) {
+  bool all_ok = true;
+  for (Dist dist : o.dists) {
+    for (uint32_t n : o.sizes) {
+      const auto generated = std::chrono::steady_clock::now();
+      const std::vector<K> keys = make_keys<K>(dist, n, o.seed);
+      std::vector<uint32_t> values(n);
+      std::iota(values.begin(), values.end(), 0u);
+      std::vector<K> expected;
+      std::vector<uint32_t> permutation;
+      reference_sort(keys, expected, permutation);
+      std::string reference_note = "host radix";
+      if (uint64_t(n) <= (uint64_t(1) << o.stable_max_log2)) {
+        const std::string diff = cross_check(keys, expected, permutation);
+        if (!diff.empty()) throw Error(diff);
+        reference_note = "host radix = std::stable_sort";
+      }
+      const double host_s = seconds_since(generated);
+      for (KeyType type : types) {
+        std::vector<Result> results(sorters.size());
+        for (size_t s = 0; s < sorters.size(); ++s) {
+          Sorter& sorter = *sorters[s].first;
+          Result& r = results[s];
+          r.ran = true;
+          try {
+            sorter.prepare(type, n, keys.data(), has_values(type) ? values.data() : nullptr);
+            std::vector<K> got(n);
+            std::vector<uint32_t> got_values(has_values(type) ? n : 0);
+            auto verify = [&] {
+              sorter.read_output(got.data(), has_values(type) ? got_values.data() : nullptr);
+              const std::string diff = compare(expected, has_values(type) ? &permutation : nullptr,
+                                               got, has_values(type) ? &got_values : nullptr);
+              if (!diff.empty() && r.problem.empty()) r.problem = diff;
+            };
+            if (o.check) {
+              std::vector<double> times;
+              for (int run = 0; run < o.runs; ++run) {
+                times.push_back(sorter.sort_once());
+                verify();
+                r.fallbacks = std::max(r.fallbacks, sorter.fallbacks());
+              }
+              r.timing.median_ms = median(times);
+            } else {
+              const bool first = !sorters[s].second;
+              r.timing = measure(sorter, o.runs, first ? o.first_spinup_s : o.min_spinup_s,
+                                 o.max_spinup_s);
+              sorters[s].second = true;
+              verify();
+              r.fallbacks = sorter.fallbacks();
+            }
+            // With refusing tiles, some successor must have recounted one (ours only).
+            if (sorter.name() != "cub" && o.settings.refusal_period != 0 && r.problem.empty()) {
+              const SortPlan plan = make_plan(type, n, o.settings, 1);
+              if (plan.tiles > o.settings.refusal_period && r.fallbacks == 0)
+                r.problem = "tiles refused to publish but no look-back fell back";
+            }
+            sorter.release();
+          } catch (const Error& e) {
+            r.problem = e.what();
+            sorter.release();
+          }
+          r.ok = r.problem.empty();
+          all_ok &= r.ok;
+        }
+        // The row.
+        auto find = [&](const std::string& prefix) -> const Result* {
+          for (size_t s = 0; s < sorters.size(); ++s)
+            if (sorters[s].first->name().rfind(prefix, 0) == 0) return &results[s];
+          return nullptr;
+        };
+        const Result* nvx = find("nvx");
+        const Result* cuda = find("cuda");
+        const Result* cub = find("cub");
+        auto ms = [](const Result* r) { return r ? r->timing.median_ms : NAN; };
+        const double gkeys = 1e-6 * n;
+        std::string checks;
+        for (size_t s = 0; s < sorters.size(); ++s) {
+          if (!checks.empty()) checks += " ";
+          checks += sorters[s].first->name() + (results[s].ok ? ":ok" : ":FAIL");
+        }
+        const std::string fallbacks = (nvx ? std::to_string(nvx->fallbacks) : "-") + "/" +
+                                      (cuda ? std::to_string(cuda->fallbacks) : "-");
+        std::printf(
+            "%-8s %-8s %-9s %9s %9s %9s %8s %8s %8s %8s %9s %8s  %s\n", key_type_name(type),
+            dist_name(dist), size_name(n).c_str(), format("%.4f", ms(nvx)).c_str(),
+            format("%.4f", ms(cuda)).c_str(), format("%.4f", ms(cub)).c_str(),
+            format("%.2f", gkeys / ms(nvx)).c_str(), format("%.2f", gkeys / ms(cub)).c_str(),
+            format("%.3f", ms(cub) / ms(nvx)).c_str(), format("%.3f", ms(cub) / ms(cuda)).c_str(),
+            format("%.1f", 1e3 * (ms(nvx) - ms(cuda))).c_str(), fallbacks.c_str(), checks.c_str());
+        for (size_t s = 0; s < sorters.size(); ++s)
+          if (!results[s].ok)
+            std::printf("    %s FAILED: %s\n", sorters[s].first->name().c_str(),
+                        results[s].problem.c_str());
+        bool row_ok = true;
+        for (const Result& r : results) row_ok &= r.ok;
+        if (csv) {
+          std::fprintf(csv, "%s,%s,%u,%s,%s,%s,%s,%s,%s,%s,%s,%u,%s\n", key_type_name(type),
+                       dist_name(dist), n, kVariants[o.settings.variant].name,
+                       o.settings.ptx ? "ptx" : "cubin", format("%.5f", ms(nvx)).c_str(),
+                       format("%.5f", ms(cuda)).c_str(), format("%.5f", ms(cub)).c_str(),
+                       format("%.5f", nvx ? nvx->timing.min_ms : NAN).c_str(),
+                       format("%.5f", cub ? cub->timing.min_ms : NAN).c_str(), fallbacks.c_str(),
+                       o.check ? 1u : 0u, row_ok ? "ok" : "FAIL");
+          std::fflush(csv);
+        }
+        std::fflush(stdout);
+      }
+      if (host_s > 5)
+        std::printf("    (inputs and %s reference: %.1f s)\n", reference_note.c_str(), host_s);
+    }
+  }
+  return all_ok;
+}
+
+int run(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  if (!o.write_kernels.empty()) return write_kernels(o.write_kernels);
+
+  cuda_check(cudaSetDevice(o.cuda_device), "cudaSetDevice");
+  cudaDeviceProp prop{};
+  cuda_check(cudaGetDeviceProperties(&prop, o.cuda_device), "cudaGetDeviceProperties");
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  std::printf("CUDA device %d: %s, sm_%d%d, %d SMs, CUDA runtime %d, driver %d\n", o.cuda_device,
+              prop.name, prop.major, prop.minor, prop.multiProcessorCount, runtime, driver);
+  const uint32_t sms = uint32_t(prop.multiProcessorCount);
+  const Variant& variant = kVariants[o.settings.variant];
+  std::printf("kernels: %s (%s)\n", describe_variant(variant).c_str(),
+              o.settings.ptx ? "PTX, driver JIT" : "cubin");
+  std::printf("look-back: %s slots, spin limit %u, %s%s; histogram %u blocks/SM; %s barriers\n",
+              o.settings.lookback_slots ? std::to_string(o.settings.lookback_slots).c_str()
+                                        : "min(1024, tiles)",
+              o.settings.spin_limit,
+              o.settings.claim_by_id ? "tiles by block id" : "tiles from a counter",
+              o.settings.refusal_period
+                  ? (", tiles p % " + std::to_string(o.settings.refusal_period) +
+                     " == " + std::to_string(o.settings.refusal_period - 1) + " refuse to publish")
+                        .c_str()
+                  : "",
+              o.settings.histogram_blocks_per_sm,
+              o.settings.all_commands_barriers ? "ALL_COMMANDS" : "compute->compute");
+  std::printf("registers as loaded by the CUDA driver:\n%s", kernel_attributes(o.settings).c_str());
+  std::fflush(stdout);
+  if (o.info) {
+    std::printf("variants:\n");
+    for (uint32_t v = 0; v < kVariantCount; ++v)
+      std::printf("  %s\n", describe_variant(kVariants[v]).c_str());
+    std::printf("ptxas at build time (%s):\n%s\n", variant.name,
+                embedded_kernels(o.settings.variant).ptxas_info);
+  }
+
+  std::unique_ptr<Sorter> nvx, cuda, cub;
+  if (o.nvx) {
+    std::string description;
+    nvx = make_nvx_sorter(reinterpret_cast<const uint8_t*>(prop.uuid.bytes), o.settings, sms,
+                          description);
+    std::printf("Vulkan device: %s\n", description.c_str());
+  }
+  if (o.info) return 0;
+  if (o.cuda) cuda = make_cuda_sorter(o.settings, sms);
+  if (o.cub) cub = make_cub_sorter();
+  std::vector<std::pair<Sorter*, bool>> sorters;  // the sorter, whether it has been spun up once
+  for (Sorter* s : {nvx.get(), cuda.get(), cub.get()})
+    if (s) sorters.push_back({s, false});
+
+  std::FILE* csv = nullptr;
+  if (!o.csv.empty()) {
+    const bool fresh = !std::ifstream(o.csv).good();
+    csv = std::fopen(o.csv.c_str(), "a");
+    if (!csv) throw Error("cannot open " + o.csv);
+    if (fresh)
+      std::fprintf(csv,
+                   "type,dist,n,variant,binary,nvx_ms,cuda_ms,cub_ms,nvx_min_ms,cub_min_ms,"
+                   "fallbacks_nvx/cuda,check_mode,ok\n");
+  }
+  std::printf(
+      "%s: median of %d sorts in ms%s; GK/s = n / median; CUB/x = CUB ms / x ms (> 1: x is "
+      "faster);\n"
+      "NVX-CUDA = the same kernels' median through VK_NVX_binary_import minus through the CUDA "
+      "runtime (us)\n",
+      o.check ? "correctness mode" : "timing", o.runs, o.check ? ", every output checked" : "");
+  std::printf("%-8s %-8s %-9s %9s %9s %9s %8s %8s %8s %8s %9s %8s  %s\n", "type", "dist", "n",
+              "nvx_ms", "cuda_ms", "cub_ms", "nvx_GK/s", "cub_GK/s", "CUB/NVX", "CUB/CUDA",
+              "NVX-CUDA", "fallbk", "checks");
+  std::vector<KeyType> narrow, wide;
+  for (KeyType t : o.types) (key_bytes(t) == 4 ? narrow : wide).push_back(t);
+  bool ok = true;
+  if (!narrow.empty()) ok &= run_width<uint32_t>(o, narrow, sorters, csv);
+  if (!wide.empty()) ok &= run_width<uint64_t>(o, wide, sorters, csv);
+  if (csv) std::fclose(csv);
+  std::printf("%s\n", ok ? "all outputs correct" : "SOME OUTPUTS WRONG");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nvx_onesweep: error: %s\n", e.what());
+    return 2;
+  }
+}

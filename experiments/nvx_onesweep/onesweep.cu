@@ -1,0 +1,378 @@
+// gpusort's Onesweep radix sort (8-bit digits, LSD) as CUDA kernels for sm_90, compiled to a
+// cubin (and PTX) that the host loads through VK_NVX_binary_import and launches inside a Vulkan
+// command buffer, or through the CUDA runtime (main.cpp). Two kernels:
+//   onesweep_histogram_<key>  one read of the keys builds every pass's digit histogram; the
+//                             last block to finish turns them into exclusive digit offsets
+//   onesweep_pass_<key>[_<value>]  one digit pass: a block claims a tile from the pass's atomic
+//                             counter, ranks its keys by digit in shared memory (CUB's
+//                             BlockRadixRankMatchEarlyCounts), publishes the tile's digit counts,
+//                             looks back over its predecessors for each digit's exclusive prefix
+//                             and scatters keys (then values) through shared memory.
+// The look-back is gpusort's (shaders/include/lookback.glsl, shaders/onesweep_pass.comp), in
+// lookback.cuh: a circular table of a fixed number of tile slots whose entries carry the tile's
+// tag (scratch independent of n, never cleared between passes), and a decoupled fallback that
+// assumes no forward progress of other blocks: a block whose predecessor stays unpublished (or
+// whose slot was reused) counts that predecessor's keys itself.
+//
+// Kernel parameters are only pointers and 32-bit scalars (launched with arrays of pointers to
+// each argument through vkCmdCuLaunchKernelNVX or cudaLaunchKernel). Every pass kernel has the
+// same parameter list; the keys-only kernels ignore the value pointers.
+#include <cstdint>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cuda/atomic>
+#include <type_traits>
+
+#include "layout.hpp"
+#include "lookback.cuh"
+
+#ifndef ONESWEEP_VARIANT
+#define ONESWEEP_VARIANT 0
+#endif
+
+namespace nvx_onesweep {
+namespace {
+
+constexpr Variant kVariant = kVariants[ONESWEEP_VARIANT];
+constexpr int kThreads = int(kVariant.threads);
+constexpr int kMinBlocks = int(kVariant.min_blocks);
+// Static shared memory only: a launch through VK_NVX_binary_import cannot raise the 48 KiB
+// limit of dynamic shared memory (no cuFuncSetAttribute there).
+constexpr size_t kMaxStaticShared = 48 * 1024;
+
+template <class K>
+struct DigitOf {
+  uint32_t bit;
+  __device__ __forceinline__ uint32_t Digit(K key) const {
+    return uint32_t(key >> bit) & (kRadix - 1);
+  }
+};
+
+// The look-back's environment (lookback.cuh): a CUDA block. Table entries are read and written
+// with relaxed device-scope atomics: they reach L2, where every SM's atomicMax lands, and the
+// compiler cannot keep an entry in a register across the spin loop.
+struct CudaBlock {
+  static __device__ __forceinline__ uint32_t thread() { return threadIdx.x; }
+  static __device__ __forceinline__ void sync() { __syncthreads(); }
+  static __device__ __forceinline__ LookbackEntry load_entry(LookbackEntry* p) {
+    return cuda::atomic_ref<LookbackEntry, cuda::thread_scope_device>(*p).load(
+        cuda::memory_order_relaxed);
+  }
+  static __device__ __forceinline__ void max_entry(LookbackEntry* p, LookbackEntry v) {
+    atomicMax(p, v);
+  }
+  static __device__ __forceinline__ void shared_max(uint32_t* p, uint32_t v) { atomicMax(p, v); }
+  static __device__ __forceinline__ void shared_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
+  static __device__ __forceinline__ void global_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
+};
+
+struct NoValue {};
+
+struct PassParams {
+  uint32_t n;               // keys (< 2^32)
+  uint32_t pass;            // digit = bits [8 pass, 8 pass + 8)
+  uint32_t first_tag;       // tag of tile 0 in this pass; tile p has first_tag + p
+  uint32_t slot_mask;       // look-back table length in tiles (a power of two) - 1
+  uint32_t refusal_period;  // testing: tiles p % period == period - 1 never publish (0: all do)
+  uint32_t spin_limit;      // look-back rounds on an unpublished predecessor before recounting it
+  uint32_t claim_by_id;     // 1: block i sorts tile i (no counter); 0: tiles from the counter
+};
+
+template <class K, class V, int THREADS, int ITEMS, int WINDOW, bool EARLY_VALUES>
+struct OnesweepPass {
+  static constexpr bool kValues = !std::is_same<V, NoValue>::value;
+  static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
+  using Lookback = nvx_onesweep::Lookback<CudaBlock, K, THREADS, kTile, WINDOW>;
+  static constexpr int kBins = Lookback::kBins;
+  using Rank =
+      cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
+                                          cub::BLOCK_SCAN_RAKING_MEMOIZE, cub::WARP_MATCH_ANY, 1>;
+  using ValueSlot = typename std::conditional<kValues, V, K>::type;
+
+  struct Shared {
+    union {
+      typename Rank::TempStorage rank;
+      K keys[kTile];  // the tile in digit order (then its values)
+      ValueSlot values[kTile];
+    } exchange;
+    uint32_t digit_shift[kRadix];  // global index - tile position, per digit
+    typename Lookback::Shared lookback;
+    uint32_t tile;
+  };
+  static_assert(sizeof(Shared) <= kMaxStaticShared,
+                "the variant's tile does not fit 48 KiB of shared memory");
+  static_assert(kTile <= (1u << 16), "ranks are packed in 16 bits");
+  static constexpr int kPackedRanks = (ITEMS + 1) / 2;
+
+  static __device__ __forceinline__ int thread_bin(int u) { return Lookback::thread_bin(u); }
+
+  // Publishes the tile's digit counts as soon as the ranking has them (before its exclusive
+  // scan), so that successors can pass over this tile early; tile 0's counts are inclusive.
+  struct PublishCounts {
+    int (&bins)[kBins];
+    LookbackEntry* table;
+    uint32_t slot_mask, tile, tag;
+    bool publishes;
+    __device__ __forceinline__ void operator()(int (&counts)[kBins]) {
+#pragma unroll
+      for (int u = 0; u < kBins; ++u) {
+        bins[u] = counts[u];
+        const int bin = thread_bin(u);
+        if (publishes && bin < int(kRadix))
+          Lookback::publish(table, slot_mask, tile, uint32_t(bin), tag, tile == 0,
+                            uint32_t(counts[u]));
+      }
+    }
+  };
+
+  template <bool FULL>
+  static __device__ __forceinline__ void load_values(const V* __restrict__ values_in,
+                                                     uint32_t tile_begin, uint32_t tile_items,
+                                                     ValueSlot (&values)[ITEMS]) {
+    if (FULL)
+      cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values);
+    else
+      cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values, int(tile_items));
+  }
+
+  // Keys (then values) from shared memory (tile order, digit runs contiguous) to their global
+  // places: positions t, t + THREADS, ... so that each run's writes coalesce.
+  template <bool FULL>
+  static __device__ __forceinline__ void scatter(Shared& s, K* __restrict__ keys_out,
+                                                 const V* __restrict__ values_in,
+                                                 V* __restrict__ values_out, DigitOf<K> digits,
+                                                 uint32_t tile_begin, uint32_t tile_items,
+                                                 const uint32_t (&ranks)[kPackedRanks],
+                                                 ValueSlot (&values)[ITEMS]) {
+    uint32_t targets[ITEMS];
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      const uint32_t i = threadIdx.x + uint32_t(u * THREADS);
+      const K key = s.exchange.keys[i];
+      targets[u] = i + s.digit_shift[digits.Digit(key)];
+      if (FULL || i < tile_items) keys_out[targets[u]] = key;
+      __syncwarp();
+    }
+    if constexpr (kValues) {
+      if (!EARLY_VALUES) load_values<FULL>(values_in, tile_begin, tile_items, values);
+      __syncthreads();  // every key read from shared memory
+#pragma unroll
+      for (int u = 0; u < ITEMS; ++u)
+        s.exchange.values[(ranks[u / 2] >> (16 * (u & 1))) & 0xffffu] = values[u];
+      __syncthreads();
+#pragma unroll
+      for (int u = 0; u < ITEMS; ++u) {
+        const uint32_t i = threadIdx.x + uint32_t(u * THREADS);
+        if (FULL || i < tile_items) values_out[targets[u]] = s.exchange.values[i];
+        __syncwarp();
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void run(const K* __restrict__ keys_in,
+                                             K* __restrict__ keys_out,
+                                             const V* __restrict__ values_in,
+                                             V* __restrict__ values_out, uint32_t* state,
+                                             LookbackEntry* table, const PassParams& p) {
+    __shared__ Shared s;
+    const uint32_t t = threadIdx.x;
+    const DigitOf<K> digits{p.pass * kDigitBits};
+    uint32_t* control = state + kStateControl;
+    if (t == 0)
+      s.tile =
+          p.claim_by_id != 0 ? blockIdx.x : atomicAdd(&control[kControlTileCounter + p.pass], 1u);
+    Lookback::prepare(s.lookback);
+    // This pass's exclusive digit offsets, requested early so their latency hides behind the
+    // claim and the keys.
+    uint32_t digit_offset[kBins];
+#pragma unroll
+    for (int u = 0; u < kBins; ++u) {
+      const int bin = thread_bin(u);
+      digit_offset[u] =
+          bin < int(kRadix) ? state[kStateOffsets + p.pass * kRadix + uint32_t(bin)] : 0u;
+    }
+    __syncthreads();
+    const uint32_t tile = s.tile;
+    const uint32_t tile_begin = tile * kTile;
+    const bool full = p.n - tile_begin >= kTile;
+    const uint32_t tile_items = full ? kTile : p.n - tile_begin;
+    const uint32_t tag = p.first_tag + tile;
+    const bool publishes = p.refusal_period == 0 || tile % p.refusal_period != p.refusal_period - 1;
+
+    // 1. The tile's keys, warp-striped (each warp a contiguous chunk): the ranking is stable in
+    // that order. Past the end of the last tile, all-ones keys (digit 255 in every pass) rank
+    // after every real key and are not stored.
+    K keys[ITEMS];
+    if (full)
+      cub::LoadDirectWarpStriped(int(t), keys_in + tile_begin, keys);
+    else
+      cub::LoadDirectWarpStriped(int(t), keys_in + tile_begin, keys, int(tile_items), ~K(0));
+    ValueSlot values[ITEMS];
+    if constexpr (kValues && EARLY_VALUES) {
+      if (full)
+        load_values<true>(values_in, tile_begin, tile_items, values);
+      else
+        load_values<false>(values_in, tile_begin, tile_items, values);
+    }
+
+    // 2-3. Rank by digit; the counts are published from within the ranking (PublishCounts).
+    int ranks[ITEMS];
+    int tile_prefix[kBins];  // exclusive prefix of each digit within the tile
+    int bins[kBins];         // the tile's count of each digit
+    Rank(s.exchange.rank)
+        .RankKeys(keys, ranks, digits, tile_prefix,
+                  PublishCounts{bins, table, p.slot_mask, tile, tag, publishes});
+    __syncthreads();  // the ranking's storage becomes the exchange array
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) s.exchange.keys[ranks[u]] = keys[u];
+    // The values need the ranks after the look-back: two 16-bit ranks per register meanwhile
+    // (u32+u32 at 384 x 23 spilled 14 registers around the look-back with one rank each).
+    uint32_t packed_ranks[kPackedRanks];
+#pragma unroll
+    for (int u = 0; u < kPackedRanks; ++u) {
+      packed_ranks[u] =
+          uint32_t(ranks[2 * u]) | (2 * u + 1 < ITEMS ? uint32_t(ranks[2 * u + 1]) << 16 : 0u);
+    }
+    // Each digit's global offset less its start in the tile, completed by the look-back's
+    // prefix below (kept in shared memory meanwhile, as CUB does, to spare registers).
+#pragma unroll
+    for (int u = 0; u < kBins; ++u) {
+      const int bin = thread_bin(u);
+      if (bin < int(kRadix)) s.digit_shift[bin] = digit_offset[u] - uint32_t(tile_prefix[u]);
+    }
+
+    // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
+    uint32_t exclusive[kBins];
+    Lookback::run(s.lookback, keys_in, table, control + kControlFallbacks,
+                  LookbackParams{p.n, digits.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
+                  exclusive);
+#pragma unroll
+    for (int u = 0; u < kBins; ++u) {
+      const int bin = thread_bin(u);
+      if (bin >= int(kRadix)) continue;
+      if (publishes && tile != 0)
+        Lookback::publish(table, p.slot_mask, tile, uint32_t(bin), tag, true,
+                          exclusive[u] + uint32_t(bins[u]));
+      s.digit_shift[bin] += exclusive[u];
+    }
+    __syncthreads();
+
+    // 5. Scatter.
+    if (full)
+      scatter<true>(s, keys_out, values_in, values_out, digits, tile_begin, tile_items,
+                    packed_ranks, values);
+    else
+      scatter<false>(s, keys_out, values_in, values_out, digits, tile_begin, tile_items,
+                     packed_ranks, values);
+  }
+};
+
+// Every pass's digit histogram in one read of the keys (accumulated per block in shared memory,
+// then added into the state block); the block that draws the last ticket then writes each
+// pass's exclusive digit offsets.
+template <class K, int THREADS, int ITEMS>
+struct Histogram {
+  static constexpr int kPasses = int(sizeof(K));
+  static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
+  static constexpr int kDigitsPerThread = int(kRadix) / THREADS;
+  static_assert(int(kRadix) % THREADS == 0, "the scan gives each thread whole digits");
+  using Scan = cub::BlockScan<uint32_t, THREADS>;
+
+  template <bool FULL>
+  static __device__ __forceinline__ void count_tile(uint32_t* hist, const K* __restrict__ keys,
+                                                    uint32_t base, uint32_t n) {
+    K k[ITEMS];
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      const uint32_t i = base + uint32_t(u * THREADS) + threadIdx.x;
+      k[u] = FULL || i < n ? keys[i] : K(0);
+    }
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      if (!FULL && base + uint32_t(u * THREADS) + threadIdx.x >= n) continue;
+#pragma unroll
+      for (int pass = 0; pass < kPasses; ++pass)
+        atomicAdd(&hist[pass * kRadix + (uint32_t(k[u] >> (pass * kDigitBits)) & (kRadix - 1))],
+                  1u);
+    }
+  }
+
+  static __device__ __forceinline__ void run(const K* __restrict__ keys, uint32_t n,
+                                             uint32_t* state) {
+    __shared__ uint32_t hist[kPasses * kRadix];
+    __shared__ typename Scan::TempStorage scan;
+    __shared__ bool last;
+    const uint32_t t = threadIdx.x;
+    for (uint32_t i = t; i < kPasses * kRadix; i += THREADS) hist[i] = 0;
+    __syncthreads();
+    for (uint32_t base = blockIdx.x * kTile; base < n; base += gridDim.x * kTile) {
+      if (n - base >= kTile)
+        count_tile<true>(hist, keys, base, n);
+      else
+        count_tile<false>(hist, keys, base, n);
+    }
+    __syncthreads();
+    for (uint32_t i = t; i < kPasses * kRadix; i += THREADS)
+      if (hist[i] != 0) atomicAdd(&state[kStateCounts + i], hist[i]);
+    // Each thread's additions happen before its fence, the fences before the barrier, the
+    // barrier before the ticket; the block that draws the last ticket fences after it, so it
+    // sees every block's additions.
+    __threadfence();
+    __syncthreads();
+    if (t == 0) {
+      cuda::atomic_ref<uint32_t, cuda::thread_scope_device> ticket(
+          state[kStateControl + kControlTicket]);
+      last = ticket.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (int pass = 0; pass < kPasses; ++pass) {
+      uint32_t c[kDigitsPerThread], offsets[kDigitsPerThread];
+#pragma unroll
+      for (int k = 0; k < kDigitsPerThread; ++k)
+        c[k] = cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(
+                   state[kStateCounts + pass * kRadix + t * kDigitsPerThread + k])
+                   .load(cuda::memory_order_relaxed);
+      Scan(scan).ExclusiveSum(c, offsets);
+#pragma unroll
+      for (int k = 0; k < kDigitsPerThread; ++k)
+        state[kStateOffsets + pass * kRadix + t * kDigitsPerThread + k] = offsets[k];
+      __syncthreads();  // the scan's storage is reused by the next pass
+    }
+  }
+};
+
+template <class K, class V, uint32_t ITEMS>
+using PassOf = OnesweepPass<K, V, kThreads, int(ITEMS), int(kVariant.lookback_window),
+                            kVariant.early_values != 0>;
+
+}  // namespace
+}  // namespace nvx_onesweep
+
+using namespace nvx_onesweep;
+
+#define NVX_HISTOGRAM_KERNEL(name, K, ITEMS)                               \
+  extern "C" __global__ void __launch_bounds__(kHistogramThreads)          \
+      name(const K* keys, uint32_t n, uint32_t* state) {                   \
+    Histogram<K, int(kHistogramThreads), int(ITEMS)>::run(keys, n, state); \
+  }
+NVX_HISTOGRAM_KERNEL(onesweep_histogram_u32, uint32_t, kHistogramItems32)
+NVX_HISTOGRAM_KERNEL(onesweep_histogram_u64, unsigned long long, kHistogramItems64)
+
+// The same parameter list for every key type: the keys-only kernels ignore the value pointers.
+#define NVX_PASS_KERNEL(name, K, V, ITEMS)                                                      \
+  extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks) name(                      \
+      const K* keys_in, K* keys_out, const uint32_t* values_in, uint32_t* values_out,           \
+      uint32_t* state, LookbackEntry* lookback, uint32_t n, uint32_t pass, uint32_t first_tag,  \
+      uint32_t slot_mask, uint32_t refusal_period, uint32_t spin_limit, uint32_t claim_by_id) { \
+    PassOf<K, V, ITEMS>::run(                                                                   \
+        keys_in, keys_out, reinterpret_cast<const V*>(values_in),                               \
+        reinterpret_cast<V*>(values_out), state, lookback,                                      \
+        PassParams{n, pass, first_tag, slot_mask, refusal_period, spin_limit, claim_by_id});    \
+  }
+NVX_PASS_KERNEL(onesweep_pass_u32, uint32_t, NoValue, kVariant.items_u32)
+NVX_PASS_KERNEL(onesweep_pass_u32_u32, uint32_t, uint32_t, kVariant.items_u32_u32)
+NVX_PASS_KERNEL(onesweep_pass_u64, unsigned long long, NoValue, kVariant.items_u64)
+NVX_PASS_KERNEL(onesweep_pass_u64_u32, unsigned long long, uint32_t, kVariant.items_u64_u32)

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Runs the nvx_onesweep experiment on an NVIDIA GPU (README.md): correctness modes first, then
+# the timings, each step's output in OUTDIR as it goes, a one-line verdict per step in
+# OUTDIR/summary.txt. Needs only the built binary (self-contained: kernels embedded, CUDA runtime
+# static) and the NVIDIA driver's CUDA and Vulkan.
+#
+#   run.sh [OUTDIR]      (default: nvx_onesweep_out)
+#   NVX_ONESWEEP=path    the binary (default: build-exp/experiments/nvx_onesweep/nvx_onesweep
+#                        under the repository root, else ./nvx_onesweep)
+#   QUICK=1              correctness and the main timing table only
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:-nvx_onesweep_out}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+bin=${NVX_ONESWEEP:-}
+if [[ -z $bin ]]; then
+  for candidate in "$root/build-exp/experiments/nvx_onesweep/nvx_onesweep" "$root/build/experiments/nvx_onesweep/nvx_onesweep" \
+                   "./nvx_onesweep"; do
+    if [[ -x $candidate ]]; then bin=$candidate; break; fi
+  done
+fi
+if [[ -z $bin || ! -x $bin ]]; then
+  echo "run.sh: error: no nvx_onesweep binary (set NVX_ONESWEEP)" >&2
+  exit 2
+fi
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [[ -z ${VK_DRIVER_FILES:-} && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
+
+summary=$out/summary.txt
+: >"$summary"
+failures=0
+started=$SECONDS
+# step NAME TIMEOUT_S ARGS...: runs the binary, output to NAME.log, verdict to the summary.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local t0=$SECONDS
+  echo "== $name: nvx_onesweep $*" | tee -a "$summary"
+  timeout "$limit" "$bin" "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  local verdict
+  verdict=$(grep -E "all outputs correct|SOME OUTPUTS WRONG|error:" "$out/$name.log" | tail -n 1)
+  [[ $rc -eq 124 ]] && verdict="TIMED OUT after ${limit} s"
+  echo "   exit $rc, $((SECONDS - t0)) s: ${verdict:-(no verdict)}" | tee -a "$summary"
+  if [[ $rc -ne 0 ]]; then failures=$((failures + 1)); fi
+}
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "binary: $bin"
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>/dev/null
+} | tee -a "$summary"
+
+# Device, variants, registers as loaded (cudaFuncGetAttributes), ptxas reports of the build.
+step info 60 --info
+mkdir -p "$out/kernels"
+"$bin" --write-kernels "$out/kernels" >/dev/null 2>&1
+if command -v cuobjdump >/dev/null; then
+  for cubin in "$out"/kernels/*.cubin; do
+    echo "== $cubin"
+    cuobjdump --dump-resource-usage "$cubin"
+  done >"$out/resource_usage.txt" 2>&1
+else
+  echo "no cuobjdump here: see kernels/*.ptxas.txt and info.log" >"$out/resource_usage.txt"
+fi
+
+# Correctness: every output compared whole with the host reference (keys; values = the stable
+# permutation), odd sizes (partial last tiles, one key), four distributions, all four key types.
+small=1,2,1000,7679,7680,7681,100003,1048593
+step check_small 180 --check --runs 2 --sizes $small --dists uniform,equal,skew99,sorted
+step check_large 120 --check --runs 3 --sizes 16777216,16777259
+# The decoupled fallback: tiles that never publish (successors must recount them), a table of
+# two slots (slots reused while still needed), tiles by block id, all counted in the fallbacks
+# column (nvx/cuda), which refusals require to be non-zero.
+step check_fallback_refuse 120 --check --impls nvx,cuda --refuse 3 --spin-limit 4 --sizes 7681,100003,1048576 \
+  --dists uniform,skew99
+step check_fallback_slots 120 --check --impls nvx,cuda --slots 2 --sizes 1048576,4194304
+step check_claim_by_id 120 --check --impls nvx,cuda --claim-by-id --refuse 5 --spin-limit 8 --sizes 1048576
+step check_ptx 120 --check --ptx --impls nvx,cuda --sizes 1000,1048576,16777259
+step check_all_barriers 60 --check --all-barriers --impls nvx --sizes 1048576,16777259
+for variant in 384x20w1 384x20ev 256x16 512x15; do
+  step "check_variant_$variant" 60 --check --variant "$variant" --impls nvx --sizes 7681,1048593,16777259
+done
+
+# Timings: nvx, cuda (same kernels through the CUDA runtime) and CUB, 2^18..2^28, uniform keys.
+step timing 240 --csv "$out/timing.csv"
+if [[ -z ${QUICK:-} ]]; then
+  step timing_dists 120 --dists equal,skew99,sorted --sizes 16777216 --csv "$out/timing.csv"
+  step timing_ptx 90 --ptx --impls nvx,cuda --types u32,u32+u32 --sizes 16777216,268435456 --csv "$out/timing.csv"
+  step timing_claim_by_id 90 --claim-by-id --impls nvx,cuda --types u32,u32+u32 --sizes 16777216,268435456 \
+    --csv "$out/timing.csv"
+  for variant in 384x20w1 384x20ev 256x16 512x15; do
+    step "timing_variant_$variant" 90 --variant "$variant" --impls nvx --types u32,u32+u32,u64 \
+      --sizes 16777216,67108864 --csv "$out/timing.csv"
+  done
+fi
+
+echo "total $((SECONDS - started)) s, $failures step(s) failed" | tee -a "$summary"
+[[ $failures -eq 0 ]]
