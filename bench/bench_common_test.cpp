@@ -174,6 +174,16 @@ TEST(BenchRows, SpreadAndFlags) {
   few.finish(p);
   EXPECT_TRUE(few.steady());
 
+  // A few-microsecond row spreading a few tenths of a microsecond is launch jitter, not a clock:
+  // steady below the absolute floor, flagged at the same relative spread above it.
+  Row tiny = measured_row({0.0070, 0.0066, 0.0072, 0.0070, 0.0064, 0.0071, 0.0070, 0.0065});
+  tiny.finish(p);
+  EXPECT_GT(tiny.spread(), p.max_spread);
+  EXPECT_TRUE(tiny.steady()) << tiny.unsteady;
+  Row wide = measured_row({0.070, 0.066, 0.072, 0.070, 0.064, 0.071, 0.070, 0.065});
+  wide.finish(p);
+  EXPECT_FALSE(wide.steady());
+
   // The threshold is the protocol's.
   Protocol loose;
   loose.max_spread = 1.0;
