@@ -29,6 +29,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -140,8 +141,8 @@ struct Protocol {
   uint64_t seed = 0;                         // 0: a fresh seed per invocation
   double time_budget_s = 0;  // > 0: skip rows predicted to end past this many seconds
 
-  // Spin-up (docs/design/benchmark-protocol.md). The GPU lowers its clocks while the host prepares a row's
-  // inputs (the H100's SM clock falls to 345 MHz from 1980 within a fraction of a second of
+  // Spin-up (docs/design/benchmark-protocol.md). The GPU lowers its clocks while the host prepares
+  // a row's inputs (the H100's SM clock falls to 345 MHz from 1980 within a fraction of a second of
   // idle) and needs a few hundred ms of busy GPU to bring them back. So before a row's timed
   // runs its own sort runs on a spare input, in batches kept queued back to back (the GPU never
   // waits for the host), until the batches' GPU time per sort of the last steady_window_ms (at
@@ -164,6 +165,12 @@ struct Protocol {
   // of a microsecond from one dispatch to the next (timestamp and launch jitter, measured on an
   // H200 on 2026-11-26: 5-9 % of 6-12 us rows, CUB's as gpusort's), which is not a clock ramp.
   double spread_floor_ms = 0.001;
+  // Where the SM clock can be read (watch_clock): whether it is up, at least min_clock_fraction
+  // of its maximum. The spin-up goes on until it is (within its cap), and a row whose clock was
+  // below it is flagged: a row can settle at a lowered clock (seen on an H200 on 2026-11-26: the
+  // first segmented row, steady at 345 MHz after 200 ms of spin-up).
+  std::function<bool()> clock_up;
+  double min_clock_fraction = 0.9;
 
   // --quick: a few small sizes and runs, for CI on a CPU driver.
   void make_quick() {
@@ -226,7 +233,7 @@ struct Protocol {
       samples.emplace_back(t, result.per_sort_ms);
       if (gpu_ms < spin_up_submission_ms)
         repeats = std::min(std::max(repeats, done) * 2, spin_up_max_repeats);
-      if (t >= spin_up_ms && steady(samples)) {
+      if (t >= spin_up_ms && steady(samples) && (!clock_up || clock_up())) {
         result.state = SpinUp::State::steady;
         break;
       }
@@ -413,6 +420,7 @@ struct Row {
   // batches), and the SM clock read while the runs were queued (-1: not known).
   SpinUp spin;
   int sm_clock_mhz = -1;
+  int sm_clock_max_mhz = -1;
   // Set by finish(): empty when the row is steady, else why not (its spread above
   // Protocol::max_spread, its spin-up capped with the times still moving).
   std::string unsteady;
@@ -450,6 +458,13 @@ struct Row {
       std::snprintf(text, sizeof text, "spread %.1f%% > %.1f%%", 100 * spread(),
                     100 * p.max_spread);
       unsteady = text;
+    }
+    if (sm_clock_mhz >= 0 && sm_clock_max_mhz > 0 &&
+        sm_clock_mhz < p.min_clock_fraction * sm_clock_max_mhz) {
+      std::snprintf(text, sizeof text, "%sSM clock %d MHz < %.0f%% of %d",
+                    unsteady.empty() ? "" : "; ", sm_clock_mhz, 100 * p.min_clock_fraction,
+                    sm_clock_max_mhz);
+      unsteady += text;
     }
     if (spin.state == SpinUp::State::cap) {
       std::snprintf(text, sizeof text, "%sspin-up unsettled after %.0f ms",
@@ -539,6 +554,21 @@ class SmClock {
   Status (*max_clock_)(Device, int, unsigned*) = nullptr;
   std::string how_;
 };
+
+// The protocol's clock check (Protocol::clock_up) on `clock` (none: no check), and the row's
+// clock and its maximum.
+inline void watch_clock(Protocol& p, const SmClock* clock) {
+  if (!clock) return;
+  p.clock_up = [clock, fraction = p.min_clock_fraction] {
+    const int mhz = clock->mhz(), max = clock->max_mhz();
+    return mhz < 0 || max <= 0 || mhz >= fraction * max;
+  };
+}
+inline void read_clock(Row& row, const SmClock* clock) {
+  if (!clock) return;
+  row.sm_clock_mhz = clock->mhz();
+  row.sm_clock_max_mhz = clock->max_mhz();
+}
 
 struct RunInfo {
   std::string implementation, device, driver, command;

@@ -260,7 +260,7 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
     row.spin = p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, record_sort(spare)); },
                          [&] { return gpu.finish_batch(); });
     gpu.submit_runs();
-    if (clock) row.sm_clock_mhz = clock->mhz();
+    read_clock(row, clock);
     while (gpu.batches_queued() > 0) gpu.finish_batch();
     const std::vector<double> ms = gpu.finish_runs();
     for (uint32_t s = 0; s < count; ++s) {
@@ -296,7 +296,7 @@ std::vector<Algorithm> available_algorithms(Context& ctx) {
 }
 
 std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
-  const Protocol& p = options.protocol;
+  Protocol p = options.protocol;
   if (p.runs == 0) throw Error("bench: at least one timed run is needed");
   std::vector<Algorithm> algorithms =
       options.algorithms.empty() ? available_algorithms(ctx) : options.algorithms;
@@ -372,6 +372,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   TimeBudget budget(p.time_budget_s);
   GpuBatches gpu(impl, p.max_sets);
   const SmClock* clock = options.clock && options.clock->available() ? options.clock : nullptr;
+  watch_clock(p, clock);
   print_header(clock);
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
     const uint64_t n = uint64_t(1) << log2;

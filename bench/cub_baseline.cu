@@ -205,7 +205,7 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
                                          cudaMemcpyDeviceToDevice, stream));
           });
     }
-    if (clock) row.sm_clock_mhz = clock->mhz();
+    read_clock(row, clock);
     while (gpu.batches_queued() > 0) gpu.finish_batch();
     const std::vector<float> ms = gpu.finish_runs(count);
     for (uint32_t s = 0; s < count; ++s) {
@@ -390,7 +390,7 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
                                          cudaMemcpyDeviceToDevice, stream));
           });
     }
-    if (clock) row.sm_clock_mhz = clock->mhz();
+    read_clock(row, clock);
     while (gpu.batches_queued() > 0) gpu.finish_batch();
     const std::vector<float> ms = gpu.finish_runs(count);
     for (uint32_t s = 0; s < count; ++s) {
@@ -529,6 +529,7 @@ int main(int argc, char** argv) {
     // The SM clock per row, from NVML (the GPU found by its UUID), where it is present.
     const SmClock sm_clock(reinterpret_cast<const unsigned char*>(prop.uuid.bytes), true);
     const SmClock* clock = sm_clock.available() ? &sm_clock : nullptr;
+    watch_clock(p, clock);
     std::printf(
         "spin-up per row: the row's own sort until its time per sort holds within %.0f%% over "
         "%.0f ms (at least %.0f ms, at most %.0f ms); flagged NOT STEADY: spread above "

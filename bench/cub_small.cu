@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   const gpusort::bench::SmClock clock(reinterpret_cast<const unsigned char*>(prop.uuid.bytes),
                                       true);
   std::printf("SM clock: %s\n", clock.how().c_str());
+  gpusort::bench::watch_clock(protocol, clock.available() ? &clock : nullptr);
   gpusort::bench::CudaBatches gpu(0, unsigned(runs) + 3);
   const size_t busy_words = size_t(1) << 25;
   unsigned *busy_src, *busy_dst;
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
             },
             sort, [] {});
       }
-      row.sm_clock_mhz = clock.mhz();
+      gpusort::bench::read_clock(row, clock.available() ? &clock : nullptr);
       while (gpu.batches_queued() > 0) gpu.finish_batch();
       const std::vector<float> ms = gpu.finish_runs(unsigned(runs) + 3);
       CHECK(cudaGetLastError());

@@ -4,12 +4,12 @@
 // Before each run the GPU is spun up like the kernel rows' (Protocol::spin_up: sorts of
 // device-resident keys until their time settles), and the call follows at once, because the
 // H100's SM clock follows the recent load: from an idle GPU a 2^28 sort inside the call runs at
-// 345 MHz, 5.3x slower (docs/design/host-path.md, clock probe). Rows report the spread of the calls'
-// times and are flagged like the kernel rows (docs/design/benchmark-protocol.md).
-// With --one-off, each row also reports calls made after 1 s of idle, with no spin-up: what a
-// program that sorts once, on an otherwise idle GPU, sees.
-// The floor is the bytes moved each way over the bandwidth measured first: a DMA between pinned
-// host memory and device memory, each direction, the median of five.
+// 345 MHz, 5.3x slower (docs/design/host-path.md, clock probe). Rows report the spread of the
+// calls' times and are flagged like the kernel rows (docs/design/benchmark-protocol.md). With
+// --one-off, each row also reports calls made after 1 s of idle, with no spin-up: what a program
+// that sorts once, on an otherwise idle GPU, sees. The floor is the bytes moved each way over the
+// bandwidth measured first: a DMA between pinned host memory and device memory, each direction, the
+// median of five.
 #include "end_to_end.hpp"
 
 #include <chrono>
@@ -149,7 +149,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
-  const Protocol& p = options.protocol;
+  Protocol p = options.protocol;
   std::vector<KeyConfig> configs = options.configs;
   if (configs.empty())
     for (const char* name : {"u32", "f32", "u64", "u32+u32"})
@@ -160,6 +160,7 @@ void run_end_to_end(Context& ctx, const EndToEndOptions& options) {
               bus.up_gbps, bus.down_gbps);
   SpareSort spare(ctx, p.spin_up_enabled() ? uint64_t(1) << 24 : 1024);
   const SmClock* clock = options.clock && options.clock->available() ? options.clock : nullptr;
+  watch_clock(p, clock);
   std::printf("%-8s %11s %9s %10s %10s %10s %10s %8s %9s %7s %7s%s%s\n", "keys", "n", "MB", "ms",
               "upload", "sort GPU", "download", "GB/s", "floor ms", "/floor", "spread",
               clock ? "  SM MHz" : "",

@@ -180,7 +180,7 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
     row.spin = p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, record_sort(spare)); },
                          [&] { return gpu.finish_batch(); });
     gpu.submit_runs();
-    if (clock) row.sm_clock_mhz = clock->mhz();
+    read_clock(row, clock);
     while (gpu.batches_queued() > 0) gpu.finish_batch();
     const std::vector<double> ms = gpu.finish_runs();
     for (uint32_t s = 0; s < count; ++s) {
@@ -202,7 +202,7 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
 }  // namespace
 
 std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
-  const Protocol& p = options.protocol;
+  Protocol p = options.protocol;
   if (p.runs == 0) throw Error("bench: at least one timed run is needed");
   std::vector<KeyConfig> configs =
       options.configs.empty() ? parse_key_configs("u32,u32+u32") : options.configs;
@@ -215,6 +215,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
   SegmentedPool pool;
   GpuBatches gpu(ctx.impl(), p.max_sets);
   const SmClock* clock = options.clock && options.clock->available() ? options.clock : nullptr;
+  watch_clock(p, clock);
   auto add = [&](Row row) {
     print_row(row, clock);
     rows.push_back(std::move(row));
