@@ -130,6 +130,41 @@ class CudaSorter final : public Sorter {
 
   uint32_t fallbacks() override { return fallbacks_; }
 
+  const std::vector<KernelLaunch>& launches() const override { return launches_; }
+
+  Snapshot run_launches(const std::vector<KernelLaunch>& launches) override {
+    check(cudaMemcpy(keys_a_, pristine_keys_, key_size_, cudaMemcpyDeviceToDevice), "cudaMemcpy");
+    check(cudaMemset(keys_b_, 0, key_size_), "cudaMemset");
+    if (value_size_) {
+      check(cudaMemcpy(values_a_, pristine_values_, value_size_, cudaMemcpyDeviceToDevice),
+            "cudaMemcpy");
+      check(cudaMemset(values_b_, 0, value_size_), "cudaMemset");
+    }
+    check(cudaMemset(state_, 0, plan_.state_bytes), "cudaMemset");
+    for (const KernelLaunch& l0 : launches) {
+      KernelLaunch l = l0;
+      void* params[16];
+      for (size_t a = 0; a < l.args.size(); ++a) params[a] = &l.args[a];
+      check(cudaLaunchKernel(reinterpret_cast<const void*>(library_.kernel(l.kernel)), dim3(l.grid),
+                             dim3(l.block), params, 0, stream_),
+            l.kernel);
+      check(cudaStreamSynchronize(stream_), l.kernel);
+    }
+    Snapshot out;
+    auto read = [](std::vector<uint8_t>& to, const void* from, size_t bytes) {
+      to.resize(bytes);
+      if (bytes) check(cudaMemcpy(to.data(), from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    };
+    read(out.keys_a, keys_a_, key_size_);
+    read(out.keys_b, keys_b_, key_size_);
+    read(out.values_a, values_a_, value_size_);
+    read(out.values_b, values_b_, value_size_);
+    out.state.resize(plan_.state_bytes / 4);
+    check(cudaMemcpy(out.state.data(), state_, plan_.state_bytes, cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
+    return out;
+  }
+
   void release() override {
     cudaStreamSynchronize(stream_);
     for (void** p :

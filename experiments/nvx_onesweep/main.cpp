@@ -51,6 +51,8 @@ const char* const kUsage = R"(usage: nvx_onesweep [options]
   --seed S             input seed (default 1)
   --csv FILE           also append the rows to FILE
   --cuda-device N      CUDA device (the Vulkan device is the one with its UUID; default 0)
+  --self-test          stage by stage, nvx and cuda (first failing stage named): parameters echoed
+                       and a copy, the histogram, each pass alone; blocks resident per SM
   --info               print the device, the variants and each kernel's registers, then exit
   --write-kernels DIR  write the embedded cubins, PTX and ptxas reports to DIR, then exit
 )";
@@ -70,6 +72,7 @@ struct Options {
   std::string csv;
   int cuda_device = 0;
   bool info = false;
+  bool self_test = false;
   std::string write_kernels;
 };
 
@@ -180,6 +183,8 @@ Options parse(int argc, char** argv) {
       o.csv = value();
     } else if (a == "--cuda-device") {
       o.cuda_device = int(number());
+    } else if (a == "--self-test") {
+      o.self_test = true;
     } else if (a == "--info") {
       o.info = true;
     } else if (a == "--write-kernels") {
@@ -401,6 +406,169 @@ bool run_width(const Options& o, const std::vector<KeyType>& types,
   return all_ok;
 }
 
+// --self-test: for each implementation of our kernels, key type and size, stage by stage, each
+// from a fresh restore: (1) selftest_echo with pass 0's arguments (every parameter as received,
+// a copy keys_a -> keys_b), (2) the histogram (counts and offsets of every pass), (3) histogram
+// and passes 0..k, for each k (the pass's output buffer against the host's stable sort by the
+// digits so far). Stops a combination at its first failing stage. Then the residency probe.
+template <class K>
+std::string check_stages(Sorter& sorter, KeyType type, uint32_t n, uint64_t seed) {
+  const std::vector<K> keys = make_keys<K>(Dist::uniform, n, seed);
+  std::vector<uint32_t> values(n);
+  std::iota(values.begin(), values.end(), 0u);
+  sorter.prepare(type, n, keys.data(), has_values(type) ? values.data() : nullptr);
+  const std::vector<KernelLaunch> all = sorter.launches();
+  // (1) parameters and a copy.
+  KernelLaunch echo = all[1];
+  echo.kernel = "selftest_echo";
+  echo.args[6] = uint32_t(n * sizeof(K) / 4);
+  Snapshot s = sorter.run_launches({echo});
+  for (int i = 0; i < 6; ++i) {
+    const uint64_t got = s.state[2 * i] | uint64_t(s.state[2 * i + 1]) << 32;
+    if (got != echo.args[size_t(i)])
+      return "echo: pointer parameter " + std::to_string(i) + " arrived as " + std::to_string(got) +
+             ", passed " + std::to_string(echo.args[size_t(i)]);
+  }
+  for (int i = 0; i < 7; ++i)
+    if (s.state[12 + i] != uint32_t(echo.args[size_t(6 + i)]))
+      return "echo: integer parameter " + std::to_string(6 + i) + " arrived as " +
+             std::to_string(s.state[12 + i]) + ", passed " +
+             std::to_string(echo.args[size_t(6 + i)]);
+  if (s.state[19] != echo.grid || s.state[20] != echo.block)
+    return "echo: grid/block arrived as " + std::to_string(s.state[19]) + "/" +
+           std::to_string(s.state[20]);
+  if (std::memcmp(s.keys_a.data(), keys.data(), n * sizeof(K)) != 0)
+    return "echo: keys_a (restored input, read back) differs from the input";
+  if (s.keys_b != s.keys_a) return "echo: the copy keys_a -> keys_b differs";
+  // (2) the histogram.
+  const uint32_t passes = pass_count(type);
+  std::vector<uint32_t> counts(passes * kRadix, 0);
+  for (K k : keys)
+    for (uint32_t p = 0; p < passes; ++p) ++counts[p * kRadix + uint32_t(k >> (8 * p)) % kRadix];
+  s = sorter.run_launches({all[0]});
+  for (uint32_t p = 0; p < passes; ++p) {
+    uint32_t sum = 0;
+    for (uint32_t d = 0; d < kRadix; ++d) {
+      if (s.state[kStateCounts + p * kRadix + d] != counts[p * kRadix + d])
+        return "histogram: pass " + std::to_string(p) + " digit " + std::to_string(d) + " count " +
+               std::to_string(s.state[kStateCounts + p * kRadix + d]) + ", expected " +
+               std::to_string(counts[p * kRadix + d]);
+      if (s.state[kStateOffsets + p * kRadix + d] != sum)
+        return "histogram: pass " + std::to_string(p) + " digit " + std::to_string(d) + " offset " +
+               std::to_string(s.state[kStateOffsets + p * kRadix + d]) + ", expected " +
+               std::to_string(sum);
+      sum += counts[p * kRadix + d];
+    }
+  }
+  // (3) passes.
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  for (uint32_t p = 0; p < passes; ++p) {
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      return uint32_t(keys[x] >> (8 * p)) % kRadix < uint32_t(keys[y] >> (8 * p)) % kRadix;
+    });
+    s = sorter.run_launches(std::vector<KernelLaunch>(all.begin(), all.begin() + 2 + p));
+    const std::vector<uint8_t>& out = p % 2 == 0 ? s.keys_b : s.keys_a;
+    const std::vector<uint8_t>& vout = p % 2 == 0 ? s.values_b : s.values_a;
+    uint32_t wrong = 0, first = n, zeros = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      K got;
+      std::memcpy(&got, out.data() + i * sizeof(K), sizeof(K));
+      zeros += got == 0;
+      bool bad = got != keys[order[i]];
+      if (has_values(type)) {
+        uint32_t v;
+        std::memcpy(&v, vout.data() + i * 4, 4);
+        bad |= v != order[i];
+      }
+      if (bad) {
+        ++wrong;
+        if (first == n) first = i;
+      }
+    }
+    if (wrong)
+      return "pass " + std::to_string(p) + ": " + std::to_string(wrong) + " of " +
+             std::to_string(n) + " wrong, first at " + std::to_string(first) + " (" +
+             std::to_string(zeros) + " zero keys; tile counter " +
+             std::to_string(s.state[kStateControl + kControlTileCounter + p]) + " of " +
+             std::to_string(all[1 + p].grid) + " tiles)";
+  }
+  return "";
+}
+
+// Blocks of the pass kernels' shape and shared memory resident at once on one SM, through this
+// launch path (the most seen on any SM).
+uint32_t resident_blocks(Sorter& sorter, KeyType type, uint32_t sms, std::string& note) {
+  const uint32_t blocks = sms * 4;
+  const uint32_t n = blocks * 3 * 2 + 1024;  // keys_a of u32 words enough for the output
+  std::vector<uint32_t> keys(n, 0);
+  sorter.prepare(KeyType::u32, n, keys.data(), nullptr);
+  const uint64_t out = sorter.launches()[1].args[0];  // keys_a
+  KernelLaunch l{key_bytes(type) == 4 ? "selftest_residency_u32" : "selftest_residency_u64",
+                 blocks,
+                 sorter.launches()[1].block,
+                 {out, 200000}};
+  const Snapshot s = sorter.run_launches({l});
+  std::vector<uint64_t> rec(blocks * 3);
+  std::memcpy(rec.data(), s.keys_a.data(), rec.size() * 8);
+  uint32_t most = 0;
+  std::vector<std::vector<std::pair<uint64_t, int>>> events(1024);
+  for (uint32_t b = 0; b < blocks; ++b) {
+    if (rec[3 * b] >> 40) note = " (shared memory check failed)";
+    const uint32_t sm = uint32_t(rec[3 * b] & 1023);
+    events[sm].push_back({rec[3 * b + 1], 1});
+    events[sm].push_back({rec[3 * b + 2], -1});
+  }
+  for (auto& e : events) {
+    std::sort(e.begin(), e.end(), [](auto& x, auto& y) {
+      return x.first != y.first ? x.first < y.first : x.second < y.second;
+    });
+    int now = 0;
+    for (auto& [t, d] : e) most = std::max<uint32_t>(most, uint32_t(now += d));
+  }
+  return most;
+}
+
+bool self_test(const Options& o, const std::vector<Sorter*>& sorters, uint32_t sms) {
+  bool ok = true;
+  std::printf("self-test (stage by stage; the first failing stage of each is named):\n");
+  for (Sorter* sorter : sorters) {
+    for (KeyType type : o.types) {
+      for (uint32_t n : {1u, 2u, 1000u, 7681u, 100003u}) {
+        std::string problem;
+        try {
+          problem = key_bytes(type) == 4 ? check_stages<uint32_t>(*sorter, type, n, o.seed)
+                                         : check_stages<uint64_t>(*sorter, type, n, o.seed);
+        } catch (const Error& e) {
+          problem = e.what();
+        }
+        sorter->release();
+        std::printf("  %-8s %-8s n=%-7u %s\n", sorter->name().c_str(), key_type_name(type), n,
+                    problem.empty() ? "ok" : ("FAILED: " + problem).c_str());
+        ok &= problem.empty();
+      }
+    }
+    for (KeyType type : {KeyType::u32, KeyType::u64}) {
+      std::string note;
+      try {
+        const uint32_t most = resident_blocks(*sorter, type, sms, note);
+        std::printf(
+            "  %-8s residency: %s pass shape (%u threads, %s static shared): %u blocks "
+            "per SM at once%s (kernels ask for %u)\n",
+            sorter->name().c_str(), key_type_name(type), kVariants[o.settings.variant].threads,
+            key_bytes(type) == 4 ? "u32" : "u64", most, note.c_str(),
+            kVariants[o.settings.variant].min_blocks);
+      } catch (const Error& e) {
+        std::printf("  %-8s residency: FAILED: %s\n", sorter->name().c_str(), e.what());
+      }
+      sorter->release();
+    }
+    std::fflush(stdout);
+  }
+  std::printf("self-test: %s\n", ok ? "all outputs correct" : "SOME OUTPUTS WRONG");
+  return ok;
+}
+
 int run(int argc, char** argv) {
   const Options o = parse(argc, argv);
   if (!o.write_kernels.empty()) return write_kernels(o.write_kernels);
@@ -452,6 +620,13 @@ int run(int argc, char** argv) {
   std::vector<std::pair<Sorter*, bool>> sorters;  // the sorter, whether it has been spun up once
   for (Sorter* s : {nvx.get(), cuda.get(), cub.get()})
     if (s) sorters.push_back({s, false});
+
+  if (o.self_test) {
+    std::vector<Sorter*> ours;
+    for (Sorter* s : {nvx.get(), cuda.get()})
+      if (s) ours.push_back(s);
+    return self_test(o, ours, sms) ? 0 : 1;
+  }
 
   std::FILE* csv = nullptr;
   if (!o.csv.empty()) {

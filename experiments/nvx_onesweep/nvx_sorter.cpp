@@ -112,6 +112,65 @@ class NvxSorter final : public Sorter {
 
   uint32_t fallbacks() override { return fallbacks_; }
 
+  const std::vector<KernelLaunch>& launches() const override { return launches_; }
+
+  // The sort's own recipe (restore, fill, launches with the same barriers), recorded afresh for
+  // `launches`, then every buffer copied to a staging buffer of its own.
+  Snapshot run_launches(const std::vector<KernelLaunch>& launches) override {
+    Buffer staging = create_buffer(2 * key_size_ + 2 * value_size_ + plan_.state_bytes, true);
+    std::vector<KernelLaunch> kept = launches;
+    std::vector<std::vector<const void*>> params(kept.size());
+    VkCommandBuffer cb = begin_commands();
+    barrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    copy(cb, pristine_keys_, 0, keys_a_, 0, key_size_);
+    vkCmdFillBuffer(cb, keys_b_.buffer, 0, VK_WHOLE_SIZE, 0);
+    if (value_size_) {
+      copy(cb, pristine_values_, 0, values_a_, 0, value_size_);
+      vkCmdFillBuffer(cb, values_b_.buffer, 0, VK_WHOLE_SIZE, 0);
+    }
+    vkCmdFillBuffer(cb, state_.buffer, 0, plan_.state_bytes, 0);
+    kernel_barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    for (size_t i = 0; i < kept.size(); ++i) {
+      params[i].resize(kept[i].args.size());
+      for (size_t a = 0; a < kept[i].args.size(); ++a) params[i][a] = &kept[i].args[a];
+      record_launch(cb, kept[i], params[i]);
+      kernel_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+    }
+    barrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+            VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    VkDeviceSize at = 0;
+    for (const Buffer* b : {&keys_a_, &keys_b_, &values_a_, &values_b_}) {
+      const VkDeviceSize size = b == &keys_a_ || b == &keys_b_ ? key_size_ : value_size_;
+      if (size) copy(cb, *b, 0, staging, at, size);
+      at += size;
+    }
+    copy(cb, state_, 0, staging, at, plan_.state_bytes);
+    barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+    try {
+      submit_and_wait(cb);
+    } catch (...) {
+      vkFreeCommandBuffers(device_, pool_, 1, &cb);
+      destroy(staging);
+      throw;
+    }
+    vkFreeCommandBuffers(device_, pool_, 1, &cb);
+    Snapshot out;
+    const uint8_t* p = static_cast<const uint8_t*>(staging.mapped);
+    for (std::vector<uint8_t>* v : {&out.keys_a, &out.keys_b, &out.values_a, &out.values_b}) {
+      const VkDeviceSize size = v == &out.keys_a || v == &out.keys_b ? key_size_ : value_size_;
+      v->assign(p, p + size);
+      p += size;
+    }
+    out.state.resize(plan_.state_bytes / 4);
+    std::memcpy(out.state.data(), p, plan_.state_bytes);
+    destroy(staging);
+    return out;
+  }
+
   void release() override {
     if (device_ == VK_NULL_HANDLE) return;
     vkDeviceWaitIdle(device_);
@@ -360,6 +419,20 @@ class NvxSorter final : public Sorter {
               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   }
 
+  void record_launch(VkCommandBuffer cb, const KernelLaunch& l,
+                     const std::vector<const void*>& params) {
+    VkCuLaunchInfoNVX info{VK_STRUCTURE_TYPE_CU_LAUNCH_INFO_NVX};
+    info.function = function(l.kernel);
+    info.gridDimX = l.grid;
+    info.gridDimY = info.gridDimZ = 1;
+    info.blockDimX = l.block;
+    info.blockDimY = info.blockDimZ = 1;
+    info.sharedMemBytes = 0;  // static shared memory only
+    info.paramCount = params.size();
+    info.pParams = params.data();
+    launch_(cb, &info);
+  }
+
   void record_sort() {
     VkCommandBuffer cb = begin_commands();
     // The previous run's reads and writes of the working buffers, and the upload of the pristine
@@ -387,16 +460,7 @@ class NvxSorter final : public Sorter {
       std::vector<const void*>& params = launch_params_[i];
       params.resize(l.args.size());
       for (size_t a = 0; a < l.args.size(); ++a) params[a] = &l.args[a];
-      VkCuLaunchInfoNVX info{VK_STRUCTURE_TYPE_CU_LAUNCH_INFO_NVX};
-      info.function = function(l.kernel);
-      info.gridDimX = l.grid;
-      info.gridDimY = info.gridDimZ = 1;
-      info.blockDimX = l.block;
-      info.blockDimY = info.blockDimZ = 1;
-      info.sharedMemBytes = 0;  // static shared memory only
-      info.paramCount = params.size();
-      info.pParams = params.data();
-      launch_(cb, &info);
+      record_launch(cb, l, params);
       if (i + 1 < launches_.size())
         kernel_barrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
     }

@@ -100,7 +100,9 @@ struct OnesweepPass {
     typename Lookback::Shared lookback;
     uint32_t tile;
   };
-  static_assert(sizeof(Shared) <= kMaxStaticShared,
+  // With the block's reserved shared memory: launches through VK_NVX_binary_import of a block
+  // above 48 KiB in all lost the device (u64 at 384 x 15: 48144 B + 1 KiB).
+  static_assert(sizeof(Shared) + kReservedSharedPerBlock <= kMaxStaticShared,
                 "the variant's tile does not fit 48 KiB of shared memory");
   static_assert(kTile <= (1u << 16), "ranks are packed in 16 bits");
   static constexpr int kPackedRanks = (ITEMS + 1) / 2;
@@ -376,3 +378,63 @@ NVX_PASS_KERNEL(onesweep_pass_u32, uint32_t, NoValue, kVariant.items_u32)
 NVX_PASS_KERNEL(onesweep_pass_u32_u32, uint32_t, uint32_t, kVariant.items_u32_u32)
 NVX_PASS_KERNEL(onesweep_pass_u64, unsigned long long, NoValue, kVariant.items_u64)
 NVX_PASS_KERNEL(onesweep_pass_u64_u32, unsigned long long, uint32_t, kVariant.items_u64_u32)
+
+// Self-test kernels (main.cpp --self-test), in the same module as the sort's kernels.
+// selftest_echo has the pass kernels' parameter list: block 0's thread 0 writes every parameter
+// it received into `state` (each pointer as two words, low first; then the seven integers, then
+// gridDim.x and blockDim.x), and the grid copies n words from keys_in to keys_out.
+extern "C" __global__ void selftest_echo(const uint32_t* keys_in, uint32_t* keys_out,
+                                         const uint32_t* values_in, uint32_t* values_out,
+                                         uint32_t* state, LookbackEntry* lookback, uint32_t n,
+                                         uint32_t pass, uint32_t first_tag, uint32_t slot_mask,
+                                         uint32_t refusal_period, uint32_t spin_limit,
+                                         uint32_t claim_by_id) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    const uint64_t pointers[6] = {uint64_t(keys_in),    uint64_t(keys_out), uint64_t(values_in),
+                                  uint64_t(values_out), uint64_t(state),    uint64_t(lookback)};
+    for (int i = 0; i < 6; ++i) {
+      state[2 * i] = uint32_t(pointers[i]);
+      state[2 * i + 1] = uint32_t(pointers[i] >> 32);
+    }
+    const uint32_t ints[7] = {n,          pass,       first_tag, slot_mask, refusal_period,
+                              spin_limit, claim_by_id};
+    for (int i = 0; i < 7; ++i) state[12 + i] = ints[i];
+    state[19] = gridDim.x;
+    state[20] = blockDim.x;
+  }
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    keys_out[i] = keys_in[i];
+}
+
+// Residency: blocks of the pass kernels' shape and static shared memory (the u32 or u64 pass's)
+// each hold their SM for spin_ns; thread 0 writes (SM id, start, end) in globaltimer ns to
+// out[3 block ..]. The host counts how many blocks overlapped on one SM: the blocks per SM that
+// the launch path's shared memory configuration allows.
+template <class Pass>
+__device__ __forceinline__ void residency(unsigned long long* out, uint32_t spin_ns) {
+  __shared__ typename Pass::Shared s;
+  volatile uint32_t* words = reinterpret_cast<volatile uint32_t*>(&s);
+  constexpr uint32_t kWords = uint32_t(sizeof(s) / 4);
+  for (uint32_t i = threadIdx.x; i < kWords; i += blockDim.x) words[i] = i;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long start, now;
+    uint32_t sm;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < spin_ns);
+    out[3 * blockIdx.x] = sm + (words[kWords - 1] == kWords - 1 ? 0ull : 1ull << 40);
+    out[3 * blockIdx.x + 1] = start;
+    out[3 * blockIdx.x + 2] = now;
+  }
+}
+extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
+    selftest_residency_u32(unsigned long long* out, uint32_t spin_ns) {
+  residency<PassOf<uint32_t, NoValue, kVariant.items_u32>>(out, spin_ns);
+}
+extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
+    selftest_residency_u64(unsigned long long* out, uint32_t spin_ns) {
+  residency<PassOf<unsigned long long, NoValue, kVariant.items_u64>>(out, spin_ns);
+}

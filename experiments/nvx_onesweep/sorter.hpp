@@ -71,6 +71,13 @@ std::vector<KernelLaunch> sort_launches(KeyType type, const SortPlan& plan,
                                         const KernelSettings& settings,
                                         const DeviceBuffers& buffers);
 
+// Everything a self-test stage reads back (main.cpp --self-test): the working buffers and the
+// whole state block (as u32 words).
+struct Snapshot {
+  std::vector<uint8_t> keys_a, keys_b, values_a, values_b;
+  std::vector<uint32_t> state;
+};
+
 class Sorter {
  public:
   virtual ~Sorter() = default;
@@ -84,6 +91,12 @@ class Sorter {
   virtual void read_output(void* keys, uint32_t* values) = 0;
   // Look-back fallbacks (recounted tiles) of the last sort; our kernels only.
   virtual uint32_t fallbacks() { return 0; }
+  // Self-test, our kernels only (after prepare): the prepared sort's launches, with the buffers'
+  // device addresses in their arguments.
+  virtual const std::vector<KernelLaunch>& launches() const { throw Error("no launches"); }
+  // Self-test: restores the input into keys_a (values_a), zeroes keys_b, values_b and the state
+  // block, runs `launches` (any kernels of the module, barriers between) and reads back all.
+  virtual Snapshot run_launches(const std::vector<KernelLaunch>&) { throw Error("no launches"); }
   virtual void release() = 0;
 };
 
