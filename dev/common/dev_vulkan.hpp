@@ -1,6 +1,6 @@
 // Development tools that need device features or extensions the library's Context does not
-// enable (bench/onesweep_dev/onesweep_clock.cpp and shader_stats.cpp,
-// bench/choice_dev/dispatch_choice.cpp) create their own instance and device; this makes the
+// enable (dev/onesweep/onesweep_clock.cpp and shader_stats.cpp,
+// dev/dispatch_choice/dispatch_choice.cpp) create their own instance and device; this makes the
 // instance and picks the physical device and its compute queue family.
 #pragma once
 

@@ -11,20 +11,18 @@
 //               256 workgroups inside a conditional-rendering block whose predicate is 0
 //               (VK_EXT_conditional_rendering; skipped where the device lacks it);
 // and, for scale, the same N dispatches running (indirect1: one group each; cond1: predicate 1).
-// Build from the repository root (after `ninja -C build`):
-//   g++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/choice_dev/dispatch_choice.cpp
-//       build/libgpusort.a -lvulkan -o dispatch_choice
+// Built by dev/CMakeLists.txt (GPUSORT_BUILD_DEV_TOOLS) as build/dev/dispatch_choice.
 // Run: dispatch_choice [runs=25] [warmup_copies=8]
-#include "vulkan/buffer.hpp"
-#include "vulkan/recorder.hpp"
-#include "../dev_vulkan.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "../common/dev_vulkan.hpp"
+#include "vulkan/buffer.hpp"
+#include "vulkan/recorder.hpp"
 
 using namespace gpusort;
 
@@ -79,12 +77,18 @@ struct CopyPush {
 enum class Form { direct, direct256, indirect0, indirect1, cond0, cond1 };
 const char* form_name(Form f) {
   switch (f) {
-    case Form::direct: return "direct (1 group, returns)";
-    case Form::direct256: return "direct256 (256 groups, return)";
-    case Form::indirect0: return "indirect0 (zero groups)";
-    case Form::indirect1: return "indirect1 (1 group, returns)";
-    case Form::cond0: return "cond0 (256 groups, predicate 0)";
-    case Form::cond1: return "cond1 (256 groups, predicate 1)";
+    case Form::direct:
+      return "direct (1 group, returns)";
+    case Form::direct256:
+      return "direct256 (256 groups, return)";
+    case Form::indirect0:
+      return "indirect0 (zero groups)";
+    case Form::indirect1:
+      return "indirect1 (1 group, returns)";
+    case Form::cond0:
+      return "cond0 (256 groups, predicate 0)";
+    case Form::cond1:
+      return "cond1 (256 groups, predicate 1)";
   }
   return "?";
 }
@@ -99,12 +103,14 @@ int main(int argc, char** argv) {
   auto& impl = ctx.impl();
   std::printf("device: %s (%s), conditional rendering: %s\n", impl.info.name.c_str(),
               impl.info.driver.c_str(), conditional ? "yes" : "no");
-  auto begin_conditional = conditional ? reinterpret_cast<PFN_vkCmdBeginConditionalRenderingEXT>(
-                                             vkGetDeviceProcAddr(impl.device, "vkCmdBeginConditionalRenderingEXT"))
-                                       : nullptr;
-  auto end_conditional = conditional ? reinterpret_cast<PFN_vkCmdEndConditionalRenderingEXT>(
-                                           vkGetDeviceProcAddr(impl.device, "vkCmdEndConditionalRenderingEXT"))
-                                     : nullptr;
+  auto begin_conditional =
+      conditional ? reinterpret_cast<PFN_vkCmdBeginConditionalRenderingEXT>(
+                        vkGetDeviceProcAddr(impl.device, "vkCmdBeginConditionalRenderingEXT"))
+                  : nullptr;
+  auto end_conditional =
+      conditional ? reinterpret_cast<PFN_vkCmdEndConditionalRenderingEXT>(
+                        vkGetDeviceProcAddr(impl.device, "vkCmdEndConditionalRenderingEXT"))
+                  : nullptr;
 
   VkQueryPoolCreateInfo query_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
@@ -137,9 +143,10 @@ int main(int argc, char** argv) {
     VkPhysicalDeviceMemoryProperties mp;
     vkGetPhysicalDeviceMemoryProperties(impl.physical, &mp);
     uint32_t type = 0;
-    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    while (type < mp.memoryTypeCount &&
-           !((req.memoryTypeBits >> type & 1) && (mp.memoryTypes[type].propertyFlags & want) == want))
+    const VkMemoryPropertyFlags want =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    while (type < mp.memoryTypeCount && !((req.memoryTypeBits >> type & 1) &&
+                                          (mp.memoryTypes[type].propertyFlags & want) == want))
       ++type;
     VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
@@ -148,7 +155,8 @@ int main(int argc, char** argv) {
     check_vk(vkBindBufferMemory(impl.device, control, control_memory, 0), "vkBindBufferMemory");
     std::vector<uint32_t> words(6 * max_n + 2, 0);
     for (uint32_t i = 0; i < max_n; ++i) words[3 * i + 1] = 1, words[3 * i + 2] = 1;  // (0, 1, 1)
-    for (uint32_t i = max_n; i < 2 * max_n; ++i) words[3 * i] = words[3 * i + 1] = words[3 * i + 2] = 1;
+    for (uint32_t i = max_n; i < 2 * max_n; ++i)
+      words[3 * i] = words[3 * i + 1] = words[3 * i + 2] = 1;
     words[6 * max_n + 1] = 1;
     void* mapped;
     check_vk(vkMapMemory(impl.device, control_memory, 0, VK_WHOLE_SIZE, 0, &mapped), "vkMapMemory");
@@ -165,8 +173,9 @@ int main(int argc, char** argv) {
         vkCmdResetQueryPool(cmd, queries, 0, 2);
         Recorder rec(impl, cmd);
         for (int i = 0; i < warmup_copies; ++i)
-          rec.dispatch("copy_elements", {256, 1}, 4096,
-                       CopyPush{warm_src.address(), warm_dst.address(), 0, uint32_t(warm_words), 4096});
+          rec.dispatch(
+              "copy_elements", {256, 1}, 4096,
+              CopyPush{warm_src.address(), warm_dst.address(), 0, uint32_t(warm_words), 4096});
         Recorder::full_barrier(cmd);
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
         // The real work: copy 2^18 keys (256 workgroups of 256, grid-stride x4).
@@ -189,7 +198,8 @@ int main(int argc, char** argv) {
           rec.compute_barrier();
         }
         if (extra && (form == Form::cond0 || form == Form::cond1)) {
-          VkConditionalRenderingBeginInfoEXT info{VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
+          VkConditionalRenderingBeginInfoEXT info{
+              VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT};
           info.buffer = control;
           info.offset = form == Form::cond0 ? predicate0 : predicate1;
           begin_conditional(cmd, &info);
@@ -223,25 +233,30 @@ int main(int argc, char** argv) {
       uint64_t ticks[2];
       vkGetQueryPoolResults(impl.device, queries, 0, 2, sizeof(ticks), ticks, sizeof(uint64_t),
                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-      if (r >= 3) times.push_back(double(ticks[1] - ticks[0]) * impl.info.timestamp_period_ns * 1e-3);
+      if (r >= 3)
+        times.push_back(double(ticks[1] - ticks[0]) * impl.info.timestamp_period_ns * 1e-3);
     }
     return median(times);
   };
 
   const uint32_t extras[] = {0, 1, 3, 6, 9};
-  std::printf("\ncopy 2^18 u32 keys, then N dispatches that do nothing: median us over %d runs\n%-34s",
-              runs, "form");
+  std::printf(
+      "\ncopy 2^18 u32 keys, then N dispatches that do nothing: median us over %d runs\n%-34s",
+      runs, "form");
   for (uint32_t e : extras) std::printf(" %8s", ("N=" + std::to_string(e)).c_str());
   std::printf("   us per extra (N=9)\n");
-  for (Form form : {Form::direct, Form::direct256, Form::indirect0, Form::indirect1, Form::cond0, Form::cond1}) {
+  for (Form form : {Form::direct, Form::direct256, Form::indirect0, Form::indirect1, Form::cond0,
+                    Form::cond1}) {
     std::printf("%-34s", form_name(form));
     double base = 0, last = 0;
     for (uint32_t e : extras) {
       double t = time_form(form, e);
       if (e == 0) base = t;
       last = t;
-      if (t < 0) std::printf(" %8s", "-");
-      else std::printf(" %8.2f", t);
+      if (t < 0)
+        std::printf(" %8s", "-");
+      else
+        std::printf(" %8.2f", t);
       std::fflush(stdout);
     }
     if (last >= 0) std::printf("   %.2f", (last - base) / 9);

@@ -27,10 +27,10 @@ timeout 120 "$g" demo --n 268435456 --type u32 --runs 5 --seed 1 2>&1 | tee "$ou
 echo "== bench"
 timeout 120 "$g" bench --algorithms automatic --keys u32,f32 --min-log2 24 --max-log2 28 --step 4 2>&1 | tail -n 5 | tee "$out/bench.log"
 echo "== baselines"
-CLI_EXTRA=--timings RUNS=${RUNS:-3} PYTHONUNBUFFERED=1 timeout 200 python3 "$here/baselines.py" /tmp "$g" 2>&1 | tee "$out/baselines.log"
+CLI_EXTRA=--timings RUNS=${RUNS:-3} PYTHONUNBUFFERED=1 timeout 200 python3 "$here/baselines.py" "${TMPDIR:-/tmp}" "$g" 2>&1 | tee "$out/baselines.log"
 if [ "${WRITE_PROBE:-1}" = 1 ]; then
   echo "== write probe"
-  timeout 60 "$here/write_probe" /tmp 30 2>&1 | tee "$out/write_probe.log"
+  timeout 60 "$here/write_probe" "${TMPDIR:-/tmp}" 30 2>&1 | tee "$out/write_probe.log"
 fi
 if [ -d "$here/python/gpusort" ]; then
   echo "== python"
@@ -44,6 +44,6 @@ fault=$(grep -ao '/[[:graph:]]*/libgpusort_test_rename_fault\.so' "$here/gpusort
 mkdir -p "$(dirname "$baked")" && ln -sf "$g" "$baked"
 mkdir -p "$(dirname "$fault")" && ln -sf "$here/libgpusort_test_rename_fault.so" "$fault"
 ls /usr/share/vulkan/explicit_layer.d/ 2>&1 | head -3
-cd /tmp && GPUSORT_DEVICE=NVIDIA GPUSORT_TEST_VALIDATION=1 timeout ${TEST_TIMEOUT:-240} "$here/gpusort_tests" > "$out/gtest.log" 2>&1
+cd "${TMPDIR:-/tmp}" && GPUSORT_DEVICE=NVIDIA GPUSORT_TEST_VALIDATION=1 timeout ${TEST_TIMEOUT:-240} "$here/gpusort_tests" > "$out/gtest.log" 2>&1
 echo "gtest exit $?"; grep -E "^\[  FAILED|^\[  PASSED|tests ran" "$out/gtest.log" | tail -n 20
 kill $monitor 2>/dev/null

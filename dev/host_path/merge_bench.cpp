@@ -6,8 +6,7 @@
 // sort it is the caller's array), so page faults are not counted. Last, the copy back that
 // sort_arrays_out_of_core made before commit 1c32f9e (streaming_copy of the merged keys and values
 // into the caller's arrays, on the same threads), in the same unit.
-//   g++ -std=c++20 -O2 -Iinclude -Isrc -Ibuild-merge bench/host_path_dev/merge_bench.cpp \
-//     build-merge/libgpusort.a -lvulkan -lpthread -o build-merge/merge_bench
+// Built by dev/CMakeLists.txt (GPUSORT_BUILD_DEV_TOOLS) as build/dev/merge_bench.
 //   merge_bench [log2 total keys, default 26] [reps, default 3] [max threads, default 2]
 #include <algorithm>
 #include <chrono>

@@ -11,7 +11,7 @@ nproc | tee -a "$out/machine.txt"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu,clocks_event_reasons.active \
   --format=csv -lms 100 > "$out/gpu_monitor.csv" 2>&1 &
 monitor=$!
-work=/tmp/hostpath; mkdir -p $work
+work=${TMPDIR:-/tmp}/hostpath; mkdir -p "$work"
 if [ "${SKIP_PROBE:-0}" = 0 ]; then
   head -c 1073741824 /dev/urandom > $work/random.bin
   timeout 200 "$here/host_probe" 30 $work/random.bin 2>&1 | tee "$out/probe.log"

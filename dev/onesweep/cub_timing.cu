@@ -1,14 +1,21 @@
-// CUB DeviceRadixSort timing for comparison with bench/onesweep_dev/onesweep_timing.cpp: same inputs scheme
+// CUB DeviceRadixSort timing for comparison with onesweep_timing.cpp: same inputs scheme
 // (three rotated random inputs), CUDA events around the sort only, median of 15 after 3 warm-ups.
 //   cub_timing <u32|u64|f32> <value_bytes> <log2 n>   (f32: uniform random bits, as the bench's)
-#include <cub/cub.cuh>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cub/cub.cuh>
 #include <vector>
 
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+#define CHECK(x)                                          \
+  do {                                                    \
+    cudaError_t e = (x);                                  \
+    if (e != cudaSuccess) {                               \
+      printf("CUDA %s: %s\n", #x, cudaGetErrorString(e)); \
+      exit(1);                                            \
+    }                                                     \
+  } while (0)
 
 template <class K>
 void run(int log2n, uint32_t value_bytes) {
@@ -18,9 +25,14 @@ void run(int log2n, uint32_t value_bytes) {
   K* in[3];
   for (int i = 0; i < 3; ++i) {
     for (auto& h : host) {
-      x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-      if constexpr (sizeof(K) == 4) { uint32_t bits = uint32_t(x); memcpy(&h, &bits, 4); }
-      else h = K(x);
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      if constexpr (sizeof(K) == 4) {
+        uint32_t bits = uint32_t(x);
+        memcpy(&h, &bits, 4);
+      } else
+        h = K(x);
     }
     CHECK(cudaMalloc(&in[i], n * sizeof(K)));
     CHECK(cudaMemcpy(in[i], host.data(), n * sizeof(K), cudaMemcpyHostToDevice));
@@ -35,8 +47,10 @@ void run(int log2n, uint32_t value_bytes) {
     CHECK(cudaMemset(vals, 1, n * 4));
   }
   size_t temp = 0;
-  if (value_bytes) cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, keys_out, vals, vals_out, (int)n);
-  else cub::DeviceRadixSort::SortKeys(nullptr, temp, keys, keys_out, (int)n);
+  if (value_bytes)
+    cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, keys_out, vals, vals_out, (int)n);
+  else
+    cub::DeviceRadixSort::SortKeys(nullptr, temp, keys, keys_out, (int)n);
   void* d_temp;
   CHECK(cudaMalloc(&d_temp, temp));
   cudaEvent_t a, b;
@@ -46,8 +60,10 @@ void run(int log2n, uint32_t value_bytes) {
   for (int r = 0; r < 18; ++r) {
     CHECK(cudaMemcpy(keys, in[r % 3], n * sizeof(K), cudaMemcpyDeviceToDevice));
     cudaEventRecord(a);
-    if (value_bytes) cub::DeviceRadixSort::SortPairs(d_temp, temp, keys, keys_out, vals, vals_out, (int)n);
-    else cub::DeviceRadixSort::SortKeys(d_temp, temp, keys, keys_out, (int)n);
+    if (value_bytes)
+      cub::DeviceRadixSort::SortPairs(d_temp, temp, keys, keys_out, vals, vals_out, (int)n);
+    else
+      cub::DeviceRadixSort::SortKeys(d_temp, temp, keys, keys_out, (int)n);
     cudaEventRecord(b);
     CHECK(cudaEventSynchronize(b));
     CHECK(cudaGetLastError());
@@ -61,15 +77,25 @@ void run(int log2n, uint32_t value_bytes) {
   // Floats with NaN among them have no std::is_sorted order: those runs are not checked.
   bool ok = std::is_floating_point_v<K> || std::is_sorted(out.begin(), out.end());
   printf("cub      %s v%u 2^%-2d median %8.3f ms  min %8.3f  %6.2f GKeys/s  temp %zu B  %s\n",
-         std::is_floating_point_v<K> ? "f32" : sizeof(K) == 4 ? "u32" : "u64", value_bytes, log2n, ms[ms.size() / 2], ms.front(),
-         n / ms[ms.size() / 2] / 1e6, temp, ok ? "OK" : "WRONG");
+         std::is_floating_point_v<K> ? "f32"
+         : sizeof(K) == 4            ? "u32"
+                                     : "u64",
+         value_bytes, log2n, ms[ms.size() / 2], ms.front(), n / ms[ms.size() / 2] / 1e6, temp,
+         ok ? "OK" : "WRONG");
   for (int i = 0; i < 3; ++i) cudaFree(in[i]);
-  cudaFree(keys); cudaFree(keys_out); cudaFree(vals); cudaFree(vals_out); cudaFree(d_temp);
+  cudaFree(keys);
+  cudaFree(keys_out);
+  cudaFree(vals);
+  cudaFree(vals_out);
+  cudaFree(d_temp);
 }
 
 int main(int argc, char** argv) {
   if (argc < 4) return 2;
-  if (!strcmp(argv[1], "u32")) run<uint32_t>(atoi(argv[3]), atoi(argv[2]));
-  else if (!strcmp(argv[1], "f32")) run<float>(atoi(argv[3]), atoi(argv[2]));
-  else run<uint64_t>(atoi(argv[3]), atoi(argv[2]));
+  if (!strcmp(argv[1], "u32"))
+    run<uint32_t>(atoi(argv[3]), atoi(argv[2]));
+  else if (!strcmp(argv[1], "f32"))
+    run<float>(atoi(argv[3]), atoi(argv[2]));
+  else
+    run<uint64_t>(atoi(argv[3]), atoi(argv[2]));
 }

@@ -2,9 +2,9 @@
 # One run on a GPU machine for a question of docs/design/onesweep.md: which Onesweep tile shapes
 # get two workgroups per SM on the H100 (the driver's register count, as CUB's onesweep kernel
 # gets two blocks per SM), and how fast each sorts u32 keys, beside CUB in the same run.
-# Staged by bench/onesweep_dev/stage.sh into .devrun/onesweep_dev/; on the GPU machine, from a
+# Staged by dev/onesweep/stage.sh into .devrun/onesweep/; on the GPU machine, from a
 # copy of the repository holding that folder:
-#   bash .devrun/onesweep_dev/occupancy_sweep.sh
+#   bash .devrun/onesweep/occupancy_sweep.sh
 # LOG2N (default 24) sets n; SHAPES replaces the list of
 # "workgroup:keys_per_thread:lookback_window:counters_in_exchange" entries.
 set -uo pipefail

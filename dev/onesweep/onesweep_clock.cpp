@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "../common/dev_vulkan.hpp"
 #include "algorithms/onesweep.hpp"
 #include "onesweep_env.hpp"
 #include "vulkan/buffer.hpp"
-#include "../dev_vulkan.hpp"
 
 using namespace gpusort;
 

@@ -1,17 +1,25 @@
 // Development tool: prints the driver's statistics (registers, shared memory, spills) for an
-// embedded shader with given specialization constants, through VK_KHR_pipeline_executable_properties
-// on its own device (the library's Context does not enable that extension).
+// embedded shader with given specialization constants, through
+// VK_KHR_pipeline_executable_properties on its own device (the library's Context does not enable
+// that extension).
 //   shader_stats <shader> <spec0> <spec1> ...
-#include "vulkan/shader_registry.hpp"
-#include "../dev_vulkan.hpp"
-
 #include <vulkan/vulkan.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x) do { VkResult r = (x); if (r != VK_SUCCESS) { printf("%s failed: %d\n", #x, r); exit(1); } } while (0)
+#include "../common/dev_vulkan.hpp"
+#include "vulkan/shader_registry.hpp"
+
+#define CHECK(x)                        \
+  do {                                  \
+    VkResult r = (x);                   \
+    if (r != VK_SUCCESS) {              \
+      printf("%s failed: %d\n", #x, r); \
+      exit(1);                          \
+    }                                   \
+  } while (0)
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
@@ -21,7 +29,8 @@ int main(int argc, char** argv) {
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   exec.pipelineExecutableInfo = VK_TRUE;
-  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &exec};
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+                                       &exec};
   f13.subgroupSizeControl = f13.computeFullSubgroups = VK_TRUE;
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f13};
   f12.bufferDeviceAddress = f12.vulkanMemoryModel = f12.vulkanMemoryModelDeviceScope = VK_TRUE;
@@ -59,12 +68,14 @@ int main(int argc, char** argv) {
   pi.layout = layout;
   VkPipeline pipeline;
   CHECK(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pi, nullptr, &pipeline));
-  auto getStats = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR");
+  auto getStats = (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
+      device, "vkGetPipelineExecutableStatisticsKHR");
   VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
   ei.pipeline = pipeline;
   uint32_t n = 0;
   CHECK(getStats(device, &ei, &n, nullptr));
-  std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  std::vector<VkPipelineExecutableStatisticKHR> stats(
+      n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
   CHECK(getStats(device, &ei, &n, stats.data()));
   printf("%s", argv[1]);
   for (int i = 2; i < argc; ++i) printf(" %s", argv[i]);
@@ -72,11 +83,20 @@ int main(int argc, char** argv) {
   for (auto& s : stats) {
     printf("  %s=", s.name);
     switch (s.format) {
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: printf("%u", s.value.b32); break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: printf("%lld", (long long)s.value.i64); break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: printf("%llu", (unsigned long long)s.value.u64); break;
-      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: printf("%g", s.value.f64); break;
-      default: break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        printf("%u", s.value.b32);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        printf("%lld", (long long)s.value.i64);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        printf("%llu", (unsigned long long)s.value.u64);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+        printf("%g", s.value.f64);
+        break;
+      default:
+        break;
     }
   }
   printf("\n");

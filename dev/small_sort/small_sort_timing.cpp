@@ -3,18 +3,17 @@
 // GPU timestamps), plus a sweep of small-array sort shapes (tile sizes, merge lanes and levels), at
 // n = 2^10 ... 2^16 (or 2^max_log2) u32 keys and u32+u32 pairs. Every configuration is checked once
 // against std::stable_sort before it is timed; each time is the median of `runs` sorts of fresh
-// random keys. Build (see docs/design/small-sort.md), from the repository root:
-//   c++ -O2 -std=c++20 -Iinclude -Isrc -Ibuild bench/small_sort_timing.cpp \
-//       build/libgpusort.a -lvulkan
+// random keys (see docs/design/small-sort.md). Built by dev/CMakeLists.txt
+// (GPUSORT_BUILD_DEV_TOOLS) as build/dev/small_sort_timing.
 // Run: small_sort_timing [runs=25] [warmup_copies=8] [shapes] [max_log2=16]
-#include "algorithms/comparison_sorts.hpp"
-#include "vulkan/buffer.hpp"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <random>
+
+#include "algorithms/comparison_sorts.hpp"
+#include "vulkan/buffer.hpp"
 
 using namespace gpusort;
 
@@ -22,8 +21,8 @@ namespace {
 
 struct Candidate {
   std::string label;
-  Algorithm algorithm;           // used when !shape
-  bool has_shape = false;        // a small-array sort shape, built directly
+  Algorithm algorithm;     // used when !shape
+  bool has_shape = false;  // a small-array sort shape, built directly
   SmallSortShape shape;
 };
 
@@ -37,10 +36,11 @@ double median(std::vector<double> v) {
 // runs at (measured: 345 MHz at rest against 1980 MHz maximum on the H100) dominate the time.
 struct Warmup {
   static constexpr uint64_t words = uint64_t(1) << 25;  // 128 MiB per copy
-  int copies;  // 8: about 1 ms on an H100
+  int copies;                                           // 8: about 1 ms on an H100
   DeviceBuffer src, dst;
   Warmup(Context::Impl& impl, int copies)
-      : copies(copies), src(impl, words * 4, MemoryKind::device_local),
+      : copies(copies),
+        src(impl, words * 4, MemoryKind::device_local),
         dst(impl, words * 4, MemoryKind::device_local) {}
   void record(Recorder& rec) const {
     struct CopyPush {
@@ -49,7 +49,8 @@ struct Warmup {
     };
     const uint32_t groups = 4096;
     for (int i = 0; i < copies; ++i)
-      rec.dispatch("copy_elements", {256, 1}, groups, CopyPush{src.address(), dst.address(), 0, uint32_t(words), groups});
+      rec.dispatch("copy_elements", {256, 1}, groups,
+                   CopyPush{src.address(), dst.address(), 0, uint32_t(words), groups});
   }
 };
 
@@ -93,8 +94,13 @@ double time_one(Context& ctx, const Warmup& warmup, VkQueryPool queries, const C
     if (timed) warmup.record(rec);
     Recorder::full_barrier(cmd);
     if (timed) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
-    SortTargets t{keys.address(), value_bytes ? values.address() : 0, scratch.address(),
-                  scratch.buffer(), 0, 0, n};
+    SortTargets t{keys.address(),
+                  value_bytes ? values.address() : 0,
+                  scratch.address(),
+                  scratch.buffer(),
+                  0,
+                  0,
+                  n};
     algorithm->record(rec, t);
     if (timed) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, 1);
   };
@@ -162,7 +168,8 @@ int main(int argc, char** argv) {
   Warmup warmup(ctx.impl(), argc > 2 ? std::atoi(argv[2]) : 8);
   {
     std::vector<double> empty;
-    for (int r = 0; r < runs + 3; ++r) empty.push_back(ctx.impl().submit_timed([](VkCommandBuffer) {}));
+    for (int r = 0; r < runs + 3; ++r)
+      empty.push_back(ctx.impl().submit_timed([](VkCommandBuffer) {}));
     std::printf("empty timestamp pair (idle clocks): %.2f us\n", median(empty) * 1e3);
     // One dispatch of one workgroup that does nothing, after the warm-up: the floor of any sort.
     // Variants: with and without the warm-up; without the closing barrier; timestamps at the
@@ -185,27 +192,29 @@ int main(int argc, char** argv) {
         {"two empty dispatches + barriers", true, true, false, 2},
         {"one empty dispatch + barrier to compute|draw-indirect", true, true, false, 1, true},
         {"two empty dispatches + barriers to compute|draw-indirect", true, true, false, 2, true},
-        {"copy 2^10 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false,
-         1 << 10, 1024, 1},
-        {"copy 2^10 keys, 4 workgroups of 256 + barrier", true, true, false, 1, false,
-         1 << 10, 256, 4},
-        {"copy 2^12 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false,
-         1 << 12, 1024, 1},
-        {"copy 2^12 keys, 16 workgroups of 256 + barrier", true, true, false, 1, false,
-         1 << 12, 256, 16},
-        {"copy 2^14 keys, 64 workgroups of 256 + barrier", true, true, false, 1, false,
-         1 << 14, 256, 64},
-        {"copy 2^16 keys, 256 workgroups of 256 + barrier", true, true, false, 1, false,
-         1 << 16, 256, 256},
+        {"copy 2^10 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false, 1 << 10,
+         1024, 1},
+        {"copy 2^10 keys, 4 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 10, 256,
+         4},
+        {"copy 2^12 keys, 1 workgroup of 1024 + barrier", true, true, false, 1, false, 1 << 12,
+         1024, 1},
+        {"copy 2^12 keys, 16 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 12,
+         256, 16},
+        {"copy 2^14 keys, 64 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 14,
+         256, 64},
+        {"copy 2^16 keys, 256 workgroups of 256 + barrier", true, true, false, 1, false, 1 << 16,
+         256, 256},
     };
     auto barrier = [](VkCommandBuffer cmd, bool indirect) {
       if (!indirect) return Recorder::barrier(cmd);
       VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
       b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
-      b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b,
-                           0, nullptr, 0, nullptr);
+      b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                        VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+      vkCmdPipelineBarrier(
+          cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT, 0, 1, &b, 0,
+          nullptr, 0, nullptr);
     };
     DeviceBuffer floor_keys(ctx.impl(), 4 << 16, MemoryKind::device_local);
     for (const Floor& f : floors) {
@@ -216,7 +225,9 @@ int main(int argc, char** argv) {
           Recorder rec(ctx.impl(), cmd);
           if (f.warm) warmup.record(rec);
           Recorder::full_barrier(cmd);
-          vkCmdWriteTimestamp(cmd, f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+          vkCmdWriteTimestamp(cmd,
+                              f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+                                              : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                               queries, 0);
           struct CopyPush {
             VkDeviceAddress src, dst, count_address;
@@ -229,7 +240,9 @@ int main(int argc, char** argv) {
                                   f.copy_groups});
           }
           if (f.closing_barrier) barrier(cmd, f.indirect_barrier);
-          vkCmdWriteTimestamp(cmd, f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+          vkCmdWriteTimestamp(cmd,
+                              f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+                                              : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
                               queries, 1);
         });
         uint64_t ticks[2];
@@ -252,11 +265,21 @@ int main(int argc, char** argv) {
   auto shape = [&](uint32_t items, uint32_t single, uint32_t tile, uint32_t merge_round = 4,
                    uint32_t merge = 256, uint32_t bucket_bits = 0, uint32_t lanes = 1,
                    uint32_t group = 0) {
-    candidates.push_back({"i" + std::to_string(items) + " s" + std::to_string(single) + " t" +
-                              std::to_string(tile) + " r" + std::to_string(merge_round) + " m" +
-                              std::to_string(merge) + " b" + std::to_string(bucket_bits) +
-                              (lanes > 1 ? " l" + std::to_string(lanes) : "") +
-                              (group ? " g" + std::to_string(group) : ""),
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on the chain of
+    // `const char* + std::string` inlined here.
+    std::string label = "i";
+    label.append(std::to_string(items));
+    auto add = [&label](const char* tag, uint32_t value) {
+      label.append(tag).append(std::to_string(value));
+    };
+    add(" s", single);
+    add(" t", tile);
+    add(" r", merge_round);
+    add(" m", merge);
+    add(" b", bucket_bits);
+    if (lanes > 1) add(" l", lanes);
+    if (group) add(" g", group);
+    candidates.push_back({label,
                           Algorithm::automatic,
                           true,
                           {.items = items,
@@ -298,7 +321,8 @@ int main(int argc, char** argv) {
   for (uint32_t value_bytes : {0u, 4u}) {
     std::printf("\nu32 keys%s: median us over %d runs\n%-30s", value_bytes ? " + u32 values" : "",
                 runs, "config");
-    for (uint64_t n : sizes) std::printf(" %10s", ("2^" + std::to_string(std::countr_zero(n))).c_str());
+    for (uint64_t n : sizes)
+      std::printf(" %10s", ("2^" + std::to_string(std::countr_zero(n))).c_str());
     std::printf("\n");
     for (const auto& c : candidates) {
       std::printf("%-30s", c.label.c_str());
