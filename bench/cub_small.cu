@@ -2,7 +2,8 @@
 // keys (and u32 values) at n = 2^10 ... 2^16, CUDA events around each sort, median of `runs`
 // after warm-up; the input is refreshed from a pristine copy (4 sets, rotated) before every run,
 // and a ~1 ms copy kernel runs right before each timed sort, on the same stream with no host
-// synchronization in between, so the GPU is at working clocks (as in dev/small_sort/small_sort_timing.cpp).
+// synchronization in between, so the GPU is at working clocks (as in
+// dev/small_sort/small_sort_timing.cpp).
 // Before each size's runs the GPU is spun up with that size's sort until its time settles, and
 // the runs are enqueued right behind it (bench_common.hpp's Protocol::spin_up); each size
 // reports its spread, the SM clock (NVML, where present) and a NOT STEADY flag as the other
