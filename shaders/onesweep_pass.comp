@@ -19,7 +19,7 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_control_flow_attributes : require
 #ifdef CLOCK_PROFILE
-// Profiling only (bench/onesweep_dev/onesweep_clock.cpp): invocation 0 of each workgroup writes its
+// Profiling only (dev/onesweep/onesweep_clock.cpp): invocation 0 of each workgroup writes its
 // SM and the SM clock at the tile's phase boundaries to the buffer at values_b (keys alone).
 #extension GL_ARB_shader_clock : require
 #extension GL_NV_shader_sm_builtins : require

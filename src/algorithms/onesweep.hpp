@@ -38,7 +38,7 @@ struct OnesweepOptions {
   bool histogram_only = false;         // profiling: record only the clear and histogram steps
                                        // (the histogram's last workgroup makes the plan)
   uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
-  // Profiling (bench/onesweep_dev/onesweep_clock.cpp, keys alone): the pass's clock variant,
+  // Profiling (dev/onesweep/onesweep_clock.cpp, keys alone): the pass's clock variant,
   // built with GPUSORT_ONESWEEP_VARIANTS, writes its per-tile records to this address.
   VkDeviceAddress clock_profile = 0;
 };

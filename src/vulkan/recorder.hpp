@@ -66,7 +66,7 @@ class Recorder {
     ends_with_barrier_ = true;
     if (profile_pool_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, profile_pool_, (*profile_next_)++);
   }
-  // Development profiling (bench/onesweep_dev): a timestamp into `pool` after every
+  // Development profiling (dev/onesweep): a timestamp into `pool` after every
   // compute_barrier(), at query *next, which then advances.
   void profile_barriers(VkQueryPool pool, uint32_t* next) {
     profile_pool_ = pool;
