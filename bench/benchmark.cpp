@@ -256,13 +256,9 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) buffers->generate(next_seed()), buffers->send(s);
-    gpu.record_runs(count, [&](VkCommandBuffer cmd, uint32_t s) { record_sort(s)(cmd); });
-    row.spin = p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, record_sort(spare)); },
-                         [&] { return gpu.finish_batch(); });
-    gpu.submit_runs();
-    read_clock(row, clock);
-    while (gpu.batches_queued() > 0) gpu.finish_batch();
-    const std::vector<double> ms = gpu.finish_runs();
+    const std::vector<double> ms = gpu.spin_up_and_time(
+        p, row, clock, count, [&](VkCommandBuffer cmd, uint32_t s) { record_sort(s)(cmd); },
+        record_sort(spare));
     for (uint32_t s = 0; s < count; ++s) {
       buffers->fetch(s);
       std::string wrong = buffers->verify(s, is_stable(algorithm));

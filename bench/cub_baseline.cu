@@ -112,6 +112,16 @@ struct RowMemory {
     }
   }
 
+  // The alternate buffers are shared: a result the sort left there is copied home to set s
+  // before the next run (on the stream, untimed), so that every output can be checked after the
+  // runs.
+  void copy_home(uint32_t s, uint64_t key_size, uint64_t value_size, cudaStream_t stream) {
+    CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice, stream));
+    if (value_size)
+      CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size, cudaMemcpyDeviceToDevice,
+                                 stream));
+  }
+
  private:
   static uint32_t sets_that_fit(const Protocol& p, uint64_t set_bytes, uint64_t scratch_bytes) {
     size_t free_bytes = 0, total_bytes = 0;
@@ -195,14 +205,7 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
       gpu.enqueue_run(
           s, [] {}, [&] { in_alt = sort_set(s); },
           [&] {
-            // The alternate buffers are shared: a result left there is copied home before the next
-            // run (on the stream, untimed), so that every output can be checked after the runs.
-            if (!in_alt) return;
-            CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice,
-                                       stream));
-            if (value_size)
-              CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size,
-                                         cudaMemcpyDeviceToDevice, stream));
+            if (in_alt) memory.copy_home(s, key_size, value_size, stream);
           });
     }
     read_clock(row, clock);
@@ -382,12 +385,7 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
       gpu.enqueue_run(
           s, [] {}, [&] { in_alt = sort_set(s); },
           [&] {
-            if (!in_alt) return;  // home before the next run reuses the alternate buffers (untimed)
-            CUDA_CHECK(cudaMemcpyAsync(keys[s]->p, keys_alt.p, key_size, cudaMemcpyDeviceToDevice,
-                                       stream));
-            if (value_size)
-              CUDA_CHECK(cudaMemcpyAsync(values[s]->p, values_alt.p, value_size,
-                                         cudaMemcpyDeviceToDevice, stream));
+            if (in_alt) memory.copy_home(s, key_size, value_size, stream);
           });
     }
     read_clock(row, clock);

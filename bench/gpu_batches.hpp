@@ -1,9 +1,9 @@
 // The benchmark's own submissions on a Context's queue, for Protocol::spin_up and the timed runs
 // after it: command buffers submitted without waiting, so that the GPU runs one spin-up batch
 // while the host records and submits the next, and the timed runs are queued behind the last
-// batch with no idle gap between (docs/design/benchmark-protocol.md). Timestamps: at BOTTOM_OF_PIPE, i.e.
-// when everything before them on the queue has finished, so a run's time is its sort alone even
-// when the GPU was still busy with earlier work as it was submitted.
+// batch with no idle gap between (docs/design/benchmark-protocol.md). Timestamps: at
+// BOTTOM_OF_PIPE, i.e. when everything before them on the queue has finished, so a run's time is
+// its sort alone even when the GPU was still busy with earlier work as it was submitted.
 #pragma once
 
 #include <functional>
@@ -108,6 +108,21 @@ class GpuBatches {
   std::vector<double> finish_runs() {
     wait(runs_slot);
     return elapsed_ms(2 * batch_slots, runs_);
+  }
+  // One batch of a row's timed runs, as the protocol has them: the runs recorded, the spin-up
+  // (record_spare: the row's own sort of its spare input), the runs queued right behind the
+  // spin-up's last batch and the SM clock read while they are queued; their GPU ms, in order.
+  std::vector<double> spin_up_and_time(
+      const Protocol& p, Row& row, const SmClock* clock, uint32_t count,
+      const std::function<void(VkCommandBuffer, uint32_t)>& record_run,
+      const std::function<void(VkCommandBuffer)>& record_spare) {
+    record_runs(count, record_run);
+    row.spin = p.spin_up([&](uint32_t repeats) { begin_batch(repeats, record_spare); },
+                         [&] { return finish_batch(); });
+    submit_runs();
+    read_clock(row, clock);
+    while (batches_queued() > 0) finish_batch();
+    return finish_runs();
   }
 
  private:

@@ -175,14 +175,9 @@ Row measure(Context& ctx, const KeyConfig& config, std::optional<SegmentFamily> 
   for (uint32_t first = 0; first < total; first += row.sets) {
     const uint32_t count = std::min(row.sets, total - first);
     for (uint32_t s = 0; s < count; ++s) send(s);
-    // The runs queued right behind the spin-up's last batch (benchmark.cpp's protocol).
-    gpu.record_runs(count, [&](VkCommandBuffer cmd, uint32_t s) { record_sort(s)(cmd); });
-    row.spin = p.spin_up([&](uint32_t repeats) { gpu.begin_batch(repeats, record_sort(spare)); },
-                         [&] { return gpu.finish_batch(); });
-    gpu.submit_runs();
-    read_clock(row, clock);
-    while (gpu.batches_queued() > 0) gpu.finish_batch();
-    const std::vector<double> ms = gpu.finish_runs();
+    const std::vector<double> ms = gpu.spin_up_and_time(
+        p, row, clock, count, [&](VkCommandBuffer cmd, uint32_t s) { record_sort(s)(cmd); },
+        record_sort(spare));
     for (uint32_t s = 0; s < count; ++s) {
       std::string wrong = verify(s);
       if (!wrong.empty())
