@@ -106,7 +106,7 @@ class CudaSorter final : public Sorter {
       void* params[16];
       for (size_t a = 0; a < l.args.size(); ++a) params[a] = &l.args[a];
       check(cudaLaunchKernel(reinterpret_cast<const void*>(library_.kernel(l.kernel)), dim3(l.grid),
-                             dim3(l.block), params, 0, stream_),
+                             dim3(l.block), params, l.shared_bytes, stream_),
             l.kernel);
     }
     check(cudaEventRecord(stop_, stream_), "cudaEventRecord");
@@ -146,7 +146,7 @@ class CudaSorter final : public Sorter {
       void* params[16];
       for (size_t a = 0; a < l.args.size(); ++a) params[a] = &l.args[a];
       check(cudaLaunchKernel(reinterpret_cast<const void*>(library_.kernel(l.kernel)), dim3(l.grid),
-                             dim3(l.block), params, 0, stream_),
+                             dim3(l.block), params, l.shared_bytes, stream_),
             l.kernel);
       check(cudaStreamSynchronize(stream_), l.kernel);
     }

@@ -498,16 +498,14 @@ std::string check_stages(Sorter& sorter, KeyType type, uint32_t n, uint64_t seed
 
 // Blocks of the pass kernels' shape and shared memory resident at once on one SM, through this
 // launch path (the most seen on any SM).
-uint32_t resident_blocks(Sorter& sorter, KeyType type, uint32_t sms, std::string& note) {
+uint32_t resident_blocks(Sorter& sorter, const char* kernel, uint32_t shared_bytes, uint32_t sms,
+                         std::string& note) {
   const uint32_t blocks = sms * 4;
   const uint32_t n = blocks * 3 * 2 + 1024;  // keys_a of u32 words enough for the output
   std::vector<uint32_t> keys(n, 0);
   sorter.prepare(KeyType::u32, n, keys.data(), nullptr);
   const uint64_t out = sorter.launches()[1].args[0];  // keys_a
-  KernelLaunch l{key_bytes(type) == 4 ? "selftest_residency_u32" : "selftest_residency_u64",
-                 blocks,
-                 sorter.launches()[1].block,
-                 {out, 200000}};
+  KernelLaunch l{kernel, blocks, sorter.launches()[1].block, {out, 200000}, shared_bytes};
   const Snapshot s = sorter.run_launches({l});
   std::vector<uint64_t> rec(blocks * 3);
   std::memcpy(rec.data(), s.keys_a.data(), rec.size() * 8);
@@ -548,20 +546,40 @@ bool self_test(const Options& o, const std::vector<Sorter*>& sorters, uint32_t s
         ok &= problem.empty();
       }
     }
-    for (KeyType type : {KeyType::u32, KeyType::u64}) {
+    struct Probe {
+      const char* kernel;
+      uint32_t shared_bytes;
+      const char* what;
+    };
+    const Probe probes[] = {
+        {"selftest_residency_u32", 0, "u32 pass shape, its static shared"},
+        {"selftest_residency_u64", 0, "u64 pass shape, its static shared"},
+        {"selftest_residency_static_8", 0, "8 KiB static"},
+        {"selftest_residency_static_16", 0, "16 KiB static"},
+        {"selftest_residency_static_24", 0, "24 KiB static"},
+        {"selftest_residency_static_30", 0, "30 KiB static"},
+        {"selftest_residency_static_40", 0, "40 KiB static"},
+        {"selftest_residency_dynamic", 0, "no shared"},
+        {"selftest_residency_dynamic", 16 * 1024, "16 KiB dynamic"},
+        {"selftest_residency_dynamic", 30 * 1024, "30 KiB dynamic"},
+        {"selftest_residency_dynamic", 40 * 1024, "40 KiB dynamic"},
+        {"selftest_residency_dynamic", 48 * 1024, "48 KiB dynamic"},
+    };
+    for (const Probe& p : probes) {
       std::string note;
       try {
-        const uint32_t most = resident_blocks(*sorter, type, sms, note);
+        const uint32_t most = resident_blocks(*sorter, p.kernel, p.shared_bytes, sms, note);
         std::printf(
-            "  %-8s residency: %s pass shape (%u threads, %s static shared): %u blocks "
-            "per SM at once%s (kernels ask for %u)\n",
-            sorter->name().c_str(), key_type_name(type), kVariants[o.settings.variant].threads,
-            key_bytes(type) == 4 ? "u32" : "u64", most, note.c_str(),
-            kVariants[o.settings.variant].min_blocks);
+            "  %-8s residency: %u threads, %s: %u blocks per SM at once%s (kernels ask "
+            "for %u)\n",
+            sorter->name().c_str(), kVariants[o.settings.variant].threads, p.what, most,
+            note.c_str(), kVariants[o.settings.variant].min_blocks);
       } catch (const Error& e) {
-        std::printf("  %-8s residency: FAILED: %s\n", sorter->name().c_str(), e.what());
+        std::printf("  %-8s residency (%s): FAILED: %s\n", sorter->name().c_str(), p.what,
+                    e.what());
       }
       sorter->release();
+      std::fflush(stdout);
     }
     std::fflush(stdout);
   }

@@ -7,6 +7,7 @@
 //   last pass, timestamp.
 #include <vulkan/vulkan.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -79,6 +80,7 @@ class NvxSorter final : public Sorter {
     VkCommandBuffer upload = begin_commands();
     copy(upload, staging_, 0, pristine_keys_, 0, key_size_);
     if (value_size_) copy(upload, staging_, key_size_, pristine_values_, 0, value_size_);
+    check(vkEndCommandBuffer(upload), "vkEndCommandBuffer");
     submit_and_wait(upload);
     vkFreeCommandBuffers(device_, pool_, 1, &upload);
 
@@ -193,6 +195,13 @@ class NvxSorter final : public Sorter {
     app.apiVersion = VK_API_VERSION_1_3;
     VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     instance_info.pApplicationInfo = &app;
+    // NVX_ONESWEEP_VALIDATION=1: the Khronos validation layer (messages on stderr).
+    const char* layer = "VK_LAYER_KHRONOS_validation";
+    const char* validation = std::getenv("NVX_ONESWEEP_VALIDATION");
+    if (validation && std::strcmp(validation, "1") == 0) {
+      instance_info.enabledLayerCount = 1;
+      instance_info.ppEnabledLayerNames = &layer;
+    }
     check(vkCreateInstance(&instance_info, nullptr, &instance_), "vkCreateInstance");
 
     uint32_t count = 0;
@@ -427,7 +436,7 @@ class NvxSorter final : public Sorter {
     info.gridDimY = info.gridDimZ = 1;
     info.blockDimX = l.block;
     info.blockDimY = info.blockDimZ = 1;
-    info.sharedMemBytes = 0;  // static shared memory only
+    info.sharedMemBytes = l.shared_bytes;  // dynamic shared memory (0: static only)
     info.paramCount = params.size();
     info.pParams = params.data();
     launch_(cb, &info);

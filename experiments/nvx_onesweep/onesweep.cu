@@ -410,12 +410,9 @@ extern "C" __global__ void selftest_echo(const uint32_t* keys_in, uint32_t* keys
 // each hold their SM for spin_ns; thread 0 writes (SM id, start, end) in globaltimer ns to
 // out[3 block ..]. The host counts how many blocks overlapped on one SM: the blocks per SM that
 // the launch path's shared memory configuration allows.
-template <class Pass>
-__device__ __forceinline__ void residency(unsigned long long* out, uint32_t spin_ns) {
-  __shared__ typename Pass::Shared s;
-  volatile uint32_t* words = reinterpret_cast<volatile uint32_t*>(&s);
-  constexpr uint32_t kWords = uint32_t(sizeof(s) / 4);
-  for (uint32_t i = threadIdx.x; i < kWords; i += blockDim.x) words[i] = i;
+__device__ __forceinline__ void residency_body(volatile uint32_t* words, uint32_t word_count,
+                                               unsigned long long* out, uint32_t spin_ns) {
+  for (uint32_t i = threadIdx.x; i < word_count; i += blockDim.x) words[i] = i;
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned long long start, now;
@@ -425,11 +422,41 @@ __device__ __forceinline__ void residency(unsigned long long* out, uint32_t spin
     do {
       asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     } while (now - start < spin_ns);
-    out[3 * blockIdx.x] = sm + (words[kWords - 1] == kWords - 1 ? 0ull : 1ull << 40);
+    const bool kept = word_count == 0 || words[word_count - 1] == word_count - 1;
+    out[3 * blockIdx.x] = sm + (kept ? 0ull : 1ull << 40);
     out[3 * blockIdx.x + 1] = start;
     out[3 * blockIdx.x + 2] = now;
   }
 }
+template <class Pass>
+__device__ __forceinline__ void residency(unsigned long long* out, uint32_t spin_ns) {
+  __shared__ typename Pass::Shared s;
+  residency_body(reinterpret_cast<volatile uint32_t*>(&s), uint32_t(sizeof(s) / 4), out, spin_ns);
+}
+// The same with only dynamic shared memory (the launch's sharedMemBytes), or a static block of
+// a given size: which shared memory configuration each launch path picks.
+extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
+    selftest_residency_dynamic(unsigned long long* out, uint32_t spin_ns) {
+  extern __shared__ uint32_t dynamic_words[];
+  uint32_t bytes;
+  asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  residency_body(dynamic_words, bytes / 4, out, spin_ns);
+}
+template <uint32_t kBytes>
+__device__ __forceinline__ void residency_static(unsigned long long* out, uint32_t spin_ns) {
+  __shared__ uint32_t words[kBytes / 4];
+  residency_body(words, kBytes / 4, out, spin_ns);
+}
+#define NVX_RESIDENCY_STATIC(kib)                                                      \
+  extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)                   \
+      selftest_residency_static_##kib(unsigned long long* out, uint32_t spin_ns) {     \
+    residency_static<kib * 1024>(out, spin_ns);                                        \
+  }
+NVX_RESIDENCY_STATIC(8)
+NVX_RESIDENCY_STATIC(16)
+NVX_RESIDENCY_STATIC(24)
+NVX_RESIDENCY_STATIC(30)
+NVX_RESIDENCY_STATIC(40)
 extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
     selftest_residency_u32(unsigned long long* out, uint32_t spin_ns) {
   residency<PassOf<uint32_t, NoValue, kVariant.items_u32>>(out, spin_ns);

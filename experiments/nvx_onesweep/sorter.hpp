@@ -61,6 +61,7 @@ struct KernelLaunch {
   const char* kernel = nullptr;
   uint32_t grid = 0, block = 0;
   std::vector<uint64_t> args;
+  uint32_t shared_bytes = 0;  // dynamic shared memory
 };
 struct DeviceBuffers {
   uint64_t keys_a = 0, keys_b = 0, values_a = 0, values_b = 0, state = 0;
