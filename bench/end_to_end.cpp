@@ -17,7 +17,7 @@
 #include <fstream>
 #include <thread>
 
-#include "core/key_order.hpp"
+#include "host/key_order.hpp"
 #include "gpu_batches.hpp"
 #include "vulkan/buffer.hpp"
 

@@ -32,7 +32,7 @@
 #include <thread>
 #include <utility>
 
-#include "core/host_path.hpp"
+#include "host/host_path.hpp"
 #include "test_support.hpp"
 #include "vulkan/context_impl.hpp"
 

@@ -1,6 +1,6 @@
 // The convenient face's host path (core/host_path.hpp): the multi-slot staging pipeline, the
 // buffers kept between calls, streamed sorts, failures inside a stream, concurrent callers.
-#include "core/host_path.hpp"
+#include "host/host_path.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +8,7 @@
 #include <numeric>
 #include <thread>
 
-#include "core/byte_count.hpp"
+#include "host/byte_count.hpp"
 #include "test_support.hpp"
 
 namespace gpusort::test {

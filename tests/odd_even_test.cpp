@@ -3,7 +3,8 @@
 // the full sweep around every power of two for one key setup, and the refusal of larger n.
 #include "test_support.hpp"
 
-#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/networks/networks.hpp"
+#include "algorithms/small_sort/small_sort.hpp"
 #include "vulkan/context_impl.hpp"
 
 namespace gpusort::test {

@@ -2,7 +2,7 @@
 // distribution, bit ranges, a GPU-side count, the passes skipped where a digit is the same for
 // every key (read back from the GPU's plan), and the decoupled fallback forced by tiles that never
 // publish their counts (with a look-back table short enough that its slots wrap).
-#include "algorithms/onesweep.hpp"
+#include "algorithms/onesweep/onesweep.hpp"
 
 #include <algorithm>
 #include <numeric>

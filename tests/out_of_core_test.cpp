@@ -1,13 +1,13 @@
 // Out-of-core sorting (core/out_of_core.hpp): arrays beyond SortOptions::device_memory_limit
 // sorted in runs on the device and merged on the CPU; every key type, values, both orders, bit
 // ranges, awkward run splits, stability across runs, against std::stable_sort.
-#include "core/out_of_core.hpp"
+#include "host/out_of_core.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
-#include "core/host_path.hpp"
+#include "host/host_path.hpp"
 #include "test_support.hpp"
 #include "vulkan/context_impl.hpp"
 

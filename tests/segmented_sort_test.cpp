@@ -9,8 +9,8 @@
 #include <numeric>
 #include <sstream>
 
-#include "algorithms/segmented_sort.hpp"
-#include "core/host_path.hpp"
+#include "algorithms/segmented_sort/segmented_sort.hpp"
+#include "host/host_path.hpp"
 #include "test_support.hpp"
 #include "vulkan/buffer.hpp"
 

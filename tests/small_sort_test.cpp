@@ -3,7 +3,7 @@
 // (Sorter::record_indirect) for the small-array sort, bitonic and odd-even.
 #include "test_support.hpp"
 
-#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/small_sort/small_sort.hpp"
 #include "vulkan/buffer.hpp"
 
 #include <algorithm>

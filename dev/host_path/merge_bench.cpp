@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/out_of_core.hpp"
+#include "host/out_of_core.hpp"
 
 using namespace gpusort;
 using clock_type = std::chrono::steady_clock;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "../common/dev_vulkan.hpp"
-#include "algorithms/onesweep.hpp"
+#include "algorithms/onesweep/onesweep.hpp"
 #include "onesweep_env.hpp"
 #include "vulkan/buffer.hpp"
 

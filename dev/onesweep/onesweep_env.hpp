@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "algorithms/onesweep.hpp"
+#include "algorithms/onesweep/onesweep.hpp"
 
 namespace gpusort {
 

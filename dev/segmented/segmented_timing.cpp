@@ -4,7 +4,7 @@
 // medians per phase. Checks the last result (each segment sorted, same per-segment multiset by
 // sum). Prints the class table the device gets.
 //   segmented_timing <u32|u64|f32> <value_bytes> <small|medium|large|powerlaw> <log2 n>
-#include "algorithms/segmented_sort.hpp"
+#include "algorithms/segmented_sort/segmented_sort.hpp"
 #include "bench_common.hpp"
 #include "vulkan/buffer.hpp"
 

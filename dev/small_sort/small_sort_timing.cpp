@@ -12,7 +12,7 @@
 #include <numeric>
 #include <random>
 
-#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/small_sort/small_sort.hpp"
 #include "vulkan/buffer.hpp"
 
 using namespace gpusort;

@@ -1,7 +1,7 @@
 // Context: instance and device selection (or wrapping), device limits, pipeline cache, submission.
 #include "vulkan/context_impl.hpp"
 
-#include "core/host_path.hpp"
+#include "host/host_path.hpp"
 #include "vulkan/shader_registry.hpp"
 
 #include <algorithm>

@@ -19,7 +19,7 @@
 
 #include "array_file.hpp"
 #include "commands.hpp"
-#include "core/byte_count.hpp"
+#include "host/byte_count.hpp"
 
 namespace gpusort::cli {
 

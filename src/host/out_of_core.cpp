@@ -1,5 +1,5 @@
 // Out-of-core sorting: runs sorted on the device, merged on the CPU (see out_of_core.hpp).
-#include "core/out_of_core.hpp"
+#include "host/out_of_core.hpp"
 
 #include <sys/mman.h>
 
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/key_order.hpp"
+#include "host/key_order.hpp"
 #include "vulkan/context_impl.hpp"
 
 namespace gpusort {

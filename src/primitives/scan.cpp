@@ -2,7 +2,7 @@
 // (Blelloch up-sweep/down-sweep over the invocations' partial sums in shared memory) and writes
 // the block totals; the totals are scanned the same way (recursively, exclusive); scan_add adds
 // each block's prefix to its elements. Scratch: the totals of every level.
-#include "algorithms/scan.hpp"
+#include "primitives/scan.hpp"
 
 #include "algorithms/sort_algorithm.hpp"
 

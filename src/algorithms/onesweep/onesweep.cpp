@@ -18,12 +18,12 @@
 // Scratch: the key/value ping-pong copies plus a block independent of n: 120 B of dispatch
 // commands, 8 KiB of histograms, 88 B of control words (padded to 8448 B together) and
 // min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
-#include "algorithms/onesweep.hpp"
+#include "algorithms/onesweep/onesweep.hpp"
 
 #include <array>
 #include <bit>
 
-#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/small_sort/small_sort.hpp"
 
 namespace gpusort {
 

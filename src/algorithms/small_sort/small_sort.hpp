@@ -1,22 +1,14 @@
-// The comparison sorts (bitonic, odd-even transposition, the small-array sort: bitonic tiles
-// merged by rank) and the automatic choice between the small-array sort and a radix sort.
-// Bitonic and odd-even share the shared-memory tile of shaders/include/tile_sort.glsl: keys in
-// radix order (plus each key's origin slot when values are sorted), compared on the spec's bit
-// range; the small-array sort has its own (shaders/include/sort_element.glsl).
+// The small-array sort: bitonic tiles (sort_element.glsl, bitonic_tile.glsl) merged by rank
+// (tile_merge.glsl, merge_buckets.glsl), and the size switch Algorithm::automatic builds from its
+// bands.
 #pragma once
 
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/tile_shapes.hpp"
 
-#include <algorithm>
-#include <bit>
+#include <vector>
 
 namespace gpusort {
-
-// Bitonic sort (flip/disperse form), any n, unstable.
-std::unique_ptr<SortAlgorithm> make_bitonic(Context::Impl& ctx, const SortSpec& spec);
-// Odd-even transposition sort in one workgroup; stable; refuses n above odd_even_capacity().
-std::unique_ptr<SortAlgorithm> make_odd_even(Context::Impl& ctx, const SortSpec& spec);
-uint64_t odd_even_capacity(const Context::Impl& ctx, const SortSpec& spec);
 
 // How the small-array sort cuts its work: arrays up to single_workgroup x items keys are
 // sorted by one workgroup in one dispatch; larger ones as tiles of tile_workgroup x items keys
@@ -84,15 +76,6 @@ std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> s
                                                 uint64_t small_max_n,
                                                 std::unique_ptr<SortAlgorithm> large);
 
-// ---- shared by the comparison sorts' host code ----
-
-// Shared-memory bytes of a tile of `tile` slots: keys and, when values are sorted, origins, each
-// region with one padding word per 32 (shaders/include/tile_sort.glsl).
-inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
-  auto region = [](uint64_t words) { return words + words / 32; };
-  return 4 * (region(tile * spec.key_words) + (spec.value_words != 0 ? region(tile) : 0));
-}
-
 // Shared-memory bytes of small_sort_tile's tile of `tile` slots: one 64-bit order word per slot
 // plus one padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding
 // word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl). Bare keys
@@ -110,39 +93,8 @@ inline uint64_t small_sort_tile_shared_bytes(const SortSpec& spec, uint64_t tile
          4 * std::max<uint64_t>(value_words + value_words / 32, 1);
 }
 
-// The most slots a tile of tile_sort.glsl can have in this device's shared memory.
-inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec) {
-  const uint64_t slot_words = spec.key_words + (spec.value_words ? 1 : 0);
-  uint64_t slots = ctx.info.shared_memory_bytes / 4 * 32 / 33 / slot_words + 2;
-  while (slots > 0 && tile_shared_bytes(spec, slots) > ctx.info.shared_memory_bytes) --slots;
-  return slots;
-}
-
-inline uint64_t ceil_pow2(uint64_t x) { return x <= 1 ? 1 : std::bit_ceil(x); }
-
-// Specialization constants 0..7 of shaders/include/tile_sort.glsl (bitonic_global and
-// small_sort_merge use the same first ones).
-inline std::vector<uint32_t> tile_specialization(const SortSpec& spec, uint32_t workgroup,
-                                                 uint32_t tile) {
-  return {workgroup,        spec.key_words, spec.key_kind, uint32_t(spec.descending),
-          spec.value_words, spec.begin_bit, spec.end_bit,  tile};
-}
-
-// The largest power-of-two workgroup the device runs (1024 at most): within
-// maxComputeWorkGroupInvocations and, since pipelines require the reported subgroup size where
-// the device allows it, within that size x maxComputeWorkgroupSubgroups (256 on lavapipe with
-// 8-wide subgroups).
-uint32_t max_comparison_workgroup(const Context::Impl& ctx);
-
 // Lanes whose keys small_sort_tile sorts together with subgroup shuffles: the subgroup size
 // where shuffles exist and pipelines run at the reported size, else 1 (registers only).
 uint32_t subgroup_sort_lanes(const Context::Impl& ctx);
-
-// Workgroup sizes are powers of two from 64 (a multiple of any subgroup size: full subgroups
-// are required where the device can) to max_comparison_workgroup.
-inline uint32_t clamp_workgroup(const Context::Impl& ctx, uint64_t wanted) {
-  constexpr uint32_t min_workgroup = 64;
-  return uint32_t(std::clamp<uint64_t>(ceil_pow2(wanted), min_workgroup, max_comparison_workgroup(ctx)));
-}
 
 }  // namespace gpusort

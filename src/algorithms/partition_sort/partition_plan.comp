@@ -12,7 +12,7 @@
 //    plan untouched.
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "common.glsl"
-#include "onesweep_common.glsl"
+#include "onesweep/onesweep_common.glsl"
 
 layout(push_constant) uniform Push {
   uint64_t digit_offsets_address;  // every pass's exclusive digit offsets (Onesweep's plan)

@@ -19,7 +19,7 @@
 // Every dispatch is sized from max_n and reads the true n on the GPU. Scratch holds the sorted
 // tiles (keys in radix order, values) and the bucket starts only when there is more than one
 // tile, and the runs alike with two levels.
-#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/small_sort/small_sort.hpp"
 
 namespace gpusort {
 
@@ -204,16 +204,6 @@ class SizeSwitch final : public SortAlgorithm {
 };
 
 }  // namespace
-
-uint32_t max_comparison_workgroup(const Context::Impl& ctx) {
-  constexpr uint32_t max_workgroup = 1024;
-  uint32_t limit = std::min<uint32_t>(max_workgroup, std::bit_floor(ctx.info.max_workgroup_size));
-  if (ctx.info.subgroup_size_control && ctx.info.max_workgroup_subgroups)
-    limit = std::min<uint32_t>(
-        limit, std::bit_floor(uint32_t(std::min<uint64_t>(
-                   uint64_t(ctx.info.max_workgroup_subgroups) * ctx.info.subgroup_size, limit))));
-  return limit;
-}
 
 uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};

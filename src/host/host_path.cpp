@@ -1,5 +1,5 @@
 // The convenient face between host memory and the device (see host_path.hpp).
-#include "core/host_path.hpp"
+#include "host/host_path.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/byte_count.hpp"
+#include "host/byte_count.hpp"
 
 namespace gpusort {
 

@@ -6,7 +6,7 @@
 //                 scratch. G is bounded, so scratch beyond the key/value copies is O(G).
 // The first pass maps keys to radix order on read and the last maps them back on write; an odd
 // pass count ends with one copy back into the caller's buffers.
-#include "algorithms/scan.hpp"
+#include "primitives/scan.hpp"
 #include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {

@@ -3,7 +3,8 @@
 // gathered by origin) back in place. One dispatch, no scratch; stable (only strictly smaller
 // right keys swap). O(n^2) work: meant for arrays of a few thousand keys at most, and limited
 // to what fits one workgroup's shared memory.
-#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/networks/networks.hpp"
+#include "primitives/tile_shapes.hpp"
 
 namespace gpusort {
 

@@ -2,12 +2,13 @@
 #include <array>
 #include <cstring>
 
-#include "algorithms/comparison_sorts.hpp"
-#include "algorithms/scan.hpp"
+#include "algorithms/networks/networks.hpp"
+#include "algorithms/small_sort/small_sort.hpp"
+#include "primitives/scan.hpp"
 #include "algorithms/sort_algorithm.hpp"
-#include "core/buffer_refs.hpp"
-#include "core/host_path.hpp"
-#include "core/out_of_core.hpp"
+#include "api/buffer_refs.hpp"
+#include "host/host_path.hpp"
+#include "host/out_of_core.hpp"
 #include "vulkan/buffer.hpp"
 
 namespace gpusort {

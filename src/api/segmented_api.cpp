@@ -1,8 +1,8 @@
 // Segmented sort and argsort, both faces: offsets checked on the host, the convenient face
 // through HostPath::run (only what the call needs goes up and comes down), and SegmentedSorter.
-#include "algorithms/segmented_sort.hpp"
-#include "core/buffer_refs.hpp"
-#include "core/host_path.hpp"
+#include "algorithms/segmented_sort/segmented_sort.hpp"
+#include "api/buffer_refs.hpp"
+#include "host/host_path.hpp"
 #include "vulkan/buffer.hpp"
 
 #include <cstring>

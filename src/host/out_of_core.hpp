@@ -8,7 +8,7 @@
 
 #include <span>
 
-#include "core/host_path.hpp"
+#include "host/host_path.hpp"
 
 namespace gpusort {
 

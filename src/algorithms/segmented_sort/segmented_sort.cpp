@@ -47,12 +47,12 @@
 // Without segments (argsort) only segment_iota, sort 1 and the values' gather run: the cost of
 // sort_by_key with u32 values plus one write of the indices. With one segment at most the keys are
 // sorted in place by sort 1 and no key copy is taken.
-#include "algorithms/segmented_sort.hpp"
+#include "algorithms/segmented_sort/segmented_sort.hpp"
 
 #include <algorithm>
 #include <bit>
 
-#include "algorithms/comparison_sorts.hpp"
+#include "algorithms/small_sort/small_sort.hpp"
 
 namespace gpusort {
 
