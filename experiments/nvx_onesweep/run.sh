@@ -115,7 +115,7 @@ step self_test 120 --self-test --types u32,u32+u32,u64
 small=1,2,1000,7679,7680,7681,100003,1048593
 step check_small 120 --check --runs 2 --sizes $small --dists uniform,equal
 step check_large 120 --check --runs 3 --sizes 16777216,16777259
-# The CUDA runtime path's u32 keys-only failures at 1000..7681 keys came with the cubin only.
+# The CUDA runtime path once read stale uploads (keys-only, 1000..7681 keys; README.md): the PTX too.
 step check_ptx_small 60 --check --ptx --impls cuda --types u32,u32+u32 --sizes 1000,7681 --dists uniform,equal
 if [[ -n ${FULL:-} ]]; then
 # The decoupled fallback: tiles that never publish (successors must recount them), a table of
