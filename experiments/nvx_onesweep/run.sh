@@ -96,7 +96,7 @@ if [[ -n ${QUICK_VARIANTS:-} ]]; then
   step timing_variants_64 160 --variants "384x20,$new" --impls nvx,cub --types u64,u64+u32 \
     --sizes $sizes "${spin[@]}" --csv "$out/timing.csv"
   # The same kernels through the CUDA runtime (their speed without the NVX path's limits).
-  step timing_variants_cuda 70 --variants "384x20,$new" --impls cuda,cub \
+  step timing_variants_cuda 90 --variants "384x20,$new" --impls cuda,cub \
     --sizes 16777216,67108864 "${spin[@]}" --csv "$out/timing.csv"
   # The older variants (one block per SM through NVX) for completeness.
   step timing_variants_old 60 --variants 384x20w1,384x20ev,256x16,512x15 --impls nvx,cub \
