@@ -98,7 +98,7 @@ if [[ -n ${QUICK_VARIANTS:-} ]]; then
   # The same kernels through the CUDA runtime (their speed without the NVX path's limits).
   step timing_variants_cuda 90 --variants "384x20,$new" --impls cuda,cub \
     --sizes 16777216,67108864 "${spin[@]}" --csv "$out/timing.csv"
-  # The older variants (one block per SM through NVX) for completeness.
+  # The older variants (one block per SM through NVX; 256x16 two for 32-bit keys), for completeness.
   step timing_variants_old 60 --variants 384x20w1,384x20ev,256x16,512x15 --impls nvx,cub \
     --sizes 16777216,67108864 "${spin[@]}" --csv "$out/timing.csv"
   echo "total $((SECONDS - started)) s, $failures step(s) failed" | tee -a "$summary"
