@@ -57,10 +57,14 @@ class CubSorter final : public Sorter {
     for (void** p : {&keys_[0], &keys_[1], &pristine_keys_}) *p = device_alloc(key_size_);
     if (value_size_)
       for (void** p : {&values_[0], &values_[1], &pristine_values_}) *p = device_alloc(value_size_);
-    check(cudaMemcpy(pristine_keys_, keys, key_size_, cudaMemcpyHostToDevice), "cudaMemcpy");
+    // Through the (non-blocking) stream and waited for: a cudaMemcpy from pageable memory may
+    // return before its DMA has landed, and the stream's restores do not wait for it.
+    check(cudaMemcpyAsync(pristine_keys_, keys, key_size_, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync");
     if (value_size_)
-      check(cudaMemcpy(pristine_values_, values, value_size_, cudaMemcpyHostToDevice),
-            "cudaMemcpy");
+      check(cudaMemcpyAsync(pristine_values_, values, value_size_, cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream_), "the upload");
     temp_bytes_ = 0;
     sort(nullptr);
     temp_ = device_alloc(temp_bytes_);
@@ -84,10 +88,13 @@ class CubSorter final : public Sorter {
   }
 
   void read_output(void* keys, uint32_t* values) override {
-    check(cudaMemcpy(keys, keys_[selector_], key_size_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpyAsync(keys, keys_[selector_], key_size_, cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync");
     if (value_size_ && values)
-      check(cudaMemcpy(values, values_[selector_], value_size_, cudaMemcpyDeviceToHost),
-            "cudaMemcpy");
+      check(
+          cudaMemcpyAsync(values, values_[selector_], value_size_, cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream_), "the readback");
   }
 
   void release() override {

@@ -81,10 +81,16 @@ class CudaSorter final : public Sorter {
     if (value_size_)
       for (void** p : {&values_a_, &values_b_, &pristine_values_}) *p = device_alloc(value_size_);
     state_ = device_alloc(plan_.state_bytes);
-    check(cudaMemcpy(pristine_keys_, keys, key_size_, cudaMemcpyHostToDevice), "cudaMemcpy");
+    // The upload goes through the sorter's stream and is waited for. (A cudaMemcpy from pageable
+    // memory may return before its DMA has landed, and this non-blocking stream does not wait for
+    // the legacy default stream: the first restore copied stale pristine keys, and small
+    // keys-only sorts came out wrong, "key 0 is 0".)
+    check(cudaMemcpyAsync(pristine_keys_, keys, key_size_, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync");
     if (value_size_)
-      check(cudaMemcpy(pristine_values_, values, value_size_, cudaMemcpyHostToDevice),
-            "cudaMemcpy");
+      check(cudaMemcpyAsync(pristine_values_, values, value_size_, cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream_), "the upload");
     auto address = [](void* p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); };
     launches_ = sort_launches(type, plan_, settings_,
                               DeviceBuffers{address(keys_a_), address(keys_b_), address(values_a_),
@@ -117,14 +123,19 @@ class CudaSorter final : public Sorter {
     return ms;
   }
 
+  // Every copy and fill goes through the sorter's (non-blocking) stream, in order with the
+  // kernels, and is waited for before the host reads.
   void read_output(void* keys, uint32_t* values) override {
-    check(cudaMemcpy(keys, keys_a_, key_size_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpyAsync(keys, keys_a_, key_size_, cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync");
     if (value_size_ && values)
-      check(cudaMemcpy(values, values_a_, value_size_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      check(cudaMemcpyAsync(values, values_a_, value_size_, cudaMemcpyDeviceToHost, stream_),
+            "cudaMemcpyAsync");
     uint32_t control[kControlWords];
-    check(cudaMemcpy(control, static_cast<uint32_t*>(state_) + kStateControl, sizeof(control),
-                     cudaMemcpyDeviceToHost),
-          "cudaMemcpy");
+    check(cudaMemcpyAsync(control, static_cast<uint32_t*>(state_) + kStateControl, sizeof(control),
+                          cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream_), "the readback");
     fallbacks_ = control[kControlFallbacks];
   }
 
@@ -133,14 +144,16 @@ class CudaSorter final : public Sorter {
   const std::vector<KernelLaunch>& launches() const override { return launches_; }
 
   Snapshot run_launches(const std::vector<KernelLaunch>& launches) override {
-    check(cudaMemcpy(keys_a_, pristine_keys_, key_size_, cudaMemcpyDeviceToDevice), "cudaMemcpy");
-    check(cudaMemset(keys_b_, 0, key_size_), "cudaMemset");
+    check(cudaMemcpyAsync(keys_a_, pristine_keys_, key_size_, cudaMemcpyDeviceToDevice, stream_),
+          "cudaMemcpyAsync");
+    check(cudaMemsetAsync(keys_b_, 0, key_size_, stream_), "cudaMemsetAsync");
     if (value_size_) {
-      check(cudaMemcpy(values_a_, pristine_values_, value_size_, cudaMemcpyDeviceToDevice),
-            "cudaMemcpy");
-      check(cudaMemset(values_b_, 0, value_size_), "cudaMemset");
+      check(cudaMemcpyAsync(values_a_, pristine_values_, value_size_, cudaMemcpyDeviceToDevice,
+                            stream_),
+            "cudaMemcpyAsync");
+      check(cudaMemsetAsync(values_b_, 0, value_size_, stream_), "cudaMemsetAsync");
     }
-    check(cudaMemset(state_, 0, plan_.state_bytes), "cudaMemset");
+    check(cudaMemsetAsync(state_, 0, plan_.state_bytes, stream_), "cudaMemsetAsync");
     for (const KernelLaunch& l0 : launches) {
       KernelLaunch l = l0;
       void* params[16];
@@ -151,17 +164,21 @@ class CudaSorter final : public Sorter {
       check(cudaStreamSynchronize(stream_), l.kernel);
     }
     Snapshot out;
-    auto read = [](std::vector<uint8_t>& to, const void* from, size_t bytes) {
+    auto read = [this](std::vector<uint8_t>& to, const void* from, size_t bytes) {
       to.resize(bytes);
-      if (bytes) check(cudaMemcpy(to.data(), from, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      if (bytes)
+        check(cudaMemcpyAsync(to.data(), from, bytes, cudaMemcpyDeviceToHost, stream_),
+              "cudaMemcpyAsync");
     };
     read(out.keys_a, keys_a_, key_size_);
     read(out.keys_b, keys_b_, key_size_);
     read(out.values_a, values_a_, value_size_);
     read(out.values_b, values_b_, value_size_);
     out.state.resize(plan_.state_bytes / 4);
-    check(cudaMemcpy(out.state.data(), state_, plan_.state_bytes, cudaMemcpyDeviceToHost),
-          "cudaMemcpy");
+    check(cudaMemcpyAsync(out.state.data(), state_, plan_.state_bytes, cudaMemcpyDeviceToHost,
+                          stream_),
+          "cudaMemcpyAsync");
+    check(cudaStreamSynchronize(stream_), "the readback");
     return out;
   }
 
@@ -203,14 +220,27 @@ std::string kernel_attributes(const KernelSettings& settings) {
   std::string out;
   for (const char* name : {"onesweep_histogram_u32", "onesweep_histogram_u64", "onesweep_pass_u32",
                            "onesweep_pass_u32_u32", "onesweep_pass_u64", "onesweep_pass_u64_u32"}) {
+    const void* kernel = reinterpret_cast<const void*>(library.kernel(name));
     cudaFuncAttributes a{};
-    check(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(library.kernel(name))),
-          "cudaFuncGetAttributes");
+    check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes");
+    // Blocks per SM the CUDA runtime allows this kernel (registers, shared memory, threads);
+    // through NVX the shared memory per SM is 48 KiB in all (see --self-test's residency).
+    const int threads = std::string(name).rfind("onesweep_histogram", 0) == 0
+                            ? int(kHistogramThreads)
+                            : int(kVariants[settings.variant].threads);
+    int per_sm = 0;
+    const std::string occupancy =
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) == cudaSuccess
+            ? std::to_string(per_sm)
+            : "?";
+    cudaGetLastError();
     out += std::string("  ") + name + ": " + std::to_string(a.numRegs) + " registers, " +
            std::to_string(a.localSizeBytes) + " B local (spills), " +
            std::to_string(a.sharedSizeBytes) + " B static shared, max " +
            std::to_string(a.maxThreadsPerBlock) + " threads/block, binary sm_" +
-           std::to_string(a.binaryVersion) + ", PTX " + std::to_string(a.ptxVersion) + "\n";
+           std::to_string(a.binaryVersion) + ", PTX " + std::to_string(a.ptxVersion) + "; " +
+           occupancy + " blocks of " + std::to_string(threads) +
+           " per SM through the CUDA runtime\n";
   }
   return out;
 }

@@ -48,6 +48,32 @@ inline constexpr uint32_t kHistogramThreads = 128;
 inline constexpr uint32_t kHistogramItems32 = 16;
 inline constexpr uint32_t kHistogramItems64 = 8;
 
+// How a pass block moves its ranked keys (then values) to their global places.
+//   kExchangeWhole    the whole tile goes to shared memory in digit order, then out in runs of
+//                     one digit (coalesced writes): CUB's way; shared memory ~ tile size.
+//   kExchangeSegments the same, a segment of the digit-ordered tile at a time (ranks in
+//                     [s x seg, (s + 1) x seg) staged, written out, next), with as few segments
+//                     as let min_blocks blocks share an SM's 48 KiB (kNvxSharedPerSm: what a launch
+//                     through VK_NVX_binary_import gets); segment 0 is staged before the
+//                     look-back, the later segments' keys stay in registers across it.
+//   kExchangeSegmentsReload  the same, but the later segments' keys are loaded again from
+//                     global memory (L2) after the look-back instead of held in registers.
+//   kExchangeDirect   no staging: each key (value) is written from its register to its place
+//                     (scattered 4- or 8-byte writes that L2 merges into sectors); shared memory
+//                     only for the ranking, the digit offsets and the look-back. The keys are
+//                     loaded again after the look-back (held across it, they spilled).
+inline constexpr uint32_t kExchangeWhole = 0;
+inline constexpr uint32_t kExchangeSegments = 1;
+inline constexpr uint32_t kExchangeSegmentsReload = 2;
+inline constexpr uint32_t kExchangeDirect = 3;
+
+// Shared memory an SM gives a launch through VK_NVX_binary_import, measured (README.md): a fixed
+// 48 KiB carveout that all resident blocks share, each block's static shared memory plus
+// kReservedSharedPerBlock (a block of 48 KiB of dynamic shared memory lost the device).
+inline constexpr uint32_t kNvxSharedPerSm = 48 * 1024;
+// Shared memory the sm_90 driver reserves per block, counted against the 48 KiB static limit.
+inline constexpr uint32_t kReservedSharedPerBlock = 1024;
+
 // One tuning of the digit-pass kernel: a cubin per variant is built and embedded (the
 // kernels take kVariants[ONESWEEP_VARIANT]), the host selects one with --variant.
 struct Variant {
@@ -58,6 +84,7 @@ struct Variant {
   uint32_t lookback_window;  // predecessors read at once per look-back round (gpusort: 16)
   uint32_t early_values;     // 1: values are requested before the look-back (gpusort), 0: after
                              // the keys' scatter (CUB)
+  uint32_t exchange = kExchangeWhole;  // how the ranked keys (values) reach global memory
 };
 
 // The first is the default: CUB's sm_90 shapes (tuning_radix_sort.cuh: 384 threads; 20 keys
@@ -70,9 +97,19 @@ inline constexpr Variant kVariants[] = {
     {"384x20ev", 384, 2, 20, 23, 14, 14, 16, 1},
     {"256x16", 256, 3, 16, 16, 12, 12, 16, 0},
     {"512x15", 512, 2, 15, 15, 10, 10, 16, 0},
+    // Within the NVX path's 48 KiB per SM (the variants above get one block per SM there):
+    // CUB's sm_90 shapes (u64 back to 15 keys) staged in segments: 2 blocks/SM.
+    {"384x20seg", 384, 2, 20, 18, 15, 15, 16, 0, kExchangeSegments},
+    {"384x20segrl", 384, 2, 20, 18, 15, 15, 16, 0, kExchangeSegmentsReload},
+    // The same shape scattering from registers (no staging).
+    {"384x20direct", 384, 2, 20, 20, 15, 15, 16, 0, kExchangeDirect},
+    // 1024 threads/SM in two blocks of 512 (64 registers), segments.
+    {"512x15seg", 512, 2, 15, 15, 10, 10, 16, 0, kExchangeSegmentsReload},
+    // 768 threads/SM in three blocks of 256 (85 registers), segments.
+    {"256x16seg3", 256, 3, 16, 16, 12, 12, 16, 0, kExchangeSegments},
+    // One block of 1024 threads per SM (64 registers), the tile staged in two halves.
+    {"1024x12seg1", 1024, 1, 12, 12, 8, 8, 16, 0, kExchangeSegmentsReload},
 };
-// Shared memory the sm_90 driver reserves per block, counted against the 48 KiB static limit.
-inline constexpr uint32_t kReservedSharedPerBlock = 1024;
 
 inline constexpr uint32_t kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);
 

@@ -79,7 +79,8 @@ struct PassParams {
   uint32_t claim_by_id;     // 1: block i sorts tile i (no counter); 0: tiles from the counter
 };
 
-template <class K, class V, int THREADS, int ITEMS, int WINDOW, bool EARLY_VALUES>
+template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, bool EARLY_VALUES,
+          uint32_t EXCHANGE>
 struct OnesweepPass {
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
@@ -89,23 +90,79 @@ struct OnesweepPass {
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
                                           cub::BLOCK_SCAN_RAKING_MEMOIZE, cub::WARP_MATCH_ANY, 1>;
   using ValueSlot = typename std::conditional<kValues, V, K>::type;
+  static constexpr bool kDirect = EXCHANGE == kExchangeDirect;
+  // Segmented pairs stage each segment's keys and values together (the value goes out right
+  // after its key, to the same place): no per-key targets held across the keys' scatter.
+  static constexpr bool kJoint =
+      kValues && (EXCHANGE == kExchangeSegments || EXCHANGE == kExchangeSegmentsReload);
 
-  struct Shared {
-    union {
-      typename Rank::TempStorage rank;
-      K keys[kTile];  // the tile in digit order (then its values)
-      ValueSlot values[kTile];
-    } exchange;
+  // Everything but the exchange array.
+  struct Fixed {
     uint32_t digit_shift[kRadix];  // global index - tile position, per digit
     typename Lookback::Shared lookback;
     uint32_t tile;
+  };
+  // Shared memory of a block whose exchange array holds `items` keys per thread (0: none).
+  static constexpr size_t shared_bytes(int items) {
+    const size_t rank = sizeof(typename Rank::TempStorage);
+    const size_t exchange =
+        size_t(THREADS) * size_t(items) * (sizeof(K) + (kJoint ? sizeof(ValueSlot) : 0));
+    const size_t bytes = (rank > exchange ? rank : exchange) + sizeof(Fixed);
+    return (bytes + 15) / 16 * 16;
+  }
+  // Keys per thread in one exchange segment: the whole tile (kExchangeWhole), none (direct),
+  // else the most that let MIN_BLOCKS blocks (each with its reserved shared memory) share the
+  // NVX path's 48 KiB per SM.
+  static constexpr int segment_items() {
+    if constexpr (EXCHANGE == kExchangeWhole) {
+      return ITEMS;
+    } else if constexpr (kDirect) {
+      return 0;
+    } else {
+      int items = 1;
+      for (int segments = ITEMS; segments >= 1; --segments) {
+        const int candidate = (ITEMS + segments - 1) / segments;
+        if (shared_bytes(candidate) + kReservedSharedPerBlock <= kNvxSharedPerSm / MIN_BLOCKS)
+          items = candidate;
+      }
+      return items;
+    }
+  }
+  static constexpr int kSegmentItems = segment_items();
+  static constexpr int kSegments = kDirect ? 0 : (ITEMS + kSegmentItems - 1) / kSegmentItems;
+  static constexpr uint32_t kSegmentKeys = uint32_t(THREADS * kSegmentItems);
+
+  static constexpr uint32_t kSlots = kSegmentKeys > 0 ? kSegmentKeys : 1;
+  struct KeysAndValues {
+    K keys[kSlots];
+    ValueSlot values[kSlots];
+  };
+  struct KeysOnly {
+    K keys[kSlots];
+  };
+  using Joint = typename std::conditional<kJoint, KeysAndValues, KeysOnly>::type;
+  struct Shared {
+    union {
+      typename Rank::TempStorage rank;
+      K keys[kSlots];            // a segment of the tile in digit order
+      ValueSlot values[kSlots];  // (then of its values)
+      Joint joint;               // kJoint: a segment's keys and values
+    } exchange;
+    Fixed fixed;
   };
   // With the block's reserved shared memory: launches through VK_NVX_binary_import of a block
   // above 48 KiB in all lost the device (u64 at 384 x 15: 48144 B + 1 KiB).
   static_assert(sizeof(Shared) + kReservedSharedPerBlock <= kMaxStaticShared,
                 "the variant's tile does not fit 48 KiB of shared memory");
+  // The segmented and direct variants are made to fit MIN_BLOCKS blocks per SM through NVX.
+  static_assert(EXCHANGE == kExchangeWhole ||
+                    (sizeof(Shared) + kReservedSharedPerBlock) * MIN_BLOCKS <= kNvxSharedPerSm,
+                "the variant's blocks do not fit the NVX path's 48 KiB per SM");
   static_assert(kTile <= (1u << 16), "ranks are packed in 16 bits");
   static constexpr int kPackedRanks = (ITEMS + 1) / 2;
+  static __device__ __forceinline__ uint32_t rank_of(const uint32_t (&ranks)[kPackedRanks], int u) {
+    return (ranks[u / 2] >> (16 * (u & 1))) & 0xffffu;
+  }
 
   static __device__ __forceinline__ int thread_bin(int u) { return Lookback::thread_bin(u); }
 
@@ -138,36 +195,93 @@ struct OnesweepPass {
       cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values, int(tile_items));
   }
 
-  // Keys (then values) from shared memory (tile order, digit runs contiguous) to their global
-  // places: positions t, t + THREADS, ... so that each run's writes coalesce.
-  template <bool FULL>
-  static __device__ __forceinline__ void scatter(Shared& s, K* __restrict__ keys_out,
-                                                 const V* __restrict__ values_in,
-                                                 V* __restrict__ values_out, DigitOf<K> digits,
-                                                 uint32_t tile_begin, uint32_t tile_items,
-                                                 const uint32_t (&ranks)[kPackedRanks],
-                                                 ValueSlot (&values)[ITEMS]) {
-    uint32_t targets[ITEMS];
+  // Stages the keys (or values) whose ranks fall in segment `seg` of the digit-ordered tile at
+  // their places in the exchange array.
+  template <class T>
+  static __device__ __forceinline__ void stage(T* slots, const T (&items)[ITEMS],
+                                               const uint32_t (&ranks)[kPackedRanks], int seg) {
 #pragma unroll
     for (int u = 0; u < ITEMS; ++u) {
-      const uint32_t i = threadIdx.x + uint32_t(u * THREADS);
-      const K key = s.exchange.keys[i];
-      targets[u] = i + s.digit_shift[digits.Digit(key)];
-      if (FULL || i < tile_items) keys_out[targets[u]] = key;
-      __syncwarp();
+      const uint32_t local = rank_of(ranks, u) - uint32_t(seg) * kSegmentKeys;
+      if (kSegments == 1 || local < kSegmentKeys) slots[local] = items[u];
     }
-    if constexpr (kValues) {
-      if (!EARLY_VALUES) load_values<FULL>(values_in, tile_begin, tile_items, values);
-      __syncthreads();  // every key read from shared memory
-#pragma unroll
-      for (int u = 0; u < ITEMS; ++u)
-        s.exchange.values[(ranks[u / 2] >> (16 * (u & 1))) & 0xffffu] = values[u];
-      __syncthreads();
+  }
+
+  // Keys (then values) from shared memory (tile order, digit runs contiguous) to their global
+  // places: positions t, t + THREADS, ... of each segment, so that each run's writes coalesce.
+  // Segment 0 was staged before the look-back; `keys` holds the later segments' keys (kept in
+  // registers, or loaded again here: kExchangeSegmentsReload).
+  template <bool FULL>
+  static __device__ __forceinline__ void scatter(
+      Shared& s, const K* __restrict__ keys_in, K* __restrict__ keys_out,
+      const V* __restrict__ values_in, V* __restrict__ values_out, DigitOf<K> digits,
+      uint32_t tile_begin, uint32_t tile_items, K (&keys)[ITEMS],
+      const uint32_t (&ranks)[kPackedRanks], ValueSlot (&values)[ITEMS]) {
+    uint32_t targets[ITEMS];
+    if constexpr (kDirect) {
+      // The keys again (from L2): held in registers across the look-back they spilled.
+      if (FULL)
+        cub::LoadDirectWarpStriped(int(threadIdx.x), keys_in + tile_begin, keys);
+      else
+        cub::LoadDirectWarpStriped(int(threadIdx.x), keys_in + tile_begin, keys, int(tile_items),
+                                   ~K(0));
 #pragma unroll
       for (int u = 0; u < ITEMS; ++u) {
-        const uint32_t i = threadIdx.x + uint32_t(u * THREADS);
-        if (FULL || i < tile_items) values_out[targets[u]] = s.exchange.values[i];
-        __syncwarp();
+        const uint32_t rank = rank_of(ranks, u);
+        targets[u] = rank + s.fixed.digit_shift[digits.Digit(keys[u])];
+        if (FULL || rank < tile_items) keys_out[targets[u]] = keys[u];
+      }
+      if constexpr (kValues) {
+        if (!EARLY_VALUES) load_values<FULL>(values_in, tile_begin, tile_items, values);
+#pragma unroll
+        for (int u = 0; u < ITEMS; ++u)
+          if (FULL || rank_of(ranks, u) < tile_items) values_out[targets[u]] = values[u];
+      }
+      return;
+    } else {
+      if constexpr (EXCHANGE == kExchangeSegmentsReload && kSegments > 1) {
+        if (FULL)
+          cub::LoadDirectWarpStriped(int(threadIdx.x), keys_in + tile_begin, keys);
+        else
+          cub::LoadDirectWarpStriped(int(threadIdx.x), keys_in + tile_begin, keys, int(tile_items),
+                                     ~K(0));
+      }
+      if constexpr (kJoint && !EARLY_VALUES)
+        load_values<FULL>(values_in, tile_begin, tile_items, values);
+#pragma unroll
+      for (int seg = 0; seg < kSegments; ++seg) {
+        if (seg > 0) {
+          __syncthreads();  // the previous segment read
+          stage(s.exchange.keys, keys, ranks, seg);
+        }
+        if constexpr (kJoint) stage(s.exchange.joint.values, values, ranks, seg);
+        if (seg > 0 || kJoint) __syncthreads();
+#pragma unroll
+        for (int u = 0; u < kSegmentItems; ++u) {
+          const int item = seg * kSegmentItems + u;
+          if (item >= ITEMS) break;
+          const uint32_t local = threadIdx.x + uint32_t(u * THREADS);
+          const uint32_t i = uint32_t(seg) * kSegmentKeys + local;  // = t + item x THREADS
+          const K key = s.exchange.keys[local];
+          targets[item] = i + s.fixed.digit_shift[digits.Digit(key)];
+          if (FULL || i < tile_items) {
+            keys_out[targets[item]] = key;
+            if constexpr (kJoint) values_out[targets[item]] = s.exchange.joint.values[local];
+          }
+          __syncwarp();
+        }
+      }
+      if constexpr (kValues && !kJoint) {
+        if (!EARLY_VALUES) load_values<FULL>(values_in, tile_begin, tile_items, values);
+        __syncthreads();  // every key read from shared memory
+        stage(s.exchange.values, values, ranks, 0);
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < ITEMS; ++u) {
+          const uint32_t i = threadIdx.x + uint32_t(u * THREADS);
+          if (FULL || i < tile_items) values_out[targets[u]] = s.exchange.values[i];
+          __syncwarp();
+        }
       }
     }
   }
@@ -182,9 +296,9 @@ struct OnesweepPass {
     const DigitOf<K> digits{p.pass * kDigitBits};
     uint32_t* control = state + kStateControl;
     if (t == 0)
-      s.tile =
+      s.fixed.tile =
           p.claim_by_id != 0 ? blockIdx.x : atomicAdd(&control[kControlTileCounter + p.pass], 1u);
-    Lookback::prepare(s.lookback);
+    Lookback::prepare(s.fixed.lookback);
     // This pass's exclusive digit offsets, requested early so their latency hides behind the
     // claim and the keys.
     uint32_t digit_offset[kBins];
@@ -195,7 +309,7 @@ struct OnesweepPass {
           bin < int(kRadix) ? state[kStateOffsets + p.pass * kRadix + uint32_t(bin)] : 0u;
     }
     __syncthreads();
-    const uint32_t tile = s.tile;
+    const uint32_t tile = s.fixed.tile;
     const uint32_t tile_begin = tile * kTile;
     const bool full = p.n - tile_begin >= kTile;
     const uint32_t tile_items = full ? kTile : p.n - tile_begin;
@@ -225,11 +339,17 @@ struct OnesweepPass {
     Rank(s.exchange.rank)
         .RankKeys(keys, ranks, digits, tile_prefix,
                   PublishCounts{bins, table, p.slot_mask, tile, tag, publishes});
-    __syncthreads();  // the ranking's storage becomes the exchange array
+    if constexpr (!kDirect) {
+      __syncthreads();  // the ranking's storage becomes the exchange array
+                        // The first (or only) segment.
 #pragma unroll
-    for (int u = 0; u < ITEMS; ++u) s.exchange.keys[ranks[u]] = keys[u];
-    // The values need the ranks after the look-back: two 16-bit ranks per register meanwhile
-    // (u32+u32 at 384 x 23 spilled 14 registers around the look-back with one rank each).
+      for (int u = 0; u < ITEMS; ++u)
+        if (kSegments == 1 || uint32_t(ranks[u]) < kSegmentKeys)
+          s.exchange.keys[ranks[u]] = keys[u];
+    }
+    // The values (and the later segments' keys) need the ranks after the look-back: two 16-bit
+    // ranks per register meanwhile (u32+u32 at 384 x 23 spilled 14 registers around the
+    // look-back with one rank each).
     uint32_t packed_ranks[kPackedRanks];
 #pragma unroll
     for (int u = 0; u < kPackedRanks; ++u) {
@@ -241,12 +361,12 @@ struct OnesweepPass {
 #pragma unroll
     for (int u = 0; u < kBins; ++u) {
       const int bin = thread_bin(u);
-      if (bin < int(kRadix)) s.digit_shift[bin] = digit_offset[u] - uint32_t(tile_prefix[u]);
+      if (bin < int(kRadix)) s.fixed.digit_shift[bin] = digit_offset[u] - uint32_t(tile_prefix[u]);
     }
 
     // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
     uint32_t exclusive[kBins];
-    Lookback::run(s.lookback, keys_in, table, control + kControlFallbacks,
+    Lookback::run(s.fixed.lookback, keys_in, table, control + kControlFallbacks,
                   LookbackParams{p.n, digits.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
                   exclusive);
 #pragma unroll
@@ -256,17 +376,17 @@ struct OnesweepPass {
       if (publishes && tile != 0)
         Lookback::publish(table, p.slot_mask, tile, uint32_t(bin), tag, true,
                           exclusive[u] + uint32_t(bins[u]));
-      s.digit_shift[bin] += exclusive[u];
+      s.fixed.digit_shift[bin] += exclusive[u];
     }
     __syncthreads();
 
     // 5. Scatter.
     if (full)
-      scatter<true>(s, keys_out, values_in, values_out, digits, tile_begin, tile_items,
-                    packed_ranks, values);
+      scatter<true>(s, keys_in, keys_out, values_in, values_out, digits, tile_begin, tile_items,
+                    keys, packed_ranks, values);
     else
-      scatter<false>(s, keys_out, values_in, values_out, digits, tile_begin, tile_items,
-                     packed_ranks, values);
+      scatter<false>(s, keys_in, keys_out, values_in, values_out, digits, tile_begin, tile_items,
+                     keys, packed_ranks, values);
   }
 };
 
@@ -347,8 +467,8 @@ struct Histogram {
 };
 
 template <class K, class V, uint32_t ITEMS>
-using PassOf = OnesweepPass<K, V, kThreads, int(ITEMS), int(kVariant.lookback_window),
-                            kVariant.early_values != 0>;
+using PassOf = OnesweepPass<K, V, kThreads, int(ITEMS), kMinBlocks, int(kVariant.lookback_window),
+                            kVariant.early_values != 0, kVariant.exchange>;
 
 }  // namespace
 }  // namespace nvx_onesweep
@@ -447,10 +567,10 @@ __device__ __forceinline__ void residency_static(unsigned long long* out, uint32
   __shared__ uint32_t words[kBytes / 4];
   residency_body(words, kBytes / 4, out, spin_ns);
 }
-#define NVX_RESIDENCY_STATIC(kib)                                                      \
-  extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)                   \
-      selftest_residency_static_##kib(unsigned long long* out, uint32_t spin_ns) {     \
-    residency_static<kib * 1024>(out, spin_ns);                                        \
+#define NVX_RESIDENCY_STATIC(kib)                                                  \
+  extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)               \
+      selftest_residency_static_##kib(unsigned long long* out, uint32_t spin_ns) { \
+    residency_static<kib * 1024>(out, spin_ns);                                    \
   }
 NVX_RESIDENCY_STATIC(8)
 NVX_RESIDENCY_STATIC(16)
@@ -464,4 +584,30 @@ extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
 extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
     selftest_residency_u64(unsigned long long* out, uint32_t spin_ns) {
   residency<PassOf<unsigned long long, NoValue, kVariant.items_u64>>(out, spin_ns);
+}
+extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
+    selftest_residency_u32_u32(unsigned long long* out, uint32_t spin_ns) {
+  residency<PassOf<uint32_t, uint32_t, kVariant.items_u32_u32>>(out, spin_ns);
+}
+extern "C" __global__ void __launch_bounds__(kThreads, kMinBlocks)
+    selftest_residency_u64_u32(unsigned long long* out, uint32_t spin_ns) {
+  residency<PassOf<unsigned long long, uint32_t, kVariant.items_u64_u32>>(out, spin_ns);
+}
+
+// The pass kernels' exchange shape (main.cpp --self-test and --info): per key type (u32,
+// u32+u32, u64, u64+u32) keys per thread, exchange segments (0: direct scatter), keys per
+// thread in a segment, static shared bytes of the block.
+template <class Pass>
+__device__ __forceinline__ void shape_of(uint32_t* out) {
+  out[0] = uint32_t(Pass::kTile / uint32_t(kThreads));
+  out[1] = uint32_t(Pass::kSegments);
+  out[2] = uint32_t(Pass::kSegmentItems);
+  out[3] = uint32_t(sizeof(typename Pass::Shared));
+}
+extern "C" __global__ void selftest_shape(uint32_t* out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  shape_of<PassOf<uint32_t, NoValue, kVariant.items_u32>>(out);
+  shape_of<PassOf<uint32_t, uint32_t, kVariant.items_u32_u32>>(out + 4);
+  shape_of<PassOf<unsigned long long, NoValue, kVariant.items_u64>>(out + 8);
+  shape_of<PassOf<unsigned long long, uint32_t, kVariant.items_u64_u32>>(out + 12);
 }

@@ -9,6 +9,11 @@
 #                        under the repository root, else ./nvx_onesweep)
 #   FULL=1               also the slower checks (fallbacks, PTX, variants) and the extra timings;
 #                        by default: self-test, the main correctness checks, the main timing table
+#   QUICK_VARIANTS=1     instead: the variants made for the NVX path's 48 KiB of shared memory per
+#                        SM, about 7 minutes: self-test (residency of each variant's pass shapes
+#                        through both paths) and checks of those variants through nvx and cuda,
+#                        then every variant timed (nvx and CUB; then nvx, cuda and CUB at 2^24
+#                        and 2^26) for all four key types at 2^20, 2^24, 2^26, 2^28
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -56,10 +61,7 @@ step() {
 } | tee -a "$summary"
 
 # Device, variants, registers as loaded (cudaFuncGetAttributes), ptxas reports of the build.
-step info 60 --info
-# Stage by stage first (parameters echoed, a copy, histogram, each pass; blocks per SM): names
-# the first stage that breaks, for the Vulkan (NVX) and the CUDA runtime launches.
-step self_test 120 --self-test --types u32,u32+u32,u64
+step info 60 --info --variants all
 mkdir -p "$out/kernels"
 "$bin" --write-kernels "$out/kernels" >/dev/null 2>&1
 if command -v cuobjdump >/dev/null; then
@@ -71,12 +73,49 @@ else
   echo "no cuobjdump here: see kernels/*.ptxas.txt and info.log" >"$out/resource_usage.txt"
 fi
 
+if [[ -n ${QUICK_VARIANTS:-} ]]; then
+  # The variants made to fit the NVX path's 48 KiB of shared memory per SM (layout.hpp).
+  new=384x20seg,384x20segrl,384x20direct,512x15seg,256x16seg3,1024x12seg1
+  # Stage by stage for each, both paths, all four key types; each variant's pass shapes
+  # (segments, shared bytes) and how many of its blocks are resident per SM through each path
+  # (the first variant in the list also probes plain shared memory sizes).
+  step self_test_variants 100 --self-test --variants "384x20,$new"
+  # Every output compared whole: partial tiles, one key, two distributions, all four types (the
+  # timings below check every output at 2^20..2^28 too).
+  step check_variants 80 --check --runs 2 --variants "$new" --impls nvx,cuda \
+    --sizes 1,2,1000,7679,7680,7681,100003,1048593 --dists uniform,equal
+  # The look-back's fallback under the new exchanges: every third tile never publishes.
+  step check_variants_refuse 45 --check --runs 1 --variants "$new" --impls nvx,cuda --refuse 3 \
+    --spin-limit 4 --sizes 100003,1048576
+  # The default and the new variants on the same inputs, one row per variant, NVX beside CUB at
+  # every size (32- and 64-bit keys in two steps, so that a time-out loses one half only).
+  spin=(--min-spinup-s 0.2 --max-spinup-s 1.5 --first-spinup-s 1)
+  sizes=1048576,16777216,67108864,268435456
+  step timing_variants_32 120 --variants "384x20,$new" --impls nvx,cub --types u32,u32+u32 \
+    --sizes $sizes "${spin[@]}" --csv "$out/timing.csv"
+  step timing_variants_64 160 --variants "384x20,$new" --impls nvx,cub --types u64,u64+u32 \
+    --sizes $sizes "${spin[@]}" --csv "$out/timing.csv"
+  # The same kernels through the CUDA runtime (their speed without the NVX path's limits).
+  step timing_variants_cuda 90 --variants "384x20,$new" --impls cuda,cub \
+    --sizes 16777216,67108864 "${spin[@]}" --csv "$out/timing.csv"
+  # The older variants (one block per SM through NVX; 256x16 two for 32-bit keys), for completeness.
+  step timing_variants_old 60 --variants 384x20w1,384x20ev,256x16,512x15 --impls nvx,cub \
+    --sizes 16777216,67108864 "${spin[@]}" --csv "$out/timing.csv"
+  echo "total $((SECONDS - started)) s, $failures step(s) failed" | tee -a "$summary"
+  [[ $failures -eq 0 ]]
+  exit
+fi
+
+# Stage by stage first (parameters echoed, a copy, histogram, each pass; blocks per SM): names
+# the first stage that breaks, for the Vulkan (NVX) and the CUDA runtime launches.
+step self_test 120 --self-test --types u32,u32+u32,u64
+
 # Correctness: every output compared whole with the host reference (keys; values = the stable
 # permutation), odd sizes (partial last tiles, one key), four distributions, all four key types.
 small=1,2,1000,7679,7680,7681,100003,1048593
 step check_small 120 --check --runs 2 --sizes $small --dists uniform,equal
 step check_large 120 --check --runs 3 --sizes 16777216,16777259
-# The CUDA runtime path's u32 keys-only failures at 1000..7681 keys came with the cubin only.
+# The CUDA runtime path once read stale uploads (keys-only, 1000..7681 keys; README.md): the PTX too.
 step check_ptx_small 60 --check --ptx --impls cuda --types u32,u32+u32 --sizes 1000,7681 --dists uniform,equal
 if [[ -n ${FULL:-} ]]; then
 # The decoupled fallback: tiles that never publish (successors must recount them), a table of
@@ -88,7 +127,8 @@ step check_fallback_slots 120 --check --impls nvx,cuda --slots 2 --sizes 1048576
 step check_claim_by_id 120 --check --impls nvx,cuda --claim-by-id --refuse 5 --spin-limit 8 --sizes 1048576
 step check_ptx 120 --check --ptx --impls nvx,cuda --sizes 1000,1048576,16777259
 step check_all_barriers 60 --check --all-barriers --impls nvx --sizes 1048576,16777259
-for variant in 384x20w1 384x20ev 256x16 512x15; do
+for variant in 384x20w1 384x20ev 256x16 512x15 384x20seg 384x20segrl 384x20direct 512x15seg \
+               256x16seg3 1024x12seg1; do
   step "check_variant_$variant" 60 --check --variant "$variant" --impls nvx --sizes 7681,1048593,16777259
 done
 fi
@@ -100,7 +140,8 @@ if [[ -n ${FULL:-} ]]; then
   step timing_ptx 90 --ptx --impls nvx,cuda --types u32,u32+u32 --sizes 16777216,268435456 --csv "$out/timing.csv"
   step timing_claim_by_id 90 --claim-by-id --impls nvx,cuda --types u32,u32+u32 --sizes 16777216,268435456 \
     --csv "$out/timing.csv"
-  for variant in 384x20w1 384x20ev 256x16 512x15; do
+  for variant in 384x20w1 384x20ev 256x16 512x15 384x20seg 384x20segrl 384x20direct 512x15seg \
+                 256x16seg3 1024x12seg1; do
     step "timing_variant_$variant" 90 --variant "$variant" --impls nvx --types u32,u32+u32,u64 \
       --sizes 16777216,67108864 --csv "$out/timing.csv"
   done
