@@ -280,7 +280,8 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
 
 std::vector<Algorithm> available_algorithms(Context& ctx) {
   std::vector<Algorithm> found;
-  for (uint32_t a = 0; a <= uint32_t(Algorithm::partition); ++a) {
+  const uint32_t count = uint32_t(algorithm_names().size());
+  for (uint32_t a = 0; a < count; ++a) {
     try {
       Sorter probe(ctx, {.key = KeyType::u32, .algorithm = Algorithm(a)});
       found.push_back(Algorithm(a));

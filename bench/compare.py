@@ -28,7 +28,8 @@ import sys
 import tempfile
 
 CONFIG_ORDER = ["u32", "u64", "f32", "u32+u32", "u64+u32", "u32-skew99", "u32+u32-skew99"]
-ALGORITHM_ORDER = ["automatic", "onesweep", "radix_reduce_scan", "bitonic", "odd_even", "partition"]
+# Algorithms in the order the benchmark wrote them (the library's registry order), automatic first.
+ALGORITHM_ORDER = []
 
 
 def load(path):
@@ -67,6 +68,9 @@ def measured(doc):
         if "skipped" in r or not steady(r):
             continue
         name = "CUB" if doc["implementation"] == "cub" else r["algorithm"]
+        if name != "CUB" and name not in ALGORITHM_ORDER:
+            ALGORITHM_ORDER.append(name)
+            ALGORITHM_ORDER.sort(key=lambda a: a != "automatic")
         table.setdefault((r["config"], r["n"]), {})[name] = r["gkeys_per_s"]
     return table
 

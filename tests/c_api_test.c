@@ -98,6 +98,44 @@ static int is_stable_sort_u32(const uint32_t* input, const uint32_t* keys, const
   return ok;
 }
 
+/* An algorithm by name (the reference and experimental ones have no enumerator). */
+static gpusort_algorithm algorithm_named(const char* name) {
+  gpusort_algorithm a = GPUSORT_ALGORITHM_AUTOMATIC;
+  if (gpusort_algorithm_from_name(name, &a) != GPUSORT_OK) {
+    fprintf(stderr, "gpusort_algorithm_from_name(\"%s\"): %s\n", name, gpusort_last_error());
+    exit(1);
+  }
+  return a;
+}
+
+/* Names and values agree both ways; unknown names and NULL arguments are refused by name. */
+static void test_algorithm_names(void) {
+  static const char* const expected[] = {"automatic", "onesweep", "radix_reduce_scan",
+                                         "bitonic",   "odd_even", "partition"};
+  const uint32_t count = sizeof expected / sizeof expected[0];
+  for (uint32_t i = 0; i < count; ++i) {
+    const char* name = gpusort_algorithm_name(i);
+    CHECK(name && strcmp(name, expected[i]) == 0, "algorithm %u is named %s, expected %s", i,
+          name ? name : "NULL", expected[i]);
+    gpusort_algorithm a = (gpusort_algorithm)99;
+    CHECK_OK(gpusort_algorithm_from_name(expected[i], &a));
+    CHECK((uint32_t)a == i, "gpusort_algorithm_from_name(%s) gave %u, expected %u", expected[i],
+          (uint32_t)a, i);
+  }
+  CHECK(gpusort_algorithm_name(count) == NULL, "a name past the last algorithm");
+  CHECK(algorithm_named("automatic") == GPUSORT_ALGORITHM_AUTOMATIC &&
+            algorithm_named("onesweep") == GPUSORT_ALGORITHM_ONESWEEP,
+        "the stable enumerators match their names");
+  gpusort_algorithm a = GPUSORT_ALGORITHM_AUTOMATIC;
+  CHECK_ERROR(gpusort_algorithm_from_name("quick", &a), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_algorithm_from_name: unknown algorithm 'quick' (expected one of "
+              "automatic, onesweep, radix_reduce_scan, bitonic, odd_even, partition)");
+  CHECK_ERROR(gpusort_algorithm_from_name(NULL, &a), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_algorithm_from_name: name is NULL");
+  CHECK_ERROR(gpusort_algorithm_from_name("bitonic", NULL), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_algorithm_from_name: algorithm is NULL");
+}
+
 static int compare_u64(const void* a, const void* b) {
   uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
   return x < y ? -1 : x > y;
@@ -220,7 +258,7 @@ static void test_errors(gpusort_context* ctx) {
 static void test_segments_errors(gpusort_context* ctx) {
   uint32_t keys[7] = {3, 1, 2, 9, 8, 7, 5}, out[7], values[7] = {0}, indices[7];
   const uint32_t offsets[4] = {0, 3, 3, 7};
-  gpusort_sort_options bitonic = {0, GPUSORT_ALGORITHM_BITONIC, 0, 0};
+  gpusort_sort_options bitonic = {0, algorithm_named("bitonic"), 0, 0};
   gpusort_sort_options algorithm = {0, (gpusort_algorithm)-1, 0, 0};
   gpusort_sort_options bits = {0, GPUSORT_ALGORITHM_AUTOMATIC, 40, 0};
   const gpusort_status invalid = GPUSORT_ERROR_INVALID_ARGUMENT;
@@ -370,7 +408,7 @@ static void test_counts(gpusort_context* ctx) {
   /* The engine face's scratch sizes. */
   gpusort_sorter* sorter = NULL;
   gpusort_segmented_sorter* segmented = NULL;
-  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN};
+  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, algorithm_named("radix_reduce_scan")};
   gpusort_segmented_sorter_config segmented_config = {GPUSORT_KEY_U64, 0, 4};
   CHECK_OK(gpusort_sorter_create(ctx, &config, &sorter));
   CHECK_OK(gpusort_segmented_sorter_create(ctx, &segmented_config, &segmented));
@@ -619,12 +657,12 @@ static void test_engine_errors(gpusort_context* ctx) {
   CHECK_ERROR(gpusort_segmented_sorter_create(ctx, &bad_segmented, &segmented), invalid,
               "gpusort_segmented_sorter_create: config->offset_bytes must be 4 or 8, not 2");
   bad_segmented.offset_bytes = 8;
-  bad_segmented.algorithm = GPUSORT_ALGORITHM_BITONIC;
+  bad_segmented.algorithm = algorithm_named("bitonic");
   CHECK_ERROR(gpusort_segmented_sorter_create(ctx, &bad_segmented, &segmented), invalid,
               "gpusort_segmented_sorter_create: segmented sort and argsort need a stable sort: "
               "bitonic is not stable");
 
-  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN};
+  gpusort_sorter_config config = {GPUSORT_KEY_U32, 0, algorithm_named("radix_reduce_scan")};
   gpusort_segmented_sorter_config segmented_config = {GPUSORT_KEY_U64, 4, 4};
   CHECK_OK(gpusort_sorter_create(ctx, &config, &sorter));
   CHECK_OK(gpusort_segmented_sorter_create(ctx, &segmented_config, &segmented));
@@ -846,6 +884,7 @@ int main(void) {
     printf("0 passed, 1 failed\n");
     return 1;
   }
+  test_algorithm_names();
   test_convenient_face(ctx);
   test_segments(ctx);
   test_errors(ctx);

@@ -155,18 +155,10 @@ void copy(VkCommandBuffer cmd, const CallerBuffer& src, VkDeviceSize src_offset,
   vkCmdCopyBuffer(cmd, src.buffer(), dst.buffer(), 1, &region);
 }
 
-// Every Algorithm value the library names; a constructor that says "not available yet" marks
-// one that is not merged yet.
+// Every Algorithm value the library names (its registry, through algorithm_names).
 std::vector<Algorithm> every_algorithm() {
   std::vector<Algorithm> all;
-  for (uint32_t i = 0;; ++i) {
-    try {
-      to_string(Algorithm(i));
-    } catch (const std::out_of_range&) {
-      break;
-    }
-    all.push_back(Algorithm(i));
-  }
+  for (const std::string& name : algorithm_names()) all.push_back(parse_algorithm(name));
   return all;
 }
 

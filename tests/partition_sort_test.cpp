@@ -4,6 +4,7 @@
 // reversed, keys differing only in their low bits, NaN-laden floats) through the internal face,
 // where each check also reads back which path the GPU took (partition by which digit, or
 // Onesweep) and asserts it, with a GPU-side count and with several buckets and one huge one.
+#include "algorithms/partition_sort/partition_sort.hpp"
 #include "algorithms/onesweep/onesweep.hpp"
 #include "test_support.hpp"
 #include "vulkan/buffer.hpp"

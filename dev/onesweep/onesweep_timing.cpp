@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "dispatch/dispatch.hpp"
 #include "algorithms/onesweep/onesweep.hpp"
 #include "onesweep_env.hpp"
 #include "vulkan/buffer.hpp"

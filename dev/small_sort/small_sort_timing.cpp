@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 
+#include "dispatch/dispatch.hpp"
 #include "algorithms/small_sort/small_sort.hpp"
 #include "vulkan/buffer.hpp"
 

@@ -45,13 +45,12 @@ typedef enum gpusort_key_type {
   GPUSORT_KEY_F64 = 5
 } gpusort_key_type;
 
+/* The stable algorithms. The reference and experimental ones (radix_reduce_scan, bitonic,
+ * odd_even, partition; gpusort_algorithm_name lists them all) have no enumerator: their values
+ * are not part of the ABI, gpusort_algorithm_from_name gives them. */
 typedef enum gpusort_algorithm {
   GPUSORT_ALGORITHM_AUTOMATIC = 0,
-  GPUSORT_ALGORITHM_ONESWEEP = 1,
-  GPUSORT_ALGORITHM_RADIX_REDUCE_SCAN = 2,
-  GPUSORT_ALGORITHM_BITONIC = 3,
-  GPUSORT_ALGORITHM_ODD_EVEN = 4,
-  GPUSORT_ALGORITHM_PARTITION = 5
+  GPUSORT_ALGORITHM_ONESWEEP = 1
 } gpusort_algorithm;
 
 typedef struct gpusort_context gpusort_context; /* opaque */
@@ -203,6 +202,14 @@ const char* gpusort_last_error(void);
  * or a device-memory GPUSORT_ERROR_OUT_OF_MEMORY). */
 VkResult gpusort_last_vk_result(void);
 const char* gpusort_status_name(gpusort_status status);
+
+/* ---- Algorithms by name ---- */
+
+/* The algorithm named `name` ("automatic", "onesweep", "bitonic", ...) into *algorithm;
+ * GPUSORT_ERROR_INVALID_ARGUMENT, naming the known ones, when there is none of that name. */
+gpusort_status gpusort_algorithm_from_name(const char* name, gpusort_algorithm* algorithm);
+/* The name of algorithm value `index` (0, 1, ... in order), or NULL past the last one. */
+const char* gpusort_algorithm_name(uint32_t index);
 
 #ifdef __cplusplus
 }

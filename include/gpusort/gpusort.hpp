@@ -21,9 +21,14 @@
 namespace gpusort {
 
 enum class KeyType : uint32_t { u32, i32, f32, u64, i64, f64 };
-// partition: one MSD partition pass by the top digit, then every bucket sorted on its
-// own by the segmented sort (src/algorithms/partition_sort.cpp); automatic does not pick it yet.
+// automatic: the small-array sort up to 2^17 keys, Onesweep above (stable). onesweep: Onesweep at
+// every size. The rest are reference and experimental algorithms that automatic never picks:
+// radix_reduce_scan (LSD radix, reduce-then-scan), bitonic (unstable), odd_even (one workgroup),
+// partition (one MSD partition pass by the top digit, then every bucket sorted on its own by the
+// segmented sort). Only automatic and onesweep are in the C API's stable enum.
 enum class Algorithm : uint32_t { automatic, onesweep, radix_reduce_scan, bitonic, odd_even, partition };
+// Every algorithm's name, in enumerator order.
+std::vector<std::string> algorithm_names();
 
 const char* to_string(KeyType type);
 const char* to_string(Algorithm algorithm);

@@ -79,7 +79,8 @@ DeviceInfo = _core.DeviceInfo
 
 #: The algorithm names that algorithm= takes. "automatic" picks a stable one by size; "bitonic"
 #: is not stable; "odd_even" sorts only arrays that fit one workgroup (a few thousand keys).
-ALGORITHMS = ("automatic", "onesweep", "radix_reduce_scan", "bitonic", "odd_even", "partition")
+#: The list comes from the library (its algorithm registry), in its enumerator order.
+ALGORITHMS = tuple(_core.algorithm_names())
 
 _KEY_KINDS = "uif"
 

@@ -443,6 +443,7 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("validation_messages", &gpusort::Context::validation_messages);
 
   m.def("devices", [] { return gpusort::Context::list_devices(); });
+  m.def("algorithm_names", [] { return py::tuple(py::cast(gpusort::algorithm_names())); });
   m.def("sort_inplace", &sort_inplace, py::arg("context"), py::arg("keys"), py::arg("values"),
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));

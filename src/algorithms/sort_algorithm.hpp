@@ -46,19 +46,6 @@ class SortAlgorithm {
   virtual void record(Recorder& rec, const SortTargets& targets) const = 0;
 };
 
-std::unique_ptr<SortAlgorithm> make_radix_reduce_scan(Context::Impl& ctx, const SortSpec& spec);
-// Onesweep as Algorithm::onesweep and automatic use it: the tile shape by n from the device's row
-// of the tuning table (onesweep.cpp).
-std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec);
-// max_bucket: the largest bucket the partition path takes (0: the device's tuned value); tests
-// lower it to reach the Onesweep path (src/algorithms/partition_sort.cpp).
-std::unique_ptr<SortAlgorithm> make_partition_sort(Context::Impl& ctx, const SortSpec& spec);
-std::unique_ptr<SortAlgorithm> make_partition_sort(Context::Impl& ctx, const SortSpec& spec,
-                                                   uint32_t max_bucket);
-// Picks the algorithm for `requested` (automatic: by max_n and device).
-std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
-                                                   Algorithm requested);
-
 inline uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 }  // namespace gpusort

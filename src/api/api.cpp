@@ -2,13 +2,12 @@
 #include <array>
 #include <cstring>
 
-#include "algorithms/networks/networks.hpp"
-#include "algorithms/small_sort/small_sort.hpp"
-#include "primitives/scan.hpp"
 #include "algorithms/sort_algorithm.hpp"
 #include "api/buffer_refs.hpp"
+#include "dispatch/dispatch.hpp"
 #include "host/host_path.hpp"
 #include "host/out_of_core.hpp"
+#include "primitives/scan.hpp"
 #include "vulkan/buffer.hpp"
 
 namespace gpusort {
@@ -16,8 +15,6 @@ namespace gpusort {
 namespace {
 
 constexpr std::array<const char*, 6> key_type_names{"u32", "i32", "f32", "u64", "i64", "f64"};
-constexpr std::array<const char*, 6> algorithm_names{"automatic", "onesweep", "radix_reduce_scan",
-                                                     "bitonic",   "odd_even", "partition"};
 
 template <size_t N>
 std::string joined(const std::array<const char*, N>& names) {
@@ -37,20 +34,11 @@ void check_count(uint64_t n, uint64_t limit = max_elements) {
 const char* to_string(KeyType type) {
   return key_type_names.at(size_t(type));
 }
-const char* to_string(Algorithm algorithm) {
-  return algorithm_names.at(size_t(algorithm));
-}
 
 KeyType parse_key_type(const std::string& text) {
   for (size_t i = 0; i < key_type_names.size(); ++i)
     if (text == key_type_names[i]) return KeyType(i);
   throw Error("unknown key type '" + text + "' (expected one of " + joined(key_type_names) + ")");
-}
-
-Algorithm parse_algorithm(const std::string& text) {
-  for (size_t i = 0; i < algorithm_names.size(); ++i)
-    if (text == algorithm_names[i]) return Algorithm(i);
-  throw Error("unknown algorithm '" + text + "' (expected one of " + joined(algorithm_names) + ")");
 }
 
 uint32_t key_bytes(KeyType type) {
@@ -98,40 +86,6 @@ SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint
                 ") is empty or beyond the " + std::to_string(width) + "-bit " + to_string(key) +
                 " key");
   return s;
-}
-
-// automatic: a size switch, decided per recording from max_n. The small-array sort takes n up to
-// 2^17 in the bands of automatic_small_bands: one workgroup sorts up to 1024 keys (2048 without
-// values) in one dispatch; above, tiles are sorted by one workgroup each and merged by rank in one
-// or two more.
-// Larger arrays take Onesweep, which beats radix_reduce_scan at every size measured on the H100
-// (docs/design/onesweep.md). Every branch is stable.
-std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec) {
-  std::unique_ptr<SortAlgorithm> sort = make_onesweep(ctx, spec);
-  const std::vector<SmallSortBand> bands = automatic_small_bands(ctx, spec);
-  for (auto band = bands.rbegin(); band != bands.rend(); ++band)
-    sort = make_size_switch(make_small_sort(ctx, spec, band->shape), band->max_n, std::move(sort));
-  return sort;
-}
-
-std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const SortSpec& spec,
-                                                   Algorithm requested) {
-  switch (requested) {
-    case Algorithm::automatic:
-      return make_automatic(ctx, spec);
-    case Algorithm::onesweep:
-      return make_onesweep(ctx, spec);
-    case Algorithm::radix_reduce_scan:
-      return make_radix_reduce_scan(ctx, spec);
-    case Algorithm::bitonic:
-      return make_bitonic(ctx, spec);
-    case Algorithm::odd_even:
-      return make_odd_even(ctx, spec);
-    case Algorithm::partition:
-      return make_partition_sort(ctx, spec);
-    default:
-      throw Error(std::string("algorithm '") + to_string(requested) + "' is not available yet");
-  }
 }
 
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "dispatch/dispatch.hpp"
 #include "vulkan/context_impl.hpp"
 
 static_assert(GPUSORT_KEY_F64 == uint32_t(gpusort::KeyType::f64));
-static_assert(GPUSORT_ALGORITHM_ODD_EVEN == uint32_t(gpusort::Algorithm::odd_even));
-static_assert(GPUSORT_ALGORITHM_PARTITION == uint32_t(gpusort::Algorithm::partition));
+static_assert(GPUSORT_ALGORITHM_ONESWEEP == uint32_t(gpusort::Algorithm::onesweep));
 
 struct gpusort_context {
   gpusort::Context context;
@@ -126,7 +126,7 @@ gpusort::KeyType key_type(gpusort_key_type t, const char* what) {
 }
 
 gpusort::Algorithm algorithm(gpusort_algorithm a, const char* what) {
-  if (uint32_t(a) > uint32_t(GPUSORT_ALGORITHM_PARTITION))
+  if (uint32_t(a) >= gpusort::algorithm_registry().size())
     invalid(std::string(what) + " " + std::to_string(int(a)) + " is not a gpusort_algorithm");
   return gpusort::Algorithm(a);
 }
@@ -441,6 +441,19 @@ const char* gpusort_last_error(void) {
 }
 VkResult gpusort_last_vk_result(void) {
   return last_vk_result;
+}
+
+gpusort_status gpusort_algorithm_from_name(const char* name, gpusort_algorithm* algorithm) {
+  return guarded("gpusort_algorithm_from_name", [&] {
+    require(name, "name");
+    require(algorithm, "algorithm");
+    *algorithm = gpusort_algorithm(gpusort::parse_algorithm(name));
+  });
+}
+
+const char* gpusort_algorithm_name(uint32_t index) {
+  const auto registry = gpusort::algorithm_registry();
+  return index < registry.size() ? registry[index].name : nullptr;
 }
 
 const char* gpusort_status_name(gpusort_status status) {

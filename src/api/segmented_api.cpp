@@ -1,12 +1,12 @@
 // Segmented sort and argsort, both faces: offsets checked on the host, the convenient face
 // through HostPath::run (only what the call needs goes up and comes down), and SegmentedSorter.
+#include <cstring>
+#include <vector>
+
 #include "algorithms/segmented_sort/segmented_sort.hpp"
 #include "api/buffer_refs.hpp"
 #include "host/host_path.hpp"
 #include "vulkan/buffer.hpp"
-
-#include <cstring>
-#include <vector>
 
 namespace gpusort {
 
@@ -39,11 +39,10 @@ void check_offsets(const SegmentOffsets& o, uint64_t n) {
   if (!o.data) throw Error("segment offsets: " + std::to_string(o.count) + " of them, but no data");
   check_elements(o.count - 1, "segments");
   const uint64_t first = offset_at(o, 0), last = offset_at(o, o.count - 1);
-  if (first != 0)
-    throw Error("segment offsets: the first is " + std::to_string(first) + ", not 0");
+  if (first != 0) throw Error("segment offsets: the first is " + std::to_string(first) + ", not 0");
   if (last != n)
-    throw Error("segment offsets: the last is " + std::to_string(last) + ", not n = " +
-                std::to_string(n) + " (the number of keys)");
+    throw Error("segment offsets: the last is " + std::to_string(last) +
+                ", not n = " + std::to_string(n) + " (the number of keys)");
   uint64_t previous = first;
   for (uint64_t i = 1; i < o.count; ++i) {
     const uint64_t v = offset_at(o, i);
@@ -81,8 +80,8 @@ void sort_segments_streamed(Context& ctx, KeyType key_type, uint64_t n, const Ho
                             const SegmentOffsets& offsets, const HostWriter& indices,
                             uint32_t index_bytes, const SortOptions& options) {
   check_elements(n, "elements");
-  const SortSpec spec = make_sort_spec(key_type, value_bytes, options.descending,
-                                       options.begin_bit, options.end_bit);
+  const SortSpec spec =
+      make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
   if (!keys.read) throw Error("sort_segments_streamed: the keys need a reader");
   if (value_bytes && (!values.read || !values.write))
     throw Error("sort_segments_streamed: the values need a reader and a writer");
@@ -182,8 +181,10 @@ struct SegmentedSorter::Impl {
     if (spec.sort.value_words == 0 && values.buffer)
       fail("values given, but the SegmentedSorter was configured with value_bytes = 0");
     if (spec.sort.value_words != 0 && !values.buffer)
-      fail("values.buffer is VK_NULL_HANDLE, but the SegmentedSorter was configured with "
-           "value_bytes = " + std::to_string(config.value_bytes));
+      fail(
+          "values.buffer is VK_NULL_HANDLE, but the SegmentedSorter was configured with "
+          "value_bytes = " +
+          std::to_string(config.value_bytes));
     if (spec.sort.value_words) t.values = address(values, "values", 16);
     t.offsets = address(offsets, "offsets", config.offset_bytes);
     if (indices.buffer) t.indices = address(indices, "indices", 16);
@@ -194,16 +195,15 @@ struct SegmentedSorter::Impl {
     t.n = n;
     t.segments = segments;
 
-    refuse_overlaps(
-        call,
-        {{"keys", t.keys, t.keys + n * spec.sort.key_words * 4},
-         {"values", t.values, t.values + n * spec.sort.value_words * 4},
-         {"offsets", t.offsets, t.offsets + (segments + 1) * config.offset_bytes},
-         {"indices", t.indices, t.indices + (t.indices ? n * 4 : 0)},
-         {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(n, segments)},
-         {"segment_count", t.segment_count_address,
-          t.segment_count_address + (segment_count ? 4 : 0)}},
-        std::to_string(n) + " elements and " + std::to_string(segments) + " segments");
+    refuse_overlaps(call,
+                    {{"keys", t.keys, t.keys + n * spec.sort.key_words * 4},
+                     {"values", t.values, t.values + n * spec.sort.value_words * 4},
+                     {"offsets", t.offsets, t.offsets + (segments + 1) * config.offset_bytes},
+                     {"indices", t.indices, t.indices + (t.indices ? n * 4 : 0)},
+                     {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(n, segments)},
+                     {"segment_count", t.segment_count_address,
+                      t.segment_count_address + (segment_count ? 4 : 0)}},
+                    std::to_string(n) + " elements and " + std::to_string(segments) + " segments");
 
     Recorder rec(ctx, cmd);
     algorithm->record(rec, t);
@@ -272,7 +272,9 @@ const SegmentedSorter::Impl& valid(const std::unique_ptr<SegmentedSorter::Impl>&
 }
 }  // namespace
 
-const SegmentedSorterConfig& SegmentedSorter::config() const { return valid(impl_).config; }
+const SegmentedSorterConfig& SegmentedSorter::config() const {
+  return valid(impl_).config;
+}
 
 uint64_t SegmentedSorter::scratch_bytes(uint64_t max_n, uint64_t max_segments) const {
   check_elements(max_n, "elements");

@@ -1,4 +1,5 @@
 // The convenient face between host memory and the device (see host_path.hpp).
+#include "dispatch/dispatch.hpp"
 #include "host/host_path.hpp"
 
 #include <algorithm>

@@ -23,7 +23,9 @@ struct ScanAddPush {
   uint32_t n, block_count;
 };
 
-uint64_t element_bytes(const ScanSpec& spec) { return spec.u64 ? 8 : 4; }
+uint64_t element_bytes(const ScanSpec& spec) {
+  return spec.u64 ? 8 : 4;
+}
 
 }  // namespace
 

@@ -3,10 +3,10 @@
 // specialization constants.
 #pragma once
 
-#include "algorithms/sort_algorithm.hpp"
-
 #include <algorithm>
 #include <bit>
+
+#include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {
 
@@ -25,7 +25,9 @@ inline uint64_t max_tile_slots(const Context::Impl& ctx, const SortSpec& spec) {
   return slots;
 }
 
-inline uint64_t ceil_pow2(uint64_t x) { return x <= 1 ? 1 : std::bit_ceil(x); }
+inline uint64_t ceil_pow2(uint64_t x) {
+  return x <= 1 ? 1 : std::bit_ceil(x);
+}
 
 // Specialization constants 0..7 of shaders/include/tile_sort.glsl (bitonic_global and
 // small_sort_merge use the same first ones).
@@ -45,7 +47,8 @@ uint32_t max_comparison_workgroup(const Context::Impl& ctx);
 // are required where the device can) to max_comparison_workgroup.
 inline uint32_t clamp_workgroup(const Context::Impl& ctx, uint64_t wanted) {
   constexpr uint32_t min_workgroup = 64;
-  return uint32_t(std::clamp<uint64_t>(ceil_pow2(wanted), min_workgroup, max_comparison_workgroup(ctx)));
+  return uint32_t(
+      std::clamp<uint64_t>(ceil_pow2(wanted), min_workgroup, max_comparison_workgroup(ctx)));
 }
 
 }  // namespace gpusort

@@ -529,8 +529,10 @@ CommandRegistration registration([](CLI::App& app) {
       "Value element type: u32 or u64 (any of the key types works; required for raw VIN, must "
       "match a .npy dtype)");
   cmd->add_flag("-d,--descending", args->descending, "Sort in descending order (still stable)");
-  cmd->add_option("-a,--algorithm", args->algorithm,
-                  "automatic, onesweep, radix_reduce_scan, bitonic, odd_even or partition")
+  std::string algorithms;
+  for (const std::string& name : gpusort::algorithm_names())
+    algorithms += (algorithms.empty() ? "" : ", ") + name;
+  cmd->add_option("-a,--algorithm", args->algorithm, "One of: " + algorithms)
       ->capture_default_str();
   cmd->add_option("--device", args->device,
                   "Device index or name substring (default: GPUSORT_DEVICE, else the best device)");

@@ -42,11 +42,9 @@ class OddEven final : public SortAlgorithm {
     if (n > capacity_)
       throw Error("odd_even sorts at most " + std::to_string(capacity_) + " " +
                   to_string(spec_.key) + " keys" +
-                  (spec_.value_words ? " with values" : std::string()) + " on " +
-                  ctx_.info.name + " (one workgroup's " +
-                  std::to_string(ctx_.info.shared_memory_bytes) +
-                  " bytes of shared memory), not " + std::to_string(n) +
-                  ": use another algorithm");
+                  (spec_.value_words ? " with values" : std::string()) + " on " + ctx_.info.name +
+                  " (one workgroup's " + std::to_string(ctx_.info.shared_memory_bytes) +
+                  " bytes of shared memory), not " + std::to_string(n) + ": use another algorithm");
   }
 
   Context::Impl& ctx_;

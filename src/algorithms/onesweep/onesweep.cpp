@@ -24,6 +24,7 @@
 #include <bit>
 
 #include "algorithms/small_sort/small_sort.hpp"
+#include "dispatch/dispatch.hpp"
 
 namespace gpusort {
 

@@ -17,6 +17,8 @@
 // skewed input (all keys equal, a bucket holding 99 %) costs Onesweep plus the three early-exit
 // dispatches of the path not taken. Stable: the scatter and the segmented sort both are.
 // Scratch: Onesweep's, then 257 bucket offsets and the segment count, then the segmented sort's.
+#include "algorithms/partition_sort/partition_sort.hpp"
+
 #include "algorithms/onesweep/onesweep.hpp"
 #include "algorithms/segmented_sort/segmented_sort.hpp"
 

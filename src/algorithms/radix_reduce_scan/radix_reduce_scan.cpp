@@ -6,8 +6,10 @@
 //                 scratch. G is bounded, so scratch beyond the key/value copies is O(G).
 // The first pass maps keys to radix order on read and the last maps them back on write; an odd
 // pass count ends with one copy back into the caller's buffers.
-#include "primitives/scan.hpp"
+#include "algorithms/radix_reduce_scan/radix_reduce_scan.hpp"
+
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/scan.hpp"
 
 namespace gpusort {
 
@@ -43,7 +45,9 @@ class RadixReduceScan final : public SortAlgorithm {
       workgroup_ /= 2;
   }
 
-  uint32_t passes() const { return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits; }
+  uint32_t passes() const {
+    return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
+  }
 
   uint32_t group_count(uint64_t max_n) const {
     uint64_t g = (max_n + min_keys_per_group - 1) / min_keys_per_group;
@@ -97,7 +101,8 @@ class RadixReduceScan final : public SortAlgorithm {
 
   void record_copy_back(Recorder& rec, const SortTargets& t, VkDeviceAddress keys,
                         VkDeviceAddress values) const {
-    uint32_t groups = uint32_t(std::min<uint64_t>((t.n + copy_workgroup - 1) / copy_workgroup, 4096));
+    uint32_t groups =
+        uint32_t(std::min<uint64_t>((t.n + copy_workgroup - 1) / copy_workgroup, 4096));
     rec.dispatch("copy_elements", {copy_workgroup, spec_.key_words}, groups,
                  CopyPush{keys, t.keys, t.count_address, uint32_t(t.n), groups});
     if (spec_.value_words)

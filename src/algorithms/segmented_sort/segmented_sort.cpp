@@ -53,6 +53,7 @@
 #include <bit>
 
 #include "algorithms/small_sort/small_sort.hpp"
+#include "dispatch/dispatch.hpp"
 
 namespace gpusort {
 

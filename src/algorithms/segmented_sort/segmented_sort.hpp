@@ -52,8 +52,8 @@ struct SegmentedClassTable {
 };
 SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSpec& spec);
 
-// Shapes of segment_bucket (the medium classes' scatter) and of the size classes, for development tools
-// (dev/segmented); 0: the default.
+// Shapes of segment_bucket (the medium classes' scatter) and of the size classes, for development
+// tools (dev/segmented); 0: the default.
 struct SegmentedOptions {
   uint32_t bucket_workgroup = 0;
   uint32_t bucket_keys_per_thread = 0;

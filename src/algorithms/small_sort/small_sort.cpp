@@ -182,37 +182,17 @@ class SmallSort final : public SortAlgorithm {
   SmallSortShape shape_;
 };
 
-class SizeSwitch final : public SortAlgorithm {
- public:
-  SizeSwitch(std::unique_ptr<SortAlgorithm> small, uint64_t small_max_n,
-             std::unique_ptr<SortAlgorithm> large)
-      : small_(std::move(small)), small_max_n_(small_max_n), large_(std::move(large)) {}
-
-  const SortAlgorithm& choose(uint64_t max_n) const {
-    return max_n <= small_max_n_ ? *small_ : *large_;
-  }
-  uint64_t scratch_bytes(uint64_t max_n) const override {
-    return choose(max_n).scratch_bytes(max_n);
-  }
-  void record(Recorder& rec, const SortTargets& t) const override { choose(t.n).record(rec, t); }
-  uint64_t max_elements() const override { return large_->max_elements(); }
-
- private:
-  std::unique_ptr<SortAlgorithm> small_;
-  uint64_t small_max_n_;
-  std::unique_ptr<SortAlgorithm> large_;
-};
-
 }  // namespace
 
 uint32_t subgroup_sort_lanes(const Context::Impl& ctx) {
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   properties.pNext = &subgroup;
   vkGetPhysicalDeviceProperties2(ctx.physical, &properties);
   const bool shuffle = (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) != 0;
-  const bool fixed_size = ctx.info.subgroup_size_control ||
-                          ctx.info.min_subgroup_size == ctx.info.max_subgroup_size;
+  const bool fixed_size =
+      ctx.info.subgroup_size_control || ctx.info.min_subgroup_size == ctx.info.max_subgroup_size;
   return shuffle && fixed_size ? ctx.info.subgroup_size : 1;
 }
 
@@ -305,12 +285,6 @@ uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spe
 std::unique_ptr<SortAlgorithm> make_small_sort(Context::Impl& ctx, const SortSpec& spec,
                                                SmallSortShape shape) {
   return std::make_unique<SmallSort>(ctx, spec, shape);
-}
-
-std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,
-                                                uint64_t small_max_n,
-                                                std::unique_ptr<SortAlgorithm> large) {
-  return std::make_unique<SizeSwitch>(std::move(small), small_max_n, std::move(large));
 }
 
 }  // namespace gpusort

@@ -3,10 +3,10 @@
 // bands.
 #pragma once
 
+#include <vector>
+
 #include "algorithms/sort_algorithm.hpp"
 #include "primitives/tile_shapes.hpp"
-
-#include <vector>
 
 namespace gpusort {
 
@@ -70,11 +70,6 @@ struct SmallSortBand {
   SmallSortShape shape;
 };
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec);
-
-// Dispatches each recording to `small` while max_n <= small_max_n, else to `large`.
-std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,
-                                                uint64_t small_max_n,
-                                                std::unique_ptr<SortAlgorithm> large);
 
 // Shared-memory bytes of small_sort_tile's tile of `tile` slots: one 64-bit order word per slot
 // plus one padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding
