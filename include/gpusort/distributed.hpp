@@ -149,8 +149,10 @@ int node_local_rank(MPI_Comm comm);
 // The device a rank uses by default: the (node-local rank)-th of the node's devices of the best
 // type present (discrete GPUs before integrated, virtual, CPU), wrapping around when there are
 // more ranks than devices; as a ContextOptions::device index string. GPUSORT_DEVICE, when set,
-// wins (every rank uses that device).
+// wins (every rank uses that device). Collective (it finds the node-local rank).
 std::string default_device(MPI_Comm comm);
+// The same for a known node-local rank; not collective.
+std::string default_device_for(int node_local_rank);
 
 // Runs `step` on every rank; if it throws on any, every rank throws gpusort::Error
 // "rank R: <message>" (R: the lowest failing rank, its exception's message). Collective.

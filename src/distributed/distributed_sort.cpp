@@ -327,7 +327,10 @@ int node_local_rank(MPI_Comm comm) {
 }
 
 std::string default_device(MPI_Comm comm) {
-  const int local = node_local_rank(comm);
+  return default_device_for(node_local_rank(comm));
+}
+
+std::string default_device_for(int local) {
   if (const char* env = std::getenv("GPUSORT_DEVICE"); env && *env) return env;
   auto preference = [](VkPhysicalDeviceType type) {
     switch (type) {

@@ -5,7 +5,8 @@
 // the concatenation (rank 0's input, then rank 1's, ...), cut where the slices say. Values are
 // the elements' positions in that concatenation, so any instability shows.
 //
-// Usage: distributed_sort_test [CASE-SUBSTRING]; exit status 0 when every case passed.
+// Usage: distributed_sort_test [CASE-SUBSTRING [STRIDE OFFSET]]; exit status 0 when every case
+// passed (an empty CASE-SUBSTRING takes every case).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -430,7 +431,9 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // [FILTER] [STRIDE OFFSET]: the cases whose name contains FILTER, every STRIDE-th from OFFSET.
   const std::string filter = argc > 1 ? argv[1] : "";
+  const int stride = argc > 3 ? std::atoi(argv[2]) : 1, first = argc > 3 ? std::atoi(argv[3]) : 0;
   uint64_t seed = 0;
   if (rank == 0) {
     const char* pinned = std::getenv("GPUSORT_TEST_SEED");
@@ -443,9 +446,11 @@ int main(int argc, char** argv) {
     context_options.device = dist::default_device(MPI_COMM_WORLD);
     Context ctx = Context::create(context_options);
     uint64_t case_seed = seed;
+    int index = -1;
     for (const Case& c : all_cases()) {
-      ++case_seed;
+      ++case_seed, ++index;
       if (!filter.empty() && c.describe().find(filter) == std::string::npos) continue;
+      if (stride > 1 && index % stride != first) continue;
       ++ran;
       if (!run_case(ctx, c, case_seed)) ++failed;
     }

@@ -20,6 +20,7 @@
 #include "array_file.hpp"
 #include "commands.hpp"
 #include "core/byte_count.hpp"
+#include "sort_arguments.hpp"
 
 namespace gpusort::cli {
 
@@ -32,20 +33,6 @@ uint64_t parse_bytes(const std::string& text, const std::string& option) {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct SortArguments {
-  std::string in, out;
-  std::string type, values_in, values_out, value_type;
-  bool descending = false;
-  std::string algorithm = "automatic";
-  std::string device;
-  uint32_t begin_bit = 0, end_bit = 0;
-  bool in_place = false;
-  bool timings = false;
-  std::string segments, segment_type, indices_out;
-  std::string device_memory_limit, host_memory_limit;
-  bool quiet = false;
-};
 
 // A progress line on standard error, for sorts that take longer than about two seconds, while
 // standard error is a terminal (and --quiet is not given): bytes read and written so far against
@@ -560,7 +547,11 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_flag("--timings", args->timings,
                 "Print the time of each stage (device, read, upload, sort, download, write, "
                 "flush, commit) to standard error");
-  cmd->callback([args] { run_sort(*args); });
+  cmd->callback([args] {
+    // Under mpirun with several ranks (and a CLI built with MPI), the ranks sort IN together.
+    if (collective_sort() && collective_sort()(*args)) return;
+    run_sort(*args);
+  });
 });
 
 }  // namespace
