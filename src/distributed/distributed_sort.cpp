@@ -399,14 +399,23 @@ Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* k
     order.emplace(key_type, options.sort);
     const auto t = clock::now();
     sorted_keys = allocate_bytes(n * key_size);
-    if (n) std::memcpy(sorted_keys.get(), keys, n * key_size);
-    if (value_bytes) {
-      sorted_values = allocate_bytes(n * value_bytes);
-      if (n) std::memcpy(sorted_values.get(), values, n * value_bytes);
-    }
+    if (value_bytes) sorted_values = allocate_bytes(n * value_bytes);
     SortOptions local = options.sort;
     local.timings = &timings.local;
-    if (n) sort_raw(ctx, key_type, sorted_keys.get(), n, sorted_values.get(), value_bytes, local);
+    // Streamed from the caller's arrays into the sorted copies through gpusort's staging memory
+    // (on several threads): no separate host copy first.
+    auto stream = [](const void* from, uint8_t* to) {
+      return HostStream{[from](uint64_t offset, void* destination, uint64_t bytes) {
+                          std::memcpy(destination, static_cast<const uint8_t*>(from) + offset,
+                                      bytes);
+                        },
+                        [to](uint64_t offset, const void* source, uint64_t bytes) {
+                          std::memcpy(to + offset, source, bytes);
+                        }};
+    };
+    if (n)
+      sort_streamed(ctx, key_type, n, stream(keys, sorted_keys.get()), value_bytes,
+                    value_bytes ? stream(values, sorted_values.get()) : HostStream{}, local);
     timings.local_sort_ms = since(t);
   });
 
@@ -492,7 +501,11 @@ Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* k
   const auto merging = clock::now();
   agree(comm, [&] {
     if (m == 0) return;
-    if (merge == Merge::gpu) {  // received straight into the output
+    // One sorted run (one rank sent everything, or there is one rank) needs no merge.
+    const bool one_run =
+        std::count_if(recv_counts.begin(), recv_counts.end(), [](uint64_t c) { return c; }) <= 1;
+    if (merge == Merge::gpu && one_run) return;  // received straight into the output
+    if (merge == Merge::gpu) {                   // received straight into the output
       SortOptions final_sort = options.sort;
       final_sort.timings = &timings.final_sort;
       if (m > 1) sort_raw(ctx, key_type, out_keys, m, out_values, value_bytes, final_sort);
