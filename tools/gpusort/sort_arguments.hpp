@@ -26,9 +26,13 @@ struct SortArguments {
 // `gpusort sort` over every rank and returns true when this process was started by mpirun (or
 // another MPI launcher) with more than one rank; returns false, having done nothing (MPI not even
 // initialized), otherwise. Unset: the CLI has no collective sort.
+// In gpusort (no MPI), mpi_launch.cpp's hook runs gpusort-mpi in the process's place instead.
 inline std::function<bool(const SortArguments&)>& collective_sort() {
   static std::function<bool(const SortArguments&)> hook;
   return hook;
 }
+
+// The number of processes an MPI launcher (mpirun) started, from its environment (0: none).
+long launched_ranks();
 
 }  // namespace gpusort::cli

@@ -35,14 +35,6 @@ double since(clock::time_point t) {
   return std::chrono::duration<double, std::milli>(clock::now() - t).count();
 }
 
-// The number of processes an MPI launcher started, from its environment (0: none). Read before
-// MPI_Init, which is never called without a launcher.
-long launched_ranks() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"})
-    if (const char* value = std::getenv(name); value && *value) return std::atol(value);
-  return 0;
-}
-
 // MPI for the collective sort's lifetime; finalized on every path (the ranks reach it together:
 // every failure has been agreed on first).
 struct MpiSession {
@@ -313,14 +305,28 @@ void run_collective(const SortArguments& a) {
   }
 }
 
+// Set before or after mpi_launch.cpp's registration (which then leaves this one).
 const bool registered = [] {
   collective_sort() = [](const SortArguments& a) {
     if (launched_ranks() <= 1) return false;
-    MpiSession mpi;
-    int ranks = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (ranks <= 1) return false;
-    run_collective(a);
+    bool failed = false;
+    {
+      MpiSession mpi;
+      int ranks = 1;
+      MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+      if (ranks <= 1) return false;
+      try {
+        run_collective(a);
+      } catch (const std::exception& e) {
+        // Every rank has the same (agreed) failure: each prints its line before any exits,
+        // since mpirun ends the other ranks as soon as one exits with a nonzero status.
+        std::fprintf(stderr, "gpusort: error: %s\n", e.what());
+        std::fflush(stderr);
+        MPI_Barrier(MPI_COMM_WORLD);
+        failed = true;
+      }
+    }
+    if (failed) std::exit(1);
     return true;
   };
   return true;
