@@ -82,7 +82,8 @@ struct DistributedOptions {
   SortOptions sort;
   // true: equal counts (+-1) per rank; false: the natural bucket sizes of a sample sort.
   bool balanced = true;
-  // Samples per rank for the natural bucket sizes (0: 64 * number of ranks, at least 256).
+  // Samples per rank, on average, for the natural bucket sizes (0: 256). A bucket exceeds N / P
+  // by about 2 N / (samples per rank) at most; every rank gathers samples_per_rank * P samples.
   uint32_t samples_per_rank = 0;
   Merge merge = Merge::automatic;
   // nullptr: make_mpi_exchange().

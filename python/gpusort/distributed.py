@@ -203,7 +203,7 @@ def sort(comm, keys, values=None, *, descending=False, algorithm="automatic", be
     if balanced:
         splits = _exact_splits(comm, order, top, total)
     else:
-        per_rank = samples_per_rank or max(256, 64 * comm.size)
+        per_rank = samples_per_rank or 256
         splits = _sampled_splits(comm, order, total, first, per_rank)
     bounds = np.concatenate([[0], splits, [n]]).astype(np.int64)
     send_counts = np.diff(bounds)

@@ -431,11 +431,9 @@ Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* k
   if (options.balanced)
     splits = exact_splits(comm, view, total, timings.split_rounds);
   else
-    splits =
-        sampled_splits(comm, view, total, first,
-                       options.samples_per_rank ? options.samples_per_rank
-                                                : std::max<uint32_t>(256, 64 * uint32_t(ranks)),
-                       timings.split_rounds);
+    splits = sampled_splits(comm, view, total, first,
+                            options.samples_per_rank ? options.samples_per_rank : 256,
+                            timings.split_rounds);
   std::vector<uint64_t> send_counts(static_cast<size_t>(ranks)),
       send_offsets(static_cast<size_t>(ranks));
   for (int d = 0; d < ranks; ++d) {

@@ -497,7 +497,9 @@ CommandRegistration registration([](CLI::App& app) {
       "together (and IDX). '-' reads standard input (IN or VIN) or writes standard output (OUT or "
       "VOUT);\n"
       "an existing FIFO or device as OUT or VOUT is written into directly.\n"
-      "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).");
+      "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).\n"
+      "Under mpirun with several ranks the ranks sort IN together, each on its own GPU\n"
+      "(docs/distributed.md).");
   cmd->add_option("IN", args->in, "Keys to sort ('-': standard input)")
       ->required()
       ->check(non_empty_path);
