@@ -32,6 +32,7 @@ try:
 except ImportError as e:  # pragma: no cover - reported when used
     raise ImportError("gpusort.distributed needs mpi4py (Debian: python3-mpi4py)") from e
 
+# The largest message (bytes) of the exchange; larger ones go in point-to-point rounds.
 _MESSAGE_LIMIT = 2**31 - 1
 
 

@@ -149,6 +149,17 @@ def main():
         run_case(f"float64 {pattern}", "float64", "uniform", pattern, seed)
     seed += 1
     run_case("float32 skewed, natural buckets", "float32", "skewed", "even", seed, balanced=False)
+    # The exchange in point-to-point rounds (messages past 2^31 bytes), with 24-byte messages.
+    limit = dist._MESSAGE_LIMIT
+    dist._MESSAGE_LIMIT = 24
+    try:
+        seed += 1
+        run_case("int64 uniform uneven, exchange in rounds", "int64", "uniform", "uneven", seed)
+        seed += 1
+        run_case("float32 equal, natural buckets, exchange in rounds", "float32", "equal", "even",
+                 seed, balanced=False)
+    finally:
+        dist._MESSAGE_LIMIT = limit
     if rank == 0:
         print(f"{len(failures)} case(s) failed" if failures else "every case passed")
     return 1 if comm.bcast(len(failures), root=0) else 0
