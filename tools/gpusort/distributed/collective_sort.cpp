@@ -186,6 +186,17 @@ void run_collective(const SortArguments& a) {
       };
       create(key_out, a.out, "output file", *keys);
       if (values) create(value_out, a.values_out, "values output file", *values);
+      // Both outputs on one file system must fit its free space together.
+      uint64_t needed = array_file_bytes(keys->format, keys->element, keys->count);
+      const bool together = values && file_system_of(key_out.pending->temporary_path()) ==
+                                          file_system_of(value_out.pending->temporary_path());
+      if (together) needed += array_file_bytes(values->format, values->element, values->count);
+      if (needed > free_disk_bytes(key_out.pending->temporary_path()))
+        throw Error("not enough disk space for the output file '" + a.out + "'" +
+                    (together ? " and the values output file" : "") + ": " +
+                    std::to_string(needed) + " bytes needed, " +
+                    std::to_string(free_disk_bytes(key_out.pending->temporary_path())) +
+                    " are free");
     }
   });
   broadcast(comm, key_out.temporary, key_out.data_offset);
