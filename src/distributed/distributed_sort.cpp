@@ -9,6 +9,7 @@
 #include <gpusort/distributed.hpp>
 #include <new>
 #include <optional>
+#include <thread>
 #include <tuple>
 
 namespace gpusort::distributed {
@@ -225,6 +226,22 @@ std::vector<uint64_t> sampled_splits(MPI_Comm comm, const SortedKeys& keys, uint
   return splits;
 }
 
+// memcpy on up to 16 threads (64 MiB or more each).
+void parallel_copy(uint8_t* to, const uint8_t* from, uint64_t bytes) {
+  const uint64_t piece = uint64_t(64) << 20;
+  const unsigned threads =
+      unsigned(std::min<uint64_t>({16, std::max(1u, std::thread::hardware_concurrency()),
+                                   std::max<uint64_t>(1, bytes / piece)}));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back([=] {
+      const uint64_t begin = bytes * t / threads, end = bytes * (t + 1) / threads;
+      std::memcpy(to + begin, from + begin, end - begin);
+    });
+  if (bytes) std::memcpy(to, from, bytes / threads);
+  for (std::thread& th : pool) th.join();
+}
+
 class MpiExchange final : public Exchange {
  public:
   explicit MpiExchange(uint64_t max_message_bytes)
@@ -242,9 +259,16 @@ class MpiExchange final : public Exchange {
           recv_offsets[r] > INT_MAX)
         fits = 0;
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
+    // The rank's own part is copied here, on several threads (MPI would copy it on one).
+    int self_rank = 0;
+    MPI_Comm_rank(comm, &self_rank);
+    const size_t self = size_t(self_rank);
+    parallel_copy(static_cast<uint8_t*>(recv) + recv_offsets[self],
+                  static_cast<const uint8_t*>(send) + send_offsets[self], send_counts[self]);
     if (fits) {
       std::vector<int> sc(ranks), sd(ranks), rc(ranks), rd(ranks);
       for (size_t r = 0; r < ranks; ++r) {
+        if (r == self) continue;  // 0: copied above
         sc[r] = int(send_counts[r]), sd[r] = int(send_offsets[r]);
         rc[r] = int(recv_counts[r]), rd[r] = int(recv_offsets[r]);
       }
@@ -257,14 +281,14 @@ class MpiExchange final : public Exchange {
     // ranks with one tag arrive in the order sent, so the pieces need no numbering.
     std::vector<MPI_Request> requests;
     for (size_t r = 0; r < ranks; ++r)
-      for (uint64_t done = 0; done < recv_counts[r]; done += limit)
+      for (uint64_t done = 0; r != self && done < recv_counts[r]; done += limit)
         requests.push_back(MPI_REQUEST_NULL),
             check_mpi(MPI_Irecv(static_cast<uint8_t*>(recv) + recv_offsets[r] + done,
                                 int(std::min(limit, recv_counts[r] - done)), MPI_BYTE, int(r), 0,
                                 comm, &requests.back()),
                       "MPI_Irecv");
     for (size_t r = 0; r < ranks; ++r)
-      for (uint64_t done = 0; done < send_counts[r]; done += limit)
+      for (uint64_t done = 0; r != self && done < send_counts[r]; done += limit)
         requests.push_back(MPI_REQUEST_NULL),
             check_mpi(MPI_Isend(static_cast<const uint8_t*>(send) + send_offsets[r] + done,
                                 int(std::min(limit, send_counts[r] - done)), MPI_BYTE, int(r), 0,
