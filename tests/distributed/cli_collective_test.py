@@ -21,17 +21,19 @@ MPIRUN = sys.argv[2:]
 failures = []
 
 
-def run(command, env=None):
+def run(command, env=None, unset=()):
     full_env = dict(os.environ)
     full_env.update(env or {})
+    for name in unset:
+        full_env.pop(name, None)
     return subprocess.run(command, capture_output=True, text=True, env=full_env, timeout=120)
 
 
-def mpirun(ranks, args, env=None):
+def mpirun(ranks, args, env=None, unset=()):
     exported = []
     for name in (env or {}):
         exported += ["-x", name]
-    return run(MPIRUN + ["-np", str(ranks)] + exported + [GPUSORT, "sort"] + args, env)
+    return run(MPIRUN + ["-np", str(ranks)] + exported + [GPUSORT, "sort"] + args, env, unset)
 
 
 def check(ok, what, result=None):
@@ -69,7 +71,8 @@ def keys_for(dtype, n, rng, kind):
     return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
 
 
-def same_as_single(directory, ranks, name, keys, values=None, options=(), npy=False):
+def same_as_single(directory, ranks, name, keys, values=None, options=(), npy=False, unset=(),
+                   collective_options=()):
     """Writes the inputs, sorts them collectively and alone, compares every output byte."""
     suffix = ".npy" if npy else ".bin"
     k_in = os.path.join(directory, name + "_keys" + suffix)
@@ -91,7 +94,8 @@ def same_as_single(directory, ranks, name, keys, values=None, options=(), npy=Fa
             extra += ["--values", v_in, "--value-type", "u32" if values.dtype == np.uint32 else "u64",
                       "--values-out", v_out]
         command = args + [k_out] + extra + list(options)
-        result = mpirun(ranks, command) if who == "collective" else run([GPUSORT, "sort"] + command)
+        result = (mpirun(ranks, command + list(collective_options), unset=unset)
+                  if who == "collective" else run([GPUSORT, "sort"] + command))
         if result.returncode != 0:
             check(False, f"{name} on {ranks} ranks ({who} sort)", result)
             return
@@ -136,6 +140,11 @@ def main():
         same_as_single(directory, 4, "two_elements", keys_for("int64", 2, rng, "uniform"),
                        np.arange(2, dtype=np.uint64))
         same_as_single(directory, 3, "empty", keys_for("uint32", 0, rng, "uniform"))
+        # Each rank's default device (its node-local rank's), and --device, without GPUSORT_DEVICE.
+        same_as_single(directory, 2, "default_device", keys_for("uint64", n, rng, "uniform"),
+                       unset=["GPUSORT_DEVICE"])
+        same_as_single(directory, 3, "device_option", keys_for("int32", n, rng, "uniform"),
+                       unset=["GPUSORT_DEVICE"], collective_options=["--device", "llvmpipe"])
         # One rank alone sorts as the single process does.
         same_as_single(directory, 1, "one_rank", keys_for("float64", n, rng, "uniform"))
 
@@ -154,6 +163,10 @@ def main():
                          rank_message=f"rank {rank}: test failure injected at the {step} step")
         failure_case(directory, 3, "rank 1 killed (SIGKILL) after the sort", [k_in, "--type", "u32"],
                      {"GPUSORT_TEST_FAIL_RANK": "1", "GPUSORT_TEST_FAIL_STEP": "kill"})
+        # --device is each rank's device: one that does not exist fails on every rank.
+        failure_case(directory, 2, "--device naming no device", [k_in, "--type", "u32", "--device",
+                                                               "no-such-device"],
+                     rank_message="rank 0: ")
         # Options the collective sort does not take are refused on every rank.
         failure_case(directory, 2, "--indices-out", [k_in, "--type", "u32", "--indices-out",
                                                      os.path.join(directory, "idx.bin")],
