@@ -228,11 +228,21 @@ int main(int argc, char** argv) {
             [&](uint64_t n) { return (out_values = bytes(n * vs)).get(); }, options);
         MPI_Barrier(MPI_COMM_WORLD);
         totals.push_back(since(started));
-        const double per_rank[] = {
-            timings.local_sort_ms,     timings.local.upload_ms,    timings.local.sort_gpu_ms,
-            timings.local.download_ms, timings.local.merge_ms,     double(timings.local.runs),
-            timings.split_ms,          timings.exchange_ms,        timings.merge_ms,
-            timings.total_ms,          double(timings.bytes_sent), double(slice.count)};
+        const double per_rank[] = {timings.local_sort_ms,
+                                   timings.local.upload_ms,
+                                   timings.local.sort_gpu_ms,
+                                   timings.local.download_ms,
+                                   timings.local.merge_ms,
+                                   double(timings.local.runs),
+                                   timings.split_ms,
+                                   timings.exchange_ms,
+                                   timings.merge_ms,
+                                   timings.total_ms,
+                                   double(timings.bytes_sent),
+                                   double(slice.count),
+                                   timings.final_sort.upload_ms,
+                                   timings.final_sort.sort_gpu_ms,
+                                   timings.final_sort.download_ms};
         constexpr int fields = int(sizeof(per_rank) / sizeof(per_rank[0]));
         std::vector<double> all(size_t(ranks) * fields);
         MPI_Gather(per_rank, fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -240,14 +250,15 @@ int main(int argc, char** argv) {
           std::printf(
               "distributed, run %d: %.3f s host to host, %.4g G keys/s\n"
               "  rank  local sort (upload    sort download cpu-merge runs)    split exchange  "
-              "sent GB    merge    total (ms)  elements\n",
+              "sent GB    merge (upload    sort download)    total (ms)  elements\n",
               i + 1, totals.back() / 1e3, double(total) / totals.back() / 1e6);
           for (int r = 0; r < ranks; ++r) {
             const double* t = &all[size_t(r) * fields];
             std::printf(
-                "  %4d %10.1f (%8.1f %8.1f %8.1f %8.1f %4.0f) %8.1f %8.1f %8.2f %8.1f %8.1f  "
-                "%.0f\n",
-                r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[10] / 1e9, t[8], t[9], t[11]);
+                "  %4d %10.1f (%8.1f %8.1f %8.1f %8.1f %4.0f) %8.1f %8.1f %8.2f %8.1f (%8.1f %8.1f "
+                "%8.1f) %8.1f  %.0f\n",
+                r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[10] / 1e9, t[8], t[12], t[13],
+                t[14], t[9], t[11]);
           }
           std::fflush(stdout);
         }
