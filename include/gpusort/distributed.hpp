@@ -86,6 +86,12 @@ struct DistributedOptions {
   // by about 2 N / (samples per rank) at most; every rank gathers samples_per_rank * P samples.
   uint32_t samples_per_rank = 0;
   Merge merge = Merge::automatic;
+  // Experimental: partition first, sort once. Splitters from samples of the unsorted inputs cut
+  // each rank's array into buckets on the CPU (a stable partition, on several threads), the
+  // buckets are exchanged, and each rank sorts what it received once on its GPU (then, when
+  // balanced, contiguous pieces move between neighbouring ranks to equalize the counts, exactly):
+  // each key crosses PCIe once each way instead of twice. `merge` is not used. The same result.
+  bool partition_first = false;
   // nullptr: make_mpi_exchange().
   Exchange* exchange = nullptr;
   DistributedTimings* timings = nullptr;

@@ -23,12 +23,15 @@ nproc; free -g | head -2
 # 2^33 u32 keys (32 GiB; 2^32 per GPU, in core on each): two GPUs, one GPU out of core, the CPU.
 run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 3
 run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 3 --merge cpu --only distributed
+run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 3 --partition-first --only distributed
 [[ ${QUICK:-0} == 1 ]] && exit 0
 # Weak scaling: 2^32 u32 keys per GPU, on one GPU then two.
 run "${mpirun[@]}" -np 1 "$bench" --n 4G --per-rank --type u32 --repeat 3 --only distributed
 run "${mpirun[@]}" -np 2 "$bench" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+run "${mpirun[@]}" -np 2 "$bench" --n 4G --per-rank --type u32 --repeat 3 --partition-first --only distributed
 # 2^34 u32 keys (64 GiB) and 2^33 u64 keys (64 GiB): out of core on each GPU too.
 run "${mpirun[@]}" -np 2 "$bench" --n 16G --type u32 --repeat 2
+run "${mpirun[@]}" -np 2 "$bench" --n 16G --type u32 --repeat 2 --partition-first --only distributed
 run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u64 --repeat 2
 # With values, and natural bucket sizes.
 run "${mpirun[@]}" -np 2 "$bench" --n 4G --type u64 --values 4 --repeat 2 --only distributed,single

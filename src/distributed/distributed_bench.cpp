@@ -41,6 +41,7 @@ struct Arguments {
   std::string only = "distributed,single,cpu";
   dist::Merge merge = dist::Merge::automatic;
   bool balanced = true;
+  bool partition_first = false;
   uint64_t device_memory_limit = 0;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
@@ -51,6 +52,7 @@ struct Arguments {
                "usage: [mpirun -np P] gpusort_distributed_bench [--n N[K|M|G]] [--per-rank]\n"
                "  [--type u32|i32|f32|u64|i64|f64] [--values 0|4|8] [--repeat R]\n"
                "  [--only distributed,single,cpu] [--merge automatic|gpu|cpu] [--natural]\n"
+               "  [--partition-first]\n"
                "  [--device-memory-limit BYTES[K|M|G]] [--threads T]\n"
                "N: keys in all (with --per-rank: on each rank); K, M, G: powers of 1024\n",
                problem.c_str());
@@ -91,6 +93,8 @@ Arguments parse(int argc, char** argv) {
       a.only = next();
     else if (arg == "--natural")
       a.balanced = false;
+    else if (arg == "--partition-first")
+      a.partition_first = true;
     else if (arg == "--device-memory-limit")
       a.device_memory_limit = parse_count(next());
     else if (arg == "--threads")
@@ -218,6 +222,7 @@ int main(int argc, char** argv) {
         dist::DistributedOptions options;
         options.sort.device_memory_limit = a.device_memory_limit;
         options.balanced = a.balanced;
+        options.partition_first = a.partition_first;
         options.merge = a.merge;
         options.timings = &timings;
         MPI_Barrier(MPI_COMM_WORLD);

@@ -382,6 +382,217 @@ std::string default_device_for(int local) {
   return std::to_string(candidates[size_t(local) % candidates.size()]);
 }
 
+namespace {
+
+// The partition-first sort (DistributedOptions::partition_first); comm is the sort's own.
+Slice partition_first(Context& ctx, MPI_Comm comm, KeyType key_type, const void* keys, uint64_t n,
+                      const void* values, uint32_t value_bytes, const Allocate& keys_out,
+                      const Allocate& values_out, const DistributedOptions& options,
+                      clock::time_point started) {
+  DistributedTimings timings;
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const size_t P = size_t(ranks);
+  const uint32_t key_size = key_bytes(key_type);
+  const auto* in_keys = static_cast<const uint8_t*>(keys);
+  const auto* in_values = static_cast<const uint8_t*>(values);
+  std::optional<KeyOrder> order;
+  agree(comm, [&] {
+    if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
+      throw Error("distributed sort: values are 4 or 8 bytes wide, not " +
+                  std::to_string(value_bytes));
+    if (n && !keys) throw Error("distributed sort: no keys given for " + std::to_string(n));
+    if (n && value_bytes && !values)
+      throw Error("distributed sort: no values given for " + std::to_string(n) + " keys");
+    if (!keys_out || (value_bytes && !values_out))
+      throw Error("distributed sort: no output allocator given");
+    order.emplace(key_type, options.sort);
+  });
+
+  // 1. Splitters: samples of the unsorted inputs, evenly spaced in the global input order, each
+  // (key order, rank, input position); the global stable order is that triple's order.
+  const auto splitting = clock::now();
+  uint64_t total = n, first = 0;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
+  check_mpi(MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Exscan");
+  if (rank == 0) first = 0;
+  const uint64_t per_rank = options.samples_per_rank ? options.samples_per_rank : 1024;
+  const uint64_t step = std::max<uint64_t>(1, total / std::max<uint64_t>(per_rank * P, 1));
+  std::vector<Sample> mine;
+  for (uint64_t i = (step - first % step) % step; i < n; i += step)
+    mine.push_back({(*order)(in_keys + i * key_size), uint64_t(rank), i});
+  const int mine_words = int(mine.size() * 3);
+  std::vector<int> words(P), displs(P, 0);
+  check_mpi(MPI_Allgather(&mine_words, 1, MPI_INT, words.data(), 1, MPI_INT, comm),
+            "MPI_Allgather");
+  for (size_t r = 1; r < P; ++r) displs[r] = displs[r - 1] + words[r - 1];
+  std::vector<Sample> samples(size_t(displs.back() + words.back()) / 3);
+  check_mpi(MPI_Allgatherv(mine.data(), mine_words, MPI_UINT64_T, samples.data(), words.data(),
+                           displs.data(), MPI_UINT64_T, comm),
+            "MPI_Allgatherv");
+  std::sort(samples.begin(), samples.end());
+  std::vector<Sample> splitters;
+  for (size_t i = 1; i < P && !samples.empty(); ++i)
+    splitters.push_back(samples[i * samples.size() / P]);
+  timings.split_rounds = 4;
+  timings.split_ms = since(splitting);
+
+  // 2. A stable partition by bucket (the number of splitters at or below the element), on several
+  // threads, each a contiguous range of the input: bucket-major, thread-minor offsets.
+  const auto partitioning = clock::now();
+  const unsigned threads = unsigned(std::min<uint64_t>(
+      {16, std::max(1u, std::thread::hardware_concurrency()), std::max<uint64_t>(1, n / 65536)}));
+  auto bucket_of = [&](uint64_t i) {
+    const Sample e{(*order)(in_keys + i * key_size), uint64_t(rank), i};
+    return size_t(std::upper_bound(splitters.begin(), splitters.end(), e) - splitters.begin());
+  };
+  std::vector<uint64_t> counts(size_t(threads) * P, 0);
+  auto for_threads = [&](const std::function<void(unsigned, uint64_t, uint64_t)>& f) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] { f(t, n * t / threads, n * (t + 1) / threads); });
+    for (std::thread& th : pool) th.join();
+  };
+  Bytes send_keys, send_values;
+  std::vector<uint64_t> send_counts(P, 0), send_offsets(P, 0);
+  agree(comm, [&] {
+    send_keys = allocate_bytes(n * key_size);
+    if (value_bytes) send_values = allocate_bytes(n * value_bytes);
+    for_threads([&](unsigned t, uint64_t begin, uint64_t end) {
+      for (uint64_t i = begin; i < end; ++i) ++counts[size_t(t) * P + bucket_of(i)];
+    });
+    std::vector<uint64_t> at(size_t(threads) * P);
+    uint64_t running = 0;
+    for (size_t d = 0; d < P; ++d) {
+      send_offsets[d] = running;
+      for (unsigned t = 0; t < threads; ++t) {
+        at[size_t(t) * P + d] = running;
+        running += counts[size_t(t) * P + d];
+      }
+      send_counts[d] = running - send_offsets[d];
+    }
+    for_threads([&](unsigned t, uint64_t begin, uint64_t end) {
+      uint64_t* next = &at[size_t(t) * P];
+      for (uint64_t i = begin; i < end; ++i) {
+        const uint64_t to = next[bucket_of(i)]++;
+        std::memcpy(send_keys.get() + to * key_size, in_keys + i * key_size, key_size);
+        if (value_bytes)
+          std::memcpy(send_values.get() + to * value_bytes, in_values + i * value_bytes,
+                      value_bytes);
+      }
+    });
+  });
+  timings.local_sort_ms = since(partitioning);
+
+  // 3. The exchange: rank d receives bucket d of every rank, in rank order.
+  const auto exchanging = clock::now();
+  std::vector<uint64_t> recv_counts(P), recv_offsets(P, 0);
+  check_mpi(
+      MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, comm),
+      "MPI_Alltoall");
+  for (size_t s = 1; s < P; ++s) recv_offsets[s] = recv_offsets[s - 1] + recv_counts[s - 1];
+  const uint64_t m = recv_offsets.back() + recv_counts.back();
+  uint64_t slice_first = 0;  // where this rank's bucket starts in the global order
+  check_mpi(MPI_Exscan(&m, &slice_first, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Exscan");
+  if (rank == 0) slice_first = 0;
+  // Balanced: the final counts; natural: the buckets as they are (received into the output).
+  const uint64_t final_first = options.balanced ? balanced_start(total, rank, ranks) : slice_first;
+  const uint64_t final_count =
+      options.balanced ? balanced_start(total, rank + 1, ranks) - final_first : m;
+  void* out_keys = nullptr;
+  void* out_values = nullptr;
+  Bytes bucket_keys, bucket_values;
+  agree(comm, [&] {
+    out_keys = keys_out(final_count);
+    if (value_bytes) out_values = values_out(final_count);
+    if (final_count && (!out_keys || (value_bytes && !out_values)))
+      throw Error("distributed sort: the output allocator gave no storage for " +
+                  std::to_string(final_count) + " elements");
+    if (options.balanced) {
+      bucket_keys = allocate_bytes(m * key_size);
+      if (value_bytes) bucket_values = allocate_bytes(m * value_bytes);
+    }
+  });
+  uint8_t* sorted_keys = options.balanced ? bucket_keys.get() : static_cast<uint8_t*>(out_keys);
+  uint8_t* sorted_values =
+      options.balanced ? bucket_values.get() : static_cast<uint8_t*>(out_values);
+  std::unique_ptr<Exchange> default_exchange;
+  Exchange* ex = options.exchange;
+  if (!ex) default_exchange = make_mpi_exchange(), ex = default_exchange.get();
+  auto times = [](std::vector<uint64_t> v, uint32_t size) {
+    for (uint64_t& c : v) c *= size;
+    return v;
+  };
+  auto move = [&](const std::vector<uint64_t>& sc, const std::vector<uint64_t>& so,
+                  const uint8_t* from, const std::vector<uint64_t>& rc,
+                  const std::vector<uint64_t>& ro, uint8_t* to, uint32_t size) {
+    ex->exchange(comm, from, times(sc, size), times(so, size), to, times(rc, size),
+                 times(ro, size));
+  };
+  move(send_counts, send_offsets, send_keys.get(), recv_counts, recv_offsets, sorted_keys,
+       key_size);
+  if (value_bytes)
+    move(send_counts, send_offsets, send_values.get(), recv_counts, recv_offsets, sorted_values,
+         value_bytes);
+  for (size_t r = 0; r < P; ++r)
+    if (r != size_t(rank)) {
+      timings.bytes_sent += send_counts[r] * (key_size + value_bytes);
+      timings.bytes_received += recv_counts[r] * (key_size + value_bytes);
+    }
+  send_keys.reset();
+  send_values.reset();
+  timings.exchange_ms = since(exchanging);
+
+  // 4. One stable sort of the received buckets (in rank order, each in input order): this
+  // rank's slice of the global stable order.
+  const auto sorting = clock::now();
+  agree(comm, [&] {
+    SortOptions local = options.sort;
+    local.timings = &timings.final_sort;
+    if (m > 1) sort_raw(ctx, key_type, sorted_keys, m, sorted_values, value_bytes, local);
+  });
+  timings.merge_ms = since(sorting);
+
+  // 5. Balanced: contiguous pieces of the sorted buckets move to the ranks whose final range
+  // holds them; received in rank order they are already in order.
+  if (options.balanced) {
+    const auto balancing = clock::now();
+    std::vector<uint64_t> all_first(P), all_count(P);
+    check_mpi(MPI_Allgather(&slice_first, 1, MPI_UINT64_T, all_first.data(), 1, MPI_UINT64_T, comm),
+              "MPI_Allgather");
+    check_mpi(MPI_Allgather(&m, 1, MPI_UINT64_T, all_count.data(), 1, MPI_UINT64_T, comm),
+              "MPI_Allgather");
+    std::vector<uint64_t> sc(P), so(P), rc(P), ro(P);
+    for (size_t d = 0; d < P; ++d) {
+      // What this rank holds of d's final range, and what d holds of this rank's.
+      const uint64_t d_begin = balanced_start(total, int(d), ranks);
+      const uint64_t d_end = balanced_start(total, int(d) + 1, ranks);
+      const uint64_t lo = std::max(slice_first, d_begin), hi = std::min(slice_first + m, d_end);
+      sc[d] = hi > lo ? hi - lo : 0;
+      so[d] = hi > lo ? lo - slice_first : 0;
+      const uint64_t their_lo = std::max(all_first[d], final_first);
+      const uint64_t their_hi = std::min(all_first[d] + all_count[d], final_first + final_count);
+      rc[d] = their_hi > their_lo ? their_hi - their_lo : 0;
+      ro[d] = their_hi > their_lo ? their_lo - final_first : 0;
+    }
+    move(sc, so, sorted_keys, rc, ro, static_cast<uint8_t*>(out_keys), key_size);
+    if (value_bytes)
+      move(sc, so, sorted_values, rc, ro, static_cast<uint8_t*>(out_values), value_bytes);
+    timings.exchange_ms += since(balancing);
+  }
+
+  Slice slice;
+  slice.count = final_count;
+  slice.global_offset = final_first;
+  slice.global_count = total;
+  timings.total_ms = since(started);
+  if (options.timings) *options.timings = timings;
+  return slice;
+}
+
+}  // namespace
+
 Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* keys, uint64_t n,
                const void* values, uint32_t value_bytes, const Allocate& keys_out,
                const Allocate& values_out, const DistributedOptions& options) {
@@ -397,16 +608,27 @@ Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* k
   // Every rank must sort the same way: differing arguments would deadlock or mix orders.
   {
     const SortOptions& o = options.sort;
-    uint64_t mine[8] = {uint64_t(key_type), value_bytes, o.descending,     uint64_t(o.algorithm),
-                        o.begin_bit,        o.end_bit,   options.balanced, uint64_t(options.merge)};
-    uint64_t low[8], high[8];
-    check_mpi(MPI_Allreduce(mine, low, 8, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(mine, high, 8, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    if (!std::equal(low, low + 8, high))
+    uint64_t mine[9] = {uint64_t(key_type),
+                        value_bytes,
+                        o.descending,
+                        uint64_t(o.algorithm),
+                        o.begin_bit,
+                        o.end_bit,
+                        options.balanced,
+                        uint64_t(options.merge),
+                        options.partition_first};
+    uint64_t low[9], high[9];
+    check_mpi(MPI_Allreduce(mine, low, 9, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(mine, high, 9, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    if (!std::equal(low, low + 9, high))
       throw Error(
           "distributed sort: the ranks were called with different key types, value widths or "
           "options");
   }
+
+  if (options.partition_first)
+    return partition_first(ctx, comm, key_type, keys, n, values, value_bytes, keys_out, values_out,
+                           options, started);
 
   // 1. The local sort, on a copy (the input stays as it is).
   std::optional<KeyOrder> order;

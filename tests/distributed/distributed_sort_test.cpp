@@ -96,6 +96,8 @@ struct Case {
   dist::Merge merge = dist::Merge::automatic;
   uint64_t max_message_bytes = 0;  // the exchange's rounds when small
   uint64_t device_memory_limit = 0;
+  bool partition_first = false;
+  uint32_t samples_per_rank = 0;  // few: buckets far from balanced, the rebalancing does more
   std::string describe() const {
     std::string s = std::string(to_string(key)) + "_v" + std::to_string(value_bytes) +
                     (descending ? "_desc" : "_asc") + "_" + name(dist) + "_" + name(sizes);
@@ -106,6 +108,8 @@ struct Case {
     if (merge == dist::Merge::gpu) s += "_gpumerge";
     if (max_message_bytes) s += "_msg" + std::to_string(max_message_bytes);
     if (device_memory_limit) s += "_outofcore";
+    if (partition_first) s += "_partitionfirst";
+    if (samples_per_rank) s += "_samples" + std::to_string(samples_per_rank);
     return s;
   }
 };
@@ -237,6 +241,8 @@ bool run_case(Context& ctx, const Case& c, uint64_t seed) {
   options.balanced = c.balanced;
   options.merge = c.merge;
   options.exchange = exchange.get();
+  options.partition_first = c.partition_first;
+  options.samples_per_rank = c.samples_per_rank;
   std::vector<uint8_t> out_keys, out_values;
   std::string error;
   dist::Slice slice;
@@ -422,6 +428,65 @@ std::vector<Case> all_cases() {
                    .dist = Dist::few_distinct,
                    .sizes = Sizes::large,
                    .device_memory_limit = 256 * 1024});
+  // Partition first, sort once: every key type, skewed inputs, both layouts, tiny and empty ranks,
+  // the exchange in rounds, the sort out of core.
+  for (KeyType t : types) {
+    cases.push_back({.key = t, .value_bytes = 4, .dist = Dist::uniform, .partition_first = true});
+    cases.push_back({.key = t,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::one_value_99,
+                     .sizes = Sizes::empty_ranks,
+                     .partition_first = true});
+    cases.push_back({.key = t,
+                     .value_bytes = 4,
+                     .dist = Dist::all_equal,
+                     .balanced = false,
+                     .partition_first = true});
+    cases.push_back({.key = t,
+                     .value_bytes = 0,
+                     .begin_bit = 2,
+                     .end_bit = 9,
+                     .dist = Dist::specials,
+                     .partition_first = true});
+  }
+  for (Sizes s : {Sizes::one_each, Sizes::fewer_than_ranks, Sizes::all_empty, Sizes::even})
+    cases.push_back({.key = KeyType::i64,
+                     .value_bytes = 8,
+                     .dist = Dist::sorted,
+                     .sizes = s,
+                     .partition_first = true});
+  cases.push_back({.key = KeyType::f32,
+                   .value_bytes = 4,
+                   .dist = Dist::reversed,
+                   .balanced = false,
+                   .partition_first = true});
+  cases.push_back({.key = KeyType::u64,
+                   .value_bytes = 8,
+                   .dist = Dist::few_distinct,
+                   .max_message_bytes = 40,
+                   .partition_first = true});
+  cases.push_back({.key = KeyType::u32,
+                   .value_bytes = 4,
+                   .dist = Dist::uniform,
+                   .sizes = Sizes::large,
+                   .device_memory_limit = 256 * 1024,
+                   .partition_first = true});
+  // Few samples: uneven buckets, which the balanced layout evens out by moving pieces.
+  for (KeyType t : {KeyType::u32, KeyType::f64}) {
+    cases.push_back({.key = t,
+                     .value_bytes = 4,
+                     .dist = Dist::uniform,
+                     .partition_first = true,
+                     .samples_per_rank = 3});
+    cases.push_back({.key = t,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::few_distinct,
+                     .sizes = Sizes::empty_ranks,
+                     .partition_first = true,
+                     .samples_per_rank = 2});
+  }
   return cases;
 }
 
