@@ -442,7 +442,7 @@ Slice partition_first(Context& ctx, MPI_Comm comm, KeyType key_type, const void*
   // threads, each a contiguous range of the input: bucket-major, thread-minor offsets.
   const auto partitioning = clock::now();
   const unsigned threads = unsigned(std::min<uint64_t>(
-      {16, std::max(1u, std::thread::hardware_concurrency()), std::max<uint64_t>(1, n / 65536)}));
+      {16, std::max(1u, std::thread::hardware_concurrency()), std::max<uint64_t>(1, n / 4096)}));
   auto bucket_of = [&](uint64_t i) {
     const Sample e{(*order)(in_keys + i * key_size), uint64_t(rank), i};
     return size_t(std::upper_bound(splitters.begin(), splitters.end(), e) - splitters.begin());

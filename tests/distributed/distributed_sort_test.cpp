@@ -468,7 +468,7 @@ std::vector<Case> all_cases() {
                    .partition_first = true});
   cases.push_back({.key = KeyType::u32,
                    .value_bytes = 4,
-                   .dist = Dist::uniform,
+                   .dist = Dist::few_distinct,
                    .sizes = Sizes::large,
                    .device_memory_limit = 256 * 1024,
                    .partition_first = true});
