@@ -16,6 +16,8 @@ packages=(
   python3-dev pybind11-dev           # the Python module (python/)
   python3-numpy python3-pytest       # ... and its tests, against NumPy
   pkgconf                            # the cmake_package test checks gpusort.pc with pkg-config
+  libopenmpi-dev openmpi-bin         # the distributed sort (gpusort::distributed, mpirun)
+  python3-mpi4py                     # ... its Python face and tests
 )
 
 missing=()

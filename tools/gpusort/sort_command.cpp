@@ -20,6 +20,7 @@
 #include "array_file.hpp"
 #include "commands.hpp"
 #include "host/byte_count.hpp"
+#include "sort_arguments.hpp"
 
 namespace gpusort::cli {
 
@@ -32,20 +33,6 @@ uint64_t parse_bytes(const std::string& text, const std::string& option) {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct SortArguments {
-  std::string in, out;
-  std::string type, values_in, values_out, value_type;
-  bool descending = false;
-  std::string algorithm = "automatic";
-  std::string device;
-  uint32_t begin_bit = 0, end_bit = 0;
-  bool in_place = false;
-  bool timings = false;
-  std::string segments, segment_type, indices_out;
-  std::string device_memory_limit, host_memory_limit;
-  bool quiet = false;
-};
 
 // A progress line on standard error, for sorts that take longer than about two seconds, while
 // standard error is a terminal (and --quiet is not given): bytes read and written so far against
@@ -510,7 +497,9 @@ CommandRegistration registration([](CLI::App& app) {
       "together (and IDX). '-' reads standard input (IN or VIN) or writes standard output (OUT or "
       "VOUT);\n"
       "an existing FIFO or device as OUT or VOUT is written into directly.\n"
-      "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).");
+      "Types: u32 i32 f32 u64 i64 f64 (floats in IEEE-754 totalOrder).\n"
+      "Under mpirun with several ranks the ranks sort IN together, each on its own GPU\n"
+      "(docs/distributed.md).");
   cmd->add_option("IN", args->in, "Keys to sort ('-': standard input)")
       ->required()
       ->check(non_empty_path);
@@ -562,7 +551,11 @@ CommandRegistration registration([](CLI::App& app) {
   cmd->add_flag("--timings", args->timings,
                 "Print the time of each stage (device, read, upload, sort, download, write, "
                 "flush, commit) to standard error");
-  cmd->callback([args] { run_sort(*args); });
+  cmd->callback([args] {
+    // Under mpirun with several ranks (and a CLI built with MPI), the ranks sort IN together.
+    if (collective_sort() && collective_sort()(*args)) return;
+    run_sort(*args);
+  });
 });
 
 }  // namespace

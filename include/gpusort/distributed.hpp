@@ -1,0 +1,168 @@
+// gpusort::distributed: one sort over many processes (MPI ranks), each with its own GPU.
+//
+// Every rank of a communicator holds a local array; together they sort the concatenation (rank
+// 0's array, then rank 1's, ...) stably, and each rank is left a contiguous slice of the global
+// order: rank 0 the first elements, rank 1 the next, ... By default the slices have equal counts
+// (+-1: rank r gets elements [r * N / P, (r + 1) * N / P) of the N in all); with
+// DistributedOptions::balanced false, the natural bucket sizes of a sample sort (no exact
+// splitting, one collective fewer per bit of the key). Either way the result is exactly what one
+// stable sort of the concatenation gives, cut into slices: equal keys are ordered by their rank,
+// then their position in that rank's array, and are split across ranks by that global position.
+//
+// The steps (docs/distributed.md): each rank sorts its array with gpusort::sort_raw (in core, or
+// out of core when its share exceeds the device), finds its split points (exact: a distributed
+// binary search of the key order, a few dozen small MPI_Allreduce; natural: oversampled regular
+// samples gathered on every rank), sends each rank its part in one all-to-all exchange
+// (DistributedExchange: MPI_Alltoallv through host memory by default; messages beyond 2^31 bytes
+// go in rounds), and merges the sorted runs it received (on the GPU or the CPU, stably, in the
+// order of the ranks that sent them).
+//
+// Collective: every rank of `comm` calls with the same key type, value width and options. A
+// failure on any rank (invalid arguments, a device out of memory, ...) is reported on every rank
+// as gpusort::Error "rank R: <what failed there>" (the lowest failing rank), at the next point
+// where the ranks agree (after the checks, after the local sort, at the end), so that no rank is
+// left waiting in a collective. Requires MPI; link gpusort::distributed.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <gpusort/gpusort.hpp>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gpusort::distributed {
+
+// Moves bytes between every pair of ranks of a communicator (an all-to-all with variable counts):
+// rank s sends send_counts[d] bytes starting at send + send_offsets[d] to every rank d, and
+// receives recv_counts[s] bytes into recv + recv_offsets[s] from every rank s. Collective; the
+// counts agree pairwise (the sort exchanges them first). Swappable: an exchange that moves device
+// memory directly (CUDA-aware MPI, NVLink peer copies) implements this face for its own buffers.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual void exchange(MPI_Comm comm, const void* send, std::span<const uint64_t> send_counts,
+                        std::span<const uint64_t> send_offsets, void* recv,
+                        std::span<const uint64_t> recv_counts,
+                        std::span<const uint64_t> recv_offsets) = 0;
+};
+
+// The default exchange: one MPI_Alltoallv of MPI_BYTE when every count and offset fits an int;
+// otherwise (or for any message above max_message_bytes) rounds of MPI_Isend / MPI_Irecv of at
+// most max_message_bytes each (0: 1 GiB), which any size takes.
+std::unique_ptr<Exchange> make_mpi_exchange(uint64_t max_message_bytes = 0);
+
+// How the received runs are merged into the rank's slice.
+enum class Merge : uint32_t {
+  automatic,  // gpu when the slice fits the device in one piece, else cpu
+  gpu,        // one stable gpusort::sort_raw of the runs, concatenated in rank order
+  cpu,        // gpusort::merge_sorted_runs (up to 16 host threads)
+};
+
+// Where a distributed sort spent its time on this rank, in milliseconds of wall time.
+struct DistributedTimings {
+  double local_sort_ms = 0;  // gpusort::sort_raw of the rank's input (transfers included)
+  SortTimings local;         // ... its stages (upload, GPU sort, download, CPU merge of runs)
+  double split_ms = 0;       // finding the split points (collectives)
+  double exchange_ms = 0;    // the all-to-all exchange of keys and values (counts included)
+  double merge_ms = 0;       // merging the received runs (Merge)
+  SortTimings final_sort;    // ... its stages when the merge ran on the GPU
+  double total_ms = 0;       // the whole call
+  uint64_t bytes_sent = 0;   // keys and values sent to other ranks
+  uint64_t bytes_received = 0;
+  uint64_t split_rounds = 0;  // collectives of the split
+};
+
+struct DistributedOptions {
+  // Order, bit range, algorithm and device_memory_limit of the local sorts (options.timings is
+  // ignored: see timings below).
+  SortOptions sort;
+  // true: equal counts (+-1) per rank; false: the natural bucket sizes of a sample sort.
+  bool balanced = true;
+  // Samples per rank, on average, for the natural bucket sizes (0: 256). A bucket exceeds N / P
+  // by about 2 N / (samples per rank) at most; every rank gathers samples_per_rank * P samples.
+  uint32_t samples_per_rank = 0;
+  Merge merge = Merge::automatic;
+  // Experimental: partition first, sort once. Splitters from samples of the unsorted inputs cut
+  // each rank's array into buckets on the CPU (a stable partition, on several threads), the
+  // buckets are exchanged, and each rank sorts what it received once on its GPU (then, when
+  // balanced, contiguous pieces move between neighbouring ranks to equalize the counts, exactly):
+  // each key crosses PCIe once each way instead of twice. `merge` is not used. The same result.
+  bool partition_first = false;
+  // nullptr: make_mpi_exchange().
+  Exchange* exchange = nullptr;
+  DistributedTimings* timings = nullptr;
+};
+
+// Where this rank's slice lies in the global order.
+struct Slice {
+  uint64_t count = 0;          // elements on this rank
+  uint64_t global_offset = 0;  // position of its first element in the global order
+  uint64_t global_count = 0;   // elements on all ranks together
+};
+
+// Storage for `count` elements of the output, asked for once; returns at least count * element
+// bytes (may be nullptr when count is 0), which must stay valid until sort_raw returns.
+using Allocate = std::function<void*(uint64_t count)>;
+
+// The raw form: n keys of key_type at `keys` and (value_bytes 4 or 8, else 0) n values at
+// `values`, left unchanged; the rank's slice is written into storage from keys_out (and
+// values_out, when value_bytes != 0).
+Slice sort_raw(Context& ctx, MPI_Comm comm, KeyType key_type, const void* keys, uint64_t n,
+               const void* values, uint32_t value_bytes, const Allocate& keys_out,
+               const Allocate& values_out, const DistributedOptions& options = {});
+
+template <class K>
+std::vector<K> sort(Context& ctx, MPI_Comm comm, std::span<const K> keys,
+                    const DistributedOptions& options = {}) {
+  std::vector<K> out;
+  sort_raw(
+      ctx, comm, key_type_of<K>(), keys.data(), keys.size(), nullptr, 0,
+      [&](uint64_t count) {
+        out.resize(count);
+        return static_cast<void*>(out.data());
+      },
+      {}, options);
+  return out;
+}
+
+template <class K, class V>
+void sort_by_key(Context& ctx, MPI_Comm comm, std::span<const K> keys, std::span<const V> values,
+                 std::vector<K>& keys_out, std::vector<V>& values_out,
+                 const DistributedOptions& options = {}) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "values are 4 or 8 bytes wide");
+  if (keys.size() != values.size())
+    throw Error("distributed::sort_by_key: " + std::to_string(keys.size()) + " keys but " +
+                std::to_string(values.size()) + " values");
+  sort_raw(
+      ctx, comm, key_type_of<K>(), keys.data(), keys.size(), values.data(), sizeof(V),
+      [&](uint64_t count) {
+        keys_out.resize(count);
+        return static_cast<void*>(keys_out.data());
+      },
+      [&](uint64_t count) {
+        values_out.resize(count);
+        return static_cast<void*>(values_out.data());
+      },
+      options);
+}
+
+// This process's rank among the ranks of its node (MPI_Comm_split_type shared memory).
+int node_local_rank(MPI_Comm comm);
+
+// The device a rank uses by default: the (node-local rank)-th of the node's devices of the best
+// type present (discrete GPUs before integrated, virtual, CPU), wrapping around when there are
+// more ranks than devices; as a ContextOptions::device index string. GPUSORT_DEVICE, when set,
+// wins (every rank uses that device). Collective (it finds the node-local rank).
+std::string default_device(MPI_Comm comm);
+// The same for a known node-local rank; not collective.
+std::string default_device_for(int node_local_rank);
+
+// Runs `step` on every rank; if it throws on any, every rank throws gpusort::Error
+// "rank R: <message>" (R: the lowest failing rank, its exception's message). Collective.
+void agree(MPI_Comm comm, const std::function<void()>& step);
+
+}  // namespace gpusort::distributed

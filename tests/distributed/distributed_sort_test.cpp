@@ -1,0 +1,535 @@
+// The distributed sort under mpirun (tests/CMakeLists.txt runs it on 2, 3 and 4 ranks): every case
+// gives each rank its own input (every key type, values, orders, bit ranges, skewed and
+// adversarial distributions, empty, one-element and uneven ranks), sorts them together, and
+// rank 0 compares the whole output of every rank, byte for byte, with one stable gpusort sort of
+// the concatenation (rank 0's input, then rank 1's, ...), cut where the slices say. Values are
+// the elements' positions in that concatenation, so any instability shows.
+//
+// Usage: distributed_sort_test [CASE-SUBSTRING [STRIDE OFFSET]]; exit status 0 when every case
+// passed (an empty CASE-SUBSTRING takes every case).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <gpusort/distributed.hpp>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gpusort;
+namespace dist = gpusort::distributed;
+
+enum class Dist { uniform, all_equal, one_value_99, few_distinct, sorted, reversed, specials };
+const char* name(Dist d) {
+  switch (d) {
+    case Dist::uniform:
+      return "uniform";
+    case Dist::all_equal:
+      return "all_equal";
+    case Dist::one_value_99:
+      return "one_value_99";
+    case Dist::few_distinct:
+      return "few_distinct";
+    case Dist::sorted:
+      return "sorted";
+    case Dist::reversed:
+      return "reversed";
+    case Dist::specials:
+      return "specials";
+  }
+  return "?";
+}
+
+// Sizes of the ranks' inputs, by pattern.
+enum class Sizes { even, uneven, empty_ranks, one_each, fewer_than_ranks, all_empty, large };
+const char* name(Sizes s) {
+  switch (s) {
+    case Sizes::even:
+      return "even";
+    case Sizes::uneven:
+      return "uneven";
+    case Sizes::empty_ranks:
+      return "empty_ranks";
+    case Sizes::one_each:
+      return "one_each";
+    case Sizes::fewer_than_ranks:
+      return "fewer_than_ranks";
+    case Sizes::all_empty:
+      return "all_empty";
+    case Sizes::large:
+      return "large";
+  }
+  return "?";
+}
+uint64_t size_of(Sizes s, int rank, int ranks) {
+  switch (s) {
+    case Sizes::even:
+      return 700;
+    case Sizes::uneven:
+      return uint64_t(37 + 911 * rank * rank % 1500);
+    case Sizes::empty_ranks:
+      return rank % 2 == 0 ? 0 : 600 + uint64_t(rank) * 13;
+    case Sizes::one_each:
+      return 1;
+    case Sizes::fewer_than_ranks:
+      return rank == ranks - 1 ? uint64_t(ranks - 1) : 0;
+    case Sizes::all_empty:
+      return 0;
+    case Sizes::large:
+      return 30000;
+  }
+  return 0;
+}
+
+struct Case {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 4;
+  bool descending = false;
+  uint32_t begin_bit = 0, end_bit = 0;
+  Dist dist = Dist::uniform;
+  Sizes sizes = Sizes::uneven;
+  bool balanced = true;
+  dist::Merge merge = dist::Merge::automatic;
+  uint64_t max_message_bytes = 0;  // the exchange's rounds when small
+  uint64_t device_memory_limit = 0;
+  bool partition_first = false;
+  uint32_t samples_per_rank = 0;  // few: buckets far from balanced, the rebalancing does more
+  std::string describe() const {
+    std::string s = std::string(to_string(key)) + "_v" + std::to_string(value_bytes) +
+                    (descending ? "_desc" : "_asc") + "_" + name(dist) + "_" + name(sizes);
+    if (begin_bit || end_bit)
+      s += "_bits" + std::to_string(begin_bit) + "-" + std::to_string(end_bit);
+    if (!balanced) s += "_natural";
+    if (merge == dist::Merge::cpu) s += "_cpumerge";
+    if (merge == dist::Merge::gpu) s += "_gpumerge";
+    if (max_message_bytes) s += "_msg" + std::to_string(max_message_bytes);
+    if (device_memory_limit) s += "_outofcore";
+    if (partition_first) s += "_partitionfirst";
+    if (samples_per_rank) s += "_samples" + std::to_string(samples_per_rank);
+    return s;
+  }
+};
+
+bool is_float(KeyType t) {
+  return t == KeyType::f32 || t == KeyType::f64;
+}
+bool is_signed(KeyType t) {
+  return t == KeyType::i32 || t == KeyType::i64;
+}
+
+// The bits of a key of type t holding the number x (sorted and reversed inputs).
+uint64_t number_bits(KeyType t, int64_t x) {
+  switch (t) {
+    case KeyType::u32:
+      return uint32_t(x);
+    case KeyType::i32:
+      return uint32_t(int32_t(x));
+    case KeyType::f32:
+      return std::bit_cast<uint32_t>(float(x) * 0.5f);
+    case KeyType::u64:
+      return uint64_t(x) * 0x100000001ull;
+    case KeyType::i64:
+      return uint64_t(x * 0x100000001ll);
+    case KeyType::f64:
+      return std::bit_cast<uint64_t>(double(x) * 0.25);
+  }
+  return 0;
+}
+
+uint64_t special_bits(KeyType t, std::mt19937_64& rng) {
+  const bool wide = key_bytes(t) == 8;
+  switch (rng() % 10) {
+    case 0:
+      return wide ? 0x7ff8000000000000ull | (rng() & 0xfff) : 0x7fc00000u | (rng() & 0xff);
+    case 1:
+      return wide ? 0xfff8000000000000ull | (rng() & 0xfff) : 0xffc00000u | (rng() & 0xff);
+    case 2:
+      return 0;  // +0
+    case 3:
+      return wide ? 0x8000000000000000ull : 0x80000000u;  // -0
+    case 4:
+      return wide ? 0x7ff0000000000000ull : 0x7f800000u;  // +inf
+    case 5:
+      return wide ? 0xfff0000000000000ull : 0xff800000u;  // -inf
+    case 6:
+      return wide ? 1 : 1;  // the smallest denormal
+    default:
+      return number_bits(t, int64_t(rng() % 200) - 100);
+  }
+}
+
+// Rank r's keys (as bits) for a case; `first` is its position in the concatenation, `total` N.
+std::vector<uint64_t> make_keys(const Case& c, int rank, uint64_t n, uint64_t first, uint64_t total,
+                                uint64_t seed) {
+  std::mt19937_64 rng(seed * 1000003 + uint64_t(rank));
+  const uint64_t width_mask = key_bytes(c.key) == 8 ? ~uint64_t(0) : 0xffffffffull;
+  std::vector<uint64_t> few(4);
+  std::mt19937_64 shared(seed);  // the same values on every rank
+  for (uint64_t& f : few) f = shared() & width_mask;
+  const uint64_t common = shared() & width_mask;
+  std::vector<uint64_t> bits(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    const int64_t g = int64_t(first + i);
+    switch (c.dist) {
+      case Dist::uniform:
+        bits[i] = rng() & width_mask;
+        break;
+      case Dist::all_equal:
+        bits[i] = common;
+        break;
+      case Dist::one_value_99:
+        bits[i] = rng() % 100 == 0 ? rng() & width_mask : common;
+        break;
+      case Dist::few_distinct:
+        bits[i] = few[rng() % 4];
+        break;
+      case Dist::sorted:
+        bits[i] = number_bits(c.key, g - int64_t(total / 2));
+        break;
+      case Dist::reversed:
+        bits[i] = number_bits(c.key, int64_t(total / 2) - g);
+        break;
+      case Dist::specials:
+        bits[i] = is_float(c.key) ? special_bits(c.key, rng)
+                                  : (rng() % 3 == 0 ? 0 : ~uint64_t(0)) & width_mask;
+        break;
+    }
+  }
+  (void)is_signed;
+  return bits;
+}
+
+std::vector<uint8_t> pack(const std::vector<uint64_t>& bits, uint32_t size) {
+  std::vector<uint8_t> out(bits.size() * size);
+  for (size_t i = 0; i < bits.size(); ++i) std::memcpy(out.data() + i * size, &bits[i], size);
+  return out;
+}
+
+bool run_case(Context& ctx, const Case& c, uint64_t seed) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const uint32_t ks = key_bytes(c.key), vs = c.value_bytes;
+  std::vector<uint64_t> sizes(static_cast<size_t>(ranks)), firsts(size_t(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r) {
+    sizes[size_t(r)] = size_of(c.sizes, r, ranks);
+    firsts[size_t(r) + 1] = firsts[size_t(r)] + sizes[size_t(r)];
+  }
+  const uint64_t total = firsts.back();
+  auto keys_of = [&](int r) {
+    return pack(make_keys(c, r, sizes[size_t(r)], firsts[size_t(r)], total, seed), ks);
+  };
+  auto values_of = [&](int r) {
+    std::vector<uint64_t> v(sizes[size_t(r)]);
+    for (uint64_t i = 0; i < v.size(); ++i) v[i] = firsts[size_t(r)] + i;
+    return pack(v, vs);
+  };
+  const std::vector<uint8_t> keys = keys_of(rank);
+  const std::vector<uint8_t> values = vs ? values_of(rank) : std::vector<uint8_t>{};
+
+  std::unique_ptr<dist::Exchange> exchange =
+      c.max_message_bytes ? dist::make_mpi_exchange(c.max_message_bytes) : nullptr;
+  dist::DistributedOptions options;
+  options.sort.descending = c.descending;
+  options.sort.begin_bit = c.begin_bit;
+  options.sort.end_bit = c.end_bit;
+  options.sort.device_memory_limit = c.device_memory_limit;
+  options.balanced = c.balanced;
+  options.merge = c.merge;
+  options.exchange = exchange.get();
+  options.partition_first = c.partition_first;
+  options.samples_per_rank = c.samples_per_rank;
+  std::vector<uint8_t> out_keys, out_values;
+  std::string error;
+  dist::Slice slice;
+  try {
+    slice = dist::sort_raw(
+        ctx, MPI_COMM_WORLD, c.key, keys.data(), sizes[size_t(rank)], values.data(), vs,
+        [&](uint64_t n) {
+          out_keys.resize(n * ks);
+          return static_cast<void*>(out_keys.data());
+        },
+        [&](uint64_t n) {
+          out_values.resize(n * vs);
+          return static_cast<void*>(out_values.data());
+        },
+        options);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+
+  // Everything to rank 0.
+  uint64_t mine[3] = {slice.count, slice.global_offset, slice.global_count};
+  std::vector<uint64_t> slices(size_t(ranks) * 3);
+  MPI_Gather(mine, 3, MPI_UINT64_T, slices.data(), 3, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  auto gather_bytes = [&](const std::vector<uint8_t>& part) {
+    int bytes = int(part.size());
+    std::vector<int> counts(static_cast<size_t>(ranks)), displs(size_t(ranks), 0);
+    MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 1; r < ranks; ++r)
+      displs[size_t(r)] = displs[size_t(r) - 1] + counts[size_t(r) - 1];
+    std::vector<uint8_t> all(rank == 0 ? size_t(displs.back() + counts.back()) : 0);
+    MPI_Gatherv(part.data(), bytes, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+    return all;
+  };
+  const std::vector<uint8_t> all_keys = gather_bytes(out_keys);
+  const std::vector<uint8_t> all_values = gather_bytes(out_values);
+  int errors = error.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+
+  int ok = 1;
+  std::string why;
+  if (errors) {
+    ok = 0;
+    why = "threw: " + error;
+  } else if (rank == 0) {
+    std::vector<uint8_t> ref_keys, ref_values;
+    for (int r = 0; r < ranks; ++r) {
+      const std::vector<uint8_t> k = keys_of(r);
+      ref_keys.insert(ref_keys.end(), k.begin(), k.end());
+      if (vs) {
+        const std::vector<uint8_t> v = values_of(r);
+        ref_values.insert(ref_values.end(), v.begin(), v.end());
+      }
+    }
+    SortOptions reference;
+    reference.descending = c.descending;
+    reference.begin_bit = c.begin_bit;
+    reference.end_bit = c.end_bit;
+    if (total)
+      sort_raw(ctx, c.key, ref_keys.data(), total, vs ? ref_values.data() : nullptr, vs, reference);
+    uint64_t offset = 0, largest = 0;
+    for (int r = 0; r < ranks; ++r) {
+      const uint64_t count = slices[size_t(r) * 3], start = slices[size_t(r) * 3 + 1];
+      largest = std::max(largest, count);
+      if (slices[size_t(r) * 3 + 2] != total)
+        why = "rank " + std::to_string(r) + ": wrong global count";
+      if (start != offset)
+        why = "rank " + std::to_string(r) + ": global offset " + std::to_string(start) +
+              ", expected " + std::to_string(offset);
+      if (c.balanced) {
+        const uint64_t want =
+            uint64_t((unsigned __int128)total * uint64_t(r + 1) / uint64_t(ranks)) -
+            uint64_t((unsigned __int128)total * uint64_t(r) / uint64_t(ranks));
+        if (count != want)
+          why = "rank " + std::to_string(r) + " holds " + std::to_string(count) +
+                " elements, balanced is " + std::to_string(want);
+      }
+      offset += count;
+    }
+    if (why.empty() && offset != total)
+      why = "the slices hold " + std::to_string(offset) + " of " + std::to_string(total);
+    // Natural buckets must not pile equal keys onto one rank: regular sampling bounds a bucket
+    // near N / P (checked loosely, for inputs large enough to tell).
+    if (why.empty() && !c.balanced && total >= uint64_t(ranks) * 200 &&
+        double(largest) > 1.5 * double(total) / ranks + 16)
+      why = "natural buckets unbalanced: the largest holds " + std::to_string(largest) + " of " +
+            std::to_string(total);
+    if (why.empty() && all_keys != ref_keys) {
+      uint64_t i = 0;
+      while (i < total && std::memcmp(&all_keys[i * ks], &ref_keys[i * ks], ks) == 0) ++i;
+      why = "keys differ from the reference first at global position " + std::to_string(i);
+    }
+    if (why.empty() && all_values != ref_values) {
+      uint64_t i = 0;
+      while (i < total && std::memcmp(&all_values[i * vs], &ref_values[i * vs], vs) == 0) ++i;
+      why = "values differ from the reference first at global position " + std::to_string(i);
+    }
+    ok = why.empty();
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    std::printf("%s %s (N=%llu, seed %llu)%s%s\n", ok ? "PASS" : "FAIL", c.describe().c_str(),
+                static_cast<unsigned long long>(total), static_cast<unsigned long long>(seed),
+                ok ? "" : ": ", why.c_str());
+    std::fflush(stdout);
+  }
+  return ok;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  const KeyType types[] = {KeyType::u32, KeyType::i32, KeyType::f32,
+                           KeyType::u64, KeyType::i64, KeyType::f64};
+  for (KeyType t : types) {
+    const uint32_t width = key_bytes(t) * 8;
+    const uint32_t wide_value = 8;
+    // Every distribution, with values (the positions: stability shows), both orders.
+    for (Dist d : {Dist::uniform, Dist::all_equal, Dist::one_value_99, Dist::few_distinct,
+                   Dist::sorted, Dist::reversed, Dist::specials}) {
+      cases.push_back({.key = t, .value_bytes = 4, .dist = d});
+      cases.push_back({.key = t,
+                       .value_bytes = wide_value,
+                       .descending = true,
+                       .dist = d,
+                       .sizes = Sizes::empty_ranks});
+    }
+    // Keys alone; a bit range (keys equal in it but not outside show stability without values).
+    cases.push_back({.key = t, .value_bytes = 0, .dist = Dist::uniform});
+    cases.push_back(
+        {.key = t, .value_bytes = 0, .begin_bit = 3, .end_bit = width / 2, .dist = Dist::uniform});
+    cases.push_back({.key = t,
+                     .value_bytes = 4,
+                     .descending = true,
+                     .begin_bit = width - 6,
+                     .end_bit = width - 1,
+                     .dist = Dist::uniform,
+                     .sizes = Sizes::even});
+    // Natural bucket sizes, on skewed inputs too.
+    cases.push_back({.key = t, .value_bytes = 4, .dist = Dist::uniform, .balanced = false});
+    cases.push_back({.key = t,
+                     .value_bytes = 8,
+                     .dist = Dist::all_equal,
+                     .sizes = Sizes::even,
+                     .balanced = false});
+    cases.push_back({.key = t,
+                     .value_bytes = 4,
+                     .descending = true,
+                     .dist = Dist::one_value_99,
+                     .balanced = false});
+  }
+  // Tiny and empty ranks.
+  for (Sizes s : {Sizes::one_each, Sizes::fewer_than_ranks, Sizes::all_empty}) {
+    cases.push_back({.key = KeyType::u32, .value_bytes = 4, .dist = Dist::uniform, .sizes = s});
+    cases.push_back({.key = KeyType::f64,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::all_equal,
+                     .sizes = s,
+                     .balanced = false});
+  }
+  // Both merges; the exchange in many small rounds (the path of messages beyond 2^31 bytes).
+  for (dist::Merge m : {dist::Merge::cpu, dist::Merge::gpu}) {
+    cases.push_back(
+        {.key = KeyType::u64, .value_bytes = 8, .dist = Dist::few_distinct, .merge = m});
+    cases.push_back({.key = KeyType::f32,
+                     .value_bytes = 4,
+                     .descending = true,
+                     .dist = Dist::specials,
+                     .balanced = false,
+                     .merge = m});
+  }
+  cases.push_back(
+      {.key = KeyType::i32, .value_bytes = 4, .dist = Dist::uniform, .max_message_bytes = 40});
+  cases.push_back({.key = KeyType::f64,
+                   .value_bytes = 8,
+                   .dist = Dist::all_equal,
+                   .balanced = false,
+                   .merge = dist::Merge::cpu,
+                   .max_message_bytes = 24});
+  // Larger shares, sorted out of core on every rank (a small device memory limit).
+  cases.push_back({.key = KeyType::u32,
+                   .value_bytes = 4,
+                   .dist = Dist::few_distinct,
+                   .sizes = Sizes::large,
+                   .device_memory_limit = 256 * 1024});
+  // Partition first, sort once: every key type, skewed inputs, both layouts, tiny and empty ranks,
+  // the exchange in rounds, the sort out of core.
+  for (KeyType t : types) {
+    cases.push_back({.key = t, .value_bytes = 4, .dist = Dist::uniform, .partition_first = true});
+    cases.push_back({.key = t,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::one_value_99,
+                     .sizes = Sizes::empty_ranks,
+                     .partition_first = true});
+    cases.push_back({.key = t,
+                     .value_bytes = 4,
+                     .dist = Dist::all_equal,
+                     .balanced = false,
+                     .partition_first = true});
+    cases.push_back({.key = t,
+                     .value_bytes = 0,
+                     .begin_bit = 2,
+                     .end_bit = 9,
+                     .dist = Dist::specials,
+                     .partition_first = true});
+  }
+  for (Sizes s : {Sizes::one_each, Sizes::fewer_than_ranks, Sizes::all_empty, Sizes::even})
+    cases.push_back({.key = KeyType::i64,
+                     .value_bytes = 8,
+                     .dist = Dist::sorted,
+                     .sizes = s,
+                     .partition_first = true});
+  cases.push_back({.key = KeyType::f32,
+                   .value_bytes = 4,
+                   .dist = Dist::reversed,
+                   .balanced = false,
+                   .partition_first = true});
+  cases.push_back({.key = KeyType::u64,
+                   .value_bytes = 8,
+                   .dist = Dist::few_distinct,
+                   .max_message_bytes = 40,
+                   .partition_first = true});
+  cases.push_back({.key = KeyType::u32,
+                   .value_bytes = 4,
+                   .dist = Dist::few_distinct,
+                   .sizes = Sizes::large,
+                   .device_memory_limit = 256 * 1024,
+                   .partition_first = true});
+  // Few samples: uneven buckets, which the balanced layout evens out by moving pieces.
+  for (KeyType t : {KeyType::u32, KeyType::f64}) {
+    cases.push_back({.key = t,
+                     .value_bytes = 4,
+                     .dist = Dist::uniform,
+                     .partition_first = true,
+                     .samples_per_rank = 3});
+    cases.push_back({.key = t,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::few_distinct,
+                     .sizes = Sizes::empty_ranks,
+                     .partition_first = true,
+                     .samples_per_rank = 2});
+  }
+  return cases;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // [FILTER] [STRIDE OFFSET]: the cases whose name contains FILTER, every STRIDE-th from OFFSET.
+  const std::string filter = argc > 1 ? argv[1] : "";
+  const int stride = argc > 3 ? std::atoi(argv[2]) : 1, first = argc > 3 ? std::atoi(argv[3]) : 0;
+  uint64_t seed = 0;
+  if (rank == 0) {
+    const char* pinned = std::getenv("GPUSORT_TEST_SEED");
+    seed = pinned ? std::strtoull(pinned, nullptr, 10) : std::random_device{}();
+  }
+  MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  int failed = 0, ran = 0;
+  try {
+    ContextOptions context_options;
+    context_options.device = dist::default_device(MPI_COMM_WORLD);
+    Context ctx = Context::create(context_options);
+    uint64_t case_seed = seed;
+    int index = -1;
+    for (const Case& c : all_cases()) {
+      ++case_seed, ++index;
+      if (!filter.empty() && c.describe().find(filter) == std::string::npos) continue;
+      if (stride > 1 && index % stride != first) continue;
+      ++ran;
+      if (!run_case(ctx, c, case_seed)) ++failed;
+    }
+    if (ctx.validation_messages()) {
+      std::printf("FAIL rank %d: %llu validation messages\n", rank,
+                  static_cast<unsigned long long>(ctx.validation_messages()));
+      ++failed;
+    }
+  } catch (const std::exception& e) {
+    std::printf("FAIL rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("%d of %d cases failed\n", failed, ran);
+  MPI_Finalize();
+  return failed ? 1 : 0;
+}
