@@ -72,6 +72,7 @@ uint32_t claim_by_id(const DeviceInfo& info, uint32_t key_words, uint32_t value_
              : 0u;
 }
 constexpr uint32_t histogram_groups_per_unit = 1;
+constexpr uint32_t lookback_window = 16;  // OnesweepOptions' default
 
 // small_sort.cpp's automatic_small_bands, before the shapes are fitted to the device.
 struct Wanted {
@@ -212,6 +213,7 @@ TEST(Tuning, OnesweepChoosesAsBefore) {
       EXPECT_EQ(uint32_t(keys.guess_tile), before::guess_tile(k.key_words));
       EXPECT_EQ(uint32_t(keys.prefetch_next), before::prefetch_next(k.key_words, k.value_words));
       EXPECT_EQ(o.histogram_groups_per_unit, before::histogram_groups_per_unit);
+      EXPECT_EQ(o.lookback_window, before::lookback_window);
       const OnesweepTile large = onesweep_tile_on(info, keys.large);
       EXPECT_EQ(large.workgroup, row.large.workgroup);
       EXPECT_EQ(large.keys_per_thread, row.large.keys_per_thread);

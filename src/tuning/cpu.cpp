@@ -38,6 +38,7 @@ constexpr Tuning cpu_tuning{
             .tiles_by_id = false,
             .persistent_min_rounds = 8,
             .histogram_groups_per_unit = 1,
+            .lookback_window = 16,
         },
     // Not measured on this family: the H100's bands (src/tuning/nvidia.cpp). Columns: log2_max_n,
     // bare_keys_only, items, single_workgroup, tile_workgroup, merge_workgroup, subgroup_sort,

@@ -1,7 +1,11 @@
 // NVIDIA's tables. Every measured value was chosen on an NVIDIA H100 80GB HBM3 (driver 580.159.04,
 // 132 SMs, subgroups of 32, 48 KiB of shared memory per workgroup), 2026-11-23 and 2026-11-24,
 // unless its row says otherwise; the commands, their full results and what else was tried are in
-// the design note each row names (docs/design/). Commits name the code measured.
+// the design notes (docs/design/onesweep.md, small-sort.md, segmented-sort.md, host-path.md).
+// Commits name the code measured. Single-shape times come from the development tools in dev/
+// (`onesweep_timing <u32|u64> <value bytes> <log2 n> [workgroup keys_per_thread]`,
+// `small_sort_timing`, `segmented_timing`: GPU timestamps, medians); `gpusort bench` rows compare
+// base and new code alternately, twice (docs/PERFORMANCE.md, "Protocol").
 #include "tuning/tuning.hpp"
 
 namespace gpusort {
@@ -92,6 +96,10 @@ constexpr Tuning nvidia_tuning{
             // --min-log2 18 --max-log2 22 --step 1 --algorithms onesweep,automatic`, twice after
             // 30 s of warm-up: 2^18 -3 to -5 %, 2^19 -1 to -3 %; 2 or 4 per SM no better.
             .histogram_groups_per_unit = 1,
+            // `onesweep_timing u32 0 24` per window (docs/design/onesweep.md, "Look-back"): 2 / 4
+            // / 8 / 16 entries 0.789 / 0.768 / 0.755 / 0.756 ms; with tiles by id (2^24 / 2^28)
+            // 1 entry 0.698 / 9.82, 4 entries 0.659 / 9.15, 16 entries 0.651 / 8.98 ms.
+            .lookback_window = 16,
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2

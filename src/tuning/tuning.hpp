@@ -55,6 +55,8 @@ struct OnesweepTuning {
   uint64_t persistent_min_rounds = 0;
   // Small n: the histogram's grid spread to this many workgroups per compute unit.
   uint32_t histogram_groups_per_unit = 0;
+  // The look-back's predecessors read at once per round.
+  uint32_t lookback_window = 0;
 };
 
 // One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it

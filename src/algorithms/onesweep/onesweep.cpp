@@ -88,6 +88,7 @@ class Onesweep final : public OnesweepSort {
     const auto& info = ctx.info;
     // The tile shapes per device family and key class: src/tuning.
     const OnesweepTile shape = onesweep_tile_on(info, keys_.large);
+    if (options_.lookback_window == 0) options_.lookback_window = tuning_.lookback_window;
     workgroup_ = shape.workgroup;
     keys_per_thread_ = shape.keys_per_thread;
     if (options.workgroup) workgroup_ = options.workgroup;

@@ -15,7 +15,8 @@ struct OnesweepOptions {
                                        // counting its keys itself (the decoupled fallback)
   uint32_t publish_refusal_period = 0; // testing: partitions p % period == period - 1 never
                                        // publish their counts, so successors must fall back
-  uint32_t lookback_window = 16;       // predecessors read at once per look-back round
+  uint32_t lookback_window = 0;        // predecessors read at once per look-back round (0: the
+                                       // tuning table's)
   uint32_t workgroup = 0;              // tuning experiments: tile shape (0: the tuning table's)
   uint32_t keys_per_thread = 0;
   // Tuning experiments and tests: each of the following overrides one value of the device's
