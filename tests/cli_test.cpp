@@ -509,6 +509,17 @@ TEST_F(CliTest, TimingsNameEveryStage) {
         << r.err;
 }
 
+// `gpusort devices` names the tuning family of each device (src/tuning): lavapipe's is cpu.
+TEST_F(CliTest, DevicesNameTheirTuningFamily) {
+  CliRun r = run({"devices"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t lavapipe = r.out.find("llvmpipe");
+  ASSERT_NE(lavapipe, std::string::npos) << r.out;
+  const size_t family = r.out.find("tuning family: ", lavapipe);
+  ASSERT_NE(family, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(family, r.out.find('\n', family) - family), "tuning family: cpu") << r.out;
+}
+
 TEST_F(CliTest, RawKeysRoundTrip) {
   check_round_trip(*this, {.key = KeyType::i32,
                            .npy = false,

@@ -14,6 +14,7 @@
 #endif
 
 #include "host/byte_count.hpp"
+#include "tuning/tuning.hpp"
 
 namespace gpusort {
 
@@ -157,17 +158,11 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAcces
   vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
-// The copy engine per device family, each row with the measurement that chose it.
+// The copy engine per device family: HostTuning (src/tuning), each row with the measurement that
+// chose it.
 HostPath::CopyEngine default_copy_engine(const DeviceInfo& device) {
-  constexpr uint32_t nvidia = 0x10de;
-  // H100 (docs/design/host-path.md, end to end, 983e368): shader copies move data as fast as the
-  // DMA (26-27 ms per GiB each way either way) and keep the SMs busy, so the GPU holds its clocks
-  // into the sort: 2^28 u32 host to host 60.4 ms (sort 9.7 ms) against 73.8 ms (sort 20.3 ms)
-  // with the DMA; every size from 2^24 was as fast or faster.
-  if (device.vendor_id == nvidia && device.type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
-    return HostPath::CopyEngine::shader;
-  // Elsewhere (lavapipe's copies are memcpy; other GPUs not measured): the DMA engine.
-  return HostPath::CopyEngine::dma;
+  return tuning_for(device).host.shader_copies ? HostPath::CopyEngine::shader
+                                               : HostPath::CopyEngine::dma;
 }
 
 double ms_between(std::chrono::steady_clock::time_point a,

@@ -1,9 +1,12 @@
-// gpusort devices: every Vulkan device, the limits gpusort adapts to, and which one it would pick.
+// gpusort devices: every Vulkan device, the limits gpusort adapts to, the tuning family it gets,
+// and which one it would pick.
 #include "commands.hpp"
 
 #include <gpusort/gpusort.hpp>
 
 #include <cstdio>
+
+#include "tuning/tuning.hpp"
 
 namespace gpusort::cli {
 namespace {
@@ -34,6 +37,7 @@ void list_devices() {
         d.device_local_bytes / 1073741824.0, d.max_allocation_bytes / 1073741824.0,
         d.max_buffer_bytes / 1073741824.0, d.sparse_binding ? " (sparse: several allocations)" : "",
         d.compute_units ? std::to_string(d.compute_units).c_str() : "not reported");
+    std::printf("   tuning family: %s\n", to_string(device_family(d)));
     if (!d.usable) std::printf("   not usable by gpusort: %s\n", d.unusable_why.c_str());
   }
 }

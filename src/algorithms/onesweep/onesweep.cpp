@@ -25,6 +25,7 @@
 
 #include "algorithms/small_sort/small_sort.hpp"
 #include "dispatch/dispatch.hpp"
+#include "tuning/tuning.hpp"
 
 namespace gpusort {
 
@@ -77,61 +78,18 @@ uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
   return uint32_t(std::clamp<uint64_t>((items + per_group - 1) / per_group, 1, cap));
 }
 
-// 32-bit keys alone keep the per-subgroup counters inside the exchange array (one barrier
-// more, room for bigger tiles): faster on the H100 for them, not for pairs or 64-bit keys.
-bool counters_in_exchange_by_default(const SortSpec& spec) {
-  return spec.key_words == 1 && spec.value_words == 0;
-}
-
-// The tuning table: Onesweep's tile shapes per device family, each measured where it was chosen
-// (docs/design/onesweep.md). `large` sorts every size; below it, smaller tiles take over up to
-// each band's max_n (ascending; a band with max_n 0 is unused), so that more SMs share each pass.
-struct OnesweepShape {
-  uint32_t workgroup = 0, keys_per_thread = 0;
-};
-struct OnesweepShapeBand {
-  uint64_t max_n = 0;
-  OnesweepShape shape;
-};
-struct OnesweepShapeRow {
-  OnesweepShape large;
-  std::array<OnesweepShapeBand, 2> small_bands;
-  // Workgroup i sorts tile i (no claim on an atomic counter): where workgroups start in id order.
-  bool tiles_by_id = false;
-  // Persistent workgroups (onesweep_pass's PERSISTENT): this many per compute unit (SM) sort
-  // tile after tile, the tile of their id first, then each claims its next tile while it ranks
-  // the current one; 0: one workgroup per tile (also where the device reports no compute units).
-  uint32_t persistent_groups_per_unit = 0;
-};
-OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
-  // NVIDIA-like devices (32-wide subgroups, 48 KiB of shared memory), measured on the H100:
-  // large tiles, 20 keys per invocation where the per-subgroup counters live in the exchange
-  // array, else 16 (at 2^24). Up to 2^18, 384 x 8: 86 tiles at 2^18 where 512 x 16-20
-  // gives 26-32 for 132 SMs, 17-22 % faster for every key type (456f085). Then 512 x 8 (64
-  // registers: two workgroups per SM): at 2^19 11-15 % faster than the large shape for every key
-  // type (u32 0.078 -> 0.067 ms, u32+u32 0.079 -> 0.071, u64 0.137 -> 0.122), and for 32-bit
-  // keys alone up to 2^22 (2^20 -2 %, 2^21 -5 %, 2^22 -4 %; at 2^23 +39 %, where it would run
-  // persistent), while pairs and 64-bit keys gain nothing there (942b462).
-  // NVIDIA starts workgroups in id order, so tiles go by id: the claim's round trip cost 3-5 % at
-  // every size and key type (622b218). One persistent workgroup per SM (512 x 20 holds one per SM)
-  // where there are many tiles: 32-bit keys alone 2-5 % faster (665e941). Measurements, commands
-  // and dates: docs/design/onesweep.md.
-  if (info.min_subgroup_size >= 32)
-    return {{512, counters_in_exchange ? 20u : 16u},
-            {{{uint64_t(1) << 18, {384, 8}},
-              {uint64_t(1) << (counters_in_exchange ? 22 : 19), {512, 8}}}},
-            info.vendor_id == 0x10de,
-            info.vendor_id == 0x10de ? 1u : 0u};
-  // Narrow subgroups (lavapipe): small tiles (the per-subgroup counters cost 1 KiB a subgroup).
-  return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, {}};
-}
-
 class Onesweep final : public OnesweepSort {
  public:
   Onesweep(Context::Impl& ctx, const SortSpec& spec, const OnesweepOptions& options)
-      : ctx_(ctx), spec_(spec), options_(options) {
+      : ctx_(ctx),
+        spec_(spec),
+        options_(options),
+        tuning_(tuning_for(ctx.info).onesweep),
+        keys_(onesweep_keys(tuning_, spec.key_words, spec.value_words)) {
     const auto& info = ctx.info;
-    const OnesweepShape shape = onesweep_shape_row(info, counters_in_exchange()).large;
+    // The tile shapes per device family and key class: src/tuning.
+    const OnesweepTile shape = onesweep_tile_on(info, keys_.large);
+    if (options_.lookback_window == 0) options_.lookback_window = tuning_.lookback_window;
     workgroup_ = shape.workgroup;
     keys_per_thread_ = shape.keys_per_thread;
     if (options.workgroup) workgroup_ = options.workgroup;
@@ -152,21 +110,18 @@ class Onesweep final : public OnesweepSort {
     return words * 4 + 5 * radix * 4 + 256;
   }
   uint32_t tile() const { return workgroup_ * keys_per_thread_; }
+  // The pass's switches: the options' where set (>= 0), else the device's tuning table.
   uint32_t counters_in_exchange() const {
     if (options_.counters_in_exchange >= 0) return uint32_t(options_.counters_in_exchange);
-    return counters_in_exchange_by_default(spec_) ? 1u : 0u;
+    return keys_.counters_in_exchange ? 1u : 0u;
   }
-  // A bounds-check-free copy of the pass's tile code for full tiles: faster on the H100 for
-  // 64-bit keys and for pairs, slower for 32-bit keys alone (docs/design/onesweep.md).
   uint32_t full_tile_copy() const {
     if (options_.full_tile_copy >= 0) return uint32_t(options_.full_tile_copy);
-    return spec_.key_words == 2 || spec_.value_words != 0 ? 1u : 0u;
+    return keys_.full_tile_copy ? 1u : 0u;
   }
-  // Keys requested for the workgroup id's tile before the claim returns: on the H100 +1 % for
-  // 32-bit keys, +4 % for 32-bit keys with values, -1 % for 64-bit keys (docs/design/onesweep.md).
   uint32_t guess_tile() const {
     if (options_.guess_tile >= 0) return uint32_t(options_.guess_tile);
-    return spec_.key_words == 1 ? 1u : 0u;
+    return keys_.guess_tile ? 1u : 0u;
   }
   uint32_t claim_by_id(uint64_t max_n) const {
     if (options_.claim_by_id >= 0) return uint32_t(options_.claim_by_id);
@@ -175,35 +130,28 @@ class Onesweep final : public OnesweepSort {
     // back every round of the pass. All by id measured 1-2 % faster on an idle H100
     // (docs/design/onesweep.md).
     if (persistent_groups(max_n) != 0) return 0;
-    return onesweep_shape_row(ctx_.info, counters_in_exchange()).tiles_by_id ? 1u : 0u;
+    return tuning_.tiles_by_id ? 1u : 0u;
   }
   // Workgroups per pass where they are persistent (0: one per tile), for a recording of max_n
-  // keys: for 32-bit keys alone, from persistent_min_rounds tiles per workgroup. On the H100 they
-  // made 32-bit keys alone 2 % faster at 2^24 and 5 % at 2^28, but 4 % slower at 2^22 (three
-  // tiles each), and pairs and 64-bit keys no faster (docs/design/onesweep.md).
-  static constexpr uint64_t persistent_min_rounds = 8;
+  // keys: the table's per compute unit, where each gets persistent_min_rounds tiles or more.
   uint32_t persistent_groups(uint64_t max_n) const {
     if (options_.persistent_groups >= 0) return uint32_t(options_.persistent_groups);
-    if (spec_.key_words != 1 || spec_.value_words != 0) return 0;
-    const uint32_t groups =
-        onesweep_shape_row(ctx_.info, counters_in_exchange()).persistent_groups_per_unit *
-        ctx_.info.compute_units;
-    return tiles(max_n) >= persistent_min_rounds * groups ? groups : 0;
+    const uint32_t groups = keys_.persistent_groups_per_unit * ctx_.info.compute_units;
+    return tiles(max_n) >= tuning_.persistent_min_rounds * groups ? groups : 0;
   }
-  // The next tile's keys requested after the look-back: for 32-bit keys alone (pairs lost 2 % on
-  // the H100 with it, 64-bit keys gained less than without it; docs/design/onesweep.md).
+  // The next tile's keys requested after the look-back (persistent workgroups).
   uint32_t prefetch_next() const {
     if (options_.prefetch_next >= 0) return uint32_t(options_.prefetch_next);
-    return spec_.key_words == 1 && spec_.value_words == 0 ? 1u : 0u;
+    return keys_.prefetch_next ? 1u : 0u;
   }
   // The histogram's grid: four rounds of keys per workgroup, or, where that leaves compute units
-  // without a workgroup (small n), fewer rounds, so that each unit gets histogram_groups_per_unit:
-  // one on the H100 made 2^18 keys 3-5 % faster, 2^19 1-3 %; two or four no better (53df214,
-  // docs/design/onesweep.md).
+  // without a workgroup (small n), fewer rounds, so that each unit gets histogram_groups_per_unit
+  // (the options' where set, else the table's).
   uint32_t histogram_groups_for(uint64_t n) const {
     const uint32_t groups = groups_for(n, histogram_keys_per_group, max_histogram_groups);
-    const uint32_t per_unit =
-        options_.histogram_groups_per_unit >= 0 ? uint32_t(options_.histogram_groups_per_unit) : 1u;
+    const uint32_t per_unit = options_.histogram_groups_per_unit >= 0
+                                  ? uint32_t(options_.histogram_groups_per_unit)
+                                  : tuning_.histogram_groups_per_unit;
     const uint32_t spread = per_unit * std::max<uint32_t>(ctx_.info.compute_units, 1);
     if (groups >= spread) return groups;
     return std::min(spread, groups_for(n, histogram_keys_per_round, max_histogram_groups));
@@ -366,6 +314,8 @@ class Onesweep final : public OnesweepSort {
   Context::Impl& ctx_;
   SortSpec spec_;
   OnesweepOptions options_;
+  const OnesweepTuning& tuning_;
+  const OnesweepKeyTuning& keys_;
   uint32_t workgroup_ = 0;
   uint32_t keys_per_thread_ = 0;
 };
@@ -379,17 +329,19 @@ std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& 
 
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec) {
   auto large = make_onesweep(ctx, spec, OnesweepOptions{});
-  const OnesweepShapeRow row = onesweep_shape_row(ctx.info, counters_in_exchange_by_default(spec));
-  // Each band, from the largest down, takes the sizes up to its max_n from the ones above it.
-  // Bands run one workgroup per tile, as they were measured: persistent workgroups with their small
-  // tiles were 35 % slower on the H100 (docs/design/onesweep.md), and on a device with fewer
-  // compute units a band's size could reach the persistent threshold.
+  const OnesweepKeyTuning& keys =
+      onesweep_keys(tuning_for(ctx.info).onesweep, spec.key_words, spec.value_words);
+  // Each band, from the largest down, takes the sizes up to its max_n from the ones above it
+  // (onesweep_tile_for). Bands run one workgroup per tile, as they were measured: persistent
+  // workgroups with their small tiles were 35 % slower on the H100 (docs/design/onesweep.md), and
+  // on a device with fewer compute units a band's size could reach the persistent threshold.
   std::unique_ptr<SortAlgorithm> sort = std::move(large);
-  for (auto band = row.small_bands.rbegin(); band != row.small_bands.rend(); ++band) {
+  for (auto band = keys.bands.rbegin(); band != keys.bands.rend(); ++band) {
     if (band->max_n == 0) continue;
+    const OnesweepTile tile = onesweep_tile_on(ctx.info, band->tile);
     OnesweepOptions options;
-    options.workgroup = band->shape.workgroup;
-    options.keys_per_thread = band->shape.keys_per_thread;
+    options.workgroup = tile.workgroup;
+    options.keys_per_thread = tile.keys_per_thread;
     options.persistent_groups = 0;
     sort = make_size_switch(make_onesweep(ctx, spec, options), band->max_n, std::move(sort));
   }

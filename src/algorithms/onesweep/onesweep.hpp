@@ -1,43 +1,44 @@
 // Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep.cpp).
 #pragma once
 
+#include "algorithms/sort_algorithm.hpp"
+
 #include <functional>
 #include <vector>
-
-#include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {
 
 struct OnesweepOptions {
-  uint32_t lookback_slots = 1024;       // circular look-back table length in tiles (rounded down
-                                        // to a power of two)
-  uint32_t spin_limit = 64;             // look-back rounds on an unpublished predecessor before
-                                        // counting its keys itself (the decoupled fallback)
-  uint32_t publish_refusal_period = 0;  // testing: partitions p % period == period - 1 never
-                                        // publish their counts, so successors must fall back
-  uint32_t lookback_window = 16;        // predecessors read at once per look-back round
-  uint32_t workgroup = 0;               // tuning experiments: tile shape (0: chosen by device)
+  uint32_t lookback_slots = 1024;      // circular look-back table length in tiles (rounded down
+                                       // to a power of two)
+  uint32_t spin_limit = 64;            // look-back rounds on an unpublished predecessor before
+                                       // counting its keys itself (the decoupled fallback)
+  uint32_t publish_refusal_period = 0; // testing: partitions p % period == period - 1 never
+                                       // publish their counts, so successors must fall back
+  uint32_t lookback_window = 0;        // predecessors read at once per look-back round (0: the
+                                       // tuning table's)
+  uint32_t workgroup = 0;              // tuning experiments: tile shape (0: the tuning table's)
   uint32_t keys_per_thread = 0;
+  // Tuning experiments and tests: each of the following overrides one value of the device's
+  // tuning table (src/tuning/tuning.hpp, OnesweepTuning); -1 keeps the table's.
   int32_t guess_tile = -1;  // request the keys of the workgroup id's tile before the claim
-                            // returns: -1 where measured faster (32-bit keys), 0 off, 1 on
-  int32_t counters_in_exchange = -1;  // per-subgroup counters inside the exchange array: -1 where
-                                      // measured faster (32-bit keys alone), 0 off, 1 on
+                            // returns: 0 off, 1 on
+  int32_t counters_in_exchange = -1;  // per-subgroup counters in the exchange array: 0 off, 1 on
   int32_t claim_by_id = -1;           // workgroup i sorts tile i instead of claiming one from the
-                                      // pass's counter: -1 as the device table says, 0 off, 1 on
+                                      // pass's counter: 0 off, 1 on
   int32_t full_tile_copy = -1;        // a bounds-check-free copy of the tile code for full tiles:
-                                      // -1 where measured faster, 0 off, 1 on
-  int32_t persistent_groups = -1;     // at most this many workgroups per pass, each sorting tile
-                                      // after tile: -1 as the device table says, 0 one per tile
-  int32_t prefetch_next = -1;         // persistent workgroups request the next tile's keys after
-                                      // the look-back (32-bit keys): -1 where measured faster,
                                       // 0 off, 1 on
+  int32_t persistent_groups = -1;     // at most this many workgroups per pass, each sorting tile
+                                      // after tile: 0 one per tile
+  int32_t prefetch_next = -1;         // persistent workgroups request the next tile's keys after
+                                      // the look-back: 0 off, 1 on
   int32_t histogram_groups_per_unit = -1;  // small n: the histogram's grid spread to this many
-                                           // workgroups per compute unit (-1: as measured best)
-  bool wide_indices = false;    // testing: 64-bit element addressing at every n (else only
-                                // beyond 2^31 elements, where it is needed)
-  bool histogram_only = false;  // profiling: record only the clear and histogram steps
-                                // (the histogram's last workgroup makes the plan)
-  uint32_t profile_omit = 0;    // profiling (wrong results): steps the pass leaves out
+                                           // workgroups per compute unit
+  bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
+                                       // beyond 2^31 elements, where it is needed)
+  bool histogram_only = false;         // profiling: record only the clear and histogram steps
+                                       // (the histogram's last workgroup makes the plan)
+  uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
   // Profiling (dev/onesweep/onesweep_clock.cpp, keys alone): the pass's clock variant,
   // built with GPUSORT_ONESWEEP_VARIANTS, writes its per-tile records to this address.
   VkDeviceAddress clock_profile = 0;
@@ -96,7 +97,7 @@ class OnesweepSort : public SortAlgorithm {
 std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
                                             const OnesweepOptions& options);
 // Onesweep as Algorithm::onesweep and automatic use it: the tile shape by n from the device's
-// tuning.
+// tuning (src/tuning).
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec);
 
 }  // namespace gpusort

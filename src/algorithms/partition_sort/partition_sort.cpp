@@ -21,6 +21,7 @@
 
 #include "algorithms/onesweep/onesweep.hpp"
 #include "algorithms/segmented_sort/segmented_sort.hpp"
+#include "tuning/tuning.hpp"
 
 namespace gpusort {
 
@@ -28,26 +29,11 @@ namespace {
 
 constexpr uint32_t radix = 256;
 
-// Tuning per device family: the largest bucket the segmented sort takes faster than Onesweep's
-// remaining passes would. Bucket sizes of uniform keys: n / 256 (2^18: 1 Ki, 2^20: 4 Ki, 2^22:
-// 16 Ki, whose largest bucket is ~16.9 Ki).
-struct PartitionTuning {
-  uint32_t min_subgroup_size;  // the row applies from this subgroup size up
-  uint32_t max_bucket;
-  const char* measurement;
-};
-constexpr PartitionTuning partition_tuning[] = {
-    // NVIDIA (H100): to be measured once the segmented sort's workgroup path lands (its
-    // capacity per workgroup, ~2^13-2^14 keys, is the expected crossover).
-    {32, 1u << 14, "not measured yet: the segmented sort's per-workgroup capacity"},
-    // lavapipe and other narrow-subgroup devices: correctness only.
-    {1, 1u << 14, "not measured: no timing target on CPU drivers"},
-};
-
+// The largest bucket the segmented sort takes faster than Onesweep's remaining passes would, per
+// device family: PartitionTuning (src/tuning). Bucket sizes of uniform keys: n / 256 (2^18: 1 Ki,
+// 2^20: 4 Ki, 2^22: 16 Ki, whose largest bucket is ~16.9 Ki).
 uint32_t tuned_max_bucket(const Context::Impl& ctx) {
-  for (const auto& row : partition_tuning)
-    if (ctx.info.min_subgroup_size >= row.min_subgroup_size) return row.max_bucket;
-  return partition_tuning[std::size(partition_tuning) - 1].max_bucket;
+  return tuning_for(ctx.info).partition.max_bucket;
 }
 
 struct PlanPush {

@@ -54,6 +54,7 @@
 
 #include "algorithms/small_sort/small_sort.hpp"
 #include "dispatch/dispatch.hpp"
+#include "tuning/tuning.hpp"
 
 namespace gpusort {
 
@@ -109,7 +110,6 @@ struct SegmentMergePush {
       listed;
   uint32_t max_n, list_capacity;
 };
-constexpr uint32_t wanted_merge_workgroup = 256;
 struct BucketPush {
   VkDeviceAddress keys, values, bucket_keys, bucket_values, offsets, list, listed, pieces,
       piece_counter, piece_counters, piece_lists, keys_out, values_out;
@@ -119,8 +119,6 @@ struct BucketPush {
 // per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
 // take 1 KiB of shared memory per subgroup).
 constexpr uint32_t piece_stride = 257;
-constexpr uint32_t default_bucket_keys_per_thread = 8;
-constexpr uint32_t wanted_bucket_workgroup = 512;
 struct LargeScanPush {
   VkDeviceAddress large_count, large_sizes, large_bases, count, step_dispatch;
   uint32_t max_n, large_capacity, step_group_count, step_workgroup, max_groups_x;
@@ -136,25 +134,24 @@ struct LargeGatherPush {
   uint32_t max_n, group_count;
 };
 
-// The fast path's size classes, per device family: class c sorts segments of up to
-// 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
-// pack min_tile / slots segments into one workgroup of min_tile / 2^log2_items invocations. The
-// largest class is the largest tile the device's workgroup and shared memory hold
-// (fast_path_classes). One row for every device so far, measured on the H100 only; a block's
-// padding costs at most 2x.
+// The fast path's size classes, per device family (SegmentedTuning, src/tuning): class c sorts
+// segments of up to 2^(log2_first_class + c) keys in blocks of that many slots; the classes below
+// min_tile slots pack min_tile / slots segments into one workgroup of min_tile / 2^log2_items
+// invocations. The largest class is the largest tile the device's workgroup and shared memory hold
+// (fast_path_classes); a block's padding costs at most 2x.
 // The medium classes: segments of up to 2^log2_max_blocks largest tiles, each tile sorted alone
 // then merged (segment_merge searches every other block of the segment for every key, so its
 // work per key grows with the blocks).
 struct SegmentClassShape {
-  uint32_t log2_first_class = 3;
-  // 256-slot tiles of 64 invocations x 4 keys for the classes up to 256 slots (more keys in
-  // flight per SM than 2 keys: docs/design/segmented-sort.md, on the H100: u32
-  // 2^10x2^14 0.621 -> 0.566 ms, 2^16x256 0.336 -> 0.284 ms; 8 keys were slower with values).
-  uint32_t log2_min_tile = 8;
-  uint32_t log2_items = 2;
-  uint32_t log2_max_blocks = 3;
+  uint32_t log2_first_class = 0;
+  uint32_t log2_min_tile = 0;
+  uint32_t log2_items = 0;
+  uint32_t log2_max_blocks = 0;
 };
-constexpr SegmentClassShape segment_class_shape{};
+SegmentClassShape segment_class_shape(const Context::Impl& ctx) {
+  const SegmentedTuning& t = tuning_for(ctx.info).segmented;
+  return {t.log2_first_class, t.log2_min_tile, t.log2_items, t.log2_max_blocks};
+}
 
 // One size class: its block (segment_slots, a power of two) and how segment_sort_tile runs it;
 // a medium class (blocks > 1) sorts blocks of tile() = segment_slots / blocks slots.
@@ -164,7 +161,7 @@ struct SegmentClass {
 };
 
 std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const SortSpec& spec,
-                                            const SegmentClassShape& shape = segment_class_shape) {
+                                            const SegmentClassShape& shape) {
   std::vector<SegmentClass> classes;
   const uint32_t max_workgroup = max_comparison_workgroup(ctx);
   const uint32_t min_tile = 1u << shape.log2_min_tile;
@@ -209,16 +206,18 @@ class Segmented final : public SegmentedSort {
     SortSpec by_key = spec.sort;
     by_key.value_words = 1;  // the origins
     by_key_ = make_sort_algorithm(ctx, by_key, requested);
+    const SegmentedTuning& tuning = tuning_for(ctx.info).segmented;
+    shape_ = segment_class_shape(ctx);
     if (options.log2_min_tile) shape_.log2_min_tile = options.log2_min_tile;
     if (options.log2_items) shape_.log2_items = options.log2_items;
     classes_ = fast_path_classes(ctx, spec.sort, shape_);
-    merge_workgroup_ = clamp_workgroup(ctx, wanted_merge_workgroup);
+    merge_workgroup_ = clamp_workgroup(ctx, tuning.merge_workgroup);
     bucket_workgroup_ =
         std::min(clamp_workgroup(ctx, options.bucket_workgroup ? options.bucket_workgroup
-                                                               : wanted_bucket_workgroup),
-                 clamp_workgroup(ctx, 16 * ctx.info.min_subgroup_size));
+                                                               : tuning.bucket_workgroup),
+                 clamp_workgroup(ctx, tuning.bucket_max_subgroups * ctx.info.min_subgroup_size));
     bucket_keys_per_thread_ = options.bucket_keys_per_thread ? options.bucket_keys_per_thread
-                                                             : default_bucket_keys_per_thread;
+                                                             : tuning.bucket_keys_per_thread;
   }
 
   // Whether the fast path runs (more than one segment, and a class fits this device).
@@ -709,14 +708,14 @@ class Segmented final : public SegmentedSort {
   std::vector<SegmentClass> classes_;
   uint32_t merge_workgroup_;  // segment_merge's; divides every medium class's slots
   uint32_t bucket_workgroup_, bucket_keys_per_thread_;  // segment_bucket's shape
-  SegmentClassShape shape_ = segment_class_shape;
+  SegmentClassShape shape_;
 };
 
 }  // namespace
 
 SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSpec& spec) {
   SegmentedClassTable table;
-  for (const SegmentClass& c : fast_path_classes(ctx, spec)) {
+  for (const SegmentClass& c : fast_path_classes(ctx, spec, segment_class_shape(ctx))) {
     table.class_slots.push_back(c.segment_slots);
     if (c.blocks == 1) table.largest_tile = c.segment_slots;
   }

@@ -21,6 +21,8 @@
 // tile, and the runs alike with two levels.
 #include "algorithms/small_sort/small_sort.hpp"
 
+#include "tuning/tuning.hpp"
+
 namespace gpusort {
 
 namespace {
@@ -241,38 +243,23 @@ uint64_t small_sort_max_n(const SmallSortShape& shape) {
 }
 
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
-  struct Wanted {
-    uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
-    bool adaptive_buckets;
-    uint32_t single_workgroup = 512;  // one dispatch up to 2 x this many keys
-    bool bare_keys_only = false;      // a band for sorts_bare_keys alone
-  };
-  // Above 2^16 the merge's buckets follow the keys and tiles in order skip their network (the
-  // sample and the check cost 1.7-2.7 us, which the bands below, where the top bits do well
-  // enough against Onesweep, are spared). Two merge levels also beat Onesweep at 2^18 on spread
-  // and skewed keys (48-52 us against 58), but not where Onesweep skips the passes whose digit is
-  // constant: all keys equal 1.66x Onesweep's time, keys below 2^16 1.23x, 16 distinct keys
-  // 1.15x, against the 1.1x allowed (docs/design/small-sort.md). So Onesweep from 2^17 + 1.
-  // Bare keys (no values) take 2048 in one dispatch of 1024 x 2: 9.6 us against 11.7 for tiles
-  // of 512 and a merge (u32, H100, small_sort_timing, 978dfbc); with values, 12.8 against 12.9.
-  constexpr Wanted wanted[] = {{11, 256, 8, 0, false, 1024, true},
-                               {14, 256, 8, 0, false},
-                               {15, 512, 4, 0, false},
-                               {16, 512, 4, 8, false},
-                               {17, 512, 4, 8, true}};
+  // The bands per device family, each with the measurement that chose it: src/tuning.
   std::vector<SmallSortBand> bands;
-  for (const Wanted& w : wanted) {
-    if (w.bare_keys_only && !sorts_bare_keys(spec)) continue;
+  for (const SmallSortBandTuning& b : tuning_for(ctx.info).small_sort.bands) {
+    if (b.log2_max_n == 0 || (b.bare_keys_only && !sorts_bare_keys(spec))) continue;
     const SmallSortShape shape = small_sort_shape(ctx, spec,
-                                                  {.items = 2,
-                                                   .single_workgroup = w.single_workgroup,
-                                                   .tile_workgroup = w.tile_workgroup,
-                                                   .merge_tiles_per_round = 4,
-                                                   .merge_lanes = w.merge_lanes,
-                                                   .merge_group_tiles = w.merge_group_tiles,
-                                                   .adaptive_buckets = w.adaptive_buckets,
-                                                   .skip_sorted_tiles = w.adaptive_buckets});
-    bands.push_back({std::min(uint64_t(1) << w.log2_max_n, small_sort_max_n(shape)), shape});
+                                                  {.items = b.items,
+                                                   .single_workgroup = b.single_workgroup,
+                                                   .tile_workgroup = b.tile_workgroup,
+                                                   .merge_workgroup = b.merge_workgroup,
+                                                   .subgroup_sort = b.subgroup_sort,
+                                                   .merge_tiles_per_round = b.merge_tiles_per_round,
+                                                   .merge_bucket_bits = b.merge_bucket_bits,
+                                                   .merge_lanes = b.merge_lanes,
+                                                   .merge_group_tiles = b.merge_group_tiles,
+                                                   .adaptive_buckets = b.adaptive_buckets,
+                                                   .skip_sorted_tiles = b.skip_sorted_tiles});
+    bands.push_back({std::min(uint64_t(1) << b.log2_max_n, small_sort_max_n(shape)), shape});
   }
   return bands;
 }

@@ -12,7 +12,8 @@ namespace gpusort {
 
 // How the small-array sort cuts its work: arrays up to single_workgroup x items keys are
 // sorted by one workgroup in one dispatch; larger ones as tiles of tile_workgroup x items keys
-// (one workgroup each) and a second dispatch that merges the tiles by rank.
+// (one workgroup each) and a second dispatch that merges the tiles by rank. The defaults below
+// serve tests and experiments; automatic's shapes are its device family's (SmallSortTuning).
 struct SmallSortShape {
   uint32_t items = 2;  // keys per invocation: 1, 2, 4 or 8 (one small_sort_tile shader each)
   uint32_t single_workgroup = 1024;
@@ -59,12 +60,8 @@ uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spe
 
 // The sizes Algorithm::automatic gives the small-array sort, smallest first: each band's shape
 // takes n up to its max_n (the band's bound, or less where the shape's own limit is lower on this
-// device). Fastest measured on the H100 (docs/design/small-sort.md): one workgroup up
-// to 1024 keys (2 per invocation; bare keys, sorts_bare_keys, up to 2048 with 1024
-// invocations); above, tiles of 512 keys to 2^14 (each key's merge searches
-// split over 8 invocations), of 1024 to 2^15 (over 4); to 2^17 tiles of 1024 merged in two
-// levels, groups of 8 tiles into runs and then the runs, above 2^16 with merge buckets that
-// follow the keys and tiles in order skipping their network.
+// device), from the device family's tuning table (SmallSortTuning, src/tuning; the rows measured
+// on the H100 and their results: src/tuning/nvidia.cpp).
 struct SmallSortBand {
   uint64_t max_n;
   SmallSortShape shape;

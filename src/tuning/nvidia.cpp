@@ -1,0 +1,230 @@
+// NVIDIA's tables. Every measured value was chosen on an NVIDIA H100 80GB HBM3 (driver 580.159.04,
+// 132 SMs, subgroups of 32, 48 KiB of shared memory per workgroup), 2026-11-23 and 2026-11-24,
+// unless its row says otherwise; the commands, their full results and what else was tried are in
+// the design notes (docs/design/onesweep.md, small-sort.md, segmented-sort.md, host-path.md).
+// Commits name the code measured. Single-shape times come from the development tools in dev/
+// (`onesweep_timing <u32|u64> <value bytes> <log2 n> [workgroup keys_per_thread]`,
+// `small_sort_timing`, `segmented_timing`: GPU timestamps, medians); `gpusort bench` rows compare
+// base and new code alternately, twice (docs/PERFORMANCE.md, "Protocol").
+#include "tuning/tuning.hpp"
+
+namespace gpusort {
+
+constexpr Tuning nvidia_tuning{
+    .family = DeviceFamily::nvidia,
+    .onesweep =
+        {
+            // 32-bit keys alone.
+            .keys32 =
+                {
+                    // Per-subgroup counters inside the exchange array, the 8 KiB saved spent on
+                    // 20 keys per invocation (8ba3db6): `onesweep_timing u32 0 24` 512 x 20 0.726
+                    // -> 0.692 ms, 2^28 10.51 -> 9.80 ms (docs/design/onesweep.md, "The tile").
+                    .large = {512, 20},
+                    .bands =
+                        {{// Up to 2^18: 86 tiles for 132 SMs where 512 x 20 gives 26 (456f085):
+                          // `onesweep_timing u32 0 18 <shape>` 0.076 -> 0.059 ms, CUB 0.072.
+                          {uint64_t(1) << 18, {384, 8}},
+                          // Up to 2^22, two workgroups per SM (942b462): `gpusort bench --seed
+                          // 2026 --keys u32,u32+u32,u64,f32 --min-log2 18 --max-log2 23 --step 1
+                          // --algorithms onesweep,automatic` against 2a4e068, twice: 2^19 -14 %,
+                          // 2^21 -5 %, 2^22 -3.4 %; at 2^23 0.361 -> 0.502 ms, so not beyond.
+                          {uint64_t(1) << 22, {512, 8}}}},
+                    .counters_in_exchange = true,
+                    // 032bc15, then `ONESWEEP_FULL_TILE_COPY=1 onesweep_timing u32 0 <log2 n>`
+                    // twice each with tiles by id: 2^22 0.215 -> 0.233, 2^24 0.655 -> 0.679 ms
+                    // (slower); -2 % only at 2^28. Off.
+                    .full_tile_copy = false,
+                    // 685fa57: `onesweep_timing u32 0 28` 10.78 -> 10.60 ms.
+                    .guess_tile = true,
+                    // 665e941: `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 18
+                    // --max-log2 28 --step 2 --algorithms onesweep,automatic` against ddf0845,
+                    // twice after 30 s of warm-up: u32 2^24 -3 %, 2^26 -5 %, 2^28 9.06 -> 8.55 ms;
+                    // f32 -2.5 / -4.5 / -5 %; 2^18-2^22 unchanged. The prefetch is most of the
+                    // gain (without it 0.650 / 8.825 ms at 2^24 / 2^28).
+                    .prefetch_next = true,
+                    .persistent_groups_per_unit = 1,
+                },
+            // 32-bit keys with values.
+            .keys32_values =
+                {
+                    // Tile sweep (5744ebd, 0f09a32; `onesweep_timing u32 4 24 <shape>`): pairs
+                    // best at 512 x 16; counters inside the exchange array no better for them.
+                    .large = {512, 16},
+                    .bands = {{// 456f085: `onesweep_timing u32 4 18 <shape>` 0.077 -> 0.062 ms.
+                               {uint64_t(1) << 18, {384, 8}},
+                               // 942b462 (the bench above): pairs -10 to -11 % at 2^19, unchanged
+                               // beyond, and 512 x 8 from 2^18 cost them 2.8 %.
+                               {uint64_t(1) << 19, {512, 8}}}},
+                    .counters_in_exchange = false,
+                    // 032bc15: `onesweep_timing u32 4 24` 0.907 -> 0.877 ms.
+                    .full_tile_copy = true,
+                    // 685fa57: `onesweep_timing u32 4 28` 12.71 -> 12.22 ms.
+                    .guess_tile = true,
+                    // c9224e2 (experiment, `onesweep_timing u32 4 <log2 n>`, twice): pairs +2.1 %
+                    // with the prefetch; 665e941's bench: persistent pairs +2 to +3 % at 2^24.
+                    .prefetch_next = false,
+                    .persistent_groups_per_unit = 0,
+                },
+            // 64-bit keys, with or without values.
+            .keys64 =
+                {
+                    // Tile sweep (5744ebd, 0f09a32; `onesweep_timing u64 0 24 <shape>`): best at
+                    // 512 x 16.
+                    .large = {512, 16},
+                    .bands = {{// 456f085: `onesweep_timing u64 0 18 <shape>` 0.139 -> 0.106 ms.
+                               {uint64_t(1) << 18, {384, 8}},
+                               // 942b462 (the bench above): u64 -10 to -11 % at 2^19.
+                               {uint64_t(1) << 19, {512, 8}}}},
+                    .counters_in_exchange = false,
+                    // 032bc15: `onesweep_timing u64 0 24` 1.839 -> 1.672 ms.
+                    .full_tile_copy = true,
+                    // 685fa57: `onesweep_timing u64 0 28` unchanged to -1 %.
+                    .guess_tile = false,
+                    // c9224e2 / 665e941 (as above): persistent 64-bit keys +2 to +3 % at 2^24,
+                    // -1.4 to -1.7 % at 2^28. Off.
+                    .prefetch_next = false,
+                    .persistent_groups_per_unit = 0,
+                },
+            // 622b218: `onesweep_timing u32 0 24` 0.669 -> 0.650 ms, 2^28 9.25 -> 8.91 ms, pairs
+            // -3 %, u64 -3 to -4 %, f32 -4 to -5 % (NVIDIA starts workgroups in id order).
+            .tiles_by_id = true,
+            // 665e941 (the bench above): with three tiles per workgroup (2^22) persistent
+            // workgroups were 4 % slower; from 8 they gain.
+            .persistent_min_rounds = 8,
+            // 53df214 against 942b462: `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32
+            // --min-log2 18 --max-log2 22 --step 1 --algorithms onesweep,automatic`, twice after
+            // 30 s of warm-up: 2^18 -3 to -5 %, 2^19 -1 to -3 %; 2 or 4 per SM no better.
+            .histogram_groups_per_unit = 1,
+            // `onesweep_timing u32 0 24` per window (docs/design/onesweep.md, "Look-back"): 2 / 4
+            // / 8 / 16 entries 0.789 / 0.768 / 0.755 / 0.756 ms; with tiles by id (2^24 / 2^28)
+            // 1 entry 0.698 / 9.82, 4 entries 0.659 / 9.15, 16 entries 0.651 / 8.98 ms.
+            .lookback_window = 16,
+        },
+    // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
+    // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2
+    // 20
+    // --step 1 --algorithms automatic` against the previous code, twice.
+    .small_sort =
+        {
+            .bands =
+                {{// Keys without values: 2048 in one dispatch of 1024 x 2, 9.57 us against 11.65
+                  // for tiles of 512 and a merge (`small_sort_timing`, u32, 978dfbc).
+                  {.log2_max_n = 11,
+                   .bare_keys_only = true,
+                   .items = 2,
+                   .single_workgroup = 1024,
+                   .tile_workgroup = 256,
+                   .merge_workgroup = 256,
+                   .subgroup_sort = true,
+                   .merge_tiles_per_round = 4,
+                   .merge_bucket_bits = 0,
+                   .merge_lanes = 8,
+                   .merge_group_tiles = 0,
+                   .adaptive_buckets = false,
+                   .skip_sorted_tiles = false},
+                  // One dispatch of 512 x 2 to 1024 keys (with values: 12.80 us against 12.90 for
+                  // tiles, 978dfbc); tiles of 512 keys, each key's merge searches over 8
+                  // invocations, to 2^14: 2^14 15.10 -> 12.90 us (22b422e; the bench 5-20 % faster
+                  // at 2^11-2^16 against 953b0f0).
+                  {.log2_max_n = 14,
+                   .bare_keys_only = false,
+                   .items = 2,
+                   .single_workgroup = 512,
+                   .tile_workgroup = 256,
+                   .merge_workgroup = 256,
+                   .subgroup_sort = true,
+                   .merge_tiles_per_round = 4,
+                   .merge_bucket_bits = 0,
+                   .merge_lanes = 8,
+                   .merge_group_tiles = 0,
+                   .adaptive_buckets = false,
+                   .skip_sorted_tiles = false},
+                  // Tiles of 1024, 4 lanes, to 2^15: 18.21 -> 15.90 us (22b422e).
+                  {.log2_max_n = 15,
+                   .bare_keys_only = false,
+                   .items = 2,
+                   .single_workgroup = 512,
+                   .tile_workgroup = 512,
+                   .merge_workgroup = 256,
+                   .subgroup_sort = true,
+                   .merge_tiles_per_round = 4,
+                   .merge_bucket_bits = 0,
+                   .merge_lanes = 4,
+                   .merge_group_tiles = 0,
+                   .adaptive_buckets = false,
+                   .skip_sorted_tiles = false},
+                  // Two merge levels, groups of 8 tiles of 1024, to 2^16: 22.30 -> 20.13 us
+                  // (c5b4fed, 9c7735b; the bench 9-26 % faster at 2^11-2^16 against 953b0f0).
+                  {.log2_max_n = 16,
+                   .bare_keys_only = false,
+                   .items = 2,
+                   .single_workgroup = 512,
+                   .tile_workgroup = 512,
+                   .merge_workgroup = 256,
+                   .subgroup_sort = true,
+                   .merge_tiles_per_round = 4,
+                   .merge_bucket_bits = 0,
+                   .merge_lanes = 4,
+                   .merge_group_tiles = 8,
+                   .adaptive_buckets = false,
+                   .skip_sorted_tiles = false},
+                  // To 2^17 (Onesweep 62.08 us, two levels 27.04), with merge buckets that follow
+                  // the keys (a2bd5e6) and tiles in order skipping their network: all-equal keys
+                  // 27.1 -> 24.3 us (1.01x Onesweep). Not to 2^18: all-equal keys 1.66x
+                  // Onesweep's time, low-bit keys 1.23x, against the 1.1x allowed.
+                  {.log2_max_n = 17,
+                   .bare_keys_only = false,
+                   .items = 2,
+                   .single_workgroup = 512,
+                   .tile_workgroup = 512,
+                   .merge_workgroup = 256,
+                   .subgroup_sort = true,
+                   .merge_tiles_per_round = 4,
+                   .merge_bucket_bits = 0,
+                   .merge_lanes = 4,
+                   .merge_group_tiles = 8,
+                   .adaptive_buckets = true,
+                   .skip_sorted_tiles = true}}},
+        },
+    .segmented =
+        {
+            .log2_first_class =
+                3,  // not measured: the smallest class, 8-slot blocks
+                    // `SEGMENTED_MIN_TILE` / `SEGMENTED_ITEMS` sweep of `segmented_timing`
+                    // (0d2e2e5, docs/design/segmented-sort.md): u32 2^10 x 2^14 0.622 -> 0.566 ms,
+                    // u32 2^16 x 256 0.336 -> 0.284 ms; 8 keys per invocation slower with values.
+            .log2_min_tile = 8,
+            .log2_items = 2,
+            // 030bf55 (`bench/run_segmented_h100.sh`): medium classes of 2-8 blocks, u32
+            // 2^10 x 2^14 1.702 -> 1.250 ms; not measured beyond 8 blocks.
+            .log2_max_blocks = 3,
+            .merge_workgroup =
+                256,  // not measured: default
+                      // segment_bucket's scatter (79c9c90), ms u32 / u32+u32: 512 x 8 0.265 / 0.399
+                      // against 256 x 8 0.268 / 0.500 and 512 x 4 0.299 / 0.500.
+            .bucket_workgroup = 512,
+            .bucket_max_subgroups = 16,  // not measured: default
+            .bucket_keys_per_thread = 8,
+        },
+    // Not measured: default (docs/design/partition-sort.md: the partition sort was slower than
+    // Onesweep at every size measured on the H100 and H200, 2026-11-23, so no crossover was
+    // chosen; 2^14 is the segmented sort's capacity per workgroup).
+    .partition = {.max_bucket = 1u << 14},
+    // Staging copies by a compute shader (983e368, docs/design/host-path.md,
+    // `dev/host_path/e2e_call.sh` DMA against shader copies): 2^28 u32 host to host 73.79 ms (sort
+    // 20.32) -> 60.39 ms (sort 9.69); every size from 2^24 as fast or faster.
+    .host = {.shader_copies = true},
+};
+
+// NVIDIA's integrated GPUs (Tegra): not measured. Onesweep as on the discrete GPUs (NVIDIA
+// starts workgroups in id order), the copies by the DMA engine (the shader copies were measured
+// across PCIe only).
+constexpr Tuning nvidia_integrated_tuning = [] {
+  Tuning t = nvidia_tuning;
+  t.family = DeviceFamily::nvidia_integrated;
+  t.host.shader_copies = false;
+  return t;
+}();
+
+}  // namespace gpusort

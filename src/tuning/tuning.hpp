@@ -1,0 +1,142 @@
+// Every tuned value of every algorithm, per device family: what runs on device X. One table per
+// family (src/tuning/<family>.cpp), each row citing the measurement that chose it; how to add a
+// family or re-tune one: src/tuning/README.md. Plain data only: the algorithms read their shapes
+// and switches here and fit them to the device's limits (shared memory, workgroup size) themselves.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <gpusort/gpusort.hpp>
+
+namespace gpusort {
+
+// What the tables are keyed on. Classified from the Vulkan device info alone (device_family):
+// subgroup width first (the tile shapes follow it), then vendor and device type.
+enum class DeviceFamily : uint32_t {
+  nvidia,             // NVIDIA discrete GPUs (subgroups of 32): measured on the H100 and H200
+  nvidia_integrated,  // NVIDIA integrated GPUs (Tegra): not measured
+  amd,                // AMD GPUs with subgroups of 32 or 64: not measured
+  wide_subgroups,     // any other device whose subgroups are at least 32 wide: not measured
+  intel,              // Intel GPUs (subgroups of 8 to 32, less than 32 at least): not measured
+  cpu,                // CPU drivers with narrow subgroups (lavapipe, SwiftShader): correctness only
+  narrow_subgroups,   // any other device with subgroups narrower than 32: not measured
+};
+inline constexpr uint32_t device_family_count = 7;
+
+// Onesweep's tile: workgroup invocations x keys per invocation.
+struct OnesweepTile {
+  uint32_t workgroup = 0, keys_per_thread = 0;
+};
+// A smaller tile for recordings of at most max_n keys (0: the band is unused).
+struct OnesweepBand {
+  uint64_t max_n = 0;
+  OnesweepTile tile;
+};
+// Onesweep for one key class (onesweep_keys): its tiles and the pass's switches.
+struct OnesweepKeyTuning {
+  OnesweepTile large;                 // sorts every size above the bands
+  std::array<OnesweepBand, 2> bands;  // ascending max_n: each takes the sizes up to its max_n
+  bool counters_in_exchange = false;  // per-subgroup counters inside the exchange array
+  bool full_tile_copy = false;        // a bounds-check-free copy of the tile code for full tiles
+  bool guess_tile = false;            // the id's tile's keys requested before the claim returns
+  bool prefetch_next = false;         // persistent groups request the next tile's keys early
+  // Persistent workgroups per compute unit, each sorting tile after tile (0: one per tile; also
+  // where the device reports no compute units). Bands always run one workgroup per tile.
+  uint32_t persistent_groups_per_unit = 0;
+};
+struct OnesweepTuning {
+  OnesweepKeyTuning keys32;         // 32-bit keys alone
+  OnesweepKeyTuning keys32_values;  // 32-bit keys with values
+  OnesweepKeyTuning keys64;         // 64-bit keys, with or without values
+  // Workgroup i sorts tile i (no claim on an atomic counter): where workgroups start in id order.
+  bool tiles_by_id = false;
+  // Persistent workgroups only where each gets at least this many tiles.
+  uint64_t persistent_min_rounds = 0;
+  // Small n: the histogram's grid spread to this many workgroups per compute unit.
+  uint32_t histogram_groups_per_unit = 0;
+  // The look-back's predecessors read at once per round.
+  uint32_t lookback_window = 0;
+};
+
+// One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it
+// takes n up to 2^log2_max_n (or its shape's own limit on the device, if lower).
+struct SmallSortBandTuning {
+  uint32_t log2_max_n = 0;      // 0: the row is unused
+  bool bare_keys_only = false;  // a band for keys without values compared whole (sorts_bare_keys)
+  uint32_t items = 0, single_workgroup = 0, tile_workgroup = 0, merge_workgroup = 0;
+  bool subgroup_sort = false;
+  uint32_t merge_tiles_per_round = 0, merge_bucket_bits = 0, merge_lanes = 0, merge_group_tiles = 0;
+  bool adaptive_buckets = false, skip_sorted_tiles = false;
+};
+struct SmallSortTuning {
+  std::array<SmallSortBandTuning, 6> bands;  // ascending log2_max_n; automatic's small sizes
+};
+
+// The segmented sort's fast path (src/algorithms/segmented_sort): size classes from
+// 2^log2_first_class slots; below 2^log2_min_tile slots several segments share a workgroup of
+// 2^(log2_min_tile - log2_items) invocations; medium classes of up to 2^log2_max_blocks largest
+// tiles; and the workgroups of its merge and bucket steps.
+struct SegmentedTuning {
+  uint32_t log2_first_class = 0, log2_min_tile = 0, log2_items = 0, log2_max_blocks = 0;
+  uint32_t merge_workgroup = 0;
+  uint32_t bucket_workgroup = 0, bucket_max_subgroups = 0, bucket_keys_per_thread = 0;
+};
+
+// The partition sort (src/algorithms/partition_sort): the largest bucket it sorts with the
+// segmented sort rather than finishing with Onesweep's passes.
+struct PartitionTuning {
+  uint32_t max_bucket = 0;
+};
+
+// The host path (src/host/host_path.cpp): staging copies by a compute shader (true) or by the
+// transfer (DMA) engine.
+struct HostTuning {
+  bool shader_copies = false;
+};
+
+struct Tuning {
+  DeviceFamily family;
+  OnesweepTuning onesweep;
+  SmallSortTuning small_sort;
+  SegmentedTuning segmented;
+  PartitionTuning partition;
+  HostTuning host;
+};
+
+// The family of a device, and its name ("nvidia", "cpu", ...).
+DeviceFamily device_family(const DeviceInfo& device);
+const char* to_string(DeviceFamily family);
+// The one place that answers "what runs on device X".
+const Tuning& tuning_for(DeviceFamily family);
+inline const Tuning& tuning_for(const DeviceInfo& device) {
+  return tuning_for(device_family(device));
+}
+
+// Onesweep's key class of a sort of key_words-wide keys with value_words-wide values.
+inline const OnesweepKeyTuning& onesweep_keys(const OnesweepTuning& t, uint32_t key_words,
+                                              uint32_t value_words) {
+  if (key_words == 2) return t.keys64;
+  return value_words ? t.keys32_values : t.keys32;
+}
+
+// A tile as it runs on the device: at least one subgroup wide (the narrow families' 64 x 8 on a
+// device whose subgroups may be wider).
+inline OnesweepTile onesweep_tile_on(const DeviceInfo& device, OnesweepTile tile) {
+  tile.workgroup = std::max(tile.workgroup, device.max_subgroup_size);
+  return tile;
+}
+// The tile that sorts a recording of max_n keys: the first band (ascending) that holds max_n,
+// else the large tile (make_onesweep's size switches).
+inline OnesweepTile onesweep_tile_for(const DeviceInfo& device, const OnesweepKeyTuning& keys,
+                                      uint64_t max_n) {
+  for (const OnesweepBand& band : keys.bands)
+    if (band.max_n != 0 && max_n <= band.max_n) return onesweep_tile_on(device, band.tile);
+  return onesweep_tile_on(device, keys.large);
+}
+
+// The tables (src/tuning/<family>.cpp).
+extern const Tuning nvidia_tuning, nvidia_integrated_tuning, amd_tuning, wide_subgroups_tuning,
+    intel_tuning, cpu_tuning, narrow_subgroups_tuning;
+
+}  // namespace gpusort
