@@ -49,7 +49,7 @@ struct Warmup {
     };
     const uint32_t groups = 4096;
     for (int i = 0; i < copies; ++i)
-      rec.dispatch("copy_elements", {256, 1}, groups,
+      rec.dispatch(Kernel::copy_elements, {256, 1}, groups,
                    CopyPush{src.address(), dst.address(), 0, uint32_t(words), groups});
   }
 };
@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
           };
           for (int d = 0; d < f.dispatches; ++d) {
             if (d) barrier(cmd, f.indirect_barrier);
-            rec.dispatch("copy_elements", {f.copy_workgroup, 1}, f.copy_groups,
+            rec.dispatch(Kernel::copy_elements, {f.copy_workgroup, 1}, f.copy_groups,
                          CopyPush{warmup.src.address(), floor_keys.address(), 0, f.copy_keys,
                                   f.copy_groups});
           }

@@ -486,7 +486,7 @@ void HostPath::run(const Job& job, SortTimings* timings) {
     const uint32_t groups = std::max<uint32_t>(1, (words + copy_workgroup - 1) / copy_workgroup);
     Recorder rec(ctx_, cmd);
     rec.dispatch(
-        "copy_elements", {copy_workgroup, 1}, groups,
+        Kernel::copy_elements, {copy_workgroup, 1}, groups,
         CopyPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
   };
   // Runs move(piece, offset into it, staging memory there, bytes) over a batch's pieces, large

@@ -48,19 +48,19 @@ class Bitonic final : public SortAlgorithm {
     global_spec.pop_back();  // bitonic_global has no tile
     const uint32_t n = uint32_t(t.n);
     const bool single_tile = padded <= tile;
-    rec.dispatch("bitonic_local", local_spec, tile_count,
+    rec.dispatch(Kernel::bitonic_local, local_spec, tile_count,
                  LocalPush{t.keys, t.values, t.count_address, n, tile_count, single_tile});
     rec.compute_barrier();
     const uint64_t pairs = padded / 2;
     const uint64_t global_groups = (pairs + global_workgroup - 1) / global_workgroup;
     for (uint64_t block = 2 * uint64_t(tile); block <= padded; block *= 2) {
       for (uint64_t half = block / 2; half >= tile; half /= 2) {
-        rec.dispatch("bitonic_global", global_spec, global_groups,
+        rec.dispatch(Kernel::bitonic_global, global_spec, global_groups,
                      GlobalPush{t.keys, t.values, t.count_address, n, uint32_t(pairs),
                                 uint32_t(std::countr_zero(half)), half == block / 2});
         rec.compute_barrier();
       }
-      rec.dispatch("bitonic_local_disperse", local_spec, tile_count,
+      rec.dispatch(Kernel::bitonic_local_disperse, local_spec, tile_count,
                    LocalPush{t.keys, t.values, t.count_address, n, tile_count, block == padded});
       rec.compute_barrier();
     }

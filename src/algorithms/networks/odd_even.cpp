@@ -32,7 +32,8 @@ class OddEven final : public SortAlgorithm {
     if (t.n <= 1) return;
     // A power-of-two tile keeps the number of distinct pipelines small.
     const uint32_t tile = uint32_t(std::min<uint64_t>(ceil_pow2(t.n), capacity_));
-    rec.dispatch("odd_even", tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile), 1,
+    rec.dispatch(Kernel::odd_even,
+                 tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile), 1,
                  OddEvenPush{t.keys, t.values, t.count_address, uint32_t(t.n)});
     rec.compute_barrier();
   }

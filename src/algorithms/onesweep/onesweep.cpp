@@ -207,6 +207,15 @@ class Onesweep final : public OnesweepSort {
     if (groups >= spread) return groups;
     return std::min(spread, groups_for(n, histogram_keys_per_round, max_histogram_groups));
   }
+  // onesweep_pass, or with OnesweepOptions::clock_profile its clock variant.
+  Kernel pass_kernel() const {
+    if (!options_.clock_profile) return Kernel::onesweep_pass;
+#ifdef GPUSORT_ONESWEEP_VARIANTS
+    return Kernel::onesweep_pass_clock;
+#else
+    throw Error("onesweep: clock_profile needs the library built with GPUSORT_ONESWEEP_VARIANTS");
+#endif
+  }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -248,7 +257,7 @@ class Onesweep final : public OnesweepSort {
     const bool indirect = t.count_address != 0;
     const uint32_t state_words = uint32_t(l.state_bytes / 4);
     const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
-    rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,
+    rec.dispatch(Kernel::onesweep_clear, {clear_workgroup}, clear_groups,
                  ClearPush{t.scratch + l.state, t.count_address,
                            t.scratch + l.dispatch + dispatch_histogram * dispatch_command_bytes,
                            t.n, state_words, clear_groups, histogram_groups,
@@ -301,9 +310,9 @@ class Onesweep final : public OnesweepSort {
     // count the clear the histogram's.
     const VkDeviceAddress dispatch = t.scratch + l.dispatch;
     // A step sized on the GPU by its command (dispatch_*).
-    auto launch_planned = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
+    auto launch_planned = [&](Kernel kernel, const std::vector<uint32_t>& specialization,
                               uint32_t command, const auto& push) {
-      rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+      rec.dispatch_indirect(kernel, specialization, t.scratch_buffer,
                             t.scratch_offset + l.dispatch + command * dispatch_command_bytes, push);
     };
     // Element indices of 2^31 and more are addressed in 64-bit arithmetic, which costs, so only
@@ -323,9 +332,10 @@ class Onesweep final : public OnesweepSort {
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
         tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups_per_pass};
     if (indirect)
-      launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
+      launch_planned(Kernel::onesweep_histogram, histogram_spec, dispatch_histogram,
+                     histogram_push);
     else
-      rec.dispatch("onesweep_histogram", histogram_spec, histogram_groups, histogram_push);
+      rec.dispatch(Kernel::onesweep_histogram, histogram_spec, histogram_groups, histogram_push);
     // The plan (made by the histogram's last workgroup) wrote every later step's command.
     rec.indirect_barrier();
     if (options_.histogram_only) return;
@@ -343,8 +353,7 @@ class Onesweep final : public OnesweepSort {
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       // A skipped pass runs no workgroup.
-      launch_planned(options_.clock_profile ? "onesweep_pass_clock" : "onesweep_pass", pass_spec,
-                     dispatch_pass + pass,
+      launch_planned(pass_kernel(), pass_spec, dispatch_pass + pass,
                      OnesweepPassPush{t.keys, keys_alt, t.values,
                                       options_.clock_profile ? options_.clock_profile : values_alt,
                                       t.count_address, counts + pass * radix * 4, control, lookback,
@@ -355,7 +364,7 @@ class Onesweep final : public OnesweepSort {
 
     const auto copy_spec = specialization(copy_workgroup, {wide_indices});
     // No workgroup where an even number of passes ran.
-    launch_planned("onesweep_copy_back", copy_spec, dispatch_copy_back,
+    launch_planned(Kernel::onesweep_copy_back, copy_spec, dispatch_copy_back,
                    CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
                                 t.n, copy_groups});
     rec.compute_barrier();

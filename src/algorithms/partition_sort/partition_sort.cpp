@@ -82,7 +82,7 @@ class PartitionSort final : public SortAlgorithm {
     const VkDeviceAddress segment_offsets = t.scratch + l.segment_offsets;
     const VkDeviceAddress segment_count = t.scratch + l.segment_count;
     onesweep_->record_around(rec, t, [&](const OnesweepStages& s) {
-      rec.dispatch("partition_plan",
+      rec.dispatch(Kernel::partition_plan,
                    {radix, spec_.key_words, spec_.key_kind, spec_.descending, spec_.value_words}, 1,
                    PlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
                             segment_count, s.dispatch, uint32_t(t.n), s.pass_count, spec_.begin_bit,
@@ -93,7 +93,7 @@ class PartitionSort final : public SortAlgorithm {
       pass_spec.at(OnesweepSort::partition_pass_spec) = 1;
       // Tags after every tag Onesweep's own passes would use; only one of the two ever runs.
       const uint32_t first_tag = uint32_t(1 + s.pass_count * s.tiles);
-      rec.dispatch("onesweep_pass", pass_spec, s.tiles,
+      rec.dispatch(Kernel::onesweep_pass, pass_spec, s.tiles,
                    OnesweepPassPush{t.keys, s.keys_alt, t.values, s.values_alt, t.count_address,
                                     s.digit_offsets, s.control, s.lookback, t.n, 0, 0, 0, first_tag,
                                     s.lookback_slot_mask});

@@ -82,12 +82,12 @@ class RadixReduceScan final : public SortAlgorithm {
       uint32_t bits = std::min(digit_bits, spec_.end_bit - bit);
       uint32_t first = pass == 0, last = pass + 1 == pass_count;
       VkDeviceAddress in = keys[pass % 2], out = keys[(pass + 1) % 2];
-      rec.dispatch("radix_count", specialization, groups,
+      rec.dispatch(Kernel::radix_count, specialization, groups,
                    CountPush{in, t.count_address, counts, uint32_t(t.n), groups, bit, bits, first});
       rec.compute_barrier();
       record_scan(rec, counts, counts, uint64_t(groups) * radix, {}, t.scratch + l.scan_scratch);
       rec.compute_barrier();
-      rec.dispatch("radix_scatter", specialization, groups,
+      rec.dispatch(Kernel::radix_scatter, specialization, groups,
                    ScatterPush{in, out, values[pass % 2], values[(pass + 1) % 2], t.count_address,
                                counts, uint32_t(t.n), groups, bit, bits, first, last});
       rec.compute_barrier();
@@ -98,10 +98,10 @@ class RadixReduceScan final : public SortAlgorithm {
   void record_copy_back(Recorder& rec, const SortTargets& t, VkDeviceAddress keys,
                         VkDeviceAddress values) const {
     uint32_t groups = uint32_t(std::min<uint64_t>((t.n + copy_workgroup - 1) / copy_workgroup, 4096));
-    rec.dispatch("copy_elements", {copy_workgroup, spec_.key_words}, groups,
+    rec.dispatch(Kernel::copy_elements, {copy_workgroup, spec_.key_words}, groups,
                  CopyPush{keys, t.keys, t.count_address, uint32_t(t.n), groups});
     if (spec_.value_words)
-      rec.dispatch("copy_elements", {copy_workgroup, spec_.value_words}, groups,
+      rec.dispatch(Kernel::copy_elements, {copy_workgroup, spec_.value_words}, groups,
                    CopyPush{values, t.values, t.count_address, uint32_t(t.n), groups});
     rec.compute_barrier();
   }

@@ -193,6 +193,21 @@ uint64_t class_list_capacity(const std::vector<SegmentClass>& classes, size_t c,
   return std::min(max_segments, max_n / min_size);
 }
 
+// segment_sort_tile's kernels by keys per invocation.
+struct SegmentTileKernel {
+  uint32_t items;
+  Kernel kernel;
+};
+constexpr SegmentTileKernel segment_tile_kernels[] = {{2, Kernel::segment_sort_tile_i2},
+                                                      {4, Kernel::segment_sort_tile_i4},
+                                                      {8, Kernel::segment_sort_tile_i8}};
+Kernel segment_sort_tile_kernel(uint32_t items) {
+  for (const SegmentTileKernel& k : segment_tile_kernels)
+    if (k.items == items) return k.kernel;
+  throw Error("segmented sort: no tile kernel for " + std::to_string(items) +
+              " keys per invocation (2, 4 or 8)");
+}
+
 uint32_t step_groups(uint64_t n) {
   return uint32_t(
       std::clamp<uint64_t>((n + step_workgroup - 1) / step_workgroup, 1, max_step_groups));
@@ -478,15 +493,15 @@ class Segmented final : public SegmentedSort {
                       ctx_.info.max_workgroup_count_x};
     };
     if (!v.listed_by_bucket) {
-      rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
+      rec.dispatch(Kernel::segment_plan, plan_spec(1), 1, plan_push());
       if (v.bucketed)  // the second level's counters, for segment_bucket
-        rec.dispatch("segment_plan", plan_spec(1), 1,
+        rec.dispatch(Kernel::segment_plan, plan_spec(1), 1,
                      PlanPush{v.base + f.second.counters, 0, uint32_t(v.n), 0,
                               ctx_.info.max_workgroup_count_x});
       rec.compute_barrier();
       const uint32_t classify_groups = step_groups(v.segments);
       rec.dispatch(
-          "segment_classify",
+          Kernel::segment_classify,
           {step_workgroup, v.offset_words, shape_.log2_first_class, class_count,
            spec_.sort.key_words, spec_.sort.value_words},
           classify_groups,
@@ -496,9 +511,9 @@ class Segmented final : public SegmentedSort {
                        large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
       rec.compute_barrier();
     }
-    rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
+    rec.dispatch(Kernel::segment_plan, plan_spec(0), 1, plan_push());
     if (large)
-      rec.dispatch("segment_large_scan", {step_workgroup}, 1,
+      rec.dispatch(Kernel::segment_large_scan, {step_workgroup}, 1,
                    LargeScanPush{large->large_count, large->sizes, large->bases, large->count,
                                  large->count + step_dispatch_offset, uint32_t(t.n),
                                  uint32_t(large->capacity), step_groups(t.n), step_workgroup,
@@ -528,7 +543,7 @@ class Segmented final : public SegmentedSort {
                        {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
                         v.offset_words, uint32_t(std::countr_zero(k.blocks))});
       rec.dispatch_indirect(
-          "segment_sort_tile_i" + std::to_string(k.items), tile_spec, v.buffer, dispatch,
+          segment_sort_tile_kernel(k.items), tile_spec, v.buffer, dispatch,
           SegmentTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
                           v.base + l.counters + 4 * c, sorted_keys, sorted_values, sorted_origins,
                           v.keys_out, v.values_out, uint32_t(v.n), uint32_t(capacity)});
@@ -545,8 +560,8 @@ class Segmented final : public SegmentedSort {
                           {uint32_t(std::countr_zero(k.segment_slots)), v.offset_words});
         const uint64_t dispatch = l.dispatch + 12 * (class_count + c - tile_class_count);
         rec.dispatch_indirect(
-            k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, v.buffer,
-            v.buffer_offset + dispatch,
+            k.blocks <= 4 ? Kernel::segment_merge_r4 : Kernel::segment_merge_r8, merge_spec,
+            v.buffer, v.buffer_offset + dispatch,
             SegmentMergePush{sorted_keys, sorted_values, sorted_origins, v.keys_out, v.values_out,
                              v.indices, v.offsets, lists[c], v.base + l.counters + 4 * c,
                              uint32_t(v.n), uint32_t(capacity)});
@@ -562,7 +577,7 @@ class Segmented final : public SegmentedSort {
     const Layout& l = large.global;
     const uint32_t groups = step_groups(t.n);
     record_step(
-        rec, t, true, large.count_slot, "segment_large_compact",
+        rec, t, true, large.count_slot, Kernel::segment_large_compact,
         {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
         LargeCompactPush{t.keys, t.values, t.scratch + l.ids,
                          spec_.write_keys ? t.scratch + l.key_copy : 0,
@@ -581,12 +596,12 @@ class Segmented final : public SegmentedSort {
                           ids = t.scratch + l.ids;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
     record_inner(rec, *by_key_, sort_keys, origins, t, l, large.count);
-    record_step(rec, t, true, large.count_slot, "segment_ids", {step_workgroup, 1},
+    record_step(rec, t, true, large.count_slot, Kernel::segment_ids, {step_workgroup, 1},
                 IdsPush{origins, ids, large.bases, large.count, large.large_count, n,
                         uint32_t(large.capacity), groups});
     rec.compute_barrier();
     record_inner(rec, *by_segment(large.capacity), ids, origins, t, l, large.count);
-    record_step(rec, t, true, large.count_slot, "segment_large_gather",
+    record_step(rec, t, true, large.count_slot, Kernel::segment_large_gather,
                 {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
                 LargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
                                 t.keys_out ? t.keys_out : t.keys,
@@ -601,13 +616,13 @@ class Segmented final : public SegmentedSort {
   // that finds elements, dispatched indirectly from the command written beside n.
   template <typename Push>
   void record_step(Recorder& rec, const SegmentedTargets& t, bool gpu_count, uint64_t count_slot,
-                   std::string_view shader, const std::vector<uint32_t>& specialization,
+                   Kernel kernel, const std::vector<uint32_t>& specialization,
                    const Push& push) const {
     if (gpu_count)
-      rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+      rec.dispatch_indirect(kernel, specialization, t.scratch_buffer,
                             t.scratch_offset + count_slot + step_dispatch_offset, push);
     else
-      rec.dispatch(shader, specialization, step_groups(t.n), push);
+      rec.dispatch(kernel, specialization, step_groups(t.n), push);
   }
 
   // One of the global path's stable sorts: `keys` with the origins as values, count elements.
@@ -624,7 +639,7 @@ class Segmented final : public SegmentedSort {
                              uint64_t capacity, VkDeviceSize dispatch) const {
     const FastLayout& f = v.fast;
     rec.dispatch_indirect(
-        "segment_bucket",
+        Kernel::segment_bucket,
         {bucket_workgroup_, spec_.sort.key_words, spec_.sort.key_kind,
          uint32_t(spec_.sort.descending), spec_.sort.value_words, spec_.sort.begin_bit,
          spec_.sort.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size,
@@ -657,34 +672,33 @@ class Segmented final : public SegmentedSort {
     const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
     const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
 
-    auto step = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
-                    const auto& push) {
-      record_step(rec, t, gpu_count, l.count, shader, specialization, push);
+    auto step = [&](Kernel kernel, const std::vector<uint32_t>& specialization, const auto& push) {
+      record_step(rec, t, gpu_count, l.count, kernel, specialization, push);
     };
 
     if (gpu_count) {
       rec.dispatch(
-          "segment_count", {step_workgroup, spec_.offset_words}, 1,
+          Kernel::segment_count, {step_workgroup, spec_.offset_words}, 1,
           CountPush{t.offsets, t.segment_count_address, count, count + step_dispatch_offset, n,
                     uint32_t(t.segments), groups, step_workgroup, ctx_.info.max_workgroup_count_x});
       rec.indirect_barrier();
     }
-    step("segment_iota", {step_workgroup}, IotaPush{origins, count, n, groups});
+    step(Kernel::segment_iota, {step_workgroup}, IotaPush{origins, count, n, groups});
     if (t.n <= 1 && keys_out == t.keys && values_out == t.values) {  // in order, its index 0
       rec.compute_barrier();
       return;
     }
     if (copy_keys)
-      step("copy_elements", {step_workgroup, spec_.sort.key_words},
+      step(Kernel::copy_elements, {step_workgroup, spec_.sort.key_words},
            CopyPush{t.keys, key_copy, count, n, groups});
     if (values)
-      step("copy_elements", {step_workgroup, spec_.sort.value_words},
+      step(Kernel::copy_elements, {step_workgroup, spec_.sort.value_words},
            CopyPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
     record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
-      step("segment_ids", {step_workgroup, spec_.offset_words},
+      step(Kernel::segment_ids, {step_workgroup, spec_.offset_words},
            IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n, uint32_t(t.segments),
                    groups});
       rec.compute_barrier();
@@ -692,10 +706,10 @@ class Segmented final : public SegmentedSort {
     }
 
     if (copy_keys)
-      step("segment_gather", {step_workgroup, spec_.sort.key_words},
+      step(Kernel::segment_gather, {step_workgroup, spec_.sort.key_words},
            GatherPush{key_copy, keys_out, origins, count, n, groups});
     if (values)
-      step("segment_gather", {step_workgroup, spec_.sort.value_words},
+      step(Kernel::segment_gather, {step_workgroup, spec_.sort.value_words},
            GatherPush{value_copy, values_out, origins, count, n, groups});
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }

@@ -21,6 +21,8 @@
 // tile, and the runs alike with two levels.
 #include "algorithms/small_sort/small_sort.hpp"
 
+#include <optional>
+
 namespace gpusort {
 
 namespace {
@@ -40,6 +42,31 @@ struct MergePush {
       run_starts, bucket_params;
   uint32_t n;
 };
+
+// small_sort_tile's kernels by keys per invocation (small_sort_shape allows 1, 2, 4 or 8), and
+// where they exist its bare-key variants by key width (sorts_bare_keys).
+struct TileKernels {
+  uint32_t items;
+  Kernel kernel;
+  std::optional<Kernel> keys32, keys64;
+};
+constexpr TileKernels tile_kernels[] = {
+    {1, Kernel::small_sort_tile_i1},
+    {2, Kernel::small_sort_tile_i2, Kernel::small_sort_tile_i2_keys32,
+     Kernel::small_sort_tile_i2_keys64},
+    {4, Kernel::small_sort_tile_i4, Kernel::small_sort_tile_i4_keys32,
+     Kernel::small_sort_tile_i4_keys64},
+    {8, Kernel::small_sort_tile_i8}};
+// small_sort_merge's kernels by tiles per round (4 or 8), and where it exists the variant whose
+// searches are shared by several invocations (merge lanes).
+struct MergeKernels {
+  uint32_t tiles_per_round;
+  Kernel kernel;
+  std::optional<Kernel> lanes;
+};
+constexpr MergeKernels merge_kernels[] = {
+    {4, Kernel::small_sort_merge_r4, Kernel::small_sort_merge_r4_lanes},
+    {8, Kernel::small_sort_merge_r8}};
 
 class SmallSort final : public SortAlgorithm {
  public:
@@ -108,7 +135,7 @@ class SmallSort final : public SortAlgorithm {
       // The smallest power-of-two workgroup that covers max_n.
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
-      rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
+      rec.dispatch(tile_kernel(), tile_shader_spec(workgroup), 1,
                    TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, 0, n, 1, 1});
       rec.compute_barrier();
       return;
@@ -118,7 +145,7 @@ class SmallSort final : public SortAlgorithm {
                           bucket_starts = t.scratch + l.bucket_starts,
                           bucket_params = t.scratch + l.bucket_params;
     const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
-    rec.dispatch(tile_shader(), tile_shader_spec(shape_.tile_workgroup), tiles,
+    rec.dispatch(tile_kernel(), tile_shader_spec(shape_.tile_workgroup), tiles,
                  TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
                           bucket_starts, bucket_params, n, tiles, 0});
     rec.compute_barrier();
@@ -149,18 +176,30 @@ class SmallSort final : public SortAlgorithm {
     const uint32_t lanes = merge_lanes(searched);
     spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u,
                              uint32_t(shape_.adaptive_buckets)});
-    const std::string shader = "small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round) +
-                               (lanes > 1 ? "_lanes" : "");
-    rec.dispatch(shader, spec,
+    rec.dispatch(merge_kernel(lanes), spec,
                  (max_n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup, push);
     rec.compute_barrier();
   }
 
  private:
-  std::string tile_shader() const {
-    const bool bare = sorts_bare_keys(spec_) && (shape_.items == 2 || shape_.items == 4);
-    return "small_sort_tile_i" + std::to_string(shape_.items) +
-           (bare ? "_keys" + std::to_string(32 * spec_.key_words) : "");
+  Kernel tile_kernel() const {
+    for (const TileKernels& k : tile_kernels) {
+      if (k.items != shape_.items) continue;
+      const std::optional<Kernel>& bare = spec_.key_words == 1 ? k.keys32 : k.keys64;
+      return sorts_bare_keys(spec_) && bare ? *bare : k.kernel;
+    }
+    throw Error("small-array sort: no tile kernel for " + std::to_string(shape_.items) +
+                " keys per invocation");
+  }
+  Kernel merge_kernel(uint32_t lanes) const {
+    for (const MergeKernels& k : merge_kernels) {
+      if (k.tiles_per_round != shape_.merge_tiles_per_round) continue;
+      if (lanes == 1) return k.kernel;
+      if (k.lanes) return *k.lanes;
+    }
+    throw Error("small-array sort: no merge kernel for rounds of " +
+                std::to_string(shape_.merge_tiles_per_round) + " tiles with " +
+                std::to_string(lanes) + " lanes per key");
   }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
     auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
