@@ -5,6 +5,7 @@
 #include "primitives/scan.hpp"
 
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/push.h"
 
 namespace gpusort {
 
@@ -14,16 +15,9 @@ constexpr uint32_t scan_workgroup = 256;
 constexpr uint32_t scan_items = 8;
 constexpr uint64_t scan_block = scan_workgroup * scan_items;
 
-struct ScanBlocksPush {
-  VkDeviceAddress in, out, block_totals;
-  uint32_t n, inclusive, block_count;
-};
-struct ScanAddPush {
-  VkDeviceAddress out, block_prefixes;
-  uint32_t n, block_count;
-};
-
-uint64_t element_bytes(const ScanSpec& spec) { return spec.u64 ? 8 : 4; }
+uint64_t element_bytes(const ScanSpec& spec) {
+  return spec.u64 ? 8 : 4;
+}
 
 }  // namespace
 

@@ -16,15 +16,8 @@ layout(constant_id = 6) const uint END_BIT = 32;
 #include "keys.glsl"
 #include "key_compare.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t count_address;
-  uint n;
-  uint pair_count;
-  uint log2_half_block;  // pair distance (disperse) or half the block (flip) is 2^this
-  uint flip;
-};
+#define PUSH_BITONIC_GLOBAL
+#include "push.h"
 
 void main() {
   uint pair = linear_workgroup_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;

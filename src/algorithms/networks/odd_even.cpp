@@ -4,16 +4,12 @@
 // right keys swap). O(n^2) work: meant for arrays of a few thousand keys at most, and limited
 // to what fits one workgroup's shared memory.
 #include "algorithms/networks/networks.hpp"
+#include "algorithms/networks/push.h"
 #include "primitives/tile_shapes.hpp"
 
 namespace gpusort {
 
 namespace {
-
-struct OddEvenPush {
-  VkDeviceAddress keys, values, count_address;
-  uint32_t n;
-};
 
 class OddEven final : public SortAlgorithm {
  public:

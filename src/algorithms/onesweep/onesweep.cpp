@@ -53,25 +53,6 @@ constexpr uint32_t max_clear_groups = 1024;
 constexpr uint32_t copy_workgroup = 256;
 constexpr uint32_t max_copy_groups = 4096;
 
-// n is 64-bit in every step: up to max_onesweep_elements (2^32).
-struct ClearPush {
-  VkDeviceAddress state, count_address, histogram_dispatch;
-  uint64_t n;
-  uint32_t words, group_count, histogram_group_count, histogram_keys_per_round, max_groups_x;
-};
-// The histogram's last workgroup also makes the plan: the rest is for that.
-struct HistogramPush {
-  VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
-  uint64_t n;
-  uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
-      max_groups_x, pass_group_cap;
-};
-struct CopyBackPush {
-  VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
-  uint64_t n;
-  uint32_t group_count;
-};
-
 uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
   return uint32_t(std::clamp<uint64_t>((items + per_group - 1) / per_group, 1, cap));
 }
@@ -257,11 +238,12 @@ class Onesweep final : public OnesweepSort {
     const bool indirect = t.count_address != 0;
     const uint32_t state_words = uint32_t(l.state_bytes / 4);
     const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
-    rec.dispatch(Kernel::onesweep_clear, {clear_workgroup}, clear_groups,
-                 ClearPush{t.scratch + l.state, t.count_address,
-                           t.scratch + l.dispatch + dispatch_histogram * dispatch_command_bytes,
-                           t.n, state_words, clear_groups, histogram_groups,
-                           histogram_keys_per_round, ctx_.info.max_workgroup_count_x});
+    rec.dispatch(
+        Kernel::onesweep_clear, {clear_workgroup}, clear_groups,
+        OnesweepClearPush{t.scratch + l.state, t.count_address,
+                          t.scratch + l.dispatch + dispatch_histogram * dispatch_command_bytes, t.n,
+                          state_words, clear_groups, histogram_groups, histogram_keys_per_round,
+                          ctx_.info.max_workgroup_count_x});
     // With a GPU-side count the clear wrote the histogram's command: it must reach the indirect
     // read (a barrier the NVIDIA driver waits longer at, so only then).
     if (indirect)
@@ -327,7 +309,7 @@ class Onesweep final : public OnesweepSort {
     const auto histogram_spec =
         specialization(histogram_workgroup, {histogram_keys_per_thread, wide_indices});
     const uint32_t persistent_groups_per_pass = persistent_groups(t.n);
-    const HistogramPush histogram_push{
+    const OnesweepHistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
         tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups_per_pass};
@@ -365,8 +347,8 @@ class Onesweep final : public OnesweepSort {
     const auto copy_spec = specialization(copy_workgroup, {wide_indices});
     // No workgroup where an even number of passes ran.
     launch_planned(Kernel::onesweep_copy_back, copy_spec, dispatch_copy_back,
-                   CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
-                                t.n, copy_groups});
+                   OnesweepCopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address,
+                                        control, t.n, copy_groups});
     rec.compute_barrier();
   }
 

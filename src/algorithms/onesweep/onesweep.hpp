@@ -1,10 +1,11 @@
 // Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep.cpp).
 #pragma once
 
-#include "algorithms/sort_algorithm.hpp"
-
 #include <functional>
 #include <vector>
+
+#include "algorithms/onesweep/push.h"  // OnesweepPassPush, for a sort that dispatches the pass
+#include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {
 
@@ -56,15 +57,6 @@ struct OnesweepStages {
   uint64_t tiles = 0;               // onesweep_pass's workgroups
   uint32_t lookback_slot_mask = 0;
   uint32_t pass_count = 0;
-};
-
-// onesweep_pass's push constants (shaders/onesweep_pass.comp), for a sort that dispatches the
-// pass itself (the partition sort's partition pass).
-struct OnesweepPassPush {
-  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control,
-      lookback;
-  uint64_t n;
-  uint32_t pass, bit, digit_bits, first_tag, lookback_slot_mask;
 };
 
 class OnesweepSort : public SortAlgorithm {

@@ -8,16 +8,8 @@
 #include "common.glsl"
 #include "onesweep_common.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_from;
-  uint64_t keys_to;
-  uint64_t values_from;
-  uint64_t values_to;
-  uint64_t count_address;
-  uint64_t control_address;
-  uint64_t n;  // up to 2^32
-  uint group_count;
-};
+#define PUSH_ONESWEEP_COPY_BACK
+#include "push.h"
 
 void copy_element_at(uint i) {
   store_key(keys_to, i, load_key(keys_from, i));

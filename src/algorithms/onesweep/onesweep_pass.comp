@@ -48,25 +48,8 @@ layout(constant_id = 11) const uint PROFILE_OMIT = 0;
 const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
            PROFILE_OMIT_RANK_ATOMICS = 8, PROFILE_OMIT_RANK_BALLOTS = 16, PROFILE_OMIT_MAPPING = 32;
 
-layout(push_constant) uniform Push {
-  uint64_t keys_a;  // the caller's keys
-  uint64_t keys_b;  // scratch copy
-  uint64_t values_a;
-  uint64_t values_b;
-  uint64_t count_address;
-  // This pass's RADIX exclusive digit offsets; pass 0's where PARTITION_PASS is 1.
-  uint64_t recorded_digit_offsets;
-  uint64_t control_address;
-  uint64_t lookback_address;
-  uint64_t n;          // up to 2^32 (max_onesweep_elements)
-  uint recorded_pass;  // the next three: ignored where PARTITION_PASS is 1
-  uint recorded_bit;
-  uint recorded_digit_bits;
-  uint first_tag;  // tag of tile 0 in this pass; tile p has first_tag + p
-  // Circular look-back table length in tiles (a power of two) minus one: a push constant (not a
-  // specialization constant) so that one pipeline serves every n.
-  uint lookback_slot_mask;
-};
+#define PUSH_ONESWEEP_PASS
+#include "push.h"
 
 const uint TILE = gl_WorkGroupSize.x * KEYS_PER_THREAD;
 const uint MAX_SUBGROUPS = gl_WorkGroupSize.x / MIN_SUBGROUP_SIZE;

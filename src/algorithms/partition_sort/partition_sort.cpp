@@ -18,6 +18,7 @@
 // dispatches of the path not taken. Stable: the scatter and the segmented sort both are.
 // Scratch: Onesweep's, then 257 bucket offsets and the segment count, then the segmented sort's.
 #include "algorithms/onesweep/onesweep.hpp"
+#include "algorithms/partition_sort/push.h"
 #include "algorithms/segmented_sort/segmented_sort.hpp"
 
 namespace gpusort {
@@ -47,11 +48,6 @@ uint32_t tuned_max_bucket(const Context::Impl& ctx) {
     if (ctx.info.min_subgroup_size >= row.min_subgroup_size) return row.max_bucket;
   return partition_tuning[std::size(partition_tuning) - 1].max_bucket;
 }
-
-struct PlanPush {
-  VkDeviceAddress digit_offsets, control, count_address, segment_offsets, segment_count, dispatch;
-  uint32_t n, pass_count, begin_bit, end_bit, max_bucket;
-};
 
 class PartitionSort final : public SortAlgorithm {
  public:
@@ -84,9 +80,9 @@ class PartitionSort final : public SortAlgorithm {
     onesweep_->record_around(rec, t, [&](const OnesweepStages& s) {
       rec.dispatch(Kernel::partition_plan,
                    {radix, spec_.key_words, spec_.key_kind, spec_.descending, spec_.value_words}, 1,
-                   PlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
-                            segment_count, s.dispatch, uint32_t(t.n), s.pass_count, spec_.begin_bit,
-                            spec_.end_bit, max_bucket_});
+                   PartitionPlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
+                                     segment_count, s.dispatch, uint32_t(t.n), s.pass_count,
+                                     spec_.begin_bit, spec_.end_bit, max_bucket_});
       // Where it partitions, the plan zeroed Onesweep's pass and copy-back commands.
       rec.indirect_barrier();
       auto pass_spec = s.pass_spec;

@@ -55,26 +55,8 @@ const uint PIECE_STRIDE = RADIX + 1;  // piece table entries per medium segment
 #include "segment_classes.glsl"
 #include "segment_lists.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;  // the caller's
-  uint64_t values_address;
-  uint64_t bucket_keys_address;  // scratch: the segment's keys by bucket, at the segment's place
-  uint64_t bucket_values_address;
-  uint64_t offsets_address;
-  uint64_t list_address;     // this class's segment ids
-  uint64_t listed_address;   // how many (a u32 counter of segment_classify)
-  uint64_t pieces_address;   // the piece table
-  uint64_t piece_counter_address;  // u32: the next free slot of 257 entries (zeroed by the plan)
-  uint64_t piece_counters_address;  // the second level's class counters (zeroed by its plan)
-  uint64_t piece_lists_address;     // the second level's class lists
-  // The outputs (the second level's), where keys alone in their buckets (and values) go.
-  uint64_t keys_out_address;
-  uint64_t values_out_address;
-  uint max_n;
-  uint list_capacity;
-  uint piece_capacity;  // slots of the piece table
-  uint piece_segments;  // the second level's segment capacity (piece table entries)
-};
+#define PUSH_SEGMENT_BUCKET
+#include "push.h"
 
 const uint WORKGROUP = gl_WorkGroupSize.x;
 const uint MAX_SUBGROUPS = WORKGROUP / MIN_SUBGROUP_SIZE;

@@ -26,19 +26,8 @@ layout(constant_id = 9) const uint OFFSET_WORDS = 1;         // 1: u32 offsets, 
 #include "keys.glsl"
 #include "key_compare.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t sorted_keys_address;  // radix order, each block at its own place
-  uint64_t sorted_values_address;
-  uint64_t sorted_origins_address;  // 0 without indices
-  uint64_t keys_address;  // the outputs: the caller's arrays or separate ones
-  uint64_t values_address;
-  uint64_t indices_address;
-  uint64_t offsets_address;
-  uint64_t list_address;    // this class's segment ids
-  uint64_t listed_address;  // how many (a u32 counter of segment_classify)
-  uint max_n;
-  uint list_capacity;
-};
+#define PUSH_SEGMENT_MERGE
+#include "push.h"
 
 uint segment_size;  // this invocation's segment's keys
 

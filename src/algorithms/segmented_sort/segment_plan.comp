@@ -27,15 +27,8 @@ layout(constant_id = 7) const uint MERGE_WORKGROUP = 256;  // segment_merge's
 layout(constant_id = 8) const uint BUCKETED = 0;
 #include "segment_classes.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t counters_address;
-  // CLASS_COUNT segment_sort_tile, then CLASS_COUNT - TILE_CLASSES segment_merge
-  // VkDispatchIndirectCommands (x, y, z)
-  uint64_t dispatch_address;
-  uint max_n;
-  uint segments;
-  uint max_groups_x;
-};
+#define PUSH_SEGMENT_PLAN
+#include "push.h"
 
 void write_class_dispatch(uint d, uint groups) {
   write_dispatch(dispatch_address + 12 * d, groups, max_groups_x);

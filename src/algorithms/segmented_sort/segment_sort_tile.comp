@@ -44,25 +44,8 @@ layout(constant_id = 11) const uint LOG2_BLOCKS = 0;
 const uint SEGMENT_SLOTS = 1u << LOG2_SEGMENT_SLOTS;
 const uint SEGMENTS_PER_TILE = TILE / SEGMENT_SLOTS;
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t indices_address;  // 0, or where the stable permutation goes
-  uint64_t offsets_address;
-  uint64_t list_address;     // this class's segment ids
-  uint64_t listed_address;   // how many (a u32 counter of segment_classify)
-  // Medium classes: where the sorted blocks go (keys in radix order, values, and when indices
-  // are wanted the input positions), each at its block's own place.
-  uint64_t sorted_keys_address;
-  uint64_t sorted_values_address;
-  uint64_t sorted_origins_address;
-  // Where the sorted keys and values go: keys_address / values_address (in place) or separate
-  // outputs (the partition sort's).
-  uint64_t keys_out_address;
-  uint64_t values_out_address;
-  uint max_n;
-  uint list_capacity;        // the most ids the list holds
-};
+#define PUSH_SEGMENT_SORT_TILE
+#include "push.h"
 
 uint64_t offset_at(uint s) {
   if (OFFSET_WORDS == 1) return uint64_t(U32Array(offsets_address).v[s]);

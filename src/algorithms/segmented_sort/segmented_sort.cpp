@@ -52,7 +52,9 @@
 #include <algorithm>
 #include <bit>
 
+#include "algorithms/segmented_sort/push.h"
 #include "algorithms/small_sort/small_sort.hpp"
+#include "primitives/push.h"
 
 namespace gpusort {
 
@@ -66,74 +68,13 @@ constexpr uint32_t max_step_groups = 4096;
 constexpr uint64_t count_slot_bytes = 256;
 constexpr uint64_t step_dispatch_offset = 4;
 
-struct IotaPush {
-  VkDeviceAddress indices, count_address;
-  uint32_t n, group_count;
-};
-struct CopyPush {
-  VkDeviceAddress source, destination, count_address;
-  uint32_t n, group_count;
-};
-struct IdsPush {
-  VkDeviceAddress origins, ids, offsets, count_address, segment_count_address;
-  uint32_t n, segments, group_count;
-};
-struct GatherPush {
-  VkDeviceAddress source, destination, origins, count_address;
-  uint32_t n, group_count;
-};
-struct CountPush {
-  VkDeviceAddress offsets, segment_count_address, count_address, step_dispatch;
-  uint32_t max_n, segments, step_group_count, step_workgroup, max_groups_x;
-};
-
-struct ClassifyPush {
-  VkDeviceAddress offsets, segment_count_address, counters, lists, indices;
-  VkDeviceAddress keys, values, keys_out, values_out;
-  uint32_t max_n, segments, group_count;
-  VkDeviceAddress large_begins, large_sizes;
-  uint32_t large_capacity;
-};
-struct PlanPush {
-  VkDeviceAddress counters, dispatch;
-  uint32_t max_n, segments, max_groups_x;
-};
-struct SegmentTilePush {
-  VkDeviceAddress keys, values, indices, offsets, list, listed;
-  VkDeviceAddress sorted_keys, sorted_values, sorted_origins, keys_out, values_out;
-  uint32_t max_n, list_capacity;
-};
-struct SegmentMergePush {
-  VkDeviceAddress sorted_keys, sorted_values, sorted_origins, keys, values, indices, offsets, list,
-      listed;
-  uint32_t max_n, list_capacity;
-};
 constexpr uint32_t wanted_merge_workgroup = 256;
-struct BucketPush {
-  VkDeviceAddress keys, values, bucket_keys, bucket_values, offsets, list, listed, pieces,
-      piece_counter, piece_counters, piece_lists, keys_out, values_out;
-  uint32_t max_n, list_capacity, piece_capacity, piece_segments;
-};
 // segment_bucket: piece table entries per medium segment (256 bucket starts and the end), keys
 // per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
 // take 1 KiB of shared memory per subgroup).
 constexpr uint32_t piece_stride = 257;
 constexpr uint32_t default_bucket_keys_per_thread = 8;
 constexpr uint32_t wanted_bucket_workgroup = 512;
-struct LargeScanPush {
-  VkDeviceAddress large_count, large_sizes, large_bases, count, step_dispatch;
-  uint32_t max_n, large_capacity, step_group_count, step_workgroup, max_groups_x;
-};
-struct LargeCompactPush {
-  VkDeviceAddress keys, values, sort_keys, key_copy, value_copy, origins, large_begins, large_bases,
-      count, large_count;
-  uint32_t max_n, large_capacity, group_count;
-};
-struct LargeGatherPush {
-  VkDeviceAddress key_copy, keys_out, value_copy, values_out, indices, origins, ids, large_begins,
-      large_bases, count;
-  uint32_t max_n, group_count;
-};
 
 // The fast path's size classes, per device family: class c sorts segments of up to
 // 2^(log2_first_class + c) keys in blocks of that many slots; the classes below min_tile slots
@@ -489,23 +430,23 @@ class Segmented final : public SegmentedSort {
                                    uint32_t(v.bucketed)};
     };
     auto plan_push = [&] {
-      return PlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n), uint32_t(v.segments),
-                      ctx_.info.max_workgroup_count_x};
+      return SegmentPlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n),
+                             uint32_t(v.segments), ctx_.info.max_workgroup_count_x};
     };
     if (!v.listed_by_bucket) {
       rec.dispatch(Kernel::segment_plan, plan_spec(1), 1, plan_push());
       if (v.bucketed)  // the second level's counters, for segment_bucket
         rec.dispatch(Kernel::segment_plan, plan_spec(1), 1,
-                     PlanPush{v.base + f.second.counters, 0, uint32_t(v.n), 0,
-                              ctx_.info.max_workgroup_count_x});
+                     SegmentPlanPush{v.base + f.second.counters, 0, uint32_t(v.n), 0,
+                                     ctx_.info.max_workgroup_count_x});
       rec.compute_barrier();
       const uint32_t classify_groups = step_groups(v.segments);
-      rec.dispatch(
-          Kernel::segment_classify,
-          {step_workgroup, v.offset_words, shape_.log2_first_class, class_count,
-           spec_.sort.key_words, spec_.sort.value_words},
-          classify_groups,
-          ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters, v.base + l.lists,
+      rec.dispatch(Kernel::segment_classify,
+                   {step_workgroup, v.offset_words, shape_.log2_first_class, class_count,
+                    spec_.sort.key_words, spec_.sort.value_words},
+                   classify_groups,
+                   SegmentClassifyPush{
+                       v.offsets, v.segment_count_address, v.base + l.counters, v.base + l.lists,
                        v.indices, v.keys, v.values, copy_keys_to, copy_values_to, uint32_t(v.n),
                        uint32_t(v.segments), classify_groups, large ? large->begins : 0,
                        large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
@@ -514,10 +455,10 @@ class Segmented final : public SegmentedSort {
     rec.dispatch(Kernel::segment_plan, plan_spec(0), 1, plan_push());
     if (large)
       rec.dispatch(Kernel::segment_large_scan, {step_workgroup}, 1,
-                   LargeScanPush{large->large_count, large->sizes, large->bases, large->count,
-                                 large->count + step_dispatch_offset, uint32_t(t.n),
-                                 uint32_t(large->capacity), step_groups(t.n), step_workgroup,
-                                 ctx_.info.max_workgroup_count_x});
+                   SegmentLargeScanPush{large->large_count, large->sizes, large->bases,
+                                        large->count, large->count + step_dispatch_offset,
+                                        uint32_t(t.n), uint32_t(large->capacity), step_groups(t.n),
+                                        step_workgroup, ctx_.info.max_workgroup_count_x});
     rec.indirect_barrier();
     // The classes sort disjoint segments: no barrier between them.
     const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
@@ -542,11 +483,11 @@ class Segmented final : public SegmentedSort {
       tile_spec.insert(tile_spec.end(),
                        {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
                         v.offset_words, uint32_t(std::countr_zero(k.blocks))});
-      rec.dispatch_indirect(
-          segment_sort_tile_kernel(k.items), tile_spec, v.buffer, dispatch,
-          SegmentTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
-                          v.base + l.counters + 4 * c, sorted_keys, sorted_values, sorted_origins,
-                          v.keys_out, v.values_out, uint32_t(v.n), uint32_t(capacity)});
+      rec.dispatch_indirect(segment_sort_tile_kernel(k.items), tile_spec, v.buffer, dispatch,
+                            SegmentSortTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
+                                                v.base + l.counters + 4 * c, sorted_keys,
+                                                sorted_values, sorted_origins, v.keys_out,
+                                                v.values_out, uint32_t(v.n), uint32_t(capacity)});
     }
     if (large) record_large_compact(rec, t, *large);
     if (medium(v.n) && !v.bucketed) {
@@ -576,14 +517,14 @@ class Segmented final : public SegmentedSort {
                             const LargeTargets& large) const {
     const Layout& l = large.global;
     const uint32_t groups = step_groups(t.n);
-    record_step(
-        rec, t, true, large.count_slot, Kernel::segment_large_compact,
-        {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
-        LargeCompactPush{t.keys, t.values, t.scratch + l.ids,
-                         spec_.write_keys ? t.scratch + l.key_copy : 0,
-                         spec_.sort.value_words ? t.scratch + l.value_copy : 0,
-                         t.scratch + l.origins, large.begins, large.bases, large.count,
-                         large.large_count, uint32_t(t.n), uint32_t(large.capacity), groups});
+    record_step(rec, t, true, large.count_slot, Kernel::segment_large_compact,
+                {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+                SegmentLargeCompactPush{t.keys, t.values, t.scratch + l.ids,
+                                        spec_.write_keys ? t.scratch + l.key_copy : 0,
+                                        spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                                        t.scratch + l.origins, large.begins, large.bases,
+                                        large.count, large.large_count, uint32_t(t.n),
+                                        uint32_t(large.capacity), groups});
   }
 
   // The rest of the global path on the large segments' compacted elements (after a barrier):
@@ -597,17 +538,17 @@ class Segmented final : public SegmentedSort {
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
     record_inner(rec, *by_key_, sort_keys, origins, t, l, large.count);
     record_step(rec, t, true, large.count_slot, Kernel::segment_ids, {step_workgroup, 1},
-                IdsPush{origins, ids, large.bases, large.count, large.large_count, n,
-                        uint32_t(large.capacity), groups});
+                SegmentIdsPush{origins, ids, large.bases, large.count, large.large_count, n,
+                               uint32_t(large.capacity), groups});
     rec.compute_barrier();
     record_inner(rec, *by_segment(large.capacity), ids, origins, t, l, large.count);
     record_step(rec, t, true, large.count_slot, Kernel::segment_large_gather,
                 {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
-                LargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
-                                t.keys_out ? t.keys_out : t.keys,
-                                spec_.sort.value_words ? t.scratch + l.value_copy : 0,
-                                t.values_out ? t.values_out : t.values, t.indices, origins, ids,
-                                large.begins, large.bases, large.count, n, groups});
+                SegmentLargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
+                                       t.keys_out ? t.keys_out : t.keys,
+                                       spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                                       t.values_out ? t.values_out : t.values, t.indices, origins,
+                                       ids, large.begins, large.bases, large.count, n, groups});
     rec.compute_barrier();
   }
 
@@ -646,13 +587,14 @@ class Segmented final : public SegmentedSort {
          bucket_keys_per_thread_, uint32_t(std::countr_zero(classes_[c].segment_slots)),
          v.offset_words, shape_.log2_first_class, uint32_t(classes_.size())},
         v.buffer, dispatch,
-        BucketPush{v.keys, v.values, v.base + f.bucket_keys,
-                   spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
-                   v.base + v.layout.counters + 4 * c, v.base + f.pieces,
-                   v.base + piece_counter(v.layout), v.base + f.second.counters,
-                   v.base + f.second.lists, v.keys_out, spec_.sort.value_words ? v.values_out : 0,
-                   uint32_t(v.n), uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments)),
-                   uint32_t(medium_capacity(v.n, v.segments) * piece_stride)});
+        SegmentBucketPush{v.keys, v.values, v.base + f.bucket_keys,
+                          spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
+                          v.base + v.layout.counters + 4 * c, v.base + f.pieces,
+                          v.base + piece_counter(v.layout), v.base + f.second.counters,
+                          v.base + f.second.lists, v.keys_out,
+                          spec_.sort.value_words ? v.values_out : 0, uint32_t(v.n),
+                          uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments)),
+                          uint32_t(medium_capacity(v.n, v.segments) * piece_stride)});
   }
 
   // The global path without the fast path: one segment, argsort, or no class on this device.
@@ -677,40 +619,40 @@ class Segmented final : public SegmentedSort {
     };
 
     if (gpu_count) {
-      rec.dispatch(
-          Kernel::segment_count, {step_workgroup, spec_.offset_words}, 1,
-          CountPush{t.offsets, t.segment_count_address, count, count + step_dispatch_offset, n,
-                    uint32_t(t.segments), groups, step_workgroup, ctx_.info.max_workgroup_count_x});
+      rec.dispatch(Kernel::segment_count, {step_workgroup, spec_.offset_words}, 1,
+                   SegmentCountPush{t.offsets, t.segment_count_address, count,
+                                    count + step_dispatch_offset, n, uint32_t(t.segments), groups,
+                                    step_workgroup, ctx_.info.max_workgroup_count_x});
       rec.indirect_barrier();
     }
-    step(Kernel::segment_iota, {step_workgroup}, IotaPush{origins, count, n, groups});
+    step(Kernel::segment_iota, {step_workgroup}, SegmentIotaPush{origins, count, n, groups});
     if (t.n <= 1 && keys_out == t.keys && values_out == t.values) {  // in order, its index 0
       rec.compute_barrier();
       return;
     }
     if (copy_keys)
       step(Kernel::copy_elements, {step_workgroup, spec_.sort.key_words},
-           CopyPush{t.keys, key_copy, count, n, groups});
+           CopyElementsPush{t.keys, key_copy, count, n, groups});
     if (values)
       step(Kernel::copy_elements, {step_workgroup, spec_.sort.value_words},
-           CopyPush{t.values, value_copy, count, n, groups});
+           CopyElementsPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
     record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
       step(Kernel::segment_ids, {step_workgroup, spec_.offset_words},
-           IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n, uint32_t(t.segments),
-                   groups});
+           SegmentIdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
+                          uint32_t(t.segments), groups});
       rec.compute_barrier();
       record_inner(rec, *by_segment(t.segments), ids, origins, t, l, count);
     }
 
     if (copy_keys)
       step(Kernel::segment_gather, {step_workgroup, spec_.sort.key_words},
-           GatherPush{key_copy, keys_out, origins, count, n, groups});
+           SegmentGatherPush{key_copy, keys_out, origins, count, n, groups});
     if (values)
       step(Kernel::segment_gather, {step_workgroup, spec_.sort.value_words},
-           GatherPush{value_copy, values_out, origins, count, n, groups});
+           SegmentGatherPush{value_copy, values_out, origins, count, n, groups});
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 

@@ -23,6 +23,8 @@
 
 #include <optional>
 
+#include "algorithms/small_sort/push.h"
+
 namespace gpusort {
 
 namespace {
@@ -31,17 +33,6 @@ namespace {
 // tile count: n is bounded at max_tiles_per_lane tiles for each invocation that shares a key's
 // searches (SmallSortShape::merge_lanes).
 constexpr uint32_t max_tiles_per_lane = 32;
-
-struct TilePush {
-  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts,
-      bucket_params;
-  uint32_t n, tile_count, output_raw;
-};
-struct MergePush {
-  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address,
-      run_starts, bucket_params;
-  uint32_t n;
-};
 
 // small_sort_tile's kernels by keys per invocation (small_sort_shape allows 1, 2, 4 or 8), and
 // where they exist its bare-key variants by key width (sorts_bare_keys).
@@ -135,8 +126,9 @@ class SmallSort final : public SortAlgorithm {
       // The smallest power-of-two workgroup that covers max_n.
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
-      rec.dispatch(tile_kernel(), tile_shader_spec(workgroup), 1,
-                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, 0, n, 1, 1});
+      rec.dispatch(
+          tile_kernel(), tile_shader_spec(workgroup), 1,
+          SmallSortTilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, 0, n, 1, 1});
       rec.compute_barrier();
       return;
     }
@@ -146,32 +138,32 @@ class SmallSort final : public SortAlgorithm {
                           bucket_params = t.scratch + l.bucket_params;
     const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
     rec.dispatch(tile_kernel(), tile_shader_spec(shape_.tile_workgroup), tiles,
-                 TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
-                          bucket_starts, bucket_params, n, tiles, 0});
+                 SmallSortTilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
+                                   bucket_starts, bucket_params, n, tiles, 0});
     rec.compute_barrier();
     const uint32_t group = group_tiles(t.n);
     if (group == 0) {
       merge(rec, tile(), tiles, 0, t.n,
-            MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values, t.count_address,
-                      0, bucket_params, n});
+            SmallSortMergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values,
+                               t.count_address, 0, bucket_params, n});
       return;
     }
     // Two levels: groups of tiles into runs (radix order, in scratch), then the runs.
     const VkDeviceAddress run_keys = t.scratch + l.run_keys, run_values = t.scratch + l.run_values,
                           run_starts = t.scratch + l.run_starts;
     merge(rec, tile(), group, group, t.n,
-          MergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values,
-                    t.count_address, run_starts, bucket_params, n});
+          SmallSortMergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values,
+                             t.count_address, run_starts, bucket_params, n});
     merge(rec, tile() * group, (tiles + group - 1) / group, 0, t.n,
-          MergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0,
-                    bucket_params, n});
+          SmallSortMergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0,
+                             bucket_params, n});
   }
 
   // One small_sort_merge dispatch over sorted tiles of `tile_keys`, each key searching `searched`
   // tiles: its group of `group` tiles (writing the runs in radix order and their bucket starts),
   // or all (group 0).
   void merge(Recorder& rec, uint32_t tile_keys, uint32_t searched, uint32_t group, uint64_t max_n,
-             const MergePush& push) const {
+             const SmallSortMergePush& push) const {
     auto spec = tile_specialization(spec_, shape_.merge_workgroup, tile_keys);
     const uint32_t lanes = merge_lanes(searched);
     spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u,

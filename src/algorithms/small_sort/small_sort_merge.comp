@@ -48,17 +48,8 @@ layout(constant_id = 11) const bool OUTPUT_RADIX = false;
 #define ADAPTIVE_BUCKETS_ID 12
 #include "merge_buckets.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t sorted_keys_address;  // radix order, tile by tile
-  uint64_t sorted_values_address;
-  uint64_t bucket_starts_address;  // per tile, where each bucket begins (small_sort_tile)
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t count_address;
-  uint64_t run_starts_address;  // first level of two: where each run's bucket starts go
-  uint64_t bucket_params_address;  // the buckets' parameters (small_sort_tile)
-  uint n;
-};
+#define PUSH_SMALL_SORT_MERGE
+#include "push.h"
 
 
 // Keys of other buckets precede ours or not by their bucket alone: only the keys of our bucket

@@ -58,21 +58,8 @@ uvec2 tile_value(uint slot) {
 #define ADAPTIVE_BUCKETS_ID 10
 #include "merge_buckets.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_in_address;
-  uint64_t values_in_address;
-  uint64_t keys_out_address;
-  uint64_t values_out_address;
-  uint64_t count_address;
-  // 0, or where, per tile, the BUCKETS + 1 slots at which each bucket's keys begin go (the
-  // last: the tile's count), for small_sort_merge; and where the buckets' parameters go
-  // (merge_buckets.glsl)
-  uint64_t bucket_starts_address;
-  uint64_t bucket_params_address;
-  uint n;
-  uint tile_count;
-  uint output_raw;
-};
+#define PUSH_SMALL_SORT_TILE
+#include "push.h"
 
 void main() {
   uint tile = linear_workgroup_id();
