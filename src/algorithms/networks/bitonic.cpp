@@ -35,9 +35,10 @@ class Bitonic final : public SortAlgorithm {
     const uint64_t padded = ceil_pow2(t.n);
     const uint32_t tile = uint32_t(std::min<uint64_t>(tile_limit_, padded));
     const uint32_t tile_count = uint32_t((t.n + tile - 1) / tile);
-    const auto local_spec = tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile);
-    auto global_spec = tile_specialization(spec_, global_workgroup, tile);
-    global_spec.pop_back();  // bitonic_global has no tile
+    const auto local_spec =
+        spec_constants(tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile));
+    // bitonic_global has no tile.
+    const auto global_spec = spec_constants(tile_specialization(spec_, global_workgroup, tile).key);
     const uint32_t n = uint32_t(t.n);
     const bool single_tile = padded <= tile;
     rec.dispatch(Kernel::bitonic_local, local_spec, tile_count,

@@ -29,8 +29,8 @@ class OddEven final : public SortAlgorithm {
     // A power-of-two tile keeps the number of distinct pipelines small.
     const uint32_t tile = uint32_t(std::min<uint64_t>(ceil_pow2(t.n), capacity_));
     rec.dispatch(Kernel::odd_even,
-                 tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile), 1,
-                 OddEvenPush{t.keys, t.values, t.count_address, uint32_t(t.n)});
+                 spec_constants(tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile)),
+                 1, OddEvenPush{t.keys, t.values, t.count_address, uint32_t(t.n)});
     rec.compute_barrier();
   }
 

@@ -277,24 +277,22 @@ class Onesweep final : public OnesweepSort {
                           lookback = t.scratch + l.lookback;
     const VkDeviceAddress keys_alt = t.scratch + l.keys_alt;
     const VkDeviceAddress values_alt = spec_.value_words ? t.scratch + l.values_alt : 0;
-    // The specialization constants of a step: the workgroup size and the key's, then `extra`
-    // (made whole at once: a copy of the first five grown by push_back warned under GCC 12's
-    // -Warray-bounds).
-    auto specialization = [&](uint32_t workgroup, std::initializer_list<uint32_t> extra) {
-      std::vector<uint32_t> s;
-      s.reserve(5 + extra.size());
-      s.insert(s.end(),
-               {workgroup, spec_.key_words, spec_.key_kind, spec_.descending, spec_.value_words});
-      s.insert(s.end(), extra);
-      return s;
+    // The specialization constants every step starts with: the workgroup size and the key's
+    // (constants.h).
+    auto key_spec = [&](uint32_t workgroup) {
+      return OnesweepKeySpec{.workgroup = workgroup,
+                             .key_words = spec_.key_words,
+                             .key_kind = spec_.key_kind,
+                             .descending = spec_.descending,
+                             .value_words = spec_.value_words};
     };
     // Where the plan writes the dispatches of the passes and the copy-back, and with a GPU-side
     // count the clear the histogram's.
     const VkDeviceAddress dispatch = t.scratch + l.dispatch;
     // A step sized on the GPU by its command (dispatch_*).
-    auto launch_planned = [&](Kernel kernel, const std::vector<uint32_t>& specialization,
-                              uint32_t command, const auto& push) {
-      rec.dispatch_indirect(kernel, specialization, t.scratch_buffer,
+    auto launch_planned = [&](Kernel kernel, const auto& specialization, uint32_t command,
+                              const auto& push) {
+      rec.dispatch_indirect(kernel, spec_constants(specialization), t.scratch_buffer,
                             t.scratch_offset + l.dispatch + command * dispatch_command_bytes, push);
     };
     // Element indices of 2^31 and more are addressed in 64-bit arithmetic, which costs, so only
@@ -306,8 +304,9 @@ class Onesweep final : public OnesweepSort {
 
     record_clear(rec, t, l, histogram_groups);
 
-    const auto histogram_spec =
-        specialization(histogram_workgroup, {histogram_keys_per_thread, wide_indices});
+    const OnesweepHistogramSpec histogram_spec{.key = key_spec(histogram_workgroup),
+                                               .keys_per_thread = histogram_keys_per_thread,
+                                               .wide_indices = wide_indices};
     const uint32_t persistent_groups_per_pass = persistent_groups(t.n);
     const OnesweepHistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
@@ -317,17 +316,28 @@ class Onesweep final : public OnesweepSort {
       launch_planned(Kernel::onesweep_histogram, histogram_spec, dispatch_histogram,
                      histogram_push);
     else
-      rec.dispatch(Kernel::onesweep_histogram, histogram_spec, histogram_groups, histogram_push);
+      rec.dispatch(Kernel::onesweep_histogram, spec_constants(histogram_spec), histogram_groups,
+                   histogram_push);
     // The plan (made by the histogram's last workgroup) wrote every later step's command.
     rec.indirect_barrier();
     if (options_.histogram_only) return;
 
-    const auto pass_spec = specialization(
-        workgroup_,
-        {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
-         options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
-         options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
-         wide_indices, claim_by_id(t.n), persistent_groups_per_pass ? 1u : 0u, prefetch_next()});
+    const OnesweepPassSpec pass_spec{.key = key_spec(workgroup_),
+                                     .min_subgroup_size = ctx_.info.min_subgroup_size,
+                                     .max_subgroup_size = ctx_.info.max_subgroup_size,
+                                     .keys_per_thread = keys_per_thread_,
+                                     .spin_limit = options_.spin_limit,
+                                     .publish_refusal_period = options_.publish_refusal_period,
+                                     .lookback_window = options_.lookback_window,
+                                     .profile_omit = options_.profile_omit,
+                                     .full_tile_copy = full_tile_copy(),
+                                     .guess_tile = guess_tile(),
+                                     .counters_in_exchange = counters_in_exchange(),
+                                     .partition_pass = 0,  // Onesweep's own passes
+                                     .wide_indices = wide_indices,
+                                     .claim_by_id = claim_by_id(t.n),
+                                     .persistent = persistent_groups_per_pass ? 1u : 0u,
+                                     .prefetch_next = prefetch_next()};
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,
@@ -344,7 +354,8 @@ class Onesweep final : public OnesweepSort {
       rec.compute_barrier();
     }
 
-    const auto copy_spec = specialization(copy_workgroup, {wide_indices});
+    const OnesweepCopyBackSpec copy_spec{.key = key_spec(copy_workgroup),
+                                         .wide_indices = wide_indices};
     // No workgroup where an even number of passes ran.
     launch_planned(Kernel::onesweep_copy_back, copy_spec, dispatch_copy_back,
                    OnesweepCopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address,

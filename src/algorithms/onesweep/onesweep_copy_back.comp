@@ -4,7 +4,8 @@
 // dispatches no workgroup, and where it copies only the first groups_with_elements() of the grid
 // for max_n. Workgroups still check the copy-back flag: the partition sort clears it after the
 // plan, when its own steps sorted the keys (partition_plan.comp), and they then return at once.
-#define WIDE_INDICES_ID 5  // 1 where n > 2^31 (common.glsl)
+#include "constants.h"
+#define WIDE_INDICES_ID ONESWEEP_COPY_BACK_ID_WIDE_INDICES  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 

@@ -10,7 +10,8 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_memory_scope_semantics : require
-#define WIDE_INDICES_ID 6  // 1 where n > 2^31 (common.glsl)
+#include "constants.h"
+#define WIDE_INDICES_ID ONESWEEP_HISTOGRAM_ID_WIDE_INDICES  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 #include "onesweep_plan.glsl"
@@ -18,7 +19,7 @@
 #define PUSH_ONESWEEP_HISTOGRAM
 #include "push.h"
 
-layout(constant_id = 5) const uint KEYS_PER_THREAD = 8;
+layout(constant_id = ONESWEEP_HISTOGRAM_ID_KEYS_PER_THREAD) const uint KEYS_PER_THREAD = 8;
 
 shared uint histogram[MAX_PASSES * RADIX];
 

@@ -10,12 +10,15 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
-layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
-layout(constant_id = 3) const uint CLASS_COUNT = 1;
-layout(constant_id = 4) const uint KEY_WORDS = 1;    // for the copies of lone keys
-layout(constant_id = 5) const uint VALUE_WORDS = 0;
+#include "constants.h"
+layout(local_size_x_id = SEGMENT_CLASSIFY_ID_WORKGROUP) in;
+// 1: u32 offsets, 2: u64.
+layout(constant_id = SEGMENT_CLASSIFY_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
+layout(constant_id = SEGMENT_CLASSIFY_ID_LOG2_FIRST_CLASS_SLOTS) const uint LOG2_FIRST_CLASS_SLOTS = 3;
+layout(constant_id = SEGMENT_CLASSIFY_ID_CLASS_COUNT) const uint CLASS_COUNT = 1;
+// For the copies of lone keys.
+layout(constant_id = SEGMENT_CLASSIFY_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = SEGMENT_CLASSIFY_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
 #include "segment_classes.glsl"
 #include "segment_lists.glsl"
 

@@ -52,6 +52,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "algorithms/segmented_sort/constants.h"
 #include "algorithms/segmented_sort/push.h"
 #include "algorithms/small_sort/small_sort.hpp"
 #include "primitives/push.h"
@@ -419,15 +420,15 @@ class Segmented final : public SegmentedSort {
     const uint32_t class_count = uint32_t(classes_.size());
     const uint32_t tile_class_count = tile_classes();
     auto plan_spec = [&](uint32_t clear) {
-      return std::vector<uint32_t>{64,
-                                   v.offset_words,
-                                   shape_.log2_first_class,
-                                   class_count,
-                                   shape_.log2_min_tile,
-                                   clear,
-                                   tile_class_count,
-                                   merge_workgroup_,
-                                   uint32_t(v.bucketed)};
+      return spec_constants(SegmentPlanSpec{.workgroup = 64,
+                                            .offset_words = v.offset_words,
+                                            .log2_first_class_slots = shape_.log2_first_class,
+                                            .class_count = class_count,
+                                            .log2_min_tile = shape_.log2_min_tile,
+                                            .clear = clear,
+                                            .tile_classes = tile_class_count,
+                                            .merge_workgroup = merge_workgroup_,
+                                            .bucketed = uint32_t(v.bucketed)});
     };
     auto plan_push = [&] {
       return SegmentPlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n),
@@ -441,15 +442,20 @@ class Segmented final : public SegmentedSort {
                                      ctx_.info.max_workgroup_count_x});
       rec.compute_barrier();
       const uint32_t classify_groups = step_groups(v.segments);
-      rec.dispatch(Kernel::segment_classify,
-                   {step_workgroup, v.offset_words, shape_.log2_first_class, class_count,
-                    spec_.sort.key_words, spec_.sort.value_words},
-                   classify_groups,
-                   SegmentClassifyPush{
-                       v.offsets, v.segment_count_address, v.base + l.counters, v.base + l.lists,
-                       v.indices, v.keys, v.values, copy_keys_to, copy_values_to, uint32_t(v.n),
-                       uint32_t(v.segments), classify_groups, large ? large->begins : 0,
-                       large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
+      rec.dispatch(
+          Kernel::segment_classify,
+          spec_constants(SegmentClassifySpec{.workgroup = step_workgroup,
+                                             .offset_words = v.offset_words,
+                                             .log2_first_class_slots = shape_.log2_first_class,
+                                             .class_count = class_count,
+                                             .key_words = spec_.sort.key_words,
+                                             .value_words = spec_.sort.value_words}),
+          classify_groups,
+          SegmentClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters,
+                              v.base + l.lists, v.indices, v.keys, v.values, copy_keys_to,
+                              copy_values_to, uint32_t(v.n), uint32_t(v.segments), classify_groups,
+                              large ? large->begins : 0, large ? large->sizes : 0,
+                              large ? uint32_t(large->capacity) : 0u});
       rec.compute_barrier();
     }
     rec.dispatch(Kernel::segment_plan, plan_spec(0), 1, plan_push());
@@ -479,11 +485,14 @@ class Segmented final : public SegmentedSort {
         record_bucket_scatter(rec, v, c, lists[c], capacity, dispatch);
         continue;
       }
-      auto tile_spec = tile_specialization(spec_.sort, k.workgroup, k.tile());
-      tile_spec.insert(tile_spec.end(),
-                       {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
-                        v.offset_words, uint32_t(std::countr_zero(k.blocks))});
-      rec.dispatch_indirect(segment_sort_tile_kernel(k.items), tile_spec, v.buffer, dispatch,
+      const SegmentSortTileSpec tile_spec{
+          .tile = tile_specialization(spec_.sort, k.workgroup, k.tile()),
+          .log2_subgroup_lanes = lanes,
+          .log2_segment_slots = uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
+          .offset_words = v.offset_words,
+          .log2_blocks = uint32_t(std::countr_zero(k.blocks))};
+      rec.dispatch_indirect(segment_sort_tile_kernel(k.items), spec_constants(tile_spec), v.buffer,
+                            dispatch,
                             SegmentSortTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
                                                 v.base + l.counters + 4 * c, sorted_keys,
                                                 sorted_values, sorted_origins, v.keys_out,
@@ -496,13 +505,14 @@ class Segmented final : public SegmentedSort {
         const uint64_t capacity = class_list_capacity(classes_, c, v.n, v.segments);
         if (capacity == 0) continue;
         const SegmentClass& k = classes_[c];
-        auto merge_spec = tile_specialization(spec_.sort, merge_workgroup_, k.tile());
-        merge_spec.insert(merge_spec.end(),
-                          {uint32_t(std::countr_zero(k.segment_slots)), v.offset_words});
+        const SegmentMergeSpec merge_spec{
+            .tile = tile_specialization(spec_.sort, merge_workgroup_, k.tile()),
+            .log2_segment_slots = uint32_t(std::countr_zero(k.segment_slots)),
+            .offset_words = v.offset_words};
         const uint64_t dispatch = l.dispatch + 12 * (class_count + c - tile_class_count);
         rec.dispatch_indirect(
-            k.blocks <= 4 ? Kernel::segment_merge_r4 : Kernel::segment_merge_r8, merge_spec,
-            v.buffer, v.buffer_offset + dispatch,
+            k.blocks <= 4 ? Kernel::segment_merge_r4 : Kernel::segment_merge_r8,
+            spec_constants(merge_spec), v.buffer, v.buffer_offset + dispatch,
             SegmentMergePush{sorted_keys, sorted_values, sorted_origins, v.keys_out, v.values_out,
                              v.indices, v.offsets, lists[c], v.base + l.counters + 4 * c,
                              uint32_t(v.n), uint32_t(capacity)});
@@ -581,11 +591,21 @@ class Segmented final : public SegmentedSort {
     const FastLayout& f = v.fast;
     rec.dispatch_indirect(
         Kernel::segment_bucket,
-        {bucket_workgroup_, spec_.sort.key_words, spec_.sort.key_kind,
-         uint32_t(spec_.sort.descending), spec_.sort.value_words, spec_.sort.begin_bit,
-         spec_.sort.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size,
-         bucket_keys_per_thread_, uint32_t(std::countr_zero(classes_[c].segment_slots)),
-         v.offset_words, shape_.log2_first_class, uint32_t(classes_.size())},
+        spec_constants(SegmentBucketSpec{
+            .workgroup = bucket_workgroup_,
+            .key_words = spec_.sort.key_words,
+            .key_kind = spec_.sort.key_kind,
+            .descending = uint32_t(spec_.sort.descending),
+            .value_words = spec_.sort.value_words,
+            .begin_bit = spec_.sort.begin_bit,
+            .end_bit = spec_.sort.end_bit,
+            .min_subgroup_size = ctx_.info.min_subgroup_size,
+            .max_subgroup_size = ctx_.info.max_subgroup_size,
+            .keys_per_thread = bucket_keys_per_thread_,
+            .log2_segment_slots = uint32_t(std::countr_zero(classes_[c].segment_slots)),
+            .offset_words = v.offset_words,
+            .log2_first_class_slots = shape_.log2_first_class,
+            .class_count = uint32_t(classes_.size())}),
         v.buffer, dispatch,
         SegmentBucketPush{v.keys, v.values, v.base + f.bucket_keys,
                           spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,

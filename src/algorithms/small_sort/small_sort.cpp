@@ -23,6 +23,7 @@
 
 #include <optional>
 
+#include "algorithms/small_sort/constants.h"
 #include "algorithms/small_sort/push.h"
 
 namespace gpusort {
@@ -164,11 +165,15 @@ class SmallSort final : public SortAlgorithm {
   // or all (group 0).
   void merge(Recorder& rec, uint32_t tile_keys, uint32_t searched, uint32_t group, uint64_t max_n,
              const SmallSortMergePush& push) const {
-    auto spec = tile_specialization(spec_, shape_.merge_workgroup, tile_keys);
     const uint32_t lanes = merge_lanes(searched);
-    spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u,
-                             uint32_t(shape_.adaptive_buckets)});
-    rec.dispatch(merge_kernel(lanes), spec,
+    const SmallSortMergeSpec spec{
+        .tile = tile_specialization(spec_, shape_.merge_workgroup, tile_keys),
+        .bucket_bits = bucket_bits(),
+        .lanes = lanes,
+        .group_tiles = group,
+        .output_radix = group != 0 ? 1u : 0u,
+        .adaptive_buckets = uint32_t(shape_.adaptive_buckets)};
+    rec.dispatch(merge_kernel(lanes), spec_constants(spec),
                  (max_n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup, push);
     rec.compute_barrier();
   }
@@ -194,12 +199,13 @@ class SmallSort final : public SortAlgorithm {
                 std::to_string(lanes) + " lanes per key");
   }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
-    auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-    s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
-    s.push_back(bucket_bits());
-    s.push_back(uint32_t(shape_.adaptive_buckets));
-    s.push_back(uint32_t(shape_.skip_sorted_tiles));
-    return s;
+    return spec_constants(SmallSortTileSpec{
+        .tile = tile_specialization(spec_, workgroup, workgroup * shape_.items),
+        .log2_subgroup_lanes =
+            shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0,
+        .bucket_bits = bucket_bits(),
+        .adaptive_buckets = uint32_t(shape_.adaptive_buckets),
+        .skip_sorted = uint32_t(shape_.skip_sorted_tiles)});
   }
 
   void check_fits(uint64_t n) const {
