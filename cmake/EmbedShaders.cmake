@@ -5,7 +5,8 @@
 #   <name>=<source.comp>[:DEFINE[,DEFINE...]]
 # so one source can be built in several variants (e.g. scan_blocks_u64=scan_blocks.comp:SCAN_U64);
 # a relative source is taken from SOURCE_DIR. Includes are searched beside the including file,
-# then in INCLUDE_DIRS (default SOURCE_DIR/include).
+# then in INCLUDE_DIRS (default SOURCE_DIR/include); the .glsl and .h files there and beside each
+# source (such as the push-constant headers shared with C++) are its dependencies.
 # The generated file defines std::span<const uint32_t> <NAMESPACE>::embedded_shader(name)
 # (NAMESPACE defaults to gpusort; programs embedding their own shaders, such as the examples,
 # pass theirs so that both tables can link into one executable). With HEADER, it also writes
@@ -38,7 +39,7 @@ function(gpusort_embed_shaders)
   set(shader_includes "")
   set(include_flags "")
   foreach(dir IN LISTS ARG_INCLUDE_DIRS)
-    file(GLOB_RECURSE found ${dir}/*.glsl)
+    file(GLOB_RECURSE found ${dir}/*.glsl ${dir}/*.h)
     list(APPEND shader_includes ${found})
     list(APPEND include_flags -I ${dir})
   endforeach()
@@ -54,7 +55,7 @@ function(gpusort_embed_shaders)
       set(source ${ARG_SOURCE_DIR}/${source})
     endif()
     get_filename_component(source_dir ${source} DIRECTORY)
-    file(GLOB beside ${source_dir}/*.glsl)
+    file(GLOB beside ${source_dir}/*.glsl ${source_dir}/*.h)
     list(APPEND shader_includes ${beside})
     string(REPLACE "," ";" defines "${CMAKE_MATCH_4}")
     set(define_flags "")

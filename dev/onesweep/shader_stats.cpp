@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include "../common/dev_vulkan.hpp"
@@ -23,6 +24,11 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
+  const std::optional<gpusort::Kernel> kernel = gpusort::find_kernel(argv[1]);
+  if (!kernel) {
+    fprintf(stderr, "shader_stats: error: no embedded kernel named %s\n", argv[1]);
+    return 2;
+  }
   std::vector<uint32_t> spec;
   for (int i = 2; i < argc; ++i) spec.push_back(strtoul(argv[i], nullptr, 0));
   const gpusort::dev::DevPhysical d = gpusort::dev::pick_dev_physical();
@@ -39,7 +45,7 @@ int main(int argc, char** argv) {
   features.features.shaderInt64 = VK_TRUE;
   const char* ext = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
   VkDevice device = gpusort::dev::create_dev_device(d, &features, &ext, 1);
-  auto code = gpusort::embedded_shader(argv[1]);
+  auto code = gpusort::embedded_shader(*kernel);
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   mi.codeSize = code.size_bytes();
   mi.pCode = code.data();

@@ -14,6 +14,7 @@
 
 #include "dispatch/dispatch.hpp"
 #include "algorithms/small_sort/small_sort.hpp"
+#include "primitives/push.h"
 #include "vulkan/buffer.hpp"
 
 using namespace gpusort;
@@ -44,14 +45,10 @@ struct Warmup {
         src(impl, words * 4, MemoryKind::device_local),
         dst(impl, words * 4, MemoryKind::device_local) {}
   void record(Recorder& rec) const {
-    struct CopyPush {
-      VkDeviceAddress src, dst, count_address;
-      uint32_t n, group_count;
-    };
     const uint32_t groups = 4096;
     for (int i = 0; i < copies; ++i)
-      rec.dispatch("copy_elements", {256, 1}, groups,
-                   CopyPush{src.address(), dst.address(), 0, uint32_t(words), groups});
+      rec.dispatch(Kernel::copy_elements, {256, 1}, groups,
+                   CopyElementsPush{src.address(), dst.address(), 0, uint32_t(words), groups});
   }
 };
 
@@ -230,15 +227,11 @@ int main(int argc, char** argv) {
                               f.compute_stage ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
                                               : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                               queries, 0);
-          struct CopyPush {
-            VkDeviceAddress src, dst, count_address;
-            uint32_t n, group_count;
-          };
           for (int d = 0; d < f.dispatches; ++d) {
             if (d) barrier(cmd, f.indirect_barrier);
-            rec.dispatch("copy_elements", {f.copy_workgroup, 1}, f.copy_groups,
-                         CopyPush{warmup.src.address(), floor_keys.address(), 0, f.copy_keys,
-                                  f.copy_groups});
+            rec.dispatch(Kernel::copy_elements, {f.copy_workgroup, 1}, f.copy_groups,
+                         CopyElementsPush{warmup.src.address(), floor_keys.address(), 0,
+                                          f.copy_keys, f.copy_groups});
           }
           if (f.closing_barrier) barrier(cmd, f.indirect_barrier);
           vkCmdWriteTimestamp(cmd,

@@ -274,7 +274,7 @@ struct Sorter::Impl {
       return;
     }
     if (r.wide_count) {
-      rec.dispatch("count_narrow", {64}, 1,
+      rec.dispatch(Kernel::count_narrow, {64}, 1,
                    NarrowPush{r.wide_count, t.count_address, uint32_t(t.n)});
       rec.compute_barrier();
     }

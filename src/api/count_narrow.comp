@@ -7,11 +7,8 @@
 
 layout(local_size_x_id = 0) in;
 
-layout(push_constant) uniform Push {
-  uint64_t count_address;   // the caller's u64
-  uint64_t narrow_address;  // the u32 slot in scratch
-  uint max_n;
-};
+#define PUSH_COUNT_NARROW
+#include "push.h"
 
 void main() {
   if (gl_LocalInvocationID.x == 0)

@@ -15,6 +15,7 @@
 
 #include "host/byte_count.hpp"
 #include "tuning/tuning.hpp"
+#include "primitives/push.h"
 
 namespace gpusort {
 
@@ -473,17 +474,13 @@ void HostPath::run(const Job& job, SortTimings* timings) {
       vkCmdCopyBuffer(cmd, from.buffer(), to.buffer(), 1, &region);
       return;
     }
-    struct CopyPush {
-      VkDeviceAddress src, dst, count_address;
-      uint32_t n, group_count;
-    };
     constexpr uint32_t copy_workgroup = 256;
     const uint32_t words = uint32_t(bytes / 4);
     const uint32_t groups = std::max<uint32_t>(1, (words + copy_workgroup - 1) / copy_workgroup);
     Recorder rec(ctx_, cmd);
     rec.dispatch(
-        "copy_elements", {copy_workgroup, 1}, groups,
-        CopyPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
+        Kernel::copy_elements, {copy_workgroup, 1}, groups,
+        CopyElementsPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
   };
   // Runs move(piece, offset into it, staging memory there, bytes) over a batch's pieces, large
   // pieces split over the host threads; returns the wall time it took.

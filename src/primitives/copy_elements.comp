@@ -5,13 +5,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint WORDS = 1;
 
-layout(push_constant) uniform Push {
-  uint64_t src_address;
-  uint64_t dst_address;
-  uint64_t count_address;
-  uint n;
-  uint group_count;
-};
+#define PUSH_COPY_ELEMENTS
+#include "push.h"
 
 void main() {
   uint group = linear_workgroup_id();

@@ -5,6 +5,7 @@
 #include "primitives/scan.hpp"
 
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/push.h"
 
 namespace gpusort {
 
@@ -13,15 +14,6 @@ namespace {
 constexpr uint32_t scan_workgroup = 256;
 constexpr uint32_t scan_items = 8;
 constexpr uint64_t scan_block = scan_workgroup * scan_items;
-
-struct ScanBlocksPush {
-  VkDeviceAddress in, out, block_totals;
-  uint32_t n, inclusive, block_count;
-};
-struct ScanAddPush {
-  VkDeviceAddress out, block_prefixes;
-  uint32_t n, block_count;
-};
 
 uint64_t element_bytes(const ScanSpec& spec) {
   return spec.u64 ? 8 : 4;
@@ -40,19 +32,19 @@ uint64_t scan_scratch_bytes(uint64_t n, const ScanSpec& spec) {
 void record_scan(Recorder& rec, VkDeviceAddress in, VkDeviceAddress out, uint64_t n,
                  const ScanSpec& spec, VkDeviceAddress scratch) {
   if (n == 0) return;
-  const char* blocks_shader = spec.u64 ? "scan_blocks_u64" : "scan_blocks_u32";
-  const char* add_shader = spec.u64 ? "scan_add_u64" : "scan_add_u32";
+  const Kernel blocks_kernel = spec.u64 ? Kernel::scan_blocks_u64 : Kernel::scan_blocks_u32;
+  const Kernel add_kernel = spec.u64 ? Kernel::scan_add_u64 : Kernel::scan_add_u32;
   const std::vector<uint32_t> specialization{scan_workgroup, scan_items};
   uint64_t blocks = (n + scan_block - 1) / scan_block;
   VkDeviceAddress totals = blocks > 1 ? scratch : 0;
-  rec.dispatch(blocks_shader, specialization, blocks,
+  rec.dispatch(blocks_kernel, specialization, blocks,
                ScanBlocksPush{in, out, totals, uint32_t(n), spec.inclusive, uint32_t(blocks)});
   if (blocks == 1) return;
   rec.compute_barrier();
   VkDeviceAddress next_scratch = scratch + align_up(blocks * element_bytes(spec), 16);
   record_scan(rec, totals, totals, blocks, {spec.u64, false}, next_scratch);
   rec.compute_barrier();
-  rec.dispatch(add_shader, specialization, blocks,
+  rec.dispatch(add_kernel, specialization, blocks,
                ScanAddPush{out, totals, uint32_t(n), uint32_t(blocks)});
 }
 

@@ -12,12 +12,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint ITEMS = 8;
 
-layout(push_constant) uniform Push {
-  uint64_t out_address;
-  uint64_t block_prefixes_address;
-  uint n;
-  uint block_count;
-};
+#define PUSH_SCAN_ADD
+#include "push.h"
 
 void main() {
   uint block = linear_workgroup_id();

@@ -13,14 +13,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint ITEMS = 8;
 
-layout(push_constant) uniform Push {
-  uint64_t in_address;
-  uint64_t out_address;
-  uint64_t block_totals_address;  // 0: single block, no totals
-  uint n;
-  uint inclusive;
-  uint block_count;
-};
+#define PUSH_SCAN_BLOCKS
+#include "push.h"
 
 const uint TILE = gl_WorkGroupSize.x * ITEMS;
 shared SCAN_T tile[TILE];

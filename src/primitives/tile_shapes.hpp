@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/glsl/tile_constants.h"
 
 namespace gpusort {
 
@@ -29,12 +30,17 @@ inline uint64_t ceil_pow2(uint64_t x) {
   return x <= 1 ? 1 : std::bit_ceil(x);
 }
 
-// Specialization constants 0..7 of shaders/include/tile_sort.glsl (bitonic_global and
-// small_sort_merge use the same first ones).
-inline std::vector<uint32_t> tile_specialization(const SortSpec& spec, uint32_t workgroup,
-                                                 uint32_t tile) {
-  return {workgroup,        spec.key_words, spec.key_kind, uint32_t(spec.descending),
-          spec.value_words, spec.begin_bit, spec.end_bit,  tile};
+// Specialization constants 0..7 of the tile kernels (primitives/glsl/tile_constants.h;
+// bitonic_global takes the first seven, .key).
+inline TileSpec tile_specialization(const SortSpec& spec, uint32_t workgroup, uint32_t tile) {
+  return {.key = {.workgroup = workgroup,
+                  .key_words = spec.key_words,
+                  .key_kind = spec.key_kind,
+                  .descending = uint32_t(spec.descending),
+                  .value_words = spec.value_words,
+                  .begin_bit = spec.begin_bit,
+                  .end_bit = spec.end_bit},
+          .tile = tile};
 }
 
 // The largest power-of-two workgroup the device runs (1024 at most): within

@@ -1,15 +1,14 @@
 // Context: instance and device selection (or wrapping), device limits, pipeline cache, submission.
-#include "vulkan/context_impl.hpp"
-
-#include "host/host_path.hpp"
-#include "vulkan/shader_registry.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "host/host_path.hpp"
+#include "kernels.hpp"
+#include "vulkan/context_impl.hpp"
 
 namespace gpusort {
 
@@ -512,21 +511,20 @@ Context::Impl::~Impl() {
   }
 }
 
-VkPipeline Context::Impl::pipeline(std::string_view shader,
-                                   const std::vector<uint32_t>& specialization) {
+VkPipeline Context::Impl::pipeline(Kernel kernel, const std::vector<uint32_t>& specialization) {
   std::lock_guard lock(pipeline_mutex);
-  auto key = std::make_pair(std::string(shader), specialization);
+  auto key = std::make_pair(kernel, specialization);
   if (auto it = pipelines.find(key); it != pipelines.end()) return it->second;
   VkShaderModule module;
-  if (auto it = modules.find(shader); it != modules.end()) {
+  if (auto it = modules.find(kernel); it != modules.end()) {
     module = it->second;
   } else {
-    auto code = embedded_shader(shader);
+    auto code = embedded_shader(kernel);
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = code.size_bytes();
     info.pCode = code.data();
     check(vkCreateShaderModule(device, &info, nullptr, &module), "vkCreateShaderModule");
-    modules.emplace(std::string(shader), module);
+    modules.emplace(kernel, module);
   }
   std::vector<VkSpecializationMapEntry> entries;
   for (uint32_t i = 0; i < specialization.size(); ++i)
@@ -555,8 +553,8 @@ VkPipeline Context::Impl::pipeline(std::string_view shader,
     if (workgroup <= max_workgroup || this->info.max_workgroup_subgroups == 0)
       info.stage.pNext = &required;
     else if (this->info.min_subgroup_size != this->info.max_subgroup_size)
-      throw Error(std::string(shader) + ": a workgroup of " + std::to_string(workgroup) +
-                  " invocations is larger than the subgroup size " +
+      throw Error(std::string(kernel_name(kernel)) + ": a workgroup of " +
+                  std::to_string(workgroup) + " invocations is larger than the subgroup size " +
                   std::to_string(this->info.subgroup_size) + " x maxComputeWorkgroupSubgroups " +
                   std::to_string(this->info.max_workgroup_subgroups) +
                   ", and the device's subgroup size varies");
@@ -564,7 +562,7 @@ VkPipeline Context::Impl::pipeline(std::string_view shader,
   info.layout = pipeline_layout;
   VkPipeline pipeline;
   check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline),
-        ("vkCreateComputePipelines(" + std::string(shader) + ")").c_str());
+        ("vkCreateComputePipelines(" + std::string(kernel_name(kernel)) + ")").c_str());
   pipelines.emplace(std::move(key), pipeline);
   return pipeline;
 }

@@ -1,16 +1,17 @@
 // Internal view of a Context: the Vulkan objects, the pipeline cache and one-shot submission.
 #pragma once
 
-#include <gpusort/gpusort.hpp>
-
 #include <atomic>
 #include <functional>
+#include <gpusort/gpusort.hpp>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "kernels.hpp"
 
 namespace gpusort {
 
@@ -43,9 +44,9 @@ struct Context::Impl {
 
   ~Impl();
 
-  // The compute pipeline of an embedded shader with its specialization constants given in
+  // The compute pipeline of an embedded kernel with its specialization constants given in
   // constant_id order 0, 1, 2, ... Created once and cached; thread-safe.
-  VkPipeline pipeline(std::string_view shader, const std::vector<uint32_t>& specialization);
+  VkPipeline pipeline(Kernel kernel, const std::vector<uint32_t>& specialization);
   // How many pipelines the cache holds (tests check that record() creates none).
   size_t pipeline_count();
 
@@ -75,8 +76,8 @@ struct Context::Impl {
   std::mutex host_path_mutex;
   std::unique_ptr<HostPath> host_path_;
   std::mutex pipeline_mutex;
-  std::map<std::pair<std::string, std::vector<uint32_t>>, VkPipeline> pipelines;
-  std::map<std::string, VkShaderModule, std::less<>> modules;
+  std::map<std::pair<Kernel, std::vector<uint32_t>>, VkPipeline> pipelines;
+  std::map<Kernel, VkShaderModule> modules;
   VkQueryPool timestamps = VK_NULL_HANDLE;
 };
 

@@ -2,13 +2,13 @@
 // no descriptor sets (buffers are reached through device addresses).
 #pragma once
 
-#include "vulkan/context_impl.hpp"
-
 #include <algorithm>
 #include <cstring>
-#include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include "kernels.hpp"
+#include "vulkan/context_impl.hpp"
 
 namespace gpusort {
 
@@ -23,10 +23,10 @@ class Recorder {
   // recover the linear id with linear_workgroup_id() (shaders/include/common.glsl) and must
   // ignore ids >= the group count they are given.
   template <class Push>
-  void dispatch(std::string_view shader, const std::vector<uint32_t>& specialization,
-                uint64_t groups, const Push& push) {
+  void dispatch(Kernel kernel, const std::vector<uint32_t>& specialization, uint64_t groups,
+                const Push& push) {
     if (groups == 0) return;
-    bind(shader, specialization, push);
+    bind(kernel, specialization, push);
     uint64_t x = std::min<uint64_t>(groups, ctx_.info.max_workgroup_count_x);
     uint64_t y = (groups + x - 1) / x;
     vkCmdDispatch(cmd_, uint32_t(x), uint32_t(y), 1);
@@ -36,9 +36,9 @@ class Recorder {
   // Dispatches the workgroup counts (a VkDispatchIndirectCommand) found at `offset` of `buffer`
   // when the command executes; the shader must accept a y dimension (linear_workgroup_id).
   template <class Push>
-  void dispatch_indirect(std::string_view shader, const std::vector<uint32_t>& specialization,
+  void dispatch_indirect(Kernel kernel, const std::vector<uint32_t>& specialization,
                          VkBuffer buffer, VkDeviceSize offset, const Push& push) {
-    bind(shader, specialization, push);
+    bind(kernel, specialization, push);
     vkCmdDispatchIndirect(cmd_, buffer, offset);
     ends_with_barrier_ = false;
   }
@@ -92,9 +92,9 @@ class Recorder {
 
  private:
   template <class Push>
-  void bind(std::string_view shader, const std::vector<uint32_t>& specialization, const Push& push) {
+  void bind(Kernel kernel, const std::vector<uint32_t>& specialization, const Push& push) {
     static_assert(std::is_trivially_copyable_v<Push> && sizeof(Push) <= push_constant_bytes);
-    vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_.pipeline(shader, specialization));
+    vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, ctx_.pipeline(kernel, specialization));
     vkCmdPushConstants(cmd_, ctx_.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(Push), &push);
   }
 

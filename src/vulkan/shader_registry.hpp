@@ -1,13 +1,19 @@
-// SPIR-V of every shader, compiled by glslc at build time (see cmake/EmbedShaders.cmake).
+// Kernels by name, for development tools that take one from the command line; the library
+// names its kernels by gpusort::Kernel (the generated kernels.hpp, cmake/EmbedShaders.cmake).
 #pragma once
 
-#include <cstdint>
-#include <span>
+#include <optional>
 #include <string_view>
+
+#include "kernels.hpp"
 
 namespace gpusort {
 
-// Throws gpusort::Error when no shader has that name.
-std::span<const uint32_t> embedded_shader(std::string_view name);
+// The kernel whose kernels.cmake entry is `name`, if one is embedded.
+inline std::optional<Kernel> find_kernel(std::string_view name) {
+  for (uint32_t k = 0; k < kernel_count; ++k)
+    if (kernel_name(Kernel(k)) == name) return Kernel(k);
+  return std::nullopt;
+}
 
 }  // namespace gpusort

@@ -9,6 +9,7 @@
 // index, so the padding never moves and is never read or written. Keys are mapped to radix
 // order by bitonic_local and back by the last pass. Not stable: equal keys may be reordered.
 #include "algorithms/networks/networks.hpp"
+#include "algorithms/networks/push.h"
 #include "primitives/tile_shapes.hpp"
 
 namespace gpusort {
@@ -17,15 +18,6 @@ namespace {
 
 constexpr uint32_t max_tile = 8192;  // beyond it a workgroup's share of a step gets long
 constexpr uint32_t global_workgroup = 256;
-
-struct LocalPush {
-  VkDeviceAddress keys, values, count_address;
-  uint32_t n, tile_count, output_raw;
-};
-struct GlobalPush {
-  VkDeviceAddress keys, values, count_address;
-  uint32_t n, pair_count, log2_half_block, flip;
-};
 
 class Bitonic final : public SortAlgorithm {
  public:
@@ -43,25 +35,27 @@ class Bitonic final : public SortAlgorithm {
     const uint64_t padded = ceil_pow2(t.n);
     const uint32_t tile = uint32_t(std::min<uint64_t>(tile_limit_, padded));
     const uint32_t tile_count = uint32_t((t.n + tile - 1) / tile);
-    const auto local_spec = tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile);
-    auto global_spec = tile_specialization(spec_, global_workgroup, tile);
-    global_spec.pop_back();  // bitonic_global has no tile
+    const auto local_spec =
+        spec_constants(tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile));
+    // bitonic_global has no tile.
+    const auto global_spec = spec_constants(tile_specialization(spec_, global_workgroup, tile).key);
     const uint32_t n = uint32_t(t.n);
     const bool single_tile = padded <= tile;
-    rec.dispatch("bitonic_local", local_spec, tile_count,
-                 LocalPush{t.keys, t.values, t.count_address, n, tile_count, single_tile});
+    rec.dispatch(Kernel::bitonic_local, local_spec, tile_count,
+                 BitonicLocalPush{t.keys, t.values, t.count_address, n, tile_count, single_tile});
     rec.compute_barrier();
     const uint64_t pairs = padded / 2;
     const uint64_t global_groups = (pairs + global_workgroup - 1) / global_workgroup;
     for (uint64_t block = 2 * uint64_t(tile); block <= padded; block *= 2) {
       for (uint64_t half = block / 2; half >= tile; half /= 2) {
-        rec.dispatch("bitonic_global", global_spec, global_groups,
-                     GlobalPush{t.keys, t.values, t.count_address, n, uint32_t(pairs),
-                                uint32_t(std::countr_zero(half)), half == block / 2});
+        rec.dispatch(Kernel::bitonic_global, global_spec, global_groups,
+                     BitonicGlobalPush{t.keys, t.values, t.count_address, n, uint32_t(pairs),
+                                       uint32_t(std::countr_zero(half)), half == block / 2});
         rec.compute_barrier();
       }
-      rec.dispatch("bitonic_local_disperse", local_spec, tile_count,
-                   LocalPush{t.keys, t.values, t.count_address, n, tile_count, block == padded});
+      rec.dispatch(
+          Kernel::bitonic_local_disperse, local_spec, tile_count,
+          BitonicLocalPush{t.keys, t.values, t.count_address, n, tile_count, block == padded});
       rec.compute_barrier();
     }
   }

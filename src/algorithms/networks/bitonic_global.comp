@@ -5,26 +5,20 @@
 // are skipped, so the padding is never stored. Keys are in radix order in memory.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint BEGIN_BIT = 0;
-layout(constant_id = 6) const uint END_BIT = 32;
+#include "tile_constants.h"
+layout(local_size_x_id = TILE_ID_WORKGROUP) in;
+layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
 
 #include "keys.glsl"
 #include "key_compare.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t count_address;
-  uint n;
-  uint pair_count;
-  uint log2_half_block;  // pair distance (disperse) or half the block (flip) is 2^this
-  uint flip;
-};
+#define PUSH_BITONIC_GLOBAL
+#include "push.h"
 
 void main() {
   uint pair = linear_workgroup_id() * gl_WorkGroupSize.x + gl_LocalInvocationID.x;

@@ -8,14 +8,8 @@
 #include "tile_sort.glsl"
 #include "bitonic.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t count_address;
-  uint n;
-  uint tile_count;
-  uint output_raw;
-};
+#define PUSH_BITONIC_LOCAL
+#include "push.h"
 
 void main() {
   uint tile = linear_workgroup_id();

@@ -8,12 +8,8 @@
 
 const uint PAIRS_PER_INVOCATION = (TILE / 2 + WORKGROUP - 1) / WORKGROUP;
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t count_address;
-  uint n;
-};
+#define PUSH_ODD_EVEN
+#include "push.h"
 
 void main() {
   uint count = element_count(count_address, n);

@@ -4,16 +4,12 @@
 // right keys swap). O(n^2) work: meant for arrays of a few thousand keys at most, and limited
 // to what fits one workgroup's shared memory.
 #include "algorithms/networks/networks.hpp"
+#include "algorithms/networks/push.h"
 #include "primitives/tile_shapes.hpp"
 
 namespace gpusort {
 
 namespace {
-
-struct OddEvenPush {
-  VkDeviceAddress keys, values, count_address;
-  uint32_t n;
-};
 
 class OddEven final : public SortAlgorithm {
  public:
@@ -32,8 +28,9 @@ class OddEven final : public SortAlgorithm {
     if (t.n <= 1) return;
     // A power-of-two tile keeps the number of distinct pipelines small.
     const uint32_t tile = uint32_t(std::min<uint64_t>(ceil_pow2(t.n), capacity_));
-    rec.dispatch("odd_even", tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile), 1,
-                 OddEvenPush{t.keys, t.values, t.count_address, uint32_t(t.n)});
+    rec.dispatch(Kernel::odd_even,
+                 spec_constants(tile_specialization(spec_, clamp_workgroup(ctx_, tile / 2), tile)),
+                 1, OddEvenPush{t.keys, t.values, t.count_address, uint32_t(t.n)});
     rec.compute_barrier();
   }
 

@@ -4,14 +4,15 @@
 // written back. Include after common.glsl; declares specialization constants 0..7:
 //   0 workgroup size, 1 KEY_WORDS, 2 KEY_KIND, 3 DESCENDING, 4 VALUE_WORDS (see keys.glsl),
 //   5 BEGIN_BIT, 6 END_BIT (the compared bit range of the radix-ordered key), 7 TILE.
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint BEGIN_BIT = 0;
-layout(constant_id = 6) const uint END_BIT = 32;
-layout(constant_id = 7) const uint TILE = 1024;
+#include "tile_constants.h"
+layout(local_size_x_id = TILE_ID_WORKGROUP) in;
+layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
+layout(constant_id = TILE_ID_TILE) const uint TILE = 1024;
 
 #include "keys.glsl"
 #include "key_compare.glsl"

@@ -55,25 +55,6 @@ constexpr uint32_t max_clear_groups = 1024;
 constexpr uint32_t copy_workgroup = 256;
 constexpr uint32_t max_copy_groups = 4096;
 
-// n is 64-bit in every step: up to max_onesweep_elements (2^32).
-struct ClearPush {
-  VkDeviceAddress state, count_address, histogram_dispatch;
-  uint64_t n;
-  uint32_t words, group_count, histogram_group_count, histogram_keys_per_round, max_groups_x;
-};
-// The histogram's last workgroup also makes the plan: the rest is for that.
-struct HistogramPush {
-  VkDeviceAddress keys, count_address, digit_counts, control, dispatch;
-  uint64_t n;
-  uint32_t group_count, begin_bit, end_bit, pass_count, tile, copy_group_count, copy_keys_per_round,
-      max_groups_x, pass_group_cap;
-};
-struct CopyBackPush {
-  VkDeviceAddress keys_from, keys_to, values_from, values_to, count_address, control;
-  uint64_t n;
-  uint32_t group_count;
-};
-
 uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
   return uint32_t(std::clamp<uint64_t>((items + per_group - 1) / per_group, 1, cap));
 }
@@ -156,6 +137,15 @@ class Onesweep final : public OnesweepSort {
     if (groups >= spread) return groups;
     return std::min(spread, groups_for(n, histogram_keys_per_round, max_histogram_groups));
   }
+  // onesweep_pass, or with OnesweepOptions::clock_profile its clock variant.
+  Kernel pass_kernel() const {
+    if (!options_.clock_profile) return Kernel::onesweep_pass;
+#ifdef GPUSORT_ONESWEEP_VARIANTS
+    return Kernel::onesweep_pass_clock;
+#else
+    throw Error("onesweep: clock_profile needs the library built with GPUSORT_ONESWEEP_VARIANTS");
+#endif
+  }
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -197,11 +187,12 @@ class Onesweep final : public OnesweepSort {
     const bool indirect = t.count_address != 0;
     const uint32_t state_words = uint32_t(l.state_bytes / 4);
     const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
-    rec.dispatch("onesweep_clear", {clear_workgroup}, clear_groups,
-                 ClearPush{t.scratch + l.state, t.count_address,
-                           t.scratch + l.dispatch + dispatch_histogram * dispatch_command_bytes,
-                           t.n, state_words, clear_groups, histogram_groups,
-                           histogram_keys_per_round, ctx_.info.max_workgroup_count_x});
+    rec.dispatch(
+        Kernel::onesweep_clear, {clear_workgroup}, clear_groups,
+        OnesweepClearPush{t.scratch + l.state, t.count_address,
+                          t.scratch + l.dispatch + dispatch_histogram * dispatch_command_bytes, t.n,
+                          state_words, clear_groups, histogram_groups, histogram_keys_per_round,
+                          ctx_.info.max_workgroup_count_x});
     // With a GPU-side count the clear wrote the histogram's command: it must reach the indirect
     // read (a barrier the NVIDIA driver waits longer at, so only then).
     if (indirect)
@@ -235,24 +226,22 @@ class Onesweep final : public OnesweepSort {
                           lookback = t.scratch + l.lookback;
     const VkDeviceAddress keys_alt = t.scratch + l.keys_alt;
     const VkDeviceAddress values_alt = spec_.value_words ? t.scratch + l.values_alt : 0;
-    // The specialization constants of a step: the workgroup size and the key's, then `extra`
-    // (made whole at once: a copy of the first five grown by push_back warned under GCC 12's
-    // -Warray-bounds).
-    auto specialization = [&](uint32_t workgroup, std::initializer_list<uint32_t> extra) {
-      std::vector<uint32_t> s;
-      s.reserve(5 + extra.size());
-      s.insert(s.end(),
-               {workgroup, spec_.key_words, spec_.key_kind, spec_.descending, spec_.value_words});
-      s.insert(s.end(), extra);
-      return s;
+    // The specialization constants every step starts with: the workgroup size and the key's
+    // (constants.h).
+    auto key_spec = [&](uint32_t workgroup) {
+      return OnesweepKeySpec{.workgroup = workgroup,
+                             .key_words = spec_.key_words,
+                             .key_kind = spec_.key_kind,
+                             .descending = spec_.descending,
+                             .value_words = spec_.value_words};
     };
     // Where the plan writes the dispatches of the passes and the copy-back, and with a GPU-side
     // count the clear the histogram's.
     const VkDeviceAddress dispatch = t.scratch + l.dispatch;
     // A step sized on the GPU by its command (dispatch_*).
-    auto launch_planned = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
-                              uint32_t command, const auto& push) {
-      rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+    auto launch_planned = [&](Kernel kernel, const auto& specialization, uint32_t command,
+                              const auto& push) {
+      rec.dispatch_indirect(kernel, spec_constants(specialization), t.scratch_buffer,
                             t.scratch_offset + l.dispatch + command * dispatch_command_bytes, push);
     };
     // Element indices of 2^31 and more are addressed in 64-bit arithmetic, which costs, so only
@@ -264,27 +253,40 @@ class Onesweep final : public OnesweepSort {
 
     record_clear(rec, t, l, histogram_groups);
 
-    const auto histogram_spec =
-        specialization(histogram_workgroup, {histogram_keys_per_thread, wide_indices});
+    const OnesweepHistogramSpec histogram_spec{.key = key_spec(histogram_workgroup),
+                                               .keys_per_thread = histogram_keys_per_thread,
+                                               .wide_indices = wide_indices};
     const uint32_t persistent_groups_per_pass = persistent_groups(t.n);
-    const HistogramPush histogram_push{
+    const OnesweepHistogramPush histogram_push{
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
         tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups_per_pass};
     if (indirect)
-      launch_planned("onesweep_histogram", histogram_spec, dispatch_histogram, histogram_push);
+      launch_planned(Kernel::onesweep_histogram, histogram_spec, dispatch_histogram,
+                     histogram_push);
     else
-      rec.dispatch("onesweep_histogram", histogram_spec, histogram_groups, histogram_push);
+      rec.dispatch(Kernel::onesweep_histogram, spec_constants(histogram_spec), histogram_groups,
+                   histogram_push);
     // The plan (made by the histogram's last workgroup) wrote every later step's command.
     rec.indirect_barrier();
     if (options_.histogram_only) return;
 
-    const auto pass_spec = specialization(
-        workgroup_,
-        {ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size, keys_per_thread_,
-         options_.spin_limit, options_.publish_refusal_period, options_.lookback_window,
-         options_.profile_omit, full_tile_copy(), guess_tile(), counters_in_exchange(), 0,
-         wide_indices, claim_by_id(t.n), persistent_groups_per_pass ? 1u : 0u, prefetch_next()});
+    const OnesweepPassSpec pass_spec{.key = key_spec(workgroup_),
+                                     .min_subgroup_size = ctx_.info.min_subgroup_size,
+                                     .max_subgroup_size = ctx_.info.max_subgroup_size,
+                                     .keys_per_thread = keys_per_thread_,
+                                     .spin_limit = options_.spin_limit,
+                                     .publish_refusal_period = options_.publish_refusal_period,
+                                     .lookback_window = options_.lookback_window,
+                                     .profile_omit = options_.profile_omit,
+                                     .full_tile_copy = full_tile_copy(),
+                                     .guess_tile = guess_tile(),
+                                     .counters_in_exchange = counters_in_exchange(),
+                                     .partition_pass = 0,  // Onesweep's own passes
+                                     .wide_indices = wide_indices,
+                                     .claim_by_id = claim_by_id(t.n),
+                                     .persistent = persistent_groups_per_pass ? 1u : 0u,
+                                     .prefetch_next = prefetch_next()};
     const uint64_t pass_tiles = tiles(t.n);
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,
@@ -292,8 +294,7 @@ class Onesweep final : public OnesweepSort {
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       // A skipped pass runs no workgroup.
-      launch_planned(options_.clock_profile ? "onesweep_pass_clock" : "onesweep_pass", pass_spec,
-                     dispatch_pass + pass,
+      launch_planned(pass_kernel(), pass_spec, dispatch_pass + pass,
                      OnesweepPassPush{t.keys, keys_alt, t.values,
                                       options_.clock_profile ? options_.clock_profile : values_alt,
                                       t.count_address, counts + pass * radix * 4, control, lookback,
@@ -302,11 +303,12 @@ class Onesweep final : public OnesweepSort {
       rec.compute_barrier();
     }
 
-    const auto copy_spec = specialization(copy_workgroup, {wide_indices});
+    const OnesweepCopyBackSpec copy_spec{.key = key_spec(copy_workgroup),
+                                         .wide_indices = wide_indices};
     // No workgroup where an even number of passes ran.
-    launch_planned("onesweep_copy_back", copy_spec, dispatch_copy_back,
-                   CopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address, control,
-                                t.n, copy_groups});
+    launch_planned(Kernel::onesweep_copy_back, copy_spec, dispatch_copy_back,
+                   OnesweepCopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address,
+                                        control, t.n, copy_groups});
     rec.compute_barrier();
   }
 

@@ -1,10 +1,12 @@
 // Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep.cpp).
 #pragma once
 
-#include "algorithms/sort_algorithm.hpp"
-
 #include <functional>
 #include <vector>
+
+#include "algorithms/onesweep/constants.h"  // OnesweepPassSpec
+#include "algorithms/onesweep/push.h"       // OnesweepPassPush, for a sort that dispatches the pass
+#include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {
 
@@ -53,19 +55,10 @@ struct OnesweepStages {
   // The passes' and the copy-back's indirect commands (DISPATCH_* in onesweep_common.glsl): a sort
   // built on the steps may zero them to switch Onesweep's passes off.
   VkDeviceAddress dispatch = 0;
-  std::vector<uint32_t> pass_spec;  // onesweep_pass's specialization constants (0..19)
-  uint64_t tiles = 0;               // onesweep_pass's workgroups
+  OnesweepPassSpec pass_spec{};  // onesweep_pass's specialization constants
+  uint64_t tiles = 0;          // onesweep_pass's workgroups
   uint32_t lookback_slot_mask = 0;
   uint32_t pass_count = 0;
-};
-
-// onesweep_pass's push constants (shaders/onesweep_pass.comp), for a sort that dispatches the
-// pass itself (the partition sort's partition pass).
-struct OnesweepPassPush {
-  VkDeviceAddress keys_a, keys_b, values_a, values_b, count_address, digit_offsets, control,
-      lookback;
-  uint64_t n;
-  uint32_t pass, bit, digit_bits, first_tag, lookback_slot_mask;
 };
 
 class OnesweepSort : public SortAlgorithm {
@@ -88,8 +81,6 @@ class OnesweepSort : public SortAlgorithm {
   // Keys per tile, i.e. per onesweep_pass workgroup (for tests of counts around a tile).
   virtual uint32_t tile_keys() const = 0;
   static constexpr uint32_t max_passes = 8;
-  // Where onesweep_pass reads its pass and digit from the control words (the partition pass).
-  static constexpr uint32_t partition_pass_spec = 15;
   // The control word (u32 index) holding the partition sort's chosen pass + 1, 0 for Onesweep's.
   static constexpr uint32_t control_partition_digit = 2 * max_passes + 2;
 };

@@ -7,17 +7,8 @@
 
 layout(local_size_x_id = 0) in;
 
-layout(push_constant) uniform Push {
-  uint64_t state_address;
-  uint64_t count_address;       // 0: n from the host, and no dispatch is written
-  uint64_t histogram_dispatch;  // a VkDispatchIndirectCommand, outside the state block
-  uint64_t n;                   // up to 2^32
-  uint words;
-  uint group_count;
-  uint histogram_group_count;   // the histogram's grid for max_n (onesweep_histogram.comp)
-  uint histogram_keys_per_round;
-  uint max_groups_x;
-};
+#define PUSH_ONESWEEP_CLEAR
+#include "push.h"
 
 void main() {
   uint group = linear_workgroup_id();

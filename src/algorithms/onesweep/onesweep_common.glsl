@@ -1,10 +1,11 @@
 // Specialization constants and the layout of the small state block shared by the Onesweep
 // kernels (shaders/onesweep_*.comp, host side src/algorithms/onesweep.cpp).
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
+#include "constants.h"
+layout(local_size_x_id = ONESWEEP_ID_WORKGROUP) in;
+layout(constant_id = ONESWEEP_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = ONESWEEP_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = ONESWEEP_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = ONESWEEP_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
 
 const uint RADIX = 256;
 const uint DIGIT_BITS = 8;

@@ -4,20 +4,13 @@
 // dispatches no workgroup, and where it copies only the first groups_with_elements() of the grid
 // for max_n. Workgroups still check the copy-back flag: the partition sort clears it after the
 // plan, when its own steps sorted the keys (partition_plan.comp), and they then return at once.
-#define WIDE_INDICES_ID 5  // 1 where n > 2^31 (common.glsl)
+#include "constants.h"
+#define WIDE_INDICES_ID ONESWEEP_COPY_BACK_ID_WIDE_INDICES  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_from;
-  uint64_t keys_to;
-  uint64_t values_from;
-  uint64_t values_to;
-  uint64_t count_address;
-  uint64_t control_address;
-  uint64_t n;  // up to 2^32
-  uint group_count;
-};
+#define PUSH_ONESWEEP_COPY_BACK
+#include "push.h"
 
 void copy_element_at(uint i) {
   store_key(keys_to, i, load_key(keys_from, i));

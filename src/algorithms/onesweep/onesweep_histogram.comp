@@ -10,30 +10,16 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_memory_scope_semantics : require
-#define WIDE_INDICES_ID 6  // 1 where n > 2^31 (common.glsl)
+#include "constants.h"
+#define WIDE_INDICES_ID ONESWEEP_HISTOGRAM_ID_WIDE_INDICES  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 #include "onesweep_plan.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t count_address;
-  uint64_t digit_counts_address;
-  uint64_t control_address;
-  uint64_t dispatch_address;  // the DISPATCH_* commands
-  uint64_t n;                 // up to 2^32
-  uint group_count;           // the grid for max_n (with a GPU-side count, its first groups run)
-  uint begin_bit;
-  uint end_bit;
-  uint pass_count;
-  uint tile;                  // keys per onesweep_pass workgroup
-  uint copy_group_count;      // the copy-back's grid for max_n (onesweep_copy_back.comp)
-  uint copy_keys_per_round;
-  uint max_groups_x;
-  uint pass_group_cap;        // at most this many workgroups per pass (0: one per tile)
-};
+#define PUSH_ONESWEEP_HISTOGRAM
+#include "push.h"
 
-layout(constant_id = 5) const uint KEYS_PER_THREAD = 8;
+layout(constant_id = ONESWEEP_HISTOGRAM_ID_KEYS_PER_THREAD) const uint KEYS_PER_THREAD = 8;
 
 shared uint histogram[MAX_PASSES * RADIX];
 

@@ -24,49 +24,37 @@
 #extension GL_ARB_shader_clock : require
 #extension GL_NV_shader_sm_builtins : require
 #endif
-#define WIDE_INDICES_ID 16  // 1 where n > 2^31 (common.glsl)
+#include "constants.h"
+#define WIDE_INDICES_ID ONESWEEP_PASS_ID_WIDE_INDICES  // 1 where n > 2^31 (common.glsl)
 #include "common.glsl"
 #include "onesweep_common.glsl"
 
-layout(constant_id = 5) const uint MIN_SUBGROUP_SIZE = 32;  // sizes the per-subgroup counters
-layout(constant_id = 6) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot masks
-layout(constant_id = 7) const uint KEYS_PER_THREAD = 15;
-layout(constant_id = 8) const uint SPIN_LIMIT = 64;         // look-back rounds before the fallback
+// Sizes the per-subgroup counters.
+layout(constant_id = ONESWEEP_PASS_ID_MIN_SUBGROUP_SIZE) const uint MIN_SUBGROUP_SIZE = 32;
+// Width of ballot masks.
+layout(constant_id = ONESWEEP_PASS_ID_MAX_SUBGROUP_SIZE) const uint MAX_SUBGROUP_SIZE = 32;
+layout(constant_id = ONESWEEP_PASS_ID_KEYS_PER_THREAD) const uint KEYS_PER_THREAD = 15;
+// Look-back rounds before the fallback.
+layout(constant_id = ONESWEEP_PASS_ID_SPIN_LIMIT) const uint SPIN_LIMIT = 64;
 // Testing the fallback: tiles p with p % PUBLISH_REFUSAL_PERIOD == PERIOD - 1 never publish
 // (0: every tile publishes).
-layout(constant_id = 9) const uint PUBLISH_REFUSAL_PERIOD = 0;
-layout(constant_id = 10) const uint LOOKBACK_WINDOW = 16;  // predecessors read at once per look-back round
+layout(constant_id = ONESWEEP_PASS_ID_PUBLISH_REFUSAL_PERIOD) const uint PUBLISH_REFUSAL_PERIOD = 0;
+// Predecessors read at once per look-back round.
+layout(constant_id = ONESWEEP_PASS_ID_LOOKBACK_WINDOW) const uint LOOKBACK_WINDOW = 16;
 // 1: full tiles run their own copy of the tile code, without bounds checks. On the H100 that
 // made 64-bit keys 9 % and pairs 3 % faster, and 32-bit keys alone 3 % slower
 // (docs/design/onesweep.md).
-layout(constant_id = 12) const uint FULL_TILE_COPY = 1;
+layout(constant_id = ONESWEEP_PASS_ID_FULL_TILE_COPY) const uint FULL_TILE_COPY = 1;
 // 1: each workgroup requests the keys of the tile its own id names before its claim returns
 // (workgroups start, and so claim, mostly in id order); a wrong guess loads again.
-layout(constant_id = 13) const uint GUESS_TILE = 1;
+layout(constant_id = ONESWEEP_PASS_ID_GUESS_TILE) const uint GUESS_TILE = 1;
 // Profiling only (wrong results): leave out a step to see what it costs.
-layout(constant_id = 11) const uint PROFILE_OMIT = 0;
+layout(constant_id = ONESWEEP_PASS_ID_PROFILE_OMIT) const uint PROFILE_OMIT = 0;
 const uint PROFILE_OMIT_LOOKBACK = 1, PROFILE_OMIT_STORES = 2, PROFILE_OMIT_RANKING = 4,
            PROFILE_OMIT_RANK_ATOMICS = 8, PROFILE_OMIT_RANK_BALLOTS = 16, PROFILE_OMIT_MAPPING = 32;
 
-layout(push_constant) uniform Push {
-  uint64_t keys_a;  // the caller's keys
-  uint64_t keys_b;  // scratch copy
-  uint64_t values_a;
-  uint64_t values_b;
-  uint64_t count_address;
-  // This pass's RADIX exclusive digit offsets; pass 0's where PARTITION_PASS is 1.
-  uint64_t recorded_digit_offsets;
-  uint64_t control_address;
-  uint64_t lookback_address;
-  uint64_t n;          // up to 2^32 (max_onesweep_elements)
-  uint recorded_pass;  // the next three: ignored where PARTITION_PASS is 1
-  uint recorded_bit;
-  uint recorded_digit_bits;
-  uint first_tag;  // tag of tile 0 in this pass; tile p has first_tag + p
-  // Circular look-back table length in tiles (a power of two) minus one: a push constant (not a
-  // specialization constant) so that one pipeline serves every n.
-  uint lookback_slot_mask;
-};
+#define PUSH_ONESWEEP_PASS
+#include "push.h"
 
 const uint TILE = gl_WorkGroupSize.x * KEYS_PER_THREAD;
 const uint MAX_SUBGROUPS = gl_WorkGroupSize.x / MIN_SUBGROUP_SIZE;
@@ -80,17 +68,17 @@ const uint COUNTERS = MAX_SUBGROUPS * COUNTER_WORDS;
 // are read for the last time before the first key goes in, and the room saved goes to bigger
 // tiles, at the cost of one barrier. On the H100 that made 32-bit keys alone 5 % faster (tiles of
 // 512 x 20) and pairs 3 % slower at the same tile (docs/design/onesweep.md).
-layout(constant_id = 14) const uint COUNTERS_IN_EXCHANGE = 0;
+layout(constant_id = ONESWEEP_PASS_ID_COUNTERS_IN_EXCHANGE) const uint COUNTERS_IN_EXCHANGE = 0;
 // 1: the partition pass of src/algorithms/partition_sort.cpp: the digit is the one
 // partition_plan.comp chose on the GPU (control words CONTROL_PARTITION_*; no choice: every
 // workgroup returns), read from the caller's keys and written to the scratch copy, both in the
 // caller's encoding (a stable scatter into buckets by that digit).
-layout(constant_id = 15) const uint PARTITION_PASS = 0;
+layout(constant_id = ONESWEEP_PASS_ID_PARTITION_PASS) const uint PARTITION_PASS = 0;
 // 1: workgroup i sorts tile i (no claim on the pass's atomic counter, whose round trip every
 // tile waited for). Then a workgroup may wait on a tile whose workgroup has not started; the
 // look-back's fallback recounts such a tile after SPIN_LIMIT rounds, so the sort stays correct
 // without that assumption, and fast where workgroups start in id order (the device table).
-layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
+layout(constant_id = ONESWEEP_PASS_ID_CLAIM_BY_ID) const uint CLAIM_BY_ID = 0;
 // 1 (not in the partition pass): the plan dispatches fewer workgroups than tiles (about one per
 // SM, the device table's persistent groups) and each sorts tile after tile, skipping a launch and
 // a claim's wait per tile. Workgroup i sorts tile i first; then, with CLAIM_BY_ID, tiles
@@ -98,10 +86,10 @@ layout(constant_id = 17) const uint CLAIM_BY_ID = 0;
 // profiling only), else each takes the grid + the count it claims from the pass's counter while
 // it ranks the current tile, so the claim's round trip hides behind the ranking and a workgroup
 // that runs late just sorts fewer tiles (docs/design/onesweep.md).
-layout(constant_id = 18) const uint PERSISTENT = 0;
+layout(constant_id = ONESWEEP_PASS_ID_PERSISTENT) const uint PERSISTENT = 0;
 // 1 (with PERSISTENT, 32-bit keys): the next tile's keys are requested right after the
 // look-back, so that their latency hides behind this tile's stores.
-layout(constant_id = 19) const uint PREFETCH_NEXT = 0;
+layout(constant_id = ONESWEEP_PASS_ID_PREFETCH_NEXT) const uint PREFETCH_NEXT = 0;
 const uint EXCHANGE_WORDS = COUNTERS_IN_EXCHANGE != 0 && COUNTERS > TILE ? COUNTERS : TILE;
 shared uint exchange[EXCHANGE_WORDS];
 shared uint separate_counters[COUNTERS_IN_EXCHANGE != 0 ? 1 : COUNTERS];

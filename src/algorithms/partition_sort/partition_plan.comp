@@ -14,19 +14,8 @@
 #include "common.glsl"
 #include "onesweep/onesweep_common.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t digit_offsets_address;  // every pass's exclusive digit offsets (Onesweep's plan)
-  uint64_t control_address;
-  uint64_t count_address;
-  uint64_t segment_offsets_address;  // RADIX + 1 u32 bucket offsets
-  uint64_t segment_count_address;    // one u32
-  uint64_t dispatch_address;         // Onesweep's DISPATCH_* commands (onesweep_common.glsl)
-  uint n;
-  uint pass_count;
-  uint begin_bit;
-  uint end_bit;
-  uint max_bucket;
-};
+#define PUSH_PARTITION_PLAN
+#include "push.h"
 
 shared uint subgroup_max[RADIX];
 

@@ -20,6 +20,7 @@
 #include "algorithms/partition_sort/partition_sort.hpp"
 
 #include "algorithms/onesweep/onesweep.hpp"
+#include "algorithms/partition_sort/push.h"
 #include "algorithms/segmented_sort/segmented_sort.hpp"
 #include "tuning/tuning.hpp"
 
@@ -35,11 +36,6 @@ constexpr uint32_t radix = 256;
 uint32_t tuned_max_bucket(const Context::Impl& ctx) {
   return tuning_for(ctx.info).partition.max_bucket;
 }
-
-struct PlanPush {
-  VkDeviceAddress digit_offsets, control, count_address, segment_offsets, segment_count, dispatch;
-  uint32_t n, pass_count, begin_bit, end_bit, max_bucket;
-};
 
 class PartitionSort final : public SortAlgorithm {
  public:
@@ -70,18 +66,24 @@ class PartitionSort final : public SortAlgorithm {
     const VkDeviceAddress segment_offsets = t.scratch + l.segment_offsets;
     const VkDeviceAddress segment_count = t.scratch + l.segment_count;
     onesweep_->record_around(rec, t, [&](const OnesweepStages& s) {
-      rec.dispatch("partition_plan",
-                   {radix, spec_.key_words, spec_.key_kind, spec_.descending, spec_.value_words}, 1,
-                   PlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
-                            segment_count, s.dispatch, uint32_t(t.n), s.pass_count, spec_.begin_bit,
-                            spec_.end_bit, max_bucket_});
+      rec.dispatch(Kernel::partition_plan,
+                   spec_constants(OnesweepKeySpec{.workgroup = radix,
+                                                  .key_words = spec_.key_words,
+                                                  .key_kind = spec_.key_kind,
+                                                  .descending = spec_.descending,
+                                                  .value_words = spec_.value_words}),
+                   1,
+                   PartitionPlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
+                                     segment_count, s.dispatch, uint32_t(t.n), s.pass_count,
+                                     spec_.begin_bit, spec_.end_bit, max_bucket_});
       // Where it partitions, the plan zeroed Onesweep's pass and copy-back commands.
       rec.indirect_barrier();
-      auto pass_spec = s.pass_spec;
-      pass_spec.at(OnesweepSort::partition_pass_spec) = 1;
+      // onesweep_pass reads its pass and digit from the control words (the partition pass).
+      OnesweepPassSpec pass_spec = s.pass_spec;
+      pass_spec.partition_pass = 1;
       // Tags after every tag Onesweep's own passes would use; only one of the two ever runs.
       const uint32_t first_tag = uint32_t(1 + s.pass_count * s.tiles);
-      rec.dispatch("onesweep_pass", pass_spec, s.tiles,
+      rec.dispatch(Kernel::onesweep_pass, spec_constants(pass_spec), s.tiles,
                    OnesweepPassPush{t.keys, s.keys_alt, t.values, s.values_alt, t.count_address,
                                     s.digit_offsets, s.control, s.lookback, t.n, 0, 0, 0, first_tag,
                                     s.lookback_slot_mask});

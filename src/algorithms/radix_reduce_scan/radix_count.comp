@@ -4,16 +4,8 @@
 #include "common.glsl"
 #include "radix_common.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t count_address;
-  uint64_t digit_counts_address;
-  uint n;
-  uint group_count;
-  uint bit;
-  uint digit_bits;
-  uint input_raw;  // keys not yet in radix order (first pass)
-};
+#define PUSH_RADIX_COUNT
+#include "push.h"
 
 shared uint histogram[RADIX];
 

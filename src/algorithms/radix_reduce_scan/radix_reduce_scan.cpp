@@ -8,7 +8,9 @@
 // pass count ends with one copy back into the caller's buffers.
 #include "algorithms/radix_reduce_scan/radix_reduce_scan.hpp"
 
+#include "algorithms/radix_reduce_scan/push.h"
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/push.h"
 #include "primitives/scan.hpp"
 
 namespace gpusort {
@@ -20,19 +22,6 @@ constexpr uint32_t digit_bits = 8;
 constexpr uint64_t min_keys_per_group = 4096;
 constexpr uint32_t max_groups = 1024;
 constexpr uint32_t copy_workgroup = 256;
-
-struct CountPush {
-  VkDeviceAddress keys, count_address, digit_counts;
-  uint32_t n, group_count, bit, digit_bits, input_raw;
-};
-struct ScatterPush {
-  VkDeviceAddress keys_in, keys_out, values_in, values_out, count_address, digit_offsets;
-  uint32_t n, group_count, bit, digit_bits, input_raw, output_raw;
-};
-struct CopyPush {
-  VkDeviceAddress src, dst, count_address;
-  uint32_t n, group_count;
-};
 
 class RadixReduceScan final : public SortAlgorithm {
  public:
@@ -86,14 +75,16 @@ class RadixReduceScan final : public SortAlgorithm {
       uint32_t bits = std::min(digit_bits, spec_.end_bit - bit);
       uint32_t first = pass == 0, last = pass + 1 == pass_count;
       VkDeviceAddress in = keys[pass % 2], out = keys[(pass + 1) % 2];
-      rec.dispatch("radix_count", specialization, groups,
-                   CountPush{in, t.count_address, counts, uint32_t(t.n), groups, bit, bits, first});
+      rec.dispatch(
+          Kernel::radix_count, specialization, groups,
+          RadixCountPush{in, t.count_address, counts, uint32_t(t.n), groups, bit, bits, first});
       rec.compute_barrier();
       record_scan(rec, counts, counts, uint64_t(groups) * radix, {}, t.scratch + l.scan_scratch);
       rec.compute_barrier();
-      rec.dispatch("radix_scatter", specialization, groups,
-                   ScatterPush{in, out, values[pass % 2], values[(pass + 1) % 2], t.count_address,
-                               counts, uint32_t(t.n), groups, bit, bits, first, last});
+      rec.dispatch(
+          Kernel::radix_scatter, specialization, groups,
+          RadixScatterPush{in, out, values[pass % 2], values[(pass + 1) % 2], t.count_address,
+                           counts, uint32_t(t.n), groups, bit, bits, first, last});
       rec.compute_barrier();
     }
     if (pass_count % 2 == 1) record_copy_back(rec, t, keys[1], values[1]);
@@ -103,11 +94,11 @@ class RadixReduceScan final : public SortAlgorithm {
                         VkDeviceAddress values) const {
     uint32_t groups =
         uint32_t(std::min<uint64_t>((t.n + copy_workgroup - 1) / copy_workgroup, 4096));
-    rec.dispatch("copy_elements", {copy_workgroup, spec_.key_words}, groups,
-                 CopyPush{keys, t.keys, t.count_address, uint32_t(t.n), groups});
+    rec.dispatch(Kernel::copy_elements, {copy_workgroup, spec_.key_words}, groups,
+                 CopyElementsPush{keys, t.keys, t.count_address, uint32_t(t.n), groups});
     if (spec_.value_words)
-      rec.dispatch("copy_elements", {copy_workgroup, spec_.value_words}, groups,
-                   CopyPush{values, t.values, t.count_address, uint32_t(t.n), groups});
+      rec.dispatch(Kernel::copy_elements, {copy_workgroup, spec_.value_words}, groups,
+                   CopyElementsPush{values, t.values, t.count_address, uint32_t(t.n), groups});
     rec.compute_barrier();
   }
 

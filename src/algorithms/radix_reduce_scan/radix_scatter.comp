@@ -6,20 +6,8 @@
 #include "common.glsl"
 #include "radix_common.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_in_address;
-  uint64_t keys_out_address;
-  uint64_t values_in_address;
-  uint64_t values_out_address;
-  uint64_t count_address;
-  uint64_t digit_offsets_address;  // digit_counts after an exclusive scan
-  uint n;
-  uint group_count;
-  uint bit;
-  uint digit_bits;
-  uint input_raw;   // map keys to radix order on read (first pass)
-  uint output_raw;  // map keys back on write (last pass)
-};
+#define PUSH_RADIX_SCATTER
+#include "push.h"
 
 const uint MAX_SUBGROUPS = gl_WorkGroupSize.x / MIN_SUBGROUP_SIZE;
 shared uint digit_next[RADIX];                            // next free slot per digit

@@ -30,21 +30,26 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint BEGIN_BIT = 0;
-layout(constant_id = 6) const uint END_BIT = 32;
-layout(constant_id = 7) const uint MIN_SUBGROUP_SIZE = 32;  // sizes the per-subgroup counters
-layout(constant_id = 8) const uint MAX_SUBGROUP_SIZE = 32;  // width of ballot masks
-layout(constant_id = 9) const uint KEYS_PER_THREAD = 8;
-layout(constant_id = 10) const uint LOG2_SEGMENT_SLOTS = 14;  // the class's largest segment
-layout(constant_id = 11) const uint OFFSET_WORDS = 1;         // 1: u32 offsets, 2: u64
+#include "constants.h"
+layout(local_size_x_id = SEGMENT_BUCKET_ID_WORKGROUP) in;
+layout(constant_id = SEGMENT_BUCKET_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = SEGMENT_BUCKET_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = SEGMENT_BUCKET_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = SEGMENT_BUCKET_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = SEGMENT_BUCKET_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = SEGMENT_BUCKET_ID_END_BIT) const uint END_BIT = 32;
+// Sizes the per-subgroup counters.
+layout(constant_id = SEGMENT_BUCKET_ID_MIN_SUBGROUP_SIZE) const uint MIN_SUBGROUP_SIZE = 32;
+// Width of ballot masks.
+layout(constant_id = SEGMENT_BUCKET_ID_MAX_SUBGROUP_SIZE) const uint MAX_SUBGROUP_SIZE = 32;
+layout(constant_id = SEGMENT_BUCKET_ID_KEYS_PER_THREAD) const uint KEYS_PER_THREAD = 8;
+// The class's largest segment.
+layout(constant_id = SEGMENT_BUCKET_ID_LOG2_SEGMENT_SLOTS) const uint LOG2_SEGMENT_SLOTS = 14;
+// 1: u32 offsets, 2: u64.
+layout(constant_id = SEGMENT_BUCKET_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
 // The second level's classes (segment_classes.glsl).
-layout(constant_id = 12) const uint LOG2_FIRST_CLASS_SLOTS = 3;
-layout(constant_id = 13) const uint CLASS_COUNT = 1;
+layout(constant_id = SEGMENT_BUCKET_ID_LOG2_FIRST_CLASS_SLOTS) const uint LOG2_FIRST_CLASS_SLOTS = 3;
+layout(constant_id = SEGMENT_BUCKET_ID_CLASS_COUNT) const uint CLASS_COUNT = 1;
 const uint DIGIT_BITS = 8;
 const uint RADIX = 1u << DIGIT_BITS;
 const uint PIECE_STRIDE = RADIX + 1;  // piece table entries per medium segment
@@ -55,26 +60,8 @@ const uint PIECE_STRIDE = RADIX + 1;  // piece table entries per medium segment
 #include "segment_classes.glsl"
 #include "segment_lists.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;  // the caller's
-  uint64_t values_address;
-  uint64_t bucket_keys_address;  // scratch: the segment's keys by bucket, at the segment's place
-  uint64_t bucket_values_address;
-  uint64_t offsets_address;
-  uint64_t list_address;     // this class's segment ids
-  uint64_t listed_address;   // how many (a u32 counter of segment_classify)
-  uint64_t pieces_address;   // the piece table
-  uint64_t piece_counter_address;  // u32: the next free slot of 257 entries (zeroed by the plan)
-  uint64_t piece_counters_address;  // the second level's class counters (zeroed by its plan)
-  uint64_t piece_lists_address;     // the second level's class lists
-  // The outputs (the second level's), where keys alone in their buckets (and values) go.
-  uint64_t keys_out_address;
-  uint64_t values_out_address;
-  uint max_n;
-  uint list_capacity;
-  uint piece_capacity;  // slots of the piece table
-  uint piece_segments;  // the second level's segment capacity (piece table entries)
-};
+#define PUSH_SEGMENT_BUCKET
+#include "push.h"
 
 const uint WORKGROUP = gl_WorkGroupSize.x;
 const uint MAX_SUBGROUPS = WORKGROUP / MIN_SUBGROUP_SIZE;

@@ -10,31 +10,20 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
-layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
-layout(constant_id = 3) const uint CLASS_COUNT = 1;
-layout(constant_id = 4) const uint KEY_WORDS = 1;    // for the copies of lone keys
-layout(constant_id = 5) const uint VALUE_WORDS = 0;
+#include "constants.h"
+layout(local_size_x_id = SEGMENT_CLASSIFY_ID_WORKGROUP) in;
+// 1: u32 offsets, 2: u64.
+layout(constant_id = SEGMENT_CLASSIFY_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
+layout(constant_id = SEGMENT_CLASSIFY_ID_LOG2_FIRST_CLASS_SLOTS) const uint LOG2_FIRST_CLASS_SLOTS = 3;
+layout(constant_id = SEGMENT_CLASSIFY_ID_CLASS_COUNT) const uint CLASS_COUNT = 1;
+// For the copies of lone keys.
+layout(constant_id = SEGMENT_CLASSIFY_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = SEGMENT_CLASSIFY_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
 #include "segment_classes.glsl"
 #include "segment_lists.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t offsets_address;
-  uint64_t segment_count_address;  // 0, or the u32 segment count S (clamped to segments)
-  uint64_t counters_address;       // CLASS_COUNT class sizes, then the large count (zeroed)
-  uint64_t lists_address;          // the class lists (class_list_begin)
-  uint64_t indices_address;        // 0, or where the stable permutation goes
-  // Separate outputs (0: in place): where lone keys and values are copied.
-  uint64_t keys_address, values_address, keys_out_address, values_out_address;
-  uint max_n;
-  uint segments;
-  uint group_count;
-  // The large list: each large segment's first position and size; counters[CLASS_COUNT] counts
-  // them. large_capacity: the most that fit max_n (0: none can be large).
-  uint64_t large_begins_address, large_sizes_address;
-  uint large_capacity;
-};
+#define PUSH_SEGMENT_CLASSIFY
+#include "push.h"
 
 uint64_t offset_at(uint s) {
   if (OFFSET_WORDS == 1) return uint64_t(U32Array(offsets_address).v[s]);

@@ -7,17 +7,8 @@
 layout(local_size_x_id = 0) in;  // one invocation works: the rest fill whole subgroups
 layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
 
-layout(push_constant) uniform Push {
-  uint64_t offsets_address;
-  uint64_t segment_count_address;
-  uint64_t count_address;  // where n goes
-  uint64_t step_dispatch_address;  // the step kernels' VkDispatchIndirectCommand
-  uint max_n;
-  uint segments;
-  uint step_group_count;  // the step kernels' grid for max_n, of step_workgroup invocations
-  uint step_workgroup;
-  uint max_groups_x;
-};
+#define PUSH_SEGMENT_COUNT
+#include "push.h"
 
 void main() {
   if (gl_LocalInvocationID.x != 0) return;

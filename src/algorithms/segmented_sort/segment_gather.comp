@@ -6,14 +6,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint WORDS = 1;
 
-layout(push_constant) uniform Push {
-  uint64_t source_address;
-  uint64_t destination_address;
-  uint64_t origins_address;
-  uint64_t count_address;  // 0, or the u32 element count (clamped to n)
-  uint n;
-  uint group_count;
-};
+#define PUSH_SEGMENT_GATHER
+#include "push.h"
 
 void main() {
   uint group = linear_workgroup_id();

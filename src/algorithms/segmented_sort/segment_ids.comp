@@ -9,16 +9,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
 
-layout(push_constant) uniform Push {
-  uint64_t origins_address;
-  uint64_t ids_address;
-  uint64_t offsets_address;
-  uint64_t count_address;          // 0, or the u32 element count (clamped to n)
-  uint64_t segment_count_address;  // 0, or the u32 segment count S (clamped to segments)
-  uint n;
-  uint segments;
-  uint group_count;
-};
+#define PUSH_SEGMENT_IDS
+#include "push.h"
 
 uint64_t offset_at(uint s) {
   if (OFFSET_WORDS == 1) return uint64_t(U32Array(offsets_address).v[s]);

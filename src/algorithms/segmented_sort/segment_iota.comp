@@ -5,12 +5,8 @@
 
 layout(local_size_x_id = 0) in;
 
-layout(push_constant) uniform Push {
-  uint64_t indices_address;
-  uint64_t count_address;  // 0, or a u32 element count read on the GPU (clamped to n)
-  uint n;
-  uint group_count;
-};
+#define PUSH_SEGMENT_IOTA
+#include "push.h"
 
 void main() {
   uint group = linear_workgroup_id();

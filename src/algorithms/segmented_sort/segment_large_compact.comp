@@ -12,19 +12,8 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint KEY_WORDS = 1;
 layout(constant_id = 2) const uint VALUE_WORDS = 0;
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address, values_address;
-  uint64_t sort_keys_address;   // the keys sort 1 sorts
-  uint64_t key_copy_address;    // 0: the keys are not written (argsort)
-  uint64_t value_copy_address;  // 0: no values
-  uint64_t origins_address;
-  uint64_t large_begins_address, large_bases_address;
-  uint64_t count_address;        // the compacted element count (segment_large_scan's)
-  uint64_t large_count_address;  // the u32 count of large segments
-  uint max_n;
-  uint large_capacity;
-  uint group_count;
-};
+#define PUSH_SEGMENT_LARGE_COMPACT
+#include "push.h"
 
 void main() {
   uint group = linear_workgroup_id();

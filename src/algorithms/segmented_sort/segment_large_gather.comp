@@ -10,16 +10,8 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint KEY_WORDS = 1;
 layout(constant_id = 2) const uint VALUE_WORDS = 0;
 
-layout(push_constant) uniform Push {
-  uint64_t key_copy_address, keys_out_address;      // 0: the keys are not written
-  uint64_t value_copy_address, values_out_address;  // 0: no values
-  uint64_t indices_address;                         // 0: no indices
-  uint64_t origins_address, ids_address;
-  uint64_t large_begins_address, large_bases_address;
-  uint64_t count_address;  // the compacted element count (segment_large_scan's)
-  uint max_n;
-  uint group_count;
-};
+#define PUSH_SEGMENT_LARGE_GATHER
+#include "push.h"
 
 void main() {
   uint group = linear_workgroup_id();

@@ -9,18 +9,8 @@
 
 layout(local_size_x_id = 0) in;
 
-layout(push_constant) uniform Push {
-  uint64_t large_count_address;  // the u32 count of large segments (clamped to large_capacity)
-  uint64_t large_sizes_address;
-  uint64_t large_bases_address;
-  uint64_t global_count_address;
-  uint64_t step_dispatch_address;  // the global path's step kernels' VkDispatchIndirectCommand
-  uint max_n;
-  uint large_capacity;
-  uint step_group_count;  // the step kernels' grid for max_n, of step_workgroup invocations
-  uint step_workgroup;
-  uint max_groups_x;
-};
+#define PUSH_SEGMENT_LARGE_SCAN
+#include "push.h"
 
 // 64-bit sums: overlapping (bad) offsets may list more than max_n keys in all; the bases are
 // clamped to max_n, so the later steps stay inside their arrays.

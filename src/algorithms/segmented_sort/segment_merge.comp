@@ -8,16 +8,19 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint BEGIN_BIT = 0;
-layout(constant_id = 6) const uint END_BIT = 32;
-layout(constant_id = 7) const uint TILE = 4096;  // a block: segment_sort_tile's tile
-layout(constant_id = 8) const uint LOG2_SEGMENT_SLOTS = 14;  // the class: TILE x blocks
-layout(constant_id = 9) const uint OFFSET_WORDS = 1;         // 1: u32 offsets, 2: u64
+#include "constants.h"
+layout(local_size_x_id = TILE_ID_WORKGROUP) in;
+layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
+layout(constant_id = TILE_ID_TILE) const uint TILE = 4096;  // a block: segment_sort_tile's tile
+// The class: TILE x blocks.
+layout(constant_id = SEGMENT_MERGE_ID_LOG2_SEGMENT_SLOTS) const uint LOG2_SEGMENT_SLOTS = 14;
+// 1: u32 offsets, 2: u64.
+layout(constant_id = SEGMENT_MERGE_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
 // Blocks whose searches advance together (a compile-time define, as small_sort_merge's).
 #ifndef TILES_PER_ROUND
 #error "segment_merge.comp needs -DTILES_PER_ROUND"
@@ -26,19 +29,8 @@ layout(constant_id = 9) const uint OFFSET_WORDS = 1;         // 1: u32 offsets, 
 #include "keys.glsl"
 #include "key_compare.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t sorted_keys_address;  // radix order, each block at its own place
-  uint64_t sorted_values_address;
-  uint64_t sorted_origins_address;  // 0 without indices
-  uint64_t keys_address;  // the outputs: the caller's arrays or separate ones
-  uint64_t values_address;
-  uint64_t indices_address;
-  uint64_t offsets_address;
-  uint64_t list_address;    // this class's segment ids
-  uint64_t listed_address;  // how many (a u32 counter of segment_classify)
-  uint max_n;
-  uint list_capacity;
-};
+#define PUSH_SEGMENT_MERGE
+#include "push.h"
 
 uint segment_size;  // this invocation's segment's keys
 

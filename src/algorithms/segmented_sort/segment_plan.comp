@@ -10,32 +10,27 @@
 //   path's n and its step kernels' dispatch); the classes dispatch as usual beside them.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "constants.h"
+layout(local_size_x_id = SEGMENT_PLAN_ID_WORKGROUP) in;
 // Unused since the large segments moved to segment_large_scan; kept so the constant ids stay put.
-layout(constant_id = 1) const uint OFFSET_WORDS = 1;
-layout(constant_id = 2) const uint LOG2_FIRST_CLASS_SLOTS = 3;
-layout(constant_id = 3) const uint CLASS_COUNT = 1;
+layout(constant_id = SEGMENT_PLAN_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
+layout(constant_id = SEGMENT_PLAN_ID_LOG2_FIRST_CLASS_SLOTS) const uint LOG2_FIRST_CLASS_SLOTS = 3;
+layout(constant_id = SEGMENT_PLAN_ID_CLASS_COUNT) const uint CLASS_COUNT = 1;
 // segment_sort_tile's smallest tile (log2 slots): the classes below it pack several segments
 // into one workgroup.
-layout(constant_id = 4) const uint LOG2_MIN_TILE = 7;
-layout(constant_id = 5) const uint CLEAR = 0;
+layout(constant_id = SEGMENT_PLAN_ID_LOG2_MIN_TILE) const uint LOG2_MIN_TILE = 7;
+layout(constant_id = SEGMENT_PLAN_ID_CLEAR) const uint CLEAR = 0;
 // The classes sorted in one tile each; classes TILE_CLASSES.. are the medium ones, of 2, 4, ...
 // blocks of the largest tile class.
-layout(constant_id = 6) const uint TILE_CLASSES = 1;
-layout(constant_id = 7) const uint MERGE_WORKGROUP = 256;  // segment_merge's
+layout(constant_id = SEGMENT_PLAN_ID_TILE_CLASSES) const uint TILE_CLASSES = 1;
+// Segment_merge's.
+layout(constant_id = SEGMENT_PLAN_ID_MERGE_WORKGROUP) const uint MERGE_WORKGROUP = 256;
 // 1: the medium classes are bucketed (segment_bucket, one workgroup per segment, no merge).
-layout(constant_id = 8) const uint BUCKETED = 0;
+layout(constant_id = SEGMENT_PLAN_ID_BUCKETED) const uint BUCKETED = 0;
 #include "segment_classes.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t counters_address;
-  // CLASS_COUNT segment_sort_tile, then CLASS_COUNT - TILE_CLASSES segment_merge
-  // VkDispatchIndirectCommands (x, y, z)
-  uint64_t dispatch_address;
-  uint max_n;
-  uint segments;
-  uint max_groups_x;
-};
+#define PUSH_SEGMENT_PLAN
+#include "push.h"
 
 void write_class_dispatch(uint d, uint groups) {
   write_dispatch(dispatch_address + 12 * d, groups, max_groups_x);

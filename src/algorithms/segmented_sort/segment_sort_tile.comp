@@ -15,22 +15,25 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint BEGIN_BIT = 0;
-layout(constant_id = 6) const uint END_BIT = 32;
-layout(constant_id = 7) const uint TILE = 128;  // workgroup x ITEMS
+#include "constants.h"
+layout(local_size_x_id = TILE_ID_WORKGROUP) in;
+layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
+layout(constant_id = TILE_ID_TILE) const uint TILE = 128;  // workgroup x ITEMS
 // Lanes sorted together by shuffles (2^this): the subgroup size where the pipeline fixes it,
 // else 1 (registers only).
-layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
-layout(constant_id = 9) const uint LOG2_SEGMENT_SLOTS = 7;  // ITEMS..TILE
-layout(constant_id = 10) const uint OFFSET_WORDS = 1;      // 1: u32 offsets, 2: u64
+layout(constant_id = SEGMENT_SORT_TILE_ID_LOG2_SUBGROUP_LANES) const uint LOG2_SUBGROUP_LANES = 0;
+// ITEMS..TILE.
+layout(constant_id = SEGMENT_SORT_TILE_ID_LOG2_SEGMENT_SLOTS) const uint LOG2_SEGMENT_SLOTS = 7;
+// 1: u32 offsets, 2: u64.
+layout(constant_id = SEGMENT_SORT_TILE_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
 // Blocks per segment (2^this) of a medium class, whose blocks are whole tiles
 // (LOG2_SEGMENT_SLOTS = log2(TILE)); 0: the segments of a tile class, sorted in place.
-layout(constant_id = 11) const uint LOG2_BLOCKS = 0;
+layout(constant_id = SEGMENT_SORT_TILE_ID_LOG2_BLOCKS) const uint LOG2_BLOCKS = 0;
 // Keys per invocation (2^LOG2_ITEMS): a compile-time define, one shader per value, as
 // small_sort_tile (CMakeLists.txt).
 #ifndef LOG2_ITEMS
@@ -44,25 +47,8 @@ layout(constant_id = 11) const uint LOG2_BLOCKS = 0;
 const uint SEGMENT_SLOTS = 1u << LOG2_SEGMENT_SLOTS;
 const uint SEGMENTS_PER_TILE = TILE / SEGMENT_SLOTS;
 
-layout(push_constant) uniform Push {
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t indices_address;  // 0, or where the stable permutation goes
-  uint64_t offsets_address;
-  uint64_t list_address;     // this class's segment ids
-  uint64_t listed_address;   // how many (a u32 counter of segment_classify)
-  // Medium classes: where the sorted blocks go (keys in radix order, values, and when indices
-  // are wanted the input positions), each at its block's own place.
-  uint64_t sorted_keys_address;
-  uint64_t sorted_values_address;
-  uint64_t sorted_origins_address;
-  // Where the sorted keys and values go: keys_address / values_address (in place) or separate
-  // outputs (the partition sort's).
-  uint64_t keys_out_address;
-  uint64_t values_out_address;
-  uint max_n;
-  uint list_capacity;        // the most ids the list holds
-};
+#define PUSH_SEGMENT_SORT_TILE
+#include "push.h"
 
 uint64_t offset_at(uint s) {
   if (OFFSET_WORDS == 1) return uint64_t(U32Array(offsets_address).v[s]);

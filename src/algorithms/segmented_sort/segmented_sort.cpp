@@ -52,9 +52,12 @@
 #include <algorithm>
 #include <bit>
 
+#include "algorithms/segmented_sort/constants.h"
+#include "algorithms/segmented_sort/push.h"
 #include "algorithms/small_sort/small_sort.hpp"
 #include "dispatch/dispatch.hpp"
 #include "tuning/tuning.hpp"
+#include "primitives/push.h"
 
 namespace gpusort {
 
@@ -68,71 +71,10 @@ constexpr uint32_t max_step_groups = 4096;
 constexpr uint64_t count_slot_bytes = 256;
 constexpr uint64_t step_dispatch_offset = 4;
 
-struct IotaPush {
-  VkDeviceAddress indices, count_address;
-  uint32_t n, group_count;
-};
-struct CopyPush {
-  VkDeviceAddress source, destination, count_address;
-  uint32_t n, group_count;
-};
-struct IdsPush {
-  VkDeviceAddress origins, ids, offsets, count_address, segment_count_address;
-  uint32_t n, segments, group_count;
-};
-struct GatherPush {
-  VkDeviceAddress source, destination, origins, count_address;
-  uint32_t n, group_count;
-};
-struct CountPush {
-  VkDeviceAddress offsets, segment_count_address, count_address, step_dispatch;
-  uint32_t max_n, segments, step_group_count, step_workgroup, max_groups_x;
-};
-
-struct ClassifyPush {
-  VkDeviceAddress offsets, segment_count_address, counters, lists, indices;
-  VkDeviceAddress keys, values, keys_out, values_out;
-  uint32_t max_n, segments, group_count;
-  VkDeviceAddress large_begins, large_sizes;
-  uint32_t large_capacity;
-};
-struct PlanPush {
-  VkDeviceAddress counters, dispatch;
-  uint32_t max_n, segments, max_groups_x;
-};
-struct SegmentTilePush {
-  VkDeviceAddress keys, values, indices, offsets, list, listed;
-  VkDeviceAddress sorted_keys, sorted_values, sorted_origins, keys_out, values_out;
-  uint32_t max_n, list_capacity;
-};
-struct SegmentMergePush {
-  VkDeviceAddress sorted_keys, sorted_values, sorted_origins, keys, values, indices, offsets, list,
-      listed;
-  uint32_t max_n, list_capacity;
-};
-struct BucketPush {
-  VkDeviceAddress keys, values, bucket_keys, bucket_values, offsets, list, listed, pieces,
-      piece_counter, piece_counters, piece_lists, keys_out, values_out;
-  uint32_t max_n, list_capacity, piece_capacity, piece_segments;
-};
 // segment_bucket: piece table entries per medium segment (256 bucket starts and the end), keys
 // per invocation per round, and the workgroup it would like (16 subgroups at most: its counters
 // take 1 KiB of shared memory per subgroup).
 constexpr uint32_t piece_stride = 257;
-struct LargeScanPush {
-  VkDeviceAddress large_count, large_sizes, large_bases, count, step_dispatch;
-  uint32_t max_n, large_capacity, step_group_count, step_workgroup, max_groups_x;
-};
-struct LargeCompactPush {
-  VkDeviceAddress keys, values, sort_keys, key_copy, value_copy, origins, large_begins, large_bases,
-      count, large_count;
-  uint32_t max_n, large_capacity, group_count;
-};
-struct LargeGatherPush {
-  VkDeviceAddress key_copy, keys_out, value_copy, values_out, indices, origins, ids, large_begins,
-      large_bases, count;
-  uint32_t max_n, group_count;
-};
 
 // The fast path's size classes, per device family (SegmentedTuning, src/tuning): class c sorts
 // segments of up to 2^(log2_first_class + c) keys in blocks of that many slots; the classes below
@@ -189,6 +131,21 @@ uint64_t class_list_capacity(const std::vector<SegmentClass>& classes, size_t c,
                              uint64_t max_segments) {
   const uint64_t min_size = c == 0 ? 2 : classes[c - 1].segment_slots + 1;
   return std::min(max_segments, max_n / min_size);
+}
+
+// segment_sort_tile's kernels by keys per invocation.
+struct SegmentTileKernel {
+  uint32_t items;
+  Kernel kernel;
+};
+constexpr SegmentTileKernel segment_tile_kernels[] = {{2, Kernel::segment_sort_tile_i2},
+                                                      {4, Kernel::segment_sort_tile_i4},
+                                                      {8, Kernel::segment_sort_tile_i8}};
+Kernel segment_sort_tile_kernel(uint32_t items) {
+  for (const SegmentTileKernel& k : segment_tile_kernels)
+    if (k.items == items) return k.kernel;
+  throw Error("segmented sort: no tile kernel for " + std::to_string(items) +
+              " keys per invocation (2, 4 or 8)");
 }
 
 uint32_t step_groups(uint64_t n) {
@@ -463,46 +420,51 @@ class Segmented final : public SegmentedSort {
     const uint32_t class_count = uint32_t(classes_.size());
     const uint32_t tile_class_count = tile_classes();
     auto plan_spec = [&](uint32_t clear) {
-      return std::vector<uint32_t>{64,
-                                   v.offset_words,
-                                   shape_.log2_first_class,
-                                   class_count,
-                                   shape_.log2_min_tile,
-                                   clear,
-                                   tile_class_count,
-                                   merge_workgroup_,
-                                   uint32_t(v.bucketed)};
+      return spec_constants(SegmentPlanSpec{.workgroup = 64,
+                                            .offset_words = v.offset_words,
+                                            .log2_first_class_slots = shape_.log2_first_class,
+                                            .class_count = class_count,
+                                            .log2_min_tile = shape_.log2_min_tile,
+                                            .clear = clear,
+                                            .tile_classes = tile_class_count,
+                                            .merge_workgroup = merge_workgroup_,
+                                            .bucketed = uint32_t(v.bucketed)});
     };
     auto plan_push = [&] {
-      return PlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n), uint32_t(v.segments),
-                      ctx_.info.max_workgroup_count_x};
+      return SegmentPlanPush{v.base + l.counters, v.base + l.dispatch, uint32_t(v.n),
+                             uint32_t(v.segments), ctx_.info.max_workgroup_count_x};
     };
     if (!v.listed_by_bucket) {
-      rec.dispatch("segment_plan", plan_spec(1), 1, plan_push());
+      rec.dispatch(Kernel::segment_plan, plan_spec(1), 1, plan_push());
       if (v.bucketed)  // the second level's counters, for segment_bucket
-        rec.dispatch("segment_plan", plan_spec(1), 1,
-                     PlanPush{v.base + f.second.counters, 0, uint32_t(v.n), 0,
-                              ctx_.info.max_workgroup_count_x});
+        rec.dispatch(Kernel::segment_plan, plan_spec(1), 1,
+                     SegmentPlanPush{v.base + f.second.counters, 0, uint32_t(v.n), 0,
+                                     ctx_.info.max_workgroup_count_x});
       rec.compute_barrier();
       const uint32_t classify_groups = step_groups(v.segments);
       rec.dispatch(
-          "segment_classify",
-          {step_workgroup, v.offset_words, shape_.log2_first_class, class_count,
-           spec_.sort.key_words, spec_.sort.value_words},
+          Kernel::segment_classify,
+          spec_constants(SegmentClassifySpec{.workgroup = step_workgroup,
+                                             .offset_words = v.offset_words,
+                                             .log2_first_class_slots = shape_.log2_first_class,
+                                             .class_count = class_count,
+                                             .key_words = spec_.sort.key_words,
+                                             .value_words = spec_.sort.value_words}),
           classify_groups,
-          ClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters, v.base + l.lists,
-                       v.indices, v.keys, v.values, copy_keys_to, copy_values_to, uint32_t(v.n),
-                       uint32_t(v.segments), classify_groups, large ? large->begins : 0,
-                       large ? large->sizes : 0, large ? uint32_t(large->capacity) : 0u});
+          SegmentClassifyPush{v.offsets, v.segment_count_address, v.base + l.counters,
+                              v.base + l.lists, v.indices, v.keys, v.values, copy_keys_to,
+                              copy_values_to, uint32_t(v.n), uint32_t(v.segments), classify_groups,
+                              large ? large->begins : 0, large ? large->sizes : 0,
+                              large ? uint32_t(large->capacity) : 0u});
       rec.compute_barrier();
     }
-    rec.dispatch("segment_plan", plan_spec(0), 1, plan_push());
+    rec.dispatch(Kernel::segment_plan, plan_spec(0), 1, plan_push());
     if (large)
-      rec.dispatch("segment_large_scan", {step_workgroup}, 1,
-                   LargeScanPush{large->large_count, large->sizes, large->bases, large->count,
-                                 large->count + step_dispatch_offset, uint32_t(t.n),
-                                 uint32_t(large->capacity), step_groups(t.n), step_workgroup,
-                                 ctx_.info.max_workgroup_count_x});
+      rec.dispatch(Kernel::segment_large_scan, {step_workgroup}, 1,
+                   SegmentLargeScanPush{large->large_count, large->sizes, large->bases,
+                                        large->count, large->count + step_dispatch_offset,
+                                        uint32_t(t.n), uint32_t(large->capacity), step_groups(t.n),
+                                        step_workgroup, ctx_.info.max_workgroup_count_x});
     rec.indirect_barrier();
     // The classes sort disjoint segments: no barrier between them.
     const uint32_t lanes = uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_)));
@@ -523,15 +485,18 @@ class Segmented final : public SegmentedSort {
         record_bucket_scatter(rec, v, c, lists[c], capacity, dispatch);
         continue;
       }
-      auto tile_spec = tile_specialization(spec_.sort, k.workgroup, k.tile());
-      tile_spec.insert(tile_spec.end(),
-                       {lanes, uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
-                        v.offset_words, uint32_t(std::countr_zero(k.blocks))});
-      rec.dispatch_indirect(
-          "segment_sort_tile_i" + std::to_string(k.items), tile_spec, v.buffer, dispatch,
-          SegmentTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
-                          v.base + l.counters + 4 * c, sorted_keys, sorted_values, sorted_origins,
-                          v.keys_out, v.values_out, uint32_t(v.n), uint32_t(capacity)});
+      const SegmentSortTileSpec tile_spec{
+          .tile = tile_specialization(spec_.sort, k.workgroup, k.tile()),
+          .log2_subgroup_lanes = lanes,
+          .log2_segment_slots = uint32_t(std::countr_zero(k.segment_slots / k.blocks)),
+          .offset_words = v.offset_words,
+          .log2_blocks = uint32_t(std::countr_zero(k.blocks))};
+      rec.dispatch_indirect(segment_sort_tile_kernel(k.items), spec_constants(tile_spec), v.buffer,
+                            dispatch,
+                            SegmentSortTilePush{v.keys, v.values, v.indices, v.offsets, lists[c],
+                                                v.base + l.counters + 4 * c, sorted_keys,
+                                                sorted_values, sorted_origins, v.keys_out,
+                                                v.values_out, uint32_t(v.n), uint32_t(capacity)});
     }
     if (large) record_large_compact(rec, t, *large);
     if (medium(v.n) && !v.bucketed) {
@@ -540,13 +505,14 @@ class Segmented final : public SegmentedSort {
         const uint64_t capacity = class_list_capacity(classes_, c, v.n, v.segments);
         if (capacity == 0) continue;
         const SegmentClass& k = classes_[c];
-        auto merge_spec = tile_specialization(spec_.sort, merge_workgroup_, k.tile());
-        merge_spec.insert(merge_spec.end(),
-                          {uint32_t(std::countr_zero(k.segment_slots)), v.offset_words});
+        const SegmentMergeSpec merge_spec{
+            .tile = tile_specialization(spec_.sort, merge_workgroup_, k.tile()),
+            .log2_segment_slots = uint32_t(std::countr_zero(k.segment_slots)),
+            .offset_words = v.offset_words};
         const uint64_t dispatch = l.dispatch + 12 * (class_count + c - tile_class_count);
         rec.dispatch_indirect(
-            k.blocks <= 4 ? "segment_merge_r4" : "segment_merge_r8", merge_spec, v.buffer,
-            v.buffer_offset + dispatch,
+            k.blocks <= 4 ? Kernel::segment_merge_r4 : Kernel::segment_merge_r8,
+            spec_constants(merge_spec), v.buffer, v.buffer_offset + dispatch,
             SegmentMergePush{sorted_keys, sorted_values, sorted_origins, v.keys_out, v.values_out,
                              v.indices, v.offsets, lists[c], v.base + l.counters + 4 * c,
                              uint32_t(v.n), uint32_t(capacity)});
@@ -561,14 +527,14 @@ class Segmented final : public SegmentedSort {
                             const LargeTargets& large) const {
     const Layout& l = large.global;
     const uint32_t groups = step_groups(t.n);
-    record_step(
-        rec, t, true, large.count_slot, "segment_large_compact",
-        {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
-        LargeCompactPush{t.keys, t.values, t.scratch + l.ids,
-                         spec_.write_keys ? t.scratch + l.key_copy : 0,
-                         spec_.sort.value_words ? t.scratch + l.value_copy : 0,
-                         t.scratch + l.origins, large.begins, large.bases, large.count,
-                         large.large_count, uint32_t(t.n), uint32_t(large.capacity), groups});
+    record_step(rec, t, true, large.count_slot, Kernel::segment_large_compact,
+                {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+                SegmentLargeCompactPush{t.keys, t.values, t.scratch + l.ids,
+                                        spec_.write_keys ? t.scratch + l.key_copy : 0,
+                                        spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                                        t.scratch + l.origins, large.begins, large.bases,
+                                        large.count, large.large_count, uint32_t(t.n),
+                                        uint32_t(large.capacity), groups});
   }
 
   // The rest of the global path on the large segments' compacted elements (after a barrier):
@@ -581,18 +547,18 @@ class Segmented final : public SegmentedSort {
                           ids = t.scratch + l.ids;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
     record_inner(rec, *by_key_, sort_keys, origins, t, l, large.count);
-    record_step(rec, t, true, large.count_slot, "segment_ids", {step_workgroup, 1},
-                IdsPush{origins, ids, large.bases, large.count, large.large_count, n,
-                        uint32_t(large.capacity), groups});
+    record_step(rec, t, true, large.count_slot, Kernel::segment_ids, {step_workgroup, 1},
+                SegmentIdsPush{origins, ids, large.bases, large.count, large.large_count, n,
+                               uint32_t(large.capacity), groups});
     rec.compute_barrier();
     record_inner(rec, *by_segment(large.capacity), ids, origins, t, l, large.count);
-    record_step(rec, t, true, large.count_slot, "segment_large_gather",
+    record_step(rec, t, true, large.count_slot, Kernel::segment_large_gather,
                 {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
-                LargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
-                                t.keys_out ? t.keys_out : t.keys,
-                                spec_.sort.value_words ? t.scratch + l.value_copy : 0,
-                                t.values_out ? t.values_out : t.values, t.indices, origins, ids,
-                                large.begins, large.bases, large.count, n, groups});
+                SegmentLargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
+                                       t.keys_out ? t.keys_out : t.keys,
+                                       spec_.sort.value_words ? t.scratch + l.value_copy : 0,
+                                       t.values_out ? t.values_out : t.values, t.indices, origins,
+                                       ids, large.begins, large.bases, large.count, n, groups});
     rec.compute_barrier();
   }
 
@@ -601,13 +567,13 @@ class Segmented final : public SegmentedSort {
   // that finds elements, dispatched indirectly from the command written beside n.
   template <typename Push>
   void record_step(Recorder& rec, const SegmentedTargets& t, bool gpu_count, uint64_t count_slot,
-                   std::string_view shader, const std::vector<uint32_t>& specialization,
+                   Kernel kernel, const std::vector<uint32_t>& specialization,
                    const Push& push) const {
     if (gpu_count)
-      rec.dispatch_indirect(shader, specialization, t.scratch_buffer,
+      rec.dispatch_indirect(kernel, specialization, t.scratch_buffer,
                             t.scratch_offset + count_slot + step_dispatch_offset, push);
     else
-      rec.dispatch(shader, specialization, step_groups(t.n), push);
+      rec.dispatch(kernel, specialization, step_groups(t.n), push);
   }
 
   // One of the global path's stable sorts: `keys` with the origins as values, count elements.
@@ -624,20 +590,31 @@ class Segmented final : public SegmentedSort {
                              uint64_t capacity, VkDeviceSize dispatch) const {
     const FastLayout& f = v.fast;
     rec.dispatch_indirect(
-        "segment_bucket",
-        {bucket_workgroup_, spec_.sort.key_words, spec_.sort.key_kind,
-         uint32_t(spec_.sort.descending), spec_.sort.value_words, spec_.sort.begin_bit,
-         spec_.sort.end_bit, ctx_.info.min_subgroup_size, ctx_.info.max_subgroup_size,
-         bucket_keys_per_thread_, uint32_t(std::countr_zero(classes_[c].segment_slots)),
-         v.offset_words, shape_.log2_first_class, uint32_t(classes_.size())},
+        Kernel::segment_bucket,
+        spec_constants(SegmentBucketSpec{
+            .workgroup = bucket_workgroup_,
+            .key_words = spec_.sort.key_words,
+            .key_kind = spec_.sort.key_kind,
+            .descending = uint32_t(spec_.sort.descending),
+            .value_words = spec_.sort.value_words,
+            .begin_bit = spec_.sort.begin_bit,
+            .end_bit = spec_.sort.end_bit,
+            .min_subgroup_size = ctx_.info.min_subgroup_size,
+            .max_subgroup_size = ctx_.info.max_subgroup_size,
+            .keys_per_thread = bucket_keys_per_thread_,
+            .log2_segment_slots = uint32_t(std::countr_zero(classes_[c].segment_slots)),
+            .offset_words = v.offset_words,
+            .log2_first_class_slots = shape_.log2_first_class,
+            .class_count = uint32_t(classes_.size())}),
         v.buffer, dispatch,
-        BucketPush{v.keys, v.values, v.base + f.bucket_keys,
-                   spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
-                   v.base + v.layout.counters + 4 * c, v.base + f.pieces,
-                   v.base + piece_counter(v.layout), v.base + f.second.counters,
-                   v.base + f.second.lists, v.keys_out, spec_.sort.value_words ? v.values_out : 0,
-                   uint32_t(v.n), uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments)),
-                   uint32_t(medium_capacity(v.n, v.segments) * piece_stride)});
+        SegmentBucketPush{v.keys, v.values, v.base + f.bucket_keys,
+                          spec_.sort.value_words ? v.base + f.bucket_values : 0, v.offsets, list,
+                          v.base + v.layout.counters + 4 * c, v.base + f.pieces,
+                          v.base + piece_counter(v.layout), v.base + f.second.counters,
+                          v.base + f.second.lists, v.keys_out,
+                          spec_.sort.value_words ? v.values_out : 0, uint32_t(v.n),
+                          uint32_t(capacity), uint32_t(medium_capacity(v.n, v.segments)),
+                          uint32_t(medium_capacity(v.n, v.segments) * piece_stride)});
   }
 
   // The global path without the fast path: one segment, argsort, or no class on this device.
@@ -657,46 +634,45 @@ class Segmented final : public SegmentedSort {
     const VkDeviceAddress keys_out = t.keys_out ? t.keys_out : t.keys;
     const VkDeviceAddress values_out = t.values_out ? t.values_out : t.values;
 
-    auto step = [&](std::string_view shader, const std::vector<uint32_t>& specialization,
-                    const auto& push) {
-      record_step(rec, t, gpu_count, l.count, shader, specialization, push);
+    auto step = [&](Kernel kernel, const std::vector<uint32_t>& specialization, const auto& push) {
+      record_step(rec, t, gpu_count, l.count, kernel, specialization, push);
     };
 
     if (gpu_count) {
-      rec.dispatch(
-          "segment_count", {step_workgroup, spec_.offset_words}, 1,
-          CountPush{t.offsets, t.segment_count_address, count, count + step_dispatch_offset, n,
-                    uint32_t(t.segments), groups, step_workgroup, ctx_.info.max_workgroup_count_x});
+      rec.dispatch(Kernel::segment_count, {step_workgroup, spec_.offset_words}, 1,
+                   SegmentCountPush{t.offsets, t.segment_count_address, count,
+                                    count + step_dispatch_offset, n, uint32_t(t.segments), groups,
+                                    step_workgroup, ctx_.info.max_workgroup_count_x});
       rec.indirect_barrier();
     }
-    step("segment_iota", {step_workgroup}, IotaPush{origins, count, n, groups});
+    step(Kernel::segment_iota, {step_workgroup}, SegmentIotaPush{origins, count, n, groups});
     if (t.n <= 1 && keys_out == t.keys && values_out == t.values) {  // in order, its index 0
       rec.compute_barrier();
       return;
     }
     if (copy_keys)
-      step("copy_elements", {step_workgroup, spec_.sort.key_words},
-           CopyPush{t.keys, key_copy, count, n, groups});
+      step(Kernel::copy_elements, {step_workgroup, spec_.sort.key_words},
+           CopyElementsPush{t.keys, key_copy, count, n, groups});
     if (values)
-      step("copy_elements", {step_workgroup, spec_.sort.value_words},
-           CopyPush{t.values, value_copy, count, n, groups});
+      step(Kernel::copy_elements, {step_workgroup, spec_.sort.value_words},
+           CopyElementsPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
     record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
-      step("segment_ids", {step_workgroup, spec_.offset_words},
-           IdsPush{origins, ids, t.offsets, count, t.segment_count_address, n, uint32_t(t.segments),
-                   groups});
+      step(Kernel::segment_ids, {step_workgroup, spec_.offset_words},
+           SegmentIdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
+                          uint32_t(t.segments), groups});
       rec.compute_barrier();
       record_inner(rec, *by_segment(t.segments), ids, origins, t, l, count);
     }
 
     if (copy_keys)
-      step("segment_gather", {step_workgroup, spec_.sort.key_words},
-           GatherPush{key_copy, keys_out, origins, count, n, groups});
+      step(Kernel::segment_gather, {step_workgroup, spec_.sort.key_words},
+           SegmentGatherPush{key_copy, keys_out, origins, count, n, groups});
     if (values)
-      step("segment_gather", {step_workgroup, spec_.sort.value_words},
-           GatherPush{value_copy, values_out, origins, count, n, groups});
+      step(Kernel::segment_gather, {step_workgroup, spec_.sort.value_words},
+           SegmentGatherPush{value_copy, values_out, origins, count, n, groups});
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
 

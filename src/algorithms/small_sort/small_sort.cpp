@@ -22,6 +22,10 @@
 #include "algorithms/small_sort/small_sort.hpp"
 
 #include "tuning/tuning.hpp"
+#include <optional>
+
+#include "algorithms/small_sort/constants.h"
+#include "algorithms/small_sort/push.h"
 
 namespace gpusort {
 
@@ -32,16 +36,30 @@ namespace {
 // searches (SmallSortShape::merge_lanes).
 constexpr uint32_t max_tiles_per_lane = 32;
 
-struct TilePush {
-  VkDeviceAddress keys_in, values_in, keys_out, values_out, count_address, bucket_starts,
-      bucket_params;
-  uint32_t n, tile_count, output_raw;
+// small_sort_tile's kernels by keys per invocation (small_sort_shape allows 1, 2, 4 or 8), and
+// where they exist its bare-key variants by key width (sorts_bare_keys).
+struct TileKernels {
+  uint32_t items;
+  Kernel kernel;
+  std::optional<Kernel> keys32, keys64;
 };
-struct MergePush {
-  VkDeviceAddress sorted_keys, sorted_values, bucket_starts, keys, values, count_address,
-      run_starts, bucket_params;
-  uint32_t n;
+constexpr TileKernels tile_kernels[] = {
+    {1, Kernel::small_sort_tile_i1},
+    {2, Kernel::small_sort_tile_i2, Kernel::small_sort_tile_i2_keys32,
+     Kernel::small_sort_tile_i2_keys64},
+    {4, Kernel::small_sort_tile_i4, Kernel::small_sort_tile_i4_keys32,
+     Kernel::small_sort_tile_i4_keys64},
+    {8, Kernel::small_sort_tile_i8}};
+// small_sort_merge's kernels by tiles per round (4 or 8), and where it exists the variant whose
+// searches are shared by several invocations (merge lanes).
+struct MergeKernels {
+  uint32_t tiles_per_round;
+  Kernel kernel;
+  std::optional<Kernel> lanes;
 };
+constexpr MergeKernels merge_kernels[] = {
+    {4, Kernel::small_sort_merge_r4, Kernel::small_sort_merge_r4_lanes},
+    {8, Kernel::small_sort_merge_r8}};
 
 class SmallSort final : public SortAlgorithm {
  public:
@@ -110,8 +128,9 @@ class SmallSort final : public SortAlgorithm {
       // The smallest power-of-two workgroup that covers max_n.
       uint32_t workgroup = clamp_workgroup(ctx_, (t.n + shape_.items - 1) / shape_.items);
       workgroup = std::min(workgroup, shape_.single_workgroup);
-      rec.dispatch(tile_shader(), tile_shader_spec(workgroup), 1,
-                   TilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, 0, n, 1, 1});
+      rec.dispatch(
+          tile_kernel(), tile_shader_spec(workgroup), 1,
+          SmallSortTilePush{t.keys, t.values, t.keys, t.values, t.count_address, 0, 0, n, 1, 1});
       rec.compute_barrier();
       return;
     }
@@ -120,57 +139,74 @@ class SmallSort final : public SortAlgorithm {
                           bucket_starts = t.scratch + l.bucket_starts,
                           bucket_params = t.scratch + l.bucket_params;
     const uint32_t tiles = uint32_t((t.n + tile() - 1) / tile());
-    rec.dispatch(tile_shader(), tile_shader_spec(shape_.tile_workgroup), tiles,
-                 TilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
-                          bucket_starts, bucket_params, n, tiles, 0});
+    rec.dispatch(tile_kernel(), tile_shader_spec(shape_.tile_workgroup), tiles,
+                 SmallSortTilePush{t.keys, t.values, sorted_keys, sorted_values, t.count_address,
+                                   bucket_starts, bucket_params, n, tiles, 0});
     rec.compute_barrier();
     const uint32_t group = group_tiles(t.n);
     if (group == 0) {
       merge(rec, tile(), tiles, 0, t.n,
-            MergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values, t.count_address,
-                      0, bucket_params, n});
+            SmallSortMergePush{sorted_keys, sorted_values, bucket_starts, t.keys, t.values,
+                               t.count_address, 0, bucket_params, n});
       return;
     }
     // Two levels: groups of tiles into runs (radix order, in scratch), then the runs.
     const VkDeviceAddress run_keys = t.scratch + l.run_keys, run_values = t.scratch + l.run_values,
                           run_starts = t.scratch + l.run_starts;
     merge(rec, tile(), group, group, t.n,
-          MergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values,
-                    t.count_address, run_starts, bucket_params, n});
+          SmallSortMergePush{sorted_keys, sorted_values, bucket_starts, run_keys, run_values,
+                             t.count_address, run_starts, bucket_params, n});
     merge(rec, tile() * group, (tiles + group - 1) / group, 0, t.n,
-          MergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0,
-                    bucket_params, n});
+          SmallSortMergePush{run_keys, run_values, run_starts, t.keys, t.values, t.count_address, 0,
+                             bucket_params, n});
   }
 
   // One small_sort_merge dispatch over sorted tiles of `tile_keys`, each key searching `searched`
   // tiles: its group of `group` tiles (writing the runs in radix order and their bucket starts),
   // or all (group 0).
   void merge(Recorder& rec, uint32_t tile_keys, uint32_t searched, uint32_t group, uint64_t max_n,
-             const MergePush& push) const {
-    auto spec = tile_specialization(spec_, shape_.merge_workgroup, tile_keys);
+             const SmallSortMergePush& push) const {
     const uint32_t lanes = merge_lanes(searched);
-    spec.insert(spec.end(), {bucket_bits(), lanes, group, group != 0 ? 1u : 0u,
-                             uint32_t(shape_.adaptive_buckets)});
-    const std::string shader = "small_sort_merge_r" + std::to_string(shape_.merge_tiles_per_round) +
-                               (lanes > 1 ? "_lanes" : "");
-    rec.dispatch(shader, spec,
+    const SmallSortMergeSpec spec{
+        .tile = tile_specialization(spec_, shape_.merge_workgroup, tile_keys),
+        .bucket_bits = bucket_bits(),
+        .lanes = lanes,
+        .group_tiles = group,
+        .output_radix = group != 0 ? 1u : 0u,
+        .adaptive_buckets = uint32_t(shape_.adaptive_buckets)};
+    rec.dispatch(merge_kernel(lanes), spec_constants(spec),
                  (max_n * lanes + shape_.merge_workgroup - 1) / shape_.merge_workgroup, push);
     rec.compute_barrier();
   }
 
  private:
-  std::string tile_shader() const {
-    const bool bare = sorts_bare_keys(spec_) && (shape_.items == 2 || shape_.items == 4);
-    return "small_sort_tile_i" + std::to_string(shape_.items) +
-           (bare ? "_keys" + std::to_string(32 * spec_.key_words) : "");
+  Kernel tile_kernel() const {
+    for (const TileKernels& k : tile_kernels) {
+      if (k.items != shape_.items) continue;
+      const std::optional<Kernel>& bare = spec_.key_words == 1 ? k.keys32 : k.keys64;
+      return sorts_bare_keys(spec_) && bare ? *bare : k.kernel;
+    }
+    throw Error("small-array sort: no tile kernel for " + std::to_string(shape_.items) +
+                " keys per invocation");
+  }
+  Kernel merge_kernel(uint32_t lanes) const {
+    for (const MergeKernels& k : merge_kernels) {
+      if (k.tiles_per_round != shape_.merge_tiles_per_round) continue;
+      if (lanes == 1) return k.kernel;
+      if (k.lanes) return *k.lanes;
+    }
+    throw Error("small-array sort: no merge kernel for rounds of " +
+                std::to_string(shape_.merge_tiles_per_round) + " tiles with " +
+                std::to_string(lanes) + " lanes per key");
   }
   std::vector<uint32_t> tile_shader_spec(uint32_t workgroup) const {
-    auto s = tile_specialization(spec_, workgroup, workgroup * shape_.items);
-    s.push_back(shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0);
-    s.push_back(bucket_bits());
-    s.push_back(uint32_t(shape_.adaptive_buckets));
-    s.push_back(uint32_t(shape_.skip_sorted_tiles));
-    return s;
+    return spec_constants(SmallSortTileSpec{
+        .tile = tile_specialization(spec_, workgroup, workgroup * shape_.items),
+        .log2_subgroup_lanes =
+            shape_.subgroup_sort ? uint32_t(std::countr_zero(subgroup_sort_lanes(ctx_))) : 0,
+        .bucket_bits = bucket_bits(),
+        .adaptive_buckets = uint32_t(shape_.adaptive_buckets),
+        .skip_sorted = uint32_t(shape_.skip_sorted_tiles)});
   }
 
   void check_fits(uint64_t n) const {

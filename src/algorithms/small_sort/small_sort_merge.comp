@@ -7,15 +7,17 @@
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint BEGIN_BIT = 0;
-layout(constant_id = 6) const uint END_BIT = 32;
-layout(constant_id = 7) const uint TILE = 1024;
-layout(constant_id = 8) const uint BUCKET_BITS = 8;  // as in small_sort_tile
+#include "constants.h"
+layout(local_size_x_id = TILE_ID_WORKGROUP) in;
+layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
+layout(constant_id = TILE_ID_TILE) const uint TILE = 1024;
+// As in small_sort_tile.
+layout(constant_id = SMALL_SORT_MERGE_ID_BUCKET_BITS) const uint BUCKET_BITS = 8;
 // Tiles whose searches advance together (a compile-time define, one shader per value in
 // CMakeLists.txt): their counters are an array that must stay in registers, so every index
 // has to be a constant in the SPIR-V (with a specialization constant it stayed an array in
@@ -30,7 +32,7 @@ layout(constant_id = 8) const uint BUCKET_BITS = 8;  // as in small_sort_tile
 // shuffles. With many tiles a key's rounds then overlap instead of running one after the other.
 #ifdef LANES_PER_KEY
 #extension GL_KHR_shader_subgroup_shuffle : require
-layout(constant_id = 9) const uint LANES = 4;
+layout(constant_id = SMALL_SORT_MERGE_ID_LANES) const uint LANES = 4;
 #else
 const uint LANES = 1;
 #endif
@@ -39,26 +41,17 @@ const uint LANES = 1;
 // tiles into sorted runs (keys kept in radix order, OUTPUT_RADIX) and writes each run's bucket
 // starts, the sum of its tiles' (the buckets are the same top bits); the second merges the runs
 // as tiles of GROUP_TILES x TILE keys. GROUP_TILES 0: one level, all tiles.
-layout(constant_id = 10) const uint GROUP_TILES = 0;
-layout(constant_id = 11) const bool OUTPUT_RADIX = false;
+layout(constant_id = SMALL_SORT_MERGE_ID_GROUP_TILES) const uint GROUP_TILES = 0;
+layout(constant_id = SMALL_SORT_MERGE_ID_OUTPUT_RADIX) const bool OUTPUT_RADIX = false;
 
 #include "keys.glsl"
 #include "key_compare.glsl"
 #include "sort_element.glsl"
-#define ADAPTIVE_BUCKETS_ID 12
+#define ADAPTIVE_BUCKETS_ID SMALL_SORT_MERGE_ID_ADAPTIVE_BUCKETS
 #include "merge_buckets.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t sorted_keys_address;  // radix order, tile by tile
-  uint64_t sorted_values_address;
-  uint64_t bucket_starts_address;  // per tile, where each bucket begins (small_sort_tile)
-  uint64_t keys_address;
-  uint64_t values_address;
-  uint64_t count_address;
-  uint64_t run_starts_address;  // first level of two: where each run's bucket starts go
-  uint64_t bucket_params_address;  // the buckets' parameters (small_sort_tile)
-  uint n;
-};
+#define PUSH_SMALL_SORT_MERGE
+#include "push.h"
 
 
 // Keys of other buckets precede ours or not by their bucket alone: only the keys of our bucket

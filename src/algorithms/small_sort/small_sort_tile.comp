@@ -13,22 +13,23 @@
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint BEGIN_BIT = 0;
-layout(constant_id = 6) const uint END_BIT = 32;
-layout(constant_id = 7) const uint TILE = 1024;
+#include "constants.h"
+layout(local_size_x_id = TILE_ID_WORKGROUP) in;
+layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
+layout(constant_id = TILE_ID_TILE) const uint TILE = 1024;
 // Lanes sorted together by shuffles (2^this): the subgroup size where the pipeline fixes it,
 // else 1 (registers only).
-layout(constant_id = 8) const uint LOG2_SUBGROUP_LANES = 0;
+layout(constant_id = SMALL_SORT_TILE_ID_LOG2_SUBGROUP_LANES) const uint LOG2_SUBGROUP_LANES = 0;
 // Bits of the compared key, from its top, that make small_sort_merge's buckets (<= the width).
-layout(constant_id = 9) const uint BUCKET_BITS = 8;
+layout(constant_id = SMALL_SORT_TILE_ID_BUCKET_BITS) const uint BUCKET_BITS = 8;
 // Tiles already in order (all keys equal, sorted input) skip the network: a check of each
 // invocation's items against its neighbour's first, two barriers.
-layout(constant_id = 11) const bool SKIP_SORTED = false;
+layout(constant_id = SMALL_SORT_TILE_ID_SKIP_SORTED) const bool SKIP_SORTED = false;
 shared uint tile_out_of_order;
 // Keys per invocation (2^LOG2_ITEMS): a compile-time define, one shader per value
 // (CMakeLists.txt), so that the loops over registers unroll in the SPIR-V and every array index
@@ -55,24 +56,11 @@ uvec2 tile_value(uint slot) {
                VALUE_WORDS == 2 ? tile_values[word + 1 + ((word + 1) >> 5)] : 0u);
 }
 #define MERGE_BUCKET_CHOICE
-#define ADAPTIVE_BUCKETS_ID 10
+#define ADAPTIVE_BUCKETS_ID SMALL_SORT_TILE_ID_ADAPTIVE_BUCKETS
 #include "merge_buckets.glsl"
 
-layout(push_constant) uniform Push {
-  uint64_t keys_in_address;
-  uint64_t values_in_address;
-  uint64_t keys_out_address;
-  uint64_t values_out_address;
-  uint64_t count_address;
-  // 0, or where, per tile, the BUCKETS + 1 slots at which each bucket's keys begin go (the
-  // last: the tile's count), for small_sort_merge; and where the buckets' parameters go
-  // (merge_buckets.glsl)
-  uint64_t bucket_starts_address;
-  uint64_t bucket_params_address;
-  uint n;
-  uint tile_count;
-  uint output_raw;
-};
+#define PUSH_SMALL_SORT_TILE
+#include "push.h"
 
 void main() {
   uint tile = linear_workgroup_id();
