@@ -17,6 +17,15 @@ import {
   smallShader,
 } from './wgsl.js';
 
+const SHADERS = {
+  prepare: prepareShader,
+  histogram: histogramShader,
+  offsets: offsetsShader,
+  pass: passShader,
+  copy: copyShader,
+  small: smallShader,
+};
+
 export const KEY_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 export const VALUE_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 // Counts are packed with look-back tags into 32-bit words: at most 2^30 - 1 keys.
@@ -90,21 +99,29 @@ export class Sorter {
     const workgroupBytes = 4 * (Math.max((WORKGROUP / rankLanes) * 128, this.tile) + 5 * RADIX + 2 * WORKGROUP + 32);
     if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize)
       throw new RangeError(`keysPerThread ${keysPerThread} needs ${workgroupBytes} bytes of workgroup memory, the device allows ${device.limits.maxComputeWorkgroupStorageSize}`);
-    const cfg = { keyType, descending: this.descending, hasValues: valueType !== null, keysPerThread, rankLanes };
-    const make = (label, code) =>
-      device.createComputePipeline({
-        label: `gpusort ${label}`,
+        this.cfg = { keyType, descending: this.descending, hasValues: valueType !== null, keysPerThread, rankLanes };
+    this.compiled = {};
+  }
+
+  // Pipelines are compiled on first use (the small-array path's or Onesweep's).
+  pipeline(name) {
+    let p = this.compiled[name];
+    if (!p) {
+      const code = SHADERS[name](this.cfg);
+      const label = `gpusort ${name}`;
+      p = this.device.createComputePipeline({
+        label,
         layout: 'auto',
-        compute: { module: device.createShaderModule({ label: `gpusort ${label}`, code }), entryPoint: 'main' },
+        compute: { module: this.device.createShaderModule({ label, code }), entryPoint: 'main' },
       });
-    this.pipelines = {
-      prepare: make('prepare', prepareShader(cfg)),
-      histogram: make('histogram', histogramShader(cfg)),
-      offsets: make('offsets', offsetsShader(cfg)),
-      pass: make('pass', passShader(cfg)),
-      copy: make('copy', copyShader(cfg)),
-      small: make('small', smallShader(cfg)),
-    };
+      this.compiled[name] = p;
+    }
+    return p;
+  }
+
+  /** Compiles the kernels now (else on first use): those of Onesweep and of the small-array path. */
+  compile() {
+    for (const name of Object.keys(SHADERS)) this.pipeline(name);
   }
 
   get hasValues() {
@@ -144,49 +161,48 @@ export class Sorter {
     const countParams = ws.countParams(countOffset / 4);
     const bind = (pipeline, entries) =>
       this.device.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
+        layout: this.pipeline(pipeline).getBindGroupLayout(0),
         entries: Object.entries(entries).map(([binding, resource]) => ({ binding: Number(binding), resource })),
       });
     const whole = (buffer) => ({ buffer, size: Math.min(Math.floor(buffer.size / 4) * 4, ws.bindBytes) });
     const passParams = (p) => ({ buffer: ws.params, offset: p * PARAMS_STRIDE, size: PARAMS.WORDS * 4 });
-    const p = this.pipelines;
-    const cp = encoder.beginComputePass({ label: 'gpusort' });
     if (ws.small) {
       const entries = { 0: passParams(0), 4: whole(keys), 8: { buffer: countBuffer }, 9: countParams };
       if (this.hasValues) entries[6] = whole(values);
-      cp.setPipeline(p.small);
-      cp.setBindGroup(0, bind(p.small, entries));
+      const cp = encoder.beginComputePass({ label: 'gpusort small' });
+      cp.setPipeline(this.pipeline('small'));
+      cp.setBindGroup(0, bind('small', entries));
       cp.dispatchWorkgroups(1);
       cp.end();
       return;
     }
-    cp.end();
+    // The look-back table starts empty (tag 0) in every sort.
     encoder.clearBuffer(ws.table);
     const c = encoder.beginComputePass({ label: 'gpusort' });
-    c.setPipeline(p.prepare);
-    c.setBindGroup(0, bind(p.prepare, { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
+    c.setPipeline(this.pipeline('prepare'));
+    c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
     c.dispatchWorkgroups(1);
-    c.setPipeline(p.histogram);
-    c.setBindGroup(0, bind(p.histogram, { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
+    c.setPipeline(this.pipeline('histogram'));
+    c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
     c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.HISTOGRAM * 12);
-    c.setPipeline(p.offsets);
-    c.setBindGroup(0, bind(p.offsets, { 1: { buffer: ws.control } }));
+    c.setPipeline(this.pipeline('offsets'));
+    c.setBindGroup(0, bind('offsets', { 1: { buffer: ws.control } }));
     c.dispatchWorkgroups(1);
-    c.setPipeline(p.pass);
+    c.setPipeline(this.pipeline('pass'));
     const a = { keys, values };
     const b = { keys: ws.keysB, values: ws.valuesB };
     for (let pass = 0; pass < this.passCount; ++pass) {
       const [from, to] = pass % 2 === 0 ? [a, b] : [b, a];
       const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
       if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
-      c.setBindGroup(0, bind(p.pass, entries));
+      c.setBindGroup(0, bind('pass', entries));
       c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.PASS * 12);
     }
     if (this.passCount % 2 === 1) {
       const entries = { 1: { buffer: ws.control }, 3: whole(b.keys), 4: whole(a.keys) };
       if (this.hasValues) Object.assign(entries, { 5: whole(b.values), 6: whole(a.values) });
-      c.setPipeline(p.copy);
-      c.setBindGroup(0, bind(p.copy, entries));
+      c.setPipeline(this.pipeline('copy'));
+      c.setBindGroup(0, bind('copy', entries));
       c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.COPY * 12);
     }
     c.end();
