@@ -13,7 +13,11 @@ export const { sort, Sorter, requestDevice, nodeGpu } = gpusort;
 
 let devicePromise = null;
 export function device() {
-  if (!devicePromise) devicePromise = requestDevice(nodeGpu());
+  if (!devicePromise)
+    devicePromise = requestDevice(nodeGpu()).catch((e) => {
+      throw new Error(`${e.message} (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? ''}: Dawn needs a Vulkan driver it accepts; ` +
+        `Debian's chromium package brings SwiftShader's ICD, ${SWIFTSHADER_ICD})`);
+    });
   return devicePromise;
 }
 
