@@ -65,6 +65,7 @@ test('error paths: one line, status 1, outputs untouched', async (t) => {
   const f = (name) => join(dir, name);
   writeFileSync(f('k'), bytesOf(makeBits('uniform', 100, 1)));
   writeFileSync(f('v'), bytesOf(makeBits('uniform', 99, 2)));
+  writeFileSync(f('k100'), bytesOf(makeBits('uniform', 100, 3)));
   writeFileSync(f('odd'), Buffer.alloc(10));
   writeFileSync(f('npy'), Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]));
   writeFileSync(f('old'), 'previous contents');
@@ -87,6 +88,8 @@ test('error paths: one line, status 1, outputs untouched', async (t) => {
     [['sort', f('k')], /sort needs IN and OUT/],
     [['shuffle', f('k'), f('old')], /unknown command 'shuffle' \(expected: sort\)/],
     [['sort', f('k'), join(dir, 'no-such-dir', 'out'), '-t', 'u32'], /OUT '.*out': cannot create a temporary file in/],
+    // Keys and values appear together: VOUT cannot be written, so OUT ('old') stays as it was.
+    [['sort', f('k'), f('old'), '-t', 'u32', '--values', f('k100'), '--values-out', join(dir, 'no-such-dir', 'vo'), '--value-type', 'u32'], /VOUT '.*vo': cannot create a temporary file in/],
   ];
   for (const [args, pattern] of cases) {
     const r = run(args);
@@ -97,5 +100,5 @@ test('error paths: one line, status 1, outputs untouched', async (t) => {
     assert.match(lines[0], pattern);
   }
   assert.equal(readFileSync(f('old'), 'utf8'), 'previous contents');
-  assert.deepEqual(readdirSync(dir).sort(), ['k', 'npy', 'odd', 'old', 'v']);
+  assert.deepEqual(readdirSync(dir).sort(), ['k', 'k100', 'npy', 'odd', 'old', 'v']);
 });
