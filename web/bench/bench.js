@@ -48,6 +48,7 @@ const device = await adapter.requestDevice({
   requiredLimits: {
     maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
     maxBufferSize: adapter.limits.maxBufferSize,
+    maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
   },
 });
 device.addEventListener?.('uncapturederror', (e) => {

@@ -109,7 +109,7 @@ export function sort<K extends KeyArray, V extends ValueArray | undefined = unde
 
 /** The key type of a typed array, or null. */
 export function keyTypeOf(array: ArrayBufferView): KeyType | null;
-/** A device with the adapter's largest storage binding and buffer sizes. */
+/** A device with the adapter's largest storage binding, buffer and workgroup memory sizes. */
 export function requestDevice(gpu?: GPU): Promise<GPUDevice>;
 /** The device sort() uses when none is given. */
 export function defaultDevice(): Promise<GPUDevice>;

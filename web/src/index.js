@@ -21,7 +21,7 @@ export function setDefaultDeviceFactory(factory) {
 }
 
 let defaultDevicePromise = null;
-/** A device with the adapter's largest storage binding and buffer sizes (WebGPU's navigator.gpu). */
+/** A device with the adapter's largest storage binding, buffer and workgroup memory sizes (WebGPU's navigator.gpu). */
 export async function requestDevice(gpu = globalThis.navigator?.gpu) {
   if (!gpu) throw new Error('WebGPU is not available (no navigator.gpu)');
   const adapter = await gpu.requestAdapter();
@@ -30,6 +30,7 @@ export async function requestDevice(gpu = globalThis.navigator?.gpu) {
     requiredLimits: {
       maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
       maxBufferSize: adapter.limits.maxBufferSize,
+      maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
     },
   });
 }
@@ -83,24 +84,39 @@ export async function sort(keys, options = {}) {
   });
   if (n > sorter.maxCount) throw new RangeError(`${n} keys: this device sorts at most ${sorter.maxCount} at once`);
   const bytes = n * 4;
-  device.pushErrorScope('out-of-memory');
-  device.pushErrorScope('validation');
-  const storage = (label) => device.createBuffer({ label, size: bytes, usage: USAGE.STORAGE | USAGE.COPY_DST | USAGE.COPY_SRC });
-  const keyBuffer = storage('gpusort keys');
-  const valueBuffer = values ? storage('gpusort values') : null;
-  const readKeys = device.createBuffer({ size: bytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
-  const readValues = values ? device.createBuffer({ size: bytes, usage: USAGE.MAP_READ | USAGE.COPY_DST }) : null;
-  device.queue.writeBuffer(keyBuffer, 0, keys.buffer, keys.byteOffset, bytes);
-  if (values) device.queue.writeBuffer(valueBuffer, 0, values.buffer, values.byteOffset, bytes);
-  const workspace = sorter.createWorkspace(n);
+  const made = [];
+  const buffer = (label, usage) => {
+    const b = device.createBuffer({ label, size: bytes, usage });
+    made.push(b);
+    return b;
+  };
+  let workspace = null;
   try {
-    const encoder = device.createCommandEncoder();
-    sorter.encode(encoder, { keys: keyBuffer, values: valueBuffer, count: n, workspace });
-    encoder.copyBufferToBuffer(keyBuffer, 0, readKeys, 0, bytes);
-    if (values) encoder.copyBufferToBuffer(valueBuffer, 0, readValues, 0, bytes);
-    device.queue.submit([encoder.finish()]);
+    // Validation and allocation failures of this sort become exceptions.
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let failure = null;
+    let readKeys, readValues;
+    try {
+      const usage = USAGE.STORAGE | USAGE.COPY_DST | USAGE.COPY_SRC;
+      const keyBuffer = buffer('gpusort keys', usage);
+      const valueBuffer = values ? buffer('gpusort values', usage) : null;
+      readKeys = buffer('gpusort keys read', USAGE.MAP_READ | USAGE.COPY_DST);
+      readValues = values ? buffer('gpusort values read', USAGE.MAP_READ | USAGE.COPY_DST) : null;
+      device.queue.writeBuffer(keyBuffer, 0, keys.buffer, keys.byteOffset, bytes);
+      if (values) device.queue.writeBuffer(valueBuffer, 0, values.buffer, values.byteOffset, bytes);
+      workspace = sorter.createWorkspace(n);
+      const encoder = device.createCommandEncoder();
+      sorter.encode(encoder, { keys: keyBuffer, values: valueBuffer, count: n, workspace });
+      encoder.copyBufferToBuffer(keyBuffer, 0, readKeys, 0, bytes);
+      if (values) encoder.copyBufferToBuffer(valueBuffer, 0, readValues, 0, bytes);
+      device.queue.submit([encoder.finish()]);
+    } catch (e) {
+      failure = e;
+    }
     const invalid = await device.popErrorScope();
     const oom = await device.popErrorScope();
+    if (failure) throw failure;
     if (invalid || oom) throw new Error(`WebGPU: ${(invalid || oom).message}`);
     await readKeys.mapAsync(USAGE.MAP_READ);
     new Uint8Array(outKeys.buffer).set(new Uint8Array(readKeys.getMappedRange()));
@@ -110,8 +126,8 @@ export async function sort(keys, options = {}) {
     }
     if (options.onWorkspace) await options.onWorkspace(workspace);
   } finally {
-    workspace.destroy();
-    for (const b of [keyBuffer, valueBuffer, readKeys, readValues]) b?.destroy();
+    workspace?.destroy();
+    for (const b of made) b.destroy();
   }
   return { keys: outKeys, values: outValues };
 }

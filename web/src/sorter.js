@@ -154,8 +154,12 @@ export class Sorter {
       this.device.queue.writeBuffer(ws.hostCount, 0, new Uint32Array([count]));
       countBuffer = ws.hostCount;
       countOffset = 0;
-    } else if (countOffset % 4 !== 0) {
-      throw new RangeError('countOffset must be a multiple of 4');
+    } else {
+      if (!Number.isInteger(countOffset) || countOffset < 0 || countOffset % 4 !== 0) throw new RangeError('countOffset must be a multiple of 4');
+      if (count.size < countOffset + 4) throw new RangeError(`count buffer holds ${count.size} bytes, countOffset ${countOffset} needs ${countOffset + 4}`);
+      // The GPU's count may be anything up to maxCount.
+      if (keys.size < ws.maxCount * 4) throw new RangeError(`keys buffer holds ${keys.size} bytes, the workspace's maxCount needs ${ws.maxCount * 4}`);
+      if (values && values.size < ws.maxCount * 4) throw new RangeError(`values buffer holds ${values.size} bytes, the workspace's maxCount needs ${ws.maxCount * 4}`);
     }
     if (ws.maxCount <= 1 || this.passCount === 0) return;
     const countParams = ws.countParams(countOffset / 4);

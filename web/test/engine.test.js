@@ -80,6 +80,13 @@ test('Onesweep at sizes of the small-array path (smallPath: false)', async () =>
   for (const n of [2, 3, 100, 2047, 2048]) (await engineSort(sorter, makeBits('uniform', n, n), { hostCount: n, sorted: n })).destroy();
 });
 
+test('other tile shapes: 3 keys per invocation in rank groups of 8, 16 in groups of 32, 12 in one group of 256', async () => {
+  for (const [keysPerThread, rankLanes, n] of [[3, 8, 20000], [16, 32, 70001], [12, 256, 9000]]) {
+    const sorter = new Sorter(await device(), { keyType: 'u32', valueType: 'u32', keysPerThread, rankLanes });
+    for (const size of [sorter.tile, n]) (await engineSort(sorter, makeBits('few', size, size), { hostCount: size, sorted: size })).destroy();
+  }
+});
+
 test('look-back fallback forced: every third tile never publishes; then no tile publishes', async () => {
   const dev = await device();
   for (const [refusePeriod, spinLimit, n] of [[3, 4, 100000], [1, 0, 30000]]) {
@@ -112,4 +119,9 @@ test('bad options and arguments are refused with a message', async () => {
   assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys, count: 101, workspace: ws }), /count must be an integer from 0 to 100/);
   assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys, values: keys, count: 10, workspace: ws }), /no values/);
   assert.throws(() => sorter.createWorkspace(-1), /maxCount/);
+  const small = dev.createBuffer({ size: 200, usage: STORAGE });
+  const countBuffer = dev.createBuffer({ size: 8, usage: STORAGE });
+  assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys: small, count: countBuffer, workspace: ws }), /keys buffer holds 200 bytes, the workspace's maxCount needs 400/);
+  assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys, count: countBuffer, countOffset: 8, workspace: ws }), /countOffset 8 needs 12/);
+  assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys, count: countBuffer, countOffset: 2, workspace: ws }), /multiple of 4/);
 });

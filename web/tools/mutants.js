@@ -33,8 +33,8 @@ const MUTANTS = [
     [['sort', 'bit ranges']]],
   ['small path: keys read back in the wrong arrangement', 'src/wgsl.js', 'key[k] = atomicLoad(&shm[chunk + k * W]);', 'key[k] = atomicLoad(&shm[t + k * WG]);',
     [['sort', 'u32 pairs ascending: sizes'], ['engine', 'count from a GPU buffer']]],
-  ['GPU count not clamped to maxCount', 'src/wgsl.js',
-    '  let n = min(count_src[count_params.x], params.max_n);\n  for (var i = t + 1u', '  let n = count_src[count_params.x];\n  for (var i = t + 1u',
+  ['GPU count clamped to maxCount + 1', 'src/wgsl.js',
+    '  let n = min(count_src[count_params.x], params.max_n);\n  for (var i = t + 1u', '  let n = min(count_src[count_params.x], params.max_n + 1u);\n  for (var i = t + 1u',
     [['engine', 'count from a GPU buffer']]],
   ['values stored from the wrong lane', 'src/wgsl.js', 'if (j < size) { values_out[targets[k]] = atomicLoad(&shm[j]); }', 'if (j < size) { values_out[targets[k]] = values[k]; }',
     [['sort', 'u32 pairs: distributions'], ['engine', 'host count']]],
@@ -62,7 +62,9 @@ for (const [name, file, from, to, runs] of MUTANTS) {
       const passed = Number(/# pass (\d+)/.exec(r.stdout)?.[1] ?? -1);
       const caught = failed > 0;
       results.push({ name, test: `${test}${pattern ? ` /${pattern}/` : ''}`, caught, passed, failed, seconds: (Date.now() - started) / 1000 });
-      console.log(`${caught ? 'caught' : 'MISSED'}  ${name}  <-  ${test}${pattern ? ` /${pattern}/` : ''}  (pass ${passed}, fail ${failed}, ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      // The first failure's message: a wrong element, not a kernel that fails to compile.
+      const why = /^\s*(?:error: '|Error: )?(.*(?:element \d+|expected|status|WebGPU).*)$/m.exec(r.stdout)?.[1]?.replace(/'$/, '').slice(0, 160) ?? '';
+      console.log(`${caught ? 'caught' : 'MISSED'}  ${name}  <-  ${test}${pattern ? ` /${pattern}/` : ''}  (pass ${passed}, fail ${failed}, ${((Date.now() - started) / 1000).toFixed(0)} s)${caught ? `: ${why}` : ''}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
