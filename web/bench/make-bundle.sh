@@ -5,7 +5,7 @@
 # package.json, and the `webgpu` package's loader with Dawn's linux-x64 dawn.node (no other
 # dependency is needed at run time). Needs npm's registry or its cache, once; run after `npm ci`.
 # On the GPU machine:
-#   tar xJf gpusort-webgpu-bench.tar.xz -C /tmp && /tmp/gpusort-webgpu-bench/run.sh [bench.js options]
+#   tar xJf gpusort-webgpu-bench.tar.xz && gpusort-webgpu-bench/run.sh [bench.js options]
 # (run.sh uses the NVIDIA Vulkan ICD unless VK_ICD_FILENAMES is set.)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
