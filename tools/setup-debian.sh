@@ -18,7 +18,14 @@ packages=(
   pkgconf                            # the cmake_package test checks gpusort.pc with pkg-config
   libopenmpi-dev openmpi-bin         # the distributed sort (gpusort::distributed, mpirun)
   python3-mpi4py                     # ... its Python face and tests
+  chromium                           # web/: the headless page test, and SwiftShader's Vulkan ICD
+                                     # (/usr/lib/chromium/vk_swiftshader_icd.json, from chromium-common)
+                                     # that Dawn accepts in the Node tests (it refuses Debian 12's lavapipe)
 )
+# web/'s tests also need Node and npm: Debian's nodejs and npm, unless a node and an npm are
+# already installed (e.g. NodeSource's nodejs, which bundles npm).
+command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm)
 
 missing=()
 for package in "${packages[@]}"; do

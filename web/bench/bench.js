@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// Times gpusort-webgpu's sort on the adapter Dawn finds (VK_ICD_FILENAMES picks the Vulkan driver),
+// with GPU timestamps where the adapter has 'timestamp-query' (two empty compute passes bracket
+// the sort's commands), wall time (submit to onSubmittedWorkDone) always; checks every row's result
+// and prints a table.
+//
+//   node bench/bench.js                      2^24 u32 keys and 2^24 u32 pairs
+//   node bench/bench.js --sweep              n = 2^10 ... 2^24, step 2, u32 and u32+u32
+//   options: --keys u32,u32+u32,i32,f32,f32+u32  --min-log2 A --max-log2 B --step S
+//            --warmups W (default 5) --runs R (default 11; the median is reported) --json FILE
+//            --spin-limit N --keys-per-thread K --rank-lanes L (Sorter options)
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Sorter, nodeGpu } from '../src/node.js';
+
+const { values: o } = parseArgs({
+  options: {
+    keys: { type: 'string', default: 'u32,u32+u32' },
+    sweep: { type: 'boolean' },
+    'min-log2': { type: 'string' },
+    'max-log2': { type: 'string' },
+    step: { type: 'string', default: '2' },
+    warmups: { type: 'string', default: '5' },
+    runs: { type: 'string', default: '11' },
+    json: { type: 'string' },
+    'spin-limit': { type: 'string' },
+    'keys-per-thread': { type: 'string' },
+    'rank-lanes': { type: 'string' },
+  },
+});
+const maxLog2 = Number(o['max-log2'] ?? 24);
+const minLog2 = Number(o['min-log2'] ?? (o.sweep ? 10 : maxLog2));
+const step = Number(o.step);
+const warmups = Number(o.warmups);
+const runs = Number(o.runs);
+const configs = o.keys.split(',').map((k) => {
+  const [keyType, valueType] = k.split('+');
+  if (!['u32', 'i32', 'f32'].includes(keyType) || (valueType && valueType !== 'u32')) throw new Error(`--keys: unknown '${k}'`);
+  return { name: k, keyType, valueType: valueType ?? null };
+});
+
+const gpu = nodeGpu(['disable-dawn-features=timestamp_quantization']);
+const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+if (!adapter) throw new Error('no WebGPU adapter (VK_ICD_FILENAMES?)');
+const timestamps = adapter.features.has('timestamp-query');
+const device = await adapter.requestDevice({
+  requiredFeatures: timestamps ? ['timestamp-query'] : [],
+  requiredLimits: {
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    maxBufferSize: adapter.limits.maxBufferSize,
+    maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
+  },
+});
+device.addEventListener?.('uncapturederror', (e) => {
+  console.error('WebGPU error:', e.error.message);
+  process.exit(1);
+});
+const info = adapter.info ?? {};
+console.log(`adapter: ${info.vendor ?? ''} ${info.architecture ?? ''} ${info.device ?? ''} ${info.description ?? ''}`.trim());
+console.log(`subgroup sizes ${info.subgroupMinSize ?? '?'}..${info.subgroupMaxSize ?? '?'}; timing: ${timestamps ? 'GPU timestamps' : 'wall time only'}; ` +
+  `maxStorageBufferBindingSize ${device.limits.maxStorageBufferBindingSize}; node ${process.version}; ${new Date().toISOString()}`);
+
+const U = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, STORAGE: 128, QUERY_RESOLVE: 512 };
+const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : null;
+const resolve = timestamps ? device.createBuffer({ size: 16, usage: U.QUERY_RESOLVE | U.COPY_SRC }) : null;
+const resolveRead = timestamps ? device.createBuffer({ size: 16, usage: U.MAP_READ | U.COPY_DST }) : null;
+
+function randomWords(n, seed) {
+  const out = new Uint32Array(n);
+  let a = seed >>> 0;
+  for (let i = 0; i < n; ++i) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = (t ^ (t >>> 14)) >>> 0;
+  }
+  return out;
+}
+
+function orderOf(type, bits) {
+  if (type === 'u32') return bits >>> 0;
+  if (type === 'i32') return (bits ^ 0x80000000) >>> 0;
+  return bits >= 0x80000000 ? (~bits) >>> 0 : (bits + 0x80000000) >>> 0;
+}
+
+async function readBack(buffer, n) {
+  const read = device.createBuffer({ size: n * 4, usage: U.MAP_READ | U.COPY_DST });
+  const e = device.createCommandEncoder();
+  e.copyBufferToBuffer(buffer, 0, read, 0, n * 4);
+  device.queue.submit([e.finish()]);
+  await read.mapAsync(U.MAP_READ);
+  const out = new Uint32Array(read.getMappedRange().slice(0));
+  read.destroy();
+  return out;
+}
+
+// The whole result: keys in order, each value (the input index) names its key, equal keys in input order.
+function check(cfg, input, keys, values) {
+  const n = input.length;
+  for (let i = 0; i < n; ++i) {
+    if (values && input[values[i]] !== keys[i]) return `element ${i}: value ${values[i]} does not name key ${keys[i]}`;
+    if (i === 0) continue;
+    const a = orderOf(cfg.keyType, keys[i - 1]), b = orderOf(cfg.keyType, keys[i]);
+    if (a > b) return `keys ${i - 1}, ${i} out of order`;
+    if (values && a === b && values[i - 1] > values[i]) return `equal keys at ${i - 1}, ${i} not stable`;
+  }
+  if (!values) {
+    const x = Uint32Array.from(input).sort(), y = Uint32Array.from(keys).sort();
+    for (let i = 0; i < n; ++i) if (x[i] !== y[i]) return 'the keys are not a permutation of the input';
+  }
+  return null;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const rows = [];
+const sorterOptions = {};
+if (o['spin-limit']) sorterOptions.spinLimit = Number(o['spin-limit']);
+if (o['keys-per-thread']) sorterOptions.keysPerThread = Number(o['keys-per-thread']);
+if (o['rank-lanes']) sorterOptions.rankLanes = Number(o['rank-lanes']);
+
+console.log('| keys     | n    | GPU ms med | GPU ms min | wall ms med | G keys/s | fallbacks | check |');
+console.log('|----------|------|-----------:|-----------:|-----------:|---------:|----------:|-------|');
+for (const cfg of configs) {
+  const sorter = new Sorter(device, { keyType: cfg.keyType, valueType: cfg.valueType, ...sorterOptions });
+  sorter.compile();
+  for (let log2 = minLog2; log2 <= maxLog2; log2 += step) {
+    const n = 2 ** log2;
+    const input = randomWords(n, log2 * 7919 + 1);
+    const bytes = n * 4;
+    const buffer = (usage) => device.createBuffer({ size: bytes, usage });
+    const pristineKeys = buffer(U.STORAGE | U.COPY_SRC | U.COPY_DST);
+    const keys = buffer(U.STORAGE | U.COPY_SRC | U.COPY_DST);
+    device.queue.writeBuffer(pristineKeys, 0, input);
+    let pristineValues = null, values = null;
+    if (cfg.valueType) {
+      pristineValues = buffer(U.STORAGE | U.COPY_SRC | U.COPY_DST);
+      values = buffer(U.STORAGE | U.COPY_SRC | U.COPY_DST);
+      device.queue.writeBuffer(pristineValues, 0, new Uint32Array(n).map((_, i) => i));
+    }
+    const workspace = sorter.createWorkspace(n);
+    const gpuMs = [], wallMs = [];
+    for (let r = 0; r < warmups + runs; ++r) {
+      const e = device.createCommandEncoder();
+      e.copyBufferToBuffer(pristineKeys, 0, keys, 0, bytes);
+      if (values) e.copyBufferToBuffer(pristineValues, 0, values, 0, bytes);
+      if (timestamps) e.beginComputePass({ timestampWrites: { querySet, endOfPassWriteIndex: 0 } }).end();
+      sorter.encode(e, { keys, values, count: n, workspace });
+      if (timestamps) {
+        e.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 1 } }).end();
+        e.resolveQuerySet(querySet, 0, 2, resolve, 0);
+        e.copyBufferToBuffer(resolve, 0, resolveRead, 0, 16);
+      }
+      const started = performance.now();
+      device.queue.submit([e.finish()]);
+      await device.queue.onSubmittedWorkDone();
+      const wall = performance.now() - started;
+      if (r < warmups) continue;
+      wallMs.push(wall);
+      if (timestamps) {
+        await resolveRead.mapAsync(U.MAP_READ);
+        const t = new BigUint64Array(resolveRead.getMappedRange());
+        gpuMs.push(Number(t[1] - t[0]) / 1e6);
+        resolveRead.unmap();
+      }
+    }
+    const outKeys = await readBack(keys, n);
+    const outValues = values ? await readBack(values, n) : null;
+    const problem = check(cfg, input, outKeys, outValues);
+    const fallbacks = await workspace.fallbackCount();
+    const gpu = timestamps ? median(gpuMs) : null;
+    const wall = median(wallMs);
+    const ms = gpu ?? wall;
+    rows.push({ keys: cfg.name, n, gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, wall_ms: wall,
+      gkeys_per_s: n / ms / 1e6, fallbacks_last_run: fallbacks, check: problem ?? 'ok' });
+    const row = rows[rows.length - 1];
+    console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
+      `${row.gpu_min_ms === null ? '     -    ' : row.gpu_min_ms.toFixed(3).padStart(10)} | ${wall.toFixed(3).padStart(10)} | ` +
+      `${row.gkeys_per_s.toPrecision(4).padStart(8)} | ${String(fallbacks).padStart(9)} | ${row.check} |`);
+    for (const b of [pristineKeys, keys, pristineValues, values]) b?.destroy();
+    workspace.destroy();
+    if (problem) process.exitCode = 1;
+  }
+}
+if (o.json) writeFileSync(o.json, JSON.stringify({ adapter: info, timestamps, rows }, null, 1));
+process.exit(process.exitCode ?? 0);

@@ -1,0 +1,116 @@
+// Types of gpusort-webgpu (ES modules). WebGPU's types come from @webgpu/types.
+/// <reference types="@webgpu/types" />
+
+export type KeyType = 'u32' | 'i32' | 'f32';
+export type ValueType = 'u32' | 'i32' | 'f32';
+export type KeyArray = Uint32Array | Int32Array | Float32Array;
+export type ValueArray = Uint32Array | Int32Array | Float32Array;
+
+export const KEY_TYPES: readonly KeyType[];
+export const VALUE_TYPES: readonly ValueType[];
+
+export interface SorterOptions {
+  /** Key type (default 'u32'); floats sort by IEEE-754 totalOrder: -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN. */
+  keyType?: KeyType;
+  /** 4-byte values carried along (stably); null or absent: keys alone. */
+  valueType?: ValueType | null;
+  /** Descending order (still stable: equal keys keep their input order). */
+  descending?: boolean;
+  /** Only bits [beginBit, endBit) of the key's radix order take part (endBit 0: 32). */
+  beginBit?: number;
+  endBit?: number;
+  /** Keys per invocation (tile = 256 x keysPerThread; default 8). */
+  keysPerThread?: number;
+  /** Invocations per rank group (a power of two, 4 to 256; default 16). */
+  rankLanes?: number;
+  /** Look-back reads of an unpublished predecessor before the workgroup recounts it (default 256). */
+  spinLimit?: number;
+  /** Sort up to one tile in one workgroup and one dispatch (default true). */
+  smallPath?: boolean;
+  /** Testing only: tiles p with p % refusePeriod == refusePeriod - 1 never publish; tableSlots: the circular table's length in tiles. */
+  debug?: { refusePeriod?: number; tableSlots?: number };
+}
+
+export interface EncodeArguments {
+  /** The keys (STORAGE usage), sorted in place. */
+  keys: GPUBuffer;
+  /** The values (STORAGE usage), when the sorter has a valueType. */
+  values?: GPUBuffer | null;
+  /**
+   * The count: a number (written with queue.writeBuffer: it holds for the next submit), or a
+   * GPUBuffer (STORAGE usage) holding a u32 count at byte offset countOffset, read on the GPU and
+   * clamped to the workspace's maxCount (the buffers must then hold maxCount elements).
+   */
+  count: number | GPUBuffer;
+  countOffset?: number;
+  workspace: Workspace;
+}
+
+/** The engine face: the kernels of one configuration, compiled on the caller's device. */
+export class Sorter {
+  constructor(device: GPUDevice, options?: SorterOptions);
+  readonly device: GPUDevice;
+  readonly keyType: KeyType;
+  readonly valueType: ValueType | null;
+  readonly descending: boolean;
+  readonly beginBit: number;
+  readonly endBit: number;
+  /** Radix passes: ceil((endBit - beginBit) / 8). */
+  readonly passCount: number;
+  /** Keys per Onesweep tile. */
+  readonly tile: number;
+  /** The largest count one sort takes on this device (one storage binding, at most 2^30 - 1). */
+  readonly maxCount: number;
+  readonly hasValues: boolean;
+  /** Compiles every kernel now (else on first use). */
+  compile(): void;
+  /** Scratch for sorts of up to maxCount keys (about maxCount x 4 bytes per array, plus the look-back table). */
+  createWorkspace(maxCount: number): Workspace;
+  /** Records the sort into the caller's encoder. */
+  encode(encoder: GPUCommandEncoder, args: EncodeArguments): void;
+}
+
+export class Workspace {
+  readonly sorter: Sorter;
+  readonly maxCount: number;
+  /** Whether sorts use the small-array path (maxCount at most one tile). */
+  readonly small: boolean;
+  /** The circular look-back table's length in tiles. */
+  readonly slots: number;
+  /** How often a look-back recounted a tile in the last sort (reads the GPU). */
+  fallbackCount(): Promise<number>;
+  destroy(): void;
+}
+
+export interface SortOptions {
+  /** Values carried along (same length, 4-byte elements); returned in the same type. */
+  values?: ValueArray;
+  /** Defaults to the array's type. */
+  keyType?: KeyType;
+  descending?: boolean;
+  beginBit?: number;
+  endBit?: number;
+  /** Default: navigator.gpu's (in Node, from the ./node entry point: Dawn's). */
+  device?: GPUDevice;
+  /** Further Sorter options (keysPerThread, rankLanes, spinLimit, smallPath, debug). */
+  sorterOptions?: SorterOptions;
+}
+
+export interface Sorted<K extends KeyArray, V extends ValueArray | undefined> {
+  keys: K;
+  values: V extends ValueArray ? V : null;
+}
+
+/** The convenient face: sorts a copy of `keys` (and `values`) on the GPU, stably. */
+export function sort<K extends KeyArray, V extends ValueArray | undefined = undefined>(
+  keys: K,
+  options?: SortOptions & { values?: V },
+): Promise<Sorted<K, V>>;
+
+/** The key type of a typed array, or null. */
+export function keyTypeOf(array: ArrayBufferView): KeyType | null;
+/** A device with the adapter's largest storage binding, buffer and workgroup memory sizes. */
+export function requestDevice(gpu?: GPU): Promise<GPUDevice>;
+/** The device sort() uses when none is given. */
+export function defaultDevice(): Promise<GPUDevice>;
+export function setDefaultDeviceFactory(factory: () => Promise<GPUDevice>): void;

@@ -1,0 +1,133 @@
+// gpusort-webgpu: GPU radix sort (Onesweep) on WebGPU.
+// Engine face: Sorter / Workspace (the caller's GPUDevice, buffers and command encoder).
+// Convenient face: sort() (typed arrays in, sorted typed arrays out).
+import { KEY_TYPES, Sorter, VALUE_TYPES, Workspace } from './sorter.js';
+
+export { KEY_TYPES, Sorter, VALUE_TYPES, Workspace };
+
+const ARRAY_TYPES = { u32: Uint32Array, i32: Int32Array, f32: Float32Array };
+
+/** The key type of a typed array (Uint32Array: u32, Int32Array: i32, Float32Array: f32). */
+export function keyTypeOf(array) {
+  for (const [type, ctor] of Object.entries(ARRAY_TYPES)) if (array instanceof ctor) return type;
+  return null;
+}
+
+let defaultDeviceFactory = null;
+/** Sets how sort() gets a device when none is passed (the Node entry point sets Dawn's). */
+export function setDefaultDeviceFactory(factory) {
+  defaultDeviceFactory = factory;
+  defaultDevicePromise = null;
+}
+
+let defaultDevicePromise = null;
+/** A device with the adapter's largest storage binding, buffer and workgroup memory sizes (WebGPU's navigator.gpu). */
+export async function requestDevice(gpu = globalThis.navigator?.gpu) {
+  if (!gpu) throw new Error('WebGPU is not available (no navigator.gpu)');
+  const adapter = await gpu.requestAdapter();
+  if (!adapter) throw new Error('WebGPU: no adapter');
+  return adapter.requestDevice({
+    requiredLimits: {
+      maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+      maxBufferSize: adapter.limits.maxBufferSize,
+      maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
+    },
+  });
+}
+
+export function defaultDevice() {
+  if (!defaultDevicePromise) defaultDevicePromise = defaultDeviceFactory ? defaultDeviceFactory() : requestDevice();
+  return defaultDevicePromise;
+}
+
+const sorterCache = new WeakMap();
+function cachedSorter(device, options) {
+  let perDevice = sorterCache.get(device);
+  if (!perDevice) sorterCache.set(device, (perDevice = new Map()));
+  const key = JSON.stringify(options);
+  let sorter = perDevice.get(key);
+  if (!sorter) perDevice.set(key, (sorter = new Sorter(device, options)));
+  return sorter;
+}
+
+const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, STORAGE: 128 };
+
+/**
+ * Sorts a Uint32Array, Int32Array or Float32Array (floats by IEEE-754 totalOrder) on the GPU,
+ * stably, with optional 4-byte values carried along; returns new arrays of the input's types.
+ */
+export async function sort(keys, options = {}) {
+  const keyType = options.keyType ?? keyTypeOf(keys);
+  if (!KEY_TYPES.includes(keyType)) throw new TypeError('keys must be a Uint32Array, Int32Array or Float32Array');
+  if (ArrayBuffer.isView(keys) && keys.BYTES_PER_ELEMENT !== 4) throw new TypeError('keys must have 4-byte elements');
+  const values = options.values ?? null;
+  if (values !== null) {
+    if (!ArrayBuffer.isView(values) || values.BYTES_PER_ELEMENT !== 4) throw new TypeError('values must be a typed array of 4-byte elements');
+    if (values.length !== keys.length) throw new RangeError(`values has ${values.length} elements, keys ${keys.length}`);
+  }
+  const n = keys.length;
+  const outKeys = new keys.constructor(n);
+  const outValues = values ? new values.constructor(n) : null;
+  if (n <= 1) {
+    outKeys.set(keys);
+    if (values) outValues.set(values);
+    return { keys: outKeys, values: outValues };
+  }
+  const device = options.device ?? (await defaultDevice());
+  const sorter = cachedSorter(device, {
+    keyType,
+    valueType: values ? 'u32' : null,
+    descending: !!options.descending,
+    beginBit: options.beginBit ?? 0,
+    endBit: options.endBit ?? 0,
+    ...(options.sorterOptions ?? {}),
+  });
+  if (n > sorter.maxCount) throw new RangeError(`${n} keys: this device sorts at most ${sorter.maxCount} at once`);
+  const bytes = n * 4;
+  const made = [];
+  const buffer = (label, usage) => {
+    const b = device.createBuffer({ label, size: bytes, usage });
+    made.push(b);
+    return b;
+  };
+  let workspace = null;
+  try {
+    // Validation and allocation failures of this sort become exceptions.
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let failure = null;
+    let readKeys, readValues;
+    try {
+      const usage = USAGE.STORAGE | USAGE.COPY_DST | USAGE.COPY_SRC;
+      const keyBuffer = buffer('gpusort keys', usage);
+      const valueBuffer = values ? buffer('gpusort values', usage) : null;
+      readKeys = buffer('gpusort keys read', USAGE.MAP_READ | USAGE.COPY_DST);
+      readValues = values ? buffer('gpusort values read', USAGE.MAP_READ | USAGE.COPY_DST) : null;
+      device.queue.writeBuffer(keyBuffer, 0, keys.buffer, keys.byteOffset, bytes);
+      if (values) device.queue.writeBuffer(valueBuffer, 0, values.buffer, values.byteOffset, bytes);
+      workspace = sorter.createWorkspace(n);
+      const encoder = device.createCommandEncoder();
+      sorter.encode(encoder, { keys: keyBuffer, values: valueBuffer, count: n, workspace });
+      encoder.copyBufferToBuffer(keyBuffer, 0, readKeys, 0, bytes);
+      if (values) encoder.copyBufferToBuffer(valueBuffer, 0, readValues, 0, bytes);
+      device.queue.submit([encoder.finish()]);
+    } catch (e) {
+      failure = e;
+    }
+    const invalid = await device.popErrorScope();
+    const oom = await device.popErrorScope();
+    if (failure) throw failure;
+    if (invalid || oom) throw new Error(`WebGPU: ${(invalid || oom).message}`);
+    await readKeys.mapAsync(USAGE.MAP_READ);
+    new Uint8Array(outKeys.buffer).set(new Uint8Array(readKeys.getMappedRange()));
+    if (values) {
+      await readValues.mapAsync(USAGE.MAP_READ);
+      new Uint8Array(outValues.buffer).set(new Uint8Array(readValues.getMappedRange()));
+    }
+    if (options.onWorkspace) await options.onWorkspace(workspace);
+  } finally {
+    workspace?.destroy();
+    for (const b of made) b.destroy();
+  }
+  return { keys: outKeys, values: outValues };
+}

@@ -1,0 +1,298 @@
+// The engine face: a Sorter compiles the kernels of one configuration on the caller's GPUDevice;
+// a Workspace holds the scratch of sorts up to a maximum count; encode() records a sort of the
+// caller's GPUBuffers into the caller's GPUCommandEncoder, its count given by the host or read
+// from a GPU buffer (indirect dispatch).
+import {
+  CONTROL,
+  DISPATCH,
+  PARAMS,
+  PARAMS_STRIDE,
+  RADIX,
+  WORKGROUP,
+  copyShader,
+  histogramShader,
+  offsetsShader,
+  passShader,
+  prepareShader,
+  smallShader,
+} from './wgsl.js';
+
+const SHADERS = {
+  prepare: prepareShader,
+  histogram: histogramShader,
+  offsets: offsetsShader,
+  pass: passShader,
+  copy: copyShader,
+  small: smallShader,
+};
+
+export const KEY_TYPES = Object.freeze(['u32', 'i32', 'f32']);
+export const VALUE_TYPES = Object.freeze(['u32', 'i32', 'f32']);
+// Counts are packed with look-back tags into 32-bit words: at most 2^30 - 1 keys.
+export const MAX_COUNT_BITS = 30;
+
+// GPUBufferUsage / GPUMapMode numbers (the globals are absent in Node until installed).
+const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, INDEX: 16, UNIFORM: 64, STORAGE: 128, INDIRECT: 256 };
+
+function bitLength(x) {
+  let bits = 0;
+  while (x > 0) {
+    bits += 1;
+    x = Math.floor(x / 2);
+  }
+  return bits;
+}
+
+function nextPow2(x) {
+  let p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+function checkInteger(name, value, low, high) {
+  if (!Number.isInteger(value) || value < low || value > high)
+    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${value}`);
+}
+
+export class Sorter {
+  /**
+   * @param {GPUDevice} device
+   * @param {object} [options] see index.d.ts (SorterOptions)
+   */
+  constructor(device, options = {}) {
+    const {
+      keyType = 'u32',
+      valueType = null,
+      descending = false,
+      beginBit = 0,
+      endBit = 0,
+      keysPerThread = 8,
+      rankLanes = 16,
+      spinLimit = 256,
+      smallPath = true,
+      debug = {},
+    } = options;
+    if (!KEY_TYPES.includes(keyType)) throw new TypeError(`keyType must be one of ${KEY_TYPES.join(', ')}, got ${keyType}`);
+    if (valueType !== null && !VALUE_TYPES.includes(valueType))
+      throw new TypeError(`valueType must be null or one of ${VALUE_TYPES.join(', ')}, got ${valueType}`);
+    const end = endBit === 0 ? 32 : endBit;
+    checkInteger('endBit', end, 1, 32);
+    checkInteger('beginBit', beginBit, 0, end);
+    checkInteger('keysPerThread', keysPerThread, 1, 16);
+    if (![4, 8, 16, 32, 64, 128, 256].includes(rankLanes)) throw new RangeError('rankLanes must be a power of two from 4 to 256');
+    checkInteger('spinLimit', spinLimit, 0, 1 << 30);
+    this.device = device;
+    this.keyType = keyType;
+    this.valueType = valueType;
+    this.descending = !!descending;
+    this.beginBit = beginBit;
+    this.endBit = end;
+    this.passCount = Math.ceil((end - beginBit) / 8);
+    this.keysPerThread = keysPerThread;
+    this.rankLanes = rankLanes;
+    this.tile = WORKGROUP * keysPerThread;
+    this.spinLimit = spinLimit;
+    this.smallPath = smallPath;
+    this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0 };
+    // Counts beyond one binding are not split over several bindings yet.
+    this.maxCount = Math.min(2 ** MAX_COUNT_BITS - 1, Math.floor(device.limits.maxStorageBufferBindingSize / 4));
+    const workgroupBytes = 4 * (Math.max((WORKGROUP / rankLanes) * 128, this.tile) + 5 * RADIX + 2 * WORKGROUP + 32);
+    if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize)
+      throw new RangeError(`keysPerThread ${keysPerThread} needs ${workgroupBytes} bytes of workgroup memory, the device allows ${device.limits.maxComputeWorkgroupStorageSize}`);
+        this.cfg = { keyType, descending: this.descending, hasValues: valueType !== null, keysPerThread, rankLanes };
+    this.compiled = {};
+  }
+
+  // Pipelines are compiled on first use (the small-array path's or Onesweep's).
+  pipeline(name) {
+    let p = this.compiled[name];
+    if (!p) {
+      const code = SHADERS[name](this.cfg);
+      const label = `gpusort ${name}`;
+      p = this.device.createComputePipeline({
+        label,
+        layout: 'auto',
+        compute: { module: this.device.createShaderModule({ label, code }), entryPoint: 'main' },
+      });
+      this.compiled[name] = p;
+    }
+    return p;
+  }
+
+  /** Compiles the kernels now (else on first use): those of Onesweep and of the small-array path. */
+  compile() {
+    for (const name of Object.keys(SHADERS)) this.pipeline(name);
+  }
+
+  get hasValues() {
+    return this.valueType !== null;
+  }
+
+  /** Scratch for sorts of up to maxCount keys with this sorter. */
+  createWorkspace(maxCount) {
+    checkInteger('maxCount', maxCount, 0, this.maxCount);
+    return new Workspace(this, maxCount);
+  }
+
+  /**
+   * Records a sort of `keys` (and `values`) in place into `encoder`.
+   * count: a number (written to the workspace with queue.writeBuffer, so it holds for the next
+   * submit), or a GPUBuffer holding a u32 count at byte offset countOffset (clamped to the
+   * workspace's maxCount).
+   */
+  encode(encoder, { keys, values = null, count, countOffset = 0, workspace }) {
+    if (!(workspace instanceof Workspace) || workspace.sorter !== this) throw new TypeError('workspace must come from this sorter');
+    if (this.hasValues !== (values !== null && values !== undefined))
+      throw new TypeError(this.hasValues ? 'this sorter carries values: pass values' : 'this sorter has no values: pass none');
+    const ws = workspace;
+    let countBuffer = count;
+    if (typeof count === 'number') {
+      checkInteger('count', count, 0, ws.maxCount);
+      if (keys.size < count * 4) throw new RangeError(`keys buffer holds ${keys.size} bytes, the count needs ${count * 4}`);
+      if (values && values.size < count * 4) throw new RangeError(`values buffer holds ${values.size} bytes, the count needs ${count * 4}`);
+      if (count <= 1 || this.passCount === 0) return;
+      this.device.queue.writeBuffer(ws.hostCount, 0, new Uint32Array([count]));
+      countBuffer = ws.hostCount;
+      countOffset = 0;
+    } else {
+      if (!Number.isInteger(countOffset) || countOffset < 0 || countOffset % 4 !== 0) throw new RangeError('countOffset must be a multiple of 4');
+      if (count.size < countOffset + 4) throw new RangeError(`count buffer holds ${count.size} bytes, countOffset ${countOffset} needs ${countOffset + 4}`);
+      // The GPU's count may be anything up to maxCount.
+      if (keys.size < ws.maxCount * 4) throw new RangeError(`keys buffer holds ${keys.size} bytes, the workspace's maxCount needs ${ws.maxCount * 4}`);
+      if (values && values.size < ws.maxCount * 4) throw new RangeError(`values buffer holds ${values.size} bytes, the workspace's maxCount needs ${ws.maxCount * 4}`);
+    }
+    if (ws.maxCount <= 1 || this.passCount === 0) return;
+    const countParams = ws.countParams(countOffset / 4);
+    const bind = (pipeline, entries) =>
+      this.device.createBindGroup({
+        layout: this.pipeline(pipeline).getBindGroupLayout(0),
+        entries: Object.entries(entries).map(([binding, resource]) => ({ binding: Number(binding), resource })),
+      });
+    const whole = (buffer) => ({ buffer, size: Math.min(Math.floor(buffer.size / 4) * 4, ws.bindBytes) });
+    const passParams = (p) => ({ buffer: ws.params, offset: p * PARAMS_STRIDE, size: PARAMS.WORDS * 4 });
+    if (ws.small) {
+      const entries = { 0: passParams(0), 4: whole(keys), 8: { buffer: countBuffer }, 9: countParams };
+      if (this.hasValues) entries[6] = whole(values);
+      const cp = encoder.beginComputePass({ label: 'gpusort small' });
+      cp.setPipeline(this.pipeline('small'));
+      cp.setBindGroup(0, bind('small', entries));
+      cp.dispatchWorkgroups(1);
+      cp.end();
+      return;
+    }
+    // The look-back table starts empty (tag 0) in every sort.
+    encoder.clearBuffer(ws.table);
+    const c = encoder.beginComputePass({ label: 'gpusort' });
+    c.setPipeline(this.pipeline('prepare'));
+    c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
+    c.dispatchWorkgroups(1);
+    c.setPipeline(this.pipeline('histogram'));
+    c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
+    c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.HISTOGRAM * 12);
+    c.setPipeline(this.pipeline('offsets'));
+    c.setBindGroup(0, bind('offsets', { 1: { buffer: ws.control } }));
+    c.dispatchWorkgroups(1);
+    c.setPipeline(this.pipeline('pass'));
+    const a = { keys, values };
+    const b = { keys: ws.keysB, values: ws.valuesB };
+    for (let pass = 0; pass < this.passCount; ++pass) {
+      const [from, to] = pass % 2 === 0 ? [a, b] : [b, a];
+      const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
+      if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
+      c.setBindGroup(0, bind('pass', entries));
+      c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.PASS * 12);
+    }
+    if (this.passCount % 2 === 1) {
+      const entries = { 1: { buffer: ws.control }, 3: whole(b.keys), 4: whole(a.keys) };
+      if (this.hasValues) Object.assign(entries, { 5: whole(b.values), 6: whole(a.values) });
+      c.setPipeline(this.pipeline('copy'));
+      c.setBindGroup(0, bind('copy', entries));
+      c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.COPY * 12);
+    }
+    c.end();
+  }
+}
+
+export class Workspace {
+  constructor(sorter, maxCount) {
+    const device = sorter.device;
+    this.sorter = sorter;
+    this.maxCount = maxCount;
+    this.bindBytes = Math.max(4, maxCount * 4);
+    this.small = sorter.smallPath && maxCount <= sorter.tile;
+    const tiles = Math.max(1, Math.ceil(maxCount / sorter.tile));
+    // Tags: 31 - countBits bits, never wrapping within a pass (tiles <= generations * slots).
+    const countBits = Math.max(1, bitLength(maxCount));
+    const generations = 2 ** (31 - countBits) - 1;
+    const needed = Math.ceil(tiles / generations);
+    const wanted = sorter.debug.tableSlots || Math.min(nextPow2(tiles), 256);
+    this.slots = nextPow2(Math.max(needed, wanted));
+    this.logSlots = Math.log2(this.slots);
+    this.countBits = countBits;
+    const buffer = (label, size, usage) => device.createBuffer({ label: `gpusort ${label}`, size: Math.max(16, size), usage });
+    const S = USAGE.STORAGE;
+    this.params = buffer('params', PARAMS_STRIDE * 4, USAGE.UNIFORM | USAGE.COPY_DST);
+    this.hostCount = buffer('count', 16, S | USAGE.COPY_DST);
+    this.countParamBuffers = new Map();
+    this.buffers = [this.params, this.hostCount];
+    if (!this.small) {
+      this.keysB = buffer('keys scratch', this.bindBytes, S);
+      this.valuesB = sorter.hasValues ? buffer('values scratch', this.bindBytes, S) : null;
+      this.control = buffer('control', CONTROL.WORDS * 4, S | USAGE.COPY_SRC);
+      this.table = buffer('look-back table', sorter.passCount * this.slots * RADIX * 4, S | USAGE.COPY_DST);
+      this.indirect = buffer('indirect', DISPATCH.WORDS * 4, S | USAGE.INDIRECT);
+      this.buffers.push(this.keysB, this.control, this.table, this.indirect);
+      if (this.valuesB) this.buffers.push(this.valuesB);
+    }
+    const words = new Uint32Array((PARAMS_STRIDE / 4) * 4);
+    for (let pass = 0; pass < 4; ++pass) {
+      const w = words.subarray((pass * PARAMS_STRIDE) / 4);
+      const shift = sorter.beginBit + 8 * pass;
+      w[PARAMS.MAX_N] = maxCount;
+      w[PARAMS.PASS] = pass;
+      w[PARAMS.SHIFT] = Math.min(shift, 31);
+      w[PARAMS.DIGIT_BITS] = Math.max(0, Math.min(8, sorter.endBit - shift));
+      w[PARAMS.FLAGS] = (pass === 0 ? 1 : 0) | (pass === sorter.passCount - 1 ? 2 : 0);
+      w[PARAMS.COUNT_BITS] = countBits;
+      w[PARAMS.LOG_SLOTS] = this.logSlots;
+      w[PARAMS.SPIN_LIMIT] = sorter.spinLimit;
+      w[PARAMS.REFUSE_PERIOD] = sorter.debug.refusePeriod;
+      w[PARAMS.BEGIN_BIT] = sorter.beginBit;
+      w[PARAMS.END_BIT] = sorter.endBit;
+      w[PARAMS.PASS_COUNT] = sorter.passCount;
+      w[PARAMS.TILE] = sorter.tile;
+    }
+    device.queue.writeBuffer(this.params, 0, words);
+  }
+
+  // A small uniform buffer naming the count's word, one per offset used.
+  countParams(offsetWords) {
+    let b = this.countParamBuffers.get(offsetWords);
+    if (!b) {
+      b = this.sorter.device.createBuffer({ label: 'gpusort count offset', size: 16, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+      this.sorter.device.queue.writeBuffer(b, 0, new Uint32Array([offsetWords, 0, 0, 0]));
+      this.countParamBuffers.set(offsetWords, b);
+      this.buffers.push(b);
+    }
+    return { buffer: b };
+  }
+
+  /** How often the look-back fell back to recounting a tile (read back; for tests and tuning). */
+  async fallbackCount() {
+    if (this.small) return 0;
+    const device = this.sorter.device;
+    const read = device.createBuffer({ size: 4, usage: USAGE.MAP_READ | USAGE.COPY_DST });
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(this.control, CONTROL.FALLBACKS * 4, read, 0, 4);
+    device.queue.submit([encoder.finish()]);
+    await read.mapAsync(1);
+    const value = new Uint32Array(read.getMappedRange().slice(0))[0];
+    read.destroy();
+    return value;
+  }
+
+  destroy() {
+    for (const b of this.buffers) b.destroy();
+    this.buffers = [];
+  }
+}

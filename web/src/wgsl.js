@@ -1,0 +1,619 @@
+// WGSL source of the sort's kernels, generated per configuration (key kind, order, values, tile
+// shape). Portable: no subgroup operations, 256 invocations per workgroup, at most 16 KiB of
+// workgroup memory, 32-bit atomics only (WebGPU's atomics are relaxed and 32-bit).
+//
+// Onesweep (LSD radix sort, 8-bit digits):
+//   prepare    one workgroup: the count (the host's or a GPU buffer's, clamped to max_n), zeroes
+//              the control words, writes the indirect dispatches of the other steps;
+//   histogram  one read of the keys counts every pass's digits at once;
+//   offsets    one workgroup: each pass's exclusive digit offsets;
+//   pass       one per digit; each workgroup claims the next tile (atomic counter), ranks its keys
+//              by digit (stable), publishes the tile's digit counts, looks back over earlier tiles
+//              for each digit's prefix (decoupled look-back), publishes the inclusive prefix and
+//              scatters its keys (and values) to their places;
+//   copy       where the pass count is odd: the scratch copy back into the caller's buffers.
+// The small-array path sorts up to one tile in one workgroup and one dispatch (every pass in
+// workgroup memory).
+//
+// Look-back table: a FIXED circular table of `slots` tile slots per pass (a power of two), one
+// 32-bit word per slot and digit: bits 31..count_bits+1 the tag (the generation of the tile in
+// its slot + 1: tile p has tag (p >> log2(slots)) + 1; 0 = never written), bit count_bits the
+// "inclusive" flag, bits count_bits-1..0 the count. Writers only use atomicMax: a newer tag wins,
+// an inclusive prefix replaces the partial count of the same tile, and a slot's later tile is
+// never overwritten by an earlier one. The host picks count_bits from the largest count and
+// slots so that the tags of one pass never wrap. A reader waiting for tile q that finds:
+//   q's tag        -> uses the count (partial: keeps walking back; inclusive: done);
+//   an older tag   -> q has not published yet: spins, and after spin_limit reads the workgroup
+//                     counts q's keys itself (the fallback) and publishes that partial count;
+//   a newer tag    -> the slot was reused by a later tile: the workgroup recounts q at once.
+// So no forward progress of other workgroups is assumed: a tile whose workgroup never runs on
+// (or, in the tests, refuses to publish) is recounted by its successors.
+//
+// Ranking without subgroups: the workgroup is cut into rank groups of W invocations ("virtual
+// subgroups") each owning a contiguous chunk of W * K keys; per round each invocation finds the
+// lanes of its group with the same digit through workgroup memory (W reads), and the lowest of
+// them adds the round's count to the group's per-digit counter (16-bit halves of a word).
+
+export const WORKGROUP = 256;
+export const RADIX = 256;
+
+// Control words (u32) of the scratch control buffer.
+export const CONTROL = Object.freeze({
+  N: 0,
+  CLAIM: 1, // + pass, 4 passes
+  FALLBACKS: 8, // how often a look-back recounted a tile (tests, tuning)
+  HIST: 16, // pass * 256 + digit
+  OFFSETS: 16 + 4 * 256,
+  WORDS: 16 + 8 * 256,
+});
+
+// Indirect dispatch commands (3 u32 each) in the scratch indirect buffer.
+export const DISPATCH = Object.freeze({ HISTOGRAM: 0, PASS: 1, COPY: 2, WORDS: 9 });
+
+export const HISTOGRAM_KEYS_PER_THREAD = 8;
+export const HISTOGRAM_MAX_GROUPS = 1024;
+export const COPY_KEYS_PER_THREAD = 8;
+export const COPY_MAX_GROUPS = 4096;
+
+// The uniform parameters (u32 words, one 256-byte block per pass).
+export const PARAMS = Object.freeze({
+  N_HOST: 0,
+  COUNT_FROM_BUFFER: 1,
+  COUNT_OFFSET: 2, // in words
+  MAX_N: 3,
+  PASS: 4,
+  SHIFT: 5,
+  DIGIT_BITS: 6,
+  FLAGS: 7, // 1: first pass (maps keys to radix order on read), 2: last (maps back on write)
+  COUNT_BITS: 8,
+  LOG_SLOTS: 9,
+  SPIN_LIMIT: 10,
+  REFUSE_PERIOD: 11,
+  BEGIN_BIT: 12,
+  END_BIT: 13,
+  PASS_COUNT: 14,
+  TILE: 15,
+  WORDS: 16,
+});
+export const PARAMS_STRIDE = 256;
+
+const KEY_KINDS = { u32: 0, i32: 1, f32: 2 };
+
+function header(cfg) {
+  const kind = KEY_KINDS[cfg.keyType];
+  if (kind === undefined) throw new Error(`unknown key type ${cfg.keyType}`);
+  return /* wgsl */ `
+const WG: u32 = ${WORKGROUP}u;
+const RADIX: u32 = 256u;
+const K: u32 = ${cfg.keysPerThread}u;
+const W: u32 = ${cfg.rankLanes}u;
+const NG: u32 = WG / W;
+const TILE: u32 = WG * K;
+const KEY_KIND: u32 = ${kind}u;
+const DESCENDING: bool = ${cfg.descending ? 'true' : 'false'};
+const HAS_VALUES: bool = ${cfg.hasValues ? 'true' : 'false'};
+const INVALID: u32 = 0xffffffffu;
+const C_N: u32 = ${CONTROL.N}u;
+const C_CLAIM: u32 = ${CONTROL.CLAIM}u;
+const C_FALLBACKS: u32 = ${CONTROL.FALLBACKS}u;
+const C_HIST: u32 = ${CONTROL.HIST}u;
+const C_OFFSETS: u32 = ${CONTROL.OFFSETS}u;
+const C_WORDS: u32 = ${CONTROL.WORDS}u;
+
+struct Params {
+  n_host: u32, count_from_buffer: u32, count_offset: u32, max_n: u32,
+  pass_index: u32, shift: u32, digit_bits: u32, flags: u32,
+  count_bits: u32, log_slots: u32, spin_limit: u32, refuse_period: u32,
+  begin_bit: u32, end_bit: u32, pass_count: u32, tile: u32,
+}
+
+// Radix order: floats by IEEE-754 totalOrder (negative values, NaNs included, have every bit
+// flipped, the rest only the sign bit), signed integers with the sign bit flipped; descending
+// inverts.
+fn to_order(raw: u32) -> u32 {
+  var o = raw;
+  if (KEY_KIND == 2u) {
+    o = o ^ (bitcast<u32>(bitcast<i32>(raw) >> 31u) | 0x80000000u);
+  } else if (KEY_KIND == 1u) {
+    o = o ^ 0x80000000u;
+  }
+  if (DESCENDING) { o = ~o; }
+  return o;
+}
+
+fn from_order(ordered: u32) -> u32 {
+  var o = ordered;
+  if (DESCENDING) { o = ~o; }
+  if (KEY_KIND == 2u) {
+    o = o ^ (bitcast<u32>(~(bitcast<i32>(o) >> 31u)) | 0x80000000u);
+  } else if (KEY_KIND == 1u) {
+    o = o ^ 0x80000000u;
+  }
+  return o;
+}
+
+fn digit_mask(bits: u32) -> u32 { return (1u << bits) - 1u; }
+`;
+}
+
+// Ranking shared by the pass and the small-array kernels: rank_tile() gives each valid key of
+// the tile (digits[k] != INVALID, key index chunk + k * W in the tile, chunk = its group's first
+// key + its lane) its place in the tile stably ordered by digit, and leaves the tile's digit
+// counts in tile_total and their starts in tile_start.
+function rankCode(cfg) {
+  const counterWords = (WORKGROUP / cfg.rankLanes) * 128;
+  const tile = WORKGROUP * cfg.keysPerThread;
+  return /* wgsl */ `
+// The rank groups' per-digit counters (two 16-bit halves per word), then the exchange of keys
+// and values in tile order: the counters are read for the last time before the first key goes in.
+const SHM_WORDS: u32 = ${Math.max(counterWords, tile)}u;
+var<workgroup> shm: array<atomic<u32>, SHM_WORDS>;
+var<workgroup> match_digit: array<u32, WG>;
+var<workgroup> match_rank: array<u32, WG>;
+var<workgroup> tile_total: array<u32, RADIX>;
+var<workgroup> tile_start: array<u32, RADIX>;
+var<workgroup> scan_part: array<u32, 16>;
+
+fn rank_tile(t: u32, digits: ptr<function, array<u32, K>>, places: ptr<function, array<u32, K>>) {
+  for (var i = t; i < NG * 128u; i += WG) { atomicStore(&shm[i], 0u); }
+  workgroupBarrier();
+  let g = t / W;
+  let lane = t % W;
+  let gbase = g * W;
+  var firsts: array<u32, K>;
+  for (var k = 0u; k < K; k++) {
+    let d = (*digits)[k];
+    match_digit[t] = d;
+    workgroupBarrier();
+    var below = 0u;
+    var total = 0u;
+    var first = W;
+    for (var j = 0u; j < W; j++) {
+      if (match_digit[gbase + j] == d) {
+        if (j < lane) { below += 1u; }
+        if (first == W) { first = j; }
+        total += 1u;
+      }
+    }
+    if (d != INVALID && first == lane) {
+      let word = g * 128u + (d >> 1u);
+      let sh = (d & 1u) * 16u;
+      match_rank[t] = (atomicAdd(&shm[word], total << sh) >> sh) & 0xffffu;
+    }
+    workgroupBarrier();
+    (*places)[k] = match_rank[gbase + first] + below;
+  }
+  // Per digit pair (one counter word): each group's start within the digit, and the totals.
+  if (t < 128u) {
+    var running = 0u;
+    for (var s = 0u; s < NG; s++) {
+      let c = atomicLoad(&shm[s * 128u + t]);
+      atomicStore(&shm[s * 128u + t], running);
+      running += c;
+    }
+    tile_total[2u * t] = running & 0xffffu;
+    tile_total[2u * t + 1u] = running >> 16u;
+  }
+  workgroupBarrier();
+  // Exclusive scan of the 256 digit totals: 16 runs of 16.
+  if (t < 16u) {
+    var s = 0u;
+    for (var i = 0u; i < 16u; i++) { s += tile_total[t * 16u + i]; }
+    scan_part[t] = s;
+  }
+  workgroupBarrier();
+  if (t == 0u) {
+    var run = 0u;
+    for (var i = 0u; i < 16u; i++) {
+      let v = scan_part[i];
+      scan_part[i] = run;
+      run += v;
+    }
+  }
+  workgroupBarrier();
+  if (t < 16u) {
+    var run = scan_part[t];
+    for (var i = 0u; i < 16u; i++) {
+      tile_start[t * 16u + i] = run;
+      run += tile_total[t * 16u + i];
+    }
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < K; k++) {
+    let d = (*digits)[k];
+    if (d != INVALID) {
+      let group_start = (atomicLoad(&shm[g * 128u + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xffffu;
+      (*places)[k] += tile_start[d] + group_start;
+    }
+  }
+  // The counters are read: the caller may now write the exchange.
+  workgroupBarrier();
+}
+`;
+}
+
+export function prepareShader(cfg) {
+  return (
+    header(cfg) +
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> indirect: array<u32>;
+@group(0) @binding(8) var<storage, read> count_src: array<u32>;
+@group(0) @binding(9) var<uniform> count_params: vec4<u32>;  // x: the count's word in count_src
+
+fn grid(groups: u32, command: u32) {
+  // At most 65,535 workgroups per dimension: x * y covers the groups (the kernels stop extra ones).
+  let x = min(groups, 65535u);
+  var y = 0u;
+  if (x != 0u) { y = (groups + x - 1u) / x; }
+  indirect[command * 3u] = x;
+  indirect[command * 3u + 1u] = select(0u, y, x != 0u);
+  indirect[command * 3u + 2u] = 1u;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) t: u32) {
+  let n = min(count_src[count_params.x], params.max_n);
+  for (var i = t + 1u; i < C_WORDS; i += WG) { atomicStore(&control[i], 0u); }
+  if (t == 0u) {
+    atomicStore(&control[C_N], n);
+    let tiles = (n + params.tile - 1u) / params.tile;
+    let hist_round = WG * ${HISTOGRAM_KEYS_PER_THREAD}u;
+    grid(min((n + hist_round - 1u) / hist_round, ${HISTOGRAM_MAX_GROUPS}u), ${DISPATCH.HISTOGRAM}u);
+    grid(tiles, ${DISPATCH.PASS}u);
+    let copy_round = WG * ${COPY_KEYS_PER_THREAD}u;
+    grid(min((n + copy_round - 1u) / copy_round, ${COPY_MAX_GROUPS}u), ${DISPATCH.COPY}u);
+  }
+}
+`
+  );
+}
+
+export function histogramShader(cfg) {
+  return (
+    header(cfg) +
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> keys: array<u32>;
+
+const HK: u32 = ${HISTOGRAM_KEYS_PER_THREAD}u;
+var<workgroup> hist: array<atomic<u32>, 1024>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  let passes = params.pass_count;
+  for (var i = t; i < passes * RADIX; i += WG) { atomicStore(&hist[i], 0u); }
+  workgroupBarrier();
+  let n = atomicLoad(&control[C_N]);
+  let group = wid.x + wid.y * nwg.x;
+  let groups = nwg.x * nwg.y;
+  let round = WG * HK;
+  for (var base = group * round + t; base < n; base += groups * round) {
+    var ordered: array<u32, HK>;
+    for (var k = 0u; k < HK; k++) {
+      let i = base + k * WG;
+      if (i < n) { ordered[k] = to_order(keys[i]); }
+    }
+    for (var k = 0u; k < HK; k++) {
+      if (base + k * WG >= n) { break; }
+      for (var p = 0u; p < passes; p++) {
+        let shift = params.begin_bit + 8u * p;
+        let bits = min(8u, params.end_bit - shift);
+        atomicAdd(&hist[p * RADIX + ((ordered[k] >> shift) & digit_mask(bits))], 1u);
+      }
+    }
+  }
+  workgroupBarrier();
+  for (var i = t; i < passes * RADIX; i += WG) {
+    let v = atomicLoad(&hist[i]);
+    if (v != 0u) { atomicAdd(&control[C_HIST + i], v); }
+  }
+}
+`
+  );
+}
+
+export function offsetsShader(cfg) {
+  return (
+    header(cfg) +
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+
+var<workgroup> sums: array<u32, 1024>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) t: u32) {
+  // Each of 4 * 64 invocations scans 4 digits of one pass, then adds its run's prefix.
+  let p = t / 64u;
+  let r = t % 64u;
+  var local: array<u32, 4>;
+  var s = 0u;
+  for (var i = 0u; i < 4u; i++) {
+    local[i] = s;
+    s += atomicLoad(&control[C_HIST + p * RADIX + r * 4u + i]);
+  }
+  sums[t] = s;
+  workgroupBarrier();
+  var prefix = 0u;
+  for (var j = 0u; j < r; j++) { prefix += sums[p * 64u + j]; }
+  for (var i = 0u; i < 4u; i++) {
+    atomicStore(&control[C_OFFSETS + p * RADIX + r * 4u + i], prefix + local[i]);
+  }
+}
+`
+  );
+}
+
+export function passShader(cfg) {
+  return (
+    header(cfg) +
+    rankCode(cfg) +
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+@group(0) @binding(2) var<storage, read_write> table: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
+${
+  cfg.hasValues
+    ? `@group(0) @binding(5) var<storage, read> values_in: array<u32>;
+@group(0) @binding(6) var<storage, read_write> values_out: array<u32>;`
+    : ''
+}
+
+var<workgroup> claim_shared: u32;
+var<workgroup> n_shared: u32;
+var<workgroup> digit_shift: array<u32, RADIX>;  // global index - tile position, per digit
+var<workgroup> fallback_counts: array<atomic<u32>, RADIX>;
+var<workgroup> stalled: array<atomic<u32>, 2>;
+var<workgroup> recount_shared: u32;
+
+fn key_digit(ordered: u32) -> u32 { return (ordered >> params.shift) & digit_mask(params.digit_bits); }
+
+fn first_pass() -> bool { return (params.flags & 1u) != 0u; }
+
+fn table_index(tile: u32, digit: u32) -> u32 {
+  let slot = tile & ((1u << params.log_slots) - 1u);
+  return ((params.pass_index << params.log_slots) + slot) * RADIX + digit;
+}
+fn tile_tag(tile: u32) -> u32 { return (tile >> params.log_slots) + 1u; }
+fn publish(tile: u32, digit: u32, inclusive: bool, count: u32) {
+  let entry = (tile_tag(tile) << (params.count_bits + 1u)) | select(0u, 1u << params.count_bits, inclusive) | count;
+  atomicMax(&table[table_index(tile, digit)], entry);
+}
+fn publishes(tile: u32) -> bool {
+  // Testing the fallback: tiles p with p % period == period - 1 never publish.
+  return params.refuse_period == 0u || tile % params.refuse_period != params.refuse_period - 1u;
+}
+
+// The fallback's count of one tile's digits into fallback_counts (all invocations call it).
+fn count_tile_digits(t: u32, tile: u32, n: u32) {
+  atomicStore(&fallback_counts[t], 0u);
+  workgroupBarrier();
+  let begin = tile * TILE;
+  let size = min(TILE, n - begin);
+  let mapped = first_pass();
+  for (var i = t; i < size; i += WG) {
+    var key = keys_in[begin + i];
+    if (mapped) { key = to_order(key); }
+    atomicAdd(&fallback_counts[key_digit(key)], 1u);
+  }
+  workgroupBarrier();
+}
+
+// Digit t's count in all tiles before \`tile\`.
+fn look_back(t: u32, tile: u32, n: u32) -> u32 {
+  let count_mask = (1u << params.count_bits) - 1u;
+  let inclusive_bit = 1u << params.count_bits;
+  var exclusive = 0u;
+  var next = tile;  // 1 + the tile read next; 0 once the prefix is complete
+  var round = 0u;
+  loop {
+    var stalled_on = 0u;
+    var spins = 0u;
+    loop {
+      if (next == 0u) { break; }
+      let q = next - 1u;
+      let entry = atomicLoad(&table[table_index(q, t)]);
+      let tag = entry >> (params.count_bits + 1u);
+      let want = tile_tag(q);
+      if (tag == want) {
+        exclusive += entry & count_mask;
+        next = select(q, 0u, (entry & inclusive_bit) != 0u);
+        spins = 0u;
+      } else if (tag > want || spins >= params.spin_limit) {
+        stalled_on = next;  // reused slot, or waited too long
+        break;
+      } else {
+        spins += 1u;
+      }
+    }
+    if (t == 0u) { atomicStore(&stalled[(round + 1u) & 1u], 0u); }
+    if (stalled_on != 0u) { atomicMax(&stalled[round & 1u], stalled_on); }
+    workgroupBarrier();
+    if (t == 0u) { recount_shared = atomicLoad(&stalled[round & 1u]); }
+    let recount = workgroupUniformLoad(&recount_shared);
+    if (recount == 0u) { break; }
+    // The fallback: count the latest stalled predecessor's keys here, offer the counts to others.
+    let q = recount - 1u;
+    if (t == 0u) { atomicAdd(&control[C_FALLBACKS], 1u); }
+    count_tile_digits(t, q, n);
+    if (next == recount) {
+      let c = atomicLoad(&fallback_counts[t]);
+      publish(q, t, false, c);
+      exclusive += c;
+      next = q;
+    }
+    round += 1u;
+  }
+  return exclusive;
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) t: u32) {
+  if (t == 0u) {
+    claim_shared = atomicAdd(&control[C_CLAIM + params.pass_index], 1u);
+    n_shared = atomicLoad(&control[C_N]);
+    atomicStore(&stalled[0], 0u);
+  }
+  let tile = workgroupUniformLoad(&claim_shared);
+  let n = workgroupUniformLoad(&n_shared);
+  let tiles = (n + TILE - 1u) / TILE;
+  if (tile >= tiles) { return; }
+  let begin = tile * TILE;
+  let size = min(TILE, n - begin);
+  let mapped_in = first_pass();
+  let mapped_out = (params.flags & 2u) != 0u;
+  let chunk = (t / W) * W * K + t % W;
+  var keys: array<u32, K>;
+  var digits: array<u32, K>;
+  var values: array<u32, K>;
+  for (var k = 0u; k < K; k++) {
+    let i = chunk + k * W;
+    digits[k] = INVALID;
+    if (i < size) {
+      var key = keys_in[begin + i];
+      if (mapped_in) { key = to_order(key); }
+      keys[k] = key;
+      digits[k] = key_digit(key);
+${cfg.hasValues ? '      values[k] = values_in[begin + i];' : ''}
+    }
+  }
+  let digit_offset = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + t]);
+  var places: array<u32, K>;
+  rank_tile(t, &digits, &places);
+  let publishing = publishes(tile);
+  if (publishing) { publish(tile, t, tile == 0u, tile_total[t]); }
+  for (var k = 0u; k < K; k++) {
+    if (digits[k] != INVALID) { atomicStore(&shm[places[k]], keys[k]); }
+  }
+  let exclusive = look_back(t, tile, n);
+  if (publishing && tile != 0u) { publish(tile, t, true, exclusive + tile_total[t]); }
+  digit_shift[t] = digit_offset + exclusive - tile_start[t];
+  workgroupBarrier();
+  var targets: array<u32, K>;
+  for (var k = 0u; k < K; k++) {
+    let j = t + k * WG;
+    if (j < size) {
+      let key = atomicLoad(&shm[j]);
+      targets[k] = digit_shift[key_digit(key)] + j;
+      keys_out[targets[k]] = select(key, from_order(key), mapped_out);
+    }
+  }
+${
+  cfg.hasValues
+    ? `  workgroupBarrier();
+  for (var k = 0u; k < K; k++) {
+    if (digits[k] != INVALID) { atomicStore(&shm[places[k]], values[k]); }
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < K; k++) {
+    let j = t + k * WG;
+    if (j < size) { values_out[targets[k]] = atomicLoad(&shm[j]); }
+  }`
+    : ''
+}
+}
+`
+  );
+}
+
+export function copyShader(cfg) {
+  return (
+    header(cfg) +
+    /* wgsl */ `
+@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
+${
+  cfg.hasValues
+    ? `@group(0) @binding(5) var<storage, read> values_in: array<u32>;
+@group(0) @binding(6) var<storage, read_write> values_out: array<u32>;`
+    : ''
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let n = atomicLoad(&control[C_N]);
+  let stride = nwg.x * nwg.y * WG;
+  for (var i = gid.x + gid.y * nwg.x * WG; i < n; i += stride) {
+    keys_out[i] = keys_in[i];
+${cfg.hasValues ? '    values_out[i] = values_in[i];' : ''}
+  }
+}
+`
+  );
+}
+
+// Up to one tile in one workgroup: every pass ranks in workgroup memory; the keys (and values)
+// are read once and written once, in place.
+export function smallShader(cfg) {
+  return (
+    header(cfg) +
+    rankCode(cfg) +
+    /* wgsl */ `
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(4) var<storage, read_write> keys: array<u32>;
+${cfg.hasValues ? '@group(0) @binding(6) var<storage, read_write> values: array<u32>;' : ''}
+@group(0) @binding(8) var<storage, read> count_src: array<u32>;
+@group(0) @binding(9) var<uniform> count_params: vec4<u32>;  // x: the count's word in count_src
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) t: u32) {
+  let n = min(count_src[count_params.x], params.max_n);
+  let size = min(n, TILE);
+  let chunk = (t / W) * W * K + t % W;
+  var key: array<u32, K>;
+  var value: array<u32, K>;
+  for (var k = 0u; k < K; k++) {
+    let i = chunk + k * W;
+    if (i < size) {
+      key[k] = to_order(keys[i]);
+${cfg.hasValues ? '      value[k] = values[i];' : ''}
+    }
+  }
+  for (var p = 0u; p < params.pass_count; p++) {
+    let shift = params.begin_bit + 8u * p;
+    let mask = digit_mask(min(8u, params.end_bit - shift));
+    var digits: array<u32, K>;
+    for (var k = 0u; k < K; k++) {
+      digits[k] = select(INVALID, (key[k] >> shift) & mask, chunk + k * W < size);
+    }
+    var places: array<u32, K>;
+    rank_tile(t, &digits, &places);
+    for (var k = 0u; k < K; k++) {
+      if (digits[k] != INVALID) { atomicStore(&shm[places[k]], key[k]); }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < K; k++) {
+      if (digits[k] != INVALID) { key[k] = atomicLoad(&shm[chunk + k * W]); }
+    }
+${
+  cfg.hasValues
+    ? `    workgroupBarrier();
+    for (var k = 0u; k < K; k++) {
+      if (digits[k] != INVALID) { atomicStore(&shm[places[k]], value[k]); }
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < K; k++) {
+      if (digits[k] != INVALID) { value[k] = atomicLoad(&shm[chunk + k * W]); }
+    }`
+    : ''
+}
+    workgroupBarrier();
+  }
+  for (var k = 0u; k < K; k++) {
+    let i = chunk + k * W;
+    if (i < size) {
+      keys[i] = from_order(key[k]);
+${cfg.hasValues ? '      values[i] = value[k];' : ''}
+    }
+  }
+}
+`
+  );
+}
