@@ -1,9 +1,9 @@
 # Sourced by the scripts that run on the GPU machine, from their staged folder .devrun/<name>/:
 # sets root (the repository copy holding .gl and .devrun) and out (the folder the environment
-# variable OUT names, else ./out beside the script), and gives a machine without a Vulkan loader
+# variable RESULTS_DIR names, else ./out beside the script), and gives a machine without a Vulkan loader
 # one from the Debian packages in .gl/ (libvulkan1), with the NVIDIA driver's manifest.
 root=$(cd "$here/../.." && pwd)
-out=${OUT:-$here/out}
+out=${RESULTS_DIR:-$here/out}
 mkdir -p "$out"
 if [ -d "$root/.gl" ]; then
   for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done

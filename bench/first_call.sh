@@ -13,7 +13,7 @@
 #                                 default: build, or the staged folder this script sits in
 # Environment: N (keys, default 268435456 = 2^28), TYPE (u32, f32, u64, ..., default f32),
 #   REPEATS (default 3), IDLE (seconds before each run, default 2), PYTHON (default python3; needs
-#   NumPy), WARM (1: also the spun-up reference, default 1), OUT (folder for the logs, default a
+#   NumPy), WARM (1: also the spun-up reference, default 1), RESULTS_DIR (folder for the logs, default a
 #   temporary one). Needs disk for two raw files of N keys (the CLI's input and output).
 set -uo pipefail
 
@@ -48,7 +48,7 @@ case $type in
   *) echo "first_call.sh: TYPE must be one of u32 i32 f32 u64 i64 f64" >&2; exit 1 ;;
 esac
 
-work=${OUT:-}
+work=${RESULTS_DIR:-}
 cleanup=
 if [ -z "$work" ]; then work=$(mktemp -d); cleanup=$work; fi
 mkdir -p "$work"

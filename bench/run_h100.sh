@@ -1,6 +1,6 @@
 #!/bin/bash
 # The whole H100 measurement in one invocation: CUB baseline, then `gpusort bench`, both over
-# n = 2^10..2^28 and all five key configurations; logs, JSON and CSV go to $OUT.
+# n = 2^10..2^28 and all five key configurations; logs, JSON and CSV go to $RESULTS_DIR (default: out/ beside the script).
 #
 # Staged by bench/stage_h100.sh into .devrun/bench/ at the repository root (binaries + this
 # script), which goes to the GPU machine with .gl/ (the Vulkan loader's Debian packages), then:

@@ -2,7 +2,7 @@
 # The segmented rows in one invocation: `cub_baseline --segmented`, then `gpusort bench
 # --segmented`, same seed, n = 2^24 (segmented sort of u32 and u32+u32 over the layouts
 # 2^16x256, 2^10x2^14, 16x2^20 and powerlaw; argsort of u32 keys; sort_by_key u32+u32).
-# Logs, JSON and CSV go to $OUT (cub.json / gpusort.json: bench/compare.py RUN_DIR --segmented).
+# Logs, JSON and CSV go to $RESULTS_DIR (cub.json / gpusort.json: bench/compare.py RUN_DIR --segmented).
 # Staged by bench/stage_h100.sh into .devrun/bench/ at the repository root, run (with .gl/) as
 #   bash .devrun/bench/run_segmented_h100.sh
 # Options go to both programs (e.g. --max-log2 26 --min-log2 22). Each program takes ~30-60 s;

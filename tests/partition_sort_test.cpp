@@ -1,4 +1,4 @@
-// The partition sort (src/algorithms/partition_sort.cpp) against std::stable_sort: every key type
+// The partition sort (src/algorithms/partition_sort/partition_sort.cpp) against std::stable_sort: every key type
 // x values x order x size x distribution through the public face, bit ranges, and the inputs that
 // break bucket sorts (all keys equal, few distinct keys, one bucket holding 99 %, sorted,
 // reversed, keys differing only in their low bits, NaN-laden floats) through the internal face,

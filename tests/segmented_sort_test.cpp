@@ -1,4 +1,4 @@
-// Segmented sort and argsort (src/algorithms/segmented_sort.cpp, src/core/segmented_api.cpp):
+// Segmented sort and argsort (src/algorithms/segmented_sort/segmented_sort.cpp, src/api/segmented_api.cpp):
 // every key type, with and without values, both orders, bit ranges, segment mixes from one
 // segment to all-of-size-one, large segments among small ones, argsort whole and per segment
 // (u32 and u64 indices), the refusals, and the engine face (direct, indirect, separate outputs)

@@ -28,7 +28,7 @@ shapes=${SHAPES:-$default_shapes}
   echo "shape (wg x keys, window, counters in exchange) | registers | workgroups/SM | timing"
   for shape in $shapes; do
     IFS=: read -r workgroup keys window in_exchange <<<"$shape"
-    # onesweep_pass specialization constants, in constant_id order (src/algorithms/onesweep.cpp):
+    # onesweep_pass specialization constants, in constant_id order (src/algorithms/onesweep/onesweep.cpp):
     # workgroup, u32 keys, no values, 32-wide subgroups, keys, spin limit 64, no refusals, window,
     # no profiling, no full-tile copy, guessed tile, counters in exchange.
     stats=$("$here/shader_stats" onesweep_pass "$workgroup" 1 0 0 0 32 32 "$keys" 64 0 "$window" 0 0 1 \

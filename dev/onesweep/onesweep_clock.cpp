@@ -1,7 +1,7 @@
 // Development profiling tool for Onesweep: where a tile's time goes, read off the SM
 // clock inside the pass. Sorts random u32 keys with the pass's CLOCK_PROFILE variant (build with
 // -DGPUSORT_ONESWEEP_VARIANTS=ON), whose invocation 0 records per tile its SM and the clock at
-// the phase boundaries (shaders/onesweep_pass.comp), and prints per pass:
+// the phase boundaries (src/algorithms/onesweep/onesweep_pass.comp), and prints per pass:
 //   - each phase's cycles per tile (mean, p10, p50, p90),
 //   - the gap on one SM between a workgroup's end and the next one's start (launch, exit),
 //   - how much of each SM's span its workgroups were running.

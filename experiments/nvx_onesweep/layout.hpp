@@ -22,7 +22,7 @@ inline constexpr uint32_t kMaxPasses = 8;  // 64-bit keys
 //   [kStateControl, +kControlWords)         per-pass tile counters, the histogram's ticket,
 //                                           the count of look-back fallbacks
 // then, at kLookbackByteOffset, the circular look-back table: slots x kRadix u64 entries, the
-// same layout as gpusort's shaders/include/lookback.glsl (entry (slot, digit) at
+// same layout as gpusort's src/primitives/glsl/lookback.glsl (entry (slot, digit) at
 // slot * kRadix + digit; bits 63..33 the tag, bit 32 "inclusive", bits 31..0 the count).
 inline constexpr uint32_t kStateCounts = 0;
 inline constexpr uint32_t kStateOffsets = kMaxPasses * kRadix;

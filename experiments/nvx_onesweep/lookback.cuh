@@ -1,5 +1,5 @@
 // gpusort's decoupled look-back over a circular table of tagged tile entries, with the decoupled
-// fallback (shaders/include/lookback.glsl), for the digit-pass kernel of onesweep.cu. Written
+// fallback (src/primitives/glsl/lookback.glsl), for the digit-pass kernel of onesweep.cu. Written
 // once for two environments: a CUDA block (CudaBlock in onesweep.cu) and host threads that
 // emulate blocks (lookback_test.cpp), so that the protocol the kernels run is tested without a
 // GPU, including blocks that start in any order.

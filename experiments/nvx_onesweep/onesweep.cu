@@ -8,7 +8,7 @@
 //                             BlockRadixRankMatchEarlyCounts), publishes the tile's digit counts,
 //                             looks back over its predecessors for each digit's exclusive prefix
 //                             and scatters keys (then values) through shared memory.
-// The look-back is gpusort's (shaders/include/lookback.glsl, shaders/onesweep_pass.comp), in
+// The look-back is gpusort's (src/primitives/glsl/lookback.glsl, src/algorithms/onesweep/onesweep_pass.comp), in
 // lookback.cuh: a circular table of a fixed number of tile slots whose entries carry the tile's
 // tag (scratch independent of n, never cleared between passes), and a decoupled fallback that
 // assumes no forward progress of other blocks: a block whose predecessor stays unpublished (or

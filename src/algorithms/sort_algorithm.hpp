@@ -11,7 +11,7 @@ namespace gpusort {
 struct SortSpec {
   KeyType key = KeyType::u32;
   uint32_t key_words = 1;    // 1 or 2
-  uint32_t key_kind = 0;     // 0 unsigned, 1 signed, 2 float (shaders/include/keys.glsl)
+  uint32_t key_kind = 0;     // 0 unsigned, 1 signed, 2 float (src/primitives/glsl/keys.glsl)
   uint32_t value_words = 0;  // 0, 1 or 2
   bool descending = false;
   uint32_t begin_bit = 0;

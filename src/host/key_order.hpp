@@ -1,4 +1,4 @@
-// The keys' radix order on the host: exactly what the shaders sort by (shaders/include/keys.glsl),
+// The keys' radix order on the host: exactly what the shaders sort by (src/primitives/glsl/keys.glsl),
 // for the CPU's merge of sorted runs. Floats: all bits flipped when negative, else the sign bit
 // (IEEE-754 totalOrder, NaNs of both signs included); signed integers: the sign bit flipped;
 // descending: the order inverted; then only bits [begin_bit, end_bit) take part.

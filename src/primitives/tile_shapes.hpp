@@ -12,7 +12,7 @@
 namespace gpusort {
 
 // Shared-memory bytes of a tile of `tile` slots: keys and, when values are sorted, origins, each
-// region with one padding word per 32 (shaders/include/tile_sort.glsl).
+// region with one padding word per 32 (src/algorithms/networks/tile_sort.glsl).
 inline uint64_t tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
   auto region = [](uint64_t words) { return words + words / 32; };
   return 4 * (region(tile * spec.key_words) + (spec.value_words != 0 ? region(tile) : 0));

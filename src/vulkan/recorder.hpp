@@ -20,7 +20,7 @@ class Recorder {
   VkCommandBuffer command_buffer() const { return cmd_; }
 
   // Dispatches `groups` workgroups, split over x and y when above the device's x limit; shaders
-  // recover the linear id with linear_workgroup_id() (shaders/include/common.glsl) and must
+  // recover the linear id with linear_workgroup_id() (src/primitives/glsl/common.glsl) and must
   // ignore ids >= the group count they are given.
   template <class Push>
   void dispatch(Kernel kernel, const std::vector<uint32_t>& specialization, uint64_t groups,

@@ -2,7 +2,7 @@
 //   onesweep_clear      zeroes the state block (histograms, control words, look-back table)
 //   onesweep_histogram  one read of the keys builds every pass's digit histogram; its last
 //                       workgroup to finish then makes the plan
-//                       (shaders/include/onesweep_plan.glsl): exclusive digit offsets per pass,
+//                       (src/algorithms/onesweep/onesweep_plan.glsl): exclusive digit offsets per pass,
 //                       passes whose digit is the same for all keys are skipped, the rest ping-pong
 //                       from the caller's buffer
 //   onesweep_pass       per digit: tiles ranked in shared memory, decoupled look-back over a
@@ -34,12 +34,12 @@ namespace {
 constexpr uint32_t radix = 256;
 constexpr uint32_t digit_bits = 8;
 constexpr uint32_t max_passes = OnesweepSort::max_passes;
-// The control words' layout: shaders/include/onesweep_common.glsl.
+// The control words' layout: src/algorithms/onesweep/onesweep_common.glsl.
 constexpr uint32_t control_words = 2 * max_passes + 6;
 constexpr uint32_t control_plan = max_passes;  // then the copy-back flag
 constexpr uint32_t control_fallbacks = 2 * max_passes + 1;
 constexpr uint32_t lookback_entry_bytes = 8;
-// The dispatch commands written on the GPU: shaders/include/onesweep_common.glsl.
+// The dispatch commands written on the GPU: src/algorithms/onesweep/onesweep_common.glsl.
 constexpr uint32_t dispatch_histogram = 0;
 constexpr uint32_t dispatch_pass = 1;  // + the pass
 constexpr uint32_t dispatch_copy_back = 1 + max_passes;
@@ -245,7 +245,7 @@ class Onesweep final : public OnesweepSort {
                             t.scratch_offset + l.dispatch + command * dispatch_command_bytes, push);
     };
     // Element indices of 2^31 and more are addressed in 64-bit arithmetic, which costs, so only
-    // pipelines for such n do it (WIDE_INDICES in shaders/include/common.glsl).
+    // pipelines for such n do it (WIDE_INDICES in src/primitives/glsl/common.glsl).
     const uint32_t wide_indices = options_.wide_indices || t.n > (uint64_t(1) << 31) ? 1u : 0u;
     const uint32_t histogram_groups = histogram_groups_for(t.n);
     const uint32_t copy_groups = groups_for(t.n, copy_workgroup, max_copy_groups);

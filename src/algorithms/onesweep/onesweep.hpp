@@ -1,4 +1,4 @@
-// Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep.cpp).
+// Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep/onesweep.cpp).
 #pragma once
 
 #include <functional>
@@ -47,7 +47,7 @@ struct OnesweepOptions {
 };
 
 // Where one recorded Onesweep sort keeps its state, for a sort built on its steps
-// (src/algorithms/partition_sort.cpp). Layout of the words: shaders/include/onesweep_common.glsl.
+// (src/algorithms/partition_sort/partition_sort.cpp). Layout of the words: src/algorithms/onesweep/onesweep_common.glsl.
 struct OnesweepStages {
   VkDeviceAddress keys_alt = 0, values_alt = 0;  // the scratch copies (values_alt 0 without values)
   VkDeviceAddress digit_offsets = 0;  // max_passes x 256 u32: every pass's exclusive offsets

@@ -1,5 +1,5 @@
 // Specialization constants and the layout of the small state block shared by the Onesweep
-// kernels (shaders/onesweep_*.comp, host side src/algorithms/onesweep.cpp).
+// kernels (shaders/onesweep_*.comp, host side src/algorithms/onesweep/onesweep.cpp).
 #include "constants.h"
 layout(local_size_x_id = ONESWEEP_ID_WORKGROUP) in;
 layout(constant_id = ONESWEEP_ID_KEY_WORDS) const uint KEY_WORDS = 1;
@@ -24,13 +24,13 @@ const uint CONTROL_PARTITION_DIGIT = 2 * MAX_PASSES + 2;
 const uint CONTROL_PARTITION_BIT = 2 * MAX_PASSES + 3;
 const uint CONTROL_PARTITION_BITS = 2 * MAX_PASSES + 4;
 // Drawn by every onesweep_histogram.comp workgroup once its counts are added: the last to draw
-// makes the plan (include/onesweep_plan.glsl).
+// makes the plan (src/algorithms/onesweep/onesweep_plan.glsl).
 const uint CONTROL_HISTOGRAM_TICKET = 2 * MAX_PASSES + 5;
 const uint CONTROL_WORDS = 2 * MAX_PASSES + 6;
 
 // The VkDispatchIndirectCommands (3 u32 each) that size steps on the GPU: the histogram's, only
 // with a GPU-side count (written by onesweep_clear.comp), each pass's and the copy-back's, always
-// (written by the plan, include/onesweep_plan.glsl: no workgroups for a skipped pass, or for a
+// (written by the plan, src/algorithms/onesweep/onesweep_plan.glsl: no workgroups for a skipped pass, or for a
 // copy-back that is not needed).
 const uint DISPATCH_HISTOGRAM = 0;
 const uint DISPATCH_PASS = 1;  // + the pass
@@ -40,7 +40,7 @@ uint64_t dispatch_command(uint64_t dispatch_address, uint command) {
   return dispatch_address + command * 12;
 }
 
-// Plan word bits, written by the plan (include/onesweep_plan.glsl) from the histograms: a pass
+// Plan word bits, written by the plan (src/algorithms/onesweep/onesweep_plan.glsl) from the histograms: a pass
 // whose digit is the same for every key is inactive (skipped); active passes ping-pong starting
 // from the caller's buffer ("a"), the first maps keys to radix order on read and the last maps
 // them back.

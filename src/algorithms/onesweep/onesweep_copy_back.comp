@@ -1,6 +1,6 @@
 #version 460
 // Onesweep last step: when the plan ran an odd number of passes the sorted keys (and values) are
-// in scratch; copy them into the caller's buffers. Otherwise the plan (include/onesweep_plan.glsl)
+// in scratch; copy them into the caller's buffers. Otherwise the plan (src/algorithms/onesweep/onesweep_plan.glsl)
 // dispatches no workgroup, and where it copies only the first groups_with_elements() of the grid
 // for max_n. Workgroups still check the copy-back flag: the partition sort clears it after the
 // plan, when its own steps sorted the keys (partition_plan.comp), and they then return at once.

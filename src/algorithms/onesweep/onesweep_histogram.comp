@@ -5,7 +5,7 @@
 // 0, which the plan reads as a skipped pass like any digit that holds every key). Then every
 // workgroup draws a ticket from a control word; the one that draws the last (every other
 // workgroup's additions are then complete) makes the plan: exclusive digit offsets, plan words
-// and the later steps' dispatches (include/onesweep_plan.glsl). That saves a dispatch and a
+// and the later steps' dispatches (src/algorithms/onesweep/onesweep_plan.glsl). That saves a dispatch and a
 // barrier per sort over a separate plan step.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_arithmetic : require

@@ -8,7 +8,7 @@
 //      in shared memory gives each key its place among earlier keys of the same digit;
 //   3. publishes the tile's digit counts to the look-back table and places the keys in tile order
 //      (stable by digit) in shared memory;
-//   4. looks back over predecessors for each digit's exclusive prefix (include/lookback.glsl) and
+//   4. looks back over predecessors for each digit's exclusive prefix (src/primitives/glsl/lookback.glsl) and
 //      publishes the inclusive one;
 //   5. writes keys (then values) from shared memory to digit offset + prefix + place: runs of one
 //      digit are contiguous, so the writes coalesce.
@@ -69,7 +69,7 @@ const uint COUNTERS = MAX_SUBGROUPS * COUNTER_WORDS;
 // tiles, at the cost of one barrier. On the H100 that made 32-bit keys alone 5 % faster (tiles of
 // 512 x 20) and pairs 3 % slower at the same tile (docs/design/onesweep.md).
 layout(constant_id = ONESWEEP_PASS_ID_COUNTERS_IN_EXCHANGE) const uint COUNTERS_IN_EXCHANGE = 0;
-// 1: the partition pass of src/algorithms/partition_sort.cpp: the digit is the one
+// 1: the partition pass of src/algorithms/partition_sort/partition_sort.cpp: the digit is the one
 // partition_plan.comp chose on the GPU (control words CONTROL_PARTITION_*; no choice: every
 // workgroup returns), read from the caller's keys and written to the scratch copy, both in the
 // caller's encoding (a stable scatter into buckets by that digit).

@@ -1,6 +1,6 @@
 #version 460
 // Partition sort step (one workgroup of RADIX invocations, after Onesweep's plan turned every
-// pass's histogram into exclusive digit offsets, include/onesweep_plan.glsl): chooses between
+// pass's histogram into exclusive digit offsets, src/algorithms/onesweep/onesweep_plan.glsl): chooses between
 //  - partition: the highest digit that is not the same for every key (the digits above it are,
 //    so a stable scatter by it orders the keys by every bit above the digit's lowest), when its
 //    largest bucket holds at most max_bucket keys. Writes that digit to the control words (the

@@ -1,7 +1,7 @@
 // Partition sort: for 2^17-2^23 keys, where an LSD sort's four to eight full passes
 // cost more in dispatches, barriers and look-back than in memory traffic. One MSD partition pass,
 // then every bucket sorted on its own:
-//   Onesweep's clear and histogram steps (src/algorithms/onesweep.cpp; the histogram's last
+//   Onesweep's clear and histogram steps (src/algorithms/onesweep/onesweep.cpp; the histogram's last
 //                      workgroup makes Onesweep's plan)
 //   partition_plan     chooses the highest digit that is not the same for every key; when its
 //                      largest bucket holds at most max_bucket keys: partition (its buckets become

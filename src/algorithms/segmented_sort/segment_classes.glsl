@@ -1,4 +1,4 @@
-// The size classes of segmented sort's fast path (src/algorithms/segmented_sort.cpp), shared by
+// The size classes of segmented sort's fast path (src/algorithms/segmented_sort/segmented_sort.cpp), shared by
 // segment_classify, segment_plan and the host's layout: class c holds the segments of 2..2^
 // (LOG2_FIRST_CLASS_SLOTS + c) keys not held by a lower class, each sorted in a block of
 // 2^(LOG2_FIRST_CLASS_SLOTS + c) slots (the medium classes: in several tiles, then merged). Include after the specialization constants

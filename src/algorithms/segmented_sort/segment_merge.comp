@@ -2,7 +2,7 @@
 // Segmented sort, fast path, the medium classes' step 3 (one dispatch per medium class, sized
 // by segment_plan): segment_sort_tile sorted each block of TILE keys of a medium segment to
 // scratch; every key now finds its final place in its segment as the small-array sort's merge
-// does (shaders/include/tile_merge.glsl), searching the other blocks of the same segment only,
+// does (src/primitives/glsl/tile_merge.glsl), searching the other blocks of the same segment only,
 // and its key, value and input position are written there. One invocation per slot of the
 // class's SEGMENT_SLOTS-slot segments; the slots beyond a segment's end do nothing.
 #extension GL_EXT_control_flow_attributes : require

@@ -2,7 +2,7 @@
 // Segmented sort, fast path, step 2 (one dispatch per size class, sized by segment_plan): each
 // workgroup sorts TILE / SEGMENT_SLOTS segments of its class's list on chip, each padded to a
 // block of SEGMENT_SLOTS slots (a power of two; empty slots hold the largest element), in place:
-// the bitonic network of the small-array sort (shaders/include/bitonic_tile.glsl) run up to
+// the bitonic network of the small-array sort (src/primitives/glsl/bitonic_tile.glsl) run up to
 // blocks of SEGMENT_SLOTS only, so that the packed segments never meet (or to separate outputs,
 // the partition sort's, at the same positions). Elements are the compared key bits and the
 // slot (sort_element.glsl): stable. Keys are rebuilt from the

@@ -126,7 +126,7 @@ std::vector<SegmentClass> fast_path_classes(const Context::Impl& ctx, const Sort
   return classes;
 }
 
-// Mirrors class_list_capacity() of shaders/include/segment_classes.glsl.
+// Mirrors class_list_capacity() of src/algorithms/segmented_sort/segment_classes.glsl.
 uint64_t class_list_capacity(const std::vector<SegmentClass>& classes, size_t c, uint64_t max_n,
                              uint64_t max_segments) {
   const uint64_t min_size = c == 0 ? 2 : classes[c - 1].segment_slots + 1;
@@ -186,7 +186,7 @@ class Segmented final : public SegmentedSort {
   }
   // The most large segments (more keys than the largest class) the fast path may list: they are
   // disjoint. 0 without the fast path or where none fits max_n. Mirrors class_list_capacity() of
-  // shaders/include/segment_classes.glsl for the class above the largest.
+  // src/algorithms/segmented_sort/segment_classes.glsl for the class above the largest.
   uint64_t large_capacity(uint64_t max_n, uint64_t max_segments) const {
     if (!fast(max_segments)) return 0;
     return std::min(max_segments, max_n / (max_class_slots() + 1));

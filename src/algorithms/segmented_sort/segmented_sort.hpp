@@ -1,4 +1,4 @@
-// Segmented sort and argsort (src/algorithms/segmented_sort.cpp): what the convenient face's
+// Segmented sort and argsort (src/algorithms/segmented_sort/segmented_sort.cpp): what the convenient face's
 // host path and the engine face's SegmentedSorter record.
 #pragma once
 

@@ -7,7 +7,7 @@
 //                     and is the sort. With several tiles it also writes, per tile, where each
 //                     merge bucket begins (2^bucket_bits() buckets: the top compared bits, or
 //                     with adaptive_buckets a window chosen from a sample of the input,
-//                     shaders/include/merge_buckets.glsl). With skip_sorted_tiles a tile already
+//                     src/primitives/glsl/merge_buckets.glsl). With skip_sorted_tiles a tile already
 //                     in order skips the network
 //   small_sort_merge  (more than one tile) each key adds, to its slot in its sorted tile, the
 //                     number of keys of every other tile that precede it: everything in lower

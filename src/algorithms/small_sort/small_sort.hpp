@@ -32,7 +32,7 @@ struct SmallSortShape {
   // tiles are merged into runs first, then the runs into the output.
   uint32_t merge_group_tiles = 0;
   // small_sort_merge's buckets follow the keys: their window comes from a sample of the input
-  // (shaders/include/merge_buckets.glsl), so that keys sharing their top bits (below 2^k, or 99 %
+  // (src/primitives/glsl/merge_buckets.glsl), so that keys sharing their top bits (below 2^k, or 99 %
   // with one top byte) still spread over them. Off: the top compared bits, with no sample.
   bool adaptive_buckets = false;
   // small_sort_tile checks whether a tile is in order already (all keys equal, sorted input) and
@@ -41,7 +41,7 @@ struct SmallSortShape {
 };
 // Keys without values, compared whole: equal keys cannot be told apart, so small_sort_tile sorts
 // them as bare keys, without origins (its `_keys32` / `_keys64` variants, for 2 or 4 keys per
-// invocation; shaders/include/sort_element.glsl).
+// invocation; src/primitives/glsl/sort_element.glsl).
 inline bool sorts_bare_keys(const SortSpec& spec) {
   return spec.value_words == 0 && spec.begin_bit == 0 && spec.end_bit == 32 * spec.key_words;
 }
@@ -70,13 +70,13 @@ std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const
 
 // Shared-memory bytes of small_sort_tile's tile of `tile` slots: one 64-bit order word per slot
 // plus one padding word per 16, and for 64-bit keys a 32-bit origin per slot plus one padding
-// word per 32 (shaders/small_sort_tile.comp, shaders/include/sort_element.glsl). Bare keys
+// word per 32 (src/algorithms/small_sort/small_sort_tile.comp, src/primitives/glsl/sort_element.glsl). Bare keys
 // (sorts_bare_keys) take less: this bounds them too.
 inline uint64_t small_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {
   return 8 * (tile + tile / 16) + 4 * (spec.key_words == 1 ? 1 : tile + tile / 32);
 }
 
-// The same plus small_sort_tile's choice of merge buckets (shaders/include/merge_buckets.glsl:
+// The same plus small_sort_tile's choice of merge buckets (src/primitives/glsl/merge_buckets.glsl:
 // two 64-bit words per 4 invocations, at most one invocation per slot), its in-order flag and
 // its values (one padding word per 32).
 inline uint64_t small_sort_tile_shared_bytes(const SortSpec& spec, uint64_t tile) {

@@ -1,6 +1,6 @@
 #version 460
 // Small-array sort, pass 2: every key of the sorted tiles (small_sort_tile) finds its final
-// position directly (shaders/include/tile_merge.glsl): its slot in its own tile plus, for every
+// position directly (src/primitives/glsl/tile_merge.glsl): its slot in its own tile plus, for every
 // other tile, how many keys there precede it. Each count is a binary search over only the keys
 // of the tile in the same bucket (merge_buckets.glsl) as ours, whose bounds small_sort_tile
 // wrote.

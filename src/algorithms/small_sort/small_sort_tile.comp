@@ -3,7 +3,7 @@
 // power of two) with a bitonic network (flip/disperse form) on sort elements: the compared key
 // bits and the origin slot (sort_element.glsl). Ordering equal keys by where they came from
 // makes it stable; slots >= count hold the largest element, so they sort last. The network
-// (registers, subgroup shuffles, shared memory) is shaders/include/bitonic_tile.glsl.
+// (registers, subgroup shuffles, shared memory) is src/primitives/glsl/bitonic_tile.glsl.
 // When the tile is the whole array this is the whole sort (in place); otherwise the sorted
 // tiles (keys in radix order, values beside them) and where each merge bucket begins in each go
 // to scratch for small_sort_merge. Keys are rebuilt from the elements when the whole key is

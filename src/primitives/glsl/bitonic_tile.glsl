@@ -1,5 +1,5 @@
-// The bitonic network of the small-array tile sorts (shaders/small_sort_tile.comp,
-// shaders/segment_sort_tile.comp) on sort elements (sort_element.glsl), each invocation holding
+// The bitonic network of the small-array tile sorts (src/algorithms/small_sort/small_sort_tile.comp,
+// src/algorithms/segmented_sort/segment_sort_tile.comp) on sort elements (sort_element.glsl), each invocation holding
 // ITEMS consecutive slots in registers. Steps are taken where they are cheapest:
 //   - pair distances below ITEMS: registers of one invocation (its ITEMS consecutive slots)
 //   - distances below SUBGROUP_RUN = lanes x ITEMS: subgroup shuffles, no barrier
