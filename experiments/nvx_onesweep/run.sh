@@ -10,7 +10,7 @@
 #   FULL=1               also the slower checks (fallbacks, PTX, variants) and the extra timings;
 #                        by default: self-test, the main correctness checks, the main timing table
 #   QUICK_VARIANTS=1     instead: the variants made for the NVX path's 48 KiB of shared memory per
-#                        SM, about 7 minutes: self-test (residency of each variant's pass shapes
+#                        SM, about 6 minutes: self-test (residency of each variant's pass shapes
 #                        through both paths) and checks of those variants through nvx and cuda,
 #                        then every variant timed (nvx and CUB; then nvx, cuda and CUB at 2^24
 #                        and 2^26) for all four key types at 2^20, 2^24, 2^26, 2^28
