@@ -133,6 +133,11 @@ inline constexpr Variant kVariants[] = {
     // u64+u32 15 in four of 4 (at 21 and 16 they spilled 144/216 and 44/120 bytes).
     {"384x18s3pk", 384, 2, 20, 19, 18, 15, 16, 0, kExchangeSegmentsReload,
      kHintPrefetchValues | kHintPackedFallback},
+    // One block of 1024 per SM (1024x12seg1: the best for pairs so far) with larger tiles for
+    // pairs and u64 (u32+u32 13 in three segments of 5, u64 10 in two of 5, u64+u32 9 in three
+    // of 3; at 16 and 15 keys u32 and u32+u32 spilled 124/132 and 124/140 bytes).
+    {"1024x13s1pk", 1024, 1, 12, 13, 10, 9, 16, 0, kExchangeSegmentsReload,
+     kHintPrefetchValues | kHintPackedFallback},
 };
 
 inline constexpr uint32_t kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);

@@ -98,7 +98,7 @@ fi
 if [[ -n ${NEXT_VARIANTS:-} ]]; then
   # The next round's variants (layout.hpp: values prefetched into L2 at the claim; 16-bit
   # fallback counts, which let u64 keys go out in two segments of 7).
-  next=384x20segrlpf,512x15segpf,1024x12seg1pf,384x14s2pk,384x18s3pk
+  next=384x20segrlpf,512x15segpf,1024x12seg1pf,384x14s2pk,384x18s3pk,1024x13s1pk
   # Stage by stage, all four key types, with each variant's pass shapes and the residency of its
   # four pass shapes through NVX.
   step self_test_next 40 --self-test --impls nvx --variants "$next"
