@@ -67,6 +67,16 @@ inline constexpr uint32_t kExchangeSegments = 1;
 inline constexpr uint32_t kExchangeSegmentsReload = 2;
 inline constexpr uint32_t kExchangeDirect = 3;
 
+// Hints (a Variant's bit mask), each a change of the segmented exchanges that costs no registers:
+//   kHintPrefetchValues  pairs: as soon as the tile is claimed, each warp's lane 0 asks L2 for
+//                        the warp's values (cp.async.bulk.prefetch.L2, sm_90), which are loaded
+//                        only after the look-back: they then come from L2, not DRAM.
+//   kHintPackedFallback  the look-back fallback's recount keeps two 16-bit digit counts per word
+//                        (lookback.cuh PACKED): 512 bytes less per block, which lets a segment
+//                        hold more keys (fewer segments) within the same budget.
+inline constexpr uint32_t kHintPrefetchValues = 1;
+inline constexpr uint32_t kHintPackedFallback = 2;
+
 // Shared memory an SM gives a launch through VK_NVX_binary_import, measured (README.md): a fixed
 // 48 KiB carveout that all resident blocks share, each block's static shared memory plus
 // kReservedSharedPerBlock (a block of 48 KiB of dynamic shared memory lost the device).
@@ -85,6 +95,7 @@ struct Variant {
   uint32_t early_values;     // 1: values are requested before the look-back (gpusort), 0: after
                              // the keys' scatter (CUB)
   uint32_t exchange = kExchangeWhole;  // how the ranked keys (values) reach global memory
+  uint32_t hints = 0;                  // kHint* bits
 };
 
 // The first is the default: CUB's sm_90 shapes (tuning_radix_sort.cuh: 384 threads; 20 keys
@@ -109,6 +120,24 @@ inline constexpr Variant kVariants[] = {
     {"256x16seg3", 256, 3, 16, 16, 12, 12, 16, 0, kExchangeSegments},
     // One block of 1024 threads per SM (64 registers), the tile staged in two halves.
     {"1024x12seg1", 1024, 1, 12, 12, 8, 8, 16, 0, kExchangeSegmentsReload},
+    // The three best of those with the pairs' values prefetched into L2 at the tile's claim
+    // (keys-only kernels unchanged).
+    {"384x20segrlpf", 384, 2, 20, 18, 15, 15, 16, 0, kExchangeSegmentsReload, kHintPrefetchValues},
+    {"512x15segpf", 512, 2, 15, 15, 10, 10, 16, 0, kExchangeSegmentsReload, kHintPrefetchValues},
+    {"1024x12seg1pf", 1024, 1, 12, 12, 8, 8, 16, 0, kExchangeSegmentsReload, kHintPrefetchValues},
+    // 16-bit fallback counts (512 B less) and values prefetched: 384 x 14 u64 keys in two
+    // segments of 7 (384x20segrl: three of 5), u32+u32 14 in two of 7, u64+u32 12 in three of 4.
+    {"384x14s2pk", 384, 2, 20, 14, 14, 12, 16, 0, kExchangeSegmentsReload,
+     kHintPrefetchValues | kHintPackedFallback},
+    // The same budget with larger tiles: u32+u32 19 in three segments of 7, u64 18 in three of 6,
+    // u64+u32 15 in four of 4 (at 21 and 16 they spilled 144/216 and 44/120 bytes).
+    {"384x18s3pk", 384, 2, 20, 19, 18, 15, 16, 0, kExchangeSegmentsReload,
+     kHintPrefetchValues | kHintPackedFallback},
+    // One block of 1024 per SM (1024x12seg1: the best for pairs so far) with larger tiles for
+    // pairs and u64 (u32+u32 13 in three segments of 5, u64 10 in two of 5, u64+u32 9 in three
+    // of 3; at 16 and 15 keys u32 and u32+u32 spilled 124/132 and 124/140 bytes).
+    {"1024x13s1pk", 1024, 1, 12, 13, 10, 9, 16, 0, kExchangeSegmentsReload,
+     kHintPrefetchValues | kHintPackedFallback},
 };
 
 inline constexpr uint32_t kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);

@@ -50,15 +50,19 @@ struct LookbackParams {
   uint32_t spin_limit;  // look-back rounds on an unpublished predecessor before recounting it
 };
 
-template <class Env, class K, int THREADS, uint32_t TILE, int WINDOW>
+// PACKED: the fallback's recount keeps two 16-bit digit counts per word (512 bytes of shared
+// memory less; a tile's count of one digit must stay below 2^16).
+template <class Env, class K, int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false>
 struct Lookback {
+  static_assert(!PACKED || TILE < (1u << 16), "16-bit fallback counts");
+  static constexpr uint32_t kCountWords = PACKED ? kRadix / 2 : kRadix;
   // Digits per thread: thread t holds digits t * kBins .. t * kBins + kBins - 1 (CUB's
   // BlockRadixRank ThreadBin, so that the ranking's counts are the thread's own).
   static constexpr int kBins = (int(kRadix) + THREADS - 1) / THREADS;
 
   struct Shared {
-    uint32_t fallback_counts[kRadix];  // a recounted predecessor's digit counts
-    uint32_t stalled[2];               // latest stalled predecessor + 1, one word per round parity
+    uint32_t fallback_counts[kCountWords];  // a recounted predecessor's digit counts
+    uint32_t stalled[2];  // latest stalled predecessor + 1, one word per round parity
   };
 
   static NVX_INLINE int thread_bin(int u) { return int(Env::thread()) * kBins + u; }
@@ -80,13 +84,22 @@ struct Lookback {
   // of the look-back's (inlined, u32+u32 at 384 x 23 spilled 15 registers).
   static NVX_NOINLINE void count_tile_digits(Shared& s, const K* keys_in, uint32_t n, uint32_t bit,
                                              uint32_t tile) {
-    for (uint32_t d = Env::thread(); d < kRadix; d += THREADS) s.fallback_counts[d] = 0;
+    for (uint32_t d = Env::thread(); d < kCountWords; d += THREADS) s.fallback_counts[d] = 0;
     Env::sync();
     const uint32_t begin = tile * TILE;
     const uint32_t size = n - begin < TILE ? n - begin : TILE;
-    for (uint32_t i = Env::thread(); i < size; i += THREADS)
-      Env::shared_add(&s.fallback_counts[uint32_t(keys_in[begin + i] >> bit) & (kRadix - 1)], 1u);
+    for (uint32_t i = Env::thread(); i < size; i += THREADS) {
+      const uint32_t digit = uint32_t(keys_in[begin + i] >> bit) & (kRadix - 1);
+      if (PACKED)
+        Env::shared_add(&s.fallback_counts[digit >> 1], 1u << (16 * (digit & 1)));
+      else
+        Env::shared_add(&s.fallback_counts[digit], 1u);
+    }
     Env::sync();
+  }
+  static NVX_INLINE uint32_t fallback_count(const Shared& s, uint32_t digit) {
+    return PACKED ? (s.fallback_counts[digit >> 1] >> (16 * (digit & 1))) & 0xffffu
+                  : s.fallback_counts[digit];
   }
 
   // Sums, for each digit of this thread, the counts of all tiles before `tile` into
@@ -157,7 +170,7 @@ struct Lookback {
       for (int u = 0; u < kBins; ++u) {
         if (next[u] != recount) continue;
         const uint32_t bin = uint32_t(thread_bin(u));
-        const uint32_t c = s.fallback_counts[bin];
+        const uint32_t c = fallback_count(s, bin);
         publish(table, p.slot_mask, predecessor, bin, p.first_tag + predecessor, false, c);
         exclusive[u] += c;
         next[u] = predecessor;

@@ -71,14 +71,18 @@ struct Scenario {
   bool expect_fallbacks;
 };
 
-template <int THREADS, uint32_t TILE, int WINDOW>
+// PACKED: the fallback's 16-bit counts; then half the keys have digit 1 in both passes, so
+// that a recounted tile holds more than 255 of one odd digit (the upper half of a word).
+template <int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false>
 bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
-  using LB = Lookback<HostBlock, uint32_t, THREADS, TILE, WINDOW>;
+  using LB = Lookback<HostBlock, uint32_t, THREADS, TILE, WINDOW, PACKED>;
   constexpr int kBins = LB::kBins;
   std::mt19937_64 rng(seed);
   std::vector<uint32_t> keys(n);
-  for (auto& k : keys)
+  for (auto& k : keys) {
     k = uint32_t(rng()) & (rng() % 3 == 0 ? 0x0707u : 0xFFFFu);  // some digits crowded
+    if (PACKED && rng() % 2 == 0) k = 0x0101u;
+  }
   const uint32_t tiles = (n + TILE - 1) / TILE;
   std::vector<LookbackEntry> table(size_t(sc.slots) * kRadix, 0);
   uint32_t fallbacks = 0;
@@ -161,8 +165,9 @@ bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
     std::printf("  %s: no look-back fell back\n", sc.name);
     ok = false;
   }
-  std::printf("%-4s %s: %d threads, tile %u, window %d, n %u, %u fallbacks\n", ok ? "ok" : "FAIL",
-              sc.name, THREADS, TILE, WINDOW, n, fallbacks);
+  std::printf("%-4s %s: %d threads, tile %u, window %d%s, n %u, %u fallbacks\n", ok ? "ok" : "FAIL",
+              sc.name, THREADS, TILE, WINDOW, PACKED ? ", 16-bit fallback counts" : "", n,
+              fallbacks);
   return ok;
 }
 
@@ -185,6 +190,9 @@ int main() {
     (run_scenario<64, 128, 1>(sc, 20 * 128, 2) ? passed : failed)++;
     // 384 threads: one digit per thread, a third of the threads without one (as the kernels).
     (run_scenario<384, 768, 16>(sc, 7 * 768 + 5, 3) ? passed : failed)++;
+    // The fallback's counts two to a word (variants with kHintPackedFallback).
+    (run_scenario<384, 768, 16, true>(sc, 7 * 768 + 5, 4) ? passed : failed)++;
+    (run_scenario<64, 128, 16, true>(sc, 24 * 128 + 37, 5) ? passed : failed)++;
   }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

@@ -305,7 +305,9 @@ std::string describe_variant(const Variant& v) {
               ? "; staged in segments that fit the blocks in 48 KiB/SM, keys held in registers"
           : v.exchange == kExchangeSegmentsReload
               ? "; staged in segments that fit the blocks in 48 KiB/SM, keys loaded again"
-              : "; scattered straight from registers");
+              : "; scattered straight from registers") +
+         ((v.hints & kHintPrefetchValues) != 0 ? "; values prefetched into L2 at the claim" : "") +
+         ((v.hints & kHintPackedFallback) != 0 ? "; 16-bit fallback counts" : "");
 }
 
 // One implementation timed: our kernels of one variant through one path, or CUB (variant -1).

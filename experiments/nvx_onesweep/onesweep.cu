@@ -80,11 +80,16 @@ struct PassParams {
 };
 
 template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, bool EARLY_VALUES,
-          uint32_t EXCHANGE>
+          uint32_t EXCHANGE, uint32_t HINTS>
 struct OnesweepPass {
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
-  using Lookback = nvx_onesweep::Lookback<CudaBlock, K, THREADS, kTile, WINDOW>;
+  using Lookback = nvx_onesweep::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
+                                          (HINTS & kHintPackedFallback) != 0>;
+  // Values prefetched into L2 when the tile is claimed (pairs whose values load after the
+  // look-back): each warp's values are contiguous (warp-striped), ITEMS x 32 x 4 bytes.
+  static constexpr bool kPrefetchValues =
+      kValues && !EARLY_VALUES && (HINTS & kHintPrefetchValues) != 0;
   static constexpr int kBins = Lookback::kBins;
   using Rank =
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
@@ -184,6 +189,29 @@ struct OnesweepPass {
       }
     }
   };
+
+  // One bulk L2 prefetch per warp (lane 0) of the warp's values in the tile: a hint, no
+  // registers held, nothing waited for. The address must be 16-byte aligned and the size a
+  // multiple of 16: the warp's chunk starts at a multiple of 128 bytes of the tile (the tile at a
+  // multiple of kTile x 4 bytes, kTile % 4 == 0), the last tile's chunk is cut to 16 bytes.
+  static __device__ __forceinline__ void prefetch_values(const V* __restrict__ values_in,
+                                                         uint32_t tile_begin, uint32_t tile_items) {
+    if constexpr (kPrefetchValues) {
+      static_assert(sizeof(V) == 4 && kTile % 4 == 0, "16-byte aligned chunks");
+      const uint32_t warp = threadIdx.x / 32;
+      const uint32_t first = warp * uint32_t(ITEMS) * 32;  // the warp's first value in the tile
+      if ((threadIdx.x & 31) != 0 || first >= tile_items) return;
+      const uint32_t count =
+          tile_items - first < uint32_t(ITEMS) * 32 ? tile_items - first : uint32_t(ITEMS) * 32;
+      const uint32_t bytes = count * uint32_t(sizeof(V)) / 16 * 16;
+      const V* chunk = values_in + tile_begin + first;
+      if (bytes != 0 && (reinterpret_cast<uintptr_t>(chunk) & 15) == 0)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
+                         uint64_t(__cvta_generic_to_global(chunk))),
+                     "r"(bytes)
+                     : "memory");
+    }
+  }
 
   template <bool FULL>
   static __device__ __forceinline__ void load_values(const V* __restrict__ values_in,
@@ -314,6 +342,7 @@ struct OnesweepPass {
     const bool full = p.n - tile_begin >= kTile;
     const uint32_t tile_items = full ? kTile : p.n - tile_begin;
     const uint32_t tag = p.first_tag + tile;
+    prefetch_values(values_in, tile_begin, tile_items);
     const bool publishes = p.refusal_period == 0 || tile % p.refusal_period != p.refusal_period - 1;
 
     // 1. The tile's keys, warp-striped (each warp a contiguous chunk): the ranking is stable in
@@ -468,7 +497,7 @@ struct Histogram {
 
 template <class K, class V, uint32_t ITEMS>
 using PassOf = OnesweepPass<K, V, kThreads, int(ITEMS), kMinBlocks, int(kVariant.lookback_window),
-                            kVariant.early_values != 0, kVariant.exchange>;
+                            kVariant.early_values != 0, kVariant.exchange, kVariant.hints>;
 
 }  // namespace
 }  // namespace nvx_onesweep
