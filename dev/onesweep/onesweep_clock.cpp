@@ -85,9 +85,9 @@ int main(int argc, char** argv) {
   const uint64_t tile = make_onesweep(impl, spec, options)->tile_keys(),
                  tiles = (n + tile - 1) / tile;
   DeviceBuffer records(impl, tiles * passes * fields * 4, MemoryKind::device_local);
-  options.clock_profile = records.address();
+  options.profiling.clock_profile = records.address();
   auto profiled = make_onesweep(impl, spec, options);
-  options.clock_profile = 0;
+  options.profiling.clock_profile = 0;
   auto plain = make_onesweep(impl, spec, options);
   DeviceBuffer scratch(impl, std::max(profiled->scratch_bytes(n), plain->scratch_bytes(n)),
                        MemoryKind::device_local);

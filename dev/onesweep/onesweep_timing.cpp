@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "dispatch/dispatch.hpp"
 #include "algorithms/onesweep/onesweep.hpp"
+#include "dispatch/dispatch.hpp"
 #include "onesweep_env.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -22,20 +22,24 @@ int main(int argc, char** argv) {
   OnesweepOptions options;
   if (argc > 5) options.workgroup = atoi(argv[4]), options.keys_per_thread = atoi(argv[5]);
   onesweep_options_from_env(options);
-  if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.histogram_only = true;
-  if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT")) options.profile_omit = atoi(p);
+  if (std::getenv("ONESWEEP_HISTOGRAM_ONLY")) options.profiling.histogram_only = true;
+  if (const char* p = std::getenv("ONESWEEP_PROFILE_OMIT"))
+    options.profiling.profile_omit = atoi(p);
   bool classic = argc > 6 && std::string(argv[6]) == "radix_reduce_scan";
   Context ctx = Context::create();
   auto& impl = ctx.impl();
   // ONESWEEP_END_BIT sorts fewer digits: time per pass = difference between bit ranges.
-  // ONESWEEP_BEGIN_BIT leaves the low digits out (e.g. 32: a u64 sort's passes over the high word alone).
+  // ONESWEEP_BEGIN_BIT leaves the low digits out (e.g. 32: a u64 sort's passes over the high word
+  // alone).
   const char* end_bit = std::getenv("ONESWEEP_END_BIT");
   const char* begin_bit = std::getenv("ONESWEEP_BEGIN_BIT");
   SortSpec spec = make_sort_spec(key, value_bytes, std::getenv("ONESWEEP_DESCENDING") != nullptr,
                                  begin_bit ? atoi(begin_bit) : 0, end_bit ? atoi(end_bit) : 0);
   std::unique_ptr<SortAlgorithm> algorithm;
-  if (classic) algorithm = make_sort_algorithm(impl, spec, Algorithm::radix_reduce_scan);
-  else algorithm = make_onesweep(impl, spec, options);
+  if (classic)
+    algorithm = make_sort_algorithm(impl, spec, Algorithm::radix_reduce_scan);
+  else
+    algorithm = make_onesweep(impl, spec, options);
   const uint64_t kb = key_bytes(key), key_size = n * kb, value_size = n * value_bytes;
   const int inputs = 3, warmups = 3, runs = 15;
   std::vector<DeviceBuffer> in_keys;
@@ -102,11 +106,12 @@ int main(int argc, char** argv) {
     if (r >= warmups) ms.push_back(t);
     if (phases && r >= warmups) {
       std::vector<uint64_t> ticks(next_query);
-      vkGetQueryPoolResults(impl.device, phase_pool, 0, next_query, ticks.size() * 8, ticks.data(), 8,
-                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      vkGetQueryPoolResults(impl.device, phase_pool, 0, next_query, ticks.size() * 8, ticks.data(),
+                            8, VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
       phase_ms.resize(next_query - 1);
       for (uint32_t q = 1; q < next_query; ++q)
-        phase_ms[q - 1].push_back(double(ticks[q] - ticks[q - 1]) * impl.info.timestamp_period_ns * 1e-6);
+        phase_ms[q - 1].push_back(double(ticks[q] - ticks[q - 1]) * impl.info.timestamp_period_ns *
+                                  1e-6);
     }
   }
   std::sort(ms.begin(), ms.end());
@@ -137,8 +142,10 @@ int main(int argc, char** argv) {
     };
     if (j && order(k) < order(kb == 4 ? o32[j - 1] : out[j - 1])) sorted = false;
   }
-  if (end_bit || begin_bit || options.histogram_only) sorted = true;  // only some digits are ordered
-  bool ok = sorted && ((sum == sums[last_input] && xr == xors[last_input]) || options.histogram_only);
+  if (end_bit || begin_bit || options.profiling.histogram_only)
+    sorted = true;  // only some digits are ordered
+  bool ok = sorted && ((sum == sums[last_input] && xr == xors[last_input]) ||
+                       options.profiling.histogram_only);
   if (value_bytes && ok && !end_bit && !begin_bit) {
     // Values carried the input index: the pair must match the input key at that index.
     std::vector<uint32_t> v(value_size / 4);
@@ -155,15 +162,20 @@ int main(int argc, char** argv) {
       uint64_t want = kb == 4 ? h32[idx] : host[idx];
       uint64_t got = kb == 4 ? o32[j] : out[j];
       if (idx >= n || want != got) ok = false;
-      if (j && got == (kb == 4 ? o32[j - 1] : out[j - 1]) && idx < (value_bytes == 4 ? v[j - 1] : v[2 * j - 2])) ok = false;
+      if (j && got == (kb == 4 ? o32[j - 1] : out[j - 1]) &&
+          idx < (value_bytes == 4 ? v[j - 1] : v[2 * j - 2]))
+        ok = false;
     }
   }
-  printf("%-8s %s v%u 2^%-2d wg %3u kpt %2u  median %8.3f ms  min %8.3f  %6.2f GKeys/s  scratch %llu B (+%llu beyond ping-pong) fallbacks %u %s\n",
-         classic ? "classic" : "onesweep", argv[1], value_bytes, atoi(argv[3]), options.workgroup,
-         options.keys_per_thread, med, ms.front(), n / med / 1e6,
-         (unsigned long long)algorithm->scratch_bytes(n),
-         (unsigned long long)(algorithm->scratch_bytes(n) - align_up(n * kb, 256) - align_up(value_size, 256)),
-         fallbacks, ok ? "OK" : "WRONG");
+  printf(
+      "%-8s %s v%u 2^%-2d wg %3u kpt %2u  median %8.3f ms  min %8.3f  %6.2f GKeys/s  scratch %llu "
+      "B (+%llu beyond ping-pong) fallbacks %u %s\n",
+      classic ? "classic" : "onesweep", argv[1], value_bytes, atoi(argv[3]), options.workgroup,
+      options.keys_per_thread, med, ms.front(), n / med / 1e6,
+      (unsigned long long)algorithm->scratch_bytes(n),
+      (unsigned long long)(algorithm->scratch_bytes(n) - align_up(n * kb, 256) -
+                           align_up(value_size, 256)),
+      fallbacks, ok ? "OK" : "WRONG");
   if (phases) {
     printf("  phases (ms, median):");
     for (auto& p : phase_ms) {

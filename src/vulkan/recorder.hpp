@@ -55,7 +55,9 @@ class Recorder {
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                          0, 1, &b, 0, nullptr, 0, nullptr);
     ends_with_barrier_ = true;
+#if GPUSORT_PROFILING
     if (profile_pool_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, profile_pool_, (*profile_next_)++);
+#endif
   }
 
   // Shader reads and writes before this happen before, and are visible to, shader reads and
@@ -64,14 +66,18 @@ class Recorder {
   void compute_barrier() const {
     barrier(cmd_);
     ends_with_barrier_ = true;
+#if GPUSORT_PROFILING
     if (profile_pool_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, profile_pool_, (*profile_next_)++);
+#endif
   }
-  // Development profiling (dev/onesweep): a timestamp into `pool` after every
+#if GPUSORT_PROFILING
+  // Development profiling (dev/; only in the gpusort_profiling library): a timestamp into `pool` after every
   // compute_barrier(), at query *next, which then advances.
   void profile_barriers(VkQueryPool pool, uint32_t* next) {
     profile_pool_ = pool;
     profile_next_ = next;
   }
+#endif
   static void barrier(VkCommandBuffer cmd) {
     VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT;
@@ -101,8 +107,10 @@ class Recorder {
   Context::Impl& ctx_;
   VkCommandBuffer cmd_;
   mutable bool ends_with_barrier_ = false;
+#if GPUSORT_PROFILING
   VkQueryPool profile_pool_ = VK_NULL_HANDLE;
   uint32_t* profile_next_ = nullptr;
+#endif
 };
 
 }  // namespace gpusort

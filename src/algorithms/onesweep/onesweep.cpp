@@ -137,15 +137,30 @@ class Onesweep final : public OnesweepSort {
     if (groups >= spread) return groups;
     return std::min(spread, groups_for(n, histogram_keys_per_round, max_histogram_groups));
   }
-  // onesweep_pass, or with OnesweepOptions::clock_profile its clock variant.
+  // onesweep_pass, or in the profiling build with OnesweepOptions::profiling.clock_profile its
+  // clock variant.
   Kernel pass_kernel() const {
-    if (!options_.clock_profile) return Kernel::onesweep_pass;
+#if GPUSORT_PROFILING
+    if (options_.profiling.clock_profile) {
 #ifdef GPUSORT_ONESWEEP_VARIANTS
-    return Kernel::onesweep_pass_clock;
+      return Kernel::onesweep_pass_clock;
 #else
-    throw Error("onesweep: clock_profile needs the library built with GPUSORT_ONESWEEP_VARIANTS");
+      throw Error("onesweep: clock_profile needs the library built with GPUSORT_ONESWEEP_VARIANTS");
 #endif
+    }
+#endif
+    return Kernel::onesweep_pass;
   }
+  // The profiling build's switches (OnesweepOptions::profiling); constants in the product.
+#if GPUSORT_PROFILING
+  bool histogram_only() const { return options_.profiling.histogram_only; }
+  uint32_t profile_omit() const { return options_.profiling.profile_omit; }
+  VkDeviceAddress clock_profile() const { return options_.profiling.clock_profile; }
+#else
+  static constexpr bool histogram_only() { return false; }
+  static constexpr uint32_t profile_omit() { return 0; }
+  static constexpr VkDeviceAddress clock_profile() { return 0; }
+#endif
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
   }
@@ -269,7 +284,7 @@ class Onesweep final : public OnesweepSort {
                    histogram_push);
     // The plan (made by the histogram's last workgroup) wrote every later step's command.
     rec.indirect_barrier();
-    if (options_.histogram_only) return;
+    if (histogram_only()) return;
 
     const OnesweepPassSpec pass_spec{.key = key_spec(workgroup_),
                                      .min_subgroup_size = ctx_.info.min_subgroup_size,
@@ -278,7 +293,7 @@ class Onesweep final : public OnesweepSort {
                                      .spin_limit = options_.spin_limit,
                                      .publish_refusal_period = options_.publish_refusal_period,
                                      .lookback_window = options_.lookback_window,
-                                     .profile_omit = options_.profile_omit,
+                                     .profile_omit = profile_omit(),
                                      .full_tile_copy = full_tile_copy(),
                                      .guess_tile = guess_tile(),
                                      .counters_in_exchange = counters_in_exchange(),
@@ -296,7 +311,7 @@ class Onesweep final : public OnesweepSort {
       // A skipped pass runs no workgroup.
       launch_planned(pass_kernel(), pass_spec, dispatch_pass + pass,
                      OnesweepPassPush{t.keys, keys_alt, t.values,
-                                      options_.clock_profile ? options_.clock_profile : values_alt,
+                                      clock_profile() ? clock_profile() : values_alt,
                                       t.count_address, counts + pass * radix * 4, control, lookback,
                                       t.n, pass, bit, std::min(digit_bits, spec_.end_bit - bit),
                                       uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});

@@ -38,12 +38,19 @@ struct OnesweepOptions {
                                            // workgroups per compute unit
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
-  bool histogram_only = false;         // profiling: record only the clear and histogram steps
-                                       // (the histogram's last workgroup makes the plan)
-  uint32_t profile_omit = 0;           // profiling (wrong results): steps the pass leaves out
-  // Profiling (dev/onesweep/onesweep_clock.cpp, keys alone): the pass's clock variant,
-  // built with GPUSORT_ONESWEEP_VARIANTS, writes its per-tile records to this address.
-  VkDeviceAddress clock_profile = 0;
+#if GPUSORT_PROFILING
+  // Development profiling only: these exist in the gpusort_profiling library that dev/'s timing
+  // tools link (dev/CMakeLists.txt), never in the product library.
+  struct Profiling {
+    bool histogram_only = false;  // record only the clear and histogram steps (the histogram's
+                                  // last workgroup makes the plan)
+    uint32_t profile_omit = 0;    // (wrong results) steps the pass leaves out: PROFILE_OMIT_*
+                                  // of onesweep_pass.comp
+    // dev/onesweep/onesweep_clock.cpp, keys alone: the pass's clock variant, embedded with
+    // GPUSORT_ONESWEEP_VARIANTS, writes its per-tile records to this address.
+    VkDeviceAddress clock_profile = 0;
+  } profiling;
+#endif
 };
 
 // Where one recorded Onesweep sort keeps its state, for a sort built on its steps
