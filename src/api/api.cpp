@@ -4,6 +4,7 @@
 
 #include "algorithms/sort_algorithm.hpp"
 #include "api/buffer_refs.hpp"
+#include "api/push.h"
 #include "dispatch/dispatch.hpp"
 #include "host/host_path.hpp"
 #include "host/out_of_core.hpp"
@@ -215,10 +216,6 @@ struct Sorter::Impl {
   uint64_t scratch_bytes(uint64_t max_n) const {
     return count_slot_bytes() + algorithm->scratch_bytes(max_n);
   }
-  struct NarrowPush {
-    VkDeviceAddress count, narrow;
-    uint32_t max_n;
-  };
   // The algorithm's targets, and the caller's u64 count when count_narrow runs first (then
   // sort.count_address is the slot it writes).
   struct Resolved {
@@ -275,7 +272,7 @@ struct Sorter::Impl {
     }
     if (r.wide_count) {
       rec.dispatch(Kernel::count_narrow, {64}, 1,
-                   NarrowPush{r.wide_count, t.count_address, uint32_t(t.n)});
+                   CountNarrowPush{r.wide_count, t.count_address, uint32_t(t.n)});
       rec.compute_barrier();
     }
     algorithm->record(rec, t);
