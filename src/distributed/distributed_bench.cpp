@@ -15,8 +15,9 @@
 // printed, and the result is checked on the CPU (each slice non-decreasing in the sort's order,
 // the slices in order, and the multiset kept: element count and an order-independent hash of
 // every key and value against the input's). Then rank 0 alone sorts the concatenation of the
-// same keys on its GPU (gpusort::sort_raw: in core when it fits, else out of core, runs merged on
-// the CPU) and on all its cores (a parallel LSD radix sort, integer keys), each checked.
+// same keys on all its cores (a parallel LSD radix sort, integer keys) and on its GPU
+// (gpusort::sort_raw: in core when it fits, else out of core, runs merged on the CPU), each
+// checked.
 // docs/distributed.md shows a run and how to carry it to a machine without MPI installed.
 #include <algorithm>
 #include <array>
@@ -427,36 +428,6 @@ int main(int argc, char** argv) {
     if (rank == 0 && (want_single || want_cpu)) {
       // The concatenation of the ranks' keys, made again (the same bits), touched once.
       dist::HostBuffer keys(total * ks), values(total * vs);
-      if (want_single) {
-        std::vector<double> times;
-        SortTimings stages;
-        for (int i = 0; i < a.baseline_repeat; ++i) {
-          make_keys(keys.data(), values.data(), 0, total, ks, vs, a.threads);
-          const uint64_t before =
-              multiset_hash(keys.data(), values.data(), total, ks, vs, a.threads);
-          SortOptions options;
-          options.device_memory_limit = a.device_memory_limit;
-          options.timings = &stages;
-          const auto started = clock_type::now();
-          sort_raw(ctx, a.type, keys.data(), total, vs ? values.data() : nullptr, vs, options);
-          times.push_back(since(started));
-          const bool ok =
-              non_decreasing(a.type, keys.data(), total, a.threads) &&
-              multiset_hash(keys.data(), values.data(), total, ks, vs, a.threads) == before;
-          if (!ok) status = 1;
-          std::printf(
-              "single GPU, run %d: %.3f s, %.4g G keys/s (%s; upload %.1f, sort %.1f, "
-              "download %.1f, CPU merge %.1f ms, %llu run(s)); result %s\n",
-              i + 1, times.back() / 1e3, double(total) / times.back() / 1e6,
-              ctx.device_info().name.c_str(), stages.upload_ms, stages.sort_gpu_ms,
-              stages.download_ms, stages.merge_ms, static_cast<unsigned long long>(stages.runs),
-              ok ? "checked" : "WRONG");
-          std::fflush(stdout);
-        }
-        std::printf("single GPU: median %.3f s, %.4g G keys/s; best %.3f s, %.4g G keys/s\n",
-                    median(times) / 1e3, double(total) / median(times) / 1e6, best(times) / 1e3,
-                    double(total) / best(times) / 1e6);
-      }
       if (want_cpu) {
         if (a.type == KeyType::f32 || a.type == KeyType::f64 || vs) {
           std::printf("parallel CPU sort: skipped (integer keys without values only)\n");
@@ -491,6 +462,36 @@ int main(int argc, char** argv) {
               median(times) / 1e3, double(total) / median(times) / 1e6, best(times) / 1e3,
               double(total) / best(times) / 1e6);
         }
+      }
+      if (want_single) {
+        std::vector<double> times;
+        SortTimings stages;
+        for (int i = 0; i < a.baseline_repeat; ++i) {
+          make_keys(keys.data(), values.data(), 0, total, ks, vs, a.threads);
+          const uint64_t before =
+              multiset_hash(keys.data(), values.data(), total, ks, vs, a.threads);
+          SortOptions options;
+          options.device_memory_limit = a.device_memory_limit;
+          options.timings = &stages;
+          const auto started = clock_type::now();
+          sort_raw(ctx, a.type, keys.data(), total, vs ? values.data() : nullptr, vs, options);
+          times.push_back(since(started));
+          const bool ok =
+              non_decreasing(a.type, keys.data(), total, a.threads) &&
+              multiset_hash(keys.data(), values.data(), total, ks, vs, a.threads) == before;
+          if (!ok) status = 1;
+          std::printf(
+              "single GPU, run %d: %.3f s, %.4g G keys/s (%s; upload %.1f, sort %.1f, "
+              "download %.1f, CPU merge %.1f ms, %llu run(s)); result %s\n",
+              i + 1, times.back() / 1e3, double(total) / times.back() / 1e6,
+              ctx.device_info().name.c_str(), stages.upload_ms, stages.sort_gpu_ms,
+              stages.download_ms, stages.merge_ms, static_cast<unsigned long long>(stages.runs),
+              ok ? "checked" : "WRONG");
+          std::fflush(stdout);
+        }
+        std::printf("single GPU: median %.3f s, %.4g G keys/s; best %.3f s, %.4g G keys/s\n",
+                    median(times) / 1e3, double(total) / median(times) / 1e6, best(times) / 1e3,
+                    double(total) / best(times) / 1e6);
       }
     }
   } catch (const std::exception& e) {
