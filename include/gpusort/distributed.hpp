@@ -57,9 +57,13 @@ std::unique_ptr<Exchange> make_mpi_exchange(uint64_t max_message_bytes = 0);
 
 // How the received runs are merged into the rank's slice.
 enum class Merge : uint32_t {
-  automatic,  // gpu when the slice fits the device in one piece, else cpu
-  gpu,        // one stable gpusort::sort_raw of the runs, concatenated in rank order
-  cpu,        // gpusort::merge_sorted_runs (up to 16 host threads)
+  automatic,  // gpu
+  // Stable gpusort sorts of the runs, concatenated in (rank, run) order and streamed from where
+  // they are (the upload waits for what is still arriving): one sort when the slice fits the
+  // device, else one per range of the key order (each a contiguous range of every run, cut by an
+  // exact selection), each fitting the device, written at its place in the output.
+  gpu,
+  cpu,  // gpusort::merge_sorted_runs (up to 16 host threads), once every run has arrived
 };
 
 // Where a distributed sort spent its time on this rank, in milliseconds of wall time.

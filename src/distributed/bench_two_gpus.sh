@@ -58,18 +58,18 @@ run() {
 } 2>&1 | tee "$results/00_machine.txt"
 np2=("${mpirun[@]}" --bind-to none -np 2 "$bench")
 np1=("${mpirun[@]}" --bind-to none -np 1 "$bench")
-# 2^34 u32 keys (64 GiB; 2^33 per GPU: two runs of 2^32 on each): two GPUs, then one GPU out of
-# core and the CPU (LSD radix sort on every core) on the same array.
+# 2^34 u32 keys (64 GiB; 2^33 per GPU: two runs of 2^32 on each): two GPUs (the merge on the GPU
+# in two ranges of the key order), then the CPU (LSD radix sort on every core) and one GPU out of
+# core on the same array; then the merge on the CPU instead.
 run u32_2e34 240 "${np2[@]}" --n 16G --type u32 --repeat 2 --baseline-repeat 1
-# Weak scaling: 2^32 u32 keys per GPU, one GPU then two.
+run u32_2e34_merge_cpu 70 "${np2[@]}" --n 16G --type u32 --repeat 1 --merge cpu --only distributed
+# Weak scaling: 2^32 u32 keys per GPU, one GPU then two (2^33 in all: the merge on the GPU, in core).
 run weak_np1 50 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
 run weak_np2 60 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
-# 2^33 u32 keys: the merge of the received runs on the CPU against the GPU (upload, re-sort,
-# download), the built-in exchange's message size.
+# The same 2^33 u32 keys with the merge on the CPU.
 run u32_2e33_merge_cpu 50 "${np2[@]}" --n 8G --type u32 --repeat 2 --merge cpu --only distributed
-run u32_2e33_merge_gpu 50 "${np2[@]}" --n 8G --type u32 --repeat 2 --merge gpu --only distributed
 # 2^33 u64 keys (64 GiB).
-run u64_2e33 80 "${np2[@]}" --n 8G --type u64 --repeat 2 --only distributed
+run u64_2e33 70 "${np2[@]}" --n 8G --type u64 --repeat 2 --only distributed
 # The launcher's default binding (each rank on one core), for comparison.
 run u32_2e33_bound 60 "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 1 --only distributed
 pack

@@ -325,11 +325,13 @@ int main(int argc, char** argv) {
       options.merge = a.merge;
       options.chunk_bytes = a.chunk_bytes;
       dist::Sorter sorter(ctx, MPI_COMM_WORLD);
-      const bool cpu_merge =
-          a.merge == dist::Merge::cpu ||
-          (a.merge == dist::Merge::automatic && ranks > 1 &&
-           max_run_elements(ctx, a.type, vs, slice_max, options.sort) < slice_max);
-      sorter.reserve(a.type, vs, mine, cpu_merge ? slice_max : 0);
+      // A receive buffer for the other ranks' pieces (about (P - 1) / P of the slice, 2 % spare)
+      // when the merge reads them while it writes the output: on the CPU, or on the GPU in parts.
+      const bool receive_buffer =
+          ranks > 1 && (a.merge == dist::Merge::cpu ||
+                        max_run_elements(ctx, a.type, vs, slice_max, options.sort) < slice_max);
+      sorter.reserve(a.type, vs, mine,
+                     receive_buffer ? slice_max - slice_max / uint64_t(ranks) + slice_max / 50 : 0);
       dist::HostBuffer out_keys(slice_max * ks), out_values(slice_max * vs);
       const double prepare_ms = since(preparing);
       if (rank == 0)

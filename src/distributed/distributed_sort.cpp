@@ -979,28 +979,36 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   Merge merge = options.merge;
   void* out_keys = nullptr;
   void* out_values = nullptr;
+  uint64_t parts = 1;  // of the merge on the GPU: each fits the device
   agree(comm, [&] {
-    if (nonempty <= 1)
+    if (nonempty <= 1) {
       merge = Merge::gpu;  // nothing to merge: a remote piece lands in the output, ours is copied
-    else if (merge == Merge::automatic)
-      merge = max_run_elements(ctx, key_type, value_bytes, m, options.sort) >= m ? Merge::gpu
-                                                                                 : Merge::cpu;
+    } else {
+      if (merge == Merge::automatic) merge = Merge::gpu;
+      if (merge == Merge::gpu) {
+        const uint64_t run = max_run_elements(ctx, key_type, value_bytes, m, options.sort);
+        parts = (m + run - 1) / run;
+      }
+    }
     out_keys = keys_out(m);
     if (value_bytes) out_values = values_out(m);
     if (m && (!out_keys || (value_bytes && !out_values)))
       throw Error("distributed sort: the output allocator gave no storage for " +
                   std::to_string(m) + " elements");
-    if (merge == Merge::cpu) {
+    if (merge == Merge::cpu || parts > 1) {
       const auto t = clock::now();
       st.recv_keys.reserve((m - own) * ks);
       st.recv_values.reserve((m - own) * vs);
       timings.prefault_ms += since(t);
     }
   });
-  const bool cpu_merge = merge == Merge::cpu;
-  uint8_t* recv_k = cpu_merge ? st.recv_keys.data() : static_cast<uint8_t*>(out_keys);
-  uint8_t* recv_v = cpu_merge ? st.recv_values.data() : static_cast<uint8_t*>(out_values);
-  const std::vector<uint64_t>& place = cpu_merge ? packed : slot;
+  // The other ranks' pieces are received into the output where they lie in the slice, unless
+  // the merge reads them while writing the output (on the CPU, or on the GPU in parts): then
+  // into the receive buffer, packed.
+  const bool receive_buffer = merge == Merge::cpu || parts > 1;
+  uint8_t* recv_k = receive_buffer ? st.recv_keys.data() : static_cast<uint8_t*>(out_keys);
+  uint8_t* recv_v = receive_buffer ? st.recv_values.data() : static_cast<uint8_t*>(out_values);
+  const std::vector<uint64_t>& place = receive_buffer ? packed : slot;
   for (size_t p = 0; p < P * R; ++p)
     if (p / R != self) {
       timings.bytes_received += recv_counts[p] * (ks + vs);
@@ -1014,50 +1022,126 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   // The merge on the GPU: one stable sort of the pieces in (rank, run) order, read from where they
   // are (our own from the sorted runs, the others as they arrive) and written into the output.
   double merge_ms = 0;
+  // Piece p's keys (or values): where they are, and how many have arrived (under the mutex).
+  auto piece_data = [&](size_t p, bool is_values) -> const uint8_t* {
+    const uint32_t size = is_values ? vs : ks;
+    if (p / R == self)
+      return (is_values ? st.sorted_values.data() : st.sorted_keys.data()) +
+             (runs.first[p % R] + cut(p % R, self)) * size;
+    return (is_values ? recv_v : recv_k) + place[p] * size;
+  };
+  auto arrived = [&](size_t p, bool is_values) {
+    return p / R == self ? recv_counts[p]
+                         : (is_values ? shared.piece_values[p] : shared.piece_keys[p]);
+  };
+  // Local exact selection: cuts[p] of each piece come before position g of the stable merge of the
+  // pieces (order, then piece). A search for v waits only for a piece's prefix up to an element
+  // ordered after v (the pieces arrive in order).
+  auto select = [&](uint64_t g) {
+    std::vector<uint64_t> cuts(P * R);
+    if (g >= m) return recv_counts;
+    auto bound = [&](size_t p, uint64_t v, bool upper) {
+      const uint8_t* keys_of = piece_data(p, false);
+      uint64_t hi;
+      {
+        std::unique_lock lock(shared.mutex);
+        shared.changed.wait(lock, [&] {
+          const uint64_t k = arrived(p, false);
+          return shared.stop || k == recv_counts[p] ||
+                 (k > 0 && (*order)(keys_of + (k - 1) * ks) > v);
+        });
+        if (shared.stop) throw Stopped();
+        hi = arrived(p, false);
+      }
+      uint64_t lo = 0;
+      while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        const uint64_t o = (*order)(keys_of + mid * ks);
+        if (upper ? o <= v : o < v)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      return lo;
+    };
+    uint64_t lo = 0, hi = order->max();
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      uint64_t count = 0;
+      for (size_t p = 0; p < P * R; ++p)
+        if (recv_counts[p]) count += bound(p, mid, true);
+      if (count > g)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    uint64_t take = g;
+    for (size_t p = 0; p < P * R; ++p)
+      if (recv_counts[p]) take -= (cuts[p] = bound(p, lo, false));
+    for (size_t p = 0; p < P * R; ++p) {
+      if (!recv_counts[p]) continue;
+      const uint64_t equal = bound(p, lo, true) - cuts[p], here = std::min(take, equal);
+      cuts[p] += here, take -= here;
+    }
+    return cuts;
+  };
+  // The merge on the GPU: stable sorts of the pieces in (rank, run) order, read from where they
+  // are (our own from the sorted runs, the others as they arrive) and written into the output; in
+  // `parts` ranges of the order (each a contiguous range of every piece) when the slice exceeds the
+  // device, each sorted in core and written at its place.
   auto gpu_merge = [&] {
     const auto t = clock::now();
     try {
-      auto reader = [&](bool is_values) {
-        return [&, is_values](uint64_t offset, void* destination, uint64_t bytes) {
-          const uint32_t size = is_values ? vs : ks;
-          auto* to = static_cast<uint8_t*>(destination);
-          while (bytes) {
-            // The piece holding byte `offset` of the slice.
-            const size_t p = size_t(std::upper_bound(slot.begin(), slot.end(), offset / size,
-                                                     [](uint64_t v, uint64_t s) { return v < s; }) -
-                                    slot.begin()) -
-                             1;
-            size_t piece = p;  // the last piece starting at or before it: not empty
-            const uint64_t within = offset - slot[piece] * size;
-            const uint64_t take = std::min(bytes, recv_counts[piece] * size - within);
-            const uint8_t* from;
-            if (piece / R == self) {
-              const size_t q = piece % R;
-              from = (is_values ? st.sorted_values.data() : st.sorted_keys.data()) +
-                     (runs.first[q] + cut(q, self)) * size + within;
-            } else {
-              std::unique_lock lock(shared.mutex);
-              auto& arrived = is_values ? shared.piece_values : shared.piece_keys;
-              shared.changed.wait(
-                  lock, [&] { return shared.stop || arrived[piece] * size >= within + take; });
-              if (shared.stop) throw Stopped();
-              from = (is_values ? recv_v : recv_k) + place[piece] * size + within;
+      std::vector<uint64_t> from = std::vector<uint64_t>(P * R, 0);
+      for (uint64_t k = 0; k < parts; ++k) {
+        const uint64_t begin = m * k / parts, end = m * (k + 1) / parts;
+        const std::vector<uint64_t> to = select(end);
+        std::vector<uint64_t> at(P * R + 1, 0);  // where each piece's range starts in the part
+        for (size_t p = 0; p < P * R; ++p) at[p + 1] = at[p] + (to[p] - from[p]);
+        auto reader = [&](bool is_values) {
+          return [&, is_values](uint64_t offset, void* destination, uint64_t bytes) {
+            const uint32_t size = is_values ? vs : ks;
+            auto* out = static_cast<uint8_t*>(destination);
+            while (bytes) {
+              // The piece holding byte `offset` of the part: the last starting at or before it.
+              const size_t p =
+                  size_t(std::upper_bound(at.begin(), at.end() - 1, offset / size) - at.begin()) -
+                  1;
+              const uint64_t within = offset - at[p] * size;
+              const uint64_t take = std::min(bytes, (at[p + 1] - at[p]) * size - within);
+              const uint64_t need = from[p] * size + within + take;  // bytes of the piece
+              if (p / R != self) {
+                std::unique_lock lock(shared.mutex);
+                shared.changed.wait(
+                    lock, [&] { return shared.stop || arrived(p, is_values) * size >= need; });
+                if (shared.stop) throw Stopped();
+              }
+              std::memcpy(out, piece_data(p, is_values) + need - take, take);
+              out += take, offset += take, bytes -= take;
             }
-            std::memcpy(to, from, take);
-            to += take, offset += take, bytes -= take;
-          }
+          };
         };
-      };
-      auto writer = [](void* base) {
-        return [base](uint64_t offset, const void* source, uint64_t bytes) {
-          std::memcpy(static_cast<uint8_t*>(base) + offset, source, bytes);
+        auto writer = [begin](void* base, uint32_t size) {
+          return [base, at = begin * size](uint64_t offset, const void* source, uint64_t bytes) {
+            std::memcpy(static_cast<uint8_t*>(base) + at + offset, source, bytes);
+          };
         };
-      };
-      SortOptions final_sort = options.sort;
-      final_sort.timings = &timings.final_sort;
-      sort_streamed(ctx, key_type, m, HostStream{reader(false), writer(out_keys)}, value_bytes,
-                    value_bytes ? HostStream{reader(true), writer(out_values)} : HostStream{},
-                    final_sort);
+        SortTimings part_timings;
+        SortOptions final_sort = options.sort;
+        final_sort.timings = &part_timings;
+        sort_streamed(ctx, key_type, end - begin, HostStream{reader(false), writer(out_keys, ks)},
+                      value_bytes,
+                      value_bytes ? HostStream{reader(true), writer(out_values, vs)} : HostStream{},
+                      final_sort);
+        timings.final_sort.upload_ms += part_timings.upload_ms;
+        timings.final_sort.read_ms += part_timings.read_ms;
+        timings.final_sort.sort_gpu_ms += part_timings.sort_gpu_ms;
+        timings.final_sort.download_ms += part_timings.download_ms;
+        timings.final_sort.write_ms += part_timings.write_ms;
+        timings.final_sort.bytes += part_timings.bytes;
+        timings.final_sort.runs = k + 1;
+        from = to;
+      }
     } catch (...) {
       merge_failure = std::current_exception();
     }

@@ -277,6 +277,9 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
   // A small device memory limit: several sorted runs per rank, exchanged piece by piece.
   uint64_t local_runs = timings.local_runs;
   MPI_Allreduce(MPI_IN_PLACE, &local_runs, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  // ... and the merge on the GPU in several ranges of the key order (each fits the device).
+  uint64_t merge_parts = timings.final_sort.runs;
+  MPI_Allreduce(MPI_IN_PLACE, &merge_parts, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
 
   // Everything to rank 0.
   uint64_t mine[3] = {slice.count, slice.global_offset, slice.global_count};
@@ -353,6 +356,10 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
     if (why.empty() && c.device_memory_limit && c.sizes == Sizes::large && !c.partition_first &&
         local_runs < 2)
       why = "the local sort made " + std::to_string(local_runs) + " run(s), expected several";
+    if (why.empty() && c.device_memory_limit && c.sizes == Sizes::large && !c.partition_first &&
+        c.merge != dist::Merge::cpu && merge_parts < 2)
+      why = "the merge on the GPU ran in " + std::to_string(merge_parts) +
+            " part(s), expected several";
     if (why.empty() && all_keys != ref_keys) {
       uint64_t i = 0;
       while (i < total && std::memcmp(&all_keys[i * ks], &ref_keys[i * ks], ks) == 0) ++i;
