@@ -70,12 +70,12 @@ enum class Merge : uint32_t {
 struct DistributedTimings {
   double local_sort_ms = 0;  // the local sort of the rank's input, run by run (transfers included)
   SortTimings local;         // ... its stages, summed over the runs (no CPU merge: runs stay)
-  double split_ms = 0;       // finding the split points (collectives)
-  double exchange_ms = 0;    // the all-to-all exchange of keys and values (counts included)
-  double merge_ms = 0;       // merging the received runs (Merge)
-  SortTimings final_sort;    // ... its stages when the merge ran on the GPU
-  double total_ms = 0;       // the whole call
-  uint64_t bytes_sent = 0;   // keys and values sent to other ranks
+  double split_ms = 0;       // finding the split points (collectives; waits for the download too)
+  double exchange_ms = 0;    // the exchange of keys and values (from the split's end)
+  double merge_ms = 0;  // merging the received runs (Merge; on the GPU from the local sort's end)
+  SortTimings final_sort;   // ... its stages when the merge ran on the GPU (runs: its parts)
+  double total_ms = 0;      // the whole call
+  uint64_t bytes_sent = 0;  // keys and values sent to other ranks
   uint64_t bytes_received = 0;
   uint64_t split_rounds = 0;  // collectives of the split
   uint64_t local_runs = 0;    // runs the local sort cut the rank's share into (1: in core)
