@@ -1,5 +1,7 @@
-// The distributed sort (include/gpusort/distributed.hpp, docs/distributed.md): local sort, split
-// points, one all-to-all exchange, merge of the received runs.
+// The distributed sort (include/gpusort/distributed.hpp, docs/distributed.md): the local sort in
+// runs on a thread of its own, the split points and the chunked exchange on the calling thread as
+// the sorted runs reach the host, and the merge of the received runs (on the GPU, uploading what
+// has arrived, or on the CPU).
 #include <sched.h>
 #include <sys/mman.h>
 
