@@ -597,6 +597,110 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
+// HostBuffer, prefault and usable_cores, on each rank.
+bool host_memory_checks() {
+  std::string why;
+  dist::HostBuffer empty;
+  if (empty.data() || empty.capacity()) why = "an empty HostBuffer holds memory";
+  dist::HostBuffer b(5000);
+  if (!b.data() || b.capacity() < 5000 || reinterpret_cast<uintptr_t>(b.data()) % (2 << 20))
+    why = "HostBuffer(5000): no 2 MiB-aligned storage of 5000 bytes";
+  for (uint64_t i = 0; i < b.capacity(); i += 4096)
+    if (b.data()[i] != 0) why = "HostBuffer: a touched page is not zero";
+  std::memset(b.data(), 7, 5000);
+  uint8_t* const first = b.data();
+  b.reserve(100);  // fits: kept as it is
+  if (b.data() != first || b.data()[4999] != 7) why = "HostBuffer::reserve moved a buffer that fit";
+  b.reserve(b.capacity() + 1);
+  if (b.capacity() < (4 << 20)) why = "HostBuffer::reserve did not grow";
+  dist::HostBuffer moved(std::move(b));
+  if (b.data() || !moved.data()) why = "HostBuffer: a move left the source holding memory";
+  std::vector<uint8_t> v(300000, 9);
+  dist::prefault(v.data(), v.size(), 3);
+  if (std::count(v.begin(), v.end(), 0) != 300000 / 4096 + 1) why = "prefault: not one zero a page";
+  if (dist::usable_cores() < 1) why = "usable_cores() is 0";
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int ok = why.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!why.empty()) std::printf("FAIL host memory, rank %d: %s\n", rank, why.c_str());
+  if (rank == 0 && ok) std::printf("PASS host memory\n");
+  return ok;
+}
+
+// The last rank's output allocator fails while the local sort's thread is still running (several
+// runs) : every rank throws the same "rank R: ..." (no rank left waiting, the sort's threads
+// stopped), and the sorter sorts correctly afterwards.
+bool failure_checks(Context& ctx, dist::Sorter& sorter, uint64_t seed) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<uint32_t> keys(20000);
+  std::mt19937_64 rng(seed + uint64_t(rank));
+  for (uint32_t& k : keys) k = uint32_t(rng());
+  std::vector<uint32_t> out;
+  dist::DistributedOptions options;
+  options.sort.device_memory_limit = 128 * 1024;
+  options.chunk_bytes = 1024;
+  std::string error;
+  for (int use_sorter = 0; use_sorter < 2; ++use_sorter) {
+    try {
+      auto allocate = [&](uint64_t n) -> void* {
+        if (rank == ranks - 1) throw Error("no room for the output");
+        out.resize(n);
+        return out.data();
+      };
+      if (use_sorter)
+        sorter.sort_raw(KeyType::u32, keys.data(), keys.size(), nullptr, 0, allocate, {}, options);
+      else
+        dist::sort_raw(ctx, MPI_COMM_WORLD, KeyType::u32, keys.data(), keys.size(), nullptr, 0,
+                       allocate, {}, options);
+      error = "did not throw";
+    } catch (const Error& e) {
+      const std::string want = "rank " + std::to_string(ranks - 1) + ": no room for the output";
+      if (e.what() != want)
+        error = std::string("threw '") + e.what() + "', expected '" + want + "'";
+    }
+    if (!error.empty()) break;
+  }
+  // Afterwards: the same sorter sorts, checked by rank 0 against std::sort of everything.
+  std::vector<uint32_t> result;
+  if (error.empty()) {
+    try {
+      result = dist::sort<uint32_t>(ctx, MPI_COMM_WORLD, keys, options);
+      dist::Slice slice = sorter.sort_raw(
+          KeyType::u32, keys.data(), keys.size(), nullptr, 0,
+          [&](uint64_t n) {
+            out.resize(n);
+            return static_cast<void*>(out.data());
+          },
+          {}, options);
+      if (out != result || slice.count != out.size()) error = "the sorter's result differs";
+    } catch (const std::exception& e) {
+      error = std::string("after the failure: ") + e.what();
+    }
+  }
+  int bytes = int(result.size() * 4), all_bytes = 0;
+  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks), 0);
+  MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 1; r < ranks; ++r) displs[size_t(r)] = displs[size_t(r) - 1] + counts[size_t(r) - 1];
+  if (rank == 0) all_bytes = displs.back() + counts.back();
+  std::vector<uint32_t> all(size_t(all_bytes) / 4), reference(keys.size() * size_t(ranks));
+  MPI_Gatherv(result.data(), bytes, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, 0,
+              MPI_COMM_WORLD);
+  MPI_Gather(keys.data(), int(keys.size() * 4), MPI_BYTE, reference.data(), int(keys.size() * 4),
+             MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (rank == 0 && error.empty()) {
+    std::sort(reference.begin(), reference.end());
+    if (all != reference) error = "the sort after the failure is wrong";
+  }
+  int ok = error.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!error.empty()) std::printf("FAIL failure_checks, rank %d: %s\n", rank, error.c_str());
+  if (rank == 0 && ok) std::printf("PASS failure_checks\n");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -626,6 +730,12 @@ int main(int argc, char** argv) {
       if (stride > 1 && index % stride != first) continue;
       ++ran;
       if (!run_case(ctx, sorter, c, case_seed)) ++failed;
+    }
+    if (filter.empty() || filter == "checks") {
+      ++ran;
+      if (!host_memory_checks()) ++failed;
+      ++ran;
+      if (!failure_checks(ctx, sorter, seed)) ++failed;
     }
     if (ctx.validation_messages()) {
       std::printf("FAIL rank %d: %llu validation messages\n", rank,
