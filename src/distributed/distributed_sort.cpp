@@ -888,8 +888,8 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
     shared.run_finished.push_back(1);
   }
   std::exception_ptr local_failure, merge_failure;
-  Threads threads{shared, {}};
   std::atomic<bool> local_done{local_runs == 0};
+  Threads threads{shared, {}};  // after everything the local sort's thread uses (joined first)
   threads.running.emplace_back([&] {
     const auto t = clock::now();
     try {
@@ -1151,10 +1151,13 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   };
   const bool merge_on_gpu = merge == Merge::gpu && nonempty > 1;
   bool merge_started = false;
+  // Declared after everything the merge's thread uses: on an exception it is stopped and joined
+  // before those go.
+  Threads merge_thread{shared, {}};
   auto start_merge = [&] {
     if (!merge_on_gpu || merge_started || !local_done) return;
     merge_started = true;
-    threads.running.emplace_back(gpu_merge);
+    merge_thread.running.emplace_back(gpu_merge);
   };
 
   // 3. The exchange: pieces in chunks, sent as soon as their run's prefix is on the host.
@@ -1314,6 +1317,7 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   }
   start_merge();
   for (std::thread& t : threads.running) t.join();
+  for (std::thread& t : merge_thread.running) t.join();
   const auto merging = clock::now();
   agree(comm, [&] {
     if (local_failure) std::rethrow_exception(local_failure);
