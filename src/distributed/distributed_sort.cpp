@@ -1298,11 +1298,13 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
       }
       start_merge();
       if (!pending && sent_all()) break;
-      // Idle: poll MPI (its progress moves the data) a while, then also wait for the download.
+      // Idle: with messages in flight, keep polling (MPI's progress moves their data: a pause
+      // slows the shared-memory transport), yielding the core, and pausing briefly now and then;
+      // with none, wait for the download.
       idle = progressed ? 0 : idle + 1;
-      if (idle > 64 || (idle && !pending)) {
+      if (idle && (!pending || idle % 1024 == 0)) {
         std::unique_lock lock(shared.mutex);
-        shared.changed.wait_for(lock, std::chrono::microseconds(pending ? 100 : 1000));
+        shared.changed.wait_for(lock, std::chrono::microseconds(pending ? 50 : 1000));
       } else if (idle) {
         std::this_thread::yield();
       }
