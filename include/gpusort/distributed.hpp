@@ -185,9 +185,11 @@ class Sorter {
   ~Sorter();
   Sorter(const Sorter&) = delete;
   Sorter& operator=(const Sorter&) = delete;
-  // Grows and touches the buffers for a share of up to `local` elements and a slice of up to
-  // `slice` elements of this key type and value width. Not collective.
-  void reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t slice);
+  // Grows and touches the buffers for a share of up to `local` elements (the sorted local runs)
+  // and up to `received` elements from the other ranks (the receive buffer: used by Merge::cpu,
+  // and by the GPU merge when the slice exceeds the device; about (P - 1) / P of the slice), of
+  // this key type and value width. Not collective.
+  void reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t received);
   // As distributed::sort_raw, on the sorter's communicator. Collective.
   Slice sort_raw(KeyType key_type, const void* keys, uint64_t n, const void* values,
                  uint32_t value_bytes, const Allocate& keys_out, const Allocate& values_out,

@@ -546,12 +546,12 @@ struct Sorter::State {
 Sorter::Sorter(Context& ctx, MPI_Comm comm) : state_(std::make_unique<State>(ctx, comm)) {}
 Sorter::~Sorter() = default;
 
-void Sorter::reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t slice) {
+void Sorter::reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t received) {
   const uint32_t ks = key_bytes(key_type);
   state_->sorted_keys.reserve(local * ks);
   state_->sorted_values.reserve(local * value_bytes);
-  state_->recv_keys.reserve(slice * ks);
-  state_->recv_values.reserve(slice * value_bytes);
+  state_->recv_keys.reserve(received * ks);
+  state_->recv_values.reserve(received * value_bytes);
 }
 
 namespace {
