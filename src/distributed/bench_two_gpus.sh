@@ -44,7 +44,7 @@ run() {
     return
   fi
   echo "+ $* (limit ${limit} s, t=$(($(date +%s) - start)) s)" | tee "$file"
-  timeout -k 5 "$limit" "$@" 2>&1 | grep -v "pmix\|dlopen\|Perhaps a missing" | tee -a "$file"
+  timeout -k 5 "$limit" "$@" 2>&1 | grep --line-buffered -v "pmix\|dlopen\|Perhaps a missing" | tee -a "$file"
   echo "exit ${PIPESTATUS[0]}, t=$(($(date +%s) - start)) s" | tee -a "$file"
   pack
 }
