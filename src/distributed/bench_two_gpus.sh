@@ -60,12 +60,13 @@ np2=("${mpirun[@]}" --bind-to none -np 2 "$bench")
 np1=("${mpirun[@]}" --bind-to none -np 1 "$bench")
 # 2^34 u32 keys (64 GiB; 2^33 per GPU: two runs of 2^32 on each): two GPUs (the merge on the GPU
 # in two ranges of the key order), then the CPU (LSD radix sort on every core) and one GPU out of
-# core on the same array; then the merge on the CPU instead.
+# core on the same array.
 run u32_2e34 240 "${np2[@]}" --n 16G --type u32 --repeat 2 --baseline-repeat 1
-run u32_2e34_merge_cpu 70 "${np2[@]}" --n 16G --type u32 --repeat 1 --merge cpu --only distributed
 # Weak scaling: 2^32 u32 keys per GPU, one GPU then two (2^33 in all: the merge on the GPU, in core).
 run weak_np1 50 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
 run weak_np2 60 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+# 2^34 u32 keys with the merge on the CPU instead.
+run u32_2e34_merge_cpu 70 "${np2[@]}" --n 16G --type u32 --repeat 1 --merge cpu --only distributed
 # The same 2^33 u32 keys with the merge on the CPU.
 run u32_2e33_merge_cpu 50 "${np2[@]}" --n 8G --type u32 --repeat 2 --merge cpu --only distributed
 # 2^33 u64 keys (64 GiB).
