@@ -9,13 +9,13 @@
 // stable sort of the concatenation gives, cut into slices: equal keys are ordered by their rank,
 // then their position in that rank's array, and are split across ranks by that global position.
 //
-// The steps (docs/distributed.md): each rank sorts its array with gpusort::sort_raw (in core, or
-// out of core when its share exceeds the device), finds its split points (exact: a distributed
-// binary search of the key order, a few dozen small MPI_Allreduce; natural: oversampled regular
-// samples gathered on every rank), sends each rank its part in one all-to-all exchange
-// (DistributedExchange: MPI_Alltoallv through host memory by default; messages beyond 2^31 bytes
-// go in rounds), and merges the sorted runs it received (on the GPU or the CPU, stably, in the
-// order of the ranks that sent them).
+// The steps (docs/distributed.md): each rank sorts its array on its GPU in runs that fit the
+// device (one when in core), kept as sorted runs in host memory; finds its split points while the
+// sorted data is still downloading (exact: a distributed binary search of the key order, a few
+// dozen small MPI_Allreduce; natural: oversampled regular samples gathered on every rank); sends
+// each rank its pieces in messages that leave as soon as their part is on the host (its own part
+// is never copied); and merges the sorted runs it received (on the GPU, uploading while the rest
+// arrives, or on the CPU, stably, in the order of the ranks and runs that sent them).
 //
 // Collective: every rank of `comm` calls with the same key type, value width and options. A
 // failure on any rank (invalid arguments, a device out of memory, ...) is reported on every rank
@@ -57,23 +57,33 @@ std::unique_ptr<Exchange> make_mpi_exchange(uint64_t max_message_bytes = 0);
 
 // How the received runs are merged into the rank's slice.
 enum class Merge : uint32_t {
-  automatic,  // gpu when the slice fits the device in one piece, else cpu
-  gpu,        // one stable gpusort::sort_raw of the runs, concatenated in rank order
-  cpu,        // gpusort::merge_sorted_runs (up to 16 host threads)
+  automatic,  // gpu
+  // Stable gpusort sorts of the runs, concatenated in (rank, run) order and streamed from where
+  // they are (the upload waits for what is still arriving): one sort when the slice fits the
+  // device, else one per range of the key order (each a contiguous range of every run, cut by an
+  // exact selection), each fitting the device, written at its place in the output.
+  gpu,
+  cpu,  // gpusort::merge_sorted_runs (up to 16 host threads), once every run has arrived
 };
 
 // Where a distributed sort spent its time on this rank, in milliseconds of wall time.
 struct DistributedTimings {
-  double local_sort_ms = 0;  // gpusort::sort_raw of the rank's input (transfers included)
-  SortTimings local;         // ... its stages (upload, GPU sort, download, CPU merge of runs)
-  double split_ms = 0;       // finding the split points (collectives)
-  double exchange_ms = 0;    // the all-to-all exchange of keys and values (counts included)
-  double merge_ms = 0;       // merging the received runs (Merge)
-  SortTimings final_sort;    // ... its stages when the merge ran on the GPU
-  double total_ms = 0;       // the whole call
-  uint64_t bytes_sent = 0;   // keys and values sent to other ranks
+  double local_sort_ms = 0;  // the local sort of the rank's input, run by run (transfers included)
+  SortTimings local;         // ... its stages, summed over the runs (no CPU merge: runs stay)
+  double split_ms = 0;       // finding the split points (collectives; waits for the download too)
+  double exchange_ms = 0;    // the exchange of keys and values (from the split's end)
+  double merge_ms = 0;  // merging the received runs (Merge; on the GPU from the local sort's end)
+  SortTimings final_sort;   // ... its stages when the merge ran on the GPU (runs: its parts)
+  double total_ms = 0;      // the whole call
+  uint64_t bytes_sent = 0;  // keys and values sent to other ranks
   uint64_t bytes_received = 0;
   uint64_t split_rounds = 0;  // collectives of the split
+  uint64_t local_runs = 0;    // runs the local sort cut the rank's share into (1: in core)
+  uint64_t messages = 0;      // point-to-point messages this rank sent (built-in exchange)
+  double prefault_ms = 0;     // growing (and touching) the sorter's host buffers in this call
+  // The stages overlap (the split and the exchange run during the local sort's download, a merge
+  // on the GPU during the exchange): local_sort_ms + split_ms + exchange_ms + merge_ms can exceed
+  // total_ms. exchange_ms runs from the split's end until every message of this rank is done.
 };
 
 struct DistributedOptions {
@@ -92,10 +102,57 @@ struct DistributedOptions {
   // balanced, contiguous pieces move between neighbouring ranks to equalize the counts, exactly):
   // each key crosses PCIe once each way instead of twice. `merge` is not used. The same result.
   bool partition_first = false;
-  // nullptr: make_mpi_exchange().
+  // nullptr: the built-in exchange, pipelined with the local sort's download: each piece of the
+  // sorted data goes to its rank in messages of at most chunk_bytes as soon as it is on the host
+  // (MPI_Isend / MPI_Irecv), and a merge on the GPU uploads what has arrived while the rest is
+  // still coming. Otherwise this exchange, once the local sort is done (one call per local run).
   Exchange* exchange = nullptr;
+  // The built-in exchange's message size in bytes of keys (values go in the same elements);
+  // 0: 64 MiB. At most 512 MiB. Tiny sizes make many messages per pair of ranks (tests).
+  uint64_t chunk_bytes = 0;
   DistributedTimings* timings = nullptr;
 };
+
+// ---- Host memory ----
+//
+// Fresh host memory costs a page fault per 4 KiB page the first time it is written (about
+// 1-2 GB/s on one core): tens of gigabytes of results written once into new memory are bound by
+// it, not by PCIe or the exchange. HostBuffer is memory mapped with transparent huge pages asked
+// for (madvise MADV_HUGEPAGE) and touched when it grows, on several threads at once, so that the
+// sort later writes into it at memory speed; keep one and reuse it across sorts.
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  explicit HostBuffer(uint64_t bytes) { reserve(bytes); }
+  HostBuffer(HostBuffer&& o) noexcept;
+  HostBuffer& operator=(HostBuffer&& o) noexcept;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer();
+  // At least `bytes`, every page touched; growing loses the contents (no copy). Throws
+  // std::bad_alloc when the memory cannot be mapped.
+  void reserve(uint64_t bytes);
+  void release();
+  uint8_t* data() const { return data_; }
+  uint64_t capacity() const { return capacity_; }
+
+ private:
+  void* map_ = nullptr;
+  uint64_t mapped_ = 0;
+  uint8_t* data_ = nullptr;
+  uint64_t capacity_ = 0;
+};
+
+// Writes a zero into every page of [data, data + bytes) (huge pages included) on `threads`
+// threads (0: the cores this process may run on, at most 32): a caller's fresh array is then
+// faulted in before the sort writes into it. Destroys the contents.
+void prefault(void* data, uint64_t bytes, unsigned threads = 0);
+
+// The cores this process may run on (its CPU affinity). mpirun binds every rank to ONE core by
+// default when it starts 2 ranks or fewer (Open MPI: --bind-to core): the sort's host threads
+// (staging copies, CPU merges, page faults) then share that core. Start ranks with
+// `mpirun --bind-to none` (or a socket / NUMA binding) to give each its share of the machine.
+unsigned usable_cores();
 
 // Where this rank's slice lies in the global order.
 struct Slice {
@@ -110,11 +167,43 @@ using Allocate = std::function<void*(uint64_t count)>;
 
 // The raw form: n keys of key_type at `keys` and (value_bytes 4 or 8, else 0) n values at
 // `values`, left unchanged; the rank's slice is written into storage from keys_out (and
-// values_out, when value_bytes != 0).
+// values_out, when value_bytes != 0). Makes a Sorter for the one call (its host buffers are
+// allocated and touched within the call: DistributedTimings::prefault_ms).
 Slice sort_raw(Context& ctx, MPI_Comm comm, KeyType key_type, const void* keys, uint64_t n,
                const void* values, uint32_t value_bytes, const Allocate& keys_out,
                const Allocate& values_out, const DistributedOptions& options = {});
 
+// Sorts many times with the same host buffers: the rank's sorted local runs and the received
+// runs (for a merge on the CPU) stay allocated and touched between calls, so that a repeated
+// sort of similar sizes faults no page in (reserve() does it before the first). Holds its own
+// duplicate of `comm` (the constructor is collective) and uses `ctx`, which must outlive it.
+// The output still goes into the caller's storage (keys_out / values_out): give it memory that
+// is already touched (a HostBuffer) to keep first-touch faults out of the sort too.
+class Sorter {
+ public:
+  Sorter(Context& ctx, MPI_Comm comm);
+  ~Sorter();
+  Sorter(const Sorter&) = delete;
+  Sorter& operator=(const Sorter&) = delete;
+  // Grows and touches the buffers for a share of up to `local` elements (the sorted local runs)
+  // and up to `received` elements from the other ranks (the receive buffer: used by Merge::cpu,
+  // and by the GPU merge when the slice exceeds the device; about (P - 1) / P of the slice), of
+  // this key type and value width. Not collective.
+  void reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t received);
+  // As distributed::sort_raw, on the sorter's communicator. Collective.
+  Slice sort_raw(KeyType key_type, const void* keys, uint64_t n, const void* values,
+                 uint32_t value_bytes, const Allocate& keys_out, const Allocate& values_out,
+                 const DistributedOptions& options = {});
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// The convenient templates return std::vector: its resize writes every element on one thread
+// (the first-touch faults of the result are paid there, before the exchange writes into it).
+// For arrays of gigabytes, use a Sorter with HostBuffer outputs.
 template <class K>
 std::vector<K> sort(Context& ctx, MPI_Comm comm, std::span<const K> keys,
                     const DistributedOptions& options = {}) {

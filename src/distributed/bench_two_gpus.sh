@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # The distributed sort's measurements on one machine with two GPUs (docs/distributed.md):
-#   src/distributed/bench_two_gpus.sh [BUILD_DIR] [OPENMPI_DIR]
-# BUILD_DIR: the build tree (default build); OPENMPI_DIR: an Open MPI made by openmpi-prefix.sh,
-# for machines where Open MPI is not installed (its env.sh is sourced). Prints every run; QUICK=1
-# runs only the 2^33-key comparison. Host memory: about 200 GiB for the 2^34-key rows.
-set -euo pipefail
-build=${1:-build}
+#   RESULTS_DIR=DIR src/distributed/bench_two_gpus.sh [BENCH] [OPENMPI_DIR]
+# BENCH: the gpusort_distributed_bench binary (default build/src/distributed/...); OPENMPI_DIR:
+# an Open MPI made by openmpi-prefix.sh, for machines where Open MPI is not installed (its
+# env.sh is sourced). Every row's output goes to DIR/NN_name.txt as it runs (and to stdout), and
+# DIR/results.tar.gz is remade after each row. The whole run stays within BUDGET_S seconds
+# (default 530): each row is cut at its own limit or the time left, rows that would not get 20 s
+# are skipped. Host memory: about 230 GiB for the 2^34-key row (2 x 112 GiB during the distributed
+# sort, then 128 GiB for the single-GPU baseline). Ranks are started with --bind-to none (Open MPI
+# binds each of 2 ranks to one core otherwise); SINGLE_COPY (default cma) picks the shared-memory
+# single-copy mechanism (none where ptrace between the ranks is not allowed).
+set -uo pipefail
+bench=${1:-build/src/distributed/gpusort_distributed_bench}
+results=${RESULTS_DIR:?set RESULTS_DIR to the directory for the results}
+budget=${BUDGET_S:-530}
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
 if [[ -n ${2:-} ]]; then
   # shellcheck disable=SC1091
   . "$2/env.sh"
@@ -13,26 +23,55 @@ if [[ -n ${2:-} ]]; then
 else
   mpirun=(mpirun)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
+  export OMPI_MCA_btl=self,vader
 fi
-bench=$build/src/distributed/gpusort_distributed_bench
-run() { echo "+ $*"; "$@"; echo; }
+export OMPI_MCA_btl_vader_single_copy_mechanism=${SINGLE_COPY:-cma}
+export PMIX_MCA_pcompress_base_silence_warning=1
+start=$(date +%s)
+row=0
+pack() { (cd "$results" && tar czf results.tar.gz --exclude results.tar.gz ./*.txt); }
+# run NAME LIMIT_S COMMAND...: one row, cut at LIMIT_S or the budget left.
+run() {
+  local name=$1 limit=$2
+  shift 2
+  row=$((row + 1))
+  local left=$((budget - ($(date +%s) - start) - 10))
+  local file
+  file=$results/$(printf %02d $row)_$name.txt
+  ((limit > left)) && limit=$left
+  if ((limit < 20)); then
+    echo "skipped: $* (${left} s left)" | tee "$file"
+    return
+  fi
+  echo "+ $* (limit ${limit} s, t=$(($(date +%s) - start)) s)" | tee "$file"
+  timeout -k 5 "$limit" "$@" 2>&1 | grep --line-buffered -v "pmix\|dlopen\|Perhaps a missing" | tee -a "$file"
+  echo "exit ${PIPESTATUS[0]}, t=$(($(date +%s) - start)) s" | tee -a "$file"
+  pack
+}
 
-nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv || true
-nproc; free -g | head -2
-# 2^33 u32 keys (32 GiB; 2^32 per GPU, in core on each): two GPUs, one GPU out of core, the CPU.
-run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 3
-run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 3 --merge cpu --only distributed
-run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 3 --partition-first --only distributed
-[[ ${QUICK:-0} == 1 ]] && exit 0
-# Weak scaling: 2^32 u32 keys per GPU, on one GPU then two.
-run "${mpirun[@]}" -np 1 "$bench" --n 4G --per-rank --type u32 --repeat 3 --only distributed
-run "${mpirun[@]}" -np 2 "$bench" --n 4G --per-rank --type u32 --repeat 3 --only distributed
-run "${mpirun[@]}" -np 2 "$bench" --n 4G --per-rank --type u32 --repeat 3 --partition-first --only distributed
-# 2^34 u32 keys (64 GiB) and 2^33 u64 keys (64 GiB): out of core on each GPU too.
-run "${mpirun[@]}" -np 2 "$bench" --n 16G --type u32 --repeat 2
-run "${mpirun[@]}" -np 2 "$bench" --n 16G --type u32 --repeat 2 --partition-first --only distributed
-run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u64 --repeat 2
-# With values, and natural bucket sizes.
-run "${mpirun[@]}" -np 2 "$bench" --n 4G --type u64 --values 4 --repeat 2 --only distributed,single
-run "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --natural --repeat 2 --only distributed
+{
+  nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv
+  nproc
+  free -g | head -2
+  cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+  date -u
+} 2>&1 | tee "$results/00_machine.txt"
+np2=("${mpirun[@]}" --bind-to none -np 2 "$bench")
+np1=("${mpirun[@]}" --bind-to none -np 1 "$bench")
+# 2^34 u32 keys (64 GiB; 2^33 per GPU: two runs of 2^32 on each): two GPUs (the merge on the GPU
+# in two ranges of the key order), then the CPU (LSD radix sort on every core) and one GPU out of
+# core on the same array.
+run u32_2e34 240 "${np2[@]}" --n 16G --type u32 --repeat 2 --baseline-repeat 1
+# Weak scaling: 2^32 u32 keys per GPU, one GPU then two (2^33 in all: the merge on the GPU, in core).
+run weak_np1 50 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+run weak_np2 60 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+# 2^34 u32 keys with the merge on the CPU instead.
+run u32_2e34_merge_cpu 70 "${np2[@]}" --n 16G --type u32 --repeat 1 --merge cpu --only distributed
+# The same 2^33 u32 keys with the merge on the CPU.
+run u32_2e33_merge_cpu 50 "${np2[@]}" --n 8G --type u32 --repeat 2 --merge cpu --only distributed
+# 2^33 u64 keys (64 GiB).
+run u64_2e33 70 "${np2[@]}" --n 8G --type u64 --repeat 2 --only distributed
+# The launcher's default binding (each rank on one core), for comparison.
+run u32_2e33_bound 60 "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 1 --only distributed
+pack
+echo "done in $(($(date +%s) - start)) s; $results/results.tar.gz"

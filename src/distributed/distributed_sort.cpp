@@ -1,14 +1,25 @@
-// The distributed sort (include/gpusort/distributed.hpp, docs/distributed.md): local sort, split
-// points, one all-to-all exchange, merge of the received runs.
+// The distributed sort (include/gpusort/distributed.hpp, docs/distributed.md): the local sort in
+// runs on a thread of its own, the split points and the chunked exchange on the calling thread as
+// the sorted runs reach the host, and the merge of the received runs (on the GPU, uploading what
+// has arrived, or on the CPU).
+#include <sched.h>
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <gpusort/distributed.hpp>
+#include <map>
+#include <mutex>
 #include <new>
+#include <numeric>
 #include <optional>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -75,38 +86,6 @@ class KeyOrder {
   uint64_t mask_ = 0;
 };
 
-// A sorted host array seen through its order.
-struct SortedKeys {
-  const uint8_t* data;
-  uint64_t n;
-  uint32_t size;
-  const KeyOrder& order;
-  uint64_t at(uint64_t i) const { return order(data + i * size); }
-  // First index whose order is >= v (lower) or > v (upper).
-  uint64_t lower(uint64_t v) const {
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (at(mid) < v)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  }
-  uint64_t upper(uint64_t v) const {
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (at(mid) <= v)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  }
-};
-
 void check_mpi(int status, const char* what) {
   if (status != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
@@ -121,64 +100,6 @@ uint64_t balanced_start(uint64_t total, int rank, int ranks) {
   return uint64_t((unsigned __int128)total * uint64_t(rank) / uint64_t(ranks));
 }
 
-// Exact split points: for each rank d > 0, how many of this rank's sorted elements come before
-// global position start(d). A binary search over the key order finds the key at that position
-// (one MPI_Allreduce of P - 1 counts per bit); the elements equal to it are then split by rank.
-std::vector<uint64_t> exact_splits(MPI_Comm comm, const SortedKeys& keys, uint64_t total,
-                                   uint64_t& rounds) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
-  const size_t targets = size_t(ranks - 1);
-  std::vector<uint64_t> goal(targets), lo(targets, 0), hi(targets, keys.order.max());
-  for (size_t i = 0; i < targets; ++i) goal[i] = balanced_start(total, int(i) + 1, ranks);
-  if (total == 0) return std::vector<uint64_t>(targets, 0);
-  std::vector<uint64_t> counts(targets), mid(targets);
-  // lo[i]: the smallest order value v with (global count of order <= v) > goal[i].
-  for (;;) {
-    bool open = false;
-    for (size_t i = 0; i < targets; ++i) {
-      open |= lo[i] < hi[i];
-      mid[i] = lo[i] + (hi[i] - lo[i]) / 2;
-      counts[i] = lo[i] < hi[i] ? keys.upper(mid[i]) : 0;
-    }
-    if (!open) break;  // the same on every rank: lo and hi follow global counts
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, counts.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
-              "MPI_Allreduce");
-    ++rounds;
-    for (size_t i = 0; i < targets; ++i) {
-      if (lo[i] >= hi[i]) continue;
-      if (counts[i] > goal[i])
-        hi[i] = mid[i];
-      else
-        lo[i] = mid[i] + 1;
-    }
-  }
-  // Below: elements ordered before the key; equal: those equal to it, taken rank by rank.
-  std::vector<uint64_t> below(targets), equal(targets), equal_before(targets, 0);
-  for (size_t i = 0; i < targets; ++i) {
-    below[i] = keys.lower(lo[i]);
-    equal[i] = keys.upper(lo[i]) - below[i];
-  }
-  std::vector<uint64_t> below_total(below);
-  check_mpi(
-      MPI_Allreduce(MPI_IN_PLACE, below_total.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
-      "MPI_Allreduce");
-  check_mpi(
-      MPI_Exscan(equal.data(), equal_before.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
-      "MPI_Exscan");
-  rounds += 2;
-  if (rank == 0) std::fill(equal_before.begin(), equal_before.end(), 0);  // undefined there
-  std::vector<uint64_t> splits(targets);
-  for (size_t i = 0; i < targets; ++i) {
-    const uint64_t wanted = goal[i] - below_total[i];  // equal elements before position goal[i]
-    const uint64_t take =
-        wanted <= equal_before[i] ? 0 : std::min(equal[i], wanted - equal_before[i]);
-    splits[i] = below[i] + take;
-  }
-  return splits;
-}
-
 // A sample of the global order: key order, then rank, then position in that rank's sorted array.
 struct Sample {
   uint64_t order, rank, position;
@@ -186,45 +107,6 @@ struct Sample {
     return std::tie(order, rank, position) < std::tie(o.order, o.rank, o.position);
   }
 };
-
-// Natural split points: regular samples (evenly spaced in the global order of the ranks' inputs,
-// so a rank with more elements gives more), gathered on every rank; splitters evenly spaced among
-// them. Ties with a splitter are resolved by (rank, position), so equal keys are split too.
-std::vector<uint64_t> sampled_splits(MPI_Comm comm, const SortedKeys& keys, uint64_t total,
-                                     uint64_t first, uint32_t per_rank, uint64_t& rounds) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
-  const uint64_t wanted = uint64_t(per_rank) * uint64_t(ranks);
-  const uint64_t step = std::max<uint64_t>(1, total / std::max<uint64_t>(wanted, 1));
-  std::vector<Sample> mine;
-  for (uint64_t i = (step - first % step) % step; i < keys.n; i += step)
-    mine.push_back({keys.at(i), uint64_t(rank), i});
-  const int mine_words = int(mine.size() * 3);
-  std::vector<int> words(static_cast<size_t>(ranks)), displs(size_t(ranks), 0);
-  check_mpi(MPI_Allgather(&mine_words, 1, MPI_INT, words.data(), 1, MPI_INT, comm),
-            "MPI_Allgather");
-  for (int r = 1; r < ranks; ++r) displs[size_t(r)] = displs[size_t(r) - 1] + words[size_t(r) - 1];
-  std::vector<Sample> all(size_t(displs.back() + words.back()) / 3);
-  check_mpi(MPI_Allgatherv(mine.data(), mine_words, MPI_UINT64_T, all.data(), words.data(),
-                           displs.data(), MPI_UINT64_T, comm),
-            "MPI_Allgatherv");
-  rounds += 2;
-  std::sort(all.begin(), all.end());
-  std::vector<uint64_t> splits(size_t(ranks - 1), 0);
-  if (all.empty()) return splits;
-  for (size_t i = 0; i + 1 < size_t(ranks); ++i) {
-    const Sample& s = all[(i + 1) * all.size() / size_t(ranks)];
-    const uint64_t below = keys.lower(s.order);
-    if (uint64_t(rank) < s.rank)
-      splits[i] = keys.upper(s.order);
-    else if (uint64_t(rank) == s.rank)
-      splits[i] = s.position;
-    else
-      splits[i] = below;
-  }
-  return splits;
-}
 
 // memcpy on up to 16 threads (64 MiB or more each).
 void parallel_copy(uint8_t* to, const uint8_t* from, uint64_t bytes) {
@@ -593,34 +475,325 @@ Slice partition_first(Context& ctx, MPI_Comm comm, KeyType key_type, const void*
 
 }  // namespace
 
-Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* keys, uint64_t n,
-               const void* values, uint32_t value_bytes, const Allocate& keys_out,
-               const Allocate& values_out, const DistributedOptions& options) {
-  const auto started = clock::now();
-  DistributedTimings timings;
-  OwnComm own(user_comm);
-  MPI_Comm comm = own.comm;
+// ---- Host memory ----
+
+unsigned usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return unsigned(std::max(1, CPU_COUNT(&set)));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void prefault(void* data, uint64_t bytes, unsigned threads) {
+  if (!data || !bytes) return;
+  if (!threads) threads = std::min(32u, usable_cores());
+  // 64 MiB or more per thread.
+  threads = unsigned(std::min<uint64_t>(threads, std::max<uint64_t>(1, bytes >> 26)));
+  auto* p = static_cast<uint8_t*>(data);
+  auto touch = [p, bytes, threads](unsigned t) {
+    const uint64_t page = 4096, begin = bytes * t / threads, end = bytes * (t + 1) / threads;
+    for (uint64_t i = begin; i < end; i = (i / page + 1) * page) p[i] = 0;
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(touch, t);
+  touch(0);
+  for (std::thread& th : pool) th.join();
+}
+
+HostBuffer::HostBuffer(HostBuffer&& o) noexcept
+    : map_(o.map_), mapped_(o.mapped_), data_(o.data_), capacity_(o.capacity_) {
+  o.map_ = nullptr, o.mapped_ = 0, o.data_ = nullptr, o.capacity_ = 0;
+}
+HostBuffer& HostBuffer::operator=(HostBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    map_ = o.map_, mapped_ = o.mapped_, data_ = o.data_, capacity_ = o.capacity_;
+    o.map_ = nullptr, o.mapped_ = 0, o.data_ = nullptr, o.capacity_ = 0;
+  }
+  return *this;
+}
+HostBuffer::~HostBuffer() {
+  release();
+}
+void HostBuffer::release() {
+  if (map_) ::munmap(map_, mapped_);
+  map_ = nullptr, mapped_ = 0, data_ = nullptr, capacity_ = 0;
+}
+void HostBuffer::reserve(uint64_t bytes) {
+  if (bytes <= capacity_) return;
+  release();
+  const uint64_t huge = uint64_t(2) << 20;  // aligned to huge pages, so that whole ones are used
+  const uint64_t size = (bytes + huge - 1) / huge * huge;
+  void* map =
+      ::mmap(nullptr, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) throw std::bad_alloc();
+  auto* aligned =
+      reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(map) + huge - 1) / huge * huge);
+  ::madvise(aligned, size, MADV_HUGEPAGE);  // a hint: without THP, 4 KiB pages
+  map_ = map, mapped_ = size + huge, data_ = aligned, capacity_ = size;
+  prefault(data_, size);
+}
+
+// ---- The sort ----
+
+struct Sorter::State {
+  Context& ctx;
+  OwnComm own;
+  HostBuffer sorted_keys, sorted_values, recv_keys, recv_values;
+  State(Context& c, MPI_Comm comm) : ctx(c), own(comm) {}
+};
+
+Sorter::Sorter(Context& ctx, MPI_Comm comm) : state_(std::make_unique<State>(ctx, comm)) {}
+Sorter::~Sorter() = default;
+
+void Sorter::reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t received) {
+  const uint32_t ks = key_bytes(key_type);
+  state_->sorted_keys.reserve(local * ks);
+  state_->sorted_values.reserve(local * value_bytes);
+  state_->recv_keys.reserve(received * ks);
+  state_->recv_values.reserve(received * value_bytes);
+}
+
+namespace {
+
+// The contiguous prefix of a stream of pieces that arrive in any order (disjoint ranges).
+struct Prefix {
+  uint64_t done = 0;
+  std::map<uint64_t, uint64_t> pending;
+  void add(uint64_t begin, uint64_t end) {
+    if (begin != done) {
+      pending[begin] = end;
+      return;
+    }
+    done = end;
+    for (auto it = pending.begin(); it != pending.end() && it->first == done;
+         it = pending.erase(it))
+      done = it->second;
+  }
+};
+
+// What the threads of one sort share: the local runs' download progress (written by the local
+// sort's writers), the received pieces' arrival (by the MPI thread), waited for by the split, the
+// sends and the GPU merge's readers. Everything below `mutex` is read and written under it.
+struct Shared {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::atomic<bool> stop{false};  // an abort: readers and writers throw, waiters give up
+  // Local runs: bytes of keys / values downloaded (a prefix), and finished (sorted and downloaded,
+  // or failed: then the rest goes out as it is and the ranks throw at the end).
+  std::vector<Prefix> run_keys, run_values;
+  std::vector<char> run_finished;
+  // Received pieces: elements of keys / values arrived, a prefix.
+  std::vector<uint64_t> piece_keys, piece_values;
+  void notify() { changed.notify_all(); }
+};
+
+struct Stopped : std::exception {
+  const char* what() const noexcept override { return "distributed sort: stopped"; }
+};
+
+// The rank's sorted runs in host memory, seen through the key order; reads wait for the download.
+struct Runs {
+  Shared& shared;
+  const uint8_t* keys;
+  uint32_t size;
+  const KeyOrder& order;
+  uint64_t length;  // elements per run (the last may hold fewer)
+  std::vector<uint64_t> first, count;
+  size_t runs() const { return count.size(); }
+  // Elements of run q on the host (under shared.mutex).
+  uint64_t there(size_t q) const {
+    return shared.run_finished[q] ? count[q] : shared.run_keys[q].done / size;
+  }
+  uint64_t at(size_t q, uint64_t i) const { return order(keys + (first[q] + i) * size); }
+  // How many of run q's leading elements can be searched for v: all once finished, else the
+  // prefix on the host once it holds an element ordered after v.
+  uint64_t known_for(size_t q, uint64_t v) const {
+    std::unique_lock lock(shared.mutex);
+    shared.changed.wait(lock, [&] {
+      const uint64_t k = there(q);
+      return shared.run_finished[q] || (k > 0 && at(q, k - 1) > v);
+    });
+    return there(q);
+  }
+  // Run q's element i, once there.
+  uint64_t wait_at(size_t q, uint64_t i) const {
+    std::unique_lock lock(shared.mutex);
+    shared.changed.wait(lock, [&] { return there(q) > i; });
+    return at(q, i);
+  }
+  uint64_t search(size_t q, uint64_t v, bool upper) const {
+    uint64_t lo = 0, hi = known_for(q, v);
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (upper ? at(q, mid) <= v : at(q, mid) < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+  uint64_t lower(size_t q, uint64_t v) const { return search(q, v, false); }
+  uint64_t upper(size_t q, uint64_t v) const { return search(q, v, true); }
+};
+
+// Exact split points over the rank's runs: cuts[q][i] = how many of run q's elements come before
+// global position start(i + 1). The global stable order is (order, rank, run, position): the
+// elements equal to the key at a boundary are taken rank by rank, run by run.
+std::vector<std::vector<uint64_t>> exact_cuts(MPI_Comm comm, const Runs& runs, uint64_t total,
+                                              uint64_t& rounds) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  const uint32_t key_size = key_bytes(key_type);
+  const size_t targets = size_t(ranks - 1), R = runs.runs();
+  std::vector<std::vector<uint64_t>> cuts(R, std::vector<uint64_t>(targets, 0));
+  if (total == 0 || targets == 0) return cuts;
+  std::vector<uint64_t> goal(targets), lo(targets, 0), hi(targets, runs.order.max());
+  for (size_t i = 0; i < targets; ++i) goal[i] = balanced_start(total, int(i) + 1, ranks);
+  std::vector<uint64_t> counts(targets), mid(targets);
+  for (;;) {
+    bool open = false;
+    for (size_t i = 0; i < targets; ++i) {
+      open |= lo[i] < hi[i];
+      mid[i] = lo[i] + (hi[i] - lo[i]) / 2;
+      counts[i] = 0;
+      if (lo[i] < hi[i])
+        for (size_t q = 0; q < R; ++q) counts[i] += runs.upper(q, mid[i]);
+    }
+    if (!open) break;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, counts.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
+              "MPI_Allreduce");
+    ++rounds;
+    for (size_t i = 0; i < targets; ++i) {
+      if (lo[i] >= hi[i]) continue;
+      if (counts[i] > goal[i])
+        hi[i] = mid[i];
+      else
+        lo[i] = mid[i] + 1;
+    }
+  }
+  std::vector<uint64_t> below(targets, 0), equal(targets, 0), equal_before(targets, 0);
+  std::vector<std::vector<uint64_t>> low(R, std::vector<uint64_t>(targets)), eq = low;
+  for (size_t i = 0; i < targets; ++i)
+    for (size_t q = 0; q < R; ++q) {
+      low[q][i] = runs.lower(q, lo[i]);
+      eq[q][i] = runs.upper(q, lo[i]) - low[q][i];
+      below[i] += low[q][i];
+      equal[i] += eq[q][i];
+    }
+  std::vector<uint64_t> below_total(below);
+  check_mpi(
+      MPI_Allreduce(MPI_IN_PLACE, below_total.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
+      "MPI_Allreduce");
+  check_mpi(
+      MPI_Exscan(equal.data(), equal_before.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
+      "MPI_Exscan");
+  rounds += 2;
+  if (rank == 0) std::fill(equal_before.begin(), equal_before.end(), 0);  // undefined there
+  for (size_t i = 0; i < targets; ++i) {
+    // Equal elements before position goal[i] still to take on this rank, run by run.
+    const uint64_t wanted = goal[i] - below_total[i];
+    uint64_t take = wanted <= equal_before[i] ? 0 : std::min(equal[i], wanted - equal_before[i]);
+    for (size_t q = 0; q < R; ++q) {
+      const uint64_t here = std::min(take, eq[q][i]);
+      cuts[q][i] = low[q][i] + here;
+      take -= here;
+    }
+  }
+  return cuts;
+}
+
+// Natural split points over the runs: regular samples (evenly spaced in the global input order),
+// tagged (order, rank, local index: run then position), gathered on every rank; splitters evenly
+// spaced among them.
+std::vector<std::vector<uint64_t>> sampled_cuts(MPI_Comm comm, const Runs& runs, uint64_t n,
+                                                uint64_t total, uint64_t first, uint32_t per_rank,
+                                                uint64_t& rounds) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const size_t R = runs.runs();
+  const uint64_t wanted = uint64_t(per_rank) * uint64_t(ranks);
+  const uint64_t step = std::max<uint64_t>(1, total / std::max<uint64_t>(wanted, 1));
+  std::vector<Sample> mine;
+  for (uint64_t i = (step - first % step) % step; i < n; i += step)
+    mine.push_back({runs.wait_at(i / runs.length, i % runs.length), uint64_t(rank), i});
+  const int mine_words = int(mine.size() * 3);
+  std::vector<int> words(static_cast<size_t>(ranks)), displs(size_t(ranks), 0);
+  check_mpi(MPI_Allgather(&mine_words, 1, MPI_INT, words.data(), 1, MPI_INT, comm),
+            "MPI_Allgather");
+  for (int r = 1; r < ranks; ++r) displs[size_t(r)] = displs[size_t(r) - 1] + words[size_t(r) - 1];
+  std::vector<Sample> all(size_t(displs.back() + words.back()) / 3);
+  check_mpi(MPI_Allgatherv(mine.data(), mine_words, MPI_UINT64_T, all.data(), words.data(),
+                           displs.data(), MPI_UINT64_T, comm),
+            "MPI_Allgatherv");
+  rounds += 2;
+  std::sort(all.begin(), all.end());
+  std::vector<std::vector<uint64_t>> cuts(R, std::vector<uint64_t>(size_t(ranks - 1), 0));
+  if (all.empty()) return cuts;
+  for (size_t i = 0; i + 1 < size_t(ranks); ++i) {
+    const Sample& s = all[(i + 1) * all.size() / size_t(ranks)];
+    const size_t sq = size_t(s.position / runs.length);
+    for (size_t q = 0; q < R; ++q) {
+      const bool before = uint64_t(rank) < s.rank || (uint64_t(rank) == s.rank && q < sq);
+      const bool same = uint64_t(rank) == s.rank && q == sq;
+      cuts[q][i] = same     ? s.position % runs.length
+                   : before ? runs.upper(q, s.order)
+                            : runs.lower(q, s.order);
+    }
+  }
+  return cuts;
+}
+
+// Joins the sort's threads on every way out; on an exception, stops them first.
+struct Threads {
+  Shared& shared;
+  std::vector<std::thread> running;
+  ~Threads() {
+    if (std::any_of(running.begin(), running.end(), [](std::thread& t) { return t.joinable(); })) {
+      shared.stop = true;
+      shared.notify();
+    }
+    for (std::thread& t : running)
+      if (t.joinable()) t.join();
+  }
+};
+
+}  // namespace
+
+Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const void* values,
+                       uint32_t value_bytes, const Allocate& keys_out, const Allocate& values_out,
+                       const DistributedOptions& options) {
+  const auto started = clock::now();
+  State& st = *state_;
+  Context& ctx = st.ctx;
+  MPI_Comm comm = st.own.comm;
+  DistributedTimings timings;
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const size_t P = size_t(ranks), self = size_t(rank);
+  const uint32_t ks = key_bytes(key_type), vs = value_bytes;
+  const uint64_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : uint64_t(64) << 20;
 
   // Every rank must sort the same way: differing arguments would deadlock or mix orders.
   {
     const SortOptions& o = options.sort;
-    uint64_t mine[9] = {uint64_t(key_type),
-                        value_bytes,
-                        o.descending,
-                        uint64_t(o.algorithm),
-                        o.begin_bit,
-                        o.end_bit,
-                        options.balanced,
-                        uint64_t(options.merge),
-                        options.partition_first};
-    uint64_t low[9], high[9];
-    check_mpi(MPI_Allreduce(mine, low, 9, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(mine, high, 9, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    if (!std::equal(low, low + 9, high))
+    uint64_t mine[11] = {uint64_t(key_type),
+                         value_bytes,
+                         o.descending,
+                         uint64_t(o.algorithm),
+                         o.begin_bit,
+                         o.end_bit,
+                         options.balanced,
+                         uint64_t(options.merge),
+                         options.partition_first,
+                         chunk_bytes,
+                         options.exchange != nullptr};
+    uint64_t low[11], high[11];
+    check_mpi(MPI_Allreduce(mine, low, 11, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(mine, high, 11, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    if (!std::equal(low, low + 11, high))
       throw Error(
           "distributed sort: the ranks were called with different key types, value widths or "
           "options");
@@ -630,9 +803,9 @@ Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* k
     return partition_first(ctx, comm, key_type, keys, n, values, value_bytes, keys_out, values_out,
                            options, started);
 
-  // 1. The local sort, on a copy (the input stays as it is).
+  // 0. Checks; the run length of the local sort (the whole share when it fits the device).
   std::optional<KeyOrder> order;
-  Bytes sorted_keys, sorted_values;
+  uint64_t run_length = 1;
   agree(comm, [&] {
     if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
       throw Error("distributed sort: values are 4 or 8 bytes wide, not " +
@@ -642,135 +815,550 @@ Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* k
       throw Error("distributed sort: no values given for " + std::to_string(n) + " keys");
     if (!keys_out || (value_bytes && !values_out))
       throw Error("distributed sort: no output allocator given");
+    if (chunk_bytes > (uint64_t(512) << 20))
+      throw Error("distributed sort: chunk_bytes " + std::to_string(chunk_bytes) +
+                  " exceeds 512 MiB");
     order.emplace(key_type, options.sort);
-    const auto t = clock::now();
-    sorted_keys = allocate_bytes(n * key_size);
-    if (value_bytes) sorted_values = allocate_bytes(n * value_bytes);
-    SortOptions local = options.sort;
-    local.timings = &timings.local;
-    // Streamed from the caller's arrays into the sorted copies through gpusort's staging memory
-    // (on several threads): no separate host copy first.
-    auto stream = [](const void* from, uint8_t* to) {
-      return HostStream{[from](uint64_t offset, void* destination, uint64_t bytes) {
-                          std::memcpy(destination, static_cast<const uint8_t*>(from) + offset,
-                                      bytes);
-                        },
-                        [to](uint64_t offset, const void* source, uint64_t bytes) {
-                          std::memcpy(to + offset, source, bytes);
-                        }};
-    };
-    if (n)
-      sort_streamed(ctx, key_type, n, stream(keys, sorted_keys.get()), value_bytes,
-                    value_bytes ? stream(values, sorted_values.get()) : HostStream{}, local);
-    timings.local_sort_ms = since(t);
+    if (n) run_length = max_run_elements(ctx, key_type, value_bytes, n, options.sort);
   });
-
-  // 2. Split points: counts[d] of the sorted elements go to rank d.
-  const auto splitting = clock::now();
-  uint64_t total = n, first = 0;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
+  const size_t local_runs = n ? size_t((n + run_length - 1) / run_length) : 0;
+  uint64_t sums[2] = {n, local_runs};  // total elements; the most runs of any rank
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &sums[0], 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &sums[1], 1, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
+  const uint64_t total = sums[0];
+  const size_t R = std::max<size_t>(1, size_t(sums[1]));
+  uint64_t first = 0;
   check_mpi(MPI_Exscan(&n, &first, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Exscan");
   if (rank == 0) first = 0;
-  timings.split_rounds = 2;
-  const SortedKeys view{sorted_keys.get(), n, key_size, *order};
-  std::vector<uint64_t> splits;
-  if (options.balanced)
-    splits = exact_splits(comm, view, total, timings.split_rounds);
-  else
-    splits = sampled_splits(comm, view, total, first,
-                            options.samples_per_rank ? options.samples_per_rank : 256,
-                            timings.split_rounds);
-  std::vector<uint64_t> send_counts(static_cast<size_t>(ranks)),
-      send_offsets(static_cast<size_t>(ranks));
-  for (int d = 0; d < ranks; ++d) {
-    const uint64_t begin = d == 0 ? 0 : splits[size_t(d) - 1];
-    const uint64_t end = d + 1 == ranks ? n : splits[size_t(d)];
-    send_offsets[size_t(d)] = begin;
-    send_counts[size_t(d)] = end - begin;
+  timings.split_rounds = 3;
+  timings.local_runs = local_runs;
+
+  // One rank, one run: sorted straight into the output, nothing else to do.
+  if (P == 1 && R == 1) {
+    agree(comm, [&] {
+      const auto t = clock::now();
+      void* out_k = keys_out(n);
+      void* out_v = value_bytes ? values_out(n) : nullptr;
+      if (n && (!out_k || (value_bytes && !out_v)))
+        throw Error("distributed sort: the output allocator gave no storage for " +
+                    std::to_string(n) + " elements");
+      SortOptions local = options.sort;
+      local.timings = &timings.local;
+      auto stream = [](const void* from, void* to) {
+        return HostStream{[from](uint64_t offset, void* destination, uint64_t bytes) {
+                            std::memcpy(destination, static_cast<const uint8_t*>(from) + offset,
+                                        bytes);
+                          },
+                          [to](uint64_t offset, const void* source, uint64_t bytes) {
+                            std::memcpy(static_cast<uint8_t*>(to) + offset, source, bytes);
+                          }};
+      };
+      if (n)
+        sort_streamed(ctx, key_type, n, stream(keys, out_k), value_bytes,
+                      value_bytes ? stream(values, out_v) : HostStream{}, local);
+      timings.local_sort_ms = since(t);
+    });
+    Slice slice{n, 0, n};
+    timings.total_ms = since(started);
+    if (options.timings) *options.timings = timings;
+    return slice;
   }
+
+  // 1. The local sort, run by run, into the sorter's buffers, on a thread of its own: this
+  // thread meanwhile finds the split points and sends what is on the host.
+  agree(comm, [&] {
+    const auto t = clock::now();
+    st.sorted_keys.reserve(n * ks);
+    st.sorted_values.reserve(n * vs);
+    timings.prefault_ms += since(t);
+  });
+  Shared shared;
+  shared.run_keys.resize(local_runs);
+  shared.run_values.resize(local_runs);
+  shared.run_finished.assign(local_runs, 0);
+  Runs runs{shared, st.sorted_keys.data(), ks, *order, run_length, {}, {}};
+  for (size_t q = 0; q < local_runs; ++q) {
+    runs.first.push_back(q * run_length);
+    runs.count.push_back(std::min(run_length, n - q * run_length));
+  }
+  // Ranks with fewer runs than R hold empty ones (every rank exchanges R pieces per pair).
+  while (runs.count.size() < R) {
+    runs.first.push_back(n), runs.count.push_back(0);
+    shared.run_keys.emplace_back(), shared.run_values.emplace_back();
+    shared.run_finished.push_back(1);
+  }
+  std::exception_ptr local_failure, merge_failure;
+  std::atomic<bool> local_done{local_runs == 0};
+  Threads threads{shared, {}};  // after everything the local sort's thread uses (joined first)
+  threads.running.emplace_back([&] {
+    const auto t = clock::now();
+    try {
+      for (size_t q = 0; q < local_runs; ++q) {
+        const uint64_t at = runs.first[q];
+        auto stream = [&, q, at](const uint8_t* from, uint8_t* to, uint32_t size,
+                                 std::vector<Prefix>& prefix) {
+          return HostStream{
+              [&, from, at, size](uint64_t offset, void* destination, uint64_t bytes) {
+                if (shared.stop) throw Stopped();
+                std::memcpy(destination, from + at * size + offset, bytes);
+              },
+              [&, to, at, size, q](uint64_t offset, const void* source, uint64_t bytes) {
+                if (shared.stop) throw Stopped();
+                std::memcpy(to + at * size + offset, source, bytes);
+                std::lock_guard lock(shared.mutex);
+                prefix[q].add(offset, offset + bytes);
+                shared.notify();
+              }};
+        };
+        SortTimings run_timings;
+        SortOptions local = options.sort;
+        local.timings = &run_timings;
+        sort_streamed(
+            ctx, key_type, runs.count[q],
+            stream(static_cast<const uint8_t*>(keys), st.sorted_keys.data(), ks, shared.run_keys),
+            value_bytes,
+            value_bytes ? stream(static_cast<const uint8_t*>(values), st.sorted_values.data(), vs,
+                                 shared.run_values)
+                        : HostStream{},
+            local);
+        timings.local.upload_ms += run_timings.upload_ms;
+        timings.local.read_ms += run_timings.read_ms;
+        timings.local.sort_gpu_ms += run_timings.sort_gpu_ms;
+        timings.local.download_ms += run_timings.download_ms;
+        timings.local.write_ms += run_timings.write_ms;
+        timings.local.bytes += run_timings.bytes;
+        std::lock_guard lock(shared.mutex);
+        shared.run_finished[q] = 1;
+        shared.notify();
+      }
+    } catch (...) {
+      // The rest goes out as it is (no rank is left waiting); every rank throws at the end.
+      local_failure = std::current_exception();
+      std::lock_guard lock(shared.mutex);
+      std::fill(shared.run_finished.begin(), shared.run_finished.end(), 1);
+      shared.notify();
+    }
+    timings.local.runs = local_runs;
+    timings.local_sort_ms = since(t);
+    local_done = true;
+    std::lock_guard lock(shared.mutex);
+    shared.notify();
+  });
+
+  // 2. Split points, while the runs download: cuts[q][d] of run q's elements go to ranks < d+1.
+  const auto splitting = clock::now();
+  const auto cuts = options.balanced
+                        ? exact_cuts(comm, runs, total, timings.split_rounds)
+                        : sampled_cuts(comm, runs, n, total, first,
+                                       options.samples_per_rank ? options.samples_per_rank : 256,
+                                       timings.split_rounds);
+  // Piece (d, q): run q's elements [cut(q, d), cut(q, d + 1)) go to rank d.
+  auto cut = [&](size_t q, size_t d) {
+    return d == 0 ? 0 : d == P ? runs.count[q] : cuts[q][d - 1];
+  };
+  std::vector<uint64_t> send_counts(P * R), recv_counts(P * R);
+  for (size_t d = 0; d < P; ++d)
+    for (size_t q = 0; q < R; ++q) send_counts[d * R + q] = cut(q, d + 1) - cut(q, d);
+  check_mpi(MPI_Alltoall(send_counts.data(), int(R), MPI_UINT64_T, recv_counts.data(), int(R),
+                         MPI_UINT64_T, comm),
+            "MPI_Alltoall");
   timings.split_ms = since(splitting);
 
-  // 3. The exchange.
-  const auto exchanging = clock::now();
-  std::vector<uint64_t> recv_counts(static_cast<size_t>(ranks)), recv_offsets(size_t(ranks), 0);
-  check_mpi(
-      MPI_Alltoall(send_counts.data(), 1, MPI_UINT64_T, recv_counts.data(), 1, MPI_UINT64_T, comm),
-      "MPI_Alltoall");
-  for (int s = 1; s < ranks; ++s)
-    recv_offsets[size_t(s)] = recv_offsets[size_t(s) - 1] + recv_counts[size_t(s) - 1];
-  const uint64_t m = recv_offsets.back() + recv_counts.back();
+  // The slice: the received pieces in (source rank, run) order; `slot` places them in it, `packed`
+  // in the receive buffer (the rank's own pieces are not received: they stay where they are).
+  const uint64_t m = std::accumulate(recv_counts.begin(), recv_counts.end(), uint64_t(0));
+  std::vector<uint64_t> slot(P * R), packed(P * R);
+  uint64_t own = 0, nonempty = 0;
+  for (size_t p = 0, at = 0, at_packed = 0; p < P * R; ++p) {
+    slot[p] = at, packed[p] = at_packed;
+    at += recv_counts[p];
+    if (p / R == self)
+      own += recv_counts[p];
+    else
+      at_packed += recv_counts[p];
+    nonempty += recv_counts[p] != 0;
+  }
   Merge merge = options.merge;
   void* out_keys = nullptr;
   void* out_values = nullptr;
-  Bytes recv_keys, recv_values;
+  uint64_t parts = 1;  // of the merge on the GPU: each fits the device
   agree(comm, [&] {
-    if (merge == Merge::automatic)
-      merge = m <= 1 || max_run_elements(ctx, key_type, value_bytes, m, options.sort) >= m
-                  ? Merge::gpu
-                  : Merge::cpu;
+    if (nonempty <= 1) {
+      merge = Merge::gpu;  // nothing to merge: a remote piece lands in the output, ours is copied
+    } else {
+      if (merge == Merge::automatic) merge = Merge::gpu;
+      if (merge == Merge::gpu) {
+        const uint64_t run = max_run_elements(ctx, key_type, value_bytes, m, options.sort);
+        parts = (m + run - 1) / run;
+      }
+    }
     out_keys = keys_out(m);
     if (value_bytes) out_values = values_out(m);
     if (m && (!out_keys || (value_bytes && !out_values)))
       throw Error("distributed sort: the output allocator gave no storage for " +
                   std::to_string(m) + " elements");
-    if (merge == Merge::cpu) {
-      recv_keys = allocate_bytes(m * key_size);
-      if (value_bytes) recv_values = allocate_bytes(m * value_bytes);
+    if (merge == Merge::cpu || parts > 1) {
+      const auto t = clock::now();
+      st.recv_keys.reserve((m - own) * ks);
+      st.recv_values.reserve((m - own) * vs);
+      timings.prefault_ms += since(t);
     }
   });
-  std::unique_ptr<Exchange> default_exchange;
-  Exchange* ex = options.exchange;
-  if (!ex) default_exchange = make_mpi_exchange(), ex = default_exchange.get();
-  auto bytes_of = [](std::vector<uint64_t> counts, uint32_t size) {
-    for (uint64_t& c : counts) c *= size;
-    return counts;
-  };
-  auto move = [&](const uint8_t* from, void* to, uint32_t size) {
-    ex->exchange(comm, from, bytes_of(send_counts, size), bytes_of(send_offsets, size), to,
-                 bytes_of(recv_counts, size), bytes_of(recv_offsets, size));
-  };
-  move(sorted_keys.get(), merge == Merge::cpu ? recv_keys.get() : out_keys, key_size);
-  if (value_bytes)
-    move(sorted_values.get(), merge == Merge::cpu ? recv_values.get() : out_values, value_bytes);
-  for (int r = 0; r < ranks; ++r)
-    if (r != rank) {
-      timings.bytes_sent += send_counts[size_t(r)] * (key_size + value_bytes);
-      timings.bytes_received += recv_counts[size_t(r)] * (key_size + value_bytes);
+  // The other ranks' pieces are received into the output where they lie in the slice, unless
+  // the merge reads them while writing the output (on the CPU, or on the GPU in parts): then
+  // into the receive buffer, packed.
+  const bool receive_buffer = merge == Merge::cpu || parts > 1;
+  uint8_t* recv_k = receive_buffer ? st.recv_keys.data() : static_cast<uint8_t*>(out_keys);
+  uint8_t* recv_v = receive_buffer ? st.recv_values.data() : static_cast<uint8_t*>(out_values);
+  const std::vector<uint64_t>& place = receive_buffer ? packed : slot;
+  for (size_t p = 0; p < P * R; ++p)
+    if (p / R != self) {
+      timings.bytes_received += recv_counts[p] * (ks + vs);
+      timings.bytes_sent += send_counts[p] * (ks + vs);
     }
-  sorted_keys.reset();
-  sorted_values.reset();
+  shared.piece_keys.assign(P * R, 0);
+  shared.piece_values.assign(P * R, 0);
+  for (size_t q = 0; q < R; ++q)  // our own pieces are there once the local sort is
+    shared.piece_keys[self * R + q] = shared.piece_values[self * R + q] = recv_counts[self * R + q];
+
+  // The merge on the GPU: one stable sort of the pieces in (rank, run) order, read from where they
+  // are (our own from the sorted runs, the others as they arrive) and written into the output.
+  double merge_ms = 0;
+  // Piece p's keys (or values): where they are, and how many have arrived (under the mutex).
+  auto piece_data = [&](size_t p, bool is_values) -> const uint8_t* {
+    const uint32_t size = is_values ? vs : ks;
+    if (p / R == self)
+      return (is_values ? st.sorted_values.data() : st.sorted_keys.data()) +
+             (runs.first[p % R] + cut(p % R, self)) * size;
+    return (is_values ? recv_v : recv_k) + place[p] * size;
+  };
+  auto arrived = [&](size_t p, bool is_values) {
+    return p / R == self ? recv_counts[p]
+                         : (is_values ? shared.piece_values[p] : shared.piece_keys[p]);
+  };
+  // Local exact selection: cuts[p] of each piece come before position g of the stable merge of the
+  // pieces (order, then piece). A search for v waits only for a piece's prefix up to an element
+  // ordered after v (the pieces arrive in order).
+  auto select = [&](uint64_t g) {
+    std::vector<uint64_t> cuts(P * R);
+    if (g >= m) return recv_counts;
+    auto bound = [&](size_t p, uint64_t v, bool upper) {
+      const uint8_t* keys_of = piece_data(p, false);
+      uint64_t hi;
+      {
+        std::unique_lock lock(shared.mutex);
+        shared.changed.wait(lock, [&] {
+          const uint64_t k = arrived(p, false);
+          return shared.stop || k == recv_counts[p] ||
+                 (k > 0 && (*order)(keys_of + (k - 1) * ks) > v);
+        });
+        if (shared.stop) throw Stopped();
+        hi = arrived(p, false);
+      }
+      uint64_t lo = 0;
+      while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        const uint64_t o = (*order)(keys_of + mid * ks);
+        if (upper ? o <= v : o < v)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      return lo;
+    };
+    uint64_t lo = 0, hi = order->max();
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      uint64_t count = 0;
+      for (size_t p = 0; p < P * R; ++p)
+        if (recv_counts[p]) count += bound(p, mid, true);
+      if (count > g)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    uint64_t take = g;
+    for (size_t p = 0; p < P * R; ++p)
+      if (recv_counts[p]) take -= (cuts[p] = bound(p, lo, false));
+    for (size_t p = 0; p < P * R; ++p) {
+      if (!recv_counts[p]) continue;
+      const uint64_t equal = bound(p, lo, true) - cuts[p], here = std::min(take, equal);
+      cuts[p] += here, take -= here;
+    }
+    return cuts;
+  };
+  // The merge on the GPU: stable sorts of the pieces in (rank, run) order, read from where they
+  // are (our own from the sorted runs, the others as they arrive) and written into the output; in
+  // `parts` ranges of the order (each a contiguous range of every piece) when the slice exceeds the
+  // device, each sorted in core and written at its place.
+  auto gpu_merge = [&] {
+    const auto t = clock::now();
+    try {
+      std::vector<uint64_t> from = std::vector<uint64_t>(P * R, 0);
+      for (uint64_t k = 0; k < parts; ++k) {
+        const uint64_t begin = m * k / parts, end = m * (k + 1) / parts;
+        const std::vector<uint64_t> to = select(end);
+        std::vector<uint64_t> at(P * R + 1, 0);  // where each piece's range starts in the part
+        for (size_t p = 0; p < P * R; ++p) at[p + 1] = at[p] + (to[p] - from[p]);
+        auto reader = [&](bool is_values) {
+          return [&, is_values](uint64_t offset, void* destination, uint64_t bytes) {
+            const uint32_t size = is_values ? vs : ks;
+            auto* out = static_cast<uint8_t*>(destination);
+            while (bytes) {
+              // The piece holding byte `offset` of the part: the last starting at or before it.
+              const size_t p =
+                  size_t(std::upper_bound(at.begin(), at.end() - 1, offset / size) - at.begin()) -
+                  1;
+              const uint64_t within = offset - at[p] * size;
+              const uint64_t take = std::min(bytes, (at[p + 1] - at[p]) * size - within);
+              const uint64_t need = from[p] * size + within + take;  // bytes of the piece
+              if (p / R != self) {
+                std::unique_lock lock(shared.mutex);
+                shared.changed.wait(
+                    lock, [&] { return shared.stop || arrived(p, is_values) * size >= need; });
+                if (shared.stop) throw Stopped();
+              }
+              std::memcpy(out, piece_data(p, is_values) + need - take, take);
+              out += take, offset += take, bytes -= take;
+            }
+          };
+        };
+        auto writer = [begin](void* base, uint32_t size) {
+          return [base, at = begin * size](uint64_t offset, const void* source, uint64_t bytes) {
+            std::memcpy(static_cast<uint8_t*>(base) + at + offset, source, bytes);
+          };
+        };
+        SortTimings part_timings;
+        SortOptions final_sort = options.sort;
+        final_sort.timings = &part_timings;
+        sort_streamed(ctx, key_type, end - begin, HostStream{reader(false), writer(out_keys, ks)},
+                      value_bytes,
+                      value_bytes ? HostStream{reader(true), writer(out_values, vs)} : HostStream{},
+                      final_sort);
+        timings.final_sort.upload_ms += part_timings.upload_ms;
+        timings.final_sort.read_ms += part_timings.read_ms;
+        timings.final_sort.sort_gpu_ms += part_timings.sort_gpu_ms;
+        timings.final_sort.download_ms += part_timings.download_ms;
+        timings.final_sort.write_ms += part_timings.write_ms;
+        timings.final_sort.bytes += part_timings.bytes;
+        timings.final_sort.runs = k + 1;
+        from = to;
+      }
+    } catch (...) {
+      merge_failure = std::current_exception();
+    }
+    merge_ms = since(t);
+  };
+  const bool merge_on_gpu = merge == Merge::gpu && nonempty > 1;
+  bool merge_started = false;
+  // Declared after everything the merge's thread uses: on an exception it is stopped and joined
+  // before those go.
+  Threads merge_thread{shared, {}};
+  auto start_merge = [&] {
+    if (!merge_on_gpu || merge_started || !local_done) return;
+    merge_started = true;
+    merge_thread.running.emplace_back(gpu_merge);
+  };
+
+  // 3. The exchange: pieces in chunks, sent as soon as their run's prefix is on the host.
+  const auto exchanging = clock::now();
+  if (options.exchange) {
+    // A caller's exchange: once the local sort is done, one call per run.
+    {
+      std::unique_lock lock(shared.mutex);
+      shared.changed.wait(lock, [&] { return bool(local_done); });
+    }
+    for (size_t q = 0; q < R; ++q) {
+      for (const bool is_values : {false, true}) {
+        if (is_values && !value_bytes) continue;
+        const uint32_t size = is_values ? vs : ks;
+        std::vector<uint64_t> sc(P, 0), so(P, 0), rc(P, 0), ro(P, 0);
+        for (size_t d = 0; d < P; ++d) {
+          if (d == self) continue;
+          sc[d] = send_counts[d * R + q] * size, so[d] = cut(q, d) * size;
+          rc[d] = recv_counts[d * R + q] * size, ro[d] = place[d * R + q] * size;
+        }
+        const uint8_t* run =
+            (is_values ? st.sorted_values.data() : st.sorted_keys.data()) + runs.first[q] * size;
+        options.exchange->exchange(comm, run, sc, so, is_values ? recv_v : recv_k, rc, ro);
+      }
+    }
+    std::lock_guard lock(shared.mutex);
+    shared.piece_keys = recv_counts;
+    shared.piece_values = recv_counts;
+    shared.notify();
+  } else {
+    const uint64_t chunk = std::max<uint64_t>(1, chunk_bytes / ks);
+    struct Receive {
+      size_t piece;
+      uint64_t end;  // elements of the piece arrived once this one is
+      bool is_values;
+    };
+    std::vector<MPI_Request> requests;
+    std::vector<Receive> receives;  // receives[i] belongs to requests[i]
+    // Receives first, each piece's chunks in order (messages of one pair and tag match in order).
+    for (size_t p = 0; p < P * R; ++p) {
+      if (p / R == self) continue;
+      for (uint64_t at = 0; at < recv_counts[p]; at += chunk) {
+        const uint64_t count = std::min(chunk, recv_counts[p] - at);
+        for (const bool is_values : {false, true}) {
+          if (is_values && !value_bytes) continue;
+          const uint32_t size = is_values ? vs : ks;
+          requests.push_back(MPI_REQUEST_NULL);
+          receives.push_back({p, at + count, is_values});
+          check_mpi(
+              MPI_Irecv((is_values ? recv_v : recv_k) + (place[p] + at) * size, int(count * size),
+                        MPI_BYTE, int(p / R), is_values ? 2 : 1, comm, &requests.back()),
+              "MPI_Irecv");
+        }
+      }
+    }
+    const size_t receive_requests = requests.size();
+    // The sends: per destination and stream, a cursor over its chunks in (run, position) order.
+    struct Send {
+      size_t q;
+      uint64_t begin, end;  // elements of run q
+    };
+    std::vector<std::vector<Send>> sends(P);
+    for (size_t d = 0; d < P; ++d)
+      if (d != self)
+        for (size_t q = 0; q < R; ++q)
+          for (uint64_t at = cut(q, d); at < cut(q, d + 1); at += chunk)
+            sends[d].push_back({q, at, std::min(at + chunk, cut(q, d + 1))});
+    std::vector<size_t> next_keys(P, 0), next_values(P, 0);
+    auto sent_all = [&] {
+      for (size_t d = 0; d < P; ++d)
+        if (next_keys[d] < sends[d].size() || (value_bytes && next_values[d] < sends[d].size()))
+          return false;
+      return true;
+    };
+    // Per piece, the ends of the chunks done beyond its arrived prefix.
+    std::vector<std::set<uint64_t>> done_keys(P * R), done_values(P * R);
+    std::vector<int> indices;
+    unsigned idle = 0;
+    size_t pending = receive_requests;
+    for (;;) {
+      bool progressed = false;
+      // Post the sends whose data is on the host.
+      std::vector<uint64_t> there_k(R), there_v(R);
+      {
+        std::lock_guard lock(shared.mutex);
+        for (size_t q = 0; q < R; ++q) {
+          there_k[q] = runs.there(q);
+          there_v[q] =
+              shared.run_finished[q] ? runs.count[q] : shared.run_values[q].done / std::max(vs, 1u);
+        }
+      }
+      for (size_t d = 0; d < P; ++d) {
+        for (const bool is_values : {false, true}) {
+          if (is_values && !value_bytes) continue;
+          size_t& next = is_values ? next_values[d] : next_keys[d];
+          const std::vector<uint64_t>& there = is_values ? there_v : there_k;
+          const uint32_t size = is_values ? vs : ks;
+          const uint8_t* base = is_values ? st.sorted_values.data() : st.sorted_keys.data();
+          while (next < sends[d].size() && there[sends[d][next].q] >= sends[d][next].end) {
+            const Send& s = sends[d][next++];
+            requests.push_back(MPI_REQUEST_NULL);
+            check_mpi(
+                MPI_Isend(base + (runs.first[s.q] + s.begin) * size, int((s.end - s.begin) * size),
+                          MPI_BYTE, int(d), is_values ? 2 : 1, comm, &requests.back()),
+                "MPI_Isend");
+            ++pending, ++timings.messages, progressed = true;
+          }
+        }
+      }
+      // What has completed.
+      if (pending) {
+        indices.resize(requests.size());
+        int completed = 0;
+        check_mpi(MPI_Testsome(int(requests.size()), requests.data(), &completed, indices.data(),
+                               MPI_STATUSES_IGNORE),
+                  "MPI_Testsome");
+        if (completed != MPI_UNDEFINED && completed > 0) {
+          progressed = true;
+          pending -= size_t(completed);
+          std::lock_guard lock(shared.mutex);
+          for (int i = 0; i < completed; ++i) {
+            const size_t r = size_t(indices[size_t(i)]);
+            if (r >= receive_requests) continue;  // a send
+            const Receive& rv = receives[r];
+            auto& done = rv.is_values ? done_values[rv.piece] : done_keys[rv.piece];
+            auto& prefix =
+                rv.is_values ? shared.piece_values[rv.piece] : shared.piece_keys[rv.piece];
+            done.insert(rv.end);
+            for (;;) {  // chunks are `chunk` elements long (the last of a piece shorter)
+              const auto it = done.find(std::min(prefix + chunk, recv_counts[rv.piece]));
+              if (it == done.end()) break;
+              prefix = *it;
+              done.erase(it);
+            }
+          }
+          shared.notify();
+        }
+      }
+      start_merge();
+      if (!pending && sent_all()) break;
+      // Idle: with messages in flight, keep polling (MPI's progress moves their data: a pause
+      // slows the shared-memory transport), yielding the core, and pausing briefly now and then;
+      // with none, wait for the download.
+      idle = progressed ? 0 : idle + 1;
+      if (idle && (!pending || idle % 1024 == 0)) {
+        std::unique_lock lock(shared.mutex);
+        shared.changed.wait_for(lock, std::chrono::microseconds(pending ? 50 : 1000));
+      } else if (idle) {
+        std::this_thread::yield();
+      }
+    }
+  }
   timings.exchange_ms = since(exchanging);
 
-  // 4. The received runs, in rank order, merged stably.
+  // 4. The merge. On the GPU it has been running since the local sort ended (or starts now).
+  {
+    std::unique_lock lock(shared.mutex);
+    shared.changed.wait(lock, [&] { return bool(local_done); });
+  }
+  start_merge();
+  for (std::thread& t : threads.running) t.join();
+  for (std::thread& t : merge_thread.running) t.join();
   const auto merging = clock::now();
   agree(comm, [&] {
-    if (m == 0) return;
-    // One sorted run (one rank sent everything, or there is one rank) needs no merge.
-    const bool one_run =
-        std::count_if(recv_counts.begin(), recv_counts.end(), [](uint64_t c) { return c; }) <= 1;
-    if (merge == Merge::gpu && one_run) return;  // received straight into the output
-    if (merge == Merge::gpu) {                   // received straight into the output
-      SortOptions final_sort = options.sort;
-      final_sort.timings = &timings.final_sort;
-      if (m > 1) sort_raw(ctx, key_type, out_keys, m, out_values, value_bytes, final_sort);
+    if (local_failure) std::rethrow_exception(local_failure);
+    if (merge_failure) std::rethrow_exception(merge_failure);
+    if (m == 0 || merge_on_gpu) return;
+    if (nonempty == 1) {
+      // One piece: a remote one was received into the output; ours is copied there.
+      for (size_t q = 0; q < R; ++q)
+        if (recv_counts[self * R + q]) {
+          const uint64_t from = runs.first[q] + cut(q, self);
+          parallel_copy(static_cast<uint8_t*>(out_keys), st.sorted_keys.data() + from * ks, m * ks);
+          if (value_bytes)
+            parallel_copy(static_cast<uint8_t*>(out_values), st.sorted_values.data() + from * vs,
+                          m * vs);
+        }
       return;
     }
-    std::vector<SortedRun> runs;
-    for (int s = 0; s < ranks; ++s)
-      if (recv_counts[size_t(s)])
-        runs.push_back(
-            {recv_keys.get() + recv_offsets[size_t(s)] * key_size,
-             value_bytes ? recv_values.get() + recv_offsets[size_t(s)] * value_bytes : nullptr,
-             recv_counts[size_t(s)]});
+    std::vector<SortedRun> pieces;
+    for (size_t p = 0; p < P * R; ++p) {
+      if (!recv_counts[p]) continue;
+      if (p / R == self) {
+        const uint64_t from = runs.first[p % R] + cut(p % R, self);
+        pieces.push_back({st.sorted_keys.data() + from * ks,
+                          value_bytes ? st.sorted_values.data() + from * vs : nullptr,
+                          recv_counts[p]});
+      } else {
+        pieces.push_back({recv_k + place[p] * ks, value_bytes ? recv_v + place[p] * vs : nullptr,
+                          recv_counts[p]});
+      }
+    }
     auto writer = [](void* base) {
       return HostWriter([base](uint64_t offset, const void* from, uint64_t bytes) {
         std::memcpy(static_cast<uint8_t*>(base) + offset, from, bytes);
       });
     };
-    merge_sorted_runs(key_type, value_bytes, runs, writer(out_keys),
+    merge_sorted_runs(key_type, value_bytes, pieces, writer(out_keys),
                       value_bytes ? writer(out_values) : HostWriter{}, options.sort);
   });
-  timings.merge_ms = since(merging);
+  timings.merge_ms = merge_on_gpu ? merge_ms : since(merging);
 
   Slice slice;
   slice.count = m;
@@ -780,6 +1368,13 @@ Slice sort_raw(Context& ctx, MPI_Comm user_comm, KeyType key_type, const void* k
   timings.total_ms = since(started);
   if (options.timings) *options.timings = timings;
   return slice;
+}
+
+Slice sort_raw(Context& ctx, MPI_Comm comm, KeyType key_type, const void* keys, uint64_t n,
+               const void* values, uint32_t value_bytes, const Allocate& keys_out,
+               const Allocate& values_out, const DistributedOptions& options) {
+  Sorter sorter(ctx, comm);
+  return sorter.sort_raw(key_type, keys, n, values, value_bytes, keys_out, values_out, options);
 }
 
 }  // namespace gpusort::distributed

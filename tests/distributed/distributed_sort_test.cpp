@@ -98,6 +98,8 @@ struct Case {
   uint64_t device_memory_limit = 0;
   bool partition_first = false;
   uint32_t samples_per_rank = 0;  // few: buckets far from balanced, the rebalancing does more
+  uint64_t chunk_bytes = 0;       // the built-in exchange's messages: tiny makes many per pair
+  bool sorter = false;            // through the one Sorter that these cases share (reuse)
   std::string describe() const {
     std::string s = std::string(to_string(key)) + "_v" + std::to_string(value_bytes) +
                     (descending ? "_desc" : "_asc") + "_" + name(dist) + "_" + name(sizes);
@@ -110,6 +112,8 @@ struct Case {
     if (device_memory_limit) s += "_outofcore";
     if (partition_first) s += "_partitionfirst";
     if (samples_per_rank) s += "_samples" + std::to_string(samples_per_rank);
+    if (chunk_bytes) s += "_chunk" + std::to_string(chunk_bytes);
+    if (sorter) s += "_sorter";
     return s;
   }
 };
@@ -209,7 +213,7 @@ std::vector<uint8_t> pack(const std::vector<uint64_t>& bits, uint32_t size) {
   return out;
 }
 
-bool run_case(Context& ctx, const Case& c, uint64_t seed) {
+bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -243,24 +247,39 @@ bool run_case(Context& ctx, const Case& c, uint64_t seed) {
   options.exchange = exchange.get();
   options.partition_first = c.partition_first;
   options.samples_per_rank = c.samples_per_rank;
+  options.chunk_bytes = c.chunk_bytes;
+  dist::DistributedTimings timings;
+  options.timings = &timings;
   std::vector<uint8_t> out_keys, out_values;
   std::string error;
   dist::Slice slice;
   try {
-    slice = dist::sort_raw(
-        ctx, MPI_COMM_WORLD, c.key, keys.data(), sizes[size_t(rank)], values.data(), vs,
-        [&](uint64_t n) {
-          out_keys.resize(n * ks);
-          return static_cast<void*>(out_keys.data());
-        },
-        [&](uint64_t n) {
-          out_values.resize(n * vs);
-          return static_cast<void*>(out_values.data());
-        },
-        options);
+    auto keys_out = [&](uint64_t n) {
+      out_keys.resize(n * ks);
+      return static_cast<void*>(out_keys.data());
+    };
+    auto values_out = [&](uint64_t n) {
+      out_values.resize(n * vs);
+      return static_cast<void*>(out_values.data());
+    };
+    if (c.sorter)
+      slice = sorter.sort_raw(c.key, keys.data(), sizes[size_t(rank)], values.data(), vs, keys_out,
+                              values_out, options);
+    else
+      slice = dist::sort_raw(ctx, MPI_COMM_WORLD, c.key, keys.data(), sizes[size_t(rank)],
+                             values.data(), vs, keys_out, values_out, options);
   } catch (const std::exception& e) {
     error = e.what();
   }
+  // Tiny chunks: more than one message per pair of ranks on average.
+  uint64_t messages = timings.messages;
+  MPI_Allreduce(MPI_IN_PLACE, &messages, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  // A small device memory limit: several sorted runs per rank, exchanged piece by piece.
+  uint64_t local_runs = timings.local_runs;
+  MPI_Allreduce(MPI_IN_PLACE, &local_runs, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  // ... and the merge on the GPU in several ranges of the key order (each fits the device).
+  uint64_t merge_parts = timings.final_sort.runs;
+  MPI_Allreduce(MPI_IN_PLACE, &merge_parts, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
 
   // Everything to rank 0.
   uint64_t mine[3] = {slice.count, slice.global_offset, slice.global_count};
@@ -330,6 +349,17 @@ bool run_case(Context& ctx, const Case& c, uint64_t seed) {
         double(largest) > 1.5 * double(total) / ranks + 16)
       why = "natural buckets unbalanced: the largest holds " + std::to_string(largest) + " of " +
             std::to_string(total);
+    if (why.empty() && c.chunk_bytes && c.chunk_bytes <= 64 && total >= 1000 && ranks > 1 &&
+        messages <= uint64_t(ranks) * uint64_t(ranks - 1))
+      why = "only " + std::to_string(messages) + " messages with " + std::to_string(c.chunk_bytes) +
+            "-byte chunks";
+    if (why.empty() && c.device_memory_limit && c.sizes == Sizes::large && !c.partition_first &&
+        local_runs < 2)
+      why = "the local sort made " + std::to_string(local_runs) + " run(s), expected several";
+    if (why.empty() && c.device_memory_limit && c.sizes == Sizes::large && !c.partition_first &&
+        c.merge != dist::Merge::cpu && merge_parts < 2)
+      why = "the merge on the GPU ran in " + std::to_string(merge_parts) +
+            " part(s), expected several";
     if (why.empty() && all_keys != ref_keys) {
       uint64_t i = 0;
       while (i < total && std::memcmp(&all_keys[i * ks], &ref_keys[i * ks], ks) == 0) ++i;
@@ -487,7 +517,188 @@ std::vector<Case> all_cases() {
                      .partition_first = true,
                      .samples_per_rank = 2});
   }
+  // The built-in exchange in tiny chunks (many messages per pair, keys and values chunked
+  // alike), with either merge, natural buckets, skewed and tiny inputs, runs out of core.
+  cases.push_back({.key = KeyType::u32, .value_bytes = 4, .dist = Dist::uniform, .chunk_bytes = 8});
+  cases.push_back({.key = KeyType::u64,
+                   .value_bytes = 8,
+                   .dist = Dist::few_distinct,
+                   .merge = dist::Merge::cpu,
+                   .chunk_bytes = 24});
+  cases.push_back({.key = KeyType::f32,
+                   .value_bytes = 8,
+                   .descending = true,
+                   .dist = Dist::specials,
+                   .sizes = Sizes::empty_ranks,
+                   .balanced = false,
+                   .merge = dist::Merge::gpu,
+                   .chunk_bytes = 16});
+  cases.push_back({.key = KeyType::i64,
+                   .value_bytes = 0,
+                   .begin_bit = 5,
+                   .end_bit = 40,
+                   .dist = Dist::one_value_99,
+                   .chunk_bytes = 8});
+  for (Sizes s : {Sizes::one_each, Sizes::fewer_than_ranks, Sizes::all_empty})
+    cases.push_back({.key = KeyType::u32,
+                     .value_bytes = 4,
+                     .dist = Dist::sorted,
+                     .sizes = s,
+                     .chunk_bytes = 4});
+  for (dist::Merge m : {dist::Merge::cpu, dist::Merge::gpu})
+    for (bool balanced : {true, false})
+      cases.push_back({.key = KeyType::u32,
+                       .value_bytes = 4,
+                       .dist = Dist::uniform,
+                       .sizes = Sizes::large,
+                       .balanced = balanced,
+                       .merge = m,
+                       .device_memory_limit = 256 * 1024,
+                       .chunk_bytes = 4096});
+  cases.push_back({.key = KeyType::f64,
+                   .value_bytes = 8,
+                   .dist = Dist::all_equal,
+                   .sizes = Sizes::large,
+                   .device_memory_limit = 512 * 1024,
+                   .chunk_bytes = 1000});
+  // One Sorter, many sorts: its buffers grow, shrink in use and are reused, across key types,
+  // value widths, sizes, merges and empty inputs; the same sort twice.
+  for (int twice = 0; twice < 2; ++twice)
+    cases.push_back({.key = KeyType::u32,
+                     .value_bytes = 4,
+                     .dist = Dist::uniform,
+                     .sizes = Sizes::large,
+                     .merge = dist::Merge::cpu,
+                     .device_memory_limit = 256 * 1024,
+                     .chunk_bytes = 2048,
+                     .sorter = true});
+  cases.push_back({.key = KeyType::i32, .value_bytes = 0, .dist = Dist::reversed, .sorter = true});
+  cases.push_back({.key = KeyType::u64,
+                   .value_bytes = 8,
+                   .dist = Dist::few_distinct,
+                   .sizes = Sizes::large,
+                   .merge = dist::Merge::cpu,
+                   .sorter = true});
+  cases.push_back(
+      {.key = KeyType::f32, .value_bytes = 4, .sizes = Sizes::all_empty, .sorter = true});
+  cases.push_back({.key = KeyType::f64,
+                   .value_bytes = 8,
+                   .descending = true,
+                   .dist = Dist::specials,
+                   .sizes = Sizes::empty_ranks,
+                   .balanced = false,
+                   .chunk_bytes = 64,
+                   .sorter = true});
+  cases.push_back({.key = KeyType::u32,
+                   .value_bytes = 4,
+                   .dist = Dist::uniform,
+                   .sizes = Sizes::one_each,
+                   .sorter = true});
   return cases;
+}
+
+// HostBuffer, prefault and usable_cores, on each rank.
+bool host_memory_checks() {
+  std::string why;
+  dist::HostBuffer empty;
+  if (empty.data() || empty.capacity()) why = "an empty HostBuffer holds memory";
+  dist::HostBuffer b(5000);
+  if (!b.data() || b.capacity() < 5000 || reinterpret_cast<uintptr_t>(b.data()) % (2 << 20))
+    why = "HostBuffer(5000): no 2 MiB-aligned storage of 5000 bytes";
+  for (uint64_t i = 0; i < b.capacity(); i += 4096)
+    if (b.data()[i] != 0) why = "HostBuffer: a touched page is not zero";
+  std::memset(b.data(), 7, 5000);
+  uint8_t* const first = b.data();
+  b.reserve(100);  // fits: kept as it is
+  if (b.data() != first || b.data()[4999] != 7) why = "HostBuffer::reserve moved a buffer that fit";
+  b.reserve(b.capacity() + 1);
+  if (b.capacity() < (4 << 20)) why = "HostBuffer::reserve did not grow";
+  dist::HostBuffer moved(std::move(b));
+  if (b.data() || !moved.data()) why = "HostBuffer: a move left the source holding memory";
+  std::vector<uint8_t> v(300000, 9);
+  dist::prefault(v.data(), v.size(), 3);
+  if (std::count(v.begin(), v.end(), 0) != 300000 / 4096 + 1) why = "prefault: not one zero a page";
+  if (dist::usable_cores() < 1) why = "usable_cores() is 0";
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int ok = why.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!why.empty()) std::printf("FAIL host memory, rank %d: %s\n", rank, why.c_str());
+  if (rank == 0 && ok) std::printf("PASS host memory\n");
+  return ok;
+}
+
+// The last rank's output allocator fails while the local sort's thread is still running (several
+// runs) : every rank throws the same "rank R: ..." (no rank left waiting, the sort's threads
+// stopped), and the sorter sorts correctly afterwards.
+bool failure_checks(Context& ctx, dist::Sorter& sorter, uint64_t seed) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<uint32_t> keys(20000);
+  std::mt19937_64 rng(seed + uint64_t(rank));
+  for (uint32_t& k : keys) k = uint32_t(rng());
+  std::vector<uint32_t> out;
+  dist::DistributedOptions options;
+  options.sort.device_memory_limit = 128 * 1024;
+  options.chunk_bytes = 1024;
+  std::string error;
+  for (int use_sorter = 0; use_sorter < 2; ++use_sorter) {
+    try {
+      auto allocate = [&](uint64_t n) -> void* {
+        if (rank == ranks - 1) throw Error("no room for the output");
+        out.resize(n);
+        return out.data();
+      };
+      if (use_sorter)
+        sorter.sort_raw(KeyType::u32, keys.data(), keys.size(), nullptr, 0, allocate, {}, options);
+      else
+        dist::sort_raw(ctx, MPI_COMM_WORLD, KeyType::u32, keys.data(), keys.size(), nullptr, 0,
+                       allocate, {}, options);
+      error = "did not throw";
+    } catch (const Error& e) {
+      const std::string want = "rank " + std::to_string(ranks - 1) + ": no room for the output";
+      if (e.what() != want)
+        error = std::string("threw '") + e.what() + "', expected '" + want + "'";
+    }
+    if (!error.empty()) break;
+  }
+  // Afterwards: the same sorter sorts, checked by rank 0 against std::sort of everything.
+  std::vector<uint32_t> result;
+  if (error.empty()) {
+    try {
+      result = dist::sort<uint32_t>(ctx, MPI_COMM_WORLD, keys, options);
+      dist::Slice slice = sorter.sort_raw(
+          KeyType::u32, keys.data(), keys.size(), nullptr, 0,
+          [&](uint64_t n) {
+            out.resize(n);
+            return static_cast<void*>(out.data());
+          },
+          {}, options);
+      if (out != result || slice.count != out.size()) error = "the sorter's result differs";
+    } catch (const std::exception& e) {
+      error = std::string("after the failure: ") + e.what();
+    }
+  }
+  int bytes = int(result.size() * 4), all_bytes = 0;
+  std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks), 0);
+  MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 1; r < ranks; ++r) displs[size_t(r)] = displs[size_t(r) - 1] + counts[size_t(r) - 1];
+  if (rank == 0) all_bytes = displs.back() + counts.back();
+  std::vector<uint32_t> all(size_t(all_bytes) / 4), reference(keys.size() * size_t(ranks));
+  MPI_Gatherv(result.data(), bytes, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, 0,
+              MPI_COMM_WORLD);
+  MPI_Gather(keys.data(), int(keys.size() * 4), MPI_BYTE, reference.data(), int(keys.size() * 4),
+             MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (rank == 0 && error.empty()) {
+    std::sort(reference.begin(), reference.end());
+    if (all != reference) error = "the sort after the failure is wrong";
+  }
+  int ok = error.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!error.empty()) std::printf("FAIL failure_checks, rank %d: %s\n", rank, error.c_str());
+  if (rank == 0 && ok) std::printf("PASS failure_checks\n");
+  return ok;
 }
 
 }  // namespace
@@ -510,6 +721,7 @@ int main(int argc, char** argv) {
     ContextOptions context_options;
     context_options.device = dist::default_device(MPI_COMM_WORLD);
     Context ctx = Context::create(context_options);
+    dist::Sorter sorter(ctx, MPI_COMM_WORLD);
     uint64_t case_seed = seed;
     int index = -1;
     for (const Case& c : all_cases()) {
@@ -517,7 +729,13 @@ int main(int argc, char** argv) {
       if (!filter.empty() && c.describe().find(filter) == std::string::npos) continue;
       if (stride > 1 && index % stride != first) continue;
       ++ran;
-      if (!run_case(ctx, c, case_seed)) ++failed;
+      if (!run_case(ctx, sorter, c, case_seed)) ++failed;
+    }
+    if (filter.empty() || filter == "checks") {
+      ++ran;
+      if (!host_memory_checks()) ++failed;
+      ++ran;
+      if (!failure_checks(ctx, sorter, seed)) ++failed;
     }
     if (ctx.validation_messages()) {
       std::printf("FAIL rank %d: %llu validation messages\n", rank,

@@ -45,13 +45,15 @@ struct MpiSession {
   ~MpiSession() { MPI_Finalize(); }
 };
 
+// Host memory touched on several threads when allocated (dist::HostBuffer), so that reading the
+// input into it and the sort's writes into it fault no page in on the way.
 struct Bytes {
-  std::unique_ptr<uint8_t[]> data;
+  dist::HostBuffer data;
   uint64_t size = 0;
   void* allocate(uint64_t bytes) {
-    data.reset(new uint8_t[std::max<uint64_t>(bytes, 1)]);
+    data = dist::HostBuffer(std::max<uint64_t>(bytes, 1));
     size = bytes;
-    return data.get();
+    return data.data();
   }
 };
 
@@ -243,7 +245,7 @@ void run_collective(const SortArguments& a) {
   distributed.timings = &timings;
   Bytes sorted_keys, sorted_values;
   const dist::Slice slice = dist::sort_raw(
-      *ctx, comm, keys->element, key_slice.data.get(), count, value_slice.data.get(),
+      *ctx, comm, keys->element, key_slice.data.data(), count, value_slice.data.data(),
       values ? key_bytes(values->element) : 0,
       [&](uint64_t n) { return sorted_keys.allocate(n * key_bytes(keys->element)); },
       [&](uint64_t n) { return sorted_values.allocate(n * key_bytes(values->element)); },
@@ -261,7 +263,7 @@ void run_collective(const SortArguments& a) {
                   " message(s) (printed above); no output written");
     const auto writing = clock::now();
     auto put = [&](SharedOutput& shared, const Bytes& data, uint32_t size, const std::string& who) {
-      write_fully(shared.fd, data.data.get(), slice.count * size,
+      write_fully(shared.fd, data.data.data(), slice.count * size,
                   shared.data_offset + slice.global_offset * size, who);
       if (::fdatasync(shared.fd) != 0)
         throw Error(who + ": cannot flush to disk: " + std::strerror(errno));
