@@ -16,6 +16,7 @@ struct SortSpec {
   bool descending = false;
   uint32_t begin_bit = 0;
   uint32_t end_bit = 32;
+  KernelPath kernels = KernelPath::automatic;  // Onesweep's pass kernels (SortOptions::kernels)
 };
 
 SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint32_t begin_bit,

@@ -100,6 +100,17 @@ constexpr Tuning nvidia_tuning{
             // / 8 / 16 entries 0.789 / 0.768 / 0.755 / 0.756 ms; with tiles by id (2^24 / 2^28)
             // 1 entry 0.698 / 9.82, 4 entries 0.659 / 9.15, 16 entries 0.651 / 8.98 ms.
             .lookback_window = 16,
+            // The passes as CUDA kernels through VK_NVX_binary_import (the tile shapes per key
+            // class: src/algorithms/onesweep/cuda/cuda_kernels.hpp). Measured with the same
+            // kernels in experiments/nvx_onesweep: `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash
+            // experiments/nvx_onesweep/run.sh OUTDIR` at 6183dc2 on an NVIDIA H100 80GB HBM3,
+            // driver 580.159.04, 2026-11-26: CUB ms / ours u32 1.03-1.15 at 2^18-2^28, pairs and
+            // u64 0.91-0.99 at 2^24-2^28, where this SPIR-V pass reached 0.67-0.92 of CUB at
+            // 2^22-2^28 on the same GPU. At every size for now: the library's two paths have not
+            // yet been compared size by size (`gpusort bench --kernels spirv,cuda`), which is
+            // what cuda_min_n is for.
+            .cuda_pass = true,
+            .cuda_min_n = 0,
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2

@@ -57,6 +57,11 @@ struct OnesweepTuning {
   uint32_t histogram_groups_per_unit = 0;
   // The look-back's predecessors read at once per round.
   uint32_t lookback_window = 0;
+  // KernelPath::automatic: the passes run as CUDA kernels (src/algorithms/onesweep/cuda, through
+  // VK_NVX_binary_import) where the device can launch them, for recordings of at least
+  // cuda_min_n keys (Algorithm::onesweep / automatic; smaller ones keep the SPIR-V bands).
+  bool cuda_pass = false;
+  uint64_t cuda_min_n = 0;
 };
 
 // One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it

@@ -5,7 +5,9 @@
 #include <gpusort/gpusort.hpp>
 
 #include <cstdio>
+#include <string>
 
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "tuning/tuning.hpp"
 
 namespace gpusort::cli {
@@ -18,6 +20,25 @@ const char* type_name(VkPhysicalDeviceType t) {
     case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
     case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
     default: return "other";
+  }
+}
+
+// Which kernels run Onesweep's passes on the device by default (README.md, "Which path runs
+// where"): where the CUDA path is possible, a Context is created to load its kernels.
+std::string onesweep_path(const DeviceInfo& d) {
+  const KernelPath asked = kernel_path_from_environment();
+  if (asked == KernelPath::spirv) return "spirv (GPUSORT_KERNELS=spirv)";
+  if (!d.usable) return "none";
+  if (!d.cuda_kernels) return "spirv (CUDA kernels unavailable: " + d.cuda_why + ")";
+  try {
+    Context ctx = Context::create(ContextOptions{.device = std::to_string(d.index)});
+    const DeviceInfo& loaded = ctx.device_info();
+    if (!loaded.cuda_kernels) return "spirv (CUDA kernels unavailable: " + loaded.cuda_why + ")";
+    if (asked != KernelPath::cuda && !tuning_for(loaded).onesweep.cuda_pass)
+      return "spirv (the tuning table keeps it; cuda on request: " + loaded.cuda_module + ")";
+    return "cuda (VK_NVX_binary_import, " + loaded.cuda_module + "; 8-byte values: spirv)";
+  } catch (const Error& e) {
+    return std::string("spirv (CUDA kernels unavailable: ") + e.what() + ")";
   }
 }
 
@@ -38,6 +59,7 @@ void list_devices() {
         d.max_buffer_bytes / 1073741824.0, d.sparse_binding ? " (sparse: several allocations)" : "",
         d.compute_units ? std::to_string(d.compute_units).c_str() : "not reported");
     std::printf("   tuning family: %s\n", to_string(device_family(d)));
+    std::printf("   onesweep passes: %s\n", onesweep_path(d).c_str());
     if (!d.usable) std::printf("   not usable by gpusort: %s\n", d.unusable_why.c_str());
   }
 }

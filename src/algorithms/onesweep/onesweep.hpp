@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "algorithms/onesweep/constants.h"  // OnesweepPassSpec
@@ -38,6 +39,16 @@ struct OnesweepOptions {
                                            // workgroups per compute unit
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
+  // Which kernels run the passes (KernelPath; automatic: the sort's SortSpec::kernels, else
+  // GPUSORT_KERNELS, else the device's tuning): src/algorithms/onesweep/cuda/cuda_pass.hpp. On the
+  // CUDA path the tile is the CUDA kernel's, and the SPIR-V tile switches above (workgroup,
+  // keys_per_thread, guess_tile, counters_in_exchange, full_tile_copy, persistent_groups,
+  // prefetch_next, wide_indices) do not apply.
+  KernelPath kernels = KernelPath::automatic;
+  // Testing the ordering of the steps (tests fail without their barrier): -1 records every
+  // barrier; 0 leaves out the barrier after the histogram (the plan before pass 0), 1 + p the one
+  // after pass p (before the next pass or the copy-back).
+  int32_t drop_barrier = -1;
 #if GPUSORT_PROFILING
   // Development profiling only: these exist in the gpusort_profiling library that dev/'s timing
   // tools link (dev/CMakeLists.txt), never in the product library.
@@ -87,6 +98,8 @@ class OnesweepSort : public SortAlgorithm {
   virtual uint64_t dispatch_offset(uint64_t max_n) const = 0;
   // Keys per tile, i.e. per onesweep_pass workgroup (for tests of counts around a tile).
   virtual uint32_t tile_keys() const = 0;
+  // The kernels that run the passes: "cuda <variant>" or "spirv".
+  virtual std::string pass_kernels() const = 0;
   static constexpr uint32_t max_passes = 8;
   // The control word (u32 index) holding the partition sort's chosen pass + 1, 0 for Onesweep's.
   static constexpr uint32_t control_partition_digit = 2 * max_passes + 2;
