@@ -451,6 +451,9 @@ class Sorter {
   uint64_t max_elements() const;
   // Whether equal keys keep their input order (all algorithms but bitonic).
   bool stable() const;
+  // The kernels a recording of up to max_n elements runs (KernelPath): "spirv", or "cuda
+  // <tile>" where Onesweep's passes are CUDA kernels launched through VK_NVX_binary_import.
+  std::string kernel_path(uint64_t max_n) const;
   // Sorts n elements; n is known when recording. `values` is {} when config.value_bytes == 0.
   void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
               uint64_t n) const;

@@ -4,6 +4,7 @@
 #include "vulkan/recorder.hpp"
 
 #include <memory>
+#include <string>
 
 namespace gpusort {
 
@@ -43,6 +44,12 @@ class SortAlgorithm {
   virtual uint64_t max_elements() const { return gpusort::max_elements; }
   // Whether equal keys keep their input order.
   virtual bool stable() const { return true; }
+  // The kernels a recording of max_n runs (Sorter::kernel_path): "spirv", or for Onesweep's CUDA
+  // pass "cuda <tile variant>".
+  virtual std::string kernel_path(uint64_t max_n) const {
+    (void)max_n;
+    return "spirv";
+  }
   // Records the whole sort; the result ends in targets.keys / targets.values.
   virtual void record(Recorder& rec, const SortTargets& targets) const = 0;
 };

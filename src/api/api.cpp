@@ -348,6 +348,10 @@ bool Sorter::stable() const {
   return valid(impl_).algorithm->stable();
 }
 
+std::string Sorter::kernel_path(uint64_t max_n) const {
+  return valid(impl_).algorithm->kernel_path(max_n);
+}
+
 void Sorter::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
                     uint64_t n) const {
   const Impl& impl = valid(impl_);

@@ -238,6 +238,7 @@ class Onesweep final : public OnesweepSort {
   }
   uint64_t dispatch_offset(uint64_t max_n) const override { return layout(max_n).dispatch; }
   uint32_t tile_keys() const override { return tile(); }
+  std::string kernel_path(uint64_t) const override { return pass_kernels(); }
   std::string pass_kernels() const override {
     return cuda_ ? std::string("cuda ") + cuda_->variant : std::string("spirv");
   }
