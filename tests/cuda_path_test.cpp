@@ -19,6 +19,7 @@
 #include "kernels.hpp"
 #include "primitives/push.h"
 #include "test_support.hpp"
+#include "tuning/tuning.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/recorder.hpp"
 #if GPUSORT_CUDA_KERNELS
@@ -54,10 +55,13 @@ bool cuda_available() {
   return context().device_info().cuda_kernels;
 }
 
-#define SKIP_WITHOUT_CUDA()                                                                 \
-  if (!cuda_available())                                                                    \
-  GTEST_SKIP() << "the CUDA kernels cannot run on " << context().device_info().name << ": " \
-               << context().device_info().cuda_why
+#define SKIP_WITHOUT_CUDA()                                                                     \
+  do {                                                                                          \
+    if (!cuda_available()) {                                                                    \
+      GTEST_SKIP() << "the CUDA kernels cannot run on " << context().device_info().name << ": " \
+                   << context().device_info().cuda_why;                                         \
+    }                                                                                           \
+  } while (false)
 
 // ---- Selection (every device) ----
 
@@ -175,7 +179,9 @@ TEST(KernelPathSelection, EmbeddedKernels) {
   EXPECT_EQ(context().device_info().cuda_why,
             "the library was built without the CUDA kernels (no nvcc)");
 #endif
-  if (!cuda_available()) EXPECT_FALSE(context().device_info().cuda_why.empty());
+  if (!cuda_available()) {
+    EXPECT_FALSE(context().device_info().cuda_why.empty());
+  }
 }
 
 // `gpusort devices` names the path each device gets.
@@ -195,14 +201,15 @@ TEST(KernelPathSelection, DevicesCommandNamesThePath) {
     ScopedEnv env("GPUSORT_KERNELS", nullptr);
     const std::string out = run_cli("devices");
     EXPECT_NE(out.find("onesweep passes: "), std::string::npos) << out;
-    if (!cuda_available())
+    if (!cuda_available()) {
       EXPECT_NE(out.find("onesweep passes: spirv (CUDA kernels unavailable: " +
                          context().device_info().cuda_why + ")"),
                 std::string::npos)
           << out;
-    else
+    } else {
       EXPECT_NE(out.find("onesweep passes: cuda (VK_NVX_binary_import, "), std::string::npos)
           << out;
+    }
   }
   {
     ScopedEnv env("GPUSORT_KERNELS", "spirv");
@@ -213,6 +220,58 @@ TEST(KernelPathSelection, DevicesCommandNamesThePath) {
   EXPECT_NE(run_cli("devices").find(
                 "gpusort: error: GPUSORT_KERNELS='fast' is not one of spirv, cuda, auto"),
             std::string::npos);
+}
+
+// Only NVIDIA's discrete family chooses the CUDA pass by itself (where its device can run it).
+TEST(KernelPathSelection, TuningTables) {
+  for (uint32_t f = 0; f < device_family_count; ++f) {
+    const OnesweepTuning& t = tuning_for(DeviceFamily(f)).onesweep;
+    EXPECT_EQ(t.cuda_pass, DeviceFamily(f) == DeviceFamily::nvidia) << to_string(DeviceFamily(f));
+    EXPECT_EQ(t.cuda_min_n, 0u) << to_string(DeviceFamily(f));
+  }
+}
+
+// `gpusort sort --kernels`: the option reaches the sort; cuda where it cannot run is one line.
+TEST(KernelPathSelection, SortCommandOption) {
+  ScopedEnv env("GPUSORT_KERNELS", nullptr);
+  const std::string dir = ::testing::TempDir();
+  const std::string in = dir + "/gpusort_kernels_in.bin", out = dir + "/gpusort_kernels_out.bin";
+  std::vector<uint32_t> keys(200'000);
+  std::mt19937_64 rng(fresh_seed());
+  for (uint32_t& k : keys) k = uint32_t(rng());
+  {
+    FILE* f = std::fopen(in.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(keys.data(), 4, keys.size(), f), keys.size());
+    std::fclose(f);
+  }
+  const std::string device = " --device " + std::to_string(context().device_info().index);
+  const std::string common = "sort " + in + " " + out + " --type u32 -a onesweep" + device;
+  EXPECT_NE(
+      run_cli(common + " --kernels gpu")
+          .find("gpusort: error: unknown kernel path 'gpu' (expected one of auto, spirv, cuda)"),
+      std::string::npos);
+  for (const char* path : {"spirv", "cuda"}) {
+    std::remove(out.c_str());
+    const std::string output = run_cli(common + " --kernels " + path);
+    if (std::string(path) == "cuda" && !cuda_available()) {
+      EXPECT_NE(output.find("gpusort: error: the CUDA kernels (kernels=cuda) cannot run on " +
+                            context().device_info().name + ": " + context().device_info().cuda_why),
+                std::string::npos)
+          << output;
+      continue;
+    }
+    std::vector<uint32_t> sorted(keys.size());
+    FILE* f = std::fopen(out.c_str(), "rb");
+    ASSERT_NE(f, nullptr) << output;
+    ASSERT_EQ(std::fread(sorted.data(), 4, sorted.size(), f), sorted.size()) << output;
+    std::fclose(f);
+    std::vector<uint32_t> expected = keys;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(sorted, expected) << path;
+  }
+  std::remove(in.c_str());
+  std::remove(out.c_str());
 }
 
 // ---- The CUDA pass (devices that launch it) ----

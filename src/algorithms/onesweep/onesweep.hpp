@@ -41,9 +41,10 @@ struct OnesweepOptions {
                                        // beyond 2^31 elements, where it is needed)
   // Which kernels run the passes (KernelPath; automatic: the sort's SortSpec::kernels, else
   // GPUSORT_KERNELS, else the device's tuning): src/algorithms/onesweep/cuda/cuda_pass.hpp. On the
-  // CUDA path the tile is the CUDA kernel's, and the SPIR-V tile switches above (workgroup,
-  // keys_per_thread, guess_tile, counters_in_exchange, full_tile_copy, persistent_groups,
-  // prefetch_next, wide_indices) do not apply.
+  // CUDA path the tile is the CUDA kernel's and its look-back reads 16 predecessors a round (as
+  // compiled); lookback_slots, spin_limit, publish_refusal_period and claim_by_id apply, the
+  // SPIR-V pass's switches (lookback_window, workgroup, keys_per_thread, guess_tile,
+  // counters_in_exchange, full_tile_copy, persistent_groups, prefetch_next, wide_indices) do not.
   KernelPath kernels = KernelPath::automatic;
   // Testing the ordering of the steps (tests fail without their barrier): -1 records every
   // barrier; 0 leaves out the barrier after the histogram (the plan before pass 0), 1 + p the one
