@@ -222,12 +222,16 @@ TEST(KernelPathSelection, DevicesCommandNamesThePath) {
             std::string::npos);
 }
 
-// Only NVIDIA's discrete family chooses the CUDA pass by itself (where its device can run it).
+// Only NVIDIA's families choose the CUDA pass by themselves (where the device can run it: the
+// integrated GPUs take the discrete table, and a module that does not load leaves them SPIR-V).
 TEST(KernelPathSelection, TuningTables) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
-    const OnesweepTuning& t = tuning_for(DeviceFamily(f)).onesweep;
-    EXPECT_EQ(t.cuda_pass, DeviceFamily(f) == DeviceFamily::nvidia) << to_string(DeviceFamily(f));
-    EXPECT_EQ(t.cuda_min_n, 0u) << to_string(DeviceFamily(f));
+    const DeviceFamily family = DeviceFamily(f);
+    const OnesweepTuning& t = tuning_for(family).onesweep;
+    EXPECT_EQ(t.cuda_pass,
+              family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated)
+        << to_string(family);
+    EXPECT_EQ(t.cuda_min_n, 0u) << to_string(family);
   }
 }
 
