@@ -108,8 +108,7 @@ struct Lookback {
   // rare path's registers then stay out of the look-back's (inlined, u32+u32 at 384 x 23 spilled
   // 15 registers).
   template <class Digits>
-  static NVX_NOINLINE void count_tile_digits(Shared& s, const Digits& digits, uint32_t n,
-                                             uint32_t tile) {
+  static NVX_NOINLINE void count_tile_digits(Shared& s, Digits digits, uint32_t n, uint32_t tile) {
     for (uint32_t d = Env::thread(); d < kCountWords; d += THREADS) s.fallback_counts[d] = 0;
     Env::sync();
     const uint32_t begin = tile * TILE;
