@@ -4,6 +4,7 @@
 
 #include <gpusort/gpusort.hpp>
 
+#include <bit>
 #include <cstdio>
 #include <string>
 
@@ -34,9 +35,23 @@ std::string onesweep_path(const DeviceInfo& d) {
     Context ctx = Context::create(ContextOptions{.device = std::to_string(d.index)});
     const DeviceInfo& loaded = ctx.device_info();
     if (!loaded.cuda_kernels) return "spirv (CUDA kernels unavailable: " + loaded.cuda_why + ")";
-    if (asked != KernelPath::cuda && !tuning_for(loaded).onesweep.cuda_pass)
+    const auto& from = tuning_for(loaded).onesweep.cuda_from_n;
+    if (asked != KernelPath::cuda && from == decltype(from){})
       return "spirv (the tuning table keeps it; cuda on request: " + loaded.cuda_module + ")";
-    return "cuda (VK_NVX_binary_import, " + loaded.cuda_module + "; 8-byte values: spirv)";
+    // By itself, per key class: from which size (above 2^k keys where that is the table's).
+    std::string sizes;
+    const char* classes[] = {"32-bit keys", "32-bit keys + 4-byte values", "64-bit keys",
+                             "64-bit keys + 4-byte values"};
+    if (asked != KernelPath::cuda)
+      for (size_t i = 0; i < from.size(); ++i) {
+        const uint64_t above = from[i] - 1;
+        const std::string size = std::has_single_bit(above)
+                                     ? "above 2^" + std::to_string(std::countr_zero(above))
+                                     : "from " + std::to_string(from[i]);
+        sizes += std::string(i ? ", " : "; ") + classes[i] +
+                 (from[i] == 0 ? std::string(": spirv") : ": " + size + " keys");
+      }
+    return "cuda (VK_NVX_binary_import, " + loaded.cuda_module + sizes + "; 8-byte values: spirv)";
   } catch (const Error& e) {
     return std::string("spirv (CUDA kernels unavailable: ") + e.what() + ")";
   }

@@ -242,9 +242,9 @@ class Onesweep final : public OnesweepSort {
   std::string pass_kernels() const override {
     return cuda_ ? std::string("cuda ") + cuda_->variant : std::string("spirv");
   }
-  // Records a barrier unless the test switch drop_barrier names it.
-  void step_barrier(Recorder& rec, int32_t which, bool indirect) const {
-    if (options_.drop_barrier == which) return;
+  // Records a barrier unless the test switch drop_barriers names it.
+  void step_barrier(Recorder& rec, uint32_t which, bool indirect) const {
+    if ((options_.drop_barriers >> which) & 1u) return;
     if (indirect)
       rec.indirect_barrier();
     else
@@ -336,7 +336,7 @@ class Onesweep final : public OnesweepSort {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
       if (cuda_) {
         record_cuda_pass(rec, t, l, pass, bit, pass_tiles);
-        step_barrier(rec, int32_t(1 + pass), false);
+        step_barrier(rec, 1 + pass, false);
         continue;
       }
       // A skipped pass runs no workgroup.
@@ -346,7 +346,7 @@ class Onesweep final : public OnesweepSort {
                                       t.count_address, counts + pass * radix * 4, control, lookback,
                                       t.n, pass, bit, std::min(digit_bits, spec_.end_bit - bit),
                                       uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
-      step_barrier(rec, int32_t(1 + pass), false);
+      step_barrier(rec, 1 + pass, false);
     }
 
     const OnesweepCopyBackSpec copy_spec{.key = key_spec(copy_workgroup),
@@ -355,7 +355,7 @@ class Onesweep final : public OnesweepSort {
     launch_planned(Kernel::onesweep_copy_back, copy_spec, dispatch_copy_back,
                    OnesweepCopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address,
                                         control, t.n, copy_groups});
-    rec.compute_barrier();
+    step_barrier(rec, 1 + max_passes, false);
   }
 
  private:
@@ -409,15 +409,18 @@ std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& 
 
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec) {
   // The CUDA pass (src/algorithms/onesweep/cuda/cuda_pass.hpp): asked for, it sorts every size;
-  // chosen by itself, the sizes from the device's cuda_min_n, the SPIR-V bands below.
+  // chosen by itself, the sizes from the device's cuda_from_n for the key class, the SPIR-V bands
+  // below.
   const KernelPath requested = requested_kernel_path(spec.kernels);
   std::unique_ptr<SortAlgorithm> cuda_sort;
-  if (choose_cuda_pass(ctx, spec, requested, nullptr)) {
+  uint64_t cuda_from_n = 0;
+  uint32_t shape = 0;
+  if (choose_cuda_pass(ctx, spec, requested, &shape)) {
     OnesweepOptions cuda_options;
     cuda_options.kernels = KernelPath::cuda;
     cuda_sort = make_onesweep(ctx, spec, cuda_options);
-    const uint64_t min_n = tuning_for(ctx.info).onesweep.cuda_min_n;
-    if (requested == KernelPath::cuda || min_n <= 1) return cuda_sort;
+    cuda_from_n = tuning_for(ctx.info).onesweep.cuda_from_n[shape];
+    if (requested == KernelPath::cuda || cuda_from_n <= 1) return cuda_sort;
   }
   OnesweepOptions spirv;
   spirv.kernels = KernelPath::spirv;
@@ -438,9 +441,7 @@ std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec&
     options.persistent_groups = 0;
     sort = make_size_switch(make_onesweep(ctx, spec, options), band->max_n, std::move(sort));
   }
-  if (cuda_sort)
-    sort = make_size_switch(std::move(sort), tuning_for(ctx.info).onesweep.cuda_min_n - 1,
-                            std::move(cuda_sort));
+  if (cuda_sort) sort = make_size_switch(std::move(sort), cuda_from_n - 1, std::move(cuda_sort));
   return sort;
 }
 

@@ -46,10 +46,11 @@ struct OnesweepOptions {
   // SPIR-V pass's switches (lookback_window, workgroup, keys_per_thread, guess_tile,
   // counters_in_exchange, full_tile_copy, persistent_groups, prefetch_next, wide_indices) do not.
   KernelPath kernels = KernelPath::automatic;
-  // Testing the ordering of the steps (tests fail without their barrier): -1 records every
-  // barrier; 0 leaves out the barrier after the histogram (the plan before pass 0), 1 + p the one
-  // after pass p (before the next pass or the copy-back).
-  int32_t drop_barrier = -1;
+  // Testing the ordering of the steps (tests fail without their barrier): each bit set leaves out
+  // one barrier: bit 0 the one after the histogram (the plan before pass 0), bit 1 + p the one
+  // after pass p (before the next pass or the copy-back), bit 1 + max_passes the closing one
+  // (after the copy-back: before the caller's next command). 0: every barrier.
+  uint32_t drop_barriers = 0;
 #if GPUSORT_PROFILING
   // Development profiling only: these exist in the gpusort_profiling library that dev/'s timing
   // tools link (dev/CMakeLists.txt), never in the product library.

@@ -60,7 +60,8 @@ const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const Sort
                   ctx.info.cuda_why);
     return nullptr;
   }
-  if (requested == KernelPath::automatic && !tuning_for(ctx.info).onesweep.cuda_pass)
+  if (requested == KernelPath::automatic &&
+      tuning_for(ctx.info).onesweep.cuda_from_n[size_t(shape - cuda::kCudaPassShapes)] == 0)
     return nullptr;
   return shape;
 }

@@ -20,8 +20,8 @@ KernelPath requested_kernel_path(KernelPath option);
 // the function's index in ctx.nvx.functions), or nullptr for the SPIR-V pass:
 //  - spirv, or a key class without a CUDA kernel (8-byte values): SPIR-V;
 //  - cuda: the CUDA pass, or gpusort::Error naming why it is not available on this device;
-//  - automatic: the CUDA pass where the device has it and its tuning table enables it
-//    (OnesweepTuning::cuda_pass), else SPIR-V.
+//  - automatic: the CUDA pass where the device has it and its tuning table enables it for the
+//    key class (OnesweepTuning::cuda_from_n not 0; the sizes are make_onesweep's), else SPIR-V.
 const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const SortSpec& spec,
                                             KernelPath requested, uint32_t* shape_index);
 

@@ -329,7 +329,23 @@ struct OnesweepPass {
     const uint32_t tile_total = last_index / kTile + 1;
     // The grid is max_n's: blocks beyond the count's tiles have nothing to do.
     if (blockIdx.x >= tile_total) return;
+    __shared__ Shared s;
+    // The claim, the plan word and the digit offsets are requested together, so that their
+    // latencies overlap (the plan read alone before the claim cost a round trip per tile). Blocks
+    // of a skipped pass claim too, from that pass's own counter, and return below.
+    if (t == 0)
+      s.fixed.tile = p.claim_by_id != 0
+                         ? blockIdx.x
+                         : atomicAdd(&p.control[kControlPartitionCounter + p.pass], 1u);
     const uint32_t plan = p.control[kControlPlan + p.pass];
+    Lookback::prepare(s.fixed.lookback);
+    uint32_t digit_offset[kBins];
+#pragma unroll
+    for (int u = 0; u < kBins; ++u) {
+      const int bin = thread_bin(u);
+      digit_offset[u] = bin < int(kRadix) ? p.digit_offsets[bin] : 0u;
+    }
+    __syncthreads();
     if ((plan & kPlanActive) == 0) return;  // a skipped pass
     const bool input_alt = (plan & kPlanInputAlt) != 0;
     const bool map_in = (plan & kPlanFirst) != 0, map_out = (plan & kPlanLast) != 0;
@@ -339,21 +355,6 @@ struct OnesweepPass {
     V* values_out = static_cast<V*>(input_alt ? p.values_a : p.values_b);
     const KeyOrder<K> order{p.key_kind, p.descending != 0 ? ~K(0) : K(0)};
     const DigitOf<K> digits{p.bit, (1u << p.digit_bits) - 1u};
-
-    __shared__ Shared s;
-    if (t == 0)
-      s.fixed.tile = p.claim_by_id != 0
-                         ? blockIdx.x
-                         : atomicAdd(&p.control[kControlPartitionCounter + p.pass], 1u);
-    Lookback::prepare(s.fixed.lookback);
-    // This pass's exclusive digit offsets, requested early.
-    uint32_t digit_offset[kBins];
-#pragma unroll
-    for (int u = 0; u < kBins; ++u) {
-      const int bin = thread_bin(u);
-      digit_offset[u] = bin < int(kRadix) ? p.digit_offsets[bin] : 0u;
-    }
-    __syncthreads();
     const uint32_t tile = s.fixed.tile;
     const uint32_t tile_begin = tile * kTile;
     const bool full = tile + 1 < tile_total;
