@@ -31,8 +31,10 @@ enum class Algorithm : uint32_t { automatic, onesweep, radix_reduce_scan, bitoni
 std::vector<std::string> algorithm_names();
 // Which kernels run Onesweep's digit passes (README.md, "Which path runs where"):
 //  - automatic: CUDA kernels launched through VK_NVX_binary_import where the device exposes that
-//    extension (NVIDIA's driver), the library was built with nvcc and the sort's key class has a
-//    CUDA kernel (32- or 64-bit keys, alone or with 4-byte values); the SPIR-V pass elsewhere.
+//    extension (NVIDIA's driver), the library was built with nvcc, the sort's key class has a
+//    CUDA kernel (32- or 64-bit keys, alone or with 4-byte values) and the device's tuning table
+//    takes it for the size (NVIDIA: above 2^20 keys, 32-bit key pairs above 2^22, not 64-bit keys
+//    with values); the SPIR-V pass elsewhere.
 //    The environment variable GPUSORT_KERNELS (spirv, cuda or auto) decides where the option is
 //    automatic.
 //  - spirv: the SPIR-V pass (every device).
