@@ -405,6 +405,7 @@ inline double quantile(const std::vector<double>& sorted, double q) {
 struct Row {
   std::string implementation;  // "gpusort" or "cub"
   std::string algorithm;       // gpusort's algorithm name, or "DeviceRadixSort"
+  std::string kernels;         // gpusort: the path the row took (Sorter::kernel_path), "" for CUB
   std::string config;          // key configuration name
   uint32_t key_bytes = 0, value_bytes = 0;
   uint64_t n = 0;
@@ -633,8 +634,9 @@ inline void write_json(const std::string& path, const RunInfo& info, const std::
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     f << (i ? ",\n" : "\n") << "    {\"implementation\": " << json_string(r.implementation)
-      << ", \"algorithm\": " << json_string(r.algorithm)
-      << ", \"config\": " << json_string(r.config) << ", \"key_bytes\": " << r.key_bytes
+      << ", \"algorithm\": " << json_string(r.algorithm);
+    if (!r.kernels.empty()) f << ", \"kernels\": " << json_string(r.kernels);
+    f << ", \"config\": " << json_string(r.config) << ", \"key_bytes\": " << r.key_bytes
       << ", \"value_bytes\": " << r.value_bytes << ", \"n\": " << r.n;
     if (!r.skipped.empty()) {
       f << ", \"skipped\": " << json_string(r.skipped) << "}";
@@ -667,7 +669,7 @@ inline void write_csv(const std::string& path, const std::vector<Row>& rows) {
   if (!f) throw std::runtime_error("cannot write " + path);
   f << "implementation,algorithm,config,key_bytes,value_bytes,n,ms_median,ms_min,ms_max,"
        "gkeys_per_s,gb_per_s,scratch_bytes,warmups,runs,sets,verified,skipped,"
-       "ms_q1,ms_q3,spread,steady,unsteady,spin_up_state,spin_up_ms,sm_clock_mhz\n";
+       "ms_q1,ms_q3,spread,steady,unsteady,spin_up_state,spin_up_ms,sm_clock_mhz,kernels\n";
   for (const Row& r : rows) {
     f << r.implementation << ',' << r.algorithm << ',' << r.config << ',' << r.key_bytes << ','
       << r.value_bytes << ',' << r.n << ',';
@@ -678,9 +680,10 @@ inline void write_csv(const std::string& path, const std::vector<Row>& rows) {
         << number(r.ms_q1) << ',' << number(r.ms_q3) << ',' << number(r.spread()) << ','
         << (r.steady() ? "true" : "false") << ",\"" << r.unsteady << "\","
         << SpinUp::name(r.spin.state) << ',' << number(r.spin.ms) << ','
-        << (r.sm_clock_mhz >= 0 ? std::to_string(r.sm_clock_mhz) : std::string()) << "\n";
+        << (r.sm_clock_mhz >= 0 ? std::to_string(r.sm_clock_mhz) : std::string()) << ",\""
+        << r.kernels << "\"\n";
     else
-      f << ",,,,,,,,,,\"" << r.skipped << "\",,,,,,,,\n";
+      f << ",,,,,,,,,,\"" << r.skipped << "\",,,,,,,,,\"" << r.kernels << "\"\n";
   }
 }
 
@@ -691,10 +694,15 @@ inline void print_header(bool clock = false) {
               clock ? "  SM MHz" : "");
 }
 
+// The algorithm column: gpusort's algorithm and, where Onesweep's passes are CUDA kernels, "/cuda".
+inline std::string shown_algorithm(const Row& r) {
+  return r.kernels.rfind("cuda", 0) == 0 ? r.algorithm + "/cuda" : r.algorithm;
+}
+
 inline void print_row(const Row& r, bool clock = false) {
   if (!r.skipped.empty()) {
     std::printf("%-10s %-18s %-8s %11llu   skipped: %s\n", r.implementation.c_str(),
-                r.algorithm.c_str(), r.config.c_str(), (unsigned long long)r.n, r.skipped.c_str());
+                shown_algorithm(r).c_str(), r.config.c_str(), (unsigned long long)r.n, r.skipped.c_str());
   } else {
     char spin[16] = "-", mhz[16] = "";
     if (r.spin.state != SpinUp::State::off) std::snprintf(spin, sizeof spin, "%.0f", r.spin.ms);
@@ -703,7 +711,7 @@ inline void print_row(const Row& r, bool clock = false) {
     else if (clock)
       std::snprintf(mhz, sizeof mhz, "  %6s", "-");
     std::printf("%-10s %-18s %-8s %11llu %10.4f %9.4g %9.1f %12llu %7.2f %6.1f%% %7s%s%s%s\n",
-                r.implementation.c_str(), r.algorithm.c_str(), r.config.c_str(),
+                r.implementation.c_str(), shown_algorithm(r).c_str(), r.config.c_str(),
                 (unsigned long long)r.n, r.ms_median, r.gkeys_per_s(), r.gb_per_s(),
                 (unsigned long long)r.scratch_bytes, r.wall_s, 100 * r.spread(), spin, mhz,
                 r.steady() ? "" : "  NOT STEADY: ", r.unsteady.c_str());

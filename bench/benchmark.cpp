@@ -209,6 +209,7 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   Context::Impl& impl = ctx.impl();
   const auto started = std::chrono::steady_clock::now();
   Row row = Row::of("gpusort", to_string(algorithm), config, n);
+  row.kernels = sorter.kernel_path(n);
   row.warmups = p.warmups;
   row.verified = p.verification(n);
   try {
@@ -301,21 +302,28 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
       options.configs.empty() ? default_key_configs() : options.configs;
   const uint64_t seed = fresh_seed(p.seed);
 
-  // One Sorter per (algorithm, configuration); a refusal is reported on each of its rows.
-  std::map<std::pair<Algorithm, std::string>, std::unique_ptr<Sorter>> sorters;
-  std::map<std::pair<Algorithm, std::string>, std::string> refusals;
+  const std::vector<KernelPath> paths =
+      options.kernels.empty() ? std::vector<KernelPath>{KernelPath::automatic} : options.kernels;
+  // One Sorter per (algorithm and kernel path, configuration); a refusal is reported on each of
+  // its rows.
+  using SorterKey = std::pair<std::pair<Algorithm, KernelPath>, std::string>;
+  std::map<SorterKey, std::unique_ptr<Sorter>> sorters;
+  std::map<SorterKey, std::string> refusals;
   for (Algorithm algorithm : algorithms)
-    for (const KeyConfig& config : configs) {
-      try {
-        sorters[{algorithm, config.name}] =
-            std::make_unique<Sorter>(ctx, SorterConfig{.key = key_type_of(config),
-                                                       .value_bytes = config.value_bytes,
-                                                       .algorithm = algorithm});
-      } catch (const Error& e) {
-        if (e.result() != VK_SUCCESS) throw;
-        refusals[{algorithm, config.name}] = std::string("rejected by the algorithm: ") + e.what();
+    for (KernelPath path : paths)
+      for (const KeyConfig& config : configs) {
+        try {
+          sorters[{{algorithm, path}, config.name}] =
+              std::make_unique<Sorter>(ctx, SorterConfig{.key = key_type_of(config),
+                                                         .value_bytes = config.value_bytes,
+                                                         .algorithm = algorithm,
+                                                         .kernels = path});
+        } catch (const Error& e) {
+          if (e.result() != VK_SUCCESS) throw;
+          refusals[{{algorithm, path}, config.name}] =
+              std::string("rejected by the algorithm: ") + e.what();
+        }
       }
-    }
 
   // The pools: the largest needs of the rows that fit in device memory and in allocations.
   Context::Impl& impl = ctx.impl();
@@ -374,23 +382,27 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
     const uint64_t n = uint64_t(1) << log2;
     for (const KeyConfig& config : configs) {
-      for (Algorithm algorithm : algorithms) {
-        const std::string kind = std::string(to_string(algorithm)) + " " + config.name;
-        auto sorter = sorters.find({algorithm, config.name});
-        std::string skipped =
-            sorter == sorters.end() ? refusals[{algorithm, config.name}] : budget.check(kind, n);
-        Row row;
-        if (skipped.empty()) {
-          row = measure(ctx, *sorter->second, algorithm, config, n, p, seed, pools, gpu, clock);
-          budget.record(kind, n, row.wall_s);
-        } else {
-          row = Row::of("gpusort", to_string(algorithm), config, n);
-          row.skipped = skipped;
+      for (Algorithm algorithm : algorithms)
+        for (KernelPath path : paths) {
+          const std::string kind = std::string(to_string(algorithm)) + " " + to_string(path) +
+                                   " " + config.name;
+          auto sorter = sorters.find({{algorithm, path}, config.name});
+          std::string skipped = sorter == sorters.end()
+                                    ? refusals[{{algorithm, path}, config.name}]
+                                    : budget.check(kind, n);
+          Row row;
+          if (skipped.empty()) {
+            row = measure(ctx, *sorter->second, algorithm, config, n, p, seed, pools, gpu, clock);
+            budget.record(kind, n, row.wall_s);
+          } else {
+            row = Row::of("gpusort", to_string(algorithm), config, n);
+            row.kernels = to_string(path);
+            row.skipped = skipped;
+          }
+          print_row(row, clock);
+          rows.push_back(std::move(row));
+          if (options.on_row) options.on_row(rows);
         }
-        print_row(row, clock);
-        rows.push_back(std::move(row));
-        if (options.on_row) options.on_row(rows);
-      }
     }
   }
   if (options.summary) print_unsteady_summary(rows);

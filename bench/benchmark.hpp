@@ -21,6 +21,9 @@ struct BenchOptions {
   const SmClock* clock = nullptr;
   // Print the summary of the rows that were not steady after the table.
   bool summary = true;
+  // Onesweep's pass kernels (KernelPath), one set of rows each; empty: {automatic}. Each row
+  // names the path it took (Row::kernels).
+  std::vector<KernelPath> kernels;
 };
 
 // Every algorithm gpusort can construct on this context (those answering "not available" are

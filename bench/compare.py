@@ -68,6 +68,9 @@ def measured(doc):
         if "skipped" in r or not steady(r):
             continue
         name = "CUB" if doc["implementation"] == "cub" else r["algorithm"]
+        # Onesweep's passes as CUDA kernels (`gpusort bench --kernels ...`): a column of their own.
+        if name != "CUB" and r.get("kernels", "").startswith("cuda"):
+            name += "/cuda"
         if name != "CUB" and name not in ALGORITHM_ORDER:
             ALGORITHM_ORDER.append(name)
             ALGORITHM_ORDER.sort(key=lambda a: a != "automatic")

@@ -198,7 +198,7 @@ std::string SortCase::describe(uint64_t seed) const {
     << (descending ? " descending" : " ascending") << " n=" << n << " " << to_string(distribution)
     << " bits=[" << begin_bit << "," << end_bit << ")"
     << (device_memory_limit ? " device_memory_limit=" + std::to_string(device_memory_limit) : "")
-    << " seed=" << seed
+    << " kernels=" << gpusort::to_string(kernels) << " seed=" << seed
     << " (rerun with GPUSORT_TEST_SEED=" << seed << ")";
   return s.str();
 }
@@ -223,6 +223,7 @@ template <class K, class V>
   SortOptions options{c.descending, c.algorithm, c.begin_bit, c.end_bit};
   options.device_memory_limit = c.device_memory_limit;
   options.timings = c.timings;
+  options.kernels = c.kernels;
   using Value = std::conditional_t<std::is_void_v<V>, uint32_t, V>;
   std::vector<Value> values;
   if constexpr (!std::is_void_v<V>) {

@@ -57,6 +57,7 @@ struct SortCase {
   uint32_t begin_bit = 0, end_bit = 0;
   uint64_t device_memory_limit = 0;  // SortOptions::device_memory_limit (out of core beyond it)
   SortTimings* timings = nullptr;    // receives the sort's SortTimings when set
+  KernelPath kernels = KernelPath::automatic;  // SortOptions::kernels
   std::string describe(uint64_t seed) const;
 };
 

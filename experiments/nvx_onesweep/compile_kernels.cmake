@@ -1,8 +1,9 @@
 # Builds one variant of onesweep.cu for sm_90 (run with cmake -P by CMakeLists.txt):
 #   nvcc -ptx   -> OUT.ptx   (what --ptx loads; the driver compiles it)
 #   nvcc -cubin -> OUT.cubin (from that PTX, with -lineinfo; ptxas -v's report -> OUT.ptxas.txt)
-# Variables: NVCC, SOURCE, INCLUDE_DIR, VARIANT (index into kVariants), OUT (path without suffix).
-foreach(var NVCC SOURCE INCLUDE_DIR VARIANT OUT)
+# Variables: NVCC, SOURCE, INCLUDE_DIR, LIBRARY_INCLUDE_DIR (the library's src/: the shared
+# look-back), VARIANT (index into kVariants), OUT (path without suffix).
+foreach(var NVCC SOURCE INCLUDE_DIR LIBRARY_INCLUDE_DIR VARIANT OUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "compile_kernels.cmake: ${var} is not set")
   endif()
@@ -10,6 +11,7 @@ endforeach()
 
 execute_process(
   COMMAND ${NVCC} -std=c++17 -ptx -arch=sm_90 -lineinfo -DONESWEEP_VARIANT=${VARIANT} -I${INCLUDE_DIR}
+          -I${LIBRARY_INCLUDE_DIR}
           -o ${OUT}.ptx ${SOURCE}
   RESULT_VARIABLE result
   OUTPUT_VARIABLE output

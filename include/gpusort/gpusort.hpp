@@ -29,6 +29,22 @@ enum class KeyType : uint32_t { u32, i32, f32, u64, i64, f64 };
 enum class Algorithm : uint32_t { automatic, onesweep, radix_reduce_scan, bitonic, odd_even, partition };
 // Every algorithm's name, in enumerator order.
 std::vector<std::string> algorithm_names();
+// Which kernels run Onesweep's digit passes (README.md, "Which path runs where"):
+//  - automatic: CUDA kernels launched through VK_NVX_binary_import where the device exposes that
+//    extension (NVIDIA's driver), the library was built with nvcc, the sort's key class has a
+//    CUDA kernel (32- or 64-bit keys, alone or with 4-byte values) and the device's tuning table
+//    takes it for the size (NVIDIA: above 2^20 keys, 32-bit key pairs above 2^22, not 64-bit keys
+//    with values); the SPIR-V pass elsewhere.
+//    The environment variable GPUSORT_KERNELS (spirv, cuda or auto) decides where the option is
+//    automatic.
+//  - spirv: the SPIR-V pass (every device).
+//  - cuda: the CUDA pass; gpusort::Error naming why where it is not available (key classes
+//    without a CUDA kernel, 8-byte values, still take the SPIR-V pass).
+// Every other kernel (clear, histogram, copy-back, the other algorithms) is SPIR-V on every path.
+enum class KernelPath : uint32_t { automatic, spirv, cuda };
+const char* to_string(KernelPath path);
+// "auto" or "automatic", "spirv", "cuda"; throws gpusort::Error naming the text otherwise.
+KernelPath parse_kernel_path(const std::string& text);
 
 const char* to_string(KeyType type);
 const char* to_string(Algorithm algorithm);
@@ -89,6 +105,13 @@ struct DeviceInfo {
   // wrapped Context's info, which cannot know what the caller's device enabled).
   bool sparse_binding = false;
   float timestamp_period_ns = 1.0f;
+  // Whether Onesweep's CUDA pass can run here (KernelPath): an NVIDIA device exposing
+  // VK_NVX_binary_import and a library built with nvcc; in a Context's info also that the
+  // extension was enabled (wrap: by the caller) and the embedded kernels loaded. cuda_why says
+  // why not ("" where it can), cuda_module what was loaded ("cubin sm_90", "PTX compute_90").
+  bool cuda_kernels = false;
+  std::string cuda_why;
+  std::string cuda_module;
   bool usable = false;       // has everything gpusort needs
   std::string unusable_why;  // set when !usable
 };
@@ -117,9 +140,10 @@ class Context {
  public:
   static Context create(const ContextOptions& options = {});
   // Wrap a caller's device. The device must have been created with bufferDeviceAddress
-  // (Vulkan 1.2) and shaderInt64 enabled; the caller keeps ownership. queue_family_index must
-  // be a queue family of physical_device with compute (else Error). Queue use by the
-  // convenient face is serialized inside gpusort; the caller must not submit to the same
+  // (Vulkan 1.2) and shaderInt64 enabled; the caller keeps ownership. Onesweep's CUDA pass
+  // (KernelPath) runs on it only where the caller also enabled VK_NVX_binary_import.
+  // queue_family_index must be a queue family of physical_device with compute (else Error). Queue
+  // use by the convenient face is serialized inside gpusort; the caller must not submit to the same
   // queue concurrently with it.
   static Context wrap(VkInstance instance, VkPhysicalDevice physical_device, VkDevice device,
                       VkQueue queue, uint32_t queue_family_index);
@@ -181,6 +205,8 @@ struct SortOptions {
   // Buffers that an earlier, larger sort left cached beyond the limit are freed first. The
   // staging ring (pinned host memory) is not counted.
   uint64_t device_memory_limit = 0;
+  // Onesweep's pass kernels (KernelPath; automatic: GPUSORT_KERNELS, else the device's best).
+  KernelPath kernels = KernelPath::automatic;
 };
 
 // Keys: uint32_t, int32_t, float, uint64_t, int64_t, double. Floats order by IEEE-754
@@ -374,6 +400,9 @@ struct SorterConfig {
   // dispatch and barrier (it is clamped to max_n into a u32 slot of scratch) and 256 bytes of
   // scratch; a count of 2^32 or more is clamped like any count above max_n.
   uint32_t count_bytes = 4;
+  // Onesweep's pass kernels (KernelPath; automatic: GPUSORT_KERNELS, else the device's best).
+  // The CUDA path needs VK_NVX_binary_import enabled on a wrapped device.
+  KernelPath kernels = KernelPath::automatic;
 };
 
 // Synchronization contract of record() / record_indirect():
@@ -424,6 +453,9 @@ class Sorter {
   uint64_t max_elements() const;
   // Whether equal keys keep their input order (all algorithms but bitonic).
   bool stable() const;
+  // The kernels a recording of up to max_n elements runs (KernelPath): "spirv", or "cuda
+  // <tile>" where Onesweep's passes are CUDA kernels launched through VK_NVX_binary_import.
+  std::string kernel_path(uint64_t max_n) const;
   // Sorts n elements; n is known when recording. `values` is {} when config.value_bytes == 0.
   void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,
               uint64_t n) const;

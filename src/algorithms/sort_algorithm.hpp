@@ -4,6 +4,7 @@
 #include "vulkan/recorder.hpp"
 
 #include <memory>
+#include <string>
 
 namespace gpusort {
 
@@ -16,6 +17,7 @@ struct SortSpec {
   bool descending = false;
   uint32_t begin_bit = 0;
   uint32_t end_bit = 32;
+  KernelPath kernels = KernelPath::automatic;  // Onesweep's pass kernels (SortOptions::kernels)
 };
 
 SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint32_t begin_bit,
@@ -42,6 +44,12 @@ class SortAlgorithm {
   virtual uint64_t max_elements() const { return gpusort::max_elements; }
   // Whether equal keys keep their input order.
   virtual bool stable() const { return true; }
+  // The kernels a recording of max_n runs (Sorter::kernel_path): "spirv", or for Onesweep's CUDA
+  // pass "cuda <tile variant>".
+  virtual std::string kernel_path(uint64_t max_n) const {
+    (void)max_n;
+    return "spirv";
+  }
   // Records the whole sort; the result ends in targets.keys / targets.values.
   virtual void record(Recorder& rec, const SortTargets& targets) const = 0;
 };

@@ -108,8 +108,9 @@ uint64_t plan_runs(Context::Impl& ctx, const SortSpec& spec, uint64_t n,
 
 void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* values,
               uint32_t value_bytes, const SortOptions& options) {
-  const SortSpec spec = make_sort_spec(key_type, values ? value_bytes : 0, options.descending,
-                                       options.begin_bit, options.end_bit);
+  SortSpec spec = make_sort_spec(key_type, values ? value_bytes : 0, options.descending,
+                                 options.begin_bit, options.end_bit);
+  spec.kernels = options.kernels;
   const uint64_t run = plan_runs(ctx.impl(), spec, n, options);
   if (run < n)
     return sort_arrays_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
@@ -123,6 +124,7 @@ void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream&
                    uint32_t value_bytes, const HostStream& values, const SortOptions& options) {
   SortSpec spec =
       make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
+  spec.kernels = options.kernels;
   if (!keys.read || !keys.write || (value_bytes && (!values.read || !values.write)))
     throw Error("sort_streamed: every stream needs a reader and a writer");
   // Beyond max_elements only out of core (runs of at most max_elements).
@@ -135,8 +137,9 @@ void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream&
 
 uint64_t max_run_elements(Context& ctx, KeyType key_type, uint32_t value_bytes, uint64_t n,
                           const SortOptions& options) {
-  const SortSpec spec =
+  SortSpec spec =
       make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
+  spec.kernels = options.kernels;
   return run_elements(ctx.impl(), spec, options.algorithm, n, options.device_memory_limit);
 }
 
@@ -308,6 +311,7 @@ Sorter::Sorter(Context& ctx, const SorterConfig& config) : impl_(std::make_uniqu
   impl_->config = config;
   impl_->spec = make_sort_spec(config.key, config.value_bytes, config.descending, config.begin_bit,
                                config.end_bit);
+  impl_->spec.kernels = config.kernels;
   if (impl_->config.count_bytes == 0) impl_->config.count_bytes = 4;
   if (impl_->config.count_bytes != 4 && impl_->config.count_bytes != 8)
     throw Error("Sorter: count_bytes is " + std::to_string(config.count_bytes) +
@@ -342,6 +346,10 @@ uint64_t Sorter::max_elements() const {
 
 bool Sorter::stable() const {
   return valid(impl_).algorithm->stable();
+}
+
+std::string Sorter::kernel_path(uint64_t max_n) const {
+  return valid(impl_).algorithm->kernel_path(max_n);
 }
 
 void Sorter::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef scratch,

@@ -80,8 +80,9 @@ void sort_segments_streamed(Context& ctx, KeyType key_type, uint64_t n, const Ho
                             const SegmentOffsets& offsets, const HostWriter& indices,
                             uint32_t index_bytes, const SortOptions& options) {
   check_elements(n, "elements");
-  const SortSpec spec =
+  SortSpec spec =
       make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
+  spec.kernels = options.kernels;
   if (!keys.read) throw Error("sort_segments_streamed: the keys need a reader");
   if (value_bytes && (!values.read || !values.write))
     throw Error("sort_segments_streamed: the values need a reader and a writer");

@@ -21,6 +21,9 @@ class SizeSwitch final : public SortAlgorithm {
   }
   void record(Recorder& rec, const SortTargets& t) const override { choose(t.n).record(rec, t); }
   uint64_t max_elements() const override { return large_->max_elements(); }
+  std::string kernel_path(uint64_t max_n) const override {
+    return choose(max_n).kernel_path(max_n);
+  }
 
  private:
   std::unique_ptr<SortAlgorithm> small_;

@@ -365,7 +365,7 @@ void HostPath::release_cached_beyond(uint64_t bytes) {
 const SortAlgorithm& HostPath::algorithm(const SortSpec& spec, Algorithm requested) {
   std::lock_guard lock(mutex_);
   auto key = std::make_tuple(uint32_t(spec.key), spec.value_words, uint32_t(requested),
-                             spec.descending, spec.begin_bit, spec.end_bit);
+                             spec.descending, spec.begin_bit, spec.end_bit, uint32_t(spec.kernels));
   auto& slot = algorithms_[key];
   if (!slot) slot = make_sort_algorithm(ctx_, spec, requested);
   return *slot;

@@ -138,8 +138,8 @@ class HostPath {
   bool timestamps_ = false;  // the queue family writes timestamps (SortTimings::sort_gpu_ms)
   std::mutex mutex_;         // guards the members below
   std::vector<std::unique_ptr<Resources>> idle_;
-  // By key type, value words, algorithm, order and bit range.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool, uint32_t, uint32_t>,
+  // By key type, value words, algorithm, order, bit range and kernel path.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool, uint32_t, uint32_t, uint32_t>,
            std::unique_ptr<SortAlgorithm>>
       algorithms_;
   std::unique_ptr<HostThreads> threads_;

@@ -100,6 +100,18 @@ constexpr Tuning nvidia_tuning{
             // / 8 / 16 entries 0.789 / 0.768 / 0.755 / 0.756 ms; with tiles by id (2^24 / 2^28)
             // 1 entry 0.698 / 9.82, 4 entries 0.659 / 9.15, 16 entries 0.651 / 8.98 ms.
             .lookback_window = 16,
+            // The passes as CUDA kernels through VK_NVX_binary_import (the tile shapes per key
+            // class: src/algorithms/onesweep/cuda/cuda_kernels.hpp) from where they beat this
+            // SPIR-V pass: `gpusort bench --algorithms onesweep --kernels spirv,cuda --keys
+            // u32,u32+u32,u64,u64+u32,f32 --min-log2 16 --max-log2 28 --step 2` at 599ff3b on an
+            // NVIDIA H100 80GB HBM3, driver 580.159.04, 2026-11-26, ms SPIR-V / CUDA:
+            //   u32      2^20 0.0801 / 0.0808, 2^22 0.197 / 0.155, 2^28 8.55 / 6.89 (f32 alike)
+            //   u32+u32  2^22 0.236 / 0.238,   2^24 0.792 / 0.756, 2^28 11.49 / 11.20
+            //   u64      2^20 0.154 / 0.161,   2^22 0.448 / 0.403, 2^28 21.76 / 20.14
+            //   u64+u32  2^22 0.552 / 0.569,   2^24 1.837 / 1.935, 2^26 6.87 / 7.30: not by itself
+            // Every CUDA pass was slower than SPIR-V at 2^18 (the SPIR-V bands' small tiles).
+            .cuda_from_n = {(uint64_t(1) << 20) + 1, (uint64_t(1) << 22) + 1,
+                            (uint64_t(1) << 20) + 1, 0},
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2

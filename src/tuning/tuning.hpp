@@ -57,6 +57,13 @@ struct OnesweepTuning {
   uint32_t histogram_groups_per_unit = 0;
   // The look-back's predecessors read at once per round.
   uint32_t lookback_window = 0;
+  // KernelPath::automatic: the passes run as CUDA kernels (src/algorithms/onesweep/cuda, through
+  // VK_NVX_binary_import) where the device can launch them, for recordings of at least this many
+  // keys (Algorithm::onesweep / automatic; smaller ones keep the SPIR-V bands); 0: never by
+  // themselves (the SPIR-V pass unless the CUDA one is asked for). One per CUDA kernel, in the
+  // order of cuda::kCudaPassShapes: 32-bit keys alone, with 4-byte values, 64-bit keys alone,
+  // with 4-byte values.
+  std::array<uint64_t, 4> cuda_from_n{};
 };
 
 // One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it

@@ -112,16 +112,6 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
   return devices;
 }
 
-bool device_has_extension(VkPhysicalDevice physical, const char* name) {
-  uint32_t count = 0;
-  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
-  std::vector<VkExtensionProperties> extensions(count);
-  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
-  for (auto& e : extensions)
-    if (std::strcmp(e.extensionName, name) == 0) return true;
-  return false;
-}
-
 // maxBufferSize (Vulkan 1.3), else no limit beyond the memory itself.
 uint64_t max_buffer_size(VkPhysicalDevice physical, bool vk13) {
   if (!vk13) return ~uint64_t(0);
@@ -200,6 +190,16 @@ size_t choose_device(const std::vector<DeviceInfo>& infos, const std::string& wa
 }
 
 }  // namespace
+
+bool device_has_extension(VkPhysicalDevice physical, const char* name) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> extensions(count);
+  vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
+  for (auto& e : extensions)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
+}
 
 Error::Error(const std::string& operation, VkResult result)
     : std::runtime_error(result == VK_SUCCESS
@@ -313,6 +313,7 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
   if (family == UINT32_MAX) why += " a compute queue;";
   d.usable = why.empty();
   if (!why.empty()) d.unusable_why = "missing" + why;
+  describe_cuda_kernels(physical, d);
   return d;
 }
 
@@ -418,6 +419,9 @@ Context Context::create(const ContextOptions& options) {
     vkGetPhysicalDeviceProperties2(impl->physical, &props);
     impl->host_import_alignment = std::max<uint64_t>(host.minImportedHostPointerAlignment, 1);
   }
+  // Onesweep's CUDA pass (src/vulkan/nvx.cpp) where the device and the build have it.
+  const bool nvx = infos[chosen].cuda_kernels;
+  if (nvx) extensions.push_back(VK_NVX_BINARY_IMPORT_EXTENSION_NAME);
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
@@ -428,6 +432,7 @@ Context Context::create(const ContextOptions& options) {
   vkGetDeviceQueue(impl->device, impl->family, 0, &impl->queue);
   impl->finish_setup();
   impl->info = infos[chosen];
+  impl->setup_cuda_kernels(nvx);
   Context ctx;
   ctx.impl_ = std::move(impl);
   return ctx;
@@ -465,6 +470,10 @@ Context Context::wrap(VkInstance instance, VkPhysicalDevice physical_device, VkD
   impl->info.sparse_binding = false;
   impl->info.max_buffer_bytes = impl->info.max_allocation_bytes;
   impl->finish_setup();
+  // The CUDA pass only where the caller enabled VK_NVX_binary_import: a device-level command of
+  // an extension that is not enabled has no entry point (vkGetDeviceProcAddr returns null).
+  impl->setup_cuda_kernels(impl->info.cuda_kernels &&
+                           vkGetDeviceProcAddr(device, "vkCmdCuLaunchKernelNVX") != nullptr);
   Context ctx;
   ctx.impl_ = std::move(impl);
   return ctx;
@@ -493,6 +502,7 @@ Context::Impl::~Impl() {
   host_path_.reset();  // its buffers and command pool before the device
   if (device) {
     vkDeviceWaitIdle(device);
+    destroy_cuda_kernels();
     for (auto& [key, p] : pipelines) vkDestroyPipeline(device, p, nullptr);
     for (auto& [name, m] : modules) vkDestroyShaderModule(device, m, nullptr);
     if (timestamps) vkDestroyQueryPool(device, timestamps, nullptr);

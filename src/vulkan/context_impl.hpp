@@ -37,6 +37,25 @@ struct Context::Impl {
   // addresses and sizes that are multiples of this alignment. 0: not available.
   uint64_t host_import_alignment = 0;
 
+  // VK_NVX_binary_import (src/vulkan/nvx.cpp): its entry points where the extension is enabled,
+  // and the embedded CUDA kernels' module and functions (one per row of
+  // gpusort::cuda::kCudaPassShapes), created once per Context and destroyed with it. Usable
+  // where info.cuda_kernels.
+  struct Nvx {
+    PFN_vkCreateCuModuleNVX create_module = nullptr;
+    PFN_vkCreateCuFunctionNVX create_function = nullptr;
+    PFN_vkDestroyCuModuleNVX destroy_module = nullptr;
+    PFN_vkDestroyCuFunctionNVX destroy_function = nullptr;
+    PFN_vkCmdCuLaunchKernelNVX launch = nullptr;
+    VkCuModuleNVX module = VK_NULL_HANDLE;
+    std::vector<VkCuFunctionNVX> functions;
+  } nvx;
+  // After the device and info are set: the entry points, the module (a cubin for the device's
+  // architecture where one loads, else the PTX), info.cuda_kernels / cuda_why / cuda_module.
+  // `enabled`: whether VK_NVX_binary_import is enabled on the device.
+  void setup_cuda_kernels(bool enabled);
+  void destroy_cuda_kernels();
+
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
   VkCommandPool command_pool = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
@@ -82,5 +101,9 @@ struct Context::Impl {
 };
 
 DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index);
+bool device_has_extension(VkPhysicalDevice physical, const char* name);
+// DeviceInfo::cuda_kernels / cuda_why of a physical device (src/vulkan/nvx.cpp): built with the
+// CUDA kernels, an NVIDIA device, VK_NVX_binary_import exposed.
+void describe_cuda_kernels(VkPhysicalDevice physical, DeviceInfo& info);
 
 }  // namespace gpusort

@@ -43,6 +43,26 @@ class Recorder {
     ends_with_barrier_ = false;
   }
 
+  // Launches CUDA function `function` (VK_NVX_binary_import, Context::Impl::nvx) with `grid`
+  // blocks of `block` threads and static shared memory only; params[i] points at the kernel's
+  // i-th parameter (Vulkan consumes them when the command is recorded). Ordered against compute
+  // dispatches by the same compute barriers.
+  void cuda_launch(VkCuFunctionNVX function, uint32_t grid, uint32_t block,
+                   const std::vector<const void*>& params) {
+    if (grid == 0) return;
+    VkCuLaunchInfoNVX info{VK_STRUCTURE_TYPE_CU_LAUNCH_INFO_NVX};
+    info.function = function;
+    info.gridDimX = grid;
+    info.gridDimY = info.gridDimZ = 1;
+    info.blockDimX = block;
+    info.blockDimY = info.blockDimZ = 1;
+    info.sharedMemBytes = 0;
+    info.paramCount = params.size();
+    info.pParams = params.data();
+    ctx_.nvx.launch(cmd_, &info);
+    ends_with_barrier_ = false;
+  }
+
   // compute_barrier(), and the shaders' writes before it also reach the indirect-command reads
   // of dispatch_indirect after it. Only where an indirect dispatch follows: the NVIDIA driver
   // waits longer at this one (see compute_barrier).

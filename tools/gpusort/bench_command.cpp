@@ -14,7 +14,7 @@ namespace gpusort::cli {
 namespace {
 
 struct BenchArguments {
-  std::string algorithms, keys, json, csv, device, layouts, device_memory_limit;
+  std::string algorithms, keys, json, csv, device, layouts, device_memory_limit, kernels;
   bool quick = false, end_to_end = false, one_off = false, segmented = false;
   bool cpu_baseline = false;
   uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
@@ -59,6 +59,14 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
     size_t end = a.algorithms.find(',', start);
     if (end == std::string::npos) end = a.algorithms.size();
     options.algorithms.push_back(parse_algorithm(a.algorithms.substr(start, end - start)));
+    start = end + 1;
+  }
+
+  start = 0;
+  while (!a.kernels.empty() && start <= a.kernels.size()) {
+    size_t end = a.kernels.find(',', start);
+    if (end == std::string::npos) end = a.kernels.size();
+    options.kernels.push_back(parse_kernel_path(a.kernels.substr(start, end - start)));
     start = end + 1;
   }
 
@@ -149,6 +157,9 @@ CommandRegistration registration([](CLI::App& app) {
                                  "print a table, write JSON / CSV");
   cmd->add_option("--algorithms", args->algorithms,
                   "Comma-separated algorithms (default: every one this build has)");
+  cmd->add_option("--kernels", args->kernels,
+                  "Comma-separated kernel paths of Onesweep's passes, one set of rows each: auto, "
+                  "spirv, cuda (default auto; each row names the path it took)");
   cmd->add_option(
       "--keys", args->keys,
       "Comma-separated key configurations: u32, u64, f32, u32+u32, u64+u32 (default: all)");
@@ -204,6 +215,7 @@ CommandRegistration registration([](CLI::App& app) {
     for (const auto& [name, value] :
          std::vector<std::pair<std::string, std::string>>{{"--algorithms", args->algorithms},
                                                           {"--keys", args->keys},
+                                                          {"--kernels", args->kernels},
                                                           {"--json", args->json},
                                                           {"--csv", args->csv},
                                                           {"--device", args->device},

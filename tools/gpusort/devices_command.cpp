@@ -4,8 +4,11 @@
 
 #include <gpusort/gpusort.hpp>
 
+#include <bit>
 #include <cstdio>
+#include <string>
 
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "tuning/tuning.hpp"
 
 namespace gpusort::cli {
@@ -18,6 +21,39 @@ const char* type_name(VkPhysicalDeviceType t) {
     case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
     case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
     default: return "other";
+  }
+}
+
+// Which kernels run Onesweep's passes on the device by default (README.md, "Which path runs
+// where"): where the CUDA path is possible, a Context is created to load its kernels.
+std::string onesweep_path(const DeviceInfo& d) {
+  const KernelPath asked = kernel_path_from_environment();
+  if (asked == KernelPath::spirv) return "spirv (GPUSORT_KERNELS=spirv)";
+  if (!d.usable) return "none";
+  if (!d.cuda_kernels) return "spirv (CUDA kernels unavailable: " + d.cuda_why + ")";
+  try {
+    Context ctx = Context::create(ContextOptions{.device = std::to_string(d.index)});
+    const DeviceInfo& loaded = ctx.device_info();
+    if (!loaded.cuda_kernels) return "spirv (CUDA kernels unavailable: " + loaded.cuda_why + ")";
+    const auto& from = tuning_for(loaded).onesweep.cuda_from_n;
+    if (asked != KernelPath::cuda && from == decltype(from){})
+      return "spirv (the tuning table keeps it; cuda on request: " + loaded.cuda_module + ")";
+    // By itself, per key class: from which size (above 2^k keys where that is the table's).
+    std::string sizes;
+    const char* classes[] = {"32-bit keys", "32-bit keys + 4-byte values", "64-bit keys",
+                             "64-bit keys + 4-byte values"};
+    if (asked != KernelPath::cuda)
+      for (size_t i = 0; i < from.size(); ++i) {
+        const uint64_t above = from[i] - 1;
+        const std::string size = std::has_single_bit(above)
+                                     ? "above 2^" + std::to_string(std::countr_zero(above))
+                                     : "from " + std::to_string(from[i]);
+        sizes += std::string(i ? ", " : "; ") + classes[i] +
+                 (from[i] == 0 ? std::string(": spirv") : ": " + size + " keys");
+      }
+    return "cuda (VK_NVX_binary_import, " + loaded.cuda_module + sizes + "; 8-byte values: spirv)";
+  } catch (const Error& e) {
+    return std::string("spirv (CUDA kernels unavailable: ") + e.what() + ")";
   }
 }
 
@@ -38,6 +74,7 @@ void list_devices() {
         d.max_buffer_bytes / 1073741824.0, d.sparse_binding ? " (sparse: several allocations)" : "",
         d.compute_units ? std::to_string(d.compute_units).c_str() : "not reported");
     std::printf("   tuning family: %s\n", to_string(device_family(d)));
+    std::printf("   onesweep passes: %s\n", onesweep_path(d).c_str());
     if (!d.usable) std::printf("   not usable by gpusort: %s\n", d.unusable_why.c_str());
   }
 }

@@ -13,6 +13,7 @@ struct SortArguments {
   std::string type, values_in, values_out, value_type;
   bool descending = false;
   std::string algorithm = "automatic";
+  std::string kernels = "auto";  // Onesweep's pass kernels: auto, spirv, cuda (KernelPath)
   std::string device;
   uint32_t begin_bit = 0, end_bit = 0;
   bool in_place = false;

@@ -224,6 +224,7 @@ void run_sort(const SortArguments& a) {
   SortOptions options;
   options.descending = a.descending;
   options.algorithm = parse_algorithm(a.algorithm);
+  options.kernels = parse_kernel_path(a.kernels);
   options.begin_bit = a.begin_bit;
   options.end_bit = a.end_bit;
   if (!a.device_memory_limit.empty())
@@ -522,6 +523,10 @@ CommandRegistration registration([](CLI::App& app) {
   for (const std::string& name : gpusort::algorithm_names())
     algorithms += (algorithms.empty() ? "" : ", ") + name;
   cmd->add_option("-a,--algorithm", args->algorithm, "One of: " + algorithms)
+      ->capture_default_str();
+  cmd->add_option("--kernels", args->kernels,
+                  "Onesweep's pass kernels: auto (CUDA through VK_NVX_binary_import where the "
+                  "device has it; GPUSORT_KERNELS), spirv or cuda")
       ->capture_default_str();
   cmd->add_option("--device", args->device,
                   "Device index or name substring (default: GPUSORT_DEVICE, else the best device)");

@@ -23,6 +23,7 @@
 #include <array>
 #include <bit>
 
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/small_sort/small_sort.hpp"
 #include "dispatch/dispatch.hpp"
 #include "tuning/tuning.hpp"
@@ -68,9 +69,20 @@ class Onesweep final : public OnesweepSort {
         tuning_(tuning_for(ctx.info).onesweep),
         keys_(onesweep_keys(tuning_, spec.key_words, spec.value_words)) {
     const auto& info = ctx.info;
+    if (options_.lookback_window == 0) options_.lookback_window = tuning_.lookback_window;
+    // The CUDA pass (src/algorithms/onesweep/cuda): its kernel's tile, fixed when it was built.
+    cuda_ = choose_cuda_pass(
+        ctx, spec,
+        requested_kernel_path(options.kernels != KernelPath::automatic ? options.kernels
+                                                                       : spec.kernels),
+        &cuda_function_);
+    if (cuda_) {
+      workgroup_ = cuda_->threads;
+      keys_per_thread_ = cuda_->items;
+      return;
+    }
     // The tile shapes per device family and key class: src/tuning.
     const OnesweepTile shape = onesweep_tile_on(info, keys_.large);
-    if (options_.lookback_window == 0) options_.lookback_window = tuning_.lookback_window;
     workgroup_ = shape.workgroup;
     keys_per_thread_ = shape.keys_per_thread;
     if (options.workgroup) workgroup_ = options.workgroup;
@@ -226,6 +238,18 @@ class Onesweep final : public OnesweepSort {
   }
   uint64_t dispatch_offset(uint64_t max_n) const override { return layout(max_n).dispatch; }
   uint32_t tile_keys() const override { return tile(); }
+  std::string kernel_path(uint64_t) const override { return pass_kernels(); }
+  std::string pass_kernels() const override {
+    return cuda_ ? std::string("cuda ") + cuda_->variant : std::string("spirv");
+  }
+  // Records a barrier unless the test switch drop_barriers names it.
+  void step_barrier(Recorder& rec, uint32_t which, bool indirect) const {
+    if ((options_.drop_barriers >> which) & 1u) return;
+    if (indirect)
+      rec.indirect_barrier();
+    else
+      rec.compute_barrier();
+  }
 
   void record(Recorder& rec, const SortTargets& t) const override {
     record_around(rec, t, nullptr);
@@ -283,7 +307,7 @@ class Onesweep final : public OnesweepSort {
       rec.dispatch(Kernel::onesweep_histogram, spec_constants(histogram_spec), histogram_groups,
                    histogram_push);
     // The plan (made by the histogram's last workgroup) wrote every later step's command.
-    rec.indirect_barrier();
+    step_barrier(rec, 0, true);
     if (histogram_only()) return;
 
     const OnesweepPassSpec pass_spec{.key = key_spec(workgroup_),
@@ -303,11 +327,18 @@ class Onesweep final : public OnesweepSort {
                                      .persistent = persistent_groups_per_pass ? 1u : 0u,
                                      .prefetch_next = prefetch_next()};
     const uint64_t pass_tiles = tiles(t.n);
+    if (between && cuda_)
+      throw Error("onesweep: a sort built on Onesweep's steps needs its SPIR-V pass");
     if (between)
       between(OnesweepStages{keys_alt, values_alt, counts, control, lookback, dispatch, pass_spec,
                              pass_tiles, lookback_slots(t.n) - 1, pass_count});
     for (uint32_t pass = 0; pass < pass_count; ++pass) {
       const uint32_t bit = spec_.begin_bit + pass * digit_bits;
+      if (cuda_) {
+        record_cuda_pass(rec, t, l, pass, bit, pass_tiles);
+        step_barrier(rec, 1 + pass, false);
+        continue;
+      }
       // A skipped pass runs no workgroup.
       launch_planned(pass_kernel(), pass_spec, dispatch_pass + pass,
                      OnesweepPassPush{t.keys, keys_alt, t.values,
@@ -315,7 +346,7 @@ class Onesweep final : public OnesweepSort {
                                       t.count_address, counts + pass * radix * 4, control, lookback,
                                       t.n, pass, bit, std::min(digit_bits, spec_.end_bit - bit),
                                       uint32_t(1 + pass * pass_tiles), lookback_slots(t.n) - 1});
-      rec.compute_barrier();
+      step_barrier(rec, 1 + pass, false);
     }
 
     const OnesweepCopyBackSpec copy_spec{.key = key_spec(copy_workgroup),
@@ -324,10 +355,40 @@ class Onesweep final : public OnesweepSort {
     launch_planned(Kernel::onesweep_copy_back, copy_spec, dispatch_copy_back,
                    OnesweepCopyBackPush{keys_alt, t.keys, values_alt, t.values, t.count_address,
                                         control, t.n, copy_groups});
-    rec.compute_barrier();
+    step_barrier(rec, 1 + max_passes, false);
   }
 
  private:
+  // One pass as a CUDA launch (onesweep_pass.cu): the grid for max_n's tiles, since a launch
+  // cannot be indirect; blocks beyond the count's tiles, and every block of a skipped pass, return
+  // at once. The kernel reads the plan word, the offsets, the counter and the table that the SPIR-V
+  // pass would.
+  void record_cuda_pass(Recorder& rec, const SortTargets& t, const Layout& l, uint32_t pass,
+                        uint32_t bit, uint64_t pass_tiles) const {
+    void* keys_a = reinterpret_cast<void*>(t.keys);
+    void* keys_b = reinterpret_cast<void*>(t.scratch + l.keys_alt);
+    void* values_a = reinterpret_cast<void*>(t.values);
+    void* values_b = reinterpret_cast<void*>(spec_.value_words ? t.scratch + l.values_alt : 0);
+    const void* count = reinterpret_cast<const void*>(t.count_address);
+    const void* offsets =
+        reinterpret_cast<const void*>(t.scratch + l.digit_counts + pass * radix * 4);
+    void* control = reinterpret_cast<void*>(t.scratch + l.control);
+    void* lookback = reinterpret_cast<void*>(t.scratch + l.lookback);
+    const unsigned long long n = t.n;
+    const uint32_t digit_bits_here = std::min(digit_bits, spec_.end_bit - bit);
+    const uint32_t first_tag = uint32_t(1 + pass * pass_tiles);
+    const uint32_t slot_mask = lookback_slots(t.n) - 1;
+    const uint32_t key_kind = spec_.key_kind, descending = spec_.descending ? 1u : 0u;
+    const uint32_t spin_limit = options_.spin_limit,
+                   refusal_period = options_.publish_refusal_period;
+    // Tiles from the pass's counter, as measured in experiments/nvx_onesweep (by id: a test).
+    const uint32_t by_id = options_.claim_by_id >= 0 ? uint32_t(options_.claim_by_id) : 0u;
+    rec.cuda_launch(ctx_.nvx.functions.at(cuda_function_), uint32_t(pass_tiles), cuda_->threads,
+                    {&keys_a, &keys_b, &values_a, &values_b, &count, &offsets, &control, &lookback,
+                     &n, &pass, &bit, &digit_bits_here, &first_tag, &slot_mask, &key_kind,
+                     &descending, &spin_limit, &refusal_period, &by_id});
+  }
+
   Context::Impl& ctx_;
   SortSpec spec_;
   OnesweepOptions options_;
@@ -335,6 +396,8 @@ class Onesweep final : public OnesweepSort {
   const OnesweepKeyTuning& keys_;
   uint32_t workgroup_ = 0;
   uint32_t keys_per_thread_ = 0;
+  const cuda::CudaPassShape* cuda_ = nullptr;  // the CUDA pass, or null: the SPIR-V pass
+  uint32_t cuda_function_ = 0;                 // its function in ctx_.nvx.functions
 };
 
 }  // namespace
@@ -345,7 +408,23 @@ std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& 
 }
 
 std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec& spec) {
-  auto large = make_onesweep(ctx, spec, OnesweepOptions{});
+  // The CUDA pass (src/algorithms/onesweep/cuda/cuda_pass.hpp): asked for, it sorts every size;
+  // chosen by itself, the sizes from the device's cuda_from_n for the key class, the SPIR-V bands
+  // below.
+  const KernelPath requested = requested_kernel_path(spec.kernels);
+  std::unique_ptr<SortAlgorithm> cuda_sort;
+  uint64_t cuda_from_n = 0;
+  uint32_t shape = 0;
+  if (choose_cuda_pass(ctx, spec, requested, &shape)) {
+    OnesweepOptions cuda_options;
+    cuda_options.kernels = KernelPath::cuda;
+    cuda_sort = make_onesweep(ctx, spec, cuda_options);
+    cuda_from_n = tuning_for(ctx.info).onesweep.cuda_from_n[shape];
+    if (requested == KernelPath::cuda || cuda_from_n <= 1) return cuda_sort;
+  }
+  OnesweepOptions spirv;
+  spirv.kernels = KernelPath::spirv;
+  auto large = make_onesweep(ctx, spec, spirv);
   const OnesweepKeyTuning& keys =
       onesweep_keys(tuning_for(ctx.info).onesweep, spec.key_words, spec.value_words);
   // Each band, from the largest down, takes the sizes up to its max_n from the ones above it
@@ -356,12 +435,13 @@ std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec&
   for (auto band = keys.bands.rbegin(); band != keys.bands.rend(); ++band) {
     if (band->max_n == 0) continue;
     const OnesweepTile tile = onesweep_tile_on(ctx.info, band->tile);
-    OnesweepOptions options;
+    OnesweepOptions options = spirv;
     options.workgroup = tile.workgroup;
     options.keys_per_thread = tile.keys_per_thread;
     options.persistent_groups = 0;
     sort = make_size_switch(make_onesweep(ctx, spec, options), band->max_n, std::move(sort));
   }
+  if (cuda_sort) sort = make_size_switch(std::move(sort), cuda_from_n - 1, std::move(cuda_sort));
   return sort;
 }
 

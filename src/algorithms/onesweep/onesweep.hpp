@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "algorithms/onesweep/constants.h"  // OnesweepPassSpec
@@ -38,6 +39,18 @@ struct OnesweepOptions {
                                            // workgroups per compute unit
   bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
                                        // beyond 2^31 elements, where it is needed)
+  // Which kernels run the passes (KernelPath; automatic: the sort's SortSpec::kernels, else
+  // GPUSORT_KERNELS, else the device's tuning): src/algorithms/onesweep/cuda/cuda_pass.hpp. On the
+  // CUDA path the tile is the CUDA kernel's and its look-back reads 16 predecessors a round (as
+  // compiled); lookback_slots, spin_limit, publish_refusal_period and claim_by_id apply, the
+  // SPIR-V pass's switches (lookback_window, workgroup, keys_per_thread, guess_tile,
+  // counters_in_exchange, full_tile_copy, persistent_groups, prefetch_next, wide_indices) do not.
+  KernelPath kernels = KernelPath::automatic;
+  // Testing the ordering of the steps (tests fail without their barrier): each bit set leaves out
+  // one barrier: bit 0 the one after the histogram (the plan before pass 0), bit 1 + p the one
+  // after pass p (before the next pass or the copy-back), bit 1 + max_passes the closing one
+  // (after the copy-back: before the caller's next command). 0: every barrier.
+  uint32_t drop_barriers = 0;
 #if GPUSORT_PROFILING
   // Development profiling only: these exist in the gpusort_profiling library that dev/'s timing
   // tools link (dev/CMakeLists.txt), never in the product library.
@@ -87,6 +100,8 @@ class OnesweepSort : public SortAlgorithm {
   virtual uint64_t dispatch_offset(uint64_t max_n) const = 0;
   // Keys per tile, i.e. per onesweep_pass workgroup (for tests of counts around a tile).
   virtual uint32_t tile_keys() const = 0;
+  // The kernels that run the passes: "cuda <variant>" or "spirv".
+  virtual std::string pass_kernels() const = 0;
   static constexpr uint32_t max_passes = 8;
   // The control word (u32 index) holding the partition sort's chosen pass + 1, 0 for Onesweep's.
   static constexpr uint32_t control_partition_digit = 2 * max_passes + 2;

@@ -41,7 +41,8 @@ class PartitionSort final : public SortAlgorithm {
  public:
   PartitionSort(Context::Impl& ctx, const SortSpec& spec, uint32_t max_bucket)
       : spec_(spec), max_bucket_(max_bucket ? max_bucket : tuned_max_bucket(ctx)) {
-    onesweep_ = make_onesweep(ctx, spec, OnesweepOptions{});
+    // Its steps run between Onesweep's (record_around): the SPIR-V pass.
+    onesweep_ = make_onesweep(ctx, spec, OnesweepOptions{.kernels = KernelPath::spirv});
     // The buckets' inner sort is Onesweep, named (not automatic) so that automatic may later
     // pick this algorithm without constructing itself again.
     segmented_ = make_segmented_sort(ctx, SegmentedSpec{spec, 1, true}, Algorithm::onesweep);

@@ -1,0 +1,52 @@
+// Onesweep's CUDA pass kernels (onesweep_pass.cu), one per key class, and the tile shape each was
+// compiled with: read by the kernels (nvcc, C++17) and by the host (the library, C++20).
+#ifndef GPUSORT_ONESWEEP_CUDA_KERNELS_HPP
+#define GPUSORT_ONESWEEP_CUDA_KERNELS_HPP
+
+#include <cstdint>
+
+namespace gpusort::cuda {
+
+// Hints (CudaPassShape::hints), from experiments/nvx_onesweep/layout.hpp:
+//   kHintPrefetchValues  pairs: each warp's values are prefetched into L2 when the tile is claimed
+//                        (cp.async.bulk.prefetch.L2, sm_90), so their load after the look-back
+//                        hits L2;
+//   kHintPackedFallback  the look-back fallback's recount keeps two 16-bit digit counts per word
+//                        (512 bytes of shared memory less).
+inline constexpr uint32_t kHintPrefetchValues = 1;
+inline constexpr uint32_t kHintPackedFallback = 2;
+
+// One pass kernel: its key class, name in the module, block shape and the experiment's variant
+// it was measured as. Each tile is staged in the fewest segments that let min_blocks blocks
+// share the 48 KiB of shared memory an SM gives a launch through VK_NVX_binary_import; the later
+// segments' keys are loaded again after the look-back.
+struct CudaPassShape {
+  const char* kernel;
+  uint32_t key_words, value_words;
+  uint32_t threads, min_blocks, items, hints;
+  const char* variant;
+};
+
+// Chosen from `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash experiments/nvx_onesweep/run.sh OUTDIR`
+// (commit 6183dc2) and `QUICK_VARIANTS=1` (commit cdf397c) on an NVIDIA H100 80GB HBM3, driver
+// 580.159.04, 2026-11-26 (experiments/nvx_onesweep/README.md): CUB ms / ours through NVX, uniform
+// keys, 2^18..2^28:
+//   u32      512x15seg   1.05-1.15 to 2^22, 1.06 / 1.03 / 1.02 at 2^24 / 2^26 / 2^28
+//   u32+u32  512x15seg   0.99-1.00 at 2^20-2^22, 0.93 / 0.90 / 0.91 at 2^24 / 2^26 / 2^28
+//   u64      384x18s3pk  0.99 / 0.97 / 0.95 at 2^24 / 2^26 / 2^28 (1.07-1.17 below)
+//   u64+u32  1024x12seg1 1.12 at 2^20, 0.92 / 0.94 / 0.94 at 2^24 / 2^26 / 2^28
+// (the SPIR-V pass: 0.67-0.92 of CUB at 2^22-2^28 on the same GPU). 64-bit values have no
+// kernel: those sorts take the SPIR-V pass.
+inline constexpr CudaPassShape kCudaPassShapes[] = {
+    {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
+    {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, 0, "512x15seg"},
+    {"gpusort_onesweep_pass_k64", 2, 0, 384, 2, 18, kHintPrefetchValues | kHintPackedFallback,
+     "384x18s3pk"},
+    {"gpusort_onesweep_pass_k64_v32", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
+};
+inline constexpr uint32_t kCudaPassShapeCount =
+    sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
+
+}  // namespace gpusort::cuda
+
+#endif  // GPUSORT_ONESWEEP_CUDA_KERNELS_HPP

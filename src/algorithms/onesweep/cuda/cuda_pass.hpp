@@ -1,0 +1,28 @@
+// The one place that decides which kernels run Onesweep's passes (gpusort::KernelPath): the CUDA
+// pass of onesweep_pass.cu through VK_NVX_binary_import, or the SPIR-V onesweep_pass.
+#pragma once
+
+#include <gpusort/gpusort.hpp>
+
+#include "algorithms/onesweep/cuda/cuda_kernels.hpp"
+#include "algorithms/sort_algorithm.hpp"
+
+namespace gpusort {
+
+// GPUSORT_KERNELS: unset, empty, auto or automatic -> automatic; spirv; cuda; anything else
+// throws gpusort::Error naming the value.
+KernelPath kernel_path_from_environment();
+// What a sort asks for: `option` where it is not automatic, else GPUSORT_KERNELS.
+KernelPath requested_kernel_path(KernelPath option);
+
+// Onesweep's CUDA pass for a sort of `spec` on ctx asking for `requested` (after
+// requested_kernel_path): its row of cuda::kCudaPassShapes (index in *shape_index, which is also
+// the function's index in ctx.nvx.functions), or nullptr for the SPIR-V pass:
+//  - spirv, or a key class without a CUDA kernel (8-byte values): SPIR-V;
+//  - cuda: the CUDA pass, or gpusort::Error naming why it is not available on this device;
+//  - automatic: the CUDA pass where the device has it and its tuning table enables it for the
+//    key class (OnesweepTuning::cuda_from_n not 0; the sizes are make_onesweep's), else SPIR-V.
+const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const SortSpec& spec,
+                                            KernelPath requested, uint32_t* shape_index);
+
+}  // namespace gpusort

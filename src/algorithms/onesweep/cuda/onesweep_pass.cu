@@ -1,0 +1,448 @@
+// Onesweep's digit pass (src/algorithms/onesweep/onesweep_pass.comp) as CUDA kernels, launched
+// through VK_NVX_binary_import in the caller's Vulkan command buffer (cuda_kernels.cpp). They
+// replace only the pass dispatches: the SPIR-V clear, histogram + plan and copy-back run as
+// before, and the kernels read the same state block (onesweep_common.glsl): this pass's
+// exclusive digit offsets, the plan word (skipped pass, which buffer is read, first / last pass:
+// keys mapped to radix order on the first read and back on the last write), the pass's tile
+// counter, the look-back table and the fallback count, and the GPU-side count.
+//
+// A launch cannot be indirect: the host launches the grid for max_n's tiles; blocks beyond the
+// count's tiles, and every block of a skipped pass, return at once.
+//
+// Per key class one kernel with its own tile shape (the tuning variants measured in
+// experiments/nvx_onesweep; cuda_kernels.hpp lists them): a block claims a tile from the pass's
+// atomic counter (or takes its id's), ranks its keys by digit with CUB's
+// BlockRadixRankMatchEarlyCounts, publishes the tile's digit counts at once, stages a segment of
+// the digit-ordered tile at a time in shared memory (so that two blocks share the 48 KiB an NVX
+// launch gets per SM), looks back (lookback.cuh) and scatters keys, then values.
+// Static shared memory only: an NVX launch cannot raise the dynamic limit.
+#include <cstdint>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_rank.cuh>
+#include <cuda/atomic>
+#include <type_traits>
+
+#include "algorithms/onesweep/cuda/cuda_kernels.hpp"
+#include "algorithms/onesweep/cuda/lookback.cuh"
+
+namespace gpusort::cuda {
+namespace {
+
+constexpr uint32_t kRadix = 256;
+constexpr uint32_t kDigitBits = 8;
+constexpr uint32_t kMaxPasses = 8;
+// The control words and plan bits of onesweep_common.glsl.
+constexpr uint32_t kControlPartitionCounter = 0;  // + the pass
+constexpr uint32_t kControlPlan = kMaxPasses;     // + the pass
+constexpr uint32_t kControlFallbacks = 2 * kMaxPasses + 1;
+constexpr uint32_t kPlanActive = 1, kPlanInputAlt = 2, kPlanFirst = 4, kPlanLast = 8;
+// The key kinds of keys.glsl.
+constexpr uint32_t kKindSigned = 1, kKindFloat = 2;
+
+// What an SM gives a launch through VK_NVX_binary_import (measured, experiments/nvx_onesweep):
+// a fixed 48 KiB carveout that all resident blocks share, each block's static shared memory
+// plus about 1 KiB the driver reserves; a block above 48 KiB with it lost the device.
+constexpr size_t kNvxSharedPerSm = 48 * 1024;
+constexpr size_t kReservedSharedPerBlock = 1024;
+constexpr size_t kMaxStaticShared = 48 * 1024;
+
+// The look-back's environment: a CUDA block. Table entries are read and written with relaxed
+// device-scope atomics: they reach L2, where every SM's atomicMax lands, and the compiler cannot
+// keep an entry in a register across the spin loop.
+struct CudaBlock {
+  static __device__ __forceinline__ uint32_t thread() { return threadIdx.x; }
+  static __device__ __forceinline__ void sync() { __syncthreads(); }
+  static __device__ __forceinline__ LookbackEntry load_entry(LookbackEntry* p) {
+    return ::cuda::atomic_ref<LookbackEntry, ::cuda::thread_scope_device>(*p).load(
+        ::cuda::memory_order_relaxed);
+  }
+  static __device__ __forceinline__ void max_entry(LookbackEntry* p, LookbackEntry v) {
+    atomicMax(p, v);
+  }
+  static __device__ __forceinline__ void shared_max(uint32_t* p, uint32_t v) { atomicMax(p, v); }
+  static __device__ __forceinline__ void shared_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
+  static __device__ __forceinline__ void global_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
+};
+
+// Keys to radix order and back (keys.glsl's to_radix_order / from_radix_order): floats by
+// IEEE-754 totalOrder, signed integers with the sign bit flipped, descending inverted.
+template <class K>
+struct KeyOrder {
+  using S = typename std::conditional<sizeof(K) == 4, int32_t, long long>::type;
+  static constexpr uint32_t kBits = uint32_t(sizeof(K) * 8);
+  static constexpr K kSign = K(1) << (kBits - 1);
+  uint32_t kind;
+  K invert;  // all ones where descending
+  __device__ __forceinline__ K to_order(K raw) const {
+    K o = raw;
+    if (kind == kKindFloat)
+      o ^= K(S(raw) >> (kBits - 1)) | kSign;
+    else if (kind == kKindSigned)
+      o ^= kSign;
+    return o ^ invert;
+  }
+  __device__ __forceinline__ K from_order(K ordered) const {
+    K o = ordered ^ invert;
+    if (kind == kKindFloat)
+      o ^= K(~(S(o) >> (kBits - 1))) | kSign;
+    else if (kind == kKindSigned)
+      o ^= kSign;
+    return o;
+  }
+};
+
+// The pass's digit of a radix-ordered key: bits [bit, bit + mask's width).
+template <class K>
+struct DigitOf {
+  uint32_t bit, mask;
+  __device__ __forceinline__ uint32_t Digit(K key) const { return uint32_t(key >> bit) & mask; }
+};
+
+// The fallback's digit of key i: read from the pass's input, mapped where it is the caller's.
+template <class K>
+struct InputDigits {
+  const K* keys_in;
+  KeyOrder<K> order;
+  DigitOf<K> digits;
+  bool map;
+  __device__ __forceinline__ uint32_t operator()(uint32_t i) const {
+    const K key = keys_in[i];
+    return digits.Digit(map ? order.to_order(key) : key);
+  }
+};
+
+struct NoValue {};
+
+// The parameters every pass kernel takes (cuda_kernels.cpp passes them in this order).
+struct PassParams {
+  void* keys_a;  // the caller's keys
+  void* keys_b;  // the scratch copy
+  void* values_a;
+  void* values_b;
+  const uint32_t* count;          // the GPU-side count (clamped to n), or null: n
+  const uint32_t* digit_offsets;  // this pass's RADIX exclusive offsets
+  uint32_t* control;              // the control words
+  LookbackEntry* lookback;
+  unsigned long long n;  // max_n, up to 2^32
+  uint32_t pass, bit, digit_bits, first_tag, slot_mask;
+  uint32_t key_kind, descending, spin_limit, refusal_period, claim_by_id;
+};
+
+template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS>
+struct OnesweepPass {
+  static constexpr bool kValues = !std::is_same<V, NoValue>::value;
+  static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
+  using Lookback = gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
+                                           (HINTS & kHintPackedFallback) != 0>;
+  static constexpr bool kPrefetchValues = kValues && (HINTS & kHintPrefetchValues) != 0;
+  static constexpr int kBins = Lookback::kBins;
+  using Rank =
+      cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
+                                          cub::BLOCK_SCAN_RAKING_MEMOIZE, cub::WARP_MATCH_ANY, 1>;
+  using ValueSlot = typename std::conditional<kValues, V, K>::type;
+
+  struct Fixed {
+    uint32_t digit_shift[kRadix];  // global index - tile position, per digit
+    typename Lookback::Shared lookback;
+    uint32_t tile;
+  };
+  // Shared memory of a block whose exchange array holds `items` keys (and values) per thread.
+  static constexpr size_t shared_bytes(int items) {
+    const size_t rank = sizeof(typename Rank::TempStorage);
+    const size_t exchange =
+        size_t(THREADS) * size_t(items) * (sizeof(K) + (kValues ? sizeof(ValueSlot) : 0));
+    const size_t bytes = (rank > exchange ? rank : exchange) + sizeof(Fixed);
+    return (bytes + 15) / 16 * 16;
+  }
+  // Keys per thread in one exchange segment: the most that let MIN_BLOCKS blocks (each with its
+  // reserved shared memory) share the NVX path's 48 KiB per SM.
+  static constexpr int segment_items() {
+    int items = 1;
+    for (int segments = ITEMS; segments >= 1; --segments) {
+      const int candidate = (ITEMS + segments - 1) / segments;
+      if (shared_bytes(candidate) + kReservedSharedPerBlock <= kNvxSharedPerSm / MIN_BLOCKS)
+        items = candidate;
+    }
+    return items;
+  }
+  static constexpr int kSegmentItems = segment_items();
+  static constexpr int kSegments = (ITEMS + kSegmentItems - 1) / kSegmentItems;
+  static constexpr uint32_t kSegmentKeys = uint32_t(THREADS * kSegmentItems);
+
+  struct KeysAndValues {
+    K keys[kSegmentKeys];
+    ValueSlot values[kSegmentKeys];
+  };
+  struct KeysOnly {
+    K keys[kSegmentKeys];
+  };
+  using Joint = typename std::conditional<kValues, KeysAndValues, KeysOnly>::type;
+  struct Shared {
+    union {
+      typename Rank::TempStorage rank;
+      Joint joint;  // a segment of the tile in digit order: keys (and their values)
+    } exchange;
+    Fixed fixed;
+  };
+  static_assert(sizeof(Shared) + kReservedSharedPerBlock <= kMaxStaticShared,
+                "the tile does not fit 48 KiB of shared memory");
+  static_assert((sizeof(Shared) + kReservedSharedPerBlock) * MIN_BLOCKS <= kNvxSharedPerSm,
+                "the blocks do not fit the NVX path's 48 KiB per SM");
+  static_assert(kTile <= (1u << 16), "ranks are packed in 16 bits");
+  static constexpr int kPackedRanks = (ITEMS + 1) / 2;
+  static __device__ __forceinline__ uint32_t rank_of(const uint32_t (&ranks)[kPackedRanks], int u) {
+    return (ranks[u / 2] >> (16 * (u & 1))) & 0xffffu;
+  }
+  static __device__ __forceinline__ int thread_bin(int u) { return Lookback::thread_bin(u); }
+
+  // Publishes the tile's digit counts as soon as the ranking has them; tile 0's are inclusive.
+  struct PublishCounts {
+    int (&bins)[kBins];
+    LookbackEntry* table;
+    uint32_t slot_mask, tile, tag;
+    bool publishes;
+    __device__ __forceinline__ void operator()(int (&counts)[kBins]) {
+#pragma unroll
+      for (int u = 0; u < kBins; ++u) {
+        bins[u] = counts[u];
+        const int bin = thread_bin(u);
+        if (publishes && bin < int(kRadix))
+          Lookback::publish(table, slot_mask, tile, uint32_t(bin), tag, tile == 0,
+                            uint32_t(counts[u]));
+      }
+    }
+  };
+
+  // The tile's keys, warp-striped (each warp a contiguous chunk: the ranking is stable in that
+  // order), mapped to radix order where they are the caller's; past the end of the last tile
+  // all-ones keys (the pass's largest digit), which rank after every real key and are not
+  // stored.
+  template <bool FULL>
+  static __device__ __forceinline__ void load_keys(const K* __restrict__ keys_in,
+                                                   uint32_t tile_begin, uint32_t tile_items,
+                                                   bool map, const KeyOrder<K>& order,
+                                                   K (&keys)[ITEMS]) {
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    const uint32_t first = warp * uint32_t(ITEMS) * 32 + lane;
+    const K* chunk = keys_in + tile_begin + first;
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u)
+      keys[u] = FULL || first + uint32_t(u) * 32 < tile_items ? chunk[u * 32] : K(0);
+    if (map) {
+#pragma unroll
+      for (int u = 0; u < ITEMS; ++u) keys[u] = order.to_order(keys[u]);
+    }
+    if (!FULL) {
+#pragma unroll
+      for (int u = 0; u < ITEMS; ++u)
+        if (first + uint32_t(u) * 32 >= tile_items) keys[u] = ~K(0);
+    }
+  }
+
+  template <bool FULL>
+  static __device__ __forceinline__ void load_values(const V* __restrict__ values_in,
+                                                     uint32_t tile_begin, uint32_t tile_items,
+                                                     ValueSlot (&values)[ITEMS]) {
+    if (FULL)
+      cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values);
+    else
+      cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values, int(tile_items));
+  }
+
+  // One bulk L2 prefetch per warp (lane 0) of the warp's values in the tile: a hint, no
+  // registers held, nothing waited for (16-byte aligned chunks, the last cut to 16 bytes).
+  static __device__ __forceinline__ void prefetch_values(const V* __restrict__ values_in,
+                                                         uint32_t tile_begin, uint32_t tile_items) {
+    if constexpr (kPrefetchValues) {
+      static_assert(sizeof(V) == 4 && kTile % 4 == 0, "16-byte aligned chunks");
+      const uint32_t warp = threadIdx.x / 32;
+      const uint32_t first = warp * uint32_t(ITEMS) * 32;
+      if ((threadIdx.x & 31) != 0 || first >= tile_items) return;
+      const uint32_t count =
+          tile_items - first < uint32_t(ITEMS) * 32 ? tile_items - first : uint32_t(ITEMS) * 32;
+      const uint32_t bytes = count * uint32_t(sizeof(V)) / 16 * 16;
+      const V* chunk = values_in + tile_begin + first;
+      if (bytes != 0 && (reinterpret_cast<uintptr_t>(chunk) & 15) == 0)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
+                         uint64_t(__cvta_generic_to_global(chunk))),
+                     "r"(bytes)
+                     : "memory");
+    }
+  }
+
+  // Stages the items whose ranks fall in segment `seg` of the digit-ordered tile.
+  template <class T>
+  static __device__ __forceinline__ void stage(T* slots, const T (&items)[ITEMS],
+                                               const uint32_t (&ranks)[kPackedRanks], int seg) {
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      const uint32_t local = rank_of(ranks, u) - uint32_t(seg) * kSegmentKeys;
+      if (kSegments == 1 || local < kSegmentKeys) slots[local] = items[u];
+    }
+  }
+
+  // Keys (with their values) from shared memory, a segment at a time, to their global places:
+  // runs of one digit are contiguous, so the writes coalesce. Segment 0's keys were staged
+  // before the look-back; the later segments' keys are loaded again (from L2) here.
+  template <bool FULL>
+  static __device__ __forceinline__ void scatter(
+      Shared& s, const K* __restrict__ keys_in, K* __restrict__ keys_out,
+      const V* __restrict__ values_in, V* __restrict__ values_out, const DigitOf<K>& digits,
+      const KeyOrder<K>& order, bool map_in, bool map_out, uint32_t tile_begin, uint32_t tile_items,
+      K (&keys)[ITEMS], const uint32_t (&ranks)[kPackedRanks]) {
+    if constexpr (kSegments > 1)
+      load_keys<FULL>(keys_in, tile_begin, tile_items, map_in, order, keys);
+    ValueSlot values[ITEMS];
+    if constexpr (kValues) load_values<FULL>(values_in, tile_begin, tile_items, values);
+#pragma unroll
+    for (int seg = 0; seg < kSegments; ++seg) {
+      if (seg > 0) {
+        __syncthreads();  // the previous segment read
+        stage(s.exchange.joint.keys, keys, ranks, seg);
+      }
+      if constexpr (kValues) stage(s.exchange.joint.values, values, ranks, seg);
+      if (seg > 0 || kValues) __syncthreads();
+#pragma unroll
+      for (int u = 0; u < kSegmentItems; ++u) {
+        const int item = seg * kSegmentItems + u;
+        if (item >= ITEMS) break;
+        const uint32_t local = threadIdx.x + uint32_t(u * THREADS);
+        const uint32_t i = uint32_t(seg) * kSegmentKeys + local;
+        const K key = s.exchange.joint.keys[local];
+        const uint32_t target = i + s.fixed.digit_shift[digits.Digit(key)];
+        if (FULL || i < tile_items) {
+          keys_out[target] = map_out ? order.from_order(key) : key;
+          if constexpr (kValues) values_out[target] = s.exchange.joint.values[local];
+        }
+        __syncwarp();
+      }
+    }
+  }
+
+  static __device__ __forceinline__ void run(const PassParams& p) {
+    const uint32_t t = threadIdx.x;
+    // The count's tiles (n up to 2^32: every index fits 32 bits).
+    const unsigned long long count =
+        p.count != nullptr ? min((unsigned long long)(*p.count), p.n) : p.n;
+    if (count == 0) return;
+    const uint32_t last_index = uint32_t(count - 1);
+    const uint32_t tile_total = last_index / kTile + 1;
+    // The grid is max_n's: blocks beyond the count's tiles have nothing to do.
+    if (blockIdx.x >= tile_total) return;
+    __shared__ Shared s;
+    // The claim, the plan word and the digit offsets are requested together, so that their
+    // latencies overlap (the plan read alone before the claim cost a round trip per tile). Blocks
+    // of a skipped pass claim too, from that pass's own counter, and return below.
+    if (t == 0)
+      s.fixed.tile = p.claim_by_id != 0
+                         ? blockIdx.x
+                         : atomicAdd(&p.control[kControlPartitionCounter + p.pass], 1u);
+    const uint32_t plan = p.control[kControlPlan + p.pass];
+    Lookback::prepare(s.fixed.lookback);
+    uint32_t digit_offset[kBins];
+#pragma unroll
+    for (int u = 0; u < kBins; ++u) {
+      const int bin = thread_bin(u);
+      digit_offset[u] = bin < int(kRadix) ? p.digit_offsets[bin] : 0u;
+    }
+    __syncthreads();
+    if ((plan & kPlanActive) == 0) return;  // a skipped pass
+    const bool input_alt = (plan & kPlanInputAlt) != 0;
+    const bool map_in = (plan & kPlanFirst) != 0, map_out = (plan & kPlanLast) != 0;
+    const K* keys_in = static_cast<const K*>(input_alt ? p.keys_b : p.keys_a);
+    K* keys_out = static_cast<K*>(input_alt ? p.keys_a : p.keys_b);
+    const V* values_in = static_cast<const V*>(input_alt ? p.values_b : p.values_a);
+    V* values_out = static_cast<V*>(input_alt ? p.values_a : p.values_b);
+    const KeyOrder<K> order{p.key_kind, p.descending != 0 ? ~K(0) : K(0)};
+    const DigitOf<K> digits{p.bit, (1u << p.digit_bits) - 1u};
+    const uint32_t tile = s.fixed.tile;
+    const uint32_t tile_begin = tile * kTile;
+    const bool full = tile + 1 < tile_total;
+    const uint32_t tile_items = full ? kTile : last_index - tile_begin + 1;
+    const uint32_t tag = p.first_tag + tile;
+    prefetch_values(values_in, tile_begin, tile_items);
+    const bool publishes = p.refusal_period == 0 || tile % p.refusal_period != p.refusal_period - 1;
+
+    // 1. The tile's keys.
+    K keys[ITEMS];
+    if (full)
+      load_keys<true>(keys_in, tile_begin, tile_items, map_in, order, keys);
+    else
+      load_keys<false>(keys_in, tile_begin, tile_items, map_in, order, keys);
+
+    // 2-3. Rank by digit; the counts are published from within the ranking.
+    int ranks[ITEMS];
+    int tile_prefix[kBins];
+    int bins[kBins];
+    Rank(s.exchange.rank)
+        .RankKeys(keys, ranks, digits, tile_prefix,
+                  PublishCounts{bins, p.lookback, p.slot_mask, tile, tag, publishes});
+    __syncthreads();  // the ranking's storage becomes the exchange array
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u)
+      if (kSegments == 1 || uint32_t(ranks[u]) < kSegmentKeys)
+        s.exchange.joint.keys[ranks[u]] = keys[u];
+    uint32_t packed_ranks[kPackedRanks];
+#pragma unroll
+    for (int u = 0; u < kPackedRanks; ++u)
+      packed_ranks[u] =
+          uint32_t(ranks[2 * u]) | (2 * u + 1 < ITEMS ? uint32_t(ranks[2 * u + 1]) << 16 : 0u);
+#pragma unroll
+    for (int u = 0; u < kBins; ++u) {
+      const int bin = thread_bin(u);
+      if (bin < int(kRadix)) s.fixed.digit_shift[bin] = digit_offset[u] - uint32_t(tile_prefix[u]);
+    }
+
+    // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
+    uint32_t exclusive[kBins];
+    Lookback::run_with(
+        s.fixed.lookback, InputDigits<K>{keys_in, order, digits, map_in}, p.lookback,
+        p.control + kControlFallbacks,
+        LookbackParams{uint32_t(count), p.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
+        exclusive);
+#pragma unroll
+    for (int u = 0; u < kBins; ++u) {
+      const int bin = thread_bin(u);
+      if (bin >= int(kRadix)) continue;
+      if (publishes && tile != 0)
+        Lookback::publish(p.lookback, p.slot_mask, tile, uint32_t(bin), tag, true,
+                          exclusive[u] + uint32_t(bins[u]));
+      s.fixed.digit_shift[bin] += exclusive[u];
+    }
+    __syncthreads();
+
+    // 5. Scatter.
+    if (full)
+      scatter<true>(s, keys_in, keys_out, values_in, values_out, digits, order, map_in, map_out,
+                    tile_begin, tile_items, keys, packed_ranks);
+    else
+      scatter<false>(s, keys_in, keys_out, values_in, values_out, digits, order, map_in, map_out,
+                     tile_begin, tile_items, keys, packed_ranks);
+  }
+};
+
+}  // namespace
+}  // namespace gpusort::cuda
+
+using namespace gpusort::cuda;
+
+// One kernel per key class, with the shape of its row in cuda_kernels.hpp (kCudaPassShapes).
+#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE)                                                \
+  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                     \
+                                               kCudaPassShapes[SHAPE].min_blocks)                  \
+      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,      \
+           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,              \
+           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,                 \
+           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,         \
+           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id) {                   \
+    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items),     \
+                 int(kCudaPassShapes[SHAPE].min_blocks), 16,                                       \
+                 kCudaPassShapes[SHAPE].hints>::run(PassParams{                                    \
+        keys_a, keys_b, values_a, values_b, count, digit_offsets, control, lookback, n, pass, bit, \
+        digit_bits, first_tag, slot_mask, key_kind, descending, spin_limit, refusal_period,        \
+        claim_by_id});                                                                             \
+  }
+GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
+GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
+GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
+GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)

@@ -1,0 +1,126 @@
+// VK_NVX_binary_import: the CUDA kernels embedded in the library (cmake/CudaKernels.cmake,
+// src/algorithms/onesweep/cuda) loaded as a module of the Context's device, once, and launched
+// inside ordinary command buffers (Recorder::cuda_launch) on buffers passed by device address.
+#include <cstdlib>
+#include <cstring>
+
+#include "algorithms/onesweep/cuda/cuda_kernels.hpp"
+#include "vulkan/context_impl.hpp"
+#if GPUSORT_CUDA_KERNELS
+#include "algorithms/onesweep/cuda/embedded_cuda.hpp"
+#endif
+
+namespace gpusort {
+
+namespace {
+
+constexpr uint32_t vendor_nvidia = 0x10de;
+
+}  // namespace
+
+void describe_cuda_kernels(VkPhysicalDevice physical, DeviceInfo& d) {
+  d.cuda_kernels = false;
+#if !GPUSORT_CUDA_KERNELS
+  d.cuda_why = "the library was built without the CUDA kernels (no nvcc)";
+  (void)physical;
+#else
+  if (d.vendor_id != vendor_nvidia)
+    d.cuda_why = "not an NVIDIA device";
+  else if (!device_has_extension(physical, VK_NVX_BINARY_IMPORT_EXTENSION_NAME))
+    d.cuda_why = "the driver does not expose " VK_NVX_BINARY_IMPORT_EXTENSION_NAME;
+  else
+    d.cuda_kernels = true, d.cuda_why.clear();
+#endif
+}
+
+void Context::Impl::setup_cuda_kernels(bool enabled) {
+  if (!info.cuda_kernels) return;
+  auto unavailable = [&](const std::string& why) {
+    info.cuda_kernels = false;
+    info.cuda_why = why;
+  };
+  if (!enabled)
+    return unavailable(VK_NVX_BINARY_IMPORT_EXTENSION_NAME
+                       " is not enabled on the device (a wrapped device: the caller's choice)");
+  nvx.create_module =
+      reinterpret_cast<PFN_vkCreateCuModuleNVX>(vkGetDeviceProcAddr(device, "vkCreateCuModuleNVX"));
+  nvx.create_function = reinterpret_cast<PFN_vkCreateCuFunctionNVX>(
+      vkGetDeviceProcAddr(device, "vkCreateCuFunctionNVX"));
+  nvx.destroy_module = reinterpret_cast<PFN_vkDestroyCuModuleNVX>(
+      vkGetDeviceProcAddr(device, "vkDestroyCuModuleNVX"));
+  nvx.destroy_function = reinterpret_cast<PFN_vkDestroyCuFunctionNVX>(
+      vkGetDeviceProcAddr(device, "vkDestroyCuFunctionNVX"));
+  nvx.launch = reinterpret_cast<PFN_vkCmdCuLaunchKernelNVX>(
+      vkGetDeviceProcAddr(device, "vkCmdCuLaunchKernelNVX"));
+  if (!nvx.create_module || !nvx.create_function || !nvx.destroy_module || !nvx.destroy_function ||
+      !nvx.launch) {
+    nvx = Nvx{};
+    return unavailable("the driver gives no " VK_NVX_BINARY_IMPORT_EXTENSION_NAME " entry points");
+  }
+#if GPUSORT_CUDA_KERNELS
+  // Loads one image (a cubin, or PTX with its NUL) and every pass function from it; on failure
+  // leaves nothing behind and returns the VkResult's text.
+  auto load = [&](const void* data, size_t size) -> std::string {
+    VkCuModuleCreateInfoNVX module_info{VK_STRUCTURE_TYPE_CU_MODULE_CREATE_INFO_NVX};
+    module_info.dataSize = size;
+    module_info.pData = data;
+    VkCuModuleNVX module = VK_NULL_HANDLE;
+    VkResult r = nvx.create_module(device, &module_info, nullptr, &module);
+    if (r != VK_SUCCESS) return "vkCreateCuModuleNVX: " + std::to_string(int(r));
+    std::vector<VkCuFunctionNVX> functions;
+    for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes) {
+      VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
+      function_info.module = module;
+      function_info.pName = shape.kernel;
+      VkCuFunctionNVX function = VK_NULL_HANDLE;
+      r = nvx.create_function(device, &function_info, nullptr, &function);
+      if (r != VK_SUCCESS) {
+        for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
+        nvx.destroy_module(device, module, nullptr);
+        return "vkCreateCuFunctionNVX(" + std::string(shape.kernel) +
+               "): " + std::to_string(int(r));
+      }
+      functions.push_back(function);
+    }
+    nvx.module = module;
+    nvx.functions = std::move(functions);
+    return "";
+  };
+  // GPUSORT_CUDA_MODULE=ptx or cubin (testing): only that kind of image is tried.
+  const char* only = std::getenv("GPUSORT_CUDA_MODULE");
+  const std::string only_kind = only ? only : "";
+  if (!only_kind.empty() && only_kind != "ptx" && only_kind != "cubin")
+    throw Error("GPUSORT_CUDA_MODULE='" + only_kind + "' is not ptx or cubin");
+  std::string failures;
+  if (only_kind != "ptx")
+    for (const cuda::EmbeddedCubin& cubin : cuda::embedded_cubins()) {
+      const std::string failed = load(cubin.data, cubin.size);
+      if (failed.empty()) {
+        info.cuda_module = "cubin sm_" + std::to_string(cubin.arch);
+        return;
+      }
+      failures += " cubin sm_" + std::to_string(cubin.arch) + ": " + failed + ";";
+    }
+  if (only_kind != "cubin") {
+    const cuda::EmbeddedPtx ptx = cuda::embedded_ptx();
+    const std::string failed = load(ptx.text, ptx.size + 1);
+    if (failed.empty()) {
+      info.cuda_module = "PTX compute_" + std::to_string(ptx.arch) + " (JIT)";
+      return;
+    }
+    failures += " PTX compute_" + std::to_string(ptx.arch) + ": " + failed + ";";
+  }
+  failures.pop_back();
+  unavailable("the embedded CUDA kernels did not load:" + failures);
+#endif
+}
+
+void Context::Impl::destroy_cuda_kernels() {
+  if (!nvx.destroy_module) return;
+  for (VkCuFunctionNVX f : nvx.functions) nvx.destroy_function(device, f, nullptr);
+  if (nvx.module != VK_NULL_HANDLE) nvx.destroy_module(device, nvx.module, nullptr);
+  nvx.functions.clear();
+  nvx.module = VK_NULL_HANDLE;
+}
+
+}  // namespace gpusort
