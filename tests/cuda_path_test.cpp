@@ -95,13 +95,15 @@ TEST(KernelPathSelection, EnvironmentVariable) {
 }
 
 // A device of the suite's physical device created without VK_NVX_binary_import
-// (bufferDeviceAddress, shaderInt64 and subgroup size control only), for Context::wrap.
+// (the features Context::wrap asks for, no extension), for Context::wrap.
 class DeviceWithoutExtensions {
  public:
   DeviceWithoutExtensions() {
     Context& ctx = context();
     VkPhysicalDeviceVulkan13Features have13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
-    VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have13};
+    VkPhysicalDeviceVulkan12Features have12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                            &have13};
+    VkPhysicalDeviceFeatures2 have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have12};
     vkGetPhysicalDeviceFeatures2(ctx.physical_device(), &have);
     VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     f13.subgroupSizeControl = have13.subgroupSizeControl;
@@ -109,6 +111,14 @@ class DeviceWithoutExtensions {
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                          &f13};
     f12.bufferDeviceAddress = VK_TRUE;
+    // What the kernels use where the device has it (Context::wrap's contract): without
+    // shaderBufferInt64Atomics the look-back's 64-bit atomics fail validation (VUID-01091).
+    f12.shaderBufferInt64Atomics = have12.shaderBufferInt64Atomics;
+    f12.shaderSharedInt64Atomics = have12.shaderSharedInt64Atomics;
+    f12.vulkanMemoryModel = have12.vulkanMemoryModel;
+    f12.vulkanMemoryModelDeviceScope = have12.vulkanMemoryModelDeviceScope;
+    f12.storageBuffer8BitAccess = have12.storageBuffer8BitAccess;
+    f12.shaderInt8 = have12.shaderInt8;
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
     features.features.shaderInt64 = VK_TRUE;
     const float priority = 1.0f;

@@ -140,7 +140,10 @@ class Context {
  public:
   static Context create(const ContextOptions& options = {});
   // Wrap a caller's device. The device must have been created with bufferDeviceAddress
-  // (Vulkan 1.2) and shaderInt64 enabled; the caller keeps ownership. Onesweep's CUDA pass
+  // (Vulkan 1.2), shaderInt64 and shaderBufferInt64Atomics enabled (Onesweep's look-back uses
+  // 64-bit atomics), and, where the device has them, the features Context::create enables:
+  // shaderSharedInt64Atomics, vulkanMemoryModel and its device scope, storageBuffer8BitAccess,
+  // shaderInt8, subgroupSizeControl with computeFullSubgroups; the caller keeps ownership. Onesweep's CUDA pass
   // (KernelPath) runs on it only where the caller also enabled VK_NVX_binary_import.
   // queue_family_index must be a queue family of physical_device with compute (else Error). Queue
   // use by the convenient face is serialized inside gpusort; the caller must not submit to the same
