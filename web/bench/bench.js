@@ -4,14 +4,19 @@
 // the sort's commands), wall time (submit to onSubmittedWorkDone) always; checks every row's result
 // and prints a table.
 //
-//   node bench/bench.js                      2^24 u32 keys and 2^24 u32 pairs
+//   node bench/bench.js                      2^24 u32 keys and 2^24 u32 pairs, the adapter's defaults
 //   node bench/bench.js --sweep              n = 2^10 ... 2^24, step 2, u32 and u32+u32
 //   options: --keys u32,u32+u32,i32,f32,f32+u32  --min-log2 A --max-log2 B --step S
 //            --warmups W (default 5) --runs R (default 11; the median is reported) --json FILE
-//            --spin-limit N --keys-per-thread K --rank-lanes L (Sorter options)
+//   Sorter options (default: the adapter's row of src/tuning.js); each takes a comma-separated
+//   list, and every combination of the lists is timed (a shape the device cannot run is reported
+//   and skipped):
+//            --subgroups on|off --workgroup-size S --keys-per-thread K --rank-lanes L
+//            --spin-limit N --lookback-window W --lookback-slots T
+//   --dawn T1,T2   Dawn toggles for the instance (e.g. enable-dawn-features=...)
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Sorter, nodeGpu } from '../src/node.js';
+import { Sorter, deviceDescriptor, nodeGpu } from '../src/node.js';
 
 const { values: o } = parseArgs({
   options: {
@@ -23,9 +28,14 @@ const { values: o } = parseArgs({
     warmups: { type: 'string', default: '5' },
     runs: { type: 'string', default: '11' },
     json: { type: 'string' },
+    subgroups: { type: 'string' },
+    'workgroup-size': { type: 'string' },
     'spin-limit': { type: 'string' },
     'keys-per-thread': { type: 'string' },
     'rank-lanes': { type: 'string' },
+    'lookback-window': { type: 'string' },
+    'lookback-slots': { type: 'string' },
+    dawn: { type: 'string' },
   },
 });
 const maxLog2 = Number(o['max-log2'] ?? 24);
@@ -39,26 +49,44 @@ const configs = o.keys.split(',').map((k) => {
   return { name: k, keyType, valueType: valueType ?? null };
 });
 
-const gpu = nodeGpu(['disable-dawn-features=timestamp_quantization']);
+// Every combination of the Sorter options given (lists), as option objects.
+const OPTION_NAMES = [
+  ['subgroups', 'subgroups', (v) => {
+    if (v !== 'on' && v !== 'off') throw new Error(`--subgroups: '${v}' is not on or off`);
+    return v === 'on';
+  }],
+  ['workgroup-size', 'workgroupSize', Number],
+  ['keys-per-thread', 'keysPerThread', Number],
+  ['rank-lanes', 'rankLanes', Number],
+  ['spin-limit', 'spinLimit', Number],
+  ['lookback-window', 'lookbackWindow', Number],
+  ['lookback-slots', 'lookbackSlots', Number],
+];
+let shapes = [{}];
+for (const [flag, name, parse] of OPTION_NAMES) {
+  if (o[flag] === undefined) continue;
+  const list = o[flag].split(',').map(parse);
+  for (const v of list) if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`--${flag}: '${o[flag]}' is not a list of numbers`);
+  shapes = shapes.flatMap((s) => list.map((v) => ({ ...s, [name]: v })));
+}
+
+const gpu = nodeGpu(['disable-dawn-features=timestamp_quantization', ...(o.dawn ? o.dawn.split(',') : [])]);
 const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
 if (!adapter) throw new Error('no WebGPU adapter (VK_ICD_FILENAMES?)');
 const timestamps = adapter.features.has('timestamp-query');
-const device = await adapter.requestDevice({
-  requiredFeatures: timestamps ? ['timestamp-query'] : [],
-  requiredLimits: {
-    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
-    maxBufferSize: adapter.limits.maxBufferSize,
-    maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
-  },
-});
+const descriptor = deviceDescriptor(adapter, { features: timestamps ? ['timestamp-query'] : [] });
+const device = await adapter.requestDevice(descriptor);
 device.addEventListener?.('uncapturederror', (e) => {
   console.error('WebGPU error:', e.error.message);
   process.exit(1);
 });
 const info = adapter.info ?? {};
 console.log(`adapter: ${info.vendor ?? ''} ${info.architecture ?? ''} ${info.device ?? ''} ${info.description ?? ''}`.trim());
-console.log(`subgroup sizes ${info.subgroupMinSize ?? '?'}..${info.subgroupMaxSize ?? '?'}; timing: ${timestamps ? 'GPU timestamps' : 'wall time only'}; ` +
-  `maxStorageBufferBindingSize ${device.limits.maxStorageBufferBindingSize}; node ${process.version}; ${new Date().toISOString()}`);
+const L = device.limits;
+console.log(`subgroup sizes ${info.subgroupMinSize ?? '?'}..${info.subgroupMaxSize ?? '?'} (subgroups ${device.features.has('subgroups') ? 'on' : 'off'} the device); ` +
+  `timing: ${timestamps ? 'GPU timestamps' : 'wall time only'}; maxStorageBufferBindingSize ${L.maxStorageBufferBindingSize}; ` +
+  `maxComputeWorkgroupStorageSize ${L.maxComputeWorkgroupStorageSize}; maxComputeInvocationsPerWorkgroup ${L.maxComputeInvocationsPerWorkgroup}; ` +
+  `node ${process.version}; ${new Date().toISOString()}`);
 
 const U = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, STORAGE: 128, QUERY_RESOLVE: 512 };
 const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : null;
@@ -113,16 +141,25 @@ function check(cfg, input, keys, values) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
-const sorterOptions = {};
-if (o['spin-limit']) sorterOptions.spinLimit = Number(o['spin-limit']);
-if (o['keys-per-thread']) sorterOptions.keysPerThread = Number(o['keys-per-thread']);
-if (o['rank-lanes']) sorterOptions.rankLanes = Number(o['rank-lanes']);
 
-console.log('| keys     | n    | GPU ms med | GPU ms min | wall ms med | G keys/s | fallbacks | check |');
-console.log('|----------|------|-----------:|-----------:|-----------:|---------:|----------:|-------|');
-for (const cfg of configs) {
-  const sorter = new Sorter(device, { keyType: cfg.keyType, valueType: cfg.valueType, ...sorterOptions });
-  sorter.compile();
+// The shape a Sorter resolved (options and the adapter's defaults).
+const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}`;
+
+console.log('| keys     | n    | shape | GPU ms med | GPU ms min | wall ms med | G keys/s | fallbacks | check |');
+console.log('|----------|------|-------|-----------:|-----------:|-----------:|---------:|----------:|-------|');
+for (const cfg of configs) for (const shape of shapes) {
+  let sorter;
+  try {
+    sorter = new Sorter(device, { keyType: cfg.keyType, valueType: cfg.valueType, ...shape });
+    device.pushErrorScope('validation');
+    sorter.compile();
+    const error = await device.popErrorScope();
+    if (error) throw new Error(error.message.split('\n')[0]);
+  } catch (e) {
+    console.log(`| ${cfg.name.padEnd(8)} | -    | ${JSON.stringify(shape)} | skipped: ${e.message} |`);
+    rows.push({ keys: cfg.name, options: shape, skipped: e.message });
+    continue;
+  }
   for (let log2 = minLog2; log2 <= maxLog2; log2 += step) {
     const n = 2 ** log2;
     const input = randomWords(n, log2 * 7919 + 1);
@@ -170,10 +207,10 @@ for (const cfg of configs) {
     const gpu = timestamps ? median(gpuMs) : null;
     const wall = median(wallMs);
     const ms = gpu ?? wall;
-    rows.push({ keys: cfg.name, n, gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, wall_ms: wall,
+    rows.push({ keys: cfg.name, n, options: shape, shape: shapeOf(sorter), gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, wall_ms: wall,
       gkeys_per_s: n / ms / 1e6, fallbacks_last_run: fallbacks, check: problem ?? 'ok' });
     const row = rows[rows.length - 1];
-    console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
+    console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${shapeOf(sorter)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
       `${row.gpu_min_ms === null ? '     -    ' : row.gpu_min_ms.toFixed(3).padStart(10)} | ${wall.toFixed(3).padStart(10)} | ` +
       `${row.gkeys_per_s.toPrecision(4).padStart(8)} | ${String(fallbacks).padStart(9)} | ${row.check} |`);
     for (const b of [pristineKeys, keys, pristineValues, values]) b?.destroy();
