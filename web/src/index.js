@@ -2,8 +2,9 @@
 // Engine face: Sorter / Workspace (the caller's GPUDevice, buffers and command encoder).
 // Convenient face: sort() (typed arrays in, sorted typed arrays out).
 import { KEY_TYPES, Sorter, VALUE_TYPES, Workspace } from './sorter.js';
+import { isCpuAdapter, tuningFor } from './tuning.js';
 
-export { KEY_TYPES, Sorter, VALUE_TYPES, Workspace };
+export { KEY_TYPES, Sorter, VALUE_TYPES, Workspace, isCpuAdapter, tuningFor };
 
 const ARRAY_TYPES = { u32: Uint32Array, i32: Int32Array, f32: Float32Array };
 

@@ -4,8 +4,13 @@
 // from a GPU buffer (indirect dispatch).
 import { tuningFor } from './tuning.js';
 import {
+  AUX_WORKGROUP,
+  COPY_KEYS_PER_THREAD,
+  COPY_MAX_GROUPS,
   CONTROL,
   DISPATCH,
+  HISTOGRAM_KEYS_PER_THREAD,
+  HISTOGRAM_MAX_GROUPS,
   PARAMS,
   PARAMS_STRIDE,
   RADIX,
@@ -117,6 +122,22 @@ function resolveShape(device, options, hasValues) {
   if (bytes() > limit)
     throw new RangeError(`workgroupSize ${shape.workgroupSize} x keysPerThread ${shape.keysPerThread}${shape.subgroups ? ' with subgroups' : ''} needs ${bytes()} bytes of workgroup memory, the device allows ${limit}`);
   return shape;
+}
+
+// The workgroup grids (x, y, 1) of the histogram, pass and copy steps for n keys, as the prepare
+// kernel writes them for the indirect dispatches.
+function dispatchGrids(n, tile) {
+  const grid = (groups) => {
+    const x = Math.min(groups, 65535);
+    return [x, x === 0 ? 0 : Math.ceil(groups / x), 1];
+  };
+  const histRound = AUX_WORKGROUP * HISTOGRAM_KEYS_PER_THREAD;
+  const copyRound = AUX_WORKGROUP * COPY_KEYS_PER_THREAD;
+  return {
+    [DISPATCH.HISTOGRAM]: grid(Math.min(Math.ceil(n / histRound), HISTOGRAM_MAX_GROUPS)),
+    [DISPATCH.PASS]: grid(Math.ceil(n / tile)),
+    [DISPATCH.COPY]: grid(Math.min(Math.ceil(n / copyRound), COPY_MAX_GROUPS)),
+  };
 }
 
 export class Sorter {
@@ -249,12 +270,19 @@ export class Sorter {
     // The look-back table starts empty (tag 0) in every sort.
     encoder.clearBuffer(ws.table);
     const c = encoder.beginComputePass({ label: 'gpusort' });
+    // A count from the host sizes the steps here (the same grids prepare writes); a GPU count
+    // through the indirect commands prepare writes.
+    const hostGrids = typeof count === 'number' ? dispatchGrids(count, this.tile) : null;
+    const dispatch = (command) => {
+      if (hostGrids) c.dispatchWorkgroups(...hostGrids[command]);
+      else c.dispatchWorkgroupsIndirect(ws.indirect, command * 12);
+    };
     c.setPipeline(this.pipeline('prepare'));
     c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
     c.dispatchWorkgroups(1);
     c.setPipeline(this.pipeline('histogram'));
     c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
-    c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.HISTOGRAM * 12);
+    dispatch(DISPATCH.HISTOGRAM);
     c.setPipeline(this.pipeline('offsets'));
     c.setBindGroup(0, bind('offsets', { 1: { buffer: ws.control } }));
     c.dispatchWorkgroups(1);
@@ -266,14 +294,14 @@ export class Sorter {
       const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
       if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
       c.setBindGroup(0, bind('pass', entries));
-      c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.PASS * 12);
+      dispatch(DISPATCH.PASS);
     }
     if (this.passCount % 2 === 1) {
       const entries = { 1: { buffer: ws.control }, 3: whole(b.keys), 4: whole(a.keys) };
       if (this.hasValues) Object.assign(entries, { 5: whole(b.values), 6: whole(a.values) });
       c.setPipeline(this.pipeline('copy'));
       c.setBindGroup(0, bind('copy', entries));
-      c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.COPY * 12);
+      dispatch(DISPATCH.COPY);
     }
     c.end();
   }

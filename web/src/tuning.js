@@ -24,7 +24,7 @@ const GPU = {
 // NVIDIA (subgroups of 32; gpusort's Vulkan path on the H100: 512 x 20 keys, 512 x 16 with values).
 const NVIDIA = {
   keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 },
-  pairs: { workgroupSize: 512, keysPerThread: 12 },
+  pairs: {},
 };
 
 export const ADAPTER_TUNING = Object.freeze([
