@@ -58,7 +58,7 @@ test('subgroup ranking (subgroup size 4 on SwiftShader): every key type, with an
     ['f32', true, true, 0, 32],
     ['u32', true, false, 4, 20],
   ]) {
-    for (const n of [1, 300, 513, 70001])
+    for (const n of [300, 513, 20001])
       await checkSort(type, makeBits(type === 'f32' ? 'special' : 'uniform', n, n + beginBit), { values, descending, beginBit, endBit }, { sorterOptions });
   }
 });

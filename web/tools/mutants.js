@@ -43,7 +43,7 @@ const MUTANTS = [
   ['subgroups: chunk positions in reversed lane order (unstable)', 'src/wgsl.js', 'mask_count(lanes_on & below_mask)', '(rank_stride - 1u - mask_count(lanes_on & below_mask))',
     [['sort', 'subgroup ranking'], ['engine', 'subgroup ranking']]],
   ['look-back window: entries after a waiting one still taken', 'src/wgsl.js', 'if (!waiting && next[j] != 0u && ${w}u <= newest) {', 'if (next[j] != 0u && ${w}u <= newest) {',
-    [['engine', 'look-back windows']]],
+    [['engine', 'look-back windows'], ['engine', 'subgroup ranking']]],
   ['look-back table capped at 256 slots on every adapter', 'src/sorter.js', 'Math.min(nextPow2(tiles), sorter.lookbackSlots)', 'Math.min(nextPow2(tiles), 256)',
     [['engine', 'per-adapter defaults']]],
   ['command: each output renamed as soon as written (keys without values)', 'src/cli.js', '      temps.push(temp);', '      temps.push(temp);\n      temps.length = 0;\n      renameSync(temp, path);',
