@@ -13,6 +13,8 @@
 //   and skipped):
 //            --subgroups on|off --workgroup-size S --keys-per-thread K --rank-lanes L
 //            --spin-limit N --lookback-window W --lookback-slots T
+//   --repeat N     the whole list of rows N times over, in order (the same shape timed again later in
+//                  one process: a shape whose time changes between its rows met something else on the GPU)
 //   --dawn 'F1;F2'  flags for Dawn's instance, ';'-separated (e.g. 'enable-dawn-features=disable_robustness,disable_workgroup_init')
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -36,6 +38,7 @@ const { values: o } = parseArgs({
     'lookback-window': { type: 'string' },
     'lookback-slots': { type: 'string' },
     dawn: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
   },
 });
 const maxLog2 = Number(o['max-log2'] ?? 24);
@@ -155,9 +158,10 @@ const rows = [];
 // The shape a Sorter resolved (options and the adapter's defaults).
 const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}`;
 
-console.log('| keys     | n    | shape | GPU ms med | GPU ms min | wall ms med | G keys/s | fallbacks | check |');
-console.log('|----------|------|-------|-----------:|-----------:|-----------:|---------:|----------:|-------|');
-for (const cfg of configs) for (const shape of shapes) {
+console.log('| keys     | n    | shape | GPU ms med | GPU ms min | GPU ms max | wall ms med | G keys/s | fallbacks | check |');
+console.log('|----------|------|-------|-----------:|-----------:|-----------:|-----------:|---------:|----------:|-------|');
+const repeat = Number(o.repeat);
+for (let round = 0; round < repeat; ++round) for (const cfg of configs) for (const shape of shapes) {
   let sorter;
   try {
     sorter = new Sorter(device, { keyType: cfg.keyType, valueType: cfg.valueType, ...shape });
@@ -217,11 +221,12 @@ for (const cfg of configs) for (const shape of shapes) {
     const gpu = timestamps ? median(gpuMs) : null;
     const wall = median(wallMs);
     const ms = gpu ?? wall;
-    rows.push({ keys: cfg.name, n, options: shape, shape: shapeOf(sorter), gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, wall_ms: wall,
+    rows.push({ keys: cfg.name, n, options: shape, shape: shapeOf(sorter), gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, gpu_max_ms: timestamps ? Math.max(...gpuMs) : null, wall_ms: wall,
       gkeys_per_s: n / ms / 1e6, fallbacks_last_run: fallbacks, check: problem ?? 'ok' });
     const row = rows[rows.length - 1];
     console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${shapeOf(sorter)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
-      `${row.gpu_min_ms === null ? '     -    ' : row.gpu_min_ms.toFixed(3).padStart(10)} | ${wall.toFixed(3).padStart(10)} | ` +
+      `${row.gpu_min_ms === null ? '     -    ' : row.gpu_min_ms.toFixed(3).padStart(10)} | ` +
+      `${timestamps ? Math.max(...gpuMs).toFixed(3).padStart(10) : '     -    '} | ${wall.toFixed(3).padStart(10)} | ` +
       `${row.gkeys_per_s.toPrecision(4).padStart(8)} | ${String(fallbacks).padStart(9)} | ${row.check} |`);
     for (const b of [pristineKeys, keys, pristineValues, values]) b?.destroy();
     workspace.destroy();
