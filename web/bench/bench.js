@@ -12,7 +12,7 @@
 //   list, and every combination of the lists is timed (a shape the device cannot run is reported
 //   and skipped):
 //            --subgroups on|off --workgroup-size S --keys-per-thread K --rank-lanes L
-//            --spin-limit N --lookback-window W --lookback-slots T
+//            --spin-limit N --lookback-window W --lookback-slots T --plain-exchange on|off
 //   --repeat N     the whole list of rows N times over, in order (the same shape timed again later in
 //                  one process: a shape whose time changes between its rows met something else on the GPU)
 //   --dawn 'F1;F2'  flags for Dawn's instance, ';'-separated (e.g. 'enable-dawn-features=disable_robustness,disable_workgroup_init')
@@ -37,6 +37,7 @@ const { values: o } = parseArgs({
     'rank-lanes': { type: 'string' },
     'lookback-window': { type: 'string' },
     'lookback-slots': { type: 'string' },
+    'plain-exchange': { type: 'string' },
     dawn: { type: 'string' },
     repeat: { type: 'string', default: '1' },
   },
@@ -64,6 +65,10 @@ const OPTION_NAMES = [
   ['spin-limit', 'spinLimit', Number],
   ['lookback-window', 'lookbackWindow', Number],
   ['lookback-slots', 'lookbackSlots', Number],
+  ['plain-exchange', 'plainExchange', (v) => {
+    if (v !== 'on' && v !== 'off') throw new Error(`--plain-exchange: '${v}' is not on or off`);
+    return v === 'on';
+  }],
 ];
 let shapes = [{}];
 for (const [flag, name, parse] of OPTION_NAMES) {
@@ -156,7 +161,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 
 // The shape a Sorter resolved (options and the adapter's defaults).
-const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}`;
+const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}${s.plainExchange ? ' plainx' : ''}`;
 
 console.log('| keys     | n    | shape | GPU ms med | GPU ms min | GPU ms max | wall ms med | G keys/s | fallbacks | check |');
 console.log('|----------|------|-------|-----------:|-----------:|-----------:|-----------:|---------:|----------:|-------|');

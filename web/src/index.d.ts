@@ -38,6 +38,8 @@ export interface SorterOptions {
   lookbackWindow?: number;
   /** The circular look-back table's largest length in tiles (a power of two). */
   lookbackSlots?: number;
+  /** Keys and values pass through workgroup memory of their own (plain words), not the ranking counters' (atomic words). */
+  plainExchange?: boolean;
   /** Sort up to one tile in one workgroup and one dispatch (default true). */
   smallPath?: boolean;
   /** Testing only: tiles p with p % refusePeriod == refusePeriod - 1 never publish; tableSlots: the circular table's length in tiles. */
@@ -81,6 +83,7 @@ export class Sorter {
   readonly spinLimit: number;
   readonly lookbackWindow: number;
   readonly lookbackSlots: number;
+  readonly plainExchange: boolean;
   /** The largest count one sort takes on this device (one storage binding, at most 2^30 - 1). */
   readonly maxCount: number;
   readonly hasValues: boolean;
@@ -136,7 +139,7 @@ export function deviceDescriptor(adapter: GPUAdapter, options?: { subgroups?: bo
 /** A device with deviceDescriptor(adapter)'s limits and features. */
 export function requestDevice(gpu?: GPU, options?: { subgroups?: boolean; features?: GPUFeatureName[]; adapterOptions?: GPURequestAdapterOptions }): Promise<GPUDevice>;
 /** The tuning table's row name and defaults for an adapter info (keys alone or with values). */
-export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots'>> };
+export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange'>> };
 /** Whether an adapter info names a CPU implementation (SwiftShader, llvmpipe, WARP, a fallback adapter). */
 export function isCpuAdapter(info: Partial<GPUAdapterInfo>): boolean;
 /** The device sort() uses when none is given. */

@@ -87,6 +87,7 @@ function resolveShape(device, options, hasValues) {
     spinLimit: pick('spinLimit'),
     lookbackWindow: pick('lookbackWindow'),
     lookbackSlots: pick('lookbackSlots'),
+    plainExchange: !!pick('plainExchange'),
     subgroupMinSize: info.subgroupMinSize || 4,
     subgroupMaxSize: info.subgroupMaxSize || 128,
   };
@@ -118,6 +119,7 @@ function resolveShape(device, options, hasValues) {
     const portable = { ...shape, subgroups: false };
     if (4 * workgroupWords(portable) <= limit) shape.subgroups = false;
   }
+  if (bytes() > limit && shape.plainExchange && !given('plainExchange')) shape.plainExchange = false;
   while (bytes() > limit && shape.keysPerThread > 1 && !given('keysPerThread')) shape.keysPerThread -= 1;
   if (bytes() > limit)
     throw new RangeError(`workgroupSize ${shape.workgroupSize} x keysPerThread ${shape.keysPerThread}${shape.subgroups ? ' with subgroups' : ''} needs ${bytes()} bytes of workgroup memory, the device allows ${limit}`);
@@ -186,6 +188,7 @@ export class Sorter {
       subgroupMinSize: this.subgroupMinSize,
       subgroupMaxSize: this.subgroupMaxSize,
       lookbackWindow: this.lookbackWindow,
+      plainExchange: this.plainExchange,
     };
     this.compiled = {};
   }

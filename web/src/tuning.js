@@ -9,6 +9,9 @@
 //   subgroups       rank with subgroup ballots (needs the device's 'subgroups' feature)
 //   spinLimit       look-back rounds on an unpublished predecessor before recounting it
 //   lookbackWindow  predecessors read at once per look-back round
+//   plainExchange   keys and values pass through workgroup memory of their own (plain words) rather
+//                   than through the ranking's counters' memory (atomic words): more memory, plain
+//                   loads and stores
 //   lookbackSlots   the circular look-back table's largest length in tiles: it should exceed the
 //                   tiles in flight at once (resident workgroups), or successors find their
 //                   predecessors' slots reused and recount them
@@ -16,14 +19,14 @@
 // CPU adapters keep the shape the package was tuned on under SwiftShader; a GPU's look-back
 // reads a window and waits longer (rounds of device-memory latency), like gpusort's Vulkan path.
 const CPU = {
-  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256 },
+  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false },
 };
 const GPU = {
-  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 },
+  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
 };
 // NVIDIA (subgroups of 32; gpusort's Vulkan path on the H100: 512 x 20 keys, 512 x 16 with values).
 const NVIDIA = {
-  keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 },
+  keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
   pairs: {},
 };
 

@@ -103,7 +103,7 @@ function rankGroups(cfg) {
 export function workgroupWords(cfg) {
   const wg = cfg.workgroupSize;
   const groups = rankGroups(cfg);
-  const shm = Math.max(groups * 128, wg * cfg.keysPerThread);
+  const shm = cfg.plainExchange ? groups * 128 + wg * cfg.keysPerThread : Math.max(groups * 128, wg * cfg.keysPerThread);
   const ranking = cfg.subgroups ? 1 : 2 * wg;
   // tile_total, tile_start, scan_part, digit_shift, fallback_counts, lb_exclusive, small scalars
   return shm + ranking + 2 * RADIX + 16 + 3 * RADIX + 8;
@@ -186,10 +186,20 @@ function rankDecls(cfg) {
   const groups = rankGroups(cfg);
   const common = /* wgsl */ `
 // The rank groups' per-digit counters (two 16-bit halves per word), then the exchange of keys
-// and values in tile order: the counters are read for the last time before the first key goes in.
+// and values in tile order: the counters are read for the last time before the first key goes in
+// (or, with plainExchange, the exchange is an array of its own, of plain words).
 const GROUPS_MAX: u32 = ${groups}u;
-const SHM_WORDS: u32 = ${Math.max(groups * 128, wg * cfg.keysPerThread)}u;
+const SHM_WORDS: u32 = ${cfg.plainExchange ? groups * 128 : Math.max(groups * 128, wg * cfg.keysPerThread)}u;
 var<workgroup> shm: array<atomic<u32>, SHM_WORDS>;
+${
+  cfg.plainExchange
+    ? `// The exchange apart from the counters, plain words.
+var<workgroup> exchange: array<u32, ${wg * cfg.keysPerThread}>;
+fn xstore(i: u32, v: u32) { exchange[i] = v; }
+fn xload(i: u32) -> u32 { return exchange[i]; }`
+    : `fn xstore(i: u32, v: u32) { atomicStore(&shm[i], v); }
+fn xload(i: u32) -> u32 { return atomicLoad(&shm[i]); }`
+}
 var<workgroup> tile_total: array<u32, RADIX>;
 var<workgroup> tile_start: array<u32, RADIX>;
 var<workgroup> scan_part: array<u32, 16>;
@@ -670,7 +680,7 @@ ${rankTile(cfg)}
   if (publishing) {
     for (var d = t; d < RADIX; d += WG) { publish(tile, d, tile == 0u, tile_total[d]); }
   }
-${unroll(K, (k) => `  if (digits[${k}] != INVALID) { atomicStore(&shm[places[${k}]], keys[${k}]); }\n`)}
+${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], keys[${k}]); }\n`)}
 ${
   cfg.hasValues
     ? `  // The values are requested now: their latency hides behind the look-back.
@@ -693,7 +703,7 @@ ${unroll(K, (k) => /* wgsl */ `
   {
     let j = t + ${k}u * WG;
     if (j < size) {
-      let key = atomicLoad(&shm[j]);
+      let key = xload(j);
       let dest = digit_shift[key_digit(key)] + j;
       keys_out[dest] = select(key, from_order(key), mapped_out);
 ${cfg.hasValues ? `      targets[${k}] = dest;` : ''}
@@ -702,9 +712,9 @@ ${cfg.hasValues ? `      targets[${k}] = dest;` : ''}
 ${
   cfg.hasValues
     ? `  workgroupBarrier();
-${unroll(K, (k) => `  if (digits[${k}] != INVALID) { atomicStore(&shm[places[${k}]], values[${k}]); }\n`)}
+${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], values[${k}]); }\n`)}
   workgroupBarrier();
-${unroll(K, (k) => `  if (t + ${k}u * WG < size) { values_out[targets[${k}]] = atomicLoad(&shm[t + ${k}u * WG]); }\n`)}`
+${unroll(K, (k) => `  if (t + ${k}u * WG < size) { values_out[targets[${k}]] = xload(t + ${k}u * WG); }\n`)}`
     : ''
 }
 }
@@ -775,15 +785,15 @@ ${cfg.hasValues ? `    values[${k}] = values_io[rank_first + ${k}u * rank_stride
     var places: array<u32, K>;
 ${unroll(K, (k) => `    digits[${k}] = select(INVALID, (keys[${k}] >> shift) & mask, rank_first + ${k}u * rank_stride < size);\n`)}
 ${rankTile(cfg)}
-${unroll(K, (k) => `    if (digits[${k}] != INVALID) { atomicStore(&shm[places[${k}]], keys[${k}]); }\n`)}
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { xstore(places[${k}], keys[${k}]); }\n`)}
     workgroupBarrier();
-${unroll(K, (k) => `    if (digits[${k}] != INVALID) { keys[${k}] = atomicLoad(&shm[rank_first + ${k}u * rank_stride]); }\n`)}
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { keys[${k}] = xload(rank_first + ${k}u * rank_stride); }\n`)}
 ${
   cfg.hasValues
     ? `    workgroupBarrier();
-${unroll(K, (k) => `    if (digits[${k}] != INVALID) { atomicStore(&shm[places[${k}]], values[${k}]); }\n`)}
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { xstore(places[${k}], values[${k}]); }\n`)}
     workgroupBarrier();
-${unroll(K, (k) => `    if (digits[${k}] != INVALID) { values[${k}] = atomicLoad(&shm[rank_first + ${k}u * rank_stride]); }\n`)}`
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { values[${k}] = xload(rank_first + ${k}u * rank_stride); }\n`)}`
     : ''
 }
     workgroupBarrier();

@@ -126,13 +126,13 @@ test('bad options and arguments are refused with a message', async () => {
   assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys, count: countBuffer, countOffset: 2, workspace: ws }), /multiple of 4/);
 });
 
-test('subgroup ranking at the adapter\'s subgroup size (4 on SwiftShader): small path and Onesweep, both orders, look-back windows of 5 and 16, a table of 8 slots', async () => {
+test('subgroup ranking at the adapter\'s subgroup size (4 on SwiftShader): small path and Onesweep, both orders, look-back windows of 5 and 16, a table of 8 slots, the plain exchange', async () => {
   const dev = await device();
   assert.ok(dev.features.has('subgroups'), 'the test device has the subgroups feature');
   assert.equal(dev.adapterInfo.subgroupMinSize, 4);
   for (const [options, cases] of [
     [{ workgroupSize: 64, keysPerThread: 8, lookbackWindow: 5 }, [[2, 'uniform'], [100, 'few'], [512, 'uniform'], [513, 'few'], [30001, 'uniform'], [30001, 'small']]],
-    [{ workgroupSize: 128, keysPerThread: 5, descending: true, lookbackWindow: 16, lookbackSlots: 8 }, [[640, 'few'], [641, 'uniform'], [20000, 'few']]],
+    [{ workgroupSize: 128, keysPerThread: 5, descending: true, lookbackWindow: 16, lookbackSlots: 8, plainExchange: true }, [[640, 'few'], [641, 'uniform'], [20000, 'few']]],
   ]) {
     const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', subgroups: true, ...options });
     assert.equal(sorter.subgroups, true);
@@ -144,10 +144,10 @@ test('subgroup ranking at the adapter\'s subgroup size (4 on SwiftShader): small
   }
 });
 
-test('look-back windows of 16 and 5: the fallback forced (tiles that never publish, spin limit 0), both ranking paths', async () => {
+test('look-back windows of 16 and 5: the fallback forced (tiles that never publish, spin limit 0), both ranking paths, the plain exchange', async () => {
   const dev = await device();
   for (const [options, n, refusePeriod] of [
-    [{ lookbackWindow: 16 }, 60000, 3],
+    [{ lookbackWindow: 16, plainExchange: true }, 60000, 3],
     [{ subgroups: true, workgroupSize: 64, keysPerThread: 8, lookbackWindow: 5 }, 30000, 2],
   ]) {
     const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', spinLimit: 0, ...options, debug: { refusePeriod } });
