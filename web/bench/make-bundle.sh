@@ -33,6 +33,6 @@ exec ./node bench/bench.js "$@"
 RUN
 sed -e 's/benchmark with/correctness check with/' -e 's#bench/bench.js#bench/check.js#' "$root/run.sh" > "$root/check.sh"
 chmod +x "$root/run.sh" "$root/check.sh"
-tar -C "$stage" -cJf "$stage/bundle.tar.xz" gpusort-webgpu-bench
-mv "$stage/bundle.tar.xz" "$out"  # whole or not at all
+tar -C "$stage" -cJf "$out.partial" gpusort-webgpu-bench
+mv "$out.partial" "$out"  # whole or not at all
 echo "$out: $(du -h "$out" | cut -f1)"
