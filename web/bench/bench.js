@@ -13,6 +13,8 @@
 //   and skipped):
 //            --subgroups on|off --workgroup-size S --keys-per-thread K --rank-lanes L
 //            --spin-limit N --lookback-window W --lookback-slots T --plain-exchange on|off
+//   --spin-up-ms T  before each row's runs, sorts back to back until the time per sort holds (3 %)
+//                  over at least T ms (default 300; 0: none): an idle GPU clocks down between rows
 //   --repeat N     the whole list of rows N times over, in order (the same shape timed again later in
 //                  one process: a shape whose time changes between its rows met something else on the GPU)
 //   --dawn 'F1;F2'  flags for Dawn's instance, ';'-separated (e.g. 'enable-dawn-features=disable_robustness,disable_workgroup_init')
@@ -40,6 +42,7 @@ const { values: o } = parseArgs({
     'plain-exchange': { type: 'string' },
     dawn: { type: 'string' },
     repeat: { type: 'string', default: '1' },
+    'spin-up-ms': { type: 'string', default: '300' },
   },
 });
 const maxLog2 = Number(o['max-log2'] ?? 24);
@@ -47,6 +50,7 @@ const minLog2 = Number(o['min-log2'] ?? (o.sweep ? 10 : maxLog2));
 const step = Number(o.step);
 const warmups = Number(o.warmups);
 const runs = Number(o.runs);
+const spinUpMs = Number(o['spin-up-ms']);
 const configs = o.keys.split(',').map((k) => {
   const [keyType, valueType] = k.split('+');
   if (!['u32', 'i32', 'f32'].includes(keyType) || (valueType && valueType !== 'u32')) throw new Error(`--keys: unknown '${k}'`);
@@ -194,6 +198,32 @@ for (let round = 0; round < repeat; ++round) for (const cfg of configs) for (con
       device.queue.writeBuffer(pristineValues, 0, new Uint32Array(n).map((_, i) => i));
     }
     const workspace = sorter.createWorkspace(n);
+    // Spin-up: sorts back to back (batches of one submit each) until the time per sort holds within
+    // 3 % from one batch to the next over at least spinUpMs (at most 10 x that): a GPU that idled
+    // while the previous row was checked clocks down, and a few short sorts do not bring it back.
+    const spinUp = { ms: 0, perSort: null };
+    if (spinUpMs > 0) {
+      const batch = 8;
+      let previous = Infinity;
+      for (;;) {
+        const e = device.createCommandEncoder();
+        for (let b = 0; b < batch; ++b) {
+          e.copyBufferToBuffer(pristineKeys, 0, keys, 0, bytes);
+          if (values) e.copyBufferToBuffer(pristineValues, 0, values, 0, bytes);
+          sorter.encode(e, { keys, values, count: n, workspace });
+        }
+        const started = performance.now();
+        device.queue.submit([e.finish()]);
+        await device.queue.onSubmittedWorkDone();
+        const elapsed = performance.now() - started;
+        spinUp.ms += elapsed;
+        const perSort = elapsed / batch;
+        const steady = Math.abs(perSort - previous) <= 0.03 * previous;
+        previous = perSort;
+        spinUp.perSort = perSort;
+        if ((steady && spinUp.ms >= spinUpMs) || spinUp.ms >= 10 * spinUpMs) break;
+      }
+    }
     const gpuMs = [], wallMs = [];
     for (let r = 0; r < warmups + runs; ++r) {
       const e = device.createCommandEncoder();
@@ -226,7 +256,7 @@ for (let round = 0; round < repeat; ++round) for (const cfg of configs) for (con
     const gpu = timestamps ? median(gpuMs) : null;
     const wall = median(wallMs);
     const ms = gpu ?? wall;
-    rows.push({ keys: cfg.name, n, options: shape, shape: shapeOf(sorter), gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, gpu_max_ms: timestamps ? Math.max(...gpuMs) : null, wall_ms: wall,
+    rows.push({ keys: cfg.name, n, options: shape, shape: shapeOf(sorter), gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, gpu_max_ms: timestamps ? Math.max(...gpuMs) : null, spin_up_ms: spinUp.ms, wall_ms: wall,
       gkeys_per_s: n / ms / 1e6, fallbacks_last_run: fallbacks, check: problem ?? 'ok' });
     const row = rows[rows.length - 1];
     console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${shapeOf(sorter)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
