@@ -4,14 +4,23 @@
 // the sort's commands), wall time (submit to onSubmittedWorkDone) always; checks every row's result
 // and prints a table.
 //
-//   node bench/bench.js                      2^24 u32 keys and 2^24 u32 pairs
+//   node bench/bench.js                      2^24 u32 keys and 2^24 u32 pairs, the adapter's defaults
 //   node bench/bench.js --sweep              n = 2^10 ... 2^24, step 2, u32 and u32+u32
 //   options: --keys u32,u32+u32,i32,f32,f32+u32  --min-log2 A --max-log2 B --step S
 //            --warmups W (default 5) --runs R (default 11; the median is reported) --json FILE
-//            --spin-limit N --keys-per-thread K --rank-lanes L (Sorter options)
+//   Sorter options (default: the adapter's row of src/tuning.js); each takes a comma-separated
+//   list, and every combination of the lists is timed (a shape the device cannot run is reported
+//   and skipped):
+//            --subgroups on|off --workgroup-size S --keys-per-thread K --rank-lanes L
+//            --spin-limit N --lookback-window W --lookback-slots T --plain-exchange on|off
+//   --spin-up-ms T  before each row's runs, sorts back to back until the time per sort holds (3 %)
+//                  over at least T ms (default 300; 0: none): an idle GPU clocks down between rows
+//   --repeat N     the whole list of rows N times over, in order (the same shape timed again later in
+//                  one process: a shape whose time changes between its rows met something else on the GPU)
+//   --dawn 'F1;F2'  flags for Dawn's instance, ';'-separated (e.g. 'enable-dawn-features=disable_robustness,disable_workgroup_init')
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Sorter, nodeGpu } from '../src/node.js';
+import { Sorter, deviceDescriptor, nodeGpu } from '../src/node.js';
 
 const { values: o } = parseArgs({
   options: {
@@ -23,9 +32,17 @@ const { values: o } = parseArgs({
     warmups: { type: 'string', default: '5' },
     runs: { type: 'string', default: '11' },
     json: { type: 'string' },
+    subgroups: { type: 'string' },
+    'workgroup-size': { type: 'string' },
     'spin-limit': { type: 'string' },
     'keys-per-thread': { type: 'string' },
     'rank-lanes': { type: 'string' },
+    'lookback-window': { type: 'string' },
+    'lookback-slots': { type: 'string' },
+    'plain-exchange': { type: 'string' },
+    dawn: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    'spin-up-ms': { type: 'string', default: '300' },
   },
 });
 const maxLog2 = Number(o['max-log2'] ?? 24);
@@ -33,32 +50,56 @@ const minLog2 = Number(o['min-log2'] ?? (o.sweep ? 10 : maxLog2));
 const step = Number(o.step);
 const warmups = Number(o.warmups);
 const runs = Number(o.runs);
+const spinUpMs = Number(o['spin-up-ms']);
 const configs = o.keys.split(',').map((k) => {
   const [keyType, valueType] = k.split('+');
   if (!['u32', 'i32', 'f32'].includes(keyType) || (valueType && valueType !== 'u32')) throw new Error(`--keys: unknown '${k}'`);
   return { name: k, keyType, valueType: valueType ?? null };
 });
 
-const gpu = nodeGpu(['disable-dawn-features=timestamp_quantization']);
+// Every combination of the Sorter options given (lists), as option objects.
+const OPTION_NAMES = [
+  ['subgroups', 'subgroups', (v) => {
+    if (v !== 'on' && v !== 'off') throw new Error(`--subgroups: '${v}' is not on or off`);
+    return v === 'on';
+  }],
+  ['workgroup-size', 'workgroupSize', Number],
+  ['keys-per-thread', 'keysPerThread', Number],
+  ['rank-lanes', 'rankLanes', Number],
+  ['spin-limit', 'spinLimit', Number],
+  ['lookback-window', 'lookbackWindow', Number],
+  ['lookback-slots', 'lookbackSlots', Number],
+  ['plain-exchange', 'plainExchange', (v) => {
+    if (v !== 'on' && v !== 'off') throw new Error(`--plain-exchange: '${v}' is not on or off`);
+    return v === 'on';
+  }],
+];
+let shapes = [{}];
+for (const [flag, name, parse] of OPTION_NAMES) {
+  if (o[flag] === undefined) continue;
+  const list = o[flag].split(',').map(parse);
+  for (const v of list) if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`--${flag}: '${o[flag]}' is not a list of numbers`);
+  shapes = shapes.flatMap((s) => list.map((v) => ({ ...s, [name]: v })));
+}
+
+const gpu = nodeGpu(['disable-dawn-features=timestamp_quantization', ...(o.dawn ? o.dawn.split(';') : [])]);
 const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
 if (!adapter) throw new Error('no WebGPU adapter (VK_ICD_FILENAMES?)');
 const timestamps = adapter.features.has('timestamp-query');
-const device = await adapter.requestDevice({
-  requiredFeatures: timestamps ? ['timestamp-query'] : [],
-  requiredLimits: {
-    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
-    maxBufferSize: adapter.limits.maxBufferSize,
-    maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
-  },
-});
+const descriptor = deviceDescriptor(adapter, { features: timestamps ? ['timestamp-query'] : [] });
+const device = await adapter.requestDevice(descriptor);
 device.addEventListener?.('uncapturederror', (e) => {
   console.error('WebGPU error:', e.error.message);
   process.exit(1);
 });
 const info = adapter.info ?? {};
+if (o.dawn) console.log(`dawn flags: ${o.dawn}`);
 console.log(`adapter: ${info.vendor ?? ''} ${info.architecture ?? ''} ${info.device ?? ''} ${info.description ?? ''}`.trim());
-console.log(`subgroup sizes ${info.subgroupMinSize ?? '?'}..${info.subgroupMaxSize ?? '?'}; timing: ${timestamps ? 'GPU timestamps' : 'wall time only'}; ` +
-  `maxStorageBufferBindingSize ${device.limits.maxStorageBufferBindingSize}; node ${process.version}; ${new Date().toISOString()}`);
+const L = device.limits;
+console.log(`subgroup sizes ${info.subgroupMinSize ?? '?'}..${info.subgroupMaxSize ?? '?'} (subgroups ${device.features.has('subgroups') ? 'on' : 'off'} the device); ` +
+  `timing: ${timestamps ? 'GPU timestamps' : 'wall time only'}; maxStorageBufferBindingSize ${L.maxStorageBufferBindingSize}; ` +
+  `maxComputeWorkgroupStorageSize ${L.maxComputeWorkgroupStorageSize}; maxComputeInvocationsPerWorkgroup ${L.maxComputeInvocationsPerWorkgroup}; ` +
+  `node ${process.version}; ${new Date().toISOString()}`);
 
 const U = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, STORAGE: 128, QUERY_RESOLVE: 512 };
 const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : null;
@@ -94,6 +135,17 @@ async function readBack(buffer, n) {
   return out;
 }
 
+function multisetHash(words) {
+  let a = 0, b = 0;
+  for (let i = 0; i < words.length; ++i) {
+    let x = Math.imul(words[i] ^ (words[i] >>> 16), 0x45d9f3b);
+    x = Math.imul(x ^ (x >>> 16), 0x45d9f3b);
+    a = (a + (x ^ (x >>> 16))) >>> 0;
+    b = (b + Math.imul(words[i] | 1, 0x9e3779b1 ^ words[i])) >>> 0;
+  }
+  return `${a}:${b}`;
+}
+
 // The whole result: keys in order, each value (the input index) names its key, equal keys in input order.
 function check(cfg, input, keys, values) {
   const n = input.length;
@@ -104,25 +156,33 @@ function check(cfg, input, keys, values) {
     if (a > b) return `keys ${i - 1}, ${i} out of order`;
     if (values && a === b && values[i - 1] > values[i]) return `equal keys at ${i - 1}, ${i} not stable`;
   }
-  if (!values) {
-    const x = Uint32Array.from(input).sort(), y = Uint32Array.from(keys).sort();
-    for (let i = 0; i < n; ++i) if (x[i] !== y[i]) return 'the keys are not a permutation of the input';
-  }
+  // Keys alone: the same multiset as the input (two sums of mixed keys; linear, unlike a sort of both).
+  if (!values && multisetHash(input) !== multisetHash(keys)) return 'the keys are not a permutation of the input';
   return null;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
-const sorterOptions = {};
-if (o['spin-limit']) sorterOptions.spinLimit = Number(o['spin-limit']);
-if (o['keys-per-thread']) sorterOptions.keysPerThread = Number(o['keys-per-thread']);
-if (o['rank-lanes']) sorterOptions.rankLanes = Number(o['rank-lanes']);
 
-console.log('| keys     | n    | GPU ms med | GPU ms min | wall ms med | G keys/s | fallbacks | check |');
-console.log('|----------|------|-----------:|-----------:|-----------:|---------:|----------:|-------|');
-for (const cfg of configs) {
-  const sorter = new Sorter(device, { keyType: cfg.keyType, valueType: cfg.valueType, ...sorterOptions });
-  sorter.compile();
+// The shape a Sorter resolved (options and the adapter's defaults).
+const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}${s.plainExchange ? ' plainx' : ''}`;
+
+console.log('| keys     | n    | shape | GPU ms med | GPU ms min | GPU ms max | wall ms med | G keys/s | fallbacks | check |');
+console.log('|----------|------|-------|-----------:|-----------:|-----------:|-----------:|---------:|----------:|-------|');
+const repeat = Number(o.repeat);
+for (let round = 0; round < repeat; ++round) for (const cfg of configs) for (const shape of shapes) {
+  let sorter;
+  try {
+    sorter = new Sorter(device, { keyType: cfg.keyType, valueType: cfg.valueType, ...shape });
+    device.pushErrorScope('validation');
+    sorter.compile();
+    const error = await device.popErrorScope();
+    if (error) throw new Error(error.message.split('\n')[0]);
+  } catch (e) {
+    console.log(`| ${cfg.name.padEnd(8)} | -    | ${JSON.stringify(shape)} | skipped: ${e.message} |`);
+    rows.push({ keys: cfg.name, options: shape, skipped: e.message });
+    continue;
+  }
   for (let log2 = minLog2; log2 <= maxLog2; log2 += step) {
     const n = 2 ** log2;
     const input = randomWords(n, log2 * 7919 + 1);
@@ -138,6 +198,32 @@ for (const cfg of configs) {
       device.queue.writeBuffer(pristineValues, 0, new Uint32Array(n).map((_, i) => i));
     }
     const workspace = sorter.createWorkspace(n);
+    // Spin-up: sorts back to back (batches of one submit each) until the time per sort holds within
+    // 3 % from one batch to the next over at least spinUpMs (at most 10 x that): a GPU that idled
+    // while the previous row was checked clocks down, and a few short sorts do not bring it back.
+    const spinUp = { ms: 0, perSort: null };
+    if (spinUpMs > 0) {
+      const batch = 8;
+      let previous = Infinity;
+      for (;;) {
+        const e = device.createCommandEncoder();
+        for (let b = 0; b < batch; ++b) {
+          e.copyBufferToBuffer(pristineKeys, 0, keys, 0, bytes);
+          if (values) e.copyBufferToBuffer(pristineValues, 0, values, 0, bytes);
+          sorter.encode(e, { keys, values, count: n, workspace });
+        }
+        const started = performance.now();
+        device.queue.submit([e.finish()]);
+        await device.queue.onSubmittedWorkDone();
+        const elapsed = performance.now() - started;
+        spinUp.ms += elapsed;
+        const perSort = elapsed / batch;
+        const steady = Math.abs(perSort - previous) <= 0.03 * previous;
+        previous = perSort;
+        spinUp.perSort = perSort;
+        if ((steady && spinUp.ms >= spinUpMs) || spinUp.ms >= 10 * spinUpMs) break;
+      }
+    }
     const gpuMs = [], wallMs = [];
     for (let r = 0; r < warmups + runs; ++r) {
       const e = device.createCommandEncoder();
@@ -170,11 +256,12 @@ for (const cfg of configs) {
     const gpu = timestamps ? median(gpuMs) : null;
     const wall = median(wallMs);
     const ms = gpu ?? wall;
-    rows.push({ keys: cfg.name, n, gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, wall_ms: wall,
+    rows.push({ keys: cfg.name, n, options: shape, shape: shapeOf(sorter), gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, gpu_max_ms: timestamps ? Math.max(...gpuMs) : null, spin_up_ms: spinUp.ms, wall_ms: wall,
       gkeys_per_s: n / ms / 1e6, fallbacks_last_run: fallbacks, check: problem ?? 'ok' });
     const row = rows[rows.length - 1];
-    console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
-      `${row.gpu_min_ms === null ? '     -    ' : row.gpu_min_ms.toFixed(3).padStart(10)} | ${wall.toFixed(3).padStart(10)} | ` +
+    console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${shapeOf(sorter)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
+      `${row.gpu_min_ms === null ? '     -    ' : row.gpu_min_ms.toFixed(3).padStart(10)} | ` +
+      `${timestamps ? Math.max(...gpuMs).toFixed(3).padStart(10) : '     -    '} | ${wall.toFixed(3).padStart(10)} | ` +
       `${row.gkeys_per_s.toPrecision(4).padStart(8)} | ${String(fallbacks).padStart(9)} | ${row.check} |`);
     for (const b of [pristineKeys, keys, pristineValues, values]) b?.destroy();
     workspace.destroy();

@@ -19,12 +19,27 @@ export interface SorterOptions {
   /** Only bits [beginBit, endBit) of the key's radix order take part (endBit 0: 32). */
   beginBit?: number;
   endBit?: number;
-  /** Keys per invocation (tile = 256 x keysPerThread; default 8). */
+  /**
+   * The tile shape and look-back settings below default to the adapter's row of the tuning table
+   * (src/tuning.js, chosen from device.adapterInfo): a default the device cannot run is stepped
+   * down, an explicit option it cannot run is refused.
+   */
+  /** Invocations per workgroup of the sorting kernels: 64, 128, 256, 512 or 1024. */
+  workgroupSize?: number;
+  /** Keys per invocation, 1 to 32 (tile = workgroupSize x keysPerThread). */
   keysPerThread?: number;
-  /** Invocations per rank group (a power of two, 4 to 256; default 16). */
+  /** Rank with subgroup ballots (needs the device's 'subgroups' feature; any subgroup size). */
+  subgroups?: boolean;
+  /** Invocations per rank group of the portable ranking (a power of two, 4 to 256). */
   rankLanes?: number;
-  /** Look-back reads of an unpublished predecessor before the workgroup recounts it (default 256). */
+  /** Look-back rounds on an unpublished predecessor before the workgroup recounts it. */
   spinLimit?: number;
+  /** Predecessors read at once per look-back round (1 to 32). */
+  lookbackWindow?: number;
+  /** The circular look-back table's largest length in tiles (a power of two). */
+  lookbackSlots?: number;
+  /** Keys and values pass through workgroup memory of their own (plain words), not the ranking counters' (atomic words). */
+  plainExchange?: boolean;
   /** Sort up to one tile in one workgroup and one dispatch (default true). */
   smallPath?: boolean;
   /** Testing only: tiles p with p % refusePeriod == refusePeriod - 1 never publish; tableSlots: the circular table's length in tiles. */
@@ -59,6 +74,16 @@ export class Sorter {
   readonly passCount: number;
   /** Keys per Onesweep tile. */
   readonly tile: number;
+  /** The tuning table's row ('cpu', 'nvidia', 'gpu') and the resolved shape. */
+  readonly tuning: string;
+  readonly workgroupSize: number;
+  readonly keysPerThread: number;
+  readonly subgroups: boolean;
+  readonly rankLanes: number;
+  readonly spinLimit: number;
+  readonly lookbackWindow: number;
+  readonly lookbackSlots: number;
+  readonly plainExchange: boolean;
   /** The largest count one sort takes on this device (one storage binding, at most 2^30 - 1). */
   readonly maxCount: number;
   readonly hasValues: boolean;
@@ -92,7 +117,7 @@ export interface SortOptions {
   endBit?: number;
   /** Default: navigator.gpu's (in Node, from the ./node entry point: Dawn's). */
   device?: GPUDevice;
-  /** Further Sorter options (keysPerThread, rankLanes, spinLimit, smallPath, debug). */
+  /** Further Sorter options (workgroupSize, keysPerThread, subgroups, rankLanes, spinLimit, lookbackWindow, lookbackSlots, smallPath, debug). */
   sorterOptions?: SorterOptions;
 }
 
@@ -109,8 +134,14 @@ export function sort<K extends KeyArray, V extends ValueArray | undefined = unde
 
 /** The key type of a typed array, or null. */
 export function keyTypeOf(array: ArrayBufferView): KeyType | null;
-/** A device with the adapter's largest storage binding, buffer and workgroup memory sizes. */
-export function requestDevice(gpu?: GPU): Promise<GPUDevice>;
+/** The descriptor of a device the sort can use fully: the adapter's largest storage binding, buffer, workgroup memory and workgroup sizes, and its 'subgroups' feature (unless subgroups is false). */
+export function deviceDescriptor(adapter: GPUAdapter, options?: { subgroups?: boolean; features?: GPUFeatureName[] }): GPUDeviceDescriptor;
+/** A device with deviceDescriptor(adapter)'s limits and features. */
+export function requestDevice(gpu?: GPU, options?: { subgroups?: boolean; features?: GPUFeatureName[]; adapterOptions?: GPURequestAdapterOptions }): Promise<GPUDevice>;
+/** The tuning table's row name and defaults for an adapter info (keys alone or with values). */
+export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange'>> };
+/** Whether an adapter info names a CPU implementation (SwiftShader, llvmpipe, WARP, a fallback adapter). */
+export function isCpuAdapter(info: Partial<GPUAdapterInfo>): boolean;
 /** The device sort() uses when none is given. */
 export function defaultDevice(): Promise<GPUDevice>;
 export function setDefaultDeviceFactory(factory: () => Promise<GPUDevice>): void;

@@ -2,8 +2,9 @@
 // Engine face: Sorter / Workspace (the caller's GPUDevice, buffers and command encoder).
 // Convenient face: sort() (typed arrays in, sorted typed arrays out).
 import { KEY_TYPES, Sorter, VALUE_TYPES, Workspace } from './sorter.js';
+import { isCpuAdapter, tuningFor } from './tuning.js';
 
-export { KEY_TYPES, Sorter, VALUE_TYPES, Workspace };
+export { KEY_TYPES, Sorter, VALUE_TYPES, Workspace, isCpuAdapter, tuningFor };
 
 const ARRAY_TYPES = { u32: Uint32Array, i32: Int32Array, f32: Float32Array };
 
@@ -21,18 +22,29 @@ export function setDefaultDeviceFactory(factory) {
 }
 
 let defaultDevicePromise = null;
-/** A device with the adapter's largest storage binding, buffer and workgroup memory sizes (WebGPU's navigator.gpu). */
-export async function requestDevice(gpu = globalThis.navigator?.gpu) {
-  if (!gpu) throw new Error('WebGPU is not available (no navigator.gpu)');
-  const adapter = await gpu.requestAdapter();
-  if (!adapter) throw new Error('WebGPU: no adapter');
-  return adapter.requestDevice({
+/** What the sort can use of an adapter: its largest storage binding, buffer, workgroup memory and workgroup sizes, and the 'subgroups' feature where it has it. */
+export function deviceDescriptor(adapter, { subgroups = true, features = [] } = {}) {
+  const wanted = [...features];
+  if (subgroups && adapter.features.has('subgroups') && !wanted.includes('subgroups')) wanted.push('subgroups');
+  const l = adapter.limits;
+  return {
+    requiredFeatures: wanted,
     requiredLimits: {
-      maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
-      maxBufferSize: adapter.limits.maxBufferSize,
-      maxComputeWorkgroupStorageSize: adapter.limits.maxComputeWorkgroupStorageSize,
+      maxStorageBufferBindingSize: l.maxStorageBufferBindingSize,
+      maxBufferSize: l.maxBufferSize,
+      maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+      maxComputeInvocationsPerWorkgroup: l.maxComputeInvocationsPerWorkgroup,
+      maxComputeWorkgroupSizeX: l.maxComputeWorkgroupSizeX,
     },
-  });
+  };
+}
+
+/** A device with deviceDescriptor(adapter)'s limits and features (WebGPU's navigator.gpu). */
+export async function requestDevice(gpu = globalThis.navigator?.gpu, options = {}) {
+  if (!gpu) throw new Error('WebGPU is not available (no navigator.gpu)');
+  const adapter = await gpu.requestAdapter(options.adapterOptions);
+  if (!adapter) throw new Error('WebGPU: no adapter');
+  return adapter.requestDevice(deviceDescriptor(adapter, options));
 }
 
 export function defaultDevice() {

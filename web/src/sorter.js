@@ -2,19 +2,26 @@
 // a Workspace holds the scratch of sorts up to a maximum count; encode() records a sort of the
 // caller's GPUBuffers into the caller's GPUCommandEncoder, its count given by the host or read
 // from a GPU buffer (indirect dispatch).
+import { tuningFor } from './tuning.js';
 import {
+  AUX_WORKGROUP,
+  COPY_KEYS_PER_THREAD,
+  COPY_MAX_GROUPS,
   CONTROL,
   DISPATCH,
+  HISTOGRAM_KEYS_PER_THREAD,
+  HISTOGRAM_MAX_GROUPS,
   PARAMS,
   PARAMS_STRIDE,
   RADIX,
-  WORKGROUP,
+  WORKGROUP_SIZES,
   copyShader,
   histogramShader,
   offsetsShader,
   passShader,
   prepareShader,
   smallShader,
+  workgroupWords,
 } from './wgsl.js';
 
 const SHADERS = {
@@ -54,6 +61,87 @@ function checkInteger(name, value, low, high) {
     throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${value}`);
 }
 
+
+// The device's adapter info (GPUDevice.adapterInfo; older implementations have none).
+function adapterInfoOf(device) {
+  return device.adapterInfo ?? {};
+}
+
+// The tile shape and look-back settings: the caller's options, else the adapter's row of the
+// tuning table (stepped down where the device cannot run it; an explicit option it cannot run is
+// refused).
+function resolveShape(device, options, hasValues) {
+  const info = adapterInfoOf(device);
+  const tuning = tuningFor(info, hasValues);
+  const d = tuning.defaults;
+  const given = (name) => options[name] !== undefined;
+  const pick = (name) => (given(name) ? options[name] : d[name]);
+  const limits = device.limits;
+  const hasSubgroups = !!device.features?.has?.('subgroups');
+  const shape = {
+    tuning: tuning.name,
+    workgroupSize: pick('workgroupSize'),
+    keysPerThread: pick('keysPerThread'),
+    rankLanes: pick('rankLanes'),
+    subgroups: !!pick('subgroups'),
+    spinLimit: pick('spinLimit'),
+    lookbackWindow: pick('lookbackWindow'),
+    lookbackSlots: pick('lookbackSlots'),
+    plainExchange: !!pick('plainExchange'),
+    subgroupMinSize: info.subgroupMinSize || 4,
+    subgroupMaxSize: info.subgroupMaxSize || 128,
+  };
+  if (!WORKGROUP_SIZES.includes(shape.workgroupSize)) throw new RangeError(`workgroupSize must be one of ${WORKGROUP_SIZES.join(', ')}, got ${shape.workgroupSize}`);
+  checkInteger('keysPerThread', shape.keysPerThread, 1, 32);
+  if (![4, 8, 16, 32, 64, 128, 256].includes(shape.rankLanes)) throw new RangeError('rankLanes must be a power of two from 4 to 256');
+  checkInteger('spinLimit', shape.spinLimit, 0, 1 << 30);
+  checkInteger('lookbackWindow', shape.lookbackWindow, 1, 32);
+  if (!Number.isInteger(shape.lookbackSlots) || shape.lookbackSlots < 1 || shape.lookbackSlots > 1 << 20 || (shape.lookbackSlots & (shape.lookbackSlots - 1)) !== 0)
+    throw new RangeError(`lookbackSlots must be a power of two from 1 to 2^20, got ${shape.lookbackSlots}`);
+  if (shape.subgroups && !hasSubgroups) {
+    if (given('subgroups')) throw new RangeError("subgroups: the device lacks the 'subgroups' feature (request it when creating the device)");
+    shape.subgroups = false;
+  }
+  const maxInvocations = Math.min(limits.maxComputeInvocationsPerWorkgroup ?? 256, limits.maxComputeWorkgroupSizeX ?? 256);
+  if (shape.workgroupSize > maxInvocations) {
+    if (given('workgroupSize')) throw new RangeError(`workgroupSize ${shape.workgroupSize}: the device allows at most ${maxInvocations} invocations per workgroup`);
+    shape.workgroupSize = Math.max(64, 2 ** Math.floor(Math.log2(maxInvocations)));
+  }
+  if (!shape.subgroups && shape.rankLanes > shape.workgroupSize) {
+    if (given('rankLanes')) throw new RangeError(`rankLanes ${shape.rankLanes} exceeds workgroupSize ${shape.workgroupSize}`);
+    shape.rankLanes = shape.workgroupSize;
+  }
+  const bytes = () => 4 * workgroupWords({ ...shape });
+  const limit = limits.maxComputeWorkgroupStorageSize;
+  // A default shape that does not fit: first the portable ranking (its counters are smaller where
+  // subgroups are narrow), then fewer keys per invocation.
+  if (bytes() > limit && shape.subgroups && !given('subgroups')) {
+    const portable = { ...shape, subgroups: false };
+    if (4 * workgroupWords(portable) <= limit) shape.subgroups = false;
+  }
+  if (bytes() > limit && shape.plainExchange && !given('plainExchange')) shape.plainExchange = false;
+  while (bytes() > limit && shape.keysPerThread > 1 && !given('keysPerThread')) shape.keysPerThread -= 1;
+  if (bytes() > limit)
+    throw new RangeError(`workgroupSize ${shape.workgroupSize} x keysPerThread ${shape.keysPerThread}${shape.subgroups ? ' with subgroups' : ''} needs ${bytes()} bytes of workgroup memory, the device allows ${limit}`);
+  return shape;
+}
+
+// The workgroup grids (x, y, 1) of the histogram, pass and copy steps for n keys, as the prepare
+// kernel writes them for the indirect dispatches.
+function dispatchGrids(n, tile) {
+  const grid = (groups) => {
+    const x = Math.min(groups, 65535);
+    return [x, x === 0 ? 0 : Math.ceil(groups / x), 1];
+  };
+  const histRound = AUX_WORKGROUP * HISTOGRAM_KEYS_PER_THREAD;
+  const copyRound = AUX_WORKGROUP * COPY_KEYS_PER_THREAD;
+  return {
+    [DISPATCH.HISTOGRAM]: grid(Math.min(Math.ceil(n / histRound), HISTOGRAM_MAX_GROUPS)),
+    [DISPATCH.PASS]: grid(Math.ceil(n / tile)),
+    [DISPATCH.COPY]: grid(Math.min(Math.ceil(n / copyRound), COPY_MAX_GROUPS)),
+  };
+}
+
 export class Sorter {
   /**
    * @param {GPUDevice} device
@@ -66,9 +154,6 @@ export class Sorter {
       descending = false,
       beginBit = 0,
       endBit = 0,
-      keysPerThread = 8,
-      rankLanes = 16,
-      spinLimit = 256,
       smallPath = true,
       debug = {},
     } = options;
@@ -78,9 +163,6 @@ export class Sorter {
     const end = endBit === 0 ? 32 : endBit;
     checkInteger('endBit', end, 1, 32);
     checkInteger('beginBit', beginBit, 0, end);
-    checkInteger('keysPerThread', keysPerThread, 1, 16);
-    if (![4, 8, 16, 32, 64, 128, 256].includes(rankLanes)) throw new RangeError('rankLanes must be a power of two from 4 to 256');
-    checkInteger('spinLimit', spinLimit, 0, 1 << 30);
     this.device = device;
     this.keyType = keyType;
     this.valueType = valueType;
@@ -88,18 +170,26 @@ export class Sorter {
     this.beginBit = beginBit;
     this.endBit = end;
     this.passCount = Math.ceil((end - beginBit) / 8);
-    this.keysPerThread = keysPerThread;
-    this.rankLanes = rankLanes;
-    this.tile = WORKGROUP * keysPerThread;
-    this.spinLimit = spinLimit;
+    const shape = resolveShape(device, options, valueType !== null);
+    Object.assign(this, shape);
+    this.tile = this.workgroupSize * this.keysPerThread;
     this.smallPath = smallPath;
     this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0 };
     // Counts beyond one binding are not split over several bindings yet.
     this.maxCount = Math.min(2 ** MAX_COUNT_BITS - 1, Math.floor(device.limits.maxStorageBufferBindingSize / 4));
-    const workgroupBytes = 4 * (Math.max((WORKGROUP / rankLanes) * 128, this.tile) + 5 * RADIX + 2 * WORKGROUP + 32);
-    if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize)
-      throw new RangeError(`keysPerThread ${keysPerThread} needs ${workgroupBytes} bytes of workgroup memory, the device allows ${device.limits.maxComputeWorkgroupStorageSize}`);
-        this.cfg = { keyType, descending: this.descending, hasValues: valueType !== null, keysPerThread, rankLanes };
+    this.cfg = {
+      keyType,
+      descending: this.descending,
+      hasValues: valueType !== null,
+      workgroupSize: this.workgroupSize,
+      keysPerThread: this.keysPerThread,
+      rankLanes: this.rankLanes,
+      subgroups: this.subgroups,
+      subgroupMinSize: this.subgroupMinSize,
+      subgroupMaxSize: this.subgroupMaxSize,
+      lookbackWindow: this.lookbackWindow,
+      plainExchange: this.plainExchange,
+    };
     this.compiled = {};
   }
 
@@ -183,12 +273,19 @@ export class Sorter {
     // The look-back table starts empty (tag 0) in every sort.
     encoder.clearBuffer(ws.table);
     const c = encoder.beginComputePass({ label: 'gpusort' });
+    // A count from the host sizes the steps here (the same grids prepare writes); a GPU count
+    // through the indirect commands prepare writes.
+    const hostGrids = typeof count === 'number' ? dispatchGrids(count, this.tile) : null;
+    const dispatch = (command) => {
+      if (hostGrids) c.dispatchWorkgroups(...hostGrids[command]);
+      else c.dispatchWorkgroupsIndirect(ws.indirect, command * 12);
+    };
     c.setPipeline(this.pipeline('prepare'));
     c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
     c.dispatchWorkgroups(1);
     c.setPipeline(this.pipeline('histogram'));
     c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
-    c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.HISTOGRAM * 12);
+    dispatch(DISPATCH.HISTOGRAM);
     c.setPipeline(this.pipeline('offsets'));
     c.setBindGroup(0, bind('offsets', { 1: { buffer: ws.control } }));
     c.dispatchWorkgroups(1);
@@ -200,14 +297,14 @@ export class Sorter {
       const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
       if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
       c.setBindGroup(0, bind('pass', entries));
-      c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.PASS * 12);
+      dispatch(DISPATCH.PASS);
     }
     if (this.passCount % 2 === 1) {
       const entries = { 1: { buffer: ws.control }, 3: whole(b.keys), 4: whole(a.keys) };
       if (this.hasValues) Object.assign(entries, { 5: whole(b.values), 6: whole(a.values) });
       c.setPipeline(this.pipeline('copy'));
       c.setBindGroup(0, bind('copy', entries));
-      c.dispatchWorkgroupsIndirect(ws.indirect, DISPATCH.COPY * 12);
+      dispatch(DISPATCH.COPY);
     }
     c.end();
   }
@@ -225,7 +322,7 @@ export class Workspace {
     const countBits = Math.max(1, bitLength(maxCount));
     const generations = 2 ** (31 - countBits) - 1;
     const needed = Math.ceil(tiles / generations);
-    const wanted = sorter.debug.tableSlots || Math.min(nextPow2(tiles), 256);
+    const wanted = sorter.debug.tableSlots || Math.min(nextPow2(tiles), sorter.lookbackSlots);
     this.slots = nextPow2(Math.max(needed, wanted));
     this.logSlots = Math.log2(this.slots);
     this.countBits = countBits;

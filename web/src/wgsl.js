@@ -1,6 +1,7 @@
 // WGSL source of the sort's kernels, generated per configuration (key kind, order, values, tile
-// shape). Portable: no subgroup operations, 256 invocations per workgroup, at most 16 KiB of
-// workgroup memory, 32-bit atomics only (WebGPU's atomics are relaxed and 32-bit).
+// shape, ranking path). Portable: 32-bit atomics only (WebGPU's atomics are relaxed and 32-bit);
+// subgroup operations only where the device has the `subgroups` feature and the sorter asks for
+// them (any subgroup size from 4 to 128).
 //
 // Onesweep (LSD radix sort, 8-bit digits):
 //   prepare    one workgroup: the count (the host's or a GPU buffer's, clamped to max_n), zeroes
@@ -8,12 +9,15 @@
 //   histogram  one read of the keys counts every pass's digits at once;
 //   offsets    one workgroup: each pass's exclusive digit offsets;
 //   pass       one per digit; each workgroup claims the next tile (atomic counter), ranks its keys
-//              by digit (stable), publishes the tile's digit counts, looks back over earlier tiles
-//              for each digit's prefix (decoupled look-back), publishes the inclusive prefix and
-//              scatters its keys (and values) to their places;
+//              by digit (stable), publishes the tile's digit counts, places the keys in workgroup
+//              memory in tile order (stable by digit), requests the tile's values, looks back over
+//              earlier tiles for each digit's prefix (decoupled look-back), publishes the
+//              inclusive prefix, then writes keys and values from workgroup memory to their
+//              places: runs of one digit are contiguous, so the writes coalesce;
 //   copy       where the pass count is odd: the scratch copy back into the caller's buffers.
 // The small-array path sorts up to one tile in one workgroup and one dispatch (every pass in
-// workgroup memory).
+// workgroup memory). prepare, histogram, offsets and copy run 256 invocations per workgroup; the
+// pass and small-array kernels the sorter's workgroup size (64 to 1024, a power of two).
 //
 // Look-back table: a FIXED circular table of `slots` tile slots per pass (a power of two), one
 // 32-bit word per slot and digit: bits 31..count_bits+1 the tag (the generation of the tile in
@@ -21,21 +25,31 @@
 // "inclusive" flag, bits count_bits-1..0 the count. Writers only use atomicMax: a newer tag wins,
 // an inclusive prefix replaces the partial count of the same tile, and a slot's later tile is
 // never overwritten by an earlier one. The host picks count_bits from the largest count and
-// slots so that the tags of one pass never wrap. A reader waiting for tile q that finds:
+// slots so that the tags of one pass never wrap. A reader reads a window of LBW predecessors at
+// once per round; waiting for tile q it finds:
 //   q's tag        -> uses the count (partial: keeps walking back; inclusive: done);
-//   an older tag   -> q has not published yet: spins, and after spin_limit reads the workgroup
-//                     counts q's keys itself (the fallback) and publishes that partial count;
+//   an older tag   -> q has not published yet: reads again, and after spin_limit rounds the
+//                     workgroup counts q's keys itself (the fallback) and publishes that partial
+//                     count;
 //   a newer tag    -> the slot was reused by a later tile: the workgroup recounts q at once.
 // So no forward progress of other workgroups is assumed: a tile whose workgroup never runs on
 // (or, in the tests, refuses to publish) is recounted by its successors.
 //
-// Ranking without subgroups: the workgroup is cut into rank groups of W invocations ("virtual
-// subgroups") each owning a contiguous chunk of W * K keys; per round each invocation finds the
-// lanes of its group with the same digit through workgroup memory (W reads), and the lowest of
-// them adds the round's count to the group's per-digit counter (16-bit halves of a word).
+// Ranking, two paths (the same tile order: stable by digit):
+//  - portable: the workgroup is cut into rank groups of W invocations ("virtual subgroups") each
+//    owning a contiguous chunk of W * K keys; per key each invocation finds the lanes of its group
+//    with the same digit through workgroup memory (W reads), and the lowest of them adds the
+//    count to the group's per-digit counter (16-bit halves of a word);
+//  - subgroups: each subgroup owns a contiguous chunk (its slot and start taken from one
+//    workgroup atomic, so any arrangement of invocations into subgroups, and any size, works);
+//    per key, 9 ballots (valid, then the 8 digit bits) give the lanes with the same digit, the
+//    lowest of them adds their count to the subgroup's counter and shuffles the old value to them.
+// Loops over a thread's K keys (and the look-back's window) are unrolled when the source is
+// generated, so that per-key arrays are only ever indexed by constants and stay in registers.
 
-export const WORKGROUP = 256;
+export const AUX_WORKGROUP = 256;
 export const RADIX = 256;
+export const WORKGROUP_SIZES = Object.freeze([64, 128, 256, 512, 1024]);
 
 // Control words (u32) of the scratch control buffer.
 export const CONTROL = Object.freeze({
@@ -79,15 +93,37 @@ export const PARAMS_STRIDE = 256;
 
 const KEY_KINDS = { u32: 0, i32: 1, f32: 2 };
 
-function header(cfg) {
+// Rank groups of a workgroup at most: subgroups (of at least the smallest size) or groups of W.
+function rankGroups(cfg) {
+  return cfg.subgroups ? Math.max(1, Math.ceil(cfg.workgroupSize / cfg.subgroupMinSize)) : cfg.workgroupSize / cfg.rankLanes;
+}
+
+// Words of workgroup memory the pass and small-array kernels declare (the sorter checks them
+// against the device's limit): the shared counters / exchange array, then the rest.
+export function workgroupWords(cfg) {
+  const wg = cfg.workgroupSize;
+  const groups = rankGroups(cfg);
+  const shm = cfg.plainExchange ? groups * 128 + wg * cfg.keysPerThread : Math.max(groups * 128, wg * cfg.keysPerThread);
+  const ranking = cfg.subgroups ? 1 : 2 * wg;
+  // tile_total, tile_start, scan_part, digit_shift, fallback_counts, lb_exclusive, small scalars
+  return shm + ranking + 2 * RADIX + 16 + 3 * RADIX + 8;
+}
+
+// Code repeated for k = 0 .. count - 1 (k a literal in the text).
+function unroll(count, body) {
+  let out = '';
+  for (let k = 0; k < count; ++k) out += body(k);
+  return out;
+}
+
+function header(cfg, wg = cfg.workgroupSize) {
   const kind = KEY_KINDS[cfg.keyType];
   if (kind === undefined) throw new Error(`unknown key type ${cfg.keyType}`);
   return /* wgsl */ `
-const WG: u32 = ${WORKGROUP}u;
+const WG: u32 = ${wg}u;
 const RADIX: u32 = 256u;
+const DPI: u32 = ${Math.ceil(RADIX / wg)}u;  // digits per invocation
 const K: u32 = ${cfg.keysPerThread}u;
-const W: u32 = ${cfg.rankLanes}u;
-const NG: u32 = WG / W;
 const TILE: u32 = WG * K;
 const KEY_KIND: u32 = ${kind}u;
 const DESCENDING: bool = ${cfg.descending ? 'true' : 'false'};
@@ -136,63 +172,50 @@ fn digit_mask(bits: u32) -> u32 { return (1u << bits) - 1u; }
 `;
 }
 
-// Ranking shared by the pass and the small-array kernels: rank_tile() gives each valid key of
-// the tile (digits[k] != INVALID, key index chunk + k * W in the tile, chunk = its group's first
-// key + its lane) its place in the tile stably ordered by digit, and leaves the tile's digit
-// counts in tile_total and their starts in tile_start.
-function rankCode(cfg) {
-  const counterWords = (WORKGROUP / cfg.rankLanes) * 128;
-  const tile = WORKGROUP * cfg.keysPerThread;
-  return /* wgsl */ `
+// The subgroup path's module header (before any declaration).
+function enableSubgroups(cfg) {
+  return cfg.subgroups ? 'enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n' : '';
+}
+
+// Declarations and functions of the ranking shared by the pass and small-array kernels. Ranking
+// (rankSetup, then rankTile per pass) gives each valid key of the tile (digits[k] != INVALID; key
+// index rank_first + k * rank_stride in the tile) its place in the tile stably ordered by digit
+// (places[k]), and leaves the tile's digit counts in tile_total and their starts in tile_start.
+function rankDecls(cfg) {
+  const wg = cfg.workgroupSize;
+  const groups = rankGroups(cfg);
+  const common = /* wgsl */ `
 // The rank groups' per-digit counters (two 16-bit halves per word), then the exchange of keys
-// and values in tile order: the counters are read for the last time before the first key goes in.
-const SHM_WORDS: u32 = ${Math.max(counterWords, tile)}u;
+// and values in tile order: the counters are read for the last time before the first key goes in
+// (or, with plainExchange, the exchange is an array of its own, of plain words).
+const GROUPS_MAX: u32 = ${groups}u;
+const SHM_WORDS: u32 = ${cfg.plainExchange ? groups * 128 : Math.max(groups * 128, wg * cfg.keysPerThread)}u;
 var<workgroup> shm: array<atomic<u32>, SHM_WORDS>;
-var<workgroup> match_digit: array<u32, WG>;
-var<workgroup> match_rank: array<u32, WG>;
+${
+  cfg.plainExchange
+    ? `// The exchange apart from the counters, plain words.
+var<workgroup> exchange: array<u32, ${wg * cfg.keysPerThread}>;
+fn xstore(i: u32, v: u32) { exchange[i] = v; }
+fn xload(i: u32) -> u32 { return exchange[i]; }`
+    : `fn xstore(i: u32, v: u32) { atomicStore(&shm[i], v); }
+fn xload(i: u32) -> u32 { return atomicLoad(&shm[i]); }`
+}
 var<workgroup> tile_total: array<u32, RADIX>;
 var<workgroup> tile_start: array<u32, RADIX>;
 var<workgroup> scan_part: array<u32, 16>;
 
-fn rank_tile(t: u32, digits: ptr<function, array<u32, K>>, places: ptr<function, array<u32, K>>) {
-  for (var i = t; i < NG * 128u; i += WG) { atomicStore(&shm[i], 0u); }
-  workgroupBarrier();
-  let g = t / W;
-  let lane = t % W;
-  let gbase = g * W;
-  var firsts: array<u32, K>;
-  for (var k = 0u; k < K; k++) {
-    let d = (*digits)[k];
-    match_digit[t] = d;
-    workgroupBarrier();
-    var below = 0u;
-    var total = 0u;
-    var first = W;
-    for (var j = 0u; j < W; j++) {
-      if (match_digit[gbase + j] == d) {
-        if (j < lane) { below += 1u; }
-        if (first == W) { first = j; }
-        total += 1u;
-      }
-    }
-    if (d != INVALID && first == lane) {
-      let word = g * 128u + (d >> 1u);
-      let sh = (d & 1u) * 16u;
-      match_rank[t] = (atomicAdd(&shm[word], total << sh) >> sh) & 0xffffu;
-    }
-    workgroupBarrier();
-    (*places)[k] = match_rank[gbase + first] + below;
-  }
-  // Per digit pair (one counter word): each group's start within the digit, and the totals.
-  if (t < 128u) {
+// After the counts of every group: per digit pair (one counter word) each group's start within
+// the digit, and the tile's totals and their exclusive scan.
+fn scan_counters(t: u32, groups: u32) {
+  for (var w = t; w < 128u; w += WG) {
     var running = 0u;
-    for (var s = 0u; s < NG; s++) {
-      let c = atomicLoad(&shm[s * 128u + t]);
-      atomicStore(&shm[s * 128u + t], running);
+    for (var s = 0u; s < groups; s++) {
+      let c = atomicLoad(&shm[s * 128u + w]);
+      atomicStore(&shm[s * 128u + w], running);
       running += c;
     }
-    tile_total[2u * t] = running & 0xffffu;
-    tile_total[2u * t + 1u] = running >> 16u;
+    tile_total[2u * w] = running & 0xffffu;
+    tile_total[2u * w + 1u] = running >> 16u;
   }
   workgroupBarrier();
   // Exclusive scan of the 256 digit totals: 16 runs of 16.
@@ -219,22 +242,150 @@ fn rank_tile(t: u32, digits: ptr<function, array<u32, K>>, places: ptr<function,
     }
   }
   workgroupBarrier();
-  for (var k = 0u; k < K; k++) {
-    let d = (*digits)[k];
-    if (d != INVALID) {
-      let group_start = (atomicLoad(&shm[g * 128u + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xffffu;
-      (*places)[k] += tile_start[d] + group_start;
-    }
-  }
-  // The counters are read: the caller may now write the exchange.
-  workgroupBarrier();
+}
+
+fn group_start(group: u32, d: u32) -> u32 {
+  return (atomicLoad(&shm[group * 128u + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xffffu;
 }
 `;
+  if (!cfg.subgroups)
+    return (
+      common +
+      /* wgsl */ `
+const W: u32 = ${cfg.rankLanes}u;
+var<workgroup> match_digit: array<u32, WG>;
+var<workgroup> match_rank: array<u32, WG>;
+`
+    );
+  const words = cfg.subgroupMaxSize <= 32 ? 1 : 4;
+  return (
+    common +
+    /* wgsl */ `
+// Ballot masks: one word where no subgroup is wider than 32 lanes.
+const MASK_WORDS: u32 = ${words}u;
+var<workgroup> subgroup_slots: atomic<u32>;  // bits 31..16: subgroups, 15..0: their lanes
+
+fn mask_count(m: vec4<u32>) -> u32 {
+  if (MASK_WORDS == 1u) { return countOneBits(m.x); }
+  let c = countOneBits(m);
+  return c.x + c.y + c.z + c.w;
+}
+// The lanes below \`lane\`.
+fn lanes_below(lane: u32) -> vec4<u32> {
+  let w = lane / 32u;
+  let partial = (1u << (lane % 32u)) - 1u;
+  return vec4<u32>(select(select(0u, partial, w == 0u), 0xffffffffu, w > 0u),
+                   select(select(0u, partial, w == 1u), 0xffffffffu, w > 1u),
+                   select(select(0u, partial, w == 2u), 0xffffffffu, w > 2u),
+                   select(0u, partial, w == 3u));
+}
+// The lowest lane of a mask (0 for an empty one).
+fn mask_lowest(m: vec4<u32>) -> u32 {
+  if (MASK_WORDS == 1u || m.x != 0u) { return select(0u, firstTrailingBit(m.x), m.x != 0u); }
+  if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
+  if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
+  return select(0u, 96u + firstTrailingBit(m.w), m.w != 0u);
+}
+`
+  );
+}
+
+// The variables rank_first, rank_stride, rank_group, rank_groups (and, with subgroups, below)
+// of this invocation; after a barrier that follows the zeroing of subgroup_slots.
+function rankSetup(cfg) {
+  if (!cfg.subgroups)
+    return /* wgsl */ `
+  let rank_group = t / W;
+  let rank_first = rank_group * W * K + t % W;
+  let rank_stride = W;
+  let rank_groups = WG / W;
+`;
+  return /* wgsl */ `
+  let lanes_on = subgroupBallot(true);
+  let below_mask = lanes_below(lane);
+  let rank_stride = mask_count(lanes_on);
+  var slot = 0u;
+  if (subgroupElect()) { slot = atomicAdd(&subgroup_slots, 0x10000u | rank_stride); }
+  slot = subgroupBroadcastFirst(slot);
+  let rank_group = slot >> 16u;
+  let rank_first = (slot & 0xffffu) * K + mask_count(lanes_on & below_mask);
+`;
+}
+
+// Ranks digits[] into places[] (see rankDecls); every invocation runs it together.
+function rankTile(cfg) {
+  const K = cfg.keysPerThread;
+  let body = /* wgsl */ `
+  for (var i = t; i < GROUPS_MAX * 128u; i += WG) { atomicStore(&shm[i], 0u); }
+  workgroupBarrier();
+`;
+  if (!cfg.subgroups) {
+    body += /* wgsl */ `
+  {
+    let lane = t % W;
+    let gbase = rank_group * W;
+${unroll(K, (k) => /* wgsl */ `
+    {
+      let d = digits[${k}];
+      match_digit[t] = d;
+      workgroupBarrier();
+      var below = 0u;
+      var total = 0u;
+      var first = W;
+      for (var j = 0u; j < W; j++) {
+        if (match_digit[gbase + j] == d) {
+          if (j < lane) { below += 1u; }
+          if (first == W) { first = j; }
+          total += 1u;
+        }
+      }
+      if (d != INVALID && first == lane) {
+        let sh = (d & 1u) * 16u;
+        match_rank[t] = (atomicAdd(&shm[rank_group * 128u + (d >> 1u)], total << sh) >> sh) & 0xffffu;
+      }
+      workgroupBarrier();
+      places[${k}] = match_rank[gbase + first] + below;
+    }`)}
+  }
+  workgroupBarrier();
+  scan_counters(t, rank_groups);
+`;
+  } else {
+    body += /* wgsl */ `
+${unroll(K, (k) => /* wgsl */ `
+  {
+    let d = digits[${k}];
+    var peers = subgroupBallot(d != INVALID);
+${unroll(8, (b) => /* wgsl */ `    {
+      let bit_set = (d & ${1 << b}u) != 0u;
+      let ones = subgroupBallot(bit_set);
+      peers = peers & select(~ones, ones, bit_set);
+    }
+`)}
+    let below = mask_count(peers & below_mask);
+    var old = 0u;
+    if (d != INVALID && below == 0u) {
+      let sh = (d & 1u) * 16u;
+      old = (atomicAdd(&shm[rank_group * 128u + (d >> 1u)], mask_count(peers) << sh) >> sh) & 0xffffu;
+    }
+    places[${k}] = subgroupShuffle(old, mask_lowest(peers)) + below;
+  }`)}
+  workgroupBarrier();
+  scan_counters(t, atomicLoad(&subgroup_slots) >> 16u);
+`;
+  }
+  body += unroll(K, (k) => /* wgsl */ `
+  if (digits[${k}] != INVALID) { places[${k}] += tile_start[digits[${k}]] + group_start(rank_group, digits[${k}]); }`);
+  body += /* wgsl */ `
+  // The counters are read: the caller may now write the exchange.
+  workgroupBarrier();
+`;
+  return body;
 }
 
 export function prepareShader(cfg) {
   return (
-    header(cfg) +
+    header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
@@ -252,7 +403,7 @@ fn grid(groups: u32, command: u32) {
   indirect[command * 3u + 2u] = 1u;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) t: u32) {
   let n = min(count_src[count_params.x], params.max_n);
   for (var i = t + 1u; i < C_WORDS; i += WG) { atomicStore(&control[i], 0u); }
@@ -272,7 +423,7 @@ fn main(@builtin(local_invocation_index) t: u32) {
 
 export function histogramShader(cfg) {
   return (
-    header(cfg) +
+    header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
@@ -281,7 +432,7 @@ export function histogramShader(cfg) {
 const HK: u32 = ${HISTOGRAM_KEYS_PER_THREAD}u;
 var<workgroup> hist: array<atomic<u32>, 1024>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) nwg: vec3<u32>) {
   let passes = params.pass_count;
@@ -318,14 +469,14 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
 
 export function offsetsShader(cfg) {
   return (
-    header(cfg) +
+    header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
 
 var<workgroup> sums: array<u32, 1024>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) t: u32) {
   // Each of 4 * 64 invocations scans 4 digits of one pass, then adds its run's prefix.
   let p = t / 64u;
@@ -349,9 +500,13 @@ fn main(@builtin(local_invocation_index) t: u32) {
 }
 
 export function passShader(cfg) {
+  const K = cfg.keysPerThread;
+  const LBW = cfg.lookbackWindow;
+  const sg = cfg.subgroups;
   return (
+    enableSubgroups(cfg) +
     header(cfg) +
-    rankCode(cfg) +
+    rankDecls(cfg) +
     /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
@@ -369,6 +524,7 @@ var<workgroup> claim_shared: u32;
 var<workgroup> n_shared: u32;
 var<workgroup> digit_shift: array<u32, RADIX>;  // global index - tile position, per digit
 var<workgroup> fallback_counts: array<atomic<u32>, RADIX>;
+var<workgroup> lb_exclusive: array<u32, RADIX>;  // each digit's count in earlier tiles
 var<workgroup> stalled: array<atomic<u32>, 2>;
 var<workgroup> recount_shared: u32;
 
@@ -392,7 +548,7 @@ fn publishes(tile: u32) -> bool {
 
 // The fallback's count of one tile's digits into fallback_counts (all invocations call it).
 fn count_tile_digits(t: u32, tile: u32, n: u32) {
-  atomicStore(&fallback_counts[t], 0u);
+  for (var d = t; d < RADIX; d += WG) { atomicStore(&fallback_counts[d], 0u); }
   workgroupBarrier();
   let begin = tile * TILE;
   let size = min(TILE, n - begin);
@@ -405,31 +561,55 @@ fn count_tile_digits(t: u32, tile: u32, n: u32) {
   workgroupBarrier();
 }
 
-// Digit t's count in all tiles before \`tile\`.
-fn look_back(t: u32, tile: u32, n: u32) -> u32 {
+// Each digit d = t + j * WG: its count in all tiles before \`tile\`, into lb_exclusive[d]. Each
+// digit walks back on its own, LBW predecessors read at once per round, until it meets an
+// inclusive prefix or the first tile; one whose predecessor stays unpublished for spin_limit
+// rounds (or whose slot was reused) stops; then the workgroup recounts the latest such
+// predecessor (the fallback) and the walks resume.
+fn look_back(t: u32, tile: u32, n: u32) {
   let count_mask = (1u << params.count_bits) - 1u;
   let inclusive_bit = 1u << params.count_bits;
-  var exclusive = 0u;
-  var next = tile;  // 1 + the tile read next; 0 once the prefix is complete
+  var exclusive: array<u32, DPI>;
+  var next: array<u32, DPI>;  // 1 + the tile read next; 0 once the prefix is complete
+  for (var j = 0u; j < DPI; j++) {
+    exclusive[j] = 0u;
+    next[j] = select(0u, tile, t + j * WG < RADIX);
+  }
   var round = 0u;
   loop {
     var stalled_on = 0u;
-    var spins = 0u;
-    loop {
-      if (next == 0u) { break; }
-      let q = next - 1u;
-      let entry = atomicLoad(&table[table_index(q, t)]);
-      let tag = entry >> (params.count_bits + 1u);
-      let want = tile_tag(q);
-      if (tag == want) {
-        exclusive += entry & count_mask;
-        next = select(q, 0u, (entry & inclusive_bit) != 0u);
-        spins = 0u;
-      } else if (tag > want || spins >= params.spin_limit) {
-        stalled_on = next;  // reused slot, or waited too long
-        break;
-      } else {
-        spins += 1u;
+    for (var j = 0u; j < DPI; j++) {
+      let d = t + j * WG;
+      var spins = 0u;
+      loop {
+        if (next[j] == 0u) { break; }
+        let newest = next[j] - 1u;
+        var seen: array<u32, ${LBW}>;
+${unroll(LBW, (w) => `        if (${w}u <= newest) { seen[${w}] = atomicLoad(&table[table_index(newest - ${w}u, d)]); }\n`)}
+        var waiting = false;
+        var reused = false;
+${unroll(LBW, (w) => /* wgsl */ `        if (!waiting && next[j] != 0u && ${w}u <= newest) {
+          let q = newest - ${w}u;
+          let entry = seen[${w}];
+          let tag = entry >> (params.count_bits + 1u);
+          let want = tile_tag(q);
+          if (tag == want) {
+            exclusive[j] += entry & count_mask;
+            next[j] = select(q, 0u, (entry & inclusive_bit) != 0u);
+          } else {
+            waiting = true;
+            reused = tag > want;
+          }
+        }
+`)}
+        if (!waiting) {
+          spins = 0u;
+        } else if (reused || spins >= params.spin_limit) {
+          stalled_on = max(stalled_on, next[j]);  // reused slot, or waited too long
+          break;
+        } else {
+          spins += 1u;
+        }
       }
     }
     if (t == 0u) { atomicStore(&stalled[(round + 1u) & 1u], 0u); }
@@ -442,23 +622,30 @@ fn look_back(t: u32, tile: u32, n: u32) -> u32 {
     let q = recount - 1u;
     if (t == 0u) { atomicAdd(&control[C_FALLBACKS], 1u); }
     count_tile_digits(t, q, n);
-    if (next == recount) {
-      let c = atomicLoad(&fallback_counts[t]);
-      publish(q, t, false, c);
-      exclusive += c;
-      next = q;
+    for (var j = 0u; j < DPI; j++) {
+      if (next[j] == recount) {
+        let d = t + j * WG;
+        let c = atomicLoad(&fallback_counts[d]);
+        publish(q, d, false, c);
+        exclusive[j] += c;
+        next[j] = q;
+      }
     }
     round += 1u;
   }
-  return exclusive;
+  for (var j = 0u; j < DPI; j++) {
+    let d = t + j * WG;
+    if (d < RADIX) { lb_exclusive[d] = exclusive[j]; }
+  }
 }
 
-@compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) t: u32) {
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''}) {
   if (t == 0u) {
     claim_shared = atomicAdd(&control[C_CLAIM + params.pass_index], 1u);
     n_shared = atomicLoad(&control[C_N]);
     atomicStore(&stalled[0], 0u);
+${sg ? '    atomicStore(&subgroup_slots, 0u);' : ''}
   }
   let tile = workgroupUniformLoad(&claim_shared);
   let n = workgroupUniformLoad(&n_shared);
@@ -468,53 +655,66 @@ fn main(@builtin(local_invocation_index) t: u32) {
   let size = min(TILE, n - begin);
   let mapped_in = first_pass();
   let mapped_out = (params.flags & 2u) != 0u;
-  let chunk = (t / W) * W * K + t % W;
+${rankSetup(cfg)}
   var keys: array<u32, K>;
   var digits: array<u32, K>;
-  var values: array<u32, K>;
-  for (var k = 0u; k < K; k++) {
-    let i = chunk + k * W;
-    digits[k] = INVALID;
+  var places: array<u32, K>;
+${unroll(K, (k) => /* wgsl */ `
+  {
+    let i = rank_first + ${k}u * rank_stride;
+    digits[${k}] = INVALID;
     if (i < size) {
       var key = keys_in[begin + i];
       if (mapped_in) { key = to_order(key); }
-      keys[k] = key;
-      digits[k] = key_digit(key);
-${cfg.hasValues ? '      values[k] = values_in[begin + i];' : ''}
+      keys[${k}] = key;
+      digits[${k}] = key_digit(key);
     }
+  }`)}
+  var digit_offset: array<u32, DPI>;
+  for (var j = 0u; j < DPI; j++) {
+    let d = t + j * WG;
+    if (d < RADIX) { digit_offset[j] = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + d]); }
   }
-  let digit_offset = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + t]);
-  var places: array<u32, K>;
-  rank_tile(t, &digits, &places);
+${rankTile(cfg)}
   let publishing = publishes(tile);
-  if (publishing) { publish(tile, t, tile == 0u, tile_total[t]); }
-  for (var k = 0u; k < K; k++) {
-    if (digits[k] != INVALID) { atomicStore(&shm[places[k]], keys[k]); }
+  if (publishing) {
+    for (var d = t; d < RADIX; d += WG) { publish(tile, d, tile == 0u, tile_total[d]); }
   }
-  let exclusive = look_back(t, tile, n);
-  if (publishing && tile != 0u) { publish(tile, t, true, exclusive + tile_total[t]); }
-  digit_shift[t] = digit_offset + exclusive - tile_start[t];
-  workgroupBarrier();
-  var targets: array<u32, K>;
-  for (var k = 0u; k < K; k++) {
-    let j = t + k * WG;
-    if (j < size) {
-      let key = atomicLoad(&shm[j]);
-      targets[k] = digit_shift[key_digit(key)] + j;
-      keys_out[targets[k]] = select(key, from_order(key), mapped_out);
+${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], keys[${k}]); }\n`)}
+${
+  cfg.hasValues
+    ? `  // The values are requested now: their latency hides behind the look-back.
+  var values: array<u32, K>;
+${unroll(K, (k) => `  if (digits[${k}] != INVALID) { values[${k}] = values_in[begin + rank_first + ${k}u * rank_stride]; }\n`)}`
+    : ''
+}
+  look_back(t, tile, n);
+  for (var j = 0u; j < DPI; j++) {
+    let d = t + j * WG;
+    if (d < RADIX) {
+      let exclusive = lb_exclusive[d];
+      if (publishing && tile != 0u) { publish(tile, d, true, exclusive + tile_total[d]); }
+      digit_shift[d] = digit_offset[j] + exclusive - tile_start[d];
     }
   }
+  workgroupBarrier();
+${cfg.hasValues ? '  var targets: array<u32, K>;' : ''}
+${unroll(K, (k) => /* wgsl */ `
+  {
+    let j = t + ${k}u * WG;
+    if (j < size) {
+      let key = xload(j);
+      let dest = digit_shift[key_digit(key)] + j;
+      keys_out[dest] = select(key, from_order(key), mapped_out);
+${cfg.hasValues ? `      targets[${k}] = dest;` : ''}
+    }
+  }`)}
 ${
   cfg.hasValues
     ? `  workgroupBarrier();
-  for (var k = 0u; k < K; k++) {
-    if (digits[k] != INVALID) { atomicStore(&shm[places[k]], values[k]); }
-  }
+${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], values[${k}]); }\n`)}
   workgroupBarrier();
-  for (var k = 0u; k < K; k++) {
-    let j = t + k * WG;
-    if (j < size) { values_out[targets[k]] = atomicLoad(&shm[j]); }
-  }`
+${unroll(K, (k) => `  if (t + ${k}u * WG < size) { values_out[targets[${k}]] = xload(t + ${k}u * WG); }\n`)}`
     : ''
 }
 }
@@ -524,7 +724,7 @@ ${
 
 export function copyShader(cfg) {
   return (
-    header(cfg) +
+    header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
 @group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read> keys_in: array<u32>;
@@ -536,7 +736,7 @@ ${
     : ''
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let n = atomicLoad(&control[C_N]);
   let stride = nwg.x * nwg.y * WG;
@@ -552,67 +752,57 @@ ${cfg.hasValues ? '    values_out[i] = values_in[i];' : ''}
 // Up to one tile in one workgroup: every pass ranks in workgroup memory; the keys (and values)
 // are read once and written once, in place.
 export function smallShader(cfg) {
+  const K = cfg.keysPerThread;
+  const sg = cfg.subgroups;
   return (
+    enableSubgroups(cfg) +
     header(cfg) +
-    rankCode(cfg) +
+    rankDecls(cfg) +
     /* wgsl */ `
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(4) var<storage, read_write> keys: array<u32>;
-${cfg.hasValues ? '@group(0) @binding(6) var<storage, read_write> values: array<u32>;' : ''}
+@group(0) @binding(4) var<storage, read_write> keys_io: array<u32>;
+${cfg.hasValues ? '@group(0) @binding(6) var<storage, read_write> values_io: array<u32>;' : ''}
 @group(0) @binding(8) var<storage, read> count_src: array<u32>;
 @group(0) @binding(9) var<uniform> count_params: vec4<u32>;  // x: the count's word in count_src
 
-@compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) t: u32) {
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''}) {
   let n = min(count_src[count_params.x], params.max_n);
   let size = min(n, TILE);
-  let chunk = (t / W) * W * K + t % W;
-  var key: array<u32, K>;
-  var value: array<u32, K>;
-  for (var k = 0u; k < K; k++) {
-    let i = chunk + k * W;
-    if (i < size) {
-      key[k] = to_order(keys[i]);
-${cfg.hasValues ? '      value[k] = values[i];' : ''}
-    }
-  }
+${sg ? '  if (t == 0u) { atomicStore(&subgroup_slots, 0u); }\n  workgroupBarrier();' : ''}
+${rankSetup(cfg)}
+  var keys: array<u32, K>;
+  var values: array<u32, K>;
+${unroll(K, (k) => /* wgsl */ `
+  if (rank_first + ${k}u * rank_stride < size) {
+    keys[${k}] = to_order(keys_io[rank_first + ${k}u * rank_stride]);
+${cfg.hasValues ? `    values[${k}] = values_io[rank_first + ${k}u * rank_stride];` : ''}
+  }`)}
   for (var p = 0u; p < params.pass_count; p++) {
     let shift = params.begin_bit + 8u * p;
     let mask = digit_mask(min(8u, params.end_bit - shift));
     var digits: array<u32, K>;
-    for (var k = 0u; k < K; k++) {
-      digits[k] = select(INVALID, (key[k] >> shift) & mask, chunk + k * W < size);
-    }
     var places: array<u32, K>;
-    rank_tile(t, &digits, &places);
-    for (var k = 0u; k < K; k++) {
-      if (digits[k] != INVALID) { atomicStore(&shm[places[k]], key[k]); }
-    }
+${unroll(K, (k) => `    digits[${k}] = select(INVALID, (keys[${k}] >> shift) & mask, rank_first + ${k}u * rank_stride < size);\n`)}
+${rankTile(cfg)}
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { xstore(places[${k}], keys[${k}]); }\n`)}
     workgroupBarrier();
-    for (var k = 0u; k < K; k++) {
-      if (digits[k] != INVALID) { key[k] = atomicLoad(&shm[chunk + k * W]); }
-    }
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { keys[${k}] = xload(rank_first + ${k}u * rank_stride); }\n`)}
 ${
   cfg.hasValues
     ? `    workgroupBarrier();
-    for (var k = 0u; k < K; k++) {
-      if (digits[k] != INVALID) { atomicStore(&shm[places[k]], value[k]); }
-    }
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { xstore(places[${k}], values[${k}]); }\n`)}
     workgroupBarrier();
-    for (var k = 0u; k < K; k++) {
-      if (digits[k] != INVALID) { value[k] = atomicLoad(&shm[chunk + k * W]); }
-    }`
+${unroll(K, (k) => `    if (digits[${k}] != INVALID) { values[${k}] = xload(rank_first + ${k}u * rank_stride); }\n`)}`
     : ''
 }
     workgroupBarrier();
   }
-  for (var k = 0u; k < K; k++) {
-    let i = chunk + k * W;
-    if (i < size) {
-      keys[i] = from_order(key[k]);
-${cfg.hasValues ? '      values[i] = value[k];' : ''}
-    }
-  }
+${unroll(K, (k) => /* wgsl */ `
+  if (rank_first + ${k}u * rank_stride < size) {
+    keys_io[rank_first + ${k}u * rank_stride] = from_order(keys[${k}]);
+${cfg.hasValues ? `    values_io[rank_first + ${k}u * rank_stride] = values[${k}];` : ''}
+  }`)}
 }
 `
   );

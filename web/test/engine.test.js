@@ -2,7 +2,7 @@
 // (indirect dispatch), clamped to the workspace's maxCount; the look-back's fallback forced.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Sorter, assertSame, device, makeBits, referenceOrder } from './helpers.js';
+import { Sorter, assertSame, device, makeBits, nodeGpu, referenceOrder, requestDevice } from './helpers.js';
 
 const STORAGE = 128, COPY_SRC = 4, COPY_DST = 8, MAP_READ = 1;
 
@@ -124,4 +124,104 @@ test('bad options and arguments are refused with a message', async () => {
   assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys: small, count: countBuffer, workspace: ws }), /keys buffer holds 200 bytes, the workspace's maxCount needs 400/);
   assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys, count: countBuffer, countOffset: 8, workspace: ws }), /countOffset 8 needs 12/);
   assert.throws(() => sorter.encode(dev.createCommandEncoder(), { keys, count: countBuffer, countOffset: 2, workspace: ws }), /multiple of 4/);
+});
+
+test('subgroup ranking at the adapter\'s subgroup size (4 on SwiftShader): small path and Onesweep, both orders, look-back windows of 5 and 16, a table of 8 slots, the plain exchange', async () => {
+  const dev = await device();
+  assert.ok(dev.features.has('subgroups'), 'the test device has the subgroups feature');
+  assert.equal(dev.adapterInfo.subgroupMinSize, 4);
+  for (const [options, cases] of [
+    [{ workgroupSize: 64, keysPerThread: 8, lookbackWindow: 5 }, [[2, 'uniform'], [100, 'few'], [512, 'uniform'], [513, 'few'], [30001, 'uniform'], [30001, 'small']]],
+    [{ workgroupSize: 128, keysPerThread: 5, descending: true, lookbackWindow: 16, lookbackSlots: 8, plainExchange: true }, [[640, 'few'], [641, 'uniform'], [20000, 'few']]],
+  ]) {
+    const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', subgroups: true, ...options });
+    assert.equal(sorter.subgroups, true);
+    for (const [n, distribution] of cases) {
+      const ws = await engineSort(sorter, makeBits(distribution, n, n), { hostCount: n, sorted: n });
+      if (!ws.small) assert.equal(ws.slots, Math.min(options.lookbackSlots ?? 256, 2 ** Math.ceil(Math.log2(Math.ceil(n / sorter.tile)))));
+      ws.destroy();
+    }
+  }
+});
+
+test('look-back windows of 16 and 5: the fallback forced (tiles that never publish, spin limit 0), both ranking paths, the plain exchange', async () => {
+  const dev = await device();
+  for (const [options, n, refusePeriod] of [
+    [{ lookbackWindow: 16, plainExchange: true }, 60000, 3],
+    [{ subgroups: true, workgroupSize: 64, keysPerThread: 8, lookbackWindow: 5 }, 30000, 2],
+  ]) {
+    const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', spinLimit: 0, ...options, debug: { refusePeriod } });
+    const ws = await engineSort(sorter, makeBits('uniform', n, n), { hostCount: n, sorted: n });
+    const tiles = Math.ceil(n / sorter.tile);
+    const fallbacks = await ws.fallbackCount();
+    const atLeast = 4 * Math.floor((tiles - 1) / refusePeriod);
+    assert.ok(fallbacks >= atLeast, `${JSON.stringify(options)}: ${fallbacks} fallbacks, expected at least ${atLeast}`);
+    ws.destroy();
+  }
+});
+
+test('a device without the subgroups feature: the portable ranking by default, subgroups: true refused', async () => {
+  const dev = await requestDevice(nodeGpu(), { subgroups: false });
+  assert.equal(dev.features.has('subgroups'), false);
+  const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', workgroupSize: 128 });
+  assert.equal(sorter.subgroups, false);
+  (await engineSort(sorter, makeBits('few', 9001, 4), { hostCount: 9001, sorted: 9001 })).destroy();
+  assert.throws(() => new Sorter(dev, { subgroups: true }), /subgroups: the device lacks the 'subgroups' feature/);
+  dev.destroy();
+});
+
+// A device object with what the Sorter reads of one (adapter info, features, limits; buffers that
+// hold nothing): the defaults of adapters this machine does not have.
+function fakeDevice(info, { features = [], ...limits } = {}) {
+  return {
+    adapterInfo: info,
+    features: new Set(features),
+    limits: {
+      maxStorageBufferBindingSize: 2 ** 31 - 4,
+      maxComputeWorkgroupStorageSize: 49152,
+      maxComputeInvocationsPerWorkgroup: 1024,
+      maxComputeWorkgroupSizeX: 1024,
+      ...limits,
+    },
+    createBuffer: ({ size }) => ({ size, destroy() {} }),
+    queue: { writeBuffer() {} },
+  };
+}
+
+const shapeOf = (s) => ({ tuning: s.tuning, workgroupSize: s.workgroupSize, keysPerThread: s.keysPerThread, rankLanes: s.rankLanes,
+  subgroups: s.subgroups, spinLimit: s.spinLimit, lookbackWindow: s.lookbackWindow, lookbackSlots: s.lookbackSlots });
+
+test('per-adapter defaults: the tuning table, stepped down to what the device allows; explicit options win or are refused', async () => {
+  const nvidia = { vendor: 'nvidia', architecture: 'hopper', description: 'NVIDIA H100', subgroupMinSize: 32, subgroupMaxSize: 32 };
+  const h100 = fakeDevice(nvidia, { features: ['subgroups'] });
+  const gpuRow = { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 };
+  assert.deepEqual(shapeOf(new Sorter(h100, { keyType: 'u32' })),
+    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+  assert.deepEqual(shapeOf(new Sorter(h100, { keyType: 'f32', valueType: 'u32' })),
+    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+  // The look-back table holds every tile of 2^24 keys (2048 tiles of 8192): no slot is reused.
+  assert.equal(new Sorter(h100, { keyType: 'u32' }).createWorkspace(2 ** 24).slots, 2048);
+  assert.equal(new Sorter(h100, { keyType: 'u32', keysPerThread: 4 }).createWorkspace(2 ** 24).slots, 4096);
+  // Without the feature, 256 invocations and 16 KiB of workgroup memory: portable, smaller tiles.
+  assert.deepEqual(shapeOf(new Sorter(fakeDevice(nvidia, { maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupSizeX: 256, maxComputeWorkgroupStorageSize: 16384 }))),
+    { tuning: 'nvidia', workgroupSize: 256, keysPerThread: 8, rankLanes: 32, subgroups: false, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+  // CPU adapters keep SwiftShader's shape; the test device is one.
+  const cpuRow = { tuning: 'cpu', workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256 };
+  assert.deepEqual(shapeOf(new Sorter(await device())), cpuRow);
+  assert.deepEqual(shapeOf(new Sorter(fakeDevice({ vendor: 'mesa', description: 'llvmpipe (LLVM 15.0.6, 256 bits)' }, { features: ['subgroups'] }))), cpuRow);
+  // Other GPUs: 256 invocations; subgroups where the counters of the narrowest subgroups fit.
+  assert.deepEqual(shapeOf(new Sorter(fakeDevice({ vendor: 'amd', architecture: 'rdna-3', subgroupMinSize: 32, subgroupMaxSize: 64 }, { features: ['subgroups'] }))), { tuning: 'gpu', ...gpuRow });
+  assert.deepEqual(shapeOf(new Sorter(fakeDevice({ vendor: 'arm', architecture: 'valhall', subgroupMinSize: 4, subgroupMaxSize: 16 }, { features: ['subgroups'], maxComputeWorkgroupStorageSize: 32768 }))),
+    { tuning: 'gpu', ...gpuRow, subgroups: false });
+  assert.deepEqual(shapeOf(new Sorter(fakeDevice({}))), { tuning: 'gpu', ...gpuRow, subgroups: false });
+  // Explicit options.
+  assert.deepEqual(shapeOf(new Sorter(h100, { workgroupSize: 1024, keysPerThread: 7, subgroups: false, rankLanes: 64, spinLimit: 0, lookbackWindow: 3, lookbackSlots: 64 })),
+    { tuning: 'nvidia', workgroupSize: 1024, keysPerThread: 7, rankLanes: 64, subgroups: false, spinLimit: 0, lookbackWindow: 3, lookbackSlots: 64 });
+  const small = fakeDevice(nvidia, { maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupStorageSize: 16384 });
+  assert.throws(() => new Sorter(small, { workgroupSize: 512 }), /workgroupSize 512: the device allows at most 256 invocations per workgroup/);
+  assert.throws(() => new Sorter(small, { subgroups: true }), /subgroups: the device lacks the 'subgroups' feature/);
+  assert.throws(() => new Sorter(small, { keysPerThread: 16 }), /workgroupSize 256 x keysPerThread 16 needs \d+ bytes of workgroup memory, the device allows 16384/);
+  assert.throws(() => new Sorter(h100, { workgroupSize: 96 }), /workgroupSize must be one of 64, 128, 256, 512, 1024, got 96/);
+  assert.throws(() => new Sorter(h100, { lookbackSlots: 100 }), /lookbackSlots must be a power of two/);
+  assert.throws(() => new Sorter(h100, { lookbackWindow: 0 }), /lookbackWindow must be an integer from 1 to 32/);
 });

@@ -49,3 +49,15 @@ test('bit ranges', async () => {
 test('u32 pairs: 1.5 million keys', async () => {
   await checkSort('u32', makeBits('uniform', 1500000, 11), {});
 });
+
+test('subgroup ranking (subgroup size 4 on SwiftShader): every key type, with and without values, both orders, a bit range', async () => {
+  const sorterOptions = { subgroups: true, workgroupSize: 64, keysPerThread: 8 }; // tiles of 512
+  for (const [type, values, descending, beginBit, endBit] of [
+    ['u32', true, false, 4, 20],
+    ['i32', false, true, 0, 32],
+    ['f32', true, true, 0, 32],
+  ]) {
+    for (const n of [300, 513, 20001])
+      await checkSort(type, makeBits(type === 'f32' ? 'special' : 'uniform', n, n + beginBit), { values, descending, beginBit, endBit }, { sorterOptions });
+  }
+});

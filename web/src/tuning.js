@@ -1,0 +1,50 @@
+// Per-adapter defaults of the Sorter's shape: one table, chosen from the device's adapter info
+// (vendor, architecture, description, subgroup sizes). Options the caller passes win; a default
+// the device cannot run (no `subgroups` feature, a smaller workgroup or less workgroup memory)
+// is stepped down, an explicit option it cannot run is refused.
+//
+//   workgroupSize   invocations per workgroup of the pass and small-array kernels
+//   keysPerThread   keys per invocation (tile = workgroupSize x keysPerThread)
+//   rankLanes       invocations per rank group of the portable ranking (no subgroups)
+//   subgroups       rank with subgroup ballots (needs the device's 'subgroups' feature)
+//   spinLimit       look-back rounds on an unpublished predecessor before recounting it
+//   lookbackWindow  predecessors read at once per look-back round
+//   plainExchange   keys and values pass through workgroup memory of their own (plain words) rather
+//                   than through the ranking's counters' memory (atomic words): more memory, plain
+//                   loads and stores
+//   lookbackSlots   the circular look-back table's largest length in tiles: it should exceed the
+//                   tiles in flight at once (resident workgroups), or successors find their
+//                   predecessors' slots reused and recount them
+
+// CPU adapters keep the shape the package was tuned on under SwiftShader; a GPU's look-back
+// reads a window and waits longer (rounds of device-memory latency), like gpusort's Vulkan path.
+const CPU = {
+  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false },
+};
+const GPU = {
+  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
+};
+// NVIDIA (subgroups of 32; gpusort's Vulkan path on the H100: 512 x 20 keys, 512 x 16 with values).
+const NVIDIA = {
+  keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
+  pairs: {},
+};
+
+export const ADAPTER_TUNING = Object.freeze([
+  { name: 'cpu', match: (info) => isCpuAdapter(info), ...CPU },
+  { name: 'nvidia', match: (info) => /nvidia/i.test(info.vendor ?? '') || /nvidia/i.test(info.description ?? ''), ...NVIDIA },
+  { name: 'gpu', match: () => true, ...GPU },
+]);
+
+/** Whether the adapter runs on the CPU (SwiftShader, llvmpipe/lavapipe, WARP, a fallback adapter). */
+export function isCpuAdapter(info = {}) {
+  if (info.isFallbackAdapter) return true;
+  const text = `${info.vendor ?? ''} ${info.architecture ?? ''} ${info.device ?? ''} ${info.description ?? ''}`;
+  return /swiftshader|llvmpipe|lavapipe|softpipe|\bwarp\b|microsoft basic render/i.test(text);
+}
+
+/** The table's row for an adapter info, and its defaults for keys alone or pairs. */
+export function tuningFor(info = {}, hasValues = false) {
+  const row = ADAPTER_TUNING.find((r) => r.match(info));
+  return { name: row.name, defaults: { ...row.keys, ...(hasValues ? row.pairs : {}) } };
+}
