@@ -119,7 +119,8 @@ def main():
             cells.append(f"{base:.3f}" if base else "–")
             best = max((v[a] for a in algorithms if a in v), default=None)
             cells.append(f"**{best / base:.2f}**" if best and base else "–")
-            auto = v.get("automatic")
+            # automatic took one path per row: SPIR-V ("automatic") or the CUDA pass ("automatic/cuda").
+            auto = v.get("automatic", v.get("automatic/cuda"))
             cells.append(f"{auto / base:.2f}" if auto and base else "–")
             lines.append("| " + " | ".join(cells) + " |")
     lines += flagged_lines([gpusort, cub])
