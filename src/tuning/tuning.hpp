@@ -64,6 +64,10 @@ struct OnesweepTuning {
   // order of cuda::kCudaPassShapes: 32-bit keys alone, with 4-byte values, 64-bit keys alone,
   // with 4-byte values.
   std::array<uint64_t, 4> cuda_from_n{};
+  // Where the passes are CUDA kernels: the histogram and plan too (one CUDA kernel, CUB's
+  // histogram shape) instead of onesweep_histogram.comp. GPUSORT_CUDA_HISTOGRAM=1 or 0 overrides
+  // it, for measurements of both.
+  bool cuda_histogram = false;
 };
 
 // One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <bit>
+#include <cstdlib>
 
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/small_sort/small_sort.hpp"
@@ -79,6 +80,13 @@ class Onesweep final : public OnesweepSort {
     if (cuda_) {
       workgroup_ = cuda_->threads;
       keys_per_thread_ = cuda_->items;
+      cuda_histogram_ = tuning_.cuda_histogram;
+      if (const char* env = std::getenv("GPUSORT_CUDA_HISTOGRAM")) {
+        const std::string value = env;
+        if (value != "0" && value != "1")
+          throw Error("GPUSORT_CUDA_HISTOGRAM='" + value + "' is not 0 or 1");
+        cuda_histogram_ = value == "1";
+      }
       return;
     }
     // The tile shapes per device family and key class: src/tuning.
@@ -240,7 +248,8 @@ class Onesweep final : public OnesweepSort {
   uint32_t tile_keys() const override { return tile(); }
   std::string kernel_path(uint64_t) const override { return pass_kernels(); }
   std::string pass_kernels() const override {
-    return cuda_ ? std::string("cuda ") + cuda_->variant : std::string("spirv");
+    if (!cuda_) return "spirv";
+    return std::string("cuda ") + cuda_->variant + (cuda_histogram_ ? " +histogram" : "");
   }
   // Records a barrier unless the test switch drop_barriers names it.
   void step_barrier(Recorder& rec, uint32_t which, bool indirect) const {
@@ -300,7 +309,9 @@ class Onesweep final : public OnesweepSort {
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
         tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups_per_pass};
-    if (indirect)
+    if (cuda_histogram_)
+      record_cuda_histogram(rec, t, l, copy_groups, persistent_groups_per_pass);
+    else if (indirect)
       launch_planned(Kernel::onesweep_histogram, histogram_spec, dispatch_histogram,
                      histogram_push);
     else
@@ -359,6 +370,32 @@ class Onesweep final : public OnesweepSort {
   }
 
  private:
+  // The histogram and plan as one CUDA launch (onesweep_pass.cu, HistogramAndPlan): the grid of
+  // experiments/nvx_onesweep (max_n's rounds, at most 8 blocks per SM); it writes what
+  // onesweep_histogram.comp's plan does.
+  void record_cuda_histogram(Recorder& rec, const SortTargets& t, const Layout& l,
+                             uint32_t copy_groups, uint32_t pass_group_cap) const {
+    const uint32_t items =
+        spec_.key_words == 1 ? cuda::kCudaHistogramItems32 : cuda::kCudaHistogramItems64;
+    const uint32_t grid = groups_for(t.n, uint64_t(cuda::kCudaHistogramThreads) * items,
+                                     8 * std::max<uint32_t>(ctx_.info.compute_units, 16));
+    const void* keys = reinterpret_cast<const void*>(t.keys);
+    const void* count = reinterpret_cast<const void*>(t.count_address);
+    const unsigned long long n = t.n;
+    void* counts = reinterpret_cast<void*>(t.scratch + l.digit_counts);
+    void* control = reinterpret_cast<void*>(t.scratch + l.control);
+    void* dispatch = reinterpret_cast<void*>(t.scratch + l.dispatch);
+    const uint32_t begin_bit = spec_.begin_bit, end_bit = spec_.end_bit, pass_count = passes();
+    const uint32_t key_kind = spec_.key_kind, descending = spec_.descending ? 1u : 0u;
+    const uint32_t copy_keys_per_round = copy_workgroup,
+                   max_groups_x = ctx_.info.max_workgroup_count_x, tile_keys = tile();
+    rec.cuda_launch(ctx_.nvx.functions.at(cuda::kCudaPassShapeCount + spec_.key_words - 1), grid,
+                    cuda::kCudaHistogramThreads,
+                    {&keys, &count, &n, &counts, &control, &dispatch, &begin_bit, &end_bit,
+                     &pass_count, &key_kind, &descending, &copy_groups, &copy_keys_per_round,
+                     &max_groups_x, &tile_keys, &pass_group_cap});
+  }
+
   // One pass as a CUDA launch (onesweep_pass.cu): the grid for max_n's tiles, since a launch
   // cannot be indirect; blocks beyond the count's tiles, and every block of a skipped pass, return
   // at once. The kernel reads the plan word, the offsets, the counter and the table that the SPIR-V
@@ -398,6 +435,7 @@ class Onesweep final : public OnesweepSort {
   uint32_t keys_per_thread_ = 0;
   const cuda::CudaPassShape* cuda_ = nullptr;  // the CUDA pass, or null: the SPIR-V pass
   uint32_t cuda_function_ = 0;                 // its function in ctx_.nvx.functions
+  bool cuda_histogram_ = false;                // the histogram and plan as a CUDA kernel too
 };
 
 }  // namespace

@@ -47,6 +47,15 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
 
+// The histogram and plan as CUDA kernels (OnesweepTuning::cuda_histogram), after the pass kernels
+// in the Context's functions: 32-bit keys, then 64-bit keys. CUB's histogram shape (128 threads,
+// 16 32-bit or 8 64-bit keys each), as experiments/nvx_onesweep's.
+inline constexpr const char* kCudaHistogramKernels[] = {"gpusort_onesweep_histogram_k32",
+                                                        "gpusort_onesweep_histogram_k64"};
+inline constexpr uint32_t kCudaHistogramThreads = 128;
+inline constexpr uint32_t kCudaHistogramItems32 = 16;
+inline constexpr uint32_t kCudaHistogramItems64 = 8;
+
 }  // namespace gpusort::cuda
 
 #endif  // GPUSORT_ONESWEEP_CUDA_KERNELS_HPP

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 #include <type_traits>
 
@@ -446,3 +447,162 @@ GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
+
+// ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
+//
+// What onesweep_histogram.comp with onesweep_plan.glsl does, on the same state block: one read
+// of the keys (mapped to radix order) counts every pass's digits per block in shared memory, added
+// into the digit counts; the block that draws the last ticket turns each pass's counts into
+// exclusive offsets in place and writes the plan words (a pass whose digit is the same for every
+// key is skipped; the active ones ping-pong from the caller's buffer), the copy-back flag and the
+// dispatch commands of the passes and the copy-back. CUB's histogram shape: 128 threads, 16
+// 32-bit or 8 64-bit keys each.
+namespace gpusort::cuda {
+namespace {
+
+constexpr uint32_t kControlCopyBack = 2 * kMaxPasses;
+constexpr uint32_t kControlHistogramTicket = 2 * kMaxPasses + 5;
+constexpr uint32_t kDispatchPass = 1, kDispatchCopyBack = 1 + kMaxPasses;
+
+struct HistogramParams {
+  const void* keys;
+  const uint32_t* count;
+  unsigned long long n;
+  uint32_t* digit_counts;  // kMaxPasses x kRadix: the counts in, exclusive offsets out
+  uint32_t* control;
+  uint32_t* dispatch;  // VkDispatchIndirectCommands (3 words each)
+  uint32_t begin_bit, end_bit, pass_count, key_kind, descending;
+  uint32_t copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap;
+};
+
+__device__ __forceinline__ uint32_t div_ceil64(unsigned long long a, uint32_t b) {
+  return uint32_t(a / b + (a % b != 0 ? 1u : 0u));
+}
+__device__ __forceinline__ void write_dispatch(uint32_t* command, uint32_t groups,
+                                               uint32_t max_groups_x) {
+  const uint32_t x = groups < max_groups_x ? groups : max_groups_x;
+  command[0] = x;
+  command[1] = x == 0 ? 0u : groups / x + (groups % x != 0 ? 1u : 0u);
+  command[2] = 1;
+}
+
+template <class K, int THREADS, int ITEMS>
+struct HistogramAndPlan {
+  static constexpr int kDigitsPerThread = int(kRadix) / THREADS;
+  static_assert(int(kRadix) % THREADS == 0, "whole digits per thread");
+  using Scan = cub::BlockScan<uint32_t, THREADS>;
+
+  static __device__ __forceinline__ void run(const HistogramParams& p) {
+    __shared__ uint32_t hist[kMaxPasses * kRadix];
+    __shared__ typename Scan::TempStorage scan;
+    __shared__ bool last;
+    __shared__ uint32_t active_passes_mask;
+    const uint32_t t = threadIdx.x;
+    const uint32_t passes = p.pass_count;
+    for (uint32_t i = t; i < passes * kRadix; i += THREADS) hist[i] = 0;
+    __syncthreads();
+    const unsigned long long count =
+        p.count != nullptr ? min((unsigned long long)(*p.count), p.n) : p.n;
+    const KeyOrder<K> order{p.key_kind, p.descending != 0 ? ~K(0) : K(0)};
+    const K* keys = static_cast<const K*>(p.keys);
+    constexpr uint32_t kRound = uint32_t(THREADS * ITEMS);
+    for (unsigned long long base = (unsigned long long)blockIdx.x * kRound; base < count;
+         base += (unsigned long long)gridDim.x * kRound) {
+      K k[ITEMS];
+#pragma unroll
+      for (int u = 0; u < ITEMS; ++u) {
+        const unsigned long long i = base + uint32_t(u * THREADS) + t;
+        k[u] = i < count ? keys[i] : K(0);
+      }
+#pragma unroll
+      for (int u = 0; u < ITEMS; ++u) {
+        if (base + uint32_t(u * THREADS) + t >= count) continue;
+        const K ordered = order.to_order(k[u]);
+        for (uint32_t pass = 0; pass < passes; ++pass) {
+          const uint32_t bit = p.begin_bit + pass * kDigitBits;
+          const uint32_t bits = p.end_bit - bit < kDigitBits ? p.end_bit - bit : kDigitBits;
+          atomicAdd(&hist[pass * kRadix + (uint32_t(ordered >> bit) & ((1u << bits) - 1u))], 1u);
+        }
+      }
+    }
+    __syncthreads();
+    for (uint32_t i = t; i < passes * kRadix; i += THREADS)
+      if (hist[i] != 0) atomicAdd(&p.digit_counts[i], hist[i]);
+    // Each thread's additions before its fence, the fences before the barrier, the barrier
+    // before the ticket; the block that draws the last ticket fences after it.
+    __threadfence();
+    __syncthreads();
+    if (t == 0) {
+      ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device> ticket(
+          p.control[kControlHistogramTicket]);
+      last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) == gridDim.x - 1;
+      active_passes_mask = 0;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+      uint32_t c[kDigitsPerThread], offsets[kDigitsPerThread];
+      int nonzero = 0;
+#pragma unroll
+      for (int k = 0; k < kDigitsPerThread; ++k) {
+        c[k] = ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(
+                   p.digit_counts[pass * kRadix + t * kDigitsPerThread + k])
+                   .load(::cuda::memory_order_relaxed);
+        nonzero += c[k] != 0 ? 1 : 0;
+      }
+      // A pass is skipped where at most one digit holds keys (counted, not compared with n: one
+      // digit holding all 2^32 keys counts 0 in 32 bits).
+      const int digits_with_keys = __syncthreads_count(nonzero >= 1) +
+                                   (kDigitsPerThread > 1 ? __syncthreads_count(nonzero >= 2) : 0);
+      Scan(scan).ExclusiveSum(c, offsets);
+#pragma unroll
+      for (int k = 0; k < kDigitsPerThread; ++k)
+        p.digit_counts[pass * kRadix + t * kDigitsPerThread + k] = offsets[k];
+      if (t == 0 && digits_with_keys > 1) active_passes_mask |= 1u << pass;
+      __syncthreads();  // the scan's storage is reused by the next pass
+    }
+    if (t != 0) return;
+    const uint32_t active = active_passes_mask;
+    const uint32_t active_passes = uint32_t(__popc(active));
+    uint32_t index = 0;
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+      uint32_t plan = 0;
+      if ((active >> pass) & 1u) {
+        plan = kPlanActive | ((index & 1u) != 0 ? kPlanInputAlt : 0u) |
+               (index == 0 ? kPlanFirst : 0u) | (index + 1 == active_passes ? kPlanLast : 0u);
+        ++index;
+      }
+      p.control[kControlPlan + pass] = plan;
+    }
+    p.control[kControlCopyBack] = active_passes & 1u;
+    uint32_t tiles = count == 0 ? 0u : div_ceil64(count, p.tile);
+    if (p.pass_group_cap != 0 && tiles > p.pass_group_cap) tiles = p.pass_group_cap;
+    for (uint32_t pass = 0; pass < passes; ++pass)
+      write_dispatch(p.dispatch + 3 * (kDispatchPass + pass), (active >> pass) & 1u ? tiles : 0u,
+                     p.max_groups_x);
+    const unsigned long long capped = count < 0xffffffffull ? count : 0xffffffffull;
+    uint32_t copy_groups = div_ceil64(capped, p.copy_keys_per_round);
+    if (copy_groups > p.copy_group_count) copy_groups = p.copy_group_count;
+    write_dispatch(p.dispatch + 3 * kDispatchCopyBack, (active_passes & 1u) != 0 ? copy_groups : 0u,
+                   p.max_groups_x);
+  }
+};
+
+}  // namespace
+}  // namespace gpusort::cuda
+
+#define GPUSORT_CUDA_HISTOGRAM_KERNEL(name, K, ITEMS)                                              \
+  extern "C" __global__ void __launch_bounds__(kCudaHistogramThreads)                              \
+      name(const void* keys, const uint32_t* count, unsigned long long n, uint32_t* digit_counts,  \
+           uint32_t* control, uint32_t* dispatch, uint32_t begin_bit, uint32_t end_bit,            \
+           uint32_t pass_count, uint32_t key_kind, uint32_t descending, uint32_t copy_group_count, \
+           uint32_t copy_keys_per_round, uint32_t max_groups_x, uint32_t tile,                     \
+           uint32_t pass_group_cap) {                                                              \
+    HistogramAndPlan<K, int(kCudaHistogramThreads), int(ITEMS)>::run(HistogramParams{              \
+        keys, count, n, digit_counts, control, dispatch, begin_bit, end_bit, pass_count, key_kind, \
+        descending, copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap});   \
+  }
+GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k32, uint32_t, kCudaHistogramItems32)
+GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k64, unsigned long long,
+                              kCudaHistogramItems64)
