@@ -114,7 +114,7 @@ constexpr Tuning nvidia_tuning{
                             (uint64_t(1) << 20) + 1, 0},
             // Not measured yet: the SPIR-V histogram (0.533 ms of 8.5 at 2^28 u32, ONESWEEP_PHASES
             // in docs/design/onesweep.md) until GPUSORT_CUDA_HISTOGRAM=1 measures faster.
-            .cuda_histogram = false,
+            .cuda_histogram = 0,
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2

@@ -82,7 +82,8 @@ void Context::Impl::setup_cuda_kernels(bool enabled) {
       }
       functions.push_back(function);
     }
-    for (const char* name : cuda::kCudaHistogramKernels) {
+    for (const cuda::CudaHistogramShape& histogram : cuda::kCudaHistogramShapes) {
+      const char* name = histogram.kernel;
       VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
       function_info.module = module;
       function_info.pName = name;
