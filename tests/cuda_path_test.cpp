@@ -575,6 +575,120 @@ TEST(CudaPath, ClaimByIdSorts) {
     }
 }
 
+// Prefetch ahead (GPUSORT_CUDA_PREFETCH, OnesweepOptions::cuda_prefetch_tiles): a block that
+// claims tile t prefetches tile t + D into L2. D of 1, a few, about the resident blocks and more
+// than the tiles there are; every key class; n not a multiple of the tile, on the host and from the
+// GPU (where the count's last tile is not max_n's); whole outputs. A bad value is an error.
+TEST(CudaPath, PrefetchAheadSorts) {
+  SKIP_WITHOUT_CUDA();
+  for (const char* tiles : {"1", "3", "264", "100000"}) {
+    ScopedEnv env("GPUSORT_CUDA_PREFETCH", tiles);
+    for (KeyType key : {KeyType::u32, KeyType::f32, KeyType::u64, KeyType::i64})
+      for (uint32_t value_bytes : {0u, 4u}) {
+        const uint64_t tile = cuda_tile(key, value_bytes);
+        const SortSpec spec = make_sort_spec(key, value_bytes, false, 0, 0);
+        EXPECT_NE(
+            make_onesweep(context().impl(), spec, OnesweepOptions{.kernels = KernelPath::cuda})
+                ->pass_kernels()
+                .find(std::string(" +prefetch ") + tiles),
+            std::string::npos);
+        for (uint64_t n : {tile + 1, 5 * tile - 3, 40 * tile + 17})
+          EXPECT_TRUE(check_sort(cuda_case(
+              key, value_bytes, key == KeyType::i64, n,
+              key == KeyType::f32 ? Distribution::special_floats : Distribution::uniform)))
+              << "prefetch " << tiles;
+      }
+  }
+  for (int32_t tiles : {2, 7, 300}) {
+    OnesweepOptions options{.cuda_prefetch_tiles = tiles};
+    options.kernels = KernelPath::cuda;
+    for (bool descending : {false, true}) {
+      auto algorithm = make_onesweep(context().impl(),
+                                     make_sort_spec(KeyType::u32, 4, descending, 0, 0), options);
+      ASSERT_NE(algorithm->pass_kernels().find(" +prefetch " + std::to_string(tiles)),
+                std::string::npos);
+      const uint64_t tile = algorithm->tile_keys();
+      const uint64_t max_n = 20 * tile + 5;
+      std::mt19937_64 rng(fresh_seed());
+      auto bits = make_key_bits(KeyType::u32, max_n, Distribution::uniform, rng);
+      const std::vector<uint32_t> keys(bits.begin(), bits.end());
+      for (uint64_t n : {uint64_t(0), uint64_t(1), tile - 1, 2 * tile + 1, 9 * tile + 3, max_n})
+        for (bool indirect : {false, true})
+          EXPECT_TRUE(check_u32_pairs(*algorithm, keys, n, indirect, descending,
+                                      "prefetch " + std::to_string(tiles) + " count " +
+                                          std::to_string(n) + (indirect ? " on the GPU" : ""),
+                                      2));
+    }
+  }
+  for (const char* bad : {"", "-1", "x", "1e3", "1234567890"}) {
+    ScopedEnv env("GPUSORT_CUDA_PREFETCH", bad);
+    try {
+      make_onesweep(context().impl(), make_sort_spec(KeyType::u32, 0, false, 0, 0),
+                    OnesweepOptions{.kernels = KernelPath::cuda});
+      ADD_FAILURE() << "no error for GPUSORT_CUDA_PREFETCH='" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("GPUSORT_CUDA_PREFETCH='") + bad +
+                                           "' is not a number of tiles (0 to 999999999)");
+    }
+  }
+}
+
+// The histogram and plan as CUDA kernels (GPUSORT_CUDA_HISTOGRAM=1: one shared histogram per
+// block, 2: two): every key type with and without values, sizes of a few keys (fewer than a
+// 16-byte vector, the rest counted apart), around the tile and of many blocks; skipped passes, bit
+// ranges, GPU-side counts; whole outputs.
+TEST(CudaPath, HistogramKernelsSort) {
+  SKIP_WITHOUT_CUDA();
+  for (const char* variant : {"1", "2"}) {
+    ScopedEnv env("GPUSORT_CUDA_HISTOGRAM", variant);
+    for (KeyType key : all_keys)
+      for (uint32_t value_bytes : {0u, 4u}) {
+        const uint64_t tile = cuda_tile(key, value_bytes);
+        EXPECT_NE(make_onesweep(context().impl(), make_sort_spec(key, value_bytes, false, 0, 0),
+                                OnesweepOptions{.kernels = KernelPath::cuda})
+                      ->pass_kernels()
+                      .find(std::string(variant) == "1" ? "+histogram" : "+histogram c2"),
+                  std::string::npos);
+        for (uint64_t n :
+             {uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(5), tile + 1, uint64_t(100'003)})
+          for (Distribution d :
+               {Distribution::uniform, Distribution::few_unique,
+                key == KeyType::f32 || key == KeyType::f64 ? Distribution::special_floats
+                                                           : Distribution::low_entropy})
+            EXPECT_TRUE(check_sort(cuda_case(key, value_bytes, n % 2 == 0, n, d)))
+                << "histogram " << variant;
+        EXPECT_TRUE(
+            check_sort(cuda_case(key, value_bytes, false, 70'001, Distribution::all_equal)));
+        EXPECT_TRUE(check_sort(cuda_case(key, value_bytes, true, 1'000'003)))
+            << "histogram " << variant;
+      }
+    for (KeyType key : {KeyType::u32, KeyType::u64}) {
+      SortCase c = cuda_case(key, 4, false, 300'007);
+      c.begin_bit = key == KeyType::u32 ? 5 : 13;
+      c.end_bit = key == KeyType::u32 ? 29 : 51;
+      EXPECT_TRUE(check_sort(c)) << "histogram " << variant;
+    }
+    auto algorithm = make_onesweep(context().impl(), make_sort_spec(KeyType::u32, 4, false, 0, 0),
+                                   OnesweepOptions{.kernels = KernelPath::cuda});
+    const uint64_t tile = algorithm->tile_keys(), max_n = 6 * tile + 11;
+    std::mt19937_64 rng(fresh_seed());
+    auto bits = make_key_bits(KeyType::u32, max_n, Distribution::uniform, rng);
+    const std::vector<uint32_t> keys(bits.begin(), bits.end());
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(7), tile + 3, max_n})
+      EXPECT_TRUE(
+          check_u32_pairs(*algorithm, keys, n, true, false,
+                          std::string("histogram ") + variant + " count " + std::to_string(n), 2));
+  }
+  ScopedEnv env("GPUSORT_CUDA_HISTOGRAM", "3");
+  try {
+    make_onesweep(context().impl(), make_sort_spec(KeyType::u32, 0, false, 0, 0),
+                  OnesweepOptions{.kernels = KernelPath::cuda});
+    ADD_FAILURE() << "no error for GPUSORT_CUDA_HISTOGRAM=3";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "GPUSORT_CUDA_HISTOGRAM='3' is not 0, 1 or 2");
+  }
+}
+
 // The module as PTX (JIT) sorts too: a Context of its own with GPUSORT_CUDA_MODULE=ptx.
 TEST(CudaPath, PtxModuleSorts) {
   SKIP_WITHOUT_CUDA();

@@ -112,6 +112,14 @@ constexpr Tuning nvidia_tuning{
             // Every CUDA pass was slower than SPIR-V at 2^18 (the SPIR-V bands' small tiles).
             .cuda_from_n = {(uint64_t(1) << 20) + 1, (uint64_t(1) << 22) + 1,
                             (uint64_t(1) << 20) + 1, 0},
+            // The histogram and plan as CUDA kernels too where the passes are, one shared
+            // histogram per block: `ONESWEEP_PHASES=1 onesweep_timing u32 0 28` (dev/) with
+            // GPUSORT_CUDA_HISTOGRAM=0 / 1 / 2 at 7c1b67b on an NVIDIA H100 80GB HBM3, driver
+            // 580.159.04, 2026-11-26: histogram + plan 0.551 / 0.490 / 0.502 ms (u64 2^26: 0.301 /
+            // 0.261 / 0.260). Prefetch ahead (cuda_prefetch_tiles, GPUSORT_CUDA_PREFETCH) did not
+            // pay and stays off: u32 passes 1.534 ms at D = 0, 1.522 at 96, 1.541 at 264, 1.603 at
+            // 792; u32+u32 2.50 ms at 0, 3.16 at 264; u64 2^26 0.55 at 0, 0.69 at 264.
+            .cuda_histogram = 1,
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2

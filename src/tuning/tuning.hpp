@@ -64,6 +64,14 @@ struct OnesweepTuning {
   // order of cuda::kCudaPassShapes: 32-bit keys alone, with 4-byte values, 64-bit keys alone,
   // with 4-byte values.
   std::array<uint64_t, 4> cuda_from_n{};
+  // Where the passes are CUDA kernels: the histogram and plan too (one CUDA kernel: the v-th row of
+  // cuda::kCudaHistogramShapes for the key width) instead of onesweep_histogram.comp; 0: not.
+  // GPUSORT_CUDA_HISTOGRAM=0, 1 or 2 overrides it, for measurements of each.
+  uint32_t cuda_histogram = 0;
+  // Where the passes are CUDA kernels: a block that claims tile t prefetches into L2 the keys (and
+  // values) of tile t + this many, which a block claims about that many claims later (0: off). In
+  // the order of cuda_from_n; GPUSORT_CUDA_PREFETCH=<tiles> overrides it for every key class.
+  std::array<uint32_t, 4> cuda_prefetch_tiles{};
 };
 
 // One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it

@@ -82,6 +82,20 @@ void Context::Impl::setup_cuda_kernels(bool enabled) {
       }
       functions.push_back(function);
     }
+    for (const cuda::CudaHistogramShape& histogram : cuda::kCudaHistogramShapes) {
+      const char* name = histogram.kernel;
+      VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
+      function_info.module = module;
+      function_info.pName = name;
+      VkCuFunctionNVX function = VK_NULL_HANDLE;
+      r = nvx.create_function(device, &function_info, nullptr, &function);
+      if (r != VK_SUCCESS) {
+        for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
+        nvx.destroy_module(device, module, nullptr);
+        return "vkCreateCuFunctionNVX(" + std::string(name) + "): " + std::to_string(int(r));
+      }
+      functions.push_back(function);
+    }
     nvx.module = module;
     nvx.functions = std::move(functions);
     return "";

@@ -2,9 +2,9 @@
 //   onesweep_clear      zeroes the state block (histograms, control words, look-back table)
 //   onesweep_histogram  one read of the keys builds every pass's digit histogram; its last
 //                       workgroup to finish then makes the plan
-//                       (src/algorithms/onesweep/onesweep_plan.glsl): exclusive digit offsets per pass,
-//                       passes whose digit is the same for all keys are skipped, the rest ping-pong
-//                       from the caller's buffer
+//                       (src/algorithms/onesweep/onesweep_plan.glsl): exclusive digit offsets per
+//                       pass, passes whose digit is the same for all keys are skipped, the rest
+//                       ping-pong from the caller's buffer
 //   onesweep_pass       per digit: tiles ranked in shared memory, decoupled look-back over a
 //                       fixed-size circular table (with a fallback that needs no forward
 //                       progress), coalesced scatter of keys and values
@@ -22,6 +22,7 @@
 
 #include <array>
 #include <bit>
+#include <cstdlib>
 
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/small_sort/small_sort.hpp"
@@ -79,6 +80,31 @@ class Onesweep final : public OnesweepSort {
     if (cuda_) {
       workgroup_ = cuda_->threads;
       keys_per_thread_ = cuda_->items;
+      // The histogram kernel: the v-th row of cuda::kCudaHistogramShapes for the key width.
+      uint32_t variant = tuning_.cuda_histogram;
+      if (const char* env = std::getenv("GPUSORT_CUDA_HISTOGRAM")) {
+        const std::string value = env;
+        if (value != "0" && value != "1" && value != "2")
+          throw Error("GPUSORT_CUDA_HISTOGRAM='" + value + "' is not 0, 1 or 2");
+        variant = uint32_t(value[0] - '0');
+      }
+      for (uint32_t row = 0, seen = 0; variant != 0 && row < cuda::kCudaHistogramShapeCount; ++row)
+        if (cuda::kCudaHistogramShapes[row].key_words == spec.key_words && ++seen == variant)
+          cuda_histogram_ = &cuda::kCudaHistogramShapes[row];
+      if (variant != 0 && !cuda_histogram_)
+        throw Error("onesweep: no CUDA histogram kernel " + std::to_string(variant) + " for " +
+                    std::to_string(spec.key_words * 32) + "-bit keys");
+      cuda_prefetch_tiles_ = tuning_.cuda_prefetch_tiles[cuda_function_];
+      if (const char* env = std::getenv("GPUSORT_CUDA_PREFETCH")) {
+        const std::string value = env;
+        if (value.empty() || value.size() > 9 ||
+            value.find_first_not_of("0123456789") != std::string::npos)
+          throw Error("GPUSORT_CUDA_PREFETCH='" + value +
+                      "' is not a number of tiles (0 to 999999999)");
+        cuda_prefetch_tiles_ = uint32_t(std::stoul(value));
+      }
+      if (options_.cuda_prefetch_tiles >= 0)
+        cuda_prefetch_tiles_ = uint32_t(options_.cuda_prefetch_tiles);
       return;
     }
     // The tile shapes per device family and key class: src/tuning.
@@ -165,13 +191,25 @@ class Onesweep final : public OnesweepSort {
   }
   // The profiling build's switches (OnesweepOptions::profiling); constants in the product.
 #if GPUSORT_PROFILING
-  bool histogram_only() const { return options_.profiling.histogram_only; }
-  uint32_t profile_omit() const { return options_.profiling.profile_omit; }
-  VkDeviceAddress clock_profile() const { return options_.profiling.clock_profile; }
+  bool histogram_only() const {
+    return options_.profiling.histogram_only;
+  }
+  uint32_t profile_omit() const {
+    return options_.profiling.profile_omit;
+  }
+  VkDeviceAddress clock_profile() const {
+    return options_.profiling.clock_profile;
+  }
 #else
-  static constexpr bool histogram_only() { return false; }
-  static constexpr uint32_t profile_omit() { return 0; }
-  static constexpr VkDeviceAddress clock_profile() { return 0; }
+  static constexpr bool histogram_only() {
+    return false;
+  }
+  static constexpr uint32_t profile_omit() {
+    return 0;
+  }
+  static constexpr VkDeviceAddress clock_profile() {
+    return 0;
+  }
 #endif
   uint32_t passes() const {
     return (spec_.end_bit - spec_.begin_bit + digit_bits - 1) / digit_bits;
@@ -228,19 +266,34 @@ class Onesweep final : public OnesweepSort {
       rec.compute_barrier();
   }
 
-  uint64_t scratch_bytes(uint64_t max_n) const override { return layout(max_n).total; }
-  uint64_t max_elements() const override { return max_onesweep_elements; }
+  uint64_t scratch_bytes(uint64_t max_n) const override {
+    return layout(max_n).total;
+  }
+  uint64_t max_elements() const override {
+    return max_onesweep_elements;
+  }
   uint64_t fallback_count_offset(uint64_t max_n) const override {
     return layout(max_n).control + control_fallbacks * 4;
   }
   uint64_t plan_offset(uint64_t max_n) const override {
     return layout(max_n).control + control_plan * 4;
   }
-  uint64_t dispatch_offset(uint64_t max_n) const override { return layout(max_n).dispatch; }
-  uint32_t tile_keys() const override { return tile(); }
-  std::string kernel_path(uint64_t) const override { return pass_kernels(); }
+  uint64_t dispatch_offset(uint64_t max_n) const override {
+    return layout(max_n).dispatch;
+  }
+  uint32_t tile_keys() const override {
+    return tile();
+  }
+  std::string kernel_path(uint64_t) const override {
+    return pass_kernels();
+  }
   std::string pass_kernels() const override {
-    return cuda_ ? std::string("cuda ") + cuda_->variant : std::string("spirv");
+    if (!cuda_) return "spirv";
+    return std::string("cuda ") + cuda_->variant +
+           (cuda_histogram_
+                ? std::string(cuda_histogram_->copies > 1 ? " +histogram c2" : " +histogram")
+                : "") +
+           (cuda_prefetch_tiles_ != 0 ? " +prefetch " + std::to_string(cuda_prefetch_tiles_) : "");
   }
   // Records a barrier unless the test switch drop_barriers names it.
   void step_barrier(Recorder& rec, uint32_t which, bool indirect) const {
@@ -300,7 +353,9 @@ class Onesweep final : public OnesweepSort {
         t.keys, t.count_address,  counts,          control,       dispatch,
         t.n,    histogram_groups, spec_.begin_bit, spec_.end_bit, pass_count,
         tile(), copy_groups,      copy_workgroup,  max_groups_x,  persistent_groups_per_pass};
-    if (indirect)
+    if (cuda_histogram_)
+      record_cuda_histogram(rec, t, l, copy_groups, persistent_groups_per_pass);
+    else if (indirect)
       launch_planned(Kernel::onesweep_histogram, histogram_spec, dispatch_histogram,
                      histogram_push);
     else
@@ -359,6 +414,33 @@ class Onesweep final : public OnesweepSort {
   }
 
  private:
+  // The histogram and plan as one CUDA launch (onesweep_pass.cu, HistogramAndPlan): the grid of
+  // experiments/nvx_onesweep (max_n's rounds, at most 8 blocks per SM); it writes what
+  // onesweep_histogram.comp's plan does.
+  void record_cuda_histogram(Recorder& rec, const SortTargets& t, const Layout& l,
+                             uint32_t copy_groups, uint32_t pass_group_cap) const {
+    const cuda::CudaHistogramShape& shape = *cuda_histogram_;
+    const uint32_t grid =
+        groups_for(t.n, uint64_t(shape.threads) * shape.vectors * (4 / shape.key_words),
+                   shape.blocks_per_sm * std::max<uint32_t>(ctx_.info.compute_units, 16));
+    const void* keys = reinterpret_cast<const void*>(t.keys);
+    const void* count = reinterpret_cast<const void*>(t.count_address);
+    const unsigned long long n = t.n;
+    void* counts = reinterpret_cast<void*>(t.scratch + l.digit_counts);
+    void* control = reinterpret_cast<void*>(t.scratch + l.control);
+    void* dispatch = reinterpret_cast<void*>(t.scratch + l.dispatch);
+    const uint32_t begin_bit = spec_.begin_bit, end_bit = spec_.end_bit, pass_count = passes();
+    const uint32_t key_kind = spec_.key_kind, descending = spec_.descending ? 1u : 0u;
+    const uint32_t copy_keys_per_round = copy_workgroup,
+                   max_groups_x = ctx_.info.max_workgroup_count_x, tile_keys = tile();
+    rec.cuda_launch(ctx_.nvx.functions.at(cuda::kCudaPassShapeCount +
+                                          uint32_t(&shape - cuda::kCudaHistogramShapes)),
+                    grid, shape.threads,
+                    {&keys, &count, &n, &counts, &control, &dispatch, &begin_bit, &end_bit,
+                     &pass_count, &key_kind, &descending, &copy_groups, &copy_keys_per_round,
+                     &max_groups_x, &tile_keys, &pass_group_cap});
+  }
+
   // One pass as a CUDA launch (onesweep_pass.cu): the grid for max_n's tiles, since a launch
   // cannot be indirect; blocks beyond the count's tiles, and every block of a skipped pass, return
   // at once. The kernel reads the plan word, the offsets, the counter and the table that the SPIR-V
@@ -383,10 +465,12 @@ class Onesweep final : public OnesweepSort {
                    refusal_period = options_.publish_refusal_period;
     // Tiles from the pass's counter, as measured in experiments/nvx_onesweep (by id: a test).
     const uint32_t by_id = options_.claim_by_id >= 0 ? uint32_t(options_.claim_by_id) : 0u;
+    const uint32_t prefetch_tiles = cuda_prefetch_tiles_;
     rec.cuda_launch(ctx_.nvx.functions.at(cuda_function_), uint32_t(pass_tiles), cuda_->threads,
-                    {&keys_a, &keys_b, &values_a, &values_b, &count, &offsets, &control, &lookback,
-                     &n, &pass, &bit, &digit_bits_here, &first_tag, &slot_mask, &key_kind,
-                     &descending, &spin_limit, &refusal_period, &by_id});
+                    {&keys_a,     &keys_b,          &values_a,       &values_b,  &count,
+                     &offsets,    &control,         &lookback,       &n,         &pass,
+                     &bit,        &digit_bits_here, &first_tag,      &slot_mask, &key_kind,
+                     &descending, &spin_limit,      &refusal_period, &by_id,     &prefetch_tiles});
   }
 
   Context::Impl& ctx_;
@@ -398,6 +482,9 @@ class Onesweep final : public OnesweepSort {
   uint32_t keys_per_thread_ = 0;
   const cuda::CudaPassShape* cuda_ = nullptr;  // the CUDA pass, or null: the SPIR-V pass
   uint32_t cuda_function_ = 0;                 // its function in ctx_.nvx.functions
+  // The histogram and plan as a CUDA kernel too (its row of cuda::kCudaHistogramShapes), or null.
+  const cuda::CudaHistogramShape* cuda_histogram_ = nullptr;
+  uint32_t cuda_prefetch_tiles_ = 0;  // prefetch ahead by this many tiles (0: off)
 };
 
 }  // namespace

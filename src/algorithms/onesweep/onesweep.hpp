@@ -1,4 +1,5 @@
-// Onesweep's tuning knobs, exposed for tests that force rare paths (src/algorithms/onesweep/onesweep.cpp).
+// Onesweep's tuning knobs, exposed for tests that force rare paths
+// (src/algorithms/onesweep/onesweep.cpp).
 #pragma once
 
 #include <functional>
@@ -12,15 +13,15 @@
 namespace gpusort {
 
 struct OnesweepOptions {
-  uint32_t lookback_slots = 1024;      // circular look-back table length in tiles (rounded down
-                                       // to a power of two)
-  uint32_t spin_limit = 64;            // look-back rounds on an unpublished predecessor before
-                                       // counting its keys itself (the decoupled fallback)
-  uint32_t publish_refusal_period = 0; // testing: partitions p % period == period - 1 never
-                                       // publish their counts, so successors must fall back
-  uint32_t lookback_window = 0;        // predecessors read at once per look-back round (0: the
-                                       // tuning table's)
-  uint32_t workgroup = 0;              // tuning experiments: tile shape (0: the tuning table's)
+  uint32_t lookback_slots = 1024;       // circular look-back table length in tiles (rounded down
+                                        // to a power of two)
+  uint32_t spin_limit = 64;             // look-back rounds on an unpublished predecessor before
+                                        // counting its keys itself (the decoupled fallback)
+  uint32_t publish_refusal_period = 0;  // testing: partitions p % period == period - 1 never
+                                        // publish their counts, so successors must fall back
+  uint32_t lookback_window = 0;         // predecessors read at once per look-back round (0: the
+                                        // tuning table's)
+  uint32_t workgroup = 0;               // tuning experiments: tile shape (0: the tuning table's)
   uint32_t keys_per_thread = 0;
   // Tuning experiments and tests: each of the following overrides one value of the device's
   // tuning table (src/tuning/tuning.hpp, OnesweepTuning); -1 keeps the table's.
@@ -37,8 +38,10 @@ struct OnesweepOptions {
                                       // the look-back: 0 off, 1 on
   int32_t histogram_groups_per_unit = -1;  // small n: the histogram's grid spread to this many
                                            // workgroups per compute unit
-  bool wide_indices = false;           // testing: 64-bit element addressing at every n (else only
-                                       // beyond 2^31 elements, where it is needed)
+  int32_t cuda_prefetch_tiles = -1;  // the CUDA pass: prefetch ahead by this many tiles (0 off;
+                                     // -1: GPUSORT_CUDA_PREFETCH, else the tuning table's)
+  bool wide_indices = false;         // testing: 64-bit element addressing at every n (else only
+                                     // beyond 2^31 elements, where it is needed)
   // Which kernels run the passes (KernelPath; automatic: the sort's SortSpec::kernels, else
   // GPUSORT_KERNELS, else the device's tuning): src/algorithms/onesweep/cuda/cuda_pass.hpp. On the
   // CUDA path the tile is the CUDA kernel's and its look-back reads 16 predecessors a round (as
@@ -67,7 +70,8 @@ struct OnesweepOptions {
 };
 
 // Where one recorded Onesweep sort keeps its state, for a sort built on its steps
-// (src/algorithms/partition_sort/partition_sort.cpp). Layout of the words: src/algorithms/onesweep/onesweep_common.glsl.
+// (src/algorithms/partition_sort/partition_sort.cpp). Layout of the words:
+// src/algorithms/onesweep/onesweep_common.glsl.
 struct OnesweepStages {
   VkDeviceAddress keys_alt = 0, values_alt = 0;  // the scratch copies (values_alt 0 without values)
   VkDeviceAddress digit_offsets = 0;  // max_passes x 256 u32: every pass's exclusive offsets
@@ -76,7 +80,7 @@ struct OnesweepStages {
   // built on the steps may zero them to switch Onesweep's passes off.
   VkDeviceAddress dispatch = 0;
   OnesweepPassSpec pass_spec{};  // onesweep_pass's specialization constants
-  uint64_t tiles = 0;          // onesweep_pass's workgroups
+  uint64_t tiles = 0;            // onesweep_pass's workgroups
   uint32_t lookback_slot_mask = 0;
   uint32_t pass_count = 0;
 };

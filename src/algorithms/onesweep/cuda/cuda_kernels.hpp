@@ -47,6 +47,27 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
 
+// The histogram and plan as CUDA kernels (OnesweepTuning::cuda_histogram), after the pass kernels
+// in the Context's functions, one per row. A block of `threads` threads loads `vectors` 16-byte
+// vectors of keys per thread and round and counts every pass's digits with shared atomics into
+// `copies` histograms (warp w into copy w % copies); the grid is blocks_per_sm blocks per SM (what
+// fits the NVX path's 48 KiB per SM with the driver's 1 KiB per block, and 2048 threads), each
+// striding over the rounds. OnesweepTuning::cuda_histogram (or GPUSORT_CUDA_HISTOGRAM) = v picks
+// the v-th row of the sort's key width.
+struct CudaHistogramShape {
+  const char* kernel;
+  uint32_t key_words;
+  uint32_t threads, vectors, copies, blocks_per_sm;
+};
+inline constexpr CudaHistogramShape kCudaHistogramShapes[] = {
+    {"gpusort_onesweep_histogram_k32", 1, 512, 2, 1, 4},     // 4 KiB of counters
+    {"gpusort_onesweep_histogram_k64", 2, 512, 2, 1, 4},     // 8 KiB
+    {"gpusort_onesweep_histogram_k32_c2", 1, 512, 2, 2, 4},  // 8 KiB
+    {"gpusort_onesweep_histogram_k64_c2", 2, 512, 2, 2, 2},  // 16 KiB
+};
+inline constexpr uint32_t kCudaHistogramShapeCount =
+    sizeof(kCudaHistogramShapes) / sizeof(kCudaHistogramShapes[0]);
+
 }  // namespace gpusort::cuda
 
 #endif  // GPUSORT_ONESWEEP_CUDA_KERNELS_HPP

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 #include <type_traits>
 
@@ -126,6 +127,7 @@ struct PassParams {
   unsigned long long n;  // max_n, up to 2^32
   uint32_t pass, bit, digit_bits, first_tag, slot_mask;
   uint32_t key_kind, descending, spin_limit, refusal_period, claim_by_id;
+  uint32_t prefetch_tiles;  // prefetch ahead: tile + this many (0: off)
 };
 
 template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS>
@@ -249,24 +251,51 @@ struct OnesweepPass {
       cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values, int(tile_items));
   }
 
-  // One bulk L2 prefetch per warp (lane 0) of the warp's values in the tile: a hint, no
-  // registers held, nothing waited for (16-byte aligned chunks, the last cut to 16 bytes).
+  // One bulk L2 prefetch per warp (lane 0) of the warp's chunk of a tile's items (keys or
+  // values): a hint, no registers held, nothing waited for (16-byte aligned chunks, the last cut
+  // to whole 16 bytes, nothing past the tile's last item).
+  template <class T>
+  static __device__ __forceinline__ void prefetch_tile(const T* __restrict__ items,
+                                                       uint32_t tile_begin, uint32_t tile_items) {
+    static_assert(kTile * sizeof(T) % 16 == 0, "16-byte aligned tiles");
+    const uint32_t warp = threadIdx.x / 32;
+    const uint32_t first = warp * uint32_t(ITEMS) * 32;
+    if ((threadIdx.x & 31) != 0 || first >= tile_items) return;
+    const uint32_t count =
+        tile_items - first < uint32_t(ITEMS) * 32 ? tile_items - first : uint32_t(ITEMS) * 32;
+    const uint32_t bytes = count * uint32_t(sizeof(T)) / 16 * 16;
+    const T* chunk = items + tile_begin + first;
+    if (bytes != 0 && (reinterpret_cast<uintptr_t>(chunk) & 15) == 0)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
+                       uint64_t(__cvta_generic_to_global(chunk))),
+                   "r"(bytes)
+                   : "memory");
+  }
+
+  // The values of the block's own tile (kHintPrefetchValues), for their load after the look-back.
   static __device__ __forceinline__ void prefetch_values(const V* __restrict__ values_in,
                                                          uint32_t tile_begin, uint32_t tile_items) {
     if constexpr (kPrefetchValues) {
-      static_assert(sizeof(V) == 4 && kTile % 4 == 0, "16-byte aligned chunks");
-      const uint32_t warp = threadIdx.x / 32;
-      const uint32_t first = warp * uint32_t(ITEMS) * 32;
-      if ((threadIdx.x & 31) != 0 || first >= tile_items) return;
-      const uint32_t count =
-          tile_items - first < uint32_t(ITEMS) * 32 ? tile_items - first : uint32_t(ITEMS) * 32;
-      const uint32_t bytes = count * uint32_t(sizeof(V)) / 16 * 16;
-      const V* chunk = values_in + tile_begin + first;
-      if (bytes != 0 && (reinterpret_cast<uintptr_t>(chunk) & 15) == 0)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
-                         uint64_t(__cvta_generic_to_global(chunk))),
-                     "r"(bytes)
-                     : "memory");
+      static_assert(sizeof(V) == 4, "4-byte values");
+      prefetch_tile(values_in, tile_begin, tile_items);
+    }
+  }
+
+  // Prefetch ahead (PassParams::prefetch_tiles = D, not 0): the keys (and values) of tile
+  // tile + D, which a block claims about D tiles later, so that they are in L2 when it loads them.
+  // Nothing at or past the count's last tile.
+  static __device__ __forceinline__ void prefetch_ahead(const K* __restrict__ keys_in,
+                                                        const V* __restrict__ values_in,
+                                                        uint32_t tile, uint32_t prefetch_tiles,
+                                                        uint32_t tile_total, uint32_t last_index) {
+    if (prefetch_tiles == 0 || prefetch_tiles >= tile_total || tile >= tile_total - prefetch_tiles)
+      return;
+    const uint32_t ahead = tile + prefetch_tiles;
+    const uint32_t begin = ahead * kTile;
+    const uint32_t items = ahead + 1 < tile_total ? kTile : last_index - begin + 1;
+    prefetch_tile(keys_in, begin, items);
+    if constexpr (kValues) {
+      if constexpr (sizeof(V) * kTile % 16 == 0) prefetch_tile(values_in, begin, items);
     }
   }
 
@@ -361,6 +390,7 @@ struct OnesweepPass {
     const uint32_t tile_items = full ? kTile : last_index - tile_begin + 1;
     const uint32_t tag = p.first_tag + tile;
     prefetch_values(values_in, tile_begin, tile_items);
+    prefetch_ahead(keys_in, values_in, tile, p.prefetch_tiles, tile_total, last_index);
     const bool publishes = p.refusal_period == 0 || tile % p.refusal_period != p.refusal_period - 1;
 
     // 1. The tile's keys.
@@ -427,22 +457,245 @@ struct OnesweepPass {
 using namespace gpusort::cuda;
 
 // One kernel per key class, with the shape of its row in cuda_kernels.hpp (kCudaPassShapes).
-#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE)                                                \
-  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                     \
-                                               kCudaPassShapes[SHAPE].min_blocks)                  \
-      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,      \
-           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,              \
-           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,                 \
-           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,         \
-           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id) {                   \
-    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items),     \
-                 int(kCudaPassShapes[SHAPE].min_blocks), 16,                                       \
-                 kCudaPassShapes[SHAPE].hints>::run(PassParams{                                    \
-        keys_a, keys_b, values_a, values_b, count, digit_offsets, control, lookback, n, pass, bit, \
-        digit_bits, first_tag, slot_mask, key_kind, descending, spin_limit, refusal_period,        \
-        claim_by_id});                                                                             \
+#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE)                                            \
+  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
+                                               kCudaPassShapes[SHAPE].min_blocks)              \
+      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,  \
+           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,          \
+           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,             \
+           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,     \
+           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                 \
+           uint32_t prefetch_tiles) {                                                          \
+    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
+                 int(kCudaPassShapes[SHAPE].min_blocks), 16,                                   \
+                 kCudaPassShapes[SHAPE].hints>::run(PassParams{                                \
+        keys_a,        keys_b,     values_a,       values_b,    count,                         \
+        digit_offsets, control,    lookback,       n,           pass,                          \
+        bit,           digit_bits, first_tag,      slot_mask,   key_kind,                      \
+        descending,    spin_limit, refusal_period, claim_by_id, prefetch_tiles});              \
   }
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
+
+// ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
+//
+// What onesweep_histogram.comp with onesweep_plan.glsl does, on the same state block: one read
+// of the keys (mapped to radix order) counts every pass's digits per block in shared memory, added
+// into the digit counts; the block that draws the last ticket turns each pass's counts into
+// exclusive offsets in place and writes the plan words (a pass whose digit is the same for every
+// key is skipped; the active ones ping-pong from the caller's buffer), the copy-back flag and the
+// dispatch commands of the passes and the copy-back. The shapes: kCudaHistogramShapes.
+namespace gpusort::cuda {
+namespace {
+
+constexpr uint32_t kControlCopyBack = 2 * kMaxPasses;
+constexpr uint32_t kControlHistogramTicket = 2 * kMaxPasses + 5;
+constexpr uint32_t kDispatchPass = 1, kDispatchCopyBack = 1 + kMaxPasses;
+
+struct HistogramParams {
+  const void* keys;
+  const uint32_t* count;
+  unsigned long long n;
+  uint32_t* digit_counts;  // kMaxPasses x kRadix: the counts in, exclusive offsets out
+  uint32_t* control;
+  uint32_t* dispatch;  // VkDispatchIndirectCommands (3 words each)
+  uint32_t begin_bit, end_bit, pass_count, key_kind, descending;
+  uint32_t copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap;
+};
+
+__device__ __forceinline__ uint32_t div_ceil64(unsigned long long a, uint32_t b) {
+  return uint32_t(a / b + (a % b != 0 ? 1u : 0u));
+}
+__device__ __forceinline__ void write_dispatch(uint32_t* command, uint32_t groups,
+                                               uint32_t max_groups_x) {
+  const uint32_t x = groups < max_groups_x ? groups : max_groups_x;
+  command[0] = x;
+  command[1] = x == 0 ? 0u : groups / x + (groups % x != 0 ? 1u : 0u);
+  command[2] = 1;
+}
+
+// One block: THREADS threads, each loading VEC 16-byte vectors of keys per round (rounds stride
+// over the grid), every pass's digit counted by a shared atomic into one of COPIES histograms
+// (warp w into copy w % COPIES: fewer collisions where few digits hold most keys). The pass loop is
+// unrolled over the key's largest pass count. Keys before the first 16-byte boundary and after the
+// last whole vector (fewer than a vector each) are counted by block 0.
+template <class K, int THREADS, int VEC, int COPIES>
+struct HistogramAndPlan {
+  static constexpr int kDigitsPerThread = THREADS >= int(kRadix) ? 1 : int(kRadix) / THREADS;
+  static_assert(int(kRadix) % THREADS == 0 || THREADS % int(kRadix) == 0,
+                "whole digits per thread");
+  static constexpr uint32_t kKeyPasses = uint32_t(sizeof(K));  // 8-bit digits
+  static constexpr uint32_t kPerVec = 16 / uint32_t(sizeof(K));
+  static constexpr uint32_t kRoundVecs = uint32_t(THREADS * VEC);
+  using Scan = cub::BlockScan<uint32_t, THREADS>;
+
+  struct Counter {
+    uint32_t* hist;  // this warp's copy
+    KeyOrder<K> order;
+    K keep;  // the bits below end_bit
+    uint32_t begin_bit, passes;
+    __device__ __forceinline__ void operator()(K raw) const {
+      const K bits = (order.to_order(raw) & keep) >> begin_bit;
+#pragma unroll
+      for (uint32_t pass = 0; pass < kKeyPasses; ++pass)
+        if (pass < passes)
+          atomicAdd(&hist[pass * kRadix + (uint32_t(bits >> (pass * kDigitBits)) & 0xffu)], 1u);
+    }
+    __device__ __forceinline__ void vector(const uint4& v) const {
+      if constexpr (sizeof(K) == 4) {
+        (*this)(K(v.x));
+        (*this)(K(v.y));
+        (*this)(K(v.z));
+        (*this)(K(v.w));
+      } else {
+        (*this)(K(v.x) | (K(v.y) << 32));
+        (*this)(K(v.z) | (K(v.w) << 32));
+      }
+    }
+  };
+
+  static __device__ __forceinline__ void run(const HistogramParams& p) {
+    __shared__ uint32_t hist[COPIES * kKeyPasses * kRadix];
+    __shared__ typename Scan::TempStorage scan;
+    __shared__ bool last;
+    __shared__ uint32_t active_passes_mask;
+    const uint32_t t = threadIdx.x;
+    const uint32_t passes = p.pass_count < kKeyPasses ? p.pass_count : kKeyPasses;
+    for (uint32_t i = t; i < uint32_t(COPIES) * kKeyPasses * kRadix; i += THREADS) hist[i] = 0;
+    __syncthreads();
+    const unsigned long long count =
+        p.count != nullptr ? min((unsigned long long)(*p.count), p.n) : p.n;
+    const K* keys = static_cast<const K*>(p.keys);
+    const uint32_t key_bits = uint32_t(sizeof(K) * 8);
+    const Counter counter{hist + ((t / 32) % uint32_t(COPIES)) * kKeyPasses * kRadix,
+                          KeyOrder<K>{p.key_kind, p.descending != 0 ? ~K(0) : K(0)},
+                          p.end_bit >= key_bits ? ~K(0) : (K(1) << p.end_bit) - K(1), p.begin_bit,
+                          passes};
+    // The keys before the first 16-byte boundary, the whole vectors, the rest.
+    const uint32_t misaligned =
+        uint32_t(reinterpret_cast<uintptr_t>(keys) & 15u) / uint32_t(sizeof(K));
+    const uint32_t head =
+        uint32_t(min(count, (unsigned long long)((kPerVec - misaligned) % kPerVec)));
+    const uint32_t vecs = uint32_t((count - head) / kPerVec);
+    const unsigned long long tail_begin = head + (unsigned long long)vecs * kPerVec;
+    if (blockIdx.x == 0) {
+      if (t < head) counter(keys[t]);
+      if (tail_begin + t < count) counter(keys[tail_begin + t]);
+    }
+    const uint4* __restrict__ vectors = reinterpret_cast<const uint4*>(keys + head);
+    for (uint32_t base = blockIdx.x * kRoundVecs; base < vecs; base += gridDim.x * kRoundVecs) {
+      uint4 v[VEC];
+      if (base + kRoundVecs <= vecs) {
+#pragma unroll
+        for (int u = 0; u < VEC; ++u) v[u] = vectors[base + uint32_t(u * THREADS) + t];
+#pragma unroll
+        for (int u = 0; u < VEC; ++u) counter.vector(v[u]);
+      } else {
+#pragma unroll
+        for (int u = 0; u < VEC; ++u) {
+          const uint32_t i = base + uint32_t(u * THREADS) + t;
+          if (i < vecs) v[u] = vectors[i];
+        }
+#pragma unroll
+        for (int u = 0; u < VEC; ++u)
+          if (base + uint32_t(u * THREADS) + t < vecs) counter.vector(v[u]);
+      }
+    }
+    __syncthreads();
+    for (uint32_t i = t; i < passes * kRadix; i += THREADS) {
+      uint32_t sum = 0;
+#pragma unroll
+      for (int c = 0; c < COPIES; ++c) sum += hist[uint32_t(c) * kKeyPasses * kRadix + i];
+      if (sum != 0) atomicAdd(&p.digit_counts[i], sum);
+    }
+    // Each thread's additions before its fence, the fences before the barrier, the barrier
+    // before the ticket; the block that draws the last ticket fences after it.
+    __threadfence();
+    __syncthreads();
+    if (t == 0) {
+      ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device> ticket(
+          p.control[kControlHistogramTicket]);
+      last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) == gridDim.x - 1;
+      active_passes_mask = 0;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+      // Threads beyond the digits (THREADS > kRadix) hold none.
+      const bool owns = t * kDigitsPerThread < kRadix;
+      uint32_t c[kDigitsPerThread], offsets[kDigitsPerThread];
+      int nonzero = 0;
+#pragma unroll
+      for (int k = 0; k < kDigitsPerThread; ++k) {
+        c[k] = owns ? ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(
+                          p.digit_counts[pass * kRadix + t * kDigitsPerThread + k])
+                          .load(::cuda::memory_order_relaxed)
+                    : 0u;
+        nonzero += c[k] != 0 ? 1 : 0;
+      }
+      // A pass is skipped where at most one digit holds keys (counted, not compared with n: one
+      // digit holding all 2^32 keys counts 0 in 32 bits).
+      const int digits_with_keys = __syncthreads_count(nonzero >= 1) +
+                                   (kDigitsPerThread > 1 ? __syncthreads_count(nonzero >= 2) : 0);
+      Scan(scan).ExclusiveSum(c, offsets);
+      if (owns) {
+#pragma unroll
+        for (int k = 0; k < kDigitsPerThread; ++k)
+          p.digit_counts[pass * kRadix + t * kDigitsPerThread + k] = offsets[k];
+      }
+      if (t == 0 && digits_with_keys > 1) active_passes_mask |= 1u << pass;
+      __syncthreads();  // the scan's storage is reused by the next pass
+    }
+    if (t != 0) return;
+    const uint32_t active = active_passes_mask;
+    const uint32_t active_passes = uint32_t(__popc(active));
+    uint32_t index = 0;
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+      uint32_t plan = 0;
+      if ((active >> pass) & 1u) {
+        plan = kPlanActive | ((index & 1u) != 0 ? kPlanInputAlt : 0u) |
+               (index == 0 ? kPlanFirst : 0u) | (index + 1 == active_passes ? kPlanLast : 0u);
+        ++index;
+      }
+      p.control[kControlPlan + pass] = plan;
+    }
+    p.control[kControlCopyBack] = active_passes & 1u;
+    uint32_t tiles = count == 0 ? 0u : div_ceil64(count, p.tile);
+    if (p.pass_group_cap != 0 && tiles > p.pass_group_cap) tiles = p.pass_group_cap;
+    for (uint32_t pass = 0; pass < passes; ++pass)
+      write_dispatch(p.dispatch + 3 * (kDispatchPass + pass), (active >> pass) & 1u ? tiles : 0u,
+                     p.max_groups_x);
+    const unsigned long long capped = count < 0xffffffffull ? count : 0xffffffffull;
+    uint32_t copy_groups = div_ceil64(capped, p.copy_keys_per_round);
+    if (copy_groups > p.copy_group_count) copy_groups = p.copy_group_count;
+    write_dispatch(p.dispatch + 3 * kDispatchCopyBack, (active_passes & 1u) != 0 ? copy_groups : 0u,
+                   p.max_groups_x);
+  }
+};
+
+}  // namespace
+}  // namespace gpusort::cuda
+
+// One kernel per row of kCudaHistogramShapes (cuda_kernels.hpp), its shape from the row.
+#define GPUSORT_CUDA_HISTOGRAM_KERNEL(name, K, ROW)                                                \
+  extern "C" __global__ void __launch_bounds__(kCudaHistogramShapes[ROW].threads,                  \
+                                               kCudaHistogramShapes[ROW].blocks_per_sm)            \
+      name(const void* keys, const uint32_t* count, unsigned long long n, uint32_t* digit_counts,  \
+           uint32_t* control, uint32_t* dispatch, uint32_t begin_bit, uint32_t end_bit,            \
+           uint32_t pass_count, uint32_t key_kind, uint32_t descending, uint32_t copy_group_count, \
+           uint32_t copy_keys_per_round, uint32_t max_groups_x, uint32_t tile,                     \
+           uint32_t pass_group_cap) {                                                              \
+    static_assert(kCudaHistogramShapes[ROW].key_words * 4 == sizeof(K), "the row's key width");    \
+    HistogramAndPlan<K, int(kCudaHistogramShapes[ROW].threads),                                    \
+                     int(kCudaHistogramShapes[ROW].vectors),                                       \
+                     int(kCudaHistogramShapes[ROW].copies)>::run(HistogramParams{                  \
+        keys, count, n, digit_counts, control, dispatch, begin_bit, end_bit, pass_count, key_kind, \
+        descending, copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap});   \
+  }
+GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k32, uint32_t, 0)
+GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k64, unsigned long long, 1)
+GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k32_c2, uint32_t, 2)
+GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k64_c2, unsigned long long, 3)
