@@ -17,8 +17,7 @@ namespace {
 const char* result_name(VkResult r) {
   switch (r) {
 #define GPUSORT_RESULT(x) \
-  case x:                 \
-    return #x;
+  case x: return #x;
     GPUSORT_RESULT(VK_SUCCESS)
     GPUSORT_RESULT(VK_NOT_READY)
     GPUSORT_RESULT(VK_TIMEOUT)
@@ -36,8 +35,7 @@ const char* result_name(VkResult r) {
     GPUSORT_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED)
     GPUSORT_RESULT(VK_ERROR_UNKNOWN)
 #undef GPUSORT_RESULT
-    default:
-      return "VkResult";
+    default: return "VkResult";
   }
 }
 
@@ -68,16 +66,11 @@ bool layer_available(const char* name) {
 
 int device_type_rank(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-      return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-      return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-      return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-      return 3;
-    default:
-      return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
   }
 }
 
@@ -114,7 +107,8 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
   uint32_t count = 0;
   check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> devices(count);
-  check(vkEnumeratePhysicalDevices(instance, &count, devices.data()), "vkEnumeratePhysicalDevices");
+  check(vkEnumeratePhysicalDevices(instance, &count, devices.data()),
+        "vkEnumeratePhysicalDevices");
   return devices;
 }
 
@@ -208,9 +202,10 @@ bool device_has_extension(VkPhysicalDevice physical, const char* name) {
 }
 
 Error::Error(const std::string& operation, VkResult result)
-    : std::runtime_error(result == VK_SUCCESS ? operation
-                                              : operation + " failed: " + result_name(result) +
-                                                    " (" + std::to_string(int(result)) + ")"),
+    : std::runtime_error(result == VK_SUCCESS
+                             ? operation
+                             : operation + " failed: " + result_name(result) + " (" +
+                                   std::to_string(int(result)) + ")"),
       result_(result),
       operation_(operation) {}
 
@@ -242,8 +237,7 @@ uint32_t count_compute_units(VkPhysicalDevice physical) {
 DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
   DeviceInfo d;
   d.index = index;
-  VkPhysicalDeviceSubgroupProperties subgroup{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceSubgroupSizeControlProperties size_control{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -261,10 +255,10 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
   d.vendor_id = p.vendorID;
   d.api_version = p.apiVersion;
   d.subgroup_size = subgroup.subgroupSize;
-  d.min_subgroup_size =
-      size_control.minSubgroupSize ? size_control.minSubgroupSize : subgroup.subgroupSize;
-  d.max_subgroup_size =
-      size_control.maxSubgroupSize ? size_control.maxSubgroupSize : subgroup.subgroupSize;
+  d.min_subgroup_size = size_control.minSubgroupSize ? size_control.minSubgroupSize
+                                                     : subgroup.subgroupSize;
+  d.max_subgroup_size = size_control.maxSubgroupSize ? size_control.maxSubgroupSize
+                                                     : subgroup.subgroupSize;
   d.max_workgroup_subgroups = size_control.maxComputeWorkgroupSubgroups;
   d.shared_memory_bytes = p.limits.maxComputeSharedMemorySize;
   d.storage_buffer_range = p.limits.maxStorageBufferRange;
@@ -310,8 +304,7 @@ DeviceInfo describe_device(VkPhysicalDevice physical, uint32_t index) {
   if (p.apiVersion < VK_API_VERSION_1_2) why += " Vulkan 1.2;";
   if (!f12.bufferDeviceAddress) why += " bufferDeviceAddress;";
   if (!features.features.shaderInt64) why += " shaderInt64;";
-  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
-                                        VK_SUBGROUP_FEATURE_BALLOT_BIT |
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
                                         VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
   if ((subgroup.supportedOperations & needed) != needed ||
       !(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT))
@@ -357,8 +350,7 @@ Context Context::create(const ContextOptions& options) {
   impl->instance = create_instance(validation, sync_validation);
   impl->owns_device = true;
   if (validation) {
-    VkDebugUtilsMessengerCreateInfoEXT info{
-        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
     info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
                            VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
     info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
@@ -368,9 +360,8 @@ Context Context::create(const ContextOptions& options) {
     info.pUserData = impl.get();
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(impl->instance, "vkCreateDebugUtilsMessengerEXT"));
-    if (create)
-      check(create(impl->instance, &info, nullptr, &impl->messenger),
-            "vkCreateDebugUtilsMessengerEXT");
+    if (create) check(create(impl->instance, &info, nullptr, &impl->messenger),
+                      "vkCreateDebugUtilsMessengerEXT");
   }
 
   auto devices = physical_devices(impl->instance);
@@ -498,8 +489,7 @@ void Context::Impl::finish_setup() {
   VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout.pushConstantRangeCount = 1;
   layout.pPushConstantRanges = &range;
-  check(vkCreatePipelineLayout(device, &layout, nullptr, &pipeline_layout),
-        "vkCreatePipelineLayout");
+  check(vkCreatePipelineLayout(device, &layout, nullptr, &pipeline_layout), "vkCreatePipelineLayout");
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = family;
@@ -551,7 +541,8 @@ VkPipeline Context::Impl::pipeline(Kernel kernel, const std::vector<uint32_t>& s
     modules.emplace(kernel, module);
   }
   std::vector<VkSpecializationMapEntry> entries;
-  for (uint32_t i = 0; i < specialization.size(); ++i) entries.push_back({i, i * 4, 4});
+  for (uint32_t i = 0; i < specialization.size(); ++i)
+    entries.push_back({i, i * 4, 4});
   VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), specialization.size() * 4,
                             specialization.data()};
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -680,26 +671,12 @@ VkDeviceAddress Context::Impl::address_of(VkBuffer buffer) const {
   return vkGetBufferDeviceAddress(device, &info);
 }
 
-const DeviceInfo& Context::device_info() const {
-  return impl_->info;
-}
-VkDevice Context::device() const {
-  return impl_->device;
-}
-VkPhysicalDevice Context::physical_device() const {
-  return impl_->physical;
-}
-VkQueue Context::queue() const {
-  return impl_->queue;
-}
-uint32_t Context::queue_family_index() const {
-  return impl_->family;
-}
-uint64_t Context::validation_messages() const {
-  return impl_->validation_messages.load();
-}
-void Context::release_cached_memory() {
-  impl_->host_path().release_cached_memory();
-}
+const DeviceInfo& Context::device_info() const { return impl_->info; }
+VkDevice Context::device() const { return impl_->device; }
+VkPhysicalDevice Context::physical_device() const { return impl_->physical; }
+VkQueue Context::queue() const { return impl_->queue; }
+uint32_t Context::queue_family_index() const { return impl_->family; }
+uint64_t Context::validation_messages() const { return impl_->validation_messages.load(); }
+void Context::release_cached_memory() { impl_->host_path().release_cached_memory(); }
 
 }  // namespace gpusort
