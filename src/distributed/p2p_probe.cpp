@@ -395,32 +395,27 @@ int main(int argc, char** argv) {
         compare(*ctx, s1, s2, A.buffer(), B.buffer(), S, "local copy");
       });
       // from -> to: `from` writes its A into `to`'s B (push), or `to` reads from's A (pull).
+      // Each copy in three steps (no MPI call inside a step that may throw: the steps' own
+      // agreement is the barrier): B cleared to a sentinel, the copy timed on the GPU, the
+      // receiver's B compared with its own A (every rank sorted the same keys).
       auto one_way = [&](int from, int to, bool pull) {
         const std::string name = std::string(pull ? "pull" : "push") + " rank " +
                                  std::to_string(from) + " A -> rank " + std::to_string(to) +
                                  " B, " + gib;
-        step(name + ", checked", [&] {
-          clear_b();
-          MPI_Barrier(MPI_COMM_WORLD);
-          double t0 = now_s();
+        if (!step(name + ": B cleared", clear_b)) return;
+        step(name + ": copy", [&] {
           const int doer = pull ? to : from;
-          if (g_rank == doer) {
-            uint64_t dst = pull ? B.cuda_address() : peer_b[size_t(to)].cuda_address();
-            uint64_t src = pull ? peer_a[size_t(from)].cuda_address() : A.cuda_address();
-            stream.record_start();
-            stream.copy(dst, src, S);
-            double ms = stream.record_stop_and_elapsed_ms();
-            say(name + ": " + std::to_string(ms) + " ms GPU, " +
-                std::to_string(double(S) / ms / 1e6) + " GB/s");
-          }
-          MPI_Barrier(MPI_COMM_WORLD);
-          double wall = now_s() - t0;
-          if (g_rank == to) {
-            say(name + ": " + std::to_string(wall * 1e3) + " ms barrier to barrier, " +
-                std::to_string(double(S) / wall / 1e9) + " GB/s");
-            // The same keys on every rank: B must now equal this rank's own A.
-            compare(*ctx, s1, s2, A.buffer(), B.buffer(), S, name);
-          }
+          if (g_rank != doer) return;
+          uint64_t dst = pull ? B.cuda_address() : peer_b[size_t(to)].cuda_address();
+          uint64_t src = pull ? peer_a[size_t(from)].cuda_address() : A.cuda_address();
+          stream.record_start();
+          stream.copy(dst, src, S);
+          double ms = stream.record_stop_and_elapsed_ms();
+          say(name + ": " + std::to_string(ms) + " ms GPU, " +
+              std::to_string(double(S) / ms / 1e6) + " GB/s");
+        });
+        step(name + ": checked element by element", [&] {
+          if (g_rank == to) compare(*ctx, s1, s2, A.buffer(), B.buffer(), S, name);
         });
       };
       one_way(0, 1, false);
@@ -428,21 +423,21 @@ int main(int argc, char** argv) {
       one_way(1, 0, false);
       one_way(0, 1, true);
       // Every rank writes its A into the next rank's B at once (the exchange's pattern).
-      step("all ranks push A -> next rank's B at once, " + gib + ", checked", [&] {
-        clear_b();
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = now_s();
-        const int to = (g_rank + 1) % g_size;
-        stream.record_start();
-        stream.copy(peer_b[size_t(to)].cuda_address(), A.cuda_address(), S);
-        double ms = stream.record_stop_and_elapsed_ms();
-        MPI_Barrier(MPI_COMM_WORLD);
-        double wall = now_s() - t0;
-        say("concurrent push " + gib + ": " + std::to_string(ms) + " ms GPU (" +
-            std::to_string(double(S) / ms / 1e6) + " GB/s out of this GPU), " +
-            std::to_string(wall * 1e3) + " ms barrier to barrier");
-        compare(*ctx, s1, s2, A.buffer(), B.buffer(), S, "concurrent push");
-      });
+      const std::string all = "all ranks push A -> next rank's B at once, " + gib;
+      if (step(all + ": B cleared", clear_b)) {
+        step(all + ": copy", [&] {
+          const int to = (g_rank + 1) % g_size;
+          double t0 = now_s();
+          stream.record_start();
+          stream.copy(peer_b[size_t(to)].cuda_address(), A.cuda_address(), S);
+          double ms = stream.record_stop_and_elapsed_ms();
+          say("concurrent push " + gib + ": " + std::to_string(ms) + " ms GPU (" +
+              std::to_string(double(S) / ms / 1e6) + " GB/s out of this GPU), host wall " +
+              std::to_string((now_s() - t0) * 1e3) + " ms");
+        });
+        step(all + ": checked element by element",
+             [&] { compare(*ctx, s1, s2, A.buffer(), B.buffer(), S, "concurrent push"); });
+      }
     }
     step("Vulkan sort of the received B (A as scratch), checked sorted", [&] {
       const uint64_t n = sizes.back() / 4;
