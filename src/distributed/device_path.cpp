@@ -1,0 +1,765 @@
+// See device_path.hpp and docs/distributed.md ("Device-resident path").
+#include "device_path.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "device_exchange.hpp"
+#include "host/host_path.hpp"
+#include "split.hpp"
+#include "vulkan/buffer.hpp"
+
+namespace gpusort::distributed::detail {
+
+std::string device_path_refusal(const DevicePathFacts& f) {
+  if (f.requested == DeviceExchange::host) return "the host exchange was asked for";
+  if (f.ranks < 2) return "one rank: nothing to exchange";
+  if (f.partition_first) return "partition_first runs on the host path";
+  if (f.custom_exchange) return "a caller's Exchange runs on the host path";
+  if (!f.balanced) return "natural bucket sizes run on the host path";
+  if (!f.stable_algorithm) return "the algorithm is not stable (bitonic)";
+  if (!f.node_error.empty()) return f.node_error;
+  if (!f.backend_error.empty()) return f.backend_error;
+  if (!f.peer_error.empty()) return f.peer_error;
+  if (!f.fit_error.empty()) return f.fit_error;
+  return "";
+}
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+}
+uint64_t round_up(uint64_t x, uint64_t m) {
+  return (x + m - 1) / m * m;
+}
+
+// "rank R: <its text>" for the lowest rank whose `mine` is not empty, "" when none. Collective.
+std::string first_error(MPI_Comm comm, const std::string& mine) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  int failing = mine.empty() ? ranks : rank;
+  MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, comm);
+  if (failing == ranks) return "";
+  uint64_t length = mine.size();
+  MPI_Bcast(&length, 1, MPI_UINT64_T, failing, comm);
+  std::string text(length, '\0');
+  if (rank == failing) text = mine;
+  MPI_Bcast(text.data(), int(length), MPI_CHAR, failing, comm);
+  return "rank " + std::to_string(failing) + ": " + text;
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+void barrier_all(VkCommandBuffer cmd) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                       0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void barrier_to_host(VkCommandBuffer cmd) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0,
+                       nullptr, 0, nullptr);
+}
+
+// Where the keys and values lie in A and B: keys from 0, values from values_offset; `bytes` also
+// covers the engine sort's scratch for `capacity` elements (the other buffer is the scratch).
+struct Layout {
+  uint64_t capacity = 0;
+  uint32_t key_size = 0, value_size = 0;
+  uint64_t values_offset = 0, bytes = 0;
+};
+Layout layout_for(uint64_t capacity, uint32_t ks, uint32_t vs, uint64_t scratch) {
+  Layout l{capacity, ks, vs, 0, 0};
+  l.values_offset = round_up(std::max<uint64_t>(capacity * ks, 16), 256);
+  l.bytes = round_up(std::max({l.values_offset + capacity * vs, scratch, uint64_t(4096)}),
+                     uint64_t(2) << 20);
+  return l;
+}
+
+// ---- Backends: this rank's A and B, and copies from A into any rank's B ----
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual VkBuffer a() const = 0;
+  virtual VkBuffer b() const = 0;
+  virtual uint64_t bytes() const = 0;
+  // Copies `bytes` from this rank's A at src to rank d's B at dst (d may be this rank); the
+  // copies run once finish() is called, which waits for them.
+  virtual void copy(int d, uint64_t dst, uint64_t src, uint64_t bytes) = 0;
+  virtual void finish() = 0;
+};
+
+// CUDA allocations imported into Vulkan; peers' B mapped through CUDA, copies on a CUDA stream.
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(Context& ctx, MPI_Comm comm, const p2p::CudaDevice& device, uint64_t bytes)
+      : device_(device) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    self_ = rank;
+    std::string error = error_of([&] {
+      a_ = p2p::SharedBuffer(ctx, device, bytes);
+      b_ = p2p::SharedBuffer(ctx, device, bytes);
+    });
+    agree(comm, [&] {
+      if (!error.empty()) throw Error(error);
+    });
+    std::vector<std::vector<int>> fds;
+    agree(comm, [&] { fds = p2p::share_fds(comm, b_.fds()); });
+    // Every rank's piece sizes of B.
+    const int count = int(b_.piece_sizes().size());
+    std::vector<int> counts(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks), 0);
+    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+    for (int r = 1; r < ranks; ++r)
+      displs[size_t(r)] = displs[size_t(r) - 1] + counts[size_t(r) - 1];
+    std::vector<uint64_t> all(size_t(displs.back() + counts.back()));
+    MPI_Allgatherv(b_.piece_sizes().data(), count, MPI_UINT64_T, all.data(), counts.data(),
+                   displs.data(), MPI_UINT64_T, comm);
+    peers_.resize(size_t(ranks));
+    agree(comm, [&] {
+      for (int r = 0; r < ranks; ++r) {
+        if (r == rank) continue;
+        std::vector<uint64_t> sizes(all.begin() + displs[size_t(r)],
+                                    all.begin() + displs[size_t(r)] + counts[size_t(r)]);
+        peers_[size_t(r)] = p2p::PeerMapping(device_, fds[size_t(r)], sizes);
+        fds[size_t(r)].clear();  // closed by the mapping
+      }
+      p2p::make_current(device_);
+      stream_.emplace();
+    });
+  }
+  VkBuffer a() const override { return a_.buffer(); }
+  VkBuffer b() const override { return b_.buffer(); }
+  uint64_t bytes() const override { return b_.bytes(); }
+  void copy(int d, uint64_t dst, uint64_t src, uint64_t bytes) override {
+    p2p::make_current(device_);
+    const uint64_t to = d == self_ ? b_.cuda_address() : peers_[size_t(d)].cuda_address();
+    stream_->copy(to + dst, a_.cuda_address() + src, bytes);
+  }
+  void finish() override {
+    p2p::make_current(device_);
+    stream_->synchronize();
+  }
+
+ private:
+  p2p::CudaDevice device_;
+  int self_ = 0;
+  p2p::SharedBuffer a_, b_;
+  std::vector<p2p::PeerMapping> peers_;
+  std::optional<p2p::Stream> stream_;
+};
+
+// Every rank on the same Vulkan device: A and B allocated exportable by Vulkan, peers' B imported
+// into this rank's device, copies recorded as vkCmdCopyBuffer (tests on a CPU driver).
+class SharedDeviceBackend final : public Backend {
+ public:
+  SharedDeviceBackend(Context& ctx, MPI_Comm comm, uint64_t bytes) : ctx_(ctx), bytes_(bytes) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    self_ = rank;
+    device_ = ctx.device();
+    int b_fd = -1;
+    uint32_t type = 0;
+    agree(comm, [&] {
+      get_fd_ =
+          reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
+      if (!get_fd_) throw Error("shared_device: VK_KHR_external_memory_fd is not enabled");
+      a_ = make(bytes, -1, type, true);
+      b_ = make(bytes, -1, type, true);
+      VkMemoryGetFdInfoKHR get{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+      get.memory = b_.memory;
+      get.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+      check(get_fd_(device_, &get, &b_fd), "shared_device: vkGetMemoryFdKHR");
+    });
+    std::vector<std::vector<int>> fds;
+    std::string error = error_of([&] { fds = p2p::share_fds(comm, {b_fd}); });
+    ::close(b_fd);
+    agree(comm, [&] {
+      if (!error.empty()) throw Error(error);
+    });
+    peers_.resize(size_t(ranks));
+    agree(comm, [&] {
+      for (int r = 0; r < ranks; ++r) {
+        if (r == rank) continue;
+        if (fds[size_t(r)].size() != 1) throw Error("shared_device: no descriptor from a peer");
+        peers_[size_t(r)] = make(bytes, fds[size_t(r)][0], type, false);
+        fds[size_t(r)].clear();  // owned by Vulkan now
+      }
+    });
+  }
+  ~SharedDeviceBackend() override {
+    for (auto& p : peers_) destroy(p);
+    destroy(a_);
+    destroy(b_);
+  }
+  VkBuffer a() const override { return a_.buffer; }
+  VkBuffer b() const override { return b_.buffer; }
+  uint64_t bytes() const override { return bytes_; }
+  void copy(int d, uint64_t dst, uint64_t src, uint64_t bytes) override {
+    if (bytes) pending_.push_back({d, VkBufferCopy{src, dst, bytes}});
+  }
+  void finish() override {
+    if (pending_.empty()) return;
+    ctx_.impl().submit([&](VkCommandBuffer cmd) {
+      barrier_all(cmd);
+      for (auto& [d, region] : pending_)
+        vkCmdCopyBuffer(cmd, a_.buffer, d == self_ ? b_.buffer : peers_[size_t(d)].buffer, 1,
+                        &region);
+      barrier_all(cmd);
+    });
+    pending_.clear();
+  }
+
+ private:
+  struct Memory {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+  };
+  // A buffer bound to exportable memory (fd < 0) or to memory imported from fd (owned by Vulkan
+  // once imported). `type`: the memory type, chosen for the first buffer, the same for all.
+  Memory make(uint64_t bytes, int fd, uint32_t& type, bool choose_type) {
+    Memory m;
+    VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
+    info.size = bytes;
+    info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                 VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    try {
+      check(vkCreateBuffer(device_, &info, nullptr, &m.buffer), "shared_device: vkCreateBuffer");
+      VkMemoryRequirements req;
+      vkGetBufferMemoryRequirements(device_, m.buffer, &req);
+      if (choose_type && a_.buffer == VK_NULL_HANDLE)
+        type = ctx_.impl().find_memory_type(req.memoryTypeBits, 0,
+                                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+      VkExportMemoryAllocateInfo exporting{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+      exporting.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+      VkImportMemoryFdInfoKHR import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR};
+      import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+      import.fd = fd;
+      VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+      flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+      flags.pNext = fd < 0 ? static_cast<void*>(&exporting) : static_cast<void*>(&import);
+      VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &flags};
+      alloc.allocationSize = round_up(std::max(req.size, bytes), 4096);
+      alloc.memoryTypeIndex = type;
+      check(vkAllocateMemory(device_, &alloc, nullptr, &m.memory),
+            fd < 0 ? "shared_device: vkAllocateMemory (exportable)"
+                   : "shared_device: vkAllocateMemory (importing a peer's memory)");
+      fd = -1;  // imported: Vulkan owns it
+      check(vkBindBufferMemory(device_, m.buffer, m.memory, 0), "vkBindBufferMemory");
+    } catch (...) {
+      if (fd >= 0) ::close(fd);
+      destroy(m);
+      throw;
+    }
+    return m;
+  }
+  void destroy(Memory& m) {
+    if (m.buffer) vkDestroyBuffer(device_, m.buffer, nullptr);
+    if (m.memory) vkFreeMemory(device_, m.memory, nullptr);
+    m = {};
+  }
+  Context& ctx_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  PFN_vkGetMemoryFdKHR get_fd_ = nullptr;
+  uint64_t bytes_ = 0;
+  int self_ = 0;
+  Memory a_, b_;
+  std::vector<Memory> peers_;
+  std::vector<std::pair<int, VkBufferCopy>> pending_;
+};
+
+// Host <-> device streams through a ring of pinned staging slots: host threads fill (empty) one
+// slot while the DMA of the others runs.
+class Staging {
+ public:
+  static constexpr uint32_t kSlots = 4;
+  Staging(Context& ctx, uint64_t slot_bytes) : ctx_(ctx), slot_bytes_(slot_bytes) {
+    Context::Impl& impl = ctx.impl();
+    device_ = ctx.device();
+    VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool_info.queueFamilyIndex = ctx.queue_family_index();
+    check(vkCreateCommandPool(device_, &pool_info, nullptr, &pool_), "vkCreateCommandPool");
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool_;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = kSlots;
+    check(vkAllocateCommandBuffers(device_, &alloc, cmds_), "vkAllocateCommandBuffers");
+    for (uint32_t i = 0; i < kSlots; ++i) {
+      VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+      check(vkCreateFence(device_, &fence_info, nullptr, &fences_[i]), "vkCreateFence");
+      up_[i] = DeviceBuffer(impl, slot_bytes, MemoryKind::upload);
+      down_[i] = DeviceBuffer(impl, slot_bytes, MemoryKind::readback);
+    }
+  }
+  ~Staging() {
+    for (uint32_t i = 0; i < kSlots; ++i) {
+      if (busy_[i]) vkWaitForFences(device_, 1, &fences_[i], VK_TRUE, UINT64_MAX);
+      if (fences_[i]) vkDestroyFence(device_, fences_[i], nullptr);
+    }
+    if (pool_) vkDestroyCommandPool(device_, pool_, nullptr);
+  }
+  uint64_t slot_bytes() const { return slot_bytes_; }
+
+  void upload(const uint8_t* from, VkBuffer to, uint64_t offset, uint64_t bytes) {
+    uint64_t i = 0;
+    for (uint64_t at = 0; at < bytes; at += slot_bytes_, ++i) {
+      const uint32_t s = uint32_t(i % kSlots);
+      const uint64_t n = std::min(slot_bytes_, bytes - at);
+      wait(s);
+      auto* slot = static_cast<uint8_t*>(up_[s].mapped());
+      threads_.parallel_for(n, uint64_t(1) << 20, [&](uint64_t b, uint64_t e) {
+        streaming_copy(slot + b, from + at + b, e - b);
+      });
+      submit(s, [&](VkCommandBuffer cmd) {
+        VkBufferCopy region{0, offset + at, n};
+        vkCmdCopyBuffer(cmd, up_[s].buffer(), to, 1, &region);
+        barrier_all(cmd);
+      });
+    }
+    for (uint32_t s = 0; s < kSlots; ++s) wait(s);
+  }
+
+  void download(VkBuffer from, uint64_t offset, uint8_t* to, uint64_t bytes) {
+    const uint64_t chunks = (bytes + slot_bytes_ - 1) / slot_bytes_;
+    auto start = [&](uint64_t c) {
+      const uint32_t s = uint32_t(c % kSlots);
+      const uint64_t at = c * slot_bytes_, n = std::min(slot_bytes_, bytes - at);
+      submit(s, [&](VkCommandBuffer cmd) {
+        barrier_all(cmd);
+        VkBufferCopy region{offset + at, 0, n};
+        vkCmdCopyBuffer(cmd, from, down_[s].buffer(), 1, &region);
+        barrier_to_host(cmd);
+      });
+    };
+    for (uint64_t c = 0; c < std::min<uint64_t>(chunks, kSlots); ++c) start(c);
+    for (uint64_t c = 0; c < chunks; ++c) {
+      const uint32_t s = uint32_t(c % kSlots);
+      const uint64_t at = c * slot_bytes_, n = std::min(slot_bytes_, bytes - at);
+      wait(s);
+      const auto* slot = static_cast<const uint8_t*>(down_[s].mapped());
+      threads_.parallel_for(n, uint64_t(1) << 20, [&](uint64_t b, uint64_t e) {
+        streaming_copy(to + at + b, slot + b, e - b);
+      });
+      if (c + kSlots < chunks) start(c + kSlots);
+    }
+  }
+
+ private:
+  void wait(uint32_t s) {
+    if (!busy_[s]) return;
+    busy_[s] = false;
+    check(vkWaitForFences(device_, 1, &fences_[s], VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  }
+  template <class F>
+  void submit(uint32_t s, F&& record) {
+    wait(s);
+    check(vkResetFences(device_, 1, &fences_[s]), "vkResetFences");
+    check(vkResetCommandBuffer(cmds_[s], 0), "vkResetCommandBuffer");
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(vkBeginCommandBuffer(cmds_[s], &begin), "vkBeginCommandBuffer");
+    record(cmds_[s]);
+    check(vkEndCommandBuffer(cmds_[s]), "vkEndCommandBuffer");
+    ctx_.impl().queue_submit(cmds_[s], fences_[s]);
+    busy_[s] = true;
+  }
+  Context& ctx_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  uint64_t slot_bytes_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cmds_[kSlots] = {};
+  VkFence fences_[kSlots] = {};
+  bool busy_[kSlots] = {};
+  DeviceBuffer up_[kSlots], down_[kSlots];
+  HostThreads threads_{std::max(1u, std::min(16u, usable_cores()))};
+};
+
+// The rank's sorted keys in A seen through the key order, for exact_cuts: one run; a regular
+// sample of it read once, then windows between two samples read on demand (and kept).
+struct DeviceRuns {
+  Context& ctx;
+  VkBuffer keys;
+  uint32_t size;
+  const KeyOrder& order;
+  uint64_t n;
+  uint64_t stride = 1;
+  std::vector<uint64_t> sample;  // order of elements 0, stride, 2 stride, ...
+  mutable std::map<uint64_t, std::vector<uint64_t>> windows;
+  mutable DeviceBuffer readback;
+
+  DeviceRuns(Context& c, VkBuffer k, uint32_t s, const KeyOrder& o, uint64_t count)
+      : ctx(c), keys(k), size(s), order(o), n(count) {
+    if (n == 0) return;
+    const uint64_t samples = 1 << 14;
+    stride = std::max<uint64_t>(1, (n + samples - 1) / samples);
+    const uint64_t m = (n + stride - 1) / stride;
+    readback = DeviceBuffer(ctx.impl(), std::max(m, stride) * size, MemoryKind::readback);
+    std::vector<VkBufferCopy> regions(m);
+    for (uint64_t k = 0; k < m; ++k) regions[k] = {k * stride * size, k * size, size};
+    ctx.impl().submit([&](VkCommandBuffer cmd) {
+      barrier_all(cmd);
+      vkCmdCopyBuffer(cmd, keys, readback.buffer(), uint32_t(m), regions.data());
+      barrier_to_host(cmd);
+    });
+    sample.resize(m);
+    const auto* p = static_cast<const uint8_t*>(readback.mapped());
+    for (uint64_t k = 0; k < m; ++k) sample[k] = order(p + k * size);
+  }
+  size_t runs() const { return 1; }
+  // Elements [w * stride, min((w + 1) * stride, n)) in the key order.
+  const std::vector<uint64_t>& window(uint64_t w) const {
+    auto it = windows.find(w);
+    if (it != windows.end()) return it->second;
+    const uint64_t begin = w * stride, end = std::min(n, begin + stride);
+    ctx.impl().submit([&](VkCommandBuffer cmd) {
+      barrier_all(cmd);
+      VkBufferCopy region{begin * size, 0, (end - begin) * size};
+      vkCmdCopyBuffer(cmd, keys, readback.buffer(), 1, &region);
+      barrier_to_host(cmd);
+    });
+    std::vector<uint64_t> v(end - begin);
+    const auto* p = static_cast<const uint8_t*>(readback.mapped());
+    for (uint64_t i = 0; i < v.size(); ++i) v[i] = order(p + i * size);
+    return windows.emplace(w, std::move(v)).first->second;
+  }
+  // How many elements satisfy at(i) <= v (upper) or at(i) < v: a prefix, the array being sorted.
+  uint64_t search(uint64_t v, bool upper) const {
+    if (n == 0) return 0;
+    auto pred = [&](uint64_t x) { return upper ? x <= v : x < v; };
+    // j: samples satisfying pred (a prefix of them).
+    const uint64_t j =
+        uint64_t(std::partition_point(sample.begin(), sample.end(), pred) - sample.begin());
+    if (j == 0) return 0;
+    const auto& w = window(j - 1);
+    return (j - 1) * stride + uint64_t(std::partition_point(w.begin(), w.end(), pred) - w.begin());
+  }
+  uint64_t upper(size_t, uint64_t v) const { return search(v, true); }
+  uint64_t lower(size_t, uint64_t v) const { return search(v, false); }
+};
+
+}  // namespace
+
+// ---- The state kept between sorts ----
+
+class DevicePath {
+ public:
+  DeviceExchange kind = DeviceExchange::automatic;
+  std::unique_ptr<Backend> backend;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, bool, uint32_t, uint32_t>,
+           std::unique_ptr<gpusort::Sorter>>
+      sorters;
+  std::unique_ptr<Staging> staging;
+  // CUDA: the device of the Context, once found.
+  std::optional<p2p::CudaDevice> cuda;
+  std::string cuda_error;
+  bool cuda_checked = false;
+
+  gpusort::Sorter& sorter(Context& ctx, KeyType key, uint32_t value_bytes, const SortOptions& o) {
+    auto k = std::make_tuple(uint32_t(key), value_bytes, uint32_t(o.algorithm), o.descending,
+                             o.begin_bit, o.end_bit);
+    auto& s = sorters[k];
+    if (!s) {
+      SorterConfig c;
+      c.key = key;
+      c.value_bytes = value_bytes;
+      c.algorithm = o.algorithm;
+      c.descending = o.descending;
+      c.begin_bit = o.begin_bit;
+      c.end_bit = o.end_bit;
+      s = std::make_unique<gpusort::Sorter>(ctx, c);
+    }
+    return *s;
+  }
+};
+
+void release_device_path(MPI_Comm comm, DevicePathState& state) {
+  if (!state) return;
+  // Every rank unmaps its peers' buffers before any rank frees its own.
+  MPI_Barrier(comm);
+  state->backend.reset();
+  MPI_Barrier(comm);
+}
+
+bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyType key_type,
+                      const void* keys, uint64_t n, const void* values, uint32_t value_bytes,
+                      const Allocate& keys_out, const Allocate& values_out,
+                      const DistributedOptions& options, DistributedTimings& timings,
+                      Slice& slice) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const uint32_t ks = key_bytes(key_type), vs = value_bytes;
+  const DeviceExchange requested = options.device_exchange;
+  if (requested == DeviceExchange::host) return false;
+  if (!state) state = std::make_shared<DevicePath>();
+  DevicePath& st = *state;
+  const auto started = clock::now();
+
+  DevicePathFacts facts;
+  facts.requested = requested;
+  facts.ranks = ranks;
+  facts.balanced = options.balanced;
+  facts.partition_first = options.partition_first;
+  facts.custom_exchange = options.exchange != nullptr;
+  facts.stable_algorithm = options.sort.algorithm != Algorithm::bitonic;
+  std::string refusal = device_path_refusal(facts);  // the same on every rank so far
+  const bool shared = requested == DeviceExchange::shared_device;
+  uint64_t sizes[2] = {n, n};  // total, largest share
+  MPI_Allreduce(MPI_IN_PLACE, &sizes[0], 1, MPI_UINT64_T, MPI_SUM, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &sizes[1], 1, MPI_UINT64_T, MPI_MAX, comm);
+  const uint64_t total = sizes[0];
+  const uint64_t capacity =
+      std::max<uint64_t>({sizes[1], (total + uint64_t(ranks) - 1) / uint64_t(ranks), 1});
+  Layout layout;
+  if (refusal.empty()) {
+    // One node.
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int node_size = 0;
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    facts.node_error = first_error(
+        comm, node_size == ranks
+                  ? ""
+                  : "its node holds " + std::to_string(node_size) + " of the " +
+                        std::to_string(ranks) + " ranks (the device exchange is within one node)");
+    // The backend: CUDA's device for this Vulkan device, or (shared) one device for all.
+    VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &id};
+    vkGetPhysicalDeviceProperties2(ctx.physical_device(), &props);
+    std::vector<uint8_t> uuids(size_t(16) * size_t(ranks));
+    MPI_Allgather(id.deviceUUID, 16, MPI_BYTE, uuids.data(), 16, MPI_BYTE, comm);
+    std::string backend_error;
+    if (!vkGetDeviceProcAddr(ctx.device(), "vkGetMemoryFdKHR"))
+      backend_error = "VK_KHR_external_memory_fd is not enabled on its Vulkan device";
+    if (backend_error.empty() && shared) {
+      for (int r = 0; r < ranks; ++r)
+        if (std::memcmp(&uuids[size_t(r) * 16], id.deviceUUID, 16) != 0)
+          backend_error = "shared_device: rank " + std::to_string(r) + " uses another device";
+    } else if (backend_error.empty()) {
+      if (!st.cuda_checked) {
+        st.cuda_checked = true;
+        st.cuda_error = error_of([&] {
+          if (!p2p::built()) throw Error("built without cuda.h: no device exchange");
+          st.cuda = p2p::cuda_device_of(ctx);
+        });
+      }
+      backend_error = st.cuda_error;
+    }
+    facts.backend_error = first_error(comm, backend_error);
+    // Peer access (CUDA only).
+    std::string peer_error;
+    if (!shared && facts.backend_error.empty()) {
+      peer_error = error_of([&] {
+        for (int r = 0; r < ranks; ++r) {
+          if (r == rank) continue;
+          const int o = p2p::ordinal_of_uuid(&uuids[size_t(r) * 16]);
+          if (o < 0)
+            throw Error("rank " + std::to_string(r) + "'s GPU is not visible to CUDA here");
+          if (!p2p::can_access_peer(st.cuda->ordinal, o))
+            throw Error("its GPU (CUDA device " + std::to_string(st.cuda->ordinal) +
+                        ") has no peer access to rank " + std::to_string(r) + "'s (" +
+                        std::to_string(o) + ")");
+        }
+      });
+    }
+    facts.peer_error = first_error(comm, peer_error);
+    // Fit: A and B of the largest share or slice, keys and values (and the sort's scratch).
+    std::string fit_error = error_of([&] {
+      gpusort::Sorter& sorter = st.sorter(ctx, key_type, vs, options.sort);
+      if (capacity > sorter.max_elements())
+        throw Error(std::to_string(capacity) + " elements per rank exceed one in-core sort (" +
+                    std::to_string(sorter.max_elements()) + ")");
+      layout = layout_for(capacity, ks, vs, sorter.scratch_bytes(capacity));
+      const DeviceInfo& info = ctx.device_info();
+      uint64_t budget = options.sort.device_memory_limit;
+      if (!budget) {
+        budget = info.device_local_bytes -
+                 std::min(info.device_local_bytes / 2,
+                          std::max(info.device_local_bytes / 10, uint64_t(1) << 30));
+      }
+      if (2 * layout.bytes > budget)
+        throw Error("two buffers of " + std::to_string(layout.bytes) + " bytes exceed " +
+                    std::to_string(budget) + " bytes of device memory");
+      if (!shared && layout.bytes > info.max_allocation_bytes && !info.sparse_binding)
+        throw Error("a buffer beyond the largest allocation needs sparse binding");
+      if (shared && layout.bytes > info.max_allocation_bytes)
+        throw Error("shared_device: a buffer beyond the largest allocation");
+    });
+    facts.fit_error = first_error(comm, fit_error);
+    refusal = device_path_refusal(facts);
+  }
+  auto refuse = [&](const std::string& why) {
+    if (requested != DeviceExchange::automatic)
+      throw Error("distributed sort: the device exchange cannot run: " + why);
+    timings.device_refused = why;
+    return false;
+  };
+  if (!refusal.empty()) return refuse(refusal);
+
+  // Buffers: kept while large enough and of the same kind (the same on every rank: the layout
+  // comes from global sizes).
+  try {
+    const DeviceExchange kind = shared ? DeviceExchange::shared_device : DeviceExchange::device;
+    if (!st.backend || st.kind != kind || st.backend->bytes() < layout.bytes) {
+      release_device_path(comm, state);
+      ctx.release_cached_memory();  // the convenient face's buffers: room for A and B
+      const uint64_t bytes = round_up(layout.bytes + layout.bytes / 8, uint64_t(2) << 20);
+      if (shared)
+        st.backend = std::make_unique<SharedDeviceBackend>(ctx, comm, bytes);
+      else
+        st.backend = std::make_unique<CudaBackend>(ctx, comm, *st.cuda, bytes);
+      st.kind = kind;
+    }
+    agree(comm, [&] {
+      if (!st.staging) st.staging = std::make_unique<Staging>(ctx, uint64_t(64) << 20);
+    });
+  } catch (const Error& e) {
+    // agree()d: every rank is here. Nothing of the output was touched.
+    release_device_path(comm, state);
+    return refuse(std::string("setting up the device buffers failed: ") + e.what());
+  }
+  Backend& be = *st.backend;
+  gpusort::Sorter& sorter = st.sorter(ctx, key_type, vs, options.sort);
+  const DistributedTimings before = timings;
+  timings.device_resident = true;
+  timings.local_runs = n ? 1 : 0;
+  timings.local.runs = 1;
+
+  // Steps 1-5 fail on every rank at once (each is agreed on); the input is untouched then, so
+  // automatic goes on with the host path.
+  uint64_t m = 0;
+  auto merging = clock::now();
+  try {
+    // 1. Upload; 2. the local sort in A (scratch: B).
+    agree(comm, [&] {
+      auto t = clock::now();
+      if (n) st.staging->upload(static_cast<const uint8_t*>(keys), be.a(), 0, n * ks);
+      if (n && vs)
+        st.staging->upload(static_cast<const uint8_t*>(values), be.a(), layout.values_offset,
+                           n * vs);
+      timings.local.upload_ms = since(t);
+      timings.local.bytes = n * (ks + vs);
+      t = clock::now();
+      if (n > 1)
+        timings.local.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
+          barrier_all(cmd);
+          sorter.record(cmd, {be.a(), 0},
+                        vs ? BufferRef{be.a(), layout.values_offset} : BufferRef{}, {be.b(), 0}, n);
+          barrier_all(cmd);
+        });
+      timings.local_sort_ms = since(started);
+    });
+
+    // 3. Exact split points over the sorted device data.
+    const auto splitting = clock::now();
+    std::optional<KeyOrder> order;
+    order.emplace(key_type, options.sort);
+    std::vector<uint64_t> cuts;
+    agree(comm, [&] {});  // every rank's B is free (its local sort is done) from here on
+    {
+      DeviceRuns runs(ctx, be.a(), ks, *order, n);
+      timings.split_rounds = 0;
+      auto c = exact_cuts(comm, runs, total, timings.split_rounds);
+      cuts = c.empty() ? std::vector<uint64_t>(size_t(ranks - 1), 0) : c[0];
+    }
+    const size_t P = size_t(ranks), self = size_t(rank);
+    auto cut = [&](size_t d) { return d == 0 ? 0 : d == P ? n : cuts[d - 1]; };
+    std::vector<uint64_t> send(P), matrix(P * P);
+    for (size_t d = 0; d < P; ++d) send[d] = cut(d + 1) - cut(d);
+    check_mpi(
+        MPI_Allgather(send.data(), int(P), MPI_UINT64_T, matrix.data(), int(P), MPI_UINT64_T, comm),
+        "MPI_Allgather");
+    timings.split_ms = since(splitting);
+
+    // 4. The exchange: piece d of A into rank d's B, after the pieces of the ranks before this one.
+    for (size_t s = 0; s < P; ++s) m += matrix[s * P + self];
+    const auto exchanging = clock::now();
+    agree(comm, [&] {
+      for (size_t d = 0; d < P; ++d) {
+        if (!send[d]) continue;
+        uint64_t at = 0;
+        for (size_t s = 0; s < self; ++s) at += matrix[s * P + d];
+        be.copy(int(d), at * ks, cut(d) * ks, send[d] * ks);
+        if (vs)
+          be.copy(int(d), layout.values_offset + at * vs, layout.values_offset + cut(d) * vs,
+                  send[d] * vs);
+        if (d != self) {
+          timings.bytes_sent += send[d] * (ks + vs);
+          ++timings.messages;
+        }
+      }
+      be.finish();
+    });
+    // (agree's collective: every rank's copies into this rank's B are done.)
+    timings.exchange_ms = since(exchanging);
+    timings.bytes_received = (m - matrix[self * P + self]) * (ks + vs);
+
+    // 5. The stable sort of the received pieces (in rank order) in B (scratch: A); 6. download.
+    merging = clock::now();
+    agree(comm, [&] {
+      if (m > 1)
+        timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
+          barrier_all(cmd);
+          sorter.record(cmd, {be.b(), 0},
+                        vs ? BufferRef{be.b(), layout.values_offset} : BufferRef{}, {be.a(), 0}, m);
+          barrier_all(cmd);
+        });
+    });
+  } catch (const Error& e) {
+    if (requested != DeviceExchange::automatic) throw;
+    timings = before;
+    release_device_path(comm, state);
+    timings.device_refused = std::string("the device path failed: ") + e.what();
+    return false;
+  }
+  void* out_keys = nullptr;
+  void* out_values = nullptr;
+  agree(comm, [&] {
+    out_keys = keys_out(m);
+    if (vs) out_values = values_out(m);
+    if (m && (!out_keys || (vs && !out_values)))
+      throw Error("distributed sort: the output allocator gave no storage for " +
+                  std::to_string(m) + " elements");
+    const auto t = clock::now();
+    if (m) st.staging->download(be.b(), 0, static_cast<uint8_t*>(out_keys), m * ks);
+    if (m && vs)
+      st.staging->download(be.b(), layout.values_offset, static_cast<uint8_t*>(out_values), m * vs);
+    timings.final_sort.download_ms = since(t);
+    timings.final_sort.bytes = m * (ks + vs);
+  });
+  timings.merge_ms = since(merging);
+  slice = {m, balanced_start(total, rank, ranks), total};
+  return true;
+}
+
+}  // namespace gpusort::distributed::detail
