@@ -403,64 +403,66 @@ class Staging {
   HostThreads threads_{std::max(1u, std::min(16u, usable_cores()))};
 };
 
-// The rank's sorted keys in A seen through the key order, for exact_cuts: one run; a regular
-// sample of it read once, then windows between two samples read on demand (and kept).
+// The rank's sorted keys in A seen through the key order, for exact_cuts: one run, searched
+// from the top down: up to 256 evenly spaced elements of a range read at once (one copy command
+// of at most 256 regions), the range narrowed to the gap between two of them, until it is short
+// enough to read whole; everything read is kept, so later rounds of the split mostly read nothing.
 struct DeviceRuns {
+  static constexpr uint64_t kFanout = 256, kWhole = 4096;
   Context& ctx;
   VkBuffer keys;
   uint32_t size;
   const KeyOrder& order;
   uint64_t n;
-  uint64_t stride = 1;
-  std::vector<uint64_t> sample;  // order of elements 0, stride, 2 stride, ...
-  mutable std::map<uint64_t, std::vector<uint64_t>> windows;
+  mutable std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> read;
   mutable DeviceBuffer readback;
 
   DeviceRuns(Context& c, VkBuffer k, uint32_t s, const KeyOrder& o, uint64_t count)
       : ctx(c), keys(k), size(s), order(o), n(count) {
-    if (n == 0) return;
-    const uint64_t samples = 1 << 14;
-    stride = std::max<uint64_t>(1, (n + samples - 1) / samples);
-    const uint64_t m = (n + stride - 1) / stride;
-    readback = DeviceBuffer(ctx.impl(), std::max(m, stride) * size, MemoryKind::readback);
-    std::vector<VkBufferCopy> regions(m);
-    for (uint64_t k = 0; k < m; ++k) regions[k] = {k * stride * size, k * size, size};
-    ctx.impl().submit([&](VkCommandBuffer cmd) {
-      barrier_all(cmd);
-      vkCmdCopyBuffer(cmd, keys, readback.buffer(), uint32_t(m), regions.data());
-      barrier_to_host(cmd);
-    });
-    sample.resize(m);
-    const auto* p = static_cast<const uint8_t*>(readback.mapped());
-    for (uint64_t k = 0; k < m; ++k) sample[k] = order(p + k * size);
+    if (n)
+      readback = DeviceBuffer(ctx.impl(), std::max(kFanout, kWhole) * size, MemoryKind::readback);
   }
   size_t runs() const { return 1; }
-  // Elements [w * stride, min((w + 1) * stride, n)) in the key order.
-  const std::vector<uint64_t>& window(uint64_t w) const {
-    auto it = windows.find(w);
-    if (it != windows.end()) return it->second;
-    const uint64_t begin = w * stride, end = std::min(n, begin + stride);
+  static uint64_t stride_of(uint64_t b, uint64_t e) {
+    return e - b <= kWhole ? 1 : (e - b + kFanout - 1) / kFanout;
+  }
+  // The key orders of elements b, b + stride, ... below e (stride_of(b, e)).
+  const std::vector<uint64_t>& elements(uint64_t b, uint64_t e) const {
+    auto it = read.find({b, e});
+    if (it != read.end()) return it->second;
+    const uint64_t stride = stride_of(b, e), count = (e - b + stride - 1) / stride;
+    std::vector<VkBufferCopy> regions;
+    if (stride == 1)
+      regions.push_back({b * size, 0, (e - b) * size});
+    else
+      for (uint64_t i = 0; i < count; ++i)
+        regions.push_back({(b + i * stride) * size, i * size, size});
     ctx.impl().submit([&](VkCommandBuffer cmd) {
       barrier_all(cmd);
-      VkBufferCopy region{begin * size, 0, (end - begin) * size};
-      vkCmdCopyBuffer(cmd, keys, readback.buffer(), 1, &region);
+      vkCmdCopyBuffer(cmd, keys, readback.buffer(), uint32_t(regions.size()), regions.data());
       barrier_to_host(cmd);
     });
-    std::vector<uint64_t> v(end - begin);
+    std::vector<uint64_t> v(count);
     const auto* p = static_cast<const uint8_t*>(readback.mapped());
-    for (uint64_t i = 0; i < v.size(); ++i) v[i] = order(p + i * size);
-    return windows.emplace(w, std::move(v)).first->second;
+    for (uint64_t i = 0; i < count; ++i) v[i] = order(p + i * size);
+    return read.emplace(std::make_pair(b, e), std::move(v)).first->second;
   }
   // How many elements satisfy at(i) <= v (upper) or at(i) < v: a prefix, the array being sorted.
   uint64_t search(uint64_t v, bool upper) const {
-    if (n == 0) return 0;
     auto pred = [&](uint64_t x) { return upper ? x <= v : x < v; };
-    // j: samples satisfying pred (a prefix of them).
-    const uint64_t j =
-        uint64_t(std::partition_point(sample.begin(), sample.end(), pred) - sample.begin());
-    if (j == 0) return 0;
-    const auto& w = window(j - 1);
-    return (j - 1) * stride + uint64_t(std::partition_point(w.begin(), w.end(), pred) - w.begin());
+    uint64_t b = 0, e = n;
+    for (;;) {
+      if (b == e) return b;
+      const std::vector<uint64_t>& s = elements(b, e);
+      const uint64_t j = uint64_t(std::partition_point(s.begin(), s.end(), pred) - s.begin());
+      const uint64_t stride = stride_of(b, e);
+      if (stride == 1) return b + j;
+      if (j == 0) return b;  // element b already fails
+      // Elements before b + (j - 1) * stride pass; the first failing one is within the gap.
+      const uint64_t nb = b + (j - 1) * stride + 1, ne = std::min(e, b + j * stride);
+      if (nb >= ne) return ne;
+      b = nb, e = ne;
+    }
   }
   uint64_t upper(size_t, uint64_t v) const { return search(v, true); }
   uint64_t lower(size_t, uint64_t v) const { return search(v, false); }
@@ -641,7 +643,11 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
       st.kind = kind;
     }
     agree(comm, [&] {
-      if (!st.staging) st.staging = std::make_unique<Staging>(ctx, uint64_t(64) << 20);
+      // Slots of 64 MiB (small sorts: a quarter of a share's keys, from 256 KiB up).
+      uint64_t slot = uint64_t(256) << 10;
+      while (slot < (uint64_t(64) << 20) && slot * 4 < capacity * std::max(ks, vs)) slot *= 2;
+      if (!st.staging || st.staging->slot_bytes() < slot)
+        st.staging = std::make_unique<Staging>(ctx, slot);
     });
   } catch (const Error& e) {
     // agree()d: every rank is here. Nothing of the output was touched.

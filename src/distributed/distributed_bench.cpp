@@ -54,6 +54,7 @@ struct Arguments {
   uint64_t device_memory_limit = 0;
   uint64_t chunk_bytes = 0;
   unsigned threads = dist::usable_cores();
+  dist::DeviceExchange exchange = dist::DeviceExchange::automatic;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -63,6 +64,7 @@ struct Arguments {
                "  [--type u32|i32|f32|u64|i64|f64] [--values 0|4|8] [--repeat R]\n"
                "  [--baseline-repeat R] [--only distributed,single,cpu]\n"
                "  [--merge automatic|gpu|cpu] [--natural] [--partition-first]\n"
+               "  [--exchange automatic|host|device|shared-device]\n"
                "  [--device-memory-limit BYTES[K|M|G]] [--chunk-bytes BYTES[K|M|G]] [--threads T]\n"
                "N: keys in all (with --per-rank: on each rank); K, M, G: powers of 1024;\n"
                "--threads: host threads for making keys and the CPU sort (default: usable cores)\n",
@@ -114,7 +116,19 @@ Arguments parse(int argc, char** argv) {
       a.device_memory_limit = parse_count(next());
     else if (arg == "--threads")
       a.threads = unsigned(std::max(1, std::atoi(next().c_str())));
-    else if (arg == "--merge") {
+    else if (arg == "--exchange") {
+      const std::string e = next();
+      if (e == "automatic")
+        a.exchange = dist::DeviceExchange::automatic;
+      else if (e == "host")
+        a.exchange = dist::DeviceExchange::host;
+      else if (e == "device")
+        a.exchange = dist::DeviceExchange::device;
+      else if (e == "shared-device")
+        a.exchange = dist::DeviceExchange::shared_device;
+      else
+        usage("--exchange is automatic, host, device or shared-device");
+    } else if (arg == "--merge") {
       const std::string m = next();
       if (m != "gpu" && m != "cpu" && m != "automatic") usage("--merge is automatic, gpu or cpu");
       a.merge = m == "gpu"   ? dist::Merge::gpu
@@ -324,6 +338,7 @@ int main(int argc, char** argv) {
       options.partition_first = a.partition_first;
       options.merge = a.merge;
       options.chunk_bytes = a.chunk_bytes;
+      options.device_exchange = a.exchange;
       dist::Sorter sorter(ctx, MPI_COMM_WORLD);
       // A receive buffer for the other ranks' pieces (about (P - 1) / P of the slice, 2 % spare)
       // when the merge reads them while it writes the output: on the CPU, or on the GPU in parts.
@@ -383,6 +398,13 @@ int main(int argc, char** argv) {
               "msgs     merge (upload     sort download)  transfers prefault    total (ms)  "
               "elements\n",
               i + 1, totals.back() / 1e3, double(total) / totals.back() / 1e6);
+          if (timings.device_resident)
+            std::printf(
+                "  path: device resident (upload, local sort, cuts = split, peer copies = "
+                "exchange, final sort, download; no merge upload)\n");
+          else
+            std::printf("  path: host exchange (device-resident path not taken: %s)\n",
+                        timings.device_refused.c_str());
           for (int r = 0; r < ranks; ++r) {
             const double* t = &all[size_t(r) * fields];
             std::printf(
