@@ -684,9 +684,19 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
           "options");
   }
 
-  if (options.partition_first)
-    return partition_first(ctx, comm, key_type, keys, n, values, value_bytes, keys_out, values_out,
-                           options, started);
+  if (options.partition_first) {
+    // (The options agree on every rank: the refusal too.)
+    if (options.device_exchange == DeviceExchange::device ||
+        options.device_exchange == DeviceExchange::shared_device)
+      throw Error(
+          "distributed sort: the device exchange cannot run: partition_first runs on the host "
+          "path");
+    const Slice slice = partition_first(ctx, comm, key_type, keys, n, values, value_bytes,
+                                        keys_out, values_out, options, started);
+    if (options.timings && options.device_exchange == DeviceExchange::automatic)
+      options.timings->device_refused = "partition_first runs on the host path";
+    return slice;
+  }
 
   // 0. Checks; the run length of the local sort (the whole share when it fits the device).
   std::optional<KeyOrder> order;
