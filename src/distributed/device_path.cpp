@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -39,6 +40,13 @@ double since(clock::time_point t) {
 }
 uint64_t round_up(uint64_t x, uint64_t m) {
   return (x + m - 1) / m * m;
+}
+
+// Tests: GPUSORT_TEST_DEVICE_PATH_RUN (elements) caps the elements of one in-core sort, so that
+// small inputs take the several-runs and several-parts code.
+uint64_t test_run_length() {
+  const char* v = std::getenv("GPUSORT_TEST_DEVICE_PATH_RUN");
+  return v && *v ? std::max<uint64_t>(4, std::strtoull(v, nullptr, 10)) : ~uint64_t(0);
 }
 
 // "rank R: <its text>" for the lowest rank whose `mine` is not empty, "" when none. Collective.
@@ -413,60 +421,90 @@ struct DeviceRuns {
   VkBuffer keys;
   uint32_t size;
   const KeyOrder& order;
-  uint64_t n;
+  std::vector<uint64_t> first, count;  // run q: elements [first[q], first[q] + count[q])
   mutable std::map<std::pair<uint64_t, uint64_t>, std::vector<uint64_t>> read;
   mutable DeviceBuffer readback;
 
-  DeviceRuns(Context& c, VkBuffer k, uint32_t s, const KeyOrder& o, uint64_t count)
-      : ctx(c), keys(k), size(s), order(o), n(count) {
-    if (n)
-      readback = DeviceBuffer(ctx.impl(), std::max(kFanout, kWhole) * size, MemoryKind::readback);
+  DeviceRuns(Context& c, VkBuffer k, uint32_t s, const KeyOrder& o, std::vector<uint64_t> firsts,
+             std::vector<uint64_t> counts)
+      : ctx(c), keys(k), size(s), order(o), first(std::move(firsts)), count(std::move(counts)) {
+    readback = DeviceBuffer(ctx.impl(), std::max(kFanout, kWhole) * size, MemoryKind::readback);
   }
-  size_t runs() const { return 1; }
+  size_t runs() const { return count.size(); }
   static uint64_t stride_of(uint64_t b, uint64_t e) {
     return e - b <= kWhole ? 1 : (e - b + kFanout - 1) / kFanout;
   }
-  // The key orders of elements b, b + stride, ... below e (stride_of(b, e)).
+  // The key orders of elements b, b + stride, ... below e (stride_of(b, e)), b and e in A.
   const std::vector<uint64_t>& elements(uint64_t b, uint64_t e) const {
     auto it = read.find({b, e});
     if (it != read.end()) return it->second;
-    const uint64_t stride = stride_of(b, e), count = (e - b + stride - 1) / stride;
+    const uint64_t stride = stride_of(b, e), n = (e - b + stride - 1) / stride;
     std::vector<VkBufferCopy> regions;
     if (stride == 1)
       regions.push_back({b * size, 0, (e - b) * size});
     else
-      for (uint64_t i = 0; i < count; ++i)
-        regions.push_back({(b + i * stride) * size, i * size, size});
+      for (uint64_t i = 0; i < n; ++i) regions.push_back({(b + i * stride) * size, i * size, size});
     ctx.impl().submit([&](VkCommandBuffer cmd) {
       barrier_all(cmd);
       vkCmdCopyBuffer(cmd, keys, readback.buffer(), uint32_t(regions.size()), regions.data());
       barrier_to_host(cmd);
     });
-    std::vector<uint64_t> v(count);
+    std::vector<uint64_t> v(n);
     const auto* p = static_cast<const uint8_t*>(readback.mapped());
-    for (uint64_t i = 0; i < count; ++i) v[i] = order(p + i * size);
+    for (uint64_t i = 0; i < n; ++i) v[i] = order(p + i * size);
     return read.emplace(std::make_pair(b, e), std::move(v)).first->second;
   }
-  // How many elements satisfy at(i) <= v (upper) or at(i) < v: a prefix, the array being sorted.
-  uint64_t search(uint64_t v, bool upper) const {
+  // How many of run q's elements satisfy at(i) <= v (upper) or at(i) < v: a prefix (sorted).
+  uint64_t search(size_t q, uint64_t v, bool upper) const {
     auto pred = [&](uint64_t x) { return upper ? x <= v : x < v; };
-    uint64_t b = 0, e = n;
+    uint64_t b = first[q], e = first[q] + count[q];
     for (;;) {
-      if (b == e) return b;
+      if (b == e) return b - first[q];
       const std::vector<uint64_t>& s = elements(b, e);
       const uint64_t j = uint64_t(std::partition_point(s.begin(), s.end(), pred) - s.begin());
       const uint64_t stride = stride_of(b, e);
-      if (stride == 1) return b + j;
-      if (j == 0) return b;  // element b already fails
+      if (stride == 1) return b + j - first[q];
+      if (j == 0) return b - first[q];  // element b already fails
       // Elements before b + (j - 1) * stride pass; the first failing one is within the gap.
       const uint64_t nb = b + (j - 1) * stride + 1, ne = std::min(e, b + j * stride);
-      if (nb >= ne) return ne;
+      if (nb >= ne) return ne - first[q];
       b = nb, e = ne;
     }
   }
-  uint64_t upper(size_t, uint64_t v) const { return search(v, true); }
-  uint64_t lower(size_t, uint64_t v) const { return search(v, false); }
+  uint64_t upper(size_t q, uint64_t v) const { return search(q, v, true); }
+  uint64_t lower(size_t q, uint64_t v) const { return search(q, v, false); }
 };
+
+// Exact cuts of this rank's runs alone (no other rank): cuts[k][q] = how many of run q's elements
+// come before position goals[k] of their stable merge (order, run, position).
+std::vector<std::vector<uint64_t>> local_cuts(const DeviceRuns& runs,
+                                              const std::vector<uint64_t>& goals) {
+  const size_t R = runs.runs();
+  std::vector<std::vector<uint64_t>> cuts;
+  for (uint64_t g : goals) {
+    uint64_t lo = 0, hi = runs.order.max();
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      uint64_t c = 0;
+      for (size_t q = 0; q < R; ++q) c += runs.upper(q, mid);
+      if (c > g)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    std::vector<uint64_t> cut(R);
+    uint64_t below = 0;
+    for (size_t q = 0; q < R; ++q) below += cut[q] = runs.lower(q, lo);
+    uint64_t take = g - std::min(g, below);
+    for (size_t q = 0; q < R; ++q) {
+      const uint64_t here = std::min(take, runs.upper(q, lo) - cut[q]);
+      cut[q] += here;
+      take -= here;
+    }
+    cuts.push_back(std::move(cut));
+  }
+  return cuts;
+}
 
 }  // namespace
 
@@ -542,6 +580,8 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
   const uint64_t capacity =
       std::max<uint64_t>({sizes[1], (total + uint64_t(ranks) - 1) / uint64_t(ranks), 1});
   Layout layout;
+  uint64_t budget = 0;      // device bytes A and B may take
+  uint64_t run_length = 0;  // elements per in-core sort (the share and the slice: in runs)
   if (refusal.empty()) {
     // One node.
     MPI_Comm node;
@@ -598,12 +638,14 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     // Fit: A and B of the largest share or slice, keys and values (and the sort's scratch).
     std::string fit_error = error_of([&] {
       gpusort::Sorter& sorter = st.sorter(ctx, key_type, vs, options.sort);
-      if (capacity > sorter.max_elements())
-        throw Error(std::to_string(capacity) + " elements per rank exceed one in-core sort (" +
-                    std::to_string(sorter.max_elements()) + ")");
-      layout = layout_for(capacity, ks, vs, sorter.scratch_bytes(capacity));
+      run_length = std::min(sorter.max_elements(), test_run_length()) / 4 * 4;
+      if (run_length < 4) throw Error("the sort takes fewer than 4 elements");
+      const uint64_t longest = std::min(capacity, run_length);
+      // (Room for the final sort's parts, each starting at a multiple of 4 elements.)
+      layout = layout_for(capacity + 4 * (capacity / run_length + 2), ks, vs,
+                          sorter.scratch_bytes(longest));
       const DeviceInfo& info = ctx.device_info();
-      uint64_t budget = options.sort.device_memory_limit;
+      budget = options.sort.device_memory_limit;
       if (!budget) {
         budget = info.device_local_bytes -
                  std::min(info.device_local_bytes / 2,
@@ -635,7 +677,9 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     if (!st.backend || st.kind != kind || st.backend->bytes() < layout.bytes) {
       release_device_path(comm, state);
       ctx.release_cached_memory();  // the convenient face's buffers: room for A and B
-      const uint64_t bytes = round_up(layout.bytes + layout.bytes / 8, uint64_t(2) << 20);
+      // 1/8 spare for later, larger sorts where the device has room for it.
+      uint64_t bytes = round_up(layout.bytes + layout.bytes / 8, uint64_t(2) << 20);
+      if (2 * bytes > budget) bytes = layout.bytes;
       if (shared)
         st.backend = std::make_unique<SharedDeviceBackend>(ctx, comm, bytes);
       else
@@ -658,15 +702,39 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
   gpusort::Sorter& sorter = st.sorter(ctx, key_type, vs, options.sort);
   const DistributedTimings before = timings;
   timings.device_resident = true;
-  timings.local_runs = n ? 1 : 0;
-  timings.local.runs = 1;
+  const size_t P = size_t(ranks), self = size_t(rank);
+  // The share in runs of at most run_length (one when it fits one sort); R: the most on any rank.
+  const size_t local_runs = size_t((n + run_length - 1) / run_length);
+  uint64_t most_runs = std::max<uint64_t>(local_runs, 1);
+  MPI_Allreduce(MPI_IN_PLACE, &most_runs, 1, MPI_UINT64_T, MPI_MAX, comm);
+  const size_t R = size_t(most_runs);
+  std::vector<uint64_t> run_first(R), run_count(R);
+  for (size_t q = 0; q < R; ++q) {
+    run_first[q] = std::min(n, q * run_length);
+    run_count[q] = std::min(n, (q + 1) * run_length) - run_first[q];
+  }
+  timings.local_runs = local_runs;
+  timings.local.runs = local_runs;
+  // Records the engine sort of `count` elements at element `at` of buffer `data` (keys, then
+  // values at layout.values_offset), the other buffer as scratch.
+  auto record_sort = [&](VkCommandBuffer cmd, VkBuffer data, VkBuffer scratch, uint64_t at,
+                         uint64_t count) {
+    if (count < 2) return;
+    sorter.record(cmd, {data, at * ks},
+                  vs ? BufferRef{data, layout.values_offset + at * vs} : BufferRef{}, {scratch, 0},
+                  count);
+    barrier_all(cmd);
+  };
 
   // Steps 1-5 fail on every rank at once (each is agreed on); the input is untouched then, so
   // automatic goes on with the host path.
-  uint64_t m = 0;
+  uint64_t m = 0, parts = 1;
+  // parts > 1: part k's elements lie in A from part_first[k] (a multiple of 4), part_size[k] of
+  // them
+  std::vector<uint64_t> part_first, part_size;
   auto merging = clock::now();
   try {
-    // 1. Upload; 2. the local sort in A (scratch: B).
+    // 1. Upload; 2. the local sort in A, run by run (scratch: B).
     agree(comm, [&] {
       auto t = clock::now();
       if (n) st.staging->upload(static_cast<const uint8_t*>(keys), be.a(), 0, n * ks);
@@ -675,71 +743,135 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
                            n * vs);
       timings.local.upload_ms = since(t);
       timings.local.bytes = n * (ks + vs);
-      t = clock::now();
       if (n > 1)
         timings.local.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
           barrier_all(cmd);
-          sorter.record(cmd, {be.a(), 0},
-                        vs ? BufferRef{be.a(), layout.values_offset} : BufferRef{}, {be.b(), 0}, n);
-          barrier_all(cmd);
+          for (size_t q = 0; q < R; ++q)
+            record_sort(cmd, be.a(), be.b(), run_first[q], run_count[q]);
         });
       timings.local_sort_ms = since(started);
     });
 
-    // 3. Exact split points over the sorted device data.
+    // 3. Exact split points over the sorted device data (every rank's B is free from here on:
+    // the agreement above follows every local sort).
     const auto splitting = clock::now();
-    std::optional<KeyOrder> order;
-    order.emplace(key_type, options.sort);
-    std::vector<uint64_t> cuts;
-    agree(comm, [&] {});  // every rank's B is free (its local sort is done) from here on
+    const KeyOrder order(key_type, options.sort);
+    std::vector<std::vector<uint64_t>> cuts;
     {
-      DeviceRuns runs(ctx, be.a(), ks, *order, n);
+      DeviceRuns runs(ctx, be.a(), ks, order, run_first, run_count);
       timings.split_rounds = 0;
-      auto c = exact_cuts(comm, runs, total, timings.split_rounds);
-      cuts = c.empty() ? std::vector<uint64_t>(size_t(ranks - 1), 0) : c[0];
+      cuts = exact_cuts(comm, runs, total, timings.split_rounds);
     }
-    const size_t P = size_t(ranks), self = size_t(rank);
-    auto cut = [&](size_t d) { return d == 0 ? 0 : d == P ? n : cuts[d - 1]; };
-    std::vector<uint64_t> send(P), matrix(P * P);
-    for (size_t d = 0; d < P; ++d) send[d] = cut(d + 1) - cut(d);
-    check_mpi(
-        MPI_Allgather(send.data(), int(P), MPI_UINT64_T, matrix.data(), int(P), MPI_UINT64_T, comm),
-        "MPI_Allgather");
+    // Piece (d, q): run q's elements [cut(q, d), cut(q, d + 1)) go to rank d.
+    auto cut = [&](size_t q, size_t d) {
+      return d == 0 ? 0 : d == P ? run_count[q] : cuts[q][d - 1];
+    };
+    // counts[(s * P + d) * R + q]: rank s's piece (d, q), on every rank.
+    std::vector<uint64_t> send(P * R), counts(P * P * R);
+    for (size_t d = 0; d < P; ++d)
+      for (size_t q = 0; q < R; ++q) send[d * R + q] = cut(q, d + 1) - cut(q, d);
+    check_mpi(MPI_Allgather(send.data(), int(P * R), MPI_UINT64_T, counts.data(), int(P * R),
+                            MPI_UINT64_T, comm),
+              "MPI_Allgather");
     timings.split_ms = since(splitting);
 
-    // 4. The exchange: piece d of A into rank d's B, after the pieces of the ranks before this one.
-    for (size_t s = 0; s < P; ++s) m += matrix[s * P + self];
+    // 4. The exchange: piece (d, q) of A into rank d's B, in (source rank, run) order there.
+    // received[s * R + q]: where rank s's run q lands in this rank's B, and how many.
+    std::vector<uint64_t> piece_first(P * R), piece_count(P * R);
+    for (size_t s = 0, at = 0; s < P; ++s)
+      for (size_t q = 0; q < R; ++q) {
+        piece_first[s * R + q] = at;
+        at += piece_count[s * R + q] = counts[(s * P + self) * R + q];
+      }
+    for (uint64_t c : piece_count) m += c;
     const auto exchanging = clock::now();
     agree(comm, [&] {
       for (size_t d = 0; d < P; ++d) {
-        if (!send[d]) continue;
-        uint64_t at = 0;
-        for (size_t s = 0; s < self; ++s) at += matrix[s * P + d];
-        be.copy(int(d), at * ks, cut(d) * ks, send[d] * ks);
-        if (vs)
-          be.copy(int(d), layout.values_offset + at * vs, layout.values_offset + cut(d) * vs,
-                  send[d] * vs);
-        if (d != self) {
-          timings.bytes_sent += send[d] * (ks + vs);
-          ++timings.messages;
+        uint64_t at = 0;  // this rank's first piece's place in rank d's B
+        for (size_t s = 0; s < self; ++s)
+          for (size_t q = 0; q < R; ++q) at += counts[(s * P + d) * R + q];
+        for (size_t q = 0; q < R; ++q) {
+          const uint64_t c = send[d * R + q], from = run_first[q] + cut(q, d);
+          if (c) {
+            be.copy(int(d), at * ks, from * ks, c * ks);
+            if (vs)
+              be.copy(int(d), layout.values_offset + at * vs, layout.values_offset + from * vs,
+                      c * vs);
+            if (d != self) {
+              timings.bytes_sent += c * (ks + vs);
+              ++timings.messages;
+            }
+          }
+          at += c;
         }
       }
       be.finish();
     });
     // (agree's collective: every rank's copies into this rank's B are done.)
     timings.exchange_ms = since(exchanging);
-    timings.bytes_received = (m - matrix[self * P + self]) * (ks + vs);
+    timings.bytes_received = 0;
+    for (size_t q = 0; q < R; ++q) timings.bytes_received += piece_count[self * R + q];
+    timings.bytes_received = (m - timings.bytes_received) * (ks + vs);
 
-    // 5. The stable sort of the received pieces (in rank order) in B (scratch: A); 6. download.
+    // 5. The stable sort of the received pieces, in (rank, run) order: in B (scratch: A) when it
+    // fits one sort; else cut into parts of the key order by an exact local selection, each
+    // part's ranges gathered into A in piece order and sorted there (scratch: B).
     merging = clock::now();
+    parts = std::max<uint64_t>(1, (m + run_length - 1) / run_length);
     agree(comm, [&] {
-      if (m > 1)
-        timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
-          barrier_all(cmd);
-          sorter.record(cmd, {be.b(), 0},
-                        vs ? BufferRef{be.b(), layout.values_offset} : BufferRef{}, {be.a(), 0}, m);
-          barrier_all(cmd);
-        });
+      if (parts == 1) {
+        if (m > 1)
+          timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed(
+              [&](VkCommandBuffer cmd) { record_sort(cmd, be.b(), be.a(), 0, m); });
+        return;
+      }
+      std::vector<uint64_t> goals;
+      for (uint64_t k = 1; k < parts; ++k) goals.push_back(balanced_start(m, int(k), int(parts)));
+      std::vector<std::vector<uint64_t>> part_cuts;
+      {
+        DeviceRuns pieces(ctx, be.b(), ks, order, piece_first, piece_count);
+        part_cuts = local_cuts(pieces, goals);
+      }
+      auto pcut = [&](uint64_t k, size_t p) {
+        return k == 0 ? 0 : k == parts ? piece_count[p] : part_cuts[k - 1][p];
+      };
+      std::vector<VkBufferCopy> key_regions, value_regions;
+      part_first.assign(parts, 0);
+      part_size.assign(parts, 0);
+      uint64_t at = 0, gathered = 0;
+      for (uint64_t k = 0; k < parts; ++k) {
+        at = round_up(at, 4);
+        part_first[k] = at;
+        for (size_t p = 0; p < P * R; ++p) {
+          const uint64_t b = pcut(k, p), e = pcut(k + 1, p);
+          if (e <= b) continue;
+          key_regions.push_back({(piece_first[p] + b) * ks, at * ks, (e - b) * ks});
+          if (vs)
+            value_regions.push_back({layout.values_offset + (piece_first[p] + b) * vs,
+                                     layout.values_offset + at * vs, (e - b) * vs});
+          at += e - b;
+          part_size[k] += e - b;
+          gathered += e - b;
+        }
+      }
+      if (gathered != m)
+        throw Error("device path: the final sort's parts hold " + std::to_string(gathered) +
+                    " of " + std::to_string(m) + " elements");
+      timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
+        barrier_all(cmd);
+        for (size_t i = 0; i < key_regions.size(); i += 4096)
+          vkCmdCopyBuffer(cmd, be.b(), be.a(),
+                          uint32_t(std::min<size_t>(4096, key_regions.size() - i)),
+                          key_regions.data() + i);
+        for (size_t i = 0; i < value_regions.size(); i += 4096)
+          vkCmdCopyBuffer(cmd, be.b(), be.a(),
+                          uint32_t(std::min<size_t>(4096, value_regions.size() - i)),
+                          value_regions.data() + i);
+        barrier_all(cmd);
+        for (uint64_t k = 0; k < parts; ++k)
+          record_sort(cmd, be.a(), be.b(), part_first[k], part_size[k]);
+      });
+      timings.final_sort.runs = parts;
     });
   } catch (const Error& e) {
     if (requested != DeviceExchange::automatic) throw;
@@ -748,6 +880,9 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     timings.device_refused = std::string("the device path failed: ") + e.what();
     return false;
   }
+
+  // 6. The slice to the output (from B, or from A where the final sort ran in parts).
+  const VkBuffer result = parts == 1 ? be.b() : be.a();
   void* out_keys = nullptr;
   void* out_values = nullptr;
   agree(comm, [&] {
@@ -757,9 +892,18 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
       throw Error("distributed sort: the output allocator gave no storage for " +
                   std::to_string(m) + " elements");
     const auto t = clock::now();
-    if (m) st.staging->download(be.b(), 0, static_cast<uint8_t*>(out_keys), m * ks);
-    if (m && vs)
-      st.staging->download(be.b(), layout.values_offset, static_cast<uint8_t*>(out_values), m * vs);
+    if (parts == 1) part_first = {0}, part_size = {m};
+    uint64_t out = 0;
+    for (size_t k = 0; k < part_first.size(); ++k) {
+      const uint64_t first = part_first[k], count = part_size[k];
+      if (!count) continue;
+      st.staging->download(result, first * ks, static_cast<uint8_t*>(out_keys) + out * ks,
+                           count * ks);
+      if (vs)
+        st.staging->download(result, layout.values_offset + first * vs,
+                             static_cast<uint8_t*>(out_values) + out * vs, count * vs);
+      out += count;
+    }
     timings.final_sort.download_ms = since(t);
     timings.final_sort.bytes = m * (ks + vs);
   });

@@ -106,6 +106,9 @@ struct Case {
   // device-resident path on one Vulkan device: lavapipe), device (CUDA peer copies: skipped
   // with the reason where it cannot run), host.
   dist::DeviceExchange exchange = dist::DeviceExchange::automatic;
+  // The device-resident path's elements per in-core sort (GPUSORT_TEST_DEVICE_PATH_RUN): small,
+  // the share is sorted in several runs and the slice in several parts (both asserted).
+  uint64_t device_run = 0;
   std::string describe() const {
     std::string s = std::string(to_string(key)) + "_v" + std::to_string(value_bytes) +
                     (descending ? "_desc" : "_asc") + "_" + name(dist) + "_" + name(sizes);
@@ -123,6 +126,7 @@ struct Case {
     if (exchange == dist::DeviceExchange::host) s += "_hostexchange";
     if (exchange == dist::DeviceExchange::device) s += "_deviceexchange";
     if (exchange == dist::DeviceExchange::shared_device) s += "_shareddevice";
+    if (device_run) s += "_run" + std::to_string(device_run);
     return s;
   }
 };
@@ -272,6 +276,8 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
       out_values.resize(n * vs);
       return static_cast<void*>(out_values.data());
     };
+    if (c.device_run)
+      setenv("GPUSORT_TEST_DEVICE_PATH_RUN", std::to_string(c.device_run).c_str(), 1);
     if (c.sorter)
       slice = sorter.sort_raw(c.key, keys.data(), sizes[size_t(rank)], values.data(), vs, keys_out,
                               values_out, options);
@@ -281,6 +287,7 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
   } catch (const std::exception& e) {
     error = e.what();
   }
+  unsetenv("GPUSORT_TEST_DEVICE_PATH_RUN");
   // The device-resident path asked for and refused here (no CUDA, no peer access): skipped, with
   // the reason, on every rank alike (the refusal is agreed on).
   const std::string refused_text = "the device exchange cannot run: ";
@@ -304,6 +311,11 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
     if (c.exchange == dist::DeviceExchange::automatic && !timings.device_resident &&
         timings.device_refused.empty())
       path_error = "the host path ran and no reason was recorded";
+    if (c.device_run && c.sizes == Sizes::large && timings.local_runs < 2)
+      path_error = "the share was sorted in " + std::to_string(timings.local_runs) + " run(s)";
+    if (c.device_run && c.sizes == Sizes::large && timings.final_sort.runs < 2)
+      path_error =
+          "the slice was sorted in " + std::to_string(timings.final_sort.runs) + " part(s)";
   }
   int path_ok = path_error.empty();
   MPI_Allreduce(MPI_IN_PLACE, &path_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -682,6 +694,29 @@ std::vector<Case> all_cases() {
                      .dist = Dist::one_value_99,
                      .sizes = Sizes::large,
                      .exchange = e});
+    // Several runs per share and parts per slice (a small in-core limit).
+    for (Dist d : {Dist::uniform, Dist::one_value_99, Dist::all_equal, Dist::few_distinct})
+      cases.push_back({.key = KeyType::u32,
+                       .value_bytes = 4,
+                       .dist = d,
+                       .sizes = Sizes::large,
+                       .sorter = true,
+                       .exchange = e,
+                       .device_run = 4096});
+    cases.push_back({.key = KeyType::f64,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::specials,
+                     .sizes = Sizes::large,
+                     .exchange = e,
+                     .device_run = 3000});
+    cases.push_back({.key = KeyType::u64,
+                     .value_bytes = 0,
+                     .dist = Dist::uniform,
+                     .sizes = Sizes::uneven,
+                     .sorter = true,
+                     .exchange = e,
+                     .device_run = 100});
   }
   cases.push_back({.key = KeyType::u32,
                    .value_bytes = 4,
