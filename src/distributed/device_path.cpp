@@ -13,8 +13,10 @@
 
 #include "device_exchange.hpp"
 #include "host/host_path.hpp"
+#include "primitives/push.h"
 #include "split.hpp"
 #include "vulkan/buffer.hpp"
+#include "vulkan/recorder.hpp"
 
 namespace gpusort::distributed::detail {
 
@@ -85,10 +87,10 @@ void barrier_all(VkCommandBuffer cmd) {
 
 void barrier_to_host(VkCommandBuffer cmd) {
   VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
   b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0,
-                       nullptr, 0, nullptr);
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                       &b, 0, nullptr, 0, nullptr);
 }
 
 // Where the keys and values lie in A and B: keys from 0, values from values_offset; `bytes` also
@@ -304,8 +306,11 @@ class SharedDeviceBackend final : public Backend {
   std::vector<std::pair<int, VkBufferCopy>> pending_;
 };
 
-// Host <-> device streams through a ring of pinned staging slots: host threads fill (empty) one
-// slot while the DMA of the others runs.
+// Host <-> device streams through a ring of pinned staging slots, as the convenient face's host
+// path does (host/host_path.hpp): host threads fill (empty) one slot while the copies of the
+// others run; the slots are host-cached memory, and the copies between them and the device are
+// the DMA engine's or a compute shader's (HostPath::copy_engine: the device family's tuning, or
+// GPUSORT_COPY_ENGINE).
 class Staging {
  public:
   static constexpr uint32_t kSlots = 4;
@@ -324,9 +329,10 @@ class Staging {
     for (uint32_t i = 0; i < kSlots; ++i) {
       VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
       check(vkCreateFence(device_, &fence_info, nullptr, &fences_[i]), "vkCreateFence");
-      up_[i] = DeviceBuffer(impl, slot_bytes, MemoryKind::upload);
+      up_[i] = DeviceBuffer(impl, slot_bytes, MemoryKind::readback);
       down_[i] = DeviceBuffer(impl, slot_bytes, MemoryKind::readback);
     }
+    shader_copies_ = impl.host_path().copy_engine == HostPath::CopyEngine::shader;
   }
   ~Staging() {
     for (uint32_t i = 0; i < kSlots; ++i) {
@@ -348,8 +354,7 @@ class Staging {
         streaming_copy(slot + b, from + at + b, e - b);
       });
       submit(s, [&](VkCommandBuffer cmd) {
-        VkBufferCopy region{0, offset + at, n};
-        vkCmdCopyBuffer(cmd, up_[s].buffer(), to, 1, &region);
+        copy(cmd, up_[s].buffer(), up_[s].address(), 0, to, offset + at, n);
         barrier_all(cmd);
       });
     }
@@ -363,8 +368,7 @@ class Staging {
       const uint64_t at = c * slot_bytes_, n = std::min(slot_bytes_, bytes - at);
       submit(s, [&](VkCommandBuffer cmd) {
         barrier_all(cmd);
-        VkBufferCopy region{offset + at, 0, n};
-        vkCmdCopyBuffer(cmd, from, down_[s].buffer(), 1, &region);
+        copy(cmd, from, 0, offset + at, down_[s].buffer(), 0, n);
         barrier_to_host(cmd);
       });
     };
@@ -382,6 +386,25 @@ class Staging {
   }
 
  private:
+  // Records a copy of `bytes` (a multiple of 4) from `from` at from_offset to `to` at to_offset;
+  // a buffer's device address is looked up when given as 0.
+  void copy(VkCommandBuffer cmd, VkBuffer from, VkDeviceAddress from_address, uint64_t from_offset,
+            VkBuffer to, uint64_t to_offset, uint64_t bytes) {
+    if (!shader_copies_) {
+      VkBufferCopy region{from_offset, to_offset, bytes};
+      vkCmdCopyBuffer(cmd, from, to, 1, &region);
+      return;
+    }
+    Context::Impl& impl = ctx_.impl();
+    const VkDeviceAddress src = (from_address ? from_address : impl.address_of(from)) + from_offset;
+    const VkDeviceAddress dst = impl.address_of(to) + to_offset;
+    constexpr uint32_t workgroup = 256;
+    const uint64_t words = bytes / 4;
+    const uint32_t groups = uint32_t(std::max<uint64_t>(1, (words + workgroup - 1) / workgroup));
+    Recorder rec(impl, cmd);
+    rec.dispatch(Kernel::copy_elements, {workgroup, 1}, groups,
+                 CopyElementsPush{src, dst, 0, uint32_t(words), groups});
+  }
   void wait(uint32_t s) {
     if (!busy_[s]) return;
     busy_[s] = false;
@@ -407,6 +430,7 @@ class Staging {
   VkCommandBuffer cmds_[kSlots] = {};
   VkFence fences_[kSlots] = {};
   bool busy_[kSlots] = {};
+  bool shader_copies_ = false;
   DeviceBuffer up_[kSlots], down_[kSlots];
   HostThreads threads_{std::max(1u, std::min(16u, usable_cores()))};
 };
