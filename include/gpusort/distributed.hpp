@@ -17,6 +17,12 @@
 // is never copied); and merges the sorted runs it received (on the GPU, uploading while the rest
 // arrives, or on the CPU, stably, in the order of the ranks and runs that sent them).
 //
+// On one node whose GPUs reach each other (CUDA peer access; the library built with cuda.h, the
+// CUDA driver loaded at run time), the device-resident path replaces these steps by default
+// (DeviceExchange): each rank's keys stay on its GPU from the upload to the download, the
+// split points are found on the device data and the pieces are copied straight into the other
+// ranks' GPU memory; DistributedTimings::device_refused says why it did not run.
+//
 // Collective: every rank of `comm` calls with the same key type, value width and options. A
 // failure on any rank (invalid arguments, a device out of memory, ...) is reported on every rank
 // as gpusort::Error "rank R: <what failed there>" (the lowest failing rank), at the next point

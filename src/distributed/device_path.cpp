@@ -1,6 +1,7 @@
 // See device_path.hpp and docs/distributed.md ("Device-resident path").
 #include "device_path.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -217,7 +218,16 @@ class SharedDeviceBackend final : public Backend {
       for (int r = 0; r < ranks; ++r) {
         if (r == rank) continue;
         if (fds[size_t(r)].size() != 1) throw Error("shared_device: no descriptor from a peer");
-        peers_[size_t(r)] = make(bytes, fds[size_t(r)][0], type, false);
+        // A description of its own (open file, offset): every duplicate of a descriptor shares
+        // the file offset, and Mesa's CPU driver reads a header at offset 0 of what it imports
+        // (lseek, then read), so concurrent importers of one rank's memory would race.
+        int fd = fds[size_t(r)][0];
+        const int own = ::open(("/proc/self/fd/" + std::to_string(fd)).c_str(), O_RDWR | O_CLOEXEC);
+        if (own >= 0) {
+          ::close(fd);
+          fd = fds[size_t(r)][0] = own;
+        }
+        peers_[size_t(r)] = make(bytes, fd, type, false);
         fds[size_t(r)].clear();  // owned by Vulkan now
       }
     });
