@@ -888,6 +888,11 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
           gathered += e - b;
         }
       }
+      for (uint64_t k = 0; k < parts; ++k)
+        if (part_size[k] > run_length)
+          throw Error("device path: part " + std::to_string(k) + " of the final sort holds " +
+                      std::to_string(part_size[k]) + " elements, more than one sort's " +
+                      std::to_string(run_length));
       if (gathered != m)
         throw Error("device path: the final sort's parts hold " + std::to_string(gathered) +
                     " of " + std::to_string(m) + " elements");
