@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -158,6 +159,12 @@ std::vector<std::vector<int>> share_fds(MPI_Comm node, const std::vector<int>& m
   std::thread server([&] {
     try {
       for (int served = 0; served < size - 1; ++served) {
+        // A peer that failed never connects: give up after a minute rather than hang.
+        pollfd waiting{listener.fd, POLLIN, 0};
+        int ready;
+        do ready = ::poll(&waiting, 1, 60000);
+        while (ready < 0 && errno == EINTR);
+        if (ready == 0) fail("p2p: a peer of the node did not connect within 60 s");
         int c;
         do c = ::accept4(listener.fd, nullptr, nullptr, SOCK_CLOEXEC);
         while (c < 0 && errno == EINTR);
