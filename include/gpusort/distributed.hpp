@@ -17,6 +17,12 @@
 // is never copied); and merges the sorted runs it received (on the GPU, uploading while the rest
 // arrives, or on the CPU, stably, in the order of the ranks and runs that sent them).
 //
+// On one node whose GPUs reach each other (CUDA peer access; the library built with cuda.h, the
+// CUDA driver loaded at run time), the device-resident path replaces these steps by default
+// (DeviceExchange): each rank's keys stay on its GPU from the upload to the download, the
+// split points are found on the device data and the pieces are copied straight into the other
+// ranks' GPU memory; DistributedTimings::device_refused says why it did not run.
+//
 // Collective: every rank of `comm` calls with the same key type, value width and options. A
 // failure on any rank (invalid arguments, a device out of memory, ...) is reported on every rank
 // as gpusort::Error "rank R: <what failed there>" (the lowest failing rank), at the next point
@@ -66,6 +72,25 @@ enum class Merge : uint32_t {
   cpu,  // gpusort::merge_sorted_runs (up to 16 host threads), once every run has arrived
 };
 
+// Where the keys go between the local sort and the final one.
+enum class DeviceExchange : uint32_t {
+  // device where every condition holds, else host (DistributedTimings::device_refused says why).
+  automatic,
+  host,  // through host memory (the local sort's download, MPI messages, the merge's upload)
+  // Device resident (docs/distributed.md): every rank of the communicator on one node, its share
+  // and its slice in core on its GPU, the GPUs able to reach each other (CUDA peer access), the
+  // library built with cuda.h and the CUDA driver present (loaded at run time). Each rank uploads
+  // its keys (and values) once, sorts them on its GPU, finds exact split points on the device
+  // data, writes each rank's piece straight into that rank's GPU memory (CUDA peer copies over
+  // NVLink / PCIe), sorts what it received (stably, in rank order) and downloads its slice. When
+  // a condition fails, every rank throws gpusort::Error naming it (automatic: the host path).
+  device,
+  // The device-resident path with every rank on the same Vulkan device, sharing memory through
+  // Vulkan alone (VK_KHR_external_memory_fd, no CUDA): what tests run on a CPU Vulkan driver
+  // (lavapipe). Never chosen by automatic.
+  shared_device,
+};
+
 // Where a distributed sort spent its time on this rank, in milliseconds of wall time.
 struct DistributedTimings {
   double local_sort_ms = 0;  // the local sort of the rank's input, run by run (transfers included)
@@ -81,6 +106,15 @@ struct DistributedTimings {
   uint64_t local_runs = 0;    // runs the local sort cut the rank's share into (1: in core)
   uint64_t messages = 0;      // point-to-point messages this rank sent (built-in exchange)
   double prefault_ms = 0;     // growing (and touching) the sorter's host buffers in this call
+  // Which path ran: true for the device-resident one (DeviceExchange::device / shared_device).
+  // Its stages: local.upload_ms (keys and values to the GPU), local.sort_gpu_ms (the local sort),
+  // split_ms (exact cuts on the device data), exchange_ms (the peer copies, from the cuts to the
+  // last rank's end), final_sort.sort_gpu_ms (the sort of the received pieces),
+  // final_sort.download_ms (the slice to the output); merge_ms = final sort + download.
+  bool device_resident = false;
+  // Why the device-resident path did not run ("" when it did or host was asked for), e.g.
+  // "rank 1: no peer access to rank 0's GPU" or "p2p: libcuda.so.1 not found (...)".
+  std::string device_refused;
   // The stages overlap (the split and the exchange run during the local sort's download, a merge
   // on the GPU during the exchange): local_sort_ms + split_ms + exchange_ms + merge_ms can exceed
   // total_ms. exchange_ms runs from the split's end until every message of this rank is done.
@@ -111,6 +145,9 @@ struct DistributedOptions {
   // 0: 64 MiB. At most 512 MiB. Tiny sizes make many messages per pair of ranks (tests).
   uint64_t chunk_bytes = 0;
   DistributedTimings* timings = nullptr;
+  // The device-resident path or the host-staged one (automatic: device where it can run; a
+  // custom `exchange`, partition_first or natural bucket sizes take the host path).
+  DeviceExchange device_exchange = DeviceExchange::automatic;
 };
 
 // ---- Host memory ----
@@ -190,6 +227,9 @@ class Sorter {
   // and by the GPU merge when the slice exceeds the device; about (P - 1) / P of the slice), of
   // this key type and value width. Not collective.
   void reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t received);
+  // Frees the device-resident path's GPU buffers (kept between sorts, each about the largest
+  // share or slice of keys and values sorted so far). Collective.
+  void release_device_memory();
   // As distributed::sort_raw, on the sorter's communicator. Collective.
   Slice sort_raw(KeyType key_type, const void* keys, uint64_t n, const void* values,
                  uint32_t value_bytes, const Allocate& keys_out, const Allocate& values_out,

@@ -10,6 +10,8 @@
 # sort, then 128 GiB for the single-GPU baseline). Ranks are started with --bind-to none (Open MPI
 # binds each of 2 ranks to one core otherwise); SINGLE_COPY (default cma) picks the shared-memory
 # single-copy mechanism (none where ptrace between the ranks is not allowed).
+# SET=scaling (default): the scaling rows (about 8 minutes with BUDGET_S=480); SET=host: the rows
+# of the host-staged design's measurements (docs/distributed.md, "Measured").
 set -uo pipefail
 bench=${1:-build/src/distributed/gpusort_distributed_bench}
 results=${RESULTS_DIR:?set RESULTS_DIR to the directory for the results}
@@ -58,20 +60,37 @@ run() {
 } 2>&1 | tee "$results/00_machine.txt"
 np2=("${mpirun[@]}" --bind-to none -np 2 "$bench")
 np1=("${mpirun[@]}" --bind-to none -np 1 "$bench")
-# 2^34 u32 keys (64 GiB; 2^33 per GPU: two runs of 2^32 on each): two GPUs (the merge on the GPU
-# in two ranges of the key order), then the CPU (LSD radix sort on every core) and one GPU out of
-# core on the same array.
-run u32_2e34 240 "${np2[@]}" --n 16G --type u32 --repeat 2 --baseline-repeat 1
-# Weak scaling: 2^32 u32 keys per GPU, one GPU then two (2^33 in all: the merge on the GPU, in core).
-run weak_np1 50 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
-run weak_np2 60 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
-# 2^34 u32 keys with the merge on the CPU instead.
-run u32_2e34_merge_cpu 70 "${np2[@]}" --n 16G --type u32 --repeat 1 --merge cpu --only distributed
-# The same 2^33 u32 keys with the merge on the CPU.
-run u32_2e33_merge_cpu 50 "${np2[@]}" --n 8G --type u32 --repeat 2 --merge cpu --only distributed
-# 2^33 u64 keys (64 GiB).
-run u64_2e33 70 "${np2[@]}" --n 8G --type u64 --repeat 2 --only distributed
-# The launcher's default binding (each rank on one core), for comparison.
-run u32_2e33_bound 60 "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 1 --only distributed
+if [[ ${SET:-scaling} == scaling ]]; then
+  # The scaling run: weak scaling (2^32 u32, then 2^31 u64 keys per GPU, one GPU then two: the
+  # device-resident path on two), strong scaling of 2^34 u32 keys (two GPUs, with the baselines
+  # of the same array: the 32-thread CPU radix sort and one GPU out of core; then one GPU through
+  # the distributed sort), and the host exchange on two GPUs for comparison. Each row's output
+  # names the path taken and every rank's stages (upload, sort, cuts = split, exchange, final
+  # sort, download).
+  run weak_u32_np1 60 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run weak_u32_np2 75 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run strong_u32_2e34_np2 190 "${np2[@]}" --n 16G --type u32 --repeat 3 --baseline-repeat 1
+  run weak_u64_np1 55 "${np1[@]}" --n 2G --per-rank --type u64 --repeat 3 --only distributed
+  run weak_u64_np2 70 "${np2[@]}" --n 2G --per-rank --type u64 --repeat 3 --only distributed
+  run strong_u32_2e34_np1 80 "${np1[@]}" --n 16G --type u32 --repeat 1 --only distributed
+  run weak_u32_np2_host 70 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 2 --exchange host \
+    --only distributed
+else
+  # 2^34 u32 keys (64 GiB; 2^33 per GPU: two runs of 2^32 on each): two GPUs (the merge on the GPU
+  # in two ranges of the key order), then the CPU (LSD radix sort on every core) and one GPU out of
+  # core on the same array.
+  run u32_2e34 240 "${np2[@]}" --n 16G --type u32 --repeat 2 --baseline-repeat 1
+  # Weak scaling: 2^32 u32 keys per GPU, one GPU then two (2^33 in all: the merge on the GPU, in core).
+  run weak_np1 50 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run weak_np2 60 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  # 2^34 u32 keys with the merge on the CPU instead.
+  run u32_2e34_merge_cpu 70 "${np2[@]}" --n 16G --type u32 --repeat 1 --merge cpu --only distributed
+  # The same 2^33 u32 keys with the merge on the CPU.
+  run u32_2e33_merge_cpu 50 "${np2[@]}" --n 8G --type u32 --repeat 2 --merge cpu --only distributed
+  # 2^33 u64 keys (64 GiB).
+  run u64_2e33 70 "${np2[@]}" --n 8G --type u64 --repeat 2 --only distributed
+  # The launcher's default binding (each rank on one core), for comparison.
+  run u32_2e33_bound 60 "${mpirun[@]}" -np 2 "$bench" --n 8G --type u32 --repeat 1 --only distributed
+fi
 pack
 echo "done in $(($(date +%s) - start)) s; $results/results.tar.gz"

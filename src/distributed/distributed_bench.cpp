@@ -10,15 +10,16 @@
 // Every rank makes its share of the keys (uniform random bits, a counter hashed; values, when
 // asked for, the positions). One distributed::Sorter and the output buffers are allocated and
 // touched (pre-faulted, on several threads) once, before the first timed sort, and reused by every
-// repeat. The ranks sort together, timed from a barrier before to a barrier after: the
-// host-to-host time. Each rank's stages (local sort and its transfers, split, exchange, merge) are
-// printed, and the result is checked on the CPU (each slice non-decreasing in the sort's order,
-// the slices in order, and the multiset kept: element count and an order-independent hash of
-// every key and value against the input's). Then rank 0 alone sorts the concatenation of the
-// same keys on all its cores (a parallel LSD radix sort, integer keys) and on its GPU
-// (gpusort::sort_raw: in core when it fits, else out of core, runs merged on the CPU), each
-// checked.
-// docs/distributed.md shows a run and how to carry it to a machine without MPI installed.
+// repeat, after --warmup untimed sorts (default 1: the first sort pays first-use costs, such as
+// the device-resident path's GPU buffers and peer mappings). The ranks sort together, timed from a
+// barrier before to a barrier after: the host-to-host time. Each rank's stages (local sort and its
+// transfers, split, exchange, merge) are printed, and the result is checked on the CPU (each slice
+// non-decreasing in the sort's order, the slices in order, and the multiset kept: element count and
+// an order-independent hash of every key and value against the input's). Then rank 0 alone sorts
+// the concatenation of the same keys on all its cores (a parallel LSD radix sort, integer keys) and
+// on its GPU (gpusort::sort_raw: in core when it fits, else out of core, runs merged on the CPU),
+// each checked. docs/distributed.md shows a run and how to carry it to a machine without MPI
+// installed.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -54,6 +55,8 @@ struct Arguments {
   uint64_t device_memory_limit = 0;
   uint64_t chunk_bytes = 0;
   unsigned threads = dist::usable_cores();
+  dist::DeviceExchange exchange = dist::DeviceExchange::automatic;
+  int warmup = 1;  // untimed sorts before the timed ones (first-use costs: device buffers, ...)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -63,6 +66,7 @@ struct Arguments {
                "  [--type u32|i32|f32|u64|i64|f64] [--values 0|4|8] [--repeat R]\n"
                "  [--baseline-repeat R] [--only distributed,single,cpu]\n"
                "  [--merge automatic|gpu|cpu] [--natural] [--partition-first]\n"
+               "  [--exchange automatic|host|device|shared-device] [--warmup W]\n"
                "  [--device-memory-limit BYTES[K|M|G]] [--chunk-bytes BYTES[K|M|G]] [--threads T]\n"
                "N: keys in all (with --per-rank: on each rank); K, M, G: powers of 1024;\n"
                "--threads: host threads for making keys and the CPU sort (default: usable cores)\n",
@@ -114,7 +118,21 @@ Arguments parse(int argc, char** argv) {
       a.device_memory_limit = parse_count(next());
     else if (arg == "--threads")
       a.threads = unsigned(std::max(1, std::atoi(next().c_str())));
-    else if (arg == "--merge") {
+    else if (arg == "--warmup")
+      a.warmup = std::max(0, std::atoi(next().c_str()));
+    else if (arg == "--exchange") {
+      const std::string e = next();
+      if (e == "automatic")
+        a.exchange = dist::DeviceExchange::automatic;
+      else if (e == "host")
+        a.exchange = dist::DeviceExchange::host;
+      else if (e == "device")
+        a.exchange = dist::DeviceExchange::device;
+      else if (e == "shared-device")
+        a.exchange = dist::DeviceExchange::shared_device;
+      else
+        usage("--exchange is automatic, host, device or shared-device");
+    } else if (arg == "--merge") {
       const std::string m = next();
       if (m != "gpu" && m != "cpu" && m != "automatic") usage("--merge is automatic, gpu or cpu");
       a.merge = m == "gpu"   ? dist::Merge::gpu
@@ -324,6 +342,7 @@ int main(int argc, char** argv) {
       options.partition_first = a.partition_first;
       options.merge = a.merge;
       options.chunk_bytes = a.chunk_bytes;
+      options.device_exchange = a.exchange;
       dist::Sorter sorter(ctx, MPI_COMM_WORLD);
       // A receive buffer for the other ranks' pieces (about (P - 1) / P of the slice, 2 % spare)
       // when the merge reads them while it writes the output: on the CPU, or on the GPU in parts.
@@ -341,7 +360,7 @@ int main(int argc, char** argv) {
       dist::DistributedTimings timings;
       dist::Slice slice;
       options.timings = &timings;
-      for (int i = 0; i < a.repeat; ++i) {
+      for (int i = -a.warmup; i < a.repeat; ++i) {
         MPI_Barrier(MPI_COMM_WORLD);
         const auto started = clock_type::now();
         slice = sorter.sort_raw(
@@ -356,6 +375,14 @@ int main(int argc, char** argv) {
             },
             options);
         MPI_Barrier(MPI_COMM_WORLD);
+        if (i < 0) {  // a warm-up: untimed
+          if (rank == 0)
+            std::printf("warm-up sort (untimed): %.3f s, path: %s\n", since(started) / 1e3,
+                        timings.device_resident
+                            ? "device resident"
+                            : ("host (" + timings.device_refused + ")").c_str());
+          continue;
+        }
         totals.push_back(since(started));
         const double per_rank[] = {timings.local_sort_ms,
                                    timings.local.upload_ms,
@@ -383,6 +410,13 @@ int main(int argc, char** argv) {
               "msgs     merge (upload     sort download)  transfers prefault    total (ms)  "
               "elements\n",
               i + 1, totals.back() / 1e3, double(total) / totals.back() / 1e6);
+          if (timings.device_resident)
+            std::printf(
+                "  path: device resident (upload, local sort, cuts = split, peer copies = "
+                "exchange, final sort, download; no merge upload)\n");
+          else
+            std::printf("  path: host exchange (device-resident path not taken: %s)\n",
+                        timings.device_refused.c_str());
           for (int r = 0; r < ranks; ++r) {
             const double* t = &all[size_t(r) * fields];
             std::printf(

@@ -23,8 +23,16 @@
 #include <thread>
 #include <tuple>
 
+#include "device_path.hpp"
+#include "split.hpp"
+
 namespace gpusort::distributed {
 namespace {
+
+using detail::balanced_start;
+using detail::check_mpi;
+using detail::exact_cuts;
+using detail::KeyOrder;
 
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t) {
@@ -35,69 +43,6 @@ double since(clock::time_point t) {
 using Bytes = std::unique_ptr<uint8_t[]>;
 Bytes allocate_bytes(uint64_t bytes) {
   return Bytes(new uint8_t[std::max<uint64_t>(bytes, 1)]);
-}
-
-// The sort's order of a key as one unsigned integer: the key's radix order (floats by IEEE-754
-// totalOrder, signed integers offset), bits [begin_bit, end_bit) only, inverted when descending.
-// gpusort's sorts order keys by exactly this, so a sorted array is non-decreasing in it.
-class KeyOrder {
- public:
-  KeyOrder(KeyType type, const SortOptions& options)
-      : type_(type),
-        size_(key_bytes(type)),
-        begin_(options.begin_bit),
-        descending_(options.descending) {
-    const uint32_t width = size_ * 8;
-    const uint32_t end = options.end_bit ? options.end_bit : width;
-    if (options.begin_bit >= end || end > width)
-      throw Error("distributed sort: bit range [" + std::to_string(options.begin_bit) + ", " +
-                  std::to_string(options.end_bit) + ") is not within the " + std::to_string(width) +
-                  "-bit key");
-    const uint32_t bits = end - options.begin_bit;
-    mask_ = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
-  }
-  uint64_t max() const { return mask_; }
-  uint64_t operator()(const void* key) const {
-    uint64_t u;
-    if (size_ == 4) {
-      uint32_t v;
-      std::memcpy(&v, key, 4);
-      if (type_ == KeyType::i32)
-        v ^= 0x80000000u;
-      else if (type_ == KeyType::f32)
-        v = (v & 0x80000000u) ? ~v : v | 0x80000000u;
-      u = v;
-    } else {
-      std::memcpy(&u, key, 8);
-      const uint64_t sign = uint64_t(1) << 63;
-      if (type_ == KeyType::i64)
-        u ^= sign;
-      else if (type_ == KeyType::f64)
-        u = (u & sign) ? ~u : u | sign;
-    }
-    u = (u >> begin_) & mask_;
-    return descending_ ? ~u & mask_ : u;
-  }
-
- private:
-  KeyType type_;
-  uint32_t size_, begin_;
-  bool descending_;
-  uint64_t mask_ = 0;
-};
-
-void check_mpi(int status, const char* what) {
-  if (status != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(status, text, &length);
-    throw Error(std::string(what) + ": " + std::string(text, size_t(length)));
-  }
-}
-
-// Rank r's first element of the global order in the balanced layout: r * N / P without overflow.
-uint64_t balanced_start(uint64_t total, int rank, int ranks) {
-  return uint64_t((unsigned __int128)total * uint64_t(rank) / uint64_t(ranks));
 }
 
 // A sample of the global order: key order, then rank, then position in that rank's sorted array.
@@ -540,11 +485,16 @@ struct Sorter::State {
   Context& ctx;
   OwnComm own;
   HostBuffer sorted_keys, sorted_values, recv_keys, recv_values;
+  detail::DevicePathState device;  // the device-resident path's GPU buffers
   State(Context& c, MPI_Comm comm) : ctx(c), own(comm) {}
 };
 
 Sorter::Sorter(Context& ctx, MPI_Comm comm) : state_(std::make_unique<State>(ctx, comm)) {}
 Sorter::~Sorter() = default;
+
+void Sorter::release_device_memory() {
+  detail::release_device_path(state_->own.comm, state_->device);
+}
 
 void Sorter::reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t received) {
   const uint32_t ks = key_bytes(key_type);
@@ -637,72 +587,6 @@ struct Runs {
   uint64_t upper(size_t q, uint64_t v) const { return search(q, v, true); }
 };
 
-// Exact split points over the rank's runs: cuts[q][i] = how many of run q's elements come before
-// global position start(i + 1). The global stable order is (order, rank, run, position): the
-// elements equal to the key at a boundary are taken rank by rank, run by run.
-std::vector<std::vector<uint64_t>> exact_cuts(MPI_Comm comm, const Runs& runs, uint64_t total,
-                                              uint64_t& rounds) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
-  const size_t targets = size_t(ranks - 1), R = runs.runs();
-  std::vector<std::vector<uint64_t>> cuts(R, std::vector<uint64_t>(targets, 0));
-  if (total == 0 || targets == 0) return cuts;
-  std::vector<uint64_t> goal(targets), lo(targets, 0), hi(targets, runs.order.max());
-  for (size_t i = 0; i < targets; ++i) goal[i] = balanced_start(total, int(i) + 1, ranks);
-  std::vector<uint64_t> counts(targets), mid(targets);
-  for (;;) {
-    bool open = false;
-    for (size_t i = 0; i < targets; ++i) {
-      open |= lo[i] < hi[i];
-      mid[i] = lo[i] + (hi[i] - lo[i]) / 2;
-      counts[i] = 0;
-      if (lo[i] < hi[i])
-        for (size_t q = 0; q < R; ++q) counts[i] += runs.upper(q, mid[i]);
-    }
-    if (!open) break;
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, counts.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
-              "MPI_Allreduce");
-    ++rounds;
-    for (size_t i = 0; i < targets; ++i) {
-      if (lo[i] >= hi[i]) continue;
-      if (counts[i] > goal[i])
-        hi[i] = mid[i];
-      else
-        lo[i] = mid[i] + 1;
-    }
-  }
-  std::vector<uint64_t> below(targets, 0), equal(targets, 0), equal_before(targets, 0);
-  std::vector<std::vector<uint64_t>> low(R, std::vector<uint64_t>(targets)), eq = low;
-  for (size_t i = 0; i < targets; ++i)
-    for (size_t q = 0; q < R; ++q) {
-      low[q][i] = runs.lower(q, lo[i]);
-      eq[q][i] = runs.upper(q, lo[i]) - low[q][i];
-      below[i] += low[q][i];
-      equal[i] += eq[q][i];
-    }
-  std::vector<uint64_t> below_total(below);
-  check_mpi(
-      MPI_Allreduce(MPI_IN_PLACE, below_total.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
-      "MPI_Allreduce");
-  check_mpi(
-      MPI_Exscan(equal.data(), equal_before.data(), int(targets), MPI_UINT64_T, MPI_SUM, comm),
-      "MPI_Exscan");
-  rounds += 2;
-  if (rank == 0) std::fill(equal_before.begin(), equal_before.end(), 0);  // undefined there
-  for (size_t i = 0; i < targets; ++i) {
-    // Equal elements before position goal[i] still to take on this rank, run by run.
-    const uint64_t wanted = goal[i] - below_total[i];
-    uint64_t take = wanted <= equal_before[i] ? 0 : std::min(equal[i], wanted - equal_before[i]);
-    for (size_t q = 0; q < R; ++q) {
-      const uint64_t here = std::min(take, eq[q][i]);
-      cuts[q][i] = low[q][i] + here;
-      take -= here;
-    }
-  }
-  return cuts;
-}
-
 // Natural split points over the runs: regular samples (evenly spaced in the global input order),
 // tagged (order, rank, local index: run then position), gathered on every rank; splitters evenly
 // spaced among them.
@@ -779,7 +663,7 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   // Every rank must sort the same way: differing arguments would deadlock or mix orders.
   {
     const SortOptions& o = options.sort;
-    uint64_t mine[11] = {uint64_t(key_type),
+    uint64_t mine[12] = {uint64_t(key_type),
                          value_bytes,
                          o.descending,
                          uint64_t(o.algorithm),
@@ -789,19 +673,30 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
                          uint64_t(options.merge),
                          options.partition_first,
                          chunk_bytes,
-                         options.exchange != nullptr};
-    uint64_t low[11], high[11];
-    check_mpi(MPI_Allreduce(mine, low, 11, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(mine, high, 11, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    if (!std::equal(low, low + 11, high))
+                         options.exchange != nullptr,
+                         uint64_t(options.device_exchange)};
+    uint64_t low[12], high[12];
+    check_mpi(MPI_Allreduce(mine, low, 12, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(mine, high, 12, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    if (!std::equal(low, low + 12, high))
       throw Error(
           "distributed sort: the ranks were called with different key types, value widths or "
           "options");
   }
 
-  if (options.partition_first)
-    return partition_first(ctx, comm, key_type, keys, n, values, value_bytes, keys_out, values_out,
-                           options, started);
+  if (options.partition_first) {
+    // (The options agree on every rank: the refusal too.)
+    if (options.device_exchange == DeviceExchange::device ||
+        options.device_exchange == DeviceExchange::shared_device)
+      throw Error(
+          "distributed sort: the device exchange cannot run: partition_first runs on the host "
+          "path");
+    const Slice slice = partition_first(ctx, comm, key_type, keys, n, values, value_bytes,
+                                        keys_out, values_out, options, started);
+    if (options.timings && options.device_exchange == DeviceExchange::automatic)
+      options.timings->device_refused = "partition_first runs on the host path";
+    return slice;
+  }
 
   // 0. Checks; the run length of the local sort (the whole share when it fits the device).
   std::optional<KeyOrder> order;
@@ -821,6 +716,16 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
     order.emplace(key_type, options.sort);
     if (n) run_length = max_run_elements(ctx, key_type, value_bytes, n, options.sort);
   });
+  // The device-resident path where it can run (DistributedOptions::device_exchange).
+  {
+    Slice slice;
+    if (detail::device_path_sort(ctx, comm, st.device, key_type, keys, n, values, value_bytes,
+                                 keys_out, values_out, options, timings, slice)) {
+      timings.total_ms = since(started);
+      if (options.timings) *options.timings = timings;
+      return slice;
+    }
+  }
   const size_t local_runs = n ? size_t((n + run_length - 1) / run_length) : 0;
   uint64_t sums[2] = {n, local_runs};  // total elements; the most runs of any rank
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &sums[0], 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");

@@ -419,6 +419,10 @@ Context Context::create(const ContextOptions& options) {
     vkGetPhysicalDeviceProperties2(impl->physical, &props);
     impl->host_import_alignment = std::max<uint64_t>(host.minImportedHostPointerAlignment, 1);
   }
+  // Optional: importing memory exported by another API or process as an opaque file descriptor
+  // (the distributed sort's device-to-device exchange imports CUDA allocations).
+  if (device_has_extension(impl->physical, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+    extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   // Onesweep's CUDA pass (src/vulkan/nvx.cpp) where the device and the build have it.
   const bool nvx = infos[chosen].cuda_kernels;
   if (nvx) extensions.push_back(VK_NVX_BINARY_IMPORT_EXTENSION_NAME);

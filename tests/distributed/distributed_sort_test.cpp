@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "device_path.hpp"  // the device-resident path's decision (internal)
+
 namespace {
 
 using namespace gpusort;
@@ -100,6 +102,13 @@ struct Case {
   uint32_t samples_per_rank = 0;  // few: buckets far from balanced, the rebalancing does more
   uint64_t chunk_bytes = 0;       // the built-in exchange's messages: tiny makes many per pair
   bool sorter = false;            // through the one Sorter that these cases share (reuse)
+  // The path: automatic (host on lavapipe: a reason must be recorded), shared_device (the
+  // device-resident path on one Vulkan device: lavapipe), device (CUDA peer copies: skipped
+  // with the reason where it cannot run), host.
+  dist::DeviceExchange exchange = dist::DeviceExchange::automatic;
+  // The device-resident path's elements per in-core sort (GPUSORT_TEST_DEVICE_PATH_RUN): small,
+  // the share is sorted in several runs and the slice in several parts (both asserted).
+  uint64_t device_run = 0;
   std::string describe() const {
     std::string s = std::string(to_string(key)) + "_v" + std::to_string(value_bytes) +
                     (descending ? "_desc" : "_asc") + "_" + name(dist) + "_" + name(sizes);
@@ -114,6 +123,10 @@ struct Case {
     if (samples_per_rank) s += "_samples" + std::to_string(samples_per_rank);
     if (chunk_bytes) s += "_chunk" + std::to_string(chunk_bytes);
     if (sorter) s += "_sorter";
+    if (exchange == dist::DeviceExchange::host) s += "_hostexchange";
+    if (exchange == dist::DeviceExchange::device) s += "_deviceexchange";
+    if (exchange == dist::DeviceExchange::shared_device) s += "_shareddevice";
+    if (device_run) s += "_run" + std::to_string(device_run);
     return s;
   }
 };
@@ -248,6 +261,7 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
   options.partition_first = c.partition_first;
   options.samples_per_rank = c.samples_per_rank;
   options.chunk_bytes = c.chunk_bytes;
+  options.device_exchange = c.exchange;
   dist::DistributedTimings timings;
   options.timings = &timings;
   std::vector<uint8_t> out_keys, out_values;
@@ -262,6 +276,8 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
       out_values.resize(n * vs);
       return static_cast<void*>(out_values.data());
     };
+    if (c.device_run)
+      setenv("GPUSORT_TEST_DEVICE_PATH_RUN", std::to_string(c.device_run).c_str(), 1);
     if (c.sorter)
       slice = sorter.sort_raw(c.key, keys.data(), sizes[size_t(rank)], values.data(), vs, keys_out,
                               values_out, options);
@@ -270,6 +286,43 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
                              values.data(), vs, keys_out, values_out, options);
   } catch (const std::exception& e) {
     error = e.what();
+  }
+  unsetenv("GPUSORT_TEST_DEVICE_PATH_RUN");
+  // The device-resident path asked for and refused here (no CUDA, no peer access): skipped, with
+  // the reason, on every rank alike (the refusal is agreed on).
+  const std::string refused_text = "the device exchange cannot run: ";
+  int skip =
+      c.exchange == dist::DeviceExchange::device && error.find(refused_text) != std::string::npos;
+  MPI_Allreduce(MPI_IN_PLACE, &skip, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (skip) {
+    if (rank == 0)
+      std::printf("SKIP %s: %s\n", c.describe().c_str(),
+                  error.substr(error.find(refused_text) + refused_text.size()).c_str());
+    return true;
+  }
+  // Which path ran: the one asked for; automatic records why when it was not the device's.
+  std::string path_error;
+  if (error.empty()) {
+    const bool device = c.exchange == dist::DeviceExchange::device ||
+                        c.exchange == dist::DeviceExchange::shared_device;
+    if (device && !timings.device_resident) path_error = "the device-resident path did not run";
+    if (c.exchange == dist::DeviceExchange::host && timings.device_resident)
+      path_error = "the device-resident path ran where the host one was asked for";
+    if (c.exchange == dist::DeviceExchange::automatic && !timings.device_resident &&
+        timings.device_refused.empty())
+      path_error = "the host path ran and no reason was recorded";
+    if (c.device_run && c.sizes == Sizes::large && timings.local_runs < 2)
+      path_error = "the share was sorted in " + std::to_string(timings.local_runs) + " run(s)";
+    if (c.device_run && c.sizes == Sizes::large && timings.final_sort.runs < 2)
+      path_error =
+          "the slice was sorted in " + std::to_string(timings.final_sort.runs) + " part(s)";
+  }
+  int path_ok = path_error.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &path_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!path_ok) {
+    if (!path_error.empty())
+      std::printf("FAIL %s: rank %d: %s\n", c.describe().c_str(), rank, path_error.c_str());
+    return false;
   }
   // Tiny chunks: more than one message per pair of ranks on average.
   uint64_t messages = timings.messages;
@@ -594,7 +647,163 @@ std::vector<Case> all_cases() {
                    .dist = Dist::uniform,
                    .sizes = Sizes::one_each,
                    .sorter = true});
+  // The device-resident path: on one Vulkan device shared by the ranks (runs on lavapipe), and
+  // with CUDA peer copies (GPUs only; skipped with the reason elsewhere), each through the shared
+  // Sorter (its GPU buffers grown and reused) and through a Sorter of one call.
+  for (dist::DeviceExchange e :
+       {dist::DeviceExchange::shared_device, dist::DeviceExchange::device}) {
+    for (KeyType t : types) {
+      cases.push_back({.key = t, .value_bytes = 4, .dist = Dist::uniform, .exchange = e});
+      cases.push_back({.key = t,
+                       .value_bytes = 8,
+                       .descending = true,
+                       .dist = Dist::specials,
+                       .sizes = Sizes::empty_ranks,
+                       .sorter = true,
+                       .exchange = e});
+    }
+    for (Dist d :
+         {Dist::all_equal, Dist::one_value_99, Dist::few_distinct, Dist::sorted, Dist::reversed})
+      cases.push_back(
+          {.key = KeyType::u32, .value_bytes = 4, .dist = d, .sorter = true, .exchange = e});
+    for (Sizes z :
+         {Sizes::even, Sizes::one_each, Sizes::fewer_than_ranks, Sizes::all_empty, Sizes::large})
+      cases.push_back({.key = KeyType::f32,
+                       .value_bytes = 4,
+                       .dist = Dist::uniform,
+                       .sizes = z,
+                       .sorter = true,
+                       .exchange = e});
+    cases.push_back({.key = KeyType::u64, .value_bytes = 0, .dist = Dist::uniform, .exchange = e});
+    cases.push_back({.key = KeyType::u32,
+                     .value_bytes = 0,
+                     .dist = Dist::few_distinct,
+                     .sizes = Sizes::large,
+                     .sorter = true,
+                     .exchange = e});
+    cases.push_back({.key = KeyType::i64,
+                     .value_bytes = 4,
+                     .begin_bit = 8,
+                     .end_bit = 40,
+                     .dist = Dist::uniform,
+                     .sorter = true,
+                     .exchange = e});
+    cases.push_back({.key = KeyType::f64,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::one_value_99,
+                     .sizes = Sizes::large,
+                     .exchange = e});
+    // Several runs per share and parts per slice (a small in-core limit).
+    for (Dist d : {Dist::uniform, Dist::one_value_99, Dist::all_equal, Dist::few_distinct})
+      cases.push_back({.key = KeyType::u32,
+                       .value_bytes = 4,
+                       .dist = d,
+                       .sizes = Sizes::large,
+                       .sorter = true,
+                       .exchange = e,
+                       .device_run = 4096});
+    cases.push_back({.key = KeyType::f64,
+                     .value_bytes = 8,
+                     .descending = true,
+                     .dist = Dist::specials,
+                     .sizes = Sizes::large,
+                     .exchange = e,
+                     .device_run = 3000});
+    cases.push_back({.key = KeyType::u64,
+                     .value_bytes = 0,
+                     .dist = Dist::uniform,
+                     .sizes = Sizes::uneven,
+                     .sorter = true,
+                     .exchange = e,
+                     .device_run = 100});
+  }
+  cases.push_back({.key = KeyType::u32,
+                   .value_bytes = 4,
+                   .dist = Dist::uniform,
+                   .exchange = dist::DeviceExchange::host});
   return cases;
+}
+
+// The device-resident path's decision (device_path_refusal), on facts made up to cover each
+// condition; and, on this machine, automatic's reason and the shared_device refusal of natural
+// buckets, every rank alike.
+bool device_path_decision_checks(Context& ctx, dist::Sorter& sorter) {
+  using dist::detail::device_path_refusal;
+  using dist::detail::DevicePathFacts;
+  std::string why;
+  auto expect = [&](const DevicePathFacts& f, const std::string& want, const char* what) {
+    const std::string got = device_path_refusal(f);
+    if (got != want) why = std::string(what) + ": '" + got + "', expected '" + want + "'";
+  };
+  DevicePathFacts ok;
+  ok.ranks = 2;
+  expect(ok, "", "every condition holds");
+  DevicePathFacts f = ok;
+  f.requested = dist::DeviceExchange::host;
+  expect(f, "the host exchange was asked for", "host asked for");
+  f = ok, f.ranks = 1;
+  expect(f, "one rank: nothing to exchange", "one rank");
+  f = ok, f.partition_first = true;
+  expect(f, "partition_first runs on the host path", "partition first");
+  f = ok, f.custom_exchange = true;
+  expect(f, "a caller's Exchange runs on the host path", "custom exchange");
+  f = ok, f.balanced = false;
+  expect(f, "natural bucket sizes run on the host path", "natural buckets");
+  f = ok, f.stable_algorithm = false;
+  expect(f, "the algorithm is not stable (bitonic)", "bitonic");
+  f = ok, f.node_error = "rank 1: its node holds 1 of the 2 ranks";
+  f.peer_error = "rank 0: no peer access";
+  expect(f, f.node_error, "another node (before peer access)");
+  f = ok, f.backend_error = "rank 0: p2p: libcuda.so.1 not found";
+  f.fit_error = "rank 1: too large";
+  expect(f, f.backend_error, "no CUDA (before the fit)");
+  f = ok, f.peer_error = "rank 1: no peer access to rank 0's GPU";
+  expect(f, f.peer_error, "no peer access");
+  f = ok, f.fit_error = "rank 0: two buffers exceed the device";
+  expect(f, f.fit_error, "does not fit");
+
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::vector<uint32_t> keys(1000 + size_t(rank));
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = uint32_t(i * 2654435761u);
+  dist::DistributedTimings timings;
+  dist::DistributedOptions options;
+  options.timings = &timings;
+  try {
+    dist::sort<uint32_t>(ctx, MPI_COMM_WORLD, keys, options);
+    if (!timings.device_resident && timings.device_refused.empty())
+      why = "automatic: the host path ran without a reason";
+    // shared_device with natural buckets: refused on every rank with the same message.
+    options.device_exchange = dist::DeviceExchange::shared_device;
+    options.balanced = false;
+    try {
+      std::vector<uint32_t> out;
+      sorter.sort_raw(
+          KeyType::u32, keys.data(), keys.size(), nullptr, 0,
+          [&](uint64_t n) {
+            out.resize(n);
+            return static_cast<void*>(out.data());
+          },
+          {}, options);
+      why = "shared_device with natural buckets did not throw";
+    } catch (const Error& e) {
+      const std::string want =
+          "distributed sort: the device exchange cannot run: natural bucket sizes run on the host "
+          "path";
+      if (e.what() != want) why = std::string("threw '") + e.what() + "', expected '" + want + "'";
+    }
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  int all_ok = why.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!why.empty()) std::printf("FAIL device path decision, rank %d: %s\n", rank, why.c_str());
+  if (rank == 0 && all_ok)
+    std::printf("PASS device path decision (automatic here: %s)\n",
+                timings.device_resident ? "device" : timings.device_refused.c_str());
+  return all_ok;
 }
 
 // HostBuffer, prefault and usable_cores, on each rank.
@@ -736,6 +945,8 @@ int main(int argc, char** argv) {
       if (!host_memory_checks()) ++failed;
       ++ran;
       if (!failure_checks(ctx, sorter, seed)) ++failed;
+      ++ran;
+      if (!device_path_decision_checks(ctx, sorter)) ++failed;
     }
     if (ctx.validation_messages()) {
       std::printf("FAIL rank %d: %llu validation messages\n", rank,

@@ -301,11 +301,19 @@ void run_collective(const SortArguments& a) {
     std::vector<double> all(size_t(ranks) * fields);
     MPI_Gather(mine, fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, comm);
     if (rank == 0) {
+      std::fprintf(stderr, "gpusort: timings of the sort on %d ranks (ms; %llu elements)\n", ranks,
+                   static_cast<unsigned long long>(slice.global_count));
+      // The path (the same on every rank): local / merge are the device-resident path's upload,
+      // sort and final sort with download when it ran.
+      if (timings.device_resident)
+        std::fprintf(stderr, "  path: device resident (keys stay on the GPUs; peer copies)\n");
+      else
+        std::fprintf(stderr, "  path: host exchange%s%s%s\n",
+                     timings.device_refused.empty() ? "" : " (device-resident path not taken: ",
+                     timings.device_refused.c_str(), timings.device_refused.empty() ? "" : ")");
       std::fprintf(stderr,
-                   "gpusort: timings of the sort on %d ranks (ms; %llu elements)\n"
                    "  rank   device     read    local (upload    sort  download)    split "
-                   " exchange    merge    write   commit    total  elements  sent MB\n",
-                   ranks, static_cast<unsigned long long>(slice.global_count));
+                   " exchange    merge    write   commit    total  elements  sent MB\n");
       for (int r = 0; r < ranks; ++r) {
         const double* t = &all[size_t(r) * fields];
         std::fprintf(stderr,
