@@ -21,12 +21,14 @@ import {
   passShader,
   prepareShader,
   smallShader,
+  wideHistogramShader,
   workgroupWords,
 } from './wgsl.js';
 
 const SHADERS = {
   prepare: prepareShader,
   histogram: histogramShader,
+  histogramWide: wideHistogramShader,
   offsets: offsetsShader,
   pass: passShader,
   copy: copyShader,
@@ -88,6 +90,10 @@ function resolveShape(device, options, hasValues) {
     lookbackWindow: pick('lookbackWindow'),
     lookbackSlots: pick('lookbackSlots'),
     plainExchange: !!pick('plainExchange'),
+    fullTile: !!pick('fullTile'),
+    claimById: !!pick('claimById'),
+    batchScan: !!pick('batchScan'),
+    wideHistogram: !!pick('wideHistogram'),
     subgroupMinSize: info.subgroupMinSize || 4,
     subgroupMaxSize: info.subgroupMaxSize || 128,
   };
@@ -174,7 +180,9 @@ export class Sorter {
     Object.assign(this, shape);
     this.tile = this.workgroupSize * this.keysPerThread;
     this.smallPath = smallPath;
-    this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0 };
+    this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0, omit: [...(debug.omit ?? [])] };
+    for (const step of this.debug.omit)
+      if (!['ranking', 'lookback', 'stores'].includes(step)) throw new RangeError(`debug.omit: unknown step '${step}' (ranking, lookback, stores)`);
     // Counts beyond one binding are not split over several bindings yet.
     this.maxCount = Math.min(2 ** MAX_COUNT_BITS - 1, Math.floor(device.limits.maxStorageBufferBindingSize / 4));
     this.cfg = {
@@ -189,6 +197,13 @@ export class Sorter {
       subgroupMaxSize: this.subgroupMaxSize,
       lookbackWindow: this.lookbackWindow,
       plainExchange: this.plainExchange,
+      fullTile: this.fullTile,
+      claimById: this.claimById,
+      batchScan: this.batchScan,
+      wideHistogram: this.wideHistogram,
+      beginBit: this.beginBit,
+      endBit: this.endBit,
+      omit: this.debug.omit,
     };
     this.compiled = {};
   }
@@ -211,7 +226,14 @@ export class Sorter {
 
   /** Compiles the kernels now (else on first use): those of Onesweep and of the small-array path. */
   compile() {
-    for (const name of Object.keys(SHADERS)) this.pipeline(name);
+    for (const name of Object.keys(SHADERS)) if (name !== 'histogramWide' || this.wideHistogram) this.pipeline(name);
+  }
+
+  /** The steps encode() records, in order, for a workspace (each its own compute pass with `timestamps`). */
+  steps(workspace) {
+    if (workspace.small) return ['small'];
+    const passes = Array.from({ length: this.passCount }, (_, p) => `pass ${p}`);
+    return ['prepare', 'histogram', 'offsets', ...passes, ...(this.passCount % 2 === 1 ? ['copy'] : [])];
   }
 
   get hasValues() {
@@ -230,7 +252,7 @@ export class Sorter {
    * submit), or a GPUBuffer holding a u32 count at byte offset countOffset (clamped to the
    * workspace's maxCount).
    */
-  encode(encoder, { keys, values = null, count, countOffset = 0, workspace }) {
+  encode(encoder, { keys, values = null, count, countOffset = 0, workspace, timestamps = null }) {
     if (!(workspace instanceof Workspace) || workspace.sorter !== this) throw new TypeError('workspace must come from this sorter');
     if (this.hasValues !== (values !== null && values !== undefined))
       throw new TypeError(this.hasValues ? 'this sorter carries values: pass values' : 'this sorter has no values: pass none');
@@ -263,7 +285,8 @@ export class Sorter {
     if (ws.small) {
       const entries = { 0: passParams(0), 4: whole(keys), 8: { buffer: countBuffer }, 9: countParams };
       if (this.hasValues) entries[6] = whole(values);
-      const cp = encoder.beginComputePass({ label: 'gpusort small' });
+      const timestampWrites = timestamps ? { querySet: timestamps, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } : undefined;
+      const cp = encoder.beginComputePass({ label: 'gpusort small', timestampWrites });
       cp.setPipeline(this.pipeline('small'));
       cp.setBindGroup(0, bind('small', entries));
       cp.dispatchWorkgroups(1);
@@ -272,7 +295,27 @@ export class Sorter {
     }
     // The look-back table starts empty (tag 0) in every sort.
     encoder.clearBuffer(ws.table);
-    const c = encoder.beginComputePass({ label: 'gpusort' });
+    // Profiling (timestamps: a GPUQuerySet): each step in a compute pass of its own, its start and
+    // end at queries 2i and 2i + 1 (steps(workspace) names them).
+    let step = 0;
+    let pass = null;
+    const c = {
+      begin() {
+        if (pass && !timestamps) return;
+        pass?.end();
+        const timestampWrites = timestamps ? { querySet: timestamps, beginningOfPassWriteIndex: 2 * step, endOfPassWriteIndex: 2 * step + 1 } : undefined;
+        step += 1;
+        pass = encoder.beginComputePass({ label: 'gpusort', timestampWrites });
+      },
+      setPipeline(p) {
+        this.begin();
+        pass.setPipeline(p);
+      },
+      setBindGroup: (...a) => pass.setBindGroup(...a),
+      dispatchWorkgroups: (...a) => pass.dispatchWorkgroups(...a),
+      dispatchWorkgroupsIndirect: (...a) => pass.dispatchWorkgroupsIndirect(...a),
+      end: () => pass.end(),
+    };
     // A count from the host sizes the steps here (the same grids prepare writes); a GPU count
     // through the indirect commands prepare writes.
     const hostGrids = typeof count === 'number' ? dispatchGrids(count, this.tile) : null;
@@ -283,19 +326,26 @@ export class Sorter {
     c.setPipeline(this.pipeline('prepare'));
     c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
     c.dispatchWorkgroups(1);
-    c.setPipeline(this.pipeline('histogram'));
-    c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
+    // The wide histogram reads the keys as vec4<u32> where the binding holds one at least.
+    const quadBytes = Math.floor(Math.min(keys.size, ws.bindBytes) / 16) * 16;
+    if (this.wideHistogram && quadBytes > 0) {
+      c.setPipeline(this.pipeline('histogramWide'));
+      c.setBindGroup(0, bind('histogramWide', { 1: { buffer: ws.control }, 3: whole(keys), 10: { buffer: keys, size: quadBytes } }));
+    } else {
+      c.setPipeline(this.pipeline('histogram'));
+      c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
+    }
     dispatch(DISPATCH.HISTOGRAM);
     c.setPipeline(this.pipeline('offsets'));
     c.setBindGroup(0, bind('offsets', { 1: { buffer: ws.control } }));
     c.dispatchWorkgroups(1);
-    c.setPipeline(this.pipeline('pass'));
     const a = { keys, values };
     const b = { keys: ws.keysB, values: ws.valuesB };
     for (let pass = 0; pass < this.passCount; ++pass) {
       const [from, to] = pass % 2 === 0 ? [a, b] : [b, a];
       const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
       if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
+      c.setPipeline(this.pipeline('pass'));
       c.setBindGroup(0, bind('pass', entries));
       dispatch(DISPATCH.PASS);
     }

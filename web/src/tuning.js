@@ -12,21 +12,29 @@
 //   plainExchange   keys and values pass through workgroup memory of their own (plain words) rather
 //                   than through the ranking's counters' memory (atomic words): more memory, plain
 //                   loads and stores
+//   fullTile        full tiles run a copy of the pass's loads, ranking and stores without bounds
+//                   checks (and, with subgroups, without a validity ballot per key)
+//   claimById       each workgroup sorts the tile its id names (no atomic claim; a tile whose
+//                   workgroup starts late is recounted by its successors' fallback)
+//   batchScan       the scan of the ranking's counters reads every group's word at once
+//   wideHistogram   the histogram reads keys four at a time (vec4<u32>) with constant digit shifts
 //   lookbackSlots   the circular look-back table's largest length in tiles: it should exceed the
 //                   tiles in flight at once (resident workgroups), or successors find their
 //                   predecessors' slots reused and recount them
 
 // CPU adapters keep the shape the package was tuned on under SwiftShader; a GPU's look-back
 // reads a window and waits longer (rounds of device-memory latency), like gpusort's Vulkan path.
+// The kernel variants off unless a row turns them on.
+const BASE = { fullTile: false, claimById: false, batchScan: false, wideHistogram: false };
 const CPU = {
-  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false },
+  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false, ...BASE },
 };
 const GPU = {
-  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
+  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false, ...BASE },
 };
 // NVIDIA (subgroups of 32; gpusort's Vulkan path on the H100: 512 x 20 keys, 512 x 16 with values).
 const NVIDIA = {
-  keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
+  keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false, ...BASE },
   pairs: {},
 };
 

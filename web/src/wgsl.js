@@ -184,6 +184,8 @@ function enableSubgroups(cfg) {
 function rankDecls(cfg) {
   const wg = cfg.workgroupSize;
   const groups = rankGroups(cfg);
+  // The counters' scan reads every group's word at once where the groups are few.
+  const batchScan = cfg.batchScan && groups <= 32;
   const common = /* wgsl */ `
 // The rank groups' per-digit counters (two 16-bit halves per word), then the exchange of keys
 // and values in tile order: the counters are read for the last time before the first key goes in
@@ -208,13 +210,19 @@ var<workgroup> scan_part: array<u32, 16>;
 // the digit, and the tile's totals and their exclusive scan.
 fn scan_counters(t: u32, groups: u32) {
   for (var w = t; w < 128u; w += WG) {
-    var running = 0u;
+${
+  batchScan
+    ? `    // Every group's word read at once (groups beyond \`groups\` hold zeros), then the starts.
+${unroll(groups, (s) => `    let c${s} = atomicLoad(&shm[${s * 128}u + w]);\n`)}    var running = 0u;
+${unroll(groups, (s) => `    atomicStore(&shm[${s * 128}u + w], running);\n    running += c${s};\n`)}`
+    : `    var running = 0u;
     for (var s = 0u; s < groups; s++) {
       let c = atomicLoad(&shm[s * 128u + w]);
       atomicStore(&shm[s * 128u + w], running);
       running += c;
     }
-    tile_total[2u * w] = running & 0xffffu;
+`
+}    tile_total[2u * w] = running & 0xffffu;
     tile_total[2u * w + 1u] = running >> 16u;
   }
   workgroupBarrier();
@@ -247,6 +255,11 @@ fn scan_counters(t: u32, groups: u32) {
 fn group_start(group: u32, d: u32) -> u32 {
   return (atomicLoad(&shm[group * 128u + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xffffu;
 }
+// Adds count to a group's counter of digit d (its 16-bit half of the word); the old count.
+fn counter_add(group: u32, d: u32, count: u32) -> u32 {
+  let sh = (d & 1u) * 16u;
+  return (atomicAdd(&shm[group * 128u + (d >> 1u)], count << sh) >> sh) & 0xffffu;
+}
 `;
   if (!cfg.subgroups)
     return (
@@ -257,21 +270,29 @@ var<workgroup> match_digit: array<u32, WG>;
 var<workgroup> match_rank: array<u32, WG>;
 `
     );
-  const words = cfg.subgroupMaxSize <= 32 ? 1 : 4;
+  // Ballot masks: one u32 where no subgroup is wider than 32 lanes, else vec4<u32>.
+  const narrow = cfg.subgroupMaxSize <= 32;
   return (
     common +
-    /* wgsl */ `
-// Ballot masks: one word where no subgroup is wider than 32 lanes.
-const MASK_WORDS: u32 = ${words}u;
-var<workgroup> subgroup_slots: atomic<u32>;  // bits 31..16: subgroups, 15..0: their lanes
-
-fn mask_count(m: vec4<u32>) -> u32 {
-  if (MASK_WORDS == 1u) { return countOneBits(m.x); }
+    (narrow
+      ? /* wgsl */ `
+alias Mask = u32;
+fn ballot(b: bool) -> Mask { return subgroupBallot(b).x; }
+fn mask_count(m: Mask) -> u32 { return countOneBits(m); }
+// The lanes below \`lane\`.
+fn lanes_below(lane: u32) -> Mask { return (1u << lane) - 1u; }
+// The lowest lane of a mask (0 for an empty one).
+fn mask_lowest(m: Mask) -> u32 { return select(0u, firstTrailingBit(m), m != 0u); }
+`
+      : /* wgsl */ `
+alias Mask = vec4<u32>;
+fn ballot(b: bool) -> Mask { return subgroupBallot(b); }
+fn mask_count(m: Mask) -> u32 {
   let c = countOneBits(m);
   return c.x + c.y + c.z + c.w;
 }
 // The lanes below \`lane\`.
-fn lanes_below(lane: u32) -> vec4<u32> {
+fn lanes_below(lane: u32) -> Mask {
   let w = lane / 32u;
   let partial = (1u << (lane % 32u)) - 1u;
   return vec4<u32>(select(select(0u, partial, w == 0u), 0xffffffffu, w > 0u),
@@ -280,12 +301,15 @@ fn lanes_below(lane: u32) -> vec4<u32> {
                    select(0u, partial, w == 3u));
 }
 // The lowest lane of a mask (0 for an empty one).
-fn mask_lowest(m: vec4<u32>) -> u32 {
-  if (MASK_WORDS == 1u || m.x != 0u) { return select(0u, firstTrailingBit(m.x), m.x != 0u); }
+fn mask_lowest(m: Mask) -> u32 {
+  if (m.x != 0u) { return firstTrailingBit(m.x); }
   if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
   if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
   return select(0u, 96u + firstTrailingBit(m.w), m.w != 0u);
 }
+`) +
+    /* wgsl */ `
+var<workgroup> subgroup_slots: atomic<u32>;  // bits 31..16: subgroups, 15..0: their lanes
 `
   );
 }
@@ -301,7 +325,7 @@ function rankSetup(cfg) {
   let rank_groups = WG / W;
 `;
   return /* wgsl */ `
-  let lanes_on = subgroupBallot(true);
+  let lanes_on = ballot(true);
   let below_mask = lanes_below(lane);
   let rank_stride = mask_count(lanes_on);
   var slot = 0u;
@@ -339,10 +363,7 @@ ${unroll(K, (k) => /* wgsl */ `
           total += 1u;
         }
       }
-      if (d != INVALID && first == lane) {
-        let sh = (d & 1u) * 16u;
-        match_rank[t] = (atomicAdd(&shm[rank_group * 128u + (d >> 1u)], total << sh) >> sh) & 0xffffu;
-      }
+      if (d != INVALID && first == lane) { match_rank[t] = counter_add(rank_group, d, total); }
       workgroupBarrier();
       places[${k}] = match_rank[gbase + first] + below;
     }`)}
@@ -355,23 +376,21 @@ ${unroll(K, (k) => /* wgsl */ `
 ${unroll(K, (k) => /* wgsl */ `
   {
     let d = digits[${k}];
-    var peers = subgroupBallot(d != INVALID);
+    // The valid lanes: in a full tile every lane's key is (the chunks cover the tile).
+${cfg.fullTile ? '    var peers = lanes_on;\n    if (!full) { peers = ballot(d != INVALID); }' : '    var peers = ballot(d != INVALID);'}
 ${unroll(8, (b) => /* wgsl */ `    {
       let bit_set = (d & ${1 << b}u) != 0u;
-      let ones = subgroupBallot(bit_set);
+      let ones = ballot(bit_set);
       peers = peers & select(~ones, ones, bit_set);
     }
 `)}
     let below = mask_count(peers & below_mask);
     var old = 0u;
-    if (d != INVALID && below == 0u) {
-      let sh = (d & 1u) * 16u;
-      old = (atomicAdd(&shm[rank_group * 128u + (d >> 1u)], mask_count(peers) << sh) >> sh) & 0xffffu;
-    }
+    if (d != INVALID && below == 0u) { old = counter_add(rank_group, d, mask_count(peers)); }
     places[${k}] = subgroupShuffle(old, mask_lowest(peers)) + below;
   }`)}
   workgroupBarrier();
-  scan_counters(t, atomicLoad(&subgroup_slots) >> 16u);
+  scan_counters(t, ${cfg.batchScan ? 'GROUPS_MAX' : 'atomicLoad(&subgroup_slots) >> 16u'});
 `;
   }
   body += unroll(K, (k) => /* wgsl */ `
@@ -467,6 +486,60 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
   );
 }
 
+// The histogram with the keys read four at a time (vec4<u32>; the last n % 4 keys one at a time)
+// and every pass's digit by constant shifts (the sorter's bit range is fixed when it compiles).
+export function wideHistogramShader(cfg) {
+  const passes = [];
+  for (let shift = cfg.beginBit; shift < cfg.endBit; shift += 8) passes.push([shift, (1 << Math.min(8, cfg.endBit - shift)) - 1]);
+  const count = (v) => passes.map(([shift, mask], p) => `atomicAdd(&hist[${p * RADIX}u + ((${v} >> ${shift}u) & ${mask}u)], 1u);`).join(' ');
+  return (
+    header(cfg, AUX_WORKGROUP) +
+    /* wgsl */ `
+@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> keys: array<u32>;
+@group(0) @binding(10) var<storage, read> keys4: array<vec4<u32>>;
+
+const HQ: u32 = ${HISTOGRAM_KEYS_PER_THREAD / 4}u;  // vec4 loads per invocation and round
+var<workgroup> hist: array<atomic<u32>, ${passes.length * RADIX}>;
+
+fn count4(raw: vec4<u32>) {
+  let o = vec4<u32>(to_order(raw.x), to_order(raw.y), to_order(raw.z), to_order(raw.w));
+  ${count('o.x')}
+  ${count('o.y')}
+  ${count('o.z')}
+  ${count('o.w')}
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var i = t; i < ${passes.length * RADIX}u; i += WG) { atomicStore(&hist[i], 0u); }
+  workgroupBarrier();
+  let n = atomicLoad(&control[C_N]);
+  let n4 = n / 4u;
+  let group = wid.x + wid.y * nwg.x;
+  let groups = nwg.x * nwg.y;
+  let round = WG * HQ;
+  for (var base = group * round + t; base < n4; base += groups * round) {
+    var quads: array<vec4<u32>, HQ>;
+${unroll(HISTOGRAM_KEYS_PER_THREAD / 4, (q) => `    if (base + ${q}u * WG < n4) { quads[${q}] = keys4[base + ${q}u * WG]; }\n`)}
+${unroll(HISTOGRAM_KEYS_PER_THREAD / 4, (q) => `    if (base + ${q}u * WG < n4) { count4(quads[${q}]); }\n`)}
+  }
+  // The last n % 4 keys.
+  if (group == 0u && t < n % 4u) {
+    let o = to_order(keys[n4 * 4u + t]);
+    ${count('o')}
+  }
+  workgroupBarrier();
+  for (var i = t; i < ${passes.length * RADIX}u; i += WG) {
+    let v = atomicLoad(&hist[i]);
+    if (v != 0u) { atomicAdd(&control[C_HIST + i], v); }
+  }
+}
+`
+  );
+}
+
 export function offsetsShader(cfg) {
   return (
     header(cfg, AUX_WORKGROUP) +
@@ -499,6 +572,25 @@ fn main(@builtin(local_invocation_index) t: u32) {
   );
 }
 
+// Profiling only (wrong results): whether the kernel leaves out a step ('ranking', 'lookback',
+// 'stores': the global stores are kept only where a target would be INVALID, i.e. never).
+function omits(cfg, step) {
+  return (cfg.omit ?? []).includes(step);
+}
+
+// Code for a condition that is uniform over the workgroup: where the key type maps keys to radix
+// order (not u32 ascending), a branch over two copies of the code, else the unmapped copy alone.
+function mappedBranches(cfg, condition, body) {
+  if (cfg.keyType === 'u32' && !cfg.descending) return body(false);
+  return `  if (${condition}) {${body(true)}\n  } else {${body(false)}\n  }`;
+}
+
+// With fullTile, a copy of the code without bounds checks for full tiles (full: uniform).
+function tileBranches(cfg, full, body) {
+  if (!cfg.fullTile) return body(false);
+  return `  if (${full}) {${body(true)}\n  } else {${body(false)}\n  }`;
+}
+
 export function passShader(cfg) {
   const K = cfg.keysPerThread;
   const LBW = cfg.lookbackWindow;
@@ -520,13 +612,11 @@ ${
     : ''
 }
 
-var<workgroup> claim_shared: u32;
-var<workgroup> n_shared: u32;
+var<workgroup> start_shared: vec2<u32>;  // the claimed tile, the count
 var<workgroup> digit_shift: array<u32, RADIX>;  // global index - tile position, per digit
 var<workgroup> fallback_counts: array<atomic<u32>, RADIX>;
 var<workgroup> lb_exclusive: array<u32, RADIX>;  // each digit's count in earlier tiles
 var<workgroup> stalled: array<atomic<u32>, 2>;
-var<workgroup> recount_shared: u32;
 
 fn key_digit(ordered: u32) -> u32 { return (ordered >> params.shift) & digit_mask(params.digit_bits); }
 
@@ -614,9 +704,9 @@ ${unroll(LBW, (w) => /* wgsl */ `        if (!waiting && next[j] != 0u && ${w}u 
     }
     if (t == 0u) { atomicStore(&stalled[(round + 1u) & 1u], 0u); }
     if (stalled_on != 0u) { atomicMax(&stalled[round & 1u], stalled_on); }
-    workgroupBarrier();
-    if (t == 0u) { recount_shared = atomicLoad(&stalled[round & 1u]); }
-    let recount = workgroupUniformLoad(&recount_shared);
+    // (A barrier, the load, a barrier: every maximum is in, and the word is read before a later
+    // round clears it.)
+    let recount = workgroupUniformLoad(&stalled[round & 1u]);
     if (recount == 0u) { break; }
     // The fallback: count the latest stalled predecessor's keys here, offer the counts to others.
     let q = recount - 1u;
@@ -640,42 +730,47 @@ ${unroll(LBW, (w) => /* wgsl */ `        if (!waiting && next[j] != 0u && ${w}u 
 }
 
 @compute @workgroup_size(WG)
-fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''}) {
+fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''},
+        @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   if (t == 0u) {
-    claim_shared = atomicAdd(&control[C_CLAIM + params.pass_index], 1u);
-    n_shared = atomicLoad(&control[C_N]);
+    start_shared = vec2<u32>(${cfg.claimById ? '0u' : 'atomicAdd(&control[C_CLAIM + params.pass_index], 1u)'}, atomicLoad(&control[C_N]));
     atomicStore(&stalled[0], 0u);
 ${sg ? '    atomicStore(&subgroup_slots, 0u);' : ''}
   }
-  let tile = workgroupUniformLoad(&claim_shared);
-  let n = workgroupUniformLoad(&n_shared);
+  // The tile: ${cfg.claimById ? "the workgroup's id (workgroups that start late leave their tiles to their successors' fallback)" : 'the next one claimed'}.
+  let start = workgroupUniformLoad(&start_shared);
+  let tile = ${cfg.claimById ? 'wid.x + wid.y * nwg.x' : 'start.x'};
+  let n = start.y;
   let tiles = (n + TILE - 1u) / TILE;
   if (tile >= tiles) { return; }
   let begin = tile * TILE;
   let size = min(TILE, n - begin);
-  let mapped_in = first_pass();
-  let mapped_out = (params.flags & 2u) != 0u;
+  let full = size == TILE;
 ${rankSetup(cfg)}
   var keys: array<u32, K>;
   var digits: array<u32, K>;
   var places: array<u32, K>;
-${unroll(K, (k) => /* wgsl */ `
+  // Mapping to radix order (first pass) is decided once per pass, not per key.
+${mappedBranches(cfg, 'first_pass()', (map) =>
+  tileBranches(cfg, 'full', (fullTile) =>
+    unroll(K, (k) => /* wgsl */ `
   {
     let i = rank_first + ${k}u * rank_stride;
-    digits[${k}] = INVALID;
-    if (i < size) {
-      var key = keys_in[begin + i];
-      if (mapped_in) { key = to_order(key); }
+${fullTile ? '' : `    digits[${k}] = INVALID;
+    if (i < size) {`}
+      let key = ${map ? 'to_order(keys_in[begin + i])' : 'keys_in[begin + i]'};
       keys[${k}] = key;
       digits[${k}] = key_digit(key);
-    }
-  }`)}
+${fullTile ? '' : '    }'}
+  }`)))}
   var digit_offset: array<u32, DPI>;
   for (var j = 0u; j < DPI; j++) {
     let d = t + j * WG;
     if (d < RADIX) { digit_offset[j] = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + d]); }
   }
-${rankTile(cfg)}
+${omits(cfg, 'ranking') ? `${unroll(K, (k) => `  places[${k}] = rank_first + ${k}u * rank_stride;\n`)}
+  for (var d = t; d < RADIX; d += WG) { tile_total[d] = 0u; tile_start[d] = 0u; }
+  workgroupBarrier();` : rankTile(cfg)}
   let publishing = publishes(tile);
   if (publishing) {
     for (var d = t; d < RADIX; d += WG) { publish(tile, d, tile == 0u, tile_total[d]); }
@@ -688,7 +783,7 @@ ${
 ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { values[${k}] = values_in[begin + rank_first + ${k}u * rank_stride]; }\n`)}`
     : ''
 }
-  look_back(t, tile, n);
+${omits(cfg, 'lookback') ? '  for (var d = t; d < RADIX; d += WG) { lb_exclusive[d] = 0u; }' : '  look_back(t, tile, n);'}
   for (var j = 0u; j < DPI; j++) {
     let d = t + j * WG;
     if (d < RADIX) {
@@ -699,22 +794,26 @@ ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { values[${k}] = values_in[be
   }
   workgroupBarrier();
 ${cfg.hasValues ? '  var targets: array<u32, K>;' : ''}
-${unroll(K, (k) => /* wgsl */ `
+${mappedBranches(cfg, '(params.flags & 2u) != 0u', (map) =>
+  tileBranches(cfg, 'full', (fullTile) =>
+    unroll(K, (k) => /* wgsl */ `
   {
     let j = t + ${k}u * WG;
-    if (j < size) {
+${fullTile ? '' : '    if (j < size) {'}
       let key = xload(j);
       let dest = digit_shift[key_digit(key)] + j;
-      keys_out[dest] = select(key, from_order(key), mapped_out);
+${omits(cfg, 'stores') ? `      if (dest == INVALID) {` : ''}
+      keys_out[dest] = ${map ? 'from_order(key)' : 'key'};
+${omits(cfg, 'stores') ? '      }' : ''}
 ${cfg.hasValues ? `      targets[${k}] = dest;` : ''}
-    }
-  }`)}
+${fullTile ? '' : '    }'}
+  }`)))}
 ${
   cfg.hasValues
     ? `  workgroupBarrier();
 ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], values[${k}]); }\n`)}
   workgroupBarrier();
-${unroll(K, (k) => `  if (t + ${k}u * WG < size) { values_out[targets[${k}]] = xload(t + ${k}u * WG); }\n`)}`
+${unroll(K, (k) => `  if (t + ${k}u * WG < size${omits(cfg, 'stores') ? ` && targets[${k}] == INVALID` : ''}) { values_out[targets[${k}]] = xload(t + ${k}u * WG); }\n`)}`
     : ''
 }
 }
@@ -769,6 +868,7 @@ ${cfg.hasValues ? '@group(0) @binding(6) var<storage, read_write> values_io: arr
 fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''}) {
   let n = min(count_src[count_params.x], params.max_n);
   let size = min(n, TILE);
+  let full = size == TILE;
 ${sg ? '  if (t == 0u) { atomicStore(&subgroup_slots, 0u); }\n  workgroupBarrier();' : ''}
 ${rankSetup(cfg)}
   var keys: array<u32, K>;
