@@ -48,6 +48,10 @@ export interface SorterOptions {
   batchScan?: boolean;
   /** The histogram reads the keys four at a time (vec4<u32>) with constant digit shifts. */
   wideHistogram?: boolean;
+  /** With subgroups: the tile's digit counts scanned by subgroup scans. */
+  subgroupScan?: boolean;
+  /** The passes read the count from a uniform buffer (a GPU count is copied there after the prepare step). */
+  uniformCount?: boolean;
   /** Sort up to one tile in one workgroup and one dispatch (default true). */
   smallPath?: boolean;
   /** Testing only: tiles p with p % refusePeriod == refusePeriod - 1 never publish; tableSlots: the circular table's length in tiles. */
@@ -98,6 +102,8 @@ export class Sorter {
   readonly claimById: boolean;
   readonly batchScan: boolean;
   readonly wideHistogram: boolean;
+  readonly subgroupScan: boolean;
+  readonly uniformCount: boolean;
   /** The largest count one sort takes on this device (one storage binding, at most 2^30 - 1). */
   readonly maxCount: number;
   readonly hasValues: boolean;
@@ -155,7 +161,7 @@ export function deviceDescriptor(adapter: GPUAdapter, options?: { subgroups?: bo
 /** A device with deviceDescriptor(adapter)'s limits and features. */
 export function requestDevice(gpu?: GPU, options?: { subgroups?: boolean; features?: GPUFeatureName[]; adapterOptions?: GPURequestAdapterOptions }): Promise<GPUDevice>;
 /** The tuning table's row name and defaults for an adapter info (keys alone or with values). */
-export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange' | 'fullTile' | 'claimById' | 'batchScan' | 'wideHistogram'>> };
+export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange' | 'fullTile' | 'claimById' | 'batchScan' | 'wideHistogram' | 'subgroupScan' | 'uniformCount'>> };
 /** Whether an adapter info names a CPU implementation (SwiftShader, llvmpipe, WARP, a fallback adapter). */
 export function isCpuAdapter(info: Partial<GPUAdapterInfo>): boolean;
 /** The device sort() uses when none is given. */

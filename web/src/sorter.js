@@ -94,6 +94,8 @@ function resolveShape(device, options, hasValues) {
     claimById: !!pick('claimById'),
     batchScan: !!pick('batchScan'),
     wideHistogram: !!pick('wideHistogram'),
+    subgroupScan: !!pick('subgroupScan'),
+    uniformCount: !!pick('uniformCount'),
     subgroupMinSize: info.subgroupMinSize || 4,
     subgroupMaxSize: info.subgroupMaxSize || 128,
   };
@@ -201,6 +203,8 @@ export class Sorter {
       claimById: this.claimById,
       batchScan: this.batchScan,
       wideHistogram: this.wideHistogram,
+      subgroupScan: this.subgroupScan,
+      uniformCount: this.uniformCount,
       beginBit: this.beginBit,
       endBit: this.endBit,
       omit: this.debug.omit,
@@ -264,6 +268,7 @@ export class Sorter {
       if (values && values.size < count * 4) throw new RangeError(`values buffer holds ${values.size} bytes, the count needs ${count * 4}`);
       if (count <= 1 || this.passCount === 0) return;
       this.device.queue.writeBuffer(ws.hostCount, 0, new Uint32Array([count]));
+      if (ws.countUniform) this.device.queue.writeBuffer(ws.countUniform, 0, new Uint32Array([count]));
       countBuffer = ws.hostCount;
       countOffset = 0;
     } else {
@@ -298,23 +303,23 @@ export class Sorter {
     // Profiling (timestamps: a GPUQuerySet): each step in a compute pass of its own, its start and
     // end at queries 2i and 2i + 1 (steps(workspace) names them).
     let step = 0;
-    let pass = null;
+    let computePass = null;
     const c = {
       begin() {
-        if (pass && !timestamps) return;
-        pass?.end();
+        if (computePass && !timestamps) return;
+        computePass?.end();
         const timestampWrites = timestamps ? { querySet: timestamps, beginningOfPassWriteIndex: 2 * step, endOfPassWriteIndex: 2 * step + 1 } : undefined;
         step += 1;
-        pass = encoder.beginComputePass({ label: 'gpusort', timestampWrites });
+        computePass = encoder.beginComputePass({ label: 'gpusort', timestampWrites });
       },
       setPipeline(p) {
         this.begin();
-        pass.setPipeline(p);
+        computePass.setPipeline(p);
       },
-      setBindGroup: (...a) => pass.setBindGroup(...a),
-      dispatchWorkgroups: (...a) => pass.dispatchWorkgroups(...a),
-      dispatchWorkgroupsIndirect: (...a) => pass.dispatchWorkgroupsIndirect(...a),
-      end: () => pass.end(),
+      setBindGroup: (...a) => computePass.setBindGroup(...a),
+      dispatchWorkgroups: (...a) => computePass.dispatchWorkgroups(...a),
+      dispatchWorkgroupsIndirect: (...a) => computePass.dispatchWorkgroupsIndirect(...a),
+      end: () => computePass.end(),
     };
     // A count from the host sizes the steps here (the same grids prepare writes); a GPU count
     // through the indirect commands prepare writes.
@@ -326,6 +331,12 @@ export class Sorter {
     c.setPipeline(this.pipeline('prepare'));
     c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
     c.dispatchWorkgroups(1);
+    // uniformCount: the passes read the count from a uniform, a GPU count's copied there from prepare's.
+    if (ws.countUniform && !hostGrids) {
+      c.end();
+      computePass = null;
+      encoder.copyBufferToBuffer(ws.control, CONTROL.N * 4, ws.countUniform, 0, 4);
+    }
     // The wide histogram reads the keys as vec4<u32> where the binding holds one at least.
     const quadBytes = Math.floor(Math.min(keys.size, ws.bindBytes) / 16) * 16;
     if (this.wideHistogram && quadBytes > 0) {
@@ -344,6 +355,7 @@ export class Sorter {
     for (let pass = 0; pass < this.passCount; ++pass) {
       const [from, to] = pass % 2 === 0 ? [a, b] : [b, a];
       const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
+      if (ws.countUniform) entries[11] = { buffer: ws.countUniform };
       if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
       c.setPipeline(this.pipeline('pass'));
       c.setBindGroup(0, bind('pass', entries));
@@ -388,6 +400,8 @@ export class Workspace {
       this.control = buffer('control', CONTROL.WORDS * 4, S | USAGE.COPY_SRC);
       this.table = buffer('look-back table', sorter.passCount * this.slots * RADIX * 4, S | USAGE.COPY_DST);
       this.indirect = buffer('indirect', DISPATCH.WORDS * 4, S | USAGE.INDIRECT);
+      this.countUniform = sorter.uniformCount ? buffer('count uniform', 16, USAGE.UNIFORM | USAGE.COPY_DST) : null;
+      if (this.countUniform) this.buffers.push(this.countUniform);
       this.buffers.push(this.keysB, this.control, this.table, this.indirect);
       if (this.valuesB) this.buffers.push(this.valuesB);
     }

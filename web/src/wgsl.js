@@ -186,6 +186,7 @@ function rankDecls(cfg) {
   const groups = rankGroups(cfg);
   // The counters' scan reads every group's word at once where the groups are few.
   const batchScan = cfg.batchScan && groups <= 32;
+  const subgroupScan = cfg.subgroups && cfg.subgroupScan;
   const common = /* wgsl */ `
 // The rank groups' per-digit counters (two 16-bit halves per word), then the exchange of keys
 // and values in tile order: the counters are read for the last time before the first key goes in
@@ -204,25 +205,70 @@ fn xload(i: u32) -> u32 { return atomicLoad(&shm[i]); }`
 }
 var<workgroup> tile_total: array<u32, RADIX>;
 var<workgroup> tile_start: array<u32, RADIX>;
-var<workgroup> scan_part: array<u32, 16>;
+var<workgroup> scan_part: array<u32, ${Math.max(16, groups)}>;
 
+// Group s's counter word w (digits 2w, 2w + 1) becomes the group's start within those digits;
+// the words' sum over the groups (the tile's counts of both digits, packed) into \`running\`.
+fn counter_run(w: u32, groups: u32) -> u32 {
+${
+  batchScan
+    ? `  // Every group's word read at once (groups beyond \`groups\` hold zeros), then the starts.
+${unroll(groups, (s) => `  let c${s} = atomicLoad(&shm[${s * 128}u + w]);\n`)}  var running = 0u;
+${unroll(groups, (s) => `  atomicStore(&shm[${s * 128}u + w], running);\n  running += c${s};\n`)}`
+    : `  var running = 0u;
+  for (var s = 0u; s < groups; s++) {
+    let c = atomicLoad(&shm[s * 128u + w]);
+    atomicStore(&shm[s * 128u + w], running);
+    running += c;
+  }
+`
+}  return running;
+}
+${
+  subgroupScan
+    ? /* wgsl */ `
+// After the counts of every group: per digit pair (one counter word) each group's start within
+// the digit, and the tile's totals and their exclusive scan, by subgroup scans: invocation v of
+// the subgroup order (subgroups in slot order, lanes in order; \`group\` its subgroup's slot)
+// takes words v * WPT ... (v + 1) * WPT - 1.
+const WPT: u32 = ${Math.max(1, 128 / wg)}u;
+fn scan_counters_sg(v: u32, group: u32, groups: u32) {
+  var pairs: array<u32, WPT>;
+  var sum = 0u;
+${unroll(Math.max(1, 128 / wg), (i) => `  {
+    let w = v * WPT + ${i}u;
+    pairs[${i}] = 0u;
+    if (w < 128u) { pairs[${i}] = counter_run(w, groups); }
+    sum += (pairs[${i}] & 0xffffu) + (pairs[${i}] >> 16u);
+  }
+`)}  let before = subgroupExclusiveAdd(sum);
+  let total = subgroupAdd(sum);
+  if (subgroupElect()) { scan_part[group] = total; }
+  workgroupBarrier();
+  var run = before;
+  for (var g = 0u; g < group; g++) { run += scan_part[g]; }
+${unroll(Math.max(1, 128 / wg), (i) => `  {
+    let w = v * WPT + ${i}u;
+    if (w < 128u) {
+      let low = pairs[${i}] & 0xffffu;
+      tile_total[2u * w] = low;
+      tile_total[2u * w + 1u] = pairs[${i}] >> 16u;
+      tile_start[2u * w] = run;
+      tile_start[2u * w + 1u] = run + low;
+      run += low + (pairs[${i}] >> 16u);
+    }
+  }
+`)}  workgroupBarrier();
+}
+`
+    : ''
+}
 // After the counts of every group: per digit pair (one counter word) each group's start within
 // the digit, and the tile's totals and their exclusive scan.
 fn scan_counters(t: u32, groups: u32) {
   for (var w = t; w < 128u; w += WG) {
-${
-  batchScan
-    ? `    // Every group's word read at once (groups beyond \`groups\` hold zeros), then the starts.
-${unroll(groups, (s) => `    let c${s} = atomicLoad(&shm[${s * 128}u + w]);\n`)}    var running = 0u;
-${unroll(groups, (s) => `    atomicStore(&shm[${s * 128}u + w], running);\n    running += c${s};\n`)}`
-    : `    var running = 0u;
-    for (var s = 0u; s < groups; s++) {
-      let c = atomicLoad(&shm[s * 128u + w]);
-      atomicStore(&shm[s * 128u + w], running);
-      running += c;
-    }
-`
-}    tile_total[2u * w] = running & 0xffffu;
+    let running = counter_run(w, groups);
+    tile_total[2u * w] = running & 0xffffu;
     tile_total[2u * w + 1u] = running >> 16u;
   }
   workgroupBarrier();
@@ -314,15 +360,16 @@ var<workgroup> subgroup_slots: atomic<u32>;  // bits 31..16: subgroups, 15..0: t
   );
 }
 
-// The variables rank_first, rank_stride, rank_group, rank_groups (and, with subgroups, below)
+// The variables rank_first, rank_stride, rank_group (and, portable, rank_lane, group_base; with subgroups, below_mask, rank_index)
 // of this invocation; after a barrier that follows the zeroing of subgroup_slots.
 function rankSetup(cfg) {
   if (!cfg.subgroups)
     return /* wgsl */ `
   let rank_group = t / W;
-  let rank_first = rank_group * W * K + t % W;
+  let rank_lane = t % W;
+  let group_base = rank_group * W;
+  let rank_first = group_base * K + rank_lane;
   let rank_stride = W;
-  let rank_groups = WG / W;
 `;
   return /* wgsl */ `
   let lanes_on = ballot(true);
@@ -332,6 +379,7 @@ function rankSetup(cfg) {
   if (subgroupElect()) { slot = atomicAdd(&subgroup_slots, 0x10000u | rank_stride); }
   slot = subgroupBroadcastFirst(slot);
   let rank_group = slot >> 16u;
+  let rank_index = (slot & 0xffffu) + mask_count(lanes_on & below_mask);  // in subgroup order
   let rank_first = (slot & 0xffffu) * K + mask_count(lanes_on & below_mask);
 `;
 }
@@ -339,41 +387,11 @@ function rankSetup(cfg) {
 // Ranks digits[] into places[] (see rankDecls); every invocation runs it together.
 function rankTile(cfg) {
   const K = cfg.keysPerThread;
-  let body = /* wgsl */ `
-  for (var i = t; i < GROUPS_MAX * 128u; i += WG) { atomicStore(&shm[i], 0u); }
-  workgroupBarrier();
-`;
-  if (!cfg.subgroups) {
-    body += /* wgsl */ `
-  {
-    let lane = t % W;
-    let gbase = rank_group * W;
-${unroll(K, (k) => /* wgsl */ `
-    {
-      let d = digits[${k}];
-      match_digit[t] = d;
-      workgroupBarrier();
-      var below = 0u;
-      var total = 0u;
-      var first = W;
-      for (var j = 0u; j < W; j++) {
-        if (match_digit[gbase + j] == d) {
-          if (j < lane) { below += 1u; }
-          if (first == W) { first = j; }
-          total += 1u;
-        }
-      }
-      if (d != INVALID && first == lane) { match_rank[t] = counter_add(rank_group, d, total); }
-      workgroupBarrier();
-      places[${k}] = match_rank[gbase + first] + below;
-    }`)}
-  }
-  workgroupBarrier();
-  scan_counters(t, rank_groups);
-`;
-  } else {
-    body += /* wgsl */ `
-${unroll(K, (k) => /* wgsl */ `
+  // Per key: the lanes of the rank group with the same digit, the count of those below this one
+  // (below), and the lowest of them adds their count to the group's counter of the digit; places[k]
+  // = the counter's old value + below.
+  const rankKey = cfg.subgroups
+    ? (k) => /* wgsl */ `
   {
     let d = digits[${k}];
     // The valid lanes: in a full tile every lane's key is (the chunks cover the tile).
@@ -388,18 +406,39 @@ ${unroll(8, (b) => /* wgsl */ `    {
     var old = 0u;
     if (d != INVALID && below == 0u) { old = counter_add(rank_group, d, mask_count(peers)); }
     places[${k}] = subgroupShuffle(old, mask_lowest(peers)) + below;
-  }`)}
+  }`
+    : (k) => /* wgsl */ `
+  {
+    let d = digits[${k}];
+    match_digit[t] = d;
+    workgroupBarrier();
+    var below = 0u;
+    var total = 0u;
+    var first = W;
+    for (var j = 0u; j < W; j++) {
+      if (match_digit[group_base + j] == d) {
+        if (j < rank_lane) { below += 1u; }
+        if (first == W) { first = j; }
+        total += 1u;
+      }
+    }
+    if (d != INVALID && first == rank_lane) { match_rank[t] = counter_add(rank_group, d, total); }
+    workgroupBarrier();
+    places[${k}] = match_rank[group_base + first] + below;
+  }`;
+  // Groups that may hold counts: the subgroups that took a slot, or every group.
+  const groups = cfg.subgroups && !cfg.batchScan ? 'atomicLoad(&subgroup_slots) >> 16u' : 'GROUPS_MAX';
+  const scan = cfg.subgroups && cfg.subgroupScan ? `scan_counters_sg(rank_index, rank_group, ${groups})` : `scan_counters(t, ${groups})`;
+  return /* wgsl */ `
+  for (var i = t; i < GROUPS_MAX * 128u; i += WG) { atomicStore(&shm[i], 0u); }
   workgroupBarrier();
-  scan_counters(t, ${cfg.batchScan ? 'GROUPS_MAX' : 'atomicLoad(&subgroup_slots) >> 16u'});
-`;
-  }
-  body += unroll(K, (k) => /* wgsl */ `
-  if (digits[${k}] != INVALID) { places[${k}] += tile_start[digits[${k}]] + group_start(rank_group, digits[${k}]); }`);
-  body += /* wgsl */ `
+${unroll(K, rankKey)}
+  workgroupBarrier();
+  ${scan};
+${unroll(K, (k) => `  if (digits[${k}] != INVALID) { places[${k}] += tile_start[digits[${k}]] + group_start(rank_group, digits[${k}]); }\n`)}
   // The counters are read: the caller may now write the exchange.
   workgroupBarrier();
 `;
-  return body;
 }
 
 export function prepareShader(cfg) {
@@ -611,6 +650,7 @@ ${
 @group(0) @binding(6) var<storage, read_write> values_out: array<u32>;`
     : ''
 }
+${cfg.uniformCount ? '@group(0) @binding(11) var<uniform> count_u: vec4<u32>;  // x: the count (prepare\'s, copied)' : ''}
 
 var<workgroup> start_shared: vec2<u32>;  // the claimed tile, the count
 var<workgroup> digit_shift: array<u32, RADIX>;  // global index - tile position, per digit
@@ -732,15 +772,24 @@ ${unroll(LBW, (w) => /* wgsl */ `        if (!waiting && next[j] != 0u && ${w}u 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''},
         @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+${
+  cfg.claimById && cfg.uniformCount
+    ? `  // Nothing to wait for but the zeroing of the workgroup's words.
   if (t == 0u) {
-    start_shared = vec2<u32>(${cfg.claimById ? '0u' : 'atomicAdd(&control[C_CLAIM + params.pass_index], 1u)'}, atomicLoad(&control[C_N]));
     atomicStore(&stalled[0], 0u);
 ${sg ? '    atomicStore(&subgroup_slots, 0u);' : ''}
   }
+  workgroupBarrier();`
+    : `  if (t == 0u) {
+    start_shared = vec2<u32>(${cfg.claimById ? '0u' : 'atomicAdd(&control[C_CLAIM + params.pass_index], 1u)'}, ${cfg.uniformCount ? '0u' : 'atomicLoad(&control[C_N])'});
+    atomicStore(&stalled[0], 0u);
+${sg ? '    atomicStore(&subgroup_slots, 0u);' : ''}
+  }
+  let start = workgroupUniformLoad(&start_shared);`
+}
   // The tile: ${cfg.claimById ? "the workgroup's id (workgroups that start late leave their tiles to their successors' fallback)" : 'the next one claimed'}.
-  let start = workgroupUniformLoad(&start_shared);
   let tile = ${cfg.claimById ? 'wid.x + wid.y * nwg.x' : 'start.x'};
-  let n = start.y;
+  let n = ${cfg.uniformCount ? 'count_u.x' : 'start.y'};
   let tiles = (n + TILE - 1u) / TILE;
   if (tile >= tiles) { return; }
   let begin = tile * TILE;

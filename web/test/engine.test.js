@@ -160,6 +160,32 @@ test('look-back windows of 16 and 5: the fallback forced (tiles that never publi
   }
 });
 
+test('kernel variants (fullTile, claimById, batchScan, wideHistogram, subgroupScan, uniformCount), both ranking paths: GPU and host counts, full and partial tiles, n % 4 != 0, the fallback forced', async () => {
+  const dev = await device();
+  const all = { fullTile: true, claimById: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true };
+  for (const options of [
+    all,
+    { ...all, subgroups: true, workgroupSize: 64, keysPerThread: 8 },
+    { subgroups: true, workgroupSize: 128, keysPerThread: 5, plainExchange: true, descending: true, uniformCount: true, subgroupScan: true },
+  ]) {
+    const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', ...options });
+    for (const key of Object.keys(all)) if (options[key]) assert.equal(sorter[key], true, key);
+    const tile = sorter.tile;
+    for (const [n, maxCount, gpuCount, sorted] of [
+      [3 * tile, 3 * tile, 3 * tile, 3 * tile],
+      [20003, 20000, 4000000000, 20000],
+      [20003, 20003, 15001, 15001],
+    ])
+      (await engineSort(sorter, makeBits('uniform', n, n + gpuCount), { maxCount, gpuCount, sorted })).destroy();
+    (await engineSort(sorter, makeBits('few', 9001, 3), { maxCount: 9001, hostCount: 8999, sorted: 8999 })).destroy();
+    const forced = new Sorter(dev, { keyType: 'u32', valueType: 'u32', ...options, spinLimit: 0, debug: { refusePeriod: 3 } });
+    const n = 10 * tile + 3;
+    const ws = await engineSort(forced, makeBits('uniform', n, 5), { hostCount: n, sorted: n });
+    assert.ok((await ws.fallbackCount()) >= 4 * 3, `${JSON.stringify(options)}: the fallback ran`);
+    ws.destroy();
+  }
+});
+
 test('a device without the subgroups feature: the portable ranking by default, subgroups: true refused', async () => {
   const dev = await requestDevice(nodeGpu(), { subgroups: false });
   assert.equal(dev.features.has('subgroups'), false);
