@@ -14,7 +14,7 @@
 //            --subgroups on|off --workgroup-size S --keys-per-thread K --rank-lanes L
 //            --spin-limit N --lookback-window W --lookback-slots T --plain-exchange on|off
 //            --full-tile on|off --claim-by-id on|off --batch-scan on|off --wide-histogram on|off
-//            --subgroup-scan on|off --uniform-count on|off
+//            --subgroup-scan on|off --uniform-count on|off --unroll-loops on|off
 //   --omit LIST    profiling only (wrong results, not checked): steps the pass kernel leaves out, a
 //                  comma-separated list of 'none' or steps joined by '+' (ranking, lookback, stores)
 //   --phases       after the timed runs, as many runs with a GPU timestamp pair around each step
@@ -53,6 +53,7 @@ const { values: o } = parseArgs({
     'wide-histogram': { type: 'string' },
     'subgroup-scan': { type: 'string' },
     'uniform-count': { type: 'string' },
+    'unroll-loops': { type: 'string' },
     omit: { type: 'string' },
     phases: { type: 'boolean' },
     dawn: { type: 'string' },
@@ -98,6 +99,7 @@ const OPTION_NAMES = [
   ['wide-histogram', 'wideHistogram', onOff('wide-histogram')],
   ['subgroup-scan', 'subgroupScan', onOff('subgroup-scan')],
   ['uniform-count', 'uniformCount', onOff('uniform-count')],
+  ['unroll-loops', 'unrollLoops', onOff('unroll-loops')],
   ['omit', 'debug', (v) => ({ omit: v === 'none' ? [] : v.split('+') })],
 ];
 let shapes = [{}];
@@ -192,7 +194,7 @@ const rows = [];
 
 // The shape a Sorter resolved (options and the adapter's defaults).
 const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}` +
-  `${s.plainExchange ? ' plainx' : ''}${s.fullTile ? ' full' : ''}${s.claimById ? ' byid' : ''}${s.batchScan ? ' bscan' : ''}${s.wideHistogram ? ' whist' : ''}${s.subgroupScan ? ' sgscan' : ''}${s.uniformCount ? ' ucount' : ''}` +
+  `${s.plainExchange ? ' plainx' : ''}${s.fullTile ? ' full' : ''}${s.claimById ? ' byid' : ''}${s.batchScan ? ' bscan' : ''}${s.wideHistogram ? ' whist' : ''}${s.subgroupScan ? ' sgscan' : ''}${s.uniformCount ? ' ucount' : ''}${s.unrollLoops ? ' unroll' : ''}` +
   `${s.debug.omit.length ? ` OMIT:${s.debug.omit.join('+')}` : ''}`;
 const phaseSet = o.phases && timestamps ? device.createQuerySet({ type: 'timestamp', count: 32 }) : null;
 const phaseResolve = phaseSet ? device.createBuffer({ size: 256, usage: U.QUERY_RESOLVE | U.COPY_SRC }) : null;

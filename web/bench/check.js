@@ -141,7 +141,7 @@ for (const subgroups of modes) {
   const probe = new Sorter(device, { ...EXTRA, keyType: 'u32', subgroups });
   const probePairs = new Sorter(device, { ...EXTRA, keyType: 'u32', valueType: 'u32', subgroups });
   const shape = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}` +
-    `${s.plainExchange ? ' plainx' : ''}${s.fullTile ? ' full' : ''}${s.claimById ? ' byid' : ''}${s.batchScan ? ' bscan' : ''}${s.wideHistogram ? ' whist' : ''}${s.subgroupScan ? ' sgscan' : ''}${s.uniformCount ? ' ucount' : ''}`;
+    `${s.plainExchange ? ' plainx' : ''}${s.fullTile ? ' full' : ''}${s.claimById ? ' byid' : ''}${s.batchScan ? ' bscan' : ''}${s.wideHistogram ? ' whist' : ''}${s.subgroupScan ? ' sgscan' : ''}${s.uniformCount ? ' ucount' : ''}${s.unrollLoops ? ' unroll' : ''}`;
   console.log(`== subgroups ${subgroups ? 'on' : 'off'}: keys ${shape(probe)}; pairs ${shape(probePairs)}`);
   const tile = probe.tile;
   const sizes = new Set([0, 1, 2, 3, 255, 256, 1000, tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile + 1, 3 * tile + 7, 65537, 200003, 1 << 20, MAX]);

@@ -52,6 +52,8 @@ export interface SorterOptions {
   subgroupScan?: boolean;
   /** The passes read the count from a uniform buffer (a GPU count is copied there after the prepare step). */
   uniformCount?: boolean;
+  /** The pass kernel's loops of known trip count unrolled in the WGSL. */
+  unrollLoops?: boolean;
   /** Sort up to one tile in one workgroup and one dispatch (default true). */
   smallPath?: boolean;
   /** Testing only: tiles p with p % refusePeriod == refusePeriod - 1 never publish; tableSlots: the circular table's length in tiles. */
@@ -104,6 +106,7 @@ export class Sorter {
   readonly wideHistogram: boolean;
   readonly subgroupScan: boolean;
   readonly uniformCount: boolean;
+  readonly unrollLoops: boolean;
   /** The largest count one sort takes on this device (one storage binding, at most 2^30 - 1). */
   readonly maxCount: number;
   readonly hasValues: boolean;
@@ -161,7 +164,7 @@ export function deviceDescriptor(adapter: GPUAdapter, options?: { subgroups?: bo
 /** A device with deviceDescriptor(adapter)'s limits and features. */
 export function requestDevice(gpu?: GPU, options?: { subgroups?: boolean; features?: GPUFeatureName[]; adapterOptions?: GPURequestAdapterOptions }): Promise<GPUDevice>;
 /** The tuning table's row name and defaults for an adapter info (keys alone or with values). */
-export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange' | 'fullTile' | 'claimById' | 'batchScan' | 'wideHistogram' | 'subgroupScan' | 'uniformCount'>> };
+export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange' | 'fullTile' | 'claimById' | 'batchScan' | 'wideHistogram' | 'subgroupScan' | 'uniformCount' | 'unrollLoops'>> };
 /** Whether an adapter info names a CPU implementation (SwiftShader, llvmpipe, WARP, a fallback adapter). */
 export function isCpuAdapter(info: Partial<GPUAdapterInfo>): boolean;
 /** The device sort() uses when none is given. */

@@ -96,6 +96,7 @@ function resolveShape(device, options, hasValues) {
     wideHistogram: !!pick('wideHistogram'),
     subgroupScan: !!pick('subgroupScan'),
     uniformCount: !!pick('uniformCount'),
+    unrollLoops: !!pick('unrollLoops'),
     subgroupMinSize: info.subgroupMinSize || 4,
     subgroupMaxSize: info.subgroupMaxSize || 128,
   };
@@ -205,6 +206,7 @@ export class Sorter {
       wideHistogram: this.wideHistogram,
       subgroupScan: this.subgroupScan,
       uniformCount: this.uniformCount,
+      unrollLoops: this.unrollLoops,
       beginBit: this.beginBit,
       endBit: this.endBit,
       omit: this.debug.omit,

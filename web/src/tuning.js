@@ -22,6 +22,8 @@
 //                   fewer per tile)
 //   uniformCount    the passes read the count from a uniform buffer (no device-memory round trip
 //                   before a tile's loads; a GPU count is copied there after prepare)
+//   unrollLoops     the pass kernel's loops of known trip count (digits per invocation, the
+//                   counters' scan) unrolled in the WGSL: no loop guard, arrays indexed by constants
 //   lookbackSlots   the circular look-back table's largest length in tiles: it should exceed the
 //                   tiles in flight at once (resident workgroups), or successors find their
 //                   predecessors' slots reused and recount them
@@ -29,7 +31,7 @@
 // CPU adapters keep the shape the package was tuned on under SwiftShader; a GPU's look-back
 // reads a window and waits longer (rounds of device-memory latency), like gpusort's Vulkan path.
 // The kernel variants off unless a row turns them on.
-const BASE = { fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false };
+const BASE = { fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false, unrollLoops: false };
 const CPU = {
   keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false, ...BASE },
 };

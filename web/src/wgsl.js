@@ -105,8 +105,8 @@ export function workgroupWords(cfg) {
   const groups = rankGroups(cfg);
   const shm = cfg.plainExchange ? groups * 128 + wg * cfg.keysPerThread : Math.max(groups * 128, wg * cfg.keysPerThread);
   const ranking = cfg.subgroups ? 1 : 2 * wg;
-  // tile_total, tile_start, scan_part, digit_shift, fallback_counts, lb_exclusive, small scalars
-  return shm + ranking + 2 * RADIX + 16 + 3 * RADIX + 8;
+  // tile_total, tile_start, scan_part (16 or a word per group), digit_shift, fallback_counts, small scalars
+  return shm + ranking + 2 * RADIX + Math.max(16, groups) + 2 * RADIX + 8;
 }
 
 // Code repeated for k = 0 .. count - 1 (k a literal in the text).
@@ -114,6 +114,27 @@ function unroll(count, body) {
   let out = '';
   for (let k = 0; k < count; ++k) out += body(k);
   return out;
+}
+
+// A loop over ${name} = 0 .. count - 1: with unrollLoops one copy per index (a const in each),
+// else a WGSL loop (which Dawn may give an iteration guard, and whose arrays indexed by the loop
+// variable a driver may keep in memory).
+function forIndex(cfg, count, name, body) {
+  if (cfg.unrollLoops) return unroll(count, (k) => `  {\n    const ${name} = ${k}u;\n${body}\n  }\n`);
+  return `  for (var ${name} = 0u; ${name} < ${count}u; ${name}++) {\n${body}\n  }\n`;
+}
+
+// A loop over ${name} = first, first + WG, ... below limit (a number): with unrollLoops one copy
+// per step (bounds checked only where the last step may pass the limit).
+function forStride(cfg, name, first, limit, body) {
+  const wg = cfg.workgroupSize;
+  const steps = Math.ceil(limit / wg);
+  if (cfg.unrollLoops)
+    return unroll(steps, (k) => {
+      const checked = (k + 1) * wg > limit;
+      return `  {\n    let ${name} = ${first} + ${k * wg}u;\n${checked ? `    if (${name} < ${limit}u) {\n` : ''}${body}\n${checked ? '    }\n' : ''}  }\n`;
+    });
+  return `  for (var ${name} = ${first}; ${name} < ${limit}u; ${name} += WG) {\n${body}\n  }\n`;
 }
 
 function header(cfg, wg = cfg.workgroupSize) {
@@ -246,7 +267,7 @@ ${unroll(Math.max(1, 128 / wg), (i) => `  {
   if (subgroupElect()) { scan_part[group] = total; }
   workgroupBarrier();
   var run = before;
-  for (var g = 0u; g < group; g++) { run += scan_part[g]; }
+${cfg.unrollLoops && groups <= 32 ? unroll(groups, (g) => `  if (${g}u < group) { run += scan_part[${g}]; }\n`) : '  for (var g = 0u; g < group; g++) { run += scan_part[g]; }'}
 ${unroll(Math.max(1, 128 / wg), (i) => `  {
     let w = v * WPT + ${i}u;
     if (w < 128u) {
@@ -266,34 +287,28 @@ ${unroll(Math.max(1, 128 / wg), (i) => `  {
 // After the counts of every group: per digit pair (one counter word) each group's start within
 // the digit, and the tile's totals and their exclusive scan.
 fn scan_counters(t: u32, groups: u32) {
-  for (var w = t; w < 128u; w += WG) {
-    let running = counter_run(w, groups);
+${forStride(cfg, 'w', 't', 128, `    let running = counter_run(w, groups);
     tile_total[2u * w] = running & 0xffffu;
-    tile_total[2u * w + 1u] = running >> 16u;
-  }
+    tile_total[2u * w + 1u] = running >> 16u;`)}
   workgroupBarrier();
   // Exclusive scan of the 256 digit totals: 16 runs of 16.
   if (t < 16u) {
     var s = 0u;
-    for (var i = 0u; i < 16u; i++) { s += tile_total[t * 16u + i]; }
+${forIndex(cfg, 16, 'i', '    s += tile_total[t * 16u + i];')}
     scan_part[t] = s;
   }
   workgroupBarrier();
   if (t == 0u) {
     var run = 0u;
-    for (var i = 0u; i < 16u; i++) {
-      let v = scan_part[i];
-      scan_part[i] = run;
-      run += v;
-    }
+${forIndex(cfg, 16, 'i', `    let v = scan_part[i];
+    scan_part[i] = run;
+    run += v;`)}
   }
   workgroupBarrier();
   if (t < 16u) {
     var run = scan_part[t];
-    for (var i = 0u; i < 16u; i++) {
-      tile_start[t * 16u + i] = run;
-      run += tile_total[t * 16u + i];
-    }
+${forIndex(cfg, 16, 'i', `    tile_start[t * 16u + i] = run;
+    run += tile_total[t * 16u + i];`)}
   }
   workgroupBarrier();
 }
@@ -430,7 +445,7 @@ ${unroll(8, (b) => /* wgsl */ `    {
   const groups = cfg.subgroups && !cfg.batchScan ? 'atomicLoad(&subgroup_slots) >> 16u' : 'GROUPS_MAX';
   const scan = cfg.subgroups && cfg.subgroupScan ? `scan_counters_sg(rank_index, rank_group, ${groups})` : `scan_counters(t, ${groups})`;
   return /* wgsl */ `
-  for (var i = t; i < GROUPS_MAX * 128u; i += WG) { atomicStore(&shm[i], 0u); }
+${forStride(cfg, 'i', 't', rankGroups(cfg) * 128, '    atomicStore(&shm[i], 0u);')}
   workgroupBarrier();
 ${unroll(K, rankKey)}
   workgroupBarrier();
@@ -632,6 +647,7 @@ function tileBranches(cfg, full, body) {
 
 export function passShader(cfg) {
   const K = cfg.keysPerThread;
+  const dpi = Math.ceil(RADIX / cfg.workgroupSize);
   const LBW = cfg.lookbackWindow;
   const sg = cfg.subgroups;
   return (
@@ -655,7 +671,6 @@ ${cfg.uniformCount ? '@group(0) @binding(11) var<uniform> count_u: vec4<u32>;  /
 var<workgroup> start_shared: vec2<u32>;  // the claimed tile, the count
 var<workgroup> digit_shift: array<u32, RADIX>;  // global index - tile position, per digit
 var<workgroup> fallback_counts: array<atomic<u32>, RADIX>;
-var<workgroup> lb_exclusive: array<u32, RADIX>;  // each digit's count in earlier tiles
 var<workgroup> stalled: array<atomic<u32>, 2>;
 
 fn key_digit(ordered: u32) -> u32 { return (ordered >> params.shift) & digit_mask(params.digit_bits); }
@@ -691,25 +706,22 @@ fn count_tile_digits(t: u32, tile: u32, n: u32) {
   workgroupBarrier();
 }
 
-// Each digit d = t + j * WG: its count in all tiles before \`tile\`, into lb_exclusive[d]. Each
+// Each digit d = t + j * WG: its count in all tiles before \`tile\` (returned, [j]). Each
 // digit walks back on its own, LBW predecessors read at once per round, until it meets an
 // inclusive prefix or the first tile; one whose predecessor stays unpublished for spin_limit
 // rounds (or whose slot was reused) stops; then the workgroup recounts the latest such
 // predecessor (the fallback) and the walks resume.
-fn look_back(t: u32, tile: u32, n: u32) {
+fn look_back(t: u32, tile: u32, n: u32) -> array<u32, DPI> {
   let count_mask = (1u << params.count_bits) - 1u;
   let inclusive_bit = 1u << params.count_bits;
   var exclusive: array<u32, DPI>;
   var next: array<u32, DPI>;  // 1 + the tile read next; 0 once the prefix is complete
-  for (var j = 0u; j < DPI; j++) {
-    exclusive[j] = 0u;
-    next[j] = select(0u, tile, t + j * WG < RADIX);
-  }
+${forIndex(cfg, dpi, 'j', `    exclusive[j] = 0u;
+    next[j] = select(0u, tile, t + j * WG < RADIX);`)}
   var round = 0u;
   loop {
     var stalled_on = 0u;
-    for (var j = 0u; j < DPI; j++) {
-      let d = t + j * WG;
+${forIndex(cfg, dpi, 'j', `    let d = t + j * WG;
       var spins = 0u;
       loop {
         if (next[j] == 0u) { break; }
@@ -740,8 +752,7 @@ ${unroll(LBW, (w) => /* wgsl */ `        if (!waiting && next[j] != 0u && ${w}u 
         } else {
           spins += 1u;
         }
-      }
-    }
+      }`)}
     if (t == 0u) { atomicStore(&stalled[(round + 1u) & 1u], 0u); }
     if (stalled_on != 0u) { atomicMax(&stalled[round & 1u], stalled_on); }
     // (A barrier, the load, a barrier: every maximum is in, and the word is read before a later
@@ -752,21 +763,16 @@ ${unroll(LBW, (w) => /* wgsl */ `        if (!waiting && next[j] != 0u && ${w}u 
     let q = recount - 1u;
     if (t == 0u) { atomicAdd(&control[C_FALLBACKS], 1u); }
     count_tile_digits(t, q, n);
-    for (var j = 0u; j < DPI; j++) {
-      if (next[j] == recount) {
-        let d = t + j * WG;
-        let c = atomicLoad(&fallback_counts[d]);
-        publish(q, d, false, c);
-        exclusive[j] += c;
-        next[j] = q;
-      }
-    }
+${forIndex(cfg, dpi, 'j', `    if (next[j] == recount) {
+      let d = t + j * WG;
+      let c = atomicLoad(&fallback_counts[d]);
+      publish(q, d, false, c);
+      exclusive[j] += c;
+      next[j] = q;
+    }`)}
     round += 1u;
   }
-  for (var j = 0u; j < DPI; j++) {
-    let d = t + j * WG;
-    if (d < RADIX) { lb_exclusive[d] = exclusive[j]; }
-  }
+  return exclusive;
 }
 
 @compute @workgroup_size(WG)
@@ -813,16 +819,14 @@ ${fullTile ? '' : `    digits[${k}] = INVALID;
 ${fullTile ? '' : '    }'}
   }`)))}
   var digit_offset: array<u32, DPI>;
-  for (var j = 0u; j < DPI; j++) {
-    let d = t + j * WG;
-    if (d < RADIX) { digit_offset[j] = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + d]); }
-  }
+${forIndex(cfg, dpi, 'j', `    let d = t + j * WG;
+    if (d < RADIX) { digit_offset[j] = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + d]); }`)}
 ${omits(cfg, 'ranking') ? `${unroll(K, (k) => `  places[${k}] = rank_first + ${k}u * rank_stride;\n`)}
   for (var d = t; d < RADIX; d += WG) { tile_total[d] = 0u; tile_start[d] = 0u; }
   workgroupBarrier();` : rankTile(cfg)}
   let publishing = publishes(tile);
   if (publishing) {
-    for (var d = t; d < RADIX; d += WG) { publish(tile, d, tile == 0u, tile_total[d]); }
+${forStride(cfg, 'd', 't', 256, '    publish(tile, d, tile == 0u, tile_total[d]);')}
   }
 ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], keys[${k}]); }\n`)}
 ${
@@ -832,15 +836,13 @@ ${
 ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { values[${k}] = values_in[begin + rank_first + ${k}u * rank_stride]; }\n`)}`
     : ''
 }
-${omits(cfg, 'lookback') ? '  for (var d = t; d < RADIX; d += WG) { lb_exclusive[d] = 0u; }' : '  look_back(t, tile, n);'}
-  for (var j = 0u; j < DPI; j++) {
-    let d = t + j * WG;
+${omits(cfg, 'lookback') ? '  var earlier: array<u32, DPI>;' : '  let earlier = look_back(t, tile, n);'}
+${forIndex(cfg, dpi, 'j', `    let d = t + j * WG;
     if (d < RADIX) {
-      let exclusive = lb_exclusive[d];
+      let exclusive = earlier[j];
       if (publishing && tile != 0u) { publish(tile, d, true, exclusive + tile_total[d]); }
       digit_shift[d] = digit_offset[j] + exclusive - tile_start[d];
-    }
-  }
+    }`)}
   workgroupBarrier();
 ${cfg.hasValues ? '  var targets: array<u32, K>;' : ''}
 ${mappedBranches(cfg, '(params.flags & 2u) != 0u', (map) =>

@@ -160,13 +160,13 @@ test('look-back windows of 16 and 5: the fallback forced (tiles that never publi
   }
 });
 
-test('kernel variants (fullTile, claimById, batchScan, wideHistogram, subgroupScan, uniformCount), both ranking paths: GPU and host counts, full and partial tiles, n % 4 != 0, the fallback forced', async () => {
+test('kernel variants (fullTile, claimById, batchScan, wideHistogram, subgroupScan, uniformCount, unrollLoops), both ranking paths: GPU and host counts, full and partial tiles, n % 4 != 0, the fallback forced', async () => {
   const dev = await device();
-  const all = { fullTile: true, claimById: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true };
+  const all = { fullTile: true, claimById: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true, unrollLoops: true };
   for (const options of [
     all,
     { ...all, subgroups: true, workgroupSize: 64, keysPerThread: 8 },
-    { subgroups: true, workgroupSize: 128, keysPerThread: 5, plainExchange: true, descending: true, uniformCount: true, subgroupScan: true },
+    { subgroups: true, workgroupSize: 128, keysPerThread: 5, plainExchange: true, descending: true, uniformCount: true, subgroupScan: true, unrollLoops: true },
   ]) {
     const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', ...options });
     for (const key of Object.keys(all)) if (options[key]) assert.equal(sorter[key], true, key);
