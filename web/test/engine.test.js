@@ -228,9 +228,10 @@ test('per-adapter defaults: the tuning table, stepped down to what the device al
   // The look-back table holds every tile of 2^24 keys (2048 tiles of 8192): no slot is reused.
   assert.equal(new Sorter(h100, { keyType: 'u32' }).createWorkspace(2 ** 24).slots, 2048);
   assert.equal(new Sorter(h100, { keyType: 'u32', keysPerThread: 4 }).createWorkspace(2 ** 24).slots, 4096);
-  // Without the feature, 256 invocations and 16 KiB of workgroup memory: portable, smaller tiles.
+  // Without the feature, 256 invocations and 16 KiB of workgroup memory: portable, smaller tiles
+  // (256 x 9 keys: 2304 exchange words + 512 for the portable ranking + 1048 for the rest fit 4096).
   assert.deepEqual(shapeOf(new Sorter(fakeDevice(nvidia, { maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupSizeX: 256, maxComputeWorkgroupStorageSize: 16384 }))),
-    { tuning: 'nvidia', workgroupSize: 256, keysPerThread: 8, rankLanes: 32, subgroups: false, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+    { tuning: 'nvidia', workgroupSize: 256, keysPerThread: 9, rankLanes: 32, subgroups: false, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
   // CPU adapters keep SwiftShader's shape; the test device is one.
   const cpuRow = { tuning: 'cpu', workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256 };
   assert.deepEqual(shapeOf(new Sorter(await device())), cpuRow);
