@@ -57,7 +57,7 @@ export interface SorterOptions {
   /** Sort up to one tile in one workgroup and one dispatch (default true). */
   smallPath?: boolean;
   /** Testing only: tiles p with p % refusePeriod == refusePeriod - 1 never publish; tableSlots: the circular table's length in tiles. */
-  debug?: { refusePeriod?: number; tableSlots?: number; omit?: Array<'ranking' | 'lookback' | 'stores'> };
+  debug?: { refusePeriod?: number; tableSlots?: number; omit?: Array<'ranking' | 'lookback' | 'stores'>; smallVariants?: boolean };
 }
 
 export interface EncodeArguments {

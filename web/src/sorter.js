@@ -39,6 +39,8 @@ export const KEY_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 export const VALUE_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 // Counts are packed with look-back tags into 32-bit words: at most 2^30 - 1 keys.
 export const MAX_COUNT_BITS = 30;
+// The kernel variants off (src/tuning.js): the small-array kernel's generation.
+const PLAIN_VARIANTS = Object.freeze({ fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false, unrollLoops: false });
 
 // GPUBufferUsage / GPUMapMode numbers (the globals are absent in Node until installed).
 const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, INDEX: 16, UNIFORM: 64, STORAGE: 128, INDIRECT: 256 };
@@ -183,7 +185,7 @@ export class Sorter {
     Object.assign(this, shape);
     this.tile = this.workgroupSize * this.keysPerThread;
     this.smallPath = smallPath;
-    this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0, omit: [...(debug.omit ?? [])] };
+    this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0, omit: [...(debug.omit ?? [])], smallVariants: !!debug.smallVariants };
     for (const step of this.debug.omit)
       if (!['ranking', 'lookback', 'stores'].includes(step)) throw new RangeError(`debug.omit: unknown step '${step}' (ranking, lookback, stores)`);
     // Counts beyond one binding are not split over several bindings yet.
@@ -218,7 +220,11 @@ export class Sorter {
   pipeline(name) {
     let p = this.compiled[name];
     if (!p) {
-      const code = SHADERS[name](this.cfg);
+      // The small-array kernel keeps the plain generation: with the variants (every one on) it
+      // sorted pairs below a tile wrongly on an NVIDIA H100 with subgroups (keys right, and every
+      // pass kernel's case right), which SwiftShader's subgroups of 4 do not show.
+      const plain = name === 'small' && !this.debug.smallVariants;  // debug.smallVariants: to find the fault
+      const code = SHADERS[name](plain ? { ...this.cfg, ...PLAIN_VARIANTS } : this.cfg);
       const label = `gpusort ${name}`;
       p = this.device.createComputePipeline({
         label,

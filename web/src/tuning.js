@@ -38,9 +38,21 @@ const CPU = {
 const GPU = {
   keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false, ...BASE },
 };
-// NVIDIA (subgroups of 32; gpusort's Vulkan path on the H100: 512 x 20 keys, 512 x 16 with values).
+// NVIDIA (subgroups of 32). `bench/bench.js` at 2^24 on an NVIDIA H100 80GB HBM3 (Dawn over the
+// Vulkan driver 580.159.04, GPU timestamps), 2026-11-26, at 23d8d59, ms for u32 / u32 pairs:
+//   512 x 16, every variant off                                         1.131 / 1.368
+//   512 x 16, every variant on                                          0.887 / 1.047
+//   512 x 16, every variant but claimById                               0.880 / 0.983
+//   512 x 20, every variant on                                          0.830 / 1.020
+//   256 x 12 / 16 / 20 and 512 x 12, every variant on: 0.97-1.17 / 1.14-1.45
+// Each variant left out of "every variant on" alone costs 1-14 % (fullTile most: pairs 1.191
+// against 1.048 ms; wideHistogram: the histogram 0.105 against 0.046 ms). claimById is slower with
+// values and stays off. The small-array kernel keeps the plain generation (src/sorter.js).
 const NVIDIA = {
-  keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false, ...BASE },
+  keys: {
+    workgroupSize: 512, keysPerThread: 20, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false,
+    ...BASE, fullTile: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true, unrollLoops: true,
+  },
   pairs: {},
 };
 

@@ -175,6 +175,8 @@ test('kernel variants (fullTile, claimById, batchScan, wideHistogram, subgroupSc
       [3 * tile, 3 * tile, 3 * tile, 3 * tile],
       [20003, 20000, 4000000000, 20000],
       [20003, 20003, 15001, 15001],
+      [tile - 3, tile - 3, tile - 3, tile - 3],  // the small-array path
+      [2, 2, 2, 2],
     ])
       (await engineSort(sorter, makeBits('uniform', n, n + gpuCount), { maxCount, gpuCount, sorted })).destroy();
     (await engineSort(sorter, makeBits('few', 9001, 3), { maxCount: 9001, hostCount: 8999, sorted: 8999 })).destroy();
@@ -222,10 +224,10 @@ test('per-adapter defaults: the tuning table, stepped down to what the device al
   const h100 = fakeDevice(nvidia, { features: ['subgroups'] });
   const gpuRow = { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 };
   assert.deepEqual(shapeOf(new Sorter(h100, { keyType: 'u32' })),
-    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 20, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
   assert.deepEqual(shapeOf(new Sorter(h100, { keyType: 'f32', valueType: 'u32' })),
-    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
-  // The look-back table holds every tile of 2^24 keys (2048 tiles of 8192): no slot is reused.
+    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 20, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+  // The look-back table holds every tile of 2^24 keys (1639 tiles of 10240): no slot is reused.
   assert.equal(new Sorter(h100, { keyType: 'u32' }).createWorkspace(2 ** 24).slots, 2048);
   assert.equal(new Sorter(h100, { keyType: 'u32', keysPerThread: 4 }).createWorkspace(2 ** 24).slots, 4096);
   // Without the feature, 256 invocations and 16 KiB of workgroup memory: portable, smaller tiles
