@@ -13,6 +13,13 @@
 //   and skipped):
 //            --subgroups on|off --workgroup-size S --keys-per-thread K --rank-lanes L
 //            --spin-limit N --lookback-window W --lookback-slots T --plain-exchange on|off
+//            --full-tile on|off --claim-by-id on|off --batch-scan on|off --wide-histogram on|off
+//            --subgroup-scan on|off --uniform-count on|off --unroll-loops on|off
+//   --omit LIST    profiling only (wrong results, not checked): steps the pass kernel leaves out, a
+//                  comma-separated list of 'none' or steps joined by '+' (ranking, lookback, stores)
+//   --phases       after the timed runs, as many runs with a GPU timestamp pair around each step
+//                  (prepare, histogram, offsets, each pass, copy) in a compute pass of its own;
+//                  prints each step's median
 //   --spin-up-ms T  before each row's runs, sorts back to back until the time per sort holds (3 %)
 //                  over at least T ms (default 300; 0: none): an idle GPU clocks down between rows
 //   --repeat N     the whole list of rows N times over, in order (the same shape timed again later in
@@ -40,6 +47,15 @@ const { values: o } = parseArgs({
     'lookback-window': { type: 'string' },
     'lookback-slots': { type: 'string' },
     'plain-exchange': { type: 'string' },
+    'full-tile': { type: 'string' },
+    'claim-by-id': { type: 'string' },
+    'batch-scan': { type: 'string' },
+    'wide-histogram': { type: 'string' },
+    'subgroup-scan': { type: 'string' },
+    'uniform-count': { type: 'string' },
+    'unroll-loops': { type: 'string' },
+    omit: { type: 'string' },
+    phases: { type: 'boolean' },
     dawn: { type: 'string' },
     repeat: { type: 'string', default: '1' },
     'spin-up-ms': { type: 'string', default: '300' },
@@ -57,6 +73,13 @@ const configs = o.keys.split(',').map((k) => {
   return { name: k, keyType, valueType: valueType ?? null };
 });
 
+function onOff(flag) {
+  return (v) => {
+    if (v !== 'on' && v !== 'off') throw new Error(`--${flag}: '${v}' is not on or off`);
+    return v === 'on';
+  };
+}
+
 // Every combination of the Sorter options given (lists), as option objects.
 const OPTION_NAMES = [
   ['subgroups', 'subgroups', (v) => {
@@ -69,10 +92,15 @@ const OPTION_NAMES = [
   ['spin-limit', 'spinLimit', Number],
   ['lookback-window', 'lookbackWindow', Number],
   ['lookback-slots', 'lookbackSlots', Number],
-  ['plain-exchange', 'plainExchange', (v) => {
-    if (v !== 'on' && v !== 'off') throw new Error(`--plain-exchange: '${v}' is not on or off`);
-    return v === 'on';
-  }],
+  ['plain-exchange', 'plainExchange', onOff('plain-exchange')],
+  ['full-tile', 'fullTile', onOff('full-tile')],
+  ['claim-by-id', 'claimById', onOff('claim-by-id')],
+  ['batch-scan', 'batchScan', onOff('batch-scan')],
+  ['wide-histogram', 'wideHistogram', onOff('wide-histogram')],
+  ['subgroup-scan', 'subgroupScan', onOff('subgroup-scan')],
+  ['uniform-count', 'uniformCount', onOff('uniform-count')],
+  ['unroll-loops', 'unrollLoops', onOff('unroll-loops')],
+  ['omit', 'debug', (v) => ({ omit: v === 'none' ? [] : v.split('+') })],
 ];
 let shapes = [{}];
 for (const [flag, name, parse] of OPTION_NAMES) {
@@ -165,7 +193,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 
 // The shape a Sorter resolved (options and the adapter's defaults).
-const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}${s.plainExchange ? ' plainx' : ''}`;
+const shapeOf = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}` +
+  `${s.plainExchange ? ' plainx' : ''}${s.fullTile ? ' full' : ''}${s.claimById ? ' byid' : ''}${s.batchScan ? ' bscan' : ''}${s.wideHistogram ? ' whist' : ''}${s.subgroupScan ? ' sgscan' : ''}${s.uniformCount ? ' ucount' : ''}${s.unrollLoops ? ' unroll' : ''}` +
+  `${s.debug.omit.length ? ` OMIT:${s.debug.omit.join('+')}` : ''}`;
+const phaseSet = o.phases && timestamps ? device.createQuerySet({ type: 'timestamp', count: 32 }) : null;
+const phaseResolve = phaseSet ? device.createBuffer({ size: 256, usage: U.QUERY_RESOLVE | U.COPY_SRC }) : null;
+const phaseRead = phaseSet ? device.createBuffer({ size: 256, usage: U.MAP_READ | U.COPY_DST }) : null;
 
 console.log('| keys     | n    | shape | GPU ms med | GPU ms min | GPU ms max | wall ms med | G keys/s | fallbacks | check |');
 console.log('|----------|------|-------|-----------:|-----------:|-----------:|-----------:|---------:|----------:|-------|');
@@ -249,20 +282,42 @@ for (let round = 0; round < repeat; ++round) for (const cfg of configs) for (con
         resolveRead.unmap();
       }
     }
+    // Per-step timestamps (a compute pass per step), in runs of their own.
+    let phases = null;
+    if (phaseSet) {
+      const steps = sorter.steps(workspace);
+      const times = steps.map(() => []);
+      for (let r = 0; r < runs; ++r) {
+        const e = device.createCommandEncoder();
+        e.copyBufferToBuffer(pristineKeys, 0, keys, 0, bytes);
+        if (values) e.copyBufferToBuffer(pristineValues, 0, values, 0, bytes);
+        sorter.encode(e, { keys, values, count: n, workspace, timestamps: phaseSet });
+        e.resolveQuerySet(phaseSet, 0, 2 * steps.length, phaseResolve, 0);
+        e.copyBufferToBuffer(phaseResolve, 0, phaseRead, 0, 256);
+        device.queue.submit([e.finish()]);
+        await phaseRead.mapAsync(U.MAP_READ);
+        const t = new BigUint64Array(phaseRead.getMappedRange());
+        steps.forEach((_, i) => times[i].push(Number(t[2 * i + 1] - t[2 * i]) / 1e6));
+        phaseRead.unmap();
+      }
+      phases = Object.fromEntries(steps.map((name, i) => [name, median(times[i])]));
+    }
     const outKeys = await readBack(keys, n);
     const outValues = values ? await readBack(values, n) : null;
-    const problem = check(cfg, input, outKeys, outValues);
+    const omitted = sorter.debug.omit.length > 0;
+    const problem = omitted ? null : check(cfg, input, outKeys, outValues);
     const fallbacks = await workspace.fallbackCount();
     const gpu = timestamps ? median(gpuMs) : null;
     const wall = median(wallMs);
     const ms = gpu ?? wall;
     rows.push({ keys: cfg.name, n, options: shape, shape: shapeOf(sorter), gpu_ms: gpu, gpu_min_ms: timestamps ? Math.min(...gpuMs) : null, gpu_max_ms: timestamps ? Math.max(...gpuMs) : null, spin_up_ms: spinUp.ms, wall_ms: wall,
-      gkeys_per_s: n / ms / 1e6, fallbacks_last_run: fallbacks, check: problem ?? 'ok' });
+      gkeys_per_s: n / ms / 1e6, fallbacks_last_run: fallbacks, check: omitted ? 'not checked (omit)' : problem ?? 'ok', phases_ms: phases });
     const row = rows[rows.length - 1];
     console.log(`| ${cfg.name.padEnd(8)} | 2^${String(log2).padEnd(2)} | ${shapeOf(sorter)} | ${gpu === null ? '     -    ' : gpu.toFixed(3).padStart(10)} | ` +
       `${row.gpu_min_ms === null ? '     -    ' : row.gpu_min_ms.toFixed(3).padStart(10)} | ` +
       `${timestamps ? Math.max(...gpuMs).toFixed(3).padStart(10) : '     -    '} | ${wall.toFixed(3).padStart(10)} | ` +
       `${row.gkeys_per_s.toPrecision(4).padStart(8)} | ${String(fallbacks).padStart(9)} | ${row.check} |`);
+    if (phases) console.log(`|          |      | phases ms: ${Object.entries(phases).map(([k, v]) => `${k} ${v.toFixed(4)}`).join(', ')} (sum ${Object.values(phases).reduce((a, b) => a + b, 0).toFixed(3)}) |`);
     for (const b of [pristineKeys, keys, pristineValues, values]) b?.destroy();
     workspace.destroy();
     if (problem) process.exitCode = 1;

@@ -7,7 +7,9 @@
 // exit status 1 on any mismatch.
 //
 //   node bench/check.js [--max N (default 3000000)] [--quick] [--subgroups on|off|on,off]
-//                       [--no-cli]
+//                       [--no-cli] [--options JSON]
+//   --options: Sorter options for every library case, e.g. '{"fullTile":true,"claimById":true}'
+//              (the variants of src/tuning.js; the command keeps the adapter's defaults)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,9 +24,11 @@ const { values: o } = parseArgs({
     quick: { type: 'boolean' },
     subgroups: { type: 'string', default: 'on,off' },
     'no-cli': { type: 'boolean' },
+    options: { type: 'string', default: '{}' },
   },
 });
 const MAX = Number(o.max);
+const EXTRA = JSON.parse(o.options);
 
 const gpu = nodeGpu();
 const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
@@ -134,15 +138,16 @@ for (const subgroups of modes) {
     console.log('(no subgroups feature: subgroup path skipped)');
     continue;
   }
-  const probe = new Sorter(device, { keyType: 'u32', subgroups });
-  const probePairs = new Sorter(device, { keyType: 'u32', valueType: 'u32', subgroups });
-  const shape = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}`;
+  const probe = new Sorter(device, { ...EXTRA, keyType: 'u32', subgroups });
+  const probePairs = new Sorter(device, { ...EXTRA, keyType: 'u32', valueType: 'u32', subgroups });
+  const shape = (s) => `${s.tuning} wg${s.workgroupSize} k${s.keysPerThread} ${s.subgroups ? 'subgroups' : `lanes${s.rankLanes}`} spin${s.spinLimit} win${s.lookbackWindow} slots${s.lookbackSlots}` +
+    `${s.plainExchange ? ' plainx' : ''}${s.fullTile ? ' full' : ''}${s.claimById ? ' byid' : ''}${s.batchScan ? ' bscan' : ''}${s.wideHistogram ? ' whist' : ''}${s.subgroupScan ? ' sgscan' : ''}${s.uniformCount ? ' ucount' : ''}${s.unrollLoops ? ' unroll' : ''}`;
   console.log(`== subgroups ${subgroups ? 'on' : 'off'}: keys ${shape(probe)}; pairs ${shape(probePairs)}`);
   const tile = probe.tile;
   const sizes = new Set([0, 1, 2, 3, 255, 256, 1000, tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile + 1, 3 * tile + 7, 65537, 200003, 1 << 20, MAX]);
   if (probePairs.tile !== tile) for (const s of [probePairs.tile - 1, probePairs.tile, probePairs.tile + 1]) sizes.add(s);
   const sorted = [...sizes].filter((s) => s <= MAX).sort((a, b) => a - b);
-  const sorterOptions = { subgroups };
+  const sorterOptions = { ...EXTRA, subgroups };
   for (const [type, values, descending] of [
     ['u32', true, false],
     ['u32', false, true],
@@ -164,7 +169,7 @@ for (const subgroups of modes) {
       await checkOne(type, makeBits('uniform', n, beginBit * 33 + endBit), { values: true, descending, beginBit, endBit, sorterOptions }, `${type} pairs bits ${beginBit}..${endBit} ${descending ? 'desc' : 'asc'} n=${n}`);
   // The look-back's fallback on this adapter: a spin limit of 0 and tiles that never publish.
   for (const [spinLimit, debug] of [[0, {}], [0, { refusePeriod: 3 }], [0, { tableSlots: 2 }]])
-    await checkOne('u32', makeBits('uniform', 1000003, 5), { values: true, sorterOptions: { subgroups, spinLimit, debug } },
+    await checkOne('u32', makeBits('uniform', 1000003, 5), { values: true, sorterOptions: { ...EXTRA, subgroups, spinLimit, debug } },
       `u32 pairs n=1000003 spin 0 ${JSON.stringify(debug)}`);
 }
 

@@ -40,10 +40,24 @@ export interface SorterOptions {
   lookbackSlots?: number;
   /** Keys and values pass through workgroup memory of their own (plain words), not the ranking counters' (atomic words). */
   plainExchange?: boolean;
+  /** Full tiles run a copy of the pass's loads, ranking and stores without bounds checks (and, with subgroups, without a validity ballot per key). */
+  fullTile?: boolean;
+  /** Each workgroup sorts the tile its id names (no atomic claim; a tile whose workgroup starts late is recounted by its successors' fallback). */
+  claimById?: boolean;
+  /** The scan of the ranking's counters reads every group's word at once. */
+  batchScan?: boolean;
+  /** The histogram reads the keys four at a time (vec4<u32>) with constant digit shifts. */
+  wideHistogram?: boolean;
+  /** With subgroups: the tile's digit counts scanned by subgroup scans. */
+  subgroupScan?: boolean;
+  /** The passes read the count from a uniform buffer (a GPU count is copied there after the prepare step). */
+  uniformCount?: boolean;
+  /** The pass kernel's loops of known trip count unrolled in the WGSL. */
+  unrollLoops?: boolean;
   /** Sort up to one tile in one workgroup and one dispatch (default true). */
   smallPath?: boolean;
   /** Testing only: tiles p with p % refusePeriod == refusePeriod - 1 never publish; tableSlots: the circular table's length in tiles. */
-  debug?: { refusePeriod?: number; tableSlots?: number };
+  debug?: { refusePeriod?: number; tableSlots?: number; omit?: Array<'ranking' | 'lookback' | 'stores'>; smallVariants?: boolean };
 }
 
 export interface EncodeArguments {
@@ -59,6 +73,8 @@ export interface EncodeArguments {
   count: number | GPUBuffer;
   countOffset?: number;
   workspace: Workspace;
+  /** Profiling: each step in a compute pass of its own, its start and end at queries 2i, 2i + 1 of this set (steps() names them). */
+  timestamps?: GPUQuerySet | null;
 }
 
 /** The engine face: the kernels of one configuration, compiled on the caller's device. */
@@ -84,6 +100,13 @@ export class Sorter {
   readonly lookbackWindow: number;
   readonly lookbackSlots: number;
   readonly plainExchange: boolean;
+  readonly fullTile: boolean;
+  readonly claimById: boolean;
+  readonly batchScan: boolean;
+  readonly wideHistogram: boolean;
+  readonly subgroupScan: boolean;
+  readonly uniformCount: boolean;
+  readonly unrollLoops: boolean;
   /** The largest count one sort takes on this device (one storage binding, at most 2^30 - 1). */
   readonly maxCount: number;
   readonly hasValues: boolean;
@@ -93,6 +116,8 @@ export class Sorter {
   createWorkspace(maxCount: number): Workspace;
   /** Records the sort into the caller's encoder. */
   encode(encoder: GPUCommandEncoder, args: EncodeArguments): void;
+  /** The steps encode() records for a workspace, in order. */
+  steps(workspace: Workspace): string[];
 }
 
 export class Workspace {
@@ -139,7 +164,7 @@ export function deviceDescriptor(adapter: GPUAdapter, options?: { subgroups?: bo
 /** A device with deviceDescriptor(adapter)'s limits and features. */
 export function requestDevice(gpu?: GPU, options?: { subgroups?: boolean; features?: GPUFeatureName[]; adapterOptions?: GPURequestAdapterOptions }): Promise<GPUDevice>;
 /** The tuning table's row name and defaults for an adapter info (keys alone or with values). */
-export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange'>> };
+export function tuningFor(info: Partial<GPUAdapterInfo> & { subgroupMinSize?: number; subgroupMaxSize?: number }, hasValues?: boolean): { name: string; defaults: Required<Pick<SorterOptions, 'workgroupSize' | 'keysPerThread' | 'rankLanes' | 'subgroups' | 'spinLimit' | 'lookbackWindow' | 'lookbackSlots' | 'plainExchange' | 'fullTile' | 'claimById' | 'batchScan' | 'wideHistogram' | 'subgroupScan' | 'uniformCount' | 'unrollLoops'>> };
 /** Whether an adapter info names a CPU implementation (SwiftShader, llvmpipe, WARP, a fallback adapter). */
 export function isCpuAdapter(info: Partial<GPUAdapterInfo>): boolean;
 /** The device sort() uses when none is given. */

@@ -21,12 +21,14 @@ import {
   passShader,
   prepareShader,
   smallShader,
+  wideHistogramShader,
   workgroupWords,
 } from './wgsl.js';
 
 const SHADERS = {
   prepare: prepareShader,
   histogram: histogramShader,
+  histogramWide: wideHistogramShader,
   offsets: offsetsShader,
   pass: passShader,
   copy: copyShader,
@@ -37,6 +39,8 @@ export const KEY_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 export const VALUE_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 // Counts are packed with look-back tags into 32-bit words: at most 2^30 - 1 keys.
 export const MAX_COUNT_BITS = 30;
+// The kernel variants off (src/tuning.js): the small-array kernel's generation.
+const PLAIN_VARIANTS = Object.freeze({ fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false, unrollLoops: false });
 
 // GPUBufferUsage / GPUMapMode numbers (the globals are absent in Node until installed).
 const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, INDEX: 16, UNIFORM: 64, STORAGE: 128, INDIRECT: 256 };
@@ -88,6 +92,13 @@ function resolveShape(device, options, hasValues) {
     lookbackWindow: pick('lookbackWindow'),
     lookbackSlots: pick('lookbackSlots'),
     plainExchange: !!pick('plainExchange'),
+    fullTile: !!pick('fullTile'),
+    claimById: !!pick('claimById'),
+    batchScan: !!pick('batchScan'),
+    wideHistogram: !!pick('wideHistogram'),
+    subgroupScan: !!pick('subgroupScan'),
+    uniformCount: !!pick('uniformCount'),
+    unrollLoops: !!pick('unrollLoops'),
     subgroupMinSize: info.subgroupMinSize || 4,
     subgroupMaxSize: info.subgroupMaxSize || 128,
   };
@@ -174,7 +185,9 @@ export class Sorter {
     Object.assign(this, shape);
     this.tile = this.workgroupSize * this.keysPerThread;
     this.smallPath = smallPath;
-    this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0 };
+    this.debug = { refusePeriod: debug.refusePeriod ?? 0, tableSlots: debug.tableSlots ?? 0, omit: [...(debug.omit ?? [])], smallVariants: !!debug.smallVariants };
+    for (const step of this.debug.omit)
+      if (!['ranking', 'lookback', 'stores'].includes(step)) throw new RangeError(`debug.omit: unknown step '${step}' (ranking, lookback, stores)`);
     // Counts beyond one binding are not split over several bindings yet.
     this.maxCount = Math.min(2 ** MAX_COUNT_BITS - 1, Math.floor(device.limits.maxStorageBufferBindingSize / 4));
     this.cfg = {
@@ -189,6 +202,16 @@ export class Sorter {
       subgroupMaxSize: this.subgroupMaxSize,
       lookbackWindow: this.lookbackWindow,
       plainExchange: this.plainExchange,
+      fullTile: this.fullTile,
+      claimById: this.claimById,
+      batchScan: this.batchScan,
+      wideHistogram: this.wideHistogram,
+      subgroupScan: this.subgroupScan,
+      uniformCount: this.uniformCount,
+      unrollLoops: this.unrollLoops,
+      beginBit: this.beginBit,
+      endBit: this.endBit,
+      omit: this.debug.omit,
     };
     this.compiled = {};
   }
@@ -197,7 +220,11 @@ export class Sorter {
   pipeline(name) {
     let p = this.compiled[name];
     if (!p) {
-      const code = SHADERS[name](this.cfg);
+      // The small-array kernel keeps the plain generation: with the variants (every one on) it
+      // sorted pairs below a tile wrongly on an NVIDIA H100 with subgroups (keys right, and every
+      // pass kernel's case right), which SwiftShader's subgroups of 4 do not show.
+      const plain = name === 'small' && !this.debug.smallVariants;  // debug.smallVariants: to find the fault
+      const code = SHADERS[name](plain ? { ...this.cfg, ...PLAIN_VARIANTS } : this.cfg);
       const label = `gpusort ${name}`;
       p = this.device.createComputePipeline({
         label,
@@ -211,7 +238,14 @@ export class Sorter {
 
   /** Compiles the kernels now (else on first use): those of Onesweep and of the small-array path. */
   compile() {
-    for (const name of Object.keys(SHADERS)) this.pipeline(name);
+    for (const name of Object.keys(SHADERS)) if (name !== 'histogramWide' || this.wideHistogram) this.pipeline(name);
+  }
+
+  /** The steps encode() records, in order, for a workspace (each its own compute pass with `timestamps`). */
+  steps(workspace) {
+    if (workspace.small) return ['small'];
+    const passes = Array.from({ length: this.passCount }, (_, p) => `pass ${p}`);
+    return ['prepare', 'histogram', 'offsets', ...passes, ...(this.passCount % 2 === 1 ? ['copy'] : [])];
   }
 
   get hasValues() {
@@ -230,7 +264,7 @@ export class Sorter {
    * submit), or a GPUBuffer holding a u32 count at byte offset countOffset (clamped to the
    * workspace's maxCount).
    */
-  encode(encoder, { keys, values = null, count, countOffset = 0, workspace }) {
+  encode(encoder, { keys, values = null, count, countOffset = 0, workspace, timestamps = null }) {
     if (!(workspace instanceof Workspace) || workspace.sorter !== this) throw new TypeError('workspace must come from this sorter');
     if (this.hasValues !== (values !== null && values !== undefined))
       throw new TypeError(this.hasValues ? 'this sorter carries values: pass values' : 'this sorter has no values: pass none');
@@ -242,6 +276,7 @@ export class Sorter {
       if (values && values.size < count * 4) throw new RangeError(`values buffer holds ${values.size} bytes, the count needs ${count * 4}`);
       if (count <= 1 || this.passCount === 0) return;
       this.device.queue.writeBuffer(ws.hostCount, 0, new Uint32Array([count]));
+      if (ws.countUniform) this.device.queue.writeBuffer(ws.countUniform, 0, new Uint32Array([count]));
       countBuffer = ws.hostCount;
       countOffset = 0;
     } else {
@@ -263,7 +298,8 @@ export class Sorter {
     if (ws.small) {
       const entries = { 0: passParams(0), 4: whole(keys), 8: { buffer: countBuffer }, 9: countParams };
       if (this.hasValues) entries[6] = whole(values);
-      const cp = encoder.beginComputePass({ label: 'gpusort small' });
+      const timestampWrites = timestamps ? { querySet: timestamps, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } : undefined;
+      const cp = encoder.beginComputePass({ label: 'gpusort small', timestampWrites });
       cp.setPipeline(this.pipeline('small'));
       cp.setBindGroup(0, bind('small', entries));
       cp.dispatchWorkgroups(1);
@@ -272,7 +308,27 @@ export class Sorter {
     }
     // The look-back table starts empty (tag 0) in every sort.
     encoder.clearBuffer(ws.table);
-    const c = encoder.beginComputePass({ label: 'gpusort' });
+    // Profiling (timestamps: a GPUQuerySet): each step in a compute pass of its own, its start and
+    // end at queries 2i and 2i + 1 (steps(workspace) names them).
+    let step = 0;
+    let computePass = null;
+    const c = {
+      begin() {
+        if (computePass && !timestamps) return;
+        computePass?.end();
+        const timestampWrites = timestamps ? { querySet: timestamps, beginningOfPassWriteIndex: 2 * step, endOfPassWriteIndex: 2 * step + 1 } : undefined;
+        step += 1;
+        computePass = encoder.beginComputePass({ label: 'gpusort', timestampWrites });
+      },
+      setPipeline(p) {
+        this.begin();
+        computePass.setPipeline(p);
+      },
+      setBindGroup: (...a) => computePass.setBindGroup(...a),
+      dispatchWorkgroups: (...a) => computePass.dispatchWorkgroups(...a),
+      dispatchWorkgroupsIndirect: (...a) => computePass.dispatchWorkgroupsIndirect(...a),
+      end: () => computePass.end(),
+    };
     // A count from the host sizes the steps here (the same grids prepare writes); a GPU count
     // through the indirect commands prepare writes.
     const hostGrids = typeof count === 'number' ? dispatchGrids(count, this.tile) : null;
@@ -283,19 +339,33 @@ export class Sorter {
     c.setPipeline(this.pipeline('prepare'));
     c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
     c.dispatchWorkgroups(1);
-    c.setPipeline(this.pipeline('histogram'));
-    c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
+    // uniformCount: the passes read the count from a uniform, a GPU count's copied there from prepare's.
+    if (ws.countUniform && !hostGrids) {
+      c.end();
+      computePass = null;
+      encoder.copyBufferToBuffer(ws.control, CONTROL.N * 4, ws.countUniform, 0, 4);
+    }
+    // The wide histogram reads the keys as vec4<u32> where the binding holds one at least.
+    const quadBytes = Math.floor(Math.min(keys.size, ws.bindBytes) / 16) * 16;
+    if (this.wideHistogram && quadBytes > 0) {
+      c.setPipeline(this.pipeline('histogramWide'));
+      c.setBindGroup(0, bind('histogramWide', { 1: { buffer: ws.control }, 3: whole(keys), 10: { buffer: keys, size: quadBytes } }));
+    } else {
+      c.setPipeline(this.pipeline('histogram'));
+      c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
+    }
     dispatch(DISPATCH.HISTOGRAM);
     c.setPipeline(this.pipeline('offsets'));
     c.setBindGroup(0, bind('offsets', { 1: { buffer: ws.control } }));
     c.dispatchWorkgroups(1);
-    c.setPipeline(this.pipeline('pass'));
     const a = { keys, values };
     const b = { keys: ws.keysB, values: ws.valuesB };
     for (let pass = 0; pass < this.passCount; ++pass) {
       const [from, to] = pass % 2 === 0 ? [a, b] : [b, a];
       const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
+      if (ws.countUniform) entries[11] = { buffer: ws.countUniform };
       if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
+      c.setPipeline(this.pipeline('pass'));
       c.setBindGroup(0, bind('pass', entries));
       dispatch(DISPATCH.PASS);
     }
@@ -338,6 +408,8 @@ export class Workspace {
       this.control = buffer('control', CONTROL.WORDS * 4, S | USAGE.COPY_SRC);
       this.table = buffer('look-back table', sorter.passCount * this.slots * RADIX * 4, S | USAGE.COPY_DST);
       this.indirect = buffer('indirect', DISPATCH.WORDS * 4, S | USAGE.INDIRECT);
+      this.countUniform = sorter.uniformCount ? buffer('count uniform', 16, USAGE.UNIFORM | USAGE.COPY_DST) : null;
+      if (this.countUniform) this.buffers.push(this.countUniform);
       this.buffers.push(this.keysB, this.control, this.table, this.indirect);
       if (this.valuesB) this.buffers.push(this.valuesB);
     }

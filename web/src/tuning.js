@@ -12,21 +12,47 @@
 //   plainExchange   keys and values pass through workgroup memory of their own (plain words) rather
 //                   than through the ranking's counters' memory (atomic words): more memory, plain
 //                   loads and stores
+//   fullTile        full tiles run a copy of the pass's loads, ranking and stores without bounds
+//                   checks (and, with subgroups, without a validity ballot per key)
+//   claimById       each workgroup sorts the tile its id names (no atomic claim; a tile whose
+//                   workgroup starts late is recounted by its successors' fallback)
+//   batchScan       the scan of the ranking's counters reads every group's word at once
+//   wideHistogram   the histogram reads keys four at a time (vec4<u32>) with constant digit shifts
+//   subgroupScan    with subgroups: the tile's digit counts scanned by subgroup scans (2 barriers
+//                   fewer per tile)
+//   uniformCount    the passes read the count from a uniform buffer (no device-memory round trip
+//                   before a tile's loads; a GPU count is copied there after prepare)
+//   unrollLoops     the pass kernel's loops of known trip count (digits per invocation, the
+//                   counters' scan) unrolled in the WGSL: no loop guard, arrays indexed by constants
 //   lookbackSlots   the circular look-back table's largest length in tiles: it should exceed the
 //                   tiles in flight at once (resident workgroups), or successors find their
 //                   predecessors' slots reused and recount them
 
 // CPU adapters keep the shape the package was tuned on under SwiftShader; a GPU's look-back
 // reads a window and waits longer (rounds of device-memory latency), like gpusort's Vulkan path.
+// The kernel variants off unless a row turns them on.
+const BASE = { fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false, unrollLoops: false };
 const CPU = {
-  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false },
+  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false, ...BASE },
 };
 const GPU = {
-  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
+  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false, ...BASE },
 };
-// NVIDIA (subgroups of 32; gpusort's Vulkan path on the H100: 512 x 20 keys, 512 x 16 with values).
+// NVIDIA (subgroups of 32). `bench/bench.js` at 2^24 on an NVIDIA H100 80GB HBM3 (Dawn over the
+// Vulkan driver 580.159.04, GPU timestamps), 2026-11-26, at 23d8d59, ms for u32 / u32 pairs:
+//   512 x 16, every variant off                                         1.131 / 1.368
+//   512 x 16, every variant on                                          0.887 / 1.047
+//   512 x 16, every variant but claimById                               0.880 / 0.983
+//   512 x 20, every variant on                                          0.830 / 1.020
+//   256 x 12 / 16 / 20 and 512 x 12, every variant on: 0.97-1.17 / 1.14-1.45
+// Each variant left out of "every variant on" alone costs 1-14 % (fullTile most: pairs 1.191
+// against 1.048 ms; wideHistogram: the histogram 0.105 against 0.046 ms). claimById is slower with
+// values and stays off. The small-array kernel keeps the plain generation (src/sorter.js).
 const NVIDIA = {
-  keys: { workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false },
+  keys: {
+    workgroupSize: 512, keysPerThread: 20, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false,
+    ...BASE, fullTile: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true, unrollLoops: true,
+  },
   pairs: {},
 };
 

@@ -105,8 +105,8 @@ export function workgroupWords(cfg) {
   const groups = rankGroups(cfg);
   const shm = cfg.plainExchange ? groups * 128 + wg * cfg.keysPerThread : Math.max(groups * 128, wg * cfg.keysPerThread);
   const ranking = cfg.subgroups ? 1 : 2 * wg;
-  // tile_total, tile_start, scan_part, digit_shift, fallback_counts, lb_exclusive, small scalars
-  return shm + ranking + 2 * RADIX + 16 + 3 * RADIX + 8;
+  // tile_total, tile_start, scan_part (16 or a word per group), digit_shift, fallback_counts, small scalars
+  return shm + ranking + 2 * RADIX + Math.max(16, groups) + 2 * RADIX + 8;
 }
 
 // Code repeated for k = 0 .. count - 1 (k a literal in the text).
@@ -114,6 +114,27 @@ function unroll(count, body) {
   let out = '';
   for (let k = 0; k < count; ++k) out += body(k);
   return out;
+}
+
+// A loop over ${name} = 0 .. count - 1: with unrollLoops one copy per index (a const in each),
+// else a WGSL loop (which Dawn may give an iteration guard, and whose arrays indexed by the loop
+// variable a driver may keep in memory).
+function forIndex(cfg, count, name, body) {
+  if (cfg.unrollLoops) return unroll(count, (k) => `  {\n    const ${name} = ${k}u;\n${body}\n  }\n`);
+  return `  for (var ${name} = 0u; ${name} < ${count}u; ${name}++) {\n${body}\n  }\n`;
+}
+
+// A loop over ${name} = first, first + WG, ... below limit (a number): with unrollLoops one copy
+// per step (bounds checked only where the last step may pass the limit).
+function forStride(cfg, name, first, limit, body) {
+  const wg = cfg.workgroupSize;
+  const steps = Math.ceil(limit / wg);
+  if (cfg.unrollLoops)
+    return unroll(steps, (k) => {
+      const checked = (k + 1) * wg > limit;
+      return `  {\n    let ${name} = ${first} + ${k * wg}u;\n${checked ? `    if (${name} < ${limit}u) {\n` : ''}${body}\n${checked ? '    }\n' : ''}  }\n`;
+    });
+  return `  for (var ${name} = ${first}; ${name} < ${limit}u; ${name} += WG) {\n${body}\n  }\n`;
 }
 
 function header(cfg, wg = cfg.workgroupSize) {
@@ -184,6 +205,9 @@ function enableSubgroups(cfg) {
 function rankDecls(cfg) {
   const wg = cfg.workgroupSize;
   const groups = rankGroups(cfg);
+  // The counters' scan reads every group's word at once where the groups are few.
+  const batchScan = cfg.batchScan && groups <= 32;
+  const subgroupScan = cfg.subgroups && cfg.subgroupScan;
   const common = /* wgsl */ `
 // The rank groups' per-digit counters (two 16-bit halves per word), then the exchange of keys
 // and values in tile order: the counters are read for the last time before the first key goes in
@@ -202,50 +226,100 @@ fn xload(i: u32) -> u32 { return atomicLoad(&shm[i]); }`
 }
 var<workgroup> tile_total: array<u32, RADIX>;
 var<workgroup> tile_start: array<u32, RADIX>;
-var<workgroup> scan_part: array<u32, 16>;
+var<workgroup> scan_part: array<u32, ${Math.max(16, groups)}>;
 
+// Group s's counter word w (digits 2w, 2w + 1) becomes the group's start within those digits;
+// the words' sum over the groups (the tile's counts of both digits, packed) into \`running\`.
+fn counter_run(w: u32, groups: u32) -> u32 {
+${
+  batchScan
+    ? `  // Every group's word read at once (groups beyond \`groups\` hold zeros), then the starts.
+${unroll(groups, (s) => `  let c${s} = atomicLoad(&shm[${s * 128}u + w]);\n`)}  var running = 0u;
+${unroll(groups, (s) => `  atomicStore(&shm[${s * 128}u + w], running);\n  running += c${s};\n`)}`
+    : `  var running = 0u;
+  for (var s = 0u; s < groups; s++) {
+    let c = atomicLoad(&shm[s * 128u + w]);
+    atomicStore(&shm[s * 128u + w], running);
+    running += c;
+  }
+`
+}  return running;
+}
+${
+  subgroupScan
+    ? /* wgsl */ `
+// After the counts of every group: per digit pair (one counter word) each group's start within
+// the digit, and the tile's totals and their exclusive scan, by subgroup scans: invocation v of
+// the subgroup order (subgroups in slot order, lanes in order; \`group\` its subgroup's slot)
+// takes words v * WPT ... (v + 1) * WPT - 1.
+const WPT: u32 = ${Math.max(1, 128 / wg)}u;
+fn scan_counters_sg(v: u32, group: u32, groups: u32) {
+  var pairs: array<u32, WPT>;
+  var sum = 0u;
+${unroll(Math.max(1, 128 / wg), (i) => `  {
+    let w = v * WPT + ${i}u;
+    pairs[${i}] = 0u;
+    if (w < 128u) { pairs[${i}] = counter_run(w, groups); }
+    sum += (pairs[${i}] & 0xffffu) + (pairs[${i}] >> 16u);
+  }
+`)}  let before = subgroupExclusiveAdd(sum);
+  let total = subgroupAdd(sum);
+  if (subgroupElect()) { scan_part[group] = total; }
+  workgroupBarrier();
+  var run = before;
+${cfg.unrollLoops && groups <= 32 ? unroll(groups, (g) => `  if (${g}u < group) { run += scan_part[${g}]; }\n`) : '  for (var g = 0u; g < group; g++) { run += scan_part[g]; }'}
+${unroll(Math.max(1, 128 / wg), (i) => `  {
+    let w = v * WPT + ${i}u;
+    if (w < 128u) {
+      let low = pairs[${i}] & 0xffffu;
+      tile_total[2u * w] = low;
+      tile_total[2u * w + 1u] = pairs[${i}] >> 16u;
+      tile_start[2u * w] = run;
+      tile_start[2u * w + 1u] = run + low;
+      run += low + (pairs[${i}] >> 16u);
+    }
+  }
+`)}  workgroupBarrier();
+}
+`
+    : ''
+}
 // After the counts of every group: per digit pair (one counter word) each group's start within
 // the digit, and the tile's totals and their exclusive scan.
 fn scan_counters(t: u32, groups: u32) {
-  for (var w = t; w < 128u; w += WG) {
-    var running = 0u;
-    for (var s = 0u; s < groups; s++) {
-      let c = atomicLoad(&shm[s * 128u + w]);
-      atomicStore(&shm[s * 128u + w], running);
-      running += c;
-    }
+${forStride(cfg, 'w', 't', 128, `    let running = counter_run(w, groups);
     tile_total[2u * w] = running & 0xffffu;
-    tile_total[2u * w + 1u] = running >> 16u;
-  }
+    tile_total[2u * w + 1u] = running >> 16u;`)}
   workgroupBarrier();
   // Exclusive scan of the 256 digit totals: 16 runs of 16.
   if (t < 16u) {
     var s = 0u;
-    for (var i = 0u; i < 16u; i++) { s += tile_total[t * 16u + i]; }
+${forIndex(cfg, 16, 'i', '    s += tile_total[t * 16u + i];')}
     scan_part[t] = s;
   }
   workgroupBarrier();
   if (t == 0u) {
     var run = 0u;
-    for (var i = 0u; i < 16u; i++) {
-      let v = scan_part[i];
-      scan_part[i] = run;
-      run += v;
-    }
+${forIndex(cfg, 16, 'i', `    let v = scan_part[i];
+    scan_part[i] = run;
+    run += v;`)}
   }
   workgroupBarrier();
   if (t < 16u) {
     var run = scan_part[t];
-    for (var i = 0u; i < 16u; i++) {
-      tile_start[t * 16u + i] = run;
-      run += tile_total[t * 16u + i];
-    }
+${forIndex(cfg, 16, 'i', `    tile_start[t * 16u + i] = run;
+    run += tile_total[t * 16u + i];`)}
   }
   workgroupBarrier();
 }
 
 fn group_start(group: u32, d: u32) -> u32 {
   return (atomicLoad(&shm[group * 128u + (d >> 1u)]) >> ((d & 1u) * 16u)) & 0xffffu;
+}
+// Adds count to a group's counter of digit d (its 16-bit half of the word); the old count.
+fn counter_add(group: u32, d: u32, count: u32) -> u32 {
+  let sh = (d & 1u) * 16u;
+  return (atomicAdd(&shm[group * 128u + (d >> 1u)], count << sh) >> sh) & 0xffffu;
 }
 `;
   if (!cfg.subgroups)
@@ -257,21 +331,29 @@ var<workgroup> match_digit: array<u32, WG>;
 var<workgroup> match_rank: array<u32, WG>;
 `
     );
-  const words = cfg.subgroupMaxSize <= 32 ? 1 : 4;
+  // Ballot masks: one u32 where no subgroup is wider than 32 lanes, else vec4<u32>.
+  const narrow = cfg.subgroupMaxSize <= 32;
   return (
     common +
-    /* wgsl */ `
-// Ballot masks: one word where no subgroup is wider than 32 lanes.
-const MASK_WORDS: u32 = ${words}u;
-var<workgroup> subgroup_slots: atomic<u32>;  // bits 31..16: subgroups, 15..0: their lanes
-
-fn mask_count(m: vec4<u32>) -> u32 {
-  if (MASK_WORDS == 1u) { return countOneBits(m.x); }
+    (narrow
+      ? /* wgsl */ `
+alias Mask = u32;
+fn ballot(b: bool) -> Mask { return subgroupBallot(b).x; }
+fn mask_count(m: Mask) -> u32 { return countOneBits(m); }
+// The lanes below \`lane\`.
+fn lanes_below(lane: u32) -> Mask { return (1u << lane) - 1u; }
+// The lowest lane of a mask (0 for an empty one).
+fn mask_lowest(m: Mask) -> u32 { return select(0u, firstTrailingBit(m), m != 0u); }
+`
+      : /* wgsl */ `
+alias Mask = vec4<u32>;
+fn ballot(b: bool) -> Mask { return subgroupBallot(b); }
+fn mask_count(m: Mask) -> u32 {
   let c = countOneBits(m);
   return c.x + c.y + c.z + c.w;
 }
 // The lanes below \`lane\`.
-fn lanes_below(lane: u32) -> vec4<u32> {
+fn lanes_below(lane: u32) -> Mask {
   let w = lane / 32u;
   let partial = (1u << (lane % 32u)) - 1u;
   return vec4<u32>(select(select(0u, partial, w == 0u), 0xffffffffu, w > 0u),
@@ -280,34 +362,39 @@ fn lanes_below(lane: u32) -> vec4<u32> {
                    select(0u, partial, w == 3u));
 }
 // The lowest lane of a mask (0 for an empty one).
-fn mask_lowest(m: vec4<u32>) -> u32 {
-  if (MASK_WORDS == 1u || m.x != 0u) { return select(0u, firstTrailingBit(m.x), m.x != 0u); }
+fn mask_lowest(m: Mask) -> u32 {
+  if (m.x != 0u) { return firstTrailingBit(m.x); }
   if (m.y != 0u) { return 32u + firstTrailingBit(m.y); }
   if (m.z != 0u) { return 64u + firstTrailingBit(m.z); }
   return select(0u, 96u + firstTrailingBit(m.w), m.w != 0u);
 }
+`) +
+    /* wgsl */ `
+var<workgroup> subgroup_slots: atomic<u32>;  // bits 31..16: subgroups, 15..0: their lanes
 `
   );
 }
 
-// The variables rank_first, rank_stride, rank_group, rank_groups (and, with subgroups, below)
+// The variables rank_first, rank_stride, rank_group (and, portable, rank_lane, group_base; with subgroups, below_mask, rank_index)
 // of this invocation; after a barrier that follows the zeroing of subgroup_slots.
 function rankSetup(cfg) {
   if (!cfg.subgroups)
     return /* wgsl */ `
   let rank_group = t / W;
-  let rank_first = rank_group * W * K + t % W;
+  let rank_lane = t % W;
+  let group_base = rank_group * W;
+  let rank_first = group_base * K + rank_lane;
   let rank_stride = W;
-  let rank_groups = WG / W;
 `;
   return /* wgsl */ `
-  let lanes_on = subgroupBallot(true);
+  let lanes_on = ballot(true);
   let below_mask = lanes_below(lane);
   let rank_stride = mask_count(lanes_on);
   var slot = 0u;
   if (subgroupElect()) { slot = atomicAdd(&subgroup_slots, 0x10000u | rank_stride); }
   slot = subgroupBroadcastFirst(slot);
   let rank_group = slot >> 16u;
+  let rank_index = (slot & 0xffffu) + mask_count(lanes_on & below_mask);  // in subgroup order
   let rank_first = (slot & 0xffffu) * K + mask_count(lanes_on & below_mask);
 `;
 }
@@ -315,72 +402,58 @@ function rankSetup(cfg) {
 // Ranks digits[] into places[] (see rankDecls); every invocation runs it together.
 function rankTile(cfg) {
   const K = cfg.keysPerThread;
-  let body = /* wgsl */ `
-  for (var i = t; i < GROUPS_MAX * 128u; i += WG) { atomicStore(&shm[i], 0u); }
-  workgroupBarrier();
-`;
-  if (!cfg.subgroups) {
-    body += /* wgsl */ `
-  {
-    let lane = t % W;
-    let gbase = rank_group * W;
-${unroll(K, (k) => /* wgsl */ `
-    {
-      let d = digits[${k}];
-      match_digit[t] = d;
-      workgroupBarrier();
-      var below = 0u;
-      var total = 0u;
-      var first = W;
-      for (var j = 0u; j < W; j++) {
-        if (match_digit[gbase + j] == d) {
-          if (j < lane) { below += 1u; }
-          if (first == W) { first = j; }
-          total += 1u;
-        }
-      }
-      if (d != INVALID && first == lane) {
-        let sh = (d & 1u) * 16u;
-        match_rank[t] = (atomicAdd(&shm[rank_group * 128u + (d >> 1u)], total << sh) >> sh) & 0xffffu;
-      }
-      workgroupBarrier();
-      places[${k}] = match_rank[gbase + first] + below;
-    }`)}
-  }
-  workgroupBarrier();
-  scan_counters(t, rank_groups);
-`;
-  } else {
-    body += /* wgsl */ `
-${unroll(K, (k) => /* wgsl */ `
+  // Per key: the lanes of the rank group with the same digit, the count of those below this one
+  // (below), and the lowest of them adds their count to the group's counter of the digit; places[k]
+  // = the counter's old value + below.
+  const rankKey = cfg.subgroups
+    ? (k) => /* wgsl */ `
   {
     let d = digits[${k}];
-    var peers = subgroupBallot(d != INVALID);
+    // The valid lanes: in a full tile every lane's key is (the chunks cover the tile).
+${cfg.fullTile ? '    var peers = lanes_on;\n    if (!full) { peers = ballot(d != INVALID); }' : '    var peers = ballot(d != INVALID);'}
 ${unroll(8, (b) => /* wgsl */ `    {
       let bit_set = (d & ${1 << b}u) != 0u;
-      let ones = subgroupBallot(bit_set);
+      let ones = ballot(bit_set);
       peers = peers & select(~ones, ones, bit_set);
     }
 `)}
     let below = mask_count(peers & below_mask);
     var old = 0u;
-    if (d != INVALID && below == 0u) {
-      let sh = (d & 1u) * 16u;
-      old = (atomicAdd(&shm[rank_group * 128u + (d >> 1u)], mask_count(peers) << sh) >> sh) & 0xffffu;
-    }
+    if (d != INVALID && below == 0u) { old = counter_add(rank_group, d, mask_count(peers)); }
     places[${k}] = subgroupShuffle(old, mask_lowest(peers)) + below;
-  }`)}
+  }`
+    : (k) => /* wgsl */ `
+  {
+    let d = digits[${k}];
+    match_digit[t] = d;
+    workgroupBarrier();
+    var below = 0u;
+    var total = 0u;
+    var first = W;
+    for (var j = 0u; j < W; j++) {
+      if (match_digit[group_base + j] == d) {
+        if (j < rank_lane) { below += 1u; }
+        if (first == W) { first = j; }
+        total += 1u;
+      }
+    }
+    if (d != INVALID && first == rank_lane) { match_rank[t] = counter_add(rank_group, d, total); }
+    workgroupBarrier();
+    places[${k}] = match_rank[group_base + first] + below;
+  }`;
+  // Groups that may hold counts: the subgroups that took a slot, or every group.
+  const groups = cfg.subgroups && !cfg.batchScan ? 'atomicLoad(&subgroup_slots) >> 16u' : 'GROUPS_MAX';
+  const scan = cfg.subgroups && cfg.subgroupScan ? `scan_counters_sg(rank_index, rank_group, ${groups})` : `scan_counters(t, ${groups})`;
+  return /* wgsl */ `
+${forStride(cfg, 'i', 't', rankGroups(cfg) * 128, '    atomicStore(&shm[i], 0u);')}
   workgroupBarrier();
-  scan_counters(t, atomicLoad(&subgroup_slots) >> 16u);
-`;
-  }
-  body += unroll(K, (k) => /* wgsl */ `
-  if (digits[${k}] != INVALID) { places[${k}] += tile_start[digits[${k}]] + group_start(rank_group, digits[${k}]); }`);
-  body += /* wgsl */ `
+${unroll(K, rankKey)}
+  workgroupBarrier();
+  ${scan};
+${unroll(K, (k) => `  if (digits[${k}] != INVALID) { places[${k}] += tile_start[digits[${k}]] + group_start(rank_group, digits[${k}]); }\n`)}
   // The counters are read: the caller may now write the exchange.
   workgroupBarrier();
 `;
-  return body;
 }
 
 export function prepareShader(cfg) {
@@ -467,6 +540,60 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
   );
 }
 
+// The histogram with the keys read four at a time (vec4<u32>; the last n % 4 keys one at a time)
+// and every pass's digit by constant shifts (the sorter's bit range is fixed when it compiles).
+export function wideHistogramShader(cfg) {
+  const passes = [];
+  for (let shift = cfg.beginBit; shift < cfg.endBit; shift += 8) passes.push([shift, (1 << Math.min(8, cfg.endBit - shift)) - 1]);
+  const count = (v) => passes.map(([shift, mask], p) => `atomicAdd(&hist[${p * RADIX}u + ((${v} >> ${shift}u) & ${mask}u)], 1u);`).join(' ');
+  return (
+    header(cfg, AUX_WORKGROUP) +
+    /* wgsl */ `
+@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> keys: array<u32>;
+@group(0) @binding(10) var<storage, read> keys4: array<vec4<u32>>;
+
+const HQ: u32 = ${HISTOGRAM_KEYS_PER_THREAD / 4}u;  // vec4 loads per invocation and round
+var<workgroup> hist: array<atomic<u32>, ${passes.length * RADIX}>;
+
+fn count4(raw: vec4<u32>) {
+  let o = vec4<u32>(to_order(raw.x), to_order(raw.y), to_order(raw.z), to_order(raw.w));
+  ${count('o.x')}
+  ${count('o.y')}
+  ${count('o.z')}
+  ${count('o.w')}
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) nwg: vec3<u32>) {
+  for (var i = t; i < ${passes.length * RADIX}u; i += WG) { atomicStore(&hist[i], 0u); }
+  workgroupBarrier();
+  let n = atomicLoad(&control[C_N]);
+  let n4 = n / 4u;
+  let group = wid.x + wid.y * nwg.x;
+  let groups = nwg.x * nwg.y;
+  let round = WG * HQ;
+  for (var base = group * round + t; base < n4; base += groups * round) {
+    var quads: array<vec4<u32>, HQ>;
+${unroll(HISTOGRAM_KEYS_PER_THREAD / 4, (q) => `    if (base + ${q}u * WG < n4) { quads[${q}] = keys4[base + ${q}u * WG]; }\n`)}
+${unroll(HISTOGRAM_KEYS_PER_THREAD / 4, (q) => `    if (base + ${q}u * WG < n4) { count4(quads[${q}]); }\n`)}
+  }
+  // The last n % 4 keys.
+  if (group == 0u && t < n % 4u) {
+    let o = to_order(keys[n4 * 4u + t]);
+    ${count('o')}
+  }
+  workgroupBarrier();
+  for (var i = t; i < ${passes.length * RADIX}u; i += WG) {
+    let v = atomicLoad(&hist[i]);
+    if (v != 0u) { atomicAdd(&control[C_HIST + i], v); }
+  }
+}
+`
+  );
+}
+
 export function offsetsShader(cfg) {
   return (
     header(cfg, AUX_WORKGROUP) +
@@ -499,8 +626,28 @@ fn main(@builtin(local_invocation_index) t: u32) {
   );
 }
 
+// Profiling only (wrong results): whether the kernel leaves out a step ('ranking', 'lookback',
+// 'stores': the global stores are kept only where a target would be INVALID, i.e. never).
+function omits(cfg, step) {
+  return (cfg.omit ?? []).includes(step);
+}
+
+// Code for a condition that is uniform over the workgroup: where the key type maps keys to radix
+// order (not u32 ascending), a branch over two copies of the code, else the unmapped copy alone.
+function mappedBranches(cfg, condition, body) {
+  if (cfg.keyType === 'u32' && !cfg.descending) return body(false);
+  return `  if (${condition}) {${body(true)}\n  } else {${body(false)}\n  }`;
+}
+
+// With fullTile, a copy of the code without bounds checks for full tiles (full: uniform).
+function tileBranches(cfg, full, body) {
+  if (!cfg.fullTile) return body(false);
+  return `  if (${full}) {${body(true)}\n  } else {${body(false)}\n  }`;
+}
+
 export function passShader(cfg) {
   const K = cfg.keysPerThread;
+  const dpi = Math.ceil(RADIX / cfg.workgroupSize);
   const LBW = cfg.lookbackWindow;
   const sg = cfg.subgroups;
   return (
@@ -519,14 +666,12 @@ ${
 @group(0) @binding(6) var<storage, read_write> values_out: array<u32>;`
     : ''
 }
+${cfg.uniformCount ? '@group(0) @binding(11) var<uniform> count_u: vec4<u32>;  // x: the count (prepare\'s, copied)' : ''}
 
-var<workgroup> claim_shared: u32;
-var<workgroup> n_shared: u32;
+var<workgroup> start_shared: vec2<u32>;  // the claimed tile, the count
 var<workgroup> digit_shift: array<u32, RADIX>;  // global index - tile position, per digit
 var<workgroup> fallback_counts: array<atomic<u32>, RADIX>;
-var<workgroup> lb_exclusive: array<u32, RADIX>;  // each digit's count in earlier tiles
 var<workgroup> stalled: array<atomic<u32>, 2>;
-var<workgroup> recount_shared: u32;
 
 fn key_digit(ordered: u32) -> u32 { return (ordered >> params.shift) & digit_mask(params.digit_bits); }
 
@@ -561,25 +706,22 @@ fn count_tile_digits(t: u32, tile: u32, n: u32) {
   workgroupBarrier();
 }
 
-// Each digit d = t + j * WG: its count in all tiles before \`tile\`, into lb_exclusive[d]. Each
+// Each digit d = t + j * WG: its count in all tiles before \`tile\` (returned, [j]). Each
 // digit walks back on its own, LBW predecessors read at once per round, until it meets an
 // inclusive prefix or the first tile; one whose predecessor stays unpublished for spin_limit
 // rounds (or whose slot was reused) stops; then the workgroup recounts the latest such
 // predecessor (the fallback) and the walks resume.
-fn look_back(t: u32, tile: u32, n: u32) {
+fn look_back(t: u32, tile: u32, n: u32) -> array<u32, DPI> {
   let count_mask = (1u << params.count_bits) - 1u;
   let inclusive_bit = 1u << params.count_bits;
   var exclusive: array<u32, DPI>;
   var next: array<u32, DPI>;  // 1 + the tile read next; 0 once the prefix is complete
-  for (var j = 0u; j < DPI; j++) {
-    exclusive[j] = 0u;
-    next[j] = select(0u, tile, t + j * WG < RADIX);
-  }
+${forIndex(cfg, dpi, 'j', `    exclusive[j] = 0u;
+    next[j] = select(0u, tile, t + j * WG < RADIX);`)}
   var round = 0u;
   loop {
     var stalled_on = 0u;
-    for (var j = 0u; j < DPI; j++) {
-      let d = t + j * WG;
+${forIndex(cfg, dpi, 'j', `    let d = t + j * WG;
       var spins = 0u;
       loop {
         if (next[j] == 0u) { break; }
@@ -610,75 +752,81 @@ ${unroll(LBW, (w) => /* wgsl */ `        if (!waiting && next[j] != 0u && ${w}u 
         } else {
           spins += 1u;
         }
-      }
-    }
+      }`)}
     if (t == 0u) { atomicStore(&stalled[(round + 1u) & 1u], 0u); }
     if (stalled_on != 0u) { atomicMax(&stalled[round & 1u], stalled_on); }
-    workgroupBarrier();
-    if (t == 0u) { recount_shared = atomicLoad(&stalled[round & 1u]); }
-    let recount = workgroupUniformLoad(&recount_shared);
+    // (A barrier, the load, a barrier: every maximum is in, and the word is read before a later
+    // round clears it.)
+    let recount = workgroupUniformLoad(&stalled[round & 1u]);
     if (recount == 0u) { break; }
     // The fallback: count the latest stalled predecessor's keys here, offer the counts to others.
     let q = recount - 1u;
     if (t == 0u) { atomicAdd(&control[C_FALLBACKS], 1u); }
     count_tile_digits(t, q, n);
-    for (var j = 0u; j < DPI; j++) {
-      if (next[j] == recount) {
-        let d = t + j * WG;
-        let c = atomicLoad(&fallback_counts[d]);
-        publish(q, d, false, c);
-        exclusive[j] += c;
-        next[j] = q;
-      }
-    }
+${forIndex(cfg, dpi, 'j', `    if (next[j] == recount) {
+      let d = t + j * WG;
+      let c = atomicLoad(&fallback_counts[d]);
+      publish(q, d, false, c);
+      exclusive[j] += c;
+      next[j] = q;
+    }`)}
     round += 1u;
   }
-  for (var j = 0u; j < DPI; j++) {
-    let d = t + j * WG;
-    if (d < RADIX) { lb_exclusive[d] = exclusive[j]; }
-  }
+  return exclusive;
 }
 
 @compute @workgroup_size(WG)
-fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''}) {
+fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''},
+        @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+${
+  cfg.claimById && cfg.uniformCount
+    ? `  // Nothing to wait for but the zeroing of the workgroup's words.
   if (t == 0u) {
-    claim_shared = atomicAdd(&control[C_CLAIM + params.pass_index], 1u);
-    n_shared = atomicLoad(&control[C_N]);
     atomicStore(&stalled[0], 0u);
 ${sg ? '    atomicStore(&subgroup_slots, 0u);' : ''}
   }
-  let tile = workgroupUniformLoad(&claim_shared);
-  let n = workgroupUniformLoad(&n_shared);
+  workgroupBarrier();`
+    : `  if (t == 0u) {
+    start_shared = vec2<u32>(${cfg.claimById ? '0u' : 'atomicAdd(&control[C_CLAIM + params.pass_index], 1u)'}, ${cfg.uniformCount ? '0u' : 'atomicLoad(&control[C_N])'});
+    atomicStore(&stalled[0], 0u);
+${sg ? '    atomicStore(&subgroup_slots, 0u);' : ''}
+  }
+  let start = workgroupUniformLoad(&start_shared);`
+}
+  // The tile: ${cfg.claimById ? "the workgroup's id (workgroups that start late leave their tiles to their successors' fallback)" : 'the next one claimed'}.
+  let tile = ${cfg.claimById ? 'wid.x + wid.y * nwg.x' : 'start.x'};
+  let n = ${cfg.uniformCount ? 'count_u.x' : 'start.y'};
   let tiles = (n + TILE - 1u) / TILE;
   if (tile >= tiles) { return; }
   let begin = tile * TILE;
   let size = min(TILE, n - begin);
-  let mapped_in = first_pass();
-  let mapped_out = (params.flags & 2u) != 0u;
+  let full = size == TILE;
 ${rankSetup(cfg)}
   var keys: array<u32, K>;
   var digits: array<u32, K>;
   var places: array<u32, K>;
-${unroll(K, (k) => /* wgsl */ `
+  // Mapping to radix order (first pass) is decided once per pass, not per key.
+${mappedBranches(cfg, 'first_pass()', (map) =>
+  tileBranches(cfg, 'full', (fullTile) =>
+    unroll(K, (k) => /* wgsl */ `
   {
     let i = rank_first + ${k}u * rank_stride;
-    digits[${k}] = INVALID;
-    if (i < size) {
-      var key = keys_in[begin + i];
-      if (mapped_in) { key = to_order(key); }
+${fullTile ? '' : `    digits[${k}] = INVALID;
+    if (i < size) {`}
+      let key = ${map ? 'to_order(keys_in[begin + i])' : 'keys_in[begin + i]'};
       keys[${k}] = key;
       digits[${k}] = key_digit(key);
-    }
-  }`)}
+${fullTile ? '' : '    }'}
+  }`)))}
   var digit_offset: array<u32, DPI>;
-  for (var j = 0u; j < DPI; j++) {
-    let d = t + j * WG;
-    if (d < RADIX) { digit_offset[j] = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + d]); }
-  }
-${rankTile(cfg)}
+${forIndex(cfg, dpi, 'j', `    let d = t + j * WG;
+    if (d < RADIX) { digit_offset[j] = atomicLoad(&control[C_OFFSETS + params.pass_index * RADIX + d]); }`)}
+${omits(cfg, 'ranking') ? `${unroll(K, (k) => `  places[${k}] = rank_first + ${k}u * rank_stride;\n`)}
+  for (var d = t; d < RADIX; d += WG) { tile_total[d] = 0u; tile_start[d] = 0u; }
+  workgroupBarrier();` : rankTile(cfg)}
   let publishing = publishes(tile);
   if (publishing) {
-    for (var d = t; d < RADIX; d += WG) { publish(tile, d, tile == 0u, tile_total[d]); }
+${forStride(cfg, 'd', 't', 256, '    publish(tile, d, tile == 0u, tile_total[d]);')}
   }
 ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], keys[${k}]); }\n`)}
 ${
@@ -688,33 +836,35 @@ ${
 ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { values[${k}] = values_in[begin + rank_first + ${k}u * rank_stride]; }\n`)}`
     : ''
 }
-  look_back(t, tile, n);
-  for (var j = 0u; j < DPI; j++) {
-    let d = t + j * WG;
+${omits(cfg, 'lookback') ? '  var earlier: array<u32, DPI>;' : '  let earlier = look_back(t, tile, n);'}
+${forIndex(cfg, dpi, 'j', `    let d = t + j * WG;
     if (d < RADIX) {
-      let exclusive = lb_exclusive[d];
+      let exclusive = earlier[j];
       if (publishing && tile != 0u) { publish(tile, d, true, exclusive + tile_total[d]); }
       digit_shift[d] = digit_offset[j] + exclusive - tile_start[d];
-    }
-  }
+    }`)}
   workgroupBarrier();
 ${cfg.hasValues ? '  var targets: array<u32, K>;' : ''}
-${unroll(K, (k) => /* wgsl */ `
+${mappedBranches(cfg, '(params.flags & 2u) != 0u', (map) =>
+  tileBranches(cfg, 'full', (fullTile) =>
+    unroll(K, (k) => /* wgsl */ `
   {
     let j = t + ${k}u * WG;
-    if (j < size) {
+${fullTile ? '' : '    if (j < size) {'}
       let key = xload(j);
       let dest = digit_shift[key_digit(key)] + j;
-      keys_out[dest] = select(key, from_order(key), mapped_out);
+${omits(cfg, 'stores') ? `      if (dest == INVALID) {` : ''}
+      keys_out[dest] = ${map ? 'from_order(key)' : 'key'};
+${omits(cfg, 'stores') ? '      }' : ''}
 ${cfg.hasValues ? `      targets[${k}] = dest;` : ''}
-    }
-  }`)}
+${fullTile ? '' : '    }'}
+  }`)))}
 ${
   cfg.hasValues
     ? `  workgroupBarrier();
 ${unroll(K, (k) => `  if (digits[${k}] != INVALID) { xstore(places[${k}], values[${k}]); }\n`)}
   workgroupBarrier();
-${unroll(K, (k) => `  if (t + ${k}u * WG < size) { values_out[targets[${k}]] = xload(t + ${k}u * WG); }\n`)}`
+${unroll(K, (k) => `  if (t + ${k}u * WG < size${omits(cfg, 'stores') ? ` && targets[${k}] == INVALID` : ''}) { values_out[targets[${k}]] = xload(t + ${k}u * WG); }\n`)}`
     : ''
 }
 }
@@ -769,6 +919,7 @@ ${cfg.hasValues ? '@group(0) @binding(6) var<storage, read_write> values_io: arr
 fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''}) {
   let n = min(count_src[count_params.x], params.max_n);
   let size = min(n, TILE);
+  let full = size == TILE;
 ${sg ? '  if (t == 0u) { atomicStore(&subgroup_slots, 0u); }\n  workgroupBarrier();' : ''}
 ${rankSetup(cfg)}
   var keys: array<u32, K>;

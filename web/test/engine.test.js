@@ -160,6 +160,34 @@ test('look-back windows of 16 and 5: the fallback forced (tiles that never publi
   }
 });
 
+test('kernel variants (fullTile, claimById, batchScan, wideHistogram, subgroupScan, uniformCount, unrollLoops), both ranking paths: GPU and host counts, full and partial tiles, n % 4 != 0, the fallback forced', async () => {
+  const dev = await device();
+  const all = { fullTile: true, claimById: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true, unrollLoops: true };
+  for (const options of [
+    all,
+    { ...all, subgroups: true, workgroupSize: 64, keysPerThread: 8 },
+    { subgroups: true, workgroupSize: 128, keysPerThread: 5, plainExchange: true, descending: true, uniformCount: true, subgroupScan: true, unrollLoops: true },
+  ]) {
+    const sorter = new Sorter(dev, { keyType: 'u32', valueType: 'u32', ...options });
+    for (const key of Object.keys(all)) if (options[key]) assert.equal(sorter[key], true, key);
+    const tile = sorter.tile;
+    for (const [n, maxCount, gpuCount, sorted] of [
+      [3 * tile, 3 * tile, 3 * tile, 3 * tile],
+      [20003, 20000, 4000000000, 20000],
+      [20003, 20003, 15001, 15001],
+      [tile - 3, tile - 3, tile - 3, tile - 3],  // the small-array path
+      [2, 2, 2, 2],
+    ])
+      (await engineSort(sorter, makeBits('uniform', n, n + gpuCount), { maxCount, gpuCount, sorted })).destroy();
+    (await engineSort(sorter, makeBits('few', 9001, 3), { maxCount: 9001, hostCount: 8999, sorted: 8999 })).destroy();
+    const forced = new Sorter(dev, { keyType: 'u32', valueType: 'u32', ...options, spinLimit: 0, debug: { refusePeriod: 3 } });
+    const n = 10 * tile + 3;
+    const ws = await engineSort(forced, makeBits('uniform', n, 5), { hostCount: n, sorted: n });
+    assert.ok((await ws.fallbackCount()) >= 4 * 3, `${JSON.stringify(options)}: the fallback ran`);
+    ws.destroy();
+  }
+});
+
 test('a device without the subgroups feature: the portable ranking by default, subgroups: true refused', async () => {
   const dev = await requestDevice(nodeGpu(), { subgroups: false });
   assert.equal(dev.features.has('subgroups'), false);
@@ -196,15 +224,16 @@ test('per-adapter defaults: the tuning table, stepped down to what the device al
   const h100 = fakeDevice(nvidia, { features: ['subgroups'] });
   const gpuRow = { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 };
   assert.deepEqual(shapeOf(new Sorter(h100, { keyType: 'u32' })),
-    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 20, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
   assert.deepEqual(shapeOf(new Sorter(h100, { keyType: 'f32', valueType: 'u32' })),
-    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
-  // The look-back table holds every tile of 2^24 keys (2048 tiles of 8192): no slot is reused.
+    { tuning: 'nvidia', workgroupSize: 512, keysPerThread: 20, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+  // The look-back table holds every tile of 2^24 keys (1639 tiles of 10240): no slot is reused.
   assert.equal(new Sorter(h100, { keyType: 'u32' }).createWorkspace(2 ** 24).slots, 2048);
   assert.equal(new Sorter(h100, { keyType: 'u32', keysPerThread: 4 }).createWorkspace(2 ** 24).slots, 4096);
-  // Without the feature, 256 invocations and 16 KiB of workgroup memory: portable, smaller tiles.
+  // Without the feature, 256 invocations and 16 KiB of workgroup memory: portable, smaller tiles
+  // (256 x 9 keys: 2304 exchange words + 512 for the portable ranking + 1048 for the rest fit 4096).
   assert.deepEqual(shapeOf(new Sorter(fakeDevice(nvidia, { maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupSizeX: 256, maxComputeWorkgroupStorageSize: 16384 }))),
-    { tuning: 'nvidia', workgroupSize: 256, keysPerThread: 8, rankLanes: 32, subgroups: false, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
+    { tuning: 'nvidia', workgroupSize: 256, keysPerThread: 9, rankLanes: 32, subgroups: false, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096 });
   // CPU adapters keep SwiftShader's shape; the test device is one.
   const cpuRow = { tuning: 'cpu', workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256 };
   assert.deepEqual(shapeOf(new Sorter(await device())), cpuRow);

@@ -14,11 +14,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 // name, file, text, replacement, then the test runs that must fail: [file, name pattern or null].
 const MUTANTS = [
-  ['stability: rank among later lanes', 'src/wgsl.js', 'if (j < lane) { below += 1u; }', 'if (j > lane) { below += 1u; }',
+  ['stability: rank among later lanes', 'src/wgsl.js', 'if (j < rank_lane) { below += 1u; }', 'if (j > rank_lane) { below += 1u; }',
     [['sort', 'u32 pairs ascending: sizes'], ['engine', 'count from a GPU buffer'], ['cli', 'sorts u32 pairs'], ['browser', null]]],
   ['look-back ignores the inclusive flag', 'src/wgsl.js', 'next[j] = select(q, 0u, (entry & inclusive_bit) != 0u);', 'next[j] = q;',
     [['sort', 'u32 pairs: distributions'], ['engine', 'host count']]],
-  ['fallback adds a wrong count', 'src/wgsl.js', '        exclusive[j] += c;\n        next[j] = q;', '        exclusive[j] += c + 1u;\n        next[j] = q;',
+  ['fallback adds a wrong count', 'src/wgsl.js', '      exclusive[j] += c;\n      next[j] = q;', '      exclusive[j] += c + 1u;\n      next[j] = q;',
     [['engine', 'look-back fallback forced']]],
   ['fallback publishes a wrong count', 'src/wgsl.js', 'publish(q, d, false, c);', 'publish(q, d, false, c + 1u);',
     [['engine', 'look-back fallback forced']]],
@@ -40,7 +40,7 @@ const MUTANTS = [
     [['sort', 'u32 pairs: distributions'], ['engine', 'host count']]],
   ['subgroups: peers compared on 7 digit bits', 'src/wgsl.js', '${unroll(8, (b) =>', '${unroll(7, (b) =>',
     [['sort', 'subgroup ranking'], ['engine', 'subgroup ranking']]],
-  ['subgroups: chunk positions in reversed lane order (unstable)', 'src/wgsl.js', 'mask_count(lanes_on & below_mask)', '(rank_stride - 1u - mask_count(lanes_on & below_mask))',
+  ['subgroups: chunk positions in reversed lane order (unstable)', 'src/wgsl.js', '* K + mask_count(lanes_on & below_mask)', '* K + (rank_stride - 1u - mask_count(lanes_on & below_mask))',
     [['sort', 'subgroup ranking'], ['engine', 'subgroup ranking']]],
   ['look-back window: entries after a waiting one still taken', 'src/wgsl.js', 'if (!waiting && next[j] != 0u && ${w}u <= newest) {', 'if (next[j] != 0u && ${w}u <= newest) {',
     [['engine', 'look-back windows'], ['engine', 'subgroup ranking']]],
