@@ -10,8 +10,9 @@
 # sort, then 128 GiB for the single-GPU baseline). Ranks are started with --bind-to none (Open MPI
 # binds each of 2 ranks to one core otherwise); SINGLE_COPY (default cma) picks the shared-memory
 # single-copy mechanism (none where ptrace between the ranks is not allowed).
-# SET=scaling (default): the scaling rows (about 8 minutes with BUDGET_S=480); SET=host: the rows
-# of the host-staged design's measurements (docs/distributed.md, "Measured").
+# SET=scaling (default): the scaling rows (about 8 minutes with BUDGET_S=480); SET=scaling4: the
+# same on one, two and four GPUs of a machine with four; SET=host: the rows of the host-staged
+# design's measurements (docs/distributed.md, "Measured").
 set -uo pipefail
 bench=${1:-build/src/distributed/gpusort_distributed_bench}
 results=${RESULTS_DIR:?set RESULTS_DIR to the directory for the results}
@@ -75,6 +76,19 @@ if [[ ${SET:-scaling} == scaling ]]; then
   run strong_u32_2e34_np1 80 "${np1[@]}" --n 16G --type u32 --repeat 1 --only distributed
   run weak_u32_np2_host 70 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 2 --exchange host \
     --only distributed
+elif [[ ${SET:-scaling} == scaling4 ]]; then
+  # The scaling run on a machine with four GPUs (about 7 minutes): weak scaling with 2^32 u32 and
+  # 2^31 u64 keys per GPU on one, two and four GPUs (four GPUs with 2^32 u32 each is also the strong
+  # scaling row of 2^34 u32 keys), strong scaling of 2^34 u32 keys on two GPUs and one GPU.
+  np4=("${mpirun[@]}" --bind-to none -np 4 "$bench")
+  run weak_u32_np1 50 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run weak_u32_np2 60 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run weak_u32_np4_strong_2e34 75 "${np4[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run weak_u64_np1 50 "${np1[@]}" --n 2G --per-rank --type u64 --repeat 3 --only distributed
+  run weak_u64_np2 60 "${np2[@]}" --n 2G --per-rank --type u64 --repeat 3 --only distributed
+  run weak_u64_np4 75 "${np4[@]}" --n 2G --per-rank --type u64 --repeat 3 --only distributed
+  run strong_u32_2e34_np2 75 "${np2[@]}" --n 16G --type u32 --repeat 3 --only distributed
+  run strong_u32_2e34_np1 90 "${np1[@]}" --n 16G --type u32 --repeat 1 --only distributed
 else
   # 2^34 u32 keys (64 GiB; 2^33 per GPU: two runs of 2^32 on each): two GPUs (the merge on the GPU
   # in two ranges of the key order), then the CPU (LSD radix sort on every core) and one GPU out of
