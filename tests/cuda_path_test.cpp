@@ -198,15 +198,18 @@ TEST(KernelPathSelection, CudaWhereUnavailableIsAOneLineError) {
 TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
   auto& impl = context().impl();
   ScopedEnv env("GPUSORT_KERNELS", nullptr);
+  ScopedEnv histogram_env("GPUSORT_CUDA_HISTOGRAM", nullptr);
   for (KeyType key : {KeyType::u32, KeyType::f64}) {
     const SortSpec spec = make_sort_spec(key, 4, false, 0, 0);
     EXPECT_EQ(
         make_onesweep(impl, spec, OnesweepOptions{.kernels = KernelPath::spirv})->pass_kernels(),
         "spirv");
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
-    // u64+u32 keeps the SPIR-V pass by itself (src/tuning/nvidia.cpp).
-    EXPECT_EQ(automatic, cuda_available() && key == KeyType::u32 ? std::string("cuda 512x15seg")
-                                                                 : std::string("spirv"));
+    // u64+u32 keeps the SPIR-V pass by itself; where the CUDA pass runs, so does the CUDA
+    // histogram (src/tuning/nvidia.cpp).
+    EXPECT_EQ(automatic, cuda_available() && key == KeyType::u32
+                             ? std::string("cuda 512x15seg +histogram")
+                             : std::string("spirv"));
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
                   ->pass_kernels(),
@@ -311,20 +314,26 @@ TEST(KernelPathSelection, TuningTables) {
 TEST(KernelPathSelection, SizesChosenByItself) {
   SKIP_WITHOUT_CUDA();
   ScopedEnv env("GPUSORT_KERNELS", nullptr);
+  ScopedEnv histogram_env("GPUSORT_CUDA_HISTOGRAM", nullptr);
   SorterConfig config;
   config.algorithm = Algorithm::onesweep;
   Sorter automatic(context(), config);
+  // The CUDA histogram and plan come with the CUDA pass (src/tuning/nvidia.cpp).
   EXPECT_EQ(automatic.kernel_path(1 << 20), "spirv");
-  EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), "cuda 512x15seg");
+  EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), "cuda 512x15seg +histogram");
   config.kernels = KernelPath::cuda;
   Sorter cuda(context(), config);
-  EXPECT_EQ(cuda.kernel_path(1000), "cuda 512x15seg");
+  EXPECT_EQ(cuda.kernel_path(1000), "cuda 512x15seg +histogram");
   config.key = KeyType::u64;
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
   EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "spirv");
   config.kernels = KernelPath::cuda;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 1024x12seg1");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 1024x12seg1 +histogram");
+  {
+    ScopedEnv spirv_histogram("GPUSORT_CUDA_HISTOGRAM", "0");
+    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 1024x12seg1");
+  }
 }
 
 // `gpusort sort --kernels`: the option reaches the sort; cuda where it cannot run is one line.
