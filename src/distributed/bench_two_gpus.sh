@@ -76,6 +76,12 @@ if [[ ${SET:-scaling} == scaling ]]; then
   run strong_u32_2e34_np1 80 "${np1[@]}" --n 16G --type u32 --repeat 1 --only distributed
   run weak_u32_np2_host 70 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 2 --exchange host \
     --only distributed
+elif [[ ${SET:-scaling} == baselines ]]; then
+  # 2^34 u32 keys on two GPUs beside the 32-thread CPU radix sort and one GPU out of core of the
+  # same array, then the host exchange on two GPUs for comparison (about 5 minutes).
+  run strong_u32_2e34_np2 240 "${np2[@]}" --n 16G --type u32 --repeat 3 --baseline-repeat 1
+  run weak_u32_np2_host 70 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 2 --exchange host \
+    --only distributed
 elif [[ ${SET:-scaling} == scaling4 ]]; then
   # The scaling run on a machine with four GPUs (about 7 minutes): weak scaling with 2^32 u32 and
   # 2^31 u64 keys per GPU on one, two and four GPUs (four GPUs with 2^32 u32 each is also the strong
