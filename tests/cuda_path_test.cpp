@@ -208,7 +208,7 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
     // u64+u32 keeps the SPIR-V pass by itself; where the CUDA pass runs, so does the CUDA
     // histogram (src/tuning/nvidia.cpp).
     EXPECT_EQ(automatic, cuda_available() && key == KeyType::u32
-                             ? std::string("cuda 512x15seg +histogram")
+                             ? std::string("cuda 512x15seg +histogram +by id")
                              : std::string("spirv"));
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
@@ -320,10 +320,14 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   Sorter automatic(context(), config);
   // The CUDA histogram and plan come with the CUDA pass (src/tuning/nvidia.cpp).
   EXPECT_EQ(automatic.kernel_path(1 << 20), "spirv");
-  EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), "cuda 512x15seg +histogram");
+  // 32-bit keys alone: tiles by id (the table's cuda_tiles_by_id); pairs: from the counter.
+  EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), "cuda 512x15seg +histogram +by id");
   config.kernels = KernelPath::cuda;
   Sorter cuda(context(), config);
-  EXPECT_EQ(cuda.kernel_path(1000), "cuda 512x15seg +histogram");
+  EXPECT_EQ(cuda.kernel_path(1000), "cuda 512x15seg +histogram +by id");
+  config.value_bytes = 4;
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1000), "cuda 512x15seg +histogram");
+  config.value_bytes = 0;
   config.key = KeyType::u64;
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;

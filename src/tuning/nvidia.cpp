@@ -120,6 +120,11 @@ constexpr Tuning nvidia_tuning{
             // pay and stays off: u32 passes 1.534 ms at D = 0, 1.522 at 96, 1.541 at 264, 1.603 at
             // 792; u32+u32 2.50 ms at 0, 3.16 at 264; u64 2^26 0.55 at 0, 0.69 at 264.
             .cuda_histogram = 1,
+            // 32- and 64-bit keys alone: each block sorts the tile its id names, no claim from
+            // the pass's counter. `GPUSORT_KERNELS=cuda ONESWEEP_CLAIM_BY_ID=0|1 onesweep_timing
+            // <type> 28` at 6bccd72 on the H100 (docs/design/onesweep.md): u32 6.626 / 6.484 ms,
+            // u64 18.465 / 18.156; with values it lost (u32+u32 10.64 / 10.98).
+            .cuda_tiles_by_id = {1, 0, 1, 0},
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2

@@ -72,6 +72,10 @@ struct OnesweepTuning {
   // values) of tile t + this many, which a block claims about that many claims later (0: off). In
   // the order of cuda_from_n; GPUSORT_CUDA_PREFETCH=<tiles> overrides it for every key class.
   std::array<uint32_t, 4> cuda_prefetch_tiles{};
+  // Where the passes are CUDA kernels: 1 where each block sorts the tile its id names instead of
+  // claiming the next one from the pass's counter (a block that starts late is recounted by its
+  // successors' fallback, as with tiles_by_id). In the order of cuda_from_n.
+  std::array<uint32_t, 4> cuda_tiles_by_id{};
 };
 
 // One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it

@@ -105,6 +105,9 @@ class Onesweep final : public OnesweepSort {
       }
       if (options_.cuda_prefetch_tiles >= 0)
         cuda_prefetch_tiles_ = uint32_t(options_.cuda_prefetch_tiles);
+      // Tiles by id or from the pass's counter, per key class (the tuning table; the option wins).
+      cuda_tiles_by_id_ = options_.claim_by_id >= 0 ? uint32_t(options_.claim_by_id != 0)
+                                                    : tuning_.cuda_tiles_by_id[cuda_function_];
       return;
     }
     // The tile shapes per device family and key class: src/tuning.
@@ -293,7 +296,8 @@ class Onesweep final : public OnesweepSort {
            (cuda_histogram_
                 ? std::string(cuda_histogram_->copies > 1 ? " +histogram c2" : " +histogram")
                 : "") +
-           (cuda_prefetch_tiles_ != 0 ? " +prefetch " + std::to_string(cuda_prefetch_tiles_) : "");
+           (cuda_prefetch_tiles_ != 0 ? " +prefetch " + std::to_string(cuda_prefetch_tiles_) : "") +
+           (cuda_tiles_by_id_ != 0 ? " +by id" : "");
   }
   // Records a barrier unless the test switch drop_barriers names it.
   void step_barrier(Recorder& rec, uint32_t which, bool indirect) const {
@@ -463,8 +467,7 @@ class Onesweep final : public OnesweepSort {
     const uint32_t key_kind = spec_.key_kind, descending = spec_.descending ? 1u : 0u;
     const uint32_t spin_limit = options_.spin_limit,
                    refusal_period = options_.publish_refusal_period;
-    // Tiles from the pass's counter, as measured in experiments/nvx_onesweep (by id: a test).
-    const uint32_t by_id = options_.claim_by_id >= 0 ? uint32_t(options_.claim_by_id) : 0u;
+    const uint32_t by_id = cuda_tiles_by_id_;
     const uint32_t prefetch_tiles = cuda_prefetch_tiles_;
     rec.cuda_launch(ctx_.nvx.functions.at(cuda_function_), uint32_t(pass_tiles), cuda_->threads,
                     {&keys_a,     &keys_b,          &values_a,       &values_b,  &count,
@@ -485,6 +488,7 @@ class Onesweep final : public OnesweepSort {
   // The histogram and plan as a CUDA kernel too (its row of cuda::kCudaHistogramShapes), or null.
   const cuda::CudaHistogramShape* cuda_histogram_ = nullptr;
   uint32_t cuda_prefetch_tiles_ = 0;  // prefetch ahead by this many tiles (0: off)
+  uint32_t cuda_tiles_by_id_ = 0;     // 1: each block sorts the tile its id names
 };
 
 }  // namespace
