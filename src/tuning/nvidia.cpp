@@ -121,9 +121,10 @@ constexpr Tuning nvidia_tuning{
             // 792; u32+u32 2.50 ms at 0, 3.16 at 264; u64 2^26 0.55 at 0, 0.69 at 264.
             .cuda_histogram = 1,
             // 32- and 64-bit keys alone: each block sorts the tile its id names, no claim from
-            // the pass's counter. `GPUSORT_KERNELS=cuda ONESWEEP_CLAIM_BY_ID=0|1 onesweep_timing
-            // <type> 28` at 6bccd72 on the H100 (docs/design/onesweep.md): u32 6.626 / 6.484 ms,
-            // u64 18.465 / 18.156; with values it lost (u32+u32 10.64 / 10.98).
+            // the pass's counter. `ONESWEEP_CLAIM_BY_ID=0|1 ONESWEEP_PHASES=1 onesweep_timing
+            // <type> 0 28` at 20e5436 on an H100 80GB HBM3, 2026-11-26, ms counter / by id: u32
+            // 6.638 / 6.532, f32 6.671 / 6.566, u64 18.384 / 18.061 (u32 2^24 0.475 / 0.468); with
+            // values it lost at 6bccd72 (u32+u32 10.64 / 10.98, docs/design/onesweep.md).
             .cuda_tiles_by_id = {1, 0, 1, 0},
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
