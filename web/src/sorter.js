@@ -221,8 +221,8 @@ export class Sorter {
     let p = this.compiled[name];
     if (!p) {
       // The small-array kernel keeps the plain generation: with the variants (every one on) it
-      // sorted pairs below a tile wrongly on an NVIDIA H100 with subgroups (keys right, and every
-      // pass kernel's case right), which SwiftShader's subgroups of 4 do not show.
+      // sorted wrongly below a tile on an NVIDIA H100 with subgroups (pairs at 512 x 16, keys too
+      // at 512 x 20; every pass kernel's case right), which SwiftShader's subgroups of 4 do not show.
       const plain = name === 'small' && !this.debug.smallVariants;  // debug.smallVariants: to find the fault
       const code = SHADERS[name](plain ? { ...this.cfg, ...PLAIN_VARIANTS } : this.cfg);
       const label = `gpusort ${name}`;

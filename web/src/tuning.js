@@ -45,6 +45,8 @@ const GPU = {
 //   512 x 16, every variant but claimById                               0.880 / 0.983
 //   512 x 20, every variant on                                          0.830 / 1.020
 //   256 x 12 / 16 / 20 and 512 x 12, every variant on: 0.97-1.17 / 1.14-1.45
+// and at c8c1ea1 (same GPU and command, every variant but claimById): 512 x 20 0.789 / 0.898, 512 x 16
+// 0.880 / 0.982, 512 x 10 1.095 / 1.207, 1024 x 10 0.824 / 0.961 (1024 x 16 does not fit 48 KiB).
 // Each variant left out of "every variant on" alone costs 1-14 % (fullTile most: pairs 1.191
 // against 1.048 ms; wideHistogram: the histogram 0.105 against 0.046 ms). claimById is slower with
 // values and stays off. The small-array kernel keeps the plain generation (src/sorter.js).
