@@ -11,7 +11,8 @@
 # binds each of 2 ranks to one core otherwise); SINGLE_COPY (default cma) picks the shared-memory
 # single-copy mechanism (none where ptrace between the ranks is not allowed).
 # SET=scaling (default): the scaling rows (about 8 minutes with BUDGET_S=480); SET=scaling4: the
-# same on one, two and four GPUs of a machine with four; SET=host: the rows of the host-staged
+# same on one, two and four GPUs of a machine with four; SET=baselines: 2^34 u32 keys on two GPUs
+# beside the CPU and single-GPU sorts, then the host exchange; SET=host: the rows of the host-staged
 # design's measurements (docs/distributed.md, "Measured").
 set -uo pipefail
 bench=${1:-build/src/distributed/gpusort_distributed_bench}
@@ -64,7 +65,7 @@ np1=("${mpirun[@]}" --bind-to none -np 1 "$bench")
 if [[ ${SET:-scaling} == scaling ]]; then
   # The scaling run: weak scaling (2^32 u32, then 2^31 u64 keys per GPU, one GPU then two: the
   # device-resident path on two), strong scaling of 2^34 u32 keys (two GPUs, with the baselines
-  # of the same array: the 32-thread CPU radix sort and one GPU out of core; then one GPU through
+  # of the same array: the CPU radix sort on all cores and one GPU out of core; then one GPU through
   # the distributed sort), and the host exchange on two GPUs for comparison. Each row's output
   # names the path taken and every rank's stages (upload, sort, cuts = split, exchange, final
   # sort, download).
@@ -77,7 +78,7 @@ if [[ ${SET:-scaling} == scaling ]]; then
   run weak_u32_np2_host 70 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 2 --exchange host \
     --only distributed
 elif [[ ${SET:-scaling} == baselines ]]; then
-  # 2^34 u32 keys on two GPUs beside the 32-thread CPU radix sort and one GPU out of core of the
+  # 2^34 u32 keys on two GPUs beside the CPU radix sort on all cores and one GPU out of core of the
   # same array, then the host exchange on two GPUs for comparison (about 5 minutes).
   run strong_u32_2e34_np2 240 "${np2[@]}" --n 16G --type u32 --repeat 3 --baseline-repeat 1
   run weak_u32_np2_host 70 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 2 --exchange host \
