@@ -593,7 +593,10 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
   MPI_Comm_size(comm, &ranks);
   const uint32_t ks = key_bytes(key_type), vs = value_bytes;
   const DeviceExchange requested = options.device_exchange;
-  if (requested == DeviceExchange::host) return false;
+  if (requested == DeviceExchange::host) {
+    timings.device_refused = device_path_refusal(DevicePathFacts{.requested = requested});
+    return false;
+  }
   if (!state) state = std::make_shared<DevicePath>();
   DevicePath& st = *state;
   const auto started = clock::now();

@@ -300,7 +300,7 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
                   error.substr(error.find(refused_text) + refused_text.size()).c_str());
     return true;
   }
-  // Which path ran: the one asked for; automatic records why when it was not the device's.
+  // Which path ran: the one asked for; automatic and host record why it was not the device's.
   std::string path_error;
   if (error.empty()) {
     const bool device = c.exchange == dist::DeviceExchange::device ||
@@ -308,8 +308,9 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
     if (device && !timings.device_resident) path_error = "the device-resident path did not run";
     if (c.exchange == dist::DeviceExchange::host && timings.device_resident)
       path_error = "the device-resident path ran where the host one was asked for";
-    if (c.exchange == dist::DeviceExchange::automatic && !timings.device_resident &&
-        timings.device_refused.empty())
+    if ((c.exchange == dist::DeviceExchange::automatic ||
+         c.exchange == dist::DeviceExchange::host) &&
+        !timings.device_resident && timings.device_refused.empty())
       path_error = "the host path ran and no reason was recorded";
     if (c.device_run && c.sizes == Sizes::large && timings.local_runs < 2)
       path_error = "the share was sorted in " + std::to_string(timings.local_runs) + " run(s)";
