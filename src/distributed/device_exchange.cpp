@@ -15,6 +15,7 @@
 #include <random>
 #include <thread>
 
+#include "vulkan/buffer.hpp"
 #include "vulkan/context_impl.hpp"
 
 #if GPUSORT_CUDA_DRIVER_API
@@ -553,21 +554,8 @@ SharedBuffer::SharedBuffer(Context& ctx, const CudaDevice& device, uint64_t byte
       for (auto& b : binds)
         b.size = std::min(b.size, req.size - std::min(req.size, b.resourceOffset));
       std::erase_if(binds, [](const VkSparseMemoryBind& b) { return b.size == 0; });
-      VkSparseBufferMemoryBindInfo buffer_binds{buffer_, uint32_t(binds.size()), binds.data()};
-      VkBindSparseInfo bind{VK_STRUCTURE_TYPE_BIND_SPARSE_INFO};
-      bind.bufferBindCount = 1;
-      bind.pBufferBinds = &buffer_binds;
-      VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-      VkFence fence = VK_NULL_HANDLE;
-      check(vkCreateFence(device_, &fence_info, nullptr, &fence), "vkCreateFence");
-      VkResult r;
-      {
-        std::lock_guard lock(impl.submit_mutex);
-        r = vkQueueBindSparse(ctx.queue(), 1, &bind, fence);
-      }
-      if (r == VK_SUCCESS) r = vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX);
-      vkDestroyFence(device_, fence, nullptr);
-      check(r, "p2p: binding the imported pieces (vkQueueBindSparse)");
+      bind_sparse_memory(impl, buffer_, binds,
+                         "p2p: binding the imported pieces (vkQueueBindSparse)");
     }
     bytes_ = bytes;
   } catch (...) {

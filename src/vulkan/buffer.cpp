@@ -92,21 +92,26 @@ void DeviceBuffer::bind_sparse(Context::Impl& ctx, const VkMemoryRequirements& r
     memory_.push_back(allocate(device_, size, type, bytes_));
     binds.push_back({offset, size, memory_.back(), 0, 0});
   }
-  VkSparseBufferMemoryBindInfo buffer_binds{buffer_, uint32_t(binds.size()), binds.data()};
+  bind_sparse_memory(ctx, buffer_, binds, "binding a sparse buffer's memory (vkQueueBindSparse)");
+}
+
+void bind_sparse_memory(Context::Impl& ctx, VkBuffer buffer,
+                        const std::vector<VkSparseMemoryBind>& binds, const char* what) {
+  VkSparseBufferMemoryBindInfo buffer_binds{buffer, uint32_t(binds.size()), binds.data()};
   VkBindSparseInfo bind{VK_STRUCTURE_TYPE_BIND_SPARSE_INFO};
   bind.bufferBindCount = 1;
   bind.pBufferBinds = &buffer_binds;
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence = VK_NULL_HANDLE;
-  check(vkCreateFence(device_, &fence_info, nullptr, &fence), "vkCreateFence");
+  check(vkCreateFence(ctx.device, &fence_info, nullptr, &fence), "vkCreateFence");
   VkResult result;
   {
     std::lock_guard lock(ctx.submit_mutex);  // the queue is shared
     result = vkQueueBindSparse(ctx.queue, 1, &bind, fence);
   }
-  if (result == VK_SUCCESS) result = vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX);
-  vkDestroyFence(device_, fence, nullptr);
-  check(result, "binding a sparse buffer's memory (vkQueueBindSparse)");
+  if (result == VK_SUCCESS) result = vkWaitForFences(ctx.device, 1, &fence, VK_TRUE, UINT64_MAX);
+  vkDestroyFence(ctx.device, fence, nullptr);
+  check(result, what);
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }

@@ -39,6 +39,11 @@ class DeviceBuffer {
   void* mapped_ = nullptr;
 };
 
+// Binds memory to ranges of a sparse buffer on gpusort's queue (under its submit mutex: the queue
+// is shared) and waits for it; what names the binding in the error.
+void bind_sparse_memory(Context::Impl& ctx, VkBuffer buffer,
+                        const std::vector<VkSparseMemoryBind>& binds, const char* what);
+
 // Copies host bytes to a device-local buffer and back, through a staging buffer.
 void upload(Context::Impl& ctx, const DeviceBuffer& dst, const void* src, uint64_t bytes);
 void download(Context::Impl& ctx, const DeviceBuffer& src, void* dst, uint64_t bytes);
