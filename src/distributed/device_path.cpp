@@ -21,6 +21,15 @@
 
 namespace gpusort::distributed::detail {
 
+void allocate_outputs(const Allocate& keys_out, const Allocate& values_out, uint64_t count,
+                      uint32_t value_bytes, void*& keys, void*& values) {
+  keys = keys_out(count);
+  if (value_bytes) values = values_out(count);
+  if (count && (!keys || (value_bytes && !values)))
+    throw Error("distributed sort: the output allocator gave no storage for " +
+                std::to_string(count) + " elements");
+}
+
 std::string device_path_refusal(const DevicePathFacts& f) {
   if (f.requested == DeviceExchange::host) return "the host exchange was asked for";
   if (f.ranks < 2) return "one rank: nothing to exchange";
@@ -76,14 +85,6 @@ std::string error_of(F&& f) {
   } catch (const std::exception& e) {
     return e.what();
   }
-}
-
-void barrier_all(VkCommandBuffer cmd) {
-  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-  b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                       0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
 void barrier_to_host(VkCommandBuffer cmd) {
@@ -246,11 +247,11 @@ class SharedDeviceBackend final : public Backend {
   void finish() override {
     if (pending_.empty()) return;
     ctx_.impl().submit([&](VkCommandBuffer cmd) {
-      barrier_all(cmd);
+      Recorder::full_barrier(cmd);
       for (auto& [d, region] : pending_)
         vkCmdCopyBuffer(cmd, a_.buffer, d == self_ ? b_.buffer : peers_[size_t(d)].buffer, 1,
                         &region);
-      barrier_all(cmd);
+      Recorder::full_barrier(cmd);
     });
     pending_.clear();
   }
@@ -365,7 +366,7 @@ class Staging {
       });
       submit(s, [&](VkCommandBuffer cmd) {
         copy(cmd, up_[s].buffer(), up_[s].address(), 0, to, offset + at, n);
-        barrier_all(cmd);
+        Recorder::full_barrier(cmd);
       });
     }
     for (uint32_t s = 0; s < kSlots; ++s) wait(s);
@@ -377,7 +378,7 @@ class Staging {
       const uint32_t s = uint32_t(c % kSlots);
       const uint64_t at = c * slot_bytes_, n = std::min(slot_bytes_, bytes - at);
       submit(s, [&](VkCommandBuffer cmd) {
-        barrier_all(cmd);
+        Recorder::full_barrier(cmd);
         copy(cmd, from, 0, offset + at, down_[s].buffer(), 0, n);
         barrier_to_host(cmd);
       });
@@ -479,7 +480,7 @@ struct DeviceRuns {
     else
       for (uint64_t i = 0; i < n; ++i) regions.push_back({(b + i * stride) * size, i * size, size});
     ctx.impl().submit([&](VkCommandBuffer cmd) {
-      barrier_all(cmd);
+      Recorder::full_barrier(cmd);
       vkCmdCopyBuffer(cmd, keys, readback.buffer(), uint32_t(regions.size()), regions.data());
       barrier_to_host(cmd);
     });
@@ -763,7 +764,7 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     sorter.record(cmd, {data, at * ks},
                   vs ? BufferRef{data, layout.values_offset + at * vs} : BufferRef{}, {scratch, 0},
                   count);
-    barrier_all(cmd);
+    Recorder::full_barrier(cmd);
   };
 
   // Steps 1-5 fail on every rank at once (each is agreed on); the input is untouched then, so
@@ -785,7 +786,7 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
       timings.local.bytes = n * (ks + vs);
       if (n > 1)
         timings.local.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
-          barrier_all(cmd);
+          Recorder::full_barrier(cmd);
           for (size_t q = 0; q < R; ++q)
             record_sort(cmd, be.a(), be.b(), run_first[q], run_count[q]);
         });
@@ -903,7 +904,7 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
         throw Error("device path: the final sort's parts hold " + std::to_string(gathered) +
                     " of " + std::to_string(m) + " elements");
       timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
-        barrier_all(cmd);
+        Recorder::full_barrier(cmd);
         for (size_t i = 0; i < key_regions.size(); i += 4096)
           vkCmdCopyBuffer(cmd, be.b(), be.a(),
                           uint32_t(std::min<size_t>(4096, key_regions.size() - i)),
@@ -912,7 +913,7 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
           vkCmdCopyBuffer(cmd, be.b(), be.a(),
                           uint32_t(std::min<size_t>(4096, value_regions.size() - i)),
                           value_regions.data() + i);
-        barrier_all(cmd);
+        Recorder::full_barrier(cmd);
         for (uint64_t k = 0; k < parts; ++k)
           record_sort(cmd, be.a(), be.b(), part_first[k], part_size[k]);
       });
@@ -931,11 +932,7 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
   void* out_keys = nullptr;
   void* out_values = nullptr;
   agree(comm, [&] {
-    out_keys = keys_out(m);
-    if (vs) out_values = values_out(m);
-    if (m && (!out_keys || (vs && !out_values)))
-      throw Error("distributed sort: the output allocator gave no storage for " +
-                  std::to_string(m) + " elements");
+    allocate_outputs(keys_out, values_out, m, vs, out_keys, out_values);
     const auto t = clock::now();
     if (parts == 1) part_first = {0}, part_size = {m};
     uint64_t out = 0;

@@ -35,14 +35,20 @@ class DevicePath;
 using DevicePathState = std::shared_ptr<DevicePath>;
 
 // Sorts on the device-resident path when it can: returns true with `slice` set and the output
-// written. Returns false, with timings.device_refused saying why (unless host was asked for),
-// when the host path must run instead: nothing was asked of the output allocators then.
+// written. Returns false, with timings.device_refused saying why, when the host path must run
+// instead: nothing was asked of the output allocators then.
 // Collective; throws gpusort::Error on every rank when DeviceExchange::device / shared_device was
 // asked for and cannot run, or when a step fails after the output was asked for.
 bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyType key_type,
                       const void* keys, uint64_t n, const void* values, uint32_t value_bytes,
                       const Allocate& keys_out, const Allocate& values_out,
                       const DistributedOptions& options, DistributedTimings& timings, Slice& slice);
+
+// The caller's storage for a rank's `count` output elements, keys and (where value_bytes) values,
+// as both paths ask for it; throws gpusort::Error where an allocator gives none for a non-empty
+// output.
+void allocate_outputs(const Allocate& keys_out, const Allocate& values_out, uint64_t count,
+                      uint32_t value_bytes, void*& keys, void*& values);
 
 // Frees the state's GPU buffers (collective: peers' mappings go first).
 void release_device_path(MPI_Comm comm, DevicePathState& state);

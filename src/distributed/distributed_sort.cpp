@@ -29,6 +29,7 @@
 namespace gpusort::distributed {
 namespace {
 
+using detail::allocate_outputs;
 using detail::balanced_start;
 using detail::check_mpi;
 using detail::exact_cuts;
@@ -331,11 +332,7 @@ Slice partition_first(Context& ctx, MPI_Comm comm, KeyType key_type, const void*
   void* out_values = nullptr;
   Bytes bucket_keys, bucket_values;
   agree(comm, [&] {
-    out_keys = keys_out(final_count);
-    if (value_bytes) out_values = values_out(final_count);
-    if (final_count && (!out_keys || (value_bytes && !out_values)))
-      throw Error("distributed sort: the output allocator gave no storage for " +
-                  std::to_string(final_count) + " elements");
+    allocate_outputs(keys_out, values_out, final_count, value_bytes, out_keys, out_values);
     if (options.balanced) {
       bucket_keys = allocate_bytes(m * key_size);
       if (value_bytes) bucket_values = allocate_bytes(m * value_bytes);
@@ -742,11 +739,9 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   if (P == 1 && R == 1) {
     agree(comm, [&] {
       const auto t = clock::now();
-      void* out_k = keys_out(n);
-      void* out_v = value_bytes ? values_out(n) : nullptr;
-      if (n && (!out_k || (value_bytes && !out_v)))
-        throw Error("distributed sort: the output allocator gave no storage for " +
-                    std::to_string(n) + " elements");
+      void* out_k = nullptr;
+      void* out_v = nullptr;
+      allocate_outputs(keys_out, values_out, n, value_bytes, out_k, out_v);
       SortOptions local = options.sort;
       local.timings = &timings.local;
       auto stream = [](const void* from, void* to) {
@@ -897,11 +892,7 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
         parts = (m + run - 1) / run;
       }
     }
-    out_keys = keys_out(m);
-    if (value_bytes) out_values = values_out(m);
-    if (m && (!out_keys || (value_bytes && !out_values)))
-      throw Error("distributed sort: the output allocator gave no storage for " +
-                  std::to_string(m) + " elements");
+    allocate_outputs(keys_out, values_out, m, value_bytes, out_keys, out_values);
     if (merge == Merge::cpu || parts > 1) {
       const auto t = clock::now();
       st.recv_keys.reserve((m - own) * ks);

@@ -26,6 +26,7 @@
 #include "device_exchange.hpp"
 #include "host/byte_count.hpp"
 #include "vulkan/buffer.hpp"
+#include "vulkan/recorder.hpp"
 
 using namespace gpusort;
 namespace p2p = gpusort::distributed::p2p;
@@ -77,24 +78,16 @@ uint32_t key_of(uint64_t i) {
 
 constexpr uint64_t kChunk = uint64_t(256) << 20;
 
-void barrier_all(VkCommandBuffer cmd) {
-  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
-  b.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                       0, 1, &b, 0, nullptr, 0, nullptr);
-}
-
 // Reads [offset, offset + bytes) of a Vulkan buffer chunk by chunk through `staging`.
 void read_chunks(Context& ctx, DeviceBuffer& staging, VkBuffer src, uint64_t bytes,
                  const std::function<void(uint64_t offset, const uint8_t*, uint64_t)>& f) {
   for (uint64_t off = 0; off < bytes; off += kChunk) {
     const uint64_t n = std::min(kChunk, bytes - off);
     ctx.impl().submit([&](VkCommandBuffer cmd) {
-      barrier_all(cmd);
+      Recorder::full_barrier(cmd);
       VkBufferCopy region{off, 0, n};
       vkCmdCopyBuffer(cmd, src, staging.buffer(), 1, &region);
-      barrier_all(cmd);
+      Recorder::full_barrier(cmd);
     });
     f(off, static_cast<const uint8_t*>(staging.mapped()), n);
   }
@@ -107,11 +100,11 @@ void compare(Context& ctx, DeviceBuffer& s1, DeviceBuffer& s2, VkBuffer x, VkBuf
   for (uint64_t off = 0; off < bytes; off += kChunk) {
     const uint64_t n = std::min(kChunk, bytes - off);
     ctx.impl().submit([&](VkCommandBuffer cmd) {
-      barrier_all(cmd);
+      Recorder::full_barrier(cmd);
       VkBufferCopy r1{off, 0, n};
       vkCmdCopyBuffer(cmd, x, s1.buffer(), 1, &r1);
       vkCmdCopyBuffer(cmd, y, s2.buffer(), 1, &r1);
-      barrier_all(cmd);
+      Recorder::full_barrier(cmd);
     });
     auto a = static_cast<const uint32_t*>(s1.mapped());
     auto b = static_cast<const uint32_t*>(s2.mapped());
@@ -352,10 +345,10 @@ int main(int argc, char** argv) {
           for (auto& t : threads) t.join();
           for (auto& s : sums) sum += s[0], sum2 += s[1];
           ctx->impl().submit([&](VkCommandBuffer cmd) {
-            barrier_all(cmd);
+            Recorder::full_barrier(cmd);
             VkBufferCopy region{0, off, n};
             vkCmdCopyBuffer(cmd, up.buffer(), A.buffer(), 1, &region);
-            barrier_all(cmd);
+            Recorder::full_barrier(cmd);
           });
         }
         say("upload (generating keys on 16 threads) " + std::to_string(now_s() - t0) + " s");
@@ -363,9 +356,9 @@ int main(int argc, char** argv) {
   sorted_ok =
       sorted_ok && step("gpusort engine sort of A in place (scratch: B), checked", [&] {
         double ms = ctx->impl().submit_timed([&](VkCommandBuffer cmd) {
-          barrier_all(cmd);
+          Recorder::full_barrier(cmd);
           sorter->record(cmd, {A.buffer(), 0}, {}, {B.buffer(), 0}, n_max);
-          barrier_all(cmd);
+          Recorder::full_barrier(cmd);
         });
         say("sort of " + std::to_string(n_max) + " keys: " + std::to_string(ms) + " ms GPU, " +
             std::to_string(double(n_max) / ms / 1e6) + " G keys/s");
@@ -455,9 +448,9 @@ int main(int argc, char** argv) {
       const uint64_t n = sizes.back() / 4;
       if (sorter->scratch_bytes(n) > A.bytes()) return;
       ctx->impl().submit([&](VkCommandBuffer cmd) {
-        barrier_all(cmd);
+        Recorder::full_barrier(cmd);
         sorter->record(cmd, {B.buffer(), 0}, {}, {A.buffer(), 0}, n);
-        barrier_all(cmd);
+        Recorder::full_barrier(cmd);
       });
       uint32_t last = 0;
       read_chunks(*ctx, s1, B.buffer(), n * 4, [&](uint64_t off, const uint8_t* d, uint64_t bytes) {

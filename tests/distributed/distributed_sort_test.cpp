@@ -838,8 +838,8 @@ bool host_memory_checks() {
   return ok;
 }
 
-// The last rank's output allocator fails while the local sort's thread is still running (several
-// runs) : every rank throws the same "rank R: ..." (no rank left waiting, the sort's threads
+// The last rank's output allocator fails (throws, or gives no storage) while the local sort's
+// thread is still running (several runs): every rank throws the same "rank R: ..." (no rank left waiting, the sort's threads
 // stopped), and the sorter sorts correctly afterwards.
 bool failure_checks(Context& ctx, dist::Sorter& sorter, uint64_t seed) {
   int rank = 0, ranks = 1;
@@ -853,25 +853,36 @@ bool failure_checks(Context& ctx, dist::Sorter& sorter, uint64_t seed) {
   options.sort.device_memory_limit = 128 * 1024;
   options.chunk_bytes = 1024;
   std::string error;
-  for (int use_sorter = 0; use_sorter < 2; ++use_sorter) {
-    try {
-      auto allocate = [&](uint64_t n) -> void* {
-        if (rank == ranks - 1) throw Error("no room for the output");
-        out.resize(n);
-        return out.data();
-      };
-      if (use_sorter)
-        sorter.sort_raw(KeyType::u32, keys.data(), keys.size(), nullptr, 0, allocate, {}, options);
-      else
-        dist::sort_raw(ctx, MPI_COMM_WORLD, KeyType::u32, keys.data(), keys.size(), nullptr, 0,
-                       allocate, {}, options);
-      error = "did not throw";
-    } catch (const Error& e) {
-      const std::string want = "rank " + std::to_string(ranks - 1) + ": no room for the output";
-      if (e.what() != want)
-        error = std::string("threw '") + e.what() + "', expected '" + want + "'";
+  // The allocator throws, then (null_storage) returns no storage.
+  for (int null_storage = 0; null_storage < 2 && error.empty(); ++null_storage) {
+    for (int use_sorter = 0; use_sorter < 2; ++use_sorter) {
+      try {
+        auto allocate = [&](uint64_t n) -> void* {
+          if (rank == ranks - 1) {
+            if (null_storage) return nullptr;
+            throw Error("no room for the output");
+          }
+          out.resize(n);
+          return out.data();
+        };
+        if (use_sorter)
+          sorter.sort_raw(KeyType::u32, keys.data(), keys.size(), nullptr, 0, allocate, {},
+                          options);
+        else
+          dist::sort_raw(ctx, MPI_COMM_WORLD, KeyType::u32, keys.data(), keys.size(), nullptr, 0,
+                         allocate, {}, options);
+        error = "did not throw";
+      } catch (const Error& e) {
+        const std::string want =
+            "rank " + std::to_string(ranks - 1) + ": " +
+            (null_storage ? "distributed sort: the output allocator gave no storage for " +
+                                std::to_string(keys.size()) + " elements"
+                          : std::string("no room for the output"));
+        if (e.what() != want)
+          error = std::string("threw '") + e.what() + "', expected '" + want + "'";
+      }
+      if (!error.empty()) break;
     }
-    if (!error.empty()) break;
   }
   // Afterwards: the same sorter sorts, checked by rank 0 against std::sort of everything.
   std::vector<uint32_t> result;
