@@ -2,7 +2,7 @@
 // a Workspace holds the scratch of sorts up to a maximum count; encode() records a sort of the
 // caller's GPUBuffers into the caller's GPUCommandEncoder, its count given by the host or read
 // from a GPU buffer (indirect dispatch).
-import { tuningFor } from './tuning.js';
+import { VARIANTS_OFF, tuningFor } from './tuning.js';
 import {
   AUX_WORKGROUP,
   COPY_KEYS_PER_THREAD,
@@ -39,8 +39,6 @@ export const KEY_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 export const VALUE_TYPES = Object.freeze(['u32', 'i32', 'f32']);
 // Counts are packed with look-back tags into 32-bit words: at most 2^30 - 1 keys.
 export const MAX_COUNT_BITS = 30;
-// The kernel variants off (src/tuning.js): the small-array kernel's generation.
-const PLAIN_VARIANTS = Object.freeze({ fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false, unrollLoops: false });
 
 // GPUBufferUsage / GPUMapMode numbers (the globals are absent in Node until installed).
 const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, INDEX: 16, UNIFORM: 64, STORAGE: 128, INDIRECT: 256 };
@@ -224,7 +222,7 @@ export class Sorter {
       // sorted wrongly below a tile on an NVIDIA H100 with subgroups (pairs at 512 x 16, keys too
       // at 512 x 20; every pass kernel's case right), which SwiftShader's subgroups of 4 do not show.
       const plain = name === 'small' && !this.debug.smallVariants;  // debug.smallVariants: to find the fault
-      const code = SHADERS[name](plain ? { ...this.cfg, ...PLAIN_VARIANTS } : this.cfg);
+      const code = SHADERS[name](plain ? { ...this.cfg, ...VARIANTS_OFF } : this.cfg);
       const label = `gpusort ${name}`;
       p = this.device.createComputePipeline({
         label,

@@ -31,12 +31,13 @@
 // CPU adapters keep the shape the package was tuned on under SwiftShader; a GPU's look-back
 // reads a window and waits longer (rounds of device-memory latency), like gpusort's Vulkan path.
 // The kernel variants off unless a row turns them on.
-const BASE = { fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false, unrollLoops: false };
+/** Every kernel variant off (also the small-array kernel's generation: src/sorter.js). */
+export const VARIANTS_OFF = Object.freeze({ fullTile: false, claimById: false, batchScan: false, wideHistogram: false, subgroupScan: false, uniformCount: false, unrollLoops: false });
 const CPU = {
-  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false, ...BASE },
+  keys: { workgroupSize: 256, keysPerThread: 8, rankLanes: 16, subgroups: false, spinLimit: 256, lookbackWindow: 1, lookbackSlots: 256, plainExchange: false, ...VARIANTS_OFF },
 };
 const GPU = {
-  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false, ...BASE },
+  keys: { workgroupSize: 256, keysPerThread: 16, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false, ...VARIANTS_OFF },
 };
 // NVIDIA (subgroups of 32). `bench/bench.js` at 2^24 on an NVIDIA H100 80GB HBM3 (Dawn over the
 // Vulkan driver 580.159.04, GPU timestamps), 2026-11-26, at 23d8d59, ms for u32 / u32 pairs:
@@ -53,7 +54,7 @@ const GPU = {
 const NVIDIA = {
   keys: {
     workgroupSize: 512, keysPerThread: 20, rankLanes: 32, subgroups: true, spinLimit: 64, lookbackWindow: 16, lookbackSlots: 4096, plainExchange: false,
-    ...BASE, fullTile: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true, unrollLoops: true,
+    ...VARIANTS_OFF, fullTile: true, batchScan: true, wideHistogram: true, subgroupScan: true, uniformCount: true, unrollLoops: true,
   },
   pairs: {},
 };
