@@ -106,6 +106,9 @@ struct DistributedTimings {
   uint64_t local_runs = 0;    // runs the local sort cut the rank's share into (1: in core)
   uint64_t messages = 0;      // point-to-point messages this rank sent (built-in exchange)
   double prefault_ms = 0;     // growing (and touching) the sorter's host buffers in this call
+  // Bytes the device-resident path's transfers moved straight between registered host memory
+  // and the GPU (Sorter::register_host_memory); the rest went through staging.
+  uint64_t direct_bytes = 0;
   // Which path ran: true for the device-resident one (DeviceExchange::device / shared_device).
   // Its stages: local.upload_ms (keys and values to the GPU), local.sort_gpu_ms (the local sort),
   // split_ms (exact cuts on the device data), exchange_ms (the peer copies, from the cuts to the
@@ -230,6 +233,21 @@ class Sorter {
   // Frees the device-resident path's GPU buffers (kept between sorts, each about the largest
   // share or slice of keys and values sorted so far). Collective.
   void release_device_memory();
+  // Registers [data, data + bytes) of this process's memory with the rank's GPU: its pages are
+  // pinned and imported (VK_EXT_external_memory_host), and the device-resident path then
+  // uploads keys and values from it, and downloads the slice into it, by DMA straight from and
+  // to those pages. Without it every byte is copied by host threads into pinned staging first
+  // (or out of it), so it crosses host memory three times instead of once: what bounds several
+  // GPUs transferring at once. Pinning takes time (~17 GB/s on an H100's host): register memory
+  // sorted from or into more than once, e.g. the inputs and the output HostBuffers. Only whole
+  // pages within the range are imported; the bytes around them are staged. The memory must stay
+  // mapped, at that address, until unregister_host_memory(data) or the sorter's destruction.
+  // Throws gpusort::Error naming the problem (the device cannot import host memory, the range
+  // overlaps one registered, the driver refused the pages); nothing is registered then. The
+  // host path does not use registrations. Not collective.
+  void register_host_memory(const void* data, uint64_t bytes);
+  // Releases the registration made at `data`; false when there is none. Not collective.
+  bool unregister_host_memory(const void* data);
   // As distributed::sort_raw, on the sorter's communicator. Collective.
   Slice sort_raw(KeyType key_type, const void* keys, uint64_t n, const void* values,
                  uint32_t value_bytes, const Allocate& keys_out, const Allocate& values_out,

@@ -11,7 +11,8 @@
 # binds each of 2 ranks to one core otherwise); SINGLE_COPY (default cma) picks the shared-memory
 # single-copy mechanism (none where ptrace between the ranks is not allowed).
 # SET=scaling (default): the scaling rows (about 8 minutes with BUDGET_S=480); SET=scaling4: the
-# same on one, two and four GPUs of a machine with four; SET=baselines: 2^34 u32 keys on two GPUs
+# same on one, two and four GPUs of a machine with four; SET=registered: weak scaling with the
+# inputs and outputs registered with the GPUs, beside the staged transfers; SET=baselines: 2^34 u32 keys on two GPUs
 # beside the CPU and single-GPU sorts, then the host exchange; SET=host: the rows of the host-staged
 # design's measurements (docs/distributed.md, "Measured").
 set -uo pipefail
@@ -77,6 +78,17 @@ if [[ ${SET:-scaling} == scaling ]]; then
   run strong_u32_2e34_np1 80 "${np1[@]}" --n 16G --type u32 --repeat 1 --only distributed
   run weak_u32_np2_host 70 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 2 --exchange host \
     --only distributed
+elif [[ ${SET:-scaling} == registered ]]; then
+  # Weak scaling with the inputs and outputs registered with the GPUs (--register: transfers by
+  # DMA straight from and to them, no staging copy), one GPU then two, u32 then u64; then the same
+  # u32 rows through staging for comparison (one rank: the device-resident path too).
+  run weak_u32_np1_registered 60 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed --register
+  run weak_u32_np2_registered 75 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed --register
+  run weak_u64_np1_registered 60 "${np1[@]}" --n 2G --per-rank --type u64 --repeat 3 --only distributed --register
+  run weak_u64_np2_registered 75 "${np2[@]}" --n 2G --per-rank --type u64 --repeat 3 --only distributed --register
+  run weak_u32_np1 60 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run weak_u32_np2 75 "${np2[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed
+  run weak_u32_np1_host 60 "${np1[@]}" --n 4G --per-rank --type u32 --repeat 3 --only distributed --exchange host
 elif [[ ${SET:-scaling} == baselines ]]; then
   # 2^34 u32 keys on two GPUs beside the CPU radix sort on all cores and one GPU out of core of the
   # same array, then the host exchange on two GPUs for comparison (about 5 minutes).

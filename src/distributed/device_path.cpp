@@ -17,6 +17,7 @@
 #include "primitives/push.h"
 #include "split.hpp"
 #include "vulkan/buffer.hpp"
+#include "vulkan/host_import.hpp"
 #include "vulkan/recorder.hpp"
 
 namespace gpusort::distributed::detail {
@@ -32,7 +33,6 @@ void allocate_outputs(const Allocate& keys_out, const Allocate& values_out, uint
 
 std::string device_path_refusal(const DevicePathFacts& f) {
   if (f.requested == DeviceExchange::host) return "the host exchange was asked for";
-  if (f.ranks < 2) return "one rank: nothing to exchange";
   if (f.partition_first) return "partition_first runs on the host path";
   if (f.custom_exchange) return "a caller's Exchange runs on the host path";
   if (!f.balanced) return "natural bucket sizes run on the host path";
@@ -321,10 +321,12 @@ class SharedDeviceBackend final : public Backend {
 // path does (host/host_path.hpp): host threads fill (empty) one slot while the copies of the
 // others run; the slots are host-cached memory, and the copies between them and the device are
 // the DMA engine's or a compute shader's (HostPath::copy_engine: the device family's tuning, or
-// GPUSORT_COPY_ENGINE).
+// GPUSORT_COPY_ENGINE). Host memory the caller registered (Sorter::register_host_memory) skips
+// the slots: the DMA engine copies between its imported pages and the device.
 class Staging {
  public:
   static constexpr uint32_t kSlots = 4;
+  static constexpr uint32_t kDirect = kSlots;  // the command buffer of the imported spans' copies
   Staging(Context& ctx, uint64_t slot_bytes) : ctx_(ctx), slot_bytes_(slot_bytes) {
     Context::Impl& impl = ctx.impl();
     device_ = ctx.device();
@@ -335,18 +337,19 @@ class Staging {
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = pool_;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = kSlots;
+    alloc.commandBufferCount = kSlots + 1;
     check(vkAllocateCommandBuffers(device_, &alloc, cmds_), "vkAllocateCommandBuffers");
-    for (uint32_t i = 0; i < kSlots; ++i) {
+    for (uint32_t i = 0; i <= kSlots; ++i) {
       VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
       check(vkCreateFence(device_, &fence_info, nullptr, &fences_[i]), "vkCreateFence");
+      if (i == kDirect) break;
       up_[i] = DeviceBuffer(impl, slot_bytes, MemoryKind::readback);
       down_[i] = DeviceBuffer(impl, slot_bytes, MemoryKind::readback);
     }
     shader_copies_ = impl.host_path().copy_engine == HostPath::CopyEngine::shader;
   }
   ~Staging() {
-    for (uint32_t i = 0; i < kSlots; ++i) {
+    for (uint32_t i = 0; i <= kSlots; ++i) {
       if (busy_[i]) vkWaitForFences(device_, 1, &fences_[i], VK_TRUE, UINT64_MAX);
       if (fences_[i]) vkDestroyFence(device_, fences_[i], nullptr);
     }
@@ -354,7 +357,59 @@ class Staging {
   }
   uint64_t slot_bytes() const { return slot_bytes_; }
 
-  void upload(const uint8_t* from, VkBuffer to, uint64_t offset, uint64_t bytes) {
+  // Host bytes [from, from + bytes) to `to` at `offset`: what `imports` holds by the DMA engine
+  // straight from the caller's pages (one submission, under way while the rest is staged).
+  // Returns the bytes copied straight.
+  uint64_t upload(const uint8_t* from, VkBuffer to, uint64_t offset, uint64_t bytes,
+                  const HostImports* imports) {
+    if (!imports || imports->empty()) return upload_staged(from, to, offset, bytes), 0;
+    const auto spans = imports->split(from, bytes);
+    const uint64_t straight = direct(spans, [&](VkCommandBuffer cmd, const HostImports::Span& s) {
+      VkBufferCopy region{s.buffer_offset, offset + s.offset, s.bytes};
+      vkCmdCopyBuffer(cmd, s.buffer, to, 1, &region);
+    });
+    for (const auto& s : spans)
+      if (!s.buffer) upload_staged(from + s.offset, to, offset + s.offset, s.bytes);
+    wait(kDirect);
+    return straight;
+  }
+
+  // Device bytes of `from` at `offset` to host [to, to + bytes), likewise: what `imports` holds
+  // by the DMA engine straight into the caller's pages.
+  uint64_t download(VkBuffer from, uint64_t offset, uint8_t* to, uint64_t bytes,
+                    const HostImports* imports) {
+    if (!imports || imports->empty()) return download_staged(from, offset, to, bytes), 0;
+    const auto spans = imports->split(to, bytes);
+    const uint64_t straight = direct(spans, [&](VkCommandBuffer cmd, const HostImports::Span& s) {
+      VkBufferCopy region{offset + s.offset, s.buffer_offset, s.bytes};
+      vkCmdCopyBuffer(cmd, from, s.buffer, 1, &region);
+    });
+    for (const auto& s : spans)
+      if (!s.buffer) download_staged(from, offset + s.offset, to + s.offset, s.bytes);
+    wait(kDirect);
+    return straight;
+  }
+
+ private:
+  // The imported spans' copies, recorded by `copy` into one submission between full barriers
+  // (and a barrier to the host stage, for downloads), not waited for; returns their bytes.
+  template <class F>
+  uint64_t direct(const std::vector<HostImports::Span>& spans, F&& copy) {
+    uint64_t bytes = 0;
+    for (const auto& s : spans)
+      if (s.buffer) bytes += s.bytes;
+    if (!bytes) return 0;
+    submit(kDirect, [&](VkCommandBuffer cmd) {
+      Recorder::full_barrier(cmd);
+      for (const auto& s : spans)
+        if (s.buffer) copy(cmd, s);
+      Recorder::full_barrier(cmd);
+      barrier_to_host(cmd);
+    });
+    return bytes;
+  }
+
+  void upload_staged(const uint8_t* from, VkBuffer to, uint64_t offset, uint64_t bytes) {
     uint64_t i = 0;
     for (uint64_t at = 0; at < bytes; at += slot_bytes_, ++i) {
       const uint32_t s = uint32_t(i % kSlots);
@@ -372,7 +427,7 @@ class Staging {
     for (uint32_t s = 0; s < kSlots; ++s) wait(s);
   }
 
-  void download(VkBuffer from, uint64_t offset, uint8_t* to, uint64_t bytes) {
+  void download_staged(VkBuffer from, uint64_t offset, uint8_t* to, uint64_t bytes) {
     const uint64_t chunks = (bytes + slot_bytes_ - 1) / slot_bytes_;
     auto start = [&](uint64_t c) {
       const uint32_t s = uint32_t(c % kSlots);
@@ -396,7 +451,6 @@ class Staging {
     }
   }
 
- private:
   // Records a copy of `bytes` (a multiple of 4) from `from` at from_offset to `to` at to_offset;
   // a buffer's device address is looked up when given as 0.
   void copy(VkCommandBuffer cmd, VkBuffer from, VkDeviceAddress from_address, uint64_t from_offset,
@@ -438,9 +492,9 @@ class Staging {
   VkDevice device_ = VK_NULL_HANDLE;
   uint64_t slot_bytes_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkCommandBuffer cmds_[kSlots] = {};
-  VkFence fences_[kSlots] = {};
-  bool busy_[kSlots] = {};
+  VkCommandBuffer cmds_[kSlots + 1] = {};
+  VkFence fences_[kSlots + 1] = {};
+  bool busy_[kSlots + 1] = {};
   bool shader_copies_ = false;
   DeviceBuffer up_[kSlots], down_[kSlots];
   HostThreads threads_{std::max(1u, std::min(16u, usable_cores()))};
@@ -587,8 +641,8 @@ void release_device_path(MPI_Comm comm, DevicePathState& state) {
 bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyType key_type,
                       const void* keys, uint64_t n, const void* values, uint32_t value_bytes,
                       const Allocate& keys_out, const Allocate& values_out,
-                      const DistributedOptions& options, DistributedTimings& timings,
-                      Slice& slice) {
+                      const DistributedOptions& options, const HostImports* imports,
+                      DistributedTimings& timings, Slice& slice) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -770,6 +824,7 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
   // Steps 1-5 fail on every rank at once (each is agreed on); the input is untouched then, so
   // automatic goes on with the host path.
   uint64_t m = 0, parts = 1;
+  bool sorted_in_a = false;
   // parts > 1: part k's elements lie in A from part_first[k] (a multiple of 4), part_size[k] of
   // them
   std::vector<uint64_t> part_first, part_size;
@@ -778,10 +833,12 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     // 1. Upload; 2. the local sort in A, run by run (scratch: B).
     agree(comm, [&] {
       auto t = clock::now();
-      if (n) st.staging->upload(static_cast<const uint8_t*>(keys), be.a(), 0, n * ks);
+      if (n)
+        timings.direct_bytes +=
+            st.staging->upload(static_cast<const uint8_t*>(keys), be.a(), 0, n * ks, imports);
       if (n && vs)
-        st.staging->upload(static_cast<const uint8_t*>(values), be.a(), layout.values_offset,
-                           n * vs);
+        timings.direct_bytes += st.staging->upload(static_cast<const uint8_t*>(values), be.a(), layout.values_offset,
+                           n * vs, imports);
       timings.local.upload_ms = since(t);
       timings.local.bytes = n * (ks + vs);
       if (n > 1)
@@ -793,132 +850,139 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
       timings.local_sort_ms = since(started);
     });
 
-    // 3. Exact split points over the sorted device data (every rank's B is free from here on:
-    // the agreement above follows every local sort).
-    const auto splitting = clock::now();
-    const KeyOrder order(key_type, options.sort);
-    std::vector<std::vector<uint64_t>> cuts;
-    {
-      DeviceRuns runs(ctx, be.a(), ks, order, run_first, run_count);
-      timings.split_rounds = 0;
-      cuts = exact_cuts(comm, runs, total, timings.split_rounds);
-    }
-    // Piece (d, q): run q's elements [cut(q, d), cut(q, d + 1)) go to rank d.
-    auto cut = [&](size_t q, size_t d) {
-      return d == 0 ? 0 : d == P ? run_count[q] : cuts[q][d - 1];
-    };
-    // counts[(s * P + d) * R + q]: rank s's piece (d, q), on every rank.
-    std::vector<uint64_t> send(P * R), counts(P * P * R);
-    for (size_t d = 0; d < P; ++d)
-      for (size_t q = 0; q < R; ++q) send[d * R + q] = cut(q, d + 1) - cut(q, d);
-    check_mpi(MPI_Allgather(send.data(), int(P * R), MPI_UINT64_T, counts.data(), int(P * R),
-                            MPI_UINT64_T, comm),
-              "MPI_Allgather");
-    timings.split_ms = since(splitting);
-
-    // 4. The exchange: piece (d, q) of A into rank d's B, in (source rank, run) order there.
-    // received[s * R + q]: where rank s's run q lands in this rank's B, and how many.
-    std::vector<uint64_t> piece_first(P * R), piece_count(P * R);
-    for (size_t s = 0, at = 0; s < P; ++s)
-      for (size_t q = 0; q < R; ++q) {
-        piece_first[s * R + q] = at;
-        at += piece_count[s * R + q] = counts[(s * P + self) * R + q];
-      }
-    for (uint64_t c : piece_count) m += c;
-    const auto exchanging = clock::now();
-    agree(comm, [&] {
-      for (size_t d = 0; d < P; ++d) {
-        uint64_t at = 0;  // this rank's first piece's place in rank d's B
-        for (size_t s = 0; s < self; ++s)
-          for (size_t q = 0; q < R; ++q) at += counts[(s * P + d) * R + q];
-        for (size_t q = 0; q < R; ++q) {
-          const uint64_t c = send[d * R + q], from = run_first[q] + cut(q, d);
-          if (c) {
-            be.copy(int(d), at * ks, from * ks, c * ks);
-            if (vs)
-              be.copy(int(d), layout.values_offset + at * vs, layout.values_offset + from * vs,
-                      c * vs);
-            if (d != self) {
-              timings.bytes_sent += c * (ks + vs);
-              ++timings.messages;
-            }
-          }
-          at += c;
-        }
-      }
-      be.finish();
-    });
-    // (agree's collective: every rank's copies into this rank's B are done.)
-    timings.exchange_ms = since(exchanging);
-    timings.bytes_received = 0;
-    for (size_t q = 0; q < R; ++q) timings.bytes_received += piece_count[self * R + q];
-    timings.bytes_received = (m - timings.bytes_received) * (ks + vs);
-
-    // 5. The stable sort of the received pieces, in (rank, run) order: in B (scratch: A) when it
-    // fits one sort; else cut into parts of the key order by an exact local selection, each
-    // part's ranges gathered into A in piece order and sorted there (scratch: B).
-    merging = clock::now();
-    parts = std::max<uint64_t>(1, (m + run_length - 1) / run_length);
-    agree(comm, [&] {
-      if (parts == 1) {
-        if (m > 1)
-          timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed(
-              [&](VkCommandBuffer cmd) { record_sort(cmd, be.b(), be.a(), 0, m); });
-        return;
-      }
-      std::vector<uint64_t> goals;
-      for (uint64_t k = 1; k < parts; ++k) goals.push_back(balanced_start(m, int(k), int(parts)));
-      std::vector<std::vector<uint64_t>> part_cuts;
+    // One rank whose share is one sorted run: that run is its slice (no cuts, copies or final
+    // sort; the download reads A).
+    if (P == 1 && R == 1) {
+      m = n;
+      sorted_in_a = true;
+    } else {
+      // 3. Exact split points over the sorted device data (every rank's B is free from here on:
+      // the agreement above follows every local sort).
+      const auto splitting = clock::now();
+      const KeyOrder order(key_type, options.sort);
+      std::vector<std::vector<uint64_t>> cuts;
       {
-        DeviceRuns pieces(ctx, be.b(), ks, order, piece_first, piece_count);
-        part_cuts = local_cuts(pieces, goals);
+        DeviceRuns runs(ctx, be.a(), ks, order, run_first, run_count);
+        timings.split_rounds = 0;
+        cuts = exact_cuts(comm, runs, total, timings.split_rounds);
       }
-      auto pcut = [&](uint64_t k, size_t p) {
-        return k == 0 ? 0 : k == parts ? piece_count[p] : part_cuts[k - 1][p];
+      // Piece (d, q): run q's elements [cut(q, d), cut(q, d + 1)) go to rank d.
+      auto cut = [&](size_t q, size_t d) {
+        return d == 0 ? 0 : d == P ? run_count[q] : cuts[q][d - 1];
       };
-      std::vector<VkBufferCopy> key_regions, value_regions;
-      part_first.assign(parts, 0);
-      part_size.assign(parts, 0);
-      uint64_t at = 0, gathered = 0;
-      for (uint64_t k = 0; k < parts; ++k) {
-        at = round_up(at, 4);
-        part_first[k] = at;
-        for (size_t p = 0; p < P * R; ++p) {
-          const uint64_t b = pcut(k, p), e = pcut(k + 1, p);
-          if (e <= b) continue;
-          key_regions.push_back({(piece_first[p] + b) * ks, at * ks, (e - b) * ks});
-          if (vs)
-            value_regions.push_back({layout.values_offset + (piece_first[p] + b) * vs,
-                                     layout.values_offset + at * vs, (e - b) * vs});
-          at += e - b;
-          part_size[k] += e - b;
-          gathered += e - b;
+      // counts[(s * P + d) * R + q]: rank s's piece (d, q), on every rank.
+      std::vector<uint64_t> send(P * R), counts(P * P * R);
+      for (size_t d = 0; d < P; ++d)
+        for (size_t q = 0; q < R; ++q) send[d * R + q] = cut(q, d + 1) - cut(q, d);
+      check_mpi(MPI_Allgather(send.data(), int(P * R), MPI_UINT64_T, counts.data(), int(P * R),
+                              MPI_UINT64_T, comm),
+                "MPI_Allgather");
+      timings.split_ms = since(splitting);
+
+      // 4. The exchange: piece (d, q) of A into rank d's B, in (source rank, run) order there.
+      // received[s * R + q]: where rank s's run q lands in this rank's B, and how many.
+      std::vector<uint64_t> piece_first(P * R), piece_count(P * R);
+      for (size_t s = 0, at = 0; s < P; ++s)
+        for (size_t q = 0; q < R; ++q) {
+          piece_first[s * R + q] = at;
+          at += piece_count[s * R + q] = counts[(s * P + self) * R + q];
         }
-      }
-      for (uint64_t k = 0; k < parts; ++k)
-        if (part_size[k] > run_length)
-          throw Error("device path: part " + std::to_string(k) + " of the final sort holds " +
-                      std::to_string(part_size[k]) + " elements, more than one sort's " +
-                      std::to_string(run_length));
-      if (gathered != m)
-        throw Error("device path: the final sort's parts hold " + std::to_string(gathered) +
-                    " of " + std::to_string(m) + " elements");
-      timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
-        Recorder::full_barrier(cmd);
-        for (size_t i = 0; i < key_regions.size(); i += 4096)
-          vkCmdCopyBuffer(cmd, be.b(), be.a(),
-                          uint32_t(std::min<size_t>(4096, key_regions.size() - i)),
-                          key_regions.data() + i);
-        for (size_t i = 0; i < value_regions.size(); i += 4096)
-          vkCmdCopyBuffer(cmd, be.b(), be.a(),
-                          uint32_t(std::min<size_t>(4096, value_regions.size() - i)),
-                          value_regions.data() + i);
-        Recorder::full_barrier(cmd);
-        for (uint64_t k = 0; k < parts; ++k)
-          record_sort(cmd, be.a(), be.b(), part_first[k], part_size[k]);
+      for (uint64_t c : piece_count) m += c;
+      const auto exchanging = clock::now();
+      agree(comm, [&] {
+        for (size_t d = 0; d < P; ++d) {
+          uint64_t at = 0;  // this rank's first piece's place in rank d's B
+          for (size_t s = 0; s < self; ++s)
+            for (size_t q = 0; q < R; ++q) at += counts[(s * P + d) * R + q];
+          for (size_t q = 0; q < R; ++q) {
+            const uint64_t c = send[d * R + q], from = run_first[q] + cut(q, d);
+            if (c) {
+              be.copy(int(d), at * ks, from * ks, c * ks);
+              if (vs)
+                be.copy(int(d), layout.values_offset + at * vs, layout.values_offset + from * vs,
+                        c * vs);
+              if (d != self) {
+                timings.bytes_sent += c * (ks + vs);
+                ++timings.messages;
+              }
+            }
+            at += c;
+          }
+        }
+        be.finish();
       });
-      timings.final_sort.runs = parts;
-    });
+      // (agree's collective: every rank's copies into this rank's B are done.)
+      timings.exchange_ms = since(exchanging);
+      timings.bytes_received = 0;
+      for (size_t q = 0; q < R; ++q) timings.bytes_received += piece_count[self * R + q];
+      timings.bytes_received = (m - timings.bytes_received) * (ks + vs);
+
+      // 5. The stable sort of the received pieces, in (rank, run) order: in B (scratch: A) when it
+      // fits one sort; else cut into parts of the key order by an exact local selection, each
+      // part's ranges gathered into A in piece order and sorted there (scratch: B).
+      merging = clock::now();
+      parts = std::max<uint64_t>(1, (m + run_length - 1) / run_length);
+      agree(comm, [&] {
+        if (parts == 1) {
+          if (m > 1)
+            timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed(
+                [&](VkCommandBuffer cmd) { record_sort(cmd, be.b(), be.a(), 0, m); });
+          return;
+        }
+        std::vector<uint64_t> goals;
+        for (uint64_t k = 1; k < parts; ++k) goals.push_back(balanced_start(m, int(k), int(parts)));
+        std::vector<std::vector<uint64_t>> part_cuts;
+        {
+          DeviceRuns pieces(ctx, be.b(), ks, order, piece_first, piece_count);
+          part_cuts = local_cuts(pieces, goals);
+        }
+        auto pcut = [&](uint64_t k, size_t p) {
+          return k == 0 ? 0 : k == parts ? piece_count[p] : part_cuts[k - 1][p];
+        };
+        std::vector<VkBufferCopy> key_regions, value_regions;
+        part_first.assign(parts, 0);
+        part_size.assign(parts, 0);
+        uint64_t at = 0, gathered = 0;
+        for (uint64_t k = 0; k < parts; ++k) {
+          at = round_up(at, 4);
+          part_first[k] = at;
+          for (size_t p = 0; p < P * R; ++p) {
+            const uint64_t b = pcut(k, p), e = pcut(k + 1, p);
+            if (e <= b) continue;
+            key_regions.push_back({(piece_first[p] + b) * ks, at * ks, (e - b) * ks});
+            if (vs)
+              value_regions.push_back({layout.values_offset + (piece_first[p] + b) * vs,
+                                       layout.values_offset + at * vs, (e - b) * vs});
+            at += e - b;
+            part_size[k] += e - b;
+            gathered += e - b;
+          }
+        }
+        for (uint64_t k = 0; k < parts; ++k)
+          if (part_size[k] > run_length)
+            throw Error("device path: part " + std::to_string(k) + " of the final sort holds " +
+                        std::to_string(part_size[k]) + " elements, more than one sort's " +
+                        std::to_string(run_length));
+        if (gathered != m)
+          throw Error("device path: the final sort's parts hold " + std::to_string(gathered) +
+                      " of " + std::to_string(m) + " elements");
+        timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
+          Recorder::full_barrier(cmd);
+          for (size_t i = 0; i < key_regions.size(); i += 4096)
+            vkCmdCopyBuffer(cmd, be.b(), be.a(),
+                            uint32_t(std::min<size_t>(4096, key_regions.size() - i)),
+                            key_regions.data() + i);
+          for (size_t i = 0; i < value_regions.size(); i += 4096)
+            vkCmdCopyBuffer(cmd, be.b(), be.a(),
+                            uint32_t(std::min<size_t>(4096, value_regions.size() - i)),
+                            value_regions.data() + i);
+          Recorder::full_barrier(cmd);
+          for (uint64_t k = 0; k < parts; ++k)
+            record_sort(cmd, be.a(), be.b(), part_first[k], part_size[k]);
+        });
+        timings.final_sort.runs = parts;
+      });
+    }
   } catch (const Error& e) {
     if (requested != DeviceExchange::automatic) throw;
     timings = before;
@@ -927,8 +991,9 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     return false;
   }
 
-  // 6. The slice to the output (from B, or from A where the final sort ran in parts).
-  const VkBuffer result = parts == 1 ? be.b() : be.a();
+  // 6. The slice to the output (from B, or from A where the final sort ran in parts or one rank's
+  // local sort is its slice).
+  const VkBuffer result = parts == 1 && !sorted_in_a ? be.b() : be.a();
   void* out_keys = nullptr;
   void* out_values = nullptr;
   agree(comm, [&] {
@@ -939,11 +1004,11 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     for (size_t k = 0; k < part_first.size(); ++k) {
       const uint64_t first = part_first[k], count = part_size[k];
       if (!count) continue;
-      st.staging->download(result, first * ks, static_cast<uint8_t*>(out_keys) + out * ks,
-                           count * ks);
+      timings.direct_bytes += st.staging->download(
+          result, first * ks, static_cast<uint8_t*>(out_keys) + out * ks, count * ks, imports);
       if (vs)
-        st.staging->download(result, layout.values_offset + first * vs,
-                             static_cast<uint8_t*>(out_values) + out * vs, count * vs);
+        timings.direct_bytes += st.staging->download(result, layout.values_offset + first * vs,
+                             static_cast<uint8_t*>(out_values) + out * vs, count * vs, imports);
       out += count;
     }
     timings.final_sort.download_ms = since(t);

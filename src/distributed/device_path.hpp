@@ -9,6 +9,10 @@
 #include <memory>
 #include <string>
 
+namespace gpusort {
+class HostImports;
+}
+
 namespace gpusort::distributed::detail {
 
 // What decides whether the device-resident path runs, gathered over the ranks: each *_error is
@@ -42,7 +46,8 @@ using DevicePathState = std::shared_ptr<DevicePath>;
 bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyType key_type,
                       const void* keys, uint64_t n, const void* values, uint32_t value_bytes,
                       const Allocate& keys_out, const Allocate& values_out,
-                      const DistributedOptions& options, DistributedTimings& timings, Slice& slice);
+                      const DistributedOptions& options, const HostImports* imports,
+                      DistributedTimings& timings, Slice& slice);
 
 // The caller's storage for a rank's `count` output elements, keys and (where value_bytes) values,
 // as both paths ask for it; throws gpusort::Error where an allocator gives none for a non-empty

@@ -25,6 +25,7 @@
 
 #include "device_path.hpp"
 #include "split.hpp"
+#include "vulkan/host_import.hpp"
 
 namespace gpusort::distributed {
 namespace {
@@ -483,7 +484,8 @@ struct Sorter::State {
   OwnComm own;
   HostBuffer sorted_keys, sorted_values, recv_keys, recv_values;
   detail::DevicePathState device;  // the device-resident path's GPU buffers
-  State(Context& c, MPI_Comm comm) : ctx(c), own(comm) {}
+  HostImports imports;              // host memory registered with the GPU
+  State(Context& c, MPI_Comm comm) : ctx(c), own(comm), imports(c.impl()) {}
 };
 
 Sorter::Sorter(Context& ctx, MPI_Comm comm) : state_(std::make_unique<State>(ctx, comm)) {}
@@ -492,6 +494,12 @@ Sorter::~Sorter() = default;
 void Sorter::release_device_memory() {
   detail::release_device_path(state_->own.comm, state_->device);
 }
+
+void Sorter::register_host_memory(const void* data, uint64_t bytes) {
+  state_->imports.add(data, bytes);
+}
+
+bool Sorter::unregister_host_memory(const void* data) { return state_->imports.remove(data); }
 
 void Sorter::reserve(KeyType key_type, uint32_t value_bytes, uint64_t local, uint64_t received) {
   const uint32_t ks = key_bytes(key_type);
@@ -717,7 +725,7 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   {
     Slice slice;
     if (detail::device_path_sort(ctx, comm, st.device, key_type, keys, n, values, value_bytes,
-                                 keys_out, values_out, options, timings, slice)) {
+                                 keys_out, values_out, options, &st.imports, timings, slice)) {
       timings.total_ms = since(started);
       if (options.timings) *options.timings = timings;
       return slice;

@@ -109,6 +109,10 @@ struct Case {
   // The device-resident path's elements per in-core sort (GPUSORT_TEST_DEVICE_PATH_RUN): small,
   // the share is sorted in several runs and the slice in several parts (both asserted).
   uint64_t device_run = 0;
+  // Through the Sorter, with the inputs and the output storage registered with the GPU
+  // (Sorter::register_host_memory) for the sort and unregistered after it: the device-resident
+  // path moves their whole pages straight (asserted for large shares), the rest through staging.
+  bool registered = false;
   std::string describe() const {
     std::string s = std::string(to_string(key)) + "_v" + std::to_string(value_bytes) +
                     (descending ? "_desc" : "_asc") + "_" + name(dist) + "_" + name(sizes);
@@ -127,6 +131,7 @@ struct Case {
     if (exchange == dist::DeviceExchange::device) s += "_deviceexchange";
     if (exchange == dist::DeviceExchange::shared_device) s += "_shareddevice";
     if (device_run) s += "_run" + std::to_string(device_run);
+    if (registered) s += "_registered";
     return s;
   }
 };
@@ -278,7 +283,16 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
     };
     if (c.device_run)
       setenv("GPUSORT_TEST_DEVICE_PATH_RUN", std::to_string(c.device_run).c_str(), 1);
-    if (c.sorter)
+    if (c.registered) {
+      // The output storage at its largest (every element), so that the allocators' resize keeps
+      // the registered addresses.
+      out_keys.assign(total * ks, 0);
+      out_values.assign(total * vs, 0);
+      for (const std::vector<uint8_t>* v :
+         std::initializer_list<const std::vector<uint8_t>*>{&keys, &values, &out_keys, &out_values})
+        if (!v->empty()) sorter.register_host_memory(v->data(), v->size());
+    }
+    if (c.sorter || c.registered)
       slice = sorter.sort_raw(c.key, keys.data(), sizes[size_t(rank)], values.data(), vs, keys_out,
                               values_out, options);
     else
@@ -288,6 +302,11 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
     error = e.what();
   }
   unsetenv("GPUSORT_TEST_DEVICE_PATH_RUN");
+  if (c.registered)
+    for (const std::vector<uint8_t>* v :
+         std::initializer_list<const std::vector<uint8_t>*>{&keys, &values, &out_keys, &out_values})
+      if (!v->empty() && !sorter.unregister_host_memory(v->data()) && error.empty())
+        error = "a registration was gone before unregister_host_memory";
   // The device-resident path asked for and refused here (no CUDA, no peer access): skipped, with
   // the reason, on every rank alike (the refusal is agreed on).
   const std::string refused_text = "the device exchange cannot run: ";
@@ -312,6 +331,10 @@ bool run_case(Context& ctx, dist::Sorter& sorter, const Case& c, uint64_t seed) 
          c.exchange == dist::DeviceExchange::host) &&
         !timings.device_resident && timings.device_refused.empty())
       path_error = "the host path ran and no reason was recorded";
+    if (c.registered && device && c.sizes == Sizes::large && timings.direct_bytes == 0)
+      path_error = "no byte of the registered memory moved straight";
+    if (!c.registered && timings.direct_bytes != 0)
+      path_error = std::to_string(timings.direct_bytes) + " bytes moved straight, none registered";
     if (c.device_run && c.sizes == Sizes::large && timings.local_runs < 2)
       path_error = "the share was sorted in " + std::to_string(timings.local_runs) + " run(s)";
     if (c.device_run && c.sizes == Sizes::large && timings.final_sort.runs < 2)
@@ -723,6 +746,40 @@ std::vector<Case> all_cases() {
                    .value_bytes = 4,
                    .dist = Dist::uniform,
                    .exchange = dist::DeviceExchange::host});
+  // Registered host memory: transfers straight from and into it on the device-resident path (in
+  // one run and in several runs and parts, keys alone and with values), ignored by the host path.
+  cases.push_back({.key = KeyType::u32,
+                   .value_bytes = 4,
+                   .dist = Dist::uniform,
+                   .sizes = Sizes::large,
+                   .exchange = dist::DeviceExchange::shared_device,
+                   .registered = true});
+  cases.push_back({.key = KeyType::f64,
+                   .value_bytes = 8,
+                   .descending = true,
+                   .dist = Dist::specials,
+                   .sizes = Sizes::large,
+                   .exchange = dist::DeviceExchange::shared_device,
+                   .device_run = 3000,
+                   .registered = true});
+  cases.push_back({.key = KeyType::u64,
+                   .value_bytes = 0,
+                   .dist = Dist::few_distinct,
+                   .sizes = Sizes::uneven,
+                   .exchange = dist::DeviceExchange::shared_device,
+                   .registered = true});
+  cases.push_back({.key = KeyType::i32,
+                   .value_bytes = 4,
+                   .dist = Dist::one_value_99,
+                   .sizes = Sizes::large,
+                   .exchange = dist::DeviceExchange::device,
+                   .registered = true});
+  cases.push_back({.key = KeyType::u32,
+                   .value_bytes = 4,
+                   .dist = Dist::uniform,
+                   .sizes = Sizes::large,
+                   .exchange = dist::DeviceExchange::host,
+                   .registered = true});
   return cases;
 }
 
@@ -744,7 +801,7 @@ bool device_path_decision_checks(Context& ctx, dist::Sorter& sorter) {
   f.requested = dist::DeviceExchange::host;
   expect(f, "the host exchange was asked for", "host asked for");
   f = ok, f.ranks = 1;
-  expect(f, "one rank: nothing to exchange", "one rank");
+  expect(f, "", "one rank (its local sort is its slice)");
   f = ok, f.partition_first = true;
   expect(f, "partition_first runs on the host path", "partition first");
   f = ok, f.custom_exchange = true;
@@ -835,6 +892,48 @@ bool host_memory_checks() {
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!why.empty()) std::printf("FAIL host memory, rank %d: %s\n", rank, why.c_str());
   if (rank == 0 && ok) std::printf("PASS host memory\n");
+  return ok;
+}
+
+// Sorter::register_host_memory's refusals, each with its one-line reason and nothing left
+// registered: an empty range, a range overlapping one registered (from either side, and the
+// same start); unregistering what is not registered.
+bool registration_checks(dist::Sorter& sorter) {
+  std::string why;
+  std::vector<uint8_t> memory(64 * 4096);
+  uint8_t* const p = memory.data();
+  auto refused = [&](const void* data, uint64_t bytes, const std::string& reason,
+                     const char* what) {
+    try {
+      sorter.register_host_memory(data, bytes);
+      why = std::string(what) + ": registered";
+    } catch (const Error& e) {
+      const std::string text = e.what();
+      if (text.find(reason) == std::string::npos || text.find('\n') != std::string::npos)
+        why = std::string(what) + ": '" + text + "' does not say '" + reason + "'";
+    }
+  };
+  try {
+    refused(p, 0, "an empty range", "zero bytes");
+    refused(nullptr, 4096, "an empty range", "no address");
+    sorter.register_host_memory(p + 8 * 4096, 16 * 4096);
+    refused(p, 8 * 4096 + 1, "overlaps a range registered before", "overlapping its start");
+    refused(p + 23 * 4096, 4096, "overlaps a range registered before", "overlapping its end");
+    refused(p + 8 * 4096, 4096, "overlaps a range registered before", "the same start");
+    sorter.register_host_memory(p, 8 * 4096);  // adjacent: fine
+    if (sorter.unregister_host_memory(p + 4096)) why = "unregistered a range never registered";
+    if (!sorter.unregister_host_memory(p) || !sorter.unregister_host_memory(p + 8 * 4096))
+      why = "a registration could not be released";
+    if (sorter.unregister_host_memory(p)) why = "a registration was released twice";
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int ok = why.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!why.empty()) std::printf("FAIL registration, rank %d: %s\n", rank, why.c_str());
+  if (rank == 0 && ok) std::printf("PASS registration\n");
   return ok;
 }
 
@@ -955,6 +1054,8 @@ int main(int argc, char** argv) {
     if (filter.empty() || filter == "checks") {
       ++ran;
       if (!host_memory_checks()) ++failed;
+      ++ran;
+      if (!registration_checks(sorter)) ++failed;
       ++ran;
       if (!failure_checks(ctx, sorter, seed)) ++failed;
       ++ran;
