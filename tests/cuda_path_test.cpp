@@ -299,9 +299,9 @@ TEST(KernelPathSelection, TuningTables) {
     const DeviceFamily family = DeviceFamily(f);
     const auto& from = tuning_for(family).onesweep.cuda_from_n;
     if (family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated) {
-      // Measured (src/tuning/nvidia.cpp): above 2^20 keys, above 2^22 for u32 pairs, u64+u32 not.
-      EXPECT_EQ(from,
-                (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 22) + 1, (1ull << 20) + 1, 0}))
+      // Measured (src/tuning/nvidia.cpp): above 2^20 keys and u32 pairs, from 2^20 u64+u32.
+      EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1,
+                                               (1ull << 20) + 1, 1ull << 20}))
           << to_string(family);
     } else {
       EXPECT_EQ(from, (std::array<uint64_t, 4>{})) << to_string(family);
@@ -331,7 +331,8 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   config.key = KeyType::u64;
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "spirv");
+  EXPECT_EQ(Sorter(context(), config).kernel_path((1 << 20) - 1), "spirv");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "cuda 1024x12seg1 +histogram");
   config.kernels = KernelPath::cuda;
   EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 1024x12seg1 +histogram");
   {

@@ -110,8 +110,14 @@ constexpr Tuning nvidia_tuning{
             //   u64      2^20 0.154 / 0.161,   2^22 0.448 / 0.403, 2^28 21.76 / 20.14
             //   u64+u32  2^22 0.552 / 0.569,   2^24 1.837 / 1.935, 2^26 6.87 / 7.30: not by itself
             // Every CUDA pass was slower than SPIR-V at 2^18 (the SPIR-V bands' small tiles).
-            .cuda_from_n = {(uint64_t(1) << 20) + 1, (uint64_t(1) << 22) + 1,
-                            (uint64_t(1) << 20) + 1, 0},
+            // Pairs again with the CUDA histogram, tiles and plan of 20e5436: `gpusort bench
+            // --seed 20261127 --algorithms onesweep --kernels spirv,cuda --keys u32+u32,u64+u32
+            // --min-log2 20 --max-log2 28 --step 2` at 6924e3a on an NVIDIA H200, driver
+            // 580.159.04, 2026-11-27, ms SPIR-V / CUDA:
+            //   u32+u32  2^20 0.0834 / 0.0929, 2^22 0.228 / 0.200, 2^24 0.773 / 0.601
+            //   u64+u32  2^20 0.170 / 0.163,   2^22 0.516 / 0.498, 2^28 25.84 / 25.51
+            .cuda_from_n = {(uint64_t(1) << 20) + 1, (uint64_t(1) << 20) + 1,
+                            (uint64_t(1) << 20) + 1, uint64_t(1) << 20},
             // The histogram and plan as CUDA kernels too where the passes are, one shared
             // histogram per block: `ONESWEEP_PHASES=1 onesweep_timing u32 0 28` (dev/) with
             // GPUSORT_CUDA_HISTOGRAM=0 / 1 / 2 at 7c1b67b on an NVIDIA H100 80GB HBM3, driver
