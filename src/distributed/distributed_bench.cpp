@@ -375,9 +375,10 @@ int main(int argc, char** argv) {
         double ms = since(registering), slowest = 0;
         MPI_Reduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0)
-          std::printf("registered the inputs and outputs with the GPU (untimed): %.2f GB on rank "
-                      "0, %.1f ms on the slowest rank\n",
-                      double(registered) / 1e9, slowest);
+          std::printf(
+              "registered the inputs and outputs with the GPU (untimed): %.2f GB on rank "
+              "0, %.1f ms on the slowest rank\n",
+              double(registered) / 1e9, slowest);
       }
       std::vector<double> totals;
       dist::DistributedTimings timings;
@@ -440,7 +441,7 @@ int main(int argc, char** argv) {
           if (timings.device_resident)
             std::printf(
                 "  path: device resident (upload, local sort, cuts = split, peer copies = "
-                "exchange, final sort, download; no merge upload); rank 0 moved %.2f GB straight "
+                "exchange, final sort, download; no merge upload); rank 0 moved %.3g GB straight "
                 "from and to registered memory\n",
                 double(timings.direct_bytes) / 1e9);
           else
@@ -487,6 +488,11 @@ int main(int argc, char** argv) {
             double(total) / best(totals) / 1e6, ok ? "checked" : "WRONG");
       std::fflush(stdout);
       if (!ok) status = 1;
+      // The registrations released before the buffers they pin are unmapped.
+      for (const void* data :
+           {static_cast<const void*>(keys.data()), static_cast<const void*>(values.data()),
+            static_cast<const void*>(out_keys.data()), static_cast<const void*>(out_values.data())})
+        if (a.register_host && data) sorter.unregister_host_memory(data);
     }  // every rank's buffers are freed here, before rank 0's baselines
 
     MPI_Barrier(MPI_COMM_WORLD);  // every rank's buffers freed
