@@ -205,11 +205,11 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
         make_onesweep(impl, spec, OnesweepOptions{.kernels = KernelPath::spirv})->pass_kernels(),
         "spirv");
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
-    // u64+u32 keeps the SPIR-V pass by itself; where the CUDA pass runs, so does the CUDA
-    // histogram; key-value passes claim their tiles (src/tuning/nvidia.cpp).
-    EXPECT_EQ(automatic, cuda_available() && key == KeyType::u32
-                             ? std::string("cuda 512x15seg +histogram")
-                             : std::string("spirv"));
+    // Where the CUDA pass runs, so does the CUDA histogram; key-value passes claim their tiles
+    // (src/tuning/nvidia.cpp).
+    EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
+                         : key == KeyType::u32 ? std::string("cuda 512x15seg +histogram")
+                                               : std::string("cuda 1024x12seg1 +histogram"));
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
                   ->pass_kernels(),
