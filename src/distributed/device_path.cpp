@@ -362,51 +362,53 @@ class Staging {
   // Returns the bytes copied straight.
   uint64_t upload(const uint8_t* from, VkBuffer to, uint64_t offset, uint64_t bytes,
                   const HostImports* imports) {
-    if (!imports || imports->empty()) return upload_staged(from, to, offset, bytes), 0;
-    const auto spans = imports->split(from, bytes);
-    const uint64_t straight = direct(spans, [&](VkCommandBuffer cmd, const HostImports::Span& s) {
-      VkBufferCopy region{s.buffer_offset, offset + s.offset, s.bytes};
-      vkCmdCopyBuffer(cmd, s.buffer, to, 1, &region);
-    });
-    for (const auto& s : spans)
-      if (!s.buffer) upload_staged(from + s.offset, to, offset + s.offset, s.bytes);
-    wait(kDirect);
-    return straight;
+    return transfer(
+        from, bytes, imports,
+        [&](VkCommandBuffer cmd, const HostImports::Span& s) {
+          VkBufferCopy region{s.buffer_offset, offset + s.offset, s.bytes};
+          vkCmdCopyBuffer(cmd, s.buffer, to, 1, &region);
+        },
+        [&](uint64_t at, uint64_t n) { upload_staged(from + at, to, offset + at, n); });
   }
 
   // Device bytes of `from` at `offset` to host [to, to + bytes), likewise: what `imports` holds
   // by the DMA engine straight into the caller's pages.
   uint64_t download(VkBuffer from, uint64_t offset, uint8_t* to, uint64_t bytes,
                     const HostImports* imports) {
-    if (!imports || imports->empty()) return download_staged(from, offset, to, bytes), 0;
-    const auto spans = imports->split(to, bytes);
-    const uint64_t straight = direct(spans, [&](VkCommandBuffer cmd, const HostImports::Span& s) {
-      VkBufferCopy region{offset + s.offset, s.buffer_offset, s.bytes};
-      vkCmdCopyBuffer(cmd, from, s.buffer, 1, &region);
-    });
-    for (const auto& s : spans)
-      if (!s.buffer) download_staged(from, offset + s.offset, to + s.offset, s.bytes);
-    wait(kDirect);
-    return straight;
+    return transfer(
+        to, bytes, imports,
+        [&](VkCommandBuffer cmd, const HostImports::Span& s) {
+          VkBufferCopy region{offset + s.offset, s.buffer_offset, s.bytes};
+          vkCmdCopyBuffer(cmd, from, s.buffer, 1, &region);
+        },
+        [&](uint64_t at, uint64_t n) { download_staged(from, offset + at, to + at, n); });
   }
 
  private:
-  // The imported spans' copies, recorded by `copy` into one submission between full barriers
-  // (and a barrier to the host stage, for downloads), not waited for; returns their bytes.
-  template <class F>
-  uint64_t direct(const std::vector<HostImports::Span>& spans, F&& copy) {
-    uint64_t bytes = 0;
+  // One transfer between host [host, host + bytes) and the device: copy(cmd, span) records the
+  // spans `imports` holds into one submission (between full barriers and a barrier to the host
+  // stage), while staged(offset, bytes) moves each of the others through the slots; returns the
+  // bytes copied straight.
+  template <class Copy, class Staged>
+  uint64_t transfer(const uint8_t* host, uint64_t bytes, const HostImports* imports, Copy&& copy,
+                    Staged&& staged) {
+    if (!imports || imports->empty()) return staged(0, bytes), 0;
+    const auto spans = imports->split(host, bytes);
+    uint64_t straight = 0;
     for (const auto& s : spans)
-      if (s.buffer) bytes += s.bytes;
-    if (!bytes) return 0;
-    submit(kDirect, [&](VkCommandBuffer cmd) {
-      Recorder::full_barrier(cmd);
-      for (const auto& s : spans)
-        if (s.buffer) copy(cmd, s);
-      Recorder::full_barrier(cmd);
-      barrier_to_host(cmd);
-    });
-    return bytes;
+      if (s.buffer) straight += s.bytes;
+    if (straight)
+      submit(kDirect, [&](VkCommandBuffer cmd) {
+        Recorder::full_barrier(cmd);
+        for (const auto& s : spans)
+          if (s.buffer) copy(cmd, s);
+        Recorder::full_barrier(cmd);
+        barrier_to_host(cmd);
+      });
+    for (const auto& s : spans)
+      if (!s.buffer) staged(s.offset, s.bytes);
+    wait(kDirect);
+    return straight;
   }
 
   void upload_staged(const uint8_t* from, VkBuffer to, uint64_t offset, uint64_t bytes) {
@@ -821,10 +823,12 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     Recorder::full_barrier(cmd);
   };
 
+  // One rank whose share is one sorted run: that run is its slice (no cuts, copies or final sort;
+  // the download reads A).
+  const bool sorted_in_a = P == 1 && R == 1;
   // Steps 1-5 fail on every rank at once (each is agreed on); the input is untouched then, so
   // automatic goes on with the host path.
   uint64_t m = 0, parts = 1;
-  bool sorted_in_a = false;
   // parts > 1: part k's elements lie in A from part_first[k] (a multiple of 4), part_size[k] of
   // them
   std::vector<uint64_t> part_first, part_size;
@@ -837,8 +841,8 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
         timings.direct_bytes +=
             st.staging->upload(static_cast<const uint8_t*>(keys), be.a(), 0, n * ks, imports);
       if (n && vs)
-        timings.direct_bytes += st.staging->upload(static_cast<const uint8_t*>(values), be.a(), layout.values_offset,
-                           n * vs, imports);
+        timings.direct_bytes += st.staging->upload(static_cast<const uint8_t*>(values), be.a(),
+                                                   layout.values_offset, n * vs, imports);
       timings.local.upload_ms = since(t);
       timings.local.bytes = n * (ks + vs);
       if (n > 1)
@@ -850,11 +854,8 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
       timings.local_sort_ms = since(started);
     });
 
-    // One rank whose share is one sorted run: that run is its slice (no cuts, copies or final
-    // sort; the download reads A).
-    if (P == 1 && R == 1) {
+    if (sorted_in_a) {
       m = n;
-      sorted_in_a = true;
     } else {
       // 3. Exact split points over the sorted device data (every rank's B is free from here on:
       // the agreement above follows every local sort).
@@ -1007,8 +1008,9 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
       timings.direct_bytes += st.staging->download(
           result, first * ks, static_cast<uint8_t*>(out_keys) + out * ks, count * ks, imports);
       if (vs)
-        timings.direct_bytes += st.staging->download(result, layout.values_offset + first * vs,
-                             static_cast<uint8_t*>(out_values) + out * vs, count * vs, imports);
+        timings.direct_bytes +=
+            st.staging->download(result, layout.values_offset + first * vs,
+                                 static_cast<uint8_t*>(out_values) + out * vs, count * vs, imports);
       out += count;
     }
     timings.final_sort.download_ms = since(t);

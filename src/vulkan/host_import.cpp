@@ -16,7 +16,9 @@ std::string hex(uint64_t x) {
 
 }  // namespace
 
-HostImports::~HostImports() { clear(); }
+HostImports::~HostImports() {
+  clear();
+}
 
 void HostImports::release(Range& r) {
   for (Piece& p : r.pieces) {
@@ -50,7 +52,8 @@ void HostImports::add(const void* data, uint64_t bytes) {
   const std::string what = "registering host memory at " + hex(reinterpret_cast<uint64_t>(data)) +
                            " (" + std::to_string(bytes) + " bytes): ";
   const uint64_t a = ctx_.host_import_alignment;
-  if (a == 0) throw Error(what + "the device cannot import host memory (no VK_EXT_external_memory_host)");
+  if (a == 0)
+    throw Error(what + "the device cannot import host memory (no VK_EXT_external_memory_host)");
   if (!data || bytes == 0) throw Error(what + "an empty range");
   const uint64_t first = reinterpret_cast<uint64_t>(data);
   if (first + bytes < first) throw Error(what + "the range wraps around the address space");
@@ -90,20 +93,17 @@ void HostImports::add(const void* data, uint64_t bytes) {
       check(vkCreateBuffer(ctx_.device, &info, nullptr, &q.buffer), "vkCreateBuffer (host import)");
       VkMemoryRequirements req;
       vkGetBufferMemoryRequirements(ctx_.device, q.buffer, &req);
-      // A host-coherent type where there is one: the device's writes are then seen by the host
-      // once the copy's fence has signalled (with the barrier to the host stage).
+      // A host-coherent type: the device's writes are then seen by the host once the copy's
+      // fence has signalled (with the barrier to the host stage).
       const uint32_t bits = req.memoryTypeBits & props.memoryTypeBits;
-      uint32_t type = 32;
-      for (uint32_t t = 0; t < ctx_.memory.memoryTypeCount; ++t) {
-        if (!(bits & (1u << t))) continue;
-        const bool coherent =
-            ctx_.memory.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        if (type == 32 || coherent) type = t;
-        if (coherent) break;
-      }
-      if (type == 32) throw Error(what + "no memory type of the device takes these pages");
-      if (!(ctx_.memory.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
-        throw Error(what + "the device imports host pages only as non-coherent memory");
+      uint32_t type = 0;
+      while (type < ctx_.memory.memoryTypeCount &&
+             !((bits >> type) & 1u && (ctx_.memory.memoryTypes[type].propertyFlags &
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)))
+        ++type;
+      if (type == ctx_.memory.memoryTypeCount)
+        throw Error(what + (bits ? "the device imports host pages only as non-coherent memory"
+                                 : "no memory type of the device takes these pages"));
       VkImportMemoryHostPointerInfoEXT import{
           VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
       import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
