@@ -3,11 +3,12 @@
 //  - memory types, and the cost of allocating a large device buffer (first and repeated);
 //  - host memcpy into the upload (staging) memory and out of the readback memory, 1..T threads;
 //  - DMA (vkCmdCopyBuffer) host -> device and back, whole and in chunks, GPU and wall time;
-//  - importing malloc'd host memory (VK_EXT_external_memory_host): import cost, DMA from it;
+//  - importing malloc'd host memory (the library's HostImports): import cost, DMA from it;
 //  - reading a page-cached file into fresh / pinned memory, 1 and several threads;
 //  - the sort's GPU time warm (back to back) and after the GPU idled for a while.
 //   host_probe [log2 bytes, default 30] [file for the read test, default none]
 #include "vulkan/buffer.hpp"
+#include "vulkan/host_import.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <thread>
 #include <vector>
@@ -47,46 +49,6 @@ void parallel(unsigned threads, uint64_t bytes, const std::function<void(uint64_
 }
 
 double gbps(uint64_t bytes, double ms) { return double(bytes) / (ms * 1e6); }
-
-struct Imported {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-};
-
-Imported import_host(Context::Impl& ctx, void* pointer, uint64_t bytes) {
-  Imported r;
-  auto get_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
-      vkGetDeviceProcAddr(ctx.device, "vkGetMemoryHostPointerPropertiesEXT"));
-  VkMemoryHostPointerPropertiesEXT props{VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
-  check(get_properties(ctx.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-                       pointer, &props),
-        "vkGetMemoryHostPointerPropertiesEXT");
-  VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
-  external.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
-  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
-  info.size = bytes;
-  info.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  check(vkCreateBuffer(ctx.device, &info, nullptr, &r.buffer), "vkCreateBuffer");
-  VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(ctx.device, r.buffer, &req);
-  uint32_t bits = req.memoryTypeBits & props.memoryTypeBits, type = 0;
-  while (type < 32 && !(bits & (1u << type))) ++type;
-  if (type == 32) throw Error("no memory type for imported host memory");
-  VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
-  import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
-  import.pHostPointer = pointer;
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import};
-  alloc.allocationSize = bytes;
-  alloc.memoryTypeIndex = type;
-  check(vkAllocateMemory(ctx.device, &alloc, nullptr, &r.memory), "vkAllocateMemory(import)");
-  check(vkBindBufferMemory(ctx.device, r.buffer, r.memory, 0), "vkBindBufferMemory");
-  return r;
-}
-
-void release(Context::Impl& ctx, Imported& r) {
-  vkDestroyBuffer(ctx.device, r.buffer, nullptr);
-  vkFreeMemory(ctx.device, r.memory, nullptr);
-}
 
 double copy_ms(Context::Impl& ctx, VkBuffer src, VkBuffer dst, uint64_t bytes, uint64_t chunk) {
   return ctx.submit_timed([&](VkCommandBuffer cmd) {
@@ -182,13 +144,21 @@ int main(int argc, char** argv) {
       // A malloc'd vector: the page-aligned range that covers it.
       auto begin = reinterpret_cast<uintptr_t>(host.data()) & ~uintptr_t(a - 1);
       auto end = (reinterpret_cast<uintptr_t>(host.data()) + bytes + a - 1) & ~uintptr_t(a - 1);
+      // The library's import (src/vulkan/host_import.hpp), in one piece.
+      HostImports imports(impl);
       t = clock_type::now();
-      Imported imp = import_host(impl, reinterpret_cast<void*>(begin), end - begin);
+      imports.add(reinterpret_cast<void*>(begin), end - begin);
       double import_ms = ms_since(t);
-      double dma = copy_ms(impl, imp.buffer, device.buffer(), bytes, bytes);
-      double dma_back = copy_ms(impl, device.buffer(), imp.buffer, bytes, bytes);
+      const auto spans = imports.split(reinterpret_cast<void*>(begin), end - begin);
+      if (spans.size() != 1 || !spans[0].buffer) {
+        std::printf("import whole: more than one piece (largest allocation), not timed\n");
+        break;
+      }
+      const VkBuffer imported = spans[0].buffer;
+      double dma = copy_ms(impl, imported, device.buffer(), bytes, bytes);
+      double dma_back = copy_ms(impl, device.buffer(), imported, bytes, bytes);
       t = clock_type::now();
-      release(impl, imp);
+      imports.clear();
       std::printf("import whole %llu MiB: %.2f ms, DMA from it %.1f GB/s, to it %.1f GB/s, "
                   "release %.2f ms\n",
                   (unsigned long long)((end - begin) >> 20), import_ms, gbps(bytes, dma),
@@ -198,14 +168,17 @@ int main(int argc, char** argv) {
       const uint64_t piece = std::min(uint64_t(64) << 20, bytes / 4);
       auto base = (reinterpret_cast<uintptr_t>(host.data()) + a - 1) & ~uintptr_t(a - 1);
       const uint64_t pieces = (bytes - a) / piece;
-      std::vector<Imported> imports(pieces);
+      // One registry per piece: a registry is not shared between threads.
+      std::vector<std::unique_ptr<HostImports>> imports(pieces);
       t = clock_type::now();
       parallel(threads, pieces, [&](uint64_t b, uint64_t e) {
-        for (uint64_t i = b; i < e; ++i)
-          imports[i] = import_host(impl, reinterpret_cast<void*>(base + i * piece), piece);
+        for (uint64_t i = b; i < e; ++i) {
+          imports[i] = std::make_unique<HostImports>(impl);
+          imports[i]->add(reinterpret_cast<void*>(base + i * piece), piece);
+        }
       });
       double import_ms = ms_since(t);
-      for (auto& imp : imports) release(impl, imp);
+      imports.clear();
       std::printf("import %llu pieces of %llu MiB with %u threads: %.2f ms (%.1f GB/s)\n",
                   (unsigned long long)pieces, (unsigned long long)(piece >> 20), threads, import_ms,
                   gbps(pieces * piece, import_ms));

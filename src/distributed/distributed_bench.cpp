@@ -57,7 +57,7 @@ struct Arguments {
   unsigned threads = dist::usable_cores();
   dist::DeviceExchange exchange = dist::DeviceExchange::automatic;
   int warmup = 1;  // untimed sorts before the timed ones (first-use costs: device buffers, ...)
-  bool register_host = false;  // the inputs and outputs registered with the GPU (setup, timed)
+  bool register_host = false;  // the inputs and outputs registered with the GPU (setup, untimed)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -361,6 +361,7 @@ int main(int argc, char** argv) {
       if (rank == 0)
         std::printf("setup (untimed): keys made, sorter and output buffers touched: %.1f s\n",
                     prepare_ms / 1e3);
+      std::vector<const void*> registered_at;  // released before the buffers are unmapped
       if (a.register_host) {
         // The inputs and outputs pinned and imported once (the outputs never move: balanced
         // slices stay within slice_max, natural ones within 1.5x).
@@ -371,7 +372,11 @@ int main(int argc, char** argv) {
                                    {values.data(), mine * vs},
                                    {out_keys.data(), out_keys.capacity()},
                                    {out_values.data(), out_values.capacity()}})
-          if (bytes) sorter.register_host_memory(data, bytes), registered += bytes;
+          if (bytes) {
+            sorter.register_host_memory(data, bytes);
+            registered_at.push_back(data);
+            registered += bytes;
+          }
         double ms = since(registering), slowest = 0;
         MPI_Reduce(&ms, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0)
@@ -488,11 +493,7 @@ int main(int argc, char** argv) {
             double(total) / best(totals) / 1e6, ok ? "checked" : "WRONG");
       std::fflush(stdout);
       if (!ok) status = 1;
-      // The registrations released before the buffers they pin are unmapped.
-      for (const void* data :
-           {static_cast<const void*>(keys.data()), static_cast<const void*>(values.data()),
-            static_cast<const void*>(out_keys.data()), static_cast<const void*>(out_values.data())})
-        if (a.register_host && data) sorter.unregister_host_memory(data);
+      for (const void* data : registered_at) sorter.unregister_host_memory(data);
     }  // every rank's buffers are freed here, before rank 0's baselines
 
     MPI_Barrier(MPI_COMM_WORLD);  // every rank's buffers freed
