@@ -660,7 +660,6 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
 
   DevicePathFacts facts;
   facts.requested = requested;
-  facts.ranks = ranks;
   facts.balanced = options.balanced;
   facts.partition_first = options.partition_first;
   facts.custom_exchange = options.exchange != nullptr;

@@ -20,7 +20,6 @@ namespace gpusort::distributed::detail {
 // does not.
 struct DevicePathFacts {
   DeviceExchange requested = DeviceExchange::automatic;
-  int ranks = 1;
   bool balanced = true;
   bool partition_first = false;
   bool custom_exchange = false;
