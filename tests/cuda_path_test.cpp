@@ -209,7 +209,7 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
     // (src/tuning/nvidia.cpp).
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
                          : key == KeyType::u32 ? std::string("cuda 512x15seg +histogram")
-                                               : std::string("cuda 1024x12seg1 +histogram"));
+                                               : std::string("cuda 384x18s3pk +histogram"));
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
                   ->pass_kernels(),
@@ -332,12 +332,12 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
   EXPECT_EQ(Sorter(context(), config).kernel_path((1 << 20) - 1), "spirv");
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "cuda 1024x12seg1 +histogram");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "cuda 384x18s3pk +histogram");
   config.kernels = KernelPath::cuda;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 1024x12seg1 +histogram");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk +histogram");
   {
     ScopedEnv spirv_histogram("GPUSORT_CUDA_HISTOGRAM", "0");
-    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 1024x12seg1");
+    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk");
   }
 }
 
