@@ -205,11 +205,11 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
         make_onesweep(impl, spec, OnesweepOptions{.kernels = KernelPath::spirv})->pass_kernels(),
         "spirv");
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
-    // Where the CUDA pass runs, so does the CUDA histogram; key-value passes claim their tiles
-    // (src/tuning/nvidia.cpp).
+    // Where the CUDA pass runs, so does the CUDA histogram; u32 pairs claim their tiles, 64-bit
+    // keys with 4-byte values take them by id (src/tuning/nvidia.cpp).
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
                          : key == KeyType::u32 ? std::string("cuda 512x15seg +histogram")
-                                               : std::string("cuda 384x18s3pk +histogram"));
+                                               : std::string("cuda 384x18s3pk +histogram +by id"));
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
                   ->pass_kernels(),
@@ -320,7 +320,8 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   Sorter automatic(context(), config);
   // The CUDA histogram and plan come with the CUDA pass (src/tuning/nvidia.cpp).
   EXPECT_EQ(automatic.kernel_path(1 << 20), "spirv");
-  // 32-bit keys alone: tiles by id (the table's cuda_tiles_by_id); pairs: from the counter.
+  // 32-bit keys alone and u64+u32: tiles by id (the table's cuda_tiles_by_id); u32 pairs: from
+  // the counter.
   EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), "cuda 512x15seg +histogram +by id");
   config.kernels = KernelPath::cuda;
   Sorter cuda(context(), config);
@@ -332,12 +333,12 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
   EXPECT_EQ(Sorter(context(), config).kernel_path((1 << 20) - 1), "spirv");
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "cuda 384x18s3pk +histogram");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "cuda 384x18s3pk +histogram +by id");
   config.kernels = KernelPath::cuda;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk +histogram");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk +histogram +by id");
   {
     ScopedEnv spirv_histogram("GPUSORT_CUDA_HISTOGRAM", "0");
-    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk");
+    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk +by id");
   }
 }
 

@@ -138,6 +138,14 @@ inline constexpr Variant kVariants[] = {
     // of 3; at 16 and 15 keys u32 and u32+u32 spilled 124/132 and 124/140 bytes).
     {"1024x13s1pk", 1024, 1, 12, 13, 10, 9, 16, 0, kExchangeSegmentsReload,
      kHintPrefetchValues | kHintPackedFallback},
+    // Three blocks per SM, near CUB's f32 occupancy (384 x 19, three blocks per SM through the
+    // CUDA runtime: 36 warps), each block within 15 KiB (384 threads' ranking alone leaves too
+    // little): 320 threads (30 warps, 68 registers) and 352 (33 warps, 62 registers), keys in
+    // segments, loaded again, 16-bit fallback counts.
+    {"320x20s3k3", 320, 3, 20, 15, 15, 12, 16, 0, kExchangeSegmentsReload,
+     kHintPrefetchValues | kHintPackedFallback},
+    {"352x16s3k3", 352, 3, 16, 12, 12, 9, 16, 0, kExchangeSegmentsReload,
+     kHintPrefetchValues | kHintPackedFallback},
 };
 
 inline constexpr uint32_t kVariantCount = sizeof(kVariants) / sizeof(kVariants[0]);

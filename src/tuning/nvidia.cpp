@@ -126,12 +126,15 @@ constexpr Tuning nvidia_tuning{
             // pay and stays off: u32 passes 1.534 ms at D = 0, 1.522 at 96, 1.541 at 264, 1.603 at
             // 792; u32+u32 2.50 ms at 0, 3.16 at 264; u64 2^26 0.55 at 0, 0.69 at 264.
             .cuda_histogram = 1,
-            // 32- and 64-bit keys alone: each block sorts the tile its id names, no claim from
-            // the pass's counter. `ONESWEEP_CLAIM_BY_ID=0|1 ONESWEEP_PHASES=1 onesweep_timing
+            // Keys alone and u64+u32: each block sorts the tile its id names, no claim from the
+            // pass's counter. `ONESWEEP_CLAIM_BY_ID=0|1 ONESWEEP_PHASES=1 onesweep_timing
             // <type> 0 28` at 20e5436 on an H100 80GB HBM3, 2026-11-26, ms counter / by id: u32
             // 6.638 / 6.532, f32 6.671 / 6.566, u64 18.384 / 18.061 (u32 2^24 0.475 / 0.468); with
-            // values it lost at 6bccd72 (u32+u32 10.64 / 10.98, docs/design/onesweep.md).
-            .cuda_tiles_by_id = {1, 0, 1, 0},
+            // values at 6bccd72 u32+u32 lost (10.64 / 10.98) and u64+u32 gained (27.03 / 26.59,
+            // docs/design/onesweep.md). On an NVIDIA H200 at b0d0a04 (`... onesweep_timing <type>
+            // 4 28`, 2026-11-27) u64+u32 22.306 / 21.717 and u32+u32 8.614 / 8.454: u64+u32 gains
+            // on both GPUs, u32+u32 only on the H200, so it stays with the counter.
+            .cuda_tiles_by_id = {1, 0, 1, 1},
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2
