@@ -299,9 +299,9 @@ TEST(KernelPathSelection, TuningTables) {
     const DeviceFamily family = DeviceFamily(f);
     const auto& from = tuning_for(family).onesweep.cuda_from_n;
     if (family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated) {
-      // Measured (src/tuning/nvidia.cpp): above 2^20 keys and u32 pairs, from 2^20 u64+u32.
+      // Measured (src/tuning/nvidia.cpp): above 2^20 keys for every key class.
       EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1,
-                                               (1ull << 20) + 1, 1ull << 20}))
+                                               (1ull << 20) + 1, (1ull << 20) + 1}))
           << to_string(family);
     } else {
       EXPECT_EQ(from, (std::array<uint64_t, 4>{})) << to_string(family);
@@ -332,8 +332,9 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   config.key = KeyType::u64;
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
-  EXPECT_EQ(Sorter(context(), config).kernel_path((1 << 20) - 1), "spirv");
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "cuda 384x18s3pk +histogram +by id");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "spirv");
+  EXPECT_EQ(Sorter(context(), config).kernel_path((1 << 20) + 1),
+            "cuda 384x18s3pk +histogram +by id");
   config.kernels = KernelPath::cuda;
   EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk +histogram +by id");
   {

@@ -116,8 +116,13 @@ constexpr Tuning nvidia_tuning{
             // 580.159.04, 2026-11-27, ms SPIR-V / CUDA:
             //   u32+u32  2^20 0.0834 / 0.0929, 2^22 0.228 / 0.200, 2^24 0.773 / 0.601
             //   u64+u32  2^20 0.170 / 0.163,   2^22 0.516 / 0.498, 2^28 25.84 / 25.51
+            // u64+u32's kernel then took two blocks of 384 per SM (b0d0a04), which is faster from
+            // 2^22 but slower at 2^20: `gpusort bench --seed 20261127 --algorithms automatic
+            // --keys u64+u32 --min-log2 18 --max-log2 28 --step 2`, the commit before / b0d0a04,
+            // same H200 and call: 2^20 0.165 / 0.178, 2^22 0.499 / 0.472, 2^28 25.49 / 22.32 ms.
+            // So u64+u32 too takes the CUDA pass above 2^20.
             .cuda_from_n = {(uint64_t(1) << 20) + 1, (uint64_t(1) << 20) + 1,
-                            (uint64_t(1) << 20) + 1, uint64_t(1) << 20},
+                            (uint64_t(1) << 20) + 1, (uint64_t(1) << 20) + 1},
             // The histogram and plan as CUDA kernels too where the passes are, one shared
             // histogram per block: `ONESWEEP_PHASES=1 onesweep_timing u32 0 28` (dev/) with
             // GPUSORT_CUDA_HISTOGRAM=0 / 1 / 2 at 7c1b67b on an NVIDIA H100 80GB HBM3, driver
