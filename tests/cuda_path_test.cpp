@@ -207,9 +207,11 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
     // Where the CUDA pass runs, so does the CUDA histogram; u32 pairs claim their tiles, 64-bit
     // keys with 4-byte values take them by id (src/tuning/nvidia.cpp).
+    const char* u64_variant = tuning_for(impl.info).onesweep.cuda_variants[3];
+    const std::string u64_values = u64_variant ? u64_variant : "";
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
                          : key == KeyType::u32 ? std::string("cuda 512x15seg +histogram")
-                                               : std::string("cuda 384x18s3pk +histogram +by id"));
+                                               : "cuda " + u64_values + " +histogram +by id");
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
                   ->pass_kernels(),
@@ -299,7 +301,12 @@ TEST(KernelPathSelection, TuningTables) {
     const DeviceFamily family = DeviceFamily(f);
     const auto& from = tuning_for(family).onesweep.cuda_from_n;
     if (family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated) {
-      // Measured (src/tuning/nvidia.cpp): above 2^20 keys for every key class.
+      // Measured (src/tuning/nvidia.cpp): above 2^20 keys and u32 pairs, from 2^20 u64+u32.
+      EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1,
+                                               (1ull << 20) + 1, 1ull << 20}))
+          << to_string(family);
+    } else if (family == DeviceFamily::nvidia_h200) {
+      // The H200: above 2^20 for every key class (its u64+u32 kernel is slower than SPIR-V at 2^20).
       EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1,
                                                (1ull << 20) + 1, (1ull << 20) + 1}))
           << to_string(family);
@@ -307,6 +314,30 @@ TEST(KernelPathSelection, TuningTables) {
       EXPECT_EQ(from, (std::array<uint64_t, 4>{})) << to_string(family);
     }
   }
+}
+
+// Each table names, per key class, a kernel of that class (or none: the class's first); the
+// H100's and the H200's differ in u64+u32's alone (src/tuning/nvidia.cpp).
+TEST(KernelPathSelection, TablesNameKernelsThatExist) {
+  for (uint32_t f = 0; f < device_family_count; ++f) {
+    const auto& variants = tuning_for(DeviceFamily(f)).onesweep.cuda_variants;
+    for (uint32_t key_words : {1u, 2u})
+      for (uint32_t value_words : {0u, 1u}) {
+        const char* variant = variants[cuda::cuda_key_class(key_words, value_words)];
+        if (!variant) continue;
+        uint32_t rows = 0;
+        for (const cuda::CudaPassShape& row : cuda::kCudaPassShapes)
+          rows += row.key_words == key_words && row.value_words == value_words &&
+                  std::string(row.variant) == variant;
+        EXPECT_EQ(rows, 1u) << to_string(DeviceFamily(f)) << " " << key_words << "+"
+                            << value_words << " " << variant;
+      }
+  }
+  const auto& h100 = tuning_for(DeviceFamily::nvidia).onesweep.cuda_variants;
+  const auto& h200 = tuning_for(DeviceFamily::nvidia_h200).onesweep.cuda_variants;
+  for (uint32_t c = 0; c < 3; ++c) EXPECT_STREQ(h100[c], h200[c]) << c;
+  EXPECT_STREQ(h100[3], "1024x12seg1");
+  EXPECT_STREQ(h200[3], "384x18s3pk");
 }
 
 // Chosen by itself, the CUDA pass takes the sizes from the table's threshold, SPIR-V below; asked
@@ -332,14 +363,17 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   config.key = KeyType::u64;
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 20), "spirv");
-  EXPECT_EQ(Sorter(context(), config).kernel_path((1 << 20) + 1),
-            "cuda 384x18s3pk +histogram +by id");
+  // u64+u32: the device family's kernel and threshold (the H100's and the H200's differ).
+  const OnesweepTuning& table = tuning_for(context().impl().info).onesweep;
+  const std::string u64_values = std::string("cuda ") + table.cuda_variants[3];
+  const uint64_t from = table.cuda_from_n[3];
+  EXPECT_EQ(Sorter(context(), config).kernel_path(from - 1), "spirv");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(from), u64_values + " +histogram +by id");
   config.kernels = KernelPath::cuda;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk +histogram +by id");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), u64_values + " +histogram +by id");
   {
     ScopedEnv spirv_histogram("GPUSORT_CUDA_HISTOGRAM", "0");
-    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), "cuda 384x18s3pk +by id");
+    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), u64_values + " +by id");
   }
 }
 

@@ -138,7 +138,9 @@ constexpr VkPhysicalDeviceType discrete = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
 const std::vector<FakeDevice>& fake_devices() {
   static const std::vector<FakeDevice> devices = {
       {"NVIDIA H100 80GB HBM3", 0x10de, discrete, 32, 32, 132, DeviceFamily::nvidia},
-      {"NVIDIA H200", 0x10de, discrete, 32, 32, 132, DeviceFamily::nvidia},
+      {"NVIDIA H200", 0x10de, discrete, 32, 32, 132, DeviceFamily::nvidia_h200},
+      {"NVIDIA H200 NVL", 0x10de, discrete, 32, 32, 132, DeviceFamily::nvidia_h200},
+      {"NVIDIA GH200 480GB", 0x10de, discrete, 32, 32, 132, DeviceFamily::nvidia},
       {"NVIDIA GeForce RTX 4090", 0x10de, discrete, 32, 32, 128, DeviceFamily::nvidia},
       {"NVIDIA without SM count", 0x10de, discrete, 32, 32, 0, DeviceFamily::nvidia},
       {"NVIDIA Orin (Tegra)", 0x10de, integrated, 32, 32, 16, DeviceFamily::nvidia_integrated},

@@ -116,13 +116,9 @@ constexpr Tuning nvidia_tuning{
             // 580.159.04, 2026-11-27, ms SPIR-V / CUDA:
             //   u32+u32  2^20 0.0834 / 0.0929, 2^22 0.228 / 0.200, 2^24 0.773 / 0.601
             //   u64+u32  2^20 0.170 / 0.163,   2^22 0.516 / 0.498, 2^28 25.84 / 25.51
-            // u64+u32's kernel then took two blocks of 384 per SM (b0d0a04), which is faster from
-            // 2^22 but slower at 2^20: `gpusort bench --seed 20261127 --algorithms automatic
-            // --keys u64+u32 --min-log2 18 --max-log2 28 --step 2`, the commit before / b0d0a04,
-            // same H200 and call: 2^20 0.165 / 0.178, 2^22 0.499 / 0.472, 2^28 25.49 / 22.32 ms.
-            // So u64+u32 too takes the CUDA pass above 2^20.
+            // (u64+u32 on the H200: nvidia_h200_tuning below.)
             .cuda_from_n = {(uint64_t(1) << 20) + 1, (uint64_t(1) << 20) + 1,
-                            (uint64_t(1) << 20) + 1, (uint64_t(1) << 20) + 1},
+                            (uint64_t(1) << 20) + 1, uint64_t(1) << 20},
             // The histogram and plan as CUDA kernels too where the passes are, one shared
             // histogram per block: `ONESWEEP_PHASES=1 onesweep_timing u32 0 28` (dev/) with
             // GPUSORT_CUDA_HISTOGRAM=0 / 1 / 2 at 7c1b67b on an NVIDIA H100 80GB HBM3, driver
@@ -140,6 +136,15 @@ constexpr Tuning nvidia_tuning{
             // 4 28`, 2026-11-27) u64+u32 22.306 / 21.717 and u32+u32 8.614 / 8.454: u64+u32 gains
             // on both GPUs, u32+u32 only on the H200, so it stays with the counter.
             .cuda_tiles_by_id = {1, 0, 1, 1},
+            // The tile shapes (src/algorithms/onesweep/cuda/cuda_kernels.hpp), from
+            // experiments/nvx_onesweep on the H100. u64+u32 in one block of 1024 per SM: the
+            // H200's two blocks of 384 (nvidia_h200_tuning) measured slower here, `gpusort bench
+            // --seed 20261127 --algorithms automatic --keys u64+u32 --min-log2 20 --max-log2 28
+            // --step 2` with 60980de (1024x12seg1) / ce37e74 (384x18s3pk above 2^20) beside
+            // `cub_baseline` in one call on an H100 80GB HBM3, 2026-11-27, CUB ms / ours: 2^22
+            // 0.954 / 0.989, 2^24 0.892 / 0.837, 2^26 0.922 / 0.812, 2^28 0.922 / 0.812; at 2^20
+            // 1024x12seg1 1.117 against SPIR-V's 1.075.
+            .cuda_variants = {"512x15seg", "512x15seg", "384x18s3pk", "1024x12seg1"},
         },
     // docs/design/small-sort.md: `small_sort_timing 25 8 shapes [19]` (dev/small_sort) for the
     // shapes, then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --min-log2 10 --max-log2
@@ -256,6 +261,21 @@ constexpr Tuning nvidia_tuning{
     // 20.32) -> 60.39 ms (sort 9.69); every size from 2^24 as fast or faster.
     .host = {.shader_copies = true},
 };
+
+// The H200: NVIDIA's table but for u64+u32, whose kernel runs two blocks of 384 per SM
+// (384x18s3pk) above 2^20 keys. experiments/nvx_onesweep/README.md "On the H200": 0.940-0.955 of CUB
+// at 2^24-2^28 against 1024x12seg1's 0.819-0.849; in the library (`gpusort bench --seed 20261127
+// --algorithms automatic --keys u64+u32 --min-log2 18 --max-log2 28 --step 2`, 60980de / b0d0a04,
+// one call, 2026-11-27), ms: 2^20 0.165 / 0.178 (SPIR-V, as the others, at 2^20), 2^22 0.499 /
+// 0.472, 2^24 1.709 / 1.488, 2^28 25.49 / 22.32. Tiles by id, as on the H100: 22.306 / 21.717 ms
+// from the counter / by id at 2^28 (b0d0a04).
+constexpr Tuning nvidia_h200_tuning = [] {
+  Tuning t = nvidia_tuning;
+  t.family = DeviceFamily::nvidia_h200;
+  t.onesweep.cuda_from_n[3] = (uint64_t(1) << 20) + 1;
+  t.onesweep.cuda_variants[3] = "384x18s3pk";
+  return t;
+}();
 
 // NVIDIA's integrated GPUs (Tegra): not measured. Onesweep as on the discrete GPUs (NVIDIA
 // starts workgroups in id order), the copies by the DMA engine (the shader copies were measured

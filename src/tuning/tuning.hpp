@@ -15,6 +15,7 @@ namespace gpusort {
 // subgroup width first (the tile shapes follow it), then vendor and device type.
 enum class DeviceFamily : uint32_t {
   nvidia,             // NVIDIA discrete GPUs (subgroups of 32): measured on the H100 and H200
+  nvidia_h200,        // NVIDIA H200 (HBM3e): the nvidia table but for 64-bit keys with values
   nvidia_integrated,  // NVIDIA integrated GPUs (Tegra): not measured
   amd,                // AMD GPUs with subgroups of 32 or 64: not measured
   wide_subgroups,     // any other device whose subgroups are at least 32 wide: not measured
@@ -22,7 +23,7 @@ enum class DeviceFamily : uint32_t {
   cpu,                // CPU drivers with narrow subgroups (lavapipe, SwiftShader): correctness only
   narrow_subgroups,   // any other device with subgroups narrower than 32: not measured
 };
-inline constexpr uint32_t device_family_count = 7;
+inline constexpr uint32_t device_family_count = 8;
 
 // Onesweep's tile: workgroup invocations x keys per invocation.
 struct OnesweepTile {
@@ -60,8 +61,8 @@ struct OnesweepTuning {
   // KernelPath::automatic: the passes run as CUDA kernels (src/algorithms/onesweep/cuda, through
   // VK_NVX_binary_import) where the device can launch them, for recordings of at least this many
   // keys (Algorithm::onesweep / automatic; smaller ones keep the SPIR-V bands); 0: never by
-  // themselves (the SPIR-V pass unless the CUDA one is asked for). One per CUDA kernel, in the
-  // order of cuda::kCudaPassShapes: 32-bit keys alone, with 4-byte values, 64-bit keys alone,
+  // themselves (the SPIR-V pass unless the CUDA one is asked for). One per key class with CUDA
+  // kernels (cuda::cuda_key_class): 32-bit keys alone, with 4-byte values, 64-bit keys alone,
   // with 4-byte values.
   std::array<uint64_t, 4> cuda_from_n{};
   // Where the passes are CUDA kernels: the histogram and plan too (one CUDA kernel: the v-th row of
@@ -76,6 +77,10 @@ struct OnesweepTuning {
   // claiming the next one from the pass's counter (a block that starts late is recounted by its
   // successors' fallback, as with tiles_by_id). In the order of cuda_from_n.
   std::array<uint32_t, 4> cuda_tiles_by_id{};
+  // Where the passes are CUDA kernels: the tile shape (CudaPassShape::variant, a row of
+  // cuda::kCudaPassShapes of the key class) each key class takes; null: the class's first row. In
+  // the order of cuda_from_n.
+  std::array<const char*, 4> cuda_variants{};
 };
 
 // One size band of the small-array sort (SmallSortShape's fields, src/algorithms/small_sort): it
@@ -155,7 +160,7 @@ inline OnesweepTile onesweep_tile_for(const DeviceInfo& device, const OnesweepKe
 }
 
 // The tables (src/tuning/<family>.cpp).
-extern const Tuning nvidia_tuning, nvidia_integrated_tuning, amd_tuning, wide_subgroups_tuning,
+extern const Tuning nvidia_tuning, nvidia_h200_tuning, nvidia_integrated_tuning, amd_tuning, wide_subgroups_tuning,
     intel_tuning, cpu_tuning, narrow_subgroups_tuning;
 
 }  // namespace gpusort

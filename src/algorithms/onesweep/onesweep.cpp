@@ -94,7 +94,8 @@ class Onesweep final : public OnesweepSort {
       if (variant != 0 && !cuda_histogram_)
         throw Error("onesweep: no CUDA histogram kernel " + std::to_string(variant) + " for " +
                     std::to_string(spec.key_words * 32) + "-bit keys");
-      cuda_prefetch_tiles_ = tuning_.cuda_prefetch_tiles[cuda_function_];
+      const uint32_t key_class = cuda::cuda_key_class(spec.key_words, spec.value_words);
+      cuda_prefetch_tiles_ = tuning_.cuda_prefetch_tiles[key_class];
       if (const char* env = std::getenv("GPUSORT_CUDA_PREFETCH")) {
         const std::string value = env;
         if (value.empty() || value.size() > 9 ||
@@ -107,7 +108,7 @@ class Onesweep final : public OnesweepSort {
         cuda_prefetch_tiles_ = uint32_t(options_.cuda_prefetch_tiles);
       // Tiles by id or from the pass's counter, per key class (the tuning table; the option wins).
       cuda_tiles_by_id_ = options_.claim_by_id >= 0 ? uint32_t(options_.claim_by_id != 0)
-                                                    : tuning_.cuda_tiles_by_id[cuda_function_];
+                                                    : tuning_.cuda_tiles_by_id[key_class];
       return;
     }
     // The tile shapes per device family and key class: src/tuning.
@@ -510,7 +511,8 @@ std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec&
     OnesweepOptions cuda_options;
     cuda_options.kernels = KernelPath::cuda;
     cuda_sort = make_onesweep(ctx, spec, cuda_options);
-    cuda_from_n = tuning_for(ctx.info).onesweep.cuda_from_n[shape];
+    cuda_from_n = tuning_for(ctx.info)
+                      .onesweep.cuda_from_n[cuda::cuda_key_class(spec.key_words, spec.value_words)];
     if (requested == KernelPath::cuda || cuda_from_n <= 1) return cuda_sort;
   }
   OnesweepOptions spirv;

@@ -17,7 +17,8 @@ inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
 
 // One pass kernel: its key class, name in the module, block shape and the experiment's variant
-// it was measured as. Each tile is staged in the fewest segments that let min_blocks blocks
+// it was measured as. A key class may have several (OnesweepTuning::cuda_variants picks one per
+// device family). Each tile is staged in the fewest segments that let min_blocks blocks
 // share the 48 KiB of shared memory an SM gives a launch through VK_NVX_binary_import; the later
 // segments' keys are loaded again after the look-back.
 struct CudaPassShape {
@@ -40,7 +41,9 @@ struct CudaPassShape {
 // --impls nvx,cub --types u32+u32,u64+u32 --sizes 2^24,2^26,2^28 with nine variants, commit
 // 60980de) u64+u32 took 384x18s3pk (15 keys a thread in four segments of 4, two blocks per SM):
 // 0.955 / 0.949 / 0.940 of CUB against 1024x12seg1's 0.849 / 0.827 / 0.819; u32+u32 stayed
-// with 512x15seg (0.967 / 0.935 / 0.924, the best of the nine).
+// with 512x15seg (0.967 / 0.935 / 0.924, the best of the nine). On the H100 384x18s3pk measured
+// slower than 1024x12seg1, so u64+u32 has both kernels, and the tuning table of the device family
+// picks one (src/tuning/nvidia.cpp).
 inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
     {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, 0, "512x15seg"},
@@ -48,9 +51,16 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
      "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32", 2, 1, 384, 2, 15, kHintPrefetchValues | kHintPackedFallback,
      "384x18s3pk"},
+    {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
+
+// The key classes with CUDA pass kernels, in the order of OnesweepTuning's per-class arrays:
+// 32-bit keys alone, with 4-byte values, 64-bit keys alone, with 4-byte values.
+constexpr uint32_t cuda_key_class(uint32_t key_words, uint32_t value_words) {
+  return (key_words == 2 ? 2u : 0u) + (value_words == 1 ? 1u : 0u);
+}
 
 // The histogram and plan as CUDA kernels (OnesweepTuning::cuda_histogram), after the pass kernels
 // in the Context's functions, one per row. A block of `threads` threads loads `vectors` 16-byte

@@ -2,6 +2,7 @@
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
 
 #include <cstdlib>
+#include <string>
 
 #include "tuning/tuning.hpp"
 #include "vulkan/context_impl.hpp"
@@ -45,24 +46,32 @@ const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const Sort
                                             KernelPath requested, uint32_t* shape_index) {
   if (requested == KernelPath::spirv) return nullptr;
   // The key classes with a CUDA kernel: 32- or 64-bit keys, alone or with 4-byte values. Every
-  // other class (8-byte values) takes the SPIR-V pass, whatever was asked for.
+  // other class (8-byte values) takes the SPIR-V pass, whatever was asked for. Of a class's
+  // kernels, the one the device family's table names (its first where the table names none).
+  const OnesweepTuning& tuning = tuning_for(ctx.info).onesweep;
+  const uint32_t key_class = cuda::cuda_key_class(spec.key_words, spec.value_words);
   const cuda::CudaPassShape* shape = nullptr;
-  for (uint32_t i = 0; i < cuda::kCudaPassShapeCount; ++i)
-    if (cuda::kCudaPassShapes[i].key_words == spec.key_words &&
-        cuda::kCudaPassShapes[i].value_words == spec.value_words) {
-      shape = &cuda::kCudaPassShapes[i];
-      if (shape_index) *shape_index = i;
-    }
-  if (!shape) return nullptr;
+  for (uint32_t i = 0; i < cuda::kCudaPassShapeCount && !shape; ++i) {
+    const cuda::CudaPassShape& row = cuda::kCudaPassShapes[i];
+    if (row.key_words != spec.key_words || row.value_words != spec.value_words) continue;
+    const char* variant = tuning.cuda_variants[key_class];
+    if (variant && std::string(variant) != row.variant) continue;
+    shape = &row;
+    if (shape_index) *shape_index = i;
+  }
+  if (!shape) {
+    if (spec.value_words <= 1 && spec.key_words <= 2 && tuning.cuda_variants[key_class])
+      throw Error(std::string("onesweep: no CUDA pass kernel '") +
+                  tuning.cuda_variants[key_class] + "' for this key class (the tuning table)");
+    return nullptr;
+  }
   if (!ctx.info.cuda_kernels) {
     if (requested == KernelPath::cuda)
       throw Error("the CUDA kernels (kernels=cuda) cannot run on " + ctx.info.name + ": " +
                   ctx.info.cuda_why);
     return nullptr;
   }
-  if (requested == KernelPath::automatic &&
-      tuning_for(ctx.info).onesweep.cuda_from_n[size_t(shape - cuda::kCudaPassShapes)] == 0)
-    return nullptr;
+  if (requested == KernelPath::automatic && tuning.cuda_from_n[key_class] == 0) return nullptr;
   return shape;
 }
 

@@ -19,6 +19,8 @@ KernelPath requested_kernel_path(KernelPath option);
 // requested_kernel_path): its row of cuda::kCudaPassShapes (index in *shape_index, which is also
 // the function's index in ctx.nvx.functions), or nullptr for the SPIR-V pass:
 //  - spirv, or a key class without a CUDA kernel (8-byte values): SPIR-V;
+//  - of a key class's kernels, the one the device family's table names
+//    (OnesweepTuning::cuda_variants; gpusort::Error where no kernel has that name);
 //  - cuda: the CUDA pass, or gpusort::Error naming why it is not available on this device;
 //  - automatic: the CUDA pass where the device has it and its tuning table enables it for the
 //    key class (OnesweepTuning::cuda_from_n not 0; the sizes are make_onesweep's), else SPIR-V.

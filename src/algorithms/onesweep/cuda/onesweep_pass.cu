@@ -478,6 +478,7 @@ GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
 GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
+GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
 //
