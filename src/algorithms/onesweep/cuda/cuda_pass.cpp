@@ -50,21 +50,21 @@ const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const Sort
   // kernels, the one the device family's table names (its first where the table names none).
   const OnesweepTuning& tuning = tuning_for(ctx.info).onesweep;
   const uint32_t key_class = cuda::cuda_key_class(spec.key_words, spec.value_words);
+  const char* variant = tuning.cuda_variants[key_class];
   const cuda::CudaPassShape* shape = nullptr;
+  bool class_has_kernels = false;
   for (uint32_t i = 0; i < cuda::kCudaPassShapeCount && !shape; ++i) {
     const cuda::CudaPassShape& row = cuda::kCudaPassShapes[i];
     if (row.key_words != spec.key_words || row.value_words != spec.value_words) continue;
-    const char* variant = tuning.cuda_variants[key_class];
+    class_has_kernels = true;
     if (variant && std::string(variant) != row.variant) continue;
     shape = &row;
     if (shape_index) *shape_index = i;
   }
-  if (!shape) {
-    if (spec.value_words <= 1 && spec.key_words <= 2 && tuning.cuda_variants[key_class])
-      throw Error(std::string("onesweep: no CUDA pass kernel '") +
-                  tuning.cuda_variants[key_class] + "' for this key class (the tuning table)");
-    return nullptr;
-  }
+  if (!class_has_kernels) return nullptr;
+  if (!shape)
+    throw Error(std::string("onesweep: no CUDA pass kernel '") + variant +
+                "' for this key class (the tuning table)");
   if (!ctx.info.cuda_kernels) {
     if (requested == KernelPath::cuda)
       throw Error("the CUDA kernels (kernels=cuda) cannot run on " + ctx.info.name + ": " +
