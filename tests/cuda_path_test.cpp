@@ -302,13 +302,14 @@ TEST(KernelPathSelection, TuningTables) {
     const auto& from = tuning_for(family).onesweep.cuda_from_n;
     if (family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated) {
       // Measured (src/tuning/nvidia.cpp): above 2^20 keys and u32 pairs, from 2^20 u64+u32.
-      EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1,
-                                               (1ull << 20) + 1, 1ull << 20}))
+      EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1, (1ull << 20) + 1,
+                                               1ull << 20}))
           << to_string(family);
     } else if (family == DeviceFamily::nvidia_h200) {
-      // The H200: above 2^20 for every key class (its u64+u32 kernel is slower than SPIR-V at 2^20).
-      EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1,
-                                               (1ull << 20) + 1, (1ull << 20) + 1}))
+      // The H200: above 2^20 for every key class (its u64+u32 kernel is slower than SPIR-V at
+      // 2^20).
+      EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1, (1ull << 20) + 1,
+                                               (1ull << 20) + 1}))
           << to_string(family);
     } else {
       EXPECT_EQ(from, (std::array<uint64_t, 4>{})) << to_string(family);
@@ -329,8 +330,8 @@ TEST(KernelPathSelection, TablesNameKernelsThatExist) {
         for (const cuda::CudaPassShape& row : cuda::kCudaPassShapes)
           rows += row.key_words == key_words && row.value_words == value_words &&
                   std::string(row.variant) == variant;
-        EXPECT_EQ(rows, 1u) << to_string(DeviceFamily(f)) << " " << key_words << "+"
-                            << value_words << " " << variant;
+        EXPECT_EQ(rows, 1u) << to_string(DeviceFamily(f)) << " " << key_words << "+" << value_words
+                            << " " << variant;
       }
   }
   const auto& h100 = tuning_for(DeviceFamily::nvidia).onesweep.cuda_variants;

@@ -262,9 +262,9 @@ constexpr Tuning nvidia_tuning{
     .host = {.shader_copies = true},
 };
 
-// The H200: NVIDIA's table but for u64+u32, whose kernel runs two blocks of 384 per SM
-// (384x18s3pk) above 2^20 keys. experiments/nvx_onesweep/README.md "On the H200": 0.940-0.955 of CUB
-// at 2^24-2^28 against 1024x12seg1's 0.819-0.849; in the library (`gpusort bench --seed 20261127
+// The H200: NVIDIA's table but for u64+u32, whose kernel runs two blocks of 384 per SM (384x18s3pk)
+// above 2^20 keys. experiments/nvx_onesweep/README.md "On the H200": 0.940-0.955 of CUB at
+// 2^24-2^28 against 1024x12seg1's 0.819-0.849; in the library (`gpusort bench --seed 20261127
 // --algorithms automatic --keys u64+u32 --min-log2 18 --max-log2 28 --step 2`, 60980de / b0d0a04,
 // one call, 2026-11-27), ms: 2^20 0.165 / 0.178 (SPIR-V, as the others, at 2^20), 2^22 0.499 /
 // 0.472, 2^24 1.709 / 1.488, 2^28 25.49 / 22.32. Tiles by id, as on the H100: 22.306 / 21.717 ms

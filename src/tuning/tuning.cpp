@@ -16,11 +16,12 @@ constexpr uint32_t vendor_nvidia = 0x10de, vendor_amd = 0x1002, vendor_intel = 0
 DeviceFamily device_family(const DeviceInfo& device) {
   if (device.min_subgroup_size >= 32) {
     if (device.vendor_id == vendor_nvidia) {
-      if (device.type != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU) return DeviceFamily::nvidia_integrated;
+      if (device.type != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
+        return DeviceFamily::nvidia_integrated;
       // The H200 (H200 SXM and NVL, not the GH200) by its name: the one device whose own
       // measurements part from the H100's (src/tuning/nvidia.cpp).
       return device.name.rfind("NVIDIA H200", 0) == 0 ? DeviceFamily::nvidia_h200
-                                                       : DeviceFamily::nvidia;
+                                                      : DeviceFamily::nvidia;
     }
     if (device.vendor_id == vendor_amd) return DeviceFamily::amd;
     return DeviceFamily::wide_subgroups;

@@ -160,7 +160,7 @@ inline OnesweepTile onesweep_tile_for(const DeviceInfo& device, const OnesweepKe
 }
 
 // The tables (src/tuning/<family>.cpp).
-extern const Tuning nvidia_tuning, nvidia_h200_tuning, nvidia_integrated_tuning, amd_tuning, wide_subgroups_tuning,
-    intel_tuning, cpu_tuning, narrow_subgroups_tuning;
+extern const Tuning nvidia_tuning, nvidia_h200_tuning, nvidia_integrated_tuning, amd_tuning,
+    wide_subgroups_tuning, intel_tuning, cpu_tuning, narrow_subgroups_tuning;
 
 }  // namespace gpusort

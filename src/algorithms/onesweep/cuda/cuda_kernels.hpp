@@ -37,13 +37,13 @@ struct CudaPassShape {
 //   u64      384x18s3pk  0.99 / 0.97 / 0.95 at 2^24 / 2^26 / 2^28 (1.07-1.17 below)
 //   u64+u32  1024x12seg1 1.12 at 2^20, 0.92 / 0.94 / 0.94 at 2^24 / 2^26 / 2^28
 // (the SPIR-V pass: 0.67-0.92 of CUB at 2^22-2^28 on the same GPU). 64-bit values have no
-// kernel: those sorts take the SPIR-V pass. On an NVIDIA H200 (same driver, 2026-11-27, nvx_onesweep
-// --impls nvx,cub --types u32+u32,u64+u32 --sizes 2^24,2^26,2^28 with nine variants, commit
-// 60980de) u64+u32 took 384x18s3pk (15 keys a thread in four segments of 4, two blocks per SM):
-// 0.955 / 0.949 / 0.940 of CUB against 1024x12seg1's 0.849 / 0.827 / 0.819; u32+u32 stayed
-// with 512x15seg (0.967 / 0.935 / 0.924, the best of the nine). On the H100 384x18s3pk measured
-// slower than 1024x12seg1, so u64+u32 has both kernels, and the tuning table of the device family
-// picks one (src/tuning/nvidia.cpp).
+// kernel: those sorts take the SPIR-V pass.
+// On an NVIDIA H200 (same driver, 2026-11-27, nvx_onesweep --impls nvx,cub --types
+// u32+u32,u64+u32 --sizes 2^24,2^26,2^28 with nine variants, commit 60980de) u64+u32 took
+// 384x18s3pk (15 keys a thread in four segments of 4, two blocks per SM): 0.955 / 0.949 / 0.940 of
+// CUB against 1024x12seg1's 0.849 / 0.827 / 0.819; u32+u32 stayed with 512x15seg (0.967 / 0.935 /
+// 0.924, the best of the nine). On the H100 384x18s3pk measured slower than 1024x12seg1, so u64+u32
+// has both kernels, and the tuning table of the device family picks one (src/tuning/nvidia.cpp).
 inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
     {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, 0, "512x15seg"},
