@@ -1,7 +1,8 @@
 # One nvcc step of cmake/CudaKernels.cmake (run with cmake -P):
 #   KIND=cubin: nvcc -cubin for sm_ARCH, `-Xptxas -v` kept in OUT.ptxas.txt -> OUT.cubin
 #   KIND=ptx:   nvcc -ptx for compute_ARCH -> OUT.ptx
-# Variables: NVCC, SOURCE, INCLUDE_DIR, KIND, ARCH, OUT (path without suffix).
+# Variables: NVCC, SOURCE, INCLUDE_DIR, KIND, ARCH, OUT (path without suffix); LINEINFO=1 adds
+# -lineinfo.
 foreach(var NVCC SOURCE INCLUDE_DIR KIND ARCH OUT)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "CompileCudaKernel.cmake: ${var} is not set")
@@ -12,8 +13,11 @@ if(KIND STREQUAL "cubin")
 else()
   set(flags -ptx -arch=compute_${ARCH} -o ${OUT}.ptx)
 endif()
+if(LINEINFO)
+  list(APPEND flags -lineinfo)
+endif()
 execute_process(
-  COMMAND ${NVCC} -std=c++17 -lineinfo -I${INCLUDE_DIR} ${flags} ${SOURCE}
+  COMMAND ${NVCC} -std=c++17 -I${INCLUDE_DIR} ${flags} ${SOURCE}
   RESULT_VARIABLE result
   OUTPUT_VARIABLE output
   ERROR_VARIABLE output)

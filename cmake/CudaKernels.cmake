@@ -7,6 +7,8 @@
 #                               PATH, /usr/local/cuda/bin)
 #   GPUSORT_CUDA_ARCHITECTURES  the cubins built, e.g. "90" or "90;100" (default "90"); PTX of the
 #                               newest is embedded too, so that newer GPUs JIT it
+#   GPUSORT_CUDA_LINEINFO       OFF by default: ON compiles with -lineinfo (source lines for ncu's
+#                               source view; the embedded cubin then grows about fourfold)
 #
 # Sets GPUSORT_CUDA_KERNELS_SOURCES (the generated C++ file that embeds the cubins and the PTX,
 # to be added to the library) and, where the kernels are built, GPUSORT_CUDA_KERNELS_ENABLED.
@@ -40,6 +42,11 @@ endif()
 if(GPUSORT_CUDA_KERNELS AND GPUSORT_NVCC)
   set(GPUSORT_CUDA_KERNELS_ENABLED ON)
   set(_src ${CMAKE_CURRENT_SOURCE_DIR}/src/algorithms/onesweep/cuda/onesweep_pass.cu)
+  option(GPUSORT_CUDA_LINEINFO "Compile the embedded CUDA kernels with -lineinfo" OFF)
+  set(_lineinfo 0)
+  if(GPUSORT_CUDA_LINEINFO)
+    set(_lineinfo 1)
+  endif()
   set(_deps ${_src} ${CMAKE_CURRENT_SOURCE_DIR}/src/algorithms/onesweep/cuda/lookback.cuh
             ${CMAKE_CURRENT_SOURCE_DIR}/src/algorithms/onesweep/cuda/cuda_kernels.hpp
             ${CMAKE_CURRENT_SOURCE_DIR}/cmake/CompileCudaKernel.cmake)
@@ -62,6 +69,7 @@ if(GPUSORT_CUDA_KERNELS AND GPUSORT_NVCC)
       OUTPUT ${_out}.cubin ${_out}.ptxas.txt
       COMMAND ${CMAKE_COMMAND} -DNVCC=${GPUSORT_NVCC} -DSOURCE=${_src}
               -DINCLUDE_DIR=${CMAKE_CURRENT_SOURCE_DIR}/src -DKIND=cubin -DARCH=${arch} -DOUT=${_out}
+              -DLINEINFO=${_lineinfo}
               -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/CompileCudaKernel.cmake
       DEPENDS ${_deps}
       COMMENT "nvcc onesweep_pass.cu -> cubin for sm_${arch}"
@@ -75,6 +83,7 @@ if(GPUSORT_CUDA_KERNELS AND GPUSORT_NVCC)
     OUTPUT ${_ptx}.ptx
     COMMAND ${CMAKE_COMMAND} -DNVCC=${GPUSORT_NVCC} -DSOURCE=${_src}
             -DINCLUDE_DIR=${CMAKE_CURRENT_SOURCE_DIR}/src -DKIND=ptx -DARCH=${_newest} -DOUT=${_ptx}
+            -DLINEINFO=${_lineinfo}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/CompileCudaKernel.cmake
     DEPENDS ${_deps}
     COMMENT "nvcc onesweep_pass.cu -> PTX for compute_${_newest}"

@@ -236,7 +236,9 @@ TEST(KernelPathSelection, EmbeddedKernels) {
     has_sm90 |= cubin.arch == 90;
     const std::string image(reinterpret_cast<const char*>(cubin.data), cubin.size);
     for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes)
-      EXPECT_NE(image.find(shape.kernel), std::string::npos) << shape.kernel;
+      for (const char* suffix : cuda::kCudaKeyOrderSuffixes)
+        EXPECT_NE(image.find(std::string(shape.kernel) + suffix + '\0'), std::string::npos)
+            << shape.kernel << suffix;
   }
   EXPECT_TRUE(has_sm90);
   const cuda::EmbeddedPtx ptx = cuda::embedded_ptx();
@@ -244,8 +246,9 @@ TEST(KernelPathSelection, EmbeddedKernels) {
   EXPECT_EQ(std::strlen(ptx.text), ptx.size);
   EXPECT_NE(text.find(".target sm_" + std::to_string(ptx.arch)), std::string::npos);
   for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes)
-    EXPECT_NE(text.find(".entry " + std::string(shape.kernel) + "("), std::string::npos)
-        << shape.kernel;
+    for (const char* suffix : cuda::kCudaKeyOrderSuffixes)
+      EXPECT_NE(text.find(".entry " + std::string(shape.kernel) + suffix + "("), std::string::npos)
+          << shape.kernel << suffix;
 #else
   EXPECT_FALSE(context().device_info().cuda_kernels);
   EXPECT_EQ(context().device_info().cuda_why,
@@ -315,6 +318,26 @@ TEST(KernelPathSelection, TuningTables) {
       EXPECT_EQ(from, (std::array<uint64_t, 4>{})) << to_string(family);
     }
   }
+}
+
+// Each pass kernel is built per key order; a sort takes the one of its key kind and order.
+TEST(KernelPathSelection, KeyOrderKernels) {
+  const struct {
+    KeyType key;
+    bool descending;
+    const char* suffix;
+  } cases[] = {{KeyType::u32, false, ""},     {KeyType::u64, false, ""},
+               {KeyType::u32, true, "_desc"}, {KeyType::u64, true, "_desc"},
+               {KeyType::i32, false, "_i"},   {KeyType::i64, true, "_i_desc"},
+               {KeyType::f32, false, "_f"},   {KeyType::f64, true, "_f_desc"}};
+  for (const auto& c : cases) {
+    const SortSpec spec = make_sort_spec(c.key, 0, c.descending, 0, 0);
+    const uint32_t order = cuda::cuda_key_order(spec.key_kind, spec.descending);
+    ASSERT_LT(order, cuda::kCudaKeyOrderCount);
+    EXPECT_STREQ(cuda::kCudaKeyOrderSuffixes[order], c.suffix)
+        << to_string(c.key) << (c.descending ? " descending" : "");
+  }
+  EXPECT_EQ(cuda::kCudaPassFunctionCount, cuda::kCudaPassShapeCount * cuda::kCudaKeyOrderCount);
 }
 
 // Each table names, per key class, a kernel of that class (or none: the class's first); the

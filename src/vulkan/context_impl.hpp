@@ -39,7 +39,8 @@ struct Context::Impl {
 
   // VK_NVX_binary_import (src/vulkan/nvx.cpp): its entry points where the extension is enabled,
   // and the embedded CUDA kernels' module and functions (one per row of
-  // gpusort::cuda::kCudaPassShapes, then gpusort::cuda::kCudaHistogramShapes), created once per
+  // gpusort::cuda::kCudaPassShapes and key order, then one per row of
+  // gpusort::cuda::kCudaHistogramShapes: cuda_kernels.hpp), created once per
   // Context and destroyed with it. Usable where info.cuda_kernels.
   struct Nvx {
     PFN_vkCreateCuModuleNVX create_module = nullptr;

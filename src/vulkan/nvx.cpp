@@ -68,20 +68,21 @@ void Context::Impl::setup_cuda_kernels(bool enabled) {
     VkResult r = nvx.create_module(device, &module_info, nullptr, &module);
     if (r != VK_SUCCESS) return "vkCreateCuModuleNVX: " + std::to_string(int(r));
     std::vector<VkCuFunctionNVX> functions;
-    for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes) {
-      VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
-      function_info.module = module;
-      function_info.pName = shape.kernel;
-      VkCuFunctionNVX function = VK_NULL_HANDLE;
-      r = nvx.create_function(device, &function_info, nullptr, &function);
-      if (r != VK_SUCCESS) {
-        for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
-        nvx.destroy_module(device, module, nullptr);
-        return "vkCreateCuFunctionNVX(" + std::string(shape.kernel) +
-               "): " + std::to_string(int(r));
+    for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes)
+      for (const char* suffix : cuda::kCudaKeyOrderSuffixes) {
+        const std::string name = std::string(shape.kernel) + suffix;
+        VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
+        function_info.module = module;
+        function_info.pName = name.c_str();
+        VkCuFunctionNVX function = VK_NULL_HANDLE;
+        r = nvx.create_function(device, &function_info, nullptr, &function);
+        if (r != VK_SUCCESS) {
+          for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
+          nvx.destroy_module(device, module, nullptr);
+          return "vkCreateCuFunctionNVX(" + name + "): " + std::to_string(int(r));
+        }
+        functions.push_back(function);
       }
-      functions.push_back(function);
-    }
     for (const cuda::CudaHistogramShape& histogram : cuda::kCudaHistogramShapes) {
       const char* name = histogram.kernel;
       VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};

@@ -16,11 +16,11 @@ namespace gpusort::cuda {
 inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
 
-// One pass kernel: its key class, name in the module, block shape and the experiment's variant
-// it was measured as. A key class may have several (OnesweepTuning::cuda_variants picks one per
-// device family). Each tile is staged in the fewest segments that let min_blocks blocks
-// share the 48 KiB of shared memory an SM gives a launch through VK_NVX_binary_import; the later
-// segments' keys are loaded again after the look-back.
+// One pass kernel: its key class, name in the module (of its raw-order build), block shape and the
+// experiment's variant it was measured as. A key class may have several
+// (OnesweepTuning::cuda_variants picks one per device family). Each tile is staged in the fewest
+// segments that let min_blocks blocks share the 48 KiB of shared memory an SM gives a launch
+// through VK_NVX_binary_import; the later segments' keys are loaded again after the look-back.
 struct CudaPassShape {
   const char* kernel;
   uint32_t key_words, value_words;
@@ -56,19 +56,32 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
 
+// Each row's kernel is built once per key order, the mapping of keys to radix order and back
+// compiled in (decided at run time it cost the u32 pass 5 %, and f32's its spills:
+// docs/design/onesweep.md): order = kind x 2 + descending, kind as SortSpec's key_kind (0
+// unsigned, 1 signed, 2 float), the name's suffix per order below (unsigned ascending keys: the
+// row's name). Their functions follow one another per row: row * kCudaKeyOrderCount + order.
+inline constexpr uint32_t kCudaKeyOrderCount = 6;
+inline constexpr const char* kCudaKeyOrderSuffixes[kCudaKeyOrderCount] = {
+    "", "_desc", "_i", "_i_desc", "_f", "_f_desc"};
+constexpr uint32_t cuda_key_order(uint32_t key_kind, bool descending) {
+  return key_kind * 2 + (descending ? 1u : 0u);
+}
+inline constexpr uint32_t kCudaPassFunctionCount = kCudaPassShapeCount * kCudaKeyOrderCount;
+
 // The key classes with CUDA pass kernels, in the order of OnesweepTuning's per-class arrays:
 // 32-bit keys alone, with 4-byte values, 64-bit keys alone, with 4-byte values.
 constexpr uint32_t cuda_key_class(uint32_t key_words, uint32_t value_words) {
   return (key_words == 2 ? 2u : 0u) + (value_words == 1 ? 1u : 0u);
 }
 
-// The histogram and plan as CUDA kernels (OnesweepTuning::cuda_histogram), after the pass kernels
-// in the Context's functions, one per row. A block of `threads` threads loads `vectors` 16-byte
-// vectors of keys per thread and round and counts every pass's digits with shared atomics into
-// `copies` histograms (warp w into copy w % copies); the grid is blocks_per_sm blocks per SM (what
-// fits the NVX path's 48 KiB per SM with the driver's 1 KiB per block, and 2048 threads), each
-// striding over the rounds. OnesweepTuning::cuda_histogram (or GPUSORT_CUDA_HISTOGRAM) = v picks
-// the v-th row of the sort's key width.
+// The histogram and plan as CUDA kernels (OnesweepTuning::cuda_histogram), one per row, after the
+// pass kernels' kCudaPassFunctionCount functions in the Context's. A block of `threads` threads
+// loads `vectors` 16-byte vectors of keys per thread and round and counts every pass's digits
+// with shared atomics into `copies` histograms (warp w into copy w % copies); the grid is
+// blocks_per_sm blocks per SM (what fits the NVX path's 48 KiB per SM with the driver's 1 KiB per
+// block, and 2048 threads), each striding over the rounds. OnesweepTuning::cuda_histogram (or
+// GPUSORT_CUDA_HISTOGRAM) = v picks the v-th row of the sort's key width.
 struct CudaHistogramShape {
   const char* kernel;
   uint32_t key_words;

@@ -43,7 +43,7 @@ KernelPath requested_kernel_path(KernelPath option) {
 }
 
 const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const SortSpec& spec,
-                                            KernelPath requested, uint32_t* shape_index) {
+                                            KernelPath requested, uint32_t* function) {
   if (requested == KernelPath::spirv) return nullptr;
   // The key classes with a CUDA kernel: 32- or 64-bit keys, alone or with 4-byte values. Every
   // other class (8-byte values) takes the SPIR-V pass, whatever was asked for. Of a class's
@@ -59,7 +59,9 @@ const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const Sort
     class_has_kernels = true;
     if (variant && std::string(variant) != row.variant) continue;
     shape = &row;
-    if (shape_index) *shape_index = i;
+    if (function)
+      *function =
+          i * cuda::kCudaKeyOrderCount + cuda::cuda_key_order(spec.key_kind, spec.descending);
   }
   if (!class_has_kernels) return nullptr;
   if (!shape)

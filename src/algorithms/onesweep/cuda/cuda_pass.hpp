@@ -16,8 +16,9 @@ KernelPath kernel_path_from_environment();
 KernelPath requested_kernel_path(KernelPath option);
 
 // Onesweep's CUDA pass for a sort of `spec` on ctx asking for `requested` (after
-// requested_kernel_path): its row of cuda::kCudaPassShapes (index in *shape_index, which is also
-// the function's index in ctx.nvx.functions), or nullptr for the SPIR-V pass:
+// requested_kernel_path): its row of cuda::kCudaPassShapes (*function: the index in
+// ctx.nvx.functions of the row's kernel for the sort's key order, cuda::cuda_key_order), or
+// nullptr for the SPIR-V pass:
 //  - spirv, or a key class without a CUDA kernel (8-byte values): SPIR-V;
 //  - of a key class's kernels, the one the device family's table names
 //    (OnesweepTuning::cuda_variants; gpusort::Error where no kernel has that name);
@@ -25,6 +26,6 @@ KernelPath requested_kernel_path(KernelPath option);
 //  - automatic: the CUDA pass where the device has it and its tuning table enables it for the
 //    key class (OnesweepTuning::cuda_from_n not 0; the sizes are make_onesweep's), else SPIR-V.
 const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const SortSpec& spec,
-                                            KernelPath requested, uint32_t* shape_index);
+                                            KernelPath requested, uint32_t* function);
 
 }  // namespace gpusort

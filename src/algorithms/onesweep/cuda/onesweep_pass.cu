@@ -9,9 +9,9 @@
 // A launch cannot be indirect: the host launches the grid for max_n's tiles; blocks beyond the
 // count's tiles, and every block of a skipped pass, return at once.
 //
-// Per key class one kernel with its own tile shape (the tuning variants measured in
-// experiments/nvx_onesweep; cuda_kernels.hpp lists them): a block claims a tile from the pass's
-// atomic counter (or takes its id's), ranks its keys by digit with CUB's
+// Per key class a kernel with its own tile shape (the tuning variants measured in
+// experiments/nvx_onesweep; cuda_kernels.hpp lists them), built once per key order: a block claims
+// a tile from the pass's atomic counter (or takes its id's), ranks its keys by digit with CUB's
 // BlockRadixRankMatchEarlyCounts, publishes the tile's digit counts at once, stages a segment of
 // the digit-ordered tile at a time in shared memory (so that two blocks share the 48 KiB an NVX
 // launch gets per SM), looks back (lookback.cuh) and scatters keys, then values.
@@ -66,27 +66,43 @@ struct CudaBlock {
 };
 
 // Keys to radix order and back (keys.glsl's to_radix_order / from_radix_order): floats by
-// IEEE-754 totalOrder, signed integers with the sign bit flipped, descending inverted.
-template <class K>
+// IEEE-754 totalOrder, signed integers with the sign bit flipped, descending inverted. ORDER is one
+// of cuda_kernels.hpp's key orders (kind x 2 + descending), so that each order's pass kernel holds
+// its own mapping alone, without a register for it; kOrderAny (the histogram) decides at run time.
+constexpr uint32_t kOrderAny = kCudaKeyOrderCount;
+template <class K, uint32_t ORDER>
 struct KeyOrder {
   using S = typename std::conditional<sizeof(K) == 4, int32_t, long long>::type;
   static constexpr uint32_t kBits = uint32_t(sizeof(K) * 8);
   static constexpr K kSign = K(1) << (kBits - 1);
-  uint32_t kind;
-  K invert;  // all ones where descending
+  static constexpr bool kFixed = ORDER < kOrderAny;
+  uint32_t kind;  // kOrderAny: the kind, and all ones in invert where descending
+  K invert;
+  static __device__ __forceinline__ KeyOrder make(uint32_t kind, bool descending) {
+    return KeyOrder{kind, descending ? ~K(0) : K(0)};
+  }
+  __device__ __forceinline__ bool is(uint32_t key_kind) const {
+    return kFixed ? ORDER / 2 == key_kind : kind == key_kind;
+  }
+  __device__ __forceinline__ K inverted(K o) const {
+    if constexpr (kFixed)
+      return ORDER % 2 != 0 ? ~o : o;
+    else
+      return o ^ invert;
+  }
   __device__ __forceinline__ K to_order(K raw) const {
     K o = raw;
-    if (kind == kKindFloat)
+    if (is(kKindFloat))
       o ^= K(S(raw) >> (kBits - 1)) | kSign;
-    else if (kind == kKindSigned)
+    else if (is(kKindSigned))
       o ^= kSign;
-    return o ^ invert;
+    return inverted(o);
   }
   __device__ __forceinline__ K from_order(K ordered) const {
-    K o = ordered ^ invert;
-    if (kind == kKindFloat)
+    K o = inverted(ordered);
+    if (is(kKindFloat))
       o ^= K(~(S(o) >> (kBits - 1))) | kSign;
-    else if (kind == kKindSigned)
+    else if (is(kKindSigned))
       o ^= kSign;
     return o;
   }
@@ -100,10 +116,10 @@ struct DigitOf {
 };
 
 // The fallback's digit of key i: read from the pass's input, mapped where it is the caller's.
-template <class K>
+template <class K, uint32_t ORDER>
 struct InputDigits {
   const K* keys_in;
-  KeyOrder<K> order;
+  KeyOrder<K, ORDER> order;
   DigitOf<K> digits;
   bool map;
   __device__ __forceinline__ uint32_t operator()(uint32_t i) const {
@@ -130,8 +146,10 @@ struct PassParams {
   uint32_t prefetch_tiles;  // prefetch ahead: tile + this many (0: off)
 };
 
-template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS>
+template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS,
+          uint32_t ORDER>
 struct OnesweepPass {
+  using Order = KeyOrder<K, ORDER>;
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
   using Lookback = gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
@@ -222,8 +240,7 @@ struct OnesweepPass {
   template <bool FULL>
   static __device__ __forceinline__ void load_keys(const K* __restrict__ keys_in,
                                                    uint32_t tile_begin, uint32_t tile_items,
-                                                   bool map, const KeyOrder<K>& order,
-                                                   K (&keys)[ITEMS]) {
+                                                   bool map, const Order& order, K (&keys)[ITEMS]) {
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const uint32_t first = warp * uint32_t(ITEMS) * 32 + lane;
     const K* chunk = keys_in + tile_begin + first;
@@ -317,7 +334,7 @@ struct OnesweepPass {
   static __device__ __forceinline__ void scatter(
       Shared& s, const K* __restrict__ keys_in, K* __restrict__ keys_out,
       const V* __restrict__ values_in, V* __restrict__ values_out, const DigitOf<K>& digits,
-      const KeyOrder<K>& order, bool map_in, bool map_out, uint32_t tile_begin, uint32_t tile_items,
+      const Order& order, bool map_in, bool map_out, uint32_t tile_begin, uint32_t tile_items,
       K (&keys)[ITEMS], const uint32_t (&ranks)[kPackedRanks]) {
     if constexpr (kSegments > 1)
       load_keys<FULL>(keys_in, tile_begin, tile_items, map_in, order, keys);
@@ -382,7 +399,7 @@ struct OnesweepPass {
     K* keys_out = static_cast<K*>(input_alt ? p.keys_a : p.keys_b);
     const V* values_in = static_cast<const V*>(input_alt ? p.values_b : p.values_a);
     V* values_out = static_cast<V*>(input_alt ? p.values_a : p.values_b);
-    const KeyOrder<K> order{p.key_kind, p.descending != 0 ? ~K(0) : K(0)};
+    const Order order = Order::make(p.key_kind, p.descending != 0);
     const DigitOf<K> digits{p.bit, (1u << p.digit_bits) - 1u};
     const uint32_t tile = s.fixed.tile;
     const uint32_t tile_begin = tile * kTile;
@@ -426,7 +443,7 @@ struct OnesweepPass {
     // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
     uint32_t exclusive[kBins];
     Lookback::run_with(
-        s.fixed.lookback, InputDigits<K>{keys_in, order, digits, map_in}, p.lookback,
+        s.fixed.lookback, InputDigits<K, ORDER>{keys_in, order, digits, map_in}, p.lookback,
         p.control + kControlFallbacks,
         LookbackParams{uint32_t(count), p.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
         exclusive);
@@ -456,29 +473,37 @@ struct OnesweepPass {
 
 using namespace gpusort::cuda;
 
-// One kernel per key class, with the shape of its row in cuda_kernels.hpp (kCudaPassShapes).
-#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE)                                            \
-  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
-                                               kCudaPassShapes[SHAPE].min_blocks)              \
-      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,  \
-           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,          \
-           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,             \
-           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,     \
-           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                 \
-           uint32_t prefetch_tiles) {                                                          \
-    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
-                 int(kCudaPassShapes[SHAPE].min_blocks), 16,                                   \
-                 kCudaPassShapes[SHAPE].hints>::run(PassParams{                                \
-        keys_a,        keys_b,     values_a,       values_b,    count,                         \
-        digit_offsets, control,    lookback,       n,           pass,                          \
-        bit,           digit_bits, first_tag,      slot_mask,   key_kind,                      \
-        descending,    spin_limit, refusal_period, claim_by_id, prefetch_tiles});              \
+// One kernel per row of cuda_kernels.hpp (kCudaPassShapes) and key order (kCudaKeyOrderSuffixes),
+// with the row's shape.
+#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER)                                         \
+  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                     \
+                                               kCudaPassShapes[SHAPE].min_blocks)                  \
+      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,      \
+           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,              \
+           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,                 \
+           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,         \
+           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                     \
+           uint32_t prefetch_tiles) {                                                              \
+    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items),     \
+                 int(kCudaPassShapes[SHAPE].min_blocks), 16, kCudaPassShapes[SHAPE].hints,         \
+                 ORDER>::run(PassParams{keys_a,     keys_b,         values_a,    values_b,         \
+                                        count,      digit_offsets,  control,     lookback,         \
+                                        n,          pass,           bit,         digit_bits,       \
+                                        first_tag,  slot_mask,      key_kind,    descending,       \
+                                        spin_limit, refusal_period, claim_by_id, prefetch_tiles}); \
   }
-GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
-GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
-GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
-GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
-GPUSORT_CUDA_PASS_KERNEL(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
+#define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE)      \
+  GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, 0)          \
+  GPUSORT_CUDA_PASS_KERNEL(name##_desc, K, V, SHAPE, 1)   \
+  GPUSORT_CUDA_PASS_KERNEL(name##_i, K, V, SHAPE, 2)      \
+  GPUSORT_CUDA_PASS_KERNEL(name##_i_desc, K, V, SHAPE, 3) \
+  GPUSORT_CUDA_PASS_KERNEL(name##_f, K, V, SHAPE, 4)      \
+  GPUSORT_CUDA_PASS_KERNEL(name##_f_desc, K, V, SHAPE, 5)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
 //
@@ -534,7 +559,7 @@ struct HistogramAndPlan {
 
   struct Counter {
     uint32_t* hist;  // this warp's copy
-    KeyOrder<K> order;
+    KeyOrder<K, kOrderAny> order;
     K keep;  // the bits below end_bit
     uint32_t begin_bit, passes;
     __device__ __forceinline__ void operator()(K raw) const {
@@ -571,7 +596,7 @@ struct HistogramAndPlan {
     const K* keys = static_cast<const K*>(p.keys);
     const uint32_t key_bits = uint32_t(sizeof(K) * 8);
     const Counter counter{hist + ((t / 32) % uint32_t(COPIES)) * kKeyPasses * kRadix,
-                          KeyOrder<K>{p.key_kind, p.descending != 0 ? ~K(0) : K(0)},
+                          KeyOrder<K, kOrderAny>::make(p.key_kind, p.descending != 0),
                           p.end_bit >= key_bits ? ~K(0) : (K(1) << p.end_bit) - K(1), p.begin_bit,
                           passes};
     // The keys before the first 16-byte boundary, the whole vectors, the rest.
