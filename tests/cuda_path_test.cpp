@@ -309,9 +309,9 @@ TEST(KernelPathSelection, TuningTables) {
                                                1ull << 20}))
           << to_string(family);
     } else if (family == DeviceFamily::nvidia_h200) {
-      // The H200: above 2^20 for every key class (its u64+u32 kernel is slower than SPIR-V at
-      // 2^20).
-      EXPECT_EQ(from, (std::array<uint64_t, 4>{(1ull << 20) + 1, (1ull << 20) + 1, (1ull << 20) + 1,
+      // The H200: 32-bit keys alone from 2^20, the others above (its u64+u32 kernel is slower
+      // than SPIR-V at 2^20).
+      EXPECT_EQ(from, (std::array<uint64_t, 4>{1ull << 20, (1ull << 20) + 1, (1ull << 20) + 1,
                                                (1ull << 20) + 1}))
           << to_string(family);
     } else {
@@ -373,10 +373,13 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   SorterConfig config;
   config.algorithm = Algorithm::onesweep;
   Sorter automatic(context(), config);
-  // The CUDA histogram and plan come with the CUDA pass (src/tuning/nvidia.cpp).
-  EXPECT_EQ(automatic.kernel_path(1 << 20), "spirv");
+  // The CUDA histogram and plan come with the CUDA pass (src/tuning/nvidia.cpp), from the device
+  // family's threshold (the H100's and the H200's differ for 32-bit keys).
+  const OnesweepTuning& table = tuning_for(context().impl().info).onesweep;
+  EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0] - 1), "spirv");
   // 32-bit keys alone and u64+u32: tiles by id (the table's cuda_tiles_by_id); u32 pairs: from
   // the counter.
+  EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0]), "cuda 512x15seg +histogram +by id");
   EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), "cuda 512x15seg +histogram +by id");
   config.kernels = KernelPath::cuda;
   Sorter cuda(context(), config);
@@ -388,7 +391,6 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
   // u64+u32: the device family's kernel and threshold (the H100's and the H200's differ).
-  const OnesweepTuning& table = tuning_for(context().impl().info).onesweep;
   const std::string u64_values = std::string("cuda ") + table.cuda_variants[3];
   const uint64_t from = table.cuda_from_n[3];
   EXPECT_EQ(Sorter(context(), config).kernel_path(from - 1), "spirv");

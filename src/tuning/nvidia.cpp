@@ -268,10 +268,14 @@ constexpr Tuning nvidia_tuning{
 // --algorithms automatic --keys u64+u32 --min-log2 18 --max-log2 28 --step 2`, 60980de / b0d0a04,
 // one call, 2026-11-27), ms: 2^20 0.165 / 0.178 (SPIR-V, as the others, at 2^20), 2^22 0.499 /
 // 0.472, 2^24 1.709 / 1.488, 2^28 25.49 / 22.32. Tiles by id, as on the H100: 22.306 / 21.717 ms
-// from the counter / by id at 2^28 (b0d0a04).
+// from the counter / by id at 2^28 (b0d0a04). 32-bit keys alone from 2^20 keys: with the key order
+// compiled into the pass (446f441), `gpusort bench --seed 20261128 --algorithms onesweep --kernels
+// spirv,cuda --keys u32,f32,u32+u32 --min-log2 20 --max-log2 20` on an H200, 2026-11-27, ms SPIR-V
+// / CUDA: u32 0.0786 / 0.0700, f32 0.0822 / 0.0720 (u32+u32 0.0832 / 0.0921: above 2^20 still).
 constexpr Tuning nvidia_h200_tuning = [] {
   Tuning t = nvidia_tuning;
   t.family = DeviceFamily::nvidia_h200;
+  t.onesweep.cuda_from_n[0] = uint64_t(1) << 20;
   t.onesweep.cuda_from_n[3] = (uint64_t(1) << 20) + 1;
   t.onesweep.cuda_variants[3] = "384x18s3pk";
   return t;
