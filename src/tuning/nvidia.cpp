@@ -116,9 +116,16 @@ constexpr Tuning nvidia_tuning{
             // 580.159.04, 2026-11-27, ms SPIR-V / CUDA:
             //   u32+u32  2^20 0.0834 / 0.0929, 2^22 0.228 / 0.200, 2^24 0.773 / 0.601
             //   u64+u32  2^20 0.170 / 0.163,   2^22 0.516 / 0.498, 2^28 25.84 / 25.51
-            // (u64+u32 on the H200: nvidia_h200_tuning below.)
-            .cuda_from_n = {(uint64_t(1) << 20) + 1, (uint64_t(1) << 20) + 1,
-                            (uint64_t(1) << 20) + 1, uint64_t(1) << 20},
+            // (u64+u32 on the H200: nvidia_h200_tuning below.) 32-bit keys alone from 2^19 since
+            // the key order is compiled into the pass (446f441): the same command with `--keys
+            // u32,f32,u64,u32+u32,u64+u32 --min-log2 18 --max-log2 22 --step 1` at b288d66,
+            // 2026-11-27, ms SPIR-V / CUDA, on the H100: u32 2^18 0.0553 / 0.0561, 2^19 0.0623 /
+            // 0.0601, 2^20 0.0810 / 0.0708, f32 2^19 0.0639 / 0.0605, 2^20 0.0816 / 0.0727 (u32+u32
+            // 2^20 0.0860 / 0.0948, u64 0.1530 / 0.1567: above 2^20 still; u64+u32 0.1759 /
+            // 0.1647); on an H200: u32 2^18 0.0546 / 0.0540, 2^19 0.0610 / 0.0580, 2^20 0.0781 /
+            // 0.0689, f32 2^19 0.0622 / 0.0581.
+            .cuda_from_n = {uint64_t(1) << 19, (uint64_t(1) << 20) + 1, (uint64_t(1) << 20) + 1,
+                            uint64_t(1) << 20},
             // The histogram and plan as CUDA kernels too where the passes are, one shared
             // histogram per block: `ONESWEEP_PHASES=1 onesweep_timing u32 0 28` (dev/) with
             // GPUSORT_CUDA_HISTOGRAM=0 / 1 / 2 at 7c1b67b on an NVIDIA H100 80GB HBM3, driver
@@ -268,14 +275,10 @@ constexpr Tuning nvidia_tuning{
 // --algorithms automatic --keys u64+u32 --min-log2 18 --max-log2 28 --step 2`, 60980de / b0d0a04,
 // one call, 2026-11-27), ms: 2^20 0.165 / 0.178 (SPIR-V, as the others, at 2^20), 2^22 0.499 /
 // 0.472, 2^24 1.709 / 1.488, 2^28 25.49 / 22.32. Tiles by id, as on the H100: 22.306 / 21.717 ms
-// from the counter / by id at 2^28 (b0d0a04). 32-bit keys alone from 2^20 keys: with the key order
-// compiled into the pass (446f441), `gpusort bench --seed 20261128 --algorithms onesweep --kernels
-// spirv,cuda --keys u32,f32,u32+u32 --min-log2 20 --max-log2 20` on an H200, 2026-11-27, ms SPIR-V
-// / CUDA: u32 0.0786 / 0.0700, f32 0.0822 / 0.0720 (u32+u32 0.0832 / 0.0921: above 2^20 still).
+// from the counter / by id at 2^28 (b0d0a04).
 constexpr Tuning nvidia_h200_tuning = [] {
   Tuning t = nvidia_tuning;
   t.family = DeviceFamily::nvidia_h200;
-  t.onesweep.cuda_from_n[0] = uint64_t(1) << 20;
   t.onesweep.cuda_from_n[3] = (uint64_t(1) << 20) + 1;
   t.onesweep.cuda_variants[3] = "384x18s3pk";
   return t;

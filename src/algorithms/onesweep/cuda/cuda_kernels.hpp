@@ -15,6 +15,13 @@ namespace gpusort::cuda {
 //                        (512 bytes of shared memory less).
 inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
+//   kHintSeparateRounds  pairs: the keys go out a segment at a time, then the values, in segments
+//                        sized for one array (instead of both together in half-size segments).
+inline constexpr uint32_t kHintSeparateRounds = 4;
+//   kHintRuntimeOrder    the key order is decided at run time by the kind in every order's kernel,
+//                        as before 446f441: the u64 kernel compiled per order spilled 36 bytes
+//                        instead of 12 and lost 3-4 % on the H100 (docs/design/onesweep.md).
+inline constexpr uint32_t kHintRuntimeOrder = 8;
 
 // One pass kernel: its key class, name in the module (of its raw-order build), block shape and the
 // experiment's variant it was measured as. A key class may have several
@@ -47,11 +54,12 @@ struct CudaPassShape {
 inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
     {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, 0, "512x15seg"},
-    {"gpusort_onesweep_pass_k64", 2, 0, 384, 2, 18, kHintPrefetchValues | kHintPackedFallback,
-     "384x18s3pk"},
+    {"gpusort_onesweep_pass_k64", 2, 0, 384, 2, 18,
+     kHintPrefetchValues | kHintPackedFallback | kHintRuntimeOrder, "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32", 2, 1, 384, 2, 15, kHintPrefetchValues | kHintPackedFallback,
      "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
+    {"gpusort_onesweep_pass_k32_v32_sr", 1, 1, 512, 2, 15, kHintSeparateRounds, "512x15sr"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
