@@ -207,10 +207,11 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
     // Where the CUDA pass runs, so does the CUDA histogram; u32 pairs claim their tiles, 64-bit
     // keys with 4-byte values take them by id (src/tuning/nvidia.cpp).
-    const char* u64_variant = tuning_for(impl.info).onesweep.cuda_variants[3];
-    const std::string u64_values = u64_variant ? u64_variant : "";
+    const auto& variants = tuning_for(impl.info).onesweep.cuda_variants;
+    const std::string u32_values = variants[1] ? variants[1] : "";
+    const std::string u64_values = variants[3] ? variants[3] : "";
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
-                         : key == KeyType::u32 ? std::string("cuda 512x15seg +histogram")
+                         : key == KeyType::u32 ? "cuda " + u32_values + " +histogram"
                                                : "cuda " + u64_values + " +histogram +by id");
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
@@ -386,7 +387,8 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   Sorter cuda(context(), config);
   EXPECT_EQ(cuda.kernel_path(1000), "cuda 512x15seg +histogram +by id");
   config.value_bytes = 4;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1000), "cuda 512x15seg +histogram");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1000),
+            std::string("cuda ") + table.cuda_variants[1] + " +histogram");
   config.value_bytes = 0;
   config.key = KeyType::u64;
   config.value_bytes = 4;
