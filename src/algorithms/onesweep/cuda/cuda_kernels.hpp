@@ -51,6 +51,8 @@ struct CudaPassShape {
 // CUB against 1024x12seg1's 0.849 / 0.827 / 0.819; u32+u32 stayed with 512x15seg (0.967 / 0.935 /
 // 0.924, the best of the nine). On the H100 384x18s3pk measured slower than 1024x12seg1, so u64+u32
 // has both kernels, and the tuning table of the device family picks one (src/tuning/nvidia.cpp).
+// 512x15sr (u32+u32, keys then values in separate rounds) measured -1.4 % at 2^24 and +1.5 % at
+// 2^28 against 512x15seg on the H200 (docs/design/onesweep.md): no family's table names it.
 inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
     {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, 0, "512x15seg"},
