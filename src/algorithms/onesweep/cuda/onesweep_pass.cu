@@ -342,6 +342,21 @@ struct OnesweepPass {
     }
   }
 
+  // Calls fn(item, local, i) for each of this thread's slots in segment `seg` of the digit-ordered
+  // tile (item: its index among the thread's ITEMS; local: its place in the exchange array; i: in
+  // the tile), then synchronises the warp.
+  template <class Fn>
+  static __device__ __forceinline__ void for_each_slot(int seg, Fn&& fn) {
+#pragma unroll
+    for (int u = 0; u < kSegmentItems; ++u) {
+      const int item = seg * kSegmentItems + u;
+      if (item >= ITEMS) break;
+      const uint32_t local = threadIdx.x + uint32_t(u * THREADS);
+      fn(item, local, uint32_t(seg) * kSegmentKeys + local);
+      __syncwarp();
+    }
+  }
+
   // kSeparate: the keys from shared memory a segment at a time (segment 0 staged before the
   // look-back), each slot's digit kept (8 bits, four to a register), then the values the same way
   // to the same places.
@@ -359,19 +374,13 @@ struct OnesweepPass {
         stage(s.exchange.joint.keys, keys, ranks, seg);
         __syncthreads();
       }
-#pragma unroll
-      for (int u = 0; u < kSegmentItems; ++u) {
-        const int item = seg * kSegmentItems + u;
-        if (item >= ITEMS) break;
-        const uint32_t local = threadIdx.x + uint32_t(u * THREADS);
-        const uint32_t i = uint32_t(seg) * kSegmentKeys + local;
+      for_each_slot(seg, [&](int item, uint32_t local, uint32_t i) {
         const K key = s.exchange.joint.keys[local];
         const uint32_t digit = digits.Digit(key);
         slot_digits[item / 4] |= digit << (8 * (item % 4));
         if (FULL || i < tile_items)
           keys_out[i + s.fixed.digit_shift[digit]] = map_out ? order.from_order(key) : key;
-        __syncwarp();
-      }
+      });
     }
     ValueSlot values[ITEMS];
     load_values<FULL>(values_in, tile_begin, tile_items, values);
@@ -380,17 +389,11 @@ struct OnesweepPass {
       __syncthreads();  // the previous segment (or the keys) read
       stage(s.exchange.joint.values, values, ranks, seg);
       __syncthreads();
-#pragma unroll
-      for (int u = 0; u < kSegmentItems; ++u) {
-        const int item = seg * kSegmentItems + u;
-        if (item >= ITEMS) break;
-        const uint32_t local = threadIdx.x + uint32_t(u * THREADS);
-        const uint32_t i = uint32_t(seg) * kSegmentKeys + local;
+      for_each_slot(seg, [&](int item, uint32_t local, uint32_t i) {
         const uint32_t digit = (slot_digits[item / 4] >> (8 * (item % 4))) & 0xffu;
         if (FULL || i < tile_items)
           values_out[i + s.fixed.digit_shift[digit]] = s.exchange.joint.values[local];
-        __syncwarp();
-      }
+      });
     }
   }
 
