@@ -1,5 +1,5 @@
-// Onesweep's CUDA pass kernels (onesweep_pass.cu), one per key class, and the tile shape each was
-// compiled with: read by the kernels (nvcc, C++17) and by the host (the library, C++20).
+// Onesweep's CUDA pass kernels (onesweep_pass.cu), one per tile shape and key order, and the shape
+// each was compiled with: read by the kernels (nvcc, C++17) and by the host (the library, C++20).
 #ifndef GPUSORT_ONESWEEP_CUDA_KERNELS_HPP
 #define GPUSORT_ONESWEEP_CUDA_KERNELS_HPP
 
@@ -12,22 +12,23 @@ namespace gpusort::cuda {
 //                        (cp.async.bulk.prefetch.L2, sm_90), so their load after the look-back
 //                        hits L2;
 //   kHintPackedFallback  the look-back fallback's recount keeps two 16-bit digit counts per word
-//                        (512 bytes of shared memory less).
-inline constexpr uint32_t kHintPrefetchValues = 1;
-inline constexpr uint32_t kHintPackedFallback = 2;
+//                        (512 bytes of shared memory less);
 //   kHintSeparateRounds  pairs: the keys go out a segment at a time, then the values, in segments
-//                        sized for one array (instead of both together in half-size segments).
-inline constexpr uint32_t kHintSeparateRounds = 4;
+//                        sized for one array (instead of both together in half-size segments);
 //   kHintRuntimeOrder    the key order is decided at run time by the kind in every order's kernel,
 //                        as before 446f441: the u64 kernel compiled per order spilled 36 bytes
 //                        instead of 12 and lost 3-4 % on the H100 (docs/design/onesweep.md).
+inline constexpr uint32_t kHintPrefetchValues = 1;
+inline constexpr uint32_t kHintPackedFallback = 2;
+inline constexpr uint32_t kHintSeparateRounds = 4;
 inline constexpr uint32_t kHintRuntimeOrder = 8;
 
-// One pass kernel: its key class, name in the module (of its raw-order build), block shape and the
-// experiment's variant it was measured as. A key class may have several
-// (OnesweepTuning::cuda_variants picks one per device family). Each tile is staged in the fewest
-// segments that let min_blocks blocks share the 48 KiB of shared memory an SM gives a launch
-// through VK_NVX_binary_import; the later segments' keys are loaded again after the look-back.
+// One pass kernel: its key class, name in the module (of its unsigned ascending build; the other
+// orders add kCudaKeyOrderSuffixes), block shape and the experiment's variant it was measured as.
+// A key class may have several (OnesweepTuning::cuda_variants picks one per device family). Each
+// tile is staged in the fewest segments that let min_blocks blocks share the 48 KiB of shared
+// memory an SM gives a launch through VK_NVX_binary_import; the later segments' keys are loaded
+// again after the look-back.
 struct CudaPassShape {
   const char* kernel;
   uint32_t key_words, value_words;
