@@ -3,6 +3,8 @@
 // inside ordinary command buffers (Recorder::cuda_launch) on buffers passed by device address.
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "vulkan/context_impl.hpp"
@@ -67,33 +69,25 @@ void Context::Impl::setup_cuda_kernels(bool enabled) {
     VkCuModuleNVX module = VK_NULL_HANDLE;
     VkResult r = nvx.create_module(device, &module_info, nullptr, &module);
     if (r != VK_SUCCESS) return "vkCreateCuModuleNVX: " + std::to_string(int(r));
-    std::vector<VkCuFunctionNVX> functions;
+    // The functions in the order the host indexes them (cuda_kernels.hpp): each pass row's kernel
+    // per key order, then the histograms.
+    std::vector<std::string> names;
     for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes)
-      for (const char* suffix : cuda::kCudaKeyOrderSuffixes) {
-        const std::string name = std::string(shape.kernel) + suffix;
-        VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
-        function_info.module = module;
-        function_info.pName = name.c_str();
-        VkCuFunctionNVX function = VK_NULL_HANDLE;
-        r = nvx.create_function(device, &function_info, nullptr, &function);
-        if (r != VK_SUCCESS) {
-          for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
-          nvx.destroy_module(device, module, nullptr);
-          return "vkCreateCuFunctionNVX(" + name + "): " + std::to_string(int(r));
-        }
-        functions.push_back(function);
-      }
-    for (const cuda::CudaHistogramShape& histogram : cuda::kCudaHistogramShapes) {
-      const char* name = histogram.kernel;
+      for (const char* suffix : cuda::kCudaKeyOrderSuffixes)
+        names.push_back(std::string(shape.kernel) + suffix);
+    for (const cuda::CudaHistogramShape& histogram : cuda::kCudaHistogramShapes)
+      names.emplace_back(histogram.kernel);
+    std::vector<VkCuFunctionNVX> functions;
+    for (const std::string& name : names) {
       VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
       function_info.module = module;
-      function_info.pName = name;
+      function_info.pName = name.c_str();
       VkCuFunctionNVX function = VK_NULL_HANDLE;
       r = nvx.create_function(device, &function_info, nullptr, &function);
       if (r != VK_SUCCESS) {
         for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
         nvx.destroy_module(device, module, nullptr);
-        return "vkCreateCuFunctionNVX(" + std::string(name) + "): " + std::to_string(int(r));
+        return "vkCreateCuFunctionNVX(" + name + "): " + std::to_string(int(r));
       }
       functions.push_back(function);
     }
