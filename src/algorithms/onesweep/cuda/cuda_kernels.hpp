@@ -13,15 +13,12 @@ namespace gpusort::cuda {
 //                        hits L2;
 //   kHintPackedFallback  the look-back fallback's recount keeps two 16-bit digit counts per word
 //                        (512 bytes of shared memory less);
-//   kHintSeparateRounds  pairs: the keys go out a segment at a time, then the values, in segments
-//                        sized for one array (instead of both together in half-size segments);
 //   kHintRuntimeOrder    the key order is decided at run time by the kind in every order's kernel,
 //                        as before 446f441: the u64 kernel compiled per order spilled 36 bytes
 //                        instead of 12 and lost 3-4 % on the H100 (docs/design/onesweep.md).
 inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
-inline constexpr uint32_t kHintSeparateRounds = 4;
-inline constexpr uint32_t kHintRuntimeOrder = 8;
+inline constexpr uint32_t kHintRuntimeOrder = 4;
 
 // One pass kernel: its key class, name in the module (of its unsigned ascending build; the other
 // orders add kCudaKeyOrderSuffixes), block shape and the experiment's variant it was measured as.
@@ -52,8 +49,8 @@ struct CudaPassShape {
 // CUB against 1024x12seg1's 0.849 / 0.827 / 0.819; u32+u32 stayed with 512x15seg (0.967 / 0.935 /
 // 0.924, the best of the nine). On the H100 384x18s3pk measured slower than 1024x12seg1, so u64+u32
 // has both kernels, and the tuning table of the device family picks one (src/tuning/nvidia.cpp).
-// 512x15sr (u32+u32, keys then values in separate rounds) measured -1.4 % at 2^24 and +1.5 % at
-// 2^28 against 512x15seg on the H200 (docs/design/onesweep.md): no family's table names it.
+// 512x15sr (u32+u32, keys then values in separate rounds; 00176d7 has it) measured -1.4 % at 2^24
+// and +1.5 % at 2^28 against 512x15seg on the H200 (docs/design/onesweep.md), and was removed.
 inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
     {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, 0, "512x15seg"},
@@ -62,7 +59,6 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k64_v32", 2, 1, 384, 2, 15, kHintPrefetchValues | kHintPackedFallback,
      "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
-    {"gpusort_onesweep_pass_k32_v32_sr", 1, 1, 512, 2, 15, kHintSeparateRounds, "512x15sr"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);

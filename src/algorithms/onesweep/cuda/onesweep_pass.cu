@@ -162,14 +162,6 @@ struct OnesweepPass {
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
                                           cub::BLOCK_SCAN_RAKING_MEMOIZE, cub::WARP_MATCH_ANY, 1>;
   using ValueSlot = typename std::conditional<kValues, V, K>::type;
-  // kHintSeparateRounds (pairs): the keys go out a segment at a time, then the values, each in
-  // segments sized for one array (CUB's way, whole tiles there), instead of keys and values
-  // together in segments half as large.
-  static constexpr bool kSeparate = kValues && (HINTS & kHintSeparateRounds) != 0;
-  static constexpr size_t kExchangeItemBytes =
-      !kValues    ? sizeof(K)
-      : kSeparate ? (sizeof(K) > sizeof(ValueSlot) ? sizeof(K) : sizeof(ValueSlot))
-                  : sizeof(K) + sizeof(ValueSlot);
 
   struct Fixed {
     uint32_t digit_shift[kRadix];  // global index - tile position, per digit
@@ -179,7 +171,8 @@ struct OnesweepPass {
   // Shared memory of a block whose exchange array holds `items` keys (and values) per thread.
   static constexpr size_t shared_bytes(int items) {
     const size_t rank = sizeof(typename Rank::TempStorage);
-    const size_t exchange = size_t(THREADS) * size_t(items) * kExchangeItemBytes;
+    const size_t exchange =
+        size_t(THREADS) * size_t(items) * (sizeof(K) + (kValues ? sizeof(ValueSlot) : 0));
     const size_t bytes = (rank > exchange ? rank : exchange) + sizeof(Fixed);
     return (bytes + 15) / 16 * 16;
   }
@@ -205,13 +198,7 @@ struct OnesweepPass {
   struct KeysOnly {
     K keys[kSegmentKeys];
   };
-  union KeysThenValues {
-    K keys[kSegmentKeys];
-    ValueSlot values[kSegmentKeys];
-  };
-  using Joint = typename std::conditional<
-      kValues, typename std::conditional<kSeparate, KeysThenValues, KeysAndValues>::type,
-      KeysOnly>::type;
+  using Joint = typename std::conditional<kValues, KeysAndValues, KeysOnly>::type;
   struct Shared {
     union {
       typename Rank::TempStorage rank;
@@ -342,61 +329,6 @@ struct OnesweepPass {
     }
   }
 
-  // Calls fn(item, local, i) for each of this thread's slots in segment `seg` of the digit-ordered
-  // tile (item: its index among the thread's ITEMS; local: its place in the exchange array; i: in
-  // the tile), then synchronises the warp.
-  template <class Fn>
-  static __device__ __forceinline__ void for_each_slot(int seg, Fn&& fn) {
-#pragma unroll
-    for (int u = 0; u < kSegmentItems; ++u) {
-      const int item = seg * kSegmentItems + u;
-      if (item >= ITEMS) break;
-      const uint32_t local = threadIdx.x + uint32_t(u * THREADS);
-      fn(item, local, uint32_t(seg) * kSegmentKeys + local);
-      __syncwarp();
-    }
-  }
-
-  // kSeparate: the keys from shared memory a segment at a time (segment 0 staged before the
-  // look-back), each slot's digit kept (8 bits, four to a register), then the values the same way
-  // to the same places.
-  template <bool FULL>
-  static __device__ __forceinline__ void scatter_separately(
-      Shared& s, const V* __restrict__ values_in, K* __restrict__ keys_out,
-      V* __restrict__ values_out, const DigitOf<K>& digits, const Order& order, bool map_out,
-      uint32_t tile_begin, uint32_t tile_items, const K (&keys)[ITEMS],
-      const uint32_t (&ranks)[kPackedRanks]) {
-    uint32_t slot_digits[(ITEMS + 3) / 4] = {};
-#pragma unroll
-    for (int seg = 0; seg < kSegments; ++seg) {
-      if (seg > 0) {
-        __syncthreads();  // the previous segment read
-        stage(s.exchange.joint.keys, keys, ranks, seg);
-        __syncthreads();
-      }
-      for_each_slot(seg, [&](int item, uint32_t local, uint32_t i) {
-        const K key = s.exchange.joint.keys[local];
-        const uint32_t digit = digits.Digit(key);
-        slot_digits[item / 4] |= digit << (8 * (item % 4));
-        if (FULL || i < tile_items)
-          keys_out[i + s.fixed.digit_shift[digit]] = map_out ? order.from_order(key) : key;
-      });
-    }
-    ValueSlot values[ITEMS];
-    load_values<FULL>(values_in, tile_begin, tile_items, values);
-#pragma unroll
-    for (int seg = 0; seg < kSegments; ++seg) {
-      __syncthreads();  // the previous segment (or the keys) read
-      stage(s.exchange.joint.values, values, ranks, seg);
-      __syncthreads();
-      for_each_slot(seg, [&](int item, uint32_t local, uint32_t i) {
-        const uint32_t digit = (slot_digits[item / 4] >> (8 * (item % 4))) & 0xffu;
-        if (FULL || i < tile_items)
-          values_out[i + s.fixed.digit_shift[digit]] = s.exchange.joint.values[local];
-      });
-    }
-  }
-
   // Keys (with their values) from shared memory, a segment at a time, to their global places:
   // runs of one digit are contiguous, so the writes coalesce. Segment 0's keys were staged
   // before the look-back; the later segments' keys are loaded again (from L2) here.
@@ -408,11 +340,6 @@ struct OnesweepPass {
       K (&keys)[ITEMS], const uint32_t (&ranks)[kPackedRanks]) {
     if constexpr (kSegments > 1)
       load_keys<FULL>(keys_in, tile_begin, tile_items, map_in, order, keys);
-    if constexpr (kSeparate) {
-      scatter_separately<FULL>(s, values_in, keys_out, values_out, digits, order, map_out,
-                               tile_begin, tile_items, keys, ranks);
-      return;
-    }
     ValueSlot values[ITEMS];
     if constexpr (kValues) load_values<FULL>(values_in, tile_begin, tile_items, values);
 #pragma unroll
@@ -579,7 +506,6 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_sr, uint32_t, uint32_t, 5)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
 //
