@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
@@ -236,20 +237,16 @@ TEST(KernelPathSelection, EmbeddedKernels) {
         << "sm_" << cubin.arch;
     has_sm90 |= cubin.arch == 90;
     const std::string image(reinterpret_cast<const char*>(cubin.data), cubin.size);
-    for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes)
-      for (const char* suffix : cuda::kCudaKeyOrderSuffixes)
-        EXPECT_NE(image.find(std::string(shape.kernel) + suffix + '\0'), std::string::npos)
-            << shape.kernel << suffix;
+    for (const std::string& name : cuda::function_names())
+      EXPECT_NE(image.find(name + '\0'), std::string::npos) << name;
   }
   EXPECT_TRUE(has_sm90);
   const cuda::EmbeddedPtx ptx = cuda::embedded_ptx();
   const std::string text(ptx.text, ptx.size);
   EXPECT_EQ(std::strlen(ptx.text), ptx.size);
   EXPECT_NE(text.find(".target sm_" + std::to_string(ptx.arch)), std::string::npos);
-  for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes)
-    for (const char* suffix : cuda::kCudaKeyOrderSuffixes)
-      EXPECT_NE(text.find(".entry " + std::string(shape.kernel) + suffix + "("), std::string::npos)
-          << shape.kernel << suffix;
+  for (const std::string& name : cuda::function_names())
+    EXPECT_NE(text.find(".entry " + name + "("), std::string::npos) << name;
 #else
   EXPECT_FALSE(context().device_info().cuda_kernels);
   EXPECT_EQ(context().device_info().cuda_why,
@@ -340,6 +337,21 @@ TEST(KernelPathSelection, KeyOrderKernels) {
         << to_string(c.key) << (c.descending ? " descending" : "");
   }
   EXPECT_EQ(cuda::kCudaPassFunctionCount, cuda::kCudaPassShapeCount * cuda::kCudaKeyOrderCount);
+}
+
+// The Context's functions are made from these names in this order; the host finds a pass row's
+// kernel for a key order, and a histogram row's, at the indices the launches use.
+TEST(KernelPathSelection, FunctionNamesInTheLaunchOrder) {
+  const std::vector<std::string> names = cuda::function_names();
+  ASSERT_EQ(names.size(), size_t(cuda::kCudaPassFunctionCount + cuda::kCudaHistogramShapeCount));
+  for (uint32_t row = 0; row < cuda::kCudaPassShapeCount; ++row)
+    for (uint32_t order = 0; order < cuda::kCudaKeyOrderCount; ++order)
+      EXPECT_EQ(
+          names.at(cuda::cuda_pass_function(row, order)),
+          std::string(cuda::kCudaPassShapes[row].kernel) + cuda::kCudaKeyOrderSuffixes[order]);
+  for (uint32_t row = 0; row < cuda::kCudaHistogramShapeCount; ++row)
+    EXPECT_EQ(names.at(cuda::cuda_histogram_function(row)), cuda::kCudaHistogramShapes[row].kernel);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
 }
 
 // Each table names, per key class, a kernel of that class (or none: the class's first); the

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/onesweep/cuda/cuda_kernels.hpp"
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "vulkan/context_impl.hpp"
 #if GPUSORT_CUDA_KERNELS
 #include "algorithms/onesweep/cuda/embedded_cuda.hpp"
@@ -69,14 +69,7 @@ void Context::Impl::setup_cuda_kernels(bool enabled) {
     VkCuModuleNVX module = VK_NULL_HANDLE;
     VkResult r = nvx.create_module(device, &module_info, nullptr, &module);
     if (r != VK_SUCCESS) return "vkCreateCuModuleNVX: " + std::to_string(int(r));
-    // The functions in the order the host indexes them (cuda_kernels.hpp): each pass row's kernel
-    // per key order, then the histograms.
-    std::vector<std::string> names;
-    for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes)
-      for (const char* suffix : cuda::kCudaKeyOrderSuffixes)
-        names.push_back(std::string(shape.kernel) + suffix);
-    for (const cuda::CudaHistogramShape& histogram : cuda::kCudaHistogramShapes)
-      names.emplace_back(histogram.kernel);
+    const std::vector<std::string> names = cuda::function_names();
     std::vector<VkCuFunctionNVX> functions;
     for (const std::string& name : names) {
       VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};

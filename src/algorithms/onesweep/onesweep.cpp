@@ -438,8 +438,8 @@ class Onesweep final : public OnesweepSort {
     const uint32_t key_kind = spec_.key_kind, descending = spec_.descending ? 1u : 0u;
     const uint32_t copy_keys_per_round = copy_workgroup,
                    max_groups_x = ctx_.info.max_workgroup_count_x, tile_keys = tile();
-    rec.cuda_launch(ctx_.nvx.functions.at(cuda::kCudaPassFunctionCount +
-                                          uint32_t(&shape - cuda::kCudaHistogramShapes)),
+    rec.cuda_launch(ctx_.nvx.functions.at(cuda::cuda_histogram_function(
+                        uint32_t(&shape - cuda::kCudaHistogramShapes))),
                     grid, shape.threads,
                     {&keys, &count, &n, &counts, &control, &dispatch, &begin_bit, &end_bit,
                      &pass_count, &key_kind, &descending, &copy_groups, &copy_keys_per_round,

@@ -67,7 +67,7 @@ inline constexpr uint32_t kCudaPassShapeCount =
 // compiled in (decided at run time it cost the u32 pass 5 %, and f32's its spills:
 // docs/design/onesweep.md): order = kind x 2 + descending, kind as SortSpec's key_kind (0
 // unsigned, 1 signed, 2 float), the name's suffix per order below (unsigned ascending keys: the
-// row's name). Their functions follow one another per row: row * kCudaKeyOrderCount + order.
+// row's name). Their functions follow one another per row (cuda_pass_function).
 inline constexpr uint32_t kCudaKeyOrderCount = 6;
 inline constexpr const char* kCudaKeyOrderSuffixes[kCudaKeyOrderCount] = {
     "", "_desc", "_i", "_i_desc", "_f", "_f_desc"};
@@ -75,6 +75,14 @@ constexpr uint32_t cuda_key_order(uint32_t key_kind, bool descending) {
   return key_kind * 2 + (descending ? 1u : 0u);
 }
 inline constexpr uint32_t kCudaPassFunctionCount = kCudaPassShapeCount * kCudaKeyOrderCount;
+// A pass kernel's index in the Context's functions (cuda::function_names, cuda_pass.hpp), and a
+// histogram kernel's (the histograms follow the pass kernels).
+constexpr uint32_t cuda_pass_function(uint32_t row, uint32_t order) {
+  return row * kCudaKeyOrderCount + order;
+}
+constexpr uint32_t cuda_histogram_function(uint32_t row) {
+  return kCudaPassFunctionCount + row;
+}
 
 // The key classes with CUDA pass kernels, in the order of OnesweepTuning's per-class arrays:
 // 32-bit keys alone, with 4-byte values, 64-bit keys alone, with 4-byte values.

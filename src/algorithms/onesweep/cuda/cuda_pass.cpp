@@ -42,6 +42,16 @@ KernelPath requested_kernel_path(KernelPath option) {
   return option != KernelPath::automatic ? option : kernel_path_from_environment();
 }
 
+std::vector<std::string> cuda::function_names() {
+  std::vector<std::string> names;
+  for (const CudaPassShape& shape : kCudaPassShapes)
+    for (const char* suffix : kCudaKeyOrderSuffixes)
+      names.push_back(std::string(shape.kernel) + suffix);
+  for (const CudaHistogramShape& histogram : kCudaHistogramShapes)
+    names.emplace_back(histogram.kernel);
+  return names;
+}
+
 const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const SortSpec& spec,
                                             KernelPath requested, uint32_t* function) {
   if (requested == KernelPath::spirv) return nullptr;
@@ -60,8 +70,7 @@ const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const Sort
     if (variant && std::string(variant) != row.variant) continue;
     shape = &row;
     if (function)
-      *function =
-          i * cuda::kCudaKeyOrderCount + cuda::cuda_key_order(spec.key_kind, spec.descending);
+      *function = cuda::cuda_pass_function(i, cuda::cuda_key_order(spec.key_kind, spec.descending));
   }
   if (!class_has_kernels) return nullptr;
   if (!shape)

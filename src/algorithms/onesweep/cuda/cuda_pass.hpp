@@ -3,6 +3,8 @@
 #pragma once
 
 #include <gpusort/gpusort.hpp>
+#include <string>
+#include <vector>
 
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "algorithms/sort_algorithm.hpp"
@@ -25,6 +27,13 @@ KernelPath requested_kernel_path(KernelPath option);
 //  - cuda: the CUDA pass, or gpusort::Error naming why it is not available on this device;
 //  - automatic: the CUDA pass where the device has it and its tuning table enables it for the
 //    key class (OnesweepTuning::cuda_from_n not 0; the sizes are make_onesweep's), else SPIR-V.
+namespace cuda {
+// The embedded kernels' names in the order of the Context's functions (ctx.nvx.functions, made
+// from them by src/vulkan/nvx.cpp): at cuda_pass_function(row, order) a pass row's kernel for
+// that key order, at cuda_histogram_function(row) a histogram row's.
+std::vector<std::string> function_names();
+}  // namespace cuda
+
 const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const SortSpec& spec,
                                             KernelPath requested, uint32_t* function);
 
