@@ -73,9 +73,10 @@ struct Scenario {
 
 // PACKED: the fallback's 16-bit counts; then half the keys have digit 1 in both passes, so
 // that a recounted tile holds more than 255 of one odd digit (the upper half of a word).
-template <int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false>
+// MASK_WALK: windows in place walked by bit masks (the kernels' kHintMaskWalk).
+template <int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false, bool MASK_WALK = false>
 bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
-  using LB = Lookback<HostBlock, uint32_t, THREADS, TILE, WINDOW, PACKED>;
+  using LB = Lookback<HostBlock, uint32_t, THREADS, TILE, WINDOW, PACKED, MASK_WALK>;
   constexpr int kBins = LB::kBins;
   std::mt19937_64 rng(seed);
   std::vector<uint32_t> keys(n);
@@ -166,7 +167,8 @@ bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
     ok = false;
   }
   std::printf("%-4s %s: %d threads, tile %u, window %d%s, n %u, %u fallbacks\n", ok ? "ok" : "FAIL",
-              sc.name, THREADS, TILE, WINDOW, PACKED ? ", 16-bit fallback counts" : "", n,
+              sc.name, THREADS, TILE, WINDOW,
+              PACKED ? ", 16-bit fallback counts" : (MASK_WALK ? ", walked by masks" : ""), n,
               fallbacks);
   return ok;
 }
@@ -193,7 +195,19 @@ int main() {
     // The fallback's counts two to a word (variants with kHintPackedFallback).
     (run_scenario<384, 768, 16, true>(sc, 7 * 768 + 5, 4) ? passed : failed)++;
     (run_scenario<64, 128, 16, true>(sc, 24 * 128 + 37, 5) ? passed : failed)++;
+    // Windows in place walked by bit masks (kHintMaskWalk), of 16 and of 1 entry.
+    (run_scenario<64, 128, 16, false, true>(sc, 24 * 128 + 37, 8) ? passed : failed)++;
+    (run_scenario<64, 128, 1, false, true>(sc, 20 * 128, 9) ? passed : failed)++;
   }
+  // More tiles than a table of 32 slots: windows of 16 in place walked by bit masks
+  // (window_in_place) meet unpublished entries, refusals and reused slots.
+  const Scenario long_scenarios[] = {
+      {"shuffled, 32 slots, 70 tiles", Order::shuffled, 6, 32, 0, 4, false},
+      {"shuffled, every 3rd tile refuses, 32 slots, 70 tiles", Order::shuffled, 6, 32, 3, 4, true},
+      {"reversed, 3 at a time, 32 slots, 70 tiles", Order::reversed, 3, 32, 0, 4, true},
+  };
+  for (const Scenario& sc : long_scenarios)
+    (run_scenario<64, 128, 16, false, true>(sc, 70 * 128 + 9, 6) ? passed : failed)++;
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

@@ -53,6 +53,15 @@ NVX_HOST_DEVICE inline constexpr uint64_t lookback_entry(uint32_t tag, bool incl
   return (uint64_t(tag) << kLookbackTagShift) | (inclusive ? kLookbackInclusive : 0) | count;
 }
 
+// The index of the lowest set bit of x (x != 0).
+NVX_HOST_DEVICE inline uint32_t lowest_bit(uint32_t x) {
+#ifdef __CUDA_ARCH__
+  return uint32_t(__ffs(int(x)) - 1);
+#else
+  return uint32_t(__builtin_ctz(x));
+#endif
+}
+
 using LookbackEntry = unsigned long long;  // what CUDA's 64-bit atomicMax takes
 static_assert(sizeof(LookbackEntry) == 8, "64-bit entries");
 
@@ -65,8 +74,10 @@ struct LookbackParams {
 };
 
 // PACKED: the fallback's recount keeps two 16-bit digit counts per word (512 bytes of shared
-// memory less; a tile's count of one digit must stay below 2^16).
-template <class Env, class K, int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false>
+// memory less; a tile's count of one digit must stay below 2^16). MASK_WALK: where the window
+// lies in place, its walk is found from bit masks (window_in_place) instead of entry by entry.
+template <class Env, class K, int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false,
+          bool MASK_WALK = false>
 struct Lookback {
   static_assert(!PACKED || TILE < (1u << 16), "16-bit fallback counts");
   static constexpr uint32_t kCountWords = PACKED ? kLookbackRadix / 2 : kLookbackRadix;
@@ -127,6 +138,78 @@ struct Lookback {
                   : s.fallback_counts[digit];
   }
 
+  // One round of one digit's walk: reads the WINDOW entries of tiles newest, newest - 1, ...
+  // (those at or after tile 0), adds the counts of the published ones up to the first that is
+  // not (or the first inclusive prefix, included) to `exclusive` and moves `next` past them
+  // (0 once the prefix is complete). waiting: the walk met an entry of an older tag (not
+  // published yet); reused: of a newer tag (the slot was reused). Any window, wrapping around the
+  // table or reaching past tile 0.
+  static NVX_INLINE void window_anywhere(LookbackEntry* table, const LookbackParams& p,
+                                         uint32_t bin, uint32_t newest, uint32_t& next,
+                                         uint32_t& exclusive, bool& waiting, bool& reused) {
+    LookbackEntry seen[WINDOW];
+    NVX_UNROLL
+    for (int w = 0; w < WINDOW; ++w)
+      seen[w] = uint32_t(w) <= newest
+                    ? Env::load_entry(&table[((newest - w) & p.slot_mask) * kLookbackRadix + bin])
+                    : 0;
+    NVX_UNROLL
+    for (int w = 0; w < WINDOW; ++w) {
+      if (next == 0 || uint32_t(w) > newest) break;
+      const uint32_t tag = p.first_tag + newest - uint32_t(w);
+      const uint32_t seen_tag = uint32_t(seen[w] >> kLookbackTagShift);
+      if (seen_tag != tag) {
+        waiting = true;
+        reused = seen_tag > tag;
+        break;
+      }
+      exclusive += uint32_t(seen[w]);
+      next = (seen[w] & kLookbackInclusive) != 0 ? 0u : newest - uint32_t(w);
+    }
+  }
+
+  // The same (MASK_WALK) where all WINDOW tiles are at or after tile 0 and their slots do not
+  // wrap around the table (all but WINDOW of every slot_mask + 1 tiles): the entries at fixed
+  // distances from the newest one, and the walk's end found from two bit masks instead of entry
+  // by entry (fewer instructions; the walks are deep: inclusive prefixes trail the claimed tiles
+  // by tens of tiles, docs/design/onesweep.md). An entry's upper word is tag x 2 + inclusive, so
+  // with x = upper word - the expected tag x 2, x = 0 is a partial count to add and go on past,
+  // x = 1 the inclusive prefix that ends the walk, any other value an unpublished or reused
+  // entry.
+  static NVX_INLINE void window_in_place(LookbackEntry* table, const LookbackParams& p,
+                                         uint32_t bin, uint32_t newest, uint32_t& next,
+                                         uint32_t& exclusive, bool& waiting, bool& reused) {
+    static_assert(WINDOW >= 1 && WINDOW < 32, "a stop bit above the window");
+    LookbackEntry* newest_entry = &table[(newest & p.slot_mask) * kLookbackRadix + bin];
+    LookbackEntry seen[WINDOW];
+    NVX_UNROLL
+    for (int w = 0; w < WINDOW; ++w)
+      seen[w] = Env::load_entry(newest_entry - w * int(kLookbackRadix));
+    const uint32_t tag2 = (p.first_tag + newest) << 1;
+    uint32_t stops = 1u << WINDOW, inclusive = 0;
+    NVX_UNROLL
+    for (int w = 0; w < WINDOW; ++w) {
+      const uint32_t x = uint32_t(seen[w] >> 32) - (tag2 - 2u * uint32_t(w));
+      stops |= uint32_t(x != 0) << w;
+      inclusive |= uint32_t(x == 1) << w;
+    }
+    const uint32_t stop = lowest_bit(stops);
+    const bool done = ((inclusive >> stop) & 1u) != 0;
+    const uint32_t consumed = stop + (done ? 1u : 0u);
+    NVX_UNROLL
+    for (int w = 0; w < WINDOW; ++w)
+      if (uint32_t(w) < consumed) exclusive += uint32_t(seen[w]);
+    next = done ? 0u : newest - stop + 1;
+    if (!done && stop < uint32_t(WINDOW)) {
+      waiting = true;
+      uint32_t seen_tag = 0;
+      NVX_UNROLL
+      for (int w = 0; w < WINDOW; ++w)
+        if (uint32_t(w) == stop) seen_tag = uint32_t(seen[w] >> kLookbackTagShift);
+      reused = seen_tag > p.first_tag + newest - stop;
+    }
+  }
+
   // Sums, for each digit of this thread, the counts of all tiles before `tile` into
   // exclusive[u]; every thread of the block calls it (it has barriers). Each digit walks back on
   // its own, WINDOW entries per round of reads (a chain of partial counts costs few memory
@@ -155,26 +238,12 @@ struct Lookback {
         uint32_t spins = 0;
         while (next[u] != 0) {
           const uint32_t newest = next[u] - 1;
-          LookbackEntry seen[WINDOW];
-          NVX_UNROLL
-          for (int w = 0; w < WINDOW; ++w)
-            seen[w] =
-                uint32_t(w) <= newest
-                    ? Env::load_entry(&table[((newest - w) & p.slot_mask) * kLookbackRadix + bin])
-                    : 0;
           bool waiting = false, reused = false;
-          NVX_UNROLL
-          for (int w = 0; w < WINDOW; ++w) {
-            if (next[u] == 0 || uint32_t(w) > newest) break;
-            const uint32_t tag = p.first_tag + newest - uint32_t(w);
-            const uint32_t seen_tag = uint32_t(seen[w] >> kLookbackTagShift);
-            if (seen_tag != tag) {
-              waiting = true;
-              reused = seen_tag > tag;
-              break;
-            }
-            exclusive[u] += uint32_t(seen[w]);
-            next[u] = (seen[w] & kLookbackInclusive) != 0 ? 0u : newest - uint32_t(w);
+          if (MASK_WALK && newest >= uint32_t(WINDOW - 1) &&
+              (newest & p.slot_mask) >= uint32_t(WINDOW - 1)) {
+            window_in_place(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
+          } else {
+            window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
           }
           if (!waiting) {
             spins = 0;

@@ -154,8 +154,9 @@ struct OnesweepPass {
   using Order = KeyOrder<K, kOrder>;
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
-  using Lookback = gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
-                                           (HINTS & kHintPackedFallback) != 0>;
+  using Lookback =
+      gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
+                              (HINTS & kHintPackedFallback) != 0, (HINTS & kHintMaskWalk) != 0>;
   static constexpr bool kPrefetchValues = kValues && (HINTS & kHintPrefetchValues) != 0;
   static constexpr int kBins = Lookback::kBins;
   using Rank =
