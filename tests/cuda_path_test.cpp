@@ -56,6 +56,16 @@ bool cuda_available() {
   return context().device_info().cuda_kernels;
 }
 
+// The CUDA pass kernel (its variant's name) that a device family's table gives a key class: the
+// one it names, else the class's first row (choose_cuda_pass).
+std::string table_kernel(const OnesweepTuning& table, uint32_t key_words, uint32_t value_words) {
+  if (const char* named = table.cuda_variants[cuda::cuda_key_class(key_words, value_words)])
+    return named;
+  for (const cuda::CudaPassShape& row : cuda::kCudaPassShapes)
+    if (row.key_words == key_words && row.value_words == value_words) return row.variant;
+  return "";
+}
+
 #define SKIP_WITHOUT_CUDA()                                                                     \
   do {                                                                                          \
     if (!cuda_available()) {                                                                    \
@@ -208,9 +218,9 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
     // Where the CUDA pass runs, so does the CUDA histogram; u32 pairs claim their tiles, 64-bit
     // keys with 4-byte values take them by id (src/tuning/nvidia.cpp).
-    const auto& variants = tuning_for(impl.info).onesweep.cuda_variants;
-    const std::string u32_values = variants[1] ? variants[1] : "";
-    const std::string u64_values = variants[3] ? variants[3] : "";
+    const OnesweepTuning& table = tuning_for(impl.info).onesweep;
+    const std::string u32_values = table_kernel(table, 1, 1);
+    const std::string u64_values = table_kernel(table, 2, 1);
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
                          : key == KeyType::u32 ? "cuda " + u32_values + " +histogram"
                                                : "cuda " + u64_values + " +histogram +by id");
@@ -393,20 +403,21 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0] - 1), "spirv");
   // 32-bit keys alone and u64+u32: tiles by id (the table's cuda_tiles_by_id); u32 pairs: from
   // the counter.
-  EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0]), "cuda 512x15seg +histogram +by id");
-  EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), "cuda 512x15seg +histogram +by id");
+  const std::string keys_alone = "cuda " + table_kernel(table, 1, 0) + " +histogram +by id";
+  EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0]), keys_alone);
+  EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), keys_alone);
   config.kernels = KernelPath::cuda;
   Sorter cuda(context(), config);
-  EXPECT_EQ(cuda.kernel_path(1000), "cuda 512x15seg +histogram +by id");
+  EXPECT_EQ(cuda.kernel_path(1000), keys_alone);
   config.value_bytes = 4;
   EXPECT_EQ(Sorter(context(), config).kernel_path(1000),
-            std::string("cuda ") + table.cuda_variants[1] + " +histogram");
+            "cuda " + table_kernel(table, 1, 1) + " +histogram");
   config.value_bytes = 0;
   config.key = KeyType::u64;
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
   // u64+u32: the device family's kernel and threshold (the H100's and the H200's differ).
-  const std::string u64_values = std::string("cuda ") + table.cuda_variants[3];
+  const std::string u64_values = "cuda " + table_kernel(table, 2, 1);
   const uint64_t from = table.cuda_from_n[3];
   EXPECT_EQ(Sorter(context(), config).kernel_path(from - 1), "spirv");
   EXPECT_EQ(Sorter(context(), config).kernel_path(from), u64_values + " +histogram +by id");
