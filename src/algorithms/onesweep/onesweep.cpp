@@ -17,8 +17,7 @@
 // segmented sort's global path) launches no workgroups that would only read it and exit.
 // Scratch: the key/value ping-pong copies plus a block independent of n: 120 B of dispatch
 // commands, 8 KiB of histograms, 88 B of control words (padded to 8448 B together) and
-// min(1024, tiles) look-back slots of 2 KiB (at least two: the CUDA pass's paired table layout,
-// cuda/lookback.cuh): 2,105,600 B at most.
+// min(1024, tiles) look-back slots of 2 KiB: 2,105,600 B at most.
 #include "algorithms/onesweep/onesweep.hpp"
 
 #include <array>
@@ -245,8 +244,7 @@ class Onesweep final : public OnesweepSort {
     l.digit_counts = l.state;
     l.control = l.digit_counts + max_passes * radix * 4;
     l.lookback = align_up(l.control + control_words * 4, 256);
-    l.total =
-        l.lookback + uint64_t(std::max(lookback_slots(max_n), 2u)) * radix * lookback_entry_bytes;
+    l.total = l.lookback + uint64_t(lookback_slots(max_n)) * radix * lookback_entry_bytes;
     l.state_bytes = l.total - l.state;
     return l;
   }

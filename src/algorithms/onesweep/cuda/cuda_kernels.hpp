@@ -19,16 +19,11 @@ namespace gpusort::cuda {
 //   kHintMaskWalk        the look-back walks a window that lies in place by bit masks
 //                        (lookback.cuh window_in_place): u32+u32 -1.3 to -1.8 % and u64 -0.0 to
 //                        -0.7 % at 2^24-2^28 on the H200, but u32 +1.1 to +1.4 % (its kernel then
-//                        spilled 8 bytes) and u64+u32 +0.5 to +1.0 % (docs/design/onesweep.md);
-//   kHintPairedTable     the look-back table holds two tiles' entries of a digit side by side
-//                        (lookback.cuh PAIRED): a window in place is read two entries a load.
-//                        Slower on every row (+1 to +5 % on the H200, docs/design/onesweep.md):
-//                        no row takes it.
+//                        spilled 8 bytes) and u64+u32 +0.5 to +1.0 % (docs/design/onesweep.md).
 inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
 inline constexpr uint32_t kHintRuntimeOrder = 4;
 inline constexpr uint32_t kHintMaskWalk = 8;
-inline constexpr uint32_t kHintPairedTable = 16;
 
 // One pass kernel: its key class, name in the module (of its unsigned ascending build; the other
 // orders add kCudaKeyOrderSuffixes), block shape and the experiment's variant it was measured as.

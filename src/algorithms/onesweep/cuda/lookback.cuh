@@ -5,10 +5,7 @@
 // threads that emulate blocks (experiments/nvx_onesweep/lookback_test.cpp), so that the protocol
 // the kernels run is tested without a GPU, including blocks that start in any order.
 //
-// Entry (one u64 per slot and digit, entry slot x 256 + digit, as the library's state block; or,
-// PAIRED, two slots' entries of a digit side by side, entry (slot / 2 x 256 + digit) x 2 +
-// slot % 2, so that one 16-byte load reads two tiles' entries, the table then at least two slots
-// long):
+// Entry (one u64 per slot and digit, entry slot x 256 + digit, as the library's state block):
 // bits 63..33 the tag (the tile's sequence number in this sort, unique per pass and tile, 0 =
 // never written), bit 32 "inclusive", bits 31..0 a count. Writers only use atomicMax: a newer tag
 // always wins, an inclusive prefix replaces the partial count of the same tile, and a later
@@ -23,8 +20,7 @@
 // word), and the keys a fallback recounts were written by an earlier kernel.
 //
 // Env (all static): thread() (index in the block), sync() (block barrier), load_entry(p) and
-// max_entry(p, v) (relaxed device-scope atomics on a table entry), load_pair(p, a, b) (p[0] and
-// p[1], 16-byte aligned, each read as by load_entry; PAIRED only), shared_max(p, v) and
+// max_entry(p, v) (relaxed device-scope atomics on a table entry), shared_max(p, v) and
 // shared_add(p, v) (atomics on the block's shared memory), global_add(p, v).
 #pragma once
 
@@ -80,12 +76,9 @@ struct LookbackParams {
 // PACKED: the fallback's recount keeps two 16-bit digit counts per word (512 bytes of shared
 // memory less; a tile's count of one digit must stay below 2^16). MASK_WALK: where the window
 // lies in place, its walk is found from bit masks (window_in_place) instead of entry by entry.
-// PAIRED: the table's paired layout (above); where the window lies in place, it is read a pair
-// of entries per load (window_paired), walked by masks with MASK_WALK, else entry by entry.
 template <class Env, class K, int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false,
-          bool MASK_WALK = false, bool PAIRED = false>
+          bool MASK_WALK = false>
 struct Lookback {
-  static_assert(!PAIRED || (WINDOW % 2 == 0 && WINDOW < 32), "whole pairs, a stop bit above");
   static_assert(!PACKED || TILE < (1u << 16), "16-bit fallback counts");
   static constexpr uint32_t kCountWords = PACKED ? kLookbackRadix / 2 : kLookbackRadix;
   // Digits per thread: thread t holds digits t * kBins .. t * kBins + kBins - 1 (CUB's
@@ -99,16 +92,9 @@ struct Lookback {
 
   static NVX_INLINE int thread_bin(int u) { return int(Env::thread()) * kBins + u; }
 
-  // The table's entry of (slot, digit) in this layout, and the slots a table of `slots` needs.
-  static NVX_INLINE uint32_t entry_index(uint32_t slot, uint32_t digit) {
-    return PAIRED ? ((slot >> 1) * kLookbackRadix + digit) * 2 + (slot & 1)
-                  : slot * kLookbackRadix + digit;
-  }
-  static constexpr uint32_t table_slots(uint32_t slots) { return PAIRED && slots < 2 ? 2u : slots; }
-
   static NVX_INLINE void publish(LookbackEntry* table, uint32_t slot_mask, uint32_t tile,
                                  uint32_t digit, uint32_t tag, bool inclusive, uint32_t count) {
-    Env::max_entry(&table[entry_index(tile & slot_mask, digit)],
+    Env::max_entry(&table[(tile & slot_mask) * kLookbackRadix + digit],
                    LookbackEntry(lookback_entry(tag, inclusive, count)));
   }
 
@@ -165,7 +151,7 @@ struct Lookback {
     NVX_UNROLL
     for (int w = 0; w < WINDOW; ++w)
       seen[w] = uint32_t(w) <= newest
-                    ? Env::load_entry(&table[entry_index((newest - w) & p.slot_mask, bin)])
+                    ? Env::load_entry(&table[((newest - w) & p.slot_mask) * kLookbackRadix + bin])
                     : 0;
     NVX_UNROLL
     for (int w = 0; w < WINDOW; ++w) {
@@ -194,7 +180,7 @@ struct Lookback {
                                          uint32_t bin, uint32_t newest, uint32_t& next,
                                          uint32_t& exclusive, bool& waiting, bool& reused) {
     static_assert(WINDOW >= 1 && WINDOW < 32, "a stop bit above the window");
-    LookbackEntry* newest_entry = &table[entry_index(newest & p.slot_mask, bin)];
+    LookbackEntry* newest_entry = &table[(newest & p.slot_mask) * kLookbackRadix + bin];
     LookbackEntry seen[WINDOW];
     NVX_UNROLL
     for (int w = 0; w < WINDOW; ++w)
@@ -221,69 +207,6 @@ struct Lookback {
       for (int w = 0; w < WINDOW; ++w)
         if (uint32_t(w) == stop) seen_tag = uint32_t(seen[w] >> kLookbackTagShift);
       reused = seen_tag > p.first_tag + newest - stop;
-    }
-  }
-
-  // The same (PAIRED) where the WINDOW tiles top = newest | 1, top - 1, ..., top - WINDOW + 1 are
-  // at or after tile 0 and their slots do not wrap around the table: WINDOW / 2 loads of two
-  // entries each (pairs in place, at fixed distances), the walk starting at newest (skip = 1
-  // where newest is even: entry 0 is then tile newest + 1's, not read). Walked by masks as
-  // window_in_place (MASK_WALK), else entry by entry as window_anywhere.
-  static NVX_INLINE void window_paired(LookbackEntry* table, const LookbackParams& p, uint32_t bin,
-                                       uint32_t newest, uint32_t& next, uint32_t& exclusive,
-                                       bool& waiting, bool& reused) {
-    const uint32_t top = newest | 1u;
-    const uint32_t skip = top - newest;
-    // The pair of slots top - 1 and top: seen[2k] is tile top - 2k (the pair's second entry),
-    // seen[2k + 1] tile top - 2k - 1.
-    LookbackEntry* top_pair = &table[entry_index((top - 1) & p.slot_mask, bin)];
-    LookbackEntry seen[WINDOW];
-    NVX_UNROLL
-    for (int k = 0; k < WINDOW / 2; ++k)
-      Env::load_pair(top_pair - k * int(2 * kLookbackRadix), seen[2 * k + 1], seen[2 * k]);
-    if constexpr (MASK_WALK) {
-      const uint32_t tag2 = (p.first_tag + top) << 1;
-      uint32_t stops = 0, inclusive = 0;
-      NVX_UNROLL
-      for (int j = 0; j < WINDOW; ++j) {
-        const uint32_t x = uint32_t(seen[j] >> 32) - (tag2 - 2u * uint32_t(j));
-        stops |= uint32_t(x != 0) << j;
-        inclusive |= uint32_t(x == 1) << j;
-      }
-      // From newest on: entry w is seen[w + skip], the window WINDOW - skip long.
-      stops = (stops >> skip) | (1u << (uint32_t(WINDOW) - skip));
-      inclusive >>= skip;
-      const uint32_t stop = lowest_bit(stops);
-      const bool done = ((inclusive >> stop) & 1u) != 0;
-      const uint32_t end = skip + stop + (done ? 1u : 0u);
-      NVX_UNROLL
-      for (int j = 0; j < WINDOW; ++j)
-        if (uint32_t(j) >= skip && uint32_t(j) < end) exclusive += uint32_t(seen[j]);
-      next = done ? 0u : newest - stop + 1;
-      if (!done && stop < uint32_t(WINDOW) - skip) {
-        waiting = true;
-        uint32_t seen_tag = 0;
-        NVX_UNROLL
-        for (int j = 0; j < WINDOW; ++j)
-          if (uint32_t(j) == skip + stop) seen_tag = uint32_t(seen[j] >> kLookbackTagShift);
-        reused = seen_tag > p.first_tag + newest - stop;
-      }
-    } else {
-      NVX_UNROLL
-      for (int j = 0; j < WINDOW; ++j) {
-        if (uint32_t(j) < skip) continue;
-        if (next == 0) break;
-        const uint32_t tile = top - uint32_t(j);
-        const uint32_t tag = p.first_tag + tile;
-        const uint32_t seen_tag = uint32_t(seen[j] >> kLookbackTagShift);
-        if (seen_tag != tag) {
-          waiting = true;
-          reused = seen_tag > tag;
-          break;
-        }
-        exclusive += uint32_t(seen[j]);
-        next = (seen[j] & kLookbackInclusive) != 0 ? 0u : tile;
-      }
     }
   }
 
@@ -316,11 +239,8 @@ struct Lookback {
         while (next[u] != 0) {
           const uint32_t newest = next[u] - 1;
           bool waiting = false, reused = false;
-          if (PAIRED && (newest | 1u) >= uint32_t(WINDOW - 1) &&
-              ((newest | 1u) & p.slot_mask) >= uint32_t(WINDOW - 1)) {
-            window_paired(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
-          } else if (!PAIRED && MASK_WALK && newest >= uint32_t(WINDOW - 1) &&
-                     (newest & p.slot_mask) >= uint32_t(WINDOW - 1)) {
+          if (MASK_WALK && newest >= uint32_t(WINDOW - 1) &&
+              (newest & p.slot_mask) >= uint32_t(WINDOW - 1)) {
             window_in_place(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
           } else {
             window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);

@@ -57,13 +57,6 @@ struct CudaBlock {
     return ::cuda::atomic_ref<LookbackEntry, ::cuda::thread_scope_device>(*p).load(
         ::cuda::memory_order_relaxed);
   }
-  static __device__ __forceinline__ void load_pair(LookbackEntry* p, LookbackEntry& first,
-                                                   LookbackEntry& second) {
-    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
-                 : "=l"(first), "=l"(second)
-                 : "l"(__cvta_generic_to_global(p))
-                 : "memory");
-  }
   static __device__ __forceinline__ void max_entry(LookbackEntry* p, LookbackEntry v) {
     atomicMax(p, v);
   }
@@ -163,8 +156,7 @@ struct OnesweepPass {
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
   using Lookback =
       gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
-                              (HINTS & kHintPackedFallback) != 0, (HINTS & kHintMaskWalk) != 0,
-                              (HINTS & kHintPairedTable) != 0>;
+                              (HINTS & kHintPackedFallback) != 0, (HINTS & kHintMaskWalk) != 0>;
   static constexpr bool kPrefetchValues = kValues && (HINTS & kHintPrefetchValues) != 0;
   static constexpr int kBins = Lookback::kBins;
   using Rank =
