@@ -65,6 +65,11 @@ std::string table_kernel(const OnesweepTuning& table, uint32_t key_words, uint32
     if (row.key_words == key_words && row.value_words == value_words) return row.variant;
   return "";
 }
+// " +by id" where the table has the key class's blocks sort the tile their id names (the pass's
+// kernel_path), else nothing: they claim tiles from the pass's counter.
+std::string table_by_id(const OnesweepTuning& table, uint32_t key_words, uint32_t value_words) {
+  return table.cuda_tiles_by_id[cuda::cuda_key_class(key_words, value_words)] != 0 ? " +by id" : "";
+}
 
 #define SKIP_WITHOUT_CUDA()                                                                     \
   do {                                                                                          \
@@ -216,14 +221,16 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
         make_onesweep(impl, spec, OnesweepOptions{.kernels = KernelPath::spirv})->pass_kernels(),
         "spirv");
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
-    // Where the CUDA pass runs, so does the CUDA histogram; u32 pairs claim their tiles, 64-bit
-    // keys with 4-byte values take them by id (src/tuning/nvidia.cpp).
+    // Where the CUDA pass runs, so does the CUDA histogram; tiles by id where the family's table
+    // says so (src/tuning/nvidia.cpp).
     const OnesweepTuning& table = tuning_for(impl.info).onesweep;
-    const std::string u32_values = table_kernel(table, 1, 1);
-    const std::string u64_values = table_kernel(table, 2, 1);
+    const std::string u32_values =
+        table_kernel(table, 1, 1) + " +histogram" + table_by_id(table, 1, 1);
+    const std::string u64_values =
+        table_kernel(table, 2, 1) + " +histogram" + table_by_id(table, 2, 1);
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
-                         : key == KeyType::u32 ? "cuda " + u32_values + " +histogram"
-                                               : "cuda " + u64_values + " +histogram +by id");
+                         : key == KeyType::u32 ? "cuda " + u32_values
+                                               : "cuda " + u64_values);
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
                   ->pass_kernels(),
@@ -401,9 +408,12 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   // family's threshold.
   const OnesweepTuning& table = tuning_for(context().impl().info).onesweep;
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0] - 1), "spirv");
-  // 32-bit keys alone and u64+u32: tiles by id (the table's cuda_tiles_by_id); u32 pairs: from
-  // the counter.
-  const std::string keys_alone = "cuda " + table_kernel(table, 1, 0) + " +histogram +by id";
+  // Tiles by id where the table's cuda_tiles_by_id says so (32-bit keys alone and u64+u32 on
+  // every NVIDIA family; u32 pairs on the H200), else from the pass's counter.
+  const auto by_id = [&](uint32_t key_words, uint32_t value_words) {
+    return table_by_id(table, key_words, value_words);
+  };
+  const std::string keys_alone = "cuda " + table_kernel(table, 1, 0) + " +histogram" + by_id(1, 0);
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0]), keys_alone);
   EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), keys_alone);
   config.kernels = KernelPath::cuda;
@@ -411,7 +421,7 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   EXPECT_EQ(cuda.kernel_path(1000), keys_alone);
   config.value_bytes = 4;
   EXPECT_EQ(Sorter(context(), config).kernel_path(1000),
-            "cuda " + table_kernel(table, 1, 1) + " +histogram");
+            "cuda " + table_kernel(table, 1, 1) + " +histogram" + by_id(1, 1));
   config.value_bytes = 0;
   config.key = KeyType::u64;
   config.value_bytes = 4;
@@ -420,12 +430,13 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   const std::string u64_values = "cuda " + table_kernel(table, 2, 1);
   const uint64_t from = table.cuda_from_n[3];
   EXPECT_EQ(Sorter(context(), config).kernel_path(from - 1), "spirv");
-  EXPECT_EQ(Sorter(context(), config).kernel_path(from), u64_values + " +histogram +by id");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(from), u64_values + " +histogram" + by_id(2, 1));
   config.kernels = KernelPath::cuda;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), u64_values + " +histogram +by id");
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26),
+            u64_values + " +histogram" + by_id(2, 1));
   {
     ScopedEnv spirv_histogram("GPUSORT_CUDA_HISTOGRAM", "0");
-    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), u64_values + " +by id");
+    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), u64_values + by_id(2, 1));
   }
 }
 

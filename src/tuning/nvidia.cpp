@@ -141,7 +141,8 @@ constexpr Tuning nvidia_tuning{
             // values at 6bccd72 u32+u32 lost (10.64 / 10.98) and u64+u32 gained (27.03 / 26.59,
             // docs/design/onesweep.md). On an NVIDIA H200 at b0d0a04 (`... onesweep_timing <type>
             // 4 28`, 2026-11-27) u64+u32 22.306 / 21.717 and u32+u32 8.614 / 8.454: u64+u32 gains
-            // on both GPUs, u32+u32 only on the H200, so it stays with the counter.
+            // on both GPUs, u32+u32 only on the H200, so it stays with the counter here (the
+            // H200's table below takes it by id).
             .cuda_tiles_by_id = {1, 0, 1, 1},
             // The tile shapes (src/algorithms/onesweep/cuda/cuda_kernels.hpp), from
             // experiments/nvx_onesweep on the H100. u64+u32 in one block of 1024 per SM: the
@@ -276,11 +277,19 @@ constexpr Tuning nvidia_tuning{
 // one call, 2026-11-27), ms: 2^20 0.165 / 0.178 (SPIR-V, as the others, at 2^20), 2^22 0.499 /
 // 0.472, 2^24 1.709 / 1.488, 2^28 25.49 / 22.32. Tiles by id, as on the H100: 22.306 / 21.717 ms
 // from the counter / by id at 2^28 (b0d0a04).
+// And u32 pairs by id too (on the H100 they lost 3.2 %, above): `gpusort bench --seed 20261128
+// --algorithms automatic --keys u32+u32 --min-log2 22 --max-log2 28 --step 2` with ca4ae6f's table
+// / this one, three times each in one call on an NVIDIA H200 (driver 580.159.04, 2026-11-27), ms:
+// 2^22 0.1951 0.1942 0.1950 / 0.1855 0.1847 0.1839 (-5.0 %), 2^24 0.5895 0.5879 0.5882 / 0.5740
+// 0.5741 0.5749 (-2.4 %), 2^26 2.1313 2.1246 2.1266 / 2.1140 2.1150 2.1163 (-0.5 %), 2^28 8.2820
+// 8.2834 8.2823 / 8.2245 8.2144 8.2181 (-0.7 %); CUB (`cub_baseline`, same seed and call) 0.2086 /
+// 0.5604 / 1.9276 / 7.4627.
 constexpr Tuning nvidia_h200_tuning = [] {
   Tuning t = nvidia_tuning;
   t.family = DeviceFamily::nvidia_h200;
   t.onesweep.cuda_from_n[3] = (uint64_t(1) << 20) + 1;
   t.onesweep.cuda_variants[3] = "384x18s3pk";
+  t.onesweep.cuda_tiles_by_id = {1, 1, 1, 1};
   return t;
 }();
 
