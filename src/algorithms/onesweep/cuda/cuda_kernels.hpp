@@ -17,9 +17,11 @@ namespace gpusort::cuda {
 //                        as before 446f441: the u64 kernel compiled per order spilled 36 bytes
 //                        instead of 12 and lost 3-4 % on the H100 (docs/design/onesweep.md);
 //   kHintMaskWalk        the look-back walks a window that lies in place by bit masks
-//                        (lookback.cuh window_in_place): u32+u32 -1.3 to -1.8 % and u64 -0.0 to
-//                        -0.7 % at 2^24-2^28 on the H200, but u32 +1.1 to +1.4 % (its kernel then
+//                        (lookback.cuh window_in_place): u32+u32 -1.3 to -1.8 % at 2^24-2^28 on
+//                        the H200 and -2.0 to -3.7 % on the H100; u64 -0.0 to -0.7 % on the H200
+//                        but +1.2 to +1.4 % on the H100, u32 +1.1 to +1.4 % (its kernel then
 //                        spilled 8 bytes) and u64+u32 +0.5 to +1.0 % (docs/design/onesweep.md).
+//                        Only u32+u32 takes it.
 inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
 inline constexpr uint32_t kHintRuntimeOrder = 4;
@@ -60,7 +62,7 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
     {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, kHintMaskWalk, "512x15seg"},
     {"gpusort_onesweep_pass_k64", 2, 0, 384, 2, 18,
-     kHintPrefetchValues | kHintPackedFallback | kHintRuntimeOrder | kHintMaskWalk, "384x18s3pk"},
+     kHintPrefetchValues | kHintPackedFallback | kHintRuntimeOrder, "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32", 2, 1, 384, 2, 15, kHintPrefetchValues | kHintPackedFallback,
      "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
