@@ -142,7 +142,11 @@ constexpr Tuning nvidia_tuning{
             // docs/design/onesweep.md). On an NVIDIA H200 at b0d0a04 (`... onesweep_timing <type>
             // 4 28`, 2026-11-27) u64+u32 22.306 / 21.717 and u32+u32 8.614 / 8.454: u64+u32 gains
             // on both GPUs, u32+u32 only on the H200, so it stays with the counter here (the
-            // H200's table below takes it by id).
+            // H200's table below takes it by id). Again at eef0274 (`gpusort bench --seed 20261128
+            // --algorithms automatic --keys u32+u32 --min-log2 24 --max-log2 28 --step 2`, twice
+            // each in one call on an H100 80GB HBM3), ms counter / by id: 2^24 0.6782 0.6803 /
+            // 0.6755 0.6737, 2^26 2.5696 2.5671 / 2.6249 2.6346, 2^28 10.0604 10.0607 / 10.3514
+            // 10.3472 (+2.4 to +2.9 % above 2^24).
             .cuda_tiles_by_id = {1, 0, 1, 1},
             // The tile shapes (src/algorithms/onesweep/cuda/cuda_kernels.hpp), from
             // experiments/nvx_onesweep on the H100. u64+u32 in one block of 1024 per SM: the
