@@ -1,33 +1,17 @@
-// Residency probe kernels for nvx_carveout (probe.cpp): every block holds its SM for spin_ns and
-// thread 0 records (SM id, start, end) in globaltimer nanoseconds at out[3 x block]; the host
-// counts the most blocks seen at once on one SM. Each kernel owns a different amount of static
-// shared memory (dynamic shared memory through the launch's sharedMemBytes for `res_dynamic`).
+// Residency probe kernels for nvx_carveout (probe.cpp), on experiments/nvx_onesweep's probe body
+// (residency.cuh): every block holds its SM for spin_ns and thread 0 records (SM id, start, end) in
+// globaltimer nanoseconds at out[3 x block]; the host counts the most blocks seen at once on one
+// SM. Each kernel owns a different amount of static shared memory (dynamic shared memory through
+// the launch's sharedMemBytes for `res_dynamic`).
 #include <cstdint>
 
-__device__ __forceinline__ void hold(volatile uint32_t* words, uint32_t count,
-                                     unsigned long long* out, uint32_t spin_ns) {
-  for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) words[i] = i;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned long long start, now;
-    uint32_t sm;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    do {
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < spin_ns);
-    const bool kept = count == 0 || words[count - 1] == count - 1;
-    out[3 * blockIdx.x] = sm + (kept ? 0ull : 1ull << 40);
-    out[3 * blockIdx.x + 1] = start;
-    out[3 * blockIdx.x + 2] = now;
-  }
-}
+#include "residency.cuh"
 
 #define RES_STATIC(kib)                                             \
   extern "C" __global__ void __launch_bounds__(256)                 \
       res_static_##kib(unsigned long long* out, uint32_t spin_ns) { \
     __shared__ uint32_t words[kib * 256];                           \
-    hold(words, kib * 256, out, spin_ns);                           \
+    residency_body(words, kib * 256, out, spin_ns);                 \
   }
 RES_STATIC(8)
 RES_STATIC(12)
@@ -42,5 +26,5 @@ extern "C" __global__ void __launch_bounds__(256)
   extern __shared__ uint32_t dynamic_words[];
   uint32_t bytes;
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-  hold(dynamic_words, bytes / 4, out, spin_ns);
+  residency_body(dynamic_words, bytes / 4, out, spin_ns);
 }

@@ -8,11 +8,11 @@
 //                             BlockRadixRankMatchEarlyCounts), publishes the tile's digit counts,
 //                             looks back over its predecessors for each digit's exclusive prefix
 //                             and scatters keys (then values) through shared memory.
-// The look-back is gpusort's (src/primitives/glsl/lookback.glsl, src/algorithms/onesweep/onesweep_pass.comp), in
-// lookback.cuh: a circular table of a fixed number of tile slots whose entries carry the tile's
-// tag (scratch independent of n, never cleared between passes), and a decoupled fallback that
-// assumes no forward progress of other blocks: a block whose predecessor stays unpublished (or
-// whose slot was reused) counts that predecessor's keys itself.
+// The look-back is gpusort's (src/primitives/glsl/lookback.glsl,
+// src/algorithms/onesweep/onesweep_pass.comp), in lookback.cuh: a circular table of a fixed number
+// of tile slots whose entries carry the tile's tag (scratch independent of n, never cleared between
+// passes), and a decoupled fallback that assumes no forward progress of other blocks: a block whose
+// predecessor stays unpublished (or whose slot was reused) counts that predecessor's keys itself.
 //
 // Kernel parameters are only pointers and 32-bit scalars (launched with arrays of pointers to
 // each argument through vkCmdCuLaunchKernelNVX or cudaLaunchKernel). Every pass kernel has the
@@ -26,6 +26,7 @@
 
 #include "layout.hpp"
 #include "lookback.cuh"
+#include "residency.cuh"
 
 #ifndef ONESWEEP_VARIANT
 #define ONESWEEP_VARIANT 0
@@ -555,28 +556,8 @@ extern "C" __global__ void selftest_echo(const uint32_t* keys_in, uint32_t* keys
     keys_out[i] = keys_in[i];
 }
 
-// Residency: blocks of the pass kernels' shape and static shared memory (the u32 or u64 pass's)
-// each hold their SM for spin_ns; thread 0 writes (SM id, start, end) in globaltimer ns to
-// out[3 block ..]. The host counts how many blocks overlapped on one SM: the blocks per SM that
-// the launch path's shared memory configuration allows.
-__device__ __forceinline__ void residency_body(volatile uint32_t* words, uint32_t word_count,
-                                               unsigned long long* out, uint32_t spin_ns) {
-  for (uint32_t i = threadIdx.x; i < word_count; i += blockDim.x) words[i] = i;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned long long start, now;
-    uint32_t sm;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    do {
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < spin_ns);
-    const bool kept = word_count == 0 || words[word_count - 1] == word_count - 1;
-    out[3 * blockIdx.x] = sm + (kept ? 0ull : 1ull << 40);
-    out[3 * blockIdx.x + 1] = start;
-    out[3 * blockIdx.x + 2] = now;
-  }
-}
+// Residency (residency.cuh): blocks of the pass kernels' shape and static shared memory (the u32
+// or u64 pass's).
 template <class Pass>
 __device__ __forceinline__ void residency(unsigned long long* out, uint32_t spin_ns) {
   __shared__ typename Pass::Shared s;
