@@ -38,6 +38,9 @@ struct CudaPassShape {
   uint32_t key_words, value_words;
   uint32_t threads, min_blocks, items, hints;
   const char* variant;
+  // Look-back entries each digit reads per round (lookback.cuh WINDOW). Only 16 measured in the
+  // CUDA pass (docs/design/onesweep.md "What is left": the walks' depth may depend on it).
+  uint32_t window = 16;
 };
 
 // Chosen from `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash experiments/nvx_onesweep/run.sh OUTDIR`

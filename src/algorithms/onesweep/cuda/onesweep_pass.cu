@@ -478,22 +478,22 @@ using namespace gpusort::cuda;
 
 // One kernel per row of cuda_kernels.hpp (kCudaPassShapes) and key order (kCudaKeyOrderSuffixes),
 // with the row's shape.
-#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER)                                         \
-  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                     \
-                                               kCudaPassShapes[SHAPE].min_blocks)                  \
-      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,      \
-           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,              \
-           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,                 \
-           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,         \
-           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                     \
-           uint32_t prefetch_tiles) {                                                              \
-    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items),     \
-                 int(kCudaPassShapes[SHAPE].min_blocks), 16, kCudaPassShapes[SHAPE].hints,         \
-                 ORDER>::run(PassParams{keys_a,     keys_b,         values_a,    values_b,         \
-                                        count,      digit_offsets,  control,     lookback,         \
-                                        n,          pass,           bit,         digit_bits,       \
-                                        first_tag,  slot_mask,      key_kind,    descending,       \
-                                        spin_limit, refusal_period, claim_by_id, prefetch_tiles}); \
+#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER)                                     \
+  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
+                                               kCudaPassShapes[SHAPE].min_blocks)              \
+      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,  \
+           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,          \
+           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,             \
+           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,     \
+           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                 \
+           uint32_t prefetch_tiles) {                                                          \
+    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
+                 int(kCudaPassShapes[SHAPE].min_blocks), int(kCudaPassShapes[SHAPE].window),   \
+                 kCudaPassShapes[SHAPE].hints, ORDER>::run(PassParams{                         \
+        keys_a,        keys_b,     values_a,       values_b,    count,                         \
+        digit_offsets, control,    lookback,       n,           pass,                          \
+        bit,           digit_bits, first_tag,      slot_mask,   key_kind,                      \
+        descending,    spin_limit, refusal_period, claim_by_id, prefetch_tiles});              \
   }
 #define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE)      \
   GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, 0)          \
