@@ -239,9 +239,12 @@ struct Lookback {
         while (next[u] != 0) {
           const uint32_t newest = next[u] - 1;
           bool waiting = false, reused = false;
-          if (MASK_WALK && newest >= uint32_t(WINDOW - 1) &&
-              (newest & p.slot_mask) >= uint32_t(WINDOW - 1)) {
-            window_in_place(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
+          // window_in_place is compiled only with MASK_WALK (its masks bound the window to 31).
+          if constexpr (MASK_WALK) {
+            if (newest >= uint32_t(WINDOW - 1) && (newest & p.slot_mask) >= uint32_t(WINDOW - 1))
+              window_in_place(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
+            else
+              window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
           } else {
             window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
           }
