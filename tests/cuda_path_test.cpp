@@ -65,10 +65,15 @@ std::string table_kernel(const OnesweepTuning& table, uint32_t key_words, uint32
     if (row.key_words == key_words && row.value_words == value_words) return row.variant;
   return "";
 }
-// " +by id" where the table has the key class's blocks sort the tile their id names (the pass's
-// kernel_path), else nothing: they claim tiles from the pass's counter.
-std::string table_by_id(const OnesweepTuning& table, uint32_t key_words, uint32_t value_words) {
-  return table.cuda_tiles_by_id[cuda::cuda_key_class(key_words, value_words)] != 0 ? " +by id" : "";
+// The kernel_path of a key class's CUDA pass by a device family's table: "cuda <kernel>", then
+// " +histogram" where the histogram and plan run as a CUDA kernel too, and " +by id" where the
+// table has the blocks sort the tile their id names (else they claim tiles from the pass's
+// counter).
+std::string table_cuda_path(const OnesweepTuning& table, uint32_t key_words, uint32_t value_words,
+                            bool histogram = true) {
+  const bool by_id = table.cuda_tiles_by_id[cuda::cuda_key_class(key_words, value_words)] != 0;
+  return "cuda " + table_kernel(table, key_words, value_words) + (histogram ? " +histogram" : "") +
+         (by_id ? " +by id" : "");
 }
 
 #define SKIP_WITHOUT_CUDA()                                                                     \
@@ -224,13 +229,9 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
     // Where the CUDA pass runs, so does the CUDA histogram; tiles by id where the family's table
     // says so (src/tuning/nvidia.cpp).
     const OnesweepTuning& table = tuning_for(impl.info).onesweep;
-    const std::string u32_values =
-        table_kernel(table, 1, 1) + " +histogram" + table_by_id(table, 1, 1);
-    const std::string u64_values =
-        table_kernel(table, 2, 1) + " +histogram" + table_by_id(table, 2, 1);
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
-                         : key == KeyType::u32 ? "cuda " + u32_values
-                                               : "cuda " + u64_values);
+                         : key == KeyType::u32 ? table_cuda_path(table, 1, 1)
+                                               : table_cuda_path(table, 2, 1));
     const SortSpec wide_values = make_sort_spec(key, 8, false, 0, 0);
     EXPECT_EQ(make_onesweep(impl, wide_values, OnesweepOptions{.kernels = KernelPath::cuda})
                   ->pass_kernels(),
@@ -410,33 +411,29 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0] - 1), "spirv");
   // Tiles by id where the table's cuda_tiles_by_id says so (32-bit keys alone and u64+u32 on
   // every NVIDIA family; u32 pairs on the H200), else from the pass's counter.
-  const auto by_id = [&](uint32_t key_words, uint32_t value_words) {
-    return table_by_id(table, key_words, value_words);
-  };
-  const std::string keys_alone = "cuda " + table_kernel(table, 1, 0) + " +histogram" + by_id(1, 0);
+  const std::string keys_alone = table_cuda_path(table, 1, 0);
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0]), keys_alone);
   EXPECT_EQ(automatic.kernel_path((1 << 20) + 1), keys_alone);
   config.kernels = KernelPath::cuda;
   Sorter cuda(context(), config);
   EXPECT_EQ(cuda.kernel_path(1000), keys_alone);
   config.value_bytes = 4;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1000),
-            "cuda " + table_kernel(table, 1, 1) + " +histogram" + by_id(1, 1));
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1000), table_cuda_path(table, 1, 1));
   config.value_bytes = 0;
   config.key = KeyType::u64;
   config.value_bytes = 4;
   config.kernels = KernelPath::automatic;
   // u64+u32: the device family's kernel and threshold (the H100's and the H200's differ).
-  const std::string u64_values = "cuda " + table_kernel(table, 2, 1);
+  const std::string u64_values = table_cuda_path(table, 2, 1);
   const uint64_t from = table.cuda_from_n[3];
   EXPECT_EQ(Sorter(context(), config).kernel_path(from - 1), "spirv");
-  EXPECT_EQ(Sorter(context(), config).kernel_path(from), u64_values + " +histogram" + by_id(2, 1));
+  EXPECT_EQ(Sorter(context(), config).kernel_path(from), u64_values);
   config.kernels = KernelPath::cuda;
-  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26),
-            u64_values + " +histogram" + by_id(2, 1));
+  EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), u64_values);
   {
     ScopedEnv spirv_histogram("GPUSORT_CUDA_HISTOGRAM", "0");
-    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26), u64_values + by_id(2, 1));
+    EXPECT_EQ(Sorter(context(), config).kernel_path(1 << 26),
+              table_cuda_path(table, 2, 1, /*histogram=*/false));
   }
 }
 
