@@ -42,7 +42,6 @@ struct Step {
   enum Kind { kNvx, kSpirv, kBarrier } kind;
   uint32_t kib = 0;      // shared memory of the block (NVX: a res_static_<kib>, or dynamic)
   bool dynamic = false;  // NVX: res_dynamic with kib KiB of sharedMemBytes
-  uint32_t blocks = 0;   // 0: SMs x kBlocksPerSm
 };
 
 class Probe {
@@ -186,8 +185,8 @@ class Probe {
     std::memset(host_, 0, capacity_ * 8);
     std::vector<std::pair<size_t, uint32_t>> regions;  // (first record, blocks) per step
     size_t next = 0;
+    const uint32_t blocks = sms_ * kBlocksPerSm;
     for (const Step& s : steps) {
-      const uint32_t blocks = s.blocks ? s.blocks : sms_ * kBlocksPerSm;
       if (s.kind == Step::kBarrier) {
         VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
         mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
