@@ -38,9 +38,12 @@ struct CudaPassShape {
   uint32_t key_words, value_words;
   uint32_t threads, min_blocks, items, hints;
   const char* variant;
-  // Look-back entries each digit reads per round (lookback.cuh WINDOW). Only 16 measured in the
-  // CUDA pass (docs/design/onesweep.md "What is left": the walks' depth may depend on it).
+  // Look-back entries each digit's thread reads per round (lookback.cuh WINDOW), and threads per
+  // digit in the walk (lookback.cuh SPLIT: a round reads split x window entries; split > 1 needs
+  // split x 256 threads). docs/design/onesweep.md "What is left": the walks' depth may depend on
+  // them.
   uint32_t window = 16;
+  uint32_t split = 1;
 };
 
 // Chosen from `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash experiments/nvx_onesweep/run.sh OUTDIR`
