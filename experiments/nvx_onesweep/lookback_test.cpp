@@ -24,17 +24,9 @@ using namespace nvx_onesweep;
 
 namespace {
 
-// __syncthreads_or's three words, used in turn: the word of one call is cleared in the next
-// (the one after is read by nobody then and set by nobody yet).
-struct OrWords {
-  std::atomic<uint32_t> word[3] = {0, 0, 0};
-};
-
 struct HostBlock {
   static inline thread_local uint32_t index = 0;
   static inline thread_local std::barrier<>* block_barrier = nullptr;
-  static inline thread_local OrWords* or_words = nullptr;
-  static inline thread_local uint32_t or_calls = 0;
   static inline thread_local uint64_t jitter_state = 0;
 
   static void jitter() {
@@ -43,14 +35,6 @@ struct HostBlock {
   }
   static uint32_t thread() { return index; }
   static void sync() { block_barrier->arrive_and_wait(); }
-  static bool sync_or(bool v) {
-    const uint32_t k = or_calls++ % 3;
-    if (v) or_words->word[k].fetch_or(1);
-    sync();
-    const bool any = or_words->word[k].load() != 0;
-    if (index == 0) or_words->word[(k + 2) % 3].store(0);
-    return any;
-  }
   static LookbackEntry load_entry(LookbackEntry* p) {
     jitter();
     return std::atomic_ref<LookbackEntry>(*p).load(std::memory_order_relaxed);
@@ -89,12 +73,10 @@ struct Scenario {
 
 // PACKED: the fallback's 16-bit counts; then half the keys have digit 1 in both passes, so
 // that a recounted tile holds more than 255 of one odd digit (the upper half of a word).
-// MASK_WALK: windows in place walked by bit masks (the kernels' kHintMaskWalk). SPLIT: threads
-// per digit in the walk.
-template <int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false, bool MASK_WALK = false,
-          int SPLIT = 1>
+// MASK_WALK: windows in place walked by bit masks (the kernels' kHintMaskWalk).
+template <int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false, bool MASK_WALK = false>
 bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
-  using LB = Lookback<HostBlock, uint32_t, THREADS, TILE, WINDOW, PACKED, MASK_WALK, SPLIT>;
+  using LB = Lookback<HostBlock, uint32_t, THREADS, TILE, WINDOW, PACKED, MASK_WALK>;
   constexpr int kBins = LB::kBins;
   std::mt19937_64 rng(seed);
   std::vector<uint32_t> keys(n);
@@ -124,16 +106,11 @@ bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
     for (uint32_t first = 0; first < tiles; first += sc.resident) {
       std::vector<std::unique_ptr<std::barrier<>>> barriers;
       std::vector<std::unique_ptr<typename LB::Shared>> shared;
-      std::vector<std::unique_ptr<OrWords>> or_words;
-      std::vector<std::vector<gpusort::cuda::LookbackSplitSlot>> split;
       std::vector<std::thread> threads;
       const uint32_t wave = std::min(sc.resident, tiles - first);
       for (uint32_t b = 0; b < wave; ++b) {
         barriers.push_back(std::make_unique<std::barrier<>>(THREADS));
         shared.push_back(std::make_unique<typename LB::Shared>());
-        or_words.push_back(std::make_unique<OrWords>());
-        // Slots of garbage, as shared memory is.
-        split.emplace_back(LB::kSplitSlots + 1, gpusort::cuda::LookbackSplitSlot{~0u, ~0u});
       }
       for (uint32_t b = 0; b < wave; ++b) {
         const uint32_t tile = order[first + b];
@@ -141,8 +118,6 @@ bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
           threads.emplace_back([&, b, tile, t] {
             HostBlock::index = t;
             HostBlock::block_barrier = barriers[b].get();
-            HostBlock::or_words = or_words[b].get();
-            HostBlock::or_calls = 0;
             HostBlock::jitter_state = seed ^ (uint64_t(tile) << 20) ^ t ^ (uint64_t(pass) << 40);
             typename LB::Shared& s = *shared[b];
             const uint32_t tag = params.first_tag + tile;
@@ -160,8 +135,7 @@ bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
             LB::prepare(s);
             HostBlock::sync();
             uint32_t exclusive[kBins];
-            LB::run(s, split[b].data(), keys.data(), table.data(), &fallbacks, params, tile,
-                    exclusive);
+            LB::run(s, keys.data(), table.data(), &fallbacks, params, tile, exclusive);
             for (int u = 0; u < kBins; ++u) {
               const int bin = LB::thread_bin(u);
               if (bin >= int(kRadix)) continue;
@@ -192,9 +166,8 @@ bool run_scenario(const Scenario& sc, uint32_t n, uint64_t seed) {
     std::printf("  %s: no look-back fell back\n", sc.name);
     ok = false;
   }
-  std::printf("%-4s %s: %d threads, tile %u, window %d%s%s, n %u, %u fallbacks\n",
-              ok ? "ok" : "FAIL", sc.name, THREADS, TILE, WINDOW,
-              SPLIT > 1 ? (SPLIT == 2 ? " x 2 threads" : " x 4 threads") : "",
+  std::printf("%-4s %s: %d threads, tile %u, window %d%s, n %u, %u fallbacks\n", ok ? "ok" : "FAIL",
+              sc.name, THREADS, TILE, WINDOW,
               PACKED ? ", 16-bit fallback counts" : (MASK_WALK ? ", walked by masks" : ""), n,
               fallbacks);
   return ok;
@@ -225,25 +198,20 @@ int main() {
     // Windows in place walked by bit masks (kHintMaskWalk), of 16 and of 1 entry.
     (run_scenario<64, 128, 16, false, true>(sc, 24 * 128 + 37, 8) ? passed : failed)++;
     (run_scenario<64, 128, 1, false, true>(sc, 20 * 128, 9) ? passed : failed)++;
-    // Walks split between threads (Lookback SPLIT; 256 or 768 threads a block more than the
-    // digits, so fewer tiles): two per digit with windows of 4, in place by masks and anywhere
-    // entry by entry, four per digit with windows of 2 (entry by entry).
-    (run_scenario<512, 512, 4, false, true, 2>(sc, 11 * 512 + 7, 10) ? passed : failed)++;
-    if (sc.resident < 4)
-      (run_scenario<1024, 1024, 2, false, false, 4>(sc, 9 * 1024 + 1, 12) ? passed : failed)++;
   }
-  // More tiles than a table of 32 slots: windows of 16 in place walked by bit masks
+  // More tiles than a table of 32 slots: windows of 16 and 8 in place walked by bit masks
   // (window_in_place) meet unpublished entries, refusals and reused slots.
   const Scenario long_scenarios[] = {
       {"shuffled, 32 slots, 70 tiles", Order::shuffled, 6, 32, 0, 4, false},
       {"shuffled, every 3rd tile refuses, 32 slots, 70 tiles", Order::shuffled, 6, 32, 3, 4, true},
       {"reversed, 3 at a time, 32 slots, 70 tiles", Order::reversed, 3, 32, 0, 4, true},
   };
-  for (const Scenario& sc : long_scenarios)
+  // The pass kernels' window of 8, by masks and entry by entry.
+  for (const Scenario& sc : long_scenarios) {
     (run_scenario<64, 128, 16, false, true>(sc, 70 * 128 + 9, 6) ? passed : failed)++;
-  // ... and split between two threads a digit, windows of 8 by masks.
-  (run_scenario<512, 512, 8, false, true, 2>(long_scenarios[1], 70 * 512 + 9, 7) ? passed
-                                                                                 : failed)++;
+    (run_scenario<64, 128, 8, false, true>(sc, 70 * 128 + 9, 7) ? passed : failed)++;
+    (run_scenario<64, 128, 8>(sc, 70 * 128 + 9, 10) ? passed : failed)++;
+  }
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }

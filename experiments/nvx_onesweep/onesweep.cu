@@ -396,7 +396,7 @@ struct OnesweepPass {
 
     // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
     uint32_t exclusive[kBins];
-    Lookback::run(s.fixed.lookback, nullptr, keys_in, table, control + kControlFallbacks,
+    Lookback::run(s.fixed.lookback, keys_in, table, control + kControlFallbacks,
                   LookbackParams{p.n, digits.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
                   exclusive);
 #pragma unroll

@@ -38,12 +38,11 @@ struct CudaPassShape {
   uint32_t key_words, value_words;
   uint32_t threads, min_blocks, items, hints;
   const char* variant;
-  // Look-back entries each digit's thread reads per round (lookback.cuh WINDOW), and threads per
-  // digit in the walk (lookback.cuh SPLIT: a round reads split x window entries; split > 1 needs
-  // split x 256 threads). docs/design/onesweep.md "What is left": the walks' depth may depend on
-  // them.
-  uint32_t window = 16;
-  uint32_t split = 1;
+  // Look-back entries each digit reads per round (lookback.cuh WINDOW). 8 on every row: on the
+  // H200 windows of 8 and 4 were 0.2-1.6 % faster than 16, of 2 and 1 slower, and a window of 16
+  // or more read by two threads a digit slower still (docs/design/onesweep.md, "The look-back's
+  // window").
+  uint32_t window = 8;
 };
 
 // Chosen from `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash experiments/nvx_onesweep/run.sh OUTDIR`

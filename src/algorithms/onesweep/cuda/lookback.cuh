@@ -19,10 +19,9 @@
 // Relaxed device-scope atomics suffice: an entry carries all it publishes (tag and count in one
 // word), and the keys a fallback recounts were written by an earlier kernel.
 //
-// Env (all static): thread() (index in the block), sync() (block barrier), sync_or(v) (block
-// barrier that returns whether any thread passed true), load_entry(p) and max_entry(p, v)
-// (relaxed device-scope atomics on a table entry), shared_max(p, v) and shared_add(p, v)
-// (atomics on the block's shared memory), global_add(p, v).
+// Env (all static): thread() (index in the block), sync() (block barrier), load_entry(p) and
+// max_entry(p, v) (relaxed device-scope atomics on a table entry), shared_max(p, v) and
+// shared_add(p, v) (atomics on the block's shared memory), global_add(p, v).
 #pragma once
 
 #include <cstdint>
@@ -66,17 +65,6 @@ NVX_HOST_DEVICE inline uint32_t lowest_bit(uint32_t x) {
 using LookbackEntry = unsigned long long;  // what CUDA's 64-bit atomicMax takes
 static_assert(sizeof(LookbackEntry) == 8, "64-bit entries");
 
-// One helper thread's part of a digit's round in a split walk (Lookback SPLIT > 1), in shared
-// memory: the helper writes the sum of the counts it consumed and its walk's next tile (with the
-// flags below), the digit's owner overwrites `next` with the walk's next tile for the next round.
-struct LookbackSplitSlot {
-  uint32_t sum, next;
-};
-inline constexpr uint32_t kSplitWaiting = 1u << 30;  // the helper's walk met an unpublished entry
-inline constexpr uint32_t kSplitReused = 1u << 31;   // ... one of a newer tag (the slot reused)
-inline constexpr uint32_t kSplitStop = 1u << 31;     // owner to helpers: the digit stopped
-inline constexpr uint32_t kSplitTile = kSplitWaiting - 1;
-
 struct LookbackParams {
   uint32_t n;           // keys in the pass
   uint32_t bit;         // the pass's digit: bits [bit, bit + 8) of a key
@@ -88,18 +76,10 @@ struct LookbackParams {
 // PACKED: the fallback's recount keeps two 16-bit digit counts per word (512 bytes of shared
 // memory less; a tile's count of one digit must stay below 2^16). MASK_WALK: where the window
 // lies in place, its walk is found from bit masks (window_in_place) instead of entry by entry.
-// SPLIT: threads per digit in the walk (1, or up to THREADS / 256 where every thread holds at
-// most one digit): each round, thread h x 256 + d reads the WINDOW entries that follow the first
-// h x WINDOW of digit d's window of SPLIT x WINDOW (run_split), so that a round reads further
-// back with the registers of a window of WINDOW.
 template <class Env, class K, int THREADS, uint32_t TILE, int WINDOW, bool PACKED = false,
-          bool MASK_WALK = false, int SPLIT = 1>
+          bool MASK_WALK = false>
 struct Lookback {
   static_assert(!PACKED || TILE < (1u << 16), "16-bit fallback counts");
-  static_assert(SPLIT >= 1 && (SPLIT == 1 || SPLIT * int(kLookbackRadix) <= THREADS),
-                "a split walk needs SPLIT threads per digit");
-  // Shared memory a split walk needs beside Shared (run_with's `split`): a slot per helper.
-  static constexpr uint32_t kSplitSlots = uint32_t(SPLIT - 1) * kLookbackRadix;
   static constexpr uint32_t kCountWords = PACKED ? kLookbackRadix / 2 : kLookbackRadix;
   // Digits per thread: thread t holds digits t * kBins .. t * kBins + kBins - 1 (CUB's
   // BlockRadixRank ThreadBin, so that the ranking's counts are the thread's own).
@@ -239,17 +219,10 @@ struct Lookback {
   // recount moves at least one digit back by one tile, so the look-back ends whatever the other
   // blocks do. Counts each recount in *fallbacks.
   // The fallback recounts with digits(i), the digit of key i in this pass (see RawDigits).
-  // With SPLIT > 1 the walk is run_split's, and `split` its kSplitSlots slots of shared memory
-  // (unused otherwise).
   template <class Digits>
-  static NVX_INLINE void run_with(Shared& s, LookbackSplitSlot* split, const Digits& digits,
-                                  LookbackEntry* table, uint32_t* fallbacks,
-                                  const LookbackParams& p, uint32_t tile,
+  static NVX_INLINE void run_with(Shared& s, const Digits& digits, LookbackEntry* table,
+                                  uint32_t* fallbacks, const LookbackParams& p, uint32_t tile,
                                   uint32_t (&exclusive)[kBins]) {
-    if constexpr (SPLIT > 1) {
-      run_split(s, split, digits, table, fallbacks, p, tile, exclusive);
-      return;
-    }
     // next[u]: 1 + the predecessor digit u reads next; 0 once its prefix is complete.
     uint32_t next[kBins];
     NVX_UNROLL
@@ -266,7 +239,15 @@ struct Lookback {
         while (next[u] != 0) {
           const uint32_t newest = next[u] - 1;
           bool waiting = false, reused = false;
-          window(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
+          // window_in_place is compiled only with MASK_WALK (its masks bound the window to 31).
+          if constexpr (MASK_WALK) {
+            if (newest >= uint32_t(WINDOW - 1) && (newest & p.slot_mask) >= uint32_t(WINDOW - 1))
+              window_in_place(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
+            else
+              window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
+          } else {
+            window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
+          }
           if (!waiting) {
             spins = 0;
           } else if (reused || ++spins >= p.spin_limit) {
@@ -298,116 +279,10 @@ struct Lookback {
     }
   }
 
-  // One window of a walk, by masks where MASK_WALK and the window lies in place.
-  static NVX_INLINE void window(LookbackEntry* table, const LookbackParams& p, uint32_t bin,
-                                uint32_t newest, uint32_t& next, uint32_t& exclusive, bool& waiting,
-                                bool& reused) {
-    if constexpr (MASK_WALK) {
-      if (newest >= uint32_t(WINDOW - 1) && (newest & p.slot_mask) >= uint32_t(WINDOW - 1)) {
-        window_in_place(table, p, bin, newest, next, exclusive, waiting, reused);
-        return;
-      }
-    }
-    window_anywhere(table, p, bin, newest, next, exclusive, waiting, reused);
-  }
-
-  // run_with's walk split between SPLIT threads per digit (every thread holds at most one digit:
-  // thread d < 256 owns digit d, and threads h x 256 + d, 0 < h < SPLIT, help it). The block walks
-  // in lockstep rounds: each helper reads the next tile from its slot, reads its part of the
-  // window (the tiles h x WINDOW to (h + 1) x WINDOW - 1 before it) and writes what it consumed;
-  // after a barrier the owner, which read the first WINDOW itself, goes on through the helpers'
-  // parts while each one consumed its whole part, and writes the walk's new next tile (or
-  // kSplitStop) to the slots. Rounds end when no owner walks; stopped digits fall back as in
-  // run_with. The whole block waits for the deepest walk either way, so the lockstep costs only
-  // its barriers (two a round).
-  template <class Digits>
-  static NVX_INLINE void run_split(Shared& s, LookbackSplitSlot* split, const Digits& digits,
-                                   LookbackEntry* table, uint32_t* fallbacks,
-                                   const LookbackParams& p, uint32_t tile,
-                                   uint32_t (&exclusive)[kBins]) {
-    static_assert(kBins == 1, "one digit per thread at most");
-    static_assert(TILE >= 16, "tile numbers below kSplitWaiting");
-    const uint32_t t = Env::thread();
-    const uint32_t bin = t % kLookbackRadix, part = t / kLookbackRadix;
-    const bool owner = t < kLookbackRadix, helper = !owner && part < uint32_t(SPLIT);
-    uint32_t next = owner ? tile : 0u;  // the owner's: 1 + the predecessor it reads next
-    exclusive[0] = 0;
-    for (uint32_t round = 0;; ++round) {
-      uint32_t spins = 0;
-      bool stalled = false;
-      if (owner) {
-        NVX_UNROLL
-        for (int h = 1; h < SPLIT; ++h) split[(h - 1) * kLookbackRadix + bin].next = next;
-      }
-      while (Env::sync_or(owner && next != 0 && !stalled)) {
-        bool walking = owner && next != 0 && !stalled;
-        uint32_t walk_next = next;
-        LookbackSplitSlot* slot = nullptr;
-        if (helper) {
-          slot = &split[(part - 1) * kLookbackRadix + bin];
-          walk_next = slot->next;
-          walking = walk_next != 0 && (walk_next & kSplitStop) == 0;
-        }
-        const uint32_t newest = walk_next - 1;
-        bool waiting = false, reused = false;
-        // Every walking thread reads its part (one copy of the window's code): part h begins h x
-        // WINDOW tiles before the newest. A part that begins before tile 0 is never used (an
-        // earlier part reaches tile 0).
-        uint32_t part_next = 0, sum = 0;
-        if (walking && newest >= part * uint32_t(WINDOW)) {
-          part_next = newest - part * uint32_t(WINDOW) + 1;
-          window(table, p, bin, part_next - 1, part_next, sum, waiting, reused);
-        }
-        if (helper && walking) {
-          slot->sum = sum;
-          slot->next = part_next | (waiting ? kSplitWaiting : 0u) | (reused ? kSplitReused : 0u);
-        }
-        Env::sync();
-        if (!owner || !walking) continue;
-        exclusive[0] += sum;
-        next = part_next;
-        // The owner's part ends with its whole window consumed and the walk going on: the
-        // helpers' parts follow, in order, while each was consumed whole.
-        NVX_UNROLL
-        for (int h = 1; h < SPLIT; ++h) {
-          if (waiting || next == 0 || next + uint32_t(h * WINDOW) != newest + 1) break;
-          const LookbackSplitSlot part_done = split[(h - 1) * kLookbackRadix + bin];
-          exclusive[0] += part_done.sum;
-          next = part_done.next & kSplitTile;
-          waiting = (part_done.next & kSplitWaiting) != 0;
-          reused = (part_done.next & kSplitReused) != 0;
-        }
-        if (!waiting)
-          spins = 0;
-        else if (reused || ++spins >= p.spin_limit)
-          stalled = true;
-        NVX_UNROLL
-        for (int h = 1; h < SPLIT; ++h)
-          split[(h - 1) * kLookbackRadix + bin].next = stalled ? kSplitStop : next;
-      }
-      // As run_with: the latest stalled predecessor is recounted by the block.
-      if (t == 0) s.stalled[(round + 1) & 1] = 0;
-      if (stalled) Env::shared_max(&s.stalled[round & 1], next);
-      Env::sync();
-      const uint32_t recount = s.stalled[round & 1];
-      if (recount == 0) break;
-      const uint32_t predecessor = recount - 1;
-      if (t == 0) Env::global_add(fallbacks, 1u);
-      count_tile_digits(s, digits, p.n, predecessor);
-      if (owner && next == recount) {
-        const uint32_t c = fallback_count(s, bin);
-        publish(table, p.slot_mask, predecessor, bin, p.first_tag + predecessor, false, c);
-        exclusive[0] += c;
-        next = predecessor;
-      }
-    }
-  }
-
   // The same on raw keys (RawDigits with p.bit).
-  static NVX_INLINE void run(Shared& s, LookbackSplitSlot* split, const K* keys_in,
-                             LookbackEntry* table, uint32_t* fallbacks, const LookbackParams& p,
-                             uint32_t tile, uint32_t (&exclusive)[kBins]) {
-    run_with(s, split, RawDigits{keys_in, p.bit}, table, fallbacks, p, tile, exclusive);
+  static NVX_INLINE void run(Shared& s, const K* keys_in, LookbackEntry* table, uint32_t* fallbacks,
+                             const LookbackParams& p, uint32_t tile, uint32_t (&exclusive)[kBins]) {
+    run_with(s, RawDigits{keys_in, p.bit}, table, fallbacks, p, tile, exclusive);
   }
 };
 

@@ -53,7 +53,6 @@ constexpr size_t kMaxStaticShared = 48 * 1024;
 struct CudaBlock {
   static __device__ __forceinline__ uint32_t thread() { return threadIdx.x; }
   static __device__ __forceinline__ void sync() { __syncthreads(); }
-  static __device__ __forceinline__ bool sync_or(bool v) { return __syncthreads_or(int(v)) != 0; }
   static __device__ __forceinline__ LookbackEntry load_entry(LookbackEntry* p) {
     return ::cuda::atomic_ref<LookbackEntry, ::cuda::thread_scope_device>(*p).load(
         ::cuda::memory_order_relaxed);
@@ -147,17 +146,17 @@ struct PassParams {
   uint32_t prefetch_tiles;  // prefetch ahead: tile + this many (0: off)
 };
 
-template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, int SPLIT,
-          uint32_t HINTS, uint32_t ORDER>
+template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS,
+          uint32_t ORDER>
 struct OnesweepPass {
   // The key order compiled in, or (kHintRuntimeOrder) decided at run time by the kind.
   static constexpr uint32_t kOrder = (HINTS & kHintRuntimeOrder) != 0 ? kOrderAny : ORDER;
   using Order = KeyOrder<K, kOrder>;
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
-  using Lookback = gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
-                                           (HINTS & kHintPackedFallback) != 0,
-                                           (HINTS & kHintMaskWalk) != 0, SPLIT>;
+  using Lookback =
+      gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
+                              (HINTS & kHintPackedFallback) != 0, (HINTS & kHintMaskWalk) != 0>;
   static constexpr bool kPrefetchValues = kValues && (HINTS & kHintPrefetchValues) != 0;
   static constexpr int kBins = Lookback::kBins;
   using Rank =
@@ -201,24 +200,13 @@ struct OnesweepPass {
     K keys[kSegmentKeys];
   };
   using Joint = typename std::conditional<kValues, KeysAndValues, KeysOnly>::type;
-  // During the look-back: segment 0's keys, staged, and a split walk's slots (Lookback SPLIT).
-  struct DuringLookback {
-    K keys[kSegmentKeys];
-    LookbackSplitSlot split[Lookback::kSplitSlots > 0 ? Lookback::kSplitSlots : 1];
-  };
   struct Shared {
     union {
       typename Rank::TempStorage rank;
       Joint joint;  // a segment of the tile in digit order: keys (and their values)
-      DuringLookback lookback;
     } exchange;
     Fixed fixed;
   };
-  static_assert(SPLIT == 1 ||
-                    sizeof(DuringLookback) <= (sizeof(typename Rank::TempStorage) > sizeof(Joint)
-                                                   ? sizeof(typename Rank::TempStorage)
-                                                   : sizeof(Joint)),
-                "a split walk's slots fit beside segment 0's keys");
   static_assert(sizeof(Shared) + kReservedSharedPerBlock <= kMaxStaticShared,
                 "the tile does not fit 48 KiB of shared memory");
   static_assert((sizeof(Shared) + kReservedSharedPerBlock) * MIN_BLOCKS <= kNvxSharedPerSm,
@@ -458,8 +446,7 @@ struct OnesweepPass {
     // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
     uint32_t exclusive[kBins];
     Lookback::run_with(
-        s.fixed.lookback, s.exchange.lookback.split,
-        InputDigits<K, kOrder>{keys_in, order, digits, map_in}, p.lookback,
+        s.fixed.lookback, InputDigits<K, kOrder>{keys_in, order, digits, map_in}, p.lookback,
         p.control + kControlFallbacks,
         LookbackParams{uint32_t(count), p.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
         exclusive);
@@ -491,23 +478,22 @@ using namespace gpusort::cuda;
 
 // One kernel per row of cuda_kernels.hpp (kCudaPassShapes) and key order (kCudaKeyOrderSuffixes),
 // with the row's shape.
-#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER)                                         \
-  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                     \
-                                               kCudaPassShapes[SHAPE].min_blocks)                  \
-      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,      \
-           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,              \
-           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,                 \
-           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,         \
-           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                     \
-           uint32_t prefetch_tiles) {                                                              \
-    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items),     \
-                 int(kCudaPassShapes[SHAPE].min_blocks), int(kCudaPassShapes[SHAPE].window),       \
-                 int(kCudaPassShapes[SHAPE].split), kCudaPassShapes[SHAPE].hints,                  \
-                 ORDER>::run(PassParams{keys_a,     keys_b,         values_a,    values_b,         \
-                                        count,      digit_offsets,  control,     lookback,         \
-                                        n,          pass,           bit,         digit_bits,       \
-                                        first_tag,  slot_mask,      key_kind,    descending,       \
-                                        spin_limit, refusal_period, claim_by_id, prefetch_tiles}); \
+#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER)                                     \
+  extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
+                                               kCudaPassShapes[SHAPE].min_blocks)              \
+      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,  \
+           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,          \
+           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,             \
+           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,     \
+           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                 \
+           uint32_t prefetch_tiles) {                                                          \
+    OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
+                 int(kCudaPassShapes[SHAPE].min_blocks), int(kCudaPassShapes[SHAPE].window),   \
+                 kCudaPassShapes[SHAPE].hints, ORDER>::run(PassParams{                         \
+        keys_a,        keys_b,     values_a,       values_b,    count,                         \
+        digit_offsets, control,    lookback,       n,           pass,                          \
+        bit,           digit_bits, first_tag,      slot_mask,   key_kind,                      \
+        descending,    spin_limit, refusal_period, claim_by_id, prefetch_tiles});              \
   }
 #define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE)      \
   GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, 0)          \
