@@ -39,9 +39,10 @@ struct CudaPassShape {
   uint32_t threads, min_blocks, items, hints;
   const char* variant;
   // Look-back entries each digit reads per round (lookback.cuh WINDOW). 8 on every row: on the
-  // H200 windows of 8 and 4 were 0.2-1.6 % faster than 16, of 2 and 1 slower, and a window of 16
-  // or more read by two threads a digit slower still (docs/design/onesweep.md, "The look-back's
-  // window").
+  // H200 a window of 8 was up to 1.6 % faster than 16 (u32 0.7-0.8 %, f32 1.4-1.6 %, the others
+  // 0.1-0.5 % but u64+u32 at 2^24, +0.2 %), 4 close to 8, 2 and 1 slower, and a window of 16 or
+  // more read by two threads a digit slower still (docs/design/onesweep.md, "The look-back's
+  // window"). Not measured on the H100.
   uint32_t window = 8;
 };
 
