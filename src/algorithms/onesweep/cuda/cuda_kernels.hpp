@@ -38,11 +38,13 @@ struct CudaPassShape {
   uint32_t key_words, value_words;
   uint32_t threads, min_blocks, items, hints;
   const char* variant;
-  // Look-back entries each digit reads per round (lookback.cuh WINDOW). 8 on every row: on the
+  // Look-back entries each digit reads per round (lookback.cuh WINDOW). 8 by default: on the
   // H200 a window of 8 was up to 1.6 % faster than 16 (u32 0.7-0.8 %, f32 1.4-1.6 %, the others
   // 0.1-0.5 % but u64+u32 at 2^24, +0.2 %), 4 close to 8, 2 and 1 slower, and a window of 16 or
-  // more read by two threads a digit slower still (docs/design/onesweep.md, "The look-back's
-  // window"). Not measured on the H100.
+  // more read by two threads a digit slower still; on the H100 8 was faster for u32 (0.5-1.0 %),
+  // f32 (1.1-1.6 %) and u64 (0.1-0.7 %), even for u64+u32, but 1.2-1.7 % slower for u32+u32
+  // (0.2 % faster on the H200), whose row keeps 16 (docs/design/onesweep.md, "The look-back's
+  // window").
   uint32_t window = 8;
 };
 
@@ -66,7 +68,7 @@ struct CudaPassShape {
 // and +1.5 % at 2^28 against 512x15seg on the H200 (docs/design/onesweep.md), and was removed.
 inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
-    {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, kHintMaskWalk, "512x15seg"},
+    {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, kHintMaskWalk, "512x15seg", 16},
     {"gpusort_onesweep_pass_k64", 2, 0, 384, 2, 18,
      kHintPrefetchValues | kHintPackedFallback | kHintRuntimeOrder, "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32", 2, 1, 384, 2, 15, kHintPrefetchValues | kHintPackedFallback,
