@@ -210,6 +210,20 @@ struct Lookback {
     }
   }
 
+  // One round of a walk: by masks (MASK_WALK) where the window lies in place, else entry by entry.
+  // window_in_place is compiled only with MASK_WALK (its masks bound the window to 31).
+  static NVX_INLINE void window(LookbackEntry* table, const LookbackParams& p, uint32_t bin,
+                                uint32_t newest, uint32_t& next, uint32_t& exclusive, bool& waiting,
+                                bool& reused) {
+    if constexpr (MASK_WALK) {
+      if (newest >= uint32_t(WINDOW - 1) && (newest & p.slot_mask) >= uint32_t(WINDOW - 1)) {
+        window_in_place(table, p, bin, newest, next, exclusive, waiting, reused);
+        return;
+      }
+    }
+    window_anywhere(table, p, bin, newest, next, exclusive, waiting, reused);
+  }
+
   // Sums, for each digit of this thread, the counts of all tiles before `tile` into
   // exclusive[u]; every thread of the block calls it (it has barriers). Each digit walks back on
   // its own, WINDOW entries per round of reads (a chain of partial counts costs few memory
@@ -239,15 +253,7 @@ struct Lookback {
         while (next[u] != 0) {
           const uint32_t newest = next[u] - 1;
           bool waiting = false, reused = false;
-          // window_in_place is compiled only with MASK_WALK (its masks bound the window to 31).
-          if constexpr (MASK_WALK) {
-            if (newest >= uint32_t(WINDOW - 1) && (newest & p.slot_mask) >= uint32_t(WINDOW - 1))
-              window_in_place(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
-            else
-              window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
-          } else {
-            window_anywhere(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
-          }
+          window(table, p, bin, newest, next[u], exclusive[u], waiting, reused);
           if (!waiting) {
             spins = 0;
           } else if (reused || ++spins >= p.spin_limit) {
