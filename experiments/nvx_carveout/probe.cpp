@@ -2,7 +2,8 @@
 // VK_NVX_binary_import, by the block's shared memory, alone and after (or beside) SPIR-V
 // dispatches with large shared memory in the same command buffer; and the same count for SPIR-V
 // workgroups. Tells whether an NVX launch's shared-memory carveout (48 KiB per SM when launched
-// alone, experiments/nvx_onesweep/README.md) follows the Vulkan work around it.
+// alone, experiments/nvx_onesweep/README.md) follows the Vulkan work around it, or what the cubin
+// asks for: a minimum of blocks per SM in the launch bounds, two-block clusters.
 //
 //   nvx_carveout <residency.cubin> <residency.spv>
 //
@@ -42,6 +43,7 @@ struct Step {
   enum Kind { kNvx, kSpirv, kBarrier } kind;
   uint32_t kib = 0;      // shared memory of the block (NVX: a res_static_<kib>, or dynamic)
   bool dynamic = false;  // NVX: res_dynamic with kib KiB of sharedMemBytes
+  std::string name;      // NVX: another kernel of residency.cu with kib KiB of static memory
 };
 
 class Probe {
@@ -199,8 +201,9 @@ class Probe {
       if ((next + blocks) * 3 > capacity_) throw std::runtime_error("too many steps");
       regions.push_back({next, blocks});
       if (s.kind == Step::kNvx) {
-        const std::string name =
-            s.dynamic ? std::string("res_dynamic") : "res_static_" + std::to_string(s.kib);
+        const std::string name = !s.name.empty() ? s.name
+                                 : s.dynamic     ? std::string("res_dynamic")
+                                                 : "res_static_" + std::to_string(s.kib);
         VkCuFunctionNVX fn = function(name);
         void* out = reinterpret_cast<void*>(address_ + next * 3 * 8);
         uint32_t spin = kSpinNs;
@@ -280,7 +283,7 @@ class Probe {
 
   static std::string describe(const Step& s) {
     return std::string(s.kind == Step::kNvx ? "nvx " : "spirv ") + std::to_string(s.kib) + " KiB" +
-           (s.dynamic ? " dynamic" : "");
+           (s.dynamic ? " dynamic" : "") + (s.name.empty() ? "" : " (" + s.name + ")");
   }
 
  private:
@@ -387,6 +390,18 @@ int main(int argc, char** argv) {
     std::printf("NVX with dynamic shared memory:\n");
     for (uint32_t kib : {8u, 16u, 20u, 24u})
       std::printf("  %s\n", probe.run({S{S::kNvx, kib, true}}).c_str());
+    std::printf("NVX with a minimum of blocks per SM in the launch bounds:\n");
+    std::printf("  %s\n", probe.run({S{S::kNvx, 24, false, "res_min2_24"}}).c_str());
+    std::printf("  %s\n", probe.run({S{S::kNvx, 32, false, "res_min2_32"}}).c_str());
+    std::printf("  %s\n", probe.run({S{S::kNvx, 20, false, "res_min3_20"}}).c_str());
+    std::printf(
+        "NVX with two-block clusters (last: a launch the driver refuses may lose the device):\n");
+    for (uint32_t kib : {16u, 24u, 32u}) {
+      std::fflush(stdout);
+      std::printf(
+          "  %s\n",
+          probe.run({S{S::kNvx, kib, false, "res_cluster2_" + std::to_string(kib)}}).c_str());
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nvx_carveout: %s\n", e.what());
     return 1;

@@ -28,3 +28,28 @@ extern "C" __global__ void __launch_bounds__(256)
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
   residency_body(dynamic_words, bytes / 4, out, spin_ns);
 }
+
+// The same bodies with a minimum of blocks per SM in their launch bounds (recorded in the cubin
+// as .minnctapersm): does an NVX launch size its carveout by it, as the CUDA runtime sizes its
+// carveout by occupancy?
+#define RES_MIN(blocks, kib)                                               \
+  extern "C" __global__ void __launch_bounds__(256, blocks)                \
+      res_min##blocks##_##kib(unsigned long long* out, uint32_t spin_ns) { \
+    __shared__ uint32_t words[kib * 256];                                  \
+    residency_body(words, kib * 256, out, spin_ns);                        \
+  }
+RES_MIN(2, 24)
+RES_MIN(2, 32)
+RES_MIN(3, 20)
+
+// Two-block clusters fixed at compile time (EIATTR_CTA_PER_CLUSTER, EIATTR_EXPLICIT_CLUSTER): a
+// cluster launch may take another path in the driver.
+#define RES_CLUSTER(kib)                                                      \
+  extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(256) \
+      res_cluster2_##kib(unsigned long long* out, uint32_t spin_ns) {         \
+    __shared__ uint32_t words[kib * 256];                                     \
+    residency_body(words, kib * 256, out, spin_ns);                           \
+  }
+RES_CLUSTER(16)
+RES_CLUSTER(24)
+RES_CLUSTER(32)
