@@ -7,12 +7,15 @@
 
 #include "residency.cuh"
 
-#define RES_STATIC(kib)                                             \
-  extern "C" __global__ void __launch_bounds__(256)                 \
-      res_static_##kib(unsigned long long* out, uint32_t spin_ns) { \
-    __shared__ uint32_t words[kib * 256];                           \
-    residency_body(words, kib * 256, out, spin_ns);                 \
+// A kernel `name` with `attributes` (its launch bounds, a cluster shape) and kib KiB of static
+// shared memory.
+#define RES_KERNEL(name, attributes, kib)                                                 \
+  extern "C" __global__ void attributes name(unsigned long long* out, uint32_t spin_ns) { \
+    __shared__ uint32_t words[kib * 256];                                                 \
+    residency_body(words, kib * 256, out, spin_ns);                                       \
   }
+
+#define RES_STATIC(kib) RES_KERNEL(res_static_##kib, __launch_bounds__(256), kib)
 RES_STATIC(8)
 RES_STATIC(12)
 RES_STATIC(16)
@@ -29,27 +32,18 @@ extern "C" __global__ void __launch_bounds__(256)
   residency_body(dynamic_words, bytes / 4, out, spin_ns);
 }
 
-// The same bodies with a minimum of blocks per SM in their launch bounds (recorded in the cubin
-// as .minnctapersm): does an NVX launch size its carveout by it, as the CUDA runtime sizes its
-// carveout by occupancy?
-#define RES_MIN(blocks, kib)                                               \
-  extern "C" __global__ void __launch_bounds__(256, blocks)                \
-      res_min##blocks##_##kib(unsigned long long* out, uint32_t spin_ns) { \
-    __shared__ uint32_t words[kib * 256];                                  \
-    residency_body(words, kib * 256, out, spin_ns);                        \
-  }
+// A minimum of blocks per SM in the launch bounds (recorded in the cubin as .minnctapersm): does
+// an NVX launch size its carveout by it, as the CUDA runtime sizes its carveout by occupancy?
+#define RES_MIN(blocks, kib) \
+  RES_KERNEL(res_min##blocks##_##kib, __launch_bounds__(256, blocks), kib)
 RES_MIN(2, 24)
 RES_MIN(2, 32)
 RES_MIN(3, 20)
 
 // Two-block clusters fixed at compile time (EIATTR_CTA_PER_CLUSTER, EIATTR_EXPLICIT_CLUSTER): a
 // cluster launch may take another path in the driver.
-#define RES_CLUSTER(kib)                                                      \
-  extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(256) \
-      res_cluster2_##kib(unsigned long long* out, uint32_t spin_ns) {         \
-    __shared__ uint32_t words[kib * 256];                                     \
-    residency_body(words, kib * 256, out, spin_ns);                           \
-  }
+#define RES_CLUSTER(kib) \
+  RES_KERNEL(res_cluster2_##kib, __cluster_dims__(2, 1, 1) __launch_bounds__(256), kib)
 RES_CLUSTER(16)
 RES_CLUSTER(24)
 RES_CLUSTER(32)
