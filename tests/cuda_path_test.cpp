@@ -298,7 +298,9 @@ TEST(KernelPathSelection, DevicesCommandNamesThePath) {
                 std::string::npos)
           << out;
     } else {
-      EXPECT_NE(out.find("onesweep passes: cuda (VK_NVX_binary_import, "), std::string::npos)
+      EXPECT_NE(out.find("onesweep passes: cuda (VK_NVX_binary_import, embedded " +
+                         cuda::embedded_images() + ", loaded by the first sort; "),
+                std::string::npos)
           << out;
     }
   }
@@ -311,6 +313,63 @@ TEST(KernelPathSelection, DevicesCommandNamesThePath) {
   EXPECT_NE(run_cli("devices").find(
                 "gpusort: error: GPUSORT_KERNELS='fast' is not one of spirv, cuda, auto"),
             std::string::npos);
+}
+
+// A bad value of a CUDA switch is refused by every sort, also where the CUDA pass would not run:
+// a small array, another algorithm, GPUSORT_KERNELS=spirv, a device without the CUDA kernels, the
+// CLI. The keys are left as they were.
+TEST(KernelPathSelection, CudaSwitchesRefusedByEverySort) {
+  const std::pair<const char*, const char*> switches[] = {{"GPUSORT_CUDA_HISTOGRAM", "abc"},
+                                                          {"GPUSORT_CUDA_HISTOGRAM", "7"},
+                                                          {"GPUSORT_CUDA_PREFETCH", "-1"},
+                                                          {"GPUSORT_CUDA_MODULE", "sass"}};
+  const std::string messages[] = {"GPUSORT_CUDA_HISTOGRAM='abc' is not 0, 1 or 2",
+                                  "GPUSORT_CUDA_HISTOGRAM='7' is not 0, 1 or 2",
+                                  "GPUSORT_CUDA_PREFETCH='-1' is not a number of tiles (0 to "
+                                  "999999999)",
+                                  "GPUSORT_CUDA_MODULE='sass' is not ptx or cubin"};
+  for (size_t i = 0; i < std::size(switches); ++i) {
+    ScopedEnv env(switches[i].first, switches[i].second);
+    for (const char* kernels : {"", "spirv"}) {
+      ScopedEnv path("GPUSORT_KERNELS", kernels);
+      for (Algorithm algorithm : {Algorithm::automatic, Algorithm::bitonic}) {
+        std::vector<uint32_t> keys(1000);
+        for (uint32_t k = 0; k < keys.size(); ++k) keys[k] = 999 - k;
+        const std::vector<uint32_t> before = keys;
+        try {
+          sort(context(), std::span(keys), SortOptions{.algorithm = algorithm});
+          ADD_FAILURE() << switches[i].first << "='" << switches[i].second << "' was accepted";
+        } catch (const Error& e) {
+          EXPECT_EQ(std::string(e.what()), messages[i]);
+        }
+        EXPECT_EQ(keys, before);
+      }
+    }
+    const std::string in = ::testing::TempDir() + "cuda_switch_in.bin";
+    const std::string out = ::testing::TempDir() + "cuda_switch_out.bin";
+    std::remove(out.c_str());
+    FILE* f = std::fopen(in.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    const uint32_t keys[3] = {3, 1, 2};
+    std::fwrite(keys, sizeof(uint32_t), 3, f);
+    std::fclose(f);
+    EXPECT_EQ(run_cli("sort " + in + " " + out + " --type u32"),
+              "gpusort: error: " + messages[i] + "\n");
+    EXPECT_EQ(std::fopen(out.c_str(), "rb"), nullptr);
+  }
+}
+
+// Context::load_cuda_kernels where they cannot run: one line naming the device and why.
+TEST(KernelPathSelection, LoadWhereUnavailableIsAOneLineError) {
+  if (cuda_available()) GTEST_SKIP() << "the CUDA kernels can run on this device";
+  try {
+    context().load_cuda_kernels();
+    ADD_FAILURE() << "load_cuda_kernels() returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the CUDA kernels cannot run on " +
+                                         context().device_info().name + ": " +
+                                         context().device_info().cuda_why);
+  }
 }
 
 // Only NVIDIA's families choose the CUDA pass by themselves (where the device can run it: the
@@ -730,7 +789,7 @@ TEST(CudaPath, PrefetchAheadSorts) {
                                       2));
     }
   }
-  for (const char* bad : {"", "-1", "x", "1e3", "1234567890"}) {
+  for (const char* bad : {"-1", "x", "1e3", "1234567890"}) {
     ScopedEnv env("GPUSORT_CUDA_PREFETCH", bad);
     try {
       make_onesweep(context().impl(), make_sort_spec(KeyType::u32, 0, false, 0, 0),
@@ -799,6 +858,34 @@ TEST(CudaPath, HistogramKernelsSort) {
   }
 }
 
+// The CUDA kernels are loaded by the first sort that runs them, not before: not by the Context's
+// creation, nor by sorts that take the SPIR-V path (a small array, GPUSORT_KERNELS=spirv).
+TEST(CudaPath, ModuleLoadedByTheFirstSortThatRunsIt) {
+  SKIP_WITHOUT_CUDA();
+  ScopedEnv automatic("GPUSORT_KERNELS", nullptr);
+  Context fresh =
+      Context::create(ContextOptions{.device = std::to_string(context().device_info().index)});
+  EXPECT_EQ(fresh.impl().nvx.module, VK_NULL_HANDLE);
+  std::mt19937_64 rng(fresh_seed());
+  auto sorts = [&](uint64_t n) {
+    const auto bits = make_key_bits(KeyType::u32, n, Distribution::uniform, rng);
+    std::vector<uint32_t> keys(bits.begin(), bits.end()), reference = keys;
+    std::sort(reference.begin(), reference.end());
+    sort(fresh, std::span(keys));
+    return keys == reference;
+  };
+  EXPECT_TRUE(sorts(1000));
+  EXPECT_EQ(fresh.impl().nvx.module, VK_NULL_HANDLE);
+  {
+    ScopedEnv spirv("GPUSORT_KERNELS", "spirv");
+    EXPECT_TRUE(sorts(uint64_t(1) << 21));
+    EXPECT_EQ(fresh.impl().nvx.module, VK_NULL_HANDLE);
+  }
+  EXPECT_TRUE(sorts(uint64_t(1) << 21));
+  EXPECT_NE(fresh.impl().nvx.module, VK_NULL_HANDLE);
+  EXPECT_EQ(fresh.load_cuda_kernels().rfind("cubin sm_", 0), 0u);
+}
+
 // The module as PTX (JIT) sorts too: a Context of its own with GPUSORT_CUDA_MODULE=ptx.
 TEST(CudaPath, PtxModuleSorts) {
   SKIP_WITHOUT_CUDA();
@@ -806,8 +893,8 @@ TEST(CudaPath, PtxModuleSorts) {
   Context ptx_context =
       Context::create(ContextOptions{.device = std::to_string(context().device_info().index)});
   ASSERT_TRUE(ptx_context.device_info().cuda_kernels) << ptx_context.device_info().cuda_why;
-  EXPECT_EQ(ptx_context.device_info().cuda_module.rfind("PTX", 0), 0u)
-      << ptx_context.device_info().cuda_module;
+  const std::string module = ptx_context.load_cuda_kernels();
+  EXPECT_EQ(module.rfind("PTX", 0), 0u) << module;
   std::mt19937_64 rng(fresh_seed());
   for (KeyType key : {KeyType::u32, KeyType::u64}) {
     auto bits = make_key_bits(key, 500'000, Distribution::uniform, rng);

@@ -107,11 +107,10 @@ struct DeviceInfo {
   float timestamp_period_ns = 1.0f;
   // Whether Onesweep's CUDA pass can run here (KernelPath): an NVIDIA device exposing
   // VK_NVX_binary_import and a library built with nvcc; in a Context's info also that the
-  // extension was enabled (wrap: by the caller) and the embedded kernels loaded. cuda_why says
-  // why not ("" where it can), cuda_module what was loaded ("cubin sm_90", "PTX compute_90").
+  // extension was enabled (wrap: by the caller). cuda_why says why not ("" where it can). The
+  // kernels themselves are loaded by the first sort that runs them (Context::load_cuda_kernels).
   bool cuda_kernels = false;
   std::string cuda_why;
-  std::string cuda_module;
   bool usable = false;       // has everything gpusort needs
   std::string unusable_why;  // set when !usable
 };
@@ -159,6 +158,11 @@ class Context {
   uint32_t queue_family_index() const;
   // Validation messages (warnings and errors) seen since creation; 0 when validation is off.
   uint64_t validation_messages() const;
+  // Onesweep's CUDA kernels (DeviceInfo::cuda_kernels) are loaded once per Context, by the first
+  // sort that runs them (about 0.35 s on an H200, overlapped with that sort's upload). This loads
+  // them now, for a program that would rather pay before its first sort, and returns what was
+  // loaded ("cubin sm_90", "PTX compute_90 (JIT)"); where they cannot run, throws Error saying why.
+  std::string load_cuda_kernels() const;
   // The convenient face keeps, between calls, the device buffers of its largest recent sort
   // (keys, values, scratch) and a pinned staging ring of at most 4 x 32 MiB, so that sorting
   // the same sizes again allocates nothing; this frees them (the next call allocates again).

@@ -2,6 +2,7 @@
 #include <array>
 #include <cstring>
 
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/sort_algorithm.hpp"
 #include "api/buffer_refs.hpp"
 #include "api/push.h"
@@ -58,6 +59,7 @@ uint32_t key_bytes(KeyType type) {
 
 SortSpec make_sort_spec(KeyType key, uint32_t value_bytes, bool descending, uint32_t begin_bit,
                         uint32_t end_bit) {
+  check_kernel_environment();
   SortSpec s;
   s.key = key;
   s.key_words = key_bytes(key) / 4;

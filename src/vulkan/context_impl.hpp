@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <gpusort/gpusort.hpp>
 #include <map>
 #include <memory>
@@ -40,8 +41,8 @@ struct Context::Impl {
   // VK_NVX_binary_import (src/vulkan/nvx.cpp): its entry points where the extension is enabled,
   // and the embedded CUDA kernels' module and functions (one per row of
   // gpusort::cuda::kCudaPassShapes and key order, then one per row of
-  // gpusort::cuda::kCudaHistogramShapes: cuda_kernels.hpp), created once per
-  // Context and destroyed with it. Usable where info.cuda_kernels.
+  // gpusort::cuda::kCudaHistogramShapes: cuda_kernels.hpp), loaded at most once per Context, on
+  // first use, and destroyed with it. Usable where cuda_kernels_loaded().
   struct Nvx {
     PFN_vkCreateCuModuleNVX create_module = nullptr;
     PFN_vkCreateCuFunctionNVX create_function = nullptr;
@@ -50,11 +51,23 @@ struct Context::Impl {
     PFN_vkCmdCuLaunchKernelNVX launch = nullptr;
     VkCuModuleNVX module = VK_NULL_HANDLE;
     std::vector<VkCuFunctionNVX> functions;
+    std::string loaded;   // once loaded: what ("cubin sm_90", "PTX compute_90 (JIT)")
+    std::string failure;  // once the load failed: why
+    std::once_flag started;
+    std::shared_future<void> loading;
   } nvx;
-  // After the device and info are set: the entry points, the module (a cubin for the device's
-  // architecture where one loads, else the PTX), info.cuda_kernels / cuda_why / cuda_module.
-  // `enabled`: whether VK_NVX_binary_import is enabled on the device.
+  // After the device and info are set: the entry points, info.cuda_kernels / cuda_why. Loads
+  // nothing. `enabled`: whether VK_NVX_binary_import is enabled on the device.
   void setup_cuda_kernels(bool enabled);
+  // Loading the module (a cubin for the device's architecture where one loads, else the PTX)
+  // takes about a third of a second on an H200, so only a sort that launches the kernels pays
+  // it: start_loading_cuda_kernels() starts the load on a thread of its own unless it was started
+  // (a sort calls it when it is planned, so that the load overlaps the upload);
+  // cuda_kernels_loaded() starts it if need be, waits for it and says whether the kernels loaded
+  // (else cuda_unavailable_why() says why). Thread-safe; the result is the Context's for good.
+  void start_loading_cuda_kernels();
+  bool cuda_kernels_loaded();
+  std::string cuda_unavailable_why();  // after cuda_kernels_loaded() returned false
   void destroy_cuda_kernels();
 
   VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;

@@ -1,8 +1,9 @@
 // VK_NVX_binary_import: the CUDA kernels embedded in the library (cmake/CudaKernels.cmake,
-// src/algorithms/onesweep/cuda) loaded as a module of the Context's device, once, and launched
-// inside ordinary command buffers (Recorder::cuda_launch) on buffers passed by device address.
-#include <cstdlib>
+// src/algorithms/onesweep/cuda) loaded as a module of the Context's device, once, for the first
+// sort that launches them, and launched inside ordinary command buffers (Recorder::cuda_launch)
+// on buffers passed by device address.
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -56,68 +57,123 @@ void Context::Impl::setup_cuda_kernels(bool enabled) {
       vkGetDeviceProcAddr(device, "vkCmdCuLaunchKernelNVX"));
   if (!nvx.create_module || !nvx.create_function || !nvx.destroy_module || !nvx.destroy_function ||
       !nvx.launch) {
-    nvx = Nvx{};
+    nvx.create_module = nullptr, nvx.create_function = nullptr, nvx.destroy_module = nullptr;
+    nvx.destroy_function = nullptr, nvx.launch = nullptr;
     return unavailable("the driver gives no " VK_NVX_BINARY_IMPORT_EXTENSION_NAME " entry points");
   }
+}
+
+namespace {
+
 #if GPUSORT_CUDA_KERNELS
-  // Loads one image (a cubin, or PTX with its NUL) and every pass function from it; on failure
-  // leaves nothing behind and returns the VkResult's text.
-  auto load = [&](const void* data, size_t size) -> std::string {
-    VkCuModuleCreateInfoNVX module_info{VK_STRUCTURE_TYPE_CU_MODULE_CREATE_INFO_NVX};
-    module_info.dataSize = size;
-    module_info.pData = data;
-    VkCuModuleNVX module = VK_NULL_HANDLE;
-    VkResult r = nvx.create_module(device, &module_info, nullptr, &module);
-    if (r != VK_SUCCESS) return "vkCreateCuModuleNVX: " + std::to_string(int(r));
-    const std::vector<std::string> names = cuda::function_names();
-    std::vector<VkCuFunctionNVX> functions;
-    for (const std::string& name : names) {
-      VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
-      function_info.module = module;
-      function_info.pName = name.c_str();
-      VkCuFunctionNVX function = VK_NULL_HANDLE;
-      r = nvx.create_function(device, &function_info, nullptr, &function);
-      if (r != VK_SUCCESS) {
-        for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
-        nvx.destroy_module(device, module, nullptr);
-        return "vkCreateCuFunctionNVX(" + name + "): " + std::to_string(int(r));
-      }
-      functions.push_back(function);
+// Loads one image (a cubin, or PTX with its NUL) and every pass function from it into `nvx`; on
+// failure leaves nothing behind and returns the VkResult's text.
+std::string load_image(VkDevice device, Context::Impl::Nvx& nvx, const void* data, size_t size) {
+  VkCuModuleCreateInfoNVX module_info{VK_STRUCTURE_TYPE_CU_MODULE_CREATE_INFO_NVX};
+  module_info.dataSize = size;
+  module_info.pData = data;
+  VkCuModuleNVX module = VK_NULL_HANDLE;
+  VkResult r = nvx.create_module(device, &module_info, nullptr, &module);
+  if (r != VK_SUCCESS) return "vkCreateCuModuleNVX: " + std::to_string(int(r));
+  std::vector<VkCuFunctionNVX> functions;
+  for (const std::string& name : cuda::function_names()) {
+    VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
+    function_info.module = module;
+    function_info.pName = name.c_str();
+    VkCuFunctionNVX function = VK_NULL_HANDLE;
+    r = nvx.create_function(device, &function_info, nullptr, &function);
+    if (r != VK_SUCCESS) {
+      for (VkCuFunctionNVX f : functions) nvx.destroy_function(device, f, nullptr);
+      nvx.destroy_module(device, module, nullptr);
+      return "vkCreateCuFunctionNVX(" + name + "): " + std::to_string(int(r));
     }
-    nvx.module = module;
-    nvx.functions = std::move(functions);
-    return "";
-  };
+    functions.push_back(function);
+  }
+  nvx.module = module;
+  nvx.functions = std::move(functions);
+  return "";
+}
+#endif
+
+// The embedded images in the order they are tried (cubins, then the PTX): sets nvx.loaded, or
+// nvx.failure with each image's failure.
+void load_module(VkDevice device, Context::Impl::Nvx& nvx) {
+#if !GPUSORT_CUDA_KERNELS
+  (void)device;
+  nvx.failure = "the library was built without the CUDA kernels (no nvcc)";
+#else
   // GPUSORT_CUDA_MODULE=ptx or cubin (testing): only that kind of image is tried.
-  const char* only = std::getenv("GPUSORT_CUDA_MODULE");
-  const std::string only_kind = only ? only : "";
-  if (!only_kind.empty() && only_kind != "ptx" && only_kind != "cubin")
-    throw Error("GPUSORT_CUDA_MODULE='" + only_kind + "' is not ptx or cubin");
+  const std::string only = cuda_environment().module;
   std::string failures;
-  if (only_kind != "ptx")
+  if (only != "ptx")
     for (const cuda::EmbeddedCubin& cubin : cuda::embedded_cubins()) {
-      const std::string failed = load(cubin.data, cubin.size);
+      const std::string failed = load_image(device, nvx, cubin.data, cubin.size);
       if (failed.empty()) {
-        info.cuda_module = "cubin sm_" + std::to_string(cubin.arch);
+        nvx.loaded = "cubin sm_" + std::to_string(cubin.arch);
         return;
       }
       failures += " cubin sm_" + std::to_string(cubin.arch) + ": " + failed + ";";
     }
-  if (only_kind != "cubin") {
+  if (only != "cubin") {
     const cuda::EmbeddedPtx ptx = cuda::embedded_ptx();
-    const std::string failed = load(ptx.text, ptx.size + 1);
+    const std::string failed = load_image(device, nvx, ptx.text, ptx.size + 1);
     if (failed.empty()) {
-      info.cuda_module = "PTX compute_" + std::to_string(ptx.arch) + " (JIT)";
+      nvx.loaded = "PTX compute_" + std::to_string(ptx.arch) + " (JIT)";
       return;
     }
     failures += " PTX compute_" + std::to_string(ptx.arch) + ": " + failed + ";";
   }
   failures.pop_back();
-  unavailable("the embedded CUDA kernels did not load:" + failures);
+  nvx.failure = "the embedded CUDA kernels did not load:" + failures;
 #endif
 }
 
+}  // namespace
+
+std::string cuda::embedded_images() {
+#if !GPUSORT_CUDA_KERNELS
+  return "";
+#else
+  std::string images;
+  for (const cuda::EmbeddedCubin& cubin : cuda::embedded_cubins())
+    images += "cubin sm_" + std::to_string(cubin.arch) + ", ";
+  return images + "PTX compute_" + std::to_string(cuda::embedded_ptx().arch);
+#endif
+}
+
+void Context::Impl::start_loading_cuda_kernels() {
+  if (!info.cuda_kernels) return;
+  std::call_once(nvx.started, [this] {
+    nvx.loading = std::async(std::launch::async, [this] {
+      try {
+        load_module(device, nvx);
+      } catch (const std::exception& e) {
+        nvx.failure = std::string("the embedded CUDA kernels did not load: ") + e.what();
+      }
+    }).share();
+  });
+}
+
+bool Context::Impl::cuda_kernels_loaded() {
+  if (!info.cuda_kernels) return false;
+  start_loading_cuda_kernels();
+  nvx.loading.wait();
+  return nvx.failure.empty();
+}
+
+std::string Context::Impl::cuda_unavailable_why() {
+  return cuda_kernels_loaded() ? "" : info.cuda_kernels ? nvx.failure : info.cuda_why;
+}
+
+std::string Context::load_cuda_kernels() const {
+  if (!impl_->cuda_kernels_loaded())
+    throw Error("the CUDA kernels cannot run on " + impl_->info.name + ": " +
+                impl_->cuda_unavailable_why());
+  return impl_->nvx.loaded;
+}
+
 void Context::Impl::destroy_cuda_kernels() {
+  if (nvx.loading.valid()) nvx.loading.wait();
   if (!nvx.destroy_module) return;
   for (VkCuFunctionNVX f : nvx.functions) nvx.destroy_function(device, f, nullptr);
   if (nvx.module != VK_NULL_HANDLE) nvx.destroy_module(device, nvx.module, nullptr);

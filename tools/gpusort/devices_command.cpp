@@ -25,36 +25,31 @@ const char* type_name(VkPhysicalDeviceType t) {
 }
 
 // Which kernels run Onesweep's passes on the device by default (README.md, "Which path runs
-// where"): where the CUDA path is possible, a Context is created to load its kernels.
+// where"), told from the device's description and the build: nothing is loaded (a sort loads the
+// CUDA kernels when it first runs them).
 std::string onesweep_path(const DeviceInfo& d) {
   const KernelPath asked = kernel_path_from_environment();
   if (asked == KernelPath::spirv) return "spirv (GPUSORT_KERNELS=spirv)";
   if (!d.usable) return "none";
   if (!d.cuda_kernels) return "spirv (CUDA kernels unavailable: " + d.cuda_why + ")";
-  try {
-    Context ctx = Context::create(ContextOptions{.device = std::to_string(d.index)});
-    const DeviceInfo& loaded = ctx.device_info();
-    if (!loaded.cuda_kernels) return "spirv (CUDA kernels unavailable: " + loaded.cuda_why + ")";
-    const auto& from = tuning_for(loaded).onesweep.cuda_from_n;
-    if (asked != KernelPath::cuda && from == decltype(from){})
-      return "spirv (the tuning table keeps it; cuda on request: " + loaded.cuda_module + ")";
-    // By itself, per key class: from which size (above 2^k keys where that is the table's).
-    std::string sizes;
-    const char* classes[] = {"32-bit keys", "32-bit keys + 4-byte values", "64-bit keys",
-                             "64-bit keys + 4-byte values"};
-    if (asked != KernelPath::cuda)
-      for (size_t i = 0; i < from.size(); ++i) {
-        const uint64_t above = from[i] - 1;
-        const std::string size = std::has_single_bit(above)
-                                     ? "above 2^" + std::to_string(std::countr_zero(above))
-                                     : "from " + std::to_string(from[i]);
-        sizes += std::string(i ? ", " : "; ") + classes[i] +
-                 (from[i] == 0 ? std::string(": spirv") : ": " + size + " keys");
-      }
-    return "cuda (VK_NVX_binary_import, " + loaded.cuda_module + sizes + "; 8-byte values: spirv)";
-  } catch (const Error& e) {
-    return std::string("spirv (CUDA kernels unavailable: ") + e.what() + ")";
-  }
+  const std::string images = "embedded " + cuda::embedded_images() + ", loaded by the first sort";
+  const auto& from = tuning_for(d).onesweep.cuda_from_n;
+  if (asked != KernelPath::cuda && from == decltype(from){})
+    return "spirv (the tuning table keeps it; cuda on request: " + images + ")";
+  // By itself, per key class: from which size (above 2^k keys where that is the table's).
+  std::string sizes;
+  const char* classes[] = {"32-bit keys", "32-bit keys + 4-byte values", "64-bit keys",
+                           "64-bit keys + 4-byte values"};
+  if (asked != KernelPath::cuda)
+    for (size_t i = 0; i < from.size(); ++i) {
+      const uint64_t above = from[i] - 1;
+      const std::string size = std::has_single_bit(above)
+                                   ? "above 2^" + std::to_string(std::countr_zero(above))
+                                   : "from " + std::to_string(from[i]);
+      sizes += std::string(i ? ", " : "; ") + classes[i] +
+               (from[i] == 0 ? std::string(": spirv") : ": " + size + " keys");
+    }
+  return "cuda (VK_NVX_binary_import, " + images + sizes + "; 8-byte values: spirv)";
 }
 
 void list_devices() {

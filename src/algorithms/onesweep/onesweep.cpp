@@ -81,13 +81,8 @@ class Onesweep final : public OnesweepSort {
       workgroup_ = cuda_->threads;
       keys_per_thread_ = cuda_->items;
       // The histogram kernel: the v-th row of cuda::kCudaHistogramShapes for the key width.
-      uint32_t variant = tuning_.cuda_histogram;
-      if (const char* env = std::getenv("GPUSORT_CUDA_HISTOGRAM")) {
-        const std::string value = env;
-        if (value != "0" && value != "1" && value != "2")
-          throw Error("GPUSORT_CUDA_HISTOGRAM='" + value + "' is not 0, 1 or 2");
-        variant = uint32_t(value[0] - '0');
-      }
+      const CudaEnvironment environment = cuda_environment();
+      const uint32_t variant = environment.histogram.value_or(tuning_.cuda_histogram);
       for (uint32_t row = 0, seen = 0; variant != 0 && row < cuda::kCudaHistogramShapeCount; ++row)
         if (cuda::kCudaHistogramShapes[row].key_words == spec.key_words && ++seen == variant)
           cuda_histogram_ = &cuda::kCudaHistogramShapes[row];
@@ -95,15 +90,8 @@ class Onesweep final : public OnesweepSort {
         throw Error("onesweep: no CUDA histogram kernel " + std::to_string(variant) + " for " +
                     std::to_string(spec.key_words * 32) + "-bit keys");
       const uint32_t key_class = cuda::cuda_key_class(spec.key_words, spec.value_words);
-      cuda_prefetch_tiles_ = tuning_.cuda_prefetch_tiles[key_class];
-      if (const char* env = std::getenv("GPUSORT_CUDA_PREFETCH")) {
-        const std::string value = env;
-        if (value.empty() || value.size() > 9 ||
-            value.find_first_not_of("0123456789") != std::string::npos)
-          throw Error("GPUSORT_CUDA_PREFETCH='" + value +
-                      "' is not a number of tiles (0 to 999999999)");
-        cuda_prefetch_tiles_ = uint32_t(std::stoul(value));
-      }
+      cuda_prefetch_tiles_ =
+          environment.prefetch_tiles.value_or(tuning_.cuda_prefetch_tiles[key_class]);
       if (options_.cuda_prefetch_tiles >= 0)
         cuda_prefetch_tiles_ = uint32_t(options_.cuda_prefetch_tiles);
       // Tiles by id or from the pass's counter, per key class (the tuning table; the option wins).
@@ -271,6 +259,8 @@ class Onesweep final : public OnesweepSort {
   }
 
   uint64_t scratch_bytes(uint64_t max_n) const override {
+    // A sort of the CUDA pass is planned: its kernels load while the caller uploads.
+    if (cuda_) ctx_.start_loading_cuda_kernels();
     return layout(max_n).total;
   }
   uint64_t max_elements() const override {
@@ -315,6 +305,9 @@ class Onesweep final : public OnesweepSort {
 
   void record_around(Recorder& rec, const SortTargets& t,
                      const std::function<void(const OnesweepStages&)>& between) const override {
+    if (cuda_ && !ctx_.cuda_kernels_loaded())
+      throw Error("the CUDA kernels (kernels=cuda) cannot run on " + ctx_.info.name + ": " +
+                  ctx_.cuda_unavailable_why());
     if (t.n <= 1 && t.count_address == 0) return;
     const Layout l = layout(t.n);
     const bool indirect = t.count_address != 0;
@@ -492,6 +485,38 @@ class Onesweep final : public OnesweepSort {
   uint32_t cuda_tiles_by_id_ = 0;     // 1: each block sorts the tile its id names
 };
 
+// The automatic choice above the key class's cuda_from_n: the CUDA pass where its kernels load
+// (Context::Impl::cuda_kernels_loaded, at the first sort of such a size), else the SPIR-V sort
+// that takes the sizes below. Scratch is sized for either.
+class CudaAbove final : public SortAlgorithm {
+ public:
+  CudaAbove(Context::Impl& ctx, std::unique_ptr<SortAlgorithm> spirv, uint64_t spirv_max_n,
+            std::unique_ptr<SortAlgorithm> cuda)
+      : ctx_(ctx), spirv_(std::move(spirv)), spirv_max_n_(spirv_max_n), cuda_(std::move(cuda)) {}
+
+  uint64_t scratch_bytes(uint64_t max_n) const override {
+    const uint64_t spirv = spirv_->scratch_bytes(max_n);
+    return max_n <= spirv_max_n_ ? spirv : std::max(spirv, cuda_->scratch_bytes(max_n));
+  }
+  void record(Recorder& rec, const SortTargets& t) const override { choose(t.n).record(rec, t); }
+  uint64_t max_elements() const override {
+    return std::min(spirv_->max_elements(), cuda_->max_elements());
+  }
+  std::string kernel_path(uint64_t max_n) const override {
+    return choose(max_n).kernel_path(max_n);
+  }
+
+ private:
+  const SortAlgorithm& choose(uint64_t max_n) const {
+    return max_n > spirv_max_n_ && ctx_.cuda_kernels_loaded() ? *cuda_ : *spirv_;
+  }
+
+  Context::Impl& ctx_;
+  std::unique_ptr<SortAlgorithm> spirv_;
+  uint64_t spirv_max_n_;
+  std::unique_ptr<SortAlgorithm> cuda_;
+};
+
 }  // namespace
 
 std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,
@@ -534,7 +559,8 @@ std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec&
     options.persistent_groups = 0;
     sort = make_size_switch(make_onesweep(ctx, spec, options), band->max_n, std::move(sort));
   }
-  if (cuda_sort) sort = make_size_switch(std::move(sort), cuda_from_n - 1, std::move(cuda_sort));
+  if (cuda_sort)
+    sort = std::make_unique<CudaAbove>(ctx, std::move(sort), cuda_from_n - 1, std::move(cuda_sort));
   return sort;
 }
 

@@ -42,6 +42,33 @@ KernelPath requested_kernel_path(KernelPath option) {
   return option != KernelPath::automatic ? option : kernel_path_from_environment();
 }
 
+CudaEnvironment cuda_environment() {
+  auto read = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value ? value : "";
+  };
+  CudaEnvironment e;
+  if (const std::string v = read("GPUSORT_CUDA_HISTOGRAM"); !v.empty()) {
+    if (v != "0" && v != "1" && v != "2")
+      throw Error("GPUSORT_CUDA_HISTOGRAM='" + v + "' is not 0, 1 or 2");
+    e.histogram = uint32_t(v[0] - '0');
+  }
+  if (const std::string v = read("GPUSORT_CUDA_PREFETCH"); !v.empty()) {
+    if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
+      throw Error("GPUSORT_CUDA_PREFETCH='" + v + "' is not a number of tiles (0 to 999999999)");
+    e.prefetch_tiles = uint32_t(std::stoul(v));
+  }
+  e.module = read("GPUSORT_CUDA_MODULE");
+  if (!e.module.empty() && e.module != "ptx" && e.module != "cubin")
+    throw Error("GPUSORT_CUDA_MODULE='" + e.module + "' is not ptx or cubin");
+  return e;
+}
+
+void check_kernel_environment() {
+  kernel_path_from_environment();
+  cuda_environment();
+}
+
 std::vector<std::string> cuda::function_names() {
   std::vector<std::string> names;
   for (const CudaPassShape& shape : kCudaPassShapes)
