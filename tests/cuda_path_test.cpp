@@ -359,6 +359,40 @@ TEST(KernelPathSelection, CudaSwitchesRefusedByEverySort) {
   }
 }
 
+// A Context created for the SPIR-V kernels (ContextOptions::kernels, or GPUSORT_KERNELS=spirv)
+// leaves VK_NVX_binary_import off, says so, and refuses kernels=cuda with that reason; it still
+// sorts. The CLI creates one for inputs smaller than any table's CUDA sizes.
+TEST(KernelPathSelection, SpirvContextLeavesTheExtensionOff) {
+  EXPECT_EQ(smallest_cuda_n(), uint64_t(1) << 19);
+  const std::string index = std::to_string(context().device_info().index);
+  for (bool by_environment : {false, true}) {
+    ScopedEnv env("GPUSORT_KERNELS", by_environment ? "spirv" : nullptr);
+    Context ctx = Context::create(ContextOptions{
+        .device = index, .kernels = by_environment ? KernelPath::automatic : KernelPath::spirv});
+    EXPECT_FALSE(ctx.device_info().cuda_kernels);
+    EXPECT_EQ(vkGetDeviceProcAddr(ctx.device(), "vkCmdCuLaunchKernelNVX"), nullptr);
+    if (cuda_available())
+      EXPECT_EQ(ctx.device_info().cuda_why,
+                "the Context was created for the SPIR-V kernels only (kernels=spirv)");
+    else
+      EXPECT_EQ(ctx.device_info().cuda_why, context().device_info().cuda_why);
+    std::vector<uint32_t> keys(uint64_t(1) << 20);
+    for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = uint32_t(keys.size()) - 1 - i;
+    if (!by_environment) {
+      try {
+        sort(ctx, std::span(keys), SortOptions{.kernels = KernelPath::cuda});
+        ADD_FAILURE() << "kernels=cuda was accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "the CUDA kernels (kernels=cuda) cannot run on " +
+                                             ctx.device_info().name + ": " +
+                                             ctx.device_info().cuda_why);
+      }
+    }
+    sort(ctx, std::span(keys));
+    for (uint32_t i = 0; i < keys.size(); ++i) ASSERT_EQ(keys[i], i);
+  }
+}
+
 // Context::load_cuda_kernels where they cannot run: one line naming the device and why.
 TEST(KernelPathSelection, LoadWhereUnavailableIsAOneLineError) {
   if (cuda_available()) GTEST_SKIP() << "the CUDA kernels can run on this device";

@@ -126,6 +126,12 @@ struct ContextOptions {
   bool validation = false;
   // Also enable synchronization validation (also when GPUSORT_VALIDATION=sync).
   bool synchronization_validation = false;
+  // The kernels the Context's sorts may use for Onesweep's passes (KernelPath; automatic follows
+  // GPUSORT_KERNELS). automatic and cuda enable VK_NVX_binary_import where the device can run
+  // the CUDA pass, which makes creating the device slower (about 0.13 s on an NVIDIA H200: the
+  // driver sets CUDA up); spirv leaves it off, for a program whose sorts stay below the sizes the
+  // CUDA pass takes (the CLI does so for its smaller inputs).
+  KernelPath kernels = KernelPath::automatic;
 };
 
 // Thread safety: one Context may be used from several threads at once. Its pipeline cache and

@@ -112,7 +112,7 @@ void sort_raw(Context& ctx, KeyType key_type, void* keys, uint64_t n, void* valu
               uint32_t value_bytes, const SortOptions& options) {
   SortSpec spec = make_sort_spec(key_type, values ? value_bytes : 0, options.descending,
                                  options.begin_bit, options.end_bit);
-  spec.kernels = options.kernels;
+  spec.kernels = requested_kernel_path(options.kernels);
   const uint64_t run = plan_runs(ctx.impl(), spec, n, options);
   if (run < n)
     return sort_arrays_out_of_core(ctx.impl(), spec, options.algorithm, n, keys, values, run,
@@ -126,7 +126,7 @@ void sort_streamed(Context& ctx, KeyType key_type, uint64_t n, const HostStream&
                    uint32_t value_bytes, const HostStream& values, const SortOptions& options) {
   SortSpec spec =
       make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
-  spec.kernels = options.kernels;
+  spec.kernels = requested_kernel_path(options.kernels);
   if (!keys.read || !keys.write || (value_bytes && (!values.read || !values.write)))
     throw Error("sort_streamed: every stream needs a reader and a writer");
   // Beyond max_elements only out of core (runs of at most max_elements).
@@ -141,7 +141,7 @@ uint64_t max_run_elements(Context& ctx, KeyType key_type, uint32_t value_bytes, 
                           const SortOptions& options) {
   SortSpec spec =
       make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
-  spec.kernels = options.kernels;
+  spec.kernels = requested_kernel_path(options.kernels);
   return run_elements(ctx.impl(), spec, options.algorithm, n, options.device_memory_limit);
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/segmented_sort/segmented_sort.hpp"
 #include "api/buffer_refs.hpp"
 #include "host/host_path.hpp"
@@ -82,7 +83,7 @@ void sort_segments_streamed(Context& ctx, KeyType key_type, uint64_t n, const Ho
   check_elements(n, "elements");
   SortSpec spec =
       make_sort_spec(key_type, value_bytes, options.descending, options.begin_bit, options.end_bit);
-  spec.kernels = options.kernels;
+  spec.kernels = requested_kernel_path(options.kernels);
   if (!keys.read) throw Error("sort_segments_streamed: the keys need a reader");
   if (value_bytes && (!values.read || !values.write))
     throw Error("sort_segments_streamed: the values need a reader and a writer");

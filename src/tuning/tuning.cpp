@@ -1,6 +1,9 @@
 // The device families and the lookup of their tables (src/tuning/tuning.hpp).
 #include "tuning/tuning.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace gpusort {
 
 namespace {
@@ -51,6 +54,14 @@ const char* to_string(DeviceFamily family) {
       return "narrow_subgroups";
   }
   return "unknown";
+}
+
+uint64_t smallest_cuda_n() {
+  uint64_t smallest = UINT64_MAX;
+  for (uint32_t f = 0; f < device_family_count; ++f)
+    for (uint64_t from : tuning_for(DeviceFamily(f)).onesweep.cuda_from_n)
+      if (from != 0) smallest = std::min(smallest, from);
+  return smallest;
 }
 
 const Tuning& tuning_for(DeviceFamily family) {

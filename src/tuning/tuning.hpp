@@ -136,6 +136,10 @@ const Tuning& tuning_for(DeviceFamily family);
 inline const Tuning& tuning_for(const DeviceInfo& device) {
   return tuning_for(device_family(device));
 }
+// The fewest keys any family's table sorts with the CUDA pass by itself (the least non-zero
+// OnesweepTuning::cuda_from_n): a Context for smaller sorts alone can leave it off
+// (ContextOptions::kernels).
+uint64_t smallest_cuda_n();
 
 // Onesweep's key class of a sort of key_words-wide keys with value_words-wide values.
 inline const OnesweepKeyTuning& onesweep_keys(const OnesweepTuning& t, uint32_t key_words,

@@ -423,8 +423,10 @@ Context Context::create(const ContextOptions& options) {
   // (the distributed sort's device-to-device exchange imports CUDA allocations).
   if (device_has_extension(impl->physical, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
     extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-  // Onesweep's CUDA pass (src/vulkan/nvx.cpp) where the device and the build have it.
-  const bool nvx = infos[chosen].cuda_kernels;
+  // Onesweep's CUDA pass (src/vulkan/nvx.cpp) where the device and the build have it and the
+  // Context's sorts may use it.
+  const char* nvx_off_why = cuda_kernels_off_why(options.kernels);
+  const bool nvx = infos[chosen].cuda_kernels && !nvx_off_why;
   if (nvx) extensions.push_back(VK_NVX_BINARY_IMPORT_EXTENSION_NAME);
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
@@ -436,7 +438,7 @@ Context Context::create(const ContextOptions& options) {
   vkGetDeviceQueue(impl->device, impl->family, 0, &impl->queue);
   impl->finish_setup();
   impl->info = infos[chosen];
-  impl->setup_cuda_kernels(nvx);
+  impl->setup_cuda_kernels(nvx_off_why);
   Context ctx;
   ctx.impl_ = std::move(impl);
   return ctx;
@@ -476,8 +478,10 @@ Context Context::wrap(VkInstance instance, VkPhysicalDevice physical_device, VkD
   impl->finish_setup();
   // The CUDA pass only where the caller enabled VK_NVX_binary_import: a device-level command of
   // an extension that is not enabled has no entry point (vkGetDeviceProcAddr returns null).
-  impl->setup_cuda_kernels(impl->info.cuda_kernels &&
-                           vkGetDeviceProcAddr(device, "vkCmdCuLaunchKernelNVX") != nullptr);
+  impl->setup_cuda_kernels(vkGetDeviceProcAddr(device, "vkCmdCuLaunchKernelNVX")
+                               ? nullptr
+                               : VK_NVX_BINARY_IMPORT_EXTENSION_NAME
+                           " is not enabled on the device (a wrapped device: the caller's choice)");
   Context ctx;
   ctx.impl_ = std::move(impl);
   return ctx;

@@ -57,8 +57,9 @@ struct Context::Impl {
     std::shared_future<void> loading;
   } nvx;
   // After the device and info are set: the entry points, info.cuda_kernels / cuda_why. Loads
-  // nothing. `enabled`: whether VK_NVX_binary_import is enabled on the device.
-  void setup_cuda_kernels(bool enabled);
+  // nothing. `not_enabled_why`: null where VK_NVX_binary_import is enabled on the device, else
+  // why not (cuda_kernels_off_why, or the caller's choice of a wrapped device).
+  void setup_cuda_kernels(const char* not_enabled_why);
   // Loading the module (a cubin for the device's architecture where one loads, else the PTX)
   // takes about a third of a second on an H200, so only a sort that launches the kernels pays
   // it: start_loading_cuda_kernels() starts the load on a thread of its own unless it was started
@@ -119,5 +120,8 @@ bool device_has_extension(VkPhysicalDevice physical, const char* name);
 // DeviceInfo::cuda_kernels / cuda_why of a physical device (src/vulkan/nvx.cpp): built with the
 // CUDA kernels, an NVIDIA device, VK_NVX_binary_import exposed.
 void describe_cuda_kernels(VkPhysicalDevice physical, DeviceInfo& info);
+// Why Context::create leaves VK_NVX_binary_import off for ContextOptions::kernels (after
+// GPUSORT_KERNELS where automatic): spirv; null otherwise.
+const char* cuda_kernels_off_why(KernelPath kernels);
 
 }  // namespace gpusort

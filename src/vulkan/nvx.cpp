@@ -36,15 +36,19 @@ void describe_cuda_kernels(VkPhysicalDevice physical, DeviceInfo& d) {
 #endif
 }
 
-void Context::Impl::setup_cuda_kernels(bool enabled) {
+const char* cuda_kernels_off_why(KernelPath kernels) {
+  return requested_kernel_path(kernels) == KernelPath::spirv
+             ? "the Context was created for the SPIR-V kernels only (kernels=spirv)"
+             : nullptr;
+}
+
+void Context::Impl::setup_cuda_kernels(const char* not_enabled_why) {
   if (!info.cuda_kernels) return;
   auto unavailable = [&](const std::string& why) {
     info.cuda_kernels = false;
     info.cuda_why = why;
   };
-  if (!enabled)
-    return unavailable(VK_NVX_BINARY_IMPORT_EXTENSION_NAME
-                       " is not enabled on the device (a wrapped device: the caller's choice)");
+  if (not_enabled_why) return unavailable(not_enabled_why);
   nvx.create_module =
       reinterpret_cast<PFN_vkCreateCuModuleNVX>(vkGetDeviceProcAddr(device, "vkCreateCuModuleNVX"));
   nvx.create_function = reinterpret_cast<PFN_vkCreateCuFunctionNVX>(

@@ -17,10 +17,12 @@
 #include <thread>
 #include <vector>
 
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "array_file.hpp"
 #include "commands.hpp"
 #include "host/byte_count.hpp"
 #include "sort_arguments.hpp"
+#include "tuning/tuning.hpp"
 
 namespace gpusort::cli {
 
@@ -299,6 +301,12 @@ void run_sort(const SortArguments& a) {
   const auto started = clock::now();
   ContextOptions context_options;
   context_options.device = a.device;
+  // Fewer keys than any device sorts with the CUDA pass by itself: a device without it is made
+  // faster (ContextOptions::kernels).
+  const KernelPath kernels = requested_kernel_path(options.kernels);
+  context_options.kernels =
+      kernels == KernelPath::automatic && keys.count < smallest_cuda_n() ? KernelPath::spirv
+                                                                          : kernels;
   Context ctx = Context::create(context_options);
   const double device_ms = since(started);
   const bool plain = !segmented && !with_indices;
