@@ -16,7 +16,7 @@ export interface SorterOptions {
   valueType?: ValueType | null;
   /** Descending order (still stable: equal keys keep their input order). */
   descending?: boolean;
-  /** Only bits [beginBit, endBit) of the key's radix order take part (endBit 0: 32). */
+  /** Only bits [beginBit, endBit) of the key's radix order take part (endBit 0: 32; an empty range is refused). */
   beginBit?: number;
   endBit?: number;
   /**
@@ -151,7 +151,11 @@ export interface Sorted<K extends KeyArray, V extends ValueArray | undefined> {
   values: V extends ValueArray ? V : null;
 }
 
-/** The convenient face: sorts a copy of `keys` (and `values`) on the GPU, stably. */
+/**
+ * The convenient face: sorts a copy of `keys` (and `values`) on the GPU, stably, into new arrays
+ * of their types (over a new SharedArrayBuffer where the input's is shared). A lost device is an
+ * Error saying so, with WebGPU's reason and message.
+ */
 export function sort<K extends KeyArray, V extends ValueArray | undefined = undefined>(
   keys: K,
   options?: SortOptions & { values?: V },

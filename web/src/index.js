@@ -1,7 +1,7 @@
 // gpusort-webgpu: GPU radix sort (Onesweep) on WebGPU.
 // Engine face: Sorter / Workspace (the caller's GPUDevice, buffers and command encoder).
 // Convenient face: sort() (typed arrays in, sorted typed arrays out).
-import { KEY_TYPES, Sorter, VALUE_TYPES, Workspace } from './sorter.js';
+import { KEY_TYPES, Sorter, VALUE_TYPES, Workspace, checkSortOptions } from './sorter.js';
 import { isCpuAdapter, tuningFor } from './tuning.js';
 
 export { KEY_TYPES, Sorter, VALUE_TYPES, Workspace, isCpuAdapter, tuningFor };
@@ -64,9 +64,42 @@ function cachedSorter(device, options) {
 
 const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, STORAGE: 128 };
 
+const isShared = (array) => typeof SharedArrayBuffer !== 'undefined' && array.buffer instanceof SharedArrayBuffer;
+
+// A new array of `array`'s type and length, over shared memory where `array`'s is.
+function newArrayLike(array) {
+  if (isShared(array)) return new array.constructor(new SharedArrayBuffer(array.byteLength));
+  return new array.constructor(array.length);
+}
+
+// Writes `array` to the start of `buffer`; WebGPU refuses shared memory, so a view of a
+// SharedArrayBuffer goes through a copy in an ArrayBuffer of its own.
+function upload(device, buffer, array) {
+  const source = isShared(array) ? array.slice() : array;
+  device.queue.writeBuffer(buffer, 0, source.buffer, source.byteOffset, source.byteLength);
+}
+
+// What device.lost said of each device sort() used that has been lost since (null until then):
+// WebGPU fails a lost device's work with errors that do not say why (an AbortError, no message).
+const lostDevices = new WeakMap();
+function watchLoss(device) {
+  if (lostDevices.has(device)) return;
+  lostDevices.set(device, null);
+  device.lost?.then((info) => lostDevices.set(device, info));
+}
+
+// The error a failed sort reports: that the device was lost, where it was, else the failure itself.
+function sortFailure(device, failure) {
+  const info = lostDevices.get(device);
+  if (!info) return failure;
+  const message = String(info.message ?? '').replace(/\s*\n\s*/g, ' ');
+  return new Error(`WebGPU: the GPU device was lost (${info.reason ?? 'unknown'})${message ? `: ${message}` : ''}`, { cause: failure });
+}
+
 /**
  * Sorts a Uint32Array, Int32Array or Float32Array (floats by IEEE-754 totalOrder) on the GPU,
- * stably, with optional 4-byte values carried along; returns new arrays of the input's types.
+ * stably, with optional 4-byte values carried along; returns new arrays of the input's types (over
+ * shared memory where the input's is). Bad options are refused at every size, the tiniest too.
  */
 export async function sort(keys, options = {}) {
   const keyType = options.keyType ?? keyTypeOf(keys);
@@ -77,23 +110,27 @@ export async function sort(keys, options = {}) {
     if (!ArrayBuffer.isView(values) || values.BYTES_PER_ELEMENT !== 4) throw new TypeError('values must be a typed array of 4-byte elements');
     if (values.length !== keys.length) throw new RangeError(`values has ${values.length} elements, keys ${keys.length}`);
   }
-  const n = keys.length;
-  const outKeys = new keys.constructor(n);
-  const outValues = values ? new values.constructor(n) : null;
-  if (n <= 1) {
-    outKeys.set(keys);
-    if (values) outValues.set(values);
-    return { keys: outKeys, values: outValues };
-  }
-  const device = options.device ?? (await defaultDevice());
-  const sorter = cachedSorter(device, {
+  const config = {
     keyType,
     valueType: values ? 'u32' : null,
     descending: !!options.descending,
     beginBit: options.beginBit ?? 0,
     endBit: options.endBit ?? 0,
     ...(options.sorterOptions ?? {}),
-  });
+  };
+  // Refused alike at every size, before the early return of the smallest.
+  checkSortOptions(config);
+  const n = keys.length;
+  const outKeys = newArrayLike(keys);
+  const outValues = values ? newArrayLike(values) : null;
+  if (n <= 1) {
+    outKeys.set(keys);
+    if (values) outValues.set(values);
+    return { keys: outKeys, values: outValues };
+  }
+  const device = options.device ?? (await defaultDevice());
+  watchLoss(device);
+  const sorter = cachedSorter(device, config);
   if (n > sorter.maxCount) throw new RangeError(`${n} keys: this device sorts at most ${sorter.maxCount} at once`);
   const bytes = n * 4;
   const made = [];
@@ -115,8 +152,8 @@ export async function sort(keys, options = {}) {
       const valueBuffer = values ? buffer('gpusort values', usage) : null;
       readKeys = buffer('gpusort keys read', USAGE.MAP_READ | USAGE.COPY_DST);
       readValues = values ? buffer('gpusort values read', USAGE.MAP_READ | USAGE.COPY_DST) : null;
-      device.queue.writeBuffer(keyBuffer, 0, keys.buffer, keys.byteOffset, bytes);
-      if (values) device.queue.writeBuffer(valueBuffer, 0, values.buffer, values.byteOffset, bytes);
+      upload(device, keyBuffer, keys);
+      if (values) upload(device, valueBuffer, values);
       workspace = sorter.createWorkspace(n);
       const encoder = device.createCommandEncoder();
       sorter.encode(encoder, { keys: keyBuffer, values: valueBuffer, count: n, workspace });
@@ -137,6 +174,8 @@ export async function sort(keys, options = {}) {
       new Uint8Array(outValues.buffer).set(new Uint8Array(readValues.getMappedRange()));
     }
     if (options.onWorkspace) await options.onWorkspace(workspace);
+  } catch (e) {
+    throw sortFailure(device, e);
   } finally {
     workspace?.destroy();
     for (const b of made) b.destroy();

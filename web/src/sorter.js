@@ -58,9 +58,24 @@ function nextPow2(x) {
   return p;
 }
 
-function checkInteger(name, value, low, high) {
+function checkInteger(name, value, low, high, note = '') {
   if (!Number.isInteger(value) || value < low || value > high)
-    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${value}`);
+    throw new RangeError(`${name} must be an integer from ${low} to ${high}, got ${value}${note}`);
+}
+
+/**
+ * Refuses the options no Sorter takes whatever the device: the key and value types, and a bit
+ * range outside the key or empty (beginBit >= endBit). Returns the end bit (endBit 0: 32).
+ */
+export function checkSortOptions({ keyType = 'u32', valueType = null, beginBit = 0, endBit = 0 } = {}) {
+  if (!KEY_TYPES.includes(keyType)) throw new TypeError(`keyType must be one of ${KEY_TYPES.join(', ')}, got ${keyType}`);
+  if (valueType !== null && !VALUE_TYPES.includes(valueType))
+    throw new TypeError(`valueType must be null or one of ${VALUE_TYPES.join(', ')}, got ${valueType}`);
+  const end = endBit === 0 ? 32 : endBit;
+  checkInteger('endBit', end, 1, 32);
+  const empty = Number.isInteger(beginBit) && beginBit >= end;
+  checkInteger('beginBit', beginBit, 0, end - 1, empty ? ` (the bit range [${beginBit}, ${end}) is empty)` : '');
+  return end;
 }
 
 
@@ -166,12 +181,7 @@ export class Sorter {
       smallPath = true,
       debug = {},
     } = options;
-    if (!KEY_TYPES.includes(keyType)) throw new TypeError(`keyType must be one of ${KEY_TYPES.join(', ')}, got ${keyType}`);
-    if (valueType !== null && !VALUE_TYPES.includes(valueType))
-      throw new TypeError(`valueType must be null or one of ${VALUE_TYPES.join(', ')}, got ${valueType}`);
-    const end = endBit === 0 ? 32 : endBit;
-    checkInteger('endBit', end, 1, 32);
-    checkInteger('beginBit', beginBit, 0, end);
+    const end = checkSortOptions({ keyType, valueType, beginBit, endBit });
     this.device = device;
     this.keyType = keyType;
     this.valueType = valueType;
@@ -272,7 +282,7 @@ export class Sorter {
       checkInteger('count', count, 0, ws.maxCount);
       if (keys.size < count * 4) throw new RangeError(`keys buffer holds ${keys.size} bytes, the count needs ${count * 4}`);
       if (values && values.size < count * 4) throw new RangeError(`values buffer holds ${values.size} bytes, the count needs ${count * 4}`);
-      if (count <= 1 || this.passCount === 0) return;
+      if (count <= 1) return;
       this.device.queue.writeBuffer(ws.hostCount, 0, new Uint32Array([count]));
       if (ws.countUniform) this.device.queue.writeBuffer(ws.countUniform, 0, new Uint32Array([count]));
       countBuffer = ws.hostCount;
@@ -284,7 +294,7 @@ export class Sorter {
       if (keys.size < ws.maxCount * 4) throw new RangeError(`keys buffer holds ${keys.size} bytes, the workspace's maxCount needs ${ws.maxCount * 4}`);
       if (values && values.size < ws.maxCount * 4) throw new RangeError(`values buffer holds ${values.size} bytes, the workspace's maxCount needs ${ws.maxCount * 4}`);
     }
-    if (ws.maxCount <= 1 || this.passCount === 0) return;
+    if (ws.maxCount <= 1) return;
     const countParams = ws.countParams(countOffset / 4);
     const bind = (pipeline, entries) =>
       this.device.createBindGroup({

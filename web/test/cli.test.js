@@ -1,10 +1,13 @@
 // The Node command on raw little-endian files: sorts (every key type, values, both orders, bit
-// ranges, standard input and output, --in-place), and its error paths: one line
-// "gpusort-webgpu: error: ..." and exit status 1, no output file and no temporary file left.
+// ranges, standard input and output, --in-place), outputs that are not regular files (FIFOs,
+// devices, symbolic links), and its error paths: one line "gpusort-webgpu: error: ..." and exit
+// status 1, no output file and no temporary file left.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,7 +86,8 @@ test('error paths: one line, status 1, outputs untouched', async (t) => {
     [['sort', f('npy'), f('old'), '-t', 'u32'], /is a \.npy file; gpusort-webgpu reads raw little-endian arrays only/],
     [['sort', f('missing'), f('old'), '-t', 'u32'], /keys file '.*missing': cannot read: no such file/],
     [['sort', f('k'), f('old'), '-t', 'u32', '--end-bit', '33'], /--end-bit: '33' is not a bit index from 0 to 32/],
-    [['sort', f('k'), f('old'), '-t', 'u32', '--begin-bit', '9', '--end-bit', '8'], /--begin-bit 9 is beyond --end-bit 8/],
+    [['sort', f('k'), f('old'), '-t', 'u32', '--begin-bit', '9', '--end-bit', '8'], /: --begin-bit 9 is not below --end-bit 8 \(the bit range \[9, 8\) is empty\)$/],
+    [['sort', f('k'), f('old'), '-t', 'u32', '--begin-bit', '8', '--end-bit', '8'], /: --begin-bit 8 is not below --end-bit 8 \(the bit range \[8, 8\) is empty\)$/],
     [['sort', f('k'), f('old'), '-t', 'u32', '--bogus'], /Unknown option '--bogus'/],
     [['sort', f('k')], /sort needs IN and OUT/],
     [['shuffle', f('k'), f('old')], /unknown command 'shuffle' \(expected: sort\)/],
@@ -101,4 +105,130 @@ test('error paths: one line, status 1, outputs untouched', async (t) => {
   }
   assert.equal(readFileSync(f('old'), 'utf8'), 'previous contents');
   assert.deepEqual(readdirSync(dir).sort(), ['k', 'k100', 'npy', 'odd', 'old', 'v']);
+});
+
+test('negative bit options: one line naming the option and the value, as other bad values', async (t) => {
+  const dir = tempDir(t);
+  const f = (name) => join(dir, name);
+  writeFileSync(f('k'), bytesOf(makeBits('uniform', 100, 1)));
+  for (const [args, line] of [
+    [['--begin-bit', '-1'], "gpusort-webgpu: error: --begin-bit: '-1' is not a bit index from 0 to 32"],
+    [['--end-bit', '-8'], "gpusort-webgpu: error: --end-bit: '-8' is not a bit index from 0 to 32"],
+    [['--begin-bit=-1'], "gpusort-webgpu: error: --begin-bit: '-1' is not a bit index from 0 to 32"],
+    [['--begin-bit', '-1', '--end-bit', '8'], "gpusort-webgpu: error: --begin-bit: '-1' is not a bit index from 0 to 32"],
+  ]) {
+    const r = run(['sort', f('k'), f('o'), '-t', 'u32', ...args]);
+    assert.equal(r.status, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.deepEqual(r.stderr.split('\n').filter((l) => l && !l.includes('XDG_RUNTIME_DIR')), [line]);
+  }
+  assert.deepEqual(readdirSync(dir), ['k']);
+});
+
+// Collects a stream's bytes; resolves once the stream has ended.
+async function bytesFrom(stream) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+// Runs the command with a FIFO as OUT and a reader that opens it (waiting for the command), lists
+// `dir` (so the regular outputs' temporary files show), then reads the FIFO to its end. A reader
+// whose FIFO no one opens is stopped after 10 s.
+async function sortIntoFifo(args, fifo, dir) {
+  const reader = spawn('sh', ['-c', 'exec 3<"$1" && ls -A "$2" >&2 && exec cat <&3', 'sh', fifo, dir]);
+  const read = Promise.all([bytesFrom(reader.stdout), bytesFrom(reader.stderr), once(reader, 'close')]);
+  const command = spawn(process.execPath, [BIN, ...args], { env: process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const [stderr, [status]] = await Promise.all([bytesFrom(command.stderr), once(command, 'close')]);
+  const stop = setTimeout(() => reader.kill(), 10000);
+  const [bytes, listing] = await read;
+  clearTimeout(stop);
+  return { status, stderr: stderr.toString(), bytes, atOpen: listing.toString().split('\n').filter(Boolean), pid: command.pid };
+}
+
+// Keys and values (50000 pairs: more than a pipe holds) in a new directory, and what the command
+// should write for them.
+function pairsFiles(t) {
+  const dir = tempDir(t);
+  const f = (name) => join(dir, name);
+  const keys = makeBits('uniform', 50000, 31);
+  const values = Uint32Array.from(keys, (_, i) => i * 7);
+  writeFileSync(f('k'), bytesOf(keys));
+  writeFileSync(f('v'), bytesOf(values));
+  const order = referenceOrder('u32', keys);
+  return {
+    dir,
+    f,
+    args: (out, vout) => ['sort', f('k'), out, '-t', 'u32', '--values', f('v'), '--values-out', vout, '--value-type', 'u32'],
+    sortedKeys: Uint32Array.from(order, (i) => keys[i]),
+    sortedValues: Uint32Array.from(order, (i) => values[i]),
+    temporaries: () => readdirSync(dir).filter((n) => n.startsWith('.')),
+  };
+}
+
+test('a FIFO as OUT is written into once VOUT is ready in its temporary file: the reader gets every sorted key, the FIFO stays', async (t) => {
+  const { dir, f, args, sortedKeys, sortedValues, temporaries } = pairsFiles(t);
+  spawnSync('mkfifo', [f('fifo')]);
+  writeFileSync(f('vo'), 'previous values');
+  const r = await sortIntoFifo(args(f('fifo'), f('vo')), f('fifo'), dir);
+  assert.equal(r.status, 0, r.stderr);
+  assertSame(u32Of(r.bytes), sortedKeys, 'keys read from the FIFO');
+  assert.ok(lstatSync(f('fifo')).isFIFO(), 'OUT is still a FIFO');
+  // When the FIFO opened, VOUT was complete in ".gpusort-<pid>-<random>.tmp", not yet renamed.
+  const pending = r.atOpen.filter((n) => n.startsWith('.'));
+  assert.equal(pending.length, 1, `temporary files when the FIFO opened: ${pending}`);
+  assert.match(pending[0], new RegExp(`^\\.gpusort-${r.pid}-[A-Za-z0-9]{6}\\.tmp$`));
+  assertSame(u32Of(readFileSync(f('vo'))), sortedValues, 'values');
+  assert.deepEqual(temporaries(), []);
+});
+
+test('/dev/null as OUT is written into and stays the character device', async (t) => {
+  const { f, args, sortedValues, temporaries } = pairsFiles(t);
+  const before = lstatSync('/dev/null');
+  const r = run(args('/dev/null', f('vo')));
+  assert.equal(r.status, 0, r.stderr);
+  const after = lstatSync('/dev/null');
+  assert.ok(after.isCharacterDevice(), '/dev/null is still a character device');
+  assert.deepEqual([after.ino, after.rdev], [before.ino, before.rdev]);
+  assertSame(u32Of(readFileSync(f('vo'))), sortedValues, 'values beside /dev/null');
+  assert.deepEqual(temporaries(), []);
+});
+
+test('symbolic links as OUT and VOUT are followed: an existing target replaced, a dangling one created; the links stay', async (t) => {
+  const { f, args, sortedKeys, sortedValues, temporaries } = pairsFiles(t);
+  writeFileSync(f('target'), 'previous keys');
+  symlinkSync('target', f('link'));
+  mkdirSync(f('sub'));
+  symlinkSync(join('sub', 'new-values'), f('dangling'));
+  const r = run(args(f('link'), f('dangling')));
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(lstatSync(f('link')).isSymbolicLink() && readlinkSync(f('link')) === 'target', 'OUT is still the link');
+  assert.ok(lstatSync(f('dangling')).isSymbolicLink() && readlinkSync(f('dangling')) === join('sub', 'new-values'), 'VOUT is still the link');
+  assertSame(u32Of(readFileSync(f('target'))), sortedKeys, "keys in the link's target");
+  assertSame(u32Of(readFileSync(f('sub/new-values'))), sortedValues, "values in the dangling link's new target");
+  assert.deepEqual(readdirSync(f('sub')), ['new-values']);
+  assert.deepEqual(temporaries(), []);
+});
+
+test('a directory or a socket as OUT or VOUT is refused with one line; nothing is written', async (t) => {
+  const { f, args, temporaries } = pairsFiles(t);
+  mkdirSync(f('sub'));
+  const server = createServer();
+  server.listen(f('socket'));
+  await once(server, 'listening');
+  t.after(() => server.close());
+  writeFileSync(f('vo'), 'previous values');
+  for (const [argv, line] of [
+    [args(f('sub'), f('vo')), `gpusort-webgpu: error: OUT '${f('sub')}': is a directory`],
+    [args(f('o'), f('sub')), `gpusort-webgpu: error: VOUT '${f('sub')}': is a directory`],
+    [args(f('socket'), f('vo')), `gpusort-webgpu: error: OUT '${f('socket')}': is a socket (gpusort-webgpu writes regular files, FIFOs, devices and standard output, '-')`],
+  ]) {
+    const r = run(argv);
+    assert.equal(r.status, 1, `${argv.join(' ')}: ${r.stderr}`);
+    assert.deepEqual(r.stderr.split('\n').filter((l) => l && !l.includes('XDG_RUNTIME_DIR')), [line]);
+  }
+  assert.ok(lstatSync(f('socket')).isSocket(), 'the socket stays');
+  assert.deepEqual(readdirSync(f('sub')), []);
+  assert.equal(readFileSync(f('vo'), 'utf8'), 'previous values');
+  assert.deepEqual(readdirSync(f('.')).sort(), ['k', 'socket', 'sub', 'v', 'vo']);
+  assert.deepEqual(temporaries(), []);
 });

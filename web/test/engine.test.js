@@ -111,7 +111,8 @@ test('circular table of 2 slots (tiles reuse slots at once), spin limit 0', asyn
 test('bad options and arguments are refused with a message', async () => {
   const dev = await device();
   assert.throws(() => new Sorter(dev, { keyType: 'u64' }), /keyType must be one of u32, i32, f32/);
-  assert.throws(() => new Sorter(dev, { beginBit: 9, endBit: 8 }), /beginBit must be an integer from 0 to 8/);
+  assert.throws(() => new Sorter(dev, { beginBit: 9, endBit: 8 }), { name: 'RangeError', message: 'beginBit must be an integer from 0 to 7, got 9 (the bit range [9, 8) is empty)' });
+  assert.throws(() => new Sorter(dev, { beginBit: 8, endBit: 8 }), { name: 'RangeError', message: 'beginBit must be an integer from 0 to 7, got 8 (the bit range [8, 8) is empty)' });
   assert.throws(() => new Sorter(dev, { endBit: 33 }), /endBit must be an integer from 1 to 32/);
   const sorter = new Sorter(dev, { keyType: 'u32' });
   const ws = sorter.createWorkspace(100);

@@ -46,8 +46,11 @@ const MUTANTS = [
     [['engine', 'look-back windows'], ['engine', 'subgroup ranking']]],
   ['look-back table capped at 256 slots on every adapter', 'src/sorter.js', 'Math.min(nextPow2(tiles), sorter.lookbackSlots)', 'Math.min(nextPow2(tiles), 256)',
     [['engine', 'per-adapter defaults']]],
-  ['command: each output renamed as soon as written (keys without values)', 'src/cli.js', '      temps.push(temp);', '      temps.push(temp);\n      temps.length = 0;\n      renameSync(temp, path);',
+  ['command: each output renamed as soon as written (keys without values)', 'src/cli.js', '      temps.push(temp.path);', '      temps.push(temp.path);\n      temps.length = 0;\n      renameSync(temp.path, target.destination);',
     [['cli', 'error paths']]],
+  ['command: a FIFO written into after the renames (at exit)', 'src/cli.js', 'if (target.stream) writeStream(target, bytesOf(array));',
+    "if (target.stream) process.once('exit', () => writeStream(target, bytesOf(array)));",
+    [['cli', 'a FIFO as OUT']]],
 ];
 
 const wanted = process.argv.slice(2);
