@@ -1,31 +1,52 @@
 #!/usr/bin/env bash
 # Installs what gpusort needs on Debian 12 and builds it into ./build (Release, Ninja).
+#
+#   bash tools/setup-debian.sh [cli|python|all]
+#     cli (default)  the library and the `gpusort` command: what the README's first command runs
+#     python         also the Python module (build/python)
+#     all            everything the tests run: the test suite, the Python module, the distributed
+#                    sort (MPI), the benchmarks, the development tools, the experiments, the
+#                    WebGPU package's tests (ctest --test-dir build then runs them all)
+#
+# On NVIDIA GPUs the library embeds CUDA kernels where nvcc 12 or newer is found (below).
 # Idempotent: installs only missing packages (apt-get update first), then an incremental build.
 # Run as root, or as a user with sudo.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+mode=${1:-cli}
+case $mode in
+  cli | python | all) ;;
+  *) echo "setup-debian.sh: unknown mode '$mode' (expected cli, python or all)" >&2; exit 2 ;;
+esac
 
 packages=(
   cmake ninja-build g++              # build tools
   glslc                              # GLSL -> SPIR-V, run at build time
   libvulkan-dev                      # Vulkan headers and loader
   mesa-vulkan-drivers                # lavapipe: a CPU Vulkan driver, so any machine can run gpusort
-  vulkan-validationlayers            # the Khronos validation layer the tests run under
-  libgtest-dev                       # GoogleTest
   libcli11-dev                       # the CLI's option parser
-  python3-dev pybind11-dev           # the Python module (python/)
-  python3-numpy python3-pytest       # ... and its tests, against NumPy
-  pkgconf                            # the cmake_package test checks gpusort.pc with pkg-config
-  libopenmpi-dev openmpi-bin         # the distributed sort (gpusort::distributed, mpirun)
-  python3-mpi4py                     # ... its Python face and tests
-  chromium                           # web/: the headless page test, and SwiftShader's Vulkan ICD
+)
+if [[ $mode != cli ]]; then
+  packages+=(python3-dev pybind11-dev python3-numpy)  # the Python module (python/)
+fi
+if [[ $mode == all ]]; then
+  packages+=(
+    vulkan-validationlayers          # the Khronos validation layer the tests run under
+    libgtest-dev                     # GoogleTest
+    python3-pytest                   # the Python tests
+    pkgconf                          # the cmake_package test checks gpusort.pc with pkg-config
+    libopenmpi-dev openmpi-bin       # the distributed sort (gpusort::distributed, mpirun)
+    python3-mpi4py                   # ... its Python face and tests
+    chromium                         # web/: the headless page test, and SwiftShader's Vulkan ICD
                                      # (/usr/lib/chromium/vk_swiftshader_icd.json, from chromium-common)
                                      # that Dawn accepts in the Node tests (it refuses Debian 12's lavapipe)
-)
-# web/'s tests also need Node and npm: Debian's nodejs and npm, unless a node and an npm are
-# already installed (e.g. NodeSource's nodejs, which bundles npm).
-command -v node >/dev/null || packages+=(nodejs)
-command -v npm >/dev/null || packages+=(npm)
+  )
+  # web/'s tests also need Node and npm: Debian's nodejs and npm, unless a node and an npm are
+  # already installed (e.g. NodeSource's nodejs, which bundles npm).
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -33,7 +54,6 @@ for package in "${packages[@]}"; do
     missing+=("$package")
   fi
 done
-
 if ((${#missing[@]} > 0)); then
   sudo=()
   if [[ $(id -u) -ne 0 ]]; then
@@ -46,5 +66,30 @@ if ((${#missing[@]} > 0)); then
   "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build
+# The CUDA kernels need nvcc 12 or newer (README.md, "Which path runs where"). Where an NVIDIA
+# driver is loaded (its kernel module reports a version) and no nvcc is found where the build
+# looks (CUDACXX, PATH, /usr/local/cuda/bin), say what is lost; nothing is installed for it:
+# Debian 12's own nvidia-cuda-toolkit (11.8) does not compile the kernels (its PTX ISA lacks
+# cp.async.bulk.prefetch) and brings a libcuda1 of its own that can clash with the driver's.
+has_nvcc() {
+  [[ -n ${CUDACXX:-} && -x ${CUDACXX:-} ]] || command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]
+}
+if [[ -r /proc/driver/nvidia/version ]] && ! has_nvcc; then
+  echo "setup-debian.sh: an NVIDIA driver and no nvcc: building without the CUDA kernels, so" \
+       "large sorts run the SPIR-V passes there (0.66-0.80x CUB at 2^24-2^28 keys instead of" \
+       "0.91-1.10x); install NVIDIA's CUDA toolkit 12 or newer and run this again for them" >&2
+fi
+
+# What each mode builds: the options of everything else follow the mode, so that `cli` neither
+# needs nor builds the tests, and `all` builds every target.
+on_in() { [[ " $* " == *" $mode "* ]] && echo ON || echo OFF; }
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DGPUSORT_BUILD_TESTS="$(on_in all)" -DGPUSORT_BUILD_EXAMPLES="$(on_in all)" \
+  -DGPUSORT_BUILD_BENCH="$(on_in all)" -DGPUSORT_BUILD_DEV_TOOLS="$(on_in all)" \
+  -DGPUSORT_BUILD_EXPERIMENTS="$(on_in all)" -DGPUSORT_BUILD_PYTHON="$(on_in python all)" \
+  -DGPUSORT_BUILD_DISTRIBUTED="$(on_in all)"
+if [[ $mode == all ]]; then
+  cmake --build build
+else
+  cmake --build build --target gpusort_cli $([[ $mode == python ]] && echo gpusort_python)
+fi

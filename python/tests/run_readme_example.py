@@ -1,4 +1,5 @@
-"""Runs the README's Python example as written: the first ```python block of its Python section."""
+"""Runs the README's Python example as its command gives it: the file that the command of the
+Python section's ```sh block runs must exist and hold the section's ```python block, verbatim."""
 import os
 import re
 import sys
@@ -7,7 +8,16 @@ import sys
 os.environ.setdefault("GPUSORT_DEVICE", "llvmpipe")
 os.environ.setdefault("GPUSORT_VALIDATION", "1")
 
-readme = open(sys.argv[1], encoding="utf-8").read()
+readme_path = sys.argv[1]
+root = os.path.dirname(os.path.abspath(readme_path))
+readme = open(readme_path, encoding="utf-8").read()
 section = readme.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+command = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+script = re.search(r"python3 (\S+\.py)", command)
+assert script, f"README.md: the Python section's command runs no .py file: {command!r}"
+path = os.path.join(root, script.group(1))
+assert os.path.isfile(path), f"README.md: the Python section's command runs {script.group(1)}, which does not exist"
 example = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-exec(compile(example, "README.md (Python example)", "exec"), {"__name__": "__main__"})
+text = open(path, encoding="utf-8").read()
+assert text == example, f"README.md: the Python section's example differs from {script.group(1)}"
+exec(compile(text, script.group(1), "exec"), {"__name__": "__main__"})
