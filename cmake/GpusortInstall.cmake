@@ -1,7 +1,10 @@
 # Install rules and the package files: `cmake --install build --prefix P` gives
 #   P/lib/libgpusort.a (or .so with its SONAME links), P/include/gpusort/, P/bin/gpusort,
 #   P/lib/cmake/gpusort/ (find_package(gpusort CONFIG) -> gpusort::gpusort),
-#   P/lib/pkgconfig/gpusort.pc, and the Python package when it is built (python/CMakeLists.txt).
+#   P/lib/pkgconfig/gpusort.pc, and the Python package when it is built (python/CMakeLists.txt);
+#   where MPI was found, the distributed face too: P/lib/libgpusort_distributed.a (or .so),
+#   gpusort::distributed (find_package(gpusort COMPONENTS distributed)) and P/bin/gpusort-mpi,
+#   which `mpirun -np N gpusort sort` runs from beside gpusort (tools/gpusort/mpi_launch.cpp).
 include(CMakePackageConfigHelpers)
 
 set(GPUSORT_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gpusort CACHE STRING
@@ -14,6 +17,17 @@ install(TARGETS gpusort EXPORT gpusortTargets
 install(DIRECTORY include/gpusort DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT library)
 install(EXPORT gpusortTargets NAMESPACE gpusort:: DESTINATION ${GPUSORT_CMAKE_INSTALL_DIR}
         COMPONENT library)
+
+# gpusort::distributed in an export set of its own, which gpusortConfig.cmake loads only where
+# MPI is found, so that the rest of the package never needs MPI.
+if(TARGET gpusort_distributed)
+  install(TARGETS gpusort_distributed EXPORT gpusortDistributedTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library NAMELINK_COMPONENT library
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT library)
+  install(EXPORT gpusortDistributedTargets NAMESPACE gpusort::
+          DESTINATION ${GPUSORT_CMAKE_INSTALL_DIR} COMPONENT library)
+endif()
 
 configure_package_config_file(cmake/gpusortConfig.cmake.in
                               ${CMAKE_CURRENT_BINARY_DIR}/gpusortConfig.cmake
@@ -37,13 +51,24 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gpusort.pc DESTINATION ${CMAKE_INSTALL
 if(TARGET gpusort_cli)
   # A shared libgpusort is found next to the install prefix's bin/.
   file(RELATIVE_PATH GPUSORT_BIN_TO_LIB ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-  set_target_properties(gpusort_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${GPUSORT_BIN_TO_LIB}")
-  install(TARGETS gpusort_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
+  set(cli_targets gpusort_cli)
+  if(TARGET gpusort_mpi_cli)
+    list(APPEND cli_targets gpusort_mpi_cli)  # beside gpusort, which runs it under mpirun
+  endif()
+  set_target_properties(${cli_targets} PROPERTIES INSTALL_RPATH "$ORIGIN/${GPUSORT_BIN_TO_LIB}")
+  install(TARGETS ${cli_targets} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
 endif()
 
 if(GPUSORT_BUILD_TESTS)
   # Installs into build/cmake_package/prefix, builds tests/consumer against it, and imports the
-  # installed Python package.
+  # installed Python package; where MPI was found, runs the consumer of gpusort::distributed and
+  # the installed CLI under mpirun (tests/distributed/ sets the mpirun command and environment).
+  set(package_mpirun "")
+  set(package_env "GPUSORT_DEVICE=llvmpipe" "GPUSORT_VALIDATION=1")
+  if(TARGET gpusort_mpi_cli AND GPUSORT_MPIRUN)
+    set(package_mpirun ${GPUSORT_MPIRUN})
+    set(package_env ${GPUSORT_MPI_TEST_ENV})  # lavapipe and validation too
+  endif()
   add_test(NAME cmake_package
            COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
                    -DGPUSORT_SOURCE_DIR=${PROJECT_SOURCE_DIR}
@@ -51,9 +76,10 @@ if(GPUSORT_BUILD_TESTS)
                    -DCXX=${CMAKE_CXX_COMPILER} -DLIBDIR=${CMAKE_INSTALL_LIBDIR}
                    "-DPYTHON=$<$<BOOL:${GPUSORT_BUILD_PYTHON}>:${Python3_EXECUTABLE}>"
                    -DPYTHON_DIR=${GPUSORT_PYTHON_INSTALL_DIR}
+                   "-DMPIRUN=${package_mpirun}"
                    -P ${PROJECT_SOURCE_DIR}/tests/consumer/run.cmake)
   set_tests_properties(cmake_package PROPERTIES
-                       ENVIRONMENT "GPUSORT_DEVICE=llvmpipe;GPUSORT_VALIDATION=1"
+                       ENVIRONMENT "${package_env}"
                        FAIL_REGULAR_EXPRESSION "gpusort validation:"
                        TIMEOUT 300)
   # The C API from a C-only consumer of the installed library: tests/consumer/c, built with
