@@ -103,7 +103,9 @@ def same_as_single(directory, ranks, name, keys, values=None, options=(), npy=Fa
     check(same and not temporaries(directory), f"{name} on {ranks} ranks: the same bytes as one process")
 
 
-def failure_case(directory, ranks, name, args, env=None, rank_message=None):
+def failure_case(directory, ranks, name, args, env=None, rank_message=None, whole=False):
+    """rank_message: how every rank's error line goes on after "gpusort: error: " (with whole,
+    the rest of the line)."""
     out = os.path.join(directory, "existing_out.bin")
     with open(out, "wb") as f:
         f.write(b"previous contents")
@@ -114,7 +116,9 @@ def failure_case(directory, ranks, name, args, env=None, rank_message=None):
     if rank_message is not None:
         lines = [line for line in result.stderr.splitlines() if line.startswith("gpusort: error:")]
         # One line per rank, all naming the failing rank and its message.
-        ok &= len(lines) == ranks and all(line.startswith("gpusort: error: " + rank_message) for line in lines)
+        expected = "gpusort: error: " + rank_message
+        ok &= len(lines) == ranks and all(line == expected if whole else line.startswith(expected)
+                                          for line in lines)
     check(ok, f"failure: {name} on {ranks} ranks (status {result.returncode})", None if ok else result)
 
 
@@ -167,6 +171,15 @@ def main():
         failure_case(directory, 2, "--device naming no device", [k_in, "--type", "u32", "--device",
                                                                "no-such-device"],
                      rank_message="rank 0: ")
+        # A FIFO as IN: every rank reads its own slice of a regular file, and standard input
+        # ('-', what a single-process sort suggests for a FIFO) does not reach the ranks.
+        fifo = os.path.join(directory, "keys.fifo")
+        os.mkfifo(fifo)
+        failure_case(directory, 2, "a FIFO as IN", [fifo, "--type", "u32"],
+                     rank_message=f"rank 0: keys file '{fifo}': is a FIFO, not a regular file "
+                                  "(under mpirun, inputs must be regular files: each rank reads "
+                                  "its own slice)", whole=True)
+        os.unlink(fifo)
         # Options the collective sort does not take are refused on every rank.
         failure_case(directory, 2, "--indices-out", [k_in, "--type", "u32", "--indices-out",
                                                      os.path.join(directory, "idx.bin")],

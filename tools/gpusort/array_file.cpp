@@ -138,18 +138,25 @@ std::string file_kind(mode_t mode) {
   return "a special file";
 }
 
+// What to give instead of a special file as an input, for its readers ("" for none).
+std::string special_input_hint(mode_t mode, InputReaders readers) {
+  if (readers == InputReaders::every_rank)
+    return " (under mpirun, inputs must be regular files: each rank reads its own slice)";
+  return S_ISFIFO(mode) || S_ISCHR(mode) ? " (give '-' to read standard input)" : "";
+}
+
 // Opens a regular file for reading. Opened without blocking (a FIFO with no writer would block
 // the open itself), then refused unless regular.
-int open_regular_file(const fs::path& path, const std::string& who, uint64_t& size) {
+int open_regular_file(const fs::path& path, const std::string& who, InputReaders readers,
+                      uint64_t& size) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw Error(system_error(who + ": cannot open"));
   FileDescriptor owned{fd};
   struct stat st;
   if (::fstat(fd, &st) != 0) throw Error(system_error(who + ": cannot stat"));
   if (!S_ISREG(st.st_mode))
-    throw Error(
-        who + ": is " + file_kind(st.st_mode) + ", not a regular file" +
-        (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ? " (give '-' to read standard input)" : ""));
+    throw Error(who + ": is " + file_kind(st.st_mode) + ", not a regular file" +
+                special_input_hint(st.st_mode, readers));
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
     throw Error(system_error(who + ": cannot open"));
@@ -1056,10 +1063,11 @@ std::string npy_descr(KeyType element) {
 
 ArrayFile open_array_file(const fs::path& path, const std::string& role,
                           std::optional<KeyType> declared, const std::string& type_option,
-                          bool any_count) {
+                          bool any_count, InputReaders readers) {
   ArrayFile file;
   file.path = path;
   file.role = role;
+  file.readers = readers;
   const std::string who = input_name(path, role);
   FileDescriptor fd{-1};
   InputBytes input;
@@ -1068,7 +1076,7 @@ ArrayFile open_array_file(const fs::path& path, const std::string& role,
     input.memory = file.standard_input.get();
     input.size = input.memory->size();
   } else {
-    fd.fd = open_regular_file(path, who, input.size);
+    fd.fd = open_regular_file(path, who, readers, input.size);
     input.fd = fd.fd;
   }
   const uint64_t size = input.size;
@@ -1158,7 +1166,7 @@ ArrayReader::ArrayReader(const ArrayFile& file)
     return;
   }
   uint64_t size = 0;
-  fd_ = open_regular_file(file.path, who_, size);
+  fd_ = open_regular_file(file.path, who_, file.readers, size);
   if (size != bytes) {
     ::close(fd_);
     throw Error(who_ + ": changed size while being read");

@@ -19,11 +19,17 @@ enum class FileFormat { raw, npy };
 // The path that names standard input (as IN or VIN) or standard output (as OUT or VOUT).
 inline constexpr const char* standard_stream = "-";
 
+// Who reads an input: this process alone, which takes standard input ("-") where a FIFO or
+// device holds the data; or every rank of a sort under mpirun, each its own slice of a regular
+// file (standard input reaches none of them).
+enum class InputReaders { this_process, every_rank };
+
 // What an input file holds, learned from its size and (npy) header without reading the data.
 // Every problem is reported as gpusort::Error whose text starts with the file's role and path.
 struct ArrayFile {
   std::filesystem::path path;
   std::string role;  // "keys file", "values file": how messages name it
+  InputReaders readers = InputReaders::this_process;  // what a refusal of a FIFO suggests
   FileFormat format = FileFormat::raw;
   KeyType element = KeyType::u32;
   uint64_t count = 0;
@@ -33,7 +39,8 @@ struct ArrayFile {
 };
 
 // Opens and checks `path`: a regular file, or "-" for standard input. Anything else (a FIFO, a
-// device, a socket, a directory) is refused without blocking. For raw files the element type is
+// device, a socket, a directory) is refused without blocking, the message naming what to give
+// instead for `readers`. For raw files the element type is
 // `declared` (required, else an error naming `type_option`); for npy files it comes from the
 // header and `declared`, when given, must agree. An empty input (no byte at all: an empty file or
 // standard input) is an empty raw array of the `declared` type; without one, the error says that
@@ -42,7 +49,8 @@ struct ArrayFile {
 // sorts: beyond max_elements they go out of core) at most any_count_limit.
 ArrayFile open_array_file(const std::filesystem::path& path, const std::string& role,
                           std::optional<KeyType> declared, const std::string& type_option,
-                          bool any_count = false);
+                          bool any_count = false,
+                          InputReaders readers = InputReaders::this_process);
 // The most elements of a file a plain sort takes (2^56: its bytes fit 64 bits, whatever the
 // element).
 inline constexpr uint64_t any_count_limit = uint64_t(1) << 56;

@@ -159,9 +159,11 @@ void run_collective(const SortArguments& a) {
     if (with_values && same_file(a.out, a.values_out))
       throw Error("OUT and VOUT are the same file '" + a.out + "'");
 
-    keys = open_array_file(a.in, "keys file", declared_key, "--type", true);
+    keys = open_array_file(a.in, "keys file", declared_key, "--type", true,
+                           InputReaders::every_rank);
     if (with_values) {
-      values = open_array_file(a.values_in, "values file", declared_value, "--value-type", true);
+      values = open_array_file(a.values_in, "values file", declared_value, "--value-type", true,
+                               InputReaders::every_rank);
       if (values->count != keys->count)
         throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
                     std::to_string(keys->count) + " elements but values file '" + a.values_in +
