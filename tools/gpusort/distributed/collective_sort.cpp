@@ -159,8 +159,8 @@ void run_collective(const SortArguments& a) {
     if (with_values && same_file(a.out, a.values_out))
       throw Error("OUT and VOUT are the same file '" + a.out + "'");
 
-    keys = open_array_file(a.in, "keys file", declared_key, "--type", true,
-                           InputReaders::every_rank);
+    keys =
+        open_array_file(a.in, "keys file", declared_key, "--type", true, InputReaders::every_rank);
     if (with_values) {
       values = open_array_file(a.values_in, "values file", declared_value, "--value-type", true,
                                InputReaders::every_rank);
