@@ -23,11 +23,13 @@
 // split points are found on the device data and the pieces are copied straight into the other
 // ranks' GPU memory; DistributedTimings::device_refused says why it did not run.
 //
-// Collective: every rank of `comm` calls with the same key type, value width and options. A
-// failure on any rank (invalid arguments, a device out of memory, ...) is reported on every rank
-// as gpusort::Error "rank R: <what failed there>" (the lowest failing rank), at the next point
-// where the ranks agree (after the checks, after the local sort, at the end), so that no rank is
-// left waiting in a collective. Requires MPI; link gpusort::distributed.
+// Collective: every rank of `comm` calls with the same key type, value width and options (else
+// every rank throws gpusort::Error naming the first rank that differs from rank 0, its first
+// differing argument or option and both values). A failure on any rank (invalid arguments, a
+// device out of memory, ...) is reported on every rank as gpusort::Error "rank R: <what failed
+// there>" (the lowest failing rank), at the next point where the ranks agree (after the checks,
+// after the local sort, at the end), so that no rank is left waiting in a collective. Requires
+// MPI; link gpusort::distributed.
 #pragma once
 
 #include <mpi.h>

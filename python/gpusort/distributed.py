@@ -18,7 +18,8 @@ Steps (docs/distributed.md): gpusort sorts each rank's array on its GPU; the spl
 from a distributed binary search of the key order (exact) or from gathered regular samples
 (natural); one all-to-all exchange (comm.Alltoallv, or point-to-point rounds for messages past
 2^31 bytes) sends each rank its part; gpusort sorts the received runs again, which (stable, the
-runs in rank order) merges them. Every rank must call with the same dtypes and options. A failure
+runs in rank order) merges them. Every rank must call with the same dtypes and options (else
+every rank raises ValueError naming the first rank and option that differ from rank 0's). A failure
 on any rank (a bad argument, out of memory) raises RuntimeError "gpusort: rank R: ..." on every
 rank, so that no rank is left waiting.
 """
@@ -50,6 +51,21 @@ def _agree(comm, step):
         if message is not None:
             raise RuntimeError(f"gpusort: rank {rank}: {message}")
     return result
+
+
+def _check_same_call(comm, arguments):
+    """Raises ValueError on every rank when a rank's arguments (name -> value, in the order they
+    are compared) differ from rank 0's, naming the first such rank, argument and both values."""
+    every = comm.allgather(arguments)
+
+    def show(value):
+        return str(value) if isinstance(value, np.dtype) else repr(value)
+
+    for rank, theirs in enumerate(every[1:], start=1):
+        for name, value in theirs.items():
+            if value != every[0][name]:
+                raise ValueError(f"gpusort: rank {rank}'s {name}={show(value)} differs from rank "
+                                 f"0's {show(every[0][name])}")
 
 
 def _order(keys, descending, begin_bit, end_bit, total_order):
@@ -183,10 +199,11 @@ def sort(comm, keys, values=None, *, descending=False, algorithm="automatic", be
     kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
               total_order=total_order, context=context)
     with_values = values is not None
-    signature = (np.asarray(keys).dtype.str, None if values is None else np.asarray(values).dtype.str,
-                 descending, algorithm, begin_bit, end_bit, total_order, balanced)
-    if len(set(comm.allgather(signature))) != 1:
-        raise ValueError("gpusort: the ranks were called with different dtypes or options")
+    _check_same_call(comm, {
+        "keys dtype": np.asarray(keys).dtype,
+        "values dtype": None if values is None else np.asarray(values).dtype,
+        "descending": descending, "algorithm": algorithm, "begin_bit": begin_bit,
+        "end_bit": end_bit, "total_order": total_order, "balanced": balanced})
 
     def local_sort():
         a = np.asarray(keys)

@@ -634,6 +634,57 @@ std::vector<std::vector<uint64_t>> sampled_cuts(MPI_Comm comm, const Runs& runs,
   return cuts;
 }
 
+// One argument or option that every rank must pass alike: its name as the API spells it, its
+// value, and how a message shows that value.
+struct Agreed {
+  const char* name;
+  uint64_t value;
+  std::string (*show)(uint64_t);
+};
+
+std::string show_number(uint64_t v) {
+  return std::to_string(v);
+}
+std::string show_bool(uint64_t v) {
+  return v ? "true" : "false";
+}
+std::string show_key_type(uint64_t v) {
+  return to_string(KeyType(v));
+}
+std::string show_algorithm(uint64_t v) {
+  return to_string(Algorithm(v));
+}
+std::string show_merge(uint64_t v) {
+  static const char* const names[] = {"automatic", "gpu", "cpu"};
+  return v < std::size(names) ? names[v] : std::to_string(v);
+}
+std::string show_device_exchange(uint64_t v) {
+  static const char* const names[] = {"automatic", "host", "device", "shared_device"};
+  return v < std::size(names) ? names[v] : std::to_string(v);
+}
+std::string show_exchange(uint64_t custom) {
+  return custom ? "a caller's Exchange" : "the built-in one";
+}
+
+// Throws gpusort::Error on every rank when any rank passed one of `mine` differently from rank
+// 0: differing arguments would deadlock or mix orders. The message names the first such rank,
+// its first differing argument and both values. Collective.
+void check_same_on_every_rank(MPI_Comm comm, const std::vector<Agreed>& mine) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const size_t fields = mine.size();
+  std::vector<uint64_t> values(fields), all(fields * size_t(ranks));
+  for (size_t f = 0; f < fields; ++f) values[f] = mine[f].value;
+  check_mpi(MPI_Allgather(values.data(), int(fields), MPI_UINT64_T, all.data(), int(fields),
+                          MPI_UINT64_T, comm),
+            "MPI_Allgather");
+  for (size_t r = 1; r < size_t(ranks); ++r)
+    for (size_t f = 0; f < fields; ++f)
+      if (const uint64_t theirs = all[r * fields + f]; theirs != all[f])
+        throw Error("distributed sort: rank " + std::to_string(r) + "'s " + mine[f].name + "=" +
+                    mine[f].show(theirs) + " differs from rank 0's " + mine[f].show(all[f]));
+}
+
 // Joins the sort's threads on every way out; on an exception, stops them first.
 struct Threads {
   Shared& shared;
@@ -665,29 +716,20 @@ Slice Sorter::sort_raw(KeyType key_type, const void* keys, uint64_t n, const voi
   const uint32_t ks = key_bytes(key_type), vs = value_bytes;
   const uint64_t chunk_bytes = options.chunk_bytes ? options.chunk_bytes : uint64_t(64) << 20;
 
-  // Every rank must sort the same way: differing arguments would deadlock or mix orders.
-  {
-    const SortOptions& o = options.sort;
-    uint64_t mine[12] = {uint64_t(key_type),
-                         value_bytes,
-                         o.descending,
-                         uint64_t(o.algorithm),
-                         o.begin_bit,
-                         o.end_bit,
-                         options.balanced,
-                         uint64_t(options.merge),
-                         options.partition_first,
-                         chunk_bytes,
-                         options.exchange != nullptr,
-                         uint64_t(options.device_exchange)};
-    uint64_t low[12], high[12];
-    check_mpi(MPI_Allreduce(mine, low, 12, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(mine, high, 12, MPI_UINT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    if (!std::equal(low, low + 12, high))
-      throw Error(
-          "distributed sort: the ranks were called with different key types, value widths or "
-          "options");
-  }
+  const SortOptions& o = options.sort;
+  check_same_on_every_rank(
+      comm, {{"key_type", uint64_t(key_type), show_key_type},
+             {"value_bytes", value_bytes, show_number},
+             {"sort.descending", o.descending, show_bool},
+             {"sort.algorithm", uint64_t(o.algorithm), show_algorithm},
+             {"sort.begin_bit", o.begin_bit, show_number},
+             {"sort.end_bit", o.end_bit, show_number},
+             {"balanced", options.balanced, show_bool},
+             {"merge", uint64_t(options.merge), show_merge},
+             {"partition_first", options.partition_first, show_bool},
+             {"chunk_bytes", chunk_bytes, show_number},
+             {"exchange", options.exchange != nullptr, show_exchange},
+             {"device_exchange", uint64_t(options.device_exchange), show_device_exchange}});
 
   if (options.partition_first) {
     // (The options agree on every rank: the refusal too.)

@@ -1018,6 +1018,59 @@ bool failure_checks(Context& ctx, dist::Sorter& sorter, uint64_t seed) {
   return ok;
 }
 
+// Ranks called differently: every rank throws the same message, naming the first rank that
+// differs from rank 0 and its first differing argument or option, with both values; the sorter
+// sorts afterwards.
+bool mismatch_checks(dist::Sorter& sorter) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const std::string last = std::to_string(ranks - 1);
+  std::vector<uint32_t> keys(100 + size_t(rank)), out;
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = uint32_t(i * 2654435761u);
+  auto allocate = [&](uint64_t n) {
+    out.resize(n);
+    return static_cast<void*>(out.data());
+  };
+  std::string why;
+  auto expect = [&](KeyType type, const dist::DistributedOptions& options, const std::string& want,
+                    const char* what) {
+    try {
+      sorter.sort_raw(type, keys.data(), keys.size(), nullptr, 0, allocate, {}, options);
+      why = std::string(what) + ": did not throw";
+    } catch (const Error& e) {
+      if (e.what() != want)
+        why = std::string(what) + ": threw '" + e.what() + "', expected '" + want + "'";
+    }
+  };
+  try {
+    // The last rank sorts descending.
+    dist::DistributedOptions options;
+    options.sort.descending = rank == ranks - 1;
+    expect(KeyType::u32, options,
+           "distributed sort: rank " + last + "'s sort.descending=true differs from rank 0's false",
+           "descending on the last rank");
+    // Every other rank differs in two ways: rank 1's first difference is named.
+    options = {};
+    if (rank > 0) options.merge = dist::Merge::cpu, options.chunk_bytes = 4096;
+    expect(rank > 0 ? KeyType::f32 : KeyType::u32, options,
+           "distributed sort: rank 1's key_type=f32 differs from rank 0's u32",
+           "key type and options on every rank but 0");
+    // Afterwards, sorts alike.
+    dist::Slice slice =
+        sorter.sort_raw(KeyType::u32, keys.data(), keys.size(), nullptr, 0, allocate, {}, {});
+    if (slice.count != out.size() || !std::is_sorted(out.begin(), out.end()))
+      why = "the sort after the mismatches is wrong";
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  int ok = why.empty();
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!why.empty()) std::printf("FAIL mismatch_checks, rank %d: %s\n", rank, why.c_str());
+  if (rank == 0 && ok) std::printf("PASS mismatch_checks\n");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1057,6 +1110,8 @@ int main(int argc, char** argv) {
       if (!failure_checks(ctx, sorter, seed)) ++failed;
       ++ran;
       if (!device_path_decision_checks(ctx, sorter)) ++failed;
+      ++ran;
+      if (!mismatch_checks(sorter)) ++failed;
     }
     if (ctx.validation_messages()) {
       std::printf("FAIL rank %d: %llu validation messages\n", rank,

@@ -113,6 +113,27 @@ def run_case(name, dtype, kind, pattern, seed, values=True, balanced=True, **opt
             failures.append(name)
 
 
+def mismatch_case(name, expected, keys_dtype="uint32", values_dtype=None, **options):
+    """Ranks called differently: every rank must raise ValueError with exactly `expected`."""
+    if os.environ.get("GPUSORT_TEST_FILTER", "") not in name:
+        return
+    keys = np.arange(10, dtype=keys_dtype)
+    values = None if values_dtype is None else np.arange(10, dtype=values_dtype)
+    try:
+        dist.sort(comm, keys, values, context=context, **options)
+        got = "no error"
+    except ValueError as e:
+        got = str(e)
+    wrong = [(r, g) for r, g in enumerate(comm.gather(got, root=0) or []) if g != expected]
+    ok = comm.bcast(not wrong, root=0)
+    if rank == 0:
+        print(f"{'PASS' if ok else 'FAIL'} {name}" +
+              ("" if ok else f": rank {wrong[0][0]} got '{wrong[0][1]}', expected '{expected}'"),
+              flush=True)
+        if not ok:
+            failures.append(name)
+
+
 def _rank_keys(a):
     """Dense ranks of a's values in NumPy's order (NaNs greatest and equal, zeros equal)."""
     order = np.argsort(a, kind="stable")
@@ -149,6 +170,21 @@ def main():
         run_case(f"float64 {pattern}", "float64", "uniform", pattern, seed)
     seed += 1
     run_case("float32 skewed, natural buckets", "float32", "skewed", "even", seed, balanced=False)
+    # Ranks called differently: the first rank that differs from rank 0 and its first differing
+    # argument or option are named, with both values.
+    last = ranks - 1
+    mismatch_case("mismatch: descending on the last rank",
+                  f"gpusort: rank {last}'s descending=True differs from rank 0's False",
+                  descending=rank == last)
+    mismatch_case("mismatch: keys dtype and bits on every rank but 0",
+                  "gpusort: rank 1's keys dtype=float32 differs from rank 0's uint32",
+                  keys_dtype="float32" if rank else "uint32", end_bit=16 if rank else None)
+    mismatch_case("mismatch: values on the last rank alone",
+                  f"gpusort: rank {last}'s values dtype=uint64 differs from rank 0's None",
+                  values_dtype="uint64" if rank == last else None)
+    mismatch_case("mismatch: algorithm on the last rank",
+                  f"gpusort: rank {last}'s algorithm='bitonic' differs from rank 0's 'automatic'",
+                  algorithm="bitonic" if rank == last else "automatic")
     # The exchange in point-to-point rounds (messages past 2^31 bytes), with 24-byte messages.
     limit = dist._MESSAGE_LIMIT
     dist._MESSAGE_LIMIT = 24
