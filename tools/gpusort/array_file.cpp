@@ -816,24 +816,44 @@ volatile sig_atomic_t interrupted_path_used[max_interruptible_outputs];
 std::atomic<int> commit_state{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used in a signal handler");
 
+// The launcher's SIGCONT once it has interrupted the process (interrupt_on_launcher_continue).
+std::atomic<int> launcher_interruption{0};
+
 // Signals whose default action ends the process and which can be caught.
 // (SIGXFSZ is ignored instead, from the start of main: a write beyond the file-size limit then
 // fails with EFBIG and is reported as such.)
 constexpr std::array<int, 8> terminating_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                                  SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU};
 
-void remove_temporaries_and_die(int signal_number) {
+// Removes the temporary files; then a terminating signal ends the process by its default action,
+// and the launcher's SIGCONT is recorded for interruption().
+void interrupt(int signal_number) {
   for (int i = 0; i < max_interruptible_outputs; ++i)
     if (interrupted_path_used[i]) ::unlink(interrupted_paths[i]);
+  if (signal_number == SIGCONT) {
+    launcher_interruption.store(SIGCONT);
+    return;
+  }
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }
 
-void on_terminating_signal(int signal_number) {
+// Interrupts at once, or after the running commit.
+void interrupt_unless_committing(int signal_number) {
   int expected = 1;
   if (commit_state.compare_exchange_strong(expected, signal_number + 2)) return;
   if (expected >= 2) return;  // one signal already waits for the commit to end
-  remove_temporaries_and_die(signal_number);
+  interrupt(signal_number);
+}
+
+void on_terminating_signal(int signal_number) {
+  interrupt_unless_committing(signal_number);
+}
+
+// A SIGCONT sent (kill) by the parent process, the launcher's daemon, interrupts; one from
+// anywhere else (the shell's job control, the kernel) only continues the process, as always.
+void on_continue(int, siginfo_t* info, void*) {
+  if (info->si_code == SI_USER && info->si_pid == ::getppid()) interrupt_unless_committing(SIGCONT);
 }
 
 void install_signal_handlers() {
@@ -886,7 +906,7 @@ class SignalHold {
   ~SignalHold() {
     const int state = commit_state.exchange(0);
     pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-    if (state >= 2) remove_temporaries_and_die(state - 2);
+    if (state >= 2) interrupt(state - 2);
   }
   SignalHold(const SignalHold&) = delete;
   SignalHold& operator=(const SignalHold&) = delete;
@@ -894,6 +914,36 @@ class SignalHold {
  private:
   sigset_t previous_;
 };
+
+}  // namespace
+
+void interrupt_on_launcher_continue() {
+  install_signal_handlers();
+  static const bool installed = [] {
+    struct sigaction action {};
+    action.sa_sigaction = on_continue;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;  // the process goes on: no call fails with EINTR
+    sigfillset(&action.sa_mask);
+    ::sigaction(SIGCONT, &action, nullptr);
+    return true;
+  }();
+  (void)installed;
+}
+
+int interruption() {
+  return launcher_interruption.load();
+}
+
+RemovedOnInterruption::RemovedOnInterruption(const fs::path& path) {
+  install_signal_handlers();
+  slot_ = remember_temporary(path.string());
+}
+
+RemovedOnInterruption::~RemovedOnInterruption() {
+  forget_temporary(slot_);
+}
+
+namespace {
 
 // Temporary files (and the backups of a commit) are named ".gpusort-<pid>-<6 letters or
 // digits>.tmp": short enough for any directory's NAME_MAX, and naming the process that owns it.

@@ -152,6 +152,34 @@ class OutputSet {
   std::vector<std::unique_ptr<PendingOutput>> outputs_;
 };
 
+// Interruption of a process that an MPI launcher started (the collective sort under mpirun).
+// Open MPI's mpirun ends a job (Ctrl-C on mpirun, a rank that failed) by sending every rank
+// SIGCONT, then SIGTERM a second later, then SIGKILL a second after that -- or at once, as soon as
+// a rank has exited -- and reports failure whatever the ranks do after the SIGCONT. So from this
+// call on, a SIGCONT that the parent process (the launcher's daemon) sends interrupts: the
+// temporary files are removed at once and interruption() says so, for the caller to fail at its
+// next step (the process goes on, so that its ranks agree on the failure). A SIGCONT held during
+// a commit takes effect after it. Open MPI also forwards a SIGCONT given to mpirun to resume a
+// stopped job: that too interrupts. Installs the terminating signals' handlers as well.
+void interrupt_on_launcher_continue();
+// The signal that interrupted this process (SIGCONT from the launcher), or 0.
+int interruption();
+
+// Another process's temporary file, removed on this process's interruption and terminating
+// signals like its own (never otherwise) while this object lives: the ranks of the collective
+// sort write into rank 0's output files, and whichever rank is interrupted first removes them,
+// since the launcher may SIGKILL rank 0 as soon as another rank has exited.
+class RemovedOnInterruption {
+ public:
+  explicit RemovedOnInterruption(const std::filesystem::path& path);
+  ~RemovedOnInterruption();
+  RemovedOnInterruption(const RemovedOnInterruption&) = delete;
+  RemovedOnInterruption& operator=(const RemovedOnInterruption&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
 // A temporary file of the out-of-core sort (its sorted runs) in `directory`, named and cleaned up
 // like the outputs' temporary files: ".gpusort-<pid>-<random>.tmp", removed when destroyed and
 // on the terminating signals, and by a later run if this one is killed.

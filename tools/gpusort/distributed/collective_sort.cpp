@@ -1,12 +1,19 @@
 // `mpirun -np P gpusort sort IN OUT [options]`: the ranks sort one file together
 // (gpusort::distributed). Each rank reads its slice of IN (rank r: elements [r*n/P, (r+1)*n/P)),
 // the ranks sort, and each writes its slice of the sorted array at its offset into one temporary
-// file beside OUT, which rank 0 created; when every rank has written and flushed its part, rank 0
-// renames it over OUT. Every step ends with the ranks agreeing on success: a failure on any rank
-// ends every rank with "gpusort: error: rank R: <what failed>", OUT untouched, the temporary file
-// removed (also when mpirun ends the ranks with SIGTERM because one died: rank 0's handler
-// removes it). Without an MPI launcher, or with one rank, nothing here runs and MPI is never
-// initialized: the single-process sort runs as it always has.
+// file beside OUT, which rank 0 created; when every rank has written and flushed its part, the
+// ranks leave MPI and rank 0 renames it over OUT, the last thing before it exits. Every step ends
+// with the ranks agreeing on success: a failure on any rank ends every rank with
+// "gpusort: error: rank R: <what failed>", OUT untouched, the temporary file removed (only a
+// failed rename, after MPI, is reported by rank 0 alone).
+// Interruptions: mpirun ends a job (Ctrl-C, a rank that died) by sending every rank SIGCONT, then
+// SIGTERM and SIGKILL (array_file.hpp, interrupt_on_launcher_continue). On the SIGCONT, or a
+// terminating signal, the first rank to see it removes the temporary files (every rank knows
+// their names), and the ranks fail at their next step; rank 0 never renames once interrupted. So
+// an interrupted sort leaves OUT as it was with a failure status, unless the signal reaches
+// mpirun in the last few milliseconds, once rank 0 has renamed and is exiting.
+// Without an MPI launcher, or with one rank, nothing here runs and MPI is never initialized: the
+// single-process sort runs as it always has.
 #include <fcntl.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -36,13 +43,21 @@ double since(clock::time_point t) {
 }
 
 // MPI for the collective sort's lifetime; finalized on every path (the ranks reach it together:
-// every failure has been agreed on first).
+// every failure has been agreed on first), or before the commit (finalize()).
 struct MpiSession {
   MpiSession() {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   }
-  ~MpiSession() { MPI_Finalize(); }
+  ~MpiSession() { finalize(); }
+  static bool finalized() {
+    int done = 0;
+    MPI_Finalized(&done);
+    return done;
+  }
+  void finalize() {
+    if (!finalized()) MPI_Finalize();
+  }
 };
 
 // Host memory touched on several threads when allocated (dist::HostBuffer), so that reading the
@@ -75,12 +90,34 @@ void write_fully(int fd, const void* data, uint64_t bytes, uint64_t at, const st
 struct SharedOutput {
   PendingOutput* pending = nullptr;  // rank 0
   std::string temporary;             // every rank, after the broadcast
-  uint64_t data_offset = 0;          // the npy header's bytes
+  // The other ranks, after the broadcast: whichever rank is interrupted first removes the file.
+  std::optional<RemovedOnInterruption> removal;
+  uint64_t data_offset = 0;  // the npy header's bytes
   int fd = -1;
   ~SharedOutput() {
     if (fd >= 0) ::close(fd);
   }
 };
+
+// The failure of every step once the launcher began ending the job (interruption()).
+void check_not_interrupted() {
+  if (interruption()) throw Error("interrupted: the MPI launcher is ending the job");
+}
+
+// dist::agree, failing on every rank once any rank is interrupted, so that the ranks leave
+// together with OUT untouched. What an interrupted step failed at (a temporary file already
+// removed, say) is reported as the interruption.
+void agree_uninterrupted(MPI_Comm comm, const std::function<void()>& step) {
+  dist::agree(comm, [&] {
+    try {
+      step();
+    } catch (...) {
+      check_not_interrupted();
+      throw;
+    }
+    check_not_interrupted();
+  });
+}
 
 void broadcast(MPI_Comm comm, std::string& text, uint64_t& number) {
   uint64_t length = text.size();
@@ -103,7 +140,33 @@ void test_failure(int rank, const char* step) {
   throw Error(std::string("test failure injected at the ") + step + " step");
 }
 
-void run_collective(const SortArguments& a) {
+// The timings table: every rank's stages, gathered by rank 0 (`all`, `fields` per rank).
+void print_timings(int ranks, const std::vector<double>& all, int fields, uint64_t elements,
+                   const dist::DistributedTimings& timings) {
+  std::fprintf(stderr, "gpusort: timings of the sort on %d ranks (ms; %llu elements)\n", ranks,
+               static_cast<unsigned long long>(elements));
+  // The path (the same on every rank): local / merge are the device-resident path's upload,
+  // sort and final sort with download when it ran.
+  if (timings.device_resident)
+    std::fprintf(stderr, "  path: device resident (keys stay on the GPUs; peer copies)\n");
+  else
+    std::fprintf(stderr, "  path: host exchange%s%s%s\n",
+                 timings.device_refused.empty() ? "" : " (device-resident path not taken: ",
+                 timings.device_refused.c_str(), timings.device_refused.empty() ? "" : ")");
+  std::fprintf(stderr,
+               "  rank   device     read    local (upload    sort  download)    split "
+               " exchange    merge    write   commit    total  elements  sent MB\n");
+  for (int r = 0; r < ranks; ++r) {
+    const double* t = &all[size_t(r) * size_t(fields)];
+    std::fprintf(stderr,
+                 "  %4d %8.1f %8.1f %8.1f (%8.1f %8.1f %8.1f) %8.1f %9.1f %8.1f %8.1f %8.1f "
+                 "%8.1f %9.0f %8.1f\n",
+                 r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12],
+                 t[13] / 1e6);
+  }
+}
+
+void run_collective(const SortArguments& a, MpiSession& mpi) {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
@@ -116,7 +179,7 @@ void run_collective(const SortArguments& a) {
   OutputSet outputs;
   SharedOutput key_out, value_out;
   uint64_t first = 0, count = 0;
-  dist::agree(comm, [&] {
+  agree_uninterrupted(comm, [&] {
     auto refuse = [](bool given, const std::string& what) {
       if (given) throw Error(what + " is not available in a sort under mpirun with several ranks");
     };
@@ -205,13 +268,16 @@ void run_collective(const SortArguments& a) {
   });
   broadcast(comm, key_out.temporary, key_out.data_offset);
   if (values) broadcast(comm, value_out.temporary, value_out.data_offset);
+  if (rank != 0)
+    for (SharedOutput* shared : {&key_out, &value_out})
+      if (!shared->temporary.empty()) shared->removal.emplace(shared->temporary);
 
   // 2. Each rank's slice of the inputs, and its device.
   Bytes key_slice, value_slice;
   double read_ms = 0, device_ms = 0;
   std::optional<Context> ctx;
   const int local_rank = dist::node_local_rank(comm);  // collective: outside the agreed step
-  dist::agree(comm, [&] {
+  agree_uninterrupted(comm, [&] {
     for (SharedOutput* shared : {&key_out, &value_out})
       if (!shared->temporary.empty()) {
         shared->fd = ::open(shared->temporary.c_str(), O_WRONLY | O_CLOEXEC);
@@ -240,7 +306,7 @@ void run_collective(const SortArguments& a) {
   });
 
   // 3. The sort (it agrees on failures itself).
-  dist::agree(comm, [&] { test_failure(rank, "sort"); });
+  agree_uninterrupted(comm, [&] { test_failure(rank, "sort"); });
   dist::DistributedTimings timings;
   dist::DistributedOptions distributed;
   distributed.sort = options;
@@ -255,9 +321,9 @@ void run_collective(const SortArguments& a) {
   key_slice = {}, value_slice = {};
   test_failure(rank, "kill");
 
-  // 4. Every rank writes its slice at its offset and flushes it; then rank 0 renames.
-  double write_ms = 0, commit_ms = 0;
-  dist::agree(comm, [&] {
+  // 4. Every rank writes its slice at its offset and flushes it (rank 0 the headers too).
+  double write_ms = 0;
+  agree_uninterrupted(comm, [&] {
     test_failure(rank, "write");
     if (ctx->validation_messages() != 0)
       throw Error("the Vulkan validation layer reported " +
@@ -269,6 +335,7 @@ void run_collective(const SortArguments& a) {
                   shared.data_offset + slice.global_offset * size, who);
       if (::fdatasync(shared.fd) != 0)
         throw Error(who + ": cannot flush to disk: " + std::strerror(errno));
+      if (shared.pending) shared.pending->finish();
     };
     put(key_out, sorted_keys, key_bytes(keys->element), "output file '" + a.out + "'");
     if (values)
@@ -276,55 +343,48 @@ void run_collective(const SortArguments& a) {
           "values output file '" + a.values_out + "'");
     write_ms = since(writing);
   });
-  dist::agree(comm, [&] {
-    if (rank != 0) return;
-    const auto committing = clock::now();
-    outputs.commit();
-    commit_ms = since(committing);
-  });
+  ctx.reset();
+  sorted_keys = {}, sorted_values = {};
 
+  // Every rank's stages, gathered while MPI runs; rank 0 prints them after the commit.
+  constexpr int fields = 14;
+  std::vector<double> all_timings(a.timings && rank == 0 ? size_t(ranks) * fields : 0);
   if (a.timings) {
-    // Every rank's stages, printed by rank 0.
-    const double mine[] = {device_ms,
-                           read_ms,
-                           timings.local_sort_ms,
-                           timings.local.upload_ms,
-                           timings.local.sort_gpu_ms,
-                           timings.local.download_ms,
-                           timings.split_ms,
-                           timings.exchange_ms,
-                           timings.merge_ms,
-                           write_ms,
-                           commit_ms,
-                           since(started),
-                           double(slice.count),
-                           double(timings.bytes_sent)};
-    constexpr int fields = int(sizeof(mine) / sizeof(mine[0]));
-    std::vector<double> all(size_t(ranks) * fields);
-    MPI_Gather(mine, fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, comm);
-    if (rank == 0) {
-      std::fprintf(stderr, "gpusort: timings of the sort on %d ranks (ms; %llu elements)\n", ranks,
-                   static_cast<unsigned long long>(slice.global_count));
-      // The path (the same on every rank): local / merge are the device-resident path's upload,
-      // sort and final sort with download when it ran.
-      if (timings.device_resident)
-        std::fprintf(stderr, "  path: device resident (keys stay on the GPUs; peer copies)\n");
-      else
-        std::fprintf(stderr, "  path: host exchange%s%s%s\n",
-                     timings.device_refused.empty() ? "" : " (device-resident path not taken: ",
-                     timings.device_refused.c_str(), timings.device_refused.empty() ? "" : ")");
-      std::fprintf(stderr,
-                   "  rank   device     read    local (upload    sort  download)    split "
-                   " exchange    merge    write   commit    total  elements  sent MB\n");
-      for (int r = 0; r < ranks; ++r) {
-        const double* t = &all[size_t(r) * fields];
-        std::fprintf(stderr,
-                     "  %4d %8.1f %8.1f %8.1f (%8.1f %8.1f %8.1f) %8.1f %9.1f %8.1f %8.1f %8.1f "
-                     "%8.1f %9.0f %8.1f\n",
-                     r, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11],
-                     t[12], t[13] / 1e6);
-      }
-    }
+    const double mine[fields] = {device_ms,
+                                 read_ms,
+                                 timings.local_sort_ms,
+                                 timings.local.upload_ms,
+                                 timings.local.sort_gpu_ms,
+                                 timings.local.download_ms,
+                                 timings.split_ms,
+                                 timings.exchange_ms,
+                                 timings.merge_ms,
+                                 write_ms,
+                                 0,  // the commit: rank 0's, after MPI
+                                 since(started),
+                                 double(slice.count),
+                                 double(timings.bytes_sent)};
+    MPI_Gather(mine, fields, MPI_DOUBLE, all_timings.data(), fields, MPI_DOUBLE, 0, comm);
+  }
+
+  // 5. Rank 0 renames the temporary files over OUT (and VOUT), after MPI_Finalize (which takes
+  // tens of milliseconds) and only when no rank has been interrupted (step 4 checked every rank;
+  // rank 0 checks again right before): once mpirun has been interrupted it reports failure
+  // whatever the ranks do, so the renames are the last thing before the exit. A failure here is
+  // rank 0's alone (the other ranks have left MPI).
+  mpi.finalize();
+  if (rank != 0) return;
+  const auto committing = clock::now();
+  try {
+    check_not_interrupted();
+    outputs.commit();
+  } catch (const std::exception& e) {
+    throw Error("rank 0: " + std::string(e.what()));  // in the form of the agreed failures
+  }
+  if (a.timings) {
+    all_timings[10] = since(committing);
+    all_timings[11] = since(started);
+    print_timings(ranks, all_timings, fields, slice.global_count, timings);
   }
 }
 
@@ -332,6 +392,7 @@ void run_collective(const SortArguments& a) {
 const bool registered = [] {
   collective_sort() = [](const SortArguments& a) {
     if (launched_ranks() <= 1) return false;
+    interrupt_on_launcher_continue();  // from the start: a Ctrl-C on mpirun may come at any time
     bool failed = false;
     {
       MpiSession mpi;
@@ -339,13 +400,14 @@ const bool registered = [] {
       MPI_Comm_size(MPI_COMM_WORLD, &ranks);
       if (ranks <= 1) return false;
       try {
-        run_collective(a);
+        run_collective(a, mpi);
       } catch (const std::exception& e) {
         // Every rank has the same (agreed) failure: each prints its line before any exits,
-        // since mpirun ends the other ranks as soon as one exits with a nonzero status.
+        // since mpirun ends the other ranks as soon as one exits with a nonzero status. (A
+        // failure of the commit, after MPI, is rank 0's alone.)
         std::fprintf(stderr, "gpusort: error: %s\n", e.what());
         std::fflush(stderr);
-        MPI_Barrier(MPI_COMM_WORLD);
+        if (!MpiSession::finalized()) MPI_Barrier(MPI_COMM_WORLD);
         failed = true;
       }
     }
