@@ -132,7 +132,8 @@ def interrupted_run(directory, name, expected, send, delay, prompt):
     elif status == 0 and outputs != expected:
         check(False, name, f"status 0, but the outputs are not the sorted arrays\n{output}")
     else:
-        check(True, f"{name}: {'interrupted' if status else 'completed before the signal'}")
+        outcome = "interrupted" if status else "completed before the signal"
+        check(True, f"{name}: {outcome} (temporary files gone {cleaned_after:.2f} s after it)")
     return status != 0
 
 
