@@ -24,7 +24,7 @@
 #include "vulkan/buffer.hpp"
 #include "vulkan/recorder.hpp"
 #if GPUSORT_CUDA_KERNELS
-#include "algorithms/onesweep/cuda/embedded_cuda.hpp"
+#include "cuda/embedded_images.hpp"
 #endif
 
 namespace gpusort::test {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "algorithms/segmented_sort/segmented_sort.hpp"
+#include "dispatch/dispatch.hpp"
 #include "host/host_path.hpp"
 #include "test_support.hpp"
 #include "vulkan/buffer.hpp"

@@ -5,6 +5,7 @@
 // sum). Prints the class table the device gets.
 //   segmented_timing <u32|u64|f32> <value_bytes> <small|medium|large|powerlaw> <log2 n>
 #include "algorithms/segmented_sort/segmented_sort.hpp"
+#include "dispatch/dispatch.hpp"
 #include "bench_common.hpp"
 #include "vulkan/buffer.hpp"
 

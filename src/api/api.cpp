@@ -369,4 +369,12 @@ void Sorter::record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef valu
   impl.record(cmd, impl.resolve("Sorter::record_indirect", keys, values, scratch, &count, max_n));
 }
 
+// Onesweep's CUDA pass is the one user of the Context's CUDA kernels (cuda_pass.hpp).
+std::string Context::load_cuda_kernels() const {
+  if (!cuda_kernels_loaded(*impl_))
+    throw Error("the CUDA kernels cannot run on " + impl_->info.name + ": " +
+                impl_->cuda_unavailable_why());
+  return impl_->nvx.loaded;
+}
+
 }  // namespace gpusort

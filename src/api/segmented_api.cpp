@@ -5,6 +5,7 @@
 
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/segmented_sort/segmented_sort.hpp"
+#include "dispatch/dispatch.hpp"
 #include "api/buffer_refs.hpp"
 #include "host/host_path.hpp"
 #include "vulkan/buffer.hpp"

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 
+#include "algorithms/segmented_sort/segmented_sort.hpp"
 #include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {
@@ -31,9 +32,9 @@ std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const Sor
 // Algorithm::automatic: the small-array sort's bands below, Onesweep above (automatic.cpp).
 std::unique_ptr<SortAlgorithm> make_automatic(Context::Impl& ctx, const SortSpec& spec);
 
-// Dispatches each recording to `small` while max_n <= small_max_n, else to `large`.
-std::unique_ptr<SortAlgorithm> make_size_switch(std::unique_ptr<SortAlgorithm> small,
-                                                uint64_t small_max_n,
-                                                std::unique_ptr<SortAlgorithm> large);
+// The segmented sort whose inner sorts are `requested` (stable: not bitonic).
+std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
+                                                   Algorithm requested,
+                                                   const SegmentedOptions& options = {});
 
 }  // namespace gpusort

@@ -53,6 +53,17 @@ std::unique_ptr<SortAlgorithm> make_sort_algorithm(Context::Impl& ctx, const Sor
   return algorithm_entry(requested).make(ctx, spec);
 }
 
+std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
+                                                   Algorithm requested,
+                                                   const SegmentedOptions& options) {
+  if (requested == Algorithm::bitonic)
+    throw Error("segmented sort and argsort need a stable sort: bitonic is not stable");
+  return make_segmented_sort(
+      ctx, spec,
+      [&ctx, requested](const SortSpec& s) { return make_sort_algorithm(ctx, s, requested); },
+      options);
+}
+
 std::vector<std::string> algorithm_names() {
   std::vector<std::string> names;
   for (const AlgorithmEntry& e : registry) names.emplace_back(e.name);

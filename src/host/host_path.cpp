@@ -602,4 +602,16 @@ void HostPath::run(const Job& job, SortTimings* timings) {
   }
 }
 
+// The Context's host path (context_impl.hpp): made here, where HostPath is known.
+HostPath& Context::Impl::host_path() {
+  std::lock_guard lock(host_path_mutex);
+  if (!host_path_)
+    host_path_ = {new HostPath(*this), [](HostPath* path) { delete path; }};
+  return *host_path_;
+}
+
+void Context::release_cached_memory() {
+  impl_->host_path().release_cached_memory();
+}
+
 }  // namespace gpusort

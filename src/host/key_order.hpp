@@ -1,7 +1,6 @@
-// The keys' radix order on the host: exactly what the shaders sort by (src/primitives/glsl/keys.glsl),
-// for the CPU's merge of sorted runs. Floats: all bits flipped when negative, else the sign bit
-// (IEEE-754 totalOrder, NaNs of both signs included); signed integers: the sign bit flipped;
-// descending: the order inverted; then only bits [begin_bit, end_bit) take part.
+// The keys' radix order on the host (src/primitives/key_order.h, what the kernels sort by), for the
+// CPU's merge of sorted runs: descending inverts the order, then only bits [begin_bit, end_bit)
+// take part.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +8,7 @@
 #include <type_traits>
 
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/key_order.h"
 
 namespace gpusort {
 
@@ -17,12 +17,10 @@ template <class K> inline uint64_t radix_order_of(K key) {
   static_assert(sizeof(K) == sizeof(Bits));
   Bits bits;
   std::memcpy(&bits, &key, sizeof bits);
-  constexpr Bits sign = Bits(1) << (sizeof(Bits) * 8 - 1);
-  if constexpr (std::is_floating_point_v<K>)
-    bits = (bits & sign) ? Bits(~bits) : Bits(bits | sign);
-  else if constexpr (std::is_signed_v<K>)
-    bits ^= sign;
-  return bits;
+  constexpr uint32_t kind = std::is_floating_point_v<K> ? key_kind_float
+                            : std::is_signed_v<K>       ? key_kind_signed
+                                                        : key_kind_unsigned;
+  return to_radix_order(bits, kind);
 }
 
 // The part of a key that a sort compares: keys compare as these unsigned numbers do.

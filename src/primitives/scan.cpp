@@ -4,7 +4,7 @@
 // each block's prefix to its elements. Scratch: the totals of every level.
 #include "primitives/scan.hpp"
 
-#include "algorithms/sort_algorithm.hpp"
+#include "primitives/sort_spec.hpp"
 #include "primitives/push.h"
 
 namespace gpusort {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "algorithms/sort_algorithm.hpp"
+#include "primitives/sort_spec.hpp"
 #include "primitives/glsl/tile_constants.h"
 
 namespace gpusort {

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "host/host_path.hpp"
 #include "kernels.hpp"
 #include "vulkan/context_impl.hpp"
 
@@ -602,12 +601,6 @@ void Context::Impl::queue_submit(VkCommandBuffer cmd, VkFence fence) {
   check(vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
 }
 
-HostPath& Context::Impl::host_path() {
-  std::lock_guard lock(host_path_mutex);
-  if (!host_path_) host_path_ = std::make_unique<HostPath>(*this);
-  return *host_path_;
-}
-
 void Context::Impl::record_unsubmitted(const std::function<void(VkCommandBuffer)>& record) {
   one_time_commands(record, false);
 }
@@ -681,6 +674,5 @@ VkPhysicalDevice Context::physical_device() const { return impl_->physical; }
 VkQueue Context::queue() const { return impl_->queue; }
 uint32_t Context::queue_family_index() const { return impl_->family; }
 uint64_t Context::validation_messages() const { return impl_->validation_messages.load(); }
-void Context::release_cached_memory() { impl_->host_path().release_cached_memory(); }
 
 }  // namespace gpusort

@@ -39,9 +39,8 @@ struct Context::Impl {
   uint64_t host_import_alignment = 0;
 
   // VK_NVX_binary_import (src/vulkan/nvx.cpp): its entry points where the extension is enabled,
-  // and the embedded CUDA kernels' module and functions (one per row of
-  // gpusort::cuda::kCudaPassShapes and key order, then one per row of
-  // gpusort::cuda::kCudaHistogramShapes: cuda_kernels.hpp), loaded at most once per Context, on
+  // and the embedded CUDA kernels' module and the functions the algorithms named (in their
+  // order: src/algorithms/onesweep/cuda/cuda_pass.hpp), loaded at most once per Context, on
   // first use, and destroyed with it. Usable where cuda_kernels_loaded().
   struct Nvx {
     PFN_vkCreateCuModuleNVX create_module = nullptr;
@@ -65,9 +64,10 @@ struct Context::Impl {
   // it: start_loading_cuda_kernels() starts the load on a thread of its own unless it was started
   // (a sort calls it when it is planned, so that the load overlaps the upload);
   // cuda_kernels_loaded() starts it if need be, waits for it and says whether the kernels loaded
-  // (else cuda_unavailable_why() says why). Thread-safe; the result is the Context's for good.
-  void start_loading_cuda_kernels();
-  bool cuda_kernels_loaded();
+  // (else cuda_unavailable_why() says why). `names`: the functions nvx.functions holds, in
+  // order (the first call's are loaded). Thread-safe; the result is the Context's for good.
+  void start_loading_cuda_kernels(const std::vector<std::string>& names);
+  bool cuda_kernels_loaded(const std::vector<std::string>& names);
   std::string cuda_unavailable_why();  // after cuda_kernels_loaded() returned false
   void destroy_cuda_kernels();
 
@@ -86,8 +86,8 @@ struct Context::Impl {
 
   // Submits one recorded command buffer, signalling `fence` (the queue is shared: serialized).
   void queue_submit(VkCommandBuffer cmd, VkFence fence);
-  // The convenient face's staging memory, cached buffers and host threads (core/host_path.hpp),
-  // created on first use.
+  // The convenient face's staging memory, cached buffers and host threads (host/host_path.hpp),
+  // created on first use (defined there).
   HostPath& host_path();
   // Records with `record` into a fresh command buffer, submits and waits.
   void submit(const std::function<void(VkCommandBuffer)>& record);
@@ -108,7 +108,9 @@ struct Context::Impl {
   void one_time_commands(const std::function<void(VkCommandBuffer)>& record, bool run);
 
   std::mutex host_path_mutex;
-  std::unique_ptr<HostPath> host_path_;
+  // Made and destroyed by the host layer (src/host/host_path.cpp), which this one does not see:
+  // the deleter is the host layer's.
+  std::unique_ptr<HostPath, void (*)(HostPath*)> host_path_{nullptr, nullptr};
   std::mutex pipeline_mutex;
   std::map<std::pair<Kernel, std::vector<uint32_t>>, VkPipeline> pipelines;
   std::map<Kernel, VkShaderModule> modules;

@@ -1,17 +1,16 @@
 // VK_NVX_binary_import: the CUDA kernels embedded in the library (cmake/CudaKernels.cmake,
-// src/algorithms/onesweep/cuda) loaded as a module of the Context's device, once, for the first
+// src/cuda/embedded_images.hpp) loaded as a module of the Context's device, once, for the first
 // sort that launches them, and launched inside ordinary command buffers (Recorder::cuda_launch)
-// on buffers passed by device address.
+// on buffers passed by device address. Which functions to take from the module is the
+// algorithms' business: the sort that starts the load names them.
 #include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
-#include "algorithms/onesweep/cuda/cuda_pass.hpp"
+#include "cuda/embedded_images.hpp"
+#include "cuda/environment.hpp"
 #include "vulkan/context_impl.hpp"
-#if GPUSORT_CUDA_KERNELS
-#include "algorithms/onesweep/cuda/embedded_cuda.hpp"
-#endif
 
 namespace gpusort {
 
@@ -72,7 +71,8 @@ namespace {
 #if GPUSORT_CUDA_KERNELS
 // Loads one image (a cubin, or PTX with its NUL) and every pass function from it into `nvx`; on
 // failure leaves nothing behind and returns the VkResult's text.
-std::string load_image(VkDevice device, Context::Impl::Nvx& nvx, const void* data, size_t size) {
+std::string load_image(VkDevice device, Context::Impl::Nvx& nvx, const std::vector<std::string>& names,
+                       const void* data, size_t size) {
   VkCuModuleCreateInfoNVX module_info{VK_STRUCTURE_TYPE_CU_MODULE_CREATE_INFO_NVX};
   module_info.dataSize = size;
   module_info.pData = data;
@@ -80,7 +80,7 @@ std::string load_image(VkDevice device, Context::Impl::Nvx& nvx, const void* dat
   VkResult r = nvx.create_module(device, &module_info, nullptr, &module);
   if (r != VK_SUCCESS) return "vkCreateCuModuleNVX: " + std::to_string(int(r));
   std::vector<VkCuFunctionNVX> functions;
-  for (const std::string& name : cuda::function_names()) {
+  for (const std::string& name : names) {
     VkCuFunctionCreateInfoNVX function_info{VK_STRUCTURE_TYPE_CU_FUNCTION_CREATE_INFO_NVX};
     function_info.module = module;
     function_info.pName = name.c_str();
@@ -101,9 +101,9 @@ std::string load_image(VkDevice device, Context::Impl::Nvx& nvx, const void* dat
 
 // The embedded images in the order they are tried (cubins, then the PTX): sets nvx.loaded, or
 // nvx.failure with each image's failure.
-void load_module(VkDevice device, Context::Impl::Nvx& nvx) {
+void load_module(VkDevice device, Context::Impl::Nvx& nvx, const std::vector<std::string>& names) {
 #if !GPUSORT_CUDA_KERNELS
-  (void)device;
+  (void)device, (void)names;
   nvx.failure = "the library was built without the CUDA kernels (no nvcc)";
 #else
   // GPUSORT_CUDA_MODULE=ptx or cubin (testing): only that kind of image is tried.
@@ -111,7 +111,7 @@ void load_module(VkDevice device, Context::Impl::Nvx& nvx) {
   std::string failures;
   if (only != "ptx")
     for (const cuda::EmbeddedCubin& cubin : cuda::embedded_cubins()) {
-      const std::string failed = load_image(device, nvx, cubin.data, cubin.size);
+      const std::string failed = load_image(device, nvx, names, cubin.data, cubin.size);
       if (failed.empty()) {
         nvx.loaded = "cubin sm_" + std::to_string(cubin.arch);
         return;
@@ -120,7 +120,7 @@ void load_module(VkDevice device, Context::Impl::Nvx& nvx) {
     }
   if (only != "cubin") {
     const cuda::EmbeddedPtx ptx = cuda::embedded_ptx();
-    const std::string failed = load_image(device, nvx, ptx.text, ptx.size + 1);
+    const std::string failed = load_image(device, nvx, names, ptx.text, ptx.size + 1);
     if (failed.empty()) {
       nvx.loaded = "PTX compute_" + std::to_string(ptx.arch) + " (JIT)";
       return;
@@ -134,23 +134,12 @@ void load_module(VkDevice device, Context::Impl::Nvx& nvx) {
 
 }  // namespace
 
-std::string cuda::embedded_images() {
-#if !GPUSORT_CUDA_KERNELS
-  return "";
-#else
-  std::string images;
-  for (const cuda::EmbeddedCubin& cubin : cuda::embedded_cubins())
-    images += "cubin sm_" + std::to_string(cubin.arch) + ", ";
-  return images + "PTX compute_" + std::to_string(cuda::embedded_ptx().arch);
-#endif
-}
-
-void Context::Impl::start_loading_cuda_kernels() {
+void Context::Impl::start_loading_cuda_kernels(const std::vector<std::string>& names) {
   if (!info.cuda_kernels) return;
-  std::call_once(nvx.started, [this] {
-    nvx.loading = std::async(std::launch::async, [this] {
+  std::call_once(nvx.started, [this, &names] {
+    nvx.loading = std::async(std::launch::async, [this, names] {
       try {
-        load_module(device, nvx);
+        load_module(device, nvx, names);
       } catch (const std::exception& e) {
         nvx.failure = std::string("the embedded CUDA kernels did not load: ") + e.what();
       }
@@ -158,22 +147,17 @@ void Context::Impl::start_loading_cuda_kernels() {
   });
 }
 
-bool Context::Impl::cuda_kernels_loaded() {
+bool Context::Impl::cuda_kernels_loaded(const std::vector<std::string>& names) {
   if (!info.cuda_kernels) return false;
-  start_loading_cuda_kernels();
+  start_loading_cuda_kernels(names);
   nvx.loading.wait();
   return nvx.failure.empty();
 }
 
 std::string Context::Impl::cuda_unavailable_why() {
-  return cuda_kernels_loaded() ? "" : info.cuda_kernels ? nvx.failure : info.cuda_why;
-}
-
-std::string Context::load_cuda_kernels() const {
-  if (!impl_->cuda_kernels_loaded())
-    throw Error("the CUDA kernels cannot run on " + impl_->info.name + ": " +
-                impl_->cuda_unavailable_why());
-  return impl_->nvx.loaded;
+  if (!info.cuda_kernels) return info.cuda_why;
+  if (nvx.loading.valid()) nvx.loading.wait();
+  return nvx.failure;
 }
 
 void Context::Impl::destroy_cuda_kernels() {

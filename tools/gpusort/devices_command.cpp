@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "algorithms/onesweep/cuda/cuda_pass.hpp"
+#include "cuda/embedded_images.hpp"
 #include "tuning/tuning.hpp"
 
 namespace gpusort::cli {

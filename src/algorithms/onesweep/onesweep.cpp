@@ -25,27 +25,26 @@
 #include <cstdlib>
 
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
+#include "algorithms/onesweep/state.h"
 #include "algorithms/small_sort/small_sort.hpp"
-#include "dispatch/dispatch.hpp"
 #include "tuning/tuning.hpp"
 
 namespace gpusort {
 
 namespace {
 
-constexpr uint32_t radix = 256;
-constexpr uint32_t digit_bits = 8;
+constexpr uint32_t radix = ONESWEEP_RADIX;
+constexpr uint32_t digit_bits = ONESWEEP_DIGIT_BITS;
 constexpr uint32_t max_passes = OnesweepSort::max_passes;
-// The control words' layout: src/algorithms/onesweep/onesweep_common.glsl.
-constexpr uint32_t control_words = 2 * max_passes + 6;
-constexpr uint32_t control_plan = max_passes;  // then the copy-back flag
-constexpr uint32_t control_fallbacks = 2 * max_passes + 1;
-constexpr uint32_t lookback_entry_bytes = 8;
-// The dispatch commands written on the GPU: src/algorithms/onesweep/onesweep_common.glsl.
-constexpr uint32_t dispatch_histogram = 0;
-constexpr uint32_t dispatch_pass = 1;  // + the pass
-constexpr uint32_t dispatch_copy_back = 1 + max_passes;
-constexpr uint32_t dispatch_commands = 2 + max_passes;
+// The state block's words and commands: state.h.
+constexpr uint32_t control_words = ONESWEEP_CONTROL_WORDS;
+constexpr uint32_t control_plan = ONESWEEP_CONTROL_PLAN;  // then the copy-back flag
+constexpr uint32_t control_fallbacks = ONESWEEP_CONTROL_FALLBACKS;
+constexpr uint32_t lookback_entry_bytes = ONESWEEP_LOOKBACK_ENTRY_BYTES;
+constexpr uint32_t dispatch_histogram = ONESWEEP_DISPATCH_HISTOGRAM;
+constexpr uint32_t dispatch_pass = ONESWEEP_DISPATCH_PASS;  // + the pass
+constexpr uint32_t dispatch_copy_back = ONESWEEP_DISPATCH_COPY_BACK;
+constexpr uint32_t dispatch_commands = ONESWEEP_DISPATCH_COMMANDS;
 constexpr uint32_t dispatch_command_bytes = sizeof(VkDispatchIndirectCommand);
 constexpr uint32_t histogram_workgroup = 256;
 constexpr uint32_t histogram_keys_per_thread = 8;
@@ -260,7 +259,7 @@ class Onesweep final : public OnesweepSort {
 
   uint64_t scratch_bytes(uint64_t max_n) const override {
     // A sort of the CUDA pass is planned: its kernels load while the caller uploads.
-    if (cuda_) ctx_.start_loading_cuda_kernels();
+    if (cuda_) start_loading_cuda_kernels(ctx_);
     return layout(max_n).total;
   }
   uint64_t max_elements() const override {
@@ -305,7 +304,7 @@ class Onesweep final : public OnesweepSort {
 
   void record_around(Recorder& rec, const SortTargets& t,
                      const std::function<void(const OnesweepStages&)>& between) const override {
-    if (cuda_ && !ctx_.cuda_kernels_loaded())
+    if (cuda_ && !cuda_kernels_loaded(ctx_))
       throw Error("the CUDA kernels (kernels=cuda) cannot run on " + ctx_.info.name + ": " +
                   ctx_.cuda_unavailable_why());
     if (t.n <= 1 && t.count_address == 0) return;
@@ -421,22 +420,26 @@ class Onesweep final : public OnesweepSort {
     const uint32_t grid =
         groups_for(t.n, uint64_t(shape.threads) * shape.vectors * (4 / shape.key_words),
                    shape.blocks_per_sm * std::max<uint32_t>(ctx_.info.compute_units, 16));
-    const void* keys = reinterpret_cast<const void*>(t.keys);
-    const void* count = reinterpret_cast<const void*>(t.count_address);
-    const unsigned long long n = t.n;
-    void* counts = reinterpret_cast<void*>(t.scratch + l.digit_counts);
-    void* control = reinterpret_cast<void*>(t.scratch + l.control);
-    void* dispatch = reinterpret_cast<void*>(t.scratch + l.dispatch);
-    const uint32_t begin_bit = spec_.begin_bit, end_bit = spec_.end_bit, pass_count = passes();
-    const uint32_t key_kind = spec_.key_kind, descending = spec_.descending ? 1u : 0u;
-    const uint32_t copy_keys_per_round = copy_workgroup,
-                   max_groups_x = ctx_.info.max_workgroup_count_x, tile_keys = tile();
+    const cuda::OnesweepHistogramParams params{
+        .keys = reinterpret_cast<const void*>(t.keys),
+        .count = reinterpret_cast<const uint32_t*>(t.count_address),
+        .n = t.n,
+        .digit_counts = reinterpret_cast<uint32_t*>(t.scratch + l.digit_counts),
+        .control = reinterpret_cast<uint32_t*>(t.scratch + l.control),
+        .dispatch = reinterpret_cast<uint32_t*>(t.scratch + l.dispatch),
+        .begin_bit = spec_.begin_bit,
+        .end_bit = spec_.end_bit,
+        .pass_count = passes(),
+        .key_kind = spec_.key_kind,
+        .descending = spec_.descending ? 1u : 0u,
+        .copy_group_count = copy_groups,
+        .copy_keys_per_round = copy_workgroup,
+        .max_groups_x = ctx_.info.max_workgroup_count_x,
+        .tile = tile(),
+        .pass_group_cap = pass_group_cap};
     rec.cuda_launch(ctx_.nvx.functions.at(cuda::cuda_histogram_function(
                         uint32_t(&shape - cuda::kCudaHistogramShapes))),
-                    grid, shape.threads,
-                    {&keys, &count, &n, &counts, &control, &dispatch, &begin_bit, &end_bit,
-                     &pass_count, &key_kind, &descending, &copy_groups, &copy_keys_per_round,
-                     &max_groups_x, &tile_keys, &pass_group_cap});
+                    grid, shape.threads, {&params});
   }
 
   // One pass as a CUDA launch (onesweep_pass.cu): the grid for max_n's tiles, since a launch
@@ -445,29 +448,30 @@ class Onesweep final : public OnesweepSort {
   // pass would.
   void record_cuda_pass(Recorder& rec, const SortTargets& t, const Layout& l, uint32_t pass,
                         uint32_t bit, uint64_t pass_tiles) const {
-    void* keys_a = reinterpret_cast<void*>(t.keys);
-    void* keys_b = reinterpret_cast<void*>(t.scratch + l.keys_alt);
-    void* values_a = reinterpret_cast<void*>(t.values);
-    void* values_b = reinterpret_cast<void*>(spec_.value_words ? t.scratch + l.values_alt : 0);
-    const void* count = reinterpret_cast<const void*>(t.count_address);
-    const void* offsets =
-        reinterpret_cast<const void*>(t.scratch + l.digit_counts + pass * radix * 4);
-    void* control = reinterpret_cast<void*>(t.scratch + l.control);
-    void* lookback = reinterpret_cast<void*>(t.scratch + l.lookback);
-    const unsigned long long n = t.n;
-    const uint32_t digit_bits_here = std::min(digit_bits, spec_.end_bit - bit);
-    const uint32_t first_tag = uint32_t(1 + pass * pass_tiles);
-    const uint32_t slot_mask = lookback_slots(t.n) - 1;
-    const uint32_t key_kind = spec_.key_kind, descending = spec_.descending ? 1u : 0u;
-    const uint32_t spin_limit = options_.spin_limit,
-                   refusal_period = options_.publish_refusal_period;
-    const uint32_t by_id = cuda_tiles_by_id_;
-    const uint32_t prefetch_tiles = cuda_prefetch_tiles_;
+    const cuda::OnesweepPassParams params{
+        .keys_a = reinterpret_cast<void*>(t.keys),
+        .keys_b = reinterpret_cast<void*>(t.scratch + l.keys_alt),
+        .values_a = reinterpret_cast<void*>(t.values),
+        .values_b = reinterpret_cast<void*>(spec_.value_words ? t.scratch + l.values_alt : 0),
+        .count = reinterpret_cast<const uint32_t*>(t.count_address),
+        .digit_offsets =
+            reinterpret_cast<const uint32_t*>(t.scratch + l.digit_counts + pass * radix * 4),
+        .control = reinterpret_cast<uint32_t*>(t.scratch + l.control),
+        .lookback = reinterpret_cast<unsigned long long*>(t.scratch + l.lookback),
+        .n = t.n,
+        .pass = pass,
+        .bit = bit,
+        .digit_bits = std::min(digit_bits, spec_.end_bit - bit),
+        .first_tag = uint32_t(1 + pass * pass_tiles),
+        .slot_mask = lookback_slots(t.n) - 1,
+        .key_kind = spec_.key_kind,
+        .descending = spec_.descending ? 1u : 0u,
+        .spin_limit = options_.spin_limit,
+        .refusal_period = options_.publish_refusal_period,
+        .claim_by_id = cuda_tiles_by_id_,
+        .prefetch_tiles = cuda_prefetch_tiles_};
     rec.cuda_launch(ctx_.nvx.functions.at(cuda_function_), uint32_t(pass_tiles), cuda_->threads,
-                    {&keys_a,     &keys_b,          &values_a,       &values_b,  &count,
-                     &offsets,    &control,         &lookback,       &n,         &pass,
-                     &bit,        &digit_bits_here, &first_tag,      &slot_mask, &key_kind,
-                     &descending, &spin_limit,      &refusal_period, &by_id,     &prefetch_tiles});
+                    {&params});
   }
 
   Context::Impl& ctx_;
@@ -508,7 +512,7 @@ class CudaAbove final : public SortAlgorithm {
 
  private:
   const SortAlgorithm& choose(uint64_t max_n) const {
-    return max_n > spirv_max_n_ && ctx_.cuda_kernels_loaded() ? *cuda_ : *spirv_;
+    return max_n > spirv_max_n_ && cuda_kernels_loaded(ctx_) ? *cuda_ : *spirv_;
   }
 
   Context::Impl& ctx_;

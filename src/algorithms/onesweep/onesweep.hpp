@@ -8,6 +8,7 @@
 
 #include "algorithms/onesweep/constants.h"  // OnesweepPassSpec
 #include "algorithms/onesweep/push.h"       // OnesweepPassPush, for a sort that dispatches the pass
+#include "algorithms/onesweep/state.h"
 #include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {
@@ -106,9 +107,9 @@ class OnesweepSort : public SortAlgorithm {
   virtual uint32_t tile_keys() const = 0;
   // The kernels that run the passes: "cuda <variant>" or "spirv".
   virtual std::string pass_kernels() const = 0;
-  static constexpr uint32_t max_passes = 8;
+  static constexpr uint32_t max_passes = ONESWEEP_MAX_PASSES;
   // The control word (u32 index) holding the partition sort's chosen pass + 1, 0 for Onesweep's.
-  static constexpr uint32_t control_partition_digit = 2 * max_passes + 2;
+  static constexpr uint32_t control_partition_digit = ONESWEEP_CONTROL_PARTITION_DIGIT;
 };
 
 std::unique_ptr<OnesweepSort> make_onesweep(Context::Impl& ctx, const SortSpec& spec,

@@ -45,7 +45,9 @@ class PartitionSort final : public SortAlgorithm {
     onesweep_ = make_onesweep(ctx, spec, OnesweepOptions{.kernels = KernelPath::spirv});
     // The buckets' inner sort is Onesweep, named (not automatic) so that automatic may later
     // pick this algorithm without constructing itself again.
-    segmented_ = make_segmented_sort(ctx, SegmentedSpec{spec, 1, true}, Algorithm::onesweep);
+    segmented_ = make_segmented_sort(ctx, SegmentedSpec{spec, 1, true}, [&ctx](const SortSpec& s) {
+      return std::unique_ptr<SortAlgorithm>(make_onesweep(ctx, s));
+    });
   }
 
   struct Layout {

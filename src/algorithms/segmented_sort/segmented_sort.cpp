@@ -55,7 +55,6 @@
 #include "algorithms/segmented_sort/constants.h"
 #include "algorithms/segmented_sort/push.h"
 #include "algorithms/small_sort/small_sort.hpp"
-#include "dispatch/dispatch.hpp"
 #include "tuning/tuning.hpp"
 #include "primitives/push.h"
 
@@ -155,14 +154,12 @@ uint32_t step_groups(uint64_t n) {
 
 class Segmented final : public SegmentedSort {
  public:
-  Segmented(Context::Impl& ctx, const SegmentedSpec& spec, Algorithm requested,
+  Segmented(Context::Impl& ctx, const SegmentedSpec& spec, MakeSort make_sort,
             const SegmentedOptions& options)
-      : ctx_(ctx), spec_(spec), requested_(requested) {
-    if (requested == Algorithm::bitonic)
-      throw Error("segmented sort and argsort need a stable sort: bitonic is not stable");
+      : ctx_(ctx), spec_(spec), make_sort_(std::move(make_sort)) {
     SortSpec by_key = spec.sort;
     by_key.value_words = 1;  // the origins
-    by_key_ = make_sort_algorithm(ctx, by_key, requested);
+    by_key_ = make_sort_(by_key);
     const SegmentedTuning& tuning = tuning_for(ctx.info).segmented;
     shape_ = segment_class_shape(ctx);
     if (options.log2_min_tile) shape_.log2_min_tile = options.log2_min_tile;
@@ -275,7 +272,7 @@ class Segmented final : public SegmentedSort {
   std::unique_ptr<SortAlgorithm> by_segment(uint64_t max_segments) const {
     const uint32_t bits =
         uint32_t(align_up(std::max<uint64_t>(1, std::bit_width(max_segments - 1)), 8));
-    return make_sort_algorithm(ctx_, make_sort_spec(KeyType::u32, 4, false, 0, bits), requested_);
+    return make_sort_(make_sort_spec(KeyType::u32, 4, false, 0, bits));
   }
   // How many segment ids sort 2 tells apart.
   uint64_t sorted_segments(uint64_t max_n, uint64_t max_segments) const {
@@ -679,7 +676,7 @@ class Segmented final : public SegmentedSort {
  private:
   Context::Impl& ctx_;
   SegmentedSpec spec_;
-  Algorithm requested_;
+  MakeSort make_sort_;
   std::unique_ptr<SortAlgorithm> by_key_;
   std::vector<SegmentClass> classes_;
   uint32_t merge_workgroup_;  // segment_merge's; divides every medium class's slots
@@ -699,9 +696,9 @@ SegmentedClassTable segmented_class_table(const Context::Impl& ctx, const SortSp
 }
 
 std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
-                                                   Algorithm requested,
+                                                   MakeSort make_sort,
                                                    const SegmentedOptions& options) {
-  return std::make_unique<Segmented>(ctx, spec, requested, options);
+  return std::make_unique<Segmented>(ctx, spec, std::move(make_sort), options);
 }
 
 }  // namespace gpusort

@@ -61,9 +61,10 @@ struct SegmentedOptions {
   uint32_t log2_items = 0;     // keys per invocation of the tile classes (2^this; 0: the default)
 };
 
-// `requested` is the algorithm of the inner sorts; it must be stable (not bitonic).
+// `make_sort` makes the inner sorts (by key, by segment id); they must be stable
+// (src/dispatch/dispatch.hpp's make_segmented_sort chooses them by Algorithm).
 std::unique_ptr<SegmentedSort> make_segmented_sort(Context::Impl& ctx, const SegmentedSpec& spec,
-                                                   Algorithm requested,
+                                                   MakeSort make_sort,
                                                    const SegmentedOptions& options = {});
 
 }  // namespace gpusort

@@ -126,6 +126,39 @@ inline constexpr CudaHistogramShape kCudaHistogramShapes[] = {
 inline constexpr uint32_t kCudaHistogramShapeCount =
     sizeof(kCudaHistogramShapes) / sizeof(kCudaHistogramShapes[0]);
 
+// The one argument of every pass kernel (onesweep_pass.cu OnesweepPass), filled by the host
+// (onesweep.cpp through VK_NVX_binary_import, the CUDA face through the driver): a struct that
+// both compilers lay out alike (8-byte pointers and u64, then u32s).
+struct OnesweepPassParams {
+  void* keys_a;  // the caller's keys
+  void* keys_b;  // the scratch copy
+  void* values_a;
+  void* values_b;
+  const uint32_t* count;          // the GPU-side count (clamped to n), or null: n
+  const uint32_t* digit_offsets;  // this pass's 256 exclusive offsets
+  uint32_t* control;              // the control words (state.h)
+  unsigned long long* lookback;   // the look-back table (lookback.cuh LookbackEntry)
+  unsigned long long n;           // max_n, up to 2^32
+  uint32_t pass, bit, digit_bits, first_tag, slot_mask;
+  // The key order, read only by rows that decide it at run time (kHintRuntimeOrder); the others
+  // have it compiled in (their name's suffix).
+  uint32_t key_kind, descending;
+  uint32_t spin_limit, refusal_period, claim_by_id;
+  uint32_t prefetch_tiles;  // prefetch ahead: tile + this many (0: off)
+};
+
+// The one argument of every histogram-and-plan kernel (onesweep_pass.cu HistogramAndPlan).
+struct OnesweepHistogramParams {
+  const void* keys;
+  const uint32_t* count;
+  unsigned long long n;
+  uint32_t* digit_counts;  // max passes x 256: the counts in, exclusive offsets out
+  uint32_t* control;
+  uint32_t* dispatch;  // indirect dispatch commands (3 words each), for the SPIR-V copy-back
+  uint32_t begin_bit, end_bit, pass_count, key_kind, descending;
+  uint32_t copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap;
+};
+
 }  // namespace gpusort::cuda
 
 #endif  // GPUSORT_ONESWEEP_CUDA_KERNELS_HPP

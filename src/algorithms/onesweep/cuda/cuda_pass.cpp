@@ -1,73 +1,12 @@
 // Which kernels run Onesweep's passes (cuda_pass.hpp).
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
 
-#include <cstdlib>
 #include <string>
 
 #include "tuning/tuning.hpp"
 #include "vulkan/context_impl.hpp"
 
 namespace gpusort {
-
-const char* to_string(KernelPath path) {
-  switch (path) {
-    case KernelPath::automatic:
-      return "auto";
-    case KernelPath::spirv:
-      return "spirv";
-    case KernelPath::cuda:
-      return "cuda";
-  }
-  return "unknown";
-}
-
-KernelPath parse_kernel_path(const std::string& text) {
-  if (text == "auto" || text == "automatic") return KernelPath::automatic;
-  if (text == "spirv") return KernelPath::spirv;
-  if (text == "cuda") return KernelPath::cuda;
-  throw Error("unknown kernel path '" + text + "' (expected one of auto, spirv, cuda)");
-}
-
-KernelPath kernel_path_from_environment() {
-  const char* env = std::getenv("GPUSORT_KERNELS");
-  if (!env || !*env) return KernelPath::automatic;
-  const std::string value = env;
-  if (value == "auto" || value == "automatic") return KernelPath::automatic;
-  if (value == "spirv") return KernelPath::spirv;
-  if (value == "cuda") return KernelPath::cuda;
-  throw Error("GPUSORT_KERNELS='" + value + "' is not one of spirv, cuda, auto");
-}
-
-KernelPath requested_kernel_path(KernelPath option) {
-  return option != KernelPath::automatic ? option : kernel_path_from_environment();
-}
-
-CudaEnvironment cuda_environment() {
-  auto read = [](const char* name) -> std::string {
-    const char* value = std::getenv(name);
-    return value ? value : "";
-  };
-  CudaEnvironment e;
-  if (const std::string v = read("GPUSORT_CUDA_HISTOGRAM"); !v.empty()) {
-    if (v != "0" && v != "1" && v != "2")
-      throw Error("GPUSORT_CUDA_HISTOGRAM='" + v + "' is not 0, 1 or 2");
-    e.histogram = uint32_t(v[0] - '0');
-  }
-  if (const std::string v = read("GPUSORT_CUDA_PREFETCH"); !v.empty()) {
-    if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
-      throw Error("GPUSORT_CUDA_PREFETCH='" + v + "' is not a number of tiles (0 to 999999999)");
-    e.prefetch_tiles = uint32_t(std::stoul(v));
-  }
-  e.module = read("GPUSORT_CUDA_MODULE");
-  if (!e.module.empty() && e.module != "ptx" && e.module != "cubin")
-    throw Error("GPUSORT_CUDA_MODULE='" + e.module + "' is not ptx or cubin");
-  return e;
-}
-
-void check_kernel_environment() {
-  kernel_path_from_environment();
-  cuda_environment();
-}
 
 std::vector<std::string> cuda::function_names() {
   std::vector<std::string> names;
@@ -77,6 +16,21 @@ std::vector<std::string> cuda::function_names() {
   for (const CudaHistogramShape& histogram : kCudaHistogramShapes)
     names.emplace_back(histogram.kernel);
   return names;
+}
+
+namespace {
+const std::vector<std::string>& nvx_function_names() {
+  static const std::vector<std::string> names = cuda::function_names();
+  return names;
+}
+}  // namespace
+
+void start_loading_cuda_kernels(Context::Impl& ctx) {
+  ctx.start_loading_cuda_kernels(nvx_function_names());
+}
+
+bool cuda_kernels_loaded(Context::Impl& ctx) {
+  return ctx.cuda_kernels_loaded(nvx_function_names());
 }
 
 const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const SortSpec& spec,

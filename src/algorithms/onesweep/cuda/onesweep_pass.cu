@@ -25,20 +25,15 @@
 
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "algorithms/onesweep/cuda/lookback.cuh"
+#include "algorithms/onesweep/state.h"
+#include "primitives/key_order.h"
 
 namespace gpusort::cuda {
 namespace {
 
-constexpr uint32_t kRadix = 256;
-constexpr uint32_t kDigitBits = 8;
-constexpr uint32_t kMaxPasses = 8;
-// The control words and plan bits of onesweep_common.glsl.
-constexpr uint32_t kControlPartitionCounter = 0;  // + the pass
-constexpr uint32_t kControlPlan = kMaxPasses;     // + the pass
-constexpr uint32_t kControlFallbacks = 2 * kMaxPasses + 1;
-constexpr uint32_t kPlanActive = 1, kPlanInputAlt = 2, kPlanFirst = 4, kPlanLast = 8;
-// The key kinds of keys.glsl.
-constexpr uint32_t kKindSigned = 1, kKindFloat = 2;
+constexpr uint32_t kRadix = ONESWEEP_RADIX;
+constexpr uint32_t kDigitBits = ONESWEEP_DIGIT_BITS;
+constexpr uint32_t kMaxPasses = ONESWEEP_MAX_PASSES;
 
 // What an SM gives a launch through VK_NVX_binary_import (measured, experiments/nvx_onesweep):
 // a fixed 48 KiB carveout that all resident blocks share, each block's static shared memory
@@ -65,24 +60,17 @@ struct CudaBlock {
   static __device__ __forceinline__ void global_add(uint32_t* p, uint32_t v) { atomicAdd(p, v); }
 };
 
-// Keys to radix order and back (keys.glsl's to_radix_order / from_radix_order): floats by
-// IEEE-754 totalOrder, signed integers with the sign bit flipped, descending inverted. ORDER is one
+// Keys to radix order and back (src/primitives/key_order.h), descending inverted. ORDER is one
 // of cuda_kernels.hpp's key orders (kind x 2 + descending), so that each order's pass kernel holds
 // its own mapping alone, without a register for it; kOrderAny (the histogram) decides at run time.
 constexpr uint32_t kOrderAny = kCudaKeyOrderCount;
 template <class K, uint32_t ORDER>
 struct KeyOrder {
-  using S = typename std::conditional<sizeof(K) == 4, int32_t, long long>::type;
-  static constexpr uint32_t kBits = uint32_t(sizeof(K) * 8);
-  static constexpr K kSign = K(1) << (kBits - 1);
   static constexpr bool kFixed = ORDER < kOrderAny;
   uint32_t kind;  // kOrderAny: the kind, and all ones in invert where descending
   K invert;
   static __device__ __forceinline__ KeyOrder make(uint32_t kind, bool descending) {
     return KeyOrder{kind, descending ? ~K(0) : K(0)};
-  }
-  __device__ __forceinline__ bool is(uint32_t key_kind) const {
-    return kFixed ? ORDER / 2 == key_kind : kind == key_kind;
   }
   __device__ __forceinline__ K inverted(K o) const {
     if constexpr (kFixed)
@@ -90,21 +78,12 @@ struct KeyOrder {
     else
       return o ^ invert;
   }
+  __device__ __forceinline__ uint32_t kind_now() const { return kFixed ? ORDER / 2 : kind; }
   __device__ __forceinline__ K to_order(K raw) const {
-    K o = raw;
-    if (is(kKindFloat))
-      o ^= K(S(raw) >> (kBits - 1)) | kSign;
-    else if (is(kKindSigned))
-      o ^= kSign;
-    return inverted(o);
+    return inverted(gpusort::to_radix_order<K>(raw, kind_now()));
   }
   __device__ __forceinline__ K from_order(K ordered) const {
-    K o = inverted(ordered);
-    if (is(kKindFloat))
-      o ^= K(~(S(o) >> (kBits - 1))) | kSign;
-    else if (is(kKindSigned))
-      o ^= kSign;
-    return o;
+    return gpusort::from_radix_order<K>(inverted(ordered), kind_now());
   }
 };
 
@@ -130,21 +109,6 @@ struct InputDigits {
 
 struct NoValue {};
 
-// The parameters every pass kernel takes (cuda_kernels.cpp passes them in this order).
-struct PassParams {
-  void* keys_a;  // the caller's keys
-  void* keys_b;  // the scratch copy
-  void* values_a;
-  void* values_b;
-  const uint32_t* count;          // the GPU-side count (clamped to n), or null: n
-  const uint32_t* digit_offsets;  // this pass's RADIX exclusive offsets
-  uint32_t* control;              // the control words
-  LookbackEntry* lookback;
-  unsigned long long n;  // max_n, up to 2^32
-  uint32_t pass, bit, digit_bits, first_tag, slot_mask;
-  uint32_t key_kind, descending, spin_limit, refusal_period, claim_by_id;
-  uint32_t prefetch_tiles;  // prefetch ahead: tile + this many (0: off)
-};
 
 template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS,
           uint32_t ORDER>
@@ -301,7 +265,7 @@ struct OnesweepPass {
     }
   }
 
-  // Prefetch ahead (PassParams::prefetch_tiles = D, not 0): the keys (and values) of tile
+  // Prefetch ahead (OnesweepPassParams::prefetch_tiles = D, not 0): the keys (and values) of tile
   // tile + D, which a block claims about D tiles later, so that they are in L2 when it loads them.
   // Nothing at or past the count's last tile.
   static __device__ __forceinline__ void prefetch_ahead(const K* __restrict__ keys_in,
@@ -368,7 +332,7 @@ struct OnesweepPass {
     }
   }
 
-  static __device__ __forceinline__ void run(const PassParams& p) {
+  static __device__ __forceinline__ void run(const OnesweepPassParams& p) {
     const uint32_t t = threadIdx.x;
     // The count's tiles (n up to 2^32: every index fits 32 bits).
     const unsigned long long count =
@@ -385,8 +349,8 @@ struct OnesweepPass {
     if (t == 0)
       s.fixed.tile = p.claim_by_id != 0
                          ? blockIdx.x
-                         : atomicAdd(&p.control[kControlPartitionCounter + p.pass], 1u);
-    const uint32_t plan = p.control[kControlPlan + p.pass];
+                         : atomicAdd(&p.control[ONESWEEP_CONTROL_PARTITION_COUNTER + p.pass], 1u);
+    const uint32_t plan = p.control[ONESWEEP_CONTROL_PLAN + p.pass];
     Lookback::prepare(s.fixed.lookback);
     uint32_t digit_offset[kBins];
 #pragma unroll
@@ -395,9 +359,9 @@ struct OnesweepPass {
       digit_offset[u] = bin < int(kRadix) ? p.digit_offsets[bin] : 0u;
     }
     __syncthreads();
-    if ((plan & kPlanActive) == 0) return;  // a skipped pass
-    const bool input_alt = (plan & kPlanInputAlt) != 0;
-    const bool map_in = (plan & kPlanFirst) != 0, map_out = (plan & kPlanLast) != 0;
+    if ((plan & ONESWEEP_PLAN_ACTIVE) == 0) return;  // a skipped pass
+    const bool input_alt = (plan & ONESWEEP_PLAN_INPUT_ALT) != 0;
+    const bool map_in = (plan & ONESWEEP_PLAN_FIRST) != 0, map_out = (plan & ONESWEEP_PLAN_LAST) != 0;
     const K* keys_in = static_cast<const K*>(input_alt ? p.keys_b : p.keys_a);
     K* keys_out = static_cast<K*>(input_alt ? p.keys_a : p.keys_b);
     const V* values_in = static_cast<const V*>(input_alt ? p.values_b : p.values_a);
@@ -447,7 +411,7 @@ struct OnesweepPass {
     uint32_t exclusive[kBins];
     Lookback::run_with(
         s.fixed.lookback, InputDigits<K, kOrder>{keys_in, order, digits, map_in}, p.lookback,
-        p.control + kControlFallbacks,
+        p.control + ONESWEEP_CONTROL_FALLBACKS,
         LookbackParams{uint32_t(count), p.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
         exclusive);
 #pragma unroll
@@ -481,19 +445,10 @@ using namespace gpusort::cuda;
 #define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER)                                     \
   extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
                                                kCudaPassShapes[SHAPE].min_blocks)              \
-      name(void* keys_a, void* keys_b, void* values_a, void* values_b, const uint32_t* count,  \
-           const uint32_t* digit_offsets, uint32_t* control, LookbackEntry* lookback,          \
-           unsigned long long n, uint32_t pass, uint32_t bit, uint32_t digit_bits,             \
-           uint32_t first_tag, uint32_t slot_mask, uint32_t key_kind, uint32_t descending,     \
-           uint32_t spin_limit, uint32_t refusal_period, uint32_t claim_by_id,                 \
-           uint32_t prefetch_tiles) {                                                          \
+      name(const OnesweepPassParams p) {                                                       \
     OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
                  int(kCudaPassShapes[SHAPE].min_blocks), int(kCudaPassShapes[SHAPE].window),   \
-                 kCudaPassShapes[SHAPE].hints, ORDER>::run(PassParams{                         \
-        keys_a,        keys_b,     values_a,       values_b,    count,                         \
-        digit_offsets, control,    lookback,       n,           pass,                          \
-        bit,           digit_bits, first_tag,      slot_mask,   key_kind,                      \
-        descending,    spin_limit, refusal_period, claim_by_id, prefetch_tiles});              \
+                 kCudaPassShapes[SHAPE].hints, ORDER>::run(p);                                 \
   }
 #define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE)      \
   GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, 0)          \
@@ -519,20 +474,7 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long
 namespace gpusort::cuda {
 namespace {
 
-constexpr uint32_t kControlCopyBack = 2 * kMaxPasses;
-constexpr uint32_t kControlHistogramTicket = 2 * kMaxPasses + 5;
-constexpr uint32_t kDispatchPass = 1, kDispatchCopyBack = 1 + kMaxPasses;
 
-struct HistogramParams {
-  const void* keys;
-  const uint32_t* count;
-  unsigned long long n;
-  uint32_t* digit_counts;  // kMaxPasses x kRadix: the counts in, exclusive offsets out
-  uint32_t* control;
-  uint32_t* dispatch;  // VkDispatchIndirectCommands (3 words each)
-  uint32_t begin_bit, end_bit, pass_count, key_kind, descending;
-  uint32_t copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap;
-};
 
 __device__ __forceinline__ uint32_t div_ceil64(unsigned long long a, uint32_t b) {
   return uint32_t(a / b + (a % b != 0 ? 1u : 0u));
@@ -585,7 +527,7 @@ struct HistogramAndPlan {
     }
   };
 
-  static __device__ __forceinline__ void run(const HistogramParams& p) {
+  static __device__ __forceinline__ void run(const OnesweepHistogramParams& p) {
     __shared__ uint32_t hist[COPIES * kKeyPasses * kRadix];
     __shared__ typename Scan::TempStorage scan;
     __shared__ bool last;
@@ -645,7 +587,7 @@ struct HistogramAndPlan {
     __syncthreads();
     if (t == 0) {
       ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device> ticket(
-          p.control[kControlHistogramTicket]);
+          p.control[ONESWEEP_CONTROL_HISTOGRAM_TICKET]);
       last = ticket.fetch_add(1u, ::cuda::memory_order_acq_rel) == gridDim.x - 1;
       active_passes_mask = 0;
     }
@@ -685,22 +627,22 @@ struct HistogramAndPlan {
     for (uint32_t pass = 0; pass < passes; ++pass) {
       uint32_t plan = 0;
       if ((active >> pass) & 1u) {
-        plan = kPlanActive | ((index & 1u) != 0 ? kPlanInputAlt : 0u) |
-               (index == 0 ? kPlanFirst : 0u) | (index + 1 == active_passes ? kPlanLast : 0u);
+        plan = ONESWEEP_PLAN_ACTIVE | ((index & 1u) != 0 ? ONESWEEP_PLAN_INPUT_ALT : 0u) |
+               (index == 0 ? ONESWEEP_PLAN_FIRST : 0u) | (index + 1 == active_passes ? ONESWEEP_PLAN_LAST : 0u);
         ++index;
       }
-      p.control[kControlPlan + pass] = plan;
+      p.control[ONESWEEP_CONTROL_PLAN + pass] = plan;
     }
-    p.control[kControlCopyBack] = active_passes & 1u;
+    p.control[ONESWEEP_CONTROL_COPY_BACK] = active_passes & 1u;
     uint32_t tiles = count == 0 ? 0u : div_ceil64(count, p.tile);
     if (p.pass_group_cap != 0 && tiles > p.pass_group_cap) tiles = p.pass_group_cap;
     for (uint32_t pass = 0; pass < passes; ++pass)
-      write_dispatch(p.dispatch + 3 * (kDispatchPass + pass), (active >> pass) & 1u ? tiles : 0u,
+      write_dispatch(p.dispatch + 3 * (ONESWEEP_DISPATCH_PASS + pass), (active >> pass) & 1u ? tiles : 0u,
                      p.max_groups_x);
     const unsigned long long capped = count < 0xffffffffull ? count : 0xffffffffull;
     uint32_t copy_groups = div_ceil64(capped, p.copy_keys_per_round);
     if (copy_groups > p.copy_group_count) copy_groups = p.copy_group_count;
-    write_dispatch(p.dispatch + 3 * kDispatchCopyBack, (active_passes & 1u) != 0 ? copy_groups : 0u,
+    write_dispatch(p.dispatch + 3 * ONESWEEP_DISPATCH_COPY_BACK, (active_passes & 1u) != 0 ? copy_groups : 0u,
                    p.max_groups_x);
   }
 };
@@ -712,17 +654,11 @@ struct HistogramAndPlan {
 #define GPUSORT_CUDA_HISTOGRAM_KERNEL(name, K, ROW)                                                \
   extern "C" __global__ void __launch_bounds__(kCudaHistogramShapes[ROW].threads,                  \
                                                kCudaHistogramShapes[ROW].blocks_per_sm)            \
-      name(const void* keys, const uint32_t* count, unsigned long long n, uint32_t* digit_counts,  \
-           uint32_t* control, uint32_t* dispatch, uint32_t begin_bit, uint32_t end_bit,            \
-           uint32_t pass_count, uint32_t key_kind, uint32_t descending, uint32_t copy_group_count, \
-           uint32_t copy_keys_per_round, uint32_t max_groups_x, uint32_t tile,                     \
-           uint32_t pass_group_cap) {                                                              \
+      name(const OnesweepHistogramParams p) {                                                      \
     static_assert(kCudaHistogramShapes[ROW].key_words * 4 == sizeof(K), "the row's key width");    \
     HistogramAndPlan<K, int(kCudaHistogramShapes[ROW].threads),                                    \
                      int(kCudaHistogramShapes[ROW].vectors),                                       \
-                     int(kCudaHistogramShapes[ROW].copies)>::run(HistogramParams{                  \
-        keys, count, n, digit_counts, control, dispatch, begin_bit, end_bit, pass_count, key_kind, \
-        descending, copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap});   \
+                     int(kCudaHistogramShapes[ROW].copies)>::run(p);                               \
   }
 GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k32, uint32_t, 0)
 GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k64, unsigned long long, 1)

@@ -1,0 +1,32 @@
+// What a sort asks of the kernels, from its options and the environment: read by both backends
+// and by the algorithms that have CUDA kernels.
+#pragma once
+
+#include <gpusort/gpusort.hpp>
+#include <optional>
+#include <string>
+
+namespace gpusort {
+
+// GPUSORT_KERNELS: unset, empty, auto or automatic -> automatic; spirv; cuda; anything else
+// throws gpusort::Error naming the value.
+KernelPath kernel_path_from_environment();
+// What a sort asks for: `option` where it is not automatic, else GPUSORT_KERNELS.
+KernelPath requested_kernel_path(KernelPath option);
+
+// The CUDA pass's switches for measurements, from the environment (unset or empty: not set):
+//   GPUSORT_CUDA_HISTOGRAM=0|1|2   the histogram kernel (Onesweep's cuda_histogram_ row)
+//   GPUSORT_CUDA_PREFETCH=<tiles>  prefetch ahead by this many tiles (0 to 999999999)
+//   GPUSORT_CUDA_MODULE=ptx|cubin  the only kind of embedded image loaded (src/vulkan/nvx.cpp)
+// Any other value throws gpusort::Error naming the variable and the value.
+struct CudaEnvironment {
+  std::optional<uint32_t> histogram;
+  std::optional<uint32_t> prefetch_tiles;
+  std::string module;  // "", "ptx" or "cubin"
+};
+CudaEnvironment cuda_environment();
+// Refuses a bad GPUSORT_KERNELS or CudaEnvironment value: every sort request checks them
+// (make_sort_spec), whether or not its path would read them.
+void check_kernel_environment();
+
+}  // namespace gpusort

@@ -1,0 +1,50 @@
+// Keys to radix order and back, one definition for the host (C++) and the CUDA kernels (nvcc):
+// floats by IEEE-754 totalOrder (all bits flipped when negative, else the sign bit; NaNs of both
+// signs included), signed integers with the sign bit flipped, unsigned keys as they are. Keys
+// then compare as these unsigned numbers do; descending inverts them. The GLSL kernels have the
+// same mapping in src/primitives/glsl/keys.glsl, the WebGPU kernels in web/.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define GPUSORT_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define GPUSORT_HOST_DEVICE inline
+#endif
+
+namespace gpusort {
+
+// SortSpec::key_kind (and keys.glsl's KEY_KIND).
+inline constexpr uint32_t key_kind_unsigned = 0, key_kind_signed = 1, key_kind_float = 2;
+
+// Bits is uint32_t or an unsigned 64-bit type: the key's bits.
+template <class Bits> GPUSORT_HOST_DEVICE constexpr Bits to_radix_order(Bits raw, uint32_t kind) {
+  constexpr uint32_t top = uint32_t(sizeof(Bits) * 8 - 1);
+  constexpr Bits sign = Bits(1) << top;
+  // All ones where the sign bit is set (the sign shifted arithmetically), else 0.
+  const Bits negative = Bits(std::make_signed_t<Bits>(raw) >> top);
+  if (kind == key_kind_float) return raw ^ (negative | sign);
+  if (kind == key_kind_signed) return raw ^ sign;
+  return raw;
+}
+
+template <class Bits>
+GPUSORT_HOST_DEVICE constexpr Bits from_radix_order(Bits ordered, uint32_t kind) {
+  constexpr uint32_t top = uint32_t(sizeof(Bits) * 8 - 1);
+  constexpr Bits sign = Bits(1) << top;
+  // All ones where the sign bit is clear (the key was negative), else 0.
+  const Bits negative = Bits(~(std::make_signed_t<Bits>(ordered) >> top));
+  if (kind == key_kind_float) return ordered ^ (negative | sign);
+  if (kind == key_kind_signed) return ordered ^ sign;
+  return ordered;
+}
+
+static_assert(to_radix_order(0x80000000u, key_kind_float) == 0x7fffffffu);  // -0.0f
+static_assert(to_radix_order(0x3f800000u, key_kind_float) == 0xbf800000u);  // 1.0f
+static_assert(from_radix_order(0x7fffffffu, key_kind_float) == 0x80000000u);
+static_assert(from_radix_order(0xbf800000u, key_kind_float) == 0x3f800000u);
+static_assert(to_radix_order(0u, key_kind_signed) == 0x80000000u);
+
+}  // namespace gpusort
