@@ -13,6 +13,10 @@
 //     cub::DeviceSegmentedRadixSort (named in the row's algorithm), the argsort row
 //     (DeviceRadixSort::SortPairs of the keys with an iota made inside the timing) and the
 //     DeviceRadixSort u32+u32 row it is compared with.
+//   cub_baseline --gpusort [same options]
+//     Each key configuration and size measured twice in a row on the same inputs and buffers:
+//     CUB, then gpusort's CUDA face (gpusort_cuda_sort, in place, its scratch given), with the
+//     ratio of their medians (where the build links gpusort: GPUSORT_BENCH_CUDA_FACE).
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -27,6 +31,9 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#if GPUSORT_BENCH_CUDA_FACE
+#include <gpusort/gpusort.h>
+#endif
 #include "cuda_batches.cuh"
 
 using namespace gpusort::bench;
@@ -133,10 +140,40 @@ struct RowMemory {
   }
 };
 
+#if GPUSORT_BENCH_CUDA_FACE
+gpusort_key_type gpusort_key_of(const KeyConfig& c) {
+  return c.is_float ? GPUSORT_KEY_F32 : c.key_bytes == 4 ? GPUSORT_KEY_U32 : GPUSORT_KEY_U64;
+}
+uint64_t gpusort_scratch(const KeyConfig& c, uint64_t n) {
+  uint64_t bytes = 0;
+  if (gpusort_cuda_scratch_bytes(gpusort_key_of(c), c.value_bytes, n, nullptr, &bytes) !=
+      GPUSORT_OK)
+    throw std::runtime_error(gpusort_last_error());
+  return bytes;
+}
+// gpusort's CUDA face (gpusort_cuda_sort) on a set, in place, with `scratch` as its scratch.
+void gpusort_sort(const KeyConfig& c, void* keys, void* values, uint64_t n, void* scratch,
+                  uint64_t scratch_size, cudaStream_t stream) {
+  gpusort_cuda_options options{};
+  options.scratch = scratch;
+  options.scratch_size = scratch_size;
+  const gpusort_status status = gpusort_cuda_sort(gpusort_key_of(c), keys, values, c.value_bytes,
+                                                  n, stream, &options);
+  if (status != GPUSORT_OK) throw std::runtime_error(gpusort_last_error());
+}
+#else
+uint64_t gpusort_scratch(const KeyConfig&, uint64_t) {
+  throw std::runtime_error("--gpusort: this cub_baseline was built without gpusort");
+}
+void gpusort_sort(const KeyConfig&, void*, void*, uint64_t, void*, uint64_t, cudaStream_t) {}
+#endif
+
+// One row: CUB's DeviceRadixSort, or (gpusort) the CUDA face of gpusort on the same inputs,
+// buffers and protocol, its scratch in the memory CUB's temporary storage would take.
 Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cudaStream_t stream,
-            CudaBatches& gpu, const SmClock* clock) {
+            CudaBatches& gpu, const SmClock* clock, bool gpusort = false) {
   const auto started = std::chrono::steady_clock::now();
-  Row row = Row::of("cub", "DeviceRadixSort", c, n);
+  Row row = gpusort ? Row::of("gpusort", "cuda", c, n) : Row::of("cub", "DeviceRadixSort", c, n);
   row.warmups = p.warmups;
   row.verified = p.verification(n);
   const uint64_t key_size = n * c.key_bytes, value_size = n * c.value_bytes;
@@ -144,10 +181,14 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
 
   size_t temp_bytes = 0;
   bool alt = false;
-  sort_config(c, nullptr, temp_bytes, nullptr, nullptr, c.value_bytes ? (void*)1 : nullptr, nullptr,
-              n, stream, alt);
+  if (gpusort) {
+    temp_bytes = size_t(gpusort_scratch(c, n));
+  } else {
+    sort_config(c, nullptr, temp_bytes, nullptr, nullptr, c.value_bytes ? (void*)1 : nullptr,
+                nullptr, n, stream, alt);
+  }
   // Comparable to gpusort's scratch: CUB's temporary storage plus the alternate key/value buffers.
-  row.scratch_bytes = temp_bytes + set_bytes;
+  row.scratch_bytes = gpusort ? temp_bytes : temp_bytes + set_bytes;
 
   RowMemory memory(p, key_size, value_size, temp_bytes, row.scratch_bytes);
   row.sets = memory.sets;
@@ -185,8 +226,12 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
   // Sorts set s; returns whether the result is in the alternate buffers.
   auto sort_set = [&](uint32_t s) {
     bool alt = false;
-    sort_config(c, temp.p, temp_bytes, keys[s]->p, keys_alt.p, value_size ? values[s]->p : nullptr,
-                values_alt.p, n, stream, alt);
+    if (gpusort)
+      gpusort_sort(c, keys[s]->p, value_size ? values[s]->p : nullptr, n, temp.p, temp_bytes,
+                   stream);
+    else
+      sort_config(c, temp.p, temp_bytes, keys[s]->p, keys_alt.p,
+                  value_size ? values[s]->p : nullptr, values_alt.p, n, stream, alt);
     CUDA_CHECK(cudaGetLastError());
     return alt;
   };
@@ -222,9 +267,9 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
       const Input& in = inputs[s];
       std::string wrong =
           check_output(c, n, down, down + key_size, in.hash, true, exact ? in.keys.data() : nullptr,
-                       exact ? in.values.data() : nullptr, true);
+                       exact ? in.values.data() : nullptr, !gpusort);
       if (!wrong.empty())
-        throw std::runtime_error(std::string("cub ") + c.name + " n=" + std::to_string(n) +
+        throw std::runtime_error(row.implementation + " " + c.name + " n=" + std::to_string(n) +
                                  " run " + std::to_string(first + s) + ": " + wrong);
       if (first + s >= p.warmups) row.ms.push_back(ms[s]);
     }
@@ -442,7 +487,7 @@ int main(int argc, char** argv) {
     Protocol p;
     std::string keys, json, csv, command = "cub_baseline";
     uint64_t seed = 0;
-    bool quick = false, segmented = false;
+    bool quick = false, segmented = false, with_gpusort = false;
     std::vector<SegmentFamily> families = segment_families();
     std::vector<std::pair<std::string, std::string>> overrides;
     for (int i = 1; i < argc; ++i) {
@@ -454,6 +499,10 @@ int main(int argc, char** argv) {
       }
       if (flag == "--segmented") {
         segmented = true;
+        continue;
+      }
+      if (flag == "--gpusort") {
+        with_gpusort = true;
         continue;
       }
       if (i + 1 >= argc) throw std::runtime_error(flag + " needs a value (or is unknown)");
@@ -602,6 +651,12 @@ int main(int argc, char** argv) {
         if (skipped.empty()) {
           rows.push_back(measure(c, n, p, p.seed, stream, gpu, clock));
           budget.record(c.name, n, rows.back().wall_s);
+          if (with_gpusort) {  // the CUDA face on the same inputs, right after CUB's row
+            print_row(rows.back(), clock);
+            rows.push_back(measure(c, n, p, p.seed, stream, gpu, clock, true));
+            std::printf("  gpusort cuda / cub: %.3fx\n",
+                        rows[rows.size() - 2].ms_median / rows.back().ms_median);
+          }
         } else {
           Row row = Row::of("cub", "DeviceRadixSort", c, n);
           row.skipped = skipped;

@@ -1,4 +1,4 @@
-# CUDA C++ kernels of the library (src/algorithms/onesweep/cuda: Onesweep's pass), compiled by nvcc
+# CUDA C++ kernels of the library (src/cuda/kernels.cu: every algorithm's cuda/ folder), compiled by nvcc
 # at build time and embedded in the library like the SPIR-V (cmake/EmbedShaders.cmake), for
 # NVIDIA devices that launch them through VK_NVX_binary_import (README.md, "Which path runs
 # where"). Without nvcc the library builds as before, SPIR-V only.
@@ -13,7 +13,7 @@
 # Sets GPUSORT_CUDA_KERNELS_SOURCES (the generated C++ file that embeds the cubins and the PTX,
 # to be added to the library) and, where the kernels are built, GPUSORT_CUDA_KERNELS_ENABLED.
 # `nvcc -Xptxas -v` of every cubin (registers, spills, shared memory per kernel) is kept in the
-# build directory: cuda_kernels/onesweep_pass_sm_<arch>.ptxas.txt.
+# build directory: cuda_kernels/kernels_sm_<arch>.ptxas.txt.
 set(GPUSORT_CUDA_KERNELS_SOURCES "")
 set(GPUSORT_CUDA_KERNELS_ENABLED OFF)
 set(_gpusort_nvcc_hints "")
@@ -41,14 +41,17 @@ endif()
 
 if(GPUSORT_CUDA_KERNELS AND GPUSORT_NVCC)
   set(GPUSORT_CUDA_KERNELS_ENABLED ON)
-  set(_src ${CMAKE_CURRENT_SOURCE_DIR}/src/algorithms/onesweep/cuda/onesweep_pass.cu)
+  set(_src ${CMAKE_CURRENT_SOURCE_DIR}/src/cuda/kernels.cu)
   option(GPUSORT_CUDA_LINEINFO "Compile the embedded CUDA kernels with -lineinfo" OFF)
   set(_lineinfo 0)
   if(GPUSORT_CUDA_LINEINFO)
     set(_lineinfo 1)
   endif()
-  set(_deps ${_src} ${CMAKE_CURRENT_SOURCE_DIR}/src/algorithms/onesweep/cuda/lookback.cuh
-            ${CMAKE_CURRENT_SOURCE_DIR}/src/algorithms/onesweep/cuda/cuda_kernels.hpp
+  file(GLOB _kernel_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*/cuda/*.cu*
+            ${CMAKE_CURRENT_SOURCE_DIR}/src/*/*/cuda/*.cu* ${CMAKE_CURRENT_SOURCE_DIR}/src/*/cuda/*.h*
+            ${CMAKE_CURRENT_SOURCE_DIR}/src/*/*/cuda/*.h*)
+  set(_deps ${_src} ${_kernel_sources} ${CMAKE_CURRENT_SOURCE_DIR}/src/algorithms/onesweep/state.h
+            ${CMAKE_CURRENT_SOURCE_DIR}/src/primitives/key_order.h
             ${CMAKE_CURRENT_SOURCE_DIR}/cmake/CompileCudaKernel.cmake)
   set(_dir ${CMAKE_CURRENT_BINARY_DIR}/cuda_kernels)
   file(MAKE_DIRECTORY ${_dir})
@@ -64,7 +67,7 @@ if(GPUSORT_CUDA_KERNELS AND GPUSORT_NVCC)
     if(_number GREATER _newest)
       set(_newest ${_number})
     endif()
-    set(_out ${_dir}/onesweep_pass_sm_${arch})
+    set(_out ${_dir}/kernels_sm_${arch})
     add_custom_command(
       OUTPUT ${_out}.cubin ${_out}.ptxas.txt
       COMMAND ${CMAKE_COMMAND} -DNVCC=${GPUSORT_NVCC} -DSOURCE=${_src}
@@ -72,13 +75,13 @@ if(GPUSORT_CUDA_KERNELS AND GPUSORT_NVCC)
               -DLINEINFO=${_lineinfo}
               -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/CompileCudaKernel.cmake
       DEPENDS ${_deps}
-      COMMENT "nvcc onesweep_pass.cu -> cubin for sm_${arch}"
+      COMMENT "nvcc kernels.cu -> cubin for sm_${arch}"
       VERBATIM)
     list(APPEND _blobs ${_out}.cubin)
     string(APPEND _incbins "GPUSORT_INCBIN(gpusort_cuda_cubin_${arch}, \"${_out}.cubin\")\n")
     string(APPEND _cubins "    {${_number}, gpusort_cuda_cubin_${arch}, size_t(gpusort_cuda_cubin_${arch}_end - gpusort_cuda_cubin_${arch})},\n")
   endforeach()
-  set(_ptx ${_dir}/onesweep_pass_compute_${_newest})
+  set(_ptx ${_dir}/kernels_compute_${_newest})
   add_custom_command(
     OUTPUT ${_ptx}.ptx
     COMMAND ${CMAKE_COMMAND} -DNVCC=${GPUSORT_NVCC} -DSOURCE=${_src}
@@ -86,7 +89,7 @@ if(GPUSORT_CUDA_KERNELS AND GPUSORT_NVCC)
             -DLINEINFO=${_lineinfo}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/CompileCudaKernel.cmake
     DEPENDS ${_deps}
-    COMMENT "nvcc onesweep_pass.cu -> PTX for compute_${_newest}"
+    COMMENT "nvcc kernels.cu -> PTX for compute_${_newest}"
     VERBATIM)
   list(APPEND _blobs ${_ptx}.ptx)
   string(APPEND _incbins "GPUSORT_INCBIN(gpusort_cuda_ptx, \"${_ptx}.ptx\")\n")

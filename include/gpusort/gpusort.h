@@ -193,6 +193,39 @@ gpusort_status gpusort_segmented_sorter_record_indirect(
     gpusort_buffer_ref scratch, gpusort_buffer_ref segment_count, uint64_t max_n,
     uint64_t max_segments);
 
+/* ---- The CUDA face: device memory on the caller's CUDA stream (gpusort/cuda.hpp) ----
+ *
+ * Enqueued on the stream, no host synchronization: each call returns once the work is queued.
+ * The library opens the CUDA driver (libcuda.so.1) at run time; without it each call fails with
+ * GPUSORT_ERROR_NOT_AVAILABLE and a one-line message. n below 2^32. */
+typedef struct CUstream_st* gpusort_cuda_stream; /* a CUstream or cudaStream_t; NULL: the legacy
+                                                    default stream of the current context */
+typedef struct gpusort_cuda_options {
+  int descending;
+  uint32_t begin_bit, end_bit; /* end_bit 0: the key's full width */
+  const uint32_t* count;       /* device address of a GPU-side count (clamped to n), or NULL */
+  void* scratch;               /* device memory of scratch_size bytes, or NULL: allocated on the
+                                  stream (cuMemAllocAsync) and freed after the sort */
+  uint64_t scratch_size;
+} gpusort_cuda_options;
+
+/* Scratch bytes of a sort of up to n keys with value_bytes (0, 4, 8) values, or of an argsort
+ * with index_bytes (4, 8) indices. options may be NULL. */
+gpusort_status gpusort_cuda_scratch_bytes(gpusort_key_type key_type, uint32_t value_bytes,
+                                          uint64_t n, const gpusort_cuda_options* options,
+                                          uint64_t* bytes);
+gpusort_status gpusort_cuda_argsort_scratch_bytes(gpusort_key_type key_type, uint32_t index_bytes,
+                                                  uint64_t n, const gpusort_cuda_options* options,
+                                                  uint64_t* bytes);
+/* Sorts n keys (and values, unless NULL) in place on the stream. */
+gpusort_status gpusort_cuda_sort(gpusort_key_type key_type, void* keys, void* values,
+                                 uint32_t value_bytes, uint64_t n, gpusort_cuda_stream stream,
+                                 const gpusort_cuda_options* options);
+/* The stable sorting permutation of keys (left as they are) into indices (4 or 8 bytes). */
+gpusort_status gpusort_cuda_argsort(gpusort_key_type key_type, const void* keys, void* indices,
+                                    uint32_t index_bytes, uint64_t n, gpusort_cuda_stream stream,
+                                    const gpusort_cuda_options* options);
+
 /* ---- Errors ---- */
 
 /* The message of the last gpusort call on this thread; "" when it succeeded. Valid until the

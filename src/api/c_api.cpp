@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "dispatch/dispatch.hpp"
+#include <gpusort/cuda.hpp>
 #include "vulkan/context_impl.hpp"
 
 static_assert(GPUSORT_KEY_F64 == uint32_t(gpusort::KeyType::f64));
@@ -76,7 +77,8 @@ gpusort_status guarded(const char* function, Body&& body) {
     if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
       return fail(GPUSORT_ERROR_OUT_OF_MEMORY, message, r);
     if (r != VK_SUCCESS) return fail(GPUSORT_ERROR_VULKAN, message, r);
-    if (message.find("not available yet") != std::string::npos)
+    if (message.find("not available yet") != std::string::npos ||
+        message.find("the CUDA face cannot run") != std::string::npos)
       return fail(GPUSORT_ERROR_NOT_AVAILABLE, message, r);
     return fail(GPUSORT_ERROR_INVALID_ARGUMENT, message, r);
   } catch (const std::bad_alloc&) {
@@ -148,6 +150,12 @@ gpusort::SortOptions sort_options(const gpusort_sort_options* o, gpusort::KeyTyp
                                o->begin_bit, o->end_bit};
   check_bits(key, o->begin_bit, o->end_bit, "options->");
   return options;
+}
+
+gpusort::cuda::Options cuda_options(const gpusort_cuda_options* o, gpusort::KeyType key) {
+  if (!o) return {};
+  check_bits(key, o->begin_bit, o->end_bit, "options->");
+  return {o->descending != 0, o->begin_bit, o->end_bit, o->count, o->scratch, o->scratch_size};
 }
 
 // The values buffer of a record call against the value_bytes its sorter was created with.
@@ -454,6 +462,55 @@ gpusort_status gpusort_algorithm_from_name(const char* name, gpusort_algorithm* 
 const char* gpusort_algorithm_name(uint32_t index) {
   const auto registry = gpusort::algorithm_registry();
   return index < registry.size() ? registry[index].name : nullptr;
+}
+
+gpusort_status gpusort_cuda_scratch_bytes(gpusort_key_type type, uint32_t value_bytes, uint64_t n,
+                                          const gpusort_cuda_options* options, uint64_t* bytes) {
+  return guarded("gpusort_cuda_scratch_bytes", [&] {
+    require(bytes, "bytes");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(value_bytes, {0, 4, 8}, "value_bytes", "0, 4 or 8");
+    *bytes = gpusort::cuda::scratch_bytes(key, value_bytes, n, cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_argsort_scratch_bytes(gpusort_key_type type, uint32_t index_bytes,
+                                                  uint64_t n, const gpusort_cuda_options* options,
+                                                  uint64_t* bytes) {
+  return guarded("gpusort_cuda_argsort_scratch_bytes", [&] {
+    require(bytes, "bytes");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(index_bytes, {4, 8}, "index_bytes", "4 or 8");
+    *bytes = gpusort::cuda::argsort_scratch_bytes(key, index_bytes, n, cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_sort(gpusort_key_type type, void* keys, void* values,
+                                 uint32_t value_bytes, uint64_t n, gpusort_cuda_stream stream,
+                                 const gpusort_cuda_options* options) {
+  return guarded("gpusort_cuda_sort", [&] {
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(value_bytes, {0, 4, 8}, "value_bytes", "0, 4 or 8");
+    const gpusort::cuda::Options o = cuda_options(options, key);
+    if (n) require(keys, "keys");
+    if (n && value_bytes) require(values, "values");
+    gpusort::cuda::sort_raw(key, keys, value_bytes ? values : nullptr, value_bytes, n, stream, o);
+  });
+}
+
+gpusort_status gpusort_cuda_argsort(gpusort_key_type type, const void* keys, void* indices,
+                                    uint32_t index_bytes, uint64_t n, gpusort_cuda_stream stream,
+                                    const gpusort_cuda_options* options) {
+  return guarded("gpusort_cuda_argsort", [&] {
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(index_bytes, {4, 8}, "index_bytes", "4 or 8");
+    const gpusort::cuda::Options o = cuda_options(options, key);
+    if (n) {
+      require(keys, "keys");
+      require(indices, "indices");
+    }
+    gpusort::cuda::argsort_raw(key, keys, indices, index_bytes, n, stream, o);
+  });
 }
 
 const char* gpusort_status_name(gpusort_status status) {

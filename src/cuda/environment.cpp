@@ -54,6 +54,8 @@ CudaEnvironment cuda_environment() {
       throw Error("GPUSORT_CUDA_PREFETCH='" + v + "' is not a number of tiles (0 to 999999999)");
     e.prefetch_tiles = uint32_t(std::stoul(v));
   }
+  e.face_tile = read("GPUSORT_CUDA_FACE_TILE");
+  e.face_block = read("GPUSORT_CUDA_FACE_BLOCK");
   e.module = read("GPUSORT_CUDA_MODULE");
   if (!e.module.empty() && e.module != "ptx" && e.module != "cubin")
     throw Error("GPUSORT_CUDA_MODULE='" + e.module + "' is not ptx or cubin");

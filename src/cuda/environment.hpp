@@ -17,12 +17,17 @@ KernelPath requested_kernel_path(KernelPath option);
 // The CUDA pass's switches for measurements, from the environment (unset or empty: not set):
 //   GPUSORT_CUDA_HISTOGRAM=0|1|2   the histogram kernel (Onesweep's cuda_histogram_ row)
 //   GPUSORT_CUDA_PREFETCH=<tiles>  prefetch ahead by this many tiles (0 to 999999999)
-//   GPUSORT_CUDA_MODULE=ptx|cubin  the only kind of embedded image loaded (src/vulkan/nvx.cpp)
+//   GPUSORT_CUDA_MODULE=ptx|cubin  the only kind of embedded image loaded (both backends)
+//   GPUSORT_CUDA_FACE_TILE=<name>  the CUDA face's Onesweep pass row of that variant name
+//                                  (cuda_kernels.hpp), for measurements
+//   GPUSORT_CUDA_FACE_BLOCK=<t>x<i> the CUDA face's one-block sort of that shape where several
+//                                  hold n (small_sort/cuda/block_sort.hpp), for measurements
 // Any other value throws gpusort::Error naming the variable and the value.
 struct CudaEnvironment {
   std::optional<uint32_t> histogram;
   std::optional<uint32_t> prefetch_tiles;
   std::string module;  // "", "ptx" or "cubin"
+  std::string face_tile, face_block;
 };
 CudaEnvironment cuda_environment();
 // Refuses a bad GPUSORT_KERNELS or CudaEnvironment value: every sort request checks them

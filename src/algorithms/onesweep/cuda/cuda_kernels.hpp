@@ -26,6 +26,21 @@ inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
 inline constexpr uint32_t kHintRuntimeOrder = 4;
 inline constexpr uint32_t kHintMaskWalk = 8;
+//   kHintWholeTile       the whole tile is staged at once in dynamic shared memory of
+//                        cuda_pass_dynamic_shared bytes: launched by the CUDA face only (an NVX
+//                        launch cannot raise the dynamic limit), which sets the kernel's limit.
+inline constexpr uint32_t kHintWholeTile = 16;
+
+// The dynamic shared memory a whole-tile block is launched with: its exchange array (the tile's
+// keys and values) or the ranking's storage, whichever is larger, and 4 KiB for the digit
+// offsets, the look-back's words and the tile number (onesweep_pass.cu checks that it covers
+// the block's).
+constexpr uint32_t cuda_pass_dynamic_shared(uint32_t threads, uint32_t items, uint32_t key_bytes,
+                                            uint32_t value_bytes) {
+  const uint32_t exchange = threads * items * (key_bytes + value_bytes);
+  const uint32_t rank = 16 * 1024;
+  return ((exchange > rank ? exchange : rank) + 4 * 1024 + 15) / 16 * 16;
+}
 
 // One pass kernel: its key class, name in the module (of its unsigned ascending build; the other
 // orders add kCudaKeyOrderSuffixes), block shape and the experiment's variant it was measured as.
@@ -74,9 +89,31 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k64_v32", 2, 1, 384, 2, 15, kHintPrefetchValues | kHintPackedFallback,
      "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
+    // The CUDA face's rows (src/cuda): whole tiles in dynamic shared memory, two blocks per SM
+    // (the first of a key class is its default; GPUSORT_CUDA_FACE_TILE names another).
+    {"gpusort_onesweep_pass_k32_w", 1, 0, 384, 2, 24, kHintWholeTile, "384x24"},
+    {"gpusort_onesweep_pass_k32_v32_w", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
+    {"gpusort_onesweep_pass_k64_w", 2, 0, 384, 2, 18, kHintWholeTile, "384x18"},
+    {"gpusort_onesweep_pass_k64_v32_w", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
+    // Candidates measured against the rows above.
+    {"gpusort_onesweep_pass_k32_w28", 1, 0, 384, 2, 28, kHintWholeTile, "384x28"},
+    {"gpusort_onesweep_pass_k32_w32", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
+    {"gpusort_onesweep_pass_k32_w512", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
+    {"gpusort_onesweep_pass_k32_v32_w28", 1, 1, 384, 2, 28, kHintWholeTile, "384x28"},
+    {"gpusort_onesweep_pass_k32_v32_w32", 1, 1, 384, 2, 32, kHintWholeTile, "384x32"},
+    {"gpusort_onesweep_pass_k64_w20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
+    {"gpusort_onesweep_pass_k64_w22", 2, 0, 384, 2, 22, kHintWholeTile, "384x22"},
+    {"gpusort_onesweep_pass_k64_v32_w20", 2, 1, 384, 2, 20, kHintWholeTile, "384x20"},
+    {"gpusort_onesweep_pass_k64_v32_w24", 2, 1, 384, 2, 24, kHintWholeTile, "384x24"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
+constexpr uint32_t cuda_pass_dynamic_shared(const CudaPassShape& shape) {
+  return (shape.hints & kHintWholeTile) == 0
+             ? 0u
+             : cuda_pass_dynamic_shared(shape.threads, shape.items, shape.key_words * 4,
+                                        shape.value_words * 4);
+}
 
 // Each row's kernel is built once per key order, the mapping of keys to radix order and back
 // compiled in (decided at run time it cost the u32 pass 5 %, and f32's its spills:
@@ -158,6 +195,20 @@ struct OnesweepHistogramParams {
   uint32_t begin_bit, end_bit, pass_count, key_kind, descending;
   uint32_t copy_group_count, copy_keys_per_round, max_groups_x, tile, pass_group_cap;
 };
+
+// The one argument of the copy-back kernel (gpusort_onesweep_copy_back, the CUDA face's).
+struct OnesweepCopyBackParams {
+  const void* keys_b;  // the scratch copies, where the copy-back flag is set
+  void* keys_a;        // the caller's
+  const void* values_b;
+  void* values_a;
+  const uint32_t* count;
+  const uint32_t* control;
+  unsigned long long n;
+  uint32_t key_words, value_words;
+};
+inline constexpr const char* kCudaCopyBackKernel = "gpusort_onesweep_copy_back";
+inline constexpr uint32_t kCudaCopyBackThreads = 256;
 
 }  // namespace gpusort::cuda
 

@@ -47,6 +47,7 @@ const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const Sort
   for (uint32_t i = 0; i < cuda::kCudaPassShapeCount && !shape; ++i) {
     const cuda::CudaPassShape& row = cuda::kCudaPassShapes[i];
     if (row.key_words != spec.key_words || row.value_words != spec.value_words) continue;
+    if ((row.hints & cuda::kHintWholeTile) != 0) continue;  // the CUDA face's alone
     class_has_kernels = true;
     if (variant && std::string(variant) != row.variant) continue;
     shape = &row;

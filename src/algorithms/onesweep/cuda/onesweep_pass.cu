@@ -33,7 +33,6 @@ namespace {
 
 constexpr uint32_t kRadix = ONESWEEP_RADIX;
 constexpr uint32_t kDigitBits = ONESWEEP_DIGIT_BITS;
-constexpr uint32_t kMaxPasses = ONESWEEP_MAX_PASSES;
 
 // What an SM gives a launch through VK_NVX_binary_import (measured, experiments/nvx_onesweep):
 // a fixed 48 KiB carveout that all resident blocks share, each block's static shared memory
@@ -122,6 +121,8 @@ struct OnesweepPass {
       gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
                               (HINTS & kHintPackedFallback) != 0, (HINTS & kHintMaskWalk) != 0>;
   static constexpr bool kPrefetchValues = kValues && (HINTS & kHintPrefetchValues) != 0;
+  // The whole tile staged at once in dynamic shared memory (the CUDA face's rows).
+  static constexpr bool kWholeTile = (HINTS & kHintWholeTile) != 0;
   static constexpr int kBins = Lookback::kBins;
   using Rank =
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
@@ -144,6 +145,7 @@ struct OnesweepPass {
   // Keys per thread in one exchange segment: the most that let MIN_BLOCKS blocks (each with its
   // reserved shared memory) share the NVX path's 48 KiB per SM.
   static constexpr int segment_items() {
+    if (kWholeTile) return ITEMS;
     int items = 1;
     for (int segments = ITEMS; segments >= 1; --segments) {
       const int candidate = (ITEMS + segments - 1) / segments;
@@ -171,10 +173,26 @@ struct OnesweepPass {
     } exchange;
     Fixed fixed;
   };
-  static_assert(sizeof(Shared) + kReservedSharedPerBlock <= kMaxStaticShared,
+  static_assert(kWholeTile || sizeof(Shared) + kReservedSharedPerBlock <= kMaxStaticShared,
                 "the tile does not fit 48 KiB of shared memory");
-  static_assert((sizeof(Shared) + kReservedSharedPerBlock) * MIN_BLOCKS <= kNvxSharedPerSm,
+  static_assert(kWholeTile ||
+                    (sizeof(Shared) + kReservedSharedPerBlock) * MIN_BLOCKS <= kNvxSharedPerSm,
                 "the blocks do not fit the NVX path's 48 KiB per SM");
+  // The dynamic shared memory the host gives a whole-tile launch covers the block's.
+  static_assert(!kWholeTile || sizeof(Shared) <= cuda_pass_dynamic_shared(
+                                                    THREADS, ITEMS, sizeof(K),
+                                                    kValues ? sizeof(ValueSlot) : 0),
+                "cuda_pass_dynamic_shared is below the block's shared memory");
+  // Static shared memory (all an NVX launch can have), or dynamic for the whole tile.
+  static __device__ __forceinline__ Shared& shared_storage() {
+    if constexpr (kWholeTile) {
+      extern __shared__ __align__(16) unsigned char dynamic_shared[];
+      return *reinterpret_cast<Shared*>(dynamic_shared);
+    } else {
+      __shared__ Shared s;
+      return s;
+    }
+  }
   static_assert(kTile <= (1u << 16), "ranks are packed in 16 bits");
   static constexpr int kPackedRanks = (ITEMS + 1) / 2;
   static __device__ __forceinline__ uint32_t rank_of(const uint32_t (&ranks)[kPackedRanks], int u) {
@@ -342,7 +360,7 @@ struct OnesweepPass {
     const uint32_t tile_total = last_index / kTile + 1;
     // The grid is max_n's: blocks beyond the count's tiles have nothing to do.
     if (blockIdx.x >= tile_total) return;
-    __shared__ Shared s;
+    Shared& s = shared_storage();
     // The claim, the plan word and the digit offsets are requested together, so that their
     // latencies overlap (the plan read alone before the claim cost a round trip per tile). Blocks
     // of a skipped pass claim too, from that pass's own counter, and return below.
@@ -462,6 +480,19 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w, uint32_t, NoValue, 5)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w, uint32_t, uint32_t, 6)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w, unsigned long long, NoValue, 7)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w, unsigned long long, uint32_t, 8)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w28, uint32_t, NoValue, 9)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w32, uint32_t, NoValue, 10)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w512, uint32_t, NoValue, 11)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w28, uint32_t, uint32_t, 12)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w32, uint32_t, uint32_t, 13)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w20, unsigned long long, NoValue, 14)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w22, unsigned long long, NoValue, 15)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w20, unsigned long long, uint32_t, 16)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w24, unsigned long long, uint32_t, 17)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
 //
@@ -664,3 +695,37 @@ GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k32, uint32_t, 0)
 GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k64, unsigned long long, 1)
 GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k32_c2, uint32_t, 2)
 GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k64_c2, unsigned long long, 3)
+
+// ---- The copy-back, for the CUDA face (the Vulkan faces run onesweep_copy_back.comp) ----
+//
+// Where the plan ran an odd number of passes (the copy-back flag), the sorted keys and values lie
+// in the scratch copies: copied to the caller's, 16 bytes a thread and step where both are
+// aligned, else 4.
+namespace gpusort::cuda {
+namespace {
+__device__ __forceinline__ void copy_words(const uint32_t* __restrict__ from,
+                                           uint32_t* __restrict__ to, unsigned long long words) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  const unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (((reinterpret_cast<uintptr_t>(from) | reinterpret_cast<uintptr_t>(to)) & 15) == 0) {
+    const unsigned long long vectors = words / 4;
+    for (unsigned long long i = first; i < vectors; i += stride)
+      reinterpret_cast<uint4*>(to)[i] = reinterpret_cast<const uint4*>(from)[i];
+    for (unsigned long long i = vectors * 4 + first; i < words; i += stride) to[i] = from[i];
+  } else {
+    for (unsigned long long i = first; i < words; i += stride) to[i] = from[i];
+  }
+}
+}  // namespace
+}  // namespace gpusort::cuda
+
+extern "C" __global__ void __launch_bounds__(256) gpusort_onesweep_copy_back(
+    const OnesweepCopyBackParams p) {
+  if (p.control[ONESWEEP_CONTROL_COPY_BACK] == 0) return;
+  const unsigned long long count = p.count != nullptr ? min((unsigned long long)(*p.count), p.n) : p.n;
+  copy_words(static_cast<const uint32_t*>(p.keys_b), static_cast<uint32_t*>(p.keys_a),
+             count * p.key_words);
+  if (p.value_words != 0)
+    copy_words(static_cast<const uint32_t*>(p.values_b), static_cast<uint32_t*>(p.values_a),
+               count * p.value_words);
+}

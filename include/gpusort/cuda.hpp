@@ -1,0 +1,74 @@
+// gpusort on CUDA streams: sorts device memory that the caller owns, enqueued on the caller's
+// stream, with no host synchronization: each call returns once the work is queued. No CUDA
+// header or library is needed to build against it; the library opens the CUDA driver
+// (libcuda.so.1) at run time. The stream's CUDA context (for the null stream: the calling
+// thread's current one) gets the kernels the first time it sorts.
+//
+//   gpusort::cuda::sort(keys, n, stream);                  // uint32_t* keys on the device
+//   gpusort::cuda::sort_by_key(keys, values, n, stream);
+//   gpusort::cuda::argsort(keys, indices, n, stream);      // keys left as they are
+//
+// The same results as the Vulkan faces: stable; floats by IEEE-754 totalOrder; descending and
+// bit ranges as SortOptions has them. Errors (no NVIDIA driver, a bad argument, a failed CUDA
+// call) throw gpusort::Error with one line saying what.
+#pragma once
+
+#include <gpusort/gpusort.hpp>
+
+struct CUstream_st;  // the CUDA driver's and runtime's stream type (cuda.h, driver_types.h)
+
+namespace gpusort::cuda {
+
+// A CUDA stream: a CUstream or cudaStream_t (the same handle); nullptr: the legacy default
+// stream of the current context.
+using Stream = ::CUstream_st*;
+
+struct Options {
+  bool descending = false;
+  // Bits [begin_bit, end_bit) of the key's radix order (end_bit 0: the key's full width).
+  uint32_t begin_bit = 0;
+  uint32_t end_bit = 0;
+  // A GPU-side count: a device address holding a uint32_t, read when the sort runs (clamped to
+  // n, which is then the most the call sorts). nullptr: n.
+  const uint32_t* count = nullptr;
+  // Scratch device memory of at least scratch_bytes(...) bytes, the caller's; nullptr: the
+  // call allocates it on the stream (cuMemAllocAsync, from the device's default memory pool)
+  // and frees it there after the sort.
+  void* scratch = nullptr;
+  uint64_t scratch_size = 0;
+};
+
+// Whether the CUDA face can run in this process: "" where the driver loads, else why not. (The
+// kernels themselves are loaded per context on first use.)
+std::string unavailable_why();
+
+// Scratch bytes a sort of up to n keys (value_bytes 0, 4 or 8) needs, and an argsort
+// (index_bytes 4 or 8).
+uint64_t scratch_bytes(KeyType key_type, uint32_t value_bytes, uint64_t n,
+                       const Options& options = {});
+uint64_t argsort_scratch_bytes(KeyType key_type, uint32_t index_bytes, uint64_t n,
+                               const Options& options = {});
+
+// Sorts n keys (and values: value_bytes 0, 4 or 8) in place.
+void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, uint64_t n,
+              Stream stream, const Options& options = {});
+// Writes the stable sorting permutation of keys (left as they are) to indices (u32 or u64).
+void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t index_bytes,
+                 uint64_t n, Stream stream, const Options& options = {});
+
+template <class K> void sort(K* keys, uint64_t n, Stream stream, const Options& options = {}) {
+  sort_raw(key_type_of<K>(), keys, nullptr, 0, n, stream, options);
+}
+template <class K, class V>
+void sort_by_key(K* keys, V* values, uint64_t n, Stream stream, const Options& options = {}) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "values are 4 or 8 bytes wide");
+  sort_raw(key_type_of<K>(), keys, values, sizeof(V), n, stream, options);
+}
+template <class K, class I>
+void argsort(const K* keys, I* indices, uint64_t n, Stream stream, const Options& options = {}) {
+  static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
+                "argsort indices are uint32_t or uint64_t");
+  argsort_raw(key_type_of<K>(), keys, indices, sizeof(I), n, stream, options);
+}
+
+}  // namespace gpusort::cuda

@@ -1,0 +1,67 @@
+// The CUDA driver, opened at run time: the library links no CUDA library and includes no CUDA
+// header. libcuda.so.1 (which comes with the NVIDIA driver) is opened on first use, and every
+// function gpusort calls is resolved through cuGetProcAddress at the API version declared here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+// The driver API's handle types, as cuda.h names them.
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+
+namespace gpusort::cuda {
+
+// The driver API's types, as its ABI has them.
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = ::CUctx_st*;
+using CUmodule = ::CUmod_st*;
+using CUfunction = ::CUfunc_st*;
+using CUstream = ::CUstream_st*;
+
+inline constexpr CUresult cuda_success = 0;
+// cuDeviceGetAttribute
+inline constexpr int attribute_multiprocessor_count = 16;
+inline constexpr int attribute_compute_capability_major = 75;
+inline constexpr int attribute_compute_capability_minor = 76;
+inline constexpr int attribute_max_shared_memory_per_block_optin = 97;
+// cuFuncSetAttribute
+inline constexpr int function_max_dynamic_shared_size_bytes = 8;
+inline constexpr int function_preferred_shared_memory_carveout = 9;
+
+// The functions gpusort calls (the versions of CUDA 12's API).
+struct Driver {
+  CUresult (*get_error_string)(CUresult, const char**) = nullptr;
+  CUresult (*ctx_get_current)(CUcontext*) = nullptr;
+  CUresult (*ctx_push_current)(CUcontext) = nullptr;
+  CUresult (*ctx_pop_current)(CUcontext*) = nullptr;
+  CUresult (*ctx_get_device)(CUdevice*) = nullptr;
+  CUresult (*stream_get_ctx)(CUstream, CUcontext*) = nullptr;
+  CUresult (*device_get_attribute)(int*, int, CUdevice) = nullptr;
+  CUresult (*module_load_data)(CUmodule*, const void*) = nullptr;
+  CUresult (*module_unload)(CUmodule) = nullptr;
+  CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*func_set_attribute)(CUfunction, int, int) = nullptr;
+  CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                            unsigned, CUstream, void**, void**) = nullptr;
+  CUresult (*memset_d32_async)(CUdeviceptr, unsigned, size_t, CUstream) = nullptr;
+  CUresult (*memcpy_dtod_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream) = nullptr;
+  CUresult (*mem_alloc_async)(CUdeviceptr*, size_t, CUstream) = nullptr;
+  CUresult (*mem_free_async)(CUdeviceptr, CUstream) = nullptr;
+};
+
+// The driver, opened once per process. Throws gpusort::Error, one line saying why, where it cannot
+// be (no libcuda.so.1, a driver older than CUDA 12, cuInit failing: no NVIDIA device).
+const Driver& driver();
+// "" where driver() succeeds, else its error's text.
+std::string driver_unavailable_why();
+
+// Throws gpusort::Error "`what`: <the driver's name for the error> (<code>)" unless r succeeded.
+void check(CUresult r, const char* what);
+
+}  // namespace gpusort::cuda

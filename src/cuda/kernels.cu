@@ -1,0 +1,5 @@
+// Every CUDA kernel of the library, compiled by nvcc as one module (cmake/CudaKernels.cmake) and
+// embedded: the algorithms' kernels, each in its algorithm's folder.
+#include "algorithms/onesweep/cuda/onesweep_pass.cu"
+#include "algorithms/small_sort/cuda/block_sort.cu"
+#include "primitives/cuda/elementwise.cu"

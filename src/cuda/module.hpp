@@ -1,0 +1,65 @@
+// The CUDA backend's device side: the embedded kernels loaded as a module of the caller's CUDA
+// context (once per context, on first use), their functions by name, and launches on the
+// caller's stream. The algorithms name their kernels; this room knows none of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cuda/driver.hpp"
+
+namespace gpusort::cuda {
+
+class Module {
+ public:
+  // The function `name`, fetched once; `dynamic_shared` > 0 raises its dynamic shared memory
+  // limit to that many bytes (it must stay the same for a name).
+  CUfunction function(const std::string& name, uint32_t dynamic_shared = 0);
+  CUcontext context() const { return context_; }
+  uint32_t sm_count() const { return sm_count_; }
+  uint32_t shared_per_block_optin() const { return shared_optin_; }
+  const std::string& loaded() const { return loaded_; }  // "cubin sm_90" or "PTX compute_90 (JIT)"
+
+  explicit Module(CUcontext context);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+ private:
+  struct Functions;
+  CUcontext context_;
+  CUmodule module_ = nullptr;
+  uint32_t sm_count_ = 0, shared_optin_ = 0;
+  std::string loaded_;
+  Functions* functions_;
+};
+
+// The context `stream` belongs to (for the null stream: the calling thread's current context),
+// made current on this thread while the object lives.
+class StreamContext {
+ public:
+  explicit StreamContext(CUstream stream);
+  ~StreamContext();
+  StreamContext(const StreamContext&) = delete;
+  StreamContext& operator=(const StreamContext&) = delete;
+  CUcontext context() const { return context_; }
+
+ private:
+  CUcontext context_ = nullptr;
+  bool pushed_ = false;
+};
+
+// The module of `context`, loaded on the first call for it (thread-safe; kept for the process).
+Module& module_for(CUcontext context);
+
+// Launches `function` with one argument (a kernel parameter struct) on `stream`.
+template <class Params>
+void launch(CUfunction function, uint32_t grid, uint32_t block, uint32_t dynamic_shared,
+            CUstream stream, const Params& params) {
+  void* arguments[] = {const_cast<Params*>(&params)};
+  check(driver().launch_kernel(function, grid, 1, 1, block, 1, 1, dynamic_shared, stream,
+                               arguments, nullptr),
+        "cuLaunchKernel");
+}
+
+}  // namespace gpusort::cuda

@@ -1,0 +1,26 @@
+// Element-wise CUDA kernels the CUDA face composes its argsort and its 8-byte values from
+// (elementwise.cu): read by the kernels (nvcc) and the host.
+#ifndef GPUSORT_PRIMITIVES_CUDA_ELEMENTWISE_HPP
+#define GPUSORT_PRIMITIVES_CUDA_ELEMENTWISE_HPP
+
+#include <cstdint>
+
+namespace gpusort::cuda {
+
+// out[i] = i (u32), or out[i] = in[i] widened to u64, or out[i] = from[index[i]] (8-byte
+// elements): i below the count (clamped to n).
+struct ElementwiseParams {
+  void* out;
+  const void* in;          // widen: u32; gather: 8-byte elements
+  const uint32_t* index;   // gather: u32 positions
+  const uint32_t* count;   // the GPU-side count, or null: n
+  unsigned long long n;
+};
+inline constexpr const char* kIotaKernel = "gpusort_iota_u32";
+inline constexpr const char* kWidenKernel = "gpusort_widen_u32_u64";
+inline constexpr const char* kGather64Kernel = "gpusort_gather_u64";
+inline constexpr uint32_t kElementwiseThreads = 256;
+
+}  // namespace gpusort::cuda
+
+#endif  // GPUSORT_PRIMITIVES_CUDA_ELEMENTWISE_HPP

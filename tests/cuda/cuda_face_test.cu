@@ -1,0 +1,254 @@
+// The CUDA face on the GPU, through its C API (include/gpusort/gpusort.h, which calls the C++
+// face of include/gpusort/cuda.hpp): every key type, keys alone and with 4-
+// and 8-byte values, argsort with u32 and u64 indices, both orders, bit ranges, a GPU-side count,
+// sizes from 0 across the block-sort and tile boundaries, distributions (uniform, equal, sorted,
+// reversed, few unique, skewed, float specials), each output compared whole with a stable sort
+// on the host; and the ordering on the caller's stream against the caller's own kernels before
+// and after. Built where nvcc is; runs where an NVIDIA GPU is (exit 0: all passed).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <gpusort/gpusort.h>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "primitives/key_order.h"
+
+namespace {
+
+int failures = 0, checks = 0;
+
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(2);
+  }
+}
+
+struct Type {
+  const char* name;
+  gpusort_key_type key;
+  uint32_t bytes, kind;
+};
+const Type types[] = {{"u32", GPUSORT_KEY_U32, 4, 0}, {"i32", GPUSORT_KEY_I32, 4, 1},
+                      {"f32", GPUSORT_KEY_F32, 4, 2}, {"u64", GPUSORT_KEY_U64, 8, 0},
+                      {"i64", GPUSORT_KEY_I64, 8, 1}, {"f64", GPUSORT_KEY_F64, 8, 2}};
+
+enum Distribution { uniform, equal, sorted, reversed, few, skewed, specials, distribution_count };
+const char* distribution_names[] = {"uniform", "equal",  "sorted",  "reversed",
+                                    "few",     "skewed", "specials"};
+
+// Keys as raw bits (the low `bytes` of each u64).
+std::vector<uint64_t> make_keys(const Type& t, Distribution d, uint64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> k(n);
+  const uint64_t mask = t.bytes == 4 ? 0xffffffffull : ~0ull;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t r = rng() & mask;
+    switch (d) {
+      case equal: r = 0x1234567890abcdefull & mask; break;
+      case sorted: case reversed: r = i; break;
+      case few: r = (rng() % 5) * 0x0101010101010101ull & mask; break;
+      case skewed: if (rng() % 100 != 0) r = (r & (mask >> 8)) | (0x5aull << (t.bytes * 8 - 8)); break;
+      case specials: {
+        static const uint32_t f32[] = {0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000, 0x80000000, 0, 0x3f800000, 0xbf800000, 0x7fc00001};
+        static const uint64_t f64[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull, 0x8000000000000000ull, 0, 0x3ff0000000000000ull, 0xbff0000000000000ull};
+        if (rng() % 2) r = t.bytes == 4 ? f32[rng() % 9] : f64[rng() % 8];
+        break;
+      }
+      default: break;
+    }
+    k[i] = r;
+  }
+  if (d == sorted || d == reversed) {
+    // Monotone in the type's own order: sort the random keys by radix order.
+    for (uint64_t i = 0; i < n; ++i) k[i] = rng() & mask;
+    auto order = [&](uint64_t x) {
+      return t.bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(x), t.kind))
+                          : gpusort::to_radix_order<uint64_t>(x, t.kind);
+    };
+    std::sort(k.begin(), k.end(), [&](uint64_t a, uint64_t b) { return order(a) < order(b); });
+    if (d == reversed) std::reverse(k.begin(), k.end());
+  }
+  return k;
+}
+
+struct Case {
+  const Type* type;
+  uint32_t value_bytes;  // 0, 4, 8; argsort: index bytes
+  bool argsort, descending;
+  uint32_t begin_bit, end_bit;  // end 0: full
+  Distribution distribution;
+  uint64_t n, count;  // count < n: a GPU-side count
+  cudaStream_t stream;
+};
+
+// The stable order of the first `count` keys: positions.
+std::vector<uint32_t> reference_order(const Case& c, const std::vector<uint64_t>& k) {
+  const uint32_t width = c.type->bytes * 8, end = c.end_bit ? c.end_bit : width;
+  const uint64_t field = end - c.begin_bit == 64 ? ~0ull : ((1ull << (end - c.begin_bit)) - 1);
+  std::vector<uint64_t> key(c.count);
+  for (uint64_t i = 0; i < c.count; ++i) {
+    uint64_t o = c.type->bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(k[i]), c.type->kind))
+                                    : gpusort::to_radix_order<uint64_t>(k[i], c.type->kind);
+    if (c.descending) o = ~o & (c.type->bytes == 4 ? 0xffffffffull : ~0ull);
+    key[i] = (o >> c.begin_bit) & field;
+  }
+  std::vector<uint32_t> p(c.count);
+  std::iota(p.begin(), p.end(), 0u);
+  std::stable_sort(p.begin(), p.end(), [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
+  return p;
+}
+
+std::string describe(const Case& c) {
+  char text[256];
+  std::snprintf(text, sizeof text, "%s %s%u n=%llu count=%llu %s %s bits [%u,%u)", c.type->name,
+                c.argsort ? "argsort idx" : "values ", c.value_bytes, (unsigned long long)c.n,
+                (unsigned long long)c.count, distribution_names[c.distribution],
+                c.descending ? "desc" : "asc", c.begin_bit, c.end_bit);
+  return text;
+}
+
+void fail(const Case& c, const std::string& what) {
+  if (++failures <= 30) std::fprintf(stderr, "FAIL %s: %s\n", describe(c).c_str(), what.c_str());
+}
+
+void run(const Case& c, uint64_t seed) {
+  ++checks;
+  const uint32_t kb = c.type->bytes;
+  const std::vector<uint64_t> k = make_keys(*c.type, c.distribution, c.n, seed);
+  std::vector<unsigned char> keys(c.n * kb), values(c.n * 8), out_keys(c.n * kb), out_values(c.n * 8);
+  for (uint64_t i = 0; i < c.n; ++i) std::memcpy(&keys[i * kb], &k[i], kb);
+  for (uint64_t i = 0; i < c.n; ++i) {
+    const uint64_t v = 0x9e3779b97f4a7c15ull * (i + 1);
+    std::memcpy(&values[i * 8], &v, 8);
+  }
+  void *d_keys = nullptr, *d_values = nullptr;
+  uint32_t* d_count = nullptr;
+  cuda_check(cudaMalloc(&d_keys, std::max<uint64_t>(c.n * kb, 1)), "cudaMalloc");
+  cuda_check(cudaMalloc(&d_values, std::max<uint64_t>(c.n * 8, 1)), "cudaMalloc");
+  cuda_check(cudaMalloc(&d_count, 4), "cudaMalloc");
+  const uint32_t count32 = uint32_t(c.count);
+  cuda_check(cudaMemcpy(d_count, &count32, 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(d_keys, keys.data(), c.n * kb, cudaMemcpyHostToDevice), "cudaMemcpy");
+  const uint32_t vb = c.value_bytes;
+  if (!c.argsort && vb)
+    cuda_check(cudaMemcpy(d_values, values.data(), c.n * vb == 0 ? 0 : c.n * vb, cudaMemcpyHostToDevice), "cudaMemcpy");
+  // The values as given: element i's value is the low vb bytes of values[i * 8 ...] read as one
+  // array of vb-byte values.
+  std::vector<unsigned char> given(c.n * std::max(vb, 1u));
+  if (vb) std::memcpy(given.data(), values.data(), c.n * vb);
+  if (vb) cuda_check(cudaMemcpy(d_values, given.data(), c.n * vb, cudaMemcpyHostToDevice), "cudaMemcpy");
+  gpusort_cuda_options o{};
+  o.descending = c.descending, o.begin_bit = c.begin_bit, o.end_bit = c.end_bit;
+  if (c.count != c.n) o.count = d_count;
+  const gpusort_status status =
+      c.argsort ? gpusort_cuda_argsort(c.type->key, d_keys, d_values, vb, c.n, c.stream, &o)
+                : gpusort_cuda_sort(c.type->key, d_keys, vb ? d_values : nullptr, vb, c.n,
+                                    c.stream, &o);
+  if (status != GPUSORT_OK) {
+    fail(c, std::string("failed: ") + gpusort_last_error());
+    cudaFree(d_keys), cudaFree(d_values), cudaFree(d_count);
+    return;
+  }
+  cuda_check(cudaStreamSynchronize(c.stream), "cudaStreamSynchronize");
+  cuda_check(cudaMemcpy(out_keys.data(), d_keys, c.n * kb, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  if (vb) cuda_check(cudaMemcpy(out_values.data(), d_values, c.n * vb, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cudaFree(d_keys), cudaFree(d_values), cudaFree(d_count);
+  const std::vector<uint32_t> p = reference_order(c, k);
+  // Whole outputs: the sorted prefix, and past the count what was there.
+  for (uint64_t i = 0; i < c.n; ++i) {
+    const uint64_t from = i < c.count ? (c.argsort ? i : p[i]) : i;
+    if (std::memcmp(&out_keys[i * kb], &keys[from * kb], kb) != 0)
+      return fail(c, "key " + std::to_string(i) + " differs");
+    if (c.argsort && i < c.count) {
+      uint64_t index = 0;
+      std::memcpy(&index, &out_values[i * vb], vb);
+      if (index != p[i]) return fail(c, "index " + std::to_string(i) + " is " + std::to_string(index) + ", expected " + std::to_string(p[i]));
+    } else if (!c.argsort && vb && std::memcmp(&out_values[i * vb], &given[from * vb], vb) != 0) {
+      return fail(c, "value " + std::to_string(i) + " differs");
+    }
+  }
+}
+
+__global__ void spin_then_fill(uint32_t* keys, uint32_t n, long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {}
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    keys[i] = (n - i) * 2654435761u;
+}
+__global__ void copy_after(const uint32_t* keys, uint32_t* out, uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = keys[i];
+}
+
+// The sort runs after the caller's kernel that writes its keys (which spins first) and before
+// the caller's kernel that reads them, on a non-default stream, without a host synchronization.
+void stream_ordering(cudaStream_t stream, uint32_t n) {
+  ++checks;
+  uint32_t *keys = nullptr, *out = nullptr;
+  cuda_check(cudaMalloc(&keys, n * 4), "cudaMalloc");
+  cuda_check(cudaMalloc(&out, n * 4), "cudaMalloc");
+  cuda_check(cudaMemset(keys, 0xff, n * 4), "cudaMemset");
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  spin_then_fill<<<256, 256, 0, stream>>>(keys, n, 200000000ll);
+  if (gpusort_cuda_sort(GPUSORT_KEY_U32, keys, nullptr, 0, n, stream, nullptr) != GPUSORT_OK)
+    std::fprintf(stderr, "gpusort_cuda_sort: %s\n", gpusort_last_error());
+  copy_after<<<256, 256, 0, stream>>>(keys, out, n);
+  cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  std::vector<uint32_t> got(n), want(n);
+  cuda_check(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  for (uint32_t i = 0; i < n; ++i) want[i] = (n - i) * 2654435761u;
+  std::sort(want.begin(), want.end());
+  cudaFree(keys), cudaFree(out);
+  if (got != want) {
+    ++failures;
+    std::fprintf(stderr, "FAIL stream ordering n=%u: the sort did not run between the caller's kernels\n", n);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  cuda_check(cudaFree(nullptr), "cudaFree");  // the runtime's primary context, current
+  cudaStream_t stream = nullptr;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 33, 1000, 1024, 1025, 4095, 4097, 6143, 6145, 7680, 7681, 8191, 8192, 8193, 15361, 100000, 1u << 20, (1u << 20) + 7};
+  if (!quick) sizes.push_back(3000001), sizes.push_back(1u << 24);
+  uint64_t seed = 1;
+  for (const Type& t : types)
+    for (uint64_t n : sizes)
+      for (uint32_t vb : {0u, 4u, 8u})
+        for (bool desc : {false, true}) {
+          const Distribution d = Distribution((seed + vb + (desc ? 3 : 0)) % distribution_count);
+          run(Case{&t, vb, false, desc, 0, 0, uniform, n, n, stream}, ++seed);
+          run(Case{&t, vb, false, desc, 0, 0, d, n, n, stream}, ++seed);
+        }
+  for (const Type& t : types)
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(5000), uint64_t(100000), uint64_t(1u << 20)})
+      for (uint32_t ib : {4u, 8u})
+        for (int d = 0; d < distribution_count; ++d)
+          run(Case{&t, ib, true, d % 2 == 1, 0, 0, Distribution(d), n, n, stream}, ++seed);
+  // Bit ranges and GPU-side counts.
+  for (const Type& t : types)
+    for (uint64_t n : {uint64_t(3000), uint64_t(9000), uint64_t(300000)}) {
+      const uint32_t w = t.bytes * 8;
+      for (auto [b, e] : {std::pair<uint32_t, uint32_t>{8, w - 8}, {0, 12}, {w - 20, 0}, {3, 5}})
+        for (uint32_t vb : {0u, 4u})
+          run(Case{&t, vb, false, b % 2 == 1, b, e, uniform, n, n, stream}, ++seed);
+      for (uint64_t count : {uint64_t(0), uint64_t(1), n / 3, n - 1})
+        for (uint32_t vb : {0u, 4u, 8u})
+          run(Case{&t, vb, false, false, 0, 0, few, n, count, stream}, ++seed);
+      run(Case{&t, 8, true, false, 0, 0, uniform, n, n / 2, stream}, ++seed);
+    }
+  // The legacy default stream, with the runtime's context current.
+  run(Case{&types[0], 4, false, false, 0, 0, uniform, 1u << 20, 1u << 20, nullptr}, ++seed);
+  for (uint32_t n : {5000u, 1u << 22}) stream_ordering(stream, n);
+  cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  std::printf("cuda_face_test: %d of %d checks failed\n", failures, checks);
+  return failures == 0 ? 0 : 1;
+}
