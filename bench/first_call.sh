@@ -9,24 +9,14 @@
 # (`gpusort bench --end-to-end`, its median), and a table of all of it.
 #
 #   bench/first_call.sh [DIR]     DIR: a build directory (tools/gpusort/gpusort, python/gpusort)
-#                                 or a folder with gpusort (and python/gpusort) staged in it;
-#                                 default: build, or the staged folder this script sits in
+#                                 or a folder holding gpusort (and python/gpusort); default: build
 # Environment: N (keys, default 268435456 = 2^28), TYPE (u32, f32, u64, ..., default f32),
 #   REPEATS (default 3), IDLE (seconds before each run, default 2), PYTHON (default python3; needs
 #   NumPy), WARM (1: also the spun-up reference, default 1), RESULTS_DIR (folder for the logs, default a
 #   temporary one). Needs disk for two raw files of N keys (the CLI's input and output).
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-default_dir=build
-# Run from a staged folder (bench/stage_h100.sh: the binaries beside this script): that folder is
-# the default, and its device_setup.sh gives a bare GPU machine its Vulkan loader.
-if [ -x "$here/gpusort" ] && [ -f "$here/device_setup.sh" ]; then
-  default_dir=$here
-  # shellcheck source=/dev/null
-  source "$here/device_setup.sh"
-fi
-dir=${1:-$default_dir}
+dir=${1:-build}
 n=${N:-268435456}
 type=${TYPE:-f32}
 repeats=${REPEATS:-3}

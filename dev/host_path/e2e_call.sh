@@ -1,18 +1,20 @@
 #!/bin/bash
-# One run on a GPU machine for the host path (development): the end-to-end bench, the demo, the
-# same sorts in `gpusort bench`, the user baselines with the CLI's --timings, and the whole test
-# suite on the GPU with validation. Staged by stage.sh into .devrun/host_path/; on the GPU machine,
-# from a copy of the repository holding that folder:
-#   bash .devrun/host_path/e2e_call.sh
+# One run for the host path (development): the end-to-end bench, the demo, the same sorts in
+# `gpusort bench`, the user baselines with the CLI's --timings, and the whole test suite on the GPU
+# with validation. On a machine with the NVIDIA driver and the Vulkan loader installed, from the
+# repository root, after a build with the tests and the development tools:
+#   dev/host_path/e2e_call.sh [BUILD_DIR]     (default: build; results in $OUT, default out/)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-source "$here/device_setup.sh"
+build=${1:-build}
+out=${OUT:-out}
+mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 date -u +%Y-%m-%dT%H:%M:%SZ | tee -a "$out/machine.txt"
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu \
   --format=csv -lms 100 > "$out/gpu_monitor.csv" 2>&1 &
 monitor=$!
-g="$here/gpusort"
+g="$build/tools/gpusort/gpusort"
 echo "== end to end"
 timeout 200 "$g" bench --end-to-end --keys ${E2E_KEYS:-u32,f32,u64,u32+u32} --min-log2 ${E2E_MIN:-20} --step 2 \
   --csv "$out/end_to_end.csv" 2>&1 | tee "$out/end_to_end.log"
@@ -30,20 +32,15 @@ echo "== baselines"
 CLI_EXTRA=--timings RUNS=${RUNS:-3} PYTHONUNBUFFERED=1 timeout 200 python3 "$here/baselines.py" "${TMPDIR:-/tmp}" "$g" 2>&1 | tee "$out/baselines.log"
 if [ "${WRITE_PROBE:-1}" = 1 ]; then
   echo "== write probe"
-  timeout 60 "$here/write_probe" "${TMPDIR:-/tmp}" 30 2>&1 | tee "$out/write_probe.log"
+  timeout 60 "$build/dev/write_probe" "${TMPDIR:-/tmp}" 30 2>&1 | tee "$out/write_probe.log"
 fi
-if [ -d "$here/python/gpusort" ]; then
+if [ -d "$build/python/gpusort" ]; then
   echo "== python"
-  PYTHONPATH="$here/python" PYTHONUNBUFFERED=1 timeout 150 python3 "$here/python_end_to_end.py" --log2n 28 --runs 3 2>&1 | tee "$out/python.log"
+  PYTHONPATH="$build/python" PYTHONUNBUFFERED=1 timeout 150 python3 "$here/../../bench/python_end_to_end.py" --log2n 28 --runs 3 2>&1 | tee "$out/python.log"
 fi
 echo "== tests on the GPU"
-# The CLI tests run the CLI and the rename-fault library at the paths baked into gpusort_tests
-# when it was built: link the staged copies there.
-baked=$(grep -ao '/[[:graph:]]*/tools/gpusort/gpusort' "$here/gpusort_tests" | head -n 1)
-fault=$(grep -ao '/[[:graph:]]*/libgpusort_test_rename_fault\.so' "$here/gpusort_tests" | head -n 1)
-mkdir -p "$(dirname "$baked")" && ln -sf "$g" "$baked"
-mkdir -p "$(dirname "$fault")" && ln -sf "$here/libgpusort_test_rename_fault.so" "$fault"
-ls /usr/share/vulkan/explicit_layer.d/ 2>&1 | head -3
-cd "${TMPDIR:-/tmp}" && GPUSORT_DEVICE=NVIDIA GPUSORT_TEST_VALIDATION=1 timeout ${TEST_TIMEOUT:-240} "$here/gpusort_tests" > "$out/gtest.log" 2>&1
+tests=$(cd "$build/tests" && pwd)/gpusort_tests
+out=$(cd "$out" && pwd)
+cd "${TMPDIR:-/tmp}" && GPUSORT_DEVICE=NVIDIA GPUSORT_TEST_VALIDATION=1 timeout ${TEST_TIMEOUT:-240} "$tests" > "$out/gtest.log" 2>&1
 echo "gtest exit $?"; grep -E "^\[  FAILED|^\[  PASSED|tests ran" "$out/gtest.log" | tail -n 20
 kill $monitor 2>/dev/null
