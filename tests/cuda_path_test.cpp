@@ -23,9 +23,7 @@
 #include "tuning/tuning.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/recorder.hpp"
-#if GPUSORT_CUDA_KERNELS
 #include "cuda/embedded_images.hpp"
-#endif
 
 namespace gpusort::test {
 namespace {

@@ -401,6 +401,198 @@ void HostPath::sort(const SortSpec& spec, Algorithm requested, uint64_t n, const
   run(job, timings);
 }
 
+namespace {
+
+// Pieces in batches (batch b fills slot b % slot_count) for the uploads' or the downloads'
+// list; Piece::stream indexes the list.
+template <class List>
+std::vector<std::vector<Piece>> plan_batches(const HostPath::Job& job, const List& list,
+                                             uint64_t slot_bytes) {
+  std::vector<std::vector<Piece>> batches;
+  uint64_t used = slot_bytes;
+  for (uint32_t s = 0; s < list.size(); ++s) {
+    const uint64_t total = job.bytes[size_t(list[s].first)];
+    for (uint64_t offset = 0; offset < total;) {
+      if (used + piece_alignment > slot_bytes) batches.emplace_back(), used = 0;
+      uint64_t bytes = std::min(total - offset, slot_bytes - used);
+      batches.back().push_back({s, offset, bytes, used});
+      offset += bytes;
+      used = align_up(used + bytes, piece_alignment);
+    }
+  }
+  return batches;
+}
+
+// One HostPath::run: its job on a set of resources, the steps that move a batch of pieces
+// between the caller's streams, the staging slots and the device buffers, and the GPU work.
+class StagedJob {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  StagedJob(Context::Impl& ctx, HostPath::Resources& r, HostThreads& pool, const HostPath::Job& job,
+            bool shader_copies, bool timestamps)
+      : ctx_(ctx),
+        r_(r),
+        pool_(pool),
+        job_(job),
+        device_{&r.keys, &r.values, &r.offsets, &r.indices},
+        shader_copies_(shader_copies),
+        timestamps_(timestamps) {}
+
+  // The uploads of one batch: the host threads fill the slot, then the copies to the device
+  // buffers are recorded.
+  void copy_in(uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    read_ms +=
+        over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
+          job_.uploads[p.stream].second(p.offset + at, staging, bytes);
+        });
+    // Earlier uses of the device buffers (the last call's copies out, its GPU work) come first.
+    memory_barrier(cmd, copy_stages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    for (const Piece& p : batch)
+      record_copy(cmd, r_.slots[slot], p.slot_offset,
+                  *device_[size_t(job_.uploads[p.stream].first)], p.offset, p.bytes);
+  }
+  // The job's GPU work between barriers (and timestamps, where the queue writes them).
+  void record_work(VkCommandBuffer cmd) {
+    memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (timestamps_) {
+      vkCmdResetQueryPool(cmd, r_.timestamps, 0, 2);
+      vkCmdWriteTimestamp(cmd, copy_stage(), r_.timestamps, 0);
+    }
+    HostPath::JobAddresses a;
+    for (size_t b = 0; b < device_.size(); ++b)
+      a.buffer[b] = job_.bytes[b] ? device_[b]->address() : 0;
+    a.scratch = r_.scratch.address();
+    a.scratch_buffer = r_.scratch.buffer();
+    Recorder rec(ctx_, cmd);
+    job_.record(rec, a);
+    if (timestamps_)
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r_.timestamps, 1);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   copy_stages, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
+  }
+  // The copies of one batch from the device buffers into its slot.
+  void record_copy_out(uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
+    for (const Piece& p : batch)
+      record_copy(cmd, *device_[size_t(job_.downloads[p.stream].first)], p.offset, r_.slots[slot],
+                  p.slot_offset, p.bytes);
+    memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  }
+  // The downloads of one batch: the host threads empty the slot into the caller's writers.
+  void copy_out(uint32_t slot, const std::vector<Piece>& batch) {
+    write_ms +=
+        over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
+          job_.downloads[p.stream].second(p.offset + at, staging, bytes);
+        });
+  }
+
+  // Copy in, work and copy out in one submission (at most one batch each way); returns when
+  // the GPU was done.
+  clock::time_point run_at_once(const std::vector<std::vector<Piece>>& in_batches,
+                                const std::vector<std::vector<Piece>>& out_batches) {
+    VkCommandBuffer cmd = r_.begin(0);
+    if (!in_batches.empty()) copy_in(0, in_batches[0], cmd);
+    record_work(cmd);
+    if (!out_batches.empty()) record_copy_out(0, out_batches[0], cmd);
+    r_.submit(0);
+    r_.wait(0);
+    const clock::time_point done = clock::now();
+    if (!out_batches.empty()) copy_out(0, out_batches[0]);
+    return done;
+  }
+
+  // The batches through the slots in turn, the work in its own submission between; returns
+  // when the GPU was done with the work.
+  clock::time_point run_pipelined(const std::vector<std::vector<Piece>>& in_batches,
+                                  const std::vector<std::vector<Piece>>& out_batches) {
+    constexpr uint32_t slot_count = HostPath::slot_count;
+    const size_t in_count = in_batches.size(), out_count = out_batches.size();
+    for (size_t b = 0; b < in_count; ++b) {
+      const uint32_t slot = uint32_t(b % slot_count);
+      VkCommandBuffer cmd = r_.begin(slot);
+      copy_in(slot, in_batches[b], cmd);
+      r_.submit(slot);
+    }
+    record_work(r_.begin(sort_index));
+    r_.submit(sort_index);
+    // Copies out are queued behind the work before waiting for it, so the DMA starts at once.
+    for (size_t b = 0; b < std::min<size_t>(slot_count, out_count); ++b) {
+      VkCommandBuffer cmd = r_.begin(uint32_t(b));
+      record_copy_out(uint32_t(b), out_batches[b], cmd);
+      r_.submit(uint32_t(b));
+    }
+    r_.wait(sort_index);
+    const clock::time_point done = clock::now();
+    for (size_t b = 0; b < out_count; ++b) {
+      const uint32_t slot = uint32_t(b % slot_count);
+      r_.wait(slot);
+      copy_out(slot, out_batches[b]);
+      if (b + slot_count < out_count) {
+        VkCommandBuffer cmd = r_.begin(slot);
+        record_copy_out(slot, out_batches[b + slot_count], cmd);
+        r_.submit(slot);
+      }
+    }
+    return done;
+  }
+
+  double read_ms = 0, write_ms = 0;  // wall time of the host threads' copies each way
+
+ private:
+  static constexpr VkPipelineStageFlags copy_stages =
+      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  VkPipelineStageFlagBits copy_stage() const {
+    return shader_copies_ ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
+  }
+
+  // Copies between staging and device memory: the DMA engine (vkCmdCopyBuffer), or a compute
+  // shader reading and writing host memory through device addresses (HostPath::copy_engine).
+  void record_copy(VkCommandBuffer cmd, const DeviceBuffer& from, uint64_t from_offset,
+                   const DeviceBuffer& to, uint64_t to_offset, uint64_t bytes) {
+    if (!shader_copies_) {
+      VkBufferCopy region{from_offset, to_offset, bytes};
+      vkCmdCopyBuffer(cmd, from.buffer(), to.buffer(), 1, &region);
+      return;
+    }
+    constexpr uint32_t copy_workgroup = 256;
+    const uint32_t words = uint32_t(bytes / 4);
+    const uint32_t groups = std::max<uint32_t>(1, (words + copy_workgroup - 1) / copy_workgroup);
+    Recorder rec(ctx_, cmd);
+    rec.dispatch(
+        Kernel::copy_elements, {copy_workgroup, 1}, groups,
+        CopyElementsPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
+  }
+
+  // Runs move(piece, offset into it, staging memory there, bytes) over a batch's pieces, large
+  // pieces split over the host threads; returns the wall time it took.
+  using Move = std::function<void(const Piece&, uint64_t, char*, uint64_t)>;
+  double over_pieces(uint32_t slot, const std::vector<Piece>& batch, const Move& move) {
+    const auto began = clock::now();
+    for (const Piece& p : batch) {
+      char* staging = r_.slot(slot) + p.slot_offset;
+      if (p.bytes < 2 * parallel_copy_bytes)
+        move(p, 0, staging, p.bytes);
+      else
+        pool_.parallel_for(p.bytes, parallel_copy_bytes,
+                           [&](uint64_t b, uint64_t e) { move(p, b, staging + b, e - b); });
+    }
+    return ms_between(began, clock::now());
+  }
+
+  Context::Impl& ctx_;
+  HostPath::Resources& r_;
+  HostThreads& pool_;
+  const HostPath::Job& job_;
+  const std::array<DeviceBuffer*, 4> device_;  // by HostPath::JobBuffer
+  const bool shader_copies_, timestamps_;
+};
+
+}  // namespace
+
 // The staging pipeline (host_path.hpp): the uploads batched into the slots in order, host threads
 // filling one slot while the previous one is in flight, then the GPU work, then the downloads
 // through the same slots; everything in one submission when it fits one slot each way.
@@ -422,7 +614,6 @@ void HostPath::run(const Job& job, SortTimings* timings) {
       self->give_back(std::move(r));
     }
   } give_back_on_exit{this, r};
-  const std::array<DeviceBuffer*, 4> device{&r->keys, &r->values, &r->offsets, &r->indices};
 
   // Slots are host-visible allocations: at most the largest allocation too.
   const uint64_t slot_cap = std::min(
@@ -431,24 +622,10 @@ void HostPath::run(const Job& job, SortTimings* timings) {
       slot_cap,
       std::bit_ceil(std::max<uint64_t>(std::max(up_total, down_total) + piece_alignment, 4096)));
   const uint64_t slot_bytes = std::max(want_slot, r->slot_bytes <= slot_cap ? r->slot_bytes : 0);
-  // Pieces in batches (batch b fills slot b % slot_count); Piece::stream indexes the list.
-  auto plan = [&](const auto& list) {
-    std::vector<std::vector<Piece>> batches;
-    uint64_t used = slot_bytes;
-    for (uint32_t s = 0; s < list.size(); ++s) {
-      const uint64_t total = job.bytes[size_t(list[s].first)];
-      for (uint64_t offset = 0; offset < total;) {
-        if (used + piece_alignment > slot_bytes) batches.emplace_back(), used = 0;
-        uint64_t bytes = std::min(total - offset, slot_bytes - used);
-        batches.back().push_back({s, offset, bytes, used});
-        offset += bytes;
-        used = align_up(used + bytes, piece_alignment);
-      }
-    }
-    return batches;
-  };
-  const auto in_batches = plan(job.uploads), out_batches = plan(job.downloads);
+  const auto in_batches = plan_batches(job, job.uploads, slot_bytes);
+  const auto out_batches = plan_batches(job, job.downloads, slot_bytes);
   {
+    const std::array<DeviceBuffer*, 4> device{&r->keys, &r->values, &r->offsets, &r->indices};
     uint64_t made = r->ensure_slots(
         slot_bytes, std::max(slot_cap, want_slot),
         std::min<size_t>(slot_count, std::max(in_batches.size(), out_batches.size())));
@@ -458,132 +635,11 @@ void HostPath::run(const Job& job, SortTimings* timings) {
         r->ensure(r->scratch, std::max<uint64_t>(job.scratch_bytes, 256), MemoryKind::device_local);
     allocations_ += made;
   }
-  HostThreads& pool = threads();
 
-  // Copies between staging and device memory: the DMA engine (vkCmdCopyBuffer), or a compute
-  // shader reading and writing host memory through device addresses (copy_engine).
-  const bool shader_copies = copy_engine == CopyEngine::shader;
-  const VkPipelineStageFlagBits copy_stage =
-      shader_copies ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
-  const VkPipelineStageFlags copy_stages =
-      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-  auto record_copy = [&](VkCommandBuffer cmd, const DeviceBuffer& from, uint64_t from_offset,
-                         const DeviceBuffer& to, uint64_t to_offset, uint64_t bytes) {
-    if (!shader_copies) {
-      VkBufferCopy region{from_offset, to_offset, bytes};
-      vkCmdCopyBuffer(cmd, from.buffer(), to.buffer(), 1, &region);
-      return;
-    }
-    constexpr uint32_t copy_workgroup = 256;
-    const uint32_t words = uint32_t(bytes / 4);
-    const uint32_t groups = std::max<uint32_t>(1, (words + copy_workgroup - 1) / copy_workgroup);
-    Recorder rec(ctx_, cmd);
-    rec.dispatch(
-        Kernel::copy_elements, {copy_workgroup, 1}, groups,
-        CopyElementsPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
-  };
-  // Runs move(piece, offset into it, staging memory there, bytes) over a batch's pieces, large
-  // pieces split over the host threads; returns the wall time it took.
-  using Move = std::function<void(const Piece&, uint64_t, char*, uint64_t)>;
-  auto over_pieces = [&](uint32_t slot, const std::vector<Piece>& batch, const Move& move) {
-    const auto began = clock::now();
-    for (const Piece& p : batch) {
-      char* staging = r->slot(slot) + p.slot_offset;
-      if (p.bytes < 2 * parallel_copy_bytes)
-        move(p, 0, staging, p.bytes);
-      else
-        pool.parallel_for(p.bytes, parallel_copy_bytes,
-                          [&](uint64_t b, uint64_t e) { move(p, b, staging + b, e - b); });
-    }
-    return ms_between(began, clock::now());
-  };
-  double read_ms = 0, write_ms = 0;
-  auto copy_in = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
-    read_ms +=
-        over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
-          job.uploads[p.stream].second(p.offset + at, staging, bytes);
-        });
-    // Earlier uses of the device buffers (the last call's copies out, its GPU work) come first.
-    memory_barrier(cmd, copy_stages, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                   copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    for (const Piece& p : batch)
-      record_copy(cmd, r->slots[slot], p.slot_offset, *device[size_t(job.uploads[p.stream].first)],
-                  p.offset, p.bytes);
-  };
-  auto record_work = [&](VkCommandBuffer cmd) {
-    memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    if (timestamps_) {
-      vkCmdResetQueryPool(cmd, r->timestamps, 0, 2);
-      vkCmdWriteTimestamp(cmd, copy_stage, r->timestamps, 0);
-    }
-    JobAddresses a;
-    for (size_t b = 0; b < device.size(); ++b)
-      a.buffer[b] = job.bytes[b] ? device[b]->address() : 0;
-    a.scratch = r->scratch.address();
-    a.scratch_buffer = r->scratch.buffer();
-    Recorder rec(ctx_, cmd);
-    job.record(rec, a);
-    if (timestamps_)
-      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->timestamps, 1);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   copy_stages, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
-  };
-  auto record_copy_out = [&](uint32_t slot, const std::vector<Piece>& batch, VkCommandBuffer cmd) {
-    for (const Piece& p : batch)
-      record_copy(cmd, *device[size_t(job.downloads[p.stream].first)], p.offset, r->slots[slot],
-                  p.slot_offset, p.bytes);
-    memory_barrier(cmd, copy_stages, VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-  };
-  auto copy_out = [&](uint32_t slot, const std::vector<Piece>& batch) {
-    write_ms +=
-        over_pieces(slot, batch, [&](const Piece& p, uint64_t at, char* staging, uint64_t bytes) {
-          job.downloads[p.stream].second(p.offset + at, staging, bytes);
-        });
-  };
-
-  const size_t in_count = in_batches.size(), out_count = out_batches.size();
-  clock::time_point done;
-  if (in_count <= 1 && out_count <= 1) {
-    // Copy in, work and copy out in one submission.
-    VkCommandBuffer cmd = r->begin(0);
-    if (in_count) copy_in(0, in_batches[0], cmd);
-    record_work(cmd);
-    if (out_count) record_copy_out(0, out_batches[0], cmd);
-    r->submit(0);
-    r->wait(0);
-    done = clock::now();
-    if (out_count) copy_out(0, out_batches[0]);
-  } else {
-    for (size_t b = 0; b < in_count; ++b) {
-      const uint32_t slot = uint32_t(b % slot_count);
-      VkCommandBuffer cmd = r->begin(slot);
-      copy_in(slot, in_batches[b], cmd);
-      r->submit(slot);
-    }
-    record_work(r->begin(sort_index));
-    r->submit(sort_index);
-    // Copies out are queued behind the work before waiting for it, so the DMA starts at once.
-    for (size_t b = 0; b < std::min<size_t>(slot_count, out_count); ++b) {
-      VkCommandBuffer cmd = r->begin(uint32_t(b));
-      record_copy_out(uint32_t(b), out_batches[b], cmd);
-      r->submit(uint32_t(b));
-    }
-    r->wait(sort_index);
-    done = clock::now();
-    for (size_t b = 0; b < out_count; ++b) {
-      const uint32_t slot = uint32_t(b % slot_count);
-      r->wait(slot);
-      copy_out(slot, out_batches[b]);
-      if (b + slot_count < out_count) {
-        VkCommandBuffer cmd = r->begin(slot);
-        record_copy_out(slot, out_batches[b + slot_count], cmd);
-        r->submit(slot);
-      }
-    }
-  }
+  StagedJob staged(ctx_, *r, threads(), job, copy_engine == CopyEngine::shader, timestamps_);
+  const clock::time_point done = in_batches.size() <= 1 && out_batches.size() <= 1
+                                     ? staged.run_at_once(in_batches, out_batches)
+                                     : staged.run_pipelined(in_batches, out_batches);
 
   if (timings) {
     uint64_t ticks[2] = {0, 0};
@@ -597,8 +653,8 @@ void HostPath::run(const Job& job, SortTimings* timings) {
     timings->total_ms = ms_between(start, end);
     timings->download_ms = ms_between(done, end);
     timings->upload_ms = std::max(0.0, ms_between(start, done) - timings->sort_gpu_ms);
-    timings->read_ms = read_ms;
-    timings->write_ms = write_ms;
+    timings->read_ms = staged.read_ms;
+    timings->write_ms = staged.write_ms;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cuda/embedded_images.hpp"
+#include "cuda/environment.hpp"
 #include "tuning/tuning.hpp"
 
 namespace gpusort::cli {

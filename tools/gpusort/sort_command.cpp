@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "array_file.hpp"
 #include "commands.hpp"
+#include "cuda/environment.hpp"
 #include "host/byte_count.hpp"
 #include "sort_arguments.hpp"
 #include "tuning/tuning.hpp"
@@ -219,35 +219,50 @@ void check_planned_files(const std::vector<PlannedFile>& files) {
   }
 }
 
-void run_sort(const SortArguments& a) {
-  // Names first: a typo should not cost a device start-up.
-  const std::optional<KeyType> declared_key = optional_type(a.type, "--type");
-  const std::optional<KeyType> declared_value = optional_type(a.value_type, "--value-type");
+// What the arguments say before any file is opened (names first: a typo should not cost a
+// device start-up).
+struct SortSettings {
+  std::optional<KeyType> declared_key, declared_value;
   SortOptions options;
-  options.descending = a.descending;
-  options.algorithm = parse_algorithm(a.algorithm);
-  options.kernels = parse_kernel_path(a.kernels);
-  options.begin_bit = a.begin_bit;
-  options.end_bit = a.end_bit;
-  if (!a.device_memory_limit.empty())
-    options.device_memory_limit = parse_bytes(a.device_memory_limit, "--device-memory-limit");
-  const uint64_t host_limit = a.host_memory_limit.empty()
-                                  ? default_host_memory_limit()
-                                  : parse_bytes(a.host_memory_limit, "--host-memory-limit");
+  uint64_t host_limit = 0;
+  bool with_values = false, segmented = false, with_indices = false;
+  // Plain sorts take any count (beyond gpusort::max_elements out of core); segmented sorts and
+  // argsort sort in core, at most max_elements.
+  bool plain() const { return !segmented && !with_indices; }
+};
 
-  const bool with_values = !a.values_in.empty();
-  if (with_values && a.values_out.empty())
+SortSettings parse_settings(const SortArguments& a) {
+  SortSettings s;
+  s.declared_key = optional_type(a.type, "--type");
+  s.declared_value = optional_type(a.value_type, "--value-type");
+  s.options.descending = a.descending;
+  s.options.algorithm = parse_algorithm(a.algorithm);
+  s.options.kernels = parse_kernel_path(a.kernels);
+  s.options.begin_bit = a.begin_bit;
+  s.options.end_bit = a.end_bit;
+  if (!a.device_memory_limit.empty())
+    s.options.device_memory_limit = parse_bytes(a.device_memory_limit, "--device-memory-limit");
+  s.host_limit = a.host_memory_limit.empty()
+                     ? default_host_memory_limit()
+                     : parse_bytes(a.host_memory_limit, "--host-memory-limit");
+
+  s.with_values = !a.values_in.empty();
+  if (s.with_values && a.values_out.empty())
     throw Error(
         "--values needs --values-out VOUT: where to write the values in their sorted order");
-  if (!with_values && !a.values_out.empty())
+  if (!s.with_values && !a.values_out.empty())
     throw Error("--values-out needs --values VIN: the values to carry along with the keys");
-  if (!with_values && !a.value_type.empty()) throw Error("--value-type needs --values VIN");
-  const bool segmented = !a.segments.empty(), with_indices = !a.indices_out.empty();
-  if (!segmented && !a.segment_type.empty()) throw Error("--segment-type needs --segments OFFSETS");
+  if (!s.with_values && !a.value_type.empty()) throw Error("--value-type needs --values VIN");
+  s.segmented = !a.segments.empty(), s.with_indices = !a.indices_out.empty();
+  if (!s.segmented && !a.segment_type.empty())
+    throw Error("--segment-type needs --segments OFFSETS");
+  return s;
+}
 
-  // An output never silently replaces an input.
+// An output never silently replaces an input.
+void refuse_overlaps(const SortArguments& a, const SortSettings& s) {
   refuse_same(a.out, "OUT", a.in, "IN", a.in_place);
-  if (with_values) {
+  if (s.with_values) {
     refuse_same(a.values_out, "VOUT", a.values_in, "VIN", a.in_place);
     refuse_same(a.out, "OUT", a.values_in, "VIN", std::nullopt);
     refuse_same(a.values_out, "VOUT", a.in, "IN", std::nullopt);
@@ -258,186 +273,246 @@ void run_sort(const SortArguments& a) {
     if (same_file(a.out, a.values_out))
       throw Error("OUT and VOUT are the same file '" + a.out + "'");
   }
-  if (segmented) {
+  if (s.segmented) {
     refuse_same(a.out, "OUT", a.segments, "OFFSETS", std::nullopt);
-    if (with_values) refuse_same(a.values_out, "VOUT", a.segments, "OFFSETS", std::nullopt);
+    if (s.with_values) refuse_same(a.values_out, "VOUT", a.segments, "OFFSETS", std::nullopt);
     if (a.segments == standard_stream &&
-        (a.in == standard_stream || (with_values && a.values_in == standard_stream)))
+        (a.in == standard_stream || (s.with_values && a.values_in == standard_stream)))
       throw Error("OFFSETS is '-' like another input: only one of them can be standard input");
   }
-  if (with_indices) {
+  if (s.with_indices) {
     refuse_same(a.indices_out, "IDX", a.in, "IN", std::nullopt);
-    if (with_values) refuse_same(a.indices_out, "IDX", a.values_in, "VIN", std::nullopt);
-    if (segmented) refuse_same(a.indices_out, "IDX", a.segments, "OFFSETS", std::nullopt);
+    if (s.with_values) refuse_same(a.indices_out, "IDX", a.values_in, "VIN", std::nullopt);
+    if (s.segmented) refuse_same(a.indices_out, "IDX", a.segments, "OFFSETS", std::nullopt);
     if (a.indices_out == standard_stream &&
-        (a.out == standard_stream || (with_values && a.values_out == standard_stream)))
+        (a.out == standard_stream || (s.with_values && a.values_out == standard_stream)))
       throw Error("IDX is '-' like another output: only one of them can be standard output");
     if (same_file(a.indices_out, a.out))
       throw Error("OUT and IDX are the same file '" + a.out + "'");
-    if (with_values && same_file(a.indices_out, a.values_out))
+    if (s.with_values && same_file(a.indices_out, a.values_out))
       throw Error("VOUT and IDX are the same file '" + a.values_out + "'");
   }
+}
 
-  // Plain sorts take any count (beyond gpusort::max_elements out of core); segmented sorts and
-  // argsort sort in core, at most max_elements.
-  const bool any_count = !segmented && !with_indices;
-  ArrayFile keys = open_array_file(a.in, "keys file", declared_key, "--type", any_count);
+// The input files, opened and checked (the segments read whole).
+struct SortInputs {
+  ArrayFile keys;
   std::optional<ArrayFile> values;
-  if (with_values) {
-    values = open_array_file(a.values_in, "values file", declared_value, "--value-type", any_count);
-    if (values->count != keys.count)
-      throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
-                  std::to_string(keys.count) + " elements but values file '" + a.values_in +
-                  "' holds " + std::to_string(values->count));
-  }
-
   std::optional<Segments> segments;
-  if (segmented) segments = read_segments(a.segments, a.segment_type, keys.count);
+};
 
-  using clock = std::chrono::steady_clock;
-  auto since = [](clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
-  };
-  const auto started = clock::now();
+SortInputs open_inputs(const SortArguments& a, const SortSettings& s) {
+  SortInputs in{open_array_file(a.in, "keys file", s.declared_key, "--type", s.plain()), {}, {}};
+  if (s.with_values) {
+    in.values =
+        open_array_file(a.values_in, "values file", s.declared_value, "--value-type", s.plain());
+    if (in.values->count != in.keys.count)
+      throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
+                  std::to_string(in.keys.count) + " elements but values file '" + a.values_in +
+                  "' holds " + std::to_string(in.values->count));
+  }
+  if (s.segmented) in.segments = read_segments(a.segments, a.segment_type, in.keys.count);
+  return in;
+}
+
+Context create_context(const SortArguments& a, const SortOptions& options, uint64_t count) {
   ContextOptions context_options;
   context_options.device = a.device;
   // Fewer keys than any device sorts with the CUDA pass by itself: a device without it is made
   // faster (ContextOptions::kernels).
   const KernelPath kernels = requested_kernel_path(options.kernels);
   context_options.kernels =
-      kernels == KernelPath::automatic && keys.count < smallest_cuda_n() ? KernelPath::spirv
-                                                                          : kernels;
-  Context ctx = Context::create(context_options);
-  const double device_ms = since(started);
-  const bool plain = !segmented && !with_indices;
-  if (!plain && (!a.device_memory_limit.empty() || !a.host_memory_limit.empty()))
-    throw Error(std::string(segmented ? "--segments" : "--indices-out") +
+      kernels == KernelPath::automatic && count < smallest_cuda_n() ? KernelPath::spirv : kernels;
+  return Context::create(context_options);
+}
+
+// How the sort moves its data, decided on the device.
+struct SortPlan {
+  uint32_t key_size = 0, value_size = 0;
+  uint64_t array_bytes = 0;
+  uint64_t run = 0;            // elements per sorted run (the key count: in core)
+  bool through_files = false;  // the runs wait in temporary files
+};
+
+SortPlan plan_sort(const SortArguments& a, const SortSettings& s, const SortInputs& in,
+                   Context& ctx) {
+  if (!s.plain() && (!a.device_memory_limit.empty() || !a.host_memory_limit.empty()))
+    throw Error(std::string(s.segmented ? "--segments" : "--indices-out") +
                 " sorts in device memory: --device-memory-limit and --host-memory-limit apply "
                 "to plain sorts");
-  if (!plain) check_device_capacity(ctx, keys, values ? &*values : nullptr);
-  const uint32_t key_size = key_bytes(keys.element);
-  const uint32_t value_size = values ? key_bytes(values->element) : 0;
-  const uint64_t array_bytes = keys.count * (key_size + value_size);
+  if (!s.plain()) check_device_capacity(ctx, in.keys, in.values ? &*in.values : nullptr);
+  SortPlan p;
+  p.key_size = key_bytes(in.keys.element);
+  p.value_size = in.values ? key_bytes(in.values->element) : 0;
+  p.array_bytes = in.keys.count * (p.key_size + p.value_size);
   // In core when the array fits the device (budget), else out of core: sorted runs merged on the
   // CPU, waiting in host memory, or in temporary files beside OUT beyond the host budget.
-  const uint64_t run =
-      plain ? max_run_elements(ctx, keys.element, value_size, keys.count, options) : keys.count;
-  const bool through_files = run < keys.count && array_bytes > host_limit;
-  // Created before the work so that an unwritable destination is reported first.
-  OutputSet outputs;
-  PendingOutput& key_output = outputs.add(a.out, "output file");
-  PendingOutput* value_output =
-      with_values ? &outputs.add(a.values_out, "values output file") : nullptr;
-  PendingOutput* index_output =
-      with_indices ? &outputs.add(a.indices_out, "indices output file") : nullptr;
+  p.run = s.plain() ? max_run_elements(ctx, in.keys.element, p.value_size, in.keys.count, s.options)
+                    : in.keys.count;
+  p.through_files = p.run < in.keys.count && p.array_bytes > s.host_limit;
+  return p;
+}
+
+// The outputs of one sort, in the command's OutputSet.
+struct SortOutputs {
+  PendingOutput* keys = nullptr;
+  PendingOutput* values = nullptr;   // with --values
+  PendingOutput* indices = nullptr;  // with --indices-out
+  KeyType index_type = KeyType::u32;
+};
+
+// Created before the work so that an unwritable destination is reported first.
+SortOutputs add_outputs(OutputSet& outputs, const SortArguments& a, const SortSettings& s,
+                        const SortInputs& in) {
+  SortOutputs out;
+  out.keys = &outputs.add(a.out, "output file");
+  if (s.with_values) out.values = &outputs.add(a.values_out, "values output file");
+  if (s.with_indices) out.indices = &outputs.add(a.indices_out, "indices output file");
   // The permutation: u32 while every index fits, in IN's format.
-  const KeyType index_type = keys.count < (uint64_t(1) << 32) ? KeyType::u32 : KeyType::u64;
+  out.index_type = in.keys.count < (uint64_t(1) << 32) ? KeyType::u32 : KeyType::u64;
+  return out;
+}
 
-  {
-    // Every file written must fit the file-size limit and, with the others on its file system,
-    // the free space: refused before any work, after an unwritable destination.
-    std::vector<PlannedFile> files;
-    auto output = [&](const PendingOutput* to, const std::string& name, const std::string& path,
-                      FileFormat format, KeyType element) {
-      if (to && !to->is_stream())
-        files.push_back({name + " '" + path + "'", to->temporary_path(),
-                         array_file_bytes(format, element, keys.count)});
-    };
-    output(&key_output, "the output file", a.out, keys.format, keys.element);
-    if (values)
-      output(value_output, "the values output file", a.values_out, values->format, values->element);
-    output(index_output, "the indices output file", a.indices_out, keys.format, index_type);
-    if (through_files) {
-      const fs::path beside = parent_directory(fs::absolute(a.out)) / "runs";
-      files.push_back({"the keys' sorted runs", beside, keys.count * key_size});
-      if (values) files.push_back({"the values' sorted runs", beside, keys.count * value_size});
-    }
-    check_planned_files(files);
+// Every file written must fit the file-size limit and, with the others on its file system, the
+// free space: refused before any work, after an unwritable destination.
+void check_written_files(const SortArguments& a, const SortInputs& in, const SortPlan& plan,
+                         const SortOutputs& out) {
+  const ArrayFile& keys = in.keys;
+  std::vector<PlannedFile> files;
+  auto output = [&](const PendingOutput* to, const std::string& name, const std::string& path,
+                    FileFormat format, KeyType element) {
+    if (to && !to->is_stream())
+      files.push_back({name + " '" + path + "'", to->temporary_path(),
+                       array_file_bytes(format, element, keys.count)});
+  };
+  output(out.keys, "the output file", a.out, keys.format, keys.element);
+  if (in.values)
+    output(out.values, "the values output file", a.values_out, in.values->format,
+           in.values->element);
+  output(out.indices, "the indices output file", a.indices_out, keys.format, out.index_type);
+  if (plan.through_files) {
+    const fs::path beside = parent_directory(fs::absolute(a.out)) / "runs";
+    files.push_back({"the keys' sorted runs", beside, keys.count * plan.key_size});
+    if (in.values)
+      files.push_back({"the values' sorted runs", beside, keys.count * plan.value_size});
   }
+  check_planned_files(files);
+}
 
-  // The files stream straight into gpusort's staging memory and out of it again, on several
-  // threads: no host copy of the arrays is made in core (standard input and output excepted).
-  // Every byte is read before any is written.
+// Readers and writers of the files from a byte offset, each byte counted for the progress line.
+struct CountedStreams {
+  Progress& progress;
+  HostReader reader(ArrayReader& from, uint64_t base) const {
+    return HostReader(
+        [&progress = progress, &from, base](uint64_t offset, void* to, uint64_t bytes) {
+          from.read(base + offset, to, bytes);
+          progress.add(bytes);
+        });
+  }
+  template <class To>
+  HostWriter writer(To& to, uint64_t base) const {
+    return HostWriter(
+        [&progress = progress, &to, base](uint64_t offset, const void* from, uint64_t bytes) {
+          to.write_at(base + offset, from, bytes);
+          progress.add(bytes);
+        });
+  }
+  HostStream stream(ArrayReader& from, PendingOutput& to) const {
+    return HostStream{reader(from, 0), writer(to, 0)};
+  }
+};
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Out of core through files: runs sorted on the device into temporary files beside OUT, then
+// merged from there (mapped: the page cache holds what it can) into the outputs. The stages of
+// all runs together.
+SortTimings sort_through_files(Context& ctx, const SortArguments& a, const SortInputs& in,
+                               const SortPlan& plan, const SortOutputs& out,
+                               const CountedStreams& io, ArrayReader& key_reader,
+                               std::optional<ArrayReader>& value_reader, SortOptions options) {
+  const ArrayFile& keys = in.keys;
+  const uint32_t key_size = plan.key_size, value_size = plan.value_size;
+  const uint64_t run = plan.run;
+  const fs::path beside = parent_directory(fs::absolute(a.out));
+  ScratchFile key_runs(beside, "sorted runs");
+  std::optional<ScratchFile> value_runs;
+  if (in.values) value_runs.emplace(beside, "sorted runs");
+  SortTimings stages, total{.bytes = plan.array_bytes, .runs = 0};
+  const auto started_runs = std::chrono::steady_clock::now();
+  for (uint64_t base = 0; base < keys.count; base += run) {
+    const uint64_t length = std::min(run, keys.count - base);
+    options.timings = &stages;
+    sort_streamed(
+        ctx, keys.element, length,
+        HostStream{io.reader(key_reader, base * key_size), io.writer(key_runs, base * key_size)},
+        value_size,
+        in.values ? HostStream{io.reader(*value_reader, base * value_size),
+                               io.writer(*value_runs, base * value_size)}
+                  : HostStream{},
+        options);
+    total.read_ms += stages.read_ms, total.upload_ms += stages.upload_ms;
+    total.sort_gpu_ms += stages.sort_gpu_ms, total.download_ms += stages.download_ms;
+    total.write_ms += stages.write_ms, ++total.runs;
+  }
+  // Test hook (cli_test.cpp): a pause between the runs and the merge, for a signal to land.
+  if (const char* pause = std::getenv("GPUSORT_TEST_MERGE_DELAY_MS"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(pause)));
+  const auto merging = std::chrono::steady_clock::now();
+  const char* key_data = key_runs.map(keys.count * key_size);
+  const char* value_data = in.values ? value_runs->map(keys.count * value_size) : nullptr;
+  std::vector<SortedRun> runs;
+  for (uint64_t base = 0; base < keys.count; base += run)
+    runs.push_back({key_data + base * key_size,
+                    value_data ? value_data + base * value_size : nullptr,
+                    std::min(run, keys.count - base)});
+  merge_sorted_runs(keys.element, value_size, runs, io.writer(*out.keys, 0),
+                    in.values ? io.writer(*out.values, 0) : HostWriter{}, options);
+  total.merge_ms = ms_since(merging);
+  total.total_ms = ms_since(started_runs);
+  return total;
+}
+
+// The sort itself. The files stream straight into gpusort's staging memory and out of it again,
+// on several threads: no host copy of the arrays is made in core (standard input and output
+// excepted). Every byte is read before any is written. Returns the stages' times.
+SortTimings sort_files(Context& ctx, const SortArguments& a, const SortSettings& s,
+                       const SortInputs& in, const SortPlan& plan, const SortOutputs& out) {
+  const ArrayFile& keys = in.keys;
+  SortOptions options = s.options;
   ArrayReader key_reader(keys);
   std::optional<ArrayReader> value_reader;
-  if (values) value_reader.emplace(*values);
-  key_output.write_header(keys.format, keys.element, keys.count);
-  if (values) value_output->write_header(values->format, values->element, values->count);
-  if (index_output) index_output->write_header(keys.format, index_type, keys.count);
-  Progress progress(!a.quiet && ::isatty(STDERR_FILENO), array_bytes * (through_files ? 3 : 2),
-                    array_bytes, progress_delay());
-  auto reader = [&progress](ArrayReader& from, uint64_t base) {
-    return HostReader([&progress, &from, base](uint64_t offset, void* to, uint64_t bytes) {
-      from.read(base + offset, to, bytes);
-      progress.add(bytes);
-    });
-  };
-  auto writer = [&progress](auto& to, uint64_t base) {
-    return HostWriter([&progress, &to, base](uint64_t offset, const void* from, uint64_t bytes) {
-      to.write_at(base + offset, from, bytes);
-      progress.add(bytes);
-    });
-  };
-  auto stream = [&](ArrayReader& from, PendingOutput& to) {
-    return HostStream{reader(from, 0), writer(to, 0)};
-  };
+  if (in.values) value_reader.emplace(*in.values);
+  out.keys->write_header(keys.format, keys.element, keys.count);
+  if (in.values) out.values->write_header(in.values->format, in.values->element, in.values->count);
+  if (out.indices) out.indices->write_header(keys.format, out.index_type, keys.count);
+  Progress progress(!a.quiet && ::isatty(STDERR_FILENO),
+                    plan.array_bytes * (plan.through_files ? 3 : 2), plan.array_bytes,
+                    progress_delay());
+  const CountedStreams io{progress};
   SortTimings stages;
   options.timings = &stages;
   try {
-    if (segmented || with_indices) {
+    if (s.segmented || s.with_indices) {
+      PendingOutput* index_output = out.indices;
       sort_segments_streamed(
-          ctx, keys.element, keys.count, stream(key_reader, key_output), value_size,
-          values ? stream(*value_reader, *value_output) : HostStream{},
-          segments ? segments->offsets : SegmentOffsets{},
+          ctx, keys.element, keys.count, io.stream(key_reader, *out.keys), plan.value_size,
+          in.values ? io.stream(*value_reader, *out.values) : HostStream{},
+          in.segments ? in.segments->offsets : SegmentOffsets{},
           index_output
               ? HostWriter([index_output](uint64_t offset, const void* from, uint64_t bytes) {
                   index_output->write_at(offset, from, bytes);
                 })
               : HostWriter{},
-          key_bytes(index_type), options);
-    } else if (!through_files) {
-      sort_streamed(ctx, keys.element, keys.count, stream(key_reader, key_output), value_size,
-                    values ? stream(*value_reader, *value_output) : HostStream{}, options);
+          key_bytes(out.index_type), options);
+    } else if (!plan.through_files) {
+      sort_streamed(ctx, keys.element, keys.count, io.stream(key_reader, *out.keys),
+                    plan.value_size,
+                    in.values ? io.stream(*value_reader, *out.values) : HostStream{}, options);
     } else {
-      // Runs sorted on the device into temporary files beside OUT, then merged from there
-      // (mapped: the page cache holds what it can) into the outputs.
-      const fs::path beside = parent_directory(fs::absolute(a.out));
-      ScratchFile key_runs(beside, "sorted runs");
-      std::optional<ScratchFile> value_runs;
-      if (values) value_runs.emplace(beside, "sorted runs");
-      SortTimings total{.bytes = array_bytes, .runs = 0};
-      const auto started_runs = clock::now();
-      for (uint64_t base = 0; base < keys.count; base += run) {
-        const uint64_t length = std::min(run, keys.count - base);
-        options.timings = &stages;
-        sort_streamed(
-            ctx, keys.element, length,
-            HostStream{reader(key_reader, base * key_size), writer(key_runs, base * key_size)},
-            value_size,
-            values ? HostStream{reader(*value_reader, base * value_size),
-                                writer(*value_runs, base * value_size)}
-                   : HostStream{},
-            options);
-        total.read_ms += stages.read_ms, total.upload_ms += stages.upload_ms;
-        total.sort_gpu_ms += stages.sort_gpu_ms, total.download_ms += stages.download_ms;
-        total.write_ms += stages.write_ms, ++total.runs;
-      }
-      // Test hook (cli_test.cpp): a pause between the runs and the merge, for a signal to land.
-      if (const char* pause = std::getenv("GPUSORT_TEST_MERGE_DELAY_MS"))
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoll(pause)));
-      const auto merging = clock::now();
-      const char* key_data = key_runs.map(keys.count * key_size);
-      const char* value_data = values ? value_runs->map(keys.count * value_size) : nullptr;
-      std::vector<SortedRun> runs;
-      for (uint64_t base = 0; base < keys.count; base += run)
-        runs.push_back({key_data + base * key_size,
-                        value_data ? value_data + base * value_size : nullptr,
-                        std::min(run, keys.count - base)});
-      merge_sorted_runs(keys.element, value_size, runs, writer(key_output, 0),
-                        values ? writer(*value_output, 0) : HostWriter{}, options);
-      total.merge_ms = since(merging);
-      total.total_ms = since(started_runs);
-      stages = total;
+      stages = sort_through_files(ctx, a, in, plan, out, io, key_reader, value_reader, options);
     }
   } catch (const Error& e) {
     if (e.result() == VK_ERROR_OUT_OF_DEVICE_MEMORY || e.result() == VK_ERROR_OUT_OF_HOST_MEMORY)
@@ -447,46 +522,75 @@ void run_sort(const SortArguments& a) {
     throw;
   } catch (const std::bad_alloc&) {
     throw Error("not enough host memory to sort " + std::to_string(keys.count) + " elements (" +
-                std::to_string(array_bytes) + " bytes) on the device '" + ctx.device_info().name +
-                "'" +
-                (run < keys.count ? ": lower --host-memory-limit to keep the sorted runs in "
-                                    "temporary files"
-                                  : ""));
+                std::to_string(plan.array_bytes) + " bytes) on the device '" +
+                ctx.device_info().name + "'" +
+                (plan.run < keys.count ? ": lower --host-memory-limit to keep the sorted runs in "
+                                         "temporary files"
+                                       : ""));
   }
   progress.finish(ctx.validation_messages() == 0);
   if (ctx.validation_messages() != 0)
     throw Error("the Vulkan validation layer reported " +
                 std::to_string(ctx.validation_messages()) +
                 " message(s) (printed above); no output written");
+  return stages;
+}
 
-  const auto flushing = clock::now();
-  key_output.finish();
-  if (values) value_output->finish();
-  if (index_output) index_output->finish();
-  const double flush_ms = since(flushing);
-  const auto committing = clock::now();
-  outputs.commit();
-  const double commit_ms = since(committing);
-  if (a.timings) {
-    const double mb = double(stages.bytes) / 1e6;
+// --timings: each stage's time on standard error.
+struct StageTimes {
+  double device_ms, flush_ms, commit_ms, total_ms;
+};
+void print_timings(const SortTimings& stages, const StageTimes& t, bool through_files) {
+  const double mb = double(stages.bytes) / 1e6;
+  std::fprintf(stderr,
+               "gpusort: timings (%.1f MB each way)\n"
+               "  device    %10.3f ms  Vulkan instance and device\n"
+               "  read      %10.3f ms  files -> staging memory, during the upload\n"
+               "  upload    %10.3f ms  until the sort could start, read included\n"
+               "  sort      %10.3f ms  GPU time\n"
+               "  download  %10.3f ms  from the sort's end, write included\n"
+               "  write     %10.3f ms  staging memory -> temporary files, during the download\n"
+               "  flush     %10.3f ms  fsync of the outputs\n"
+               "  commit    %10.3f ms  streams written, files renamed into place\n",
+               mb, t.device_ms, stages.read_ms, stages.upload_ms, stages.sort_gpu_ms,
+               stages.download_ms, stages.write_ms, t.flush_ms, t.commit_ms);
+  if (stages.runs > 1)
     std::fprintf(stderr,
-                 "gpusort: timings (%.1f MB each way)\n"
-                 "  device    %10.3f ms  Vulkan instance and device\n"
-                 "  read      %10.3f ms  files -> staging memory, during the upload\n"
-                 "  upload    %10.3f ms  until the sort could start, read included\n"
-                 "  sort      %10.3f ms  GPU time\n"
-                 "  download  %10.3f ms  from the sort's end, write included\n"
-                 "  write     %10.3f ms  staging memory -> temporary files, during the download\n"
-                 "  flush     %10.3f ms  fsync of the outputs\n"
-                 "  commit    %10.3f ms  streams written, files renamed into place\n",
-                 mb, device_ms, stages.read_ms, stages.upload_ms, stages.sort_gpu_ms,
-                 stages.download_ms, stages.write_ms, flush_ms, commit_ms);
-    if (stages.runs > 1)
-      std::fprintf(stderr,
-                   "  merge     %10.3f ms  out of core: %llu sorted runs merged on the CPU%s\n",
-                   stages.merge_ms, static_cast<unsigned long long>(stages.runs),
-                   through_files ? ", from temporary files" : "");
-    std::fprintf(stderr, "  total     %10.3f ms\n", since(started));
+                 "  merge     %10.3f ms  out of core: %llu sorted runs merged on the CPU%s\n",
+                 stages.merge_ms, static_cast<unsigned long long>(stages.runs),
+                 through_files ? ", from temporary files" : "");
+  std::fprintf(stderr, "  total     %10.3f ms\n", t.total_ms);
+}
+
+// Every check that can be made is made before any output exists: the arguments, the inputs, the
+// device's capacity, the outputs' directories, sizes and free space; then the sort, then the
+// outputs committed together.
+void run_sort(const SortArguments& a) {
+  const SortSettings s = parse_settings(a);
+  refuse_overlaps(a, s);
+  const SortInputs in = open_inputs(a, s);
+
+  const auto started = std::chrono::steady_clock::now();
+  Context ctx = create_context(a, s.options, in.keys.count);
+  StageTimes times{.device_ms = ms_since(started)};
+  const SortPlan plan = plan_sort(a, s, in, ctx);
+  OutputSet outputs;
+  const SortOutputs out = add_outputs(outputs, a, s, in);
+  check_written_files(a, in, plan, out);
+
+  const SortTimings stages = sort_files(ctx, a, s, in, plan, out);
+
+  const auto flushing = std::chrono::steady_clock::now();
+  out.keys->finish();
+  if (out.values) out.values->finish();
+  if (out.indices) out.indices->finish();
+  times.flush_ms = ms_since(flushing);
+  const auto committing = std::chrono::steady_clock::now();
+  outputs.commit();
+  times.commit_ms = ms_since(committing);
+  if (a.timings) {
+    times.total_ms = ms_since(started);
+    print_timings(stages, times, plan.through_files);
   }
 }
 

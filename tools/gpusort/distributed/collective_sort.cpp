@@ -166,28 +166,166 @@ void print_timings(int ranks, const std::vector<double>& all, int fields, uint64
   }
 }
 
-void run_collective(const SortArguments& a, MpiSession& mpi) {
-  MPI_Comm comm = MPI_COMM_WORLD;
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
-  const auto started = clock::now();
+// One collective sort on this rank: what its steps share. Members in the order the steps make
+// them (they are destroyed in reverse, the temporary outputs' descriptors before the outputs).
+class CollectiveSort {
+ public:
+  explicit CollectiveSort(const SortArguments& a) : a_(a) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &ranks_);
+    started_ = clock::now();
+  }
 
-  // 1. Arguments and inputs, checked on every rank; rank 0 creates the temporary outputs.
-  SortOptions options;
-  std::optional<ArrayFile> keys, values;
-  OutputSet outputs;
-  SharedOutput key_out, value_out;
-  uint64_t first = 0, count = 0;
-  agree_uninterrupted(comm, [&] {
+  // 1. Arguments and inputs, checked on every rank; rank 0 creates the temporary outputs, whose
+  // names and header sizes every rank then learns.
+  void check_and_create_outputs() {
+    agree_uninterrupted(comm_, [&] {
+      const DeclaredTypes declared = check_arguments();
+      open_inputs(declared);
+      if (rank_ == 0) create_outputs();
+    });
+    broadcast(comm_, key_out_.temporary, key_out_.data_offset);
+    if (values_) broadcast(comm_, value_out_.temporary, value_out_.data_offset);
+    if (rank_ != 0)
+      for (SharedOutput* shared : {&key_out_, &value_out_})
+        if (!shared->temporary.empty()) shared->removal.emplace(shared->temporary);
+  }
+
+  // 2. Each rank's slice of the inputs, and its device.
+  void read_slices() {
+    const int local_rank = dist::node_local_rank(comm_);  // collective: outside the agreed step
+    agree_uninterrupted(comm_, [&] {
+      for (SharedOutput* shared : {&key_out_, &value_out_})
+        if (!shared->temporary.empty()) {
+          shared->fd = ::open(shared->temporary.c_str(), O_WRONLY | O_CLOEXEC);
+          if (shared->fd < 0)
+            throw Error("cannot open the temporary output file '" + shared->temporary +
+                        "' that rank 0 created (a sort under mpirun writes its output through a "
+                        "file system every rank shares): " +
+                        std::strerror(errno));
+        }
+      test_failure(rank_, "read");
+      const auto reading = clock::now();
+      const uint32_t ks = key_bytes(keys_->element);
+      ArrayReader key_reader(*keys_);
+      key_reader.read(first_ * ks, key_slice_.allocate(count_ * ks), count_ * ks);
+      if (values_) {
+        const uint32_t vs = key_bytes(values_->element);
+        ArrayReader value_reader(*values_);
+        value_reader.read(first_ * vs, value_slice_.allocate(count_ * vs), count_ * vs);
+      }
+      read_ms_ = since(reading);
+      const auto creating = clock::now();
+      ContextOptions context_options;
+      context_options.device = a_.device.empty() ? dist::default_device_for(local_rank) : a_.device;
+      ctx_.emplace(Context::create(context_options));
+      device_ms_ = since(creating);
+    });
+  }
+
+  // 3. The sort (it agrees on failures itself).
+  void sort() {
+    agree_uninterrupted(comm_, [&] { test_failure(rank_, "sort"); });
+    dist::DistributedOptions distributed;
+    distributed.sort = options_;
+    distributed.timings = &timings_;
+    slice_ = dist::sort_raw(
+        *ctx_, comm_, keys_->element, key_slice_.data.data(), count_, value_slice_.data.data(),
+        values_ ? key_bytes(values_->element) : 0,
+        [&](uint64_t n) { return sorted_keys_.allocate(n * key_bytes(keys_->element)); },
+        [&](uint64_t n) { return sorted_values_.allocate(n * key_bytes(values_->element)); },
+        distributed);
+    key_slice_ = {}, value_slice_ = {};
+    test_failure(rank_, "kill");
+  }
+
+  // 4. Every rank writes its slice at its offset and flushes it (rank 0 the headers too).
+  void write_slices() {
+    agree_uninterrupted(comm_, [&] {
+      test_failure(rank_, "write");
+      if (ctx_->validation_messages() != 0)
+        throw Error("the Vulkan validation layer reported " +
+                    std::to_string(ctx_->validation_messages()) +
+                    " message(s) (printed above); no output written");
+      const auto writing = clock::now();
+      auto put = [&](SharedOutput& shared, const Bytes& data, uint32_t size,
+                     const std::string& who) {
+        write_fully(shared.fd, data.data.data(), slice_.count * size,
+                    shared.data_offset + slice_.global_offset * size, who);
+        if (::fdatasync(shared.fd) != 0)
+          throw Error(who + ": cannot flush to disk: " + std::strerror(errno));
+        if (shared.pending) shared.pending->finish();
+      };
+      put(key_out_, sorted_keys_, key_bytes(keys_->element), "output file '" + a_.out + "'");
+      if (values_)
+        put(value_out_, sorted_values_, key_bytes(values_->element),
+            "values output file '" + a_.values_out + "'");
+      write_ms_ = since(writing);
+    });
+    ctx_.reset();
+    sorted_keys_ = {}, sorted_values_ = {};
+  }
+
+  // Every rank's stages, gathered while MPI runs (with --timings); rank 0 prints them after the
+  // commit.
+  void gather_timings() {
+    all_timings_.resize(a_.timings && rank_ == 0 ? size_t(ranks_) * fields : 0);
+    if (!a_.timings) return;
+    const double mine[fields] = {device_ms_,
+                                 read_ms_,
+                                 timings_.local_sort_ms,
+                                 timings_.local.upload_ms,
+                                 timings_.local.sort_gpu_ms,
+                                 timings_.local.download_ms,
+                                 timings_.split_ms,
+                                 timings_.exchange_ms,
+                                 timings_.merge_ms,
+                                 write_ms_,
+                                 0,  // the commit: rank 0's, after MPI
+                                 since(started_),
+                                 double(slice_.count),
+                                 double(timings_.bytes_sent)};
+    MPI_Gather(mine, fields, MPI_DOUBLE, all_timings_.data(), fields, MPI_DOUBLE, 0, comm_);
+  }
+
+  // 5. Rank 0 renames the temporary files over OUT (and VOUT), after MPI_Finalize (which takes
+  // tens of milliseconds) and only when no rank has been interrupted (step 4 checked every rank;
+  // rank 0 checks again right before): once mpirun has been interrupted it reports failure
+  // whatever the ranks do, so the renames are the last thing before the exit. A failure here is
+  // rank 0's alone (the other ranks have left MPI).
+  void commit(MpiSession& mpi) {
+    mpi.finalize();
+    if (rank_ != 0) return;
+    const auto committing = clock::now();
+    try {
+      check_not_interrupted();
+      outputs_.commit();
+    } catch (const std::exception& e) {
+      throw Error("rank 0: " + std::string(e.what()));  // in the form of the agreed failures
+    }
+    if (a_.timings) {
+      all_timings_[10] = since(committing);
+      all_timings_[11] = since(started_);
+      print_timings(ranks_, all_timings_, fields, slice_.global_count, timings_);
+    }
+  }
+
+ private:
+  static constexpr int fields = 14;  // of each rank's timings
+  struct DeclaredTypes {
+    std::optional<KeyType> key, value;
+  };
+
+  // The options, refused where a sort under mpirun has no use for them, and parsed.
+  DeclaredTypes check_arguments() {
     auto refuse = [](bool given, const std::string& what) {
       if (given) throw Error(what + " is not available in a sort under mpirun with several ranks");
     };
-    refuse(!a.segments.empty() || !a.segment_type.empty(), "--segments");
-    refuse(!a.indices_out.empty(), "--indices-out");
-    refuse(a.in_place, "--in-place");
-    refuse(!a.host_memory_limit.empty(), "--host-memory-limit");
-    for (const std::string* path : {&a.in, &a.out, &a.values_in, &a.values_out})
+    refuse(!a_.segments.empty() || !a_.segment_type.empty(), "--segments");
+    refuse(!a_.indices_out.empty(), "--indices-out");
+    refuse(a_.in_place, "--in-place");
+    refuse(!a_.host_memory_limit.empty(), "--host-memory-limit");
+    for (const std::string* path : {&a_.in, &a_.out, &a_.values_in, &a_.values_out})
       if (*path == standard_stream)
         throw Error(
             "standard input and output ('-') are not available in a sort under mpirun with "
@@ -200,192 +338,106 @@ void run_collective(const SortArguments& a, MpiSession& mpi) {
         throw Error(option + ": " + e.what());
       }
     };
-    const std::optional<KeyType> declared_key = type(a.type, "--type");
-    const std::optional<KeyType> declared_value = type(a.value_type, "--value-type");
-    options.descending = a.descending;
-    options.algorithm = parse_algorithm(a.algorithm);
-    options.begin_bit = a.begin_bit;
-    options.end_bit = a.end_bit;
-    if (!a.device_memory_limit.empty())
-      options.device_memory_limit = parse_bytes(a.device_memory_limit, "--device-memory-limit");
-    const bool with_values = !a.values_in.empty();
-    if (with_values && a.values_out.empty())
+    DeclaredTypes declared{type(a_.type, "--type"), type(a_.value_type, "--value-type")};
+    options_.descending = a_.descending;
+    options_.algorithm = parse_algorithm(a_.algorithm);
+    options_.begin_bit = a_.begin_bit;
+    options_.end_bit = a_.end_bit;
+    if (!a_.device_memory_limit.empty())
+      options_.device_memory_limit = parse_bytes(a_.device_memory_limit, "--device-memory-limit");
+    const bool with_values = !a_.values_in.empty();
+    if (with_values && a_.values_out.empty())
       throw Error(
           "--values needs --values-out VOUT: where to write the values in their sorted order");
-    if (!with_values && !a.values_out.empty())
+    if (!with_values && !a_.values_out.empty())
       throw Error("--values-out needs --values VIN: the values to carry along with the keys");
-    if (!with_values && !a.value_type.empty()) throw Error("--value-type needs --values VIN");
-    for (const std::string* output : {&a.out, &a.values_out})
-      for (const std::string* input : {&a.in, &a.values_in})
+    if (!with_values && !a_.value_type.empty()) throw Error("--value-type needs --values VIN");
+    for (const std::string* output : {&a_.out, &a_.values_out})
+      for (const std::string* input : {&a_.in, &a_.values_in})
         if (!output->empty() && !input->empty() && same_file(*output, *input))
           throw Error("'" + *output + "' is both an input and an output");
-    if (with_values && same_file(a.out, a.values_out))
-      throw Error("OUT and VOUT are the same file '" + a.out + "'");
+    if (with_values && same_file(a_.out, a_.values_out))
+      throw Error("OUT and VOUT are the same file '" + a_.out + "'");
+    return declared;
+  }
 
-    keys =
-        open_array_file(a.in, "keys file", declared_key, "--type", true, InputReaders::every_rank);
-    if (with_values) {
-      values = open_array_file(a.values_in, "values file", declared_value, "--value-type", true,
-                               InputReaders::every_rank);
-      if (values->count != keys->count)
-        throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
-                    std::to_string(keys->count) + " elements but values file '" + a.values_in +
-                    "' holds " + std::to_string(values->count));
-      const uint32_t width = key_bytes(values->element);
+  // The inputs opened on every rank, and this rank's slice of them.
+  void open_inputs(const DeclaredTypes& declared) {
+    keys_ =
+        open_array_file(a_.in, "keys file", declared.key, "--type", true, InputReaders::every_rank);
+    if (!a_.values_in.empty()) {
+      values_ = open_array_file(a_.values_in, "values file", declared.value, "--value-type", true,
+                                InputReaders::every_rank);
+      if (values_->count != keys_->count)
+        throw Error("key/value count mismatch: keys file '" + a_.in + "' holds " +
+                    std::to_string(keys_->count) + " elements but values file '" + a_.values_in +
+                    "' holds " + std::to_string(values_->count));
+      const uint32_t width = key_bytes(values_->element);
       if (width != 4 && width != 8) throw Error("values are 4 or 8 bytes wide");
     }
-    first = uint64_t((unsigned __int128)keys->count * uint64_t(rank) / uint64_t(ranks));
-    count = uint64_t((unsigned __int128)keys->count * uint64_t(rank + 1) / uint64_t(ranks)) - first;
-    if (rank == 0) {
-      auto create = [&](SharedOutput& shared, const std::string& path, const std::string& role,
-                        const ArrayFile& like) {
-        shared.pending = &outputs.add(path, role);
-        if (shared.pending->is_stream())
-          throw Error(role + " '" + path +
-                      "' is not a regular file: a sort under mpirun writes regular files");
-        const uint64_t bytes = array_file_bytes(like.format, like.element, like.count);
-        if (bytes > file_size_limit())
-          throw Error(role + " '" + path + "' would be " + std::to_string(bytes) +
-                      " bytes, more than the file-size limit (ulimit -f)");
-        shared.pending->write_header(like.format, like.element, like.count);
-        shared.temporary = shared.pending->temporary_path().string();
-        shared.data_offset = bytes - like.count * key_bytes(like.element);
-      };
-      create(key_out, a.out, "output file", *keys);
-      if (values) create(value_out, a.values_out, "values output file", *values);
-      // Both outputs on one file system must fit its free space together.
-      uint64_t needed = array_file_bytes(keys->format, keys->element, keys->count);
-      const bool together = values && file_system_of(key_out.pending->temporary_path()) ==
-                                          file_system_of(value_out.pending->temporary_path());
-      if (together) needed += array_file_bytes(values->format, values->element, values->count);
-      if (needed > free_disk_bytes(key_out.pending->temporary_path()))
-        throw Error("not enough disk space for the output file '" + a.out + "'" +
-                    (together ? " and the values output file" : "") + ": " +
-                    std::to_string(needed) + " bytes needed, " +
-                    std::to_string(free_disk_bytes(key_out.pending->temporary_path())) +
-                    " are free");
-    }
-  });
-  broadcast(comm, key_out.temporary, key_out.data_offset);
-  if (values) broadcast(comm, value_out.temporary, value_out.data_offset);
-  if (rank != 0)
-    for (SharedOutput* shared : {&key_out, &value_out})
-      if (!shared->temporary.empty()) shared->removal.emplace(shared->temporary);
+    first_ = uint64_t((unsigned __int128)keys_->count * uint64_t(rank_) / uint64_t(ranks_));
+    count_ =
+        uint64_t((unsigned __int128)keys_->count * uint64_t(rank_ + 1) / uint64_t(ranks_)) - first_;
+  }
 
-  // 2. Each rank's slice of the inputs, and its device.
-  Bytes key_slice, value_slice;
-  double read_ms = 0, device_ms = 0;
-  std::optional<Context> ctx;
-  const int local_rank = dist::node_local_rank(comm);  // collective: outside the agreed step
-  agree_uninterrupted(comm, [&] {
-    for (SharedOutput* shared : {&key_out, &value_out})
-      if (!shared->temporary.empty()) {
-        shared->fd = ::open(shared->temporary.c_str(), O_WRONLY | O_CLOEXEC);
-        if (shared->fd < 0)
-          throw Error("cannot open the temporary output file '" + shared->temporary +
-                      "' that rank 0 created (a sort under mpirun writes its output through a "
-                      "file system every rank shares): " +
-                      std::strerror(errno));
-      }
-    test_failure(rank, "read");
-    const auto reading = clock::now();
-    const uint32_t ks = key_bytes(keys->element);
-    ArrayReader key_reader(*keys);
-    key_reader.read(first * ks, key_slice.allocate(count * ks), count * ks);
-    if (values) {
-      const uint32_t vs = key_bytes(values->element);
-      ArrayReader value_reader(*values);
-      value_reader.read(first * vs, value_slice.allocate(count * vs), count * vs);
-    }
-    read_ms = since(reading);
-    const auto creating = clock::now();
-    ContextOptions context_options;
-    context_options.device = a.device.empty() ? dist::default_device_for(local_rank) : a.device;
-    ctx.emplace(Context::create(context_options));
-    device_ms = since(creating);
-  });
-
-  // 3. The sort (it agrees on failures itself).
-  agree_uninterrupted(comm, [&] { test_failure(rank, "sort"); });
-  dist::DistributedTimings timings;
-  dist::DistributedOptions distributed;
-  distributed.sort = options;
-  distributed.timings = &timings;
-  Bytes sorted_keys, sorted_values;
-  const dist::Slice slice = dist::sort_raw(
-      *ctx, comm, keys->element, key_slice.data.data(), count, value_slice.data.data(),
-      values ? key_bytes(values->element) : 0,
-      [&](uint64_t n) { return sorted_keys.allocate(n * key_bytes(keys->element)); },
-      [&](uint64_t n) { return sorted_values.allocate(n * key_bytes(values->element)); },
-      distributed);
-  key_slice = {}, value_slice = {};
-  test_failure(rank, "kill");
-
-  // 4. Every rank writes its slice at its offset and flushes it (rank 0 the headers too).
-  double write_ms = 0;
-  agree_uninterrupted(comm, [&] {
-    test_failure(rank, "write");
-    if (ctx->validation_messages() != 0)
-      throw Error("the Vulkan validation layer reported " +
-                  std::to_string(ctx->validation_messages()) +
-                  " message(s) (printed above); no output written");
-    const auto writing = clock::now();
-    auto put = [&](SharedOutput& shared, const Bytes& data, uint32_t size, const std::string& who) {
-      write_fully(shared.fd, data.data.data(), slice.count * size,
-                  shared.data_offset + slice.global_offset * size, who);
-      if (::fdatasync(shared.fd) != 0)
-        throw Error(who + ": cannot flush to disk: " + std::strerror(errno));
-      if (shared.pending) shared.pending->finish();
+  // Rank 0: the temporary outputs with their headers, checked against the file-size limit and
+  // the free space.
+  void create_outputs() {
+    auto create = [&](SharedOutput& shared, const std::string& path, const std::string& role,
+                      const ArrayFile& like) {
+      shared.pending = &outputs_.add(path, role);
+      if (shared.pending->is_stream())
+        throw Error(role + " '" + path +
+                    "' is not a regular file: a sort under mpirun writes regular files");
+      const uint64_t bytes = array_file_bytes(like.format, like.element, like.count);
+      if (bytes > file_size_limit())
+        throw Error(role + " '" + path + "' would be " + std::to_string(bytes) +
+                    " bytes, more than the file-size limit (ulimit -f)");
+      shared.pending->write_header(like.format, like.element, like.count);
+      shared.temporary = shared.pending->temporary_path().string();
+      shared.data_offset = bytes - like.count * key_bytes(like.element);
     };
-    put(key_out, sorted_keys, key_bytes(keys->element), "output file '" + a.out + "'");
-    if (values)
-      put(value_out, sorted_values, key_bytes(values->element),
-          "values output file '" + a.values_out + "'");
-    write_ms = since(writing);
-  });
-  ctx.reset();
-  sorted_keys = {}, sorted_values = {};
-
-  // Every rank's stages, gathered while MPI runs; rank 0 prints them after the commit.
-  constexpr int fields = 14;
-  std::vector<double> all_timings(a.timings && rank == 0 ? size_t(ranks) * fields : 0);
-  if (a.timings) {
-    const double mine[fields] = {device_ms,
-                                 read_ms,
-                                 timings.local_sort_ms,
-                                 timings.local.upload_ms,
-                                 timings.local.sort_gpu_ms,
-                                 timings.local.download_ms,
-                                 timings.split_ms,
-                                 timings.exchange_ms,
-                                 timings.merge_ms,
-                                 write_ms,
-                                 0,  // the commit: rank 0's, after MPI
-                                 since(started),
-                                 double(slice.count),
-                                 double(timings.bytes_sent)};
-    MPI_Gather(mine, fields, MPI_DOUBLE, all_timings.data(), fields, MPI_DOUBLE, 0, comm);
+    create(key_out_, a_.out, "output file", *keys_);
+    if (values_) create(value_out_, a_.values_out, "values output file", *values_);
+    // Both outputs on one file system must fit its free space together.
+    uint64_t needed = array_file_bytes(keys_->format, keys_->element, keys_->count);
+    const bool together = values_ && file_system_of(key_out_.pending->temporary_path()) ==
+                                         file_system_of(value_out_.pending->temporary_path());
+    if (together) needed += array_file_bytes(values_->format, values_->element, values_->count);
+    if (needed > free_disk_bytes(key_out_.pending->temporary_path()))
+      throw Error("not enough disk space for the output file '" + a_.out + "'" +
+                  (together ? " and the values output file" : "") + ": " + std::to_string(needed) +
+                  " bytes needed, " +
+                  std::to_string(free_disk_bytes(key_out_.pending->temporary_path())) +
+                  " are free");
   }
 
-  // 5. Rank 0 renames the temporary files over OUT (and VOUT), after MPI_Finalize (which takes
-  // tens of milliseconds) and only when no rank has been interrupted (step 4 checked every rank;
-  // rank 0 checks again right before): once mpirun has been interrupted it reports failure
-  // whatever the ranks do, so the renames are the last thing before the exit. A failure here is
-  // rank 0's alone (the other ranks have left MPI).
-  mpi.finalize();
-  if (rank != 0) return;
-  const auto committing = clock::now();
-  try {
-    check_not_interrupted();
-    outputs.commit();
-  } catch (const std::exception& e) {
-    throw Error("rank 0: " + std::string(e.what()));  // in the form of the agreed failures
-  }
-  if (a.timings) {
-    all_timings[10] = since(committing);
-    all_timings[11] = since(started);
-    print_timings(ranks, all_timings, fields, slice.global_count, timings);
-  }
+  const SortArguments& a_;
+  MPI_Comm comm_ = MPI_COMM_WORLD;
+  int rank_ = 0, ranks_ = 1;
+  clock::time_point started_;
+  SortOptions options_;
+  std::optional<ArrayFile> keys_, values_;
+  OutputSet outputs_;
+  SharedOutput key_out_, value_out_;
+  uint64_t first_ = 0, count_ = 0;  // this rank's slice of the inputs
+  Bytes key_slice_, value_slice_;
+  double read_ms_ = 0, device_ms_ = 0, write_ms_ = 0;
+  std::optional<Context> ctx_;
+  dist::DistributedTimings timings_;
+  Bytes sorted_keys_, sorted_values_;
+  dist::Slice slice_;
+  std::vector<double> all_timings_;
+};
+
+void run_collective(const SortArguments& a, MpiSession& mpi) {
+  CollectiveSort sort(a);
+  sort.check_and_create_outputs();
+  sort.read_slices();
+  sort.sort();
+  sort.write_slices();
+  sort.gather_timings();
+  sort.commit(mpi);
 }
 
 // Set before or after mpi_launch.cpp's registration (which then leaves this one).
