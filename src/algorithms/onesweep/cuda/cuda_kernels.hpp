@@ -89,25 +89,35 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k64_v32", 2, 1, 384, 2, 15, kHintPrefetchValues | kHintPackedFallback,
      "384x18s3pk"},
     {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
-    // The CUDA face's rows (src/cuda): whole tiles in dynamic shared memory, two blocks per SM
-    // (the first of a key class is its default; GPUSORT_CUDA_FACE_TILE names another).
-    {"gpusort_onesweep_pass_k32_w", 1, 0, 384, 2, 24, kHintWholeTile, "384x24"},
-    {"gpusort_onesweep_pass_k32_v32_w", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
-    {"gpusort_onesweep_pass_k64_w", 2, 0, 384, 2, 18, kHintWholeTile, "384x18"},
-    {"gpusort_onesweep_pass_k64_v32_w", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
-    // Candidates measured against the rows above.
-    {"gpusort_onesweep_pass_k32_w28", 1, 0, 384, 2, 28, kHintWholeTile, "384x28"},
-    {"gpusort_onesweep_pass_k32_w32", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
+    // The CUDA face's rows (src/cuda): whole tiles in dynamic shared memory, two blocks per SM,
+    // chosen by kCudaFaceTiles.
     {"gpusort_onesweep_pass_k32_w512", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
+    {"gpusort_onesweep_pass_k32_w", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
+    {"gpusort_onesweep_pass_k32_v32_w", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
     {"gpusort_onesweep_pass_k32_v32_w28", 1, 1, 384, 2, 28, kHintWholeTile, "384x28"},
-    {"gpusort_onesweep_pass_k32_v32_w32", 1, 1, 384, 2, 32, kHintWholeTile, "384x32"},
-    {"gpusort_onesweep_pass_k64_w20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
-    {"gpusort_onesweep_pass_k64_w22", 2, 0, 384, 2, 22, kHintWholeTile, "384x22"},
-    {"gpusort_onesweep_pass_k64_v32_w20", 2, 1, 384, 2, 20, kHintWholeTile, "384x20"},
-    {"gpusort_onesweep_pass_k64_v32_w24", 2, 1, 384, 2, 24, kHintWholeTile, "384x24"},
+    {"gpusort_onesweep_pass_k64_w", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
+    {"gpusort_onesweep_pass_k64_v32_w", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
+    {"gpusort_onesweep_pass_k64_v32_w18", 2, 1, 384, 2, 18, kHintWholeTile, "384x18"},
+    {"gpusort_onesweep_pass_k64_v32_w15", 2, 1, 384, 2, 15, kHintWholeTile, "384x15"},
+    {"gpusort_onesweep_pass_k64_v32_w256", 2, 1, 256, 3, 16, kHintWholeTile, "256x16"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
+// The CUDA face's pass row per key class and size: the first row whose max_n holds the sort's
+// (cuda_key_class order; GPUSORT_CUDA_FACE_TILE names a row for measurements). Chosen by
+// `cub_baseline --gpusort` on the H200 (docs/PERFORMANCE.md, "The CUDA face").
+struct CudaFaceTile {
+  uint32_t key_class;
+  unsigned long long max_n;
+  const char* variant;
+};
+inline constexpr CudaFaceTile kCudaFaceTiles[] = {
+    {0, (1ull << 23) - 1, "512x20"}, {0, ~0ull, "384x32"},  // u32, i32, f32
+    {1, (1ull << 23) - 1, "384x23"}, {1, ~0ull, "384x28"},  // with 4-byte values
+    {2, ~0ull, "384x20"},                                   // 64-bit keys
+    {3, ~0ull, "384x16"},                                   // with 4-byte values
+};
+
 constexpr uint32_t cuda_pass_dynamic_shared(const CudaPassShape& shape) {
   return (shape.hints & kHintWholeTile) == 0
              ? 0u

@@ -19,14 +19,21 @@ constexpr uint32_t digit_bits = ONESWEEP_DIGIT_BITS;
 constexpr uint32_t max_lookback_slots = 1024;
 constexpr uint32_t spin_limit = 64;  // OnesweepOptions::spin_limit's default
 
-// The CUDA face's pass row of the key class: its first whole-tile row, or the one
+// The CUDA face's pass row for a sort of max_n (kCudaFaceTiles), or the one
 // GPUSORT_CUDA_FACE_TILE names.
-uint32_t pass_row(const SortSpec& spec) {
-  const std::string named = cuda_environment().face_tile;
+uint32_t pass_row(const SortSpec& spec, uint64_t max_n) {
+  const uint32_t key_class = cuda_key_class(spec.key_words, spec.value_words);
+  std::string named = cuda_environment().face_tile;
+  if (named.empty())
+    for (const CudaFaceTile& band : kCudaFaceTiles)
+      if (band.key_class == key_class && max_n <= band.max_n) {
+        named = band.variant;
+        break;
+      }
   for (uint32_t row = 0; row < kCudaPassShapeCount; ++row) {
     const CudaPassShape& s = kCudaPassShapes[row];
     if (s.key_words == spec.key_words && s.value_words == spec.value_words &&
-        (s.hints & kHintWholeTile) != 0 && (named.empty() || named == s.variant))
+        (s.hints & kHintWholeTile) != 0 && named == s.variant)
       return row;
   }
   throw Error("the CUDA face has no Onesweep kernel for " + std::to_string(spec.key_words * 32) +
@@ -53,7 +60,7 @@ struct Layout {
 };
 
 Layout layout(const SortSpec& spec, uint64_t max_n) {
-  const CudaPassShape& shape = kCudaPassShapes[pass_row(spec)];
+  const CudaPassShape& shape = kCudaPassShapes[pass_row(spec, max_n)];
   const uint64_t tile = uint64_t(shape.threads) * shape.items;
   Layout l{};
   l.tiles = uint32_t(std::max<uint64_t>(1, (max_n + tile - 1) / tile));
@@ -78,7 +85,7 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
                           CUstream stream) {
   const Driver& d = driver();
   const Layout l = layout(spec, t.n);
-  const uint32_t row = pass_row(spec);
+  const uint32_t row = pass_row(spec, t.n);
   const CudaPassShape& shape = kCudaPassShapes[row];
   const uint32_t passes = (spec.end_bit - spec.begin_bit + digit_bits - 1) / digit_bits;
   const auto* count = reinterpret_cast<const uint32_t*>(t.count);

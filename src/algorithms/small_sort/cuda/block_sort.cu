@@ -14,10 +14,10 @@
 namespace gpusort::cuda::block_sort {
 namespace {
 
-template <class K, bool VALUES, int THREADS, int ITEMS>
+template <class K, bool VALUES, int THREADS, int ITEMS, int RADIX_BITS>
 struct BlockSort {
   using Value = typename std::conditional<VALUES, uint32_t, cub::NullType>::type;
-  using Sort = cub::BlockRadixSort<K, THREADS, ITEMS, Value>;
+  using Sort = cub::BlockRadixSort<K, THREADS, ITEMS, Value, RADIX_BITS>;
   using LoadKeys = cub::BlockLoad<K, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
   using LoadValues = cub::BlockLoad<uint32_t, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
   union Shared {
@@ -77,22 +77,25 @@ struct BlockSort {
     const gpusort::cuda::BlockSortParams params = p;                                             \
     gpusort::cuda::block_sort::BlockSort<K, VALUES,                                              \
                                          int(gpusort::cuda::kBlockSortShapes[ROW].threads),      \
-                                         int(gpusort::cuda::kBlockSortShapes[ROW].items)>::run(  \
+                                         int(gpusort::cuda::kBlockSortShapes[ROW].items),        \
+                                         int(gpusort::cuda::kBlockSortShapes[ROW].radix_bits)>::run( \
         params);                                                                                 \
   }
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_128, uint32_t, false, 0)
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_256x8, uint32_t, false, 1)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_1024x4, uint32_t, false, 2)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_512x8, uint32_t, false, 3)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_512x8, uint32_t, false, 2)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_256x16r6, uint32_t, false, 3)
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32, uint32_t, false, 4)
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_v32_128, uint32_t, true, 5)
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_v32_256x8, uint32_t, true, 6)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_v32_1024x4, uint32_t, true, 7)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_v32_512x8, uint32_t, true, 8)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_v32_512x8, uint32_t, true, 7)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_v32_256x16r6, uint32_t, true, 8)
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k32_v32, uint32_t, true, 9)
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_128, unsigned long long, false, 10)
 GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_256x8, unsigned long long, false, 11)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64, unsigned long long, false, 12)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_v32_128, unsigned long long, true, 13)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_v32_256x8, unsigned long long, true, 14)
-GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_v32, unsigned long long, true, 15)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_256x8r6, unsigned long long, false, 12)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64, unsigned long long, false, 13)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_v32_128, unsigned long long, true, 14)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_v32_256x8, unsigned long long, true, 15)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_v32_256x8r6, unsigned long long, true, 16)
+GPUSORT_BLOCK_SORT_KERNEL(gpusort_block_sort_k64_v32, unsigned long long, true, 17)

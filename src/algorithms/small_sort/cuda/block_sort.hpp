@@ -10,29 +10,32 @@ namespace gpusort::cuda {
 // One kernel per row: its key width, whether it carries 4-byte values, its block and keys per
 // thread (the most it sorts: threads x items). Rows of one key class follow each other from the
 // smallest capacity up; the host takes the first that holds n (of a capacity's rows, the first,
-// or the one GPUSORT_CUDA_FACE_BLOCK=<threads>x<items> names, for measurements).
+// or the one GPUSORT_CUDA_FACE_BLOCK=<threads>x<items>r<radix bits> names, for measurements).
 struct BlockSortShape {
   const char* kernel;
   uint32_t key_words, value_words;
   uint32_t threads, items;
+  uint32_t radix_bits;  // bits per pass of the block's radix sort
 };
 inline constexpr BlockSortShape kBlockSortShapes[] = {
-    {"gpusort_block_sort_k32_128", 1, 0, 128, 8},
-    {"gpusort_block_sort_k32_256x8", 1, 0, 256, 8},
-    {"gpusort_block_sort_k32_1024x4", 1, 0, 1024, 4},
-    {"gpusort_block_sort_k32_512x8", 1, 0, 512, 8},
-    {"gpusort_block_sort_k32", 1, 0, 512, 16},
-    {"gpusort_block_sort_k32_v32_128", 1, 1, 128, 8},
-    {"gpusort_block_sort_k32_v32_256x8", 1, 1, 256, 8},
-    {"gpusort_block_sort_k32_v32_1024x4", 1, 1, 1024, 4},
-    {"gpusort_block_sort_k32_v32_512x8", 1, 1, 512, 8},
-    {"gpusort_block_sort_k32_v32", 1, 1, 512, 12},
-    {"gpusort_block_sort_k64_128", 2, 0, 128, 8},
-    {"gpusort_block_sort_k64_256x8", 2, 0, 256, 8},
-    {"gpusort_block_sort_k64", 2, 0, 512, 8},
-    {"gpusort_block_sort_k64_v32_128", 2, 1, 128, 8},
-    {"gpusort_block_sort_k64_v32_256x8", 2, 1, 256, 8},
-    {"gpusort_block_sort_k64_v32", 2, 1, 512, 6},
+    {"gpusort_block_sort_k32_128", 1, 0, 128, 8, 4},
+    {"gpusort_block_sort_k32_256x8", 1, 0, 256, 8, 4},
+    {"gpusort_block_sort_k32_512x8", 1, 0, 512, 8, 4},
+    {"gpusort_block_sort_k32_256x16r6", 1, 0, 256, 16, 6},
+    {"gpusort_block_sort_k32", 1, 0, 512, 16, 4},
+    {"gpusort_block_sort_k32_v32_128", 1, 1, 128, 8, 4},
+    {"gpusort_block_sort_k32_v32_256x8", 1, 1, 256, 8, 4},
+    {"gpusort_block_sort_k32_v32_512x8", 1, 1, 512, 8, 4},
+    {"gpusort_block_sort_k32_v32_256x16r6", 1, 1, 256, 16, 6},
+    {"gpusort_block_sort_k32_v32", 1, 1, 512, 12, 4},
+    {"gpusort_block_sort_k64_128", 2, 0, 128, 8, 4},
+    {"gpusort_block_sort_k64_256x8", 2, 0, 256, 8, 4},
+    {"gpusort_block_sort_k64_256x8r6", 2, 0, 256, 8, 6},
+    {"gpusort_block_sort_k64", 2, 0, 512, 8, 4},
+    {"gpusort_block_sort_k64_v32_128", 2, 1, 128, 8, 4},
+    {"gpusort_block_sort_k64_v32_256x8", 2, 1, 256, 8, 4},
+    {"gpusort_block_sort_k64_v32_256x8r6", 2, 1, 256, 8, 6},
+    {"gpusort_block_sort_k64_v32", 2, 1, 512, 6, 4},
 };
 inline constexpr uint32_t kBlockSortShapeCount =
     sizeof(kBlockSortShapes) / sizeof(kBlockSortShapes[0]);

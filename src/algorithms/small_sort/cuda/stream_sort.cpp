@@ -16,7 +16,9 @@ const BlockSortShape* block_sort_shape(const SortSpec& spec, uint64_t max_n) {
         max_n > capacity || (first && capacity != uint64_t(first->threads) * first->items))
       continue;
     if (!first) first = &shape;
-    if (named == std::to_string(shape.threads) + "x" + std::to_string(shape.items)) return &shape;
+    if (named == std::to_string(shape.threads) + "x" + std::to_string(shape.items) + "r" +
+                     std::to_string(shape.radix_bits))
+      return &shape;
   }
   return first;
 }
