@@ -9,8 +9,6 @@
 // progress is assumed), and two passes share the table without clearing it (tags grow). Tables
 // shorter than the tile count make readers meet reused slots. Threads yield at random in the
 // atomics to vary the interleavings.
-#include "algorithms/onesweep/cuda/lookback.cuh"
-
 #include <algorithm>
 #include <atomic>
 #include <barrier>
@@ -20,6 +18,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "algorithms/onesweep/cuda/lookback.cuh"
 
 using gpusort::cuda::Lookback;
 using gpusort::cuda::LookbackEntry;

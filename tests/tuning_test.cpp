@@ -3,7 +3,6 @@
 // invariants: every family has every row, size bands ascend, tile shapes fit the device's limits
 // and the kernels' constants, the CUDA kernels the rows name exist. The values themselves are the
 // tables' (each cites its measurement); this test does not restate them.
-#include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "tuning/tuning.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +11,8 @@
 #include <bit>
 #include <string>
 #include <vector>
+
+#include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 
 namespace gpusort {
 namespace {
@@ -123,8 +124,8 @@ uint32_t onesweep_shared_bytes(const DeviceInfo& info, OnesweepTile tile, bool c
   constexpr uint32_t radix = 256;
   const uint32_t counter_words = tile.workgroup / info.min_subgroup_size * radix / 2;
   const uint32_t exchange_words = tile.workgroup * tile.keys_per_thread;
-  const uint32_t words = counters_inside ? std::max(exchange_words, counter_words)
-                                         : exchange_words + counter_words;
+  const uint32_t words =
+      counters_inside ? std::max(exchange_words, counter_words) : exchange_words + counter_words;
   return words * 4 + 5 * radix * 4 + 256;
 }
 

@@ -80,9 +80,8 @@ const Tuning& tuning_for(DeviceFamily family) {
     }
     return all;
   }();
-  return uint32_t(family) < device_family_count
-             ? tables[uint32_t(family)]
-             : tables[uint32_t(DeviceFamily::narrow_subgroups)];
+  return uint32_t(family) < device_family_count ? tables[uint32_t(family)]
+                                                : tables[uint32_t(DeviceFamily::narrow_subgroups)];
 }
 
 }  // namespace gpusort

@@ -20,10 +20,10 @@ constexpr uint64_t pow2(uint32_t log2) {
 constexpr OnesweepTuning nvidia{
     .keys32 =
         {
-            // counters in the exchange, 8 KiB spent on 20 keys: `onesweep_timing u32 0 24` 8ba3db6 0.726 -> 0.692 ms
+            // 20 keys, counters in the exchange: `onesweep_timing u32 0 24` 8ba3db6 0.726 -> 0.692
             .large = {512, 20},
             .bands = {{
-                // 86 tiles for 132 SMs: `onesweep_timing u32 0 18 <shape>` 456f085 0.076 -> 0.059 ms
+                // 86 tiles, 132 SMs: `onesweep_timing u32 0 18 <shape>` 456f085 0.076 -> 0.059 ms
                 {pow2(18), {384, 8}},
                 // bench --min-log2 18 --max-log2 23, 942b462 vs 2a4e068: 2^19 -14 %, 2^23 slower
                 {pow2(22), {512, 8}},
@@ -91,7 +91,7 @@ constexpr OnesweepTuning nvidia{
     .lookback_window = 16,
     // bench --kernels spirv,cuda 599ff3b, b288d66 (H100, H200), 6924e3a (H200): from the crossover
     .cuda_from_n = {pow2(19), pow2(20) + 1, pow2(20) + 1, pow2(20)},
-    // `ONESWEEP_PHASES=1 onesweep_timing u32 0 28` GPUSORT_CUDA_HISTOGRAM=0/1/2 7c1b67b: 0.551 / 0.490 / 0.502 ms
+    // GPUSORT_CUDA_HISTOGRAM=0/1/2 `onesweep_timing u32 0 28` 7c1b67b: 0.551 / 0.490 / 0.502 ms
     .cuda_histogram = 1,
     // GPUSORT_CUDA_PREFETCH=0/96/264/792, 7c1b67b: u32 passes 1.534 / 1.522 / 1.541 / 1.603 ms, off
     .cuda_prefetch_tiles = {0, 0, 0, 0},
@@ -138,7 +138,7 @@ constexpr OnesweepTuning narrow = [] {
     keys->large = {64, 8};
     keys->bands = {};
   }
-  // lavapipe does not start workgroups in id order: by id its look-back fell back 28-354 times a sort
+  // lavapipe starts workgroups out of id order: by id, 28-354 look-back fallbacks a sort
   t.tiles_by_id = false;
   return t;
 }();

@@ -12,15 +12,15 @@ namespace {
 constexpr SegmentedTuning h100{
     // not measured: the smallest class, 8-slot blocks
     .log2_first_class = 3,
-    // SEGMENTED_MIN_TILE sweep 0d2e2e5: u32 2^10 x 2^14 0.622 -> 0.566 ms, 2^16 x 256 0.336 -> 0.284
+    // SEGMENTED_MIN_TILE sweep 0d2e2e5: u32 2^10 x 2^14 0.622 -> 0.566 ms, 2^16 x 256 -15 %
     .log2_min_tile = 8,
     // SEGMENTED_ITEMS sweep 0d2e2e5: 4 keys a thread; 8 slower with values
     .log2_items = 2,
-    // `bench/run_segmented_h100.sh` 030bf55: u32 2^10 x 2^14 1.702 -> 1.250 ms; beyond 8 not measured
+    // `bench/run_segmented_h100.sh` 030bf55: u32 2^10 x 2^14 1.702 -> 1.250 ms; >8 not measured
     .log2_max_blocks = 3,
     // not measured: default
     .merge_workgroup = 256,
-    // segment_bucket's scatter 79c9c90: 512 x 8 0.265 / 0.399 ms (u32 / u32+u32), 256 x 8 0.268 / 0.500
+    // segment_bucket 79c9c90, ms u32 / u32+u32: 512 x 8 0.265 / 0.399, 256 x 8 0.268 / 0.500
     .bucket_workgroup = 512,
     // not measured: default
     .bucket_max_subgroups = 16,
