@@ -413,8 +413,8 @@ TEST(KernelPathSelection, TuningTables) {
     const DeviceFamily family = DeviceFamily(f);
     const auto& from = tuning_for(family).onesweep.cuda_from_n;
     if (family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated) {
-      // Measured (src/algorithms/onesweep/tuning.cpp): 32-bit keys alone from 2^19, the pairs and u64 above
-      // 2^20, u64+u32 from 2^20.
+      // Measured (src/algorithms/onesweep/tuning.cpp): 32-bit keys alone from 2^19, the pairs
+      // and u64 above 2^20, u64+u32 from 2^20.
       EXPECT_EQ(from, (std::array<uint64_t, 4>{1ull << 19, (1ull << 20) + 1, (1ull << 20) + 1,
                                                1ull << 20}))
           << to_string(family);
@@ -498,8 +498,8 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   SorterConfig config;
   config.algorithm = Algorithm::onesweep;
   Sorter automatic(context(), config);
-  // The CUDA histogram and plan come with the CUDA pass (src/algorithms/onesweep/tuning.cpp), from the device
-  // family's threshold.
+  // The CUDA histogram and plan come with the CUDA pass (src/algorithms/onesweep/tuning.cpp), from
+  // the device family's threshold.
   const OnesweepTuning& table = tuning_for(context().impl().info).onesweep;
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0] - 1), "spirv");
   // Tiles by id where the table's cuda_tiles_by_id says so (32-bit keys alone and u64+u32 on

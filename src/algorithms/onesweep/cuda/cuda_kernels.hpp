@@ -50,8 +50,8 @@ struct CudaPassShape {
 
 // Chosen from `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash experiments/nvx_onesweep/run.sh OUTDIR`
 // (commit 6183dc2) and `QUICK_VARIANTS=1` (commit cdf397c) on an NVIDIA H100 80GB HBM3, driver
-// 580.159.04, 2026-11-26 (docs/design/onesweep.md, "The CUDA laboratory"): CUB ms / ours through NVX, uniform
-// keys, 2^18..2^28:
+// 580.159.04, 2026-11-26 (docs/design/onesweep.md, "The CUDA laboratory"): CUB ms / ours through
+// NVX, uniform keys, 2^18..2^28:
 //   u32      512x15seg   1.05-1.15 to 2^22, 1.06 / 1.03 / 1.02 at 2^24 / 2^26 / 2^28
 //   u32+u32  512x15seg   0.99-1.00 at 2^20-2^22, 0.93 / 0.90 / 0.91 at 2^24 / 2^26 / 2^28
 //   u64      384x18s3pk  0.99 / 0.97 / 0.95 at 2^24 / 2^26 / 2^28 (1.07-1.17 below)
