@@ -225,7 +225,7 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
         "spirv");
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
     // Where the CUDA pass runs, so does the CUDA histogram; tiles by id where the family's table
-    // says so (src/tuning/nvidia.cpp).
+    // says so (src/algorithms/onesweep/tuning.cpp).
     const OnesweepTuning& table = tuning_for(impl.info).onesweep;
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
                          : key == KeyType::u32 ? table_cuda_path(table, 1, 1)
@@ -411,8 +411,8 @@ TEST(KernelPathSelection, TuningTables) {
     const DeviceFamily family = DeviceFamily(f);
     const auto& from = tuning_for(family).onesweep.cuda_from_n;
     if (family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated) {
-      // Measured (src/tuning/nvidia.cpp): 32-bit keys alone from 2^19, the pairs and u64 above
-      // 2^20, u64+u32 from 2^20.
+      // Measured (src/algorithms/onesweep/tuning.cpp): 32-bit keys alone from 2^19, the pairs
+      // and u64 above 2^20, u64+u32 from 2^20.
       EXPECT_EQ(from, (std::array<uint64_t, 4>{1ull << 19, (1ull << 20) + 1, (1ull << 20) + 1,
                                                1ull << 20}))
           << to_string(family);
@@ -464,7 +464,7 @@ TEST(KernelPathSelection, FunctionNamesInTheLaunchOrder) {
 }
 
 // Each table names, per key class, a kernel of that class (or none: the class's first); the
-// H100's and the H200's differ in u64+u32's alone (src/tuning/nvidia.cpp).
+// H100's and the H200's differ in u64+u32's alone (src/algorithms/onesweep/tuning.cpp).
 TEST(KernelPathSelection, TablesNameKernelsThatExist) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
     const auto& variants = tuning_for(DeviceFamily(f)).onesweep.cuda_variants;
@@ -496,8 +496,8 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   SorterConfig config;
   config.algorithm = Algorithm::onesweep;
   Sorter automatic(context(), config);
-  // The CUDA histogram and plan come with the CUDA pass (src/tuning/nvidia.cpp), from the device
-  // family's threshold.
+  // The CUDA histogram and plan come with the CUDA pass (src/algorithms/onesweep/tuning.cpp), from
+  // the device family's threshold.
   const OnesweepTuning& table = tuning_for(context().impl().info).onesweep;
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0] - 1), "spirv");
   // Tiles by id where the table's cuda_tiles_by_id says so (32-bit keys alone and u64+u32 on

@@ -1,112 +1,21 @@
-// The device families and their tables (src/tuning), without a GPU: fake devices of every family,
-// and the values each gets checked against the rules the algorithms applied before the tables
-// existed (copied below as `before`), so that moving the numbers changed nothing on any device.
+// The device families and their tables (src/tuning, each algorithm's tuning.cpp), without a GPU:
+// fake devices of every family get their family, and every family's rows keep the tables'
+// invariants: every family has every row, size bands ascend, tile shapes fit the device's limits
+// and the kernels' constants, the CUDA kernels the rows name exist. The values themselves are the
+// tables' (each cites its measurement); this test does not restate them.
 #include "tuning/tuning.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
+#include "algorithms/onesweep/cuda/cuda_kernels.hpp"
+
 namespace gpusort {
 namespace {
-
-// The rules as they were in the algorithms' own files (onesweep.cpp's onesweep_shape_row and
-// *_by_default rules, small_sort.cpp's wanted[] bands, segmented_sort.cpp's and
-// partition_sort.cpp's constants, host_path.cpp's default_copy_engine), verbatim where they were
-// code.
-namespace before {
-
-bool counters_in_exchange_by_default(uint32_t key_words, uint32_t value_words) {
-  return key_words == 1 && value_words == 0;
-}
-struct OnesweepShape {
-  uint32_t workgroup = 0, keys_per_thread = 0;
-};
-struct OnesweepShapeBand {
-  uint64_t max_n = 0;
-  OnesweepShape shape;
-};
-struct OnesweepShapeRow {
-  OnesweepShape large;
-  std::array<OnesweepShapeBand, 2> small_bands;
-  bool tiles_by_id = false;
-  uint32_t persistent_groups_per_unit = 0;
-};
-OnesweepShapeRow onesweep_shape_row(const DeviceInfo& info, bool counters_in_exchange) {
-  if (info.min_subgroup_size >= 32)
-    return {{512, counters_in_exchange ? 20u : 16u},
-            {{{uint64_t(1) << 18, {384, 8}},
-              {uint64_t(1) << (counters_in_exchange ? 22 : 19), {512, 8}}}},
-            info.vendor_id == 0x10de,
-            info.vendor_id == 0x10de ? 1u : 0u};
-  return {{std::max<uint32_t>(64, info.max_subgroup_size), 8}, {}};
-}
-uint32_t full_tile_copy(uint32_t key_words, uint32_t value_words) {
-  return key_words == 2 || value_words != 0 ? 1u : 0u;
-}
-uint32_t guess_tile(uint32_t key_words) {
-  return key_words == 1 ? 1u : 0u;
-}
-uint32_t prefetch_next(uint32_t key_words, uint32_t value_words) {
-  return key_words == 1 && value_words == 0 ? 1u : 0u;
-}
-constexpr uint64_t persistent_min_rounds = 8;
-// Onesweep::persistent_groups with the large tile (tiles = the tiles of max_n).
-uint32_t persistent_groups(const DeviceInfo& info, uint32_t key_words, uint32_t value_words,
-                           uint64_t tiles) {
-  if (key_words != 1 || value_words != 0) return 0;
-  const uint32_t groups =
-      onesweep_shape_row(info, counters_in_exchange_by_default(key_words, value_words))
-          .persistent_groups_per_unit *
-      info.compute_units;
-  return tiles >= persistent_min_rounds * groups ? groups : 0;
-}
-uint32_t claim_by_id(const DeviceInfo& info, uint32_t key_words, uint32_t value_words,
-                     uint64_t tiles) {
-  if (persistent_groups(info, key_words, value_words, tiles) != 0) return 0;
-  return onesweep_shape_row(info, counters_in_exchange_by_default(key_words, value_words))
-                 .tiles_by_id
-             ? 1u
-             : 0u;
-}
-constexpr uint32_t histogram_groups_per_unit = 1;
-constexpr uint32_t lookback_window = 16;  // OnesweepOptions' default
-
-// small_sort.cpp's automatic_small_bands, before the shapes are fitted to the device.
-struct Wanted {
-  uint32_t log2_max_n, tile_workgroup, merge_lanes, merge_group_tiles;
-  bool adaptive_buckets;
-  uint32_t single_workgroup = 512;
-  bool bare_keys_only = false;
-};
-constexpr Wanted wanted[] = {{11, 256, 8, 0, false, 1024, true},
-                             {14, 256, 8, 0, false},
-                             {15, 512, 4, 0, false},
-                             {16, 512, 4, 8, false},
-                             {17, 512, 4, 8, true}};
-// SmallSortShape's defaults for the fields automatic_small_bands left to them.
-constexpr uint32_t items = 2, merge_workgroup = 256, merge_tiles_per_round = 4,
-                   merge_bucket_bits = 0;
-constexpr bool subgroup_sort = true;
-
-// segmented_sort.cpp.
-constexpr uint32_t log2_first_class = 3, log2_min_tile = 8, log2_items = 2, log2_max_blocks = 3;
-constexpr uint32_t wanted_merge_workgroup = 256, wanted_bucket_workgroup = 512,
-                   default_bucket_keys_per_thread = 8, bucket_subgroups = 16;
-
-// partition_sort.cpp.
-uint32_t tuned_max_bucket(const DeviceInfo&) {
-  return 1u << 14;
-}
-
-// host_path.cpp: true for shader copies.
-bool shader_copies(const DeviceInfo& device) {
-  return device.vendor_id == 0x10de && device.type == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
-}
-
-}  // namespace before
 
 struct FakeDevice {
   const char* name;
@@ -199,117 +108,210 @@ TEST(Tuning, EveryDeviceGetsItsFamily) {
   }
 }
 
-// The large tile, the bands and every switch of the pass, per key class, and the tile that runs
-// for each n, as onesweep.cpp chose them before.
-TEST(Tuning, OnesweepChoosesAsBefore) {
+DeviceFamily family_at(uint32_t f) {
+  return DeviceFamily(f);
+}
+
+// The key classes of OnesweepTuning, with the CUDA key class of each that has one.
+struct OnesweepClass {
+  uint32_t key_words, value_words;
+};
+constexpr OnesweepClass cuda_classes[] = {{1, 0}, {1, 1}, {2, 0}, {2, 1}};
+
+// Onesweep's shared memory for a tile (onesweep.cpp's shared_bytes): per-subgroup digit counters
+// (16-bit, two to a word) inside or beside the exchange array, and five radix-wide arrays.
+uint32_t onesweep_shared_bytes(const DeviceInfo& info, OnesweepTile tile, bool counters_inside) {
+  constexpr uint32_t radix = 256;
+  const uint32_t counter_words = tile.workgroup / info.min_subgroup_size * radix / 2;
+  const uint32_t exchange_words = tile.workgroup * tile.keys_per_thread;
+  const uint32_t words =
+      counters_inside ? std::max(exchange_words, counter_words) : exchange_words + counter_words;
+  return words * 4 + 5 * radix * 4 + 256;
+}
+
+bool power_of_two(uint64_t v) {
+  return std::has_single_bit(v);
+}
+
+// Every family has a row in every table, and tuning_for gives that family's row back.
+TEST(Tuning, EveryFamilyHasEveryRow) {
+  for (uint32_t f = 0; f < device_family_count; ++f) {
+    const DeviceFamily family = family_at(f);
+    SCOPED_TRACE(to_string(family));
+    const Tuning& t = tuning_for(family);
+    EXPECT_EQ(t.family, family);
+    for (const OnesweepKeyTuning* keys :
+         {&t.onesweep.keys32, &t.onesweep.keys32_values, &t.onesweep.keys64}) {
+      EXPECT_NE(keys->large.workgroup, 0u);
+      EXPECT_NE(keys->large.keys_per_thread, 0u);
+    }
+    EXPECT_NE(t.onesweep.lookback_window, 0u);
+    EXPECT_NE(t.onesweep.histogram_groups_per_unit, 0u);
+    EXPECT_NE(t.onesweep.persistent_min_rounds, 0u);
+    EXPECT_NE(t.small_sort.bands[0].log2_max_n, 0u);
+    EXPECT_NE(t.segmented.log2_min_tile, 0u);
+    EXPECT_NE(t.segmented.merge_workgroup, 0u);
+    EXPECT_NE(t.segmented.bucket_workgroup, 0u);
+    EXPECT_NE(t.partition.max_bucket, 0u);
+    // The composed table is each algorithm's row.
+    EXPECT_EQ(t.onesweep.cuda_from_n, onesweep_tuning(family).cuda_from_n);
+    EXPECT_EQ(t.small_sort.bands[0].log2_max_n, small_sort_tuning(family).bands[0].log2_max_n);
+    EXPECT_EQ(t.segmented.log2_min_tile, segmented_tuning(family).log2_min_tile);
+    EXPECT_EQ(t.partition.max_bucket, partition_tuning(family).max_bucket);
+    EXPECT_EQ(t.host.shader_copies, host_tuning(family).shader_copies);
+  }
+}
+
+// Onesweep's bands ascend and hold smaller tiles than the large one; every tile fits the devices
+// of its family (workgroup size, shared memory, 16-bit counters); the tile chosen for n is the
+// first band that holds n.
+TEST(Tuning, OnesweepBandsAscendAndTilesFit) {
   for (const FakeDevice& f : fake_devices()) {
+    // Subgroups that may be one lane wide need more per-subgroup counters than any tile's
+    // shared memory holds: Onesweep refuses such devices whatever the table says.
+    if (f.min_subgroup_size < 4) continue;
     const DeviceInfo info = info_of(f);
     const OnesweepTuning& o = tuning_for(info).onesweep;
     for (const KeyClass& k : key_classes) {
       SCOPED_TRACE(name_of(f, k));
       const OnesweepKeyTuning& keys = onesweep_keys(o, k.key_words, k.value_words);
-      const bool cie = before::counters_in_exchange_by_default(k.key_words, k.value_words);
-      const before::OnesweepShapeRow row = before::onesweep_shape_row(info, cie);
-      EXPECT_EQ(keys.counters_in_exchange, cie);
-      EXPECT_EQ(uint32_t(keys.full_tile_copy), before::full_tile_copy(k.key_words, k.value_words));
-      EXPECT_EQ(uint32_t(keys.guess_tile), before::guess_tile(k.key_words));
-      EXPECT_EQ(uint32_t(keys.prefetch_next), before::prefetch_next(k.key_words, k.value_words));
-      EXPECT_EQ(o.histogram_groups_per_unit, before::histogram_groups_per_unit);
-      EXPECT_EQ(o.lookback_window, before::lookback_window);
       const OnesweepTile large = onesweep_tile_on(info, keys.large);
-      EXPECT_EQ(large.workgroup, row.large.workgroup);
-      EXPECT_EQ(large.keys_per_thread, row.large.keys_per_thread);
-      for (size_t b = 0; b < keys.bands.size(); ++b) {
-        EXPECT_EQ(keys.bands[b].max_n, row.small_bands[b].max_n);
-        if (keys.bands[b].max_n == 0) continue;
-        const OnesweepTile tile = onesweep_tile_on(info, keys.bands[b].tile);
-        EXPECT_EQ(tile.workgroup, row.small_bands[b].shape.workgroup);
-        EXPECT_EQ(tile.keys_per_thread, row.small_bands[b].shape.keys_per_thread);
+      const uint64_t large_keys = uint64_t(large.workgroup) * large.keys_per_thread;
+      uint64_t previous = 0;
+      bool unused_seen = false;
+      std::vector<OnesweepTile> tiles = {large};
+      for (const OnesweepBand& band : keys.bands) {
+        if (band.max_n == 0) {
+          unused_seen = true;
+          continue;
+        }
+        EXPECT_FALSE(unused_seen) << "a used band after an unused one";
+        EXPECT_GT(band.max_n, previous) << "bands ascend";
+        previous = band.max_n;
+        const OnesweepTile tile = onesweep_tile_on(info, band.tile);
+        EXPECT_LE(uint64_t(tile.workgroup) * tile.keys_per_thread, large_keys)
+            << "a band's tile is at most the large one";
+        tiles.push_back(tile);
+      }
+      for (const OnesweepTile& tile : tiles) {
+        EXPECT_LE(tile.workgroup, info.max_workgroup_size);
+        EXPECT_EQ(tile.workgroup % info.max_subgroup_size, 0u);
+        EXPECT_GE(tile.keys_per_thread, 1u);
+        EXPECT_LT(tile.workgroup * tile.keys_per_thread, 65536u) << "16-bit digit counters";
+        EXPECT_LE(onesweep_shared_bytes(info, tile, keys.counters_in_exchange),
+                  info.shared_memory_bytes)
+            << tile.workgroup << " x " << tile.keys_per_thread;
       }
       for (uint64_t n : sizes()) {
-        // make_onesweep's size switch: the first band (ascending) whose max_n holds n, else the
-        // large tile.
-        before::OnesweepShape expected = row.large;
-        for (const auto& band : row.small_bands)
+        OnesweepTile expected = large;
+        for (const OnesweepBand& band : keys.bands)
           if (band.max_n != 0 && n <= band.max_n) {
-            expected = band.shape;
+            expected = onesweep_tile_on(info, band.tile);
             break;
           }
         const OnesweepTile chosen = onesweep_tile_for(info, keys, n);
         EXPECT_EQ(chosen.workgroup, expected.workgroup) << "n " << n;
         EXPECT_EQ(chosen.keys_per_thread, expected.keys_per_thread) << "n " << n;
-        // The large tile's persistence and claims (bands run one workgroup per tile).
-        const uint64_t tiles =
-            std::max<uint64_t>(1, (n + large.workgroup * large.keys_per_thread - 1) /
-                                      (large.workgroup * large.keys_per_thread));
-        const uint32_t groups = keys.persistent_groups_per_unit * info.compute_units;
-        const uint32_t persistent = tiles >= o.persistent_min_rounds * groups ? groups : 0;
-        EXPECT_EQ(persistent, before::persistent_groups(info, k.key_words, k.value_words, tiles))
-            << "n " << n;
-        const uint32_t by_id = persistent != 0 ? 0u : uint32_t(o.tiles_by_id);
-        EXPECT_EQ(by_id, before::claim_by_id(info, k.key_words, k.value_words, tiles)) << "n " << n;
       }
     }
+    EXPECT_TRUE(power_of_two(o.lookback_window)) << f.name;
   }
 }
 
-// automatic's small-array bands as automatic_small_bands wanted them before (the fitting to the
-// device, small_sort_shape, is the same code after), and the band each n falls in.
-TEST(Tuning, SmallSortBandsAsBefore) {
-  for (const FakeDevice& f : fake_devices()) {
-    SCOPED_TRACE(f.name);
-    const SmallSortTuning& s = tuning_for(info_of(f)).small_sort;
-    size_t used = 0;
-    for (const SmallSortBandTuning& b : s.bands)
-      if (b.log2_max_n != 0) ++used;
-    ASSERT_EQ(used, std::size(before::wanted));
-    for (size_t i = 0; i < used; ++i) {
-      const SmallSortBandTuning& b = s.bands[i];
-      const before::Wanted& w = before::wanted[i];
-      EXPECT_EQ(b.log2_max_n, w.log2_max_n);
-      EXPECT_EQ(b.bare_keys_only, w.bare_keys_only);
-      EXPECT_EQ(b.items, before::items);
-      EXPECT_EQ(b.single_workgroup, w.single_workgroup);
-      EXPECT_EQ(b.tile_workgroup, w.tile_workgroup);
-      EXPECT_EQ(b.merge_workgroup, before::merge_workgroup);
-      EXPECT_EQ(b.subgroup_sort, before::subgroup_sort);
-      EXPECT_EQ(b.merge_tiles_per_round, before::merge_tiles_per_round);
-      EXPECT_EQ(b.merge_bucket_bits, before::merge_bucket_bits);
-      EXPECT_EQ(b.merge_lanes, w.merge_lanes);
-      EXPECT_EQ(b.merge_group_tiles, w.merge_group_tiles);
-      EXPECT_EQ(b.adaptive_buckets, w.adaptive_buckets);
-      EXPECT_EQ(b.skip_sorted_tiles, w.adaptive_buckets);
-    }
-    for (bool bare : {false, true})
-      for (uint64_t n : sizes()) {
-        int expected = -1, chosen = -1;
-        for (size_t i = 0; i < std::size(before::wanted) && expected < 0; ++i)
-          if ((bare || !before::wanted[i].bare_keys_only) &&
-              n <= uint64_t(1) << before::wanted[i].log2_max_n)
-            expected = int(i);
-        for (size_t i = 0; i < used && chosen < 0; ++i)
-          if ((bare || !s.bands[i].bare_keys_only) && n <= uint64_t(1) << s.bands[i].log2_max_n)
-            chosen = int(i);
-        EXPECT_EQ(chosen, expected) << "n " << n << (bare ? ", bare keys" : "");
+// The CUDA columns name kernels that exist (cuda_kernels.hpp) for their key class; only NVIDIA's
+// families run them; smallest_cuda_n is the least of them.
+TEST(Tuning, CudaRowsNameKernelsThatExist) {
+  uint64_t smallest = UINT64_MAX;
+  for (uint32_t f = 0; f < device_family_count; ++f) {
+    const DeviceFamily family = family_at(f);
+    SCOPED_TRACE(to_string(family));
+    const OnesweepTuning& o = tuning_for(family).onesweep;
+    const bool nvidia = family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_h200 ||
+                        family == DeviceFamily::nvidia_integrated;
+    for (uint32_t c = 0; c < 4; ++c) {
+      const OnesweepClass& k = cuda_classes[c];
+      ASSERT_EQ(cuda::cuda_key_class(k.key_words, k.value_words), c);
+      bool class_has_kernel = false, variant_found = false;
+      for (const cuda::CudaPassShape& shape : cuda::kCudaPassShapes) {
+        if (shape.key_words != k.key_words || shape.value_words != k.value_words) continue;
+        class_has_kernel = true;
+        if (o.cuda_variants[c] && std::string(o.cuda_variants[c]) == shape.variant)
+          variant_found = true;
       }
+      if (o.cuda_variants[c]) {
+        EXPECT_TRUE(variant_found) << "class " << c << ": no kernel " << o.cuda_variants[c];
+      }
+      if (o.cuda_from_n[c] != 0) {
+        EXPECT_TRUE(nvidia) << "class " << c << ": CUDA kernels on a device that has none";
+        EXPECT_TRUE(class_has_kernel) << "class " << c;
+        smallest = std::min(smallest, o.cuda_from_n[c]);
+      }
+      EXPECT_LE(o.cuda_tiles_by_id[c], 1u) << "class " << c;
+    }
+    // cuda_histogram picks the v-th histogram kernel of each key width (0: none).
+    for (uint32_t key_words : {1u, 2u}) {
+      uint32_t rows = 0;
+      for (const cuda::CudaHistogramShape& shape : cuda::kCudaHistogramShapes)
+        if (shape.key_words == key_words) ++rows;
+      EXPECT_LE(o.cuda_histogram, rows) << key_words * 32 << "-bit keys";
+    }
+    if (!nvidia) {
+      EXPECT_EQ(o.cuda_histogram, 0u);
+    }
+  }
+  EXPECT_EQ(smallest_cuda_n(), smallest);
+}
+
+// The small-array sort's bands ascend and their shapes are ones small_sort has kernels for.
+TEST(Tuning, SmallSortBandsAscendAndShapesExist) {
+  for (uint32_t f = 0; f < device_family_count; ++f) {
+    SCOPED_TRACE(to_string(family_at(f)));
+    const SmallSortTuning& s = tuning_for(family_at(f)).small_sort;
+    uint32_t previous = 0;
+    bool unused_seen = false, keys_with_values = false;
+    for (const SmallSortBandTuning& b : s.bands) {
+      if (b.log2_max_n == 0) {
+        unused_seen = true;
+        continue;
+      }
+      SCOPED_TRACE("band to 2^" + std::to_string(b.log2_max_n));
+      EXPECT_FALSE(unused_seen) << "a used band after an unused one";
+      EXPECT_GT(b.log2_max_n, previous) << "bands ascend";
+      previous = b.log2_max_n;
+      keys_with_values |= !b.bare_keys_only;
+      EXPECT_TRUE(b.items == 1 || b.items == 2 || b.items == 4 || b.items == 8);
+      for (uint32_t workgroup : {b.single_workgroup, b.tile_workgroup, b.merge_workgroup}) {
+        EXPECT_TRUE(power_of_two(workgroup)) << workgroup;
+        EXPECT_LE(workgroup, 1024u);
+      }
+      EXPECT_TRUE(b.merge_tiles_per_round == 4 || b.merge_tiles_per_round == 8);
+      EXPECT_LE(b.merge_bucket_bits, 12u);
+      EXPECT_TRUE(power_of_two(b.merge_lanes));
+      EXPECT_LE(b.merge_lanes, 32u);
+      EXPECT_TRUE(b.merge_group_tiles == 0 || power_of_two(b.merge_group_tiles));
+    }
+    EXPECT_TRUE(keys_with_values) << "a band for keys with values";
   }
 }
 
-TEST(Tuning, SegmentedPartitionAndHostAsBefore) {
-  for (const FakeDevice& f : fake_devices()) {
-    SCOPED_TRACE(f.name);
-    const DeviceInfo info = info_of(f);
-    const Tuning& t = tuning_for(info);
-    EXPECT_EQ(t.segmented.log2_first_class, before::log2_first_class);
-    EXPECT_EQ(t.segmented.log2_min_tile, before::log2_min_tile);
-    EXPECT_EQ(t.segmented.log2_items, before::log2_items);
-    EXPECT_EQ(t.segmented.log2_max_blocks, before::log2_max_blocks);
-    EXPECT_EQ(t.segmented.merge_workgroup, before::wanted_merge_workgroup);
-    EXPECT_EQ(t.segmented.bucket_workgroup, before::wanted_bucket_workgroup);
-    EXPECT_EQ(t.segmented.bucket_max_subgroups, before::bucket_subgroups);
-    EXPECT_EQ(t.segmented.bucket_keys_per_thread, before::default_bucket_keys_per_thread);
-    EXPECT_EQ(t.partition.max_bucket, before::tuned_max_bucket(info));
-    EXPECT_EQ(t.host.shader_copies, before::shader_copies(info));
+// The segmented sort's size classes nest (the first class no larger than the smallest tile, whose
+// workgroup fits), its workgroups fit, and the partition sort's largest bucket is a power of two.
+TEST(Tuning, SegmentedAndPartitionShapesFit) {
+  for (uint32_t f = 0; f < device_family_count; ++f) {
+    SCOPED_TRACE(to_string(family_at(f)));
+    const Tuning& t = tuning_for(family_at(f));
+    const SegmentedTuning& s = t.segmented;
+    EXPECT_LE(s.log2_first_class, s.log2_min_tile);
+    EXPECT_LT(s.log2_items, s.log2_min_tile);
+    EXPECT_LE(s.log2_min_tile - s.log2_items, 10u) << "a workgroup of at most 1024";
+    EXPECT_GE(s.log2_max_blocks, 1u);
+    for (uint32_t workgroup : {s.merge_workgroup, s.bucket_workgroup}) {
+      EXPECT_TRUE(power_of_two(workgroup)) << workgroup;
+      EXPECT_LE(workgroup, 1024u);
+    }
+    EXPECT_GE(s.bucket_max_subgroups, 1u);
+    EXPECT_GE(s.bucket_keys_per_thread, 1u);
+    EXPECT_TRUE(power_of_two(t.partition.max_bucket));
   }
 }
 

@@ -2,8 +2,8 @@
 // VK_NVX_binary_import, by the block's shared memory, alone and after (or beside) SPIR-V
 // dispatches with large shared memory in the same command buffer; and the same count for SPIR-V
 // workgroups. Tells whether an NVX launch's shared-memory carveout (48 KiB per SM when launched
-// alone, experiments/nvx_onesweep/README.md) follows the Vulkan work around it, or what the cubin
-// asks for: a minimum of blocks per SM in the launch bounds, two-block clusters.
+// alone: docs/design/onesweep.md, "The CUDA laboratory") follows the Vulkan work around it, or
+// what the cubin asks for: a minimum of blocks per SM in the launch bounds, two-block clusters.
 //
 //   nvx_carveout <residency.cubin> <residency.spv>
 //

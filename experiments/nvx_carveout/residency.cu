@@ -1,5 +1,5 @@
-// Residency probe kernels for nvx_carveout (probe.cpp), on experiments/nvx_onesweep's probe body
-// (residency.cuh): every block holds its SM for spin_ns and thread 0 records (SM id, start, end) in
+// Residency probe kernels for nvx_carveout (probe.cpp), on the probe body (residency.cuh): every
+// block holds its SM for spin_ns and thread 0 records (SM id, start, end) in
 // globaltimer nanoseconds at out[3 x block]; the host counts the most blocks seen at once on one
 // SM. Each kernel owns a different amount of static shared memory (dynamic shared memory through
 // the launch's sharedMemBytes for `res_dynamic`).

@@ -159,7 +159,7 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAcces
   vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
-// The copy engine per device family: HostTuning (src/tuning), each row with the measurement that
+// The copy engine per device family: HostTuning (tuning.cpp), each row with the measurement that
 // chose it.
 HostPath::CopyEngine default_copy_engine(const DeviceInfo& device) {
   return tuning_for(device).host.shader_copies ? HostPath::CopyEngine::shader

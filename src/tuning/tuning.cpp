@@ -2,6 +2,7 @@
 #include "tuning/tuning.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 namespace gpusort {
@@ -22,7 +23,7 @@ DeviceFamily device_family(const DeviceInfo& device) {
       if (device.type != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
         return DeviceFamily::nvidia_integrated;
       // The H200 (H200 SXM and NVL, not the GH200) by its name: the one device whose own
-      // measurements part from the H100's (src/tuning/nvidia.cpp).
+      // measurements part from the H100's (src/algorithms/onesweep/tuning.cpp).
       return device.name.rfind("NVIDIA H200", 0) == 0 ? DeviceFamily::nvidia_h200
                                                       : DeviceFamily::nvidia;
     }
@@ -64,26 +65,23 @@ uint64_t smallest_cuda_n() {
   return smallest;
 }
 
+// Every family's row of every table, in one Tuning per family.
 const Tuning& tuning_for(DeviceFamily family) {
-  switch (family) {
-    case DeviceFamily::nvidia:
-      return nvidia_tuning;
-    case DeviceFamily::nvidia_h200:
-      return nvidia_h200_tuning;
-    case DeviceFamily::nvidia_integrated:
-      return nvidia_integrated_tuning;
-    case DeviceFamily::amd:
-      return amd_tuning;
-    case DeviceFamily::wide_subgroups:
-      return wide_subgroups_tuning;
-    case DeviceFamily::intel:
-      return intel_tuning;
-    case DeviceFamily::cpu:
-      return cpu_tuning;
-    case DeviceFamily::narrow_subgroups:
-      return narrow_subgroups_tuning;
-  }
-  return narrow_subgroups_tuning;
+  static const std::array<Tuning, device_family_count> tables = [] {
+    std::array<Tuning, device_family_count> all{};
+    for (uint32_t f = 0; f < device_family_count; ++f) {
+      const DeviceFamily family = DeviceFamily(f);
+      all[f] = {family,
+                onesweep_tuning(family),
+                small_sort_tuning(family),
+                segmented_tuning(family),
+                partition_tuning(family),
+                host_tuning(family)};
+    }
+    return all;
+  }();
+  return uint32_t(family) < device_family_count ? tables[uint32_t(family)]
+                                                : tables[uint32_t(DeviceFamily::narrow_subgroups)];
 }
 
 }  // namespace gpusort

@@ -1,7 +1,8 @@
-// Every tuned value of every algorithm, per device family: what runs on device X. One table per
-// family (src/tuning/<family>.cpp), each row citing the measurement that chose it; how to add a
-// family or re-tune one: src/tuning/README.md. Plain data only: the algorithms read their shapes
-// and switches here and fit them to the device's limits (shared memory, workgroup size) themselves.
+// Every tuned value of every algorithm, per device family: what runs on device X. The types of the
+// tables are here; each algorithm's table lives in its folder (tuning.cpp: a row per device family,
+// each value citing the measurement that chose it), composed by tuning_for; how to add a family or
+// re-tune one: src/tuning/README.md. Plain data only: the algorithms read their shapes and switches
+// here and fit them to the device's limits (shared memory, workgroup size) themselves.
 #pragma once
 
 #include <algorithm>
@@ -163,8 +164,11 @@ inline OnesweepTile onesweep_tile_for(const DeviceInfo& device, const OnesweepKe
   return onesweep_tile_on(device, keys.large);
 }
 
-// The tables (src/tuning/<family>.cpp).
-extern const Tuning nvidia_tuning, nvidia_h200_tuning, nvidia_integrated_tuning, amd_tuning,
-    wide_subgroups_tuning, intel_tuning, cpu_tuning, narrow_subgroups_tuning;
+// Each table's row for a family, defined beside the code it tunes.
+const OnesweepTuning& onesweep_tuning(DeviceFamily family);     // algorithms/onesweep/tuning.cpp
+const SmallSortTuning& small_sort_tuning(DeviceFamily family);  // algorithms/small_sort/tuning.cpp
+const SegmentedTuning& segmented_tuning(DeviceFamily family);   // .../segmented_sort/tuning.cpp
+const PartitionTuning& partition_tuning(DeviceFamily family);   // .../partition_sort/tuning.cpp
+const HostTuning& host_tuning(DeviceFamily family);             // host/tuning.cpp
 
 }  // namespace gpusort

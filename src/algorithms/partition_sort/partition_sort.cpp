@@ -31,7 +31,7 @@ namespace {
 constexpr uint32_t radix = 256;
 
 // The largest bucket the segmented sort takes faster than Onesweep's remaining passes would, per
-// device family: PartitionTuning (src/tuning). Bucket sizes of uniform keys: n / 256 (2^18: 1 Ki,
+// device family: PartitionTuning (tuning.cpp). Bucket sizes of uniform keys: n / 256 (2^18: 1 Ki,
 // 2^20: 4 Ki, 2^22: 16 Ki, whose largest bucket is ~16.9 Ki).
 uint32_t tuned_max_bucket(const Context::Impl& ctx) {
   return tuning_for(ctx.info).partition.max_bucket;

@@ -75,7 +75,7 @@ constexpr uint64_t step_dispatch_offset = 4;
 // take 1 KiB of shared memory per subgroup).
 constexpr uint32_t piece_stride = 257;
 
-// The fast path's size classes, per device family (SegmentedTuning, src/tuning): class c sorts
+// The fast path's size classes, per device family (SegmentedTuning, tuning.cpp): class c sorts
 // segments of up to 2^(log2_first_class + c) keys in blocks of that many slots; the classes below
 // min_tile slots pack min_tile / slots segments into one workgroup of min_tile / 2^log2_items
 // invocations. The largest class is the largest tile the device's workgroup and shared memory hold

@@ -279,7 +279,7 @@ uint64_t small_sort_max_n(const SmallSortShape& shape) {
 }
 
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
-  // The bands per device family, each with the measurement that chose it: src/tuning.
+  // The bands per device family, each with the measurement that chose it: tuning.cpp.
   std::vector<SmallSortBand> bands;
   for (const SmallSortBandTuning& b : tuning_for(ctx.info).small_sort.bands) {
     if (b.log2_max_n == 0 || (b.bare_keys_only && !sorts_bare_keys(spec))) continue;

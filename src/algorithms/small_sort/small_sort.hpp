@@ -60,8 +60,8 @@ uint64_t small_sort_bucket_params_offset(Context::Impl& ctx, const SortSpec& spe
 
 // The sizes Algorithm::automatic gives the small-array sort, smallest first: each band's shape
 // takes n up to its max_n (the band's bound, or less where the shape's own limit is lower on this
-// device), from the device family's tuning table (SmallSortTuning, src/tuning; the rows measured
-// on the H100 and their results: src/tuning/nvidia.cpp).
+// device), from the device family's tuning table (SmallSortTuning: tuning.cpp in this folder,
+// the rows measured on the H100 with their results).
 struct SmallSortBand {
   uint64_t max_n;
   SmallSortShape shape;

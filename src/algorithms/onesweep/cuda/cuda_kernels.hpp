@@ -7,7 +7,7 @@
 
 namespace gpusort::cuda {
 
-// Hints (CudaPassShape::hints), from experiments/nvx_onesweep/layout.hpp:
+// Hints (CudaPassShape::hints), as the retired experiment's layout.hpp named them:
 //   kHintPrefetchValues  pairs: each warp's values are prefetched into L2 when the tile is claimed
 //                        (cp.async.bulk.prefetch.L2, sm_90), so their load after the look-back
 //                        hits L2;
@@ -65,8 +65,8 @@ struct CudaPassShape {
 
 // Chosen from `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash experiments/nvx_onesweep/run.sh OUTDIR`
 // (commit 6183dc2) and `QUICK_VARIANTS=1` (commit cdf397c) on an NVIDIA H100 80GB HBM3, driver
-// 580.159.04, 2026-11-26 (experiments/nvx_onesweep/README.md): CUB ms / ours through NVX, uniform
-// keys, 2^18..2^28:
+// 580.159.04, 2026-11-26 (docs/design/onesweep.md, "The CUDA laboratory"): CUB ms / ours through
+// NVX, uniform keys, 2^18..2^28:
 //   u32      512x15seg   1.05-1.15 to 2^22, 1.06 / 1.03 / 1.02 at 2^24 / 2^26 / 2^28
 //   u32+u32  512x15seg   0.99-1.00 at 2^20-2^22, 0.93 / 0.90 / 0.91 at 2^24 / 2^26 / 2^28
 //   u64      384x18s3pk  0.99 / 0.97 / 0.95 at 2^24 / 2^26 / 2^28 (1.07-1.17 below)
@@ -78,7 +78,7 @@ struct CudaPassShape {
 // 384x18s3pk (15 keys a thread in four segments of 4, two blocks per SM): 0.955 / 0.949 / 0.940 of
 // CUB against 1024x12seg1's 0.849 / 0.827 / 0.819; u32+u32 stayed with 512x15seg (0.967 / 0.935 /
 // 0.924, the best of the nine). On the H100 384x18s3pk measured slower than 1024x12seg1, so u64+u32
-// has both kernels, and the tuning table of the device family picks one (src/tuning/nvidia.cpp).
+// has both kernels, and the tuning table picks one per device family (../tuning.cpp).
 // 512x15sr (u32+u32, keys then values in separate rounds; 00176d7 has it) measured -1.4 % at 2^24
 // and +1.5 % at 2^28 against 512x15seg on the H200 (docs/design/onesweep.md), and was removed.
 inline constexpr CudaPassShape kCudaPassShapes[] = {

@@ -1,9 +1,9 @@
 // Onesweep's decoupled look-back over a circular table of tagged tile entries, with the decoupled
 // fallback (the GLSL original: src/primitives/glsl/lookback.glsl), in CUDA C++ for the pass
-// kernel of onesweep_pass.cu and for experiments/nvx_onesweep (one definition of the look-back in
-// CUDA). Written once for two environments: a CUDA block (CudaBlock in onesweep_pass.cu) and host
-// threads that emulate blocks (experiments/nvx_onesweep/lookback_test.cpp), so that the protocol
-// the kernels run is tested without a GPU, including blocks that start in any order.
+// kernel of onesweep_pass.cu. Written once for two environments: a CUDA block (CudaBlock in
+// onesweep_pass.cu) and host threads that emulate blocks (tests/lookback_protocol.cpp, built with
+// the host compiler), so that the protocol the kernels run is tested without a GPU, including
+// blocks that start in any order.
 //
 // Entry (one u64 per slot and digit, entry slot x 256 + digit, as the library's state block):
 // bits 63..33 the tag (the tile's sequence number in this sort, unique per pass and tile, 0 =

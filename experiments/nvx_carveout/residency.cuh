@@ -1,8 +1,8 @@
-// Residency probes (this experiment's --self-test and experiments/nvx_carveout): every block
-// writes its shared memory, holds its SM for spin_ns, and thread 0 writes (SM id, start, end) in
-// globaltimer ns to out[3 block ..], bit 40 of the SM word set where the shared memory did not
-// keep what was written. The host counts how many blocks overlapped on one SM: the blocks per SM
-// that the launch path's shared memory configuration allows.
+// Residency probes (probe.cpp): every block writes its shared memory, holds its SM for spin_ns,
+// and thread 0 writes (SM id, start, end) in globaltimer ns to out[3 block ..], bit 40 of the SM
+// word set where the shared memory did not keep what was written. The host counts how many blocks
+// overlapped on one SM: the blocks per SM that the launch path's shared memory configuration
+// allows.
 #pragma once
 
 #include <cstdint>

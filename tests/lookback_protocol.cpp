@@ -1,4 +1,5 @@
-// Host test of lookback.cuh, the look-back the digit-pass kernels run (onesweep.cu): each block
+// Host test of src/algorithms/onesweep/cuda/lookback.cuh, the look-back the CUDA pass kernels run
+// (onesweep_pass.cu), built with the host compiler: each block
 // is emulated by THREADS host threads that share a std::barrier (__syncthreads) and a Shared
 // struct (shared memory), running the very code the kernel runs. A block gets a tile, publishes
 // its digit counts (unless it refuses), looks back, publishes its inclusive prefix and records
@@ -8,8 +9,6 @@
 // progress is assumed), and two passes share the table without clearing it (tags grow). Tables
 // shorter than the tile count make readers meet reused slots. Threads yield at random in the
 // atomics to vary the interleavings.
-#include "lookback.cuh"
-
 #include <algorithm>
 #include <atomic>
 #include <barrier>
@@ -20,9 +19,17 @@
 #include <thread>
 #include <vector>
 
-using namespace nvx_onesweep;
+#include "algorithms/onesweep/cuda/lookback.cuh"
+
+using gpusort::cuda::Lookback;
+using gpusort::cuda::LookbackEntry;
+using gpusort::cuda::LookbackParams;
 
 namespace {
+
+constexpr uint32_t kRadix = gpusort::cuda::kLookbackRadix;  // digits of a pass
+constexpr uint32_t kDigitBits = 8;                          // key bits a pass sorts by
+static_assert(kRadix == 1u << kDigitBits);
 
 struct HostBlock {
   static inline thread_local uint32_t index = 0;
