@@ -17,7 +17,14 @@ the plot skipped, with a message), or an SVG drawn by this script alone when --p
 
 The segmented rows (bench/run_segmented_h100.sh): per segmented configuration and n, gpusort's and
 CUB's median ms (CUB's winning algorithm named) and the ratio CUB time / gpusort time; then
-argsort against sort_by_key u32+u32 for both (the issue asks gpusort's within 10 %)."""
+argsort against sort_by_key u32+u32 for both (the issue asks gpusort's within 10 %).
+
+    bench/compare.py CUDA_FACE_JSON --cuda-face [--table bench/results_table.md]
+
+The CUDA face's rows (`cub_baseline --gpusort --json CUDA_FACE_JSON`: CUB and gpusort's CUDA face
+on the same device arrays, row after row): per key configuration and n both medians and CUB time /
+gpusort time, written as the section "The CUDA face" of the table file (replacing an earlier one),
+the rest of the file kept."""
 import argparse
 import json
 import math
@@ -89,9 +96,13 @@ def main():
     ap.add_argument("--plot", default="bench/throughput.png",
                     help="PNG through gnuplot, or SVG (no tool needed) when it ends in .svg")
     ap.add_argument("--segmented", action="store_true", help="the segmented / argsort rows")
+    ap.add_argument("--cuda-face", action="store_true",
+                    help="run_dir is the JSON of cub_baseline --gpusort: the CUDA face's section")
     args = ap.parse_args()
     if args.segmented:
         return segmented(args)
+    if args.cuda_face:
+        return cuda_face(args)
 
     gpusort = load(os.path.join(args.run_dir, "gpusort.json"))
     cub = load(os.path.join(args.run_dir, "cub.json"))
@@ -185,6 +196,46 @@ def main():
         if result.returncode != 0:
             sys.exit("gnuplot failed")
     print(f"wrote {args.table} and {args.plot}")
+
+
+CUDA_FACE_HEADING = "## The CUDA face"
+
+
+def cuda_face(args):
+    doc = load(args.run_dir)
+    rows = {}  # (config, n) -> {"cub": row, "gpusort": row}
+    for r in doc["results"]:
+        if "skipped" not in r:
+            rows.setdefault((r["config"], r["n"]), {})[r.get("implementation", "cub")] = r
+    # The command as run, without where it wrote its files.
+    words = doc.get("command", "cub_baseline --gpusort").split()
+    command = " ".join(w for i, w in enumerate(words)
+                       if w not in ("--json", "--csv") and words[i - 1] not in ("--json", "--csv"))
+    lines = [CUDA_FACE_HEADING, "",
+             f"`{command}` on {doc['device']} ({doc['driver']}), "
+             f"{doc['date']}: CUB's DeviceRadixSort and gpusort's CUDA face on the same device arrays, "
+             "median ms; bold: CUB time / gpusort time.", "",
+             "| keys | n | CUB ms | gpusort ms | CUB / gpusort |", "|---|---|---:|---:|---:|"]
+    configs = [c for c in CONFIG_ORDER if any(k[0] == c for k in rows)]
+    for c in configs:
+        for n in sorted(n for (cc, n) in rows if cc == c):
+            v = rows[(c, n)]
+            cub, ours = v.get("cub"), v.get("gpusort")
+            if not cub or not ours:
+                continue
+            mark = "" if steady(cub) and steady(ours) else " (not steady)"
+            lines.append(f"| {c} | 2^{log2(n)} | {cub['ms_median']:.4f} | {ours['ms_median']:.4f} | "
+                         f"**{cub['ms_median'] / ours['ms_median']:.2f}**{mark} |")
+    kept = ""
+    if os.path.exists(args.table):
+        with open(args.table) as f:
+            kept = f.read()
+        if CUDA_FACE_HEADING in kept:
+            kept = kept[:kept.index(CUDA_FACE_HEADING)]
+        kept = kept.rstrip() + "\n\n"
+    with open(args.table, "w") as f:
+        f.write(kept + "\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 def segmented(args):

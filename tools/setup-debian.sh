@@ -66,7 +66,7 @@ if ((${#missing[@]} > 0)); then
   "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The CUDA kernels need nvcc 12 or newer (README.md, "Which path runs where"). Where an NVIDIA
+# The CUDA kernels need nvcc 12 or newer (docs/API.md, "Which path runs where"). Where an NVIDIA
 # driver is loaded (its kernel module reports a version) and no nvcc is found where the build
 # looks (CUDACXX, PATH, /usr/local/cuda/bin), say what is lost; nothing is installed for it:
 # Debian 12's own nvidia-cuda-toolkit (11.8) does not compile the kernels (its PTX ISA lacks

@@ -29,7 +29,7 @@ enum class KeyType : uint32_t { u32, i32, f32, u64, i64, f64 };
 enum class Algorithm : uint32_t { automatic, onesweep, radix_reduce_scan, bitonic, odd_even, partition };
 // Every algorithm's name, in enumerator order.
 std::vector<std::string> algorithm_names();
-// Which kernels run Onesweep's digit passes (README.md, "Which path runs where"):
+// Which kernels run Onesweep's digit passes (docs/API.md, "Which path runs where"):
 //  - automatic: CUDA kernels launched through VK_NVX_binary_import where the device exposes that
 //    extension (NVIDIA's driver), the library was built with nvcc, the sort's key class has a
 //    CUDA kernel (32- or 64-bit keys, alone or with 4-byte values) and the device's tuning table

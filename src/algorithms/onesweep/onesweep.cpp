@@ -412,7 +412,7 @@ class Onesweep final : public OnesweepSort {
 
  private:
   // The histogram and plan as one CUDA launch (onesweep_pass.cu, HistogramAndPlan): the grid of
-  // experiments/nvx_onesweep (max_n's rounds, at most 8 blocks per SM); it writes what
+  // the CUDA laboratory (max_n's rounds, at most 8 blocks per SM); it writes what
   // onesweep_histogram.comp's plan does.
   void record_cuda_histogram(Recorder& rec, const SortTargets& t, const Layout& l,
                              uint32_t copy_groups, uint32_t pass_group_cap) const {

@@ -7,28 +7,23 @@
 
 namespace gpusort::cuda {
 
-// Hints (CudaPassShape::hints), as the retired experiment's layout.hpp named them:
+// Hints (CudaPassShape::hints); what each measured is in docs/design/onesweep.md ("Tuning"):
 //   kHintPrefetchValues  pairs: each warp's values are prefetched into L2 when the tile is claimed
 //                        (cp.async.bulk.prefetch.L2, sm_90), so their load after the look-back
 //                        hits L2;
 //   kHintPackedFallback  the look-back fallback's recount keeps two 16-bit digit counts per word
 //                        (512 bytes of shared memory less);
-//   kHintRuntimeOrder    the key order is decided at run time by the kind in every order's kernel,
-//                        as before 446f441: the u64 kernel compiled per order spilled 36 bytes
-//                        instead of 12 and lost 3-4 % on the H100 (docs/design/onesweep.md);
+//   kHintRuntimeOrder    the key order is decided at run time by the kind in every order's kernel
+//                        (compiled per order, the u64 kernel spilled more and lost 3-4 %);
 //   kHintMaskWalk        the look-back walks a window that lies in place by bit masks
-//                        (lookback.cuh window_in_place): u32+u32 -1.3 to -1.8 % at 2^24-2^28 on
-//                        the H200 and -2.0 to -3.7 % on the H100; u64 -0.0 to -0.7 % on the H200
-//                        but +1.2 to +1.4 % on the H100, u32 +1.1 to +1.4 % (its kernel then
-//                        spilled 8 bytes) and u64+u32 +0.5 to +1.0 % (docs/design/onesweep.md).
-//                        Only u32+u32 takes it.
+//                        (lookback.cuh window_in_place): faster for u32+u32 alone;
+//   kHintWholeTile       the whole tile is staged at once in dynamic shared memory of
+//                        cuda_pass_dynamic_shared bytes: launched by the CUDA face only (an NVX
+//                        launch cannot raise the dynamic limit), which sets the kernel's limit.
 inline constexpr uint32_t kHintPrefetchValues = 1;
 inline constexpr uint32_t kHintPackedFallback = 2;
 inline constexpr uint32_t kHintRuntimeOrder = 4;
 inline constexpr uint32_t kHintMaskWalk = 8;
-//   kHintWholeTile       the whole tile is staged at once in dynamic shared memory of
-//                        cuda_pass_dynamic_shared bytes: launched by the CUDA face only (an NVX
-//                        launch cannot raise the dynamic limit), which sets the kernel's limit.
 inline constexpr uint32_t kHintWholeTile = 16;
 
 // The dynamic shared memory a whole-tile block is launched with: its exchange array (the tile's
@@ -43,46 +38,27 @@ constexpr uint32_t cuda_pass_dynamic_shared(uint32_t threads, uint32_t items, ui
 }
 
 // One pass kernel: its key class, name in the module (of its unsigned ascending build; the other
-// orders add kCudaKeyOrderSuffixes), block shape and the experiment's variant it was measured as.
-// A key class may have several (OnesweepTuning::cuda_variants picks one per device family). Each
-// tile is staged in the fewest segments that let min_blocks blocks share the 48 KiB of shared
-// memory an SM gives a launch through VK_NVX_binary_import; the later segments' keys are loaded
-// again after the look-back.
+// orders add kCudaKeyOrderSuffixes), block shape and the name of its variant. A key class may have
+// several (OnesweepTuning::cuda_variants picks the NVX path's per device family, kCudaFaceTiles
+// the CUDA face's). Without kHintWholeTile a tile is staged in the fewest segments that let
+// min_blocks blocks share the 48 KiB of shared memory an SM gives a launch through
+// VK_NVX_binary_import; the later segments' keys are loaded again after the look-back.
 struct CudaPassShape {
   const char* kernel;
   uint32_t key_words, value_words;
   uint32_t threads, min_blocks, items, hints;
   const char* variant;
-  // Look-back entries each digit reads per round (lookback.cuh WINDOW). 8 by default: on the
-  // H200 a window of 8 was up to 1.6 % faster than 16 (u32 0.7-0.8 %, f32 1.4-1.6 %, the others
-  // 0.1-0.5 % but u64+u32 at 2^24, +0.2 %), 4 close to 8, 2 and 1 slower, and a window of 16 or
-  // more read by two threads a digit slower still; on the H100 8 was faster for u32 (0.5-1.0 %),
-  // f32 (1.1-1.6 %) and u64 (0.1-0.7 %), even for u64+u32, but 1.2-1.7 % slower for u32+u32
-  // (0.2 % faster on the H200), whose row keeps 16 (docs/design/onesweep.md, "The look-back's
-  // window").
+  // Look-back entries each digit reads per round (lookback.cuh WINDOW): 8, up to 1.6 % faster
+  // than 16 on the H200, but for u32+u32 on the H100 (docs/design/onesweep.md).
   uint32_t window = 8;
 };
 
-// Chosen from `NVX_ONESWEEP=... NEXT_VARIANTS=1 bash experiments/nvx_onesweep/run.sh OUTDIR`
-// (commit 6183dc2) and `QUICK_VARIANTS=1` (commit cdf397c) on an NVIDIA H100 80GB HBM3, driver
-// 580.159.04, 2026-11-26 (docs/design/onesweep.md, "The CUDA laboratory"): CUB ms / ours through
-// NVX, uniform keys, 2^18..2^28:
-//   u32      512x15seg   1.05-1.15 to 2^22, 1.06 / 1.03 / 1.02 at 2^24 / 2^26 / 2^28
-//   u32+u32  512x15seg   0.99-1.00 at 2^20-2^22, 0.93 / 0.90 / 0.91 at 2^24 / 2^26 / 2^28
-//   u64      384x18s3pk  0.99 / 0.97 / 0.95 at 2^24 / 2^26 / 2^28 (1.07-1.17 below)
-//   u64+u32  1024x12seg1 1.12 at 2^20, 0.92 / 0.94 / 0.94 at 2^24 / 2^26 / 2^28
-// (the SPIR-V pass: 0.67-0.92 of CUB at 2^22-2^28 on the same GPU). 64-bit values have no
-// kernel: those sorts take the SPIR-V pass.
-// On an NVIDIA H200 (same driver, 2026-11-27, nvx_onesweep --impls nvx,cub --types
-// u32+u32,u64+u32 --sizes 2^24,2^26,2^28 with nine variants, commit 60980de) u64+u32 took
-// 384x18s3pk (15 keys a thread in four segments of 4, two blocks per SM): 0.955 / 0.949 / 0.940 of
-// CUB against 1024x12seg1's 0.849 / 0.827 / 0.819; u32+u32 stayed with 512x15seg (0.967 / 0.935 /
-// 0.924, the best of the nine). On the H100 384x18s3pk measured slower than 1024x12seg1, so u64+u32
-// has both kernels, and the tuning table picks one per device family (../tuning.cpp).
-// 512x15sr (u32+u32, keys then values in separate rounds; 00176d7 has it) measured -1.4 % at 2^24
-// and +1.5 % at 2^28 against 512x15seg on the H200 (docs/design/onesweep.md), and was removed.
+// The NVX rows: the variants of the CUDA laboratory that measured best per key class on the H100
+// and H200 (docs/design/onesweep.md, "The CUDA laboratory" and "Tuning"; the device family's
+// table, ../tuning.cpp, picks one where a class has two). 64-bit values have no kernel: those
+// sorts take the SPIR-V pass.
 inline constexpr CudaPassShape kCudaPassShapes[] = {
-    {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},
+    {"gpusort_onesweep_pass_k32", 1, 0, 512, 2, 15, 0, "512x15seg"},  // 1.02-1.06x CUB, H100
     {"gpusort_onesweep_pass_k32_v32", 1, 1, 512, 2, 15, kHintMaskWalk, "512x15seg", 16},
     {"gpusort_onesweep_pass_k64", 2, 0, 384, 2, 18,
      kHintPrefetchValues | kHintPackedFallback | kHintRuntimeOrder, "384x18s3pk"},
@@ -91,21 +67,24 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
     // The CUDA face's rows (src/cuda): whole tiles in dynamic shared memory, two blocks per SM,
     // chosen by kCudaFaceTiles.
-    {"gpusort_onesweep_pass_k32_w512", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
-    {"gpusort_onesweep_pass_k32_w", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
-    {"gpusort_onesweep_pass_k32_v32_w", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
-    {"gpusort_onesweep_pass_k32_v32_w28", 1, 1, 384, 2, 28, kHintWholeTile, "384x28"},
-    {"gpusort_onesweep_pass_k64_w", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
-    {"gpusort_onesweep_pass_k64_v32_w", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
-    {"gpusort_onesweep_pass_k64_v32_w18", 2, 1, 384, 2, 18, kHintWholeTile, "384x18"},
-    {"gpusort_onesweep_pass_k64_v32_w15", 2, 1, 384, 2, 15, kHintWholeTile, "384x15"},
-    {"gpusort_onesweep_pass_k64_v32_w256", 2, 1, 256, 3, 16, kHintWholeTile, "256x16"},
+    {"gpusort_onesweep_pass_k32_w512x20", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
+    {"gpusort_onesweep_pass_k32_w384x32", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
+    {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
+    {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28, kHintWholeTile, "384x28"},
+    {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
+    {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
 // The CUDA face's pass row per key class and size: the first row whose max_n holds the sort's
-// (cuda_key_class order; GPUSORT_CUDA_FACE_TILE names a row for measurements). Chosen by
-// `cub_baseline --gpusort` on the H200 (docs/PERFORMANCE.md, "The CUDA face").
+// (GPUSORT_CUDA_FACE_TILE names another row of the class, for measurements). Chosen by
+// `cub_baseline --gpusort` at 2^22-2^28 on the H200 among 384 x 14-32, 512 x 10-20 and 256 x 16-20
+// tiles, CUB time / ours (docs/PERFORMANCE.md, "The CUDA face"):
+//   u32   512x20 1.20-1.23 at 2^22; 384x32 1.23-1.25 at 2^24-2^28 (384x20 1.09-1.13)
+//   f32   512x20 1.23 at 2^22; 384x32 1.10-1.12 at 2^24-2^28 (384x20 0.97-1.04)
+//   u64   384x20 1.19-1.27 (384x14 1.03-1.18, 384x22 1.17-1.20: spills)
+//   u32+u32  384x23 1.10 at 2^22; 384x28 1.00-1.03 at 2^24-2^28 (384x32 spills: 0.88-0.95)
+//   u64+u32  384x16 0.98-1.08 (384x15, 384x18 0.96-1.07; 384x20 and 384x24 below)
 struct CudaFaceTile {
   uint32_t key_class;
   unsigned long long max_n;

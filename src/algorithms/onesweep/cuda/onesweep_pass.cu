@@ -1,7 +1,7 @@
-// Onesweep's digit pass (src/algorithms/onesweep/onesweep_pass.comp) as CUDA kernels, launched
-// through VK_NVX_binary_import in the caller's Vulkan command buffer (cuda_kernels.cpp). They
-// replace only the pass dispatches: the SPIR-V clear, histogram + plan and copy-back run as
-// before, and the kernels read the same state block (onesweep_common.glsl): this pass's
+// Onesweep's digit pass (src/algorithms/onesweep/onesweep_pass.comp) as CUDA kernels, launched by
+// both backends: through VK_NVX_binary_import in the caller's Vulkan command buffer
+// (../onesweep.cpp), where the SPIR-V clear and copy-back run around them, and on the caller's
+// CUDA stream (stream_sort.cpp). Both read the same state block (../state.h): this pass's
 // exclusive digit offsets, the plan word (skipped pass, which buffer is read, first / last pass:
 // keys mapped to radix order on the first read and back on the last write), the pass's tile
 // counter, the look-back table and the fallback count, and the GPU-side count.
@@ -9,13 +9,13 @@
 // A launch cannot be indirect: the host launches the grid for max_n's tiles; blocks beyond the
 // count's tiles, and every block of a skipped pass, return at once.
 //
-// Per key class a kernel with its own tile shape (the tuning variants measured in
-// experiments/nvx_onesweep; cuda_kernels.hpp lists them), built once per key order: a block claims
-// a tile from the pass's atomic counter (or takes its id's), ranks its keys by digit with CUB's
-// BlockRadixRankMatchEarlyCounts, publishes the tile's digit counts at once, stages a segment of
-// the digit-ordered tile at a time in shared memory (so that two blocks share the 48 KiB an NVX
-// launch gets per SM), looks back (lookback.cuh) and scatters keys, then values.
-// Static shared memory only: an NVX launch cannot raise the dynamic limit.
+// Per key class kernels with their own tile shape (cuda_kernels.hpp lists them), built once per key
+// order: a block claims a tile from the pass's atomic counter (or takes its id's), ranks its keys
+// by digit with CUB's BlockRadixRankMatchEarlyCounts, publishes the tile's digit counts at once,
+// stages the digit-ordered tile in shared memory, looks back (lookback.cuh) and scatters keys,
+// then values. The NVX rows stage a segment of the tile at a time in static shared memory (two
+// blocks share the 48 KiB an NVX launch gets per SM); the CUDA face's rows the whole tile in
+// dynamic shared memory (kHintWholeTile).
 #include <cstdint>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
@@ -34,7 +34,7 @@ namespace {
 constexpr uint32_t kRadix = ONESWEEP_RADIX;
 constexpr uint32_t kDigitBits = ONESWEEP_DIGIT_BITS;
 
-// What an SM gives a launch through VK_NVX_binary_import (measured, experiments/nvx_onesweep):
+// What an SM gives a launch through VK_NVX_binary_import (measured in the CUDA laboratory, docs/design/onesweep.md):
 // a fixed 48 KiB carveout that all resident blocks share, each block's static shared memory
 // plus about 1 KiB the driver reserves; a block above 48 KiB with it lost the device.
 constexpr size_t kNvxSharedPerSm = 48 * 1024;
@@ -480,15 +480,12 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w512, uint32_t, NoValue, 5)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w, uint32_t, NoValue, 6)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w, uint32_t, uint32_t, 7)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w28, uint32_t, uint32_t, 8)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w, unsigned long long, NoValue, 9)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w, unsigned long long, uint32_t, 10)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w18, unsigned long long, uint32_t, 11)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w15, unsigned long long, uint32_t, 12)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256, unsigned long long, uint32_t, 13)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w512x20, uint32_t, NoValue, 5)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w384x32, uint32_t, NoValue, 6)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t, 7)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t, 8)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w384x20, unsigned long long, NoValue, 9)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
 //

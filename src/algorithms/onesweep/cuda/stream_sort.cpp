@@ -36,8 +36,9 @@ uint32_t pass_row(const SortSpec& spec, uint64_t max_n) {
         (s.hints & kHintWholeTile) != 0 && named == s.variant)
       return row;
   }
-  throw Error("the CUDA face has no Onesweep kernel for " + std::to_string(spec.key_words * 32) +
-              "-bit keys with " + std::to_string(spec.value_words * 4) + "-byte values");
+  throw Error("the CUDA face has no Onesweep tile '" + named + "' for " +
+              std::to_string(spec.key_words * 32) + "-bit keys with " +
+              std::to_string(spec.value_words * 4) + "-byte values (GPUSORT_CUDA_FACE_TILE)");
 }
 
 // The histogram row: the first of the key width (one copy of the counters), or the v-th of

@@ -9,8 +9,8 @@ namespace gpusort::cuda {
 
 // One kernel per row: its key width, whether it carries 4-byte values, its block and keys per
 // thread (the most it sorts: threads x items). Rows of one key class follow each other from the
-// smallest capacity up; the host takes the first that holds n (of a capacity's rows, the first,
-// or the one GPUSORT_CUDA_FACE_BLOCK=<threads>x<items>r<radix bits> names, for measurements).
+// smallest capacity up; the host takes the first that holds n (or, for measurements, the one of that
+// capacity GPUSORT_CUDA_FACE_BLOCK=<threads>x<items>r<radix bits> names).
 struct BlockSortShape {
   const char* kernel;
   uint32_t key_words, value_words;
@@ -18,24 +18,23 @@ struct BlockSortShape {
   uint32_t radix_bits;  // bits per pass of the block's radix sort
 };
 inline constexpr BlockSortShape kBlockSortShapes[] = {
-    {"gpusort_block_sort_k32_128", 1, 0, 128, 8, 4},
+    // Chosen by `cub_baseline --gpusort` at 2^10-2^13 on the H200 (docs/PERFORMANCE.md, "The CUDA
+    // face"): 6-bit digits where they measured faster (2^12 32-bit keys: 1.04-1.07x CUB against
+    // 0.95-0.98x for 512 x 8 with 4-bit digits; 2^11 64-bit keys: 0.96-1.00x against 0.90-0.92x).
+    {"gpusort_block_sort_k32_128x8", 1, 0, 128, 8, 4},
     {"gpusort_block_sort_k32_256x8", 1, 0, 256, 8, 4},
-    {"gpusort_block_sort_k32_512x8", 1, 0, 512, 8, 4},
-    {"gpusort_block_sort_k32_256x16r6", 1, 0, 256, 16, 6},
-    {"gpusort_block_sort_k32", 1, 0, 512, 16, 4},
-    {"gpusort_block_sort_k32_v32_128", 1, 1, 128, 8, 4},
+    {"gpusort_block_sort_k32_256x16", 1, 0, 256, 16, 6},
+    {"gpusort_block_sort_k32_512x16", 1, 0, 512, 16, 4},
+    {"gpusort_block_sort_k32_v32_128x8", 1, 1, 128, 8, 4},
     {"gpusort_block_sort_k32_v32_256x8", 1, 1, 256, 8, 4},
-    {"gpusort_block_sort_k32_v32_512x8", 1, 1, 512, 8, 4},
-    {"gpusort_block_sort_k32_v32_256x16r6", 1, 1, 256, 16, 6},
-    {"gpusort_block_sort_k32_v32", 1, 1, 512, 12, 4},
-    {"gpusort_block_sort_k64_128", 2, 0, 128, 8, 4},
-    {"gpusort_block_sort_k64_256x8", 2, 0, 256, 8, 4},
-    {"gpusort_block_sort_k64_256x8r6", 2, 0, 256, 8, 6},
-    {"gpusort_block_sort_k64", 2, 0, 512, 8, 4},
-    {"gpusort_block_sort_k64_v32_128", 2, 1, 128, 8, 4},
-    {"gpusort_block_sort_k64_v32_256x8", 2, 1, 256, 8, 4},
-    {"gpusort_block_sort_k64_v32_256x8r6", 2, 1, 256, 8, 6},
-    {"gpusort_block_sort_k64_v32", 2, 1, 512, 6, 4},
+    {"gpusort_block_sort_k32_v32_256x16", 1, 1, 256, 16, 6},
+    {"gpusort_block_sort_k32_v32_512x12", 1, 1, 512, 12, 4},
+    {"gpusort_block_sort_k64_128x8", 2, 0, 128, 8, 4},
+    {"gpusort_block_sort_k64_256x8", 2, 0, 256, 8, 6},
+    {"gpusort_block_sort_k64_512x8", 2, 0, 512, 8, 4},
+    {"gpusort_block_sort_k64_v32_128x8", 2, 1, 128, 8, 4},
+    {"gpusort_block_sort_k64_v32_256x8", 2, 1, 256, 8, 6},
+    {"gpusort_block_sort_k64_v32_512x6", 2, 1, 512, 6, 4},
 };
 inline constexpr uint32_t kBlockSortShapeCount =
     sizeof(kBlockSortShapes) / sizeof(kBlockSortShapes[0]);
