@@ -32,6 +32,12 @@ int main(void) {
   ok &= s == GPUSORT_OK && memcmp(ids, sorted_ids, sizeof ids) == 0 &&
         memcmp(payload, sorted_payload, sizeof payload) == 0;
 
+  /* The CUDA face links with no CUDA toolkit; an empty sort and the scratch query need no device. */
+  uint64_t cuda_scratch = 1;
+  ok &= gpusort_cuda_sort(GPUSORT_KEY_U32, NULL, NULL, 0, 0, NULL, NULL) == GPUSORT_OK;
+  ok &= gpusort_cuda_scratch_bytes(GPUSORT_KEY_U32, 0, 1000, NULL, &cuda_scratch) == GPUSORT_OK &&
+        cuda_scratch == 0;
+
   ok &= gpusort_context_validation_messages(ctx) == 0;
   gpusort_context_destroy(ctx);
   printf("gpusort C consumer: %s\n", ok ? "ok" : "WRONG");
