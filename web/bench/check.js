@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Correctness on a real adapter (for a GPU machine; the tests run on SwiftShader): sorts through
+// Correctness on this machine's adapter (a GPU; the tests run on SwiftShader): sorts through
 // the convenient face and through the command (bin/gpusort-webgpu.js on raw files), every key
 // type, with and without values, both orders, bit ranges, sizes 0 .. a few million around the tile
 // boundaries of the adapter's default shape, with the subgroup path and the portable one; compares

@@ -5,6 +5,7 @@
 import { VARIANTS_OFF, tuningFor } from './tuning.js';
 import {
   AUX_WORKGROUP,
+  bindingOf,
   COPY_KEYS_PER_THREAD,
   COPY_MAX_GROUPS,
   CONTROL,
@@ -296,16 +297,17 @@ export class Sorter {
     }
     if (ws.maxCount <= 1) return;
     const countParams = ws.countParams(countOffset / 4);
+    // Entries by the names of src/wgsl.js's BINDINGS, which also declare them in the kernels.
     const bind = (pipeline, entries) =>
       this.device.createBindGroup({
         layout: this.pipeline(pipeline).getBindGroupLayout(0),
-        entries: Object.entries(entries).map(([binding, resource]) => ({ binding: Number(binding), resource })),
+        entries: Object.entries(entries).map(([name, resource]) => ({ binding: bindingOf(name), resource })),
       });
     const whole = (buffer) => ({ buffer, size: Math.min(Math.floor(buffer.size / 4) * 4, ws.bindBytes) });
     const passParams = (p) => ({ buffer: ws.params, offset: p * PARAMS_STRIDE, size: PARAMS.WORDS * 4 });
     if (ws.small) {
-      const entries = { 0: passParams(0), 4: whole(keys), 8: { buffer: countBuffer }, 9: countParams };
-      if (this.hasValues) entries[6] = whole(values);
+      const entries = { params: passParams(0), keys_out: whole(keys), count_src: { buffer: countBuffer }, count_params: countParams };
+      if (this.hasValues) entries.values_out = whole(values);
       const timestampWrites = timestamps ? { querySet: timestamps, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } : undefined;
       const cp = encoder.beginComputePass({ label: 'gpusort small', timestampWrites });
       cp.setPipeline(this.pipeline('small'));
@@ -345,7 +347,7 @@ export class Sorter {
       else c.dispatchWorkgroupsIndirect(ws.indirect, command * 12);
     };
     c.setPipeline(this.pipeline('prepare'));
-    c.setBindGroup(0, bind('prepare', { 0: passParams(0), 1: { buffer: ws.control }, 7: { buffer: ws.indirect }, 8: { buffer: countBuffer }, 9: countParams }));
+    c.setBindGroup(0, bind('prepare', { params: passParams(0), control: { buffer: ws.control }, indirect: { buffer: ws.indirect }, count_src: { buffer: countBuffer }, count_params: countParams }));
     c.dispatchWorkgroups(1);
     // uniformCount: the passes read the count from a uniform, a GPU count's copied there from prepare's.
     if (ws.countUniform && !hostGrids) {
@@ -357,29 +359,29 @@ export class Sorter {
     const quadBytes = Math.floor(Math.min(keys.size, ws.bindBytes) / 16) * 16;
     if (this.wideHistogram && quadBytes > 0) {
       c.setPipeline(this.pipeline('histogramWide'));
-      c.setBindGroup(0, bind('histogramWide', { 1: { buffer: ws.control }, 3: whole(keys), 10: { buffer: keys, size: quadBytes } }));
+      c.setBindGroup(0, bind('histogramWide', { control: { buffer: ws.control }, keys_in: whole(keys), keys4: { buffer: keys, size: quadBytes } }));
     } else {
       c.setPipeline(this.pipeline('histogram'));
-      c.setBindGroup(0, bind('histogram', { 0: passParams(0), 1: { buffer: ws.control }, 3: whole(keys) }));
+      c.setBindGroup(0, bind('histogram', { params: passParams(0), control: { buffer: ws.control }, keys_in: whole(keys) }));
     }
     dispatch(DISPATCH.HISTOGRAM);
     c.setPipeline(this.pipeline('offsets'));
-    c.setBindGroup(0, bind('offsets', { 1: { buffer: ws.control } }));
+    c.setBindGroup(0, bind('offsets', { control: { buffer: ws.control } }));
     c.dispatchWorkgroups(1);
     const a = { keys, values };
     const b = { keys: ws.keysB, values: ws.valuesB };
     for (let pass = 0; pass < this.passCount; ++pass) {
       const [from, to] = pass % 2 === 0 ? [a, b] : [b, a];
-      const entries = { 0: passParams(pass), 1: { buffer: ws.control }, 2: { buffer: ws.table }, 3: whole(from.keys), 4: whole(to.keys) };
-      if (ws.countUniform) entries[11] = { buffer: ws.countUniform };
-      if (this.hasValues) Object.assign(entries, { 5: whole(from.values), 6: whole(to.values) });
+      const entries = { params: passParams(pass), control: { buffer: ws.control }, table: { buffer: ws.table }, keys_in: whole(from.keys), keys_out: whole(to.keys) };
+      if (ws.countUniform) entries.count_u = { buffer: ws.countUniform };
+      if (this.hasValues) Object.assign(entries, { values_in: whole(from.values), values_out: whole(to.values) });
       c.setPipeline(this.pipeline('pass'));
       c.setBindGroup(0, bind('pass', entries));
       dispatch(DISPATCH.PASS);
     }
     if (this.passCount % 2 === 1) {
-      const entries = { 1: { buffer: ws.control }, 3: whole(b.keys), 4: whole(a.keys) };
-      if (this.hasValues) Object.assign(entries, { 5: whole(b.values), 6: whole(a.values) });
+      const entries = { control: { buffer: ws.control }, keys_in: whole(b.keys), keys_out: whole(a.keys) };
+      if (this.hasValues) Object.assign(entries, { values_in: whole(b.values), values_out: whole(a.values) });
       c.setPipeline(this.pipeline('copy'));
       c.setBindGroup(0, bind('copy', entries));
       dispatch(DISPATCH.COPY);

@@ -91,6 +91,45 @@ export const PARAMS = Object.freeze({
 });
 export const PARAMS_STRIDE = 256;
 
+// Every binding of group 0, by name: the one table that the kernels' declarations (bindings()
+// below) and the sorter's bind groups (src/sorter.js names its entries by these keys) are both
+// made from, so a binding number cannot disagree between a shader and the host. The name is the
+// WGSL variable's; each kernel declares the ones it uses.
+const slot = (binding, space, type) => Object.freeze({ binding, space, type });
+export const BINDINGS = Object.freeze({
+  params: slot(0, 'uniform', 'Params'), // this pass's PARAMS, at p * PARAMS_STRIDE
+  control: slot(1, 'storage, read_write', 'array<atomic<u32>>'), // CONTROL's words
+  table: slot(2, 'storage, read_write', 'array<atomic<u32>>'), // the look-back table
+  keys_in: slot(3, 'storage, read', 'array<u32>'),
+  keys_out: slot(4, 'storage, read_write', 'array<u32>'), // the small kernel's keys, sorted in place
+  values_in: slot(5, 'storage, read', 'array<u32>'),
+  values_out: slot(6, 'storage, read_write', 'array<u32>'), // the small kernel's values, in place
+  indirect: slot(7, 'storage, read_write', 'array<u32>'), // DISPATCH's commands
+  count_src: slot(8, 'storage, read', 'array<u32>'), // the host's count or the caller's GPU buffer
+  count_params: slot(9, 'uniform', 'vec4<u32>'), // x: the count's word in count_src
+  keys4: slot(10, 'storage, read', 'array<vec4<u32>>'), // keys_in's buffer, four keys a word
+  count_u: slot(11, 'uniform', 'vec4<u32>'), // uniformCount: x, the count (prepare's, copied)
+});
+{
+  const numbers = Object.values(BINDINGS).map((b) => b.binding);
+  if (new Set(numbers).size !== numbers.length) throw new Error('BINDINGS: a binding number used twice');
+}
+
+/** The binding number of a name of BINDINGS (an unknown name throws). */
+export function bindingOf(name) {
+  const b = BINDINGS[name];
+  if (!b) throw new Error(`no binding named '${name}'`);
+  return b.binding;
+}
+
+// The WGSL declarations of the named bindings (falsy names skipped), one a line.
+function bindings(...names) {
+  return names
+    .filter(Boolean)
+    .map((name) => `@group(0) @binding(${bindingOf(name)}) var<${BINDINGS[name].space}> ${name}: ${BINDINGS[name].type};`)
+    .join('\n');
+}
+
 const KEY_KINDS = { u32: 0, i32: 1, f32: 2 };
 
 // Rank groups of a workgroup at most: subgroups (of at least the smallest size) or groups of W.
@@ -460,11 +499,7 @@ export function prepareShader(cfg) {
   return (
     header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
-@group(0) @binding(7) var<storage, read_write> indirect: array<u32>;
-@group(0) @binding(8) var<storage, read> count_src: array<u32>;
-@group(0) @binding(9) var<uniform> count_params: vec4<u32>;  // x: the count's word in count_src
+${bindings('params', 'control', 'indirect', 'count_src', 'count_params')}
 
 fn grid(groups: u32, command: u32) {
   // At most 65,535 workgroups per dimension: x * y covers the groups (the kernels stop extra ones).
@@ -498,9 +533,7 @@ export function histogramShader(cfg) {
   return (
     header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> keys: array<u32>;
+${bindings('params', 'control', 'keys_in')}
 
 const HK: u32 = ${HISTOGRAM_KEYS_PER_THREAD}u;
 var<workgroup> hist: array<atomic<u32>, 1024>;
@@ -519,7 +552,7 @@ fn main(@builtin(local_invocation_index) t: u32, @builtin(workgroup_id) wid: vec
     var ordered: array<u32, HK>;
     for (var k = 0u; k < HK; k++) {
       let i = base + k * WG;
-      if (i < n) { ordered[k] = to_order(keys[i]); }
+      if (i < n) { ordered[k] = to_order(keys_in[i]); }
     }
     for (var k = 0u; k < HK; k++) {
       if (base + k * WG >= n) { break; }
@@ -549,9 +582,7 @@ export function wideHistogramShader(cfg) {
   return (
     header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
-@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> keys: array<u32>;
-@group(0) @binding(10) var<storage, read> keys4: array<vec4<u32>>;
+${bindings('control', 'keys_in', 'keys4')}
 
 const HQ: u32 = ${HISTOGRAM_KEYS_PER_THREAD / 4}u;  // vec4 loads per invocation and round
 var<workgroup> hist: array<atomic<u32>, ${passes.length * RADIX}>;
@@ -581,7 +612,7 @@ ${unroll(HISTOGRAM_KEYS_PER_THREAD / 4, (q) => `    if (base + ${q}u * WG < n4) 
   }
   // The last n % 4 keys.
   if (group == 0u && t < n % 4u) {
-    let o = to_order(keys[n4 * 4u + t]);
+    let o = to_order(keys_in[n4 * 4u + t]);
     ${count('o')}
   }
   workgroupBarrier();
@@ -598,8 +629,7 @@ export function offsetsShader(cfg) {
   return (
     header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
+${bindings('params', 'control')}
 
 var<workgroup> sums: array<u32, 1024>;
 
@@ -655,18 +685,7 @@ export function passShader(cfg) {
     header(cfg) +
     rankDecls(cfg) +
     /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> table: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> keys_in: array<u32>;
-@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
-${
-  cfg.hasValues
-    ? `@group(0) @binding(5) var<storage, read> values_in: array<u32>;
-@group(0) @binding(6) var<storage, read_write> values_out: array<u32>;`
-    : ''
-}
-${cfg.uniformCount ? '@group(0) @binding(11) var<uniform> count_u: vec4<u32>;  // x: the count (prepare\'s, copied)' : ''}
+${bindings('params', 'control', 'table', 'keys_in', 'keys_out', cfg.hasValues && 'values_in', cfg.hasValues && 'values_out', cfg.uniformCount && 'count_u')}
 
 var<workgroup> start_shared: vec2<u32>;  // the claimed tile, the count
 var<workgroup> digit_shift: array<u32, RADIX>;  // global index - tile position, per digit
@@ -876,15 +895,7 @@ export function copyShader(cfg) {
   return (
     header(cfg, AUX_WORKGROUP) +
     /* wgsl */ `
-@group(0) @binding(1) var<storage, read_write> control: array<atomic<u32>>;
-@group(0) @binding(3) var<storage, read> keys_in: array<u32>;
-@group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
-${
-  cfg.hasValues
-    ? `@group(0) @binding(5) var<storage, read> values_in: array<u32>;
-@group(0) @binding(6) var<storage, read_write> values_out: array<u32>;`
-    : ''
-}
+${bindings('control', 'keys_in', 'keys_out', cfg.hasValues && 'values_in', cfg.hasValues && 'values_out')}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -909,11 +920,7 @@ export function smallShader(cfg) {
     header(cfg) +
     rankDecls(cfg) +
     /* wgsl */ `
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(4) var<storage, read_write> keys_io: array<u32>;
-${cfg.hasValues ? '@group(0) @binding(6) var<storage, read_write> values_io: array<u32>;' : ''}
-@group(0) @binding(8) var<storage, read> count_src: array<u32>;
-@group(0) @binding(9) var<uniform> count_params: vec4<u32>;  // x: the count's word in count_src
+${bindings('params', 'keys_out', cfg.hasValues && 'values_out', 'count_src', 'count_params')}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_index) t: u32${sg ? ', @builtin(subgroup_invocation_id) lane: u32' : ''}) {
@@ -926,8 +933,8 @@ ${rankSetup(cfg)}
   var values: array<u32, K>;
 ${unroll(K, (k) => /* wgsl */ `
   if (rank_first + ${k}u * rank_stride < size) {
-    keys[${k}] = to_order(keys_io[rank_first + ${k}u * rank_stride]);
-${cfg.hasValues ? `    values[${k}] = values_io[rank_first + ${k}u * rank_stride];` : ''}
+    keys[${k}] = to_order(keys_out[rank_first + ${k}u * rank_stride]);
+${cfg.hasValues ? `    values[${k}] = values_out[rank_first + ${k}u * rank_stride];` : ''}
   }`)}
   for (var p = 0u; p < params.pass_count; p++) {
     let shift = params.begin_bit + 8u * p;
@@ -951,8 +958,8 @@ ${unroll(K, (k) => `    if (digits[${k}] != INVALID) { values[${k}] = xload(rank
   }
 ${unroll(K, (k) => /* wgsl */ `
   if (rank_first + ${k}u * rank_stride < size) {
-    keys_io[rank_first + ${k}u * rank_stride] = from_order(keys[${k}]);
-${cfg.hasValues ? `    values_io[rank_first + ${k}u * rank_stride] = values[${k}];` : ''}
+    keys_out[rank_first + ${k}u * rank_stride] = from_order(keys[${k}]);
+${cfg.hasValues ? `    values_out[rank_first + ${k}u * rank_stride] = values[${k}];` : ''}
   }`)}
 }
 `
