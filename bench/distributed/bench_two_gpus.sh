@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # The distributed sort's measurements on one machine with two GPUs (docs/distributed.md):
-#   RESULTS_DIR=DIR src/distributed/bench_two_gpus.sh [BENCH] [OPENMPI_DIR]
-# BENCH: the gpusort_distributed_bench binary (default build/src/distributed/...); OPENMPI_DIR:
-# an Open MPI made by openmpi-prefix.sh, for machines where Open MPI is not installed (its
-# env.sh is sourced). Every row's output goes to DIR/NN_name.txt as it runs (and to stdout), and
+#   RESULTS_DIR=DIR bench/distributed/bench_two_gpus.sh [BENCH]
+# BENCH: the gpusort_distributed_bench binary (default build/bench/distributed/...); MPIRUN: the
+# mpirun to start the ranks with (default mpirun). Every row's output goes to DIR/NN_name.txt as it runs (and to stdout), and
 # DIR/results.tar.gz is remade after each row. The whole run stays within BUDGET_S seconds
 # (default 530): each row is cut at its own limit or the time left, rows that would not get 20 s
 # are skipped. Host memory: about 230 GiB for the 2^34-key row (2 x 112 GiB during the distributed
@@ -16,20 +15,14 @@
 # beside the CPU and single-GPU sorts, then the host exchange; SET=host: the rows of the host-staged
 # design's measurements (docs/distributed.md, "Measured").
 set -uo pipefail
-bench=${1:-build/src/distributed/gpusort_distributed_bench}
+bench=${1:-build/bench/distributed/gpusort_distributed_bench}
 results=${RESULTS_DIR:?set RESULTS_DIR to the directory for the results}
 budget=${BUDGET_S:-530}
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
-if [[ -n ${2:-} ]]; then
-  # shellcheck disable=SC1091
-  . "$2/env.sh"
-  mpirun=(mpirun.openmpi)
-else
-  mpirun=(mpirun)
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  export OMPI_MCA_btl=self,vader
-fi
+read -r -a mpirun <<<"${MPIRUN:-mpirun}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
 export OMPI_MCA_btl_vader_single_copy_mechanism=${SINGLE_COPY:-cma}
 export PMIX_MCA_pcompress_base_silence_warning=1
 start=$(date +%s)
