@@ -5,6 +5,7 @@
 #include <gpusort/cuda.hpp>
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "algorithms/onesweep/cuda/stream_sort.hpp"
 #include "algorithms/small_sort/cuda/stream_sort.hpp"

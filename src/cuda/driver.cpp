@@ -56,6 +56,7 @@ Loaded load() {
   resolve("cuCtxPushCurrent", d.ctx_push_current);
   resolve("cuCtxPopCurrent", d.ctx_pop_current);
   resolve("cuCtxGetDevice", d.ctx_get_device);
+  resolve("cuCtxGetId", d.ctx_get_id);
   resolve("cuStreamGetCtx", d.stream_get_ctx);
   resolve("cuDeviceGetAttribute", d.device_get_attribute);
   resolve("cuModuleLoadData", d.module_load_data);

@@ -41,6 +41,7 @@ struct Driver {
   CUresult (*ctx_push_current)(CUcontext) = nullptr;
   CUresult (*ctx_pop_current)(CUcontext*) = nullptr;
   CUresult (*ctx_get_device)(CUdevice*) = nullptr;
+  CUresult (*ctx_get_id)(CUcontext, unsigned long long*) = nullptr;
   CUresult (*stream_get_ctx)(CUstream, CUcontext*) = nullptr;
   CUresult (*device_get_attribute)(int*, int, CUdevice) = nullptr;
   CUresult (*module_load_data)(CUmodule*, const void*) = nullptr;

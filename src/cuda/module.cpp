@@ -116,15 +116,18 @@ StreamContext::~StreamContext() {
 }
 
 Module& module_for(CUcontext context) {
+  // By the context's unique id: a context destroyed and another made at its address is another.
+  unsigned long long id = 0;
+  check(driver().ctx_get_id(context, &id), "cuCtxGetId");
   static std::mutex mutex;
-  static std::map<CUcontext, std::unique_ptr<Module>> modules;
+  static std::map<unsigned long long, std::unique_ptr<Module>> modules;
   std::lock_guard lock(mutex);
-  auto& slot = modules[context];
+  auto& slot = modules[id];
   if (!slot) {
     try {
       slot = std::make_unique<Module>(context);
     } catch (...) {
-      modules.erase(context);
+      modules.erase(id);
       throw;
     }
   }

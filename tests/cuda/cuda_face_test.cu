@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 33, 1000, 1024, 1025, 4095, 4097, 6143, 6145, 7680, 7681, 8191, 8192, 8193, 15361, 100000, 1u << 20, (1u << 20) + 7};
-  if (!quick) sizes.push_back((1u << 23) + 5);  // the tiles of the largest sorts
+
   uint64_t seed = 1;
   for (const Type& t : types)
     for (uint64_t n : sizes)
@@ -235,6 +235,10 @@ int main(int argc, char** argv) {
       for (uint32_t ib : {4u, 8u})
         for (int d = 0; d < distribution_count; ++d)
           run(Case{&t, ib, true, d % 2 == 1, 0, 0, Distribution(d), n, n, stream}, ++seed);
+  // The tiles of the largest sorts (from 2^23), each key class once.
+  for (const Type& t : types)
+    for (uint32_t vb : {0u, 4u})
+      if (!quick) run(Case{&t, vb, false, t.kind == 2, 0, 0, uniform, (1u << 23) + 5, (1u << 23) + 5, stream}, ++seed);
   // Bit ranges and GPU-side counts.
   for (const Type& t : types)
     for (uint64_t n : {uint64_t(3000), uint64_t(9000), uint64_t(300000)}) {
