@@ -640,143 +640,168 @@ void release_device_path(MPI_Comm comm, DevicePathState& state) {
   MPI_Barrier(comm);
 }
 
-bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyType key_type,
-                      const void* keys, uint64_t n, const void* values, uint32_t value_bytes,
-                      const Allocate& keys_out, const Allocate& values_out,
-                      const DistributedOptions& options, const HostImports* imports,
-                      DistributedTimings& timings, Slice& slice) {
+namespace {
+
+// What the path's decision found: why it does not run ("" when it does) and, where it does, the
+// sizes of its buffers and sorts.
+struct DevicePlan {
+  std::string refusal;
+  bool shared = false;      // shared_device: one Vulkan device for all ranks
+  uint64_t total = 0;       // elements on all ranks
+  uint64_t capacity = 0;    // elements of the largest share or slice
+  Layout layout;
+  uint64_t budget = 0;      // device bytes A and B may take
+  uint64_t run_length = 0;  // elements per in-core sort (the share and the slice: in runs)
+};
+
+// Whether every rank is on this node ("" or why not). Collective.
+std::string node_error_of(MPI_Comm comm) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
-  const uint32_t ks = key_bytes(key_type), vs = value_bytes;
-  const DeviceExchange requested = options.device_exchange;
-  if (requested == DeviceExchange::host) {
-    timings.device_refused = device_path_refusal(DevicePathFacts{.requested = requested});
-    return false;
-  }
-  if (!state) state = std::make_shared<DevicePath>();
-  DevicePath& st = *state;
-  const auto started = clock::now();
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  return first_error(
+      comm, node_size == ranks
+                ? ""
+                : "its node holds " + std::to_string(node_size) + " of the " +
+                      std::to_string(ranks) + " ranks (the device exchange is within one node)");
+}
 
+// This rank's reason the backend cannot run ("" when it can): CUDA's device for this Vulkan
+// device, or (shared) one device for all. uuids: every rank's Vulkan device UUID.
+std::string backend_error_of(Context& ctx, DevicePath& st, bool shared,
+                             const std::vector<uint8_t>& uuids, const uint8_t* own_uuid) {
+  const size_t ranks = uuids.size() / 16;
+  std::string backend_error;
+  if (!vkGetDeviceProcAddr(ctx.device(), "vkGetMemoryFdKHR"))
+    backend_error = "VK_KHR_external_memory_fd is not enabled on its Vulkan device";
+  if (backend_error.empty() && shared) {
+    for (size_t r = 0; r < ranks; ++r)
+      if (std::memcmp(&uuids[r * 16], own_uuid, 16) != 0)
+        backend_error = "shared_device: rank " + std::to_string(r) + " uses another device";
+  } else if (backend_error.empty()) {
+    if (!st.cuda_checked) {
+      st.cuda_checked = true;
+      st.cuda_error = error_of([&] {
+        if (!p2p::built()) throw Error("built without cuda.h: no device exchange");
+        st.cuda = p2p::cuda_device_of(ctx);
+      });
+    }
+    backend_error = st.cuda_error;
+  }
+  return backend_error;
+}
+
+// This rank's reason its GPU cannot reach another rank's (CUDA peer access), "" when it can.
+std::string peer_error_of(const DevicePath& st, int rank, const std::vector<uint8_t>& uuids) {
+  const int ranks = int(uuids.size() / 16);
+  return error_of([&] {
+    for (int r = 0; r < ranks; ++r) {
+      if (r == rank) continue;
+      const int o = p2p::ordinal_of_uuid(&uuids[size_t(r) * 16]);
+      if (o < 0) throw Error("rank " + std::to_string(r) + "'s GPU is not visible to CUDA here");
+      if (!p2p::can_access_peer(st.cuda->ordinal, o))
+        throw Error("its GPU (CUDA device " + std::to_string(st.cuda->ordinal) +
+                    ") has no peer access to rank " + std::to_string(r) + "'s (" +
+                    std::to_string(o) + ")");
+    }
+  });
+}
+
+// Fit: A and B of the largest share or slice, keys and values (and the sort's scratch); sets the
+// plan's run length, layout and budget. This rank's reason it does not fit, "" when it does.
+std::string fit_error_of(Context& ctx, DevicePath& st, KeyType key_type, uint32_t vs,
+                         const DistributedOptions& options, DevicePlan& plan) {
+  const uint32_t ks = key_bytes(key_type);
+  return error_of([&] {
+    gpusort::Sorter& sorter = st.sorter(ctx, key_type, vs, options.sort);
+    plan.run_length = std::min(sorter.max_elements(), test_run_length()) / 4 * 4;
+    if (plan.run_length < 4) throw Error("the sort takes fewer than 4 elements");
+    const uint64_t capacity = plan.capacity;
+    const uint64_t longest = std::min(capacity, plan.run_length);
+    // (Room for the final sort's parts, each starting at a multiple of 4 elements.)
+    plan.layout = layout_for(capacity + 4 * (capacity / plan.run_length + 2), ks, vs,
+                             sorter.scratch_bytes(longest));
+    const DeviceInfo& info = ctx.device_info();
+    plan.budget = options.sort.device_memory_limit;
+    if (!plan.budget) {
+      plan.budget = info.device_local_bytes -
+                    std::min(info.device_local_bytes / 2,
+                             std::max(info.device_local_bytes / 10, uint64_t(1) << 30));
+    }
+    const Layout& layout = plan.layout;
+    if (2 * layout.bytes > plan.budget)
+      throw Error("two buffers of " + std::to_string(layout.bytes) + " bytes exceed " +
+                  std::to_string(plan.budget) + " bytes of device memory");
+    if (!plan.shared && layout.bytes > info.max_allocation_bytes && !info.sparse_binding)
+      throw Error("a buffer beyond the largest allocation needs sparse binding");
+    if (plan.shared && layout.bytes > info.max_allocation_bytes)
+      throw Error("shared_device: a buffer beyond the largest allocation");
+  });
+}
+
+// Whether the device-resident path runs (the same answer on every rank) and its sizes.
+// Collective.
+DevicePlan plan_device_path(Context& ctx, MPI_Comm comm, DevicePath& st, KeyType key_type,
+                            uint64_t n, uint32_t vs, const DistributedOptions& options) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  DevicePlan plan;
   DevicePathFacts facts;
-  facts.requested = requested;
+  facts.requested = options.device_exchange;
   facts.balanced = options.balanced;
   facts.partition_first = options.partition_first;
   facts.custom_exchange = options.exchange != nullptr;
   facts.stable_algorithm = options.sort.algorithm != Algorithm::bitonic;
-  std::string refusal = device_path_refusal(facts);  // the same on every rank so far
-  const bool shared = requested == DeviceExchange::shared_device;
+  plan.refusal = device_path_refusal(facts);  // the same on every rank so far
+  plan.shared = facts.requested == DeviceExchange::shared_device;
   uint64_t sizes[2] = {n, n};  // total, largest share
   MPI_Allreduce(MPI_IN_PLACE, &sizes[0], 1, MPI_UINT64_T, MPI_SUM, comm);
   MPI_Allreduce(MPI_IN_PLACE, &sizes[1], 1, MPI_UINT64_T, MPI_MAX, comm);
-  const uint64_t total = sizes[0];
-  const uint64_t capacity =
-      std::max<uint64_t>({sizes[1], (total + uint64_t(ranks) - 1) / uint64_t(ranks), 1});
-  Layout layout;
-  uint64_t budget = 0;      // device bytes A and B may take
-  uint64_t run_length = 0;  // elements per in-core sort (the share and the slice: in runs)
-  if (refusal.empty()) {
-    // One node.
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    int node_size = 0;
-    MPI_Comm_size(node, &node_size);
-    MPI_Comm_free(&node);
-    facts.node_error = first_error(
-        comm, node_size == ranks
-                  ? ""
-                  : "its node holds " + std::to_string(node_size) + " of the " +
-                        std::to_string(ranks) + " ranks (the device exchange is within one node)");
-    // The backend: CUDA's device for this Vulkan device, or (shared) one device for all.
-    VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &id};
-    vkGetPhysicalDeviceProperties2(ctx.physical_device(), &props);
-    std::vector<uint8_t> uuids(size_t(16) * size_t(ranks));
-    MPI_Allgather(id.deviceUUID, 16, MPI_BYTE, uuids.data(), 16, MPI_BYTE, comm);
-    std::string backend_error;
-    if (!vkGetDeviceProcAddr(ctx.device(), "vkGetMemoryFdKHR"))
-      backend_error = "VK_KHR_external_memory_fd is not enabled on its Vulkan device";
-    if (backend_error.empty() && shared) {
-      for (int r = 0; r < ranks; ++r)
-        if (std::memcmp(&uuids[size_t(r) * 16], id.deviceUUID, 16) != 0)
-          backend_error = "shared_device: rank " + std::to_string(r) + " uses another device";
-    } else if (backend_error.empty()) {
-      if (!st.cuda_checked) {
-        st.cuda_checked = true;
-        st.cuda_error = error_of([&] {
-          if (!p2p::built()) throw Error("built without cuda.h: no device exchange");
-          st.cuda = p2p::cuda_device_of(ctx);
-        });
-      }
-      backend_error = st.cuda_error;
-    }
-    facts.backend_error = first_error(comm, backend_error);
-    // Peer access (CUDA only).
-    std::string peer_error;
-    if (!shared && facts.backend_error.empty()) {
-      peer_error = error_of([&] {
-        for (int r = 0; r < ranks; ++r) {
-          if (r == rank) continue;
-          const int o = p2p::ordinal_of_uuid(&uuids[size_t(r) * 16]);
-          if (o < 0)
-            throw Error("rank " + std::to_string(r) + "'s GPU is not visible to CUDA here");
-          if (!p2p::can_access_peer(st.cuda->ordinal, o))
-            throw Error("its GPU (CUDA device " + std::to_string(st.cuda->ordinal) +
-                        ") has no peer access to rank " + std::to_string(r) + "'s (" +
-                        std::to_string(o) + ")");
-        }
-      });
-    }
-    facts.peer_error = first_error(comm, peer_error);
-    // Fit: A and B of the largest share or slice, keys and values (and the sort's scratch);
-    // checked only where everything else holds (it makes the engine sorter: pipelines).
-    const bool others_hold =
-        facts.node_error.empty() && facts.backend_error.empty() && facts.peer_error.empty();
-    std::string fit_error = !others_hold ? "" : error_of([&] {
-      gpusort::Sorter& sorter = st.sorter(ctx, key_type, vs, options.sort);
-      run_length = std::min(sorter.max_elements(), test_run_length()) / 4 * 4;
-      if (run_length < 4) throw Error("the sort takes fewer than 4 elements");
-      const uint64_t longest = std::min(capacity, run_length);
-      // (Room for the final sort's parts, each starting at a multiple of 4 elements.)
-      layout = layout_for(capacity + 4 * (capacity / run_length + 2), ks, vs,
-                          sorter.scratch_bytes(longest));
-      const DeviceInfo& info = ctx.device_info();
-      budget = options.sort.device_memory_limit;
-      if (!budget) {
-        budget = info.device_local_bytes -
-                 std::min(info.device_local_bytes / 2,
-                          std::max(info.device_local_bytes / 10, uint64_t(1) << 30));
-      }
-      if (2 * layout.bytes > budget)
-        throw Error("two buffers of " + std::to_string(layout.bytes) + " bytes exceed " +
-                    std::to_string(budget) + " bytes of device memory");
-      if (!shared && layout.bytes > info.max_allocation_bytes && !info.sparse_binding)
-        throw Error("a buffer beyond the largest allocation needs sparse binding");
-      if (shared && layout.bytes > info.max_allocation_bytes)
-        throw Error("shared_device: a buffer beyond the largest allocation");
-    });
-    facts.fit_error = first_error(comm, fit_error);
-    refusal = device_path_refusal(facts);
-  }
-  auto refuse = [&](const std::string& why) {
-    if (requested != DeviceExchange::automatic)
-      throw Error("distributed sort: the device exchange cannot run: " + why);
-    timings.device_refused = why;
-    return false;
-  };
-  if (!refusal.empty()) return refuse(refusal);
+  plan.total = sizes[0];
+  plan.capacity =
+      std::max<uint64_t>({sizes[1], (plan.total + uint64_t(ranks) - 1) / uint64_t(ranks), 1});
+  if (!plan.refusal.empty()) return plan;
+  facts.node_error = node_error_of(comm);
+  VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &id};
+  vkGetPhysicalDeviceProperties2(ctx.physical_device(), &props);
+  std::vector<uint8_t> uuids(size_t(16) * size_t(ranks));
+  MPI_Allgather(id.deviceUUID, 16, MPI_BYTE, uuids.data(), 16, MPI_BYTE, comm);
+  facts.backend_error =
+      first_error(comm, backend_error_of(ctx, st, plan.shared, uuids, id.deviceUUID));
+  // Peer access (CUDA only).
+  const bool peers = !plan.shared && facts.backend_error.empty();
+  facts.peer_error = first_error(comm, peers ? peer_error_of(st, rank, uuids) : "");
+  // Checked only where everything else holds (it makes the engine sorter: pipelines).
+  const bool others_hold =
+      facts.node_error.empty() && facts.backend_error.empty() && facts.peer_error.empty();
+  facts.fit_error =
+      first_error(comm, others_hold ? fit_error_of(ctx, st, key_type, vs, options, plan) : "");
+  plan.refusal = device_path_refusal(facts);
+  return plan;
+}
 
-  // Buffers: kept while large enough and of the same kind (the same on every rank: the layout
-  // comes from global sizes).
+// Buffers: kept while large enough and of the same kind (the same on every rank: the layout comes
+// from global sizes). "" when set up, else why not (on every rank; nothing of the output touched).
+std::string set_up_buffers(Context& ctx, MPI_Comm comm, DevicePathState& state,
+                           const DevicePlan& plan, uint32_t ks, uint32_t vs) {
+  DevicePath& st = *state;
   try {
-    const DeviceExchange kind = shared ? DeviceExchange::shared_device : DeviceExchange::device;
-    if (!st.backend || st.kind != kind || st.backend->bytes() < layout.bytes) {
+    const DeviceExchange kind =
+        plan.shared ? DeviceExchange::shared_device : DeviceExchange::device;
+    if (!st.backend || st.kind != kind || st.backend->bytes() < plan.layout.bytes) {
       release_device_path(comm, state);
       ctx.release_cached_memory();  // the convenient face's buffers: room for A and B
       // 1/8 spare for later, larger sorts where the device has room for it.
-      uint64_t bytes = round_up(layout.bytes + layout.bytes / 8, uint64_t(2) << 20);
-      if (2 * bytes > budget) bytes = layout.bytes;
-      if (shared)
+      uint64_t bytes = round_up(plan.layout.bytes + plan.layout.bytes / 8, uint64_t(2) << 20);
+      if (2 * bytes > plan.budget) bytes = plan.layout.bytes;
+      if (plan.shared)
         st.backend = std::make_unique<SharedDeviceBackend>(ctx, comm, bytes);
       else
         st.backend = std::make_unique<CudaBackend>(ctx, comm, *st.cuda, bytes);
@@ -785,55 +810,111 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     agree(comm, [&] {
       // Slots of 64 MiB (small sorts: a quarter of a share's keys, from 256 KiB up).
       uint64_t slot = uint64_t(256) << 10;
-      while (slot < (uint64_t(64) << 20) && slot * 4 < capacity * std::max(ks, vs)) slot *= 2;
+      while (slot < (uint64_t(64) << 20) && slot * 4 < plan.capacity * std::max(ks, vs))
+        slot *= 2;
       if (!st.staging || st.staging->slot_bytes() < slot)
         st.staging = std::make_unique<Staging>(ctx, slot);
     });
   } catch (const Error& e) {
     // agree()d: every rank is here. Nothing of the output was touched.
     release_device_path(comm, state);
-    return refuse(std::string("setting up the device buffers failed: ") + e.what());
+    return std::string("setting up the device buffers failed: ") + e.what();
   }
-  Backend& be = *st.backend;
-  gpusort::Sorter& sorter = st.sorter(ctx, key_type, vs, options.sort);
-  const DistributedTimings before = timings;
-  timings.device_resident = true;
-  const size_t P = size_t(ranks), self = size_t(rank);
-  // The share in runs of at most run_length (one when it fits one sort); R: the most on any rank.
-  const size_t local_runs = size_t((n + run_length - 1) / run_length);
-  uint64_t most_runs = std::max<uint64_t>(local_runs, 1);
-  MPI_Allreduce(MPI_IN_PLACE, &most_runs, 1, MPI_UINT64_T, MPI_MAX, comm);
-  const size_t R = size_t(most_runs);
-  std::vector<uint64_t> run_first(R), run_count(R);
-  for (size_t q = 0; q < R; ++q) {
-    run_first[q] = std::min(n, q * run_length);
-    run_count[q] = std::min(n, (q + 1) * run_length) - run_first[q];
+  return "";
+}
+
+// One sort on the device-resident path once its buffers are set: the upload and the local sort in
+// A (1, 2), the exact split points (3), the exchange into the ranks' B (4), the stable sort of the
+// received pieces (5), the slice to the output (6). Steps 1-5 fail on every rank at once (each is
+// agreed on); the input is untouched then, so automatic goes on with the host path.
+class DeviceSort {
+ public:
+  DeviceSort(Context& ctx, MPI_Comm comm, DevicePath& st, KeyType key_type, uint64_t n,
+             uint32_t value_bytes, const SortOptions& sort_options, const DevicePlan& plan,
+             const HostImports* imports, DistributedTimings& timings)
+      : ctx(ctx), comm(comm), st(st), be(*st.backend),
+        sorter(st.sorter(ctx, key_type, value_bytes, sort_options)), key_type(key_type),
+        sort_options(sort_options), layout(plan.layout), imports(imports), timings(timings),
+        n(n), ks(key_bytes(key_type)), vs(value_bytes), total(plan.total),
+        run_length(plan.run_length) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    P = size_t(ranks), self = size_t(rank);
+    // The share in runs of at most run_length (one when it fits one sort); R: the most on any
+    // rank.
+    const size_t local_runs = size_t((n + run_length - 1) / run_length);
+    uint64_t most_runs = std::max<uint64_t>(local_runs, 1);
+    MPI_Allreduce(MPI_IN_PLACE, &most_runs, 1, MPI_UINT64_T, MPI_MAX, comm);
+    R = size_t(most_runs);
+    run_first.resize(R), run_count.resize(R);
+    for (size_t q = 0; q < R; ++q) {
+      run_first[q] = std::min(n, q * run_length);
+      run_count[q] = std::min(n, (q + 1) * run_length) - run_first[q];
+    }
+    timings.local_runs = local_runs;
+    timings.local.runs = local_runs;
+    // One rank whose share is one sorted run: that run is its slice (no cuts, copies or final
+    // sort; the download reads A).
+    sorted_in_a = P == 1 && R == 1;
   }
-  timings.local_runs = local_runs;
-  timings.local.runs = local_runs;
+
+  // Steps 1 to 5 (each agreed on: gpusort::Error on every rank at once).
+  void sort(const void* keys, const void* values, clock::time_point started) {
+    upload_and_sort_runs(keys, values, started);
+    if (sorted_in_a) {
+      m = n;
+      return;
+    }
+    const KeyOrder order(key_type, sort_options);
+    split(order);
+    exchange();
+    sort_received(order);
+  }
+
+  // 6. The slice to the output (from B, or from A where the final sort ran in parts or one rank's
+  // local sort is its slice).
+  Slice download(const Allocate& keys_out, const Allocate& values_out) {
+    const VkBuffer result = parts == 1 && !sorted_in_a ? be.b() : be.a();
+    void* out_keys = nullptr;
+    void* out_values = nullptr;
+    agree(comm, [&] {
+      allocate_outputs(keys_out, values_out, m, vs, out_keys, out_values);
+      const auto t = clock::now();
+      if (parts == 1) part_first = {0}, part_size = {m};
+      uint64_t out = 0;
+      for (size_t k = 0; k < part_first.size(); ++k) {
+        const uint64_t first = part_first[k], count = part_size[k];
+        if (!count) continue;
+        timings.direct_bytes += st.staging->download(
+            result, first * ks, static_cast<uint8_t*>(out_keys) + out * ks, count * ks, imports);
+        if (vs)
+          timings.direct_bytes += st.staging->download(
+              result, layout.values_offset + first * vs,
+              static_cast<uint8_t*>(out_values) + out * vs, count * vs, imports);
+        out += count;
+      }
+      timings.final_sort.download_ms = since(t);
+      timings.final_sort.bytes = m * (ks + vs);
+    });
+    timings.merge_ms = since(merging);
+    return {m, balanced_start(total, int(self), int(P)), total};
+  }
+
+ private:
   // Records the engine sort of `count` elements at element `at` of buffer `data` (keys, then
   // values at layout.values_offset), the other buffer as scratch.
-  auto record_sort = [&](VkCommandBuffer cmd, VkBuffer data, VkBuffer scratch, uint64_t at,
-                         uint64_t count) {
+  void record_sort(VkCommandBuffer cmd, VkBuffer data, VkBuffer scratch, uint64_t at,
+                   uint64_t count) {
     if (count < 2) return;
     sorter.record(cmd, {data, at * ks},
                   vs ? BufferRef{data, layout.values_offset + at * vs} : BufferRef{}, {scratch, 0},
                   count);
     Recorder::full_barrier(cmd);
-  };
+  }
 
-  // One rank whose share is one sorted run: that run is its slice (no cuts, copies or final sort;
-  // the download reads A).
-  const bool sorted_in_a = P == 1 && R == 1;
-  // Steps 1-5 fail on every rank at once (each is agreed on); the input is untouched then, so
-  // automatic goes on with the host path.
-  uint64_t m = 0, parts = 1;
-  // parts > 1: part k's elements lie in A from part_first[k] (a multiple of 4), part_size[k] of
-  // them
-  std::vector<uint64_t> part_first, part_size;
-  auto merging = clock::now();
-  try {
-    // 1. Upload; 2. the local sort in A, run by run (scratch: B).
+  // 1. Upload; 2. the local sort in A, run by run (scratch: B).
+  void upload_and_sort_runs(const void* keys, const void* values, clock::time_point started) {
     agree(comm, [&] {
       auto t = clock::now();
       if (n)
@@ -852,137 +933,207 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
         });
       timings.local_sort_ms = since(started);
     });
+  }
 
-    if (sorted_in_a) {
-      m = n;
-    } else {
-      // 3. Exact split points over the sorted device data (every rank's B is free from here on:
-      // the agreement above follows every local sort).
-      const auto splitting = clock::now();
-      const KeyOrder order(key_type, options.sort);
-      std::vector<std::vector<uint64_t>> cuts;
-      {
-        DeviceRuns runs(ctx, be.a(), ks, order, run_first, run_count);
-        timings.split_rounds = 0;
-        cuts = exact_cuts(comm, runs, total, timings.split_rounds);
-      }
-      // Piece (d, q): run q's elements [cut(q, d), cut(q, d + 1)) go to rank d.
-      auto cut = [&](size_t q, size_t d) {
-        return d == 0 ? 0 : d == P ? run_count[q] : cuts[q][d - 1];
-      };
-      // counts[(s * P + d) * R + q]: rank s's piece (d, q), on every rank.
-      std::vector<uint64_t> send(P * R), counts(P * P * R);
-      for (size_t d = 0; d < P; ++d)
-        for (size_t q = 0; q < R; ++q) send[d * R + q] = cut(q, d + 1) - cut(q, d);
-      check_mpi(MPI_Allgather(send.data(), int(P * R), MPI_UINT64_T, counts.data(), int(P * R),
-                              MPI_UINT64_T, comm),
-                "MPI_Allgather");
-      timings.split_ms = since(splitting);
+  // Piece (d, q): run q's elements [cut(q, d), cut(q, d + 1)) go to rank d.
+  uint64_t cut(size_t q, size_t d) const {
+    return d == 0 ? 0 : d == P ? run_count[q] : cuts[q][d - 1];
+  }
 
-      // 4. The exchange: piece (d, q) of A into rank d's B, in (source rank, run) order there.
-      // received[s * R + q]: where rank s's run q lands in this rank's B, and how many.
-      std::vector<uint64_t> piece_first(P * R), piece_count(P * R);
-      for (size_t s = 0, at = 0; s < P; ++s)
-        for (size_t q = 0; q < R; ++q) {
-          piece_first[s * R + q] = at;
-          at += piece_count[s * R + q] = counts[(s * P + self) * R + q];
-        }
-      for (uint64_t c : piece_count) m += c;
-      const auto exchanging = clock::now();
-      agree(comm, [&] {
-        for (size_t d = 0; d < P; ++d) {
-          uint64_t at = 0;  // this rank's first piece's place in rank d's B
-          for (size_t s = 0; s < self; ++s)
-            for (size_t q = 0; q < R; ++q) at += counts[(s * P + d) * R + q];
-          for (size_t q = 0; q < R; ++q) {
-            const uint64_t c = send[d * R + q], from = run_first[q] + cut(q, d);
-            if (c) {
-              be.copy(int(d), at * ks, from * ks, c * ks);
-              if (vs)
-                be.copy(int(d), layout.values_offset + at * vs, layout.values_offset + from * vs,
-                        c * vs);
-              if (d != self) {
-                timings.bytes_sent += c * (ks + vs);
-                ++timings.messages;
-              }
-            }
-            at += c;
-          }
-        }
-        be.finish();
-      });
-      // (agree's collective: every rank's copies into this rank's B are done.)
-      timings.exchange_ms = since(exchanging);
-      timings.bytes_received = 0;
-      for (size_t q = 0; q < R; ++q) timings.bytes_received += piece_count[self * R + q];
-      timings.bytes_received = (m - timings.bytes_received) * (ks + vs);
-
-      // 5. The stable sort of the received pieces, in (rank, run) order: in B (scratch: A) when it
-      // fits one sort; else cut into parts of the key order by an exact local selection, each
-      // part's ranges gathered into A in piece order and sorted there (scratch: B).
-      merging = clock::now();
-      parts = std::max<uint64_t>(1, (m + run_length - 1) / run_length);
-      agree(comm, [&] {
-        if (parts == 1) {
-          if (m > 1)
-            timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed(
-                [&](VkCommandBuffer cmd) { record_sort(cmd, be.b(), be.a(), 0, m); });
-          return;
-        }
-        std::vector<uint64_t> goals;
-        for (uint64_t k = 1; k < parts; ++k) goals.push_back(balanced_start(m, int(k), int(parts)));
-        std::vector<std::vector<uint64_t>> part_cuts;
-        {
-          DeviceRuns pieces(ctx, be.b(), ks, order, piece_first, piece_count);
-          part_cuts = local_cuts(pieces, goals);
-        }
-        auto pcut = [&](uint64_t k, size_t p) {
-          return k == 0 ? 0 : k == parts ? piece_count[p] : part_cuts[k - 1][p];
-        };
-        std::vector<VkBufferCopy> key_regions, value_regions;
-        part_first.assign(parts, 0);
-        part_size.assign(parts, 0);
-        uint64_t at = 0, gathered = 0;
-        for (uint64_t k = 0; k < parts; ++k) {
-          at = round_up(at, 4);
-          part_first[k] = at;
-          for (size_t p = 0; p < P * R; ++p) {
-            const uint64_t b = pcut(k, p), e = pcut(k + 1, p);
-            if (e <= b) continue;
-            key_regions.push_back({(piece_first[p] + b) * ks, at * ks, (e - b) * ks});
-            if (vs)
-              value_regions.push_back({layout.values_offset + (piece_first[p] + b) * vs,
-                                       layout.values_offset + at * vs, (e - b) * vs});
-            at += e - b;
-            part_size[k] += e - b;
-            gathered += e - b;
-          }
-        }
-        for (uint64_t k = 0; k < parts; ++k)
-          if (part_size[k] > run_length)
-            throw Error("device path: part " + std::to_string(k) + " of the final sort holds " +
-                        std::to_string(part_size[k]) + " elements, more than one sort's " +
-                        std::to_string(run_length));
-        if (gathered != m)
-          throw Error("device path: the final sort's parts hold " + std::to_string(gathered) +
-                      " of " + std::to_string(m) + " elements");
-        timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
-          Recorder::full_barrier(cmd);
-          for (size_t i = 0; i < key_regions.size(); i += 4096)
-            vkCmdCopyBuffer(cmd, be.b(), be.a(),
-                            uint32_t(std::min<size_t>(4096, key_regions.size() - i)),
-                            key_regions.data() + i);
-          for (size_t i = 0; i < value_regions.size(); i += 4096)
-            vkCmdCopyBuffer(cmd, be.b(), be.a(),
-                            uint32_t(std::min<size_t>(4096, value_regions.size() - i)),
-                            value_regions.data() + i);
-          Recorder::full_barrier(cmd);
-          for (uint64_t k = 0; k < parts; ++k)
-            record_sort(cmd, be.a(), be.b(), part_first[k], part_size[k]);
-        });
-        timings.final_sort.runs = parts;
-      });
+  // 3. Exact split points over the sorted device data (every rank's B is free from here on: the
+  // agreement above follows every local sort); every rank's pieces' sizes.
+  void split(const KeyOrder& order) {
+    const auto splitting = clock::now();
+    {
+      DeviceRuns runs(ctx, be.a(), ks, order, run_first, run_count);
+      timings.split_rounds = 0;
+      cuts = exact_cuts(comm, runs, total, timings.split_rounds);
     }
+    send.resize(P * R), counts.resize(P * P * R);
+    for (size_t d = 0; d < P; ++d)
+      for (size_t q = 0; q < R; ++q) send[d * R + q] = cut(q, d + 1) - cut(q, d);
+    check_mpi(MPI_Allgather(send.data(), int(P * R), MPI_UINT64_T, counts.data(), int(P * R),
+                            MPI_UINT64_T, comm),
+              "MPI_Allgather");
+    timings.split_ms = since(splitting);
+  }
+
+  // 4. The exchange: piece (d, q) of A into rank d's B, in (source rank, run) order there.
+  void exchange() {
+    piece_first.resize(P * R), piece_count.resize(P * R);
+    for (size_t s = 0, at = 0; s < P; ++s)
+      for (size_t q = 0; q < R; ++q) {
+        piece_first[s * R + q] = at;
+        at += piece_count[s * R + q] = counts[(s * P + self) * R + q];
+      }
+    for (uint64_t c : piece_count) m += c;
+    const auto exchanging = clock::now();
+    agree(comm, [&] {
+      for (size_t d = 0; d < P; ++d) {
+        uint64_t at = 0;  // this rank's first piece's place in rank d's B
+        for (size_t s = 0; s < self; ++s)
+          for (size_t q = 0; q < R; ++q) at += counts[(s * P + d) * R + q];
+        for (size_t q = 0; q < R; ++q) {
+          const uint64_t c = send[d * R + q], from = run_first[q] + cut(q, d);
+          if (c) {
+            be.copy(int(d), at * ks, from * ks, c * ks);
+            if (vs)
+              be.copy(int(d), layout.values_offset + at * vs, layout.values_offset + from * vs,
+                      c * vs);
+            if (d != self) {
+              timings.bytes_sent += c * (ks + vs);
+              ++timings.messages;
+            }
+          }
+          at += c;
+        }
+      }
+      be.finish();
+    });
+    // (agree's collective: every rank's copies into this rank's B are done.)
+    timings.exchange_ms = since(exchanging);
+    timings.bytes_received = 0;
+    for (size_t q = 0; q < R; ++q) timings.bytes_received += piece_count[self * R + q];
+    timings.bytes_received = (m - timings.bytes_received) * (ks + vs);
+  }
+
+  // 5. The stable sort of the received pieces, in (rank, run) order: in B (scratch: A) when it
+  // fits one sort; else in parts.
+  void sort_received(const KeyOrder& order) {
+    merging = clock::now();
+    parts = std::max<uint64_t>(1, (m + run_length - 1) / run_length);
+    agree(comm, [&] {
+      if (parts == 1) {
+        if (m > 1)
+          timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed(
+              [&](VkCommandBuffer cmd) { record_sort(cmd, be.b(), be.a(), 0, m); });
+        return;
+      }
+      sort_in_parts(order);
+    });
+  }
+
+  // The received pieces cut into parts of the key order by an exact local selection, each part's
+  // ranges gathered into A in piece order (from part_first[k], a multiple of 4) and sorted there
+  // (scratch: B).
+  void sort_in_parts(const KeyOrder& order) {
+    std::vector<uint64_t> goals;
+    for (uint64_t k = 1; k < parts; ++k) goals.push_back(balanced_start(m, int(k), int(parts)));
+    std::vector<std::vector<uint64_t>> part_cuts;
+    {
+      DeviceRuns pieces(ctx, be.b(), ks, order, piece_first, piece_count);
+      part_cuts = local_cuts(pieces, goals);
+    }
+    auto pcut = [&](uint64_t k, size_t p) {
+      return k == 0 ? 0 : k == parts ? piece_count[p] : part_cuts[k - 1][p];
+    };
+    std::vector<VkBufferCopy> key_regions, value_regions;
+    part_first.assign(parts, 0);
+    part_size.assign(parts, 0);
+    uint64_t at = 0, gathered = 0;
+    for (uint64_t k = 0; k < parts; ++k) {
+      at = round_up(at, 4);
+      part_first[k] = at;
+      for (size_t p = 0; p < P * R; ++p) {
+        const uint64_t b = pcut(k, p), e = pcut(k + 1, p);
+        if (e <= b) continue;
+        key_regions.push_back({(piece_first[p] + b) * ks, at * ks, (e - b) * ks});
+        if (vs)
+          value_regions.push_back({layout.values_offset + (piece_first[p] + b) * vs,
+                                   layout.values_offset + at * vs, (e - b) * vs});
+        at += e - b;
+        part_size[k] += e - b;
+        gathered += e - b;
+      }
+    }
+    for (uint64_t k = 0; k < parts; ++k)
+      if (part_size[k] > run_length)
+        throw Error("device path: part " + std::to_string(k) + " of the final sort holds " +
+                    std::to_string(part_size[k]) + " elements, more than one sort's " +
+                    std::to_string(run_length));
+    if (gathered != m)
+      throw Error("device path: the final sort's parts hold " + std::to_string(gathered) +
+                  " of " + std::to_string(m) + " elements");
+    timings.final_sort.sort_gpu_ms = ctx.impl().submit_timed([&](VkCommandBuffer cmd) {
+      Recorder::full_barrier(cmd);
+      for (size_t i = 0; i < key_regions.size(); i += 4096)
+        vkCmdCopyBuffer(cmd, be.b(), be.a(),
+                        uint32_t(std::min<size_t>(4096, key_regions.size() - i)),
+                        key_regions.data() + i);
+      for (size_t i = 0; i < value_regions.size(); i += 4096)
+        vkCmdCopyBuffer(cmd, be.b(), be.a(),
+                        uint32_t(std::min<size_t>(4096, value_regions.size() - i)),
+                        value_regions.data() + i);
+      Recorder::full_barrier(cmd);
+      for (uint64_t k = 0; k < parts; ++k)
+        record_sort(cmd, be.a(), be.b(), part_first[k], part_size[k]);
+    });
+    timings.final_sort.runs = parts;
+  }
+
+  Context& ctx;
+  MPI_Comm comm;
+  DevicePath& st;
+  Backend& be;
+  gpusort::Sorter& sorter;
+  const KeyType key_type;
+  const SortOptions& sort_options;
+  const Layout& layout;
+  const HostImports* const imports;
+  DistributedTimings& timings;
+  const uint64_t n;
+  const uint32_t ks, vs;
+  const uint64_t total, run_length;
+  size_t P = 1, self = 0, R = 1;
+  std::vector<uint64_t> run_first, run_count;  // run q: elements of A
+  bool sorted_in_a = false;
+  // 3. cuts[q][d]; send[d * R + q]: this rank's piece (d, q); counts[(s * P + d) * R + q]: rank
+  // s's piece (d, q), on every rank.
+  std::vector<std::vector<uint64_t>> cuts;
+  std::vector<uint64_t> send, counts;
+  // 4. Where rank s's run q lands in this rank's B (piece s * R + q), and how many; m in all.
+  std::vector<uint64_t> piece_first, piece_count;
+  uint64_t m = 0;
+  // 5. parts > 1: part k's elements lie in A from part_first[k] (a multiple of 4), part_size[k]
+  // of them.
+  uint64_t parts = 1;
+  std::vector<uint64_t> part_first, part_size;
+  clock::time_point merging = clock::now();
+};
+
+}  // namespace
+
+bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyType key_type,
+                      const void* keys, uint64_t n, const void* values, uint32_t value_bytes,
+                      const Allocate& keys_out, const Allocate& values_out,
+                      const DistributedOptions& options, const HostImports* imports,
+                      DistributedTimings& timings, Slice& slice) {
+  const DeviceExchange requested = options.device_exchange;
+  if (requested == DeviceExchange::host) {
+    timings.device_refused = device_path_refusal(DevicePathFacts{.requested = requested});
+    return false;
+  }
+  if (!state) state = std::make_shared<DevicePath>();
+  DevicePath& st = *state;
+  const auto started = clock::now();
+  auto refuse = [&](const std::string& why) {
+    if (requested != DeviceExchange::automatic)
+      throw Error("distributed sort: the device exchange cannot run: " + why);
+    timings.device_refused = why;
+    return false;
+  };
+  const DevicePlan plan = plan_device_path(ctx, comm, st, key_type, n, value_bytes, options);
+  if (!plan.refusal.empty()) return refuse(plan.refusal);
+  if (const std::string why =
+          set_up_buffers(ctx, comm, state, plan, key_bytes(key_type), value_bytes);
+      !why.empty())
+    return refuse(why);
+
+  const DistributedTimings before = timings;
+  timings.device_resident = true;
+  DeviceSort sort(ctx, comm, st, key_type, n, value_bytes, options.sort, plan, imports, timings);
+  try {
+    sort.sort(keys, values, started);
   } catch (const Error& e) {
     if (requested != DeviceExchange::automatic) throw;
     timings = before;
@@ -990,33 +1141,7 @@ bool device_path_sort(Context& ctx, MPI_Comm comm, DevicePathState& state, KeyTy
     timings.device_refused = std::string("the device path failed: ") + e.what();
     return false;
   }
-
-  // 6. The slice to the output (from B, or from A where the final sort ran in parts or one rank's
-  // local sort is its slice).
-  const VkBuffer result = parts == 1 && !sorted_in_a ? be.b() : be.a();
-  void* out_keys = nullptr;
-  void* out_values = nullptr;
-  agree(comm, [&] {
-    allocate_outputs(keys_out, values_out, m, vs, out_keys, out_values);
-    const auto t = clock::now();
-    if (parts == 1) part_first = {0}, part_size = {m};
-    uint64_t out = 0;
-    for (size_t k = 0; k < part_first.size(); ++k) {
-      const uint64_t first = part_first[k], count = part_size[k];
-      if (!count) continue;
-      timings.direct_bytes += st.staging->download(
-          result, first * ks, static_cast<uint8_t*>(out_keys) + out * ks, count * ks, imports);
-      if (vs)
-        timings.direct_bytes +=
-            st.staging->download(result, layout.values_offset + first * vs,
-                                 static_cast<uint8_t*>(out_values) + out * vs, count * vs, imports);
-      out += count;
-    }
-    timings.final_sort.download_ms = since(t);
-    timings.final_sort.bytes = m * (ks + vs);
-  });
-  timings.merge_ms = since(merging);
-  slice = {m, balanced_start(total, rank, ranks), total};
+  slice = sort.download(keys_out, values_out);
   return true;
 }
 
