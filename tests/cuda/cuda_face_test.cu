@@ -136,13 +136,14 @@ void run(const Case& c, uint64_t seed) {
   cuda_check(cudaMemcpy(d_count, &count32, 4, cudaMemcpyHostToDevice), "cudaMemcpy");
   cuda_check(cudaMemcpy(d_keys, keys.data(), c.n * kb, cudaMemcpyHostToDevice), "cudaMemcpy");
   const uint32_t vb = c.value_bytes;
-  if (!c.argsort && vb)
-    cuda_check(cudaMemcpy(d_values, values.data(), c.n * vb == 0 ? 0 : c.n * vb, cudaMemcpyHostToDevice), "cudaMemcpy");
-  // The values as given: element i's value is the low vb bytes of values[i * 8 ...] read as one
-  // array of vb-byte values.
+  // The values as given (argsort: what its indices overwrite): the first n x vb bytes of `values`
+  // read as one array of vb-byte values.
   std::vector<unsigned char> given(c.n * std::max(vb, 1u));
   if (vb) std::memcpy(given.data(), values.data(), c.n * vb);
   if (vb) cuda_check(cudaMemcpy(d_values, given.data(), c.n * vb, cudaMemcpyHostToDevice), "cudaMemcpy");
+  // cudaMemcpy from pageable memory may return before its DMA lands, and the sort's stream does
+  // not wait for the legacy default stream (it is non-blocking): the inputs must be there first.
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   gpusort_cuda_options o{};
   o.descending = c.descending, o.begin_bit = c.begin_bit, o.end_bit = c.end_bit;
   if (c.count != c.n) o.count = d_count;
