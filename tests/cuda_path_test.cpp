@@ -17,13 +17,14 @@
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/onesweep/onesweep.hpp"
+#include "cuda/embedded_images.hpp"
 #include "kernels.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
 #include "test_support.hpp"
 #include "tuning/tuning.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/recorder.hpp"
-#include "cuda/embedded_images.hpp"
 
 namespace gpusort::test {
 namespace {
@@ -1001,7 +1002,7 @@ void compute_to_transfer(VkCommandBuffer cmd) {
       if (!dropped("caller_before")) transfer_to_compute(cmd);
     } else {
       // One workgroup: a long-running writer, so that work after it, unordered, would overlap it.
-      rec.dispatch(Kernel::copy_elements, {256, 1}, 1,
+      rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}), 1,
                    CopyElementsPush{pristine.address(), keys.address(), 0, uint32_t(n), 1});
       if (!dropped("caller_before")) rec.compute_barrier();
     }
@@ -1015,7 +1016,7 @@ void compute_to_transfer(VkCommandBuffer cmd) {
       VkBufferCopy region{0, 0, n * 4};
       vkCmdCopyBuffer(cmd, keys.buffer(), out.buffer(), 1, &region);
     } else {
-      rec.dispatch(Kernel::copy_elements, {256, 1}, groups,
+      rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}), groups,
                    CopyElementsPush{keys.address(), out.address(), 0, uint32_t(n), groups});
     }
     Recorder::full_barrier(cmd);

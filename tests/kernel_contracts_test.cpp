@@ -98,7 +98,7 @@ std::vector<Contract> contracts() {
       contract<OnesweepHistogramPush, OnesweepHistogramSpec>(Kernel::onesweep_histogram),
       contract<OnesweepPassPush, OnesweepPassSpec>(Kernel::onesweep_pass),
       contract<OnesweepCopyBackPush, OnesweepCopyBackSpec>(Kernel::onesweep_copy_back),
-      contract<PartitionPlanPush, OnesweepKeySpec>(Kernel::partition_plan),
+      contract<PartitionPlanPush, KeySpec>(Kernel::partition_plan),
       contract<RadixCountPush>(Kernel::radix_count),
       contract<RadixScatterPush>(Kernel::radix_scatter),
       contract<SegmentIotaPush>(Kernel::segment_iota),

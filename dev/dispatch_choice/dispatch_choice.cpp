@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../common/dev_vulkan.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
 #include "vulkan/buffer.hpp"
 #include "vulkan/recorder.hpp"
@@ -169,13 +170,13 @@ int main(int argc, char** argv) {
         vkCmdResetQueryPool(cmd, queries, 0, 2);
         Recorder rec(impl, cmd);
         for (int i = 0; i < warmup_copies; ++i)
-          rec.dispatch(Kernel::copy_elements, {256, 1}, 4096,
+          rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}), 4096,
                        CopyElementsPush{warm_src.address(), warm_dst.address(), 0,
                                         uint32_t(warm_words), 4096});
         Recorder::full_barrier(cmd);
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries, 0);
         // The real work: copy 2^18 keys (256 workgroups of 256, grid-stride x4).
-        rec.dispatch(Kernel::copy_elements, {256, 1}, 256,
+        rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}), 256,
                      CopyElementsPush{key_src.address(), key_dst.address(), 0, keys, 256});
         if (extra == 0) {
           rec.compute_barrier();
@@ -206,20 +207,23 @@ int main(int argc, char** argv) {
           switch (form) {
             case Form::direct:
               nothing.group_count = 1;
-              rec.dispatch(Kernel::copy_elements, {256, 1}, 1, nothing);
+              rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}), 1,
+                           nothing);
               break;
             case Form::direct256:
             case Form::cond0:
             case Form::cond1:
-              rec.dispatch(Kernel::copy_elements, {256, 1}, 256, nothing);
+              rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}), 256,
+                           nothing);
               break;
             case Form::indirect0:
-              rec.dispatch_indirect(Kernel::copy_elements, {256, 1}, control, 12 * d, nothing);
+              rec.dispatch_indirect(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}),
+                                    control, 12 * d, nothing);
               break;
             case Form::indirect1:
               nothing.group_count = 1;
-              rec.dispatch_indirect(Kernel::copy_elements, {256, 1}, control, 12 * (max_n + d),
-                                    nothing);
+              rec.dispatch_indirect(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}),
+                                    control, 12 * (max_n + d), nothing);
               break;
           }
           rec.compute_barrier();

@@ -12,8 +12,9 @@
 #include <numeric>
 #include <random>
 
-#include "dispatch/dispatch.hpp"
 #include "algorithms/small_sort/small_sort.hpp"
+#include "dispatch/dispatch.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
 #include "vulkan/buffer.hpp"
 
@@ -47,7 +48,7 @@ struct Warmup {
   void record(Recorder& rec) const {
     const uint32_t groups = 4096;
     for (int i = 0; i < copies; ++i)
-      rec.dispatch(Kernel::copy_elements, {256, 1}, groups,
+      rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{256, 1}), groups,
                    CopyElementsPush{src.address(), dst.address(), 0, uint32_t(words), groups});
   }
 };
@@ -229,7 +230,8 @@ int main(int argc, char** argv) {
                               queries, 0);
           for (int d = 0; d < f.dispatches; ++d) {
             if (d) barrier(cmd, f.indirect_barrier);
-            rec.dispatch(Kernel::copy_elements, {f.copy_workgroup, 1}, f.copy_groups,
+            rec.dispatch(Kernel::copy_elements,
+                         spec_constants(CopyElementsSpec{f.copy_workgroup, 1}), f.copy_groups,
                          CopyElementsPush{warmup.src.address(), floor_keys.address(), 0,
                                           f.copy_keys, f.copy_groups});
           }

@@ -9,6 +9,7 @@
 #include "dispatch/dispatch.hpp"
 #include "host/host_path.hpp"
 #include "host/out_of_core.hpp"
+#include "primitives/glsl/spec_constants.h"
 #include "primitives/scan.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -276,7 +277,7 @@ struct Sorter::Impl {
       return;
     }
     if (r.wide_count) {
-      rec.dispatch(Kernel::count_narrow, {64}, 1,
+      rec.dispatch(Kernel::count_narrow, spec_constants(WorkgroupSpec{64}), 1,
                    CountNarrowPush{r.wide_count, t.count_address, uint32_t(t.n)});
       rec.compute_barrier();
     }

@@ -5,7 +5,8 @@
 // any count above max_n, never wrapped.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "spec_constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
 
 #define PUSH_COUNT_NARROW
 #include "push.h"

@@ -14,6 +14,7 @@
 
 #include "device_exchange.hpp"
 #include "host/host_path.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
 #include "split.hpp"
 #include "vulkan/buffer.hpp"
@@ -469,7 +470,7 @@ class Staging {
     const uint64_t words = bytes / 4;
     const uint32_t groups = uint32_t(std::max<uint64_t>(1, (words + workgroup - 1) / workgroup));
     Recorder rec(impl, cmd);
-    rec.dispatch(Kernel::copy_elements, {workgroup, 1}, groups,
+    rec.dispatch(Kernel::copy_elements, spec_constants(CopyElementsSpec{workgroup, 1}), groups,
                  CopyElementsPush{src, dst, 0, uint32_t(words), groups});
   }
   void wait(uint32_t s) {

@@ -15,6 +15,7 @@
 
 #include "host/byte_count.hpp"
 #include "tuning/tuning.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
 
 namespace gpusort {
@@ -563,7 +564,7 @@ class StagedJob {
     const uint32_t groups = std::max<uint32_t>(1, (words + copy_workgroup - 1) / copy_workgroup);
     Recorder rec(ctx_, cmd);
     rec.dispatch(
-        Kernel::copy_elements, {copy_workgroup, 1}, groups,
+        Kernel::copy_elements, spec_constants(CopyElementsSpec{copy_workgroup, 1}), groups,
         CopyElementsPush{from.address() + from_offset, to.address() + to_offset, 0, words, groups});
   }
 

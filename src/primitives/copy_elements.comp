@@ -2,8 +2,9 @@
 // Copies n elements of WORDS 32-bit words each (the last step of an odd number of passes).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint WORDS = 1;
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = COPY_ELEMENTS_ID_WORDS) const uint WORDS = 1;
 
 #define PUSH_COPY_ELEMENTS
 #include "push.h"

@@ -4,8 +4,9 @@
 // each block's prefix to its elements. Scratch: the totals of every level.
 #include "primitives/scan.hpp"
 
-#include "primitives/sort_spec.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
+#include "primitives/sort_spec.hpp"
 
 namespace gpusort {
 
@@ -34,7 +35,8 @@ void record_scan(Recorder& rec, VkDeviceAddress in, VkDeviceAddress out, uint64_
   if (n == 0) return;
   const Kernel blocks_kernel = spec.u64 ? Kernel::scan_blocks_u64 : Kernel::scan_blocks_u32;
   const Kernel add_kernel = spec.u64 ? Kernel::scan_add_u64 : Kernel::scan_add_u32;
-  const std::vector<uint32_t> specialization{scan_workgroup, scan_items};
+  const std::vector<uint32_t> specialization =
+      spec_constants(ScanKernelSpec{scan_workgroup, scan_items});
   uint64_t blocks = (n + scan_block - 1) / scan_block;
   VkDeviceAddress totals = blocks > 1 ? scratch : 0;
   rec.dispatch(blocks_kernel, specialization, blocks,

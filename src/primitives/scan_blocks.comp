@@ -10,8 +10,9 @@
 #define SCAN_ARRAY U32Array
 #endif
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint ITEMS = 8;
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = SCAN_ID_ITEMS) const uint ITEMS = 8;
 
 #define PUSH_SCAN_BLOCKS
 #include "push.h"

@@ -30,8 +30,8 @@ inline uint64_t ceil_pow2(uint64_t x) {
   return x <= 1 ? 1 : std::bit_ceil(x);
 }
 
-// Specialization constants 0..7 of the tile kernels (primitives/glsl/tile_constants.h;
-// bitonic_global takes the first seven, .key).
+// The tile kernels' specialization constants (TileSpec, primitives/glsl/tile_constants.h;
+// bitonic_global takes the shared prefix alone, .key).
 inline TileSpec tile_specialization(const SortSpec& spec, uint32_t workgroup, uint32_t tile) {
   return {.key = {.workgroup = workgroup,
                   .key_words = spec.key_words,

@@ -8,6 +8,7 @@
 // Indices >= n hold virtual +inf keys: every comparator moves the smaller key to the lower
 // index, so the padding never moves and is never read or written. Keys are mapped to radix
 // order by bitonic_local and back by the last pass. Not stable: equal keys may be reordered.
+#include "algorithms/networks/constants.h"
 #include "algorithms/networks/networks.hpp"
 #include "algorithms/networks/push.h"
 #include "primitives/tile_shapes.hpp"

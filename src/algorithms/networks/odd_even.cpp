@@ -3,6 +3,7 @@
 // gathered by origin) back in place. One dispatch, no scratch; stable (only strictly smaller
 // right keys swap). O(n^2) work: meant for arrays of a few thousand keys at most, and limited
 // to what fits one workgroup's shared memory.
+#include "algorithms/networks/constants.h"
 #include "algorithms/networks/networks.hpp"
 #include "algorithms/networks/push.h"
 #include "primitives/tile_shapes.hpp"

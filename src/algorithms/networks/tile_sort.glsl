@@ -1,17 +1,18 @@
 // Shared by the comparison sorts bitonic and odd-even transposition:
 // a tile of up to TILE keys held in shared memory in radix order and, when values are sorted,
 // each key's origin (its slot when loaded), so values move once, by a gather, when the tile is
-// written back. Include after common.glsl; declares specialization constants 0..7:
-//   0 workgroup size, 1 KEY_WORDS, 2 KEY_KIND, 3 DESCENDING, 4 VALUE_WORDS (see keys.glsl),
-//   5 BEGIN_BIT, 6 END_BIT (the compared bit range of the radix-ordered key), 7 TILE.
-#include "tile_constants.h"
-layout(local_size_x_id = TILE_ID_WORKGROUP) in;
-layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
-layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
-layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
-layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
-layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
-layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
+// written back. Include after common.glsl; declares the tile kernels' specialization constants
+// (primitives/glsl/tile_constants.h): the workgroup size, KEY_WORDS, KEY_KIND, DESCENDING,
+// VALUE_WORDS (see keys.glsl), BEGIN_BIT, END_BIT (the compared bit range of the radix-ordered
+// key), then TILE.
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = SPEC_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = SPEC_ID_END_BIT) const uint END_BIT = 32;
 layout(constant_id = TILE_ID_TILE) const uint TILE = 1024;
 
 #include "keys.glsl"

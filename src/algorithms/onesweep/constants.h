@@ -5,12 +5,13 @@
 #ifndef GPUSORT_ONESWEEP_CONSTANTS_H
 #define GPUSORT_ONESWEEP_CONSTANTS_H
 
-// Every kernel: the workgroup size, then the key's layout (onesweep_common.glsl).
-#define ONESWEEP_ID_WORKGROUP 0
-#define ONESWEEP_ID_KEY_WORDS 1
-#define ONESWEEP_ID_KEY_KIND 2
-#define ONESWEEP_ID_DESCENDING 3
-#define ONESWEEP_ID_VALUE_WORDS 4
+// Every kernel: the workgroup size, then the key's layout (onesweep_common.glsl): the shared
+// prefix, KeySpec (primitives/glsl/spec_constants.h; onesweep_clear has the workgroup alone).
+#ifdef __cplusplus
+#include "primitives/glsl/spec_constants.h"
+#else
+#include "spec_constants.h"
+#endif
 
 // onesweep_histogram.comp
 #define ONESWEEP_HISTOGRAM_ID_KEYS_PER_THREAD 5
@@ -38,37 +39,24 @@
 
 #ifdef __cplusplus
 
-#include "vulkan/specialization.hpp"
-
 namespace gpusort {
 
-// The constants every Onesweep kernel starts with (onesweep_clear has the workgroup alone).
-struct OnesweepKeySpec {
-  uint32_t workgroup, key_words, key_kind, descending, value_words;
-};
 struct OnesweepHistogramSpec {
-  OnesweepKeySpec key;
+  KeySpec key;
   uint32_t keys_per_thread, wide_indices;
 };
 struct OnesweepPassSpec {
-  OnesweepKeySpec key;
+  KeySpec key;
   uint32_t min_subgroup_size, max_subgroup_size, keys_per_thread, spin_limit,
       publish_refusal_period, lookback_window, profile_omit, full_tile_copy, guess_tile,
       counters_in_exchange, partition_pass, wide_indices, claim_by_id, persistent, prefetch_next;
 };
 struct OnesweepCopyBackSpec {
-  OnesweepKeySpec key;
+  KeySpec key;
   uint32_t wide_indices;
 };
 
 // Each field at 4 x its constant's id, and nothing after the last.
-GPUSORT_SPEC_AT(OnesweepKeySpec, workgroup, ONESWEEP_ID_WORKGROUP);
-GPUSORT_SPEC_AT(OnesweepKeySpec, key_words, ONESWEEP_ID_KEY_WORDS);
-GPUSORT_SPEC_AT(OnesweepKeySpec, key_kind, ONESWEEP_ID_KEY_KIND);
-GPUSORT_SPEC_AT(OnesweepKeySpec, descending, ONESWEEP_ID_DESCENDING);
-GPUSORT_SPEC_AT(OnesweepKeySpec, value_words, ONESWEEP_ID_VALUE_WORDS);
-static_assert(sizeof(OnesweepKeySpec) == 4 * (ONESWEEP_ID_VALUE_WORDS + 1));
-
 GPUSORT_SPEC_AT(OnesweepHistogramSpec, keys_per_thread, ONESWEEP_HISTOGRAM_ID_KEYS_PER_THREAD);
 GPUSORT_SPEC_AT(OnesweepHistogramSpec, wide_indices, ONESWEEP_HISTOGRAM_ID_WIDE_INDICES);
 static_assert(sizeof(OnesweepHistogramSpec) == 4 * (ONESWEEP_HISTOGRAM_ID_WIDE_INDICES + 1));

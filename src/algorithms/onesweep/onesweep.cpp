@@ -244,7 +244,7 @@ class Onesweep final : public OnesweepSort {
     const uint32_t state_words = uint32_t(l.state_bytes / 4);
     const uint32_t clear_groups = groups_for(state_words, clear_workgroup, max_clear_groups);
     rec.dispatch(
-        Kernel::onesweep_clear, {clear_workgroup}, clear_groups,
+        Kernel::onesweep_clear, spec_constants(WorkgroupSpec{clear_workgroup}), clear_groups,
         OnesweepClearPush{t.scratch + l.state, t.count_address,
                           t.scratch + l.dispatch + dispatch_histogram * dispatch_command_bytes, t.n,
                           state_words, clear_groups, histogram_groups, histogram_keys_per_round,
@@ -318,11 +318,11 @@ class Onesweep final : public OnesweepSort {
     // The specialization constants every step starts with: the workgroup size and the key's
     // (constants.h).
     auto key_spec = [&](uint32_t workgroup) {
-      return OnesweepKeySpec{.workgroup = workgroup,
-                             .key_words = spec_.key_words,
-                             .key_kind = spec_.key_kind,
-                             .descending = spec_.descending,
-                             .value_words = spec_.value_words};
+      return KeySpec{.workgroup = workgroup,
+                     .key_words = spec_.key_words,
+                     .key_kind = spec_.key_kind,
+                     .descending = spec_.descending,
+                     .value_words = spec_.value_words};
     };
     // Where the plan writes the dispatches of the passes and the copy-back, and with a GPU-side
     // count the clear the histogram's.

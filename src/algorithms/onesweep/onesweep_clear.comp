@@ -5,7 +5,8 @@
 // from the count (the histogram's last workgroup makes the plan, which sizes the other steps).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "spec_constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
 
 #define PUSH_ONESWEEP_CLEAR
 #include "push.h"

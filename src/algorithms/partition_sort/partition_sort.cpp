@@ -70,11 +70,11 @@ class PartitionSort final : public SortAlgorithm {
     const VkDeviceAddress segment_count = t.scratch + l.segment_count;
     onesweep_->record_around(rec, t, [&](const OnesweepStages& s) {
       rec.dispatch(Kernel::partition_plan,
-                   spec_constants(OnesweepKeySpec{.workgroup = radix,
-                                                  .key_words = spec_.key_words,
-                                                  .key_kind = spec_.key_kind,
-                                                  .descending = spec_.descending,
-                                                  .value_words = spec_.value_words}),
+                   spec_constants(KeySpec{.workgroup = radix,
+                                          .key_words = spec_.key_words,
+                                          .key_kind = spec_.key_kind,
+                                          .descending = spec_.descending,
+                                          .value_words = spec_.value_words}),
                    1,
                    PartitionPlanPush{s.digit_offsets, s.control, t.count_address, segment_offsets,
                                      segment_count, s.dispatch, uint32_t(t.n), s.pass_count,

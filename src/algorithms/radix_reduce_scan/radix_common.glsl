@@ -2,12 +2,13 @@
 // Each of `group_count` workgroups owns one contiguous range of the input, a whole number of
 // workgroup-wide rounds long, so per-(digit, workgroup) counts scanned digit-major give every
 // workgroup its global offset per digit.
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint KEY_KIND = 0;
-layout(constant_id = 3) const uint DESCENDING = 0;
-layout(constant_id = 4) const uint VALUE_WORDS = 0;
-layout(constant_id = 5) const uint MIN_SUBGROUP_SIZE = 8;
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = RADIX_ID_MIN_SUBGROUP_SIZE) const uint MIN_SUBGROUP_SIZE = 8;
 
 const uint RADIX = 256;
 

@@ -8,8 +8,10 @@
 // pass count ends with one copy back into the caller's buffers.
 #include "algorithms/radix_reduce_scan/radix_reduce_scan.hpp"
 
+#include "algorithms/radix_reduce_scan/constants.h"
 #include "algorithms/radix_reduce_scan/push.h"
 #include "algorithms/sort_algorithm.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
 #include "primitives/scan.hpp"
 
@@ -63,9 +65,13 @@ class RadixReduceScan final : public SortAlgorithm {
     if (t.n <= 1 && t.count_address == 0) return;
     const Layout l = layout(t.n);
     const uint32_t groups = group_count(t.n);
-    const std::vector<uint32_t> specialization{workgroup_,        spec_.key_words,
-                                               spec_.key_kind,    spec_.descending,
-                                               spec_.value_words, ctx_.info.min_subgroup_size};
+    const std::vector<uint32_t> specialization =
+        spec_constants(RadixSpec{.key = {.workgroup = workgroup_,
+                                         .key_words = spec_.key_words,
+                                         .key_kind = spec_.key_kind,
+                                         .descending = uint32_t(spec_.descending),
+                                         .value_words = spec_.value_words},
+                                 .min_subgroup_size = ctx_.info.min_subgroup_size});
     VkDeviceAddress keys[2] = {t.keys, t.scratch + l.keys_alt};
     VkDeviceAddress values[2] = {t.values, t.scratch + l.values_alt};
     const VkDeviceAddress counts = t.scratch + l.digit_counts;
@@ -94,10 +100,12 @@ class RadixReduceScan final : public SortAlgorithm {
                         VkDeviceAddress values) const {
     uint32_t groups =
         uint32_t(std::min<uint64_t>((t.n + copy_workgroup - 1) / copy_workgroup, 4096));
-    rec.dispatch(Kernel::copy_elements, {copy_workgroup, spec_.key_words}, groups,
+    rec.dispatch(Kernel::copy_elements,
+                 spec_constants(CopyElementsSpec{copy_workgroup, spec_.key_words}), groups,
                  CopyElementsPush{keys, t.keys, t.count_address, uint32_t(t.n), groups});
     if (spec_.value_words)
-      rec.dispatch(Kernel::copy_elements, {copy_workgroup, spec_.value_words}, groups,
+      rec.dispatch(Kernel::copy_elements,
+                   spec_constants(CopyElementsSpec{copy_workgroup, spec_.value_words}), groups,
                    CopyElementsPush{values, t.values, t.count_address, uint32_t(t.n), groups});
     rec.compute_barrier();
   }

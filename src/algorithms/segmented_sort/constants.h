@@ -1,7 +1,9 @@
-// The specialization constants of the segmented sort's fast-path kernels, written once for the host
-// (C++) and the kernels (GLSL): a kernel declares each constant at the id defined here, and the
-// host passes a struct whose fields are the constants in id order (spec_constants,
-// vulkan/specialization.hpp), checked field by field below.
+// The specialization constants of the segmented sort's kernels, written once for the host (C++)
+// and the kernels (GLSL): each kernel's own constants after the shared prefix it takes
+// (primitives/glsl/spec_constants.h); a kernel declares each constant at the id defined here, and
+// the host passes a struct whose fields are the constants in id order (spec_constants,
+// vulkan/specialization.hpp), checked field by field below. segment_iota and segment_large_scan
+// take the workgroup alone (WorkgroupSpec).
 #ifndef GPUSORT_SEGMENTED_SORT_CONSTANTS_H
 #define GPUSORT_SEGMENTED_SORT_CONSTANTS_H
 
@@ -11,16 +13,24 @@
 #include "tile_constants.h"
 #endif
 
-// segment_classify.comp
-#define SEGMENT_CLASSIFY_ID_WORKGROUP 0
+// segment_ids.comp, segment_count.comp: u32 (1) or u64 (2) offsets, after the workgroup
+#define SEGMENT_OFFSETS_ID_OFFSET_WORDS 1
+
+// segment_gather.comp: 32-bit words per element, after the workgroup
+#define SEGMENT_GATHER_ID_WORDS 1
+
+// segment_large_compact.comp, segment_large_gather.comp, after the workgroup
+#define SEGMENT_LARGE_ID_KEY_WORDS 1
+#define SEGMENT_LARGE_ID_VALUE_WORDS 2
+
+// segment_classify.comp, after the workgroup
 #define SEGMENT_CLASSIFY_ID_OFFSET_WORDS 1
 #define SEGMENT_CLASSIFY_ID_LOG2_FIRST_CLASS_SLOTS 2
 #define SEGMENT_CLASSIFY_ID_CLASS_COUNT 3
 #define SEGMENT_CLASSIFY_ID_KEY_WORDS 4
 #define SEGMENT_CLASSIFY_ID_VALUE_WORDS 5
 
-// segment_plan.comp
-#define SEGMENT_PLAN_ID_WORKGROUP 0
+// segment_plan.comp, after the workgroup
 #define SEGMENT_PLAN_ID_OFFSET_WORDS 1
 #define SEGMENT_PLAN_ID_LOG2_FIRST_CLASS_SLOTS 2
 #define SEGMENT_PLAN_ID_CLASS_COUNT 3
@@ -40,14 +50,7 @@
 #define SEGMENT_MERGE_ID_LOG2_SEGMENT_SLOTS 8
 #define SEGMENT_MERGE_ID_OFFSET_WORDS 9
 
-// segment_bucket.comp
-#define SEGMENT_BUCKET_ID_WORKGROUP 0
-#define SEGMENT_BUCKET_ID_KEY_WORDS 1
-#define SEGMENT_BUCKET_ID_KEY_KIND 2
-#define SEGMENT_BUCKET_ID_DESCENDING 3
-#define SEGMENT_BUCKET_ID_VALUE_WORDS 4
-#define SEGMENT_BUCKET_ID_BEGIN_BIT 5
-#define SEGMENT_BUCKET_ID_END_BIT 6
+// segment_bucket.comp, after the workgroup, key layout and compared bits
 #define SEGMENT_BUCKET_ID_MIN_SUBGROUP_SIZE 7
 #define SEGMENT_BUCKET_ID_MAX_SUBGROUP_SIZE 8
 #define SEGMENT_BUCKET_ID_KEYS_PER_THREAD 9
@@ -60,10 +63,32 @@
 
 namespace gpusort {
 
+struct SegmentOffsetsSpec {
+  uint32_t workgroup, offset_words;
+};
+GPUSORT_SPEC_AT(SegmentOffsetsSpec, workgroup, SPEC_ID_WORKGROUP);
+GPUSORT_SPEC_AT(SegmentOffsetsSpec, offset_words, SEGMENT_OFFSETS_ID_OFFSET_WORDS);
+static_assert(sizeof(SegmentOffsetsSpec) == 4 * (SEGMENT_OFFSETS_ID_OFFSET_WORDS + 1));
+
+struct SegmentGatherSpec {
+  uint32_t workgroup, words;
+};
+GPUSORT_SPEC_AT(SegmentGatherSpec, workgroup, SPEC_ID_WORKGROUP);
+GPUSORT_SPEC_AT(SegmentGatherSpec, words, SEGMENT_GATHER_ID_WORDS);
+static_assert(sizeof(SegmentGatherSpec) == 4 * (SEGMENT_GATHER_ID_WORDS + 1));
+
+struct SegmentLargeSpec {
+  uint32_t workgroup, key_words, value_words;
+};
+GPUSORT_SPEC_AT(SegmentLargeSpec, workgroup, SPEC_ID_WORKGROUP);
+GPUSORT_SPEC_AT(SegmentLargeSpec, key_words, SEGMENT_LARGE_ID_KEY_WORDS);
+GPUSORT_SPEC_AT(SegmentLargeSpec, value_words, SEGMENT_LARGE_ID_VALUE_WORDS);
+static_assert(sizeof(SegmentLargeSpec) == 4 * (SEGMENT_LARGE_ID_VALUE_WORDS + 1));
+
 struct SegmentClassifySpec {
   uint32_t workgroup, offset_words, log2_first_class_slots, class_count, key_words, value_words;
 };
-GPUSORT_SPEC_AT(SegmentClassifySpec, workgroup, SEGMENT_CLASSIFY_ID_WORKGROUP);
+GPUSORT_SPEC_AT(SegmentClassifySpec, workgroup, SPEC_ID_WORKGROUP);
 GPUSORT_SPEC_AT(SegmentClassifySpec, offset_words, SEGMENT_CLASSIFY_ID_OFFSET_WORDS);
 GPUSORT_SPEC_AT(SegmentClassifySpec, log2_first_class_slots,
                 SEGMENT_CLASSIFY_ID_LOG2_FIRST_CLASS_SLOTS);
@@ -76,7 +101,7 @@ struct SegmentPlanSpec {
   uint32_t workgroup, offset_words, log2_first_class_slots, class_count, log2_min_tile, clear,
       tile_classes, merge_workgroup, bucketed;
 };
-GPUSORT_SPEC_AT(SegmentPlanSpec, workgroup, SEGMENT_PLAN_ID_WORKGROUP);
+GPUSORT_SPEC_AT(SegmentPlanSpec, workgroup, SPEC_ID_WORKGROUP);
 GPUSORT_SPEC_AT(SegmentPlanSpec, offset_words, SEGMENT_PLAN_ID_OFFSET_WORDS);
 GPUSORT_SPEC_AT(SegmentPlanSpec, log2_first_class_slots, SEGMENT_PLAN_ID_LOG2_FIRST_CLASS_SLOTS);
 GPUSORT_SPEC_AT(SegmentPlanSpec, class_count, SEGMENT_PLAN_ID_CLASS_COUNT);
@@ -106,17 +131,10 @@ GPUSORT_SPEC_AT(SegmentMergeSpec, offset_words, SEGMENT_MERGE_ID_OFFSET_WORDS);
 static_assert(sizeof(SegmentMergeSpec) == 4 * (SEGMENT_MERGE_ID_OFFSET_WORDS + 1));
 
 struct SegmentBucketSpec {
-  uint32_t workgroup, key_words, key_kind, descending, value_words, begin_bit, end_bit,
-      min_subgroup_size, max_subgroup_size, keys_per_thread, log2_segment_slots, offset_words,
+  SortKeySpec key;
+  uint32_t min_subgroup_size, max_subgroup_size, keys_per_thread, log2_segment_slots, offset_words,
       log2_first_class_slots, class_count;
 };
-GPUSORT_SPEC_AT(SegmentBucketSpec, workgroup, SEGMENT_BUCKET_ID_WORKGROUP);
-GPUSORT_SPEC_AT(SegmentBucketSpec, key_words, SEGMENT_BUCKET_ID_KEY_WORDS);
-GPUSORT_SPEC_AT(SegmentBucketSpec, key_kind, SEGMENT_BUCKET_ID_KEY_KIND);
-GPUSORT_SPEC_AT(SegmentBucketSpec, descending, SEGMENT_BUCKET_ID_DESCENDING);
-GPUSORT_SPEC_AT(SegmentBucketSpec, value_words, SEGMENT_BUCKET_ID_VALUE_WORDS);
-GPUSORT_SPEC_AT(SegmentBucketSpec, begin_bit, SEGMENT_BUCKET_ID_BEGIN_BIT);
-GPUSORT_SPEC_AT(SegmentBucketSpec, end_bit, SEGMENT_BUCKET_ID_END_BIT);
 GPUSORT_SPEC_AT(SegmentBucketSpec, min_subgroup_size, SEGMENT_BUCKET_ID_MIN_SUBGROUP_SIZE);
 GPUSORT_SPEC_AT(SegmentBucketSpec, max_subgroup_size, SEGMENT_BUCKET_ID_MAX_SUBGROUP_SIZE);
 GPUSORT_SPEC_AT(SegmentBucketSpec, keys_per_thread, SEGMENT_BUCKET_ID_KEYS_PER_THREAD);

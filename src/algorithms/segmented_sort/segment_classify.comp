@@ -11,7 +11,7 @@
 #include "common.glsl"
 
 #include "constants.h"
-layout(local_size_x_id = SEGMENT_CLASSIFY_ID_WORKGROUP) in;
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
 // 1: u32 offsets, 2: u64.
 layout(constant_id = SEGMENT_CLASSIFY_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
 layout(constant_id = SEGMENT_CLASSIFY_ID_LOG2_FIRST_CLASS_SLOTS) const uint LOG2_FIRST_CLASS_SLOTS = 3;

@@ -4,8 +4,9 @@
 // the dispatch of the global path's step kernels sized from it.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;  // one invocation works: the rest fill whole subgroups
-layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;  // one invocation works: the rest fill whole subgroups
+layout(constant_id = SEGMENT_OFFSETS_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
 
 #define PUSH_SEGMENT_COUNT
 #include "push.h"

@@ -3,8 +3,9 @@
 // words (keys and values, from the copies taken before the sorts, into the caller's buffers).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint WORDS = 1;
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = SEGMENT_GATHER_ID_WORDS) const uint WORDS = 1;
 
 #define PUSH_SEGMENT_GATHER
 #include "push.h"

@@ -6,8 +6,9 @@
 // order, never an access outside offsets[0..S].
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = SEGMENT_OFFSETS_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;  // 1: u32 offsets, 2: u64
 
 #define PUSH_SEGMENT_IDS
 #include "push.h"

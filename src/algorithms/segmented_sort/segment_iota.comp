@@ -3,7 +3,8 @@
 // sorts carry along as their values, so that the caller never builds an iota).
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
 
 #define PUSH_SEGMENT_IOTA
 #include "push.h"

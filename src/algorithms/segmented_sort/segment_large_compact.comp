@@ -8,9 +8,10 @@
 // path's classes never touch, so it runs beside them.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint KEY_WORDS = 1;
-layout(constant_id = 2) const uint VALUE_WORDS = 0;
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = SEGMENT_LARGE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = SEGMENT_LARGE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
 
 #define PUSH_SEGMENT_LARGE_COMPACT
 #include "push.h"

@@ -7,7 +7,8 @@
 // most max_n / (largest class + 1) entries, so one workgroup loops over it.
 #include "common.glsl"
 
-layout(local_size_x_id = 0) in;
+#include "constants.h"
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
 
 #define PUSH_SEGMENT_LARGE_SCAN
 #include "push.h"

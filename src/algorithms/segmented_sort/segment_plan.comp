@@ -11,7 +11,7 @@
 #include "common.glsl"
 
 #include "constants.h"
-layout(local_size_x_id = SEGMENT_PLAN_ID_WORKGROUP) in;
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
 // Unused since the large segments moved to segment_large_scan; kept so the constant ids stay put.
 layout(constant_id = SEGMENT_PLAN_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
 layout(constant_id = SEGMENT_PLAN_ID_LOG2_FIRST_CLASS_SLOTS) const uint LOG2_FIRST_CLASS_SLOTS = 3;

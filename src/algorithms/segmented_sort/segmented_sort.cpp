@@ -55,8 +55,9 @@
 #include "algorithms/segmented_sort/constants.h"
 #include "algorithms/segmented_sort/push.h"
 #include "algorithms/small_sort/small_sort.hpp"
-#include "tuning/tuning.hpp"
+#include "primitives/constants.h"
 #include "primitives/push.h"
+#include "tuning/tuning.hpp"
 
 namespace gpusort {
 
@@ -457,7 +458,7 @@ class Segmented final : public SegmentedSort {
     }
     rec.dispatch(Kernel::segment_plan, plan_spec(0), 1, plan_push());
     if (large)
-      rec.dispatch(Kernel::segment_large_scan, {step_workgroup}, 1,
+      rec.dispatch(Kernel::segment_large_scan, spec_constants(WorkgroupSpec{step_workgroup}), 1,
                    SegmentLargeScanPush{large->large_count, large->sizes, large->bases,
                                         large->count, large->count + step_dispatch_offset,
                                         uint32_t(t.n), uint32_t(large->capacity), step_groups(t.n),
@@ -525,7 +526,8 @@ class Segmented final : public SegmentedSort {
     const Layout& l = large.global;
     const uint32_t groups = step_groups(t.n);
     record_step(rec, t, true, large.count_slot, Kernel::segment_large_compact,
-                {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+                spec_constants(
+                    SegmentLargeSpec{step_workgroup, spec_.sort.key_words, spec_.sort.value_words}),
                 SegmentLargeCompactPush{t.keys, t.values, t.scratch + l.ids,
                                         spec_.write_keys ? t.scratch + l.key_copy : 0,
                                         spec_.sort.value_words ? t.scratch + l.value_copy : 0,
@@ -544,13 +546,15 @@ class Segmented final : public SegmentedSort {
                           ids = t.scratch + l.ids;
     const uint32_t n = uint32_t(t.n), groups = step_groups(t.n);
     record_inner(rec, *by_key_, sort_keys, origins, t, l, large.count);
-    record_step(rec, t, true, large.count_slot, Kernel::segment_ids, {step_workgroup, 1},
+    record_step(rec, t, true, large.count_slot, Kernel::segment_ids,
+                spec_constants(SegmentOffsetsSpec{step_workgroup, 1}),
                 SegmentIdsPush{origins, ids, large.bases, large.count, large.large_count, n,
                                uint32_t(large.capacity), groups});
     rec.compute_barrier();
     record_inner(rec, *by_segment(large.capacity), ids, origins, t, l, large.count);
     record_step(rec, t, true, large.count_slot, Kernel::segment_large_gather,
-                {step_workgroup, spec_.sort.key_words, spec_.sort.value_words},
+                spec_constants(
+                    SegmentLargeSpec{step_workgroup, spec_.sort.key_words, spec_.sort.value_words}),
                 SegmentLargeGatherPush{spec_.write_keys ? t.scratch + l.key_copy : 0,
                                        t.keys_out ? t.keys_out : t.keys,
                                        spec_.sort.value_words ? t.scratch + l.value_copy : 0,
@@ -589,13 +593,13 @@ class Segmented final : public SegmentedSort {
     rec.dispatch_indirect(
         Kernel::segment_bucket,
         spec_constants(SegmentBucketSpec{
-            .workgroup = bucket_workgroup_,
-            .key_words = spec_.sort.key_words,
-            .key_kind = spec_.sort.key_kind,
-            .descending = uint32_t(spec_.sort.descending),
-            .value_words = spec_.sort.value_words,
-            .begin_bit = spec_.sort.begin_bit,
-            .end_bit = spec_.sort.end_bit,
+            .key = {.workgroup = bucket_workgroup_,
+                    .key_words = spec_.sort.key_words,
+                    .key_kind = spec_.sort.key_kind,
+                    .descending = uint32_t(spec_.sort.descending),
+                    .value_words = spec_.sort.value_words,
+                    .begin_bit = spec_.sort.begin_bit,
+                    .end_bit = spec_.sort.end_bit},
             .min_subgroup_size = ctx_.info.min_subgroup_size,
             .max_subgroup_size = ctx_.info.max_subgroup_size,
             .keys_per_thread = bucket_keys_per_thread_,
@@ -636,28 +640,33 @@ class Segmented final : public SegmentedSort {
     };
 
     if (gpu_count) {
-      rec.dispatch(Kernel::segment_count, {step_workgroup, spec_.offset_words}, 1,
+      rec.dispatch(Kernel::segment_count,
+                   spec_constants(SegmentOffsetsSpec{step_workgroup, spec_.offset_words}), 1,
                    SegmentCountPush{t.offsets, t.segment_count_address, count,
                                     count + step_dispatch_offset, n, uint32_t(t.segments), groups,
                                     step_workgroup, ctx_.info.max_workgroup_count_x});
       rec.indirect_barrier();
     }
-    step(Kernel::segment_iota, {step_workgroup}, SegmentIotaPush{origins, count, n, groups});
+    step(Kernel::segment_iota, spec_constants(WorkgroupSpec{step_workgroup}),
+         SegmentIotaPush{origins, count, n, groups});
     if (t.n <= 1 && keys_out == t.keys && values_out == t.values) {  // in order, its index 0
       rec.compute_barrier();
       return;
     }
     if (copy_keys)
-      step(Kernel::copy_elements, {step_workgroup, spec_.sort.key_words},
+      step(Kernel::copy_elements,
+           spec_constants(CopyElementsSpec{step_workgroup, spec_.sort.key_words}),
            CopyElementsPush{t.keys, key_copy, count, n, groups});
     if (values)
-      step(Kernel::copy_elements, {step_workgroup, spec_.sort.value_words},
+      step(Kernel::copy_elements,
+           spec_constants(CopyElementsSpec{step_workgroup, spec_.sort.value_words}),
            CopyElementsPush{t.values, value_copy, count, n, groups});
     rec.compute_barrier();
 
     record_inner(rec, *by_key_, t.keys, origins, t, l, count);
     if (seg) {
-      step(Kernel::segment_ids, {step_workgroup, spec_.offset_words},
+      step(Kernel::segment_ids,
+           spec_constants(SegmentOffsetsSpec{step_workgroup, spec_.offset_words}),
            SegmentIdsPush{origins, ids, t.offsets, count, t.segment_count_address, n,
                           uint32_t(t.segments), groups});
       rec.compute_barrier();
@@ -665,10 +674,12 @@ class Segmented final : public SegmentedSort {
     }
 
     if (copy_keys)
-      step(Kernel::segment_gather, {step_workgroup, spec_.sort.key_words},
+      step(Kernel::segment_gather,
+           spec_constants(SegmentGatherSpec{step_workgroup, spec_.sort.key_words}),
            SegmentGatherPush{key_copy, keys_out, origins, count, n, groups});
     if (values)
-      step(Kernel::segment_gather, {step_workgroup, spec_.sort.value_words},
+      step(Kernel::segment_gather,
+           spec_constants(SegmentGatherSpec{step_workgroup, spec_.sort.value_words}),
            SegmentGatherPush{value_copy, values_out, origins, count, n, groups});
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }

@@ -8,13 +8,13 @@
 #include "common.glsl"
 
 #include "constants.h"
-layout(local_size_x_id = TILE_ID_WORKGROUP) in;
-layout(constant_id = TILE_ID_KEY_WORDS) const uint KEY_WORDS = 1;
-layout(constant_id = TILE_ID_KEY_KIND) const uint KEY_KIND = 0;
-layout(constant_id = TILE_ID_DESCENDING) const uint DESCENDING = 0;
-layout(constant_id = TILE_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
-layout(constant_id = TILE_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
-layout(constant_id = TILE_ID_END_BIT) const uint END_BIT = 32;
+layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
+layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
+layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
+layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
+layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+layout(constant_id = SPEC_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
+layout(constant_id = SPEC_ID_END_BIT) const uint END_BIT = 32;
 layout(constant_id = TILE_ID_TILE) const uint TILE = 1024;
 // As in small_sort_tile.
 layout(constant_id = SMALL_SORT_MERGE_ID_BUCKET_BITS) const uint BUCKET_BITS = 8;
@@ -27,8 +27,8 @@ layout(constant_id = SMALL_SORT_MERGE_ID_BUCKET_BITS) const uint BUCKET_BITS = 8
 #endif
 
 // LANES_PER_KEY (a define: the variant needs subgroup shuffles) splits each key's searches over
-// that many neighbouring invocations of a subgroup (specialization constant 9, a power of two up
-// to the subgroup size): each takes every LANES-th round of tiles, and their counts are summed by
+// LANES neighbouring invocations of a subgroup (a specialization constant, a power of two up to
+// the subgroup size): each takes every LANES-th round of tiles, and their counts are summed by
 // shuffles. With many tiles a key's rounds then overlap instead of running one after the other.
 #ifdef LANES_PER_KEY
 #extension GL_KHR_shader_subgroup_shuffle : require
