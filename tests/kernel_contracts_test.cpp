@@ -1,34 +1,30 @@
-// The host-kernel contracts, read back from the embedded SPIR-V: each kernel's push-constant block
-// ends where the C++ struct the host pushes ends (both come from one push.h, selected by the
-// kernel's PUSH_* define: a kernel that selects another kernel's block fails here), and no kernel
-// declares a specialization constant beyond the struct the host passes for it. No device needed.
+// The host-kernel contracts, read back from the embedded SPIR-V, for every kernel of the generated
+// kernel list (kernels.hpp): each kernel's kernels.cmake entry names the structs the host passes
+// to it (push=, spec=; kernel_contracts.hpp, generated from those lists), its push-constant block
+// has the members and ends where that C++ struct ends (both come from one push.h, selected by the
+// kernel's PUSH_* define: a kernel that selects another kernel's block fails here), and it
+// declares no specialization constant beyond that spec struct. A kernel whose entry names no
+// structs fails. No device needed.
+#include "kernel_contracts.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <map>
-#include <set>
 #include <span>
+#include <string>
+#include <vector>
 
-#include "algorithms/networks/push.h"
-#include "algorithms/onesweep/constants.h"
-#include "algorithms/onesweep/push.h"
-#include "algorithms/partition_sort/push.h"
-#include "algorithms/radix_reduce_scan/push.h"
-#include "algorithms/segmented_sort/constants.h"
-#include "algorithms/segmented_sort/push.h"
-#include "algorithms/small_sort/constants.h"
-#include "algorithms/small_sort/push.h"
-#include "api/push.h"
 #include "kernels.hpp"
-#include "primitives/push.h"
 
 namespace gpusort {
 namespace {
 
 // What a kernel's SPIR-V says about its push constants and specialization constants.
 struct Interface {
-  uint32_t push_end = 0;     // bytes: the end of the push-constant block's last member
+  uint32_t push_end = 0;      // bytes: the end of the push-constant block's last member
+  uint32_t push_members = 0;  // the block's members
   uint32_t max_spec_id = 0;  // the largest SpecId (with has_spec)
   bool has_push = false, has_spec = false;
 };
@@ -65,91 +61,63 @@ Interface read_interface(std::span<const uint32_t> code) {
   for (uint32_t m = 0; m < members.size(); ++m)
     result.push_end =
         std::max(result.push_end, offsets.at(block).at(m) + scalar_bytes.at(members[m]));
+  result.push_members = uint32_t(members.size());
   result.has_push = true;
   return result;
 }
 
-struct Contract {
+// The host's structs for each kernel, and what its SPIR-V declares.
+struct Checked {
   Kernel kernel;
-  size_t push_bytes, push_align;
-  size_t spec_constants;  // 0: not described by a struct
+  kernel_contracts::Row contract;
+  Interface interface;
 };
-template <class Push, class Spec = void>
-Contract contract(Kernel kernel) {
-  if constexpr (std::is_void_v<Spec>)
-    return {kernel, sizeof(Push), alignof(Push), 0};
-  else
-    return {kernel, sizeof(Push), alignof(Push), sizeof(Spec) / 4};
+std::vector<Checked> every_kernel() {
+  std::vector<Checked> kernels;
+  for (uint32_t k = 0; k < kernel_count; ++k) {
+    const Kernel kernel = Kernel(k);
+    kernels.push_back(
+        {kernel, kernel_contracts::table()[k], read_interface(embedded_shader(kernel))});
+  }
+  return kernels;
 }
 
-std::vector<Contract> contracts() {
-  return {
-      contract<CountNarrowPush>(Kernel::count_narrow),
-      contract<ScanBlocksPush>(Kernel::scan_blocks_u32),
-      contract<ScanBlocksPush>(Kernel::scan_blocks_u64),
-      contract<ScanAddPush>(Kernel::scan_add_u32),
-      contract<ScanAddPush>(Kernel::scan_add_u64),
-      contract<CopyElementsPush>(Kernel::copy_elements),
-      contract<BitonicLocalPush, TileSpec>(Kernel::bitonic_local),
-      contract<BitonicLocalPush, TileSpec>(Kernel::bitonic_local_disperse),
-      contract<BitonicGlobalPush, SortKeySpec>(Kernel::bitonic_global),
-      contract<OddEvenPush, TileSpec>(Kernel::odd_even),
-      contract<OnesweepClearPush>(Kernel::onesweep_clear),
-      contract<OnesweepHistogramPush, OnesweepHistogramSpec>(Kernel::onesweep_histogram),
-      contract<OnesweepPassPush, OnesweepPassSpec>(Kernel::onesweep_pass),
-      contract<OnesweepCopyBackPush, OnesweepCopyBackSpec>(Kernel::onesweep_copy_back),
-      contract<PartitionPlanPush, KeySpec>(Kernel::partition_plan),
-      contract<RadixCountPush>(Kernel::radix_count),
-      contract<RadixScatterPush>(Kernel::radix_scatter),
-      contract<SegmentIotaPush>(Kernel::segment_iota),
-      contract<SegmentIdsPush>(Kernel::segment_ids),
-      contract<SegmentGatherPush>(Kernel::segment_gather),
-      contract<SegmentCountPush>(Kernel::segment_count),
-      contract<SegmentClassifyPush, SegmentClassifySpec>(Kernel::segment_classify),
-      contract<SegmentPlanPush, SegmentPlanSpec>(Kernel::segment_plan),
-      contract<SegmentSortTilePush, SegmentSortTileSpec>(Kernel::segment_sort_tile_i2),
-      contract<SegmentSortTilePush, SegmentSortTileSpec>(Kernel::segment_sort_tile_i4),
-      contract<SegmentSortTilePush, SegmentSortTileSpec>(Kernel::segment_sort_tile_i8),
-      contract<SegmentMergePush, SegmentMergeSpec>(Kernel::segment_merge_r4),
-      contract<SegmentMergePush, SegmentMergeSpec>(Kernel::segment_merge_r8),
-      contract<SegmentBucketPush, SegmentBucketSpec>(Kernel::segment_bucket),
-      contract<SegmentLargeScanPush>(Kernel::segment_large_scan),
-      contract<SegmentLargeCompactPush>(Kernel::segment_large_compact),
-      contract<SegmentLargeGatherPush>(Kernel::segment_large_gather),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i1),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i2),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i2_keys32),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i2_keys64),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i4),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i4_keys32),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i4_keys64),
-      contract<SmallSortTilePush, SmallSortTileSpec>(Kernel::small_sort_tile_i8),
-      contract<SmallSortMergePush, SmallSortMergeSpec>(Kernel::small_sort_merge_r4),
-      contract<SmallSortMergePush, SmallSortMergeSpec>(Kernel::small_sort_merge_r8),
-      contract<SmallSortMergePush, SmallSortMergeSpec>(Kernel::small_sort_merge_r4_lanes),
-  };
-}
-
-TEST(KernelContracts, PushBlocksEndWhereTheHostStructsEnd) {
-  std::set<Kernel> seen;
-  for (const Contract& c : contracts()) {
+TEST(KernelContracts, EveryKernelNamesItsStructs) {
+  for (const Checked& c : every_kernel()) {
     SCOPED_TRACE(std::string(kernel_name(c.kernel)));
-    EXPECT_TRUE(seen.insert(c.kernel).second) << "listed twice";
-    const Interface k = read_interface(embedded_shader(c.kernel));
-    ASSERT_TRUE(k.has_push);
+    EXPECT_FALSE(c.contract.push.empty()) << "its kernels.cmake entry names no push= struct";
+    EXPECT_FALSE(c.contract.spec.empty()) << "its kernels.cmake entry names no spec= struct";
+  }
+}
+
+TEST(KernelContracts, PushBlocksMatchTheHostStructs) {
+  for (const Checked& c : every_kernel()) {
+    if (c.contract.push.empty()) continue;  // EveryKernelNamesItsStructs fails
+    SCOPED_TRACE(std::string(kernel_name(c.kernel)) + " pushes " + std::string(c.contract.push));
+    ASSERT_TRUE(c.interface.has_push);
+    EXPECT_EQ(c.interface.push_members, c.contract.push_members);
     // The C++ struct is the block rounded up to its alignment.
-    EXPECT_EQ((k.push_end + c.push_align - 1) / c.push_align * c.push_align, c.push_bytes);
+    const size_t align = c.contract.push_align;
+    EXPECT_EQ((c.interface.push_end + align - 1) / align * align, c.contract.push_bytes);
   }
 }
 
 TEST(KernelContracts, SpecializationConstantsWithinTheHostStructs) {
-  for (const Contract& c : contracts()) {
-    if (c.spec_constants == 0) continue;
-    SCOPED_TRACE(std::string(kernel_name(c.kernel)));
-    const Interface k = read_interface(embedded_shader(c.kernel));
-    ASSERT_TRUE(k.has_spec);
-    EXPECT_LT(k.max_spec_id, c.spec_constants);
+  for (const Checked& c : every_kernel()) {
+    if (c.contract.spec.empty()) continue;  // EveryKernelNamesItsStructs fails
+    SCOPED_TRACE(std::string(kernel_name(c.kernel)) + " takes " + std::string(c.contract.spec));
+    ASSERT_TRUE(c.interface.has_spec);  // the workgroup size at least
+    EXPECT_LT(c.interface.max_spec_id, c.contract.spec_constants);
   }
+}
+
+// The member counter of the generated table: a push block's scalars.
+TEST(KernelContracts, MemberCountCountsScalars) {
+  struct Three {
+    uint64_t a;
+    uint32_t b, c;
+  };
+  EXPECT_EQ(kernel_contracts::member_count<Three>(), 3u);
 }
 
 // The reader itself: a block of (u64, u32) ends at 12, and the largest SpecId is found.
@@ -203,6 +171,7 @@ TEST(KernelContracts, ReaderFindsBlockEndAndSpecIds) {
   const Interface k = read_interface(code);
   EXPECT_TRUE(k.has_push);
   EXPECT_EQ(k.push_end, 12u);
+  EXPECT_EQ(k.push_members, 2u);
   EXPECT_TRUE(k.has_spec);
   EXPECT_EQ(k.max_spec_id, 7u);
 }
