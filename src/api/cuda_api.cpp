@@ -32,11 +32,9 @@ uint64_t sort_scratch(const SortSpec& spec, uint64_t n) {
 
 // The scratch of one call: the sort's, then `extra` buffers of the given bytes, each aligned.
 struct Scratch {
-  uint64_t sort = 0;
   uint64_t offsets[3] = {};
   uint64_t total = 0;
-  Scratch(uint64_t sort_bytes, std::initializer_list<uint64_t> extra) : sort(sort_bytes) {
-    total = sort_bytes;
+  Scratch(uint64_t sort_bytes, std::initializer_list<uint64_t> extra) : total(sort_bytes) {
     size_t i = 0;
     for (uint64_t bytes : extra) {
       offsets[i++] = total;

@@ -55,7 +55,6 @@ CudaEnvironment cuda_environment() {
     e.prefetch_tiles = uint32_t(std::stoul(v));
   }
   e.face_tile = read("GPUSORT_CUDA_FACE_TILE");
-  e.face_block = read("GPUSORT_CUDA_FACE_BLOCK");
   e.module = read("GPUSORT_CUDA_MODULE");
   if (!e.module.empty() && e.module != "ptx" && e.module != "cubin")
     throw Error("GPUSORT_CUDA_MODULE='" + e.module + "' is not ptx or cubin");

@@ -20,14 +20,12 @@ KernelPath requested_kernel_path(KernelPath option);
 //   GPUSORT_CUDA_MODULE=ptx|cubin  the only kind of embedded image loaded (both backends)
 //   GPUSORT_CUDA_FACE_TILE=<name>  the CUDA face's Onesweep pass row of that variant name
 //                                  (cuda_kernels.hpp), for measurements
-//   GPUSORT_CUDA_FACE_BLOCK=<t>x<i> the CUDA face's one-block sort of that shape where several
-//                                  hold n (small_sort/cuda/block_sort.hpp), for measurements
 // Any other value throws gpusort::Error naming the variable and the value.
 struct CudaEnvironment {
   std::optional<uint32_t> histogram;
   std::optional<uint32_t> prefetch_tiles;
   std::string module;  // "", "ptx" or "cubin"
-  std::string face_tile, face_block;
+  std::string face_tile;
 };
 CudaEnvironment cuda_environment();
 // Refuses a bad GPUSORT_KERNELS or CudaEnvironment value: every sort request checks them

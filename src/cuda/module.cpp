@@ -17,9 +17,9 @@ struct Module::Functions {
   std::map<std::string, CUfunction> by_name;
 };
 
-Module::Module(CUcontext context) : context_(context), functions_(new Functions) {
+Module::Module(CUcontext context)
+    : context_(context), functions_(std::make_unique<Functions>()) {
 #if !GPUSORT_CUDA_KERNELS
-  delete functions_;
   throw Error("the CUDA face cannot run: the library was built without the CUDA kernels (no nvcc)");
 #else
   const Driver& d = driver();
@@ -60,7 +60,6 @@ Module::Module(CUcontext context) : context_(context), functions_(new Functions)
     }
     failures += " PTX compute_" + std::to_string(ptx.arch) + ": error " + std::to_string(r) + ";";
   }
-  delete functions_;
   if (failures.empty()) failures = " no image for sm_" + std::to_string(arch) + ";";
   failures.pop_back();
   throw Error("the CUDA face cannot run: the embedded CUDA kernels did not load on sm_" +
@@ -70,7 +69,6 @@ Module::Module(CUcontext context) : context_(context), functions_(new Functions)
 
 Module::~Module() {
   if (module_) driver().module_unload(module_);
-  delete functions_;
 }
 
 CUfunction Module::function(const std::string& name, uint32_t dynamic_shared) {

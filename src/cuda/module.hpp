@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "cuda/driver.hpp"
@@ -31,7 +32,7 @@ class Module {
   CUmodule module_ = nullptr;
   uint32_t sm_count_ = 0, shared_optin_ = 0;
   std::string loaded_;
-  Functions* functions_;
+  std::unique_ptr<Functions> functions_;
 };
 
 // The context `stream` belongs to (for the null stream: the calling thread's current context),

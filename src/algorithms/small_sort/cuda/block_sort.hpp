@@ -9,8 +9,7 @@ namespace gpusort::cuda {
 
 // One kernel per row: its key width, whether it carries 4-byte values, its block and keys per
 // thread (the most it sorts: threads x items). Rows of one key class follow each other from the
-// smallest capacity up; the host takes the first that holds n (or, for measurements, the one of that
-// capacity GPUSORT_CUDA_FACE_BLOCK=<threads>x<items>r<radix bits> names).
+// smallest capacity up; the host takes the first that holds n.
 struct BlockSortShape {
   const char* kernel;
   uint32_t key_words, value_words;
