@@ -73,14 +73,15 @@ class Sort:
         return None
 
     def rank(self, wanted):
-        """The process id of rank `wanted` (a child of mpirun)."""
+        """The process id of rank `wanted` (a child of mpirun). ProcessLookupError where the rank
+        has exited already (the run ended first, which a loaded machine makes likelier)."""
         with open(f"/proc/{self.process.pid}/task/{self.process.pid}/children") as f:
             children = [int(pid) for pid in f.read().split()]
         for pid in children:
             with open(f"/proc/{pid}/environ", "rb") as f:
                 if f"OMPI_COMM_WORLD_RANK={wanted}".encode() in f.read().split(b"\0"):
                     return pid
-        raise RuntimeError(f"rank {wanted} not found among mpirun's children {children}")
+        raise ProcessLookupError(f"rank {wanted} is not among mpirun's children {children}")
 
     def seconds_until_no_temporary(self, limit):
         """Seconds until no temporary file is left (or the run ended), at most `limit`."""
