@@ -73,6 +73,16 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28, kHintWholeTile, "384x28"},
     {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
     {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
+    // Small tiles for the sizes just above the one-block sort: more blocks per pass.
+    {"gpusort_onesweep_pass_k32_w256x8", 1, 0, 256, 2, 8, kHintWholeTile, "256x8"},
+    {"gpusort_onesweep_pass_k32_w256x16", 1, 0, 256, 2, 16, kHintWholeTile, "256x16"},
+    {"gpusort_onesweep_pass_k64_w256x8", 2, 0, 256, 2, 8, kHintWholeTile, "256x8"},
+    {"gpusort_onesweep_pass_k64_w256x16", 2, 0, 256, 2, 16, kHintWholeTile, "256x16"},
+    {"gpusort_onesweep_pass_k32_v32_w256x8", 1, 1, 256, 2, 8, kHintWholeTile, "256x8"},
+    {"gpusort_onesweep_pass_k32_v32_w256x16", 1, 1, 256, 2, 16, kHintWholeTile, "256x16"},
+    {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile, "256x8"},
+    {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile, "256x16"},
+    {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile, "256x24"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
@@ -80,21 +90,34 @@ inline constexpr uint32_t kCudaPassShapeCount =
 // (GPUSORT_CUDA_FACE_TILE names another row of the class, for measurements). Chosen by
 // `cub_baseline --gpusort` at 2^22-2^28 on the H200 among 384 x 14-32, 512 x 10-20 and 256 x 16-20
 // tiles, CUB time / ours (docs/PERFORMANCE.md, "The CUDA face"):
-//   u32   512x20 1.20-1.23 at 2^22; 384x32 1.23-1.25 at 2^24-2^28 (384x20 1.09-1.13)
+//   u32   256x8 1.27-1.48 at 2^14-2^18 (512x20 0.98-1.14); 256x16 1.21 at 2^19;
+//         512x20 1.14 at 2^20, 1.20-1.23 at 2^22; 384x32 1.23-1.25 at 2^24-2^28 (384x20 1.09-1.13)
 //   f32   512x20 1.23 at 2^22; 384x32 1.10-1.12 at 2^24-2^28 (384x20 0.97-1.04)
-//   u64   384x20 1.19-1.27 (384x14 1.03-1.18, 384x22 1.17-1.20: spills)
-//   u32+u32  384x23 1.10 at 2^22; 384x28 1.00-1.03 at 2^24-2^28 (384x32 spills: 0.88-0.95)
-//   u64+u32  384x16 0.98-1.08 (384x15, 384x18 0.96-1.07; 384x20 and 384x24 below)
+//   u64   256x8 1.26-1.59 at 2^13-2^18 (384x20 0.95-1.24); 256x16 1.17-1.21 at 2^19-2^20;
+//         384x20 1.19-1.27 above (384x14 1.03-1.18, 384x22 1.17-1.20: spills)
+//   u32+u32  256x8 1.38-1.61 at 2^13-2^18 (384x23 1.07-1.12); 256x16 1.27 at 2^19; 384x23 1.10-1.15
+//            at 2^20-2^22; 384x28 1.00-1.04 at 2^24-2^28 (384x32 spills: 0.88-0.95; 384x18 with
+//            three blocks an SM 0.85-0.92)
+//   u64+u32  256x8 1.27-1.43 at 2^13-2^18 (384x16 1.04-1.11); 256x16 1.16-1.19 at 2^19-2^20;
+//            384x16 0.98-1.08; 256x24 1.00-1.02 at 2^25-2^28 (384x16 0.98-1.01; 512x12 0.96-1.01;
+//            384x14 with three blocks an SM 0.77-0.81)
 struct CudaFaceTile {
   uint32_t key_class;
   unsigned long long max_n;
   const char* variant;
 };
 inline constexpr CudaFaceTile kCudaFaceTiles[] = {
-    {0, (1ull << 23) - 1, "512x20"}, {0, ~0ull, "384x32"},  // u32, i32, f32
-    {1, (1ull << 23) - 1, "384x23"}, {1, ~0ull, "384x28"},  // with 4-byte values
-    {2, ~0ull, "384x20"},                                   // 64-bit keys
-    {3, ~0ull, "384x16"},                                   // with 4-byte values
+    // u32, i32, f32
+    {0, 1ull << 18, "256x8"}, {0, 1ull << 19, "256x16"}, {0, (1ull << 23) - 1, "512x20"},
+    {0, ~0ull, "384x32"},
+    // with 4-byte values
+    {1, 1ull << 18, "256x8"}, {1, 1ull << 19, "256x16"}, {1, (1ull << 23) - 1, "384x23"},
+    {1, ~0ull, "384x28"},
+    // 64-bit keys
+    {2, 1ull << 18, "256x8"}, {2, 1ull << 20, "256x16"}, {2, ~0ull, "384x20"},
+    // with 4-byte values
+    {3, 1ull << 18, "256x8"}, {3, 1ull << 20, "256x16"}, {3, (1ull << 25) - 1, "384x16"},
+    {3, ~0ull, "256x24"},
 };
 
 constexpr uint32_t cuda_pass_dynamic_shared(const CudaPassShape& shape) {

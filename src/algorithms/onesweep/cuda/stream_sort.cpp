@@ -80,14 +80,16 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
          h.threads, 0, stream,
          onesweep_histogram_params(spec, l, a, shape.threads * shape.items, 1, 1, 65535));
 
-  // 3. One pass per digit.
+  // 3. One pass per digit (GPUSORT_CUDA_PREFETCH, for measurements: prefetch ahead).
+  OnesweepPassSwitches switches;
+  switches.prefetch_tiles = cuda_environment().prefetch_tiles.value_or(0);
   const uint32_t order = cuda_key_order(spec.key_kind, spec.descending);
   const uint32_t shared = cuda_pass_dynamic_shared(shape);
   const CUfunction pass_function =
       module.function(std::string(shape.kernel) + kCudaKeyOrderSuffixes[order], shared);
   for (uint32_t pass = 0; pass < onesweep_passes(spec); ++pass)
     launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream,
-           onesweep_pass_params(spec, l, a, pass, OnesweepPassSwitches{}));
+           onesweep_pass_params(spec, l, a, pass, switches));
 
   // 4. The copy-back, where the result lies in the scratch copies.
   const OnesweepCopyBackParams copy{
