@@ -101,6 +101,12 @@ class _Torch:
             self.dtypes[tdtype] = d
         return d
 
+    def current_stream(self, device):
+        raw = getattr(self.torch._C, "_cuda_getCurrentRawStream", None)  # the handle, no object
+        if raw is not None:
+            return raw(device.index)
+        return self.torch.cuda.current_stream(device).cuda_stream
+
     def dtype(self, np_dtype):
         return getattr(self.torch, np.dtype(np_dtype).name)
 
@@ -113,7 +119,7 @@ class _Torch:
         _check_shape(t, len(shape))
         n = shape[0]
         if stream is None:
-            stream = self.torch.cuda.current_stream(dev).cuda_stream
+            stream = self.current_stream(dev)
         return DeviceArray(t, t.data_ptr(), n, dtype, t.stride(0), False, dev.index, stream,
                            self, None, "torch")
 

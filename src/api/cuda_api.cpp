@@ -206,13 +206,13 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   const Scratch layout = sort_layout(spec, value_bytes, n, numpy);
   const CallScratch scratch(options, layout.total, stream);
   const int aside_buffer = value_bytes == 8 ? 2 : 0;
-  const NumpyOrder numpy_order(module, spec, address(keys), scratch.at(layout.offsets[aside_buffer]),
+  const NumpyOrder order_pass(module, spec, address(keys), scratch.at(layout.offsets[aside_buffer]),
                                scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
-  if (numpy) numpy_order.before();
+  if (numpy) order_pass.before();
   StreamTargets t{address(keys), address(values), address(options.count), scratch.at(0), n};
   if (value_bytes != 8) {
     sort_in_place(module, spec, t, stream);
-    if (numpy) numpy_order.after();
+    if (numpy) order_pass.after();
     return;
   }
   // 8-byte values: sorted by their positions, then gathered from a copy.
@@ -227,7 +227,7 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
               {values, reinterpret_cast<const void*>(copy),
                reinterpret_cast<const uint32_t*>(positions), options.count, n},
               stream);
-  if (numpy) numpy_order.after();
+  if (numpy) order_pass.after();
 }
 
 void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t index_bytes,
