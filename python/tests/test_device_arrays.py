@@ -292,3 +292,172 @@ def test_no_driver_is_one_line():
     # Empty arrays too: the driver is checked first.
     with pytest.raises(gpusort.Error, match="cannot sort a "):
         gpusort.sort_(FakeDLPack(n=0))
+
+
+# ---- the PyTorch path, end to end, with a fake torch in host memory ----
+
+class FakeDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return f"torch.{self.name}"
+
+
+class FakeDevice:
+    type, index = "cuda", 0
+
+
+class FakeTensor:
+    """A torch.Tensor on "cuda" as gpusort reads it, its memory a NumPy array."""
+
+    def __init__(self, array):
+        self.a = array
+        self.device = FakeDevice()
+        self.dtype = FakeTorch.dtypes[array.dtype.name]
+        self.requires_grad = False
+
+    @property
+    def shape(self):
+        return self.a.shape
+
+    def stride(self, d):
+        return self.a.strides[d] // self.a.itemsize
+
+    def data_ptr(self):
+        return self.a.__array_interface__["data"][0]
+
+    def clone(self, memory_format=None):
+        return FakeTensor(np.array(self.a, order="C", copy=True))
+
+    def copy_(self, source):
+        self.a[...] = source.a
+        return self
+
+
+FakeTensor.__module__ = "faketorch"
+
+
+class FakeTorch:
+    dtypes = {name: FakeDtype(name) for name in
+              ("uint32", "int32", "float32", "uint64", "int64", "float64", "uint8", "float16")}
+    contiguous_format = None
+    STREAM = 0x5EED
+
+    def __getattr__(self, name):
+        return self.dtypes[name]
+
+    def empty(self, n, dtype, device):
+        return FakeTensor(np.empty(n, dtype=dtype.name))
+
+    class cuda:  # noqa: N801
+        current_device = staticmethod(lambda: 0)
+
+    class _C:  # noqa: N801
+        _cuda_getCurrentRawStream = staticmethod(lambda index: FakeTorch.STREAM)
+
+
+def _host_view(address, n, dtype):
+    dtype = np.dtype(dtype)
+    return np.frombuffer((ctypes.c_char * (n * dtype.itemsize)).from_address(address), dtype)
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    """The CUDA face replaced by gpusort's host sort of the same memory (on the default Vulkan
+    device), every argument the package passes checked on the way."""
+    monkeypatch.setitem(_device._libraries, "faketorch", _device._Torch(FakeTorch()))
+    monkeypatch.setattr(_device, "_driver_why", "")
+    scratch = {}
+    key_dtypes = {v: k for k, v in _device._KEY_TYPES.items()}
+
+    def take_scratch(address, nbytes, need):
+        assert nbytes == need and (need == 0) == (address == 0)
+        scratch["bytes"] = scratch.get("bytes", 0) + need
+
+    def cuda_sort(key_type, keys, values, value_bytes, n, stream, descending, begin_bit, end_bit,
+                  numpy_order, address, nbytes):
+        assert stream == FakeTorch.STREAM
+        take_scratch(address, nbytes, _core.cuda_scratch_bytes(
+            key_type, value_bytes, n, descending, begin_bit, end_bit, numpy_order))
+        k = _host_view(keys, n, key_dtypes[key_type])
+        kw = dict(descending=descending, total_order=not numpy_order,
+                  begin_bit=begin_bit if end_bit else None, end_bit=end_bit or None)
+        if values:
+            gpusort.sort_by_key_(k, _host_view(values, n, f"u{value_bytes}"), **kw)
+        else:
+            gpusort.sort_(k, **kw)
+
+    def cuda_argsort(key_type, keys, indices, index_bytes, n, stream, descending, begin_bit,
+                     end_bit, numpy_order, sorted_keys, address, nbytes):
+        assert stream == FakeTorch.STREAM
+        take_scratch(address, nbytes, _core.cuda_argsort_scratch_bytes(
+            key_type, index_bytes, n, descending, begin_bit, end_bit, numpy_order,
+            sorted_keys != 0))
+        k = _host_view(keys, n, key_dtypes[key_type])
+        order = gpusort.argsort(k, descending=descending, total_order=not numpy_order,
+                                begin_bit=begin_bit if end_bit else None,
+                                end_bit=end_bit or None)
+        _host_view(indices, n, f"u{index_bytes}")[...] = order
+        if sorted_keys:
+            _host_view(sorted_keys, n, k.dtype)[...] = k[order]
+
+    monkeypatch.setattr(_core, "cuda_sort", cuda_sort)
+    monkeypatch.setattr(_core, "cuda_argsort", cuda_argsort)
+    return scratch
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint32, np.float64])
+def test_torch_path_end_to_end(fake_torch, rng, dtype):
+    keys = (rng.standard_normal(5000) * 100).astype(dtype)
+    if keys.dtype.kind == "f":
+        keys[::7] = np.nan
+        keys[::11] = -0.0
+    order = np.argsort(keys, kind="stable")
+    expected = keys[order]
+    x = FakeTensor(keys.copy())
+    result = gpusort.sort(x)
+    assert isinstance(result, FakeTensor) and result.a is not x.a
+    np.testing.assert_array_equal(result.a.view(f"u{keys.itemsize}"),
+                                  expected.view(f"u{keys.itemsize}"))
+    np.testing.assert_array_equal(x.a, keys)
+    indices = gpusort.argsort(x)
+    assert indices.a.dtype == np.int64
+    np.testing.assert_array_equal(indices.a, order)
+    np.testing.assert_array_equal(gpusort.argsort(x, dtype=FakeTorch.dtypes["int32"]).a, order)
+    values, indices = gpusort.sort(x, return_indices=True, descending=True)
+    down = np.argsort(-np.searchsorted(np.unique(keys), keys), kind="stable")
+    np.testing.assert_array_equal(indices.a, down)
+    np.testing.assert_array_equal(values.a, keys[down])
+    payload = FakeTensor(np.arange(keys.size, dtype=np.int64))
+    k, v = gpusort.sort_by_key(x, payload)
+    np.testing.assert_array_equal(v.a, order)
+    np.testing.assert_array_equal(payload.a, np.arange(keys.size))
+    # Strided: sorted in a contiguous copy, written back through the view.
+    base = FakeTensor(keys.copy())
+    view = FakeTensor(base.a[::2])
+    assert gpusort.sort_(view) is view
+    np.testing.assert_array_equal(base.a[::2], np.sort(keys[::2], kind="stable"))
+    np.testing.assert_array_equal(base.a[1::2], keys[1::2])
+    out = FakeTensor(np.empty_like(keys))
+    assert gpusort.sort(x, out=out) is out
+    np.testing.assert_array_equal(out.a, expected)
+    assert gpusort.sort_(x) is x
+    np.testing.assert_array_equal(x.a, expected)
+    assert fake_torch["bytes"] > 0  # scratch came from the tensor's library
+
+
+def test_torch_path_bits_and_refusals(fake_torch, rng):
+    keys = rng.integers(0, 1 << 20, 3000).astype(np.uint32)
+    x = FakeTensor(keys.copy())
+    low = keys & 0xFF
+    np.testing.assert_array_equal(gpusort.argsort(x, begin_bit=0, end_bit=8).a,
+                                  np.argsort(low, kind="stable"))
+    with pytest.raises(TypeError, match="unsupported array dtype float16 of a faketorch"):
+        gpusort.sort(FakeTensor(np.zeros(4, np.float16)))
+    grad = FakeTensor(keys.copy())
+    grad.requires_grad = True
+    with pytest.raises(ValueError, match="requires grad"):
+        gpusort.sort_(grad)
+    with pytest.raises(ValueError, match="must be 1-D"):
+        gpusort.sort(FakeTensor(np.zeros((2, 2), np.float32)))
