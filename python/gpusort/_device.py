@@ -186,8 +186,8 @@ class _CuPy:
 class _Numba:
     name = "numba"
 
-    def __init__(self, numba):
-        self.cuda = numba.cuda
+    def __init__(self, numba_cuda):
+        self.cuda = numba_cuda
 
     def empty(self, like, n, dtype):
         return self.cuda.device_array(n, dtype=dtype)

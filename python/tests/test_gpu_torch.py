@@ -61,12 +61,24 @@ def make_keys(rng, dtype, n, distribution):
     return np.ascontiguousarray(keys)
 
 
+SIGNED = {np.dtype(np.uint32): (np.int32, "uint32"), np.dtype(np.uint64): (np.int64, "uint64")}
+
+
 def to_gpu(a):
-    return torch.from_numpy(np.ascontiguousarray(a)).cuda()
+    """A CUDA tensor of a's dtype (unsigned ones made through their signed twins, which every
+    PyTorch moves between NumPy and the GPU)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype in SIGNED:
+        signed, name = SIGNED[a.dtype]
+        return torch.from_numpy(a.view(signed)).cuda().view(getattr(torch, name))
+    return torch.from_numpy(a).cuda()
 
 
 def to_host(t):
     torch.cuda.synchronize()
+    if t.dtype in (getattr(torch, "uint32", None), getattr(torch, "uint64", None)):
+        signed = torch.int32 if t.dtype == torch.uint32 else torch.int64
+        return t.view(signed).cpu().numpy().view(np.uint32 if signed == torch.int32 else np.uint64)
     return t.cpu().numpy()
 
 
