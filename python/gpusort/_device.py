@@ -396,9 +396,8 @@ def _check_writable(a, what):
 def _need_lib(a, what, call):
     if a.lib is None:
         raise TypeError(f"gpusort: {call} of a {_type_name(a.obj)} needs arrays made by its "
-                        "library, which gpusort does not know (it knows torch, cupy and numba); "
-                        f"sort it in place instead ({call.rstrip('()')}_ where there is one), "
-                        f"or pass a contiguous {what}")
+                        "library, which gpusort does not know (it knows torch, cupy and numba): "
+                        f"sort a contiguous {what} of it in place (sort_, sort_by_key_)")
     return a.lib
 
 
