@@ -47,6 +47,11 @@ struct Options {
   // nor the indices), the values of a sort that also returns its permutation; nullptr: the keys
   // are sorted in scratch and dropped.
   void* sorted_keys = nullptr;
+  // sort only: n device keys read from here (overlapping neither keys nor values) and sorted into
+  // keys, whose contents do not matter: a sorted copy without a copy of its own (in NumPy's
+  // order the copy is made by the pass that reads the keys anyway; with a count, keys beyond it
+  // are then left undefined); nullptr: keys sorted in place.
+  const void* keys_in = nullptr;
 };
 
 // Whether the CUDA face can run in this process: "" where the driver loads, else why not. (The

@@ -442,8 +442,9 @@ def _wrap(like, obj):
                        1, False, like.device, like.stream, lib, None, like.source)
 
 
-def _sort_in_place(k, v, opts):
-    """Enqueues the sort of contiguous k (and v) on k's stream."""
+def _sort_in_place(k, v, opts, keys_in=0):
+    """Enqueues the sort of contiguous k (and v) on k's stream; keys_in: the address of the
+    keys to sort into k instead (a sorted copy)."""
     _check_driver(k)
     if k.n == 0:
         return
@@ -454,7 +455,7 @@ def _sort_in_place(k, v, opts):
     with k.lib.guard(k) if k.lib else contextlib.nullcontext():
         buffer, scratch = _scratch(k, nbytes)
         _core.cuda_sort(key_type, k.ptr, v.ptr if v is not None else 0, value_bytes, k.n,
-                        k.stream, d, b, e, numpy_order, scratch, nbytes)
+                        k.stream, d, b, e, numpy_order, keys_in, scratch, nbytes)
         del buffer
 
 
@@ -490,6 +491,10 @@ def sort(a, opts, out=None, return_indices=False):
         sort_(out, opts)
         return out.obj
     with lib.guard(a):
+        if a.contiguous:  # sorted from a into a new array: no copy of its own
+            result = _wrap(a, lib.empty(a, a.n, a.dtype))
+            _sort_in_place(result, None, opts, keys_in=a.ptr)
+            return result.obj
         result = _wrap(a, lib.clone(a))
     _sort_in_place(result, None, opts)
     return result.obj

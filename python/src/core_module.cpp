@@ -506,13 +506,15 @@ uint64_t cuda_argsort_scratch_bytes(const std::string& key_type, uint32_t index_
                                               options);
 }
 
-// Enqueues the sort of n keys (and values: value_bytes 0, 4 or 8) at device addresses, in place,
-// on `stream` (a CUstream handle; 0: the legacy default stream). scratch 0: the face allocates.
+// Enqueues the sort of n keys (and values: value_bytes 0, 4 or 8) at device addresses, in place
+// (or, keys_in not 0, read from keys_in into keys), on `stream` (a CUstream handle; 0: the legacy
+// default stream). scratch 0: the face allocates.
 void cuda_sort(const std::string& key_type, uintptr_t keys, uintptr_t values,
                uint32_t value_bytes, uint64_t n, uintptr_t stream, bool descending,
-               uint32_t begin_bit, uint32_t end_bit, bool numpy_order, uintptr_t scratch,
-               uint64_t scratch_size) {
+               uint32_t begin_bit, uint32_t end_bit, bool numpy_order, uintptr_t keys_in,
+               uintptr_t scratch, uint64_t scratch_size) {
   auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.keys_in = device_pointer<const void>(keys_in);
   options.scratch = device_pointer<void>(scratch);
   options.scratch_size = scratch ? scratch_size : 0;
   const gpusort::KeyType type = gpusort::parse_key_type(key_type);

@@ -376,11 +376,14 @@ def fake_torch(monkeypatch):
         scratch["bytes"] = scratch.get("bytes", 0) + need
 
     def cuda_sort(key_type, keys, values, value_bytes, n, stream, descending, begin_bit, end_bit,
-                  numpy_order, address, nbytes):
+                  numpy_order, keys_in, address, nbytes):
         assert stream == FakeTorch.STREAM
         take_scratch(address, nbytes, _core.cuda_scratch_bytes(
             key_type, value_bytes, n, descending, begin_bit, end_bit, numpy_order))
         k = _host_view(keys, n, key_dtypes[key_type])
+        if keys_in:
+            assert not values
+            k[...] = _host_view(keys_in, n, k.dtype)
         kw = dict(descending=descending, total_order=not numpy_order,
                   begin_bit=begin_bit if end_bit else None, end_bit=end_bit or None)
         if values:

@@ -143,6 +143,7 @@ class NumpyOrder {
       : module_(module), suffix_(float_suffix(spec)), stream_(stream) {
     const uint32_t chunks = float_order_chunks(n);
     params_ = {reinterpret_cast<void*>(keys),
+               options.keys_in,
                reinterpret_cast<void*>(aside),
                reinterpret_cast<FloatOrderChunk*>(records),
                reinterpret_cast<FloatOrderTotals*>(records + chunks * sizeof(FloatOrderChunk)),
@@ -203,6 +204,11 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   const StreamContext context(stream);
   Module& module = module_for(context.context());
   const bool numpy = numpy_order(spec, options);
+  // A sorted copy: the keys copied first (in NumPy's order by the count pass, which reads them).
+  if (options.keys_in && !numpy)
+    check(driver().memcpy_dtod_async(address(keys), address(options.keys_in),
+                                     size_t(n * spec.key_words * 4), stream),
+          "cuMemcpyDtoDAsync");
   const Scratch layout = sort_layout(spec, value_bytes, n, numpy);
   const CallScratch scratch(options, layout.total, stream);
   const int aside_buffer = value_bytes == 8 ? 2 : 0;

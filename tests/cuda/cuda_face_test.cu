@@ -20,11 +20,13 @@
 
 #include "primitives/key_order.h"
 
-// cxx_face.cpp: the C++ face with numpy_float_order and sorted_keys; "" or the error's text.
+// cxx_face.cpp: the C++ face with numpy_float_order, sorted_keys and keys_in; "" or the error's
+// text.
 std::string cxx_face_call(bool argsort, int key_type, void* keys, void* values,
                           unsigned value_bytes, unsigned long long n, void* stream,
                           bool descending, unsigned begin_bit, unsigned end_bit,
-                          const unsigned* count, bool numpy_float_order, void* sorted_keys);
+                          const unsigned* count, bool numpy_float_order, void* sorted_keys,
+                          const void* keys_in);
 
 namespace {
 
@@ -95,6 +97,7 @@ struct Case {
   cudaStream_t stream;
   bool numpy = false;        // floats in NumPy's order (the C++ face's numpy_float_order)
   bool sorted_keys = false;  // argsort: the sorted keys returned too (the C++ face's sorted_keys)
+  bool keys_in = false;      // sort: the keys read from another array (the C++ face's keys_in)
 };
 
 // NumPy's order: -0.0 as +0.0, every NaN as the default quiet NaN (then compared by totalOrder).
@@ -130,7 +133,7 @@ std::string describe(const Case& c) {
                 c.argsort ? "argsort idx" : "values ", c.value_bytes, (unsigned long long)c.n,
                 (unsigned long long)c.count, distribution_names[c.distribution],
                 c.descending ? "desc" : "asc", c.begin_bit, c.end_bit,
-                c.numpy ? " numpy order" : "", c.sorted_keys ? " sorted keys" : "");
+                c.numpy ? " numpy order" : "", c.sorted_keys ? " sorted keys" : (c.keys_in ? " keys in" : ""));
   return text;
 }
 
@@ -171,10 +174,16 @@ void run(const Case& c, uint64_t seed) {
   if (c.count != c.n) o.count = d_count;
   gpusort_status status = GPUSORT_OK;
   std::string error;
-  if (c.numpy || c.sorted_keys) {
+  if (c.numpy || c.sorted_keys || c.keys_in) {
+    // keys_in: the keys from another array (d_sorted), into d_keys, which holds other bits first.
+    if (c.keys_in) {
+      cuda_check(cudaMemcpy(d_sorted, keys.data(), c.n * kb, cudaMemcpyHostToDevice), "cudaMemcpy");
+      cuda_check(cudaMemset(d_keys, 0xab, c.n * kb), "cudaMemset");
+      cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    }
     error = cxx_face_call(c.argsort, int(c.type->key), d_keys, vb ? d_values : nullptr, vb, c.n,
                           c.stream, c.descending, c.begin_bit, c.end_bit, o.count, c.numpy,
-                          c.sorted_keys ? d_sorted : nullptr);
+                          c.sorted_keys ? d_sorted : nullptr, c.keys_in ? d_sorted : nullptr);
     if (!error.empty()) status = GPUSORT_ERROR_INVALID_ARGUMENT;
   } else {
     status = c.argsort ? gpusort_cuda_argsort(c.type->key, d_keys, d_values, vb, c.n, c.stream, &o)
@@ -308,7 +317,13 @@ int main(int argc, char** argv) {
         for (uint32_t vb : {0u, 8u}) run(Case{t, vb, false, false, 0, 0, specials, n, count, stream, true}, ++seed);
       run(Case{t, 8, true, true, 0, 0, specials, n, n / 2, stream, true, true}, ++seed);
       run(Case{t, 8, true, false, 0, 0, specials, n, n, stream, false, true}, ++seed);
+      // Sorted copies: NumPy's order (the count pass copies) and totalOrder (a copy first).
+      for (bool numpy : {true, false})
+        for (bool desc : {false, true})
+          run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, numpy, false, true}, ++seed);
     }
+  for (const Type& t : types)
+    run(Case{&t, 0, false, false, 0, 0, uniform, 100000, 100000, stream, false, false, true}, ++seed);
   // The legacy default stream, with the runtime's context current.
   run(Case{&types[0], 4, false, false, 0, 0, uniform, 1u << 20, 1u << 20, nullptr}, ++seed);
   for (uint32_t n : {5000u, 1u << 22}) stream_ordering(stream, n);

@@ -46,11 +46,13 @@ template <class U>
 __device__ __forceinline__ void count(const FloatOrderParams& p) {
   using B = Bits<U>;
   const Chunk chunk = chunk_of(p);
-  const U* keys = static_cast<const U*>(p.keys);
+  U* keys = static_cast<U*>(p.keys);
+  const U* source = static_cast<const U*>(p.source);
   uint32_t zeros = 0, nans = 0, negatives = 0, odd = 0;
 #pragma unroll 4
   for (unsigned long long i = chunk.begin + threadIdx.x; i < chunk.end; i += kFloatOrderThreads) {
-    const U bits = keys[i];
+    const U bits = source != nullptr ? source[i] : keys[i];
+    if (source != nullptr) keys[i] = bits;
     const bool nan = B::is_nan(bits), zero = B::is_zero(bits);
     zeros += zero;
     nans += nan;

@@ -8,7 +8,8 @@
 // counts of negative keys, zeros and NaNs. Keys-only sorts and sorts with values:
 //
 //   count     per chunk (one block each): zeros, NaNs, negatives, and whether any key is not
-//             canonical (a -0.0, or a NaN other than the default one);
+//             canonical (a -0.0, or a NaN other than the default one); with a source, it
+//             copies the keys from there as it reads them (a sorted copy's copy);
 //   scan      one block: the chunks' offsets, the totals, the flag;
 //   set_aside where the flag is set: the zeros and NaNs copied aside in input order (a stable
 //             compaction), the keys made canonical in place;
@@ -37,6 +38,7 @@ struct FloatOrderTotals {
 
 struct FloatOrderParams {
   void* keys;                // the keys, sorted in place between set_aside and restore
+  const void* source;        // count copies the keys from here first, or null: they are in keys
   void* aside;               // room for n keys: the zeros, then the NaNs, in input order
   FloatOrderChunk* chunks;   // chunk_count records
   FloatOrderTotals* totals;  // one
