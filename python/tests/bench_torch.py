@@ -1,12 +1,13 @@
 """gpusort against PyTorch (and CuPy, where installed) on the same CUDA tensors and GPU.
 
     PYTHONPATH=build/python python3 python/tests/bench_torch.py [--json results.json]
-        [--dtypes f32,i32,i64] [--min-log2 20] [--max-log2 28] [--samples 9]
+        [--dtypes f32,i32,i64] [--min-log2 20] [--max-log2 28] [--samples 9] [--sample-keys 2^24]
 
 Per dtype and size (random keys: float32 normal, int32 and int64 uniform over their whole range),
 each call is timed with CUDA events on the current stream: a sample is `repeat` calls between
-two events (repeat makes a sample at least ~2 ms, so that the host's launch overhead overlaps
-the GPU's work as it does in a loop of calls), its time divided by repeat; the median of
+two events (repeat = max(1, --sample-keys / n), 16 at 2^20 by default, so that the host's launch
+overhead overlaps the GPU's work as it does in a loop of calls; --sample-keys 0: one call per
+sample), its time divided by repeat; the median of
 --samples samples after two warm-up samples is reported. The pairs compared (ratio = PyTorch's
 time / gpusort's):
 
@@ -45,9 +46,9 @@ def make(dtype, n, generator):
                          generator=generator).view(dtype)
 
 
-def time_call(call, n, samples):
+def time_call(call, n, samples, sample_keys):
     """Median milliseconds per call, from CUDA events around `repeat` calls per sample."""
-    repeat = max(1, (1 << 24) // n)
+    repeat = max(1, sample_keys // n)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     times = []
     for sample in range(samples + 2):
@@ -67,9 +68,10 @@ def check(name, dtype, n, x):
     g_sorted = gpusort.sort(x)
     g_order = gpusort.argsort(x)
     torch.cuda.synchronize()
-    problems = [what for what, ok in [
-        ("sort values", torch.equal(g_values, values)), ("sort indices", torch.equal(g_indices, indices)),
-        ("sort", torch.equal(g_sorted, values)), ("argsort", torch.equal(g_order, indices))] if not ok]
+    checks = [("sort values", torch.equal(g_values, values)),
+              ("sort indices", torch.equal(g_indices, indices)),
+              ("sort", torch.equal(g_sorted, values)), ("argsort", torch.equal(g_order, indices))]
+    problems = [what for what, ok in checks if not ok]
     if problems:
         sys.exit(f"{name} {dtype} 2^{n.bit_length() - 1}: gpusort's {', '.join(problems)} "
                  "differ from torch.sort's")
@@ -82,6 +84,8 @@ def main():
     parser.add_argument("--min-log2", type=int, default=20)
     parser.add_argument("--max-log2", type=int, default=28)
     parser.add_argument("--samples", type=int, default=9)
+    parser.add_argument("--sample-keys", type=int, default=1 << 24,
+                        help="calls per sample: max(1, this / n)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("bench_torch: torch.cuda has no CUDA device")
@@ -100,20 +104,20 @@ def main():
             n = 1 << log2
             x = make(dtype, n, generator)
             check(name, dtype, n, x)
+            def timed(call):
+                return time_call(call, n, args.samples, args.sample_keys)
+
             t = {
-                "torch_sort": time_call(lambda: torch.sort(x, stable=True), n, args.samples),
-                "gpusort_sort_indices": time_call(
-                    lambda: gpusort.sort(x, return_indices=True), n, args.samples),
-                "torch_sort_values": time_call(lambda: torch.sort(x, stable=True).values, n,
-                                               args.samples),
-                "gpusort_sort": time_call(lambda: gpusort.sort(x), n, args.samples),
-                "torch_argsort": time_call(lambda: torch.argsort(x, stable=True), n,
-                                           args.samples),
-                "gpusort_argsort": time_call(lambda: gpusort.argsort(x), n, args.samples),
+                "torch_sort": timed(lambda: torch.sort(x, stable=True)),
+                "gpusort_sort_indices": timed(lambda: gpusort.sort(x, return_indices=True)),
+                "torch_sort_values": timed(lambda: torch.sort(x, stable=True).values),
+                "gpusort_sort": timed(lambda: gpusort.sort(x)),
+                "torch_argsort": timed(lambda: torch.argsort(x, stable=True)),
+                "gpusort_argsort": timed(lambda: gpusort.argsort(x)),
             }
             if cupy is not None:
                 c = cupy.from_dlpack(x)
-                t["cupy_sort"] = time_call(lambda: cupy.sort(c), n, args.samples)
+                t["cupy_sort"] = timed(lambda: cupy.sort(c))
             ratios = {
                 "sort_indices": t["torch_sort"] / t["gpusort_sort_indices"],
                 "values": t["torch_sort_values"] / t["gpusort_sort"],
@@ -130,7 +134,7 @@ def main():
             if cupy is not None:
                 line += f" | {t['cupy_sort']:9.4f} {ratios['cupy']:6.2f}"
             print(line, flush=True)
-            del x
+            x = c = None
             torch.cuda.empty_cache()
     worst = {k: min(r["ratios"][k] for r in rows) for k in rows[0]["ratios"]} if rows else {}
     print("lowest ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in worst.items()))
@@ -140,7 +144,8 @@ def main():
                            cuda=torch.version.cuda, cupy=cupy.__version__ if cupy else None,
                            python=sys.version.split()[0],
                            date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
-                           command=" ".join(sys.argv), samples=args.samples, rows=rows,
+                           command=" ".join(sys.argv), samples=args.samples,
+                           sample_keys=args.sample_keys, rows=rows,
                            lowest_ratios=worst), f, indent=1)
 
 
