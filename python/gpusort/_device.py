@@ -145,6 +145,13 @@ class _Torch:
             return "requires grad (sort it under torch.no_grad() or sort a detached copy)"
         return None
 
+    def written(self, a):
+        """Tells autograd that a tensor was written in place (its version counter), as PyTorch's
+        own in-place operations do, so that a use saved for backward sees the change."""
+        increment = getattr(getattr(self.torch.autograd, "graph", None), "increment_version", None)
+        if increment is not None and not a.obj.is_inference():  # those have no counter
+            increment(a.obj)
+
 
 class _CuPy:
     name = "cupy"
@@ -442,6 +449,12 @@ def _wrap(like, obj):
                        1, False, like.device, like.stream, lib, None, like.source)
 
 
+def _written(a):
+    """An array written in place by the sort (not through its library)."""
+    if isinstance(a.lib, _Torch):
+        a.lib.written(a)
+
+
 def _sort_in_place(k, v, opts, keys_in=0):
     """Enqueues the sort of contiguous k (and v) on k's stream; keys_in: the address of the
     keys to sort into k instead (a sorted copy)."""
@@ -465,6 +478,7 @@ def sort_(a, opts):
     _check_strided(a, "array")
     if a.contiguous:
         _sort_in_place(a, None, opts)
+        _written(a)
         return a.obj
     work = _contiguous(a, "array", "sort_()")
     _sort_in_place(work, None, opts)
@@ -542,10 +556,11 @@ def sort_by_key_(k, v, opts):
     work_v = _contiguous(v, "values", "sort_by_key_()")
     work_v.stream = work_k.stream
     _sort_in_place(work_k, work_v, opts)
-    if work_k is not k:
-        k.lib.copy_into(k, work_k.obj)
-    if work_v is not v:
-        v.lib.copy_into(v, work_v.obj)
+    for array, work in ((k, work_k), (v, work_v)):
+        if work is not array:
+            array.lib.copy_into(array, work.obj)
+        else:
+            _written(array)
     return k.obj, v.obj
 
 

@@ -327,6 +327,9 @@ class FakeTensor:
     def data_ptr(self):
         return self.a.__array_interface__["data"][0]
 
+    def is_inference(self):
+        return False
+
     def clone(self, memory_format=None):
         return FakeTensor(np.array(self.a, order="C", copy=True))
 
@@ -344,8 +347,17 @@ class FakeTorch:
     contiguous_format = None
     STREAM = 0x5EED
 
+    written = []
+
     def __getattr__(self, name):
-        return self.dtypes[name]
+        try:
+            return self.dtypes[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    class autograd:  # noqa: N801
+        class graph:  # noqa: N801
+            increment_version = staticmethod(lambda t: FakeTorch.written.append(t))
 
     def empty(self, n, dtype, device):
         return FakeTensor(np.empty(n, dtype=dtype.name))
@@ -445,8 +457,10 @@ def test_torch_path_end_to_end(fake_torch, rng, dtype):
     out = FakeTensor(np.empty_like(keys))
     assert gpusort.sort(x, out=out) is out
     np.testing.assert_array_equal(out.a, expected)
+    FakeTorch.written.clear()
     assert gpusort.sort_(x) is x
     np.testing.assert_array_equal(x.a, expected)
+    assert FakeTorch.written == [x]  # autograd told, as by torch's own in-place operations
     assert fake_torch["bytes"] > 0  # scratch came from the tensor's library
 
 

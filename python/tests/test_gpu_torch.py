@@ -282,6 +282,17 @@ def test_sizes_below_the_block_limit_and_empty():
         assert gpusort.sort_(x) is x
 
 
+def test_autograd_sees_in_place_sorts():
+    x = torch.randn(1000, device="cuda")
+    version = x._version
+    gpusort.sort_(x)
+    assert x._version > version
+    with torch.inference_mode():
+        y = torch.randn(1000, device="cuda")
+        gpusort.sort_(y)  # inference tensors have no version counter
+    assert bool((y[1:] >= y[:-1]).all())
+
+
 def test_refusals_on_gpu_tensors():
     x = torch.randn(10, device="cuda")
     with pytest.raises(TypeError, match="unsupported array dtype float16"):
