@@ -9,8 +9,9 @@
 //   gpusort::cuda::argsort(keys, indices, n, stream);      // keys left as they are
 //
 // The same results as the Vulkan faces: stable; floats by IEEE-754 totalOrder (or NumPy's order:
-// Options::numpy_float_order); descending and bit ranges as SortOptions has them. Errors (no NVIDIA driver, a bad argument, a failed CUDA
-// call) throw gpusort::Error with one line saying what.
+// Options::numpy_float_order); descending and bit ranges as SortOptions has them. Errors (no
+// NVIDIA driver, a bad argument, a failed CUDA call) throw gpusort::Error with one line saying
+// what.
 #pragma once
 
 #include <gpusort/gpusort.hpp>

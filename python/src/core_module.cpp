@@ -469,10 +469,10 @@ py::tuple dlpack_info(const py::object& capsule) {
     if (tensor->strides) strides.append(tensor->strides[d]);
   }
   const uintptr_t data = reinterpret_cast<uintptr_t>(tensor->data) + tensor->byte_offset;
+  py::object stride_tuple = tensor->strides ? py::object(py::tuple(strides)) : py::none();
   return py::make_tuple(data, tensor->device.device_type, tensor->device.device_id,
                         tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes,
-                        py::tuple(shape), tensor->strides ? py::object(py::tuple(strides)) : py::none(),
-                        read_only, major);
+                        py::tuple(shape), stride_tuple, read_only, major);
 }
 
 gpusort::cuda::Options cuda_options(bool descending, uint32_t begin_bit, uint32_t end_bit,

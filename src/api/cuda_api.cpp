@@ -213,7 +213,7 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   const CallScratch scratch(options, layout.total, stream);
   const int aside_buffer = value_bytes == 8 ? 2 : 0;
   const NumpyOrder order_pass(module, spec, address(keys), scratch.at(layout.offsets[aside_buffer]),
-                               scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
+                              scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
   if (numpy) order_pass.before();
   StreamTargets t{address(keys), address(values), address(options.count), scratch.at(0), n};
   if (value_bytes != 8) {

@@ -27,7 +27,8 @@ struct Bits {
   }
 };
 
-__device__ __forceinline__ unsigned long long count_of(const uint32_t* count, unsigned long long n) {
+__device__ __forceinline__ unsigned long long count_of(const uint32_t* count,
+                                                       unsigned long long n) {
   return count != nullptr ? min((unsigned long long)(*count), n) : n;
 }
 
@@ -162,26 +163,26 @@ __device__ __forceinline__ void fix_sorted(const ElementwiseParams& p) {
 }  // namespace
 }  // namespace gpusort::cuda::float_order
 
-#define GPUSORT_FLOAT_ORDER_KERNELS(suffix, U)                                                 \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderThreads)              \
-      gpusort_numpy_order_count_##suffix(const gpusort::cuda::FloatOrderParams p) {            \
-    gpusort::cuda::float_order::count<U>(p);                                                   \
-  }                                                                                            \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderThreads)              \
-      gpusort_numpy_order_set_aside_##suffix(const gpusort::cuda::FloatOrderParams p) {        \
-    gpusort::cuda::float_order::set_aside<U>(p);                                               \
-  }                                                                                            \
-  extern "C" __global__ void gpusort_numpy_order_restore_##suffix(                             \
-      const gpusort::cuda::FloatOrderParams p) {                                               \
-    gpusort::cuda::float_order::restore<U>(p);                                                 \
-  }                                                                                            \
-  extern "C" __global__ void gpusort_canonical_copy_##suffix(                                  \
-      const gpusort::cuda::ElementwiseParams p) {                                              \
-    gpusort::cuda::float_order::canonical_copy<U>(p);                                          \
-  }                                                                                            \
-  extern "C" __global__ void gpusort_numpy_order_fix_sorted_##suffix(                          \
-      const gpusort::cuda::ElementwiseParams p) {                                              \
-    gpusort::cuda::float_order::fix_sorted<U>(p);                                              \
+#define GPUSORT_FLOAT_ORDER_KERNELS(suffix, U)                                          \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderThreads)       \
+      gpusort_numpy_order_count_##suffix(const gpusort::cuda::FloatOrderParams p) {     \
+    gpusort::cuda::float_order::count<U>(p);                                            \
+  }                                                                                     \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderThreads)       \
+      gpusort_numpy_order_set_aside_##suffix(const gpusort::cuda::FloatOrderParams p) { \
+    gpusort::cuda::float_order::set_aside<U>(p);                                        \
+  }                                                                                     \
+  extern "C" __global__ void gpusort_numpy_order_restore_##suffix(                      \
+      const gpusort::cuda::FloatOrderParams p) {                                        \
+    gpusort::cuda::float_order::restore<U>(p);                                          \
+  }                                                                                     \
+  extern "C" __global__ void gpusort_canonical_copy_##suffix(                           \
+      const gpusort::cuda::ElementwiseParams p) {                                       \
+    gpusort::cuda::float_order::canonical_copy<U>(p);                                   \
+  }                                                                                     \
+  extern "C" __global__ void gpusort_numpy_order_fix_sorted_##suffix(                   \
+      const gpusort::cuda::ElementwiseParams p) {                                       \
+    gpusort::cuda::float_order::fix_sorted<U>(p);                                       \
   }
 
 GPUSORT_FLOAT_ORDER_KERNELS(f32, uint32_t)

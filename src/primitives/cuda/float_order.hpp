@@ -44,12 +44,12 @@ struct FloatOrderParams {
   FloatOrderTotals* totals;  // one
   const uint32_t* count;     // the GPU-side count, or null: n
   unsigned long long n;
-  uint32_t chunk_count;      // the grid of count and set_aside, at most kFloatOrderMaxChunks
+  uint32_t chunk_count;  // the grid of count and set_aside, at most kFloatOrderMaxChunks
   uint32_t descending;
 };
 
 inline constexpr uint32_t kFloatOrderThreads = 256;
-inline constexpr uint32_t kFloatOrderMaxChunks = 1024;  // the scan's one block
+inline constexpr uint32_t kFloatOrderMaxChunks = 1024;      // the scan's one block
 inline constexpr uint32_t kFloatOrderKeysPerChunk = 16384;  // at least, before the cap
 
 // Kernel names: the prefix, then "f32" or "f64" (scan: one kernel).
