@@ -86,4 +86,35 @@ TEST(CudaFace, BadArgumentsAreNamed) {
                gpusort::Error);
 }
 
+TEST(CudaFace, NumpyOrderAndSortedKeysNeedNoDeviceToSize) {
+  using gpusort::KeyType;
+  gpusort::cuda::Options numpy;
+  numpy.numpy_float_order = true;
+  // Floats in NumPy's order: room for the set-aside keys and the chunk records besides.
+  EXPECT_GE(gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1000, numpy),
+            gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1000) + 4000);
+  EXPECT_GE(gpusort::cuda::scratch_bytes(KeyType::f64, 8, 1u << 20, numpy),
+            gpusort::cuda::scratch_bytes(KeyType::f64, 8, 1u << 20) + (8u << 20));
+  // Integers ignore it; argsort sorts a canonical copy in the same room.
+  EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::i64, 0, 1u << 20, numpy),
+            gpusort::cuda::scratch_bytes(KeyType::i64, 0, 1u << 20));
+  EXPECT_EQ(gpusort::cuda::argsort_scratch_bytes(KeyType::f32, 8, 1u << 20, numpy),
+            gpusort::cuda::argsort_scratch_bytes(KeyType::f32, 8, 1u << 20));
+  // Sorted keys in the caller's array: no key copy in scratch.
+  gpusort::cuda::Options sorted_keys;
+  int caller_keys = 0;
+  sorted_keys.sorted_keys = &caller_keys;
+  EXPECT_EQ(gpusort::cuda::argsort_scratch_bytes(KeyType::f32, 4, 1000, sorted_keys) + 4096,
+            gpusort::cuda::argsort_scratch_bytes(KeyType::f32, 4, 1000));
+  // NumPy's order is over whole keys.
+  numpy.begin_bit = 0, numpy.end_bit = 16;
+  try {
+    gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1000, numpy);
+    ADD_FAILURE() << "no error";
+  } catch (const gpusort::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "numpy_float_order sorts the full key, not bits [0, 16)");
+  }
+  EXPECT_NO_THROW(gpusort::cuda::scratch_bytes(KeyType::u32, 0, 1000, numpy));
+}
+
 }  // namespace

@@ -8,9 +8,10 @@
 //   gpusort::cuda::sort_by_key(keys, values, n, stream);
 //   gpusort::cuda::argsort(keys, indices, n, stream);      // keys left as they are
 //
-// The same results as the Vulkan faces: stable; floats by IEEE-754 totalOrder; descending and
-// bit ranges as SortOptions has them. Errors (no NVIDIA driver, a bad argument, a failed CUDA
-// call) throw gpusort::Error with one line saying what.
+// The same results as the Vulkan faces: stable; floats by IEEE-754 totalOrder (or NumPy's order:
+// Options::numpy_float_order); descending and bit ranges as SortOptions has them. Errors (no
+// NVIDIA driver, a bad argument, a failed CUDA call) throw gpusort::Error with one line saying
+// what.
 #pragma once
 
 #include <gpusort/gpusort.hpp>
@@ -36,6 +37,22 @@ struct Options {
   // and frees it there after the sort.
   void* scratch = nullptr;
   uint64_t scratch_size = 0;
+  // Float keys in NumPy's order instead of IEEE totalOrder: -0.0 equal to +0.0, every NaN
+  // (either sign, any payload) equal to every other and greater than +inf; equal keys keep their
+  // input order and their bits (np.sort / np.argsort with kind="stable"; descending is the same
+  // comparison reversed: NaNs first). The full bit range only; integer keys ignore it. Costs a
+  // read of the keys and a few small launches, and one more pass over them where they hold a
+  // -0.0 or a NaN other than the default one (decided on the GPU: nothing waits on the host).
+  bool numpy_float_order = false;
+  // argsort only: n device keys where the sorted keys go as well (overlapping neither the keys
+  // nor the indices), the values of a sort that also returns its permutation; nullptr: the keys
+  // are sorted in scratch and dropped.
+  void* sorted_keys = nullptr;
+  // sort only: n device keys read from here (overlapping neither keys nor values) and sorted into
+  // keys, whose contents do not matter: a sorted copy without a copy of its own (in NumPy's
+  // order the copy is made by the pass that reads the keys anyway; with a count, keys beyond it
+  // are then left undefined); nullptr: keys sorted in place.
+  const void* keys_in = nullptr;
 };
 
 // Whether the CUDA face can run in this process: "" where the driver loads, else why not. (The

@@ -1,4 +1,4 @@
-"""gpusort: sort NumPy arrays on the GPU through Vulkan compute.
+"""gpusort: sort NumPy arrays on the GPU through Vulkan compute, and GPU arrays where they are.
 
     >>> import numpy as np, gpusort
     >>> gpusort.sort(np.array([3.0, -1.0, np.nan, 2.0], dtype=np.float32))
@@ -19,6 +19,13 @@ are; other layouts are copied (strided, byte-swapped, misaligned), and in-place 
 the result back. Results equal NumPy's stable sort: np.sort(a, kind="stable") and
 np.argsort(a, kind="stable"), bit for bit (see sort() for floats). The GIL is released while the
 GPU works; a Ctrl-C meanwhile raises KeyboardInterrupt once the GPU call has returned.
+
+GPU arrays (a torch.Tensor on "cuda", a CuPy array, anything with __dlpack__ on a CUDA device or
+__cuda_array_interface__) are sorted on their device by the library's CUDA face, enqueued on
+their stream (PyTorch's and CuPy's current one; the legacy default stream for other DLPack
+producers; the interface's "stream"), with no host copy and nothing waited for; results are
+arrays of the input's library (a tensor for a tensor). The same orders and options, but for
+algorithm= and context=, which apply to host arrays.
 """
 
 import operator
@@ -27,6 +34,7 @@ import threading
 import numpy as np
 
 from . import _core
+from . import _device
 
 
 # ---- NumPy's arrays, as the compiled module reads them ----
@@ -201,14 +209,9 @@ def _native_copy(a):
     return np.array(a, dtype=a.dtype.newbyteorder("="), order="C", copy=True)
 
 
-def _options(a, descending, algorithm, begin_bit, end_bit, total_order, context):
-    if algorithm is None:
-        algorithm = "automatic"
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"gpusort: unknown algorithm {algorithm!r} (one of {', '.join(ALGORITHMS)})")
-    descending = _flag("descending", descending)
-    total_order = _flag("total_order", total_order)
-    width = a.dtype.itemsize * 8
+def _bits(dtype, begin_bit, end_bit, total_order):
+    """The bit range [begin, end) checked for a key dtype; (0, 0) for the whole key."""
+    width = dtype.itemsize * 8
     if begin_bit is None and end_bit is None:
         begin, end = 0, 0
     else:
@@ -217,9 +220,39 @@ def _options(a, descending, algorithm, begin_bit, end_bit, total_order, context)
         if not 0 <= begin < end <= width:
             raise ValueError(f"gpusort: bits [{begin}, {end}) are not a range within the "
                              f"{width}-bit key")
-        if a.dtype.kind == "f" and not total_order and (begin, end) != (0, width):
+        if dtype.kind == "f" and not total_order and (begin, end) != (0, width):
             raise ValueError("gpusort: begin_bit/end_bit of float keys select bits of IEEE "
                              "totalOrder; pass total_order=True")
+    return begin, end
+
+
+def _gpu_options(d, descending, algorithm, begin_bit, end_bit, total_order):
+    """(descending, begin_bit, end_bit, numpy_order) for the CUDA face, for the GPU array d."""
+    _device.check_keys(d)
+    _device.check_algorithm(algorithm)
+    descending = _flag("descending", descending)
+    total_order = _flag("total_order", total_order)
+    begin, end = _bits(d.dtype, begin_bit, end_bit, total_order)
+    return descending, begin, end, not total_order
+
+
+def _gpu_pair(keys, values):
+    """The DeviceArrays of keys and values, or None where both are host arrays."""
+    k, v = _device.read(keys, "keys"), _device.read(values, "values")
+    if (k is None) != (v is None):
+        raise TypeError(f"gpusort: keys ({type(keys).__name__}) and values "
+                        f"({type(values).__name__}) must both be GPU arrays or both host arrays")
+    return None if k is None else (k, v)
+
+
+def _options(a, descending, algorithm, begin_bit, end_bit, total_order, context):
+    if algorithm is None:
+        algorithm = "automatic"
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"gpusort: unknown algorithm {algorithm!r} (one of {', '.join(ALGORITHMS)})")
+    descending = _flag("descending", descending)
+    total_order = _flag("total_order", total_order)
+    begin, end = _bits(a.dtype, begin_bit, end_bit, total_order)
     context = default_context() if context is None else context
     if not isinstance(context, Context):
         raise TypeError(f"gpusort: context must be a gpusort.Context, not {type(context).__name__}")
@@ -266,16 +299,37 @@ def _masked_order(a, index_dtype, kw):
 
 
 def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=None, out=None,
-         total_order=False, context=None):
+         total_order=False, context=None, return_indices=False):
     """Returns a sorted copy of the 1-D array a, or sorts it into out and returns out.
 
     out, if given, is an array of a's shape and dtype; a C-contiguous native one is sorted where
     it is (a is copied into it, then sorted there: out may be a itself). The result has a's dtype,
     byte order included. A masked array a gives a MaskedArray, its masked elements last (out=
     is refused for it, and a masked out).
+
+    return_indices=True returns (sorted copy, int64 indices): the indices are argsort(a), as
+    torch.sort returns them (out= is refused with it). On a GPU array one sort makes both.
     """
     kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
               total_order=total_order, context=context)
+    return_indices = _flag("return_indices", return_indices)
+    if return_indices and out is not None:
+        raise TypeError("gpusort: out= and return_indices=True do not go together")
+    d = _device.read(a)
+    if d is not None:
+        opts = _gpu_options(d, descending, algorithm, begin_bit, end_bit, total_order)
+        o = None
+        if out is not None:
+            o = _device.read(out, "out")
+            if o is None:
+                raise TypeError(f"gpusort: out must be a GPU array like a, not "
+                                f"{type(out).__name__}")
+        return _device.sort(d, opts, out=o, return_indices=return_indices)
+    if out is not None and _device.read(out, "out") is not None:
+        raise TypeError(f"gpusort: out is a GPU array but a is a host array ({type(a).__name__})")
+    if return_indices:
+        order = argsort(a, **kw)
+        return np.asanyarray(a)[order], order
     if _masked(out):
         raise TypeError("gpusort: out must be a plain numpy.ndarray, not a masked array")
     if _masked(a):
@@ -324,6 +378,10 @@ def sort_(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit
     array is sorted with its mask, masked elements last, like its own sort() (a hard mask that
     would move raises ValueError).
     """
+    d = _device.read(a)
+    if d is not None:
+        return _device.sort_(d, _gpu_options(d, descending, algorithm, begin_bit, end_bit,
+                                             total_order))
     _check_writable(a, "array")
     if _masked(a):
         _check_keys(np.ma.getdata(a), "array")
@@ -351,10 +409,15 @@ def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_b
     """Returns the stable permutation that sorts the 1-D array a: a[argsort(a)] == sort(a).
 
     dtype: np.int64 (default, like np.argsort: equal to np.argsort(a, kind="stable")) or
-    np.uint32 (half the memory; a is at most 2^31 - 1 long). a is not modified. The indices come
+    np.uint32 (half the memory; a is at most 2^31 - 1 long); for a GPU array also int32, and
+    the library's own dtype objects (torch.int64). a is not modified. The indices come
     from sorting (a copy of a, 0..n-1) by key; with algorithm="bitonic" equal keys' indices may
     come in any order. A masked array's masked elements come last, in input order.
     """
+    d = _device.read(a)
+    if d is not None:
+        return _device.argsort(d, _gpu_options(d, descending, algorithm, begin_bit, end_bit,
+                                               total_order), _index_dtype(dtype))
     a = np.asanyarray(a)
     keys = np.ma.getdata(a) if _masked(a) else np.asarray(a)
     _check_keys(keys, "array")
@@ -374,6 +437,14 @@ def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_b
     return indices
 
 
+def _index_dtype(dtype):
+    """An argsort dtype as NumPy's: NumPy's, or a library's (torch.int64) by its name."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        return np.dtype(str(dtype).rpartition(".")[2])
+
+
 def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_bit=None,
                 end_bit=None, total_order=False, context=None):
     """Returns (sorted keys, values in the same order) as new arrays; the inputs are not modified.
@@ -385,6 +456,10 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
     """
     kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
               total_order=total_order, context=context)
+    pair = _gpu_pair(keys, values)
+    if pair is not None:
+        return _device.sort_by_key(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
+                                                       end_bit, total_order))
     keys = np.asanyarray(keys)
     values = np.asanyarray(values)
     if _masked(keys) or _masked(values):
@@ -410,6 +485,10 @@ def sort_by_key_(keys, values, *, descending=False, algorithm="automatic", begin
     Both must be writable numpy.ndarrays that do not share memory. Masked arrays are sorted with
     their masks, as sort_by_key does (a hard mask that would move raises ValueError).
     """
+    pair = _gpu_pair(keys, values)
+    if pair is not None:
+        return _device.sort_by_key_(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
+                                                        end_bit, total_order))
     _check_writable(keys, "keys")
     _check_writable(values, "values")
     key_data = np.ma.getdata(keys) if _masked(keys) else keys

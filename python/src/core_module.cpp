@@ -10,6 +10,12 @@
 // each in input order, at positions known from the counts of negative and positive keys. Only the
 // sign of each zero and the bits of each NaN are kept aside; arrays with no -0.0 and no NaN other
 // than the canonical one need no write at all (one read-only pass decides).
+//
+// GPU arrays (PyTorch, CuPy, any DLPack or __cuda_array_interface__ producer on a CUDA device):
+// the package reads their device address, dtype and stream (dlpack_info reads a DLPack capsule:
+// DLPack's C ABI is declared below, no header needed) and calls the CUDA face (gpusort/cuda.hpp)
+// on those addresses and that stream, with NumPy's order made on the GPU
+// (Options::numpy_float_order). Nothing here includes a CUDA header or waits on the GPU.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -18,6 +24,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <gpusort/cuda.hpp>
 #include <gpusort/gpusort.hpp>
 #include <numeric>
 #include <string>
@@ -386,6 +393,152 @@ void argsort(gpusort::Context& ctx, const py::object& key_object, const py::obje
   raise_pending_signals();
 }
 
+// ---- GPU arrays: DLPack's C ABI (dlpack.h, versions 0.x and 1.x) and the CUDA face ----
+
+struct DLDevice {
+  int32_t device_type;
+  int32_t device_id;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;  // in elements; null: compact row-major
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {  // capsule "dltensor"
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+struct DLPackVersion {
+  uint32_t major;
+  uint32_t minor;
+};
+struct DLManagedTensorVersioned {  // capsule "dltensor_versioned" (DLPack 1.0)
+  DLPackVersion version;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensorVersioned*);
+  uint64_t flags;
+  DLTensor dl_tensor;
+};
+constexpr uint64_t dlpack_flag_read_only = 1;
+
+// What the package needs of a DLPack capsule, read without consuming it (the capsule keeps its
+// name, and its producer frees it when it dies): (data address with the byte offset, device type,
+// device id, dtype code, bits, lanes, shape, strides in elements or None, read-only, DLPack major
+// version: 0 for an unversioned capsule).
+py::tuple dlpack_info(const py::object& capsule) {
+  PyObject* object = capsule.ptr();
+  if (!PyCapsule_CheckExact(object))
+    throw py::type_error("gpusort: __dlpack__() returned a " +
+                         std::string(Py_TYPE(object)->tp_name) + ", not a DLPack capsule");
+  const char* name = PyCapsule_GetName(object);
+  const std::string capsule_name = name ? name : "";
+  const DLTensor* tensor = nullptr;
+  bool read_only = false;
+  uint32_t major = 0;
+  if (capsule_name == "dltensor") {
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(object, name));
+    if (!managed) throw py::error_already_set();
+    tensor = &managed->dl_tensor;
+  } else if (capsule_name == "dltensor_versioned") {
+    auto* managed = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(object, name));
+    if (!managed) throw py::error_already_set();
+    major = managed->version.major;
+    if (major != 1)
+      throw py::type_error("gpusort: a DLPack " + std::to_string(major) + "." +
+                           std::to_string(managed->version.minor) +
+                           " tensor (gpusort reads DLPack 1.x and the unversioned 0.x)");
+    read_only = (managed->flags & dlpack_flag_read_only) != 0;
+    tensor = &managed->dl_tensor;
+  } else {
+    throw py::type_error("gpusort: __dlpack__() returned a capsule named '" + capsule_name +
+                         "' (a used or foreign one), not 'dltensor' or 'dltensor_versioned'");
+  }
+  py::list shape, strides;
+  for (int32_t d = 0; d < std::max(tensor->ndim, 0); ++d) {
+    shape.append(tensor->shape[d]);
+    if (tensor->strides) strides.append(tensor->strides[d]);
+  }
+  const uintptr_t data = reinterpret_cast<uintptr_t>(tensor->data) + tensor->byte_offset;
+  py::object stride_tuple = tensor->strides ? py::object(py::tuple(strides)) : py::none();
+  return py::make_tuple(data, tensor->device.device_type, tensor->device.device_id,
+                        tensor->dtype.code, tensor->dtype.bits, tensor->dtype.lanes,
+                        py::tuple(shape), stride_tuple, read_only, major);
+}
+
+gpusort::cuda::Options cuda_options(bool descending, uint32_t begin_bit, uint32_t end_bit,
+                                    bool numpy_order) {
+  gpusort::cuda::Options options;
+  options.descending = descending;
+  options.begin_bit = begin_bit;
+  options.end_bit = end_bit;
+  options.numpy_float_order = numpy_order;
+  return options;
+}
+
+template <class T>
+T* device_pointer(uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+uint64_t cuda_scratch_bytes(const std::string& key_type, uint32_t value_bytes, uint64_t n,
+                            bool descending, uint32_t begin_bit, uint32_t end_bit,
+                            bool numpy_order) {
+  return gpusort::cuda::scratch_bytes(gpusort::parse_key_type(key_type), value_bytes, n,
+                                      cuda_options(descending, begin_bit, end_bit, numpy_order));
+}
+
+uint64_t cuda_argsort_scratch_bytes(const std::string& key_type, uint32_t index_bytes, uint64_t n,
+                                    bool descending, uint32_t begin_bit, uint32_t end_bit,
+                                    bool numpy_order, bool sorted_keys) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.sorted_keys = sorted_keys ? reinterpret_cast<void*>(uintptr_t(1)) : nullptr;
+  return gpusort::cuda::argsort_scratch_bytes(gpusort::parse_key_type(key_type), index_bytes, n,
+                                              options);
+}
+
+// Enqueues the sort of n keys (and values: value_bytes 0, 4 or 8) at device addresses, in place
+// (or, keys_in not 0, read from keys_in into keys), on `stream` (a CUstream handle; 0: the legacy
+// default stream). scratch 0: the face allocates.
+void cuda_sort(const std::string& key_type, uintptr_t keys, uintptr_t values,
+               uint32_t value_bytes, uint64_t n, uintptr_t stream, bool descending,
+               uint32_t begin_bit, uint32_t end_bit, bool numpy_order, uintptr_t keys_in,
+               uintptr_t scratch, uint64_t scratch_size) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.keys_in = device_pointer<const void>(keys_in);
+  options.scratch = device_pointer<void>(scratch);
+  options.scratch_size = scratch ? scratch_size : 0;
+  const gpusort::KeyType type = gpusort::parse_key_type(key_type);
+  py::gil_scoped_release release;
+  gpusort::cuda::sort_raw(type, device_pointer<void>(keys), device_pointer<void>(values),
+                          values ? value_bytes : 0, n, device_pointer<CUstream_st>(stream),
+                          options);
+}
+
+// Enqueues the argsort (indices u32 or u64) and, where sorted_keys is not 0, the sorted keys.
+void cuda_argsort(const std::string& key_type, uintptr_t keys, uintptr_t indices,
+                  uint32_t index_bytes, uint64_t n, uintptr_t stream, bool descending,
+                  uint32_t begin_bit, uint32_t end_bit, bool numpy_order, uintptr_t sorted_keys,
+                  uintptr_t scratch, uint64_t scratch_size) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.sorted_keys = device_pointer<void>(sorted_keys);
+  options.scratch = device_pointer<void>(scratch);
+  options.scratch_size = scratch ? scratch_size : 0;
+  const gpusort::KeyType type = gpusort::parse_key_type(key_type);
+  py::gil_scoped_release release;
+  gpusort::cuda::argsort_raw(type, device_pointer<const void>(keys), device_pointer<void>(indices),
+                             index_bytes, n, device_pointer<CUstream_st>(stream), options);
+}
+
 const char* device_type_name(VkPhysicalDeviceType type) {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -454,6 +607,17 @@ PYBIND11_MODULE(_core, m) {
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));
   m.def("array_layout", &array_layout, py::arg("array"));
+  m.def("dlpack_info", &dlpack_info, py::arg("capsule"));
+  m.def("cuda_unavailable_why", [] { return gpusort::cuda::unavailable_why(); });
+  m.def("cuda_scratch_bytes", &cuda_scratch_bytes, py::arg("key_type"), py::arg("value_bytes"),
+        py::arg("n"), py::arg("descending"), py::arg("begin_bit"), py::arg("end_bit"),
+        py::arg("numpy_order"));
+  m.def("cuda_argsort_scratch_bytes", &cuda_argsort_scratch_bytes, py::arg("key_type"),
+        py::arg("index_bytes"), py::arg("n"), py::arg("descending"), py::arg("begin_bit"),
+        py::arg("end_bit"), py::arg("numpy_order"), py::arg("sorted_keys"));
+  // Positional only: these are called once per sort of a GPU array, where keywords cost.
+  m.def("cuda_sort", &cuda_sort);
+  m.def("cuda_argsort", &cuda_argsort);
   m.attr("pybind11_version") = std::to_string(PYBIND11_VERSION_MAJOR) + "." +
                                std::to_string(PYBIND11_VERSION_MINOR) + "." +
                                std::to_string(PYBIND11_VERSION_PATCH);

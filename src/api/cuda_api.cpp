@@ -1,7 +1,7 @@
 // The CUDA face (include/gpusort/cuda.hpp): arguments checked, the one place that chooses its
 // kernels (one block up to the small-array sort's capacity, Onesweep above), the scratch, and
 // what it composes from the sorts: argsort and 8-byte values (a sort by u32 positions, then
-// the values gathered).
+// the values gathered), and NumPy's float order (primitives/cuda/float_order.hpp).
 #include <gpusort/cuda.hpp>
 
 #include <algorithm>
@@ -10,6 +10,8 @@
 #include "algorithms/onesweep/cuda/stream_sort.hpp"
 #include "algorithms/small_sort/cuda/stream_sort.hpp"
 #include "primitives/cuda/elementwise.hpp"
+#include "primitives/cuda/float_order.hpp"
+#include "primitives/key_order.h"
 
 namespace gpusort::cuda {
 
@@ -30,9 +32,28 @@ uint64_t sort_scratch(const SortSpec& spec, uint64_t n) {
   return block_sort_shape(spec, n) ? 0 : align_up(onesweep_stream_scratch_bytes(spec, n), 256);
 }
 
+// Whether the call sorts floats in NumPy's order (only over the full bit range).
+bool numpy_order(const SortSpec& spec, const Options& options) {
+  if (!options.numpy_float_order || spec.key_kind != key_kind_float) return false;
+  if (spec.begin_bit != 0 || spec.end_bit != spec.key_words * 32)
+    throw Error("numpy_float_order sorts the full key, not bits [" +
+                std::to_string(spec.begin_bit) + ", " + std::to_string(spec.end_bit) + ")");
+  return true;
+}
+
+// NumPy order's chunks: one block each, at least kFloatOrderKeysPerChunk keys, at most
+// kFloatOrderMaxChunks.
+uint32_t float_order_chunks(uint64_t n) {
+  return uint32_t(std::clamp<uint64_t>((n + kFloatOrderKeysPerChunk - 1) / kFloatOrderKeysPerChunk,
+                                       1, kFloatOrderMaxChunks));
+}
+uint64_t float_order_records_bytes(uint64_t n) {
+  return float_order_chunks(n) * sizeof(FloatOrderChunk) + sizeof(FloatOrderTotals);
+}
+
 // The scratch of one call: the sort's, then `extra` buffers of the given bytes, each aligned.
 struct Scratch {
-  uint64_t offsets[3] = {};
+  uint64_t offsets[4] = {};
   uint64_t total = 0;
   Scratch(uint64_t sort_bytes, std::initializer_list<uint64_t> extra) : total(sort_bytes) {
     size_t i = 0;
@@ -43,13 +64,19 @@ struct Scratch {
   }
 };
 
-Scratch sort_layout(const SortSpec& spec, uint32_t value_bytes, uint64_t n) {
-  if (value_bytes == 8) return Scratch(sort_scratch(spec, n), {n * 4, n * 8});  // positions, copy
-  return Scratch(sort_scratch(spec, n), {});
+// 8-byte values: positions, a copy of the values; NumPy order: the set-aside keys, the records.
+// The NumPy order's buffers are the last two.
+Scratch sort_layout(const SortSpec& spec, uint32_t value_bytes, uint64_t n, bool numpy) {
+  const uint64_t aside = numpy ? n * spec.key_words * 4 : 0;
+  const uint64_t records = numpy ? float_order_records_bytes(n) : 0;
+  if (value_bytes == 8) return Scratch(sort_scratch(spec, n), {n * 4, n * 8, aside, records});
+  return Scratch(sort_scratch(spec, n), {aside, records});
 }
 
-Scratch argsort_layout(const SortSpec& spec, uint32_t index_bytes, uint64_t n) {
-  const uint64_t key_copy = n * spec.key_words * 4;
+// The key copy (none where the caller gives sorted_keys), the u32 positions of u64 indices.
+Scratch argsort_layout(const SortSpec& spec, uint32_t index_bytes, uint64_t n,
+                       bool sorted_keys) {
+  const uint64_t key_copy = sorted_keys ? 0 : n * spec.key_words * 4;
   if (index_bytes == 8) return Scratch(sort_scratch(spec, n), {key_copy, n * 4});
   return Scratch(sort_scratch(spec, n), {key_copy});
 }
@@ -103,6 +130,49 @@ void elementwise(Module& module, const char* kernel, const ElementwiseParams& pa
 
 CUdeviceptr address(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 
+std::string float_suffix(const SortSpec& spec) {
+  return spec.key_words == 1 ? "f32" : "f64";
+}
+
+// NumPy order around a sort in place: before() canonicalizes the keys (setting the zeros and
+// NaNs aside where any is not canonical), after() writes them back over their runs.
+class NumpyOrder {
+ public:
+  NumpyOrder(Module& module, const SortSpec& spec, CUdeviceptr keys, CUdeviceptr aside,
+             CUdeviceptr records, const Options& options, uint64_t n, CUstream stream)
+      : module_(module), suffix_(float_suffix(spec)), stream_(stream) {
+    const uint32_t chunks = float_order_chunks(n);
+    params_ = {reinterpret_cast<void*>(keys),
+               options.keys_in,
+               reinterpret_cast<void*>(aside),
+               reinterpret_cast<FloatOrderChunk*>(records),
+               reinterpret_cast<FloatOrderTotals*>(records + chunks * sizeof(FloatOrderChunk)),
+               options.count,
+               n,
+               chunks,
+               spec.descending ? 1u : 0u};
+  }
+  void before() const {
+    launch(module_.function(kFloatOrderCount + suffix_), params_.chunk_count, kFloatOrderThreads,
+           0, stream_, params_);
+    launch(module_.function(kFloatOrderScan), 1, kFloatOrderMaxChunks, 0, stream_, params_);
+    launch(module_.function(kFloatOrderSetAside + suffix_), params_.chunk_count,
+           kFloatOrderThreads, 0, stream_, params_);
+  }
+  void after() const {
+    const uint64_t groups = std::clamp<uint64_t>(
+        (params_.n + kFloatOrderThreads - 1) / kFloatOrderThreads, 1, 2ull * module_.sm_count());
+    launch(module_.function(kFloatOrderRestore + suffix_), uint32_t(groups), kFloatOrderThreads, 0,
+           stream_, params_);
+  }
+
+ private:
+  Module& module_;
+  std::string suffix_;
+  CUstream stream_;
+  FloatOrderParams params_{};
+};
+
 }  // namespace
 
 std::string unavailable_why() {
@@ -111,14 +181,17 @@ std::string unavailable_why() {
 
 uint64_t scratch_bytes(KeyType key_type, uint32_t value_bytes, uint64_t n,
                        const Options& options) {
-  return sort_layout(kernel_spec(key_type, value_bytes, options), value_bytes, n).total;
+  const SortSpec spec = kernel_spec(key_type, value_bytes, options);
+  return sort_layout(spec, value_bytes, n, numpy_order(spec, options)).total;
 }
 
 uint64_t argsort_scratch_bytes(KeyType key_type, uint32_t index_bytes, uint64_t n,
                                const Options& options) {
   if (index_bytes != 4 && index_bytes != 8)
     throw Error("argsort indices are 4 or 8 bytes wide, not " + std::to_string(index_bytes));
-  return argsort_layout(kernel_spec(key_type, 4, options), index_bytes, n).total;
+  const SortSpec spec = kernel_spec(key_type, 4, options);
+  numpy_order(spec, options);  // its argument checks
+  return argsort_layout(spec, index_bytes, n, options.sorted_keys != nullptr).total;
 }
 
 void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, uint64_t n,
@@ -130,10 +203,24 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   if (!keys) throw Error("keys is null");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
-  const Scratch layout = sort_layout(spec, value_bytes, n);
+  const bool numpy = numpy_order(spec, options);
+  // A sorted copy: the keys copied first (in NumPy's order by the count pass, which reads them).
+  if (options.keys_in && !numpy)
+    check(driver().memcpy_dtod_async(address(keys), address(options.keys_in),
+                                     size_t(n * spec.key_words * 4), stream),
+          "cuMemcpyDtoDAsync");
+  const Scratch layout = sort_layout(spec, value_bytes, n, numpy);
   const CallScratch scratch(options, layout.total, stream);
+  const int aside_buffer = value_bytes == 8 ? 2 : 0;
+  const NumpyOrder order_pass(module, spec, address(keys), scratch.at(layout.offsets[aside_buffer]),
+                              scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
+  if (numpy) order_pass.before();
   StreamTargets t{address(keys), address(values), address(options.count), scratch.at(0), n};
-  if (value_bytes != 8) return sort_in_place(module, spec, t, stream);
+  if (value_bytes != 8) {
+    sort_in_place(module, spec, t, stream);
+    if (numpy) order_pass.after();
+    return;
+  }
   // 8-byte values: sorted by their positions, then gathered from a copy.
   const CUdeviceptr positions = scratch.at(layout.offsets[0]), copy = scratch.at(layout.offsets[1]);
   check(driver().memcpy_dtod_async(copy, address(values), size_t(n * 8), stream),
@@ -146,6 +233,7 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
               {values, reinterpret_cast<const void*>(copy),
                reinterpret_cast<const uint32_t*>(positions), options.count, n},
               stream);
+  if (numpy) order_pass.after();
 }
 
 void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t index_bytes,
@@ -158,17 +246,31 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   if (!keys || !indices) throw Error(!keys ? "keys is null" : "indices is null");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
-  const Scratch layout = argsort_layout(spec, index_bytes, n);
+  const bool numpy = numpy_order(spec, options);
+  const Scratch layout = argsort_layout(spec, index_bytes, n, options.sorted_keys != nullptr);
   const CallScratch scratch(options, layout.total, stream);
-  // The keys are sorted in a copy, with their positions.
-  const CUdeviceptr key_copy = scratch.at(layout.offsets[0]);
-  check(driver().memcpy_dtod_async(key_copy, address(keys), size_t(n * spec.key_words * 4), stream),
-        "cuMemcpyDtoDAsync");
+  // The keys are sorted in a copy (the caller's sorted_keys, or scratch), with their positions;
+  // in NumPy order a canonical copy.
+  const CUdeviceptr key_copy =
+      options.sorted_keys ? address(options.sorted_keys) : scratch.at(layout.offsets[0]);
+  if (numpy)
+    elementwise(module, (kCanonicalCopy + float_suffix(spec)).c_str(),
+                {reinterpret_cast<void*>(key_copy), keys, nullptr, options.count, n}, stream);
+  else
+    check(driver().memcpy_dtod_async(key_copy, address(keys), size_t(n * spec.key_words * 4),
+                                      stream),
+          "cuMemcpyDtoDAsync");
   const CUdeviceptr positions =
       index_bytes == 4 ? address(indices) : scratch.at(layout.offsets[1]);
   elementwise(module, kIotaKernel,
               {reinterpret_cast<void*>(positions), nullptr, nullptr, options.count, n}, stream);
   sort_in_place(module, spec, {key_copy, positions, address(options.count), scratch.at(0), n},
+                stream);
+  // The sorted keys returned: the original zeros and NaNs where canonical ones stand.
+  if (numpy && options.sorted_keys)
+    elementwise(module, (kFixSorted + float_suffix(spec)).c_str(),
+                {options.sorted_keys, keys, reinterpret_cast<const uint32_t*>(positions),
+                 options.count, n},
                 stream);
   if (index_bytes == 8)
     elementwise(module, kWidenKernel,

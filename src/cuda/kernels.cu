@@ -3,3 +3,4 @@
 #include "algorithms/onesweep/cuda/onesweep_pass.cu"
 #include "algorithms/small_sort/cuda/block_sort.cu"
 #include "primitives/cuda/elementwise.cu"
+#include "primitives/cuda/float_order.cu"

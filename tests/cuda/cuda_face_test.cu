@@ -4,7 +4,9 @@
 // sizes from 0 across the block-sort and tile boundaries, distributions (uniform, equal, sorted,
 // reversed, few unique, skewed, float specials), each output compared whole with a stable sort
 // on the host; and the ordering on the caller's stream against the caller's own kernels before
-// and after. Built where nvcc is; runs where an NVIDIA GPU is (exit 0: all passed).
+// and after; NumPy's float order (Options::numpy_float_order) and argsort's sorted keys
+// (Options::sorted_keys) through the C++ face (cxx_face.cpp). Built where nvcc is; runs where an NVIDIA GPU is
+// (exit 0: all passed).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,6 +19,14 @@
 #include <vector>
 
 #include "primitives/key_order.h"
+
+// cxx_face.cpp: the C++ face with numpy_float_order, sorted_keys and keys_in; "" or the error's
+// text.
+std::string cxx_face_call(bool argsort, int key_type, void* keys, void* values,
+                          unsigned value_bytes, unsigned long long n, void* stream,
+                          bool descending, unsigned begin_bit, unsigned end_bit,
+                          const unsigned* count, bool numpy_float_order, void* sorted_keys,
+                          const void* keys_in);
 
 namespace {
 
@@ -85,7 +95,19 @@ struct Case {
   Distribution distribution;
   uint64_t n, count;  // count < n: a GPU-side count
   cudaStream_t stream;
+  bool numpy = false;        // floats in NumPy's order (the C++ face's numpy_float_order)
+  bool sorted_keys = false;  // argsort: the sorted keys returned too (the C++ face's sorted_keys)
+  bool keys_in = false;      // sort: the keys read from another array (the C++ face's keys_in)
 };
+
+// NumPy's order: -0.0 as +0.0, every NaN as the default quiet NaN (then compared by totalOrder).
+uint64_t canonical(const Type& t, uint64_t bits) {
+  const uint64_t sign = t.bytes == 4 ? 0x80000000ull : 0x8000000000000000ull;
+  const uint64_t infinity = t.bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+  const uint64_t nan = t.bytes == 4 ? 0x7fc00000ull : 0x7ff8000000000000ull;
+  if ((bits & ~sign & (t.bytes == 4 ? 0xffffffffull : ~0ull)) > infinity) return nan;
+  return bits == sign ? 0 : bits;
+}
 
 // The stable order of the first `count` keys: positions.
 std::vector<uint32_t> reference_order(const Case& c, const std::vector<uint64_t>& k) {
@@ -93,8 +115,9 @@ std::vector<uint32_t> reference_order(const Case& c, const std::vector<uint64_t>
   const uint64_t field = end - c.begin_bit == 64 ? ~0ull : ((1ull << (end - c.begin_bit)) - 1);
   std::vector<uint64_t> key(c.count);
   for (uint64_t i = 0; i < c.count; ++i) {
-    uint64_t o = c.type->bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(k[i]), c.type->kind))
-                                    : gpusort::to_radix_order<uint64_t>(k[i], c.type->kind);
+    const uint64_t bits = c.numpy && c.type->kind == 2 ? canonical(*c.type, k[i]) : k[i];
+    uint64_t o = c.type->bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(bits), c.type->kind))
+                                    : gpusort::to_radix_order<uint64_t>(bits, c.type->kind);
     if (c.descending) o = ~o & (c.type->bytes == 4 ? 0xffffffffull : ~0ull);
     key[i] = (o >> c.begin_bit) & field;
   }
@@ -106,10 +129,11 @@ std::vector<uint32_t> reference_order(const Case& c, const std::vector<uint64_t>
 
 std::string describe(const Case& c) {
   char text[256];
-  std::snprintf(text, sizeof text, "%s %s%u n=%llu count=%llu %s %s bits [%u,%u)", c.type->name,
+  std::snprintf(text, sizeof text, "%s %s%u n=%llu count=%llu %s %s bits [%u,%u)%s%s", c.type->name,
                 c.argsort ? "argsort idx" : "values ", c.value_bytes, (unsigned long long)c.n,
                 (unsigned long long)c.count, distribution_names[c.distribution],
-                c.descending ? "desc" : "asc", c.begin_bit, c.end_bit);
+                c.descending ? "desc" : "asc", c.begin_bit, c.end_bit,
+                c.numpy ? " numpy order" : "", c.sorted_keys ? " sorted keys" : (c.keys_in ? " keys in" : ""));
   return text;
 }
 
@@ -127,8 +151,9 @@ void run(const Case& c, uint64_t seed) {
     const uint64_t v = 0x9e3779b97f4a7c15ull * (i + 1);
     std::memcpy(&values[i * 8], &v, 8);
   }
-  void *d_keys = nullptr, *d_values = nullptr;
+  void *d_keys = nullptr, *d_values = nullptr, *d_sorted = nullptr;
   uint32_t* d_count = nullptr;
+  cuda_check(cudaMalloc(&d_sorted, std::max<uint64_t>(c.n * kb, 1)), "cudaMalloc");
   cuda_check(cudaMalloc(&d_keys, std::max<uint64_t>(c.n * kb, 1)), "cudaMalloc");
   cuda_check(cudaMalloc(&d_values, std::max<uint64_t>(c.n * 8, 1)), "cudaMalloc");
   cuda_check(cudaMalloc(&d_count, 4), "cudaMalloc");
@@ -147,20 +172,41 @@ void run(const Case& c, uint64_t seed) {
   gpusort_cuda_options o{};
   o.descending = c.descending, o.begin_bit = c.begin_bit, o.end_bit = c.end_bit;
   if (c.count != c.n) o.count = d_count;
-  const gpusort_status status =
-      c.argsort ? gpusort_cuda_argsort(c.type->key, d_keys, d_values, vb, c.n, c.stream, &o)
-                : gpusort_cuda_sort(c.type->key, d_keys, vb ? d_values : nullptr, vb, c.n,
-                                    c.stream, &o);
+  gpusort_status status = GPUSORT_OK;
+  std::string error;
+  if (c.numpy || c.sorted_keys || c.keys_in) {
+    // keys_in: the keys from another array (d_sorted), into d_keys, which holds other bits first.
+    if (c.keys_in) {
+      cuda_check(cudaMemcpy(d_sorted, keys.data(), c.n * kb, cudaMemcpyHostToDevice), "cudaMemcpy");
+      cuda_check(cudaMemset(d_keys, 0xab, c.n * kb), "cudaMemset");
+      cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    }
+    error = cxx_face_call(c.argsort, int(c.type->key), d_keys, vb ? d_values : nullptr, vb, c.n,
+                          c.stream, c.descending, c.begin_bit, c.end_bit, o.count, c.numpy,
+                          c.sorted_keys ? d_sorted : nullptr, c.keys_in ? d_sorted : nullptr);
+    if (!error.empty()) status = GPUSORT_ERROR_INVALID_ARGUMENT;
+  } else {
+    status = c.argsort ? gpusort_cuda_argsort(c.type->key, d_keys, d_values, vb, c.n, c.stream, &o)
+                       : gpusort_cuda_sort(c.type->key, d_keys, vb ? d_values : nullptr, vb, c.n,
+                                           c.stream, &o);
+    if (status != GPUSORT_OK) error = gpusort_last_error();
+  }
   if (status != GPUSORT_OK) {
-    fail(c, std::string("failed: ") + gpusort_last_error());
-    cudaFree(d_keys), cudaFree(d_values), cudaFree(d_count);
+    fail(c, "failed: " + error);
+    cudaFree(d_keys), cudaFree(d_values), cudaFree(d_count), cudaFree(d_sorted);
     return;
   }
   cuda_check(cudaStreamSynchronize(c.stream), "cudaStreamSynchronize");
   cuda_check(cudaMemcpy(out_keys.data(), d_keys, c.n * kb, cudaMemcpyDeviceToHost), "cudaMemcpy");
   if (vb) cuda_check(cudaMemcpy(out_values.data(), d_values, c.n * vb, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  cudaFree(d_keys), cudaFree(d_values), cudaFree(d_count);
+  std::vector<unsigned char> sorted(c.n * kb);
+  if (c.sorted_keys) cuda_check(cudaMemcpy(sorted.data(), d_sorted, c.n * kb, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cudaFree(d_keys), cudaFree(d_values), cudaFree(d_count), cudaFree(d_sorted);
   const std::vector<uint32_t> p = reference_order(c, k);
+  // argsort's sorted keys: the original keys (their bits: zeros' signs, NaNs' payloads) in order.
+  for (uint64_t i = 0; c.sorted_keys && i < c.count; ++i)
+    if (std::memcmp(&sorted[i * kb], &keys[uint64_t(p[i]) * kb], kb) != 0)
+      return fail(c, "sorted key " + std::to_string(i) + " differs");
   // Whole outputs: the sorted prefix, and past the count what was there.
   for (uint64_t i = 0; i < c.n; ++i) {
     const uint64_t from = i < c.count ? (c.argsort ? i : p[i]) : i;
@@ -252,6 +298,32 @@ int main(int argc, char** argv) {
           run(Case{&t, vb, false, false, 0, 0, few, n, count, stream}, ++seed);
       run(Case{&t, 8, true, false, 0, 0, uniform, n, n / 2, stream}, ++seed);
     }
+  // NumPy's float order: keys alone, with 4- and 8-byte values, argsort with its sorted keys,
+  // special values (zeros of both signs, NaNs of both signs and other payloads) across the
+  // set-aside's chunks, GPU-side counts; and sorted keys in totalOrder.
+  for (const Type* t : {&types[2], &types[5]})
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(3000), uint64_t(100000), uint64_t(1u << 20) + 7, uint64_t(1u << 23) + 5}) {
+      if (quick && n > (1u << 21)) continue;
+      for (Distribution d : {specials, uniform, equal, few})
+        for (bool desc : {false, true}) {
+          for (uint32_t vb : {0u, 4u, 8u})
+            run(Case{t, vb, false, desc, 0, 0, d, n, n, stream, true}, ++seed);
+          for (uint32_t ib : {4u, 8u}) {
+            run(Case{t, ib, true, desc, 0, 0, d, n, n, stream, true, true}, ++seed);
+            run(Case{t, ib, true, desc, 0, 0, d, n, n, stream, true, false}, ++seed);
+          }
+        }
+      for (uint64_t count : {uint64_t(0), n / 3})
+        for (uint32_t vb : {0u, 8u}) run(Case{t, vb, false, false, 0, 0, specials, n, count, stream, true}, ++seed);
+      run(Case{t, 8, true, true, 0, 0, specials, n, n / 2, stream, true, true}, ++seed);
+      run(Case{t, 8, true, false, 0, 0, specials, n, n, stream, false, true}, ++seed);
+      // Sorted copies: NumPy's order (the count pass copies) and totalOrder (a copy first).
+      for (bool numpy : {true, false})
+        for (bool desc : {false, true})
+          run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, numpy, false, true}, ++seed);
+    }
+  for (const Type& t : types)
+    run(Case{&t, 0, false, false, 0, 0, uniform, 100000, 100000, stream, false, false, true}, ++seed);
   // The legacy default stream, with the runtime's context current.
   run(Case{&types[0], 4, false, false, 0, 0, uniform, 1u << 20, 1u << 20, nullptr}, ++seed);
   for (uint32_t n : {5000u, 1u << 22}) stream_ordering(stream, n);

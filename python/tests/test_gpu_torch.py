@@ -1,0 +1,307 @@
+"""GPU arrays on a CUDA GPU with PyTorch: every key dtype, sizes from 0, distributions, both
+orders, bit ranges, values, argsort, in place and not, strided tensors, other producers (DLPack
+and __cuda_array_interface__ wrappers), and the stream order (work queued before and after on a
+non-default stream). Skipped, saying why, where PyTorch or a CUDA device is missing; every result
+is compared with NumPy's stable sort of the same keys, bit for bit."""
+
+import numpy as np
+import pytest
+
+import gpusort
+from gpusort import _core
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+if not torch.cuda.is_available():
+    pytest.skip("torch.cuda has no CUDA device", allow_module_level=True)
+if _core.cuda_unavailable_why():
+    pytest.skip(f"the CUDA face cannot run: {_core.cuda_unavailable_why()}",
+                allow_module_level=True)
+
+
+@pytest.fixture(autouse=True)
+def no_validation_messages():
+    """These tests make no Vulkan context (conftest's check would make one)."""
+    yield
+
+
+DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+SIZES = [0, 1, 2, 3, 100, 1000, 4096, 4097, 70_000, (1 << 17) + 3, 1 << 20]
+DISTRIBUTIONS = ["uniform", "few", "sorted", "reversed", "equal", "special"]
+UNSIGNED = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def make_keys(rng, dtype, n, distribution):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        keys = rng.standard_normal(n).astype(dtype)
+        if distribution == "special" and n:
+            bits = keys.view(UNSIGNED[dtype])
+            width = dtype.itemsize * 8
+            sign = 1 << (width - 1)
+            quiet = 0x7FC00000 if width == 32 else 0x7FF8000000000000
+            inf = 0x7F800000 if width == 32 else 0x7FF0000000000000
+            specials = np.array([0, sign, quiet, quiet | sign, quiet | 5, inf | 1, inf,
+                                 inf | sign, 1, sign | 1], dtype=bits.dtype)
+            where = rng.integers(0, n, max(1, n // 4))
+            bits[where] = specials[rng.integers(0, specials.size, where.size)]
+    else:
+        info = np.iinfo(dtype)
+        keys = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        if distribution == "special" and n:
+            keys[rng.integers(0, n, max(1, n // 4))] = rng.choice(
+                np.array([info.min, info.max, 0, 1], dtype=dtype), max(1, n // 4))
+    if distribution == "few":
+        keys = rng.choice(keys[:8] if n else keys, n) if n else keys
+    elif distribution == "sorted":
+        keys = np.sort(keys, kind="stable")
+    elif distribution == "reversed":
+        keys = np.sort(keys, kind="stable")[::-1].copy()
+    elif distribution == "equal" and n:
+        keys = np.full(n, keys[0], dtype=dtype)
+    return np.ascontiguousarray(keys)
+
+
+SIGNED = {np.dtype(np.uint32): (np.int32, "uint32"), np.dtype(np.uint64): (np.int64, "uint64")}
+
+
+def to_gpu(a):
+    """A CUDA tensor of a's dtype (unsigned ones made through their signed twins, which every
+    PyTorch moves between NumPy and the GPU)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype in SIGNED:
+        signed, name = SIGNED[a.dtype]
+        return torch.from_numpy(a.view(signed)).cuda().view(getattr(torch, name))
+    return torch.from_numpy(a).cuda()
+
+
+def to_host(t):
+    torch.cuda.synchronize()
+    if t.dtype in (getattr(torch, "uint32", None), getattr(torch, "uint64", None)):
+        signed = torch.int32 if t.dtype == torch.uint32 else torch.int64
+        return t.view(signed).cpu().numpy().view(np.uint32 if signed == torch.int32 else np.uint64)
+    return t.cpu().numpy()
+
+
+def radix_order(keys):
+    """The keys' bits in the library's radix order (IEEE totalOrder for floats), as unsigned."""
+    dtype = keys.dtype
+    width = dtype.itemsize * 8
+    u = keys.view(np.uint32 if width == 32 else np.uint64)
+    sign = (np.uint32 if width == 32 else np.uint64)(1 << (width - 1))
+    if dtype.kind == "u":
+        return u.copy()
+    if dtype.kind == "i":
+        return u ^ sign
+    negative = (u & sign) != 0
+    return np.where(negative, ~u, u | sign)
+
+
+def expected_order(keys, descending=False, total_order=False, bits=None):
+    """np.argsort(kind="stable") of the keys in the order gpusort promises: NumPy's for floats
+    (or totalOrder), by the bits [begin, end) of the radix order, descending the reverse
+    comparison with equal keys still in input order."""
+    if bits is not None or total_order:
+        ordered = radix_order(keys)
+        if bits is not None:
+            begin, end = bits
+            mask = (1 << (end - begin)) - 1
+            ordered = (ordered >> ordered.dtype.type(begin)) & ordered.dtype.type(mask)
+        keys = ordered
+    if not descending:
+        return np.argsort(keys, kind="stable")
+    # Dense ranks (np.unique and searchsorted take -0.0 == +0.0 and NaNs as one, the greatest).
+    rank = np.searchsorted(np.unique(keys), keys)
+    return np.argsort(-rank.astype(np.int64), kind="stable")
+
+
+def assert_bits_equal(actual, expected):
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    width = {4: np.uint32, 8: np.uint64}[expected.dtype.itemsize]
+    np.testing.assert_array_equal(actual.view(width), expected.view(width))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
+def test_sort_argsort_sort_by_key(rng, dtype, descending):
+    for n in SIZES:
+        for distribution in DISTRIBUTIONS if n < (1 << 20) else ["uniform", "special"]:
+            keys = make_keys(rng, dtype, n, distribution)
+            order = expected_order(keys, descending)
+            expected = keys[order]
+            x = to_gpu(keys)
+            where = f"n={n} {distribution}"
+            result = gpusort.sort(x, descending=descending)
+            assert isinstance(result, torch.Tensor) and result.device == x.device, where
+            assert_bits_equal(to_host(result), expected)
+            assert_bits_equal(to_host(x), keys)  # the input is left as it was
+            indices = gpusort.argsort(x, descending=descending)
+            assert indices.dtype == torch.int64, where
+            np.testing.assert_array_equal(to_host(indices), order, err_msg=where)
+            values, indices = gpusort.sort(x, descending=descending, return_indices=True)
+            assert_bits_equal(to_host(values), expected)
+            np.testing.assert_array_equal(to_host(indices), order, err_msg=where)
+            payload = to_gpu(np.arange(n, dtype=np.int64) * 3)
+            sorted_keys, sorted_values = gpusort.sort_by_key(x, payload, descending=descending)
+            assert_bits_equal(to_host(sorted_keys), expected)
+            np.testing.assert_array_equal(to_host(sorted_values), order * 3, err_msg=where)
+            gpusort.sort_(x, descending=descending)
+            assert_bits_equal(to_host(x), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_total_order(rng, dtype):
+    for n in [5, 4097, 300_000]:
+        keys = make_keys(rng, dtype, n, "special")
+        for descending in (False, True):
+            order = expected_order(keys, descending, total_order=True)
+            x = to_gpu(keys)
+            assert_bits_equal(to_host(gpusort.sort(x, total_order=True, descending=descending)),
+                              keys[order])
+            np.testing.assert_array_equal(
+                to_host(gpusort.argsort(x, total_order=True, descending=descending)), order)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_bit_ranges(rng, dtype):
+    width = np.dtype(dtype).itemsize * 8
+    for n in [1000, 200_000]:
+        keys = make_keys(rng, dtype, n, "uniform")
+        for bits in [(0, 8), (4, 13), (width - 8, width), (3, width - 2)]:
+            order = expected_order(keys, bits=bits)
+            x = to_gpu(keys)
+            assert_bits_equal(to_host(gpusort.sort(x, begin_bit=bits[0], end_bit=bits[1],
+                                                   total_order=True)), keys[order])
+            np.testing.assert_array_equal(
+                to_host(gpusort.argsort(x, begin_bit=bits[0], end_bit=bits[1],
+                                        total_order=True)), order)
+
+
+def test_index_dtypes_and_values(rng):
+    keys = make_keys(rng, np.float32, 100_000, "special")
+    order = expected_order(keys)
+    x = to_gpu(keys)
+    for dtype in (np.int64, np.int32, torch.int32, torch.int64):
+        indices = gpusort.argsort(x, dtype=dtype)
+        assert str(indices.dtype) == "torch." + gpusort._index_dtype(dtype).name
+        np.testing.assert_array_equal(to_host(indices).astype(np.int64), order)
+    # Values of 4 and 8 bytes, any dtype.
+    for values in (rng.standard_normal(keys.size).astype(np.float32),
+                   rng.integers(0, 1 << 40, keys.size), np.arange(keys.size, dtype=np.int32)):
+        k, v = gpusort.sort_by_key(x, to_gpu(values))
+        np.testing.assert_array_equal(to_host(v), values[order])
+        k2, v2 = to_gpu(keys), to_gpu(values)
+        result = gpusort.sort_by_key_(k2, v2)
+        assert result[0] is k2 and result[1] is v2
+        assert_bits_equal(to_host(k2), keys[order])
+        np.testing.assert_array_equal(to_host(v2), values[order])
+
+
+def test_strided_tensors(rng):
+    keys = make_keys(rng, np.int64, 50_001, "uniform")
+    base = to_gpu(keys)
+    view = base[::3]
+    strided = keys[::3]
+    order = expected_order(strided)
+    assert_bits_equal(to_host(gpusort.sort(view)), strided[order])
+    np.testing.assert_array_equal(to_host(gpusort.argsort(view)), order)
+    gpusort.sort_(view)  # sorted in a copy, written back through the view
+    host = keys.copy()
+    host[::3] = strided[order]
+    assert_bits_equal(to_host(base), host)
+    out = torch.empty_like(view, memory_format=torch.contiguous_format)
+    assert gpusort.sort(base[::3], out=out) is out
+    assert_bits_equal(to_host(out), host[::3])
+
+
+def test_other_producers(rng):
+    """DLPack and __cuda_array_interface__ producers gpusort does not know: sorted in place on
+    the legacy default stream (PyTorch's default stream)."""
+
+    class DLPackOnly:
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, **kwargs):
+            return self.t.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    class InterfaceOnly:
+        def __init__(self, t):
+            self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+    for wrap in (DLPackOnly, InterfaceOnly):
+        keys = make_keys(rng, np.float32, 300_000, "special")
+        x = to_gpu(keys)
+        torch.cuda.synchronize()
+        gpusort.sort_(wrap(x))
+        assert_bits_equal(to_host(x), keys[expected_order(keys)])
+        k, v = to_gpu(keys), to_gpu(np.arange(keys.size, dtype=np.int64))
+        torch.cuda.synchronize()
+        gpusort.sort_by_key_(wrap(k), wrap(v))
+        np.testing.assert_array_equal(to_host(v), expected_order(keys))
+
+
+def test_stream_order():
+    """Work queued before the sort on a non-default stream (a long sleep, then the copy that
+    fills the keys) and after it (a clone) runs in order: sorted on another stream, the sort
+    would read the keys before the copy and the clone would miss it. And the call does not wait
+    for the stream: it is still busy when the call returns."""
+    n = 1 << 22
+    source = torch.randn(n, device="cuda")
+    expected = np.sort(source.cpu().numpy(), kind="stable")
+    for call in ("sort_", "sort", "argsort", "sort_by_key_"):
+        x = torch.zeros(n, device="cuda")
+        values = torch.arange(n, device="cuda")
+        torch.cuda.synchronize()
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time on this stream
+            x.copy_(source)
+            if call == "sort_":
+                gpusort.sort_(x)
+                result = x.clone()
+            elif call == "sort":
+                result = gpusort.sort(x).clone()
+            elif call == "argsort":
+                result = x[gpusort.argsort(x)]
+            else:
+                gpusort.sort_by_key_(x, values)
+                result = source[values]
+            busy = not stream.query()
+        stream.synchronize()
+        np.testing.assert_array_equal(result.cpu().numpy(), expected, err_msg=call)
+        assert busy, f"{call} waited for its stream"
+
+
+def test_sizes_below_the_block_limit_and_empty():
+    for dtype in (torch.float32, torch.int64):
+        x = torch.empty(0, dtype=dtype, device="cuda")
+        assert gpusort.sort(x).numel() == 0 and gpusort.argsort(x).numel() == 0
+        assert gpusort.sort_(x) is x
+
+
+def test_autograd_sees_in_place_sorts():
+    x = torch.randn(1000, device="cuda")
+    version = x._version
+    gpusort.sort_(x)
+    assert x._version > version
+    with torch.inference_mode():
+        y = torch.randn(1000, device="cuda")
+        gpusort.sort_(y)  # inference tensors have no version counter
+    assert bool((y[1:] >= y[:-1]).all())
+
+
+def test_refusals_on_gpu_tensors():
+    x = torch.randn(10, device="cuda")
+    with pytest.raises(TypeError, match="unsupported array dtype float16"):
+        gpusort.sort(x.half())
+    with pytest.raises(TypeError, match="unsupported array dtype bfloat16"):
+        gpusort.sort(x.bfloat16())
+    with pytest.raises(ValueError, match="must be 1-D"):
+        gpusort.sort(x.reshape(2, 5))
+    with pytest.raises(ValueError, match="requires grad"):
+        gpusort.sort_(x.clone().requires_grad_())
+    with pytest.raises(TypeError, match="must both be GPU arrays or both host arrays"):
+        gpusort.sort_by_key(x, torch.arange(10))

@@ -1,0 +1,195 @@
+// NumPy's float order on the CUDA face (float_order.hpp): the set-aside around the sort, the
+// canonical copy and the fix of argsort's sorted keys.
+#include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "primitives/cuda/elementwise.hpp"
+#include "primitives/cuda/float_order.hpp"
+
+namespace gpusort::cuda::float_order {
+namespace {
+
+// The bits of a float key as an unsigned integer U (uint32_t for f32, unsigned long long for f64).
+template <class U>
+struct Bits {
+  static constexpr int width = sizeof(U) * 8;
+  static constexpr U sign = U(1) << (width - 1);
+  static constexpr U magnitude = ~sign;
+  static constexpr U infinity = width == 32 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
+  static constexpr U canonical_nan = width == 32 ? U(0x7fc00000u) : U(0x7ff8000000000000ull);
+
+  static __device__ __forceinline__ bool is_nan(U bits) { return (bits & magnitude) > infinity; }
+  static __device__ __forceinline__ bool is_zero(U bits) { return (bits & magnitude) == 0; }
+  static __device__ __forceinline__ U canonical(U bits) {
+    if (is_nan(bits)) return canonical_nan;
+    return bits == sign ? U(0) : bits;
+  }
+};
+
+__device__ __forceinline__ unsigned long long count_of(const uint32_t* count,
+                                                       unsigned long long n) {
+  return count != nullptr ? min((unsigned long long)(*count), n) : n;
+}
+
+// The elements [begin, end) of this block's chunk.
+struct Chunk {
+  unsigned long long begin, end;
+};
+__device__ __forceinline__ Chunk chunk_of(const FloatOrderParams& p) {
+  const unsigned long long c = count_of(p.count, p.n);
+  const unsigned long long size = (c + p.chunk_count - 1) / p.chunk_count;
+  const unsigned long long begin = min(c, (unsigned long long)blockIdx.x * size);
+  return {begin, min(c, begin + size)};
+}
+
+template <class U>
+__device__ __forceinline__ void count(const FloatOrderParams& p) {
+  using B = Bits<U>;
+  const Chunk chunk = chunk_of(p);
+  U* keys = static_cast<U*>(p.keys);
+  const U* source = static_cast<const U*>(p.source);
+  uint32_t zeros = 0, nans = 0, negatives = 0, odd = 0;
+#pragma unroll 4
+  for (unsigned long long i = chunk.begin + threadIdx.x; i < chunk.end; i += kFloatOrderThreads) {
+    const U bits = source != nullptr ? source[i] : keys[i];
+    if (source != nullptr) keys[i] = bits;
+    const bool nan = B::is_nan(bits), zero = B::is_zero(bits);
+    zeros += zero;
+    nans += nan;
+    negatives += !nan && !zero && (bits >> (B::width - 1)) != 0;
+    odd |= uint32_t(bits == B::sign) | uint32_t(nan && bits != B::canonical_nan);
+  }
+  using Reduce = cub::BlockReduce<uint32_t, kFloatOrderThreads>;
+  __shared__ typename Reduce::TempStorage temp[4];
+  zeros = Reduce(temp[0]).Sum(zeros);
+  nans = Reduce(temp[1]).Sum(nans);
+  negatives = Reduce(temp[2]).Sum(negatives);
+  odd = Reduce(temp[3]).Sum(odd);
+  if (threadIdx.x == 0) p.chunks[blockIdx.x] = {zeros, nans, negatives, odd};
+}
+
+__device__ __forceinline__ void scan(const FloatOrderParams& p) {
+  using Scan = cub::BlockScan<uint32_t, kFloatOrderMaxChunks>;
+  using Reduce = cub::BlockReduce<uint32_t, kFloatOrderMaxChunks>;
+  __shared__ typename Scan::TempStorage scan_temp[2];
+  __shared__ typename Reduce::TempStorage reduce_temp[2];
+  const uint32_t t = threadIdx.x;
+  FloatOrderChunk r{0, 0, 0, 0};
+  if (t < p.chunk_count) r = p.chunks[t];
+  uint32_t zero_offset, nan_offset, zeros, nans;
+  Scan(scan_temp[0]).ExclusiveSum(r.zeros, zero_offset, zeros);
+  Scan(scan_temp[1]).ExclusiveSum(r.nans, nan_offset, nans);
+  const uint32_t negatives = Reduce(reduce_temp[0]).Sum(r.negatives);
+  const uint32_t odd = Reduce(reduce_temp[1]).Sum(r.odd);
+  if (t < p.chunk_count) {
+    p.chunks[t].zeros = zero_offset;
+    p.chunks[t].nans = nan_offset;
+  }
+  if (t == 0) *p.totals = {odd != 0 ? 1u : 0u, zeros, nans, negatives};
+}
+
+template <class U>
+__device__ __forceinline__ void set_aside(const FloatOrderParams& p) {
+  using B = Bits<U>;
+  if (p.totals->odd == 0) return;
+  const Chunk chunk = chunk_of(p);
+  U* keys = static_cast<U*>(p.keys);
+  U* aside = static_cast<U*>(p.aside);
+  uint32_t zero_next = p.chunks[blockIdx.x].zeros;
+  uint32_t nan_next = p.totals->zeros + p.chunks[blockIdx.x].nans;
+  using Scan = cub::BlockScan<uint32_t, kFloatOrderThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  for (unsigned long long tile = chunk.begin; tile < chunk.end; tile += kFloatOrderThreads) {
+    const unsigned long long i = tile + threadIdx.x;
+    const bool in = i < chunk.end;
+    const U bits = in ? keys[i] : U(1);
+    const bool zero = in && B::is_zero(bits), nan = in && B::is_nan(bits);
+    // Ranks within the tile: zeros in the low half, NaNs in the high half (at most 256 each).
+    uint32_t rank, total;
+    Scan(temp).ExclusiveSum(uint32_t(zero) | (uint32_t(nan) << 16), rank, total);
+    if (zero) {
+      aside[zero_next + (rank & 0xffffu)] = bits;
+      if (bits != 0) keys[i] = 0;
+    } else if (nan) {
+      aside[nan_next + (rank >> 16)] = bits;
+      if (bits != B::canonical_nan) keys[i] = B::canonical_nan;
+    }
+    zero_next += total & 0xffffu;
+    nan_next += total >> 16;
+    __syncthreads();  // temp is used again
+  }
+}
+
+template <class U>
+__device__ __forceinline__ void restore(const FloatOrderParams& p) {
+  const FloatOrderTotals t = *p.totals;
+  if (t.odd == 0) return;
+  const unsigned long long c = count_of(p.count, p.n);
+  const unsigned long long positives = c - t.negatives - t.zeros - t.nans;
+  // Ascending: negatives, zeros, positives, NaNs; descending: NaNs, positives, zeros, negatives.
+  const unsigned long long zero_start = p.descending ? t.nans + positives : t.negatives;
+  const unsigned long long nan_start = p.descending ? 0 : c - t.nans;
+  U* keys = static_cast<U*>(p.keys);
+  const U* aside = static_cast<const U*>(p.aside);
+  const unsigned long long set = (unsigned long long)t.zeros + t.nans;
+  for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; j < set;
+       j += (unsigned long long)gridDim.x * blockDim.x)
+    keys[j < t.zeros ? zero_start + j : nan_start + (j - t.zeros)] = aside[j];
+}
+
+template <class U>
+__device__ __forceinline__ void canonical_copy(const ElementwiseParams& p) {
+  const unsigned long long c = count_of(p.count, p.n);
+  U* out = static_cast<U*>(p.out);
+  const U* in = static_cast<const U*>(p.in);
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < c;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    out[i] = Bits<U>::canonical(in[i]);
+}
+
+template <class U>
+__device__ __forceinline__ void fix_sorted(const ElementwiseParams& p) {
+  const unsigned long long c = count_of(p.count, p.n);
+  U* out = static_cast<U*>(p.out);
+  const U* in = static_cast<const U*>(p.in);
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < c;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const U bits = out[i];
+    if (bits == 0 || bits == Bits<U>::canonical_nan) out[i] = in[p.index[i]];
+  }
+}
+
+}  // namespace
+}  // namespace gpusort::cuda::float_order
+
+#define GPUSORT_FLOAT_ORDER_KERNELS(suffix, U)                                          \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderThreads)       \
+      gpusort_numpy_order_count_##suffix(const gpusort::cuda::FloatOrderParams p) {     \
+    gpusort::cuda::float_order::count<U>(p);                                            \
+  }                                                                                     \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderThreads)       \
+      gpusort_numpy_order_set_aside_##suffix(const gpusort::cuda::FloatOrderParams p) { \
+    gpusort::cuda::float_order::set_aside<U>(p);                                        \
+  }                                                                                     \
+  extern "C" __global__ void gpusort_numpy_order_restore_##suffix(                      \
+      const gpusort::cuda::FloatOrderParams p) {                                        \
+    gpusort::cuda::float_order::restore<U>(p);                                          \
+  }                                                                                     \
+  extern "C" __global__ void gpusort_canonical_copy_##suffix(                           \
+      const gpusort::cuda::ElementwiseParams p) {                                       \
+    gpusort::cuda::float_order::canonical_copy<U>(p);                                   \
+  }                                                                                     \
+  extern "C" __global__ void gpusort_numpy_order_fix_sorted_##suffix(                   \
+      const gpusort::cuda::ElementwiseParams p) {                                       \
+    gpusort::cuda::float_order::fix_sorted<U>(p);                                       \
+  }
+
+GPUSORT_FLOAT_ORDER_KERNELS(f32, uint32_t)
+GPUSORT_FLOAT_ORDER_KERNELS(f64, unsigned long long)
+#undef GPUSORT_FLOAT_ORDER_KERNELS
+
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderMaxChunks)
+    gpusort_numpy_order_scan(const gpusort::cuda::FloatOrderParams p) {
+  gpusort::cuda::float_order::scan(p);
+}
