@@ -251,25 +251,35 @@ def test_stream_order():
     n = 1 << 22
     source = torch.randn(n, device="cuda")
     expected = np.sort(source.cpu().numpy(), kind="stable")
+    gpusort.sort(source)  # the context's kernels loaded (the first sort's host work) beforehand
+    torch.cuda.synchronize()
     for call in ("sort_", "sort", "argsort", "sort_by_key_"):
         x = torch.zeros(n, device="cuda")
         values = torch.arange(n, device="cuda")
         torch.cuda.synchronize()
         stream = torch.cuda.Stream()
         with torch.cuda.stream(stream):
-            torch.cuda._sleep(200_000_000)  # ~0.1 s of GPU time on this stream
+            torch.cuda._sleep(1_000_000_000)  # ~0.5 s of GPU time on this stream
             x.copy_(source)
             if call == "sort_":
                 gpusort.sort_(x)
-                result = x.clone()
             elif call == "sort":
-                result = gpusort.sort(x).clone()
+                sorted_x = gpusort.sort(x)
             elif call == "argsort":
-                result = x[gpusort.argsort(x)]
+                order = gpusort.argsort(x)
             else:
                 gpusort.sort_by_key_(x, values)
-                result = source[values]
+            # Asked before the work queued after the call: PyTorch's advanced indexing (x[order])
+            # may wait for the stream itself.
             busy = not stream.query()
+            if call == "sort_":
+                result = x.clone()
+            elif call == "sort":
+                result = sorted_x.clone()
+            elif call == "argsort":
+                result = x[order]
+            else:
+                result = source[values]
         stream.synchronize()
         np.testing.assert_array_equal(result.cpu().numpy(), expected, err_msg=call)
         assert busy, f"{call} waited for its stream"
