@@ -22,7 +22,7 @@
 #include "primitives/constants.h"
 #include "primitives/push.h"
 #include "test_support.hpp"
-#include "tuning/tuning.hpp"
+#include "algorithms/onesweep/tuning.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/recorder.hpp"
 
@@ -227,7 +227,7 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
     const std::string automatic = make_onesweep(impl, spec, OnesweepOptions{})->pass_kernels();
     // Where the CUDA pass runs, so does the CUDA histogram; tiles by id where the family's table
     // says so (src/algorithms/onesweep/tuning.cpp).
-    const OnesweepTuning& table = tuning_for(impl.info).onesweep;
+    const OnesweepTuning& table = onesweep_tuning(impl.info);
     EXPECT_EQ(automatic, !cuda_available()     ? std::string("spirv")
                          : key == KeyType::u32 ? table_cuda_path(table, 1, 1)
                                                : table_cuda_path(table, 2, 1));
@@ -410,7 +410,7 @@ TEST(KernelPathSelection, LoadWhereUnavailableIsAOneLineError) {
 TEST(KernelPathSelection, TuningTables) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
     const DeviceFamily family = DeviceFamily(f);
-    const auto& from = tuning_for(family).onesweep.cuda_from_n;
+    const auto& from = onesweep_tuning(family).cuda_from_n;
     if (family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_integrated) {
       // Measured (src/algorithms/onesweep/tuning.cpp): 32-bit keys alone from 2^19, the pairs
       // and u64 above 2^20, u64+u32 from 2^20.
@@ -468,7 +468,7 @@ TEST(KernelPathSelection, FunctionNamesInTheLaunchOrder) {
 // H100's and the H200's differ in u64+u32's alone (src/algorithms/onesweep/tuning.cpp).
 TEST(KernelPathSelection, TablesNameKernelsThatExist) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
-    const auto& variants = tuning_for(DeviceFamily(f)).onesweep.cuda_variants;
+    const auto& variants = onesweep_tuning(DeviceFamily(f)).cuda_variants;
     for (uint32_t key_words : {1u, 2u})
       for (uint32_t value_words : {0u, 1u}) {
         const char* variant = variants[cuda::cuda_key_class(key_words, value_words)];
@@ -481,8 +481,8 @@ TEST(KernelPathSelection, TablesNameKernelsThatExist) {
                             << " " << variant;
       }
   }
-  const auto& h100 = tuning_for(DeviceFamily::nvidia).onesweep.cuda_variants;
-  const auto& h200 = tuning_for(DeviceFamily::nvidia_h200).onesweep.cuda_variants;
+  const auto& h100 = onesweep_tuning(DeviceFamily::nvidia).cuda_variants;
+  const auto& h200 = onesweep_tuning(DeviceFamily::nvidia_h200).cuda_variants;
   for (uint32_t c = 0; c < 3; ++c) EXPECT_STREQ(h100[c], h200[c]) << c;
   EXPECT_STREQ(h100[3], "1024x12seg1");
   EXPECT_STREQ(h200[3], "384x18s3pk");
@@ -499,7 +499,7 @@ TEST(KernelPathSelection, SizesChosenByItself) {
   Sorter automatic(context(), config);
   // The CUDA histogram and plan come with the CUDA pass (src/algorithms/onesweep/tuning.cpp), from
   // the device family's threshold.
-  const OnesweepTuning& table = tuning_for(context().impl().info).onesweep;
+  const OnesweepTuning& table = onesweep_tuning(context().impl().info);
   EXPECT_EQ(automatic.kernel_path(table.cuda_from_n[0] - 1), "spirv");
   // Tiles by id where the table's cuda_tiles_by_id says so (32-bit keys alone and u64+u32 on
   // every NVIDIA family; u32 pairs on the H200), else from the pass's counter.

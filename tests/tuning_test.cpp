@@ -3,7 +3,10 @@
 // invariants: every family has every row, size bands ascend, tile shapes fit the device's limits
 // and the kernels' constants, the CUDA kernels the rows name exist. The values themselves are the
 // tables' (each cites its measurement); this test does not restate them.
-#include "tuning/tuning.hpp"
+#include "algorithms/onesweep/tuning.hpp"
+#include "algorithms/partition_sort/tuning.hpp"
+#include "algorithms/segmented_sort/tuning.hpp"
+#include "algorithms/small_sort/tuning.hpp"
 
 #include <gtest/gtest.h>
 
@@ -96,13 +99,10 @@ std::string name_of(const FakeDevice& f, const KeyClass& k) {
 TEST(Tuning, EveryDeviceGetsItsFamily) {
   for (const FakeDevice& f : fake_devices()) {
     EXPECT_EQ(device_family(info_of(f)), f.family) << f.name;
-    const Tuning& t = tuning_for(info_of(f));
-    EXPECT_EQ(t.family, f.family) << f.name;
-    EXPECT_EQ(std::string(to_string(t.family)).find("unknown"), std::string::npos);
+    EXPECT_EQ(std::string(to_string(f.family)).find("unknown"), std::string::npos);
   }
-  // Every family has its own table, and its own name.
+  // Every family has its own name.
   for (uint32_t a = 0; a < device_family_count; ++a) {
-    EXPECT_EQ(tuning_for(DeviceFamily(a)).family, DeviceFamily(a));
     for (uint32_t b = a + 1; b < device_family_count; ++b)
       EXPECT_STRNE(to_string(DeviceFamily(a)), to_string(DeviceFamily(b)));
   }
@@ -133,32 +133,24 @@ bool power_of_two(uint64_t v) {
   return std::has_single_bit(v);
 }
 
-// Every family has a row in every table, and tuning_for gives that family's row back.
+// Every family has a row in every table.
 TEST(Tuning, EveryFamilyHasEveryRow) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
     const DeviceFamily family = family_at(f);
     SCOPED_TRACE(to_string(family));
-    const Tuning& t = tuning_for(family);
-    EXPECT_EQ(t.family, family);
-    for (const OnesweepKeyTuning* keys :
-         {&t.onesweep.keys32, &t.onesweep.keys32_values, &t.onesweep.keys64}) {
+    const OnesweepTuning& o = onesweep_tuning(family);
+    for (const OnesweepKeyTuning* keys : {&o.keys32, &o.keys32_values, &o.keys64}) {
       EXPECT_NE(keys->large.workgroup, 0u);
       EXPECT_NE(keys->large.keys_per_thread, 0u);
     }
-    EXPECT_NE(t.onesweep.lookback_window, 0u);
-    EXPECT_NE(t.onesweep.histogram_groups_per_unit, 0u);
-    EXPECT_NE(t.onesweep.persistent_min_rounds, 0u);
-    EXPECT_NE(t.small_sort.bands[0].log2_max_n, 0u);
-    EXPECT_NE(t.segmented.log2_min_tile, 0u);
-    EXPECT_NE(t.segmented.merge_workgroup, 0u);
-    EXPECT_NE(t.segmented.bucket_workgroup, 0u);
-    EXPECT_NE(t.partition.max_bucket, 0u);
-    // The composed table is each algorithm's row.
-    EXPECT_EQ(t.onesweep.cuda_from_n, onesweep_tuning(family).cuda_from_n);
-    EXPECT_EQ(t.small_sort.bands[0].log2_max_n, small_sort_tuning(family).bands[0].log2_max_n);
-    EXPECT_EQ(t.segmented.log2_min_tile, segmented_tuning(family).log2_min_tile);
-    EXPECT_EQ(t.partition.max_bucket, partition_tuning(family).max_bucket);
-    EXPECT_EQ(t.host.shader_copies, host_tuning(family).shader_copies);
+    EXPECT_NE(o.lookback_window, 0u);
+    EXPECT_NE(o.histogram_groups_per_unit, 0u);
+    EXPECT_NE(o.persistent_min_rounds, 0u);
+    EXPECT_NE(small_sort_tuning(family).bands[0].log2_max_n, 0u);
+    EXPECT_NE(segmented_tuning(family).log2_min_tile, 0u);
+    EXPECT_NE(segmented_tuning(family).merge_workgroup, 0u);
+    EXPECT_NE(segmented_tuning(family).bucket_workgroup, 0u);
+    EXPECT_NE(partition_tuning(family).max_bucket, 0u);
   }
 }
 
@@ -171,7 +163,7 @@ TEST(Tuning, OnesweepBandsAscendAndTilesFit) {
     // shared memory holds: Onesweep refuses such devices whatever the table says.
     if (f.min_subgroup_size < 4) continue;
     const DeviceInfo info = info_of(f);
-    const OnesweepTuning& o = tuning_for(info).onesweep;
+    const OnesweepTuning& o = onesweep_tuning(info);
     for (const KeyClass& k : key_classes) {
       SCOPED_TRACE(name_of(f, k));
       const OnesweepKeyTuning& keys = onesweep_keys(o, k.key_words, k.value_words);
@@ -225,7 +217,7 @@ TEST(Tuning, CudaRowsNameKernelsThatExist) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
     const DeviceFamily family = family_at(f);
     SCOPED_TRACE(to_string(family));
-    const OnesweepTuning& o = tuning_for(family).onesweep;
+    const OnesweepTuning& o = onesweep_tuning(family);
     const bool nvidia = family == DeviceFamily::nvidia || family == DeviceFamily::nvidia_h200 ||
                         family == DeviceFamily::nvidia_integrated;
     for (uint32_t c = 0; c < 4; ++c) {
@@ -266,7 +258,7 @@ TEST(Tuning, CudaRowsNameKernelsThatExist) {
 TEST(Tuning, SmallSortBandsAscendAndShapesExist) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
     SCOPED_TRACE(to_string(family_at(f)));
-    const SmallSortTuning& s = tuning_for(family_at(f)).small_sort;
+    const SmallSortTuning& s = small_sort_tuning(family_at(f));
     uint32_t previous = 0;
     bool unused_seen = false, keys_with_values = false;
     for (const SmallSortBandTuning& b : s.bands) {
@@ -299,8 +291,7 @@ TEST(Tuning, SmallSortBandsAscendAndShapesExist) {
 TEST(Tuning, SegmentedAndPartitionShapesFit) {
   for (uint32_t f = 0; f < device_family_count; ++f) {
     SCOPED_TRACE(to_string(family_at(f)));
-    const Tuning& t = tuning_for(family_at(f));
-    const SegmentedTuning& s = t.segmented;
+    const SegmentedTuning& s = segmented_tuning(family_at(f));
     EXPECT_LE(s.log2_first_class, s.log2_min_tile);
     EXPECT_LT(s.log2_items, s.log2_min_tile);
     EXPECT_LE(s.log2_min_tile - s.log2_items, 10u) << "a workgroup of at most 1024";
@@ -311,7 +302,7 @@ TEST(Tuning, SegmentedAndPartitionShapesFit) {
     }
     EXPECT_GE(s.bucket_max_subgroups, 1u);
     EXPECT_GE(s.bucket_keys_per_thread, 1u);
-    EXPECT_TRUE(power_of_two(t.partition.max_bucket));
+    EXPECT_TRUE(power_of_two(partition_tuning(family_at(f)).max_bucket));
   }
 }
 

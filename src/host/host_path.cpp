@@ -14,7 +14,7 @@
 #endif
 
 #include "host/byte_count.hpp"
-#include "tuning/tuning.hpp"
+#include "host/tuning.hpp"
 #include "primitives/constants.h"
 #include "primitives/push.h"
 
@@ -163,7 +163,7 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAcces
 // The copy engine per device family: HostTuning (tuning.cpp), each row with the measurement that
 // chose it.
 HostPath::CopyEngine default_copy_engine(const DeviceInfo& device) {
-  return tuning_for(device).host.shader_copies ? HostPath::CopyEngine::shader
+  return host_tuning(device).shader_copies ? HostPath::CopyEngine::shader
                                                : HostPath::CopyEngine::dma;
 }
 

@@ -1,7 +1,7 @@
-// The host path's tuning table (HostTuning, src/tuning/tuning.hpp): one row per device family,
+// The host path's tuning table (HostTuning, tuning.hpp): one row per device family,
 // each value with one line of provenance. What was tried and the full results:
 // docs/design/host-path.md.
-#include "tuning/tuning.hpp"
+#include "host/tuning.hpp"
 
 namespace gpusort {
 

@@ -57,31 +57,4 @@ const char* to_string(DeviceFamily family) {
   return "unknown";
 }
 
-uint64_t smallest_cuda_n() {
-  uint64_t smallest = UINT64_MAX;
-  for (uint32_t f = 0; f < device_family_count; ++f)
-    for (uint64_t from : tuning_for(DeviceFamily(f)).onesweep.cuda_from_n)
-      if (from != 0) smallest = std::min(smallest, from);
-  return smallest;
-}
-
-// Every family's row of every table, in one Tuning per family.
-const Tuning& tuning_for(DeviceFamily family) {
-  static const std::array<Tuning, device_family_count> tables = [] {
-    std::array<Tuning, device_family_count> all{};
-    for (uint32_t f = 0; f < device_family_count; ++f) {
-      const DeviceFamily family = DeviceFamily(f);
-      all[f] = {family,
-                onesweep_tuning(family),
-                small_sort_tuning(family),
-                segmented_tuning(family),
-                partition_tuning(family),
-                host_tuning(family)};
-    }
-    return all;
-  }();
-  return uint32_t(family) < device_family_count ? tables[uint32_t(family)]
-                                                : tables[uint32_t(DeviceFamily::narrow_subgroups)];
-}
-
 }  // namespace gpusort

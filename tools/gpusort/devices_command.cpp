@@ -10,7 +10,7 @@
 
 #include "cuda/embedded_images.hpp"
 #include "cuda/environment.hpp"
-#include "tuning/tuning.hpp"
+#include "algorithms/onesweep/tuning.hpp"
 
 namespace gpusort::cli {
 namespace {
@@ -34,7 +34,7 @@ std::string onesweep_path(const DeviceInfo& d) {
   if (!d.usable) return "none";
   if (!d.cuda_kernels) return "spirv (CUDA kernels unavailable: " + d.cuda_why + ")";
   const std::string images = "embedded " + cuda::embedded_images() + ", loaded by the first sort";
-  const auto& from = tuning_for(d).onesweep.cuda_from_n;
+  const auto& from = onesweep_tuning(d).cuda_from_n;
   if (asked != KernelPath::cuda && from == decltype(from){})
     return "spirv (the tuning table keeps it; cuda on request: " + images + ")";
   // By itself, per key class: from which size (above 2^k keys where that is the table's).

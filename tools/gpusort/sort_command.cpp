@@ -22,7 +22,7 @@
 #include "cuda/environment.hpp"
 #include "host/byte_count.hpp"
 #include "sort_arguments.hpp"
-#include "tuning/tuning.hpp"
+#include "algorithms/onesweep/tuning.hpp"  // smallest_cuda_n
 
 namespace gpusort::cli {
 

@@ -225,15 +225,14 @@ std::unique_ptr<SortAlgorithm> make_onesweep(Context::Impl& ctx, const SortSpec&
     OnesweepOptions cuda_options;
     cuda_options.kernels = KernelPath::cuda;
     cuda_sort = make_onesweep(ctx, spec, cuda_options);
-    cuda_from_n = tuning_for(ctx.info)
-                      .onesweep.cuda_from_n[cuda::cuda_key_class(spec.key_words, spec.value_words)];
+    cuda_from_n = onesweep_tuning(ctx.info).cuda_from_n[cuda::cuda_key_class(spec.key_words, spec.value_words)];
     if (requested == KernelPath::cuda || cuda_from_n <= 1) return cuda_sort;
   }
   OnesweepOptions spirv;
   spirv.kernels = KernelPath::spirv;
   auto large = make_onesweep(ctx, spec, spirv);
   const OnesweepKeyTuning& keys =
-      onesweep_keys(tuning_for(ctx.info).onesweep, spec.key_words, spec.value_words);
+      onesweep_keys(onesweep_tuning(ctx.info), spec.key_words, spec.value_words);
   // Each band, from the largest down, takes the sizes up to its max_n from the ones above it
   // (onesweep_tile_for). Bands run one workgroup per tile, as they were measured: persistent
   // workgroups with their small tiles were 35 % slower on the H100 (docs/design/onesweep.md), and

@@ -25,7 +25,7 @@ struct OnesweepOptions {
   uint32_t workgroup = 0;               // tuning experiments: tile shape (0: the tuning table's)
   uint32_t keys_per_thread = 0;
   // Tuning experiments and tests: each of the following overrides one value of the device's
-  // tuning table (src/tuning/tuning.hpp, OnesweepTuning); -1 keeps the table's.
+  // tuning table (tuning.hpp in this folder, OnesweepTuning); -1 keeps the table's.
   int32_t guess_tile = -1;  // request the keys of the workgroup id's tile before the claim
                             // returns: 0 off, 1 on
   int32_t counters_in_exchange = -1;  // per-subgroup counters in the exchange array: 0 off, 1 on

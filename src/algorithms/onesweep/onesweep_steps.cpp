@@ -24,7 +24,7 @@ uint32_t groups_for(uint64_t items, uint64_t per_group, uint32_t cap) {
 
 OnesweepSteps::OnesweepSteps(Context::Impl& ctx, const SortSpec& spec,
                              const OnesweepOptions& options)
-    : ctx_(ctx), spec_(spec), options_(options), tuning_(tuning_for(ctx.info).onesweep) {
+    : ctx_(ctx), spec_(spec), options_(options), tuning_(onesweep_tuning(ctx.info)) {
   if (options_.lookback_window == 0) options_.lookback_window = tuning_.lookback_window;
 }
 

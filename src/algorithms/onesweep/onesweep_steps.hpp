@@ -6,7 +6,7 @@
 
 #include "algorithms/onesweep/layout.hpp"
 #include "algorithms/onesweep/onesweep.hpp"
-#include "tuning/tuning.hpp"
+#include "algorithms/onesweep/tuning.hpp"
 
 namespace gpusort {
 

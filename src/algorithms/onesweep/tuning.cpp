@@ -1,4 +1,4 @@
-// Onesweep's tuning table (OnesweepTuning, src/tuning/tuning.hpp): one row per device family, each
+// Onesweep's tuning table (OnesweepTuning, tuning.hpp): one row per device family, each
 // value with one line of provenance: the command, the commit measured, the result. Where a line
 // names no device it is an NVIDIA H100 80GB HBM3 (driver 580.159.04, 132 SMs), 2026-11-23/24;
 // "H200" is an NVIDIA H200 on the same driver, 2026-11-27. The commands are the development tools
@@ -6,7 +6,7 @@
 // `gpusort bench` (base and new code alternately, twice: docs/PERFORMANCE.md, "Protocol"); "bench"
 // below is `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32 --algorithms onesweep,automatic`.
 // What was tried and the full results: docs/design/onesweep.md, "Tuning".
-#include "tuning/tuning.hpp"
+#include "algorithms/onesweep/tuning.hpp"
 
 namespace gpusort {
 
@@ -162,5 +162,14 @@ const OnesweepTuning& onesweep_tuning(DeviceFamily family) {
   }
   return narrow;
 }
+
+uint64_t smallest_cuda_n() {
+  uint64_t smallest = UINT64_MAX;
+  for (uint32_t f = 0; f < device_family_count; ++f)
+    for (uint64_t from : onesweep_tuning(DeviceFamily(f)).cuda_from_n)
+      if (from != 0) smallest = std::min(smallest, from);
+  return smallest;
+}
+
 
 }  // namespace gpusort

@@ -22,7 +22,7 @@
 #include "algorithms/onesweep/onesweep.hpp"
 #include "algorithms/partition_sort/push.h"
 #include "algorithms/segmented_sort/segmented_sort.hpp"
-#include "tuning/tuning.hpp"
+#include "algorithms/partition_sort/tuning.hpp"
 
 namespace gpusort {
 
@@ -34,7 +34,7 @@ constexpr uint32_t radix = 256;
 // device family: PartitionTuning (tuning.cpp). Bucket sizes of uniform keys: n / 256 (2^18: 1 Ki,
 // 2^20: 4 Ki, 2^22: 16 Ki, whose largest bucket is ~16.9 Ki).
 uint32_t tuned_max_bucket(const Context::Impl& ctx) {
-  return tuning_for(ctx.info).partition.max_bucket;
+  return partition_tuning(ctx.info).max_bucket;
 }
 
 class PartitionSort final : public SortAlgorithm {

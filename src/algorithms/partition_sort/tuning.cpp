@@ -1,7 +1,7 @@
-// The partition sort's tuning table (PartitionTuning, src/tuning/tuning.hpp): one row per device
+// The partition sort's tuning table (PartitionTuning, tuning.hpp): one row per device
 // family. Nothing measured chose it: the partition sort was slower than Onesweep at every size
 // measured on the H100 and H200 (docs/design/partition-sort.md), so no crossover was chosen.
-#include "tuning/tuning.hpp"
+#include "algorithms/partition_sort/tuning.hpp"
 
 namespace gpusort {
 

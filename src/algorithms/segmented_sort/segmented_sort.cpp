@@ -57,7 +57,7 @@
 #include "algorithms/small_sort/small_sort.hpp"
 #include "primitives/constants.h"
 #include "primitives/push.h"
-#include "tuning/tuning.hpp"
+#include "algorithms/segmented_sort/tuning.hpp"
 
 namespace gpusort {
 
@@ -91,7 +91,7 @@ struct SegmentClassShape {
   uint32_t log2_max_blocks = 0;
 };
 SegmentClassShape segment_class_shape(const Context::Impl& ctx) {
-  const SegmentedTuning& t = tuning_for(ctx.info).segmented;
+  const SegmentedTuning& t = segmented_tuning(ctx.info);
   return {t.log2_first_class, t.log2_min_tile, t.log2_items, t.log2_max_blocks};
 }
 
@@ -161,7 +161,7 @@ class Segmented final : public SegmentedSort {
     SortSpec by_key = spec.sort;
     by_key.value_words = 1;  // the origins
     by_key_ = make_sort_(by_key);
-    const SegmentedTuning& tuning = tuning_for(ctx.info).segmented;
+    const SegmentedTuning& tuning = segmented_tuning(ctx.info);
     shape_ = segment_class_shape(ctx);
     if (options.log2_min_tile) shape_.log2_min_tile = options.log2_min_tile;
     if (options.log2_items) shape_.log2_items = options.log2_items;

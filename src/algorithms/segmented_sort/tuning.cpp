@@ -1,9 +1,9 @@
-// The segmented sort's tuning table (SegmentedTuning, src/tuning/tuning.hpp): one row per device
+// The segmented sort's tuning table (SegmentedTuning, tuning.hpp): one row per device
 // family, each value with one line of provenance. Measured on an NVIDIA H100 80GB HBM3 (driver
 // 580.159.04), 2026-11-23/24, with `segmented_timing` (dev/, GPU timestamps, medians; its
 // SEGMENTED_MIN_TILE / SEGMENTED_ITEMS override a value each). What was tried and the full
 // results: docs/design/segmented-sort.md.
-#include "tuning/tuning.hpp"
+#include "algorithms/segmented_sort/tuning.hpp"
 
 namespace gpusort {
 

@@ -21,7 +21,7 @@
 // tile, and the runs alike with two levels.
 #include "algorithms/small_sort/small_sort.hpp"
 
-#include "tuning/tuning.hpp"
+#include "algorithms/small_sort/tuning.hpp"
 #include <optional>
 
 #include "algorithms/small_sort/constants.h"
@@ -281,7 +281,7 @@ uint64_t small_sort_max_n(const SmallSortShape& shape) {
 std::vector<SmallSortBand> automatic_small_bands(const Context::Impl& ctx, const SortSpec& spec) {
   // The bands per device family, each with the measurement that chose it: tuning.cpp.
   std::vector<SmallSortBand> bands;
-  for (const SmallSortBandTuning& b : tuning_for(ctx.info).small_sort.bands) {
+  for (const SmallSortBandTuning& b : small_sort_tuning(ctx.info).bands) {
     if (b.log2_max_n == 0 || (b.bare_keys_only && !sorts_bare_keys(spec))) continue;
     const SmallSortShape shape = small_sort_shape(ctx, spec,
                                                   {.items = b.items,

@@ -1,10 +1,10 @@
-// The small-array sort's tuning table (SmallSortTuning, src/tuning/tuning.hpp): one row per device
+// The small-array sort's tuning table (SmallSortTuning, tuning.hpp): one row per device
 // family, each band with one line of provenance. Measured on an NVIDIA H100 80GB HBM3 (driver
 // 580.159.04), 2026-11-23/24: the shapes with `small_sort_timing 25 8 shapes [19]` (dev/small_sort,
 // u32, GPU timestamps, medians), then `gpusort bench --seed 2026 --keys u32,u32+u32,u64,f32
 // --min-log2 10 --max-log2 20 --step 1 --algorithms automatic` against the previous code, twice.
 // What was tried and the full results: docs/design/small-sort.md.
-#include "tuning/tuning.hpp"
+#include "algorithms/small_sort/tuning.hpp"
 
 namespace gpusort {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "tuning/tuning.hpp"
+#include "algorithms/onesweep/tuning.hpp"
 #include "vulkan/context_impl.hpp"
 
 namespace gpusort {
@@ -39,7 +39,7 @@ const cuda::CudaPassShape* choose_cuda_pass(const Context::Impl& ctx, const Sort
   // The key classes with a CUDA kernel: 32- or 64-bit keys, alone or with 4-byte values. Every
   // other class (8-byte values) takes the SPIR-V pass, whatever was asked for. Of a class's
   // kernels, the one the device family's table names (its first where the table names none).
-  const OnesweepTuning& tuning = tuning_for(ctx.info).onesweep;
+  const OnesweepTuning& tuning = onesweep_tuning(ctx.info);
   const uint32_t key_class = cuda::cuda_key_class(spec.key_words, spec.value_words);
   const char* variant = tuning.cuda_variants[key_class];
   const cuda::CudaPassShape* shape = nullptr;
