@@ -17,9 +17,14 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "primitives/glsl/spec_constants.h"
+#include "vulkan/context_impl.hpp"
 
 namespace gpusort {
 namespace {
+
+// The pipeline cache reads each kernel's workgroup size where the kernels declare it.
+static_assert(workgroup_spec_id == SPEC_ID_WORKGROUP);
 
 // What a kernel's SPIR-V says about its push constants and specialization constants.
 struct Interface {

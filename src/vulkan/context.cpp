@@ -558,12 +558,13 @@ VkPipeline Context::Impl::pipeline(Kernel kernel, const std::vector<uint32_t>& s
   // the device allows it, pipelines ask for both. A required size caps the workgroup at that size
   // x maxComputeWorkgroupSubgroups (128 invocations on lavapipe with 4-wide subgroups, as on
   // 128-bit CPUs); a larger workgroup asks for full subgroups alone, which keeps the size only
-  // where the device has one size. Every shader takes its workgroup size as constant 0.
+  // where the device has one size. Every shader takes its workgroup size as workgroup_spec_id.
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
   required.requiredSubgroupSize = this->info.subgroup_size;
   if (this->info.subgroup_size_control) {
-    const uint64_t workgroup = specialization.empty() ? 0 : specialization[0];
+    const uint64_t workgroup =
+        specialization.size() > workgroup_spec_id ? specialization[workgroup_spec_id] : 0;
     const uint64_t max_workgroup =
         uint64_t(this->info.subgroup_size) * this->info.max_workgroup_subgroups;
     info.stage.flags = VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;

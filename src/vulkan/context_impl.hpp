@@ -21,6 +21,9 @@ void check(VkResult result, const char* operation);
 
 // Push constants are at most this many bytes (the Vulkan minimum for maxPushConstantsSize).
 inline constexpr uint32_t push_constant_bytes = 128;
+// Every kernel's specialization constant of this id is its workgroup size (SPEC_ID_WORKGROUP of
+// src/primitives/glsl/spec_constants.h; tests/kernel_contracts_test.cpp checks they agree).
+inline constexpr uint32_t workgroup_spec_id = 0;
 
 struct Context::Impl {
   VkInstance instance = VK_NULL_HANDLE;
