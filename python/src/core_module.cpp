@@ -30,28 +30,15 @@
 #include <string>
 #include <vector>
 
+#include "primitives/key_order.h"
+
 namespace py = pybind11;
 
 namespace {
 
-// The bits of a float key seen as an unsigned integer U (uint32_t for f32, uint64_t for f64).
-template <class U>
-struct FloatBits {
-  static constexpr int width = sizeof(U) * 8;
-  static constexpr U sign = U(1) << (width - 1);
-  static constexpr U magnitude = ~sign;
-  // All exponent bits set, mantissa 0: +inf. A magnitude above it is a NaN.
-  static constexpr U infinity = width == 32 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
-  // The default quiet NaN, positive: what every NaN becomes while sorting.
-  static constexpr U canonical_nan = width == 32 ? U(0x7fc00000u) : U(0x7ff8000000000000ull);
-
-  static bool is_nan(U bits) { return (bits & magnitude) > infinity; }
-  // What the key sorts as in NumPy order.
-  static U canonical(U bits) {
-    if (is_nan(bits)) return canonical_nan;
-    return bits == sign ? U(0) : bits;
-  }
-};
+// The bits of a float key seen as an unsigned integer U (uint32_t for f32, uint64_t for f64), and
+// its canonical form in NumPy's order (src/primitives/key_order.h).
+template <class U> using FloatBits = gpusort::FloatKeyBits<U>;
 
 // Whether any key differs from its canonical form: a branch-free read-only pass the compiler
 // vectorizes, so arrays without -0.0 or odd NaNs pay only a read of the keys.

@@ -41,6 +41,34 @@ GPUSORT_HOST_DEVICE constexpr Bits from_radix_order(Bits ordered, uint32_t kind)
   return ordered;
 }
 
+// NumPy's float order (the Python module's default) from totalOrder: sort the canonical keys
+// stably, -0.0 as +0.0 and every NaN as the default positive quiet NaN (after +inf in
+// totalOrder), and write the original zeros' and NaNs' bits back over their runs. The Python host
+// path (python/src/core_module.cpp) and the CUDA face's numpy_float_order
+// (src/primitives/cuda/float_order.cu) both do. Bits is uint32_t (f32) or a 64-bit unsigned (f64).
+template <class Bits> struct FloatKeyBits {
+  static constexpr int width = int(sizeof(Bits) * 8);
+  static constexpr Bits sign = Bits(1) << (width - 1);
+  static constexpr Bits magnitude = ~sign;
+  // All exponent bits set, mantissa 0: +inf. A magnitude above it is a NaN.
+  static constexpr Bits infinity = width == 32 ? Bits(0x7f800000u) : Bits(0x7ff0000000000000ull);
+  // The default quiet NaN, positive: what every NaN becomes while sorting.
+  static constexpr Bits canonical_nan =
+      width == 32 ? Bits(0x7fc00000u) : Bits(0x7ff8000000000000ull);
+
+  static GPUSORT_HOST_DEVICE constexpr bool is_nan(Bits bits) {
+    return (bits & magnitude) > infinity;
+  }
+  static GPUSORT_HOST_DEVICE constexpr bool is_zero(Bits bits) { return (bits & magnitude) == 0; }
+  // What the key sorts as in NumPy's order.
+  static GPUSORT_HOST_DEVICE constexpr Bits canonical(Bits bits) {
+    if (is_nan(bits)) return canonical_nan;
+    return bits == sign ? Bits(0) : bits;
+  }
+};
+
+static_assert(FloatKeyBits<uint32_t>::canonical(0xffc00001u) == 0x7fc00000u);  // -NaN
+static_assert(FloatKeyBits<uint32_t>::canonical(0x80000000u) == 0u);          // -0.0f
 static_assert(to_radix_order(0x80000000u, key_kind_float) == 0x7fffffffu);  // -0.0f
 static_assert(to_radix_order(0x3f800000u, key_kind_float) == 0xbf800000u);  // 1.0f
 static_assert(from_radix_order(0x7fffffffu, key_kind_float) == 0x80000000u);

@@ -6,26 +6,13 @@
 
 #include "primitives/cuda/elementwise.hpp"
 #include "primitives/cuda/float_order.hpp"
+#include "primitives/key_order.h"
 
 namespace gpusort::cuda::float_order {
 namespace {
 
 // The bits of a float key as an unsigned integer U (uint32_t for f32, unsigned long long for f64).
-template <class U>
-struct Bits {
-  static constexpr int width = sizeof(U) * 8;
-  static constexpr U sign = U(1) << (width - 1);
-  static constexpr U magnitude = ~sign;
-  static constexpr U infinity = width == 32 ? U(0x7f800000u) : U(0x7ff0000000000000ull);
-  static constexpr U canonical_nan = width == 32 ? U(0x7fc00000u) : U(0x7ff8000000000000ull);
-
-  static __device__ __forceinline__ bool is_nan(U bits) { return (bits & magnitude) > infinity; }
-  static __device__ __forceinline__ bool is_zero(U bits) { return (bits & magnitude) == 0; }
-  static __device__ __forceinline__ U canonical(U bits) {
-    if (is_nan(bits)) return canonical_nan;
-    return bits == sign ? U(0) : bits;
-  }
-};
+template <class U> using Bits = FloatKeyBits<U>;
 
 __device__ __forceinline__ unsigned long long count_of(const uint32_t* count,
                                                        unsigned long long n) {
