@@ -1,0 +1,84 @@
+// Push constants of the kernels in algorithms/topk/, written once for the host (C++) and the
+// kernels (GLSL): primitives/glsl/push_block.h.
+#ifndef GPUSORT_TOPK_PUSH_H
+#define GPUSORT_TOPK_PUSH_H
+
+#ifdef __cplusplus
+#include "primitives/glsl/push_block.h"
+namespace gpusort {
+#else
+#include "push_block.h"
+#endif
+
+// topk_init.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_INIT)
+GPUSORT_PUSH_BEGIN(TopKInitPush)
+  uint64_t state_address;  // the state block, then the histograms (cleared here)
+  uint64_t count_address;  // 0, or the u32 element count (clamped to n)
+  uint n;                  // the element count, or its maximum
+  uint k;
+  uint histogram_words;    // how many u32 of histograms to clear
+GPUSORT_PUSH_END(TopKInitPush)
+#endif
+
+// topk_histogram.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_HISTOGRAM)
+GPUSORT_PUSH_BEGIN(TopKHistogramPush)
+  uint64_t keys_address;
+  uint64_t state_address;
+  uint64_t histogram_address;  // this pass's TOPK_BINS u32
+  uint group_count;
+  uint bit;   // the digit's lowest bit
+  uint bits;  // its width (at most TOPK_MAX_DIGIT_BITS)
+GPUSORT_PUSH_END(TopKHistogramPush)
+#endif
+
+// topk_select.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_SELECT)
+GPUSORT_PUSH_BEGIN(TopKSelectPush)
+  uint64_t state_address;
+  uint64_t histogram_address;
+  uint bit;
+GPUSORT_PUSH_END(TopKSelectPush)
+#endif
+
+// topk_count.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_COUNT)
+GPUSORT_PUSH_BEGIN(TopKCountPush)
+  uint64_t keys_address;
+  uint64_t state_address;
+  uint64_t tile_counts_address;  // u64 per tile: keys before the k-th (low word), equal (high)
+  uint group_count;
+GPUSORT_PUSH_END(TopKCountPush)
+#endif
+
+// topk_write.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_WRITE)
+GPUSORT_PUSH_BEGIN(TopKWritePush)
+  uint64_t keys_address;
+  uint64_t state_address;
+  uint64_t tile_counts_address;
+  uint64_t tile_offsets_address;  // their exclusive scan
+  uint64_t keys_out_address;
+  uint64_t positions_address;     // u32: each output's position in the input
+  uint group_count;
+GPUSORT_PUSH_END(TopKWritePush)
+#endif
+
+// topk_gather.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_GATHER)
+GPUSORT_PUSH_BEGIN(TopKGatherPush)
+  uint64_t values_address;
+  uint64_t values_out_address;
+  uint64_t positions_address;
+  uint64_t state_address;
+  uint k;
+  uint group_count;
+GPUSORT_PUSH_END(TopKGatherPush)
+#endif
+
+#ifdef __cplusplus
+}  // namespace gpusort
+#endif
+
+#endif  // GPUSORT_TOPK_PUSH_H

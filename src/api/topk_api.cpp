@@ -1,0 +1,294 @@
+// Top-k, both faces: arguments checked on the host, the convenient face through HostPath::run
+// (the keys and values go up; only the k results come down), TopKSelector recording the radix
+// select (src/algorithms/topk/). The batched form (per segment) sorts each segment with the
+// segmented sort and keeps each one's first k.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "algorithms/onesweep/cuda/cuda_pass.hpp"
+#include "algorithms/topk/topk.hpp"
+#include "api/buffer_refs.hpp"
+#include "dispatch/dispatch.hpp"
+#include "host/host_path.hpp"
+#include "vulkan/buffer.hpp"
+
+namespace gpusort {
+
+namespace {
+
+void check_topk(const char* call, uint64_t n, uint64_t k) {
+  if (n > max_elements)
+    throw Error(std::string(call) + ": " + std::to_string(n) + " keys: gpusort takes at most " +
+                std::to_string(max_elements) + " (2^31 - 1)");
+  if (k > n)
+    throw Error(std::string(call) + ": k = " + std::to_string(k) + " is more than the " +
+                std::to_string(n) + " keys");
+}
+
+MakeSort survivors_sort(Context::Impl& ctx, Algorithm algorithm, const char* call) {
+  if (algorithm == Algorithm::bitonic)
+    throw Error(std::string(call) + ": top-k needs a stable sort: bitonic is not stable");
+  algorithm_entry(algorithm);  // refuses a value that names no algorithm
+  return [&ctx, algorithm](const SortSpec& spec) {
+    return make_sort_algorithm(ctx, spec, algorithm);
+  };
+}
+
+// u32 positions widened to u64 on their way out.
+HostWriter widening_writer(const HostWriter& to) {
+  return [to](uint64_t offset, const void* from, uint64_t size) {
+    std::vector<uint64_t> wide(static_cast<const uint32_t*>(from),
+                               static_cast<const uint32_t*>(from) + size / 4);
+    to(offset * 2, wide.data(), wide.size() * 8);
+  };
+}
+
+// One device buffer holding [keys | pad | values] comes down through one writer, split here.
+HostWriter split_writer(uint64_t keys_bytes, uint64_t values_at, void* keys_out,
+                        void* values_out) {
+  return [=](uint64_t offset, const void* from, uint64_t size) {
+    const auto* src = static_cast<const char*>(from);
+    const uint64_t end = offset + size;
+    if (keys_out && offset < keys_bytes) {
+      const uint64_t stop = std::min(end, keys_bytes);
+      std::memcpy(static_cast<char*>(keys_out) + offset, src, stop - offset);
+    }
+    if (values_out && end > values_at) {
+      const uint64_t start = std::max(offset, values_at);
+      std::memcpy(static_cast<char*>(values_out) + (start - values_at), src + (start - offset),
+                  end - start);
+    }
+  };
+}
+
+}  // namespace
+
+void topk_raw(Context& ctx, KeyType key_type, uint64_t n, const void* keys, uint64_t k,
+              void* keys_out, uint32_t value_bytes, const void* values, void* values_out,
+              void* indices_out, uint32_t index_bytes, const SortOptions& options) {
+  constexpr const char* call = "topk";
+  const bool with_values = values || values_out;
+  if (with_values && (!values || !values_out))
+    throw Error(std::string(call) + ": values need both the input values and values_out");
+  SortSpec spec = make_sort_spec(key_type, with_values ? value_bytes : 0, options.descending,
+                                 options.begin_bit, options.end_bit);
+  spec.kernels = requested_kernel_path(options.kernels);
+  check_topk(call, n, k);
+  if (indices_out && index_bytes != 4 && index_bytes != 8)
+    throw Error(std::string(call) + ": indices are 4 or 8 bytes wide, not " +
+                std::to_string(index_bytes));
+  if (n && !keys) throw Error(std::string(call) + ": keys are null");
+  auto& impl = ctx.impl();
+  const auto selector = make_topk(impl, spec, survivors_sort(impl, options.algorithm, call));
+  if (n == 0 || k == 0) {
+    if (options.timings) *options.timings = SortTimings{};
+    return;
+  }
+  if (!keys_out && !values_out && !indices_out)
+    throw Error(std::string(call) + ": nothing to write (no output keys, values or indices)");
+  using B = HostPath::JobBuffer;
+  const uint64_t keys_bytes = k * spec.key_words * 4;
+  const uint64_t values_at = align_up(keys_bytes, 16);
+  const uint64_t values_bytes = k * spec.value_words * 4;
+  HostPath::Job job;
+  // keys and values: the inputs; offsets: the results' keys and values; indices: their positions.
+  job.bytes[size_t(B::keys)] = n * spec.key_words * 4;
+  job.bytes[size_t(B::values)] = n * spec.value_words * 4;
+  job.bytes[size_t(B::offsets)] = values_bytes ? values_at + values_bytes : keys_bytes;
+  job.uploads.emplace_back(B::keys, memory_reader(keys));
+  if (spec.value_words) job.uploads.emplace_back(B::values, memory_reader(values));
+  if (keys_out || values_out)
+    job.downloads.emplace_back(B::offsets,
+                               split_writer(keys_bytes, values_at, keys_out, values_out));
+  if (indices_out) {
+    job.bytes[size_t(B::indices)] = k * 4;
+    const HostWriter w = memory_writer(indices_out);
+    job.downloads.emplace_back(B::indices, index_bytes == 8 ? widening_writer(w) : w);
+  }
+  job.scratch_bytes = selector->scratch_bytes(n, k);
+  job.record = [&](Recorder& rec, const HostPath::JobAddresses& a) {
+    TopKTargets t;
+    t.keys = a.buffer[size_t(B::keys)];
+    t.values = spec.value_words ? a.buffer[size_t(B::values)] : 0;
+    t.keys_out = a.buffer[size_t(B::offsets)];
+    t.values_out = spec.value_words ? t.keys_out + values_at : 0;
+    t.positions = indices_out ? a.buffer[size_t(B::indices)] : 0;
+    t.scratch = a.scratch;
+    t.scratch_buffer = a.scratch_buffer;
+    t.n = n;
+    t.k = k;
+    selector->record(rec, t);
+  };
+  impl.host_path().run(job, options.timings);
+}
+
+uint64_t topk_segments_count(const SegmentOffsets& offsets, uint64_t k) {
+  uint64_t total = 0;
+  for (uint64_t s = 0; s + 1 < offsets.count; ++s) {
+    uint64_t a = 0, b = 0;
+    std::memcpy(&a, static_cast<const char*>(offsets.data) + s * offsets.bytes, offsets.bytes);
+    std::memcpy(&b, static_cast<const char*>(offsets.data) + (s + 1) * offsets.bytes,
+                offsets.bytes);
+    total += std::min(k, b >= a ? b - a : 0);
+  }
+  return total;
+}
+
+void topk_segments_raw(Context& ctx, KeyType key_type, uint64_t n, const void* keys,
+                       const SegmentOffsets& offsets, uint64_t k, void* keys_out,
+                       uint32_t value_bytes, const void* values, void* values_out,
+                       void* indices_out, uint32_t index_bytes, const SortOptions& options) {
+  constexpr const char* call = "topk_segments";
+  const bool with_values = values || values_out;
+  if (with_values && (!values || !values_out))
+    throw Error(std::string(call) + ": values need both the input values and values_out");
+  const SortSpec spec = make_sort_spec(key_type, with_values ? value_bytes : 0,
+                                       options.descending, options.begin_bit, options.end_bit);
+  if (n > max_elements)
+    throw Error(std::string(call) + ": " + std::to_string(n) + " keys: gpusort takes at most " +
+                std::to_string(max_elements) + " (2^31 - 1)");
+  check_segment_offsets(offsets, n);
+  if (indices_out && index_bytes != 4 && index_bytes != 8)
+    throw Error(std::string(call) + ": indices are 4 or 8 bytes wide, not " +
+                std::to_string(index_bytes));
+  if (n && !keys) throw Error(std::string(call) + ": keys are null");
+  if (options.algorithm == Algorithm::bitonic)
+    throw Error(std::string(call) + ": top-k needs a stable sort: bitonic is not stable");
+  if (n == 0 || k == 0) return;
+  if (!keys_out && !values_out && !indices_out)
+    throw Error(std::string(call) + ": nothing to write (no output keys, values or indices)");
+  // Each segment sorted on its own (its permutation with it), then its first k kept.
+  const uint32_t kb = spec.key_words * 4, vb = spec.value_words * 4;
+  std::vector<char> sorted(n * kb);
+  std::vector<uint32_t> order(n);
+  sort_segments_raw(ctx, key_type, n, keys, sorted.data(), 0, nullptr, offsets, order.data(), 4,
+                    options);
+  uint64_t out = 0;
+  auto offset_at = [&](uint64_t i) {
+    uint64_t v = 0;
+    std::memcpy(&v, static_cast<const char*>(offsets.data) + i * offsets.bytes, offsets.bytes);
+    return v;
+  };
+  for (uint64_t s = 0; s + 1 < offsets.count; ++s) {
+    const uint64_t begin = offset_at(s), m = std::min(k, offset_at(s + 1) - begin);
+    if (keys_out) std::memcpy(static_cast<char*>(keys_out) + out * kb, &sorted[begin * kb], m * kb);
+    for (uint64_t j = 0; j < m; ++j) {
+      const uint32_t from = order[begin + j];
+      if (values_out)
+        std::memcpy(static_cast<char*>(values_out) + (out + j) * vb,
+                    static_cast<const char*>(values) + uint64_t(from) * vb, vb);
+      if (indices_out) {
+        if (index_bytes == 4) static_cast<uint32_t*>(indices_out)[out + j] = from;
+        else static_cast<uint64_t*>(indices_out)[out + j] = from;
+      }
+    }
+    out += m;
+  }
+}
+
+// ---- TopKSelector ----
+
+struct TopKSelector::Impl {
+  Context context;  // a copy: keeps the device and the pipeline cache alive
+  TopKConfig config;
+  SortSpec spec;
+  std::unique_ptr<TopK> algorithm;
+
+  void record(const char* call, VkCommandBuffer cmd, BufferRef keys, BufferRef values,
+              BufferRef keys_out, BufferRef values_out, BufferRef indices, BufferRef scratch,
+              const BufferRef* count, uint64_t n, uint64_t k) const {
+    auto& ctx = context.impl();
+    auto fail = [&](const std::string& why) { throw Error(std::string(call) + ": " + why); };
+    if (n > max_elements)
+      fail(std::to_string(n) + " keys: gpusort takes at most " + std::to_string(max_elements) +
+           " (2^31 - 1)");
+    if (!count && k > n)
+      fail("k = " + std::to_string(k) + " is more than the " + std::to_string(n) + " keys");
+    if (!cmd) fail("command buffer is VK_NULL_HANDLE");
+    auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
+      return resolve_buffer(ctx, call, r, what, alignment);
+    };
+    const bool with_values = spec.value_words != 0;
+    if (!with_values && (values.buffer || values_out.buffer))
+      fail("values given, but the TopKSelector was configured with value_bytes = 0");
+    if (with_values && (!values.buffer || !values_out.buffer))
+      fail("values and values_out are needed: the TopKSelector was configured with value_bytes = " +
+           std::to_string(config.value_bytes));
+    TopKTargets t;
+    t.keys = address(keys, "keys", 16);
+    t.keys_out = address(keys_out, "keys_out", 16);
+    if (with_values) {
+      t.values = address(values, "values", 16);
+      t.values_out = address(values_out, "values_out", 16);
+    }
+    if (indices.buffer) t.positions = address(indices, "indices", 16);
+    t.scratch = address(scratch, "scratch", 16);
+    t.scratch_buffer = scratch.buffer;
+    t.scratch_offset = scratch.offset;
+    if (count) t.count_address = address(*count, "count", 4);
+    t.n = n;
+    t.k = k;
+    const uint64_t kept = std::min(k, n);
+    const uint64_t kw = spec.key_words * 4, vw = spec.value_words * 4;
+    refuse_overlaps(call,
+                    {{"keys", t.keys, t.keys + n * kw},
+                     {"values", t.values, t.values + n * vw},
+                     {"keys_out", t.keys_out, t.keys_out + kept * kw},
+                     {"values_out", t.values_out, t.values_out + kept * vw},
+                     {"indices", t.positions, t.positions + (t.positions ? kept * 4 : 0)},
+                     {"scratch", t.scratch, t.scratch + algorithm->scratch_bytes(n, k)},
+                     {"count", t.count_address, t.count_address + (count ? 4 : 0)}},
+                    std::to_string(n) + " keys and k = " + std::to_string(k));
+    Recorder rec(ctx, cmd);
+    algorithm->record(rec, t);
+    if (!rec.ends_with_barrier()) rec.compute_barrier();
+  }
+};
+
+TopKSelector::TopKSelector(Context& ctx, const TopKConfig& config)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->context = ctx;
+  impl_->config = config;
+  impl_->spec = make_sort_spec(config.key, config.value_bytes, config.largest, config.begin_bit,
+                               config.end_bit);
+  impl_->algorithm =
+      make_topk(ctx.impl(), impl_->spec, survivors_sort(ctx.impl(), config.algorithm, "TopKSelector"));
+}
+TopKSelector::~TopKSelector() = default;
+TopKSelector::TopKSelector(TopKSelector&&) noexcept = default;
+TopKSelector& TopKSelector::operator=(TopKSelector&&) noexcept = default;
+
+namespace {
+const TopKSelector::Impl& valid(const std::unique_ptr<TopKSelector::Impl>& impl) {
+  if (!impl) throw Error("TopKSelector: used after being moved from");
+  return *impl;
+}
+}  // namespace
+
+const TopKConfig& TopKSelector::config() const { return valid(impl_).config; }
+
+uint64_t TopKSelector::scratch_bytes(uint64_t max_n, uint64_t k) const {
+  if (max_n > max_elements)
+    throw Error("TopKSelector::scratch_bytes: " + std::to_string(max_n) +
+                " keys: gpusort takes at most " + std::to_string(max_elements) + " (2^31 - 1)");
+  constexpr uint64_t min_scratch_bytes = 256;
+  return std::max(valid(impl_).algorithm->scratch_bytes(max_n, k), min_scratch_bytes);
+}
+
+void TopKSelector::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values,
+                          BufferRef keys_out, BufferRef values_out, BufferRef indices,
+                          BufferRef scratch, uint64_t n, uint64_t k) const {
+  valid(impl_).record("TopKSelector::record", cmd, keys, values, keys_out, values_out, indices,
+                      scratch, nullptr, n, k);
+}
+
+void TopKSelector::record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values,
+                                   BufferRef keys_out, BufferRef values_out, BufferRef indices,
+                                   BufferRef scratch, BufferRef count, uint64_t max_n,
+                                   uint64_t k) const {
+  valid(impl_).record("TopKSelector::record_indirect", cmd, keys, values, keys_out, values_out,
+                      indices, scratch, &count, max_n, k);
+}
+
+}  // namespace gpusort

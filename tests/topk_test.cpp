@@ -1,0 +1,252 @@
+// Top-k (src/algorithms/topk/, src/api/topk_api.cpp): every key type, with values and with
+// indices (u32, u64), both orders, bit ranges, every distribution, k at 1, at the digit and tile
+// boundaries, at n - 1 and n; per segment with empty and short segments; the engine face, direct
+// and with a GPU-side count; the refusals. Each output is compared in full against the first k
+// of std::stable_sort under the same order (the reference).
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <sstream>
+
+#include "host/key_order.hpp"
+#include "test_support.hpp"
+#include "vulkan/buffer.hpp"
+#include "vulkan/context_impl.hpp"
+
+namespace gpusort::test {
+namespace {
+
+// The field a sort compares, for key bits of `type`.
+uint64_t compared(KeyType type, const SortSpec& spec, uint64_t bits) {
+  const KeyField field(spec);
+  switch (type) {
+    case KeyType::u32: return field(uint32_t(bits));
+    case KeyType::i32: return field(int32_t(uint32_t(bits)));
+    case KeyType::f32: { float f; uint32_t b = uint32_t(bits); std::memcpy(&f, &b, 4); return field(f); }
+    case KeyType::u64: return field(bits);
+    case KeyType::i64: return field(int64_t(bits));
+    case KeyType::f64: { double f; std::memcpy(&f, &bits, 8); return field(f); }
+  }
+  return 0;
+}
+
+// The positions of the first k of the stable sort of `bits` (within [begin, end) of them).
+std::vector<uint64_t> reference_positions(KeyType type, const SortSpec& spec,
+                                          const std::vector<uint64_t>& bits, uint64_t begin,
+                                          uint64_t end, uint64_t k) {
+  std::vector<uint64_t> order(end - begin);
+  std::iota(order.begin(), order.end(), begin);
+  std::vector<uint64_t> field(bits.size());
+  for (uint64_t i = begin; i < end; ++i) field[i] = compared(type, spec, bits[i]);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint64_t a, uint64_t b) { return field[a] < field[b]; });
+  order.resize(std::min<uint64_t>(k, order.size()));
+  return order;
+}
+
+struct TopKCase {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;  // 0, 4, 8
+  uint32_t index_bytes = 0;  // 0, 4, 8
+  bool largest = false;
+  uint64_t n = 0, k = 0;
+  Distribution distribution = Distribution::uniform;
+  uint32_t begin_bit = 0, end_bit = 0;
+  std::string describe(uint64_t seed) const {
+    std::ostringstream s;
+    s << to_string(key) << " values" << value_bytes << " indices" << index_bytes
+      << (largest ? " largest" : " smallest") << " n=" << n << " k=" << k << " "
+      << to_string(distribution) << " bits [" << begin_bit << ", " << end_bit << ") seed " << seed;
+    return s.str();
+  }
+};
+
+void store(std::vector<char>& bytes, uint32_t width, uint64_t i, uint64_t v) {
+  std::memcpy(&bytes[i * width], &v, width);  // little-endian: the low bytes
+}
+uint64_t load(const std::vector<char>& bytes, uint32_t width, uint64_t i) {
+  uint64_t v = 0;
+  std::memcpy(&v, &bytes[i * width], width);
+  return v;
+}
+
+::testing::AssertionResult check_topk(const TopKCase& c) {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const auto bits = make_key_bits(c.key, c.n, c.distribution, rng);
+  const uint32_t kb = key_bytes(c.key);
+  std::vector<char> keys(c.n * kb), values(c.n * c.value_bytes);
+  for (uint64_t i = 0; i < c.n; ++i) {
+    store(keys, kb, i, bits[i]);
+    if (c.value_bytes) store(values, c.value_bytes, i, (i * 0x9e3779b97f4a7c15ull) ^ 7);
+  }
+  const SortSpec spec = make_sort_spec(c.key, 0, c.largest, c.begin_bit, c.end_bit);
+  const auto expected = reference_positions(c.key, spec, bits, 0, c.n, c.k);
+  // Outputs poisoned, one slot beyond k too (nothing may be written there).
+  std::vector<char> keys_out((c.k + 1) * kb, char(0x5a)), values_out((c.k + 1) * c.value_bytes, char(0x5a)),
+      indices((c.k + 1) * c.index_bytes, char(0x5a));
+  SortOptions options;
+  options.descending = c.largest;
+  options.begin_bit = c.begin_bit;
+  options.end_bit = c.end_bit;
+  topk_raw(context(), c.key, c.n, keys.data(), c.k, keys_out.data(), c.value_bytes,
+           c.value_bytes ? values.data() : nullptr, c.value_bytes ? values_out.data() : nullptr,
+           c.index_bytes ? indices.data() : nullptr, c.index_bytes, options);
+  for (uint64_t i = 0; i < c.k; ++i) {
+    const uint64_t from = expected[i];
+    if (load(keys_out, kb, i) != bits[from])
+      return ::testing::AssertionFailure()
+             << c.describe(seed) << ": key " << i << " is 0x" << std::hex << load(keys_out, kb, i)
+             << ", expected 0x" << bits[from] << " (from position " << std::dec << from << ")";
+    if (c.value_bytes && load(values_out, c.value_bytes, i) != load(values, c.value_bytes, from))
+      return ::testing::AssertionFailure() << c.describe(seed) << ": value " << i << " is not position "
+                                           << from << "'s";
+    if (c.index_bytes && load(indices, c.index_bytes, i) != from)
+      return ::testing::AssertionFailure() << c.describe(seed) << ": index " << i << " is "
+                                           << load(indices, c.index_bytes, i) << ", expected " << from;
+  }
+  const std::vector<char> poison(8, char(0x5a));
+  if (std::memcmp(&keys_out[c.k * kb], poison.data(), kb) ||
+      (c.value_bytes && std::memcmp(&values_out[c.k * c.value_bytes], poison.data(), c.value_bytes)) ||
+      (c.index_bytes && std::memcmp(&indices[c.k * c.index_bytes], poison.data(), c.index_bytes)))
+    return ::testing::AssertionFailure() << c.describe(seed) << ": written past k";
+  return no_new_validation_messages();
+}
+
+const std::vector<KeyType> all_key_types{KeyType::u32, KeyType::i32, KeyType::f32,
+                                         KeyType::u64, KeyType::i64, KeyType::f64};
+
+TEST(TopK, EveryKeyTypeAndDistribution) {
+  for (KeyType key : all_key_types)
+    for (Distribution d : all_distributions())
+      for (bool largest : {false, true})
+        for (uint64_t k : {uint64_t(1), uint64_t(37), uint64_t(1000)})
+          EXPECT_TRUE(check_topk({.key = key, .value_bytes = 4, .index_bytes = 4, .largest = largest,
+                                  .n = 5000, .k = k, .distribution = d}));
+}
+
+TEST(TopK, ValuesAndIndicesWidths) {
+  for (KeyType key : {KeyType::u32, KeyType::f64})
+    for (uint32_t vb : {0u, 4u, 8u})
+      for (uint32_t ib : {0u, 4u, 8u})
+        EXPECT_TRUE(check_topk({.key = key, .value_bytes = vb, .index_bytes = ib, .n = 3001, .k = 129}));
+}
+
+TEST(TopK, BoundariesOfK) {
+  // k at 1, around the tile (2048 keys) and the digits' bins (2048), at n - 1 and n.
+  const uint64_t n = 4097;
+  for (uint64_t k : {uint64_t(1), uint64_t(2), uint64_t(2047), uint64_t(2048), uint64_t(2049),
+                     n - 1, n})
+    for (Distribution d : {Distribution::uniform, Distribution::all_equal, Distribution::few_unique})
+      EXPECT_TRUE(check_topk({.key = KeyType::i32, .value_bytes = 8, .index_bytes = 4, .n = n, .k = k,
+                              .distribution = d}));
+}
+
+TEST(TopK, Sizes) {
+  for (uint64_t n : {uint64_t(1), uint64_t(2), uint64_t(255), uint64_t(2048), uint64_t(2049),
+                     uint64_t(100000)})
+    for (uint64_t k : {uint64_t(1), n / 2 + 1, n})
+      EXPECT_TRUE(check_topk({.key = KeyType::f32, .index_bytes = 4, .largest = n % 2 == 0, .n = n,
+                              .k = k, .distribution = Distribution::special_floats}));
+}
+
+TEST(TopK, LargeK) {
+  // The survivors beyond the small-array sort's sizes: Onesweep sorts them from a GPU-side count.
+  EXPECT_TRUE(check_topk({.key = KeyType::u32, .value_bytes = 4, .index_bytes = 4, .n = 300000,
+                          .k = 200000, .distribution = Distribution::few_unique}));
+}
+
+TEST(TopK, Bits) {
+  for (auto [key, begin, end] : {std::tuple{KeyType::u32, 0u, 8u}, std::tuple{KeyType::u32, 4u, 13u},
+                                 std::tuple{KeyType::f32, 16u, 32u}, std::tuple{KeyType::u64, 20u, 50u},
+                                 std::tuple{KeyType::i64, 0u, 64u}, std::tuple{KeyType::u64, 63u, 64u}})
+    for (bool largest : {false, true})
+      EXPECT_TRUE(check_topk({.key = key, .value_bytes = 4, .index_bytes = 8, .largest = largest,
+                              .n = 3000, .k = 300, .begin_bit = begin, .end_bit = end}));
+}
+
+TEST(TopK, EmptyAndZero) {
+  std::vector<float> none;
+  std::vector<float> out;
+  topk(context(), std::span<const float>(none), std::span<float>(out));
+  std::vector<float> some{3, 1, 2};
+  topk(context(), std::span<const float>(some), std::span<float>(out));
+  EXPECT_EQ(topk(context(), std::span<const float>(some), 2), (std::vector<float>{1, 2}));
+  SortOptions largest;
+  largest.descending = true;
+  EXPECT_EQ(topk(context(), std::span<const float>(some), 2, largest), (std::vector<float>{3, 2}));
+}
+
+TEST(TopK, Refusals) {
+  std::vector<uint32_t> keys{5, 4, 3}, out(4);
+  auto message = [](auto f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([&] { topk(context(), std::span<const uint32_t>(keys), std::span<uint32_t>(out)); }),
+            "topk: k = 4 is more than the 3 keys");
+  std::vector<uint32_t> values(2), values_out(1), keys_out(1);
+  EXPECT_EQ(message([&] {
+              topk_by_key(context(), std::span<const uint32_t>(keys), std::span<const uint32_t>(values),
+                          std::span<uint32_t>(keys_out), std::span<uint32_t>(values_out));
+            }),
+            "topk_by_key: 3 keys but 2 values");
+  SortOptions bitonic;
+  bitonic.algorithm = Algorithm::bitonic;
+  EXPECT_EQ(message([&] {
+              topk(context(), std::span<const uint32_t>(keys), std::span<uint32_t>(keys_out), bitonic);
+            }),
+            "topk: top-k needs a stable sort: bitonic is not stable");
+  std::vector<uint32_t> bad_offsets{0, 2, 1, 3};
+  EXPECT_EQ(message([&] {
+              topk_segments_raw(context(), KeyType::u32, 3, keys.data(),
+                                segment_offsets(std::span<uint32_t>(bad_offsets)), 1, out.data(), 0,
+                                nullptr, nullptr, nullptr, 0);
+            }),
+            "segment offsets decrease at index 2: offsets[1] = 2 > offsets[2] = 1");
+}
+
+TEST(TopK, Segments) {
+  std::mt19937_64 rng(fresh_seed());
+  for (KeyType key : {KeyType::u32, KeyType::f32, KeyType::i64})
+    for (bool largest : {false, true})
+      for (uint64_t k : {uint64_t(1), uint64_t(5), uint64_t(64)}) {
+        // Empty, short and long segments, and rows of one length.
+        std::vector<uint64_t> offsets{0, 0, 3, 3, 70, 71, 400, 400};
+        const uint64_t n = offsets.back();
+        const auto bits = make_key_bits(key, n, Distribution::few_unique, rng);
+        const uint32_t kb = key_bytes(key);
+        std::vector<char> keys(n * kb), values(n * 4);
+        for (uint64_t i = 0; i < n; ++i) {
+          store(keys, kb, i, bits[i]);
+          store(values, 4, i, i * 7 + 1);
+        }
+        const SegmentOffsets o = segment_offsets(std::span<uint64_t>(offsets));
+        const uint64_t total = topk_segments_count(o, k);
+        std::vector<char> keys_out(total * kb), values_out(total * 4);
+        std::vector<uint32_t> indices(total);
+        SortOptions options;
+        options.descending = largest;
+        topk_segments_raw(context(), key, n, keys.data(), o, k, keys_out.data(), 4, values.data(),
+                          values_out.data(), indices.data(), 4, options);
+        const SortSpec spec = make_sort_spec(key, 0, largest, 0, 0);
+        uint64_t at = 0;
+        for (size_t s = 0; s + 1 < offsets.size(); ++s) {
+          const auto expected = reference_positions(key, spec, bits, offsets[s], offsets[s + 1], k);
+          for (uint64_t p : expected) {
+            ASSERT_EQ(indices[at], p) << "segment " << s << " k " << k;
+            ASSERT_EQ(load(keys_out, kb, at), bits[p]);
+            ASSERT_EQ(load(values_out, 4, at), p * 7 + 1);
+            ++at;
+          }
+        }
+        ASSERT_EQ(at, total);
+      }
+}
+
+}  // namespace
+}  // namespace gpusort::test
