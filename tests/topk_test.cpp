@@ -12,6 +12,7 @@
 #include "test_support.hpp"
 #include "vulkan/buffer.hpp"
 #include "vulkan/context_impl.hpp"
+#include "vulkan/recorder.hpp"
 
 namespace gpusort::test {
 namespace {
@@ -246,6 +247,86 @@ TEST(TopK, Segments) {
         }
         ASSERT_EQ(at, total);
       }
+}
+
+// ---- Engine face: TopKSelector on device buffers, outputs poisoned ----
+
+TEST(TopK, EngineFace) {
+  auto& ctx = context().impl();
+  std::mt19937_64 rng(fresh_seed());
+  for (bool indirect : {false, true})
+    for (bool largest : {false, true}) {
+      const uint64_t max_n = 7000, n = indirect ? 6001 : max_n, k = 500;
+      const auto bits = make_key_bits(KeyType::f32, max_n, Distribution::few_unique, rng);
+      std::vector<uint32_t> keys(max_n), values(max_n);
+      for (uint64_t i = 0; i < max_n; ++i) {
+        keys[i] = uint32_t(bits[i]);
+        values[i] = uint32_t(i * 3 + 1);
+      }
+      TopKSelector selector(context(), {.key = KeyType::f32, .value_bytes = 4, .largest = largest});
+      DeviceBuffer keys_d(ctx, max_n * 4, MemoryKind::device_local),
+          values_d(ctx, max_n * 4, MemoryKind::device_local),
+          out_d(ctx, (k + 1) * 4, MemoryKind::device_local),
+          values_out_d(ctx, (k + 1) * 4, MemoryKind::device_local),
+          indices_d(ctx, (k + 1) * 4, MemoryKind::device_local),
+          scratch(ctx, selector.scratch_bytes(max_n, k), MemoryKind::device_local),
+          count(ctx, 16, MemoryKind::device_local);
+      upload(ctx, keys_d, keys.data(), max_n * 4);
+      upload(ctx, values_d, values.data(), max_n * 4);
+      const std::vector<uint32_t> poison(k + 1, 0x5a5a5a5au);
+      for (auto* b : {&out_d, &values_out_d, &indices_d}) upload(ctx, *b, poison.data(), (k + 1) * 4);
+      const uint32_t count_value = uint32_t(n);
+      upload(ctx, count, &count_value, 4);
+      ctx.submit([&](VkCommandBuffer cmd) {
+        Recorder::full_barrier(cmd);
+        if (indirect)
+          selector.record_indirect(cmd, keys_d.ref(), values_d.ref(), out_d.ref(), values_out_d.ref(),
+                                   indices_d.ref(), scratch.ref(), count.ref(), max_n, k);
+        else
+          selector.record(cmd, keys_d.ref(), values_d.ref(), out_d.ref(), values_out_d.ref(),
+                          indices_d.ref(), scratch.ref(), n, k);
+        Recorder::full_barrier(cmd);
+      });
+      std::vector<uint32_t> out(k + 1), values_out(k + 1), indices(k + 1);
+      download(ctx, out_d, out.data(), (k + 1) * 4);
+      download(ctx, values_out_d, values_out.data(), (k + 1) * 4);
+      download(ctx, indices_d, indices.data(), (k + 1) * 4);
+      std::vector<uint64_t> head(bits.begin(), bits.begin() + n);
+      const auto expected = reference_positions(
+          KeyType::f32, make_sort_spec(KeyType::f32, 0, largest, 0, 0), head, 0, n, k);
+      for (uint64_t i = 0; i < k; ++i) {
+        ASSERT_EQ(indices[i], expected[i]) << "output " << i << (indirect ? " indirect" : "");
+        ASSERT_EQ(out[i], keys[expected[i]]);
+        ASSERT_EQ(values_out[i], values[expected[i]]);
+      }
+      EXPECT_EQ(out[k], 0x5a5a5a5au);
+      EXPECT_EQ(values_out[k], 0x5a5a5a5au);
+      EXPECT_EQ(indices[k], 0x5a5a5a5au);
+    }
+  EXPECT_TRUE(no_new_validation_messages());
+}
+
+TEST(TopK, EngineFaceRefusals) {
+  TopKSelector selector(context(), {.key = KeyType::u32});
+  auto& ctx = context().impl();
+  DeviceBuffer b(ctx, 4096, MemoryKind::device_local);
+  std::string what;
+  ctx.record_unsubmitted([&](VkCommandBuffer cmd) {
+    try {
+      selector.record(cmd, b.ref(), {}, b.ref(1024), {}, {}, b.ref(2048), 10, 11);
+    } catch (const Error& e) {
+      what = e.what();
+    }
+  });
+  EXPECT_EQ(what, "TopKSelector::record: k = 11 is more than the 10 keys");
+  ctx.record_unsubmitted([&](VkCommandBuffer cmd) {
+    try {
+      selector.record(cmd, b.ref(), {}, b.ref(16), {}, {}, b.ref(2048), 10, 5);
+    } catch (const Error& e) {
+      what = e.what();
+    }
+  });
+  EXPECT_EQ(what, "TopKSelector::record: keys and keys_out overlap (for 10 keys and k = 5)");
 }
 
 }  // namespace
