@@ -69,7 +69,7 @@ void topk_raw(Context& ctx, KeyType key_type, uint64_t n, const void* keys, uint
               void* indices_out, uint32_t index_bytes, const SortOptions& options) {
   constexpr const char* call = "topk";
   const bool with_values = values || values_out;
-  if (with_values && (!values || !values_out))
+  if (with_values && k > 0 && (!values || !values_out))
     throw Error(std::string(call) + ": values need both the input values and values_out");
   SortSpec spec = make_sort_spec(key_type, with_values ? value_bytes : 0, options.descending,
                                  options.begin_bit, options.end_bit);
@@ -141,7 +141,7 @@ void topk_segments_raw(Context& ctx, KeyType key_type, uint64_t n, const void* k
                        void* indices_out, uint32_t index_bytes, const SortOptions& options) {
   constexpr const char* call = "topk_segments";
   const bool with_values = values || values_out;
-  if (with_values && (!values || !values_out))
+  if (with_values && k > 0 && (!values || !values_out))
     throw Error(std::string(call) + ": values need both the input values and values_out");
   const SortSpec spec = make_sort_spec(key_type, with_values ? value_bytes : 0,
                                        options.descending, options.begin_bit, options.end_bit);
