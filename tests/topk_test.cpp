@@ -211,42 +211,57 @@ TEST(TopK, Refusals) {
             "segment offsets decrease at index 2: offsets[1] = 2 > offsets[2] = 1");
 }
 
+// Every segment's results against the first k of its stable sort.
+void check_segments(KeyType key, bool largest, uint64_t k, const std::vector<uint64_t>& offsets,
+                    Distribution d, std::mt19937_64& rng, uint32_t index_bytes = 4,
+                    uint32_t begin_bit = 0, uint32_t end_bit = 0) {
+  const uint64_t n = offsets.back();
+  const auto bits = make_key_bits(key, n, d, rng);
+  const uint32_t kb = key_bytes(key);
+  std::vector<char> keys(n * kb), values(n * 8);
+  for (uint64_t i = 0; i < n; ++i) {
+    store(keys, kb, i, bits[i]);
+    store(values, 8, i, i * 7 + 1);
+  }
+  const SegmentOffsets o = segment_offsets(std::span<const uint64_t>(offsets));
+  const uint64_t total = topk_segments_count(o, k);
+  std::vector<char> keys_out(total * kb), values_out(total * 8), indices(total * index_bytes);
+  SortOptions options;
+  options.descending = largest;
+  options.begin_bit = begin_bit;
+  options.end_bit = end_bit;
+  topk_segments_raw(context(), key, n, keys.data(), o, k, keys_out.data(), 8, values.data(),
+                    values_out.data(), indices.data(), index_bytes, options);
+  const SortSpec spec = make_sort_spec(key, 0, largest, begin_bit, end_bit);
+  uint64_t at = 0;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s)
+    for (uint64_t p : reference_positions(key, spec, bits, offsets[s], offsets[s + 1], k)) {
+      ASSERT_EQ(load(indices, index_bytes, at), p)
+          << to_string(key) << " segment " << s << " k " << k << " output " << at;
+      ASSERT_EQ(load(keys_out, kb, at), bits[p]);
+      ASSERT_EQ(load(values_out, 8, at), p * 7 + 1);
+      ++at;
+    }
+  ASSERT_EQ(at, total);
+  EXPECT_TRUE(no_new_validation_messages());
+}
+
 TEST(TopK, Segments) {
   std::mt19937_64 rng(fresh_seed());
-  for (KeyType key : {KeyType::u32, KeyType::f32, KeyType::i64})
+  // Empty, short and long segments.
+  const std::vector<uint64_t> mixed{0, 0, 3, 3, 70, 71, 400, 400};
+  for (KeyType key : {KeyType::u32, KeyType::f32, KeyType::i64, KeyType::f64})
     for (bool largest : {false, true})
-      for (uint64_t k : {uint64_t(1), uint64_t(5), uint64_t(64)}) {
-        // Empty, short and long segments, and rows of one length.
-        std::vector<uint64_t> offsets{0, 0, 3, 3, 70, 71, 400, 400};
-        const uint64_t n = offsets.back();
-        const auto bits = make_key_bits(key, n, Distribution::few_unique, rng);
-        const uint32_t kb = key_bytes(key);
-        std::vector<char> keys(n * kb), values(n * 4);
-        for (uint64_t i = 0; i < n; ++i) {
-          store(keys, kb, i, bits[i]);
-          store(values, 4, i, i * 7 + 1);
-        }
-        const SegmentOffsets o = segment_offsets(std::span<uint64_t>(offsets));
-        const uint64_t total = topk_segments_count(o, k);
-        std::vector<char> keys_out(total * kb), values_out(total * 4);
-        std::vector<uint32_t> indices(total);
-        SortOptions options;
-        options.descending = largest;
-        topk_segments_raw(context(), key, n, keys.data(), o, k, keys_out.data(), 4, values.data(),
-                          values_out.data(), indices.data(), 4, options);
-        const SortSpec spec = make_sort_spec(key, 0, largest, 0, 0);
-        uint64_t at = 0;
-        for (size_t s = 0; s + 1 < offsets.size(); ++s) {
-          const auto expected = reference_positions(key, spec, bits, offsets[s], offsets[s + 1], k);
-          for (uint64_t p : expected) {
-            ASSERT_EQ(indices[at], p) << "segment " << s << " k " << k;
-            ASSERT_EQ(load(keys_out, kb, at), bits[p]);
-            ASSERT_EQ(load(values_out, 4, at), p * 7 + 1);
-            ++at;
-          }
-        }
-        ASSERT_EQ(at, total);
-      }
+      for (uint64_t k : {uint64_t(1), uint64_t(5), uint64_t(64)})
+        check_segments(key, largest, k, mixed, Distribution::few_unique, rng, largest ? 8 : 4);
+  // Rows of one length, every distribution.
+  std::vector<uint64_t> rows{0};
+  while (rows.size() <= 100) rows.push_back(rows.back() + 1000);
+  for (Distribution d : all_distributions())
+    check_segments(KeyType::f32, d == Distribution::sorted, 100, rows, d, rng);
+  // A long segment (many workgroup widths) with a k past the select's bins, and bit ranges.
+  check_segments(KeyType::u32, false, 3000, {0, 20000, 20001}, Distribution::low_entropy, rng);
+  check_segments(KeyType::u64, true, 50, {0, 5000, 9000}, Distribution::uniform, rng, 4, 20, 50);
 }
 
 // ---- Engine face: TopKSelector on device buffers, outputs poisoned ----

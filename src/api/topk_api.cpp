@@ -1,7 +1,7 @@
 // Top-k, both faces: arguments checked on the host, the convenient face through HostPath::run
 // (the keys and values go up; only the k results come down), TopKSelector recording the radix
-// select (src/algorithms/topk/). The batched form (per segment) sorts each segment with the
-// segmented sort and keeps each one's first k.
+// select (src/algorithms/topk/); the per-segment form selects each segment's k in one workgroup
+// and sorts them with the segmented sort.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -45,8 +45,8 @@ HostWriter widening_writer(const HostWriter& to) {
 }
 
 // One device buffer holding [keys | pad | values] comes down through one writer, split here.
-HostWriter split_writer(uint64_t keys_bytes, uint64_t values_at, void* keys_out,
-                        void* values_out) {
+HostWriter split_writer(uint64_t keys_bytes, uint64_t values_at, uint64_t values_bytes,
+                        void* keys_out, void* values_out) {
   return [=](uint64_t offset, const void* from, uint64_t size) {
     const auto* src = static_cast<const char*>(from);
     const uint64_t end = offset + size;
@@ -54,10 +54,11 @@ HostWriter split_writer(uint64_t keys_bytes, uint64_t values_at, void* keys_out,
       const uint64_t stop = std::min(end, keys_bytes);
       std::memcpy(static_cast<char*>(keys_out) + offset, src, stop - offset);
     }
-    if (values_out && end > values_at) {
-      const uint64_t start = std::max(offset, values_at);
+    const uint64_t values_end = values_at + values_bytes;
+    if (values_out && end > values_at && offset < values_end) {
+      const uint64_t start = std::max(offset, values_at), stop = std::min(end, values_end);
       std::memcpy(static_cast<char*>(values_out) + (start - values_at), src + (start - offset),
-                  end - start);
+                  stop - start);
     }
   };
 }
@@ -100,7 +101,7 @@ void topk_raw(Context& ctx, KeyType key_type, uint64_t n, const void* keys, uint
   if (spec.value_words) job.uploads.emplace_back(B::values, memory_reader(values));
   if (keys_out || values_out)
     job.downloads.emplace_back(B::offsets,
-                               split_writer(keys_bytes, values_at, keys_out, values_out));
+                               split_writer(keys_bytes, values_at, values_bytes, keys_out, values_out));
   if (indices_out) {
     job.bytes[size_t(B::indices)] = k * 4;
     const HostWriter w = memory_writer(indices_out);
@@ -143,8 +144,9 @@ void topk_segments_raw(Context& ctx, KeyType key_type, uint64_t n, const void* k
   const bool with_values = values || values_out;
   if (with_values && k > 0 && (!values || !values_out))
     throw Error(std::string(call) + ": values need both the input values and values_out");
-  const SortSpec spec = make_sort_spec(key_type, with_values ? value_bytes : 0,
-                                       options.descending, options.begin_bit, options.end_bit);
+  SortSpec spec = make_sort_spec(key_type, with_values ? value_bytes : 0, options.descending,
+                                 options.begin_bit, options.end_bit);
+  spec.kernels = requested_kernel_path(options.kernels);
   if (n > max_elements)
     throw Error(std::string(call) + ": " + std::to_string(n) + " keys: gpusort takes at most " +
                 std::to_string(max_elements) + " (2^31 - 1)");
@@ -153,38 +155,63 @@ void topk_segments_raw(Context& ctx, KeyType key_type, uint64_t n, const void* k
     throw Error(std::string(call) + ": indices are 4 or 8 bytes wide, not " +
                 std::to_string(index_bytes));
   if (n && !keys) throw Error(std::string(call) + ": keys are null");
-  if (options.algorithm == Algorithm::bitonic)
-    throw Error(std::string(call) + ": top-k needs a stable sort: bitonic is not stable");
-  if (n == 0 || k == 0) return;
+  auto& impl = ctx.impl();
+  const Algorithm algorithm = options.algorithm;
+  const auto selector = make_topk(
+      impl, spec, survivors_sort(impl, algorithm, call), offsets.bytes / 4,
+      [&impl, algorithm](const SegmentedSpec& s) { return make_segmented_sort(impl, s, algorithm); });
+  const uint64_t segments = offsets.count - 1, results = topk_segments_count(offsets, k);
+  if (n == 0 || results == 0) return;
   if (!keys_out && !values_out && !indices_out)
     throw Error(std::string(call) + ": nothing to write (no output keys, values or indices)");
-  // Each segment sorted on its own (its permutation with it), then its first k kept.
-  const uint32_t kb = spec.key_words * 4, vb = spec.value_words * 4;
-  std::vector<char> sorted(n * kb);
-  std::vector<uint32_t> order(n);
-  sort_segments_raw(ctx, key_type, n, keys, sorted.data(), 0, nullptr, offsets, order.data(), 4,
-                    options);
-  uint64_t out = 0;
-  auto offset_at = [&](uint64_t i) {
-    uint64_t v = 0;
-    std::memcpy(&v, static_cast<const char*>(offsets.data) + i * offsets.bytes, offsets.bytes);
-    return v;
+  // The results come down in one buffer: keys | values | positions (u32), each 16-aligned.
+  using B = HostPath::JobBuffer;
+  const uint64_t keys_bytes = results * spec.key_words * 4;
+  const uint64_t values_at = align_up(keys_bytes, 16);
+  const uint64_t values_bytes = results * spec.value_words * 4;
+  const uint64_t positions_at = align_up(values_at + values_bytes, 16);
+  const uint64_t out_bytes = positions_at + (indices_out ? results * 4 : 0);
+  HostPath::Job job;
+  job.bytes[size_t(B::keys)] = n * spec.key_words * 4;
+  job.bytes[size_t(B::values)] = n * spec.value_words * 4;
+  job.bytes[size_t(B::offsets)] = offsets.count * offsets.bytes;
+  job.bytes[size_t(B::indices)] = out_bytes;
+  job.uploads.emplace_back(B::keys, memory_reader(keys));
+  if (spec.value_words) job.uploads.emplace_back(B::values, memory_reader(values));
+  job.uploads.emplace_back(B::offsets, memory_reader(offsets.data));
+  const HostWriter indices_writer =
+      indices_out ? (index_bytes == 8 ? widening_writer(memory_writer(indices_out))
+                                      : memory_writer(indices_out))
+                  : HostWriter{};
+  job.downloads.emplace_back(
+      B::indices, [=, writer = split_writer(keys_bytes, values_at, values_bytes, keys_out, values_out)](
+                      uint64_t offset, const void* from, uint64_t size) {
+        const auto* src = static_cast<const char*>(from);
+        const uint64_t end = offset + size;
+        if (offset < positions_at) writer(offset, src, std::min(end, positions_at) - offset);
+        if (indices_writer && end > positions_at) {
+          const uint64_t start = std::max(offset, positions_at);
+          indices_writer(start - positions_at, src + (start - offset), end - start);
+        }
+      });
+  job.scratch_bytes = selector->segments_scratch_bytes(n, segments, results);
+  job.record = [&](Recorder& rec, const HostPath::JobAddresses& a) {
+    TopKSegmentsTargets t;
+    t.keys = a.buffer[size_t(B::keys)];
+    t.values = spec.value_words ? a.buffer[size_t(B::values)] : 0;
+    t.offsets = a.buffer[size_t(B::offsets)];
+    t.keys_out = a.buffer[size_t(B::indices)];
+    t.values_out = spec.value_words ? t.keys_out + values_at : 0;
+    t.positions = indices_out ? t.keys_out + positions_at : 0;
+    t.scratch = a.scratch;
+    t.scratch_buffer = a.scratch_buffer;
+    t.n = n;
+    t.segments = segments;
+    t.k = k;
+    t.results = results;
+    selector->record_segments(rec, t);
   };
-  for (uint64_t s = 0; s + 1 < offsets.count; ++s) {
-    const uint64_t begin = offset_at(s), m = std::min(k, offset_at(s + 1) - begin);
-    if (keys_out) std::memcpy(static_cast<char*>(keys_out) + out * kb, &sorted[begin * kb], m * kb);
-    for (uint64_t j = 0; j < m; ++j) {
-      const uint32_t from = order[begin + j];
-      if (values_out)
-        std::memcpy(static_cast<char*>(values_out) + (out + j) * vb,
-                    static_cast<const char*>(values) + uint64_t(from) * vb, vb);
-      if (indices_out) {
-        if (index_bytes == 4) static_cast<uint32_t*>(indices_out)[out + j] = from;
-        else static_cast<uint64_t*>(indices_out)[out + j] = from;
-      }
-    }
-    out += m;
-  }
+  impl.host_path().run(job, options.timings);
 }
 
 // ---- TopKSelector ----

@@ -18,6 +18,11 @@
 // topk_gather: 32-bit words per value (1 or 2), after the workgroup.
 #define TOPK_GATHER_ID_WORDS 1
 
+// topk_segment: the offsets' 32-bit words (1: u32, 2: u64), after the key kernels' constants;
+// topk_segment_sizes: the same, after the workgroup.
+#define TOPK_SEGMENT_ID_OFFSET_WORDS 8
+#define TOPK_SEGMENT_SIZES_ID_OFFSET_WORDS 1
+
 // The radix select's widest digit and the most passes it takes (a 64-bit key in 11-bit digits).
 #define TOPK_MAX_DIGIT_BITS 11
 #define TOPK_BINS 2048
@@ -42,6 +47,20 @@ struct TopKKeySpec {
 };
 GPUSORT_SPEC_AT(TopKKeySpec, items, TOPK_ID_ITEMS);
 static_assert(sizeof(TopKKeySpec) == 4 * (TOPK_ID_ITEMS + 1));
+
+struct TopKSegmentSpec {
+  TopKKeySpec key;
+  uint32_t offset_words;
+};
+GPUSORT_SPEC_AT(TopKSegmentSpec, offset_words, TOPK_SEGMENT_ID_OFFSET_WORDS);
+static_assert(sizeof(TopKSegmentSpec) == 4 * (TOPK_SEGMENT_ID_OFFSET_WORDS + 1));
+
+struct TopKSegmentSizesSpec {
+  uint32_t workgroup, offset_words;
+};
+GPUSORT_SPEC_AT(TopKSegmentSizesSpec, workgroup, SPEC_ID_WORKGROUP);
+GPUSORT_SPEC_AT(TopKSegmentSizesSpec, offset_words, TOPK_SEGMENT_SIZES_ID_OFFSET_WORDS);
+static_assert(sizeof(TopKSegmentSizesSpec) == 4 * (TOPK_SEGMENT_SIZES_ID_OFFSET_WORDS + 1));
 
 struct TopKGatherSpec {
   uint32_t workgroup, words;

@@ -15,4 +15,8 @@ gpusort_kernels(
       push=TopKWritePush spec=TopKKeySpec
   topk_gather=topk_gather.comp
       push=TopKGatherPush spec=TopKGatherSpec
+  topk_segment_sizes=topk_segment_sizes.comp
+      push=TopKSegmentSizesPush spec=TopKSegmentSizesSpec
+  topk_segment=topk_segment.comp
+      push=TopKSegmentPush spec=TopKSegmentSpec
 )

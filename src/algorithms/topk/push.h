@@ -71,10 +71,35 @@ GPUSORT_PUSH_BEGIN(TopKGatherPush)
   uint64_t values_address;
   uint64_t values_out_address;
   uint64_t positions_address;
-  uint64_t state_address;
-  uint k;
+  uint64_t count_address;  // the u32 result count (clamped to k)
+  uint k;                  // the most results
   uint group_count;
 GPUSORT_PUSH_END(TopKGatherPush)
+#endif
+
+// topk_segment_sizes.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_SEGMENT_SIZES)
+GPUSORT_PUSH_BEGIN(TopKSegmentSizesPush)
+  uint64_t offsets_address;  // S + 1 CSR offsets
+  uint64_t sizes_address;    // S + 1 u32: min(k, segment length), then 0
+  uint segments;
+  uint k;
+  uint group_count;
+GPUSORT_PUSH_END(TopKSegmentSizesPush)
+#endif
+
+// topk_segment.comp
+#if defined(__cplusplus) || defined(PUSH_TOPK_SEGMENT)
+GPUSORT_PUSH_BEGIN(TopKSegmentPush)
+  uint64_t keys_address;
+  uint64_t offsets_address;      // S + 1 CSR offsets
+  uint64_t out_offsets_address;  // S + 1 u32: where each segment's results go
+  uint64_t keys_out_address;
+  uint64_t positions_address;    // u32: each result's position in the whole array
+  uint segments;
+  uint k;
+  uint group_count;
+GPUSORT_PUSH_END(TopKSegmentPush)
 #endif
 
 #ifdef __cplusplus

@@ -12,6 +12,9 @@
 //   sort            the keys below the k-th (a GPU-side count) with their positions, stably; the
 //                   equal ones already follow them in position order
 //   topk_gather     the values, by position
+// Per segment (record_segments): topk_segment_sizes and a scan place each segment's results;
+// topk_segment selects and compacts each segment in one workgroup; the segmented sort sorts each
+// segment's results; topk_gather.
 #include "algorithms/topk/topk.hpp"
 
 #include "algorithms/topk/constants.h"
@@ -29,14 +32,22 @@ constexpr uint32_t select_workgroup = 256;  // topk_select: TOPK_BINS / 256 bins
 static_assert(TOPK_BINS % select_workgroup == 0);
 constexpr uint32_t gather_workgroup = 256;
 constexpr uint32_t max_gather_groups = 4096;
+constexpr uint64_t max_segment_groups = uint64_t(1) << 20;  // topk_segment: grid-stride beyond
 
 class RadixSelectTopK final : public TopK {
  public:
-  RadixSelectTopK(Context::Impl& ctx, const SortSpec& spec, MakeSort make_sort)
-      : ctx_(ctx), spec_(spec) {
+  RadixSelectTopK(Context::Impl& ctx, const SortSpec& spec, MakeSort make_sort,
+                  uint32_t offset_words, MakeSegmentedSort make_segmented_sort)
+      : ctx_(ctx), spec_(spec), offset_words_(offset_words) {
     SortSpec survivors = spec;
     survivors.value_words = 1;  // the positions
     sort_ = make_sort(survivors);
+    if (offset_words && make_segmented_sort) {
+      SegmentedSpec per_segment;
+      per_segment.sort = survivors;
+      per_segment.offset_words = 1;  // the results' offsets, u32
+      segmented_sort_ = make_segmented_sort(per_segment);
+    }
   }
 
   // The digits, from the top of the compared bits down: {bit, bits} each.
@@ -71,6 +82,87 @@ class RadixSelectTopK final : public TopK {
     return l;
   }
 
+  TopKKeySpec key_constants() const {
+    return TopKKeySpec{.key = {.workgroup = workgroup,
+                               .key_words = spec_.key_words,
+                               .key_kind = spec_.key_kind,
+                               .descending = spec_.descending ? 1u : 0u,
+                               .value_words = 0,
+                               .begin_bit = spec_.begin_bit,
+                               .end_bit = spec_.end_bit},
+                       .items = items};
+  }
+
+  void record_gather(Recorder& rec, VkDeviceAddress values, VkDeviceAddress values_out,
+                     VkDeviceAddress positions, VkDeviceAddress count, uint64_t k) const {
+    const uint32_t groups = uint32_t(
+        std::min<uint64_t>((k + gather_workgroup - 1) / gather_workgroup, max_gather_groups));
+    rec.dispatch(Kernel::topk_gather,
+                 spec_constants(TopKGatherSpec{gather_workgroup, spec_.value_words}), groups,
+                 TopKGatherPush{values, values_out, positions, count, uint32_t(k), groups});
+    rec.compute_barrier();
+  }
+
+  struct SegmentsLayout {
+    uint64_t sizes, out_offsets, scan_scratch, positions, sort_scratch, total;
+  };
+  SegmentsLayout segments_layout(uint64_t segments, uint64_t results) const {
+    SegmentsLayout l{};
+    l.sizes = 0;
+    l.out_offsets = align_up((segments + 1) * 4, 256);
+    l.scan_scratch = l.out_offsets + align_up((segments + 1) * 4, 256);
+    l.positions = l.scan_scratch + align_up(scan_scratch_bytes(segments + 1, {}), 256);
+    l.sort_scratch = l.positions + align_up(std::max<uint64_t>(results, 1) * 4, 256);
+    l.total = l.sort_scratch +
+              align_up(segmented_sort_ ? segmented_sort_->scratch_bytes(std::max<uint64_t>(results, 1),
+                                                                        std::max<uint64_t>(segments, 1))
+                                       : 0,
+                       256);
+    return l;
+  }
+
+  uint64_t segments_scratch_bytes(uint64_t n, uint64_t segments, uint64_t results) const override {
+    (void)n;
+    return segments_layout(segments, results).total;
+  }
+
+  void record_segments(Recorder& rec, const TopKSegmentsTargets& t) const override {
+    if (t.n == 0 || t.k == 0 || t.segments == 0 || t.results == 0) return;
+    if (!segmented_sort_) throw Error("top-k: made without the per-segment form");
+    const SegmentsLayout l = segments_layout(t.segments, t.results);
+    const VkDeviceAddress sizes = t.scratch + l.sizes, out_offsets = t.scratch + l.out_offsets;
+    const VkDeviceAddress positions = t.positions ? t.positions : t.scratch + l.positions;
+    const uint32_t segments = uint32_t(t.segments), k = uint32_t(std::min<uint64_t>(t.k, t.n));
+    const uint32_t size_groups = uint32_t(std::min<uint64_t>(
+        (t.segments + 1 + gather_workgroup - 1) / gather_workgroup, max_gather_groups));
+    rec.dispatch(Kernel::topk_segment_sizes,
+                 spec_constants(TopKSegmentSizesSpec{gather_workgroup, offset_words_}), size_groups,
+                 TopKSegmentSizesPush{t.offsets, sizes, segments, k, size_groups});
+    rec.compute_barrier();
+    record_scan(rec, sizes, out_offsets, t.segments + 1, {}, t.scratch + l.scan_scratch);
+    rec.compute_barrier();
+    const uint32_t groups = uint32_t(std::min<uint64_t>(t.segments, max_segment_groups));
+    rec.dispatch(Kernel::topk_segment,
+                 spec_constants(TopKSegmentSpec{key_constants(), offset_words_}), groups,
+                 TopKSegmentPush{t.keys, t.offsets, out_offsets, t.keys_out, positions, segments,
+                                 k, groups});
+    rec.compute_barrier();
+    SegmentedTargets s;
+    s.keys = t.keys_out;
+    s.values = positions;
+    s.offsets = out_offsets;
+    s.scratch = t.scratch + l.sort_scratch;
+    s.scratch_buffer = t.scratch_buffer;
+    s.scratch_offset = t.scratch_offset + l.sort_scratch;
+    s.n = t.results;
+    s.segments = t.segments;
+    segmented_sort_->record(rec, s);
+    if (!rec.ends_with_barrier()) rec.compute_barrier();
+    if (spec_.value_words && t.values && t.values_out)
+      record_gather(rec, t.values, t.values_out, positions, out_offsets + t.segments * 4,
+                    t.results);
+  }
+
   uint64_t scratch_bytes(uint64_t max_n, uint64_t k) const override {
     return layout(max_n, std::min(k, max_n)).total;
   }
@@ -83,15 +175,7 @@ class RadixSelectTopK final : public TopK {
     const VkDeviceAddress positions = t.positions ? t.positions : t.scratch + l.positions;
     const uint32_t tiles = uint32_t((t.n + tile - 1) / tile);
     const auto d = digits();
-    const auto key_spec = spec_constants(TopKKeySpec{
-        .key = {.workgroup = workgroup,
-                .key_words = spec_.key_words,
-                .key_kind = spec_.key_kind,
-                .descending = spec_.descending ? 1u : 0u,
-                .value_words = 0,
-                .begin_bit = spec_.begin_bit,
-                .end_bit = spec_.end_bit},
-        .items = items});
+    const auto key_spec = spec_constants(key_constants());
     auto histogram = [&](size_t pass) { return state + (TOPK_STATE_WORDS + pass * TOPK_BINS) * 4; };
 
     rec.dispatch(Kernel::topk_init, spec_constants(WorkgroupSpec{select_workgroup}), 1,
@@ -129,26 +213,24 @@ class RadixSelectTopK final : public TopK {
     sort_->record(rec, s);
     if (!rec.ends_with_barrier()) rec.compute_barrier();
 
-    if (spec_.value_words && t.values && t.values_out) {
-      const uint32_t groups = uint32_t(
-          std::min<uint64_t>((k + gather_workgroup - 1) / gather_workgroup, max_gather_groups));
-      rec.dispatch(Kernel::topk_gather,
-                   spec_constants(TopKGatherSpec{gather_workgroup, spec_.value_words}), groups,
-                   TopKGatherPush{t.values, t.values_out, positions, state, uint32_t(k), groups});
-      rec.compute_barrier();
-    }
+    if (spec_.value_words && t.values && t.values_out)
+      record_gather(rec, t.values, t.values_out, positions, state + TOPK_STATE_K * 4, k);
   }
 
  private:
   Context::Impl& ctx_;
   SortSpec spec_;
+  uint32_t offset_words_ = 0;
   std::unique_ptr<SortAlgorithm> sort_;
+  std::unique_ptr<SegmentedSort> segmented_sort_;
 };
 
 }  // namespace
 
-std::unique_ptr<TopK> make_topk(Context::Impl& ctx, const SortSpec& spec, MakeSort make_sort) {
-  return std::make_unique<RadixSelectTopK>(ctx, spec, std::move(make_sort));
+std::unique_ptr<TopK> make_topk(Context::Impl& ctx, const SortSpec& spec, MakeSort make_sort,
+                                uint32_t offset_words, MakeSegmentedSort make_segmented_sort) {
+  return std::make_unique<RadixSelectTopK>(ctx, spec, std::move(make_sort), offset_words,
+                                           std::move(make_segmented_sort));
 }
 
 }  // namespace gpusort

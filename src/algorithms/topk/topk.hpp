@@ -4,6 +4,7 @@
 // TopKSelector record.
 #pragma once
 
+#include "algorithms/segmented_sort/segmented_sort.hpp"
 #include "algorithms/sort_algorithm.hpp"
 
 namespace gpusort {
@@ -24,17 +25,39 @@ struct TopKTargets {
   uint64_t k = 0;
 };
 
+// Per segment: offsets (S + 1 CSR offsets of offset_words) of the n keys; segment s's
+// min(k, its length) results go one segment after another (from the sum of min(k, length) over
+// the segments before it). results: their count (the host computed it from the offsets).
+// positions are in the whole array.
+struct TopKSegmentsTargets {
+  VkDeviceAddress keys = 0, values = 0, offsets = 0;
+  VkDeviceAddress keys_out = 0, values_out = 0, positions = 0;
+  VkDeviceAddress scratch = 0;
+  VkBuffer scratch_buffer = VK_NULL_HANDLE;
+  VkDeviceSize scratch_offset = 0;
+  uint64_t n = 0, segments = 0, k = 0, results = 0;
+};
+
 class TopK {
  public:
   virtual ~TopK() = default;
   virtual uint64_t scratch_bytes(uint64_t max_n, uint64_t k) const = 0;
   // Ends with a compute barrier when it recorded anything (nothing for n = 0 or k = 0).
   virtual void record(Recorder& rec, const TopKTargets& targets) const = 0;
+  virtual uint64_t segments_scratch_bytes(uint64_t n, uint64_t segments, uint64_t results) const = 0;
+  virtual void record_segments(Recorder& rec, const TopKSegmentsTargets& targets) const = 0;
 };
+
+// Makes the segmented sort of the results (their keys with u32 positions as values, u32
+// offsets); it must be stable.
+using MakeSegmentedSort =
+    std::function<std::unique_ptr<SegmentedSort>(const SegmentedSpec& spec)>;
 
 // `spec`: key type, the caller's value words, order (descending: the k largest) and compared
 // bits. `make_sort` makes the sort of the k survivors (keys with u32 positions as values); it
-// must be stable.
-std::unique_ptr<TopK> make_topk(Context::Impl& ctx, const SortSpec& spec, MakeSort make_sort);
+// must be stable. offset_words: the per-segment form's offsets (1: u32, 2: u64; 0: not used).
+std::unique_ptr<TopK> make_topk(Context::Impl& ctx, const SortSpec& spec, MakeSort make_sort,
+                                uint32_t offset_words = 0,
+                                MakeSegmentedSort make_segmented_sort = {});
 
 }  // namespace gpusort
