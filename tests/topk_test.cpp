@@ -155,6 +155,9 @@ TEST(TopK, LargeK) {
   // The survivors beyond the small-array sort's sizes: Onesweep sorts them from a GPU-side count.
   EXPECT_TRUE(check_topk({.key = KeyType::u32, .value_bytes = 4, .index_bytes = 4, .n = 300000,
                           .k = 200000, .distribution = Distribution::few_unique}));
+  // More tiles than the histogram passes' workgroups: each takes several.
+  EXPECT_TRUE(check_topk({.key = KeyType::f32, .index_bytes = 4, .largest = true, .n = 700001,
+                          .k = 1000, .distribution = Distribution::low_entropy}));
 }
 
 TEST(TopK, Bits) {

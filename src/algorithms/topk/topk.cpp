@@ -82,6 +82,12 @@ class RadixSelectTopK final : public TopK {
     return l;
   }
 
+  // The histogram passes' grid: enough workgroups to fill the device several times over, few
+  // enough that their flushes (one global atomic per nonzero bin each) stay cheap.
+  uint32_t histogram_workgroups() const {
+    return std::max<uint32_t>(ctx_.info.compute_units, 32) * 8;
+  }
+
   TopKKeySpec key_constants() const {
     return TopKKeySpec{.key = {.workgroup = workgroup,
                                .key_words = spec_.key_words,
@@ -182,9 +188,11 @@ class RadixSelectTopK final : public TopK {
                  TopKInitPush{state, t.count_address, uint32_t(t.n), uint32_t(k),
                               uint32_t(d.size() * TOPK_BINS)});
     rec.compute_barrier();
+    const uint32_t histogram_groups = std::min(tiles, histogram_workgroups());
     for (size_t p = 0; p < d.size(); ++p) {
-      rec.dispatch(Kernel::topk_histogram, key_spec, tiles,
-                   TopKHistogramPush{t.keys, state, histogram(p), tiles, d[p].first, d[p].second});
+      rec.dispatch(Kernel::topk_histogram, key_spec, histogram_groups,
+                   TopKHistogramPush{t.keys, state, histogram(p), histogram_groups, d[p].first,
+                                     d[p].second});
       rec.compute_barrier();
       rec.dispatch(Kernel::topk_select, spec_constants(WorkgroupSpec{select_workgroup}), 1,
                    TopKSelectPush{state, histogram(p), d[p].first});

@@ -1,5 +1,5 @@
 #version 460
-// Top-k, the radix select's pass: each workgroup histograms, over one tile of keys, the digit
+// Top-k, the radix select's pass: each workgroup histograms, over its tiles of keys, the digit
 // [bit, bit + bits) of the keys whose higher compared bits equal the prefix selected so far (the
 // candidates), in shared memory, then adds its counts to the pass's histogram.
 #include "common.glsl"
@@ -15,9 +15,8 @@ void main() {
   if (group >= group_count) return;
   const uint n = state_word(state_address, TOPK_STATE_N);
   const uint tile = gl_WorkGroupSize.x * ITEMS;
-  const uint base = group * tile;
-  // Uniform over the workgroup: nothing to select (k = 0) or a tile past the count.
-  if (state_word(state_address, TOPK_STATE_REMAINING) == 0 || base >= n) return;
+  // Uniform over the workgroup: nothing to select (k = 0) or no tile for this workgroup.
+  if (state_word(state_address, TOPK_STATE_REMAINING) == 0 || group * tile >= n) return;
   const uint t = gl_LocalInvocationID.x;
   const uint bins = 1u << bits;
   for (uint d = t; d < bins; d += gl_WorkGroupSize.x) histogram[d] = 0;
@@ -25,12 +24,16 @@ void main() {
   const uint64_t prefix = state_prefix(state_address);
   const uint above = bit + bits;  // the bits from here up are the prefix's
   const uint mask = bins - 1u;
-  for (uint j = 0; j < ITEMS; ++j) {
-    const uint i = base + j * gl_WorkGroupSize.x + t;
-    if (i >= n) break;
-    const uint64_t key = select_key(keys_address, i);
-    if (above >= 64 || (key >> above) == (prefix >> above))
-      atomicAdd(histogram[uint(key >> bit) & mask], 1u);
+  // Tiles grid-stride: a workgroup adds many tiles' counts before its one flush, so the global
+  // atomics stay about bins x workgroups, not bins x tiles.
+  for (uint base = group * tile; base < n; base += group_count * tile) {
+    for (uint j = 0; j < ITEMS; ++j) {
+      const uint i = base + j * gl_WorkGroupSize.x + t;
+      if (i >= n) break;
+      const uint64_t key = select_key(keys_address, i);
+      if (above >= 64 || (key >> above) == (prefix >> above))
+        atomicAdd(histogram[uint(key >> bit) & mask], 1u);
+    }
   }
   barrier();
   for (uint d = t; d < bins; d += gl_WorkGroupSize.x) {
