@@ -30,6 +30,7 @@ constexpr uint32_t items = 8;
 constexpr uint32_t tile = workgroup * items;
 constexpr uint32_t select_workgroup = 256;  // topk_select: TOPK_BINS / 256 bins per invocation
 static_assert(TOPK_BINS % select_workgroup == 0);
+static_assert(items <= 16);  // topk_write keeps an invocation's flags in 16-bit halves
 constexpr uint32_t gather_workgroup = 256;
 constexpr uint32_t max_gather_groups = 4096;
 constexpr uint64_t max_segment_groups = uint64_t(1) << 20;  // topk_segment: grid-stride beyond

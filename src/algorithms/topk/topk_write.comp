@@ -9,7 +9,8 @@
 #define PUSH_TOPK_WRITE
 #include "push.h"
 
-// Both flags of a key in one scanned word: before the k-th (low half), equal to it (high half).
+// Both counts of an invocation in one scanned word: keys before the k-th (low half), equal to it
+// (high half).
 #define SCAN_T uint
 shared SCAN_T scan_tree[gl_WorkGroupSize.x];
 #include "scan.glsl"
@@ -25,27 +26,33 @@ void main() {
   const uint before = state_word(state_address, TOPK_STATE_BEFORE);
   const uint64_t kth = state_prefix(state_address);
   const uint t = gl_LocalInvocationID.x;
-  const uint base = group * gl_WorkGroupSize.x * ITEMS;
-  uint less_at = offsets.x, equal_at = offsets.y;
-  for (uint j = 0; j < ITEMS; ++j) {  // uniform bound: every invocation takes every scan
-    const uint i = base + j * gl_WorkGroupSize.x + t;
-    uvec2 raw = uvec2(0u);
-    uint flags = 0;
-    if (i < n) {
-      raw = load_key(keys_address, i);
-      const uint64_t key = compared_bits(to_radix_order(raw));
-      flags = key < kth ? 1u : (key == kth ? 0x10000u : 0u);
-    }
-    uint total;
-    const uint rank = workgroup_exclusive_scan(flags, total);
+  // Each invocation takes ITEMS consecutive keys, so one scan of the invocations' counts ranks the
+  // whole tile in input order.
+  const uint first = group * gl_WorkGroupSize.x * ITEMS + t * ITEMS;
+  uint flags = 0;  // bit j: key j is before the k-th; bit 16 + j: equal to it (ITEMS <= 16)
+  for (uint j = 0; j < ITEMS; ++j) {
+    const uint i = first + j;
+    if (i >= n) break;
+    const uint64_t key = select_key(keys_address, i);
+    if (key < kth) flags |= 1u << j;
+    else if (key == kth) flags |= 0x10000u << j;
+  }
+  const uint mine = bitCount(flags & 0xffffu) | (bitCount(flags >> 16) << 16);
+  uint total;
+  const uint rank = workgroup_exclusive_scan(mine, total);
+  uint less_at = offsets.x + (rank & 0xffffu), equal_at = offsets.y + (rank >> 16);
+  for (uint j = 0; j < ITEMS && flags != 0; ++j) {
+    const uint i = first + j;
     uint out_at = 0xffffffffu;
-    if (flags == 1u) out_at = less_at + (rank & 0xffffu);
-    else if (flags != 0u && equal_at + (rank >> 16) < need) out_at = before + equal_at + (rank >> 16);
+    if ((flags & (1u << j)) != 0) {
+      out_at = less_at++;
+    } else if ((flags & (0x10000u << j)) != 0) {
+      if (equal_at < need) out_at = before + equal_at;
+      ++equal_at;
+    }
     if (out_at != 0xffffffffu) {
-      store_key(keys_out_address, out_at, raw);
+      store_key(keys_out_address, out_at, load_key(keys_address, i));
       U32Array(positions_address).v[out_at] = i;
     }
-    less_at += total & 0xffffu;
-    equal_at += total >> 16;
   }
 }
