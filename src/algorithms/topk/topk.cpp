@@ -34,6 +34,9 @@ static_assert(items <= 16);  // topk_write keeps an invocation's flags in 16-bit
 constexpr uint32_t gather_workgroup = 256;
 constexpr uint32_t max_gather_groups = 4096;
 constexpr uint64_t max_segment_groups = uint64_t(1) << 20;  // topk_segment: grid-stride beyond
+constexpr uint64_t long_segment = uint64_t(1) << 16;
+constexpr uint32_t long_segment_workgroup = 1024;  // divides TOPK_BINS (topk_segment's select)
+static_assert(TOPK_BINS % long_segment_workgroup == 0);
 
 class RadixSelectTopK final : public TopK {
  public:
@@ -149,8 +152,11 @@ class RadixSelectTopK final : public TopK {
     record_scan(rec, sizes, out_offsets, t.segments + 1, {}, t.scratch + l.scan_scratch);
     rec.compute_barrier();
     const uint32_t groups = uint32_t(std::min<uint64_t>(t.segments, max_segment_groups));
-    rec.dispatch(Kernel::topk_segment,
-                 spec_constants(TopKSegmentSpec{key_constants(), offset_words_}), groups,
+    // Long segments (2^16 keys and more on average) are few: wider workgroups read each faster.
+    TopKSegmentSpec segment_spec{key_constants(), offset_words_};
+    if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup)
+      segment_spec.key.key.workgroup = long_segment_workgroup;
+    rec.dispatch(Kernel::topk_segment, spec_constants(segment_spec), groups,
                  TopKSegmentPush{t.keys, t.offsets, out_offsets, t.keys_out, positions, segments,
                                  k, groups});
     rec.compute_barrier();
