@@ -1,7 +1,7 @@
 // The specialization constants of the top-k kernels, written once for the host (C++) and the
 // kernels (GLSL): each kernel's own constants after the shared prefix it takes
-// (primitives/glsl/spec_constants.h), checked field by field below. topk_init and topk_select take
-// the workgroup alone (WorkgroupSpec); topk_gather the workgroup and the value width.
+// (primitives/glsl/spec_constants.h), checked field by field below. topk_init takes the workgroup
+// alone (WorkgroupSpec); topk_gather the workgroup and the value width.
 #ifndef GPUSORT_TOPK_CONSTANTS_H
 #define GPUSORT_TOPK_CONSTANTS_H
 

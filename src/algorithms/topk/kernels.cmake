@@ -1,5 +1,5 @@
-# Top-k: the radix select (init, a histogram and a select per digit), the stable compaction of
-# the k (count, write), the values' gather. The k survivors are sorted by the sorts' kernels.
+# Top-k: the radix select (init, a histogram per digit, each selecting from the ones before), the
+# stable compaction of the k (count, write), the values' gather. The k survivors are sorted by the sorts' kernels.
 # One entry per kernel: name=source[:DEFINES], then the structs the host passes to it: its
 # push-constant block and its specialization constants (cmake/EmbedShaders.cmake).
 gpusort_kernels(
@@ -7,8 +7,6 @@ gpusort_kernels(
       push=TopKInitPush spec=WorkgroupSpec
   topk_histogram=topk_histogram.comp
       push=TopKHistogramPush spec=TopKKeySpec
-  topk_select=topk_select.comp
-      push=TopKSelectPush spec=WorkgroupSpec
   topk_count=topk_count.comp
       push=TopKCountPush spec=TopKKeySpec
   topk_write=topk_write.comp

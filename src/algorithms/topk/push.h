@@ -28,18 +28,8 @@ GPUSORT_PUSH_BEGIN(TopKHistogramPush)
   uint64_t state_address;
   uint64_t histogram_address;  // this pass's TOPK_BINS u32
   uint group_count;
-  uint bit;   // the digit's lowest bit
-  uint bits;  // its width (at most TOPK_MAX_DIGIT_BITS)
+  uint pass;  // which digit (topk_common.glsl's topk_digit)
 GPUSORT_PUSH_END(TopKHistogramPush)
-#endif
-
-// topk_select.comp
-#if defined(__cplusplus) || defined(PUSH_TOPK_SELECT)
-GPUSORT_PUSH_BEGIN(TopKSelectPush)
-  uint64_t state_address;
-  uint64_t histogram_address;
-  uint bit;
-GPUSORT_PUSH_END(TopKSelectPush)
 #endif
 
 // topk_count.comp
@@ -49,6 +39,7 @@ GPUSORT_PUSH_BEGIN(TopKCountPush)
   uint64_t state_address;
   uint64_t tile_counts_address;  // u64 per tile: keys before the k-th (low word), equal (high)
   uint group_count;
+  uint tiles;  // of the element count's maximum
 GPUSORT_PUSH_END(TopKCountPush)
 #endif
 

@@ -1,11 +1,12 @@
 // Top-k by radix select (docs/design/topk.md):
 //   topk_init       the state block (count, min(k, n)) and the histograms cleared
 //   per digit, from the top of the compared bits down, 11 bits at a time:
-//     topk_histogram  the digit's histogram over the candidates (keys whose higher digits are the
-//                     prefix selected so far)
-//     topk_select     the digit holding the k-th key joins the prefix; the candidates below it
-//                     are all in the result
-//   topk_count      per tile, the keys below the k-th key and those equal to it
+//     topk_histogram  the select of the digits before (the digit holding the k-th key joins the
+//                     prefix; the candidates below it are all in the result: topk_select.glsl),
+//                     then the digit's histogram over the candidates (keys whose higher digits are
+//                     the prefix selected so far)
+//   topk_count      the last select (the k-th key), then per tile the keys below it and those
+//                   equal to it
 //   scan            their exclusive scan (u64: both counts at once)
 //   topk_write      those below, in input order, then the first keys equal to the k-th (by
 //                   position) after them, with their positions
@@ -28,8 +29,8 @@ namespace {
 constexpr uint32_t workgroup = 256;
 constexpr uint32_t items = 8;
 constexpr uint32_t tile = workgroup * items;
-constexpr uint32_t select_workgroup = 256;  // topk_select: TOPK_BINS / 256 bins per invocation
-static_assert(TOPK_BINS % select_workgroup == 0);
+constexpr uint32_t select_workgroup = 256;  // topk_init
+static_assert(TOPK_BINS % workgroup == 0);  // topk_select.glsl: TOPK_BINS / workgroup bins each
 static_assert(items <= 16);  // topk_write keeps an invocation's flags in 16-bit halves
 constexpr uint32_t gather_workgroup = 256;
 constexpr uint32_t max_gather_groups = 4096;
@@ -86,8 +87,9 @@ class RadixSelectTopK final : public TopK {
     return l;
   }
 
-  // The histogram passes' grid: enough workgroups to fill the device several times over, few
-  // enough that their flushes (one global atomic per nonzero bin each) stay cheap.
+  // The histogram and count passes' grid: enough workgroups to fill the device several times over,
+  // few enough that their flushes (one global atomic per nonzero bin each) and their selects
+  // (each reads the histograms before it) stay cheap.
   uint32_t histogram_workgroups() const {
     return std::max<uint32_t>(ctx_.info.compute_units, 32) * 8;
   }
@@ -195,18 +197,15 @@ class RadixSelectTopK final : public TopK {
                  TopKInitPush{state, t.count_address, uint32_t(t.n), uint32_t(k),
                               uint32_t(d.size() * TOPK_BINS)});
     rec.compute_barrier();
-    const uint32_t histogram_groups = std::min(tiles, histogram_workgroups());
-    for (size_t p = 0; p < d.size(); ++p) {
-      rec.dispatch(Kernel::topk_histogram, key_spec, histogram_groups,
-                   TopKHistogramPush{t.keys, state, histogram(p), histogram_groups, d[p].first,
-                                     d[p].second});
-      rec.compute_barrier();
-      rec.dispatch(Kernel::topk_select, spec_constants(WorkgroupSpec{select_workgroup}), 1,
-                   TopKSelectPush{state, histogram(p), d[p].first});
+    // Bounded grids: each workgroup first selects the prefix from the histograms before it.
+    const uint32_t groups = std::min(tiles, histogram_workgroups());
+    for (uint32_t p = 0; p < d.size(); ++p) {
+      rec.dispatch(Kernel::topk_histogram, key_spec, groups,
+                   TopKHistogramPush{t.keys, state, histogram(p), groups, p});
       rec.compute_barrier();
     }
-    rec.dispatch(Kernel::topk_count, key_spec, tiles,
-                 TopKCountPush{t.keys, state, t.scratch + l.tile_counts, tiles});
+    rec.dispatch(Kernel::topk_count, key_spec, groups,
+                 TopKCountPush{t.keys, state, t.scratch + l.tile_counts, groups, tiles});
     rec.compute_barrier();
     record_scan(rec, t.scratch + l.tile_counts, t.scratch + l.tile_offsets, tiles,
                 {.u64 = true, .inclusive = false}, t.scratch + l.scan_scratch);

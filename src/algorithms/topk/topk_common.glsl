@@ -29,3 +29,17 @@ uint state_word(uint64_t state_address, uint word) { return U32Array(state_addre
 uint64_t state_prefix(uint64_t state_address) {
   return U64Array(state_address).v[TOPK_STATE_PREFIX / 2];
 }
+
+// Digit p of the select (from the top of the compared bits down, the width split evenly into
+// passes of at most TOPK_MAX_DIGIT_BITS): its lowest bit (x) and its width (y). The host's
+// RadixSelectTopK::digits() is the same split.
+uint topk_passes() { return (END_BIT - BEGIN_BIT + TOPK_MAX_DIGIT_BITS - 1) / TOPK_MAX_DIGIT_BITS; }
+uvec2 topk_digit(uint p) {
+  const uint passes = topk_passes();
+  uint top = END_BIT, bits = 0;
+  for (uint q = 0; q <= p; ++q) {
+    bits = (top - BEGIN_BIT + (passes - q) - 1) / (passes - q);
+    top -= bits;
+  }
+  return uvec2(top, bits);
+}
