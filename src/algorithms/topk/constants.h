@@ -35,6 +35,7 @@
 #define TOPK_STATE_BEFORE 3     // keys strictly before the selected prefix (at the end: the k-th key)
 #define TOPK_STATE_PREFIX 4     // u64 (words 4, 5): the selected digits so far, in radix order
 #define TOPK_STATE_NEED_EQUAL 6 // keys equal to the k-th key that the result takes
+#define TOPK_STATE_CURSOR 7     // the candidate list's next free entry
 #define TOPK_STATE_WORDS 16     // then TOPK_MAX_PASSES histograms of TOPK_BINS u32
 
 #ifdef __cplusplus

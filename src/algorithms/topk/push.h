@@ -27,8 +27,12 @@ GPUSORT_PUSH_BEGIN(TopKHistogramPush)
   uint64_t keys_address;
   uint64_t state_address;
   uint64_t histogram_address;  // this pass's TOPK_BINS u32
+  uint64_t candidates_address;  // u32 positions: the first digit's candidates (pass 1 lists them)
+  uint64_t tile_counts_address;  // pass 1: per tile, the keys below the first digit's bucket
   uint group_count;
   uint pass;  // which digit (topk_common.glsl's topk_digit)
+  uint capacity;  // of the candidate list
+  uint tiles;     // of the element count's maximum
 GPUSORT_PUSH_END(TopKHistogramPush)
 #endif
 
@@ -38,8 +42,10 @@ GPUSORT_PUSH_BEGIN(TopKCountPush)
   uint64_t keys_address;
   uint64_t state_address;
   uint64_t tile_counts_address;  // u64 per tile: keys before the k-th (low word), equal (high)
+  uint64_t candidates_address;
   uint group_count;
   uint tiles;  // of the element count's maximum
+  uint capacity;
 GPUSORT_PUSH_END(TopKCountPush)
 #endif
 

@@ -4,9 +4,10 @@
 //     topk_histogram  the select of the digits before (the digit holding the k-th key joins the
 //                     prefix; the candidates below it are all in the result: topk_select.glsl),
 //                     then the digit's histogram over the candidates (keys whose higher digits are
-//                     the prefix selected so far)
+//                     the prefix selected so far). Pass 1 lists the first digit's candidates when
+//                     they fit the list, and the later passes read only those
 //   topk_count      the last select (the k-th key), then per tile the keys below it and those
-//                   equal to it
+//                   equal to it (from the list, added to pass 1's per-tile counts, where listed)
 //   scan            their exclusive scan (u64: both counts at once)
 //   topk_write      those below, in input order, then the first keys equal to the k-th (by
 //                   position) after them, with their positions
@@ -70,8 +71,13 @@ class RadixSelectTopK final : public TopK {
     return d;
   }
 
+  // The candidate list's capacity: the first digit's bucket is listed (and the later passes read
+  // only it) when it holds at most this many keys; spread keys put about n / 2048 there.
+  static uint64_t list_capacity(uint64_t max_n) { return max_n / 8 + 1024; }
+
   struct Layout {
-    uint64_t state, tile_counts, tile_offsets, scan_scratch, positions, sort_scratch, total;
+    uint64_t state, tile_counts, tile_offsets, scan_scratch, candidates, positions, sort_scratch,
+        total;
   };
   Layout layout(uint64_t max_n, uint64_t k) const {
     const uint64_t tiles = std::max<uint64_t>((max_n + tile - 1) / tile, 1);
@@ -81,7 +87,8 @@ class RadixSelectTopK final : public TopK {
         align_up((TOPK_STATE_WORDS + uint64_t(TOPK_MAX_PASSES) * TOPK_BINS) * 4, 256);
     l.tile_offsets = l.tile_counts + align_up(tiles * 8, 256);
     l.scan_scratch = l.tile_offsets + align_up(tiles * 8, 256);
-    l.positions = l.scan_scratch + align_up(scan_scratch_bytes(tiles, {.u64 = true}), 256);
+    l.candidates = l.scan_scratch + align_up(scan_scratch_bytes(tiles, {.u64 = true}), 256);
+    l.positions = l.candidates + align_up(list_capacity(max_n) * 4, 256);
     l.sort_scratch = l.positions + align_up(std::max<uint64_t>(k, 1) * 4, 256);
     l.total = l.sort_scratch + align_up(sort_->scratch_bytes(std::max<uint64_t>(k, 1)), 256);
     return l;
@@ -199,13 +206,17 @@ class RadixSelectTopK final : public TopK {
     rec.compute_barrier();
     // Bounded grids: each workgroup first selects the prefix from the histograms before it.
     const uint32_t groups = std::min(tiles, histogram_workgroups());
+    const uint32_t capacity = uint32_t(list_capacity(t.n));
+    const VkDeviceAddress candidates = t.scratch + l.candidates;
     for (uint32_t p = 0; p < d.size(); ++p) {
       rec.dispatch(Kernel::topk_histogram, key_spec, groups,
-                   TopKHistogramPush{t.keys, state, histogram(p), groups, p});
+                   TopKHistogramPush{t.keys, state, histogram(p), candidates,
+                                     t.scratch + l.tile_counts, groups, p, capacity, tiles});
       rec.compute_barrier();
     }
     rec.dispatch(Kernel::topk_count, key_spec, groups,
-                 TopKCountPush{t.keys, state, t.scratch + l.tile_counts, groups, tiles});
+                 TopKCountPush{t.keys, state, t.scratch + l.tile_counts, candidates, groups, tiles,
+                               capacity});
     rec.compute_barrier();
     record_scan(rec, t.scratch + l.tile_counts, t.scratch + l.tile_offsets, tiles,
                 {.u64 = true, .inclusive = false}, t.scratch + l.scan_scratch);

@@ -22,5 +22,6 @@ void main() {
     state.v[TOPK_STATE_BEFORE] = 0;
     U64Array(state_address).v[TOPK_STATE_PREFIX / 2] = 0;
     state.v[TOPK_STATE_NEED_EQUAL] = 0;
+    state.v[TOPK_STATE_CURSOR] = 0;
   }
 }
