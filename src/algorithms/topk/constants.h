@@ -18,9 +18,11 @@
 // topk_gather: 32-bit words per value (1 or 2), after the workgroup.
 #define TOPK_GATHER_ID_WORDS 1
 
-// topk_segment: the offsets' 32-bit words (1: u32, 2: u64), after the key kernels' constants;
-// topk_segment_sizes: the same, after the workgroup.
+// topk_segment: the offsets' 32-bit words (1: u32, 2: u64) and how many keys of a segment it keeps
+// in shared memory, after the key kernels' constants; topk_segment_sizes: the offsets' words, after
+// the workgroup.
 #define TOPK_SEGMENT_ID_OFFSET_WORDS 8
+#define TOPK_SEGMENT_ID_CACHED_KEYS 9
 #define TOPK_SEGMENT_SIZES_ID_OFFSET_WORDS 1
 
 // The radix select's widest digit and the most passes it takes (a 64-bit key in 11-bit digits).
@@ -52,9 +54,11 @@ static_assert(sizeof(TopKKeySpec) == 4 * (TOPK_ID_ITEMS + 1));
 struct TopKSegmentSpec {
   TopKKeySpec key;
   uint32_t offset_words;
+  uint32_t cached_keys;  // at least 1
 };
 GPUSORT_SPEC_AT(TopKSegmentSpec, offset_words, TOPK_SEGMENT_ID_OFFSET_WORDS);
-static_assert(sizeof(TopKSegmentSpec) == 4 * (TOPK_SEGMENT_ID_OFFSET_WORDS + 1));
+GPUSORT_SPEC_AT(TopKSegmentSpec, cached_keys, TOPK_SEGMENT_ID_CACHED_KEYS);
+static_assert(sizeof(TopKSegmentSpec) == 4 * (TOPK_SEGMENT_ID_CACHED_KEYS + 1));
 
 struct TopKSegmentSizesSpec {
   uint32_t workgroup, offset_words;

@@ -101,6 +101,16 @@ class RadixSelectTopK final : public TopK {
     return std::max<uint32_t>(ctx_.info.compute_units, 32) * 8;
   }
 
+  // topk_segment's shared-memory copy of a segment (8 bytes a key): what the device's shared
+  // memory holds beside the histogram, the scan and a little more, as a power of two (1: none).
+  uint32_t segment_cache_keys(uint32_t workgroup_size) const {
+    const int64_t left = int64_t(ctx_.info.shared_memory_bytes) - TOPK_BINS * 4 -
+                         int64_t(workgroup_size) * 4 - 256;
+    uint32_t keys = 1;
+    while (int64_t(keys) * 2 * 8 <= left && keys < (1u << 14)) keys *= 2;
+    return keys;
+  }
+
   TopKKeySpec key_constants() const {
     return TopKKeySpec{.key = {.workgroup = workgroup,
                                .key_words = spec_.key_words,
@@ -162,9 +172,11 @@ class RadixSelectTopK final : public TopK {
     rec.compute_barrier();
     const uint32_t groups = uint32_t(std::min<uint64_t>(t.segments, max_segment_groups));
     // Long segments (2^16 keys and more on average) are few: wider workgroups read each faster.
-    TopKSegmentSpec segment_spec{key_constants(), offset_words_};
+    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1};
     if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup)
       segment_spec.key.key.workgroup = long_segment_workgroup;
+    else
+      segment_spec.cached_keys = segment_cache_keys(segment_spec.key.key.workgroup);
     rec.dispatch(Kernel::topk_segment, spec_constants(segment_spec), groups,
                  TopKSegmentPush{t.keys, t.offsets, out_offsets, t.keys_out, positions, segments,
                                  k, groups});

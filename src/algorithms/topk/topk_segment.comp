@@ -1,12 +1,14 @@
 #version 460
 // Top-k per segment: one workgroup takes one segment at a time (grid-stride over the segments),
 // the radix select of the whole-array path in shared memory over the segment's keys (one read of
-// them per digit), then the stable compaction of its min(k, length) results to its place
+// them per digit, or one in all where they fit shared memory: CACHED_KEYS), then the stable compaction of its min(k, length) results to its place
 // (out_offsets): the keys before the k-th in input order, then the first keys equal to it. The
 // segmented sort then sorts each segment's results stably.
 #include "common.glsl"
 #include "topk_common.glsl"
 layout(constant_id = TOPK_SEGMENT_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
+// A segment of up to this many keys is read once, into shared memory, and selected from there.
+layout(constant_id = TOPK_SEGMENT_ID_CACHED_KEYS) const uint CACHED_KEYS = 1;
 
 #define PUSH_TOPK_SEGMENT
 #include "push.h"
@@ -15,6 +17,7 @@ shared uint histogram[TOPK_BINS];
 #define SCAN_T uint
 shared SCAN_T scan_tree[gl_WorkGroupSize.x];
 #include "scan.glsl"
+shared uvec2 cached[CACHED_KEYS];  // the segment's keys as the select sees them
 shared uint64_t selected_prefix;
 shared uint selected_before, selected_remaining;
 
@@ -33,6 +36,12 @@ void main() {
     const uint kept = min(k, end - begin);
     if (kept == 0) continue;
     const uint out_at = U32Array(out_offsets_address).v[s];
+    const bool cache = end - begin <= CACHED_KEYS;  // uniform
+    if (cache) {
+      for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x)
+        cached[i - begin] = unpackUint2x32(select_key(keys_address, i));
+      barrier();
+    }
     uint64_t prefix = 0;
     uint before = 0, remaining = kept;
     uint top = END_BIT;
@@ -45,7 +54,8 @@ void main() {
       const uint above = bit + bits;
       const uint mask = (1u << bits) - 1u;
       for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x) {
-        const uint64_t key = select_key(keys_address, i);
+        const uint64_t key =
+            cache ? packUint2x32(cached[i - begin]) : select_key(keys_address, i);
         if (above >= 64 || (key >> above) == (prefix >> above))
           atomicAdd(histogram[uint(key >> bit) & mask], 1u);
       }
@@ -80,11 +90,10 @@ void main() {
     for (uint first = begin; first < end && (less_at < before || equal_at < need);
          first += gl_WorkGroupSize.x) {
       const uint i = first + t;
-      uvec2 raw = uvec2(0u);
       uint flags = 0;
       if (i < end) {
-        raw = load_key(keys_address, i);
-        const uint64_t key = compared_bits(to_radix_order(raw));
+        const uint64_t key =
+            cache ? packUint2x32(cached[i - begin]) : select_key(keys_address, i);
         flags = key < kth ? 1u : (key == kth ? 0x10000u : 0u);
       }
       uint total;
@@ -93,11 +102,12 @@ void main() {
       if (flags == 1u) to = less_at + (rank & 0xffffu);
       else if (flags != 0u && equal_at + (rank >> 16) < need) to = before + equal_at + (rank >> 16);
       if (to != 0xffffffffu) {
-        store_key(keys_out_address, out_at + to, raw);
+        store_key(keys_out_address, out_at + to, load_key(keys_address, i));
         U32Array(positions_address).v[out_at + to] = i;
       }
       less_at += total & 0xffffu;
       equal_at += total >> 16;
     }
+    barrier();  // the cached keys are read before the next segment's replace them
   }
 }
