@@ -268,13 +268,18 @@ static void test_topk(gpusort_context* ctx) {
                            0, NULL, 0, NULL),
               GPUSORT_ERROR_INVALID_ARGUMENT,
               "gpusort_topk: values is given, but values_out is NULL");
-  gpusort_topk_config config = {GPUSORT_KEY_F32, 4, 1, 0, 0, GPUSORT_ALGORITHM_AUTOMATIC};
+  gpusort_topk_config config = {GPUSORT_KEY_F32, 4, 1, 0, 0, GPUSORT_ALGORITHM_AUTOMATIC, 0};
   gpusort_topk_selector* selector = NULL;
   CHECK_OK(gpusort_topk_selector_create(ctx, &config, &selector));
   uint64_t bytes = 0;
   CHECK_OK(gpusort_topk_selector_scratch_bytes(selector, 100000, 100, &bytes));
   CHECK(bytes > 100 * 8, "top-k scratch of %llu bytes", (unsigned long long)bytes);
+  CHECK_OK(gpusort_topk_selector_segments_scratch_bytes(selector, 100000, 100, 10, &bytes));
+  CHECK(bytes > 1000 * 4, "per-segment top-k scratch of %llu bytes", (unsigned long long)bytes);
   gpusort_topk_selector_destroy(selector);
+  config.offset_bytes = 2;
+  CHECK_ERROR(gpusort_topk_selector_create(ctx, &config, &selector), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_topk_selector_create: config->offset_bytes must be 0, 4 or 8, not 2");
 }
 
 static int other_thread_error_is_empty(void* unused) {

@@ -326,6 +326,54 @@ TEST(TopK, EngineFace) {
   EXPECT_TRUE(no_new_validation_messages());
 }
 
+TEST(TopK, EngineFaceSegments) {
+  auto& ctx = context().impl();
+  std::mt19937_64 rng(fresh_seed());
+  const std::vector<uint64_t> offsets{0, 0, 3, 3, 70, 71, 2000, 2000, 6000};
+  const uint64_t n = offsets.back(), segments = offsets.size() - 1, k = 40;
+  const auto bits = make_key_bits(KeyType::u64, n, Distribution::few_unique, rng);
+  TopKSelector selector(context(), {.key = KeyType::u64, .value_bytes = 4, .offset_bytes = 8});
+  const uint64_t capacity = std::min(n, segments * k);  // what the outputs must hold
+  std::vector<uint32_t> values(n);
+  for (uint64_t i = 0; i < n; ++i) values[i] = uint32_t(i * 5 + 3);
+  DeviceBuffer keys_d(ctx, n * 8, MemoryKind::device_local), values_d(ctx, n * 4, MemoryKind::device_local),
+      offsets_d(ctx, offsets.size() * 8, MemoryKind::device_local),
+      out_d(ctx, capacity * 8, MemoryKind::device_local),
+      values_out_d(ctx, capacity * 4, MemoryKind::device_local),
+      indices_d(ctx, capacity * 4, MemoryKind::device_local),
+      scratch(ctx, selector.segments_scratch_bytes(n, segments, k), MemoryKind::device_local);
+  upload(ctx, keys_d, bits.data(), n * 8);
+  upload(ctx, values_d, values.data(), n * 4);
+  upload(ctx, offsets_d, offsets.data(), offsets.size() * 8);
+  const std::vector<uint64_t> poison(capacity, 0x5a5a5a5a5a5a5a5aull);
+  upload(ctx, out_d, poison.data(), capacity * 8);
+  upload(ctx, values_out_d, poison.data(), capacity * 4);
+  upload(ctx, indices_d, poison.data(), capacity * 4);
+  ctx.submit([&](VkCommandBuffer cmd) {
+    Recorder::full_barrier(cmd);
+    selector.record_segments(cmd, keys_d.ref(), values_d.ref(), offsets_d.ref(), out_d.ref(),
+                             values_out_d.ref(), indices_d.ref(), scratch.ref(), n, segments, k);
+    Recorder::full_barrier(cmd);
+  });
+  std::vector<uint64_t> out(capacity);
+  std::vector<uint32_t> values_out(capacity), indices(capacity);
+  download(ctx, out_d, out.data(), capacity * 8);
+  download(ctx, values_out_d, values_out.data(), capacity * 4);
+  download(ctx, indices_d, indices.data(), capacity * 4);
+  const SortSpec spec = make_sort_spec(KeyType::u64, 0, false, 0, 0);
+  uint64_t at = 0;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s)
+    for (uint64_t p : reference_positions(KeyType::u64, spec, bits, offsets[s], offsets[s + 1], k)) {
+      ASSERT_EQ(indices[at], p) << "segment " << s << " output " << at;
+      ASSERT_EQ(out[at], bits[p]);
+      ASSERT_EQ(values_out[at], values[p]);
+      ++at;
+    }
+  ASSERT_EQ(at, topk_segments_count(segment_offsets(std::span<const uint64_t>(offsets)), k));
+  for (; at < capacity; ++at) ASSERT_EQ(indices[at], 0x5a5a5a5au) << "written past the results";
+  EXPECT_TRUE(no_new_validation_messages());
+}
+
 TEST(TopK, EngineFaceRefusals) {
   TopKSelector selector(context(), {.key = KeyType::u32});
   auto& ctx = context().impl();

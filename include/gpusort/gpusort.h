@@ -223,6 +223,7 @@ typedef struct gpusort_topk_config {
   uint32_t begin_bit;
   uint32_t end_bit; /* 0: the key's full width */
   gpusort_algorithm algorithm; /* the k survivors' sort; bitonic is refused */
+  uint32_t offset_bytes;       /* record_segments' offsets: 4 (u32; 0 means 4) or 8 (u64) */
 } gpusort_topk_config;
 
 gpusort_status gpusort_topk_selector_create(gpusort_context* context,
@@ -237,6 +238,16 @@ gpusort_status gpusort_topk_selector_record(
     const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
     gpusort_buffer_ref values, gpusort_buffer_ref keys_out, gpusort_buffer_ref values_out,
     gpusort_buffer_ref indices, gpusort_buffer_ref scratch, uint64_t n, uint64_t k);
+/* Per segment (offsets: segments + 1 entries; TopKSelector::record_segments): outputs of
+ * min(n, segments * k) elements, scratch of gpusort_topk_selector_segments_scratch_bytes. */
+gpusort_status gpusort_topk_selector_segments_scratch_bytes(const gpusort_topk_selector* selector,
+                                                            uint64_t max_n, uint64_t max_segments,
+                                                            uint64_t k, uint64_t* out_bytes);
+gpusort_status gpusort_topk_selector_record_segments(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref offsets, gpusort_buffer_ref keys_out,
+    gpusort_buffer_ref values_out, gpusort_buffer_ref indices, gpusort_buffer_ref scratch,
+    uint64_t n, uint64_t segments, uint64_t k);
 /* n is the u32 at count, read when the GPU executes, clamped to max_n. */
 gpusort_status gpusort_topk_selector_record_indirect(
     const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,

@@ -622,6 +622,12 @@ class SegmentedSorter {
 //    and indices in the role of the sorted arrays.
 //  - scratch_bytes(max_n, k) covers record() with n <= max_n and that k (or less), and
 //    record_indirect() with these. Scratch needs no initialization.
+//  - record_segments(): per segment (S + 1 CSR offsets of config.offset_bytes, as
+//    SegmentedSorter's, only read; offsets[S] = n), each segment's min(k, its length) first keys,
+//    one segment after another (from the sum of min(k, length) over the segments before it, as
+//    topk_segments_raw); outputs hold min(n, S k) elements (the count is computed on the GPU;
+//    topk_segments_count gives it on the host); indices are positions in the whole array. Its
+//    scratch: segments_scratch_bytes(max_n, max_segments, k).
 struct TopKConfig {
   KeyType key = KeyType::u32;
   uint32_t value_bytes = 0;  // 0 (keys only), 4 or 8
@@ -629,6 +635,7 @@ struct TopKConfig {
   uint32_t begin_bit = 0;
   uint32_t end_bit = 0;  // 0: the key's full width
   Algorithm algorithm = Algorithm::automatic;  // the k survivors' sort; bitonic is refused
+  uint32_t offset_bytes = 4;  // record_segments' offsets: 4 (u32) or 8 (u64)
 };
 
 class TopKSelector {
@@ -646,6 +653,11 @@ class TopKSelector {
   void record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef keys_out,
                        BufferRef values_out, BufferRef indices, BufferRef scratch,
                        BufferRef count, uint64_t max_n, uint64_t k) const;
+  // Never 0.
+  uint64_t segments_scratch_bytes(uint64_t max_n, uint64_t max_segments, uint64_t k) const;
+  void record_segments(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef offsets,
+                       BufferRef keys_out, BufferRef values_out, BufferRef indices,
+                       BufferRef scratch, uint64_t n, uint64_t segments, uint64_t k) const;
   const TopKConfig& config() const;
 
   struct Impl;

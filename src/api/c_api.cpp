@@ -448,6 +448,8 @@ gpusort_status gpusort_topk_selector_create(gpusort_context* context,
     c.begin_bit = config->begin_bit;
     c.end_bit = config->end_bit;
     c.algorithm = algorithm(config->algorithm, "config->algorithm");
+    c.offset_bytes = config->offset_bytes ? config->offset_bytes : 4;
+    check_width(c.offset_bytes, {4, 8}, "config->offset_bytes", "0, 4 or 8");
     *out_selector = new gpusort_topk_selector{gpusort::TopKSelector(context->context, c)};
   });
 }
@@ -475,6 +477,30 @@ gpusort_status gpusort_topk_selector_record(
     require_handle(command_buffer, "command_buffer");
     selector->selector.record(command_buffer, ref(keys), ref(values), ref(keys_out),
                               ref(values_out), ref(indices), ref(scratch), n, k);
+  });
+}
+
+gpusort_status gpusort_topk_selector_segments_scratch_bytes(const gpusort_topk_selector* selector,
+                                                            uint64_t max_n, uint64_t max_segments,
+                                                            uint64_t k, uint64_t* out_bytes) {
+  return guarded("gpusort_topk_selector_segments_scratch_bytes", [&] {
+    require(selector, "selector");
+    require(out_bytes, "out_bytes");
+    *out_bytes = selector->selector.segments_scratch_bytes(max_n, max_segments, k);
+  });
+}
+
+gpusort_status gpusort_topk_selector_record_segments(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref offsets, gpusort_buffer_ref keys_out,
+    gpusort_buffer_ref values_out, gpusort_buffer_ref indices, gpusort_buffer_ref scratch,
+    uint64_t n, uint64_t segments, uint64_t k) {
+  return guarded("gpusort_topk_selector_record_segments", [&] {
+    require(selector, "selector");
+    require_handle(command_buffer, "command_buffer");
+    selector->selector.record_segments(command_buffer, ref(keys), ref(values), ref(offsets),
+                                       ref(keys_out), ref(values_out), ref(indices), ref(scratch),
+                                       n, segments, k);
   });
 }
 

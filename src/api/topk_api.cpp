@@ -279,8 +279,14 @@ TopKSelector::TopKSelector(Context& ctx, const TopKConfig& config)
   impl_->config = config;
   impl_->spec = make_sort_spec(config.key, config.value_bytes, config.largest, config.begin_bit,
                                config.end_bit);
-  impl_->algorithm =
-      make_topk(ctx.impl(), impl_->spec, survivors_sort(ctx.impl(), config.algorithm, "TopKSelector"));
+  if (config.offset_bytes != 4 && config.offset_bytes != 8)
+    throw Error("TopKSelector: offsets are 4 or 8 bytes wide, not " +
+                std::to_string(config.offset_bytes));
+  Context::Impl& impl = ctx.impl();
+  const Algorithm algorithm = config.algorithm;
+  impl_->algorithm = make_topk(
+      impl, impl_->spec, survivors_sort(impl, algorithm, "TopKSelector"), config.offset_bytes / 4,
+      [&impl, algorithm](const SegmentedSpec& s) { return make_segmented_sort(impl, s, algorithm); });
 }
 TopKSelector::~TopKSelector() = default;
 TopKSelector::TopKSelector(TopKSelector&&) noexcept = default;
@@ -308,6 +314,74 @@ void TopKSelector::record(VkCommandBuffer cmd, BufferRef keys, BufferRef values,
                           BufferRef scratch, uint64_t n, uint64_t k) const {
   valid(impl_).record("TopKSelector::record", cmd, keys, values, keys_out, values_out, indices,
                       scratch, nullptr, n, k);
+}
+
+uint64_t TopKSelector::segments_scratch_bytes(uint64_t max_n, uint64_t max_segments,
+                                              uint64_t k) const {
+  if (max_n > max_elements || max_segments > max_elements)
+    throw Error("TopKSelector::segments_scratch_bytes: " + std::to_string(max_n) + " keys and " +
+                std::to_string(max_segments) + " segments: gpusort takes at most " +
+                std::to_string(max_elements) + " (2^31 - 1) of each");
+  constexpr uint64_t min_scratch_bytes = 256;
+  const uint64_t results = std::min(max_n, max_segments * std::min(k, max_n));
+  return std::max(valid(impl_).algorithm->segments_scratch_bytes(max_n, max_segments, results),
+                  min_scratch_bytes);
+}
+
+void TopKSelector::record_segments(VkCommandBuffer cmd, BufferRef keys, BufferRef values,
+                                   BufferRef offsets, BufferRef keys_out, BufferRef values_out,
+                                   BufferRef indices, BufferRef scratch, uint64_t n,
+                                   uint64_t segments, uint64_t k) const {
+  const Impl& impl = valid(impl_);
+  constexpr const char* call = "TopKSelector::record_segments";
+  auto& ctx = impl.context.impl();
+  auto fail = [&](const std::string& why) { throw Error(std::string(call) + ": " + why); };
+  if (n > max_elements || segments > max_elements)
+    fail(std::to_string(n) + " keys and " + std::to_string(segments) +
+         " segments: gpusort takes at most " + std::to_string(max_elements) + " (2^31 - 1) of each");
+  if (!cmd) fail("command buffer is VK_NULL_HANDLE");
+  if (segments == 0 && n != 0)
+    fail("0 segments but n = " + std::to_string(n) + " (offsets[S] must be n)");
+  auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
+    return resolve_buffer(ctx, call, r, what, alignment);
+  };
+  const bool with_values = impl.spec.value_words != 0;
+  if (!with_values && (values.buffer || values_out.buffer))
+    fail("values given, but the TopKSelector was configured with value_bytes = 0");
+  if (with_values && (!values.buffer || !values_out.buffer))
+    fail("values and values_out are needed: the TopKSelector was configured with value_bytes = " +
+         std::to_string(impl.config.value_bytes));
+  TopKSegmentsTargets t;
+  t.keys = address(keys, "keys", 16);
+  t.offsets = address(offsets, "offsets", impl.config.offset_bytes);
+  t.keys_out = address(keys_out, "keys_out", 16);
+  if (with_values) {
+    t.values = address(values, "values", 16);
+    t.values_out = address(values_out, "values_out", 16);
+  }
+  if (indices.buffer) t.positions = address(indices, "indices", 16);
+  t.scratch = address(scratch, "scratch", 16);
+  t.scratch_buffer = scratch.buffer;
+  t.scratch_offset = scratch.offset;
+  t.n = n;
+  t.segments = segments;
+  t.k = k;
+  t.results = std::min(n, segments * std::min(k, n));
+  const uint64_t kw = impl.spec.key_words * 4, vw = impl.spec.value_words * 4, r = t.results;
+  refuse_overlaps(call,
+                  {{"keys", t.keys, t.keys + n * kw},
+                   {"values", t.values, t.values + n * vw},
+                   {"offsets", t.offsets, t.offsets + (segments + 1) * impl.config.offset_bytes},
+                   {"keys_out", t.keys_out, t.keys_out + r * kw},
+                   {"values_out", t.values_out, t.values_out + r * vw},
+                   {"indices", t.positions, t.positions + (t.positions ? r * 4 : 0)},
+                   {"scratch", t.scratch,
+                    t.scratch + impl.algorithm->segments_scratch_bytes(n, segments, r)}},
+                  std::to_string(n) + " keys, " + std::to_string(segments) +
+                      " segments and k = " + std::to_string(k));
+  Recorder rec(ctx, cmd);
+  impl.algorithm->record_segments(rec, t);
+  if (!rec.ends_with_barrier()) rec.compute_barrier();
 }
 
 void TopKSelector::record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values,

@@ -79,6 +79,7 @@ GPUSORT_PUSH_END(TopKGatherPush)
 GPUSORT_PUSH_BEGIN(TopKSegmentSizesPush)
   uint64_t offsets_address;  // S + 1 CSR offsets
   uint64_t sizes_address;    // S + 1 u32: min(k, segment length), then 0
+  uint64_t segment_count_address;  // u32: S, for the segmented sort of the results
   uint segments;
   uint k;
   uint group_count;

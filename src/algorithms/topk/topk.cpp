@@ -133,12 +133,13 @@ class RadixSelectTopK final : public TopK {
   }
 
   struct SegmentsLayout {
-    uint64_t sizes, out_offsets, scan_scratch, positions, sort_scratch, total;
+    uint64_t segment_count, sizes, out_offsets, scan_scratch, positions, sort_scratch, total;
   };
   SegmentsLayout segments_layout(uint64_t segments, uint64_t results) const {
     SegmentsLayout l{};
-    l.sizes = 0;
-    l.out_offsets = align_up((segments + 1) * 4, 256);
+    l.segment_count = 0;
+    l.sizes = 256;
+    l.out_offsets = l.sizes + align_up((segments + 1) * 4, 256);
     l.scan_scratch = l.out_offsets + align_up((segments + 1) * 4, 256);
     l.positions = l.scan_scratch + align_up(scan_scratch_bytes(segments + 1, {}), 256);
     l.sort_scratch = l.positions + align_up(std::max<uint64_t>(results, 1) * 4, 256);
@@ -166,7 +167,8 @@ class RadixSelectTopK final : public TopK {
         (t.segments + 1 + gather_workgroup - 1) / gather_workgroup, max_gather_groups));
     rec.dispatch(Kernel::topk_segment_sizes,
                  spec_constants(TopKSegmentSizesSpec{gather_workgroup, offset_words_}), size_groups,
-                 TopKSegmentSizesPush{t.offsets, sizes, segments, k, size_groups});
+                 TopKSegmentSizesPush{t.offsets, sizes, t.scratch + l.segment_count, segments, k,
+                                      size_groups});
     rec.compute_barrier();
     record_scan(rec, sizes, out_offsets, t.segments + 1, {}, t.scratch + l.scan_scratch);
     rec.compute_barrier();
@@ -188,6 +190,8 @@ class RadixSelectTopK final : public TopK {
     s.scratch = t.scratch + l.sort_scratch;
     s.scratch_buffer = t.scratch_buffer;
     s.scratch_offset = t.scratch_offset + l.sort_scratch;
+    // The results' count is on the GPU (out_offsets[S]): the sort reads S, then it.
+    s.segment_count_address = t.scratch + l.segment_count;
     s.n = t.results;
     s.segments = t.segments;
     segmented_sort_->record(rec, s);

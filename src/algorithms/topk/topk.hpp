@@ -27,8 +27,8 @@ struct TopKTargets {
 
 // Per segment: offsets (S + 1 CSR offsets of offset_words) of the n keys; segment s's
 // min(k, its length) results go one segment after another (from the sum of min(k, length) over
-// the segments before it). results: their count (the host computed it from the offsets).
-// positions are in the whole array.
+// the segments before it; their count is computed on the GPU). results: at least their count
+// (the outputs' capacity; min(n, S k) always is). positions are in the whole array.
 struct TopKSegmentsTargets {
   VkDeviceAddress keys = 0, values = 0, offsets = 0;
   VkDeviceAddress keys_out = 0, values_out = 0, positions = 0;

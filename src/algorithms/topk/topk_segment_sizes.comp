@@ -1,6 +1,7 @@
 #version 460
 // Top-k per segment, step 1: sizes[s] = min(k, the length of segment s) for s < S, sizes[S] = 0;
-// their exclusive scan places each segment's results (and its last entry is their count).
+// their exclusive scan places each segment's results (and its last entry is their count). Also S
+// where the segmented sort of the results reads its segment count.
 #include "common.glsl"
 
 #include "constants.h"
@@ -26,5 +27,6 @@ void main() {
       size = end > begin ? uint(min(end - begin, uint64_t(k))) : 0u;
     }
     U32Array(sizes_address).v[s] = size;
+    if (s == segments) U32Array(segment_count_address).v[0] = segments;
   }
 }
