@@ -265,8 +265,10 @@ TEST(TopK, Segments) {
   // A long segment (many workgroup widths) with a k past the select's bins, and bit ranges.
   check_segments(KeyType::u32, false, 3000, {0, 20000, 20001}, Distribution::low_entropy, rng);
   check_segments(KeyType::u64, true, 50, {0, 5000, 9000}, Distribution::uniform, rng, 4, 20, 50);
-  // Long segments (2^16 keys and more on average): wider workgroups.
+  // Long segments (2^16 keys and more on average): wider workgroups; their keys listed in shared
+  // memory after the first digit (spread keys), or read per digit (few distinct keys).
   check_segments(KeyType::f32, true, 1500, {0, 70000, 140001}, Distribution::few_unique, rng);
+  check_segments(KeyType::i32, false, 100, {0, 70000, 140001}, Distribution::uniform, rng);
 }
 
 // ---- Engine face: TopKSelector on device buffers, outputs poisoned ----

@@ -101,8 +101,9 @@ class RadixSelectTopK final : public TopK {
     return std::max<uint32_t>(ctx_.info.compute_units, 32) * 8;
   }
 
-  // topk_segment's shared-memory copy of a segment (8 bytes a key): what the device's shared
-  // memory holds beside the histogram, the scan and a little more, as a power of two (1: none).
+  // topk_segment's shared-memory copy of a segment, or list of positions (8 bytes an entry): what
+  // the device's shared memory holds beside the histogram, the scan and a little more, as a power
+  // of two (1: none).
   uint32_t segment_cache_keys(uint32_t workgroup_size) const {
     const int64_t left = int64_t(ctx_.info.shared_memory_bytes) - TOPK_BINS * 4 -
                          int64_t(workgroup_size) * 4 - 256;
@@ -177,8 +178,7 @@ class RadixSelectTopK final : public TopK {
     TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1};
     if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup)
       segment_spec.key.key.workgroup = long_segment_workgroup;
-    else
-      segment_spec.cached_keys = segment_cache_keys(segment_spec.key.key.workgroup);
+    segment_spec.cached_keys = segment_cache_keys(segment_spec.key.key.workgroup);
     rec.dispatch(Kernel::topk_segment, spec_constants(segment_spec), groups,
                  TopKSegmentPush{t.keys, t.offsets, out_offsets, t.keys_out, positions, segments,
                                  k, groups});
