@@ -323,70 +323,6 @@ void copy_keys(const U* from, U* to, uint64_t n, bool canonical) {
   for (uint64_t i = 0; i < n; ++i) to[i] = FloatBits<U>::canonical(from[i]);
 }
 
-// Writes the permutation that sorts keys stably into `indices` (as many, uint32 or int64, made by
-// the package with NumPy).
-void argsort(gpusort::Context& ctx, const py::object& key_object, const py::object& index_object,
-             bool descending, const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
-             bool numpy_order) {
-  py::array keys = checked_array(key_object, "keys", false);
-  py::array indices = checked_array(index_object, "indices", true);
-  SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
-  const char index_kind = dtype_kind(indices.dtype());
-  const int64_t index_bytes = dtype_itemsize(indices.dtype());
-  if (!(index_kind == 'u' && index_bytes == 4) && !(index_kind == 'i' && index_bytes == 8))
-    throw py::type_error("gpusort._core: indices must be uint32 or int64");
-  if (indices.size() != keys.size())
-    throw py::value_error("gpusort._core: " + std::to_string(keys.size()) + " keys but " +
-                          std::to_string(indices.size()) + " indices");
-  const uint64_t n = uint64_t(keys.size());
-  // The library's argsort: the keys stream up (canonicalized piece by piece on their way into
-  // the staging memory where the NumPy order needs it), the indices are made on the GPU, and only
-  // they come down, straight into `indices` (int64 is the library's u64 for n < 2^63).
-  auto* index_data = static_cast<char*>(indices.mutable_data());
-  const auto* key_data = static_cast<const char*>(keys.data());
-  const uint32_t key_size = gpusort::key_bytes(args.key_type);
-  {
-    py::gil_scoped_release release;
-    const bool canonical = args.canonicalizes();
-    gpusort::HostStream key_stream{
-        [=](uint64_t offset, void* staging, uint64_t bytes) {
-          // Pieces start and end on element boundaries (multiples of 256 bytes in staging).
-          if (!canonical || offset % key_size || bytes % key_size) {
-            if (canonical) throw gpusort::Error("gpusort._core: a key piece splits an element");
-            std::memcpy(staging, key_data + offset, bytes);
-          } else if (key_size == 4) {
-            copy_keys(reinterpret_cast<const uint32_t*>(key_data + offset),
-                      static_cast<uint32_t*>(staging), bytes / 4, true);
-          } else {
-            copy_keys(reinterpret_cast<const uint64_t*>(key_data + offset),
-                      static_cast<uint64_t*>(staging), bytes / 8, true);
-          }
-        },
-        {}};
-    if (args.options.algorithm != gpusort::Algorithm::bitonic) {
-      gpusort::sort_segments_streamed(
-          ctx, args.key_type, n, key_stream, 0, {}, gpusort::SegmentOffsets{},
-          [index_data](uint64_t offset, const void* staging, uint64_t bytes) {
-            std::memcpy(index_data + offset, staging, bytes);
-          },
-          uint32_t(index_bytes), args.options);
-    } else {
-      // The library's argsort wants a stable sort; bitonic's permutation comes from sorting
-      // (a canonical copy of the keys, 0..n-1) by key, equal keys' indices in any order.
-      std::vector<char> copy(n * key_size);
-      key_stream.read(0, copy.data(), copy.size());
-      std::vector<uint32_t> positions(n);
-      std::iota(positions.begin(), positions.end(), uint32_t(0));
-      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, positions.data(), 4, args.options);
-      if (index_bytes == 4)
-        std::memcpy(index_data, positions.data(), n * 4);
-      else
-        std::copy(positions.begin(), positions.end(), reinterpret_cast<int64_t*>(index_data));
-    }
-  }
-  raise_pending_signals();
-}
-
 // Top-k: the first k of the stable sort of keys (per segment when offsets is not None), into
 // keys_out, values_out (with values) and indices (uint32 or int64), arrays the package made with
 // NumPy; None for the outputs not wanted. The NumPy float order sorts a canonical copy of the keys
@@ -486,6 +422,70 @@ void topk(gpusort::Context& ctx, const py::object& key_object, uint64_t k,
   raise_pending_signals();
 }
 
+// Writes the permutation that sorts keys stably into `indices` (as many, uint32 or int64, made by
+// the package with NumPy).
+void argsort(gpusort::Context& ctx, const py::object& key_object, const py::object& index_object,
+             bool descending, const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
+             bool numpy_order) {
+  py::array keys = checked_array(key_object, "keys", false);
+  py::array indices = checked_array(index_object, "indices", true);
+  SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
+  const char index_kind = dtype_kind(indices.dtype());
+  const int64_t index_bytes = dtype_itemsize(indices.dtype());
+  if (!(index_kind == 'u' && index_bytes == 4) && !(index_kind == 'i' && index_bytes == 8))
+    throw py::type_error("gpusort._core: indices must be uint32 or int64");
+  if (indices.size() != keys.size())
+    throw py::value_error("gpusort._core: " + std::to_string(keys.size()) + " keys but " +
+                          std::to_string(indices.size()) + " indices");
+  const uint64_t n = uint64_t(keys.size());
+  // The library's argsort: the keys stream up (canonicalized piece by piece on their way into
+  // the staging memory where the NumPy order needs it), the indices are made on the GPU, and only
+  // they come down, straight into `indices` (int64 is the library's u64 for n < 2^63).
+  auto* index_data = static_cast<char*>(indices.mutable_data());
+  const auto* key_data = static_cast<const char*>(keys.data());
+  const uint32_t key_size = gpusort::key_bytes(args.key_type);
+  {
+    py::gil_scoped_release release;
+    const bool canonical = args.canonicalizes();
+    gpusort::HostStream key_stream{
+        [=](uint64_t offset, void* staging, uint64_t bytes) {
+          // Pieces start and end on element boundaries (multiples of 256 bytes in staging).
+          if (!canonical || offset % key_size || bytes % key_size) {
+            if (canonical) throw gpusort::Error("gpusort._core: a key piece splits an element");
+            std::memcpy(staging, key_data + offset, bytes);
+          } else if (key_size == 4) {
+            copy_keys(reinterpret_cast<const uint32_t*>(key_data + offset),
+                      static_cast<uint32_t*>(staging), bytes / 4, true);
+          } else {
+            copy_keys(reinterpret_cast<const uint64_t*>(key_data + offset),
+                      static_cast<uint64_t*>(staging), bytes / 8, true);
+          }
+        },
+        {}};
+    if (args.options.algorithm != gpusort::Algorithm::bitonic) {
+      gpusort::sort_segments_streamed(
+          ctx, args.key_type, n, key_stream, 0, {}, gpusort::SegmentOffsets{},
+          [index_data](uint64_t offset, const void* staging, uint64_t bytes) {
+            std::memcpy(index_data + offset, staging, bytes);
+          },
+          uint32_t(index_bytes), args.options);
+    } else {
+      // The library's argsort wants a stable sort; bitonic's permutation comes from sorting
+      // (a canonical copy of the keys, 0..n-1) by key, equal keys' indices in any order.
+      std::vector<char> copy(n * key_size);
+      key_stream.read(0, copy.data(), copy.size());
+      std::vector<uint32_t> positions(n);
+      std::iota(positions.begin(), positions.end(), uint32_t(0));
+      gpusort::sort_raw(ctx, args.key_type, copy.data(), n, positions.data(), 4, args.options);
+      if (index_bytes == 4)
+        std::memcpy(index_data, positions.data(), n * 4);
+      else
+        std::copy(positions.begin(), positions.end(), reinterpret_cast<int64_t*>(index_data));
+    }
+  }
+  raise_pending_signals();
+}
+
 const char* device_type_name(VkPhysicalDeviceType type) {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -544,6 +544,10 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("devices", [] { return gpusort::Context::list_devices(); });
   m.def("algorithm_names", [] { return py::tuple(py::cast(gpusort::algorithm_names())); });
+  m.def("topk", &topk, py::arg("context"), py::arg("keys"), py::arg("k"), py::arg("keys_out"),
+        py::arg("values"), py::arg("values_out"), py::arg("indices"), py::arg("offsets"),
+        py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
+        py::arg("numpy_order"));
   m.def("sort_inplace", &sort_inplace, py::arg("context"), py::arg("keys"), py::arg("values"),
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));
@@ -554,11 +558,6 @@ PYBIND11_MODULE(_core, m) {
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));
   m.def("array_layout", &array_layout, py::arg("array"));
-  m.def("topk", &topk, py::arg("context"), py::arg("keys"), py::arg("k"), py::arg("keys_out"),
-        py::arg("values"), py::arg("values_out"), py::arg("indices"), py::arg("offsets"),
-        py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
-        py::arg("numpy_order"));
-
   m.attr("pybind11_version") = std::to_string(PYBIND11_VERSION_MAJOR) + "." +
                                std::to_string(PYBIND11_VERSION_MINOR) + "." +
                                std::to_string(PYBIND11_VERSION_PATCH);
