@@ -56,19 +56,10 @@ class RadixSelectTopK final : public TopK {
     }
   }
 
-  // The digits, from the top of the compared bits down: {bit, bits} each.
-  std::vector<std::pair<uint32_t, uint32_t>> digits() const {
-    std::vector<std::pair<uint32_t, uint32_t>> d;
-    const uint32_t width = spec_.end_bit - spec_.begin_bit;
-    const uint32_t passes = (width + TOPK_MAX_DIGIT_BITS - 1) / TOPK_MAX_DIGIT_BITS;
-    // Even digits (the passes' widths differ by at most one bit).
-    uint32_t top = spec_.end_bit;
-    for (uint32_t p = 0; p < passes; ++p) {
-      const uint32_t bits = (width - (spec_.end_bit - top) + (passes - p) - 1) / (passes - p);
-      d.push_back({top - bits, bits});
-      top -= bits;
-    }
-    return d;
+  // The select's passes: the compared bits in digits of at most TOPK_MAX_DIGIT_BITS (the kernels
+  // split them evenly: topk_common.glsl's topk_digit).
+  uint32_t passes() const {
+    return (spec_.end_bit - spec_.begin_bit + TOPK_MAX_DIGIT_BITS - 1) / TOPK_MAX_DIGIT_BITS;
   }
 
   // The candidate list's capacity: the first digit's bucket is listed (and the later passes read
@@ -212,19 +203,19 @@ class RadixSelectTopK final : public TopK {
     const VkDeviceAddress state = t.scratch + l.state;
     const VkDeviceAddress positions = t.positions ? t.positions : t.scratch + l.positions;
     const uint32_t tiles = uint32_t((t.n + tile - 1) / tile);
-    const auto d = digits();
+    const uint32_t passes = this->passes();
     const auto key_spec = spec_constants(key_constants());
     auto histogram = [&](size_t pass) { return state + (TOPK_STATE_WORDS + pass * TOPK_BINS) * 4; };
 
     rec.dispatch(Kernel::topk_init, spec_constants(WorkgroupSpec{select_workgroup}), 1,
                  TopKInitPush{state, t.count_address, uint32_t(t.n), uint32_t(k),
-                              uint32_t(d.size() * TOPK_BINS)});
+                              passes * TOPK_BINS});
     rec.compute_barrier();
     // Bounded grids: each workgroup first selects the prefix from the histograms before it.
     const uint32_t groups = std::min(tiles, histogram_workgroups());
     const uint32_t capacity = uint32_t(list_capacity(t.n));
     const VkDeviceAddress candidates = t.scratch + l.candidates;
-    for (uint32_t p = 0; p < d.size(); ++p) {
+    for (uint32_t p = 0; p < passes; ++p) {
       rec.dispatch(Kernel::topk_histogram, key_spec, groups,
                    TopKHistogramPush{t.keys, state, histogram(p), candidates,
                                      t.scratch + l.tile_counts, groups, p, capacity, tiles});

@@ -31,8 +31,8 @@ uint64_t state_prefix(uint64_t state_address) {
 }
 
 // Digit p of the select (from the top of the compared bits down, the width split evenly into
-// passes of at most TOPK_MAX_DIGIT_BITS): its lowest bit (x) and its width (y). The host's
-// RadixSelectTopK::digits() is the same split.
+// passes of at most TOPK_MAX_DIGIT_BITS, as many as RadixSelectTopK::passes()): its lowest bit (x)
+// and its width (y).
 uint topk_passes() { return (END_BIT - BEGIN_BIT + TOPK_MAX_DIGIT_BITS - 1) / TOPK_MAX_DIGIT_BITS; }
 uvec2 topk_digit(uint p) {
   const uint passes = topk_passes();
