@@ -628,6 +628,8 @@ class SegmentedSorter {
 //    topk_segments_raw); outputs hold min(n, S k) elements (the count is computed on the GPU;
 //    topk_segments_count gives it on the host); indices are positions in the whole array. Its
 //    scratch: segments_scratch_bytes(max_n, max_segments, k).
+//  - Pipelines are created in the constructor for plans of n = 1000 and 65536 (direct and
+//    indirect) and of 64 segments; another plan creates what it lacks once, on first use.
 struct TopKConfig {
   KeyType key = KeyType::u32;
   uint32_t value_bytes = 0;  // 0 (keys only), 4 or 8

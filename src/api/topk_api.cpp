@@ -271,6 +271,48 @@ struct TopKSelector::Impl {
     algorithm->record(rec, t);
     if (!rec.ends_with_barrier()) rec.compute_barrier();
   }
+
+  // As Sorter's: the plans of a few shapes recorded into a command buffer that is never
+  // submitted, so that record() and record_segments() of them compile nothing (whole arrays of
+  // 1000 and 65536 keys, k of 100 and 1000, direct and indirect; 64 segments of 1024 keys).
+  // Nothing executes, so every address may point into one small buffer.
+  void create_pipelines() const {
+    auto& ctx = context.impl();
+    struct Shape {
+      uint64_t n, k;
+    };
+    const std::initializer_list<Shape> shapes{{1000, 1000}, {65536, 100}};
+    constexpr uint64_t segment_n = 65536, segments = 64, segment_k = 16;
+    uint64_t any_bytes = std::max<uint64_t>(
+        256, algorithm->segments_scratch_bytes(segment_n, segments, segments * segment_k));
+    for (const Shape& shape : shapes)
+      any_bytes = std::max(any_bytes, algorithm->scratch_bytes(shape.n, shape.k));
+    DeviceBuffer any(ctx, any_bytes, MemoryKind::device_local);
+    ctx.record_unsubmitted([&](VkCommandBuffer cmd) {
+      for (const Shape& shape : shapes)
+        for (bool indirect : {false, true}) {
+          TopKTargets t;
+          t.keys = t.keys_out = t.positions = t.scratch = any.address();
+          if (spec.value_words) t.values = t.values_out = any.address();
+          t.scratch_buffer = any.buffer();
+          if (indirect) t.count_address = any.address();
+          t.n = shape.n;
+          t.k = shape.k;
+          Recorder rec(ctx, cmd);
+          algorithm->record(rec, t);
+        }
+      TopKSegmentsTargets t;
+      t.keys = t.offsets = t.keys_out = t.positions = t.scratch = any.address();
+      if (spec.value_words) t.values = t.values_out = any.address();
+      t.scratch_buffer = any.buffer();
+      t.n = segment_n;
+      t.segments = segments;
+      t.k = segment_k;
+      t.results = segments * segment_k;
+      Recorder rec(ctx, cmd);
+      algorithm->record_segments(rec, t);
+    });
+  }
 };
 
 TopKSelector::TopKSelector(Context& ctx, const TopKConfig& config)
@@ -287,6 +329,7 @@ TopKSelector::TopKSelector(Context& ctx, const TopKConfig& config)
   impl_->algorithm = make_topk(
       impl, impl_->spec, survivors_sort(impl, algorithm, "TopKSelector"), config.offset_bytes / 4,
       [&impl, algorithm](const SegmentedSpec& s) { return make_segmented_sort(impl, s, algorithm); });
+  impl_->create_pipelines();
 }
 TopKSelector::~TopKSelector() = default;
 TopKSelector::TopKSelector(TopKSelector&&) noexcept = default;
