@@ -59,12 +59,15 @@ void main() {
     }
     barrier();
     uint less = 0, equal = 0;
+    uint64_t tile_keys[ITEMS];  // all the loads first: ITEMS reads in flight
     for (uint j = 0; j < ITEMS; ++j) {
       const uint i = base + j * gl_WorkGroupSize.x + t;
-      if (i >= n) break;
-      const uint64_t key = select_key(keys_address, i);
-      less += key < kth ? 1u : 0u;
-      equal += key == kth ? 1u : 0u;
+      tile_keys[j] = i < n ? select_key(keys_address, i) : ~0ul;
+    }
+    for (uint j = 0; j < ITEMS; ++j) {
+      if (base + j * gl_WorkGroupSize.x + t >= n) break;
+      less += tile_keys[j] < kth ? 1u : 0u;
+      equal += tile_keys[j] == kth ? 1u : 0u;
     }
     if (less != 0) atomicAdd(less_count, less);
     if (equal != 0) atomicAdd(equal_count, equal);

@@ -60,10 +60,16 @@ void main() {
       }
       uint positions[ITEMS];
       uint slots = 0, below = 0;
+      // All the invocation's loads first, then their use: ITEMS reads in flight, not one.
+      uint64_t tile_keys[ITEMS];
+      for (uint j = 0; j < ITEMS; ++j) {
+        const uint i = base + j * gl_WorkGroupSize.x + t;
+        tile_keys[j] = i < n ? select_key(keys_address, i) : 0ul;
+      }
       for (uint j = 0; j < ITEMS; ++j) {
         const uint i = base + j * gl_WorkGroupSize.x + t;
         if (i >= n) break;
-        const uint64_t key = select_key(keys_address, i);
+        const uint64_t key = tile_keys[j];
         if (above >= 64 || (key >> above) == (prefix >> above)) {
           atomicAdd(histogram[uint(key >> bit) & mask], 1u);
           if (listing) positions[slots++] = i;

@@ -17,6 +17,10 @@ layout(constant_id = TOPK_SEGMENT_ID_CACHED_KEYS) const uint CACHED_KEYS = 1;
 #define PUSH_TOPK_SEGMENT
 #include "push.h"
 
+// Keys per invocation in a chunk of the listing read (16 at most: flags in 16-bit halves).
+const uint LIST_ITEMS = 8;
+// Keys each invocation loads before using them in the per-digit reads.
+const uint READS = 4;
 shared uint histogram[TOPK_BINS];
 #define SCAN_T uint
 shared SCAN_T scan_tree[gl_WorkGroupSize.x];
@@ -92,9 +96,17 @@ void main() {
     // The first digit, from every key.
     uvec2 digit = topk_digit(0);
     clear_histogram();
-    for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x) {
-      const uint64_t key = cache ? packUint2x32(cached[i - begin]) : select_key(keys_address, i);
-      atomicAdd(histogram[uint(key >> digit.x) & ((1u << digit.y) - 1u)], 1u);
+    for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+      uint64_t read[READS];  // the loads first: READS in flight
+      for (uint u = 0; u < READS; ++u) {
+        const uint i = first + u * gl_WorkGroupSize.x;
+        read[u] = i >= end ? 0ul
+                  : cache  ? packUint2x32(cached[i - begin])
+                           : select_key(keys_address, i);
+      }
+      for (uint u = 0; u < READS; ++u)
+        if (first + u * gl_WorkGroupSize.x < end)
+          atomicAdd(histogram[uint(read[u] >> digit.x) & ((1u << digit.y) - 1u)], 1u);
     }
     select_digit(digit.x, prefix, before, remaining, bucket);
     const uint listed_below = before, listed = before + bucket;
@@ -106,23 +118,33 @@ void main() {
       digit = topk_digit(1);
       const uint above = digit.x + digit.y;
       clear_histogram();
+      // Each invocation takes LIST_ITEMS consecutive keys of a chunk (all loaded first), so one
+      // scan of the invocations' counts ranks the chunk in input order.
       uint below_at = 0, in_at = 0;
-      for (uint first = begin; first < end; first += gl_WorkGroupSize.x) {
-        const uint i = first + t;
-        uint flags = 0;
-        if (i < end) {
-          const uint64_t key = select_key(keys_address, i);
+      for (uint chunk = begin; chunk < end; chunk += gl_WorkGroupSize.x * LIST_ITEMS) {
+        const uint first = chunk + t * LIST_ITEMS;
+        uint64_t chunk_keys[LIST_ITEMS];
+        for (uint j = 0; j < LIST_ITEMS; ++j)
+          chunk_keys[j] = first + j < end ? select_key(keys_address, first + j) : 0ul;
+        uint flags = 0;  // bit j: below the first digit's bucket; bit 16 + j: in it
+        for (uint j = 0; j < LIST_ITEMS; ++j) {
+          if (first + j >= end) break;
+          const uint64_t key = chunk_keys[j];
           if (candidate(key, prefix, above)) {
-            flags = 0x10000u;
+            flags |= 0x10000u << j;
             atomicAdd(histogram[uint(key >> digit.x) & ((1u << digit.y) - 1u)], 1u);
           } else if ((key >> above) < (prefix >> above)) {
-            flags = 1u;
+            flags |= 1u << j;
           }
         }
+        const uint mine = bitCount(flags & 0xffffu) | (bitCount(flags >> 16) << 16);
         uint total;
-        const uint rank = workgroup_exclusive_scan(flags, total);
-        if (flags == 1u) cached[below_at + (rank & 0xffffu)].x = i;
-        else if (flags != 0u) cached[listed_below + in_at + (rank >> 16)].x = i;
+        const uint rank = workgroup_exclusive_scan(mine, total);
+        uint below_to = below_at + (rank & 0xffffu), in_to = listed_below + in_at + (rank >> 16);
+        for (uint j = 0; j < LIST_ITEMS && flags != 0; ++j) {
+          if ((flags & (1u << j)) != 0) cached[below_to++].x = first + j;
+          else if ((flags & (0x10000u << j)) != 0) cached[in_to++].x = first + j;
+        }
         below_at += total & 0xffffu;
         in_at += total >> 16;
       }
@@ -177,10 +199,17 @@ void main() {
       digit = topk_digit(p);
       const uint above = digit.x + digit.y;
       clear_histogram();
-      for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x) {
-        const uint64_t key = cache ? packUint2x32(cached[i - begin]) : select_key(keys_address, i);
-        if (candidate(key, prefix, above))
-          atomicAdd(histogram[uint(key >> digit.x) & ((1u << digit.y) - 1u)], 1u);
+      for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+        uint64_t read[READS];  // the loads first: READS in flight
+        for (uint u = 0; u < READS; ++u) {
+          const uint i = first + u * gl_WorkGroupSize.x;
+          read[u] = i >= end ? 0ul
+                    : cache  ? packUint2x32(cached[i - begin])
+                             : select_key(keys_address, i);
+        }
+        for (uint u = 0; u < READS; ++u)
+          if (first + u * gl_WorkGroupSize.x < end && candidate(read[u], prefix, above))
+            atomicAdd(histogram[uint(read[u] >> digit.x) & ((1u << digit.y) - 1u)], 1u);
       }
       select_digit(digit.x, prefix, before, remaining, bucket);
     }

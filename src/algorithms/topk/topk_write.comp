@@ -30,12 +30,13 @@ void main() {
   // whole tile in input order.
   const uint first = group * gl_WorkGroupSize.x * ITEMS + t * ITEMS;
   uint flags = 0;  // bit j: key j is before the k-th; bit 16 + j: equal to it (ITEMS <= 16)
+  uint64_t tile_keys[ITEMS];  // all the loads first: ITEMS reads in flight
+  for (uint j = 0; j < ITEMS; ++j)
+    tile_keys[j] = first + j < n ? select_key(keys_address, first + j) : 0ul;
   for (uint j = 0; j < ITEMS; ++j) {
-    const uint i = first + j;
-    if (i >= n) break;
-    const uint64_t key = select_key(keys_address, i);
-    if (key < kth) flags |= 1u << j;
-    else if (key == kth) flags |= 0x10000u << j;
+    if (first + j >= n) break;
+    if (tile_keys[j] < kth) flags |= 1u << j;
+    else if (tile_keys[j] == kth) flags |= 0x10000u << j;
   }
   const uint mine = bitCount(flags & 0xffffu) | (bitCount(flags >> 16) << 16);
   uint total;
