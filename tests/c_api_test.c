@@ -225,6 +225,63 @@ static void test_segments(gpusort_context* ctx) {
   gpusort_segmented_sorter_destroy(sorter);
 }
 
+static void test_topk(gpusort_context* ctx) {
+  const int32_t input[9] = {4, -1, 7, -1, 9, 0, 7, 3, -5};
+  const uint32_t values[9] = {10, 11, 12, 13, 14, 15, 16, 17, 18};
+  int32_t keys_out[4];
+  uint32_t values_out[4];
+  uint64_t indices[4];
+  /* The 4 smallest: -5, -1 (position 1), -1 (position 3), 0. */
+  CHECK_OK(gpusort_topk(ctx, GPUSORT_KEY_I32, 9, input, 4, keys_out, values, values_out, 4, NULL,
+                        0, 0, indices, 8, NULL));
+  static const int32_t smallest[4] = {-5, -1, -1, 0};
+  static const uint32_t smallest_values[4] = {18, 11, 13, 15};
+  static const uint64_t smallest_at[4] = {8, 1, 3, 5};
+  CHECK(memcmp(keys_out, smallest, sizeof keys_out) == 0, "gpusort_topk: wrong keys");
+  CHECK(memcmp(values_out, smallest_values, sizeof values_out) == 0, "gpusort_topk: wrong values");
+  CHECK(memcmp(indices, smallest_at, sizeof indices) == 0, "gpusort_topk: wrong indices");
+  /* The 3 largest: 9, 7 (position 2), 7 (position 6). */
+  gpusort_sort_options largest = {1, GPUSORT_ALGORITHM_AUTOMATIC, 0, 0};
+  uint32_t at[3];
+  CHECK_OK(gpusort_topk(ctx, GPUSORT_KEY_I32, 9, input, 3, keys_out, NULL, NULL, 0, NULL, 0, 0, at,
+                        4, &largest));
+  static const int32_t top[3] = {9, 7, 7};
+  static const uint32_t top_at[3] = {4, 2, 6};
+  CHECK(memcmp(keys_out, top, sizeof top) == 0, "gpusort_topk: wrong largest keys");
+  CHECK(memcmp(at, top_at, sizeof top_at) == 0, "gpusort_topk: wrong largest indices");
+  /* Per segment: {4, -1, 7}, {}, {-1, 9, 0, 7, 3, -5}; k = 2 gives 2 + 0 + 2. */
+  const uint32_t offsets[4] = {0, 3, 3, 9};
+  uint64_t count = 0;
+  CHECK_OK(gpusort_topk_segments_count(offsets, 4, 4, 2, &count));
+  CHECK(count == 4, "gpusort_topk_segments_count: %llu", (unsigned long long)count);
+  CHECK_OK(gpusort_topk(ctx, GPUSORT_KEY_I32, 9, input, 2, keys_out, NULL, NULL, 0, offsets, 4, 4,
+                        at, 4, NULL));
+  static const int32_t per_segment[4] = {-1, 4, -5, -1};
+  static const uint32_t per_segment_at[4] = {1, 0, 8, 3};
+  CHECK(memcmp(keys_out, per_segment, sizeof per_segment) == 0, "gpusort_topk: wrong segment keys");
+  CHECK(memcmp(at, per_segment_at, sizeof per_segment_at) == 0,
+        "gpusort_topk: wrong segment indices");
+  CHECK_ERROR(gpusort_topk(ctx, GPUSORT_KEY_I32, 9, input, 10, keys_out, NULL, NULL, 0, NULL, 0, 0,
+                           NULL, 0, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT, "gpusort_topk: topk: k = 10 is more than the 9 keys");
+  CHECK_ERROR(gpusort_topk(ctx, GPUSORT_KEY_I32, 9, input, 2, keys_out, values, NULL, 4, NULL, 0,
+                           0, NULL, 0, NULL),
+              GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_topk: values is given, but values_out is NULL");
+  gpusort_topk_config config = {GPUSORT_KEY_F32, 4, 1, 0, 0, GPUSORT_ALGORITHM_AUTOMATIC, 0};
+  gpusort_topk_selector* selector = NULL;
+  CHECK_OK(gpusort_topk_selector_create(ctx, &config, &selector));
+  uint64_t bytes = 0;
+  CHECK_OK(gpusort_topk_selector_scratch_bytes(selector, 100000, 100, &bytes));
+  CHECK(bytes > 100 * 8, "top-k scratch of %llu bytes", (unsigned long long)bytes);
+  CHECK_OK(gpusort_topk_selector_segments_scratch_bytes(selector, 100000, 100, 10, &bytes));
+  CHECK(bytes > 1000 * 4, "per-segment top-k scratch of %llu bytes", (unsigned long long)bytes);
+  gpusort_topk_selector_destroy(selector);
+  config.offset_bytes = 2;
+  CHECK_ERROR(gpusort_topk_selector_create(ctx, &config, &selector), GPUSORT_ERROR_INVALID_ARGUMENT,
+              "gpusort_topk_selector_create: config->offset_bytes must be 0, 4 or 8, not 2");
+}
+
 static int other_thread_error_is_empty(void* unused) {
   (void)unused;
   return gpusort_last_error()[0] == '\0';
@@ -909,6 +966,7 @@ int main(void) {
   test_algorithm_names();
   test_convenient_face(ctx);
   test_segments(ctx);
+  test_topk(ctx);
   test_errors(ctx);
   test_segments_errors(ctx);
   test_counts(ctx);

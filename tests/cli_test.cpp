@@ -1412,6 +1412,82 @@ TEST_F(CliRefusal, BadSegments) {
                  "segments file 'missing.npy': cannot open", outputs);
 }
 
+// ---- gpusort topk ----
+
+// The first k of each segment's order, one segment after another.
+std::vector<uint64_t> first_k(const std::vector<uint64_t>& order,
+                              const std::vector<uint64_t>& offsets, uint64_t k) {
+  std::vector<uint64_t> kept;
+  for (size_t s = 0; s + 1 < offsets.size(); ++s)
+    for (uint64_t i = offsets[s]; i < std::min(offsets[s + 1], offsets[s] + k); ++i)
+      kept.push_back(order[i]);
+  return kept;
+}
+
+TEST_F(CliTest, TopKWithValuesAndIndices) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto keys = make_key_bits(KeyType::f32, 5000, Distribution::special_floats, rng);
+  std::vector<uint64_t> values(keys.size());
+  for (auto& v : values) v = rng();
+  write_bytes(at("keys.npy"), npy_array(KeyType::f32, keys));
+  write_bytes(at("values.bin"), element_bytes(values, 8));
+  const std::vector<uint64_t> whole{0, keys.size()};
+  for (bool largest : {false, true})
+    for (uint64_t k : {uint64_t(0), uint64_t(1), uint64_t(333), uint64_t(5000)}) {
+      std::vector<std::string> args{"topk", "keys.npy", "out.npy", "-k", std::to_string(k),
+                                    "--values", "values.bin", "--value-type", "u64",
+                                    "--values-out", "vout.bin", "--indices-out", "idx.npy"};
+      if (largest) args.push_back("--largest");
+      CliRun r = run(args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto order = first_k(segmented_order(KeyType::f32, keys, whole, largest), whole, k);
+      EXPECT_TRUE(read_bytes(at("out.npy")) == npy_array(KeyType::f32, gathered(keys, order)));
+      EXPECT_TRUE(read_bytes(at("vout.bin")) == element_bytes(gathered(values, order), 8));
+      EXPECT_TRUE(read_bytes(at("idx.npy")) == npy_array(KeyType::u32, order));
+    }
+}
+
+TEST_F(CliTest, TopKPerSegment) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const uint64_t n = 3000;
+  const auto keys = make_key_bits(KeyType::i64, n, Distribution::few_unique, rng);
+  std::vector<uint64_t> offsets{0, 0};
+  while (offsets.back() < n) offsets.push_back(std::min(n, offsets.back() + rng() % 40));
+  write_bytes(at("keys.bin"), element_bytes(keys, 8));
+  write_bytes(at("offsets.npy"), npy_array(KeyType::u64, offsets));
+  CliRun r = run({"topk", "keys.bin", "out.bin", "-t", "i64", "-k", "5", "--largest",
+                  "--segments", "offsets.npy", "--indices-out", "idx.bin"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto order = first_k(segmented_order(KeyType::i64, keys, offsets, true), offsets, 5);
+  EXPECT_TRUE(read_bytes(at("out.bin")) == element_bytes(gathered(keys, order), 8));
+  EXPECT_TRUE(read_bytes(at("idx.bin")) == element_bytes(order, 4));
+}
+
+TEST_F(CliRefusal, TopK) {
+  write_bytes(at("keys.npy"), npy_array(KeyType::u32, {4, 3, 2, 1}));
+  write_bytes(at("values.npy"), npy_array(KeyType::u32, {1, 2, 3}));
+  const std::vector<std::string> outputs{"out", "vout", "idx"};
+  expect_refused({"topk", "keys.npy", "out", "-k", "5"},
+                 "-k 5 is more than the 4 keys in keys file 'keys.npy'", outputs);
+  expect_refused({"topk", "keys.npy", "out"}, "-k is required", outputs);
+  expect_refused({"topk", "keys.npy", "out", "-k", "2", "--values", "values.npy", "--values-out",
+                  "vout"},
+                 "key/value count mismatch: keys file 'keys.npy' holds 4 elements but values file "
+                 "'values.npy' holds 3",
+                 outputs);
+  expect_refused({"topk", "keys.npy", "keys.npy", "-k", "2"},
+                 "OUT 'keys.npy' is the same file as IN 'keys.npy'", outputs);
+  write_bytes(at("offsets.npy"), npy_array(KeyType::u32, {0, 3, 2, 4}));
+  expect_refused({"topk", "keys.npy", "out", "-k", "2", "--segments", "offsets.npy"},
+                 "segments file 'offsets.npy': segment offsets decrease at index 2: offsets[1] = "
+                 "3 > offsets[2] = 2",
+                 outputs);
+}
+
 // ---- out of core (--device-memory-limit, --host-memory-limit) ----
 
 // The device_memory_limit under which the CLI (same device as this process) sorts `key` with

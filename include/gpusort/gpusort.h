@@ -193,6 +193,68 @@ gpusort_status gpusort_segmented_sorter_record_indirect(
     gpusort_buffer_ref scratch, gpusort_buffer_ref segment_count, uint64_t max_n,
     uint64_t max_segments);
 
+/* ---- Top-k (gpusort::topk_raw / topk_segments_raw in gpusort.hpp) ---- */
+
+/* The k smallest keys (options->descending: the k largest), sorted, ties by position: the first k
+ * of the stable sort with the same options. offsets NULL with offset_count 0: the whole array,
+ * k from 0 to n (k > n is GPUSORT_ERROR_INVALID_ARGUMENT); else S + 1 CSR offsets as
+ * gpusort_sort_segments' and each segment's first min(k, its length), the segments' results one
+ * after another (gpusort_topk_segments_count gives the total). keys are only read. keys_out:
+ * NULL or the results' keys; values (n values of value_bytes 4 or 8) with values_out: NULL or the
+ * results' values; indices: NULL or the results' positions in keys (index_bytes 4 or 8). For
+ * k > 0 and n > 0, at least one of keys_out, values_out and indices is given. options may be
+ * NULL. bitonic is refused (unstable). */
+gpusort_status gpusort_topk(gpusort_context* context, gpusort_key_type key_type, uint64_t n,
+                            const void* keys, uint64_t k, void* keys_out, const void* values,
+                            void* values_out, uint32_t value_bytes, const void* offsets,
+                            uint32_t offset_bytes, uint64_t offset_count, void* indices,
+                            uint32_t index_bytes, const gpusort_sort_options* options);
+/* The results of gpusort_topk over segments: the sum of min(k, length) over the segments. */
+gpusort_status gpusort_topk_segments_count(const void* offsets, uint32_t offset_bytes,
+                                           uint64_t offset_count, uint64_t k,
+                                           uint64_t* out_count);
+
+/* A top-k selector (gpusort::TopKSelector: its contract holds here word for word). */
+typedef struct gpusort_topk_selector gpusort_topk_selector; /* opaque */
+typedef struct gpusort_topk_config {
+  gpusort_key_type key;
+  uint32_t value_bytes; /* 0 (keys only), 4 or 8 */
+  int largest;          /* nonzero: the k largest */
+  uint32_t begin_bit;
+  uint32_t end_bit; /* 0: the key's full width */
+  gpusort_algorithm algorithm; /* the k survivors' sort; bitonic is refused */
+  uint32_t offset_bytes;       /* record_segments' offsets: 4 (u32; 0 means 4) or 8 (u64) */
+} gpusort_topk_config;
+
+gpusort_status gpusort_topk_selector_create(gpusort_context* context,
+                                            const gpusort_topk_config* config,
+                                            gpusort_topk_selector** out_selector);
+void gpusort_topk_selector_destroy(gpusort_topk_selector* selector); /* NULL is allowed */
+gpusort_status gpusort_topk_selector_scratch_bytes(const gpusort_topk_selector* selector,
+                                                   uint64_t max_n, uint64_t k,
+                                                   uint64_t* out_bytes);
+/* values / values_out / indices: {VK_NULL_HANDLE, 0} for none. */
+gpusort_status gpusort_topk_selector_record(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref keys_out, gpusort_buffer_ref values_out,
+    gpusort_buffer_ref indices, gpusort_buffer_ref scratch, uint64_t n, uint64_t k);
+/* Per segment (offsets: segments + 1 entries; TopKSelector::record_segments): outputs of
+ * min(n, segments * k) elements, scratch of gpusort_topk_selector_segments_scratch_bytes. */
+gpusort_status gpusort_topk_selector_segments_scratch_bytes(const gpusort_topk_selector* selector,
+                                                            uint64_t max_n, uint64_t max_segments,
+                                                            uint64_t k, uint64_t* out_bytes);
+gpusort_status gpusort_topk_selector_record_segments(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref offsets, gpusort_buffer_ref keys_out,
+    gpusort_buffer_ref values_out, gpusort_buffer_ref indices, gpusort_buffer_ref scratch,
+    uint64_t n, uint64_t segments, uint64_t k);
+/* n is the u32 at count, read when the GPU executes, clamped to max_n. */
+gpusort_status gpusort_topk_selector_record_indirect(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref keys_out, gpusort_buffer_ref values_out,
+    gpusort_buffer_ref indices, gpusort_buffer_ref scratch, gpusort_buffer_ref count,
+    uint64_t max_n, uint64_t k);
+
 /* ---- The CUDA face: device memory on the caller's CUDA stream (gpusort/cuda.hpp) ----
  *
  * Enqueued on the stream, no host synchronization: each call returns once the work is queued.

@@ -376,6 +376,79 @@ void argsort_segments(Context& ctx, std::span<K> keys, std::span<O> offsets,
                     0, nullptr, segment_offsets(offsets), indices.data(), sizeof(I), options);
 }
 
+// ---- Top-k ----
+//
+// The k smallest keys of an array (options.descending: the k largest), in sorted order, ties by
+// position (first occurrences win): exactly the first k of the stable sort of the same keys with
+// the same options (order, bit range [begin_bit, end_bit), float order). k from 0 to n (k = n is
+// the whole sort; n = 0 and k = 0 do nothing); k > n is refused. A radix select finds the k-th
+// key, so the device reads the keys a few times and sorts only the k (docs/design/topk.md).
+// Host arrays: keys_out (k keys; may be nullptr when only indices are wanted), values (n values
+// of value_bytes 4 or 8, or nullptr) with values_out (k values), indices_out (nullptr, or k
+// positions into keys, index_bytes 4 or 8 wide). options.algorithm is the sort of the k survivors
+// (stable: bitonic is refused).
+void topk_raw(Context& ctx, KeyType key_type, uint64_t n, const void* keys, uint64_t k,
+              void* keys_out, uint32_t value_bytes, const void* values, void* values_out,
+              void* indices_out, uint32_t index_bytes, const SortOptions& options = {});
+
+// k = keys_out.size().
+template <class K>
+void topk(Context& ctx, std::span<const K> keys, std::span<K> keys_out,
+          const SortOptions& options = {}) {
+  topk_raw(ctx, key_type_of<K>(), keys.size(), keys.data(), keys_out.size(), keys_out.data(), 0,
+           nullptr, nullptr, nullptr, 0, options);
+}
+// The k smallest (largest: options.descending) as a new vector.
+template <class K>
+std::vector<K> topk(Context& ctx, std::span<const K> keys, uint64_t k,
+                    const SortOptions& options = {}) {
+  if (k > keys.size())
+    throw Error("topk: k = " + std::to_string(k) + " is more than the " +
+                std::to_string(keys.size()) + " keys");
+  std::vector<K> out(k);
+  topk(ctx, keys, std::span<K>(out), options);
+  return out;
+}
+// With values: k = keys_out.size() = values_out.size().
+template <class K, class V>
+void topk_by_key(Context& ctx, std::span<const K> keys, std::span<const V> values,
+                 std::span<K> keys_out, std::span<V> values_out, const SortOptions& options = {}) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "values are 4 or 8 bytes wide");
+  if (keys.size() != values.size())
+    throw Error("topk_by_key: " + std::to_string(keys.size()) + " keys but " +
+                std::to_string(values.size()) + " values");
+  if (keys_out.size() != values_out.size())
+    throw Error("topk_by_key: " + std::to_string(keys_out.size()) + " output keys but " +
+                std::to_string(values_out.size()) + " output values");
+  topk_raw(ctx, key_type_of<K>(), keys.size(), keys.data(), keys_out.size(), keys_out.data(),
+           sizeof(V), values.data(), values_out.data(), nullptr, 0, options);
+}
+// With the positions: k = indices.size(); keys_out is empty (not written) or of k keys.
+// keys[indices[i]] is the i-th of the k. I is uint32_t or uint64_t.
+template <class K, class I>
+void topk_indices(Context& ctx, std::span<const K> keys, std::span<K> keys_out,
+                  std::span<I> indices, const SortOptions& options = {}) {
+  static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
+                "top-k indices are uint32_t or uint64_t");
+  if (!keys_out.empty() && keys_out.size() != indices.size())
+    throw Error("topk_indices: " + std::to_string(keys_out.size()) + " output keys but " +
+                std::to_string(indices.size()) + " indices");
+  topk_raw(ctx, key_type_of<K>(), keys.size(), keys.data(), indices.size(),
+           keys_out.empty() ? nullptr : keys_out.data(), 0, nullptr, nullptr, indices.data(),
+           sizeof(I), options);
+}
+
+// Per segment (S + 1 CSR offsets, as the segmented sort; rows of equal length are the offsets
+// 0, len, 2 len, ...): each segment's min(k, its length) first keys of its stable sort, the
+// segments' results one after another (segment s's from the sum of min(k, length) over the
+// segments before it; topk_segments_count gives the total). indices are positions in the whole
+// array, as argsort_segments'. Outputs and values as topk_raw's.
+uint64_t topk_segments_count(const SegmentOffsets& offsets, uint64_t k);
+void topk_segments_raw(Context& ctx, KeyType key_type, uint64_t n, const void* keys,
+                       const SegmentOffsets& offsets, uint64_t k, void* keys_out,
+                       uint32_t value_bytes, const void* values, void* values_out,
+                       void* indices_out, uint32_t index_bytes, const SortOptions& options = {});
+
 // Prefix scans of u32 / u64 arrays (wrapping arithmetic), any length; in and out may alias.
 void exclusive_scan(Context& ctx, std::span<const uint32_t> in, std::span<uint32_t> out);
 void inclusive_scan(Context& ctx, std::span<const uint32_t> in, std::span<uint32_t> out);
@@ -529,6 +602,65 @@ class SegmentedSorter {
                        BufferRef indices, BufferRef scratch, BufferRef segment_count,
                        uint64_t max_n, uint64_t max_segments) const;
   const SegmentedSorterConfig& config() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// A TopKSelector records a top-k (the k smallest keys, or the k largest, sorted, ties by
+// position; as topk_raw) into the caller's command buffer: the same rules as Sorter (buffers,
+// alignment, no allocation, no submission, thread safety, invalid arguments refused before
+// anything is recorded), with:
+//  - keys (n keys) and values (n values; {} without) are only read; keys_out receives min(k, n)
+//    keys, values_out their values ({} without values), indices ({} or min(k, n) u32) their
+//    positions in keys.
+//  - record(): n known when recording. record_indirect(): n is the u32 at `count` (clamped to
+//    max_n), read when the GPU executes; outputs from min(k, n) to k are left as they are.
+//  - Synchronization contract: Sorter's, with keys and values only read and keys_out, values_out
+//    and indices in the role of the sorted arrays.
+//  - scratch_bytes(max_n, k) covers record() with n <= max_n and that k (or less), and
+//    record_indirect() with these. Scratch needs no initialization.
+//  - record_segments(): per segment (S + 1 CSR offsets of config.offset_bytes, as
+//    SegmentedSorter's, only read; offsets[S] = n), each segment's min(k, its length) first keys,
+//    one segment after another (from the sum of min(k, length) over the segments before it, as
+//    topk_segments_raw); outputs hold min(n, S k) elements (the count is computed on the GPU;
+//    topk_segments_count gives it on the host); indices are positions in the whole array. Its
+//    scratch: segments_scratch_bytes(max_n, max_segments, k).
+//  - Pipelines are created in the constructor for plans of n = 1000 and 65536 (direct and
+//    indirect) and of 64 segments; another plan creates what it lacks once, on first use.
+struct TopKConfig {
+  KeyType key = KeyType::u32;
+  uint32_t value_bytes = 0;  // 0 (keys only), 4 or 8
+  bool largest = false;      // the k largest (the first k of the descending sort)
+  uint32_t begin_bit = 0;
+  uint32_t end_bit = 0;  // 0: the key's full width
+  Algorithm algorithm = Algorithm::automatic;  // the k survivors' sort; bitonic is refused
+  uint32_t offset_bytes = 4;  // record_segments' offsets: 4 (u32) or 8 (u64)
+};
+
+class TopKSelector {
+ public:
+  TopKSelector(Context& ctx, const TopKConfig& config);
+  ~TopKSelector();
+  TopKSelector(TopKSelector&&) noexcept;
+  TopKSelector& operator=(TopKSelector&&) noexcept;
+
+  // Never 0.
+  uint64_t scratch_bytes(uint64_t max_n, uint64_t k) const;
+  void record(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef keys_out,
+              BufferRef values_out, BufferRef indices, BufferRef scratch, uint64_t n,
+              uint64_t k) const;
+  void record_indirect(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef keys_out,
+                       BufferRef values_out, BufferRef indices, BufferRef scratch,
+                       BufferRef count, uint64_t max_n, uint64_t k) const;
+  // Never 0.
+  uint64_t segments_scratch_bytes(uint64_t max_n, uint64_t max_segments, uint64_t k) const;
+  void record_segments(VkCommandBuffer cmd, BufferRef keys, BufferRef values, BufferRef offsets,
+                       BufferRef keys_out, BufferRef values_out, BufferRef indices,
+                       BufferRef scratch, uint64_t n, uint64_t segments, uint64_t k) const;
+  const TopKConfig& config() const;
 
   struct Impl;
 

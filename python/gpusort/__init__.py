@@ -5,7 +5,8 @@
     array([-1.,  2.,  3., nan], dtype=float32)
 
 Functions: sort (a sorted copy, or into out), sort_ (in place), argsort (the stable permutation),
-sort_by_key / sort_by_key_ (keys with values carried along), devices(). Every function takes
+sort_by_key / sort_by_key_ (keys with values carried along), topk (the k smallest or largest),
+devices(). Every function takes
 context=: a Context picks the device and is reused across calls; without one, a default Context
 is created on first use (the best device, or the one GPUSORT_DEVICE names).
 
@@ -80,7 +81,7 @@ def _check_numpy_layout():
 _check_numpy_layout()
 
 __all__ = ["Context", "DeviceInfo", "Error", "argsort", "default_context", "devices", "sort",
-           "sort_", "sort_by_key", "sort_by_key_", "ALGORITHMS"]
+           "sort_", "sort_by_key", "sort_by_key_", "topk", "ALGORITHMS"]
 
 Error = _core.Error
 DeviceInfo = _core.DeviceInfo
@@ -524,6 +525,95 @@ def sort_by_key_(keys, values, *, descending=False, algorithm="automatic", begin
     if work_values is not value_data:
         value_data[...] = work_values
     return keys, values
+
+
+def topk(a, k, *, largest=False, values=None, return_indices=False, segments=None,
+         dtype=np.int64, algorithm="automatic", begin_bit=None, end_bit=None, total_order=False,
+         context=None):
+    """The k smallest (largest=True: largest) keys of a, sorted: the first k of sort(a) with the
+    same options (ties by position, first occurrences first; floats in NumPy's order unless
+    total_order=True).
+
+    a: a 1-D key array (0 <= k <= len(a)), or a 2-D one whose rows are each taken on their own
+    (results of shape (rows, min(k, row length))). segments: for a 1-D a, S + 1 CSR offsets (as
+    the segmented sort's): each segment's first min(k, its length), one segment after another.
+    values: an array of a's length (1-D, or a's shape), any dtype 4 or 8 bytes wide: the results'
+    values come with them. return_indices=True: also the results' positions (dtype np.int64 or
+    np.uint32): in a for 1-D a (in the whole array with segments), in their row for 2-D a.
+    Returns the keys, or a tuple (keys, values) / (keys, indices) / (keys, values, indices).
+    The GPU finds the k-th key by a radix select and sorts only the k (docs/design/topk.md).
+    """
+    if _masked(a) or _masked(values):
+        raise TypeError("gpusort: topk does not take masked arrays")
+    a = np.asarray(a)
+    k = _integer("k", k)
+    largest = _flag("largest", largest)
+    return_indices = _flag("return_indices", return_indices)
+    rows = None
+    if a.ndim == 2:
+        if segments is not None:
+            raise ValueError("gpusort: segments= takes a 1-D array (a 2-D one's rows are its "
+                             "segments)")
+        rows, length = a.shape
+        offsets = np.arange(rows + 1, dtype=np.uint64) * np.uint64(length)
+        keys = a.reshape(-1)
+    else:
+        keys = a
+        offsets = None
+    _check_keys(keys, "array")
+    if values is not None:
+        values = np.asarray(values)
+        if rows is not None:
+            if values.shape != a.shape:
+                raise ValueError(f"gpusort: values of shape {values.shape} for keys of shape "
+                                 f"{a.shape}")
+            values = values.reshape(-1)
+        _check_values(values, keys.shape[0])
+    index_dtype = np.dtype(dtype)
+    if index_dtype not in (np.dtype(np.int64), np.dtype(np.uint32)):
+        raise TypeError(f"gpusort: topk dtype must be int64 or uint32, not {index_dtype}")
+    opts = _options(keys, largest, algorithm, begin_bit, end_bit, total_order, context)
+    if segments is not None:
+        offsets = np.asarray(segments)
+        if offsets.ndim != 1 or offsets.dtype.kind not in "ui" or offsets.dtype.itemsize not in (4, 8):
+            raise TypeError("gpusort: segments must be 1-D offsets of 4- or 8-byte integers, not "
+                            f"{_dtype_name(offsets)} of shape {offsets.shape}")
+        if offsets.dtype.kind == "i" and offsets.size and offsets.min() < 0:
+            raise ValueError("gpusort: segment offsets must not be negative")
+        offsets = offsets.astype(offsets.dtype.newbyteorder("="), copy=False)
+    if k < 0 or (offsets is None and k > keys.shape[0]):
+        raise ValueError(f"gpusort: k = {k} is not within 0 to the {keys.shape[0]} keys")
+    if offsets is None:
+        results = k
+    else:
+        offsets = np.ascontiguousarray(offsets)
+        results = int(np.minimum(np.maximum(np.diff(offsets.astype(np.int64)), 0), k).sum())
+    if not _direct(keys):
+        keys = _native_copy(keys)
+    keys_out = np.empty(results, dtype=keys.dtype)
+    values_out = None
+    if values is not None:
+        if not _direct(values, native=False):
+            values = np.array(values, order="C")
+        values_out = np.empty(results, dtype=values.dtype)
+    indices = np.empty(results, dtype=index_dtype) if return_indices or rows is not None else None
+    _core.topk(keys=keys, k=k, keys_out=keys_out, values=values, values_out=values_out,
+               indices=indices, offsets=offsets, **opts)
+    if a.dtype != keys_out.dtype:
+        keys_out = keys_out.astype(a.dtype)
+    if rows is not None:
+        shape = (rows, min(k, a.shape[1]))
+        keys_out = keys_out.reshape(shape)
+        if values_out is not None:
+            values_out = values_out.reshape(shape)
+        indices = (indices.reshape(shape).astype(np.int64)
+                   - (np.arange(rows, dtype=np.int64) * a.shape[1])[:, None]).astype(index_dtype)
+    result = (keys_out,)
+    if values_out is not None:
+        result += (values_out,)
+    if return_indices:
+        result += (indices,)
+    return result[0] if len(result) == 1 else result
 
 
 for _f in (sort, sort_, argsort, sort_by_key, sort_by_key_):

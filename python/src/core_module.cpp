@@ -27,6 +27,7 @@
 #include <gpusort/cuda.hpp>
 #include <gpusort/gpusort.hpp>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -316,6 +317,105 @@ void copy_keys(const U* from, U* to, uint64_t n, bool canonical) {
   for (uint64_t i = 0; i < n; ++i) to[i] = FloatBits<U>::canonical(from[i]);
 }
 
+// Top-k: the first k of the stable sort of keys (per segment when offsets is not None), into
+// keys_out, values_out (with values) and indices (uint32 or int64), arrays the package made with
+// NumPy; None for the outputs not wanted. The NumPy float order sorts a canonical copy of the keys
+// (zeros and NaNs made one) and takes the result's keys from the input by their positions.
+void topk(gpusort::Context& ctx, const py::object& key_object, uint64_t k,
+          const py::object& keys_out_object, const py::object& value_object,
+          const py::object& values_out_object, const py::object& index_object,
+          const py::object& offset_object, bool descending, const std::string& algorithm,
+          uint32_t begin_bit, uint32_t end_bit, bool numpy_order) {
+  py::array keys = checked_array(key_object, "keys", false);
+  SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
+  const uint32_t key_size = gpusort::key_bytes(args.key_type);
+  const uint64_t n = uint64_t(keys.size());
+  std::optional<py::array> keys_out, values, values_out, indices, offsets;
+  if (!keys_out_object.is_none()) keys_out = checked_array(keys_out_object, "keys_out", true);
+  if (!value_object.is_none()) {
+    values = checked_array(value_object, "values", false);
+    values_out = checked_array(values_out_object, "values_out", true);
+  }
+  if (!index_object.is_none()) indices = checked_array(index_object, "indices", true);
+  if (!offset_object.is_none()) offsets = checked_array(offset_object, "offsets", false);
+  uint32_t index_bytes = 0;
+  if (indices) {
+    const char kind = dtype_kind(indices->dtype());
+    index_bytes = uint32_t(dtype_itemsize(indices->dtype()));
+    if (!(kind == 'u' && index_bytes == 4) && !(kind == 'i' && index_bytes == 8))
+      throw py::type_error("gpusort._core: indices must be uint32 or int64");
+  }
+  uint32_t value_bytes = values ? uint32_t(dtype_itemsize(values->dtype())) : 0;
+  gpusort::SegmentOffsets segment_offsets;
+  if (offsets) {
+    const char kind = dtype_kind(offsets->dtype());
+    const auto bytes = uint32_t(dtype_itemsize(offsets->dtype()));
+    if (!((kind == 'u' || kind == 'i') && (bytes == 4 || bytes == 8)))
+      throw py::type_error("gpusort._core: offsets must be 4- or 8-byte integers");
+    segment_offsets = {offsets->data(), bytes, uint64_t(offsets->size())};
+  }
+  const uint64_t results =
+      offsets ? gpusort::topk_segments_count(segment_offsets, k) : std::min(k, n);
+  auto check_size = [&](const std::optional<py::array>& a, const char* what) {
+    if (a && uint64_t(a->size()) != results)
+      throw py::value_error("gpusort._core: " + std::string(what) + " holds " +
+                            std::to_string(a->size()) + ", not " + std::to_string(results));
+  };
+  check_size(keys_out, "keys_out");
+  check_size(values_out, "values_out");
+  check_size(indices, "indices");
+  {
+    py::gil_scoped_release release;
+    const bool canonical = args.canonicalizes();
+    const void* key_data = keys.data();
+    std::vector<char> copy;
+    if (canonical) {
+      copy.resize(n * key_size);
+      if (key_size == 4)
+        copy_keys(static_cast<const uint32_t*>(key_data), reinterpret_cast<uint32_t*>(copy.data()),
+                  n, true);
+      else
+        copy_keys(static_cast<const uint64_t*>(key_data), reinterpret_cast<uint64_t*>(copy.data()),
+                  n, true);
+      key_data = copy.data();
+    }
+    // The canonical keys are not the caller's: their positions give the keys back.
+    std::vector<uint32_t> positions;
+    void* index_data = indices ? indices->mutable_data() : nullptr;
+    uint32_t index_width = index_bytes;
+    void* keys_to = keys_out ? keys_out->mutable_data() : nullptr;
+    if (canonical && keys_to) {
+      positions.resize(results);
+      index_data = positions.data();
+      index_width = 4;
+      keys_to = nullptr;
+    }
+    const void* value_data = values ? values->data() : nullptr;
+    void* values_to = values_out ? values_out->mutable_data() : nullptr;
+    if (offsets)
+      gpusort::topk_segments_raw(ctx, args.key_type, n, key_data, segment_offsets, k, keys_to,
+                                 value_bytes, value_data, values_to, index_data, index_width,
+                                 args.options);
+    else
+      gpusort::topk_raw(ctx, args.key_type, n, key_data, k, keys_to, value_bytes, value_data,
+                        values_to, index_data, index_width, args.options);
+    if (!positions.empty()) {
+      auto* out = static_cast<char*>(keys_out->mutable_data());
+      const auto* from = static_cast<const char*>(keys.data());
+      for (uint64_t i = 0; i < results; ++i)
+        std::memcpy(out + i * key_size, from + uint64_t(positions[i]) * key_size, key_size);
+      if (indices) {
+        if (index_bytes == 4)
+          std::memcpy(indices->mutable_data(), positions.data(), results * 4);
+        else
+          std::copy(positions.begin(), positions.end(),
+                    static_cast<int64_t*>(indices->mutable_data()));
+      }
+    }
+  }
+  raise_pending_signals();
+}
+
 // Writes the permutation that sorts keys stably into `indices` (as many, uint32 or int64, made by
 // the package with NumPy).
 void argsort(gpusort::Context& ctx, const py::object& key_object, const py::object& index_object,
@@ -584,6 +684,10 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("devices", [] { return gpusort::Context::list_devices(); });
   m.def("algorithm_names", [] { return py::tuple(py::cast(gpusort::algorithm_names())); });
+  m.def("topk", &topk, py::arg("context"), py::arg("keys"), py::arg("k"), py::arg("keys_out"),
+        py::arg("values"), py::arg("values_out"), py::arg("indices"), py::arg("offsets"),
+        py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
+        py::arg("numpy_order"));
   m.def("sort_inplace", &sort_inplace, py::arg("context"), py::arg("keys"), py::arg("values"),
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));

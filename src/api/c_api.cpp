@@ -29,6 +29,10 @@ struct gpusort_segmented_sorter {
   gpusort::SegmentedSorter sorter;
 };
 
+struct gpusort_topk_selector {
+  gpusort::TopKSelector selector;
+};
+
 namespace {
 
 thread_local std::string last_error;
@@ -374,6 +378,143 @@ gpusort_status gpusort_argsort(gpusort_context* context, gpusort_key_type type, 
     }
     gpusort::sort_segments_raw(context->context, key, n, keys, nullptr, 0, nullptr, {}, indices,
                                index_bytes, o);
+  });
+}
+
+gpusort_status gpusort_topk(gpusort_context* context, gpusort_key_type type, uint64_t n,
+                            const void* keys, uint64_t k, void* keys_out, const void* values,
+                            void* values_out, uint32_t value_bytes, const void* offsets,
+                            uint32_t offset_bytes, uint64_t offset_count, void* indices,
+                            uint32_t index_bytes, const gpusort_sort_options* options) {
+  return guarded("gpusort_topk", [&] {
+    require(context, "context");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    if (values || values_out)
+      check_width(value_bytes, {4, 8}, "value_bytes", "4 or 8 (values are given)");
+    if (indices) check_width(index_bytes, {4, 8}, "index_bytes", "4 or 8 (indices is not NULL)");
+    if (offsets || offset_count)
+      check_width(offset_bytes, {4, 8}, "offset_bytes", "4 or 8 (offsets are given)");
+    const gpusort::SortOptions o = sort_options(options, key);
+    check_array(n, gpusort::key_bytes(key), "n", "keys");
+    if (values) check_array(n, value_bytes, "n", "values");
+    if (offsets || offset_count) check_array(offset_count, offset_bytes, "offset_count", "offsets");
+    if (n) require(keys, "keys");
+    if (bool(values) != bool(values_out))
+      invalid(values ? "values is given, but values_out is NULL"
+                     : "values_out is given, but values is NULL");
+    if (offset_count && !offsets)
+      invalid("offsets is NULL, but offset_count is " + std::to_string(offset_count));
+    if (offsets && !offset_count)
+      invalid("offset_count is 0, but offsets is not NULL (S segments need S + 1 offsets, from 0 "
+              "to n = " + std::to_string(n) + ")");
+    if (n && k && !keys_out && !values_out && !indices)
+      invalid("keys_out, values_out and indices are all NULL: nothing to write");
+    const uint32_t vb = values ? value_bytes : 0, ib = indices ? index_bytes : 0;
+    if (offsets)
+      gpusort::topk_segments_raw(context->context, key, n, keys, {offsets, offset_bytes, offset_count},
+                                 k, keys_out, vb, values, values_out, indices, ib, o);
+    else
+      gpusort::topk_raw(context->context, key, n, keys, k, keys_out, vb, values, values_out,
+                        indices, ib, o);
+  });
+}
+
+gpusort_status gpusort_topk_segments_count(const void* offsets, uint32_t offset_bytes,
+                                           uint64_t offset_count, uint64_t k,
+                                           uint64_t* out_count) {
+  return guarded("gpusort_topk_segments_count", [&] {
+    require(out_count, "out_count");
+    check_width(offset_bytes, {4, 8}, "offset_bytes", "4 or 8");
+    if (offset_count) require(offsets, "offsets");
+    *out_count = gpusort::topk_segments_count({offsets, offset_bytes, offset_count}, k);
+  });
+}
+
+gpusort_status gpusort_topk_selector_create(gpusort_context* context,
+                                            const gpusort_topk_config* config,
+                                            gpusort_topk_selector** out_selector) {
+  return guarded("gpusort_topk_selector_create", [&] {
+    require(out_selector, "out_selector");
+    *out_selector = nullptr;
+    require(context, "context");
+    require(config, "config");
+    const gpusort::KeyType key = key_type(config->key, "config->key");
+    check_width(config->value_bytes, {0, 4, 8}, "config->value_bytes", "0, 4 or 8");
+    check_bits(key, config->begin_bit, config->end_bit, "config->");
+    gpusort::TopKConfig c;
+    c.key = key;
+    c.value_bytes = config->value_bytes;
+    c.largest = config->largest != 0;
+    c.begin_bit = config->begin_bit;
+    c.end_bit = config->end_bit;
+    c.algorithm = algorithm(config->algorithm, "config->algorithm");
+    c.offset_bytes = config->offset_bytes ? config->offset_bytes : 4;
+    check_width(c.offset_bytes, {4, 8}, "config->offset_bytes", "0, 4 or 8");
+    *out_selector = new gpusort_topk_selector{gpusort::TopKSelector(context->context, c)};
+  });
+}
+
+void gpusort_topk_selector_destroy(gpusort_topk_selector* selector) {
+  delete selector;
+}
+
+gpusort_status gpusort_topk_selector_scratch_bytes(const gpusort_topk_selector* selector,
+                                                   uint64_t max_n, uint64_t k,
+                                                   uint64_t* out_bytes) {
+  return guarded("gpusort_topk_selector_scratch_bytes", [&] {
+    require(selector, "selector");
+    require(out_bytes, "out_bytes");
+    *out_bytes = selector->selector.scratch_bytes(max_n, k);
+  });
+}
+
+gpusort_status gpusort_topk_selector_record(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref keys_out, gpusort_buffer_ref values_out,
+    gpusort_buffer_ref indices, gpusort_buffer_ref scratch, uint64_t n, uint64_t k) {
+  return guarded("gpusort_topk_selector_record", [&] {
+    require(selector, "selector");
+    require_handle(command_buffer, "command_buffer");
+    selector->selector.record(command_buffer, ref(keys), ref(values), ref(keys_out),
+                              ref(values_out), ref(indices), ref(scratch), n, k);
+  });
+}
+
+gpusort_status gpusort_topk_selector_segments_scratch_bytes(const gpusort_topk_selector* selector,
+                                                            uint64_t max_n, uint64_t max_segments,
+                                                            uint64_t k, uint64_t* out_bytes) {
+  return guarded("gpusort_topk_selector_segments_scratch_bytes", [&] {
+    require(selector, "selector");
+    require(out_bytes, "out_bytes");
+    *out_bytes = selector->selector.segments_scratch_bytes(max_n, max_segments, k);
+  });
+}
+
+gpusort_status gpusort_topk_selector_record_segments(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref offsets, gpusort_buffer_ref keys_out,
+    gpusort_buffer_ref values_out, gpusort_buffer_ref indices, gpusort_buffer_ref scratch,
+    uint64_t n, uint64_t segments, uint64_t k) {
+  return guarded("gpusort_topk_selector_record_segments", [&] {
+    require(selector, "selector");
+    require_handle(command_buffer, "command_buffer");
+    selector->selector.record_segments(command_buffer, ref(keys), ref(values), ref(offsets),
+                                       ref(keys_out), ref(values_out), ref(indices), ref(scratch),
+                                       n, segments, k);
+  });
+}
+
+gpusort_status gpusort_topk_selector_record_indirect(
+    const gpusort_topk_selector* selector, VkCommandBuffer command_buffer, gpusort_buffer_ref keys,
+    gpusort_buffer_ref values, gpusort_buffer_ref keys_out, gpusort_buffer_ref values_out,
+    gpusort_buffer_ref indices, gpusort_buffer_ref scratch, gpusort_buffer_ref count,
+    uint64_t max_n, uint64_t k) {
+  return guarded("gpusort_topk_selector_record_indirect", [&] {
+    require(selector, "selector");
+    require_handle(command_buffer, "command_buffer");
+    selector->selector.record_indirect(command_buffer, ref(keys), ref(values), ref(keys_out),
+                                       ref(values_out), ref(indices), ref(scratch), ref(count),
+                                       max_n, k);
   });
 }
 

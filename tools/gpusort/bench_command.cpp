@@ -9,6 +9,7 @@
 #include "end_to_end.hpp"
 #include "gpu_batches.hpp"
 #include "segmented.hpp"
+#include "topk.hpp"
 
 namespace gpusort::cli {
 namespace {
@@ -17,6 +18,8 @@ struct BenchArguments {
   std::string algorithms, keys, json, csv, device, layouts, device_memory_limit, kernels;
   bool quick = false, end_to_end = false, one_off = false, segmented = false;
   bool cpu_baseline = false;
+  bool topk = false, smallest = false;
+  std::string topk_shapes;
   uint32_t min_log2 = 10, max_log2 = 28, step = 2, warmups = 3, runs = 11;
   uint64_t seed = 0;
   double time_budget = 0;
@@ -93,6 +96,18 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
     if (row_clock && clock->max_mhz() > 0) std::printf(" (max %d MHz)", clock->max_mhz());
     std::printf("\n");
   };
+  if (a.topk) {
+    bench::TopKBenchOptions t;
+    t.quick = a.quick;
+    t.largest = !a.smallest;
+    t.shapes = a.topk_shapes;
+    t.warmups = cmd.count("--warmups") ? a.warmups : (a.quick ? 1 : 3);
+    t.runs = cmd.count("--runs") ? a.runs : (a.quick ? 3 : 11);
+    if (cmd.count("--seed")) t.seed = uint32_t(a.seed);
+    t.json = a.json;
+    bench::run_topk_bench(ctx, t);
+    return;
+  }
   if (a.segmented) {
     // One size unless asked: 2^24, 2^14 with --quick.
     if (!cmd.count("--min-log2")) p.min_log2 = a.quick ? 14 : 24;
@@ -209,6 +224,14 @@ CommandRegistration registration([](CLI::App& app) {
                   "n = 2^24: small (2^16x256: size 256 kept at other n), medium (2^10x2^14: "
                   "count kept), large (16x2^20: count kept), powerlaw (Pareto sizes, some "
                   "empty); default all");
+  cmd->add_flag("--topk", args->topk,
+                "Top-k (the radix select on device buffers) on torch.topk's anchor shapes: f32 "
+                "arrays of 2^20..2^28 and i32 of 2^24..2^28 with k = 1, 32, 1024, 65536, and f32 "
+                "rows (4096 x 2^14 k=64, 64 x 2^20 k=1024, 32768 x 4096 k=32); the k largest; "
+                "every result checked (bench/topk_torch.py times torch.topk on the same inputs)");
+  cmd->add_option("--topk-shapes", args->topk_shapes,
+                  "With --topk: comma-separated families: whole (f32), i32, rows (default all)");
+  cmd->add_flag("--smallest", args->smallest, "With --topk: the k smallest instead");
   cmd->add_flag("--quick", args->quick, "n = 2^10..2^14, 1 warm-up, 3 runs (CI on lavapipe)");
   cmd->callback([args, cmd] {
     args->command_line = "gpusort bench";
@@ -228,6 +251,7 @@ CommandRegistration registration([](CLI::App& app) {
       args->command_line += " --device-memory-limit " + args->device_memory_limit;
     if (args->cpu_baseline) args->command_line += " --cpu-baseline";
     if (args->segmented) args->command_line += " --segmented";
+    if (args->topk) args->command_line += " --topk";
     for (const char* name : {"--min-log2", "--max-log2", "--step", "--warmups", "--runs", "--seed",
                              "--time-budget", "--spin-up-ms", "--spin-up-max-ms", "--max-spread"})
       if (cmd->count(name))

@@ -1,5 +1,6 @@
 // gpusort sort IN OUT: sorts a raw or .npy array file (optionally with a values file carried
-// along) on the GPU and writes the result in the input's format. Everything that can be checked
+// along) on the GPU and writes the result in the input's format; gpusort topk IN OUT -k K, with
+// the same file handling, writes the first k of that result. Everything that can be checked
 // is checked before any output exists, and outputs appear only complete (array_file.hpp).
 #include <unistd.h>
 
@@ -594,6 +595,95 @@ void run_sort(const SortArguments& a) {
   }
 }
 
+// ---- gpusort topk IN OUT -k K ----
+//
+// The k smallest (--largest: largest) keys of IN, sorted, ties by position: the first k of `gpusort
+// sort` of the same input and options (per segment with --segments: each segment's first
+// min(k, its length), one after another). The inputs are read whole, then checked like the sort's
+// (the same refusals of overlapping files, counts and segment offsets); only the k results are
+// written, in IN's format.
+struct TopKArguments {
+  SortArguments sort;  // the sort's options and files (descending: --largest)
+  uint64_t k = 0;
+};
+
+void run_topk(const TopKArguments& t) {
+  const SortArguments& a = t.sort;
+  const SortSettings s = parse_settings(a);
+  refuse_overlaps(a, s);
+  SortInputs in{open_array_file(a.in, "keys file", s.declared_key, "--type"), {}, {}};
+  if (s.with_values) {
+    in.values = open_array_file(a.values_in, "values file", s.declared_value, "--value-type");
+    if (in.values->count != in.keys.count)
+      throw Error("key/value count mismatch: keys file '" + a.in + "' holds " +
+                  std::to_string(in.keys.count) + " elements but values file '" + a.values_in +
+                  "' holds " + std::to_string(in.values->count));
+  }
+  if (s.segmented) in.segments = read_segments(a.segments, a.segment_type, in.keys.count);
+  const uint64_t n = in.keys.count, k = t.k;
+  if (!s.segmented && k > n)
+    throw Error("-k " + std::to_string(k) + " is more than the " + std::to_string(n) +
+                " keys in keys file '" + a.in + "'");
+  const uint64_t results = s.segmented ? topk_segments_count(in.segments->offsets, k) : k;
+
+  const auto started = std::chrono::steady_clock::now();
+  Context ctx = create_context(a, s.options, n);
+  check_device_capacity(ctx, in.keys, in.values ? &*in.values : nullptr);
+  OutputSet outputs;
+  SortOutputs out = add_outputs(outputs, a, s, in);
+  {
+    std::vector<PlannedFile> files;
+    auto planned = [&](const PendingOutput* to, const std::string& name, const std::string& path,
+                       FileFormat format, KeyType element) {
+      if (to && !to->is_stream())
+        files.push_back({name + " '" + path + "'", to->temporary_path(),
+                         array_file_bytes(format, element, results)});
+    };
+    planned(out.keys, "the output file", a.out, in.keys.format, in.keys.element);
+    if (in.values)
+      planned(out.values, "the values output file", a.values_out, in.values->format,
+              in.values->element);
+    planned(out.indices, "the indices output file", a.indices_out, in.keys.format,
+            out.index_type);
+    check_planned_files(files);
+  }
+
+  const uint32_t key_size = key_bytes(in.keys.element);
+  const uint32_t value_size = in.values ? key_bytes(in.values->element) : 0;
+  const uint32_t index_size = key_bytes(out.index_type);
+  std::vector<char> keys(n * key_size), values(n * value_size);
+  read_array_data(in.keys, keys.data());
+  if (in.values) read_array_data(*in.values, values.data());
+  std::vector<char> keys_out(results * key_size), values_out(results * value_size),
+      indices(s.with_indices ? results * index_size : 0);
+  SortTimings stages;
+  SortOptions options = s.options;
+  options.timings = &stages;
+  void* values_in = in.values ? values.data() : nullptr;
+  void* values_to = in.values ? values_out.data() : nullptr;
+  void* indices_to = s.with_indices ? indices.data() : nullptr;
+  if (s.segmented)
+    topk_segments_raw(ctx, in.keys.element, n, keys.data(), in.segments->offsets, k,
+                      keys_out.data(), value_size, values_in, values_to, indices_to, index_size,
+                      options);
+  else
+    topk_raw(ctx, in.keys.element, n, keys.data(), k, keys_out.data(), value_size, values_in,
+             values_to, indices_to, index_size, options);
+  if (ctx.validation_messages() != 0)
+    throw Error("the Vulkan validation layer reported " +
+                std::to_string(ctx.validation_messages()) +
+                " message(s) (printed above); no output written");
+  out.keys->write_array(in.keys.format, in.keys.element, keys_out.data(), results);
+  if (in.values)
+    out.values->write_array(in.values->format, in.values->element, values_out.data(), results);
+  if (out.indices) out.indices->write_array(in.keys.format, out.index_type, indices.data(), results);
+  outputs.commit();
+  if (a.timings)
+    std::fprintf(stderr, "gpusort: top-k of %llu keys, k = %llu: %.3f ms in all, %.3f ms GPU\n",
+                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(k),
+                 ms_since(started), stages.sort_gpu_ms);
+}
+
 const CLI::Validator non_empty_path(
     [](const std::string& path) {
       return path.empty() ? std::string("an empty path names no file") : std::string();
@@ -673,6 +763,49 @@ CommandRegistration registration([](CLI::App& app) {
     if (collective_sort() && collective_sort()(*args)) return;
     run_sort(*args);
   });
+});
+
+CommandRegistration topk_registration([](CLI::App& app) {
+  auto args = std::make_shared<TopKArguments>();
+  SortArguments& a = args->sort;
+  auto* cmd = app.add_subcommand(
+      "topk", "The k smallest (or largest) keys of an array file, sorted, on the GPU");
+  cmd->footer(
+      "Writes the first k of `gpusort sort` of IN (the same options: ties by position, the\n"
+      "float order, bit ranges): in IN's format, with their values (--values) or positions\n"
+      "(--indices-out). With --segments, each segment's first min(k, its length), one after\n"
+      "another. Outputs appear only when complete, together. Types: u32 i32 f32 u64 i64 f64.");
+  cmd->add_option("IN", a.in, "Keys ('-': standard input)")->required()->check(non_empty_path);
+  cmd->add_option("OUT", a.out, "Where to write the k keys ('-': standard output)")
+      ->required()
+      ->check(non_empty_path);
+  cmd->add_option("-k", args->k, "How many keys (0 to the key count)")->required();
+  cmd->add_flag("-l,--largest", a.descending, "The k largest (the first k of the descending sort)");
+  cmd->add_option("-t,--type", a.type, "Key type (required for raw IN; must match a .npy dtype)");
+  cmd->add_option("--values", a.values_in, "Values of the keys (VIN)")->check(non_empty_path);
+  cmd->add_option("--values-out", a.values_out, "Where to write the k keys' values (VOUT)")
+      ->check(non_empty_path);
+  cmd->add_option("--value-type", a.value_type,
+                  "Value element type (required for raw VIN, must match a .npy dtype)");
+  cmd->add_option("--indices-out", a.indices_out,
+                  "Also write the k keys' positions in IN (IDX: u32, in IN's format)")
+      ->check(non_empty_path);
+  cmd->add_option("--segments", a.segments,
+                  "Top k of each segment: S + 1 CSR offsets (OFFSETS, .npy or raw, u32 or u64)")
+      ->check(non_empty_path);
+  cmd->add_option("--segment-type", a.segment_type,
+                  "Offset type of a raw OFFSETS file: u32 or u64 (must match a .npy dtype)");
+  std::string algorithms;
+  for (const std::string& name : gpusort::algorithm_names())
+    algorithms += (algorithms.empty() ? "" : ", ") + name;
+  cmd->add_option("-a,--algorithm", a.algorithm, "The sort of the k keys: one of " + algorithms)
+      ->capture_default_str();
+  cmd->add_option("--device", a.device,
+                  "Device index or name substring (default: GPUSORT_DEVICE, else the best device)");
+  cmd->add_option("--begin-bit", a.begin_bit, "First key bit (of the radix order) to compare");
+  cmd->add_option("--end-bit", a.end_bit, "One past the last key bit to compare (0: all)");
+  cmd->add_flag("--timings", a.timings, "Print the time taken to standard error");
+  cmd->callback([args] { run_topk(*args); });
 });
 
 }  // namespace

@@ -1,0 +1,50 @@
+// The radix select's step, done where it is needed instead of in a dispatch of its own: from the
+// histograms of passes [0, passes_done) (in the state block) and min(k, n), the prefix selected so
+// far, the keys strictly below it (before) and how many of the result its candidates still give
+// (remaining), and how many keys the first digit's selected bucket holds (first_bucket: the
+// candidate list's length; all ones before any pass or for k = 0). Each pass's digit is the one
+// whose bucket holds the remaining-th candidate. Every
+// invocation of the workgroup calls it (barriers); include after scan.glsl with SCAN_T uint and a
+// workgroup size that divides TOPK_BINS.
+shared uint64_t selected_prefix;
+shared uint selected_before, selected_remaining, selected_bucket;
+
+void select_digits(uint64_t state_address, uint passes_done, out uint64_t prefix, out uint before,
+                   out uint remaining, out uint first_bucket) {
+  prefix = 0;
+  before = 0;
+  remaining = state_word(state_address, TOPK_STATE_K);
+  first_bucket = 0xffffffffu;
+  if (remaining == 0) return;  // uniform: k = 0 selects nothing
+  const uint t = gl_LocalInvocationID.x;
+  const uint per = TOPK_BINS / gl_WorkGroupSize.x;
+  for (uint p = 0; p < passes_done; ++p) {
+    const uvec2 digit = topk_digit(p);
+    U32Array histogram = U32Array(state_address + (TOPK_STATE_WORDS + p * TOPK_BINS) * 4);
+    uint sum = 0;
+    for (uint b = 0; b < per; ++b) sum += histogram.v[t * per + b];
+    uint total;
+    const uint below = workgroup_exclusive_scan(sum, total);
+    // One invocation holds the remaining-th candidate.
+    if (below < remaining && remaining <= below + sum) {
+      uint c = below;
+      for (uint b = 0; b < per; ++b) {
+        const uint h = histogram.v[t * per + b];
+        if (c + h >= remaining) {
+          selected_prefix = prefix | (uint64_t(t * per + b) << digit.x);
+          selected_before = before + c;
+          selected_remaining = remaining - c;
+          selected_bucket = h;
+          break;
+        }
+        c += h;
+      }
+    }
+    barrier();
+    prefix = selected_prefix;
+    before = selected_before;
+    remaining = selected_remaining;
+    if (p == 0) first_bucket = selected_bucket;
+    barrier();  // read before the next pass writes them
+  }
+}
