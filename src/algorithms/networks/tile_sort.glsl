@@ -6,13 +6,7 @@
 // VALUE_WORDS (see keys.glsl), BEGIN_BIT, END_BIT (the compared bit range of the radix-ordered
 // key), then TILE.
 #include "constants.h"
-layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
-layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
-layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
-layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
-layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
-layout(constant_id = SPEC_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
-layout(constant_id = SPEC_ID_END_BIT) const uint END_BIT = 32;
+#include "sort_key_spec.glsl"
 layout(constant_id = TILE_ID_TILE) const uint TILE = 1024;
 
 #include "keys.glsl"

@@ -1,11 +1,7 @@
 // Specialization constants and the layout of the small state block shared by the Onesweep
 // kernels (shaders/onesweep_*.comp, host side src/algorithms/onesweep/onesweep.cpp).
 #include "constants.h"
-layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
-layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
-layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
-layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
-layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+#include "key_spec.glsl"
 
 #include "state.h"
 const uint RADIX = ONESWEEP_RADIX;

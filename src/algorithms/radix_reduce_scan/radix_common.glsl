@@ -3,11 +3,7 @@
 // workgroup-wide rounds long, so per-(digit, workgroup) counts scanned digit-major give every
 // workgroup its global offset per digit.
 #include "constants.h"
-layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
-layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
-layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
-layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
-layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
+#include "key_spec.glsl"
 layout(constant_id = RADIX_ID_MIN_SUBGROUP_SIZE) const uint MIN_SUBGROUP_SIZE = 8;
 
 const uint RADIX = 256;

@@ -31,13 +31,7 @@
 #include "common.glsl"
 
 #include "constants.h"
-layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
-layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
-layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
-layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
-layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
-layout(constant_id = SPEC_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
-layout(constant_id = SPEC_ID_END_BIT) const uint END_BIT = 32;
+#include "sort_key_spec.glsl"
 // Sizes the per-subgroup counters.
 layout(constant_id = SEGMENT_BUCKET_ID_MIN_SUBGROUP_SIZE) const uint MIN_SUBGROUP_SIZE = 32;
 // Width of ballot masks.

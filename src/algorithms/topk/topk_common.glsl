@@ -2,13 +2,7 @@
 // the compared bits, keys per invocation), the key as the select sees it (radix order, only the
 // compared bits), and the state block (constants.h).
 #include "constants.h"
-layout(local_size_x_id = SPEC_ID_WORKGROUP) in;
-layout(constant_id = SPEC_ID_KEY_WORDS) const uint KEY_WORDS = 1;
-layout(constant_id = SPEC_ID_KEY_KIND) const uint KEY_KIND = 0;
-layout(constant_id = SPEC_ID_DESCENDING) const uint DESCENDING = 0;
-layout(constant_id = SPEC_ID_VALUE_WORDS) const uint VALUE_WORDS = 0;
-layout(constant_id = SPEC_ID_BEGIN_BIT) const uint BEGIN_BIT = 0;
-layout(constant_id = SPEC_ID_END_BIT) const uint END_BIT = 32;
+#include "sort_key_spec.glsl"
 layout(constant_id = TOPK_ID_ITEMS) const uint ITEMS = 8;
 
 #include "keys.glsl"

@@ -6,7 +6,8 @@
 //   C++:  the host passes a struct whose uint32_t fields are the constants in id order
 //         (spec_constants, vulkan/specialization.hpp), its prefix one of the structs below;
 //         GPUSORT_SPEC_AT checks each field against its id.
-//   GLSL: the ids, for layout(local_size_x_id = ...) and layout(constant_id = ...).
+//   GLSL: the ids, for layout(local_size_x_id = ...) and layout(constant_id = ...); the prefix is
+//         declared once, in key_spec.glsl (ids 0-4) and sort_key_spec.glsl (ids 0-6).
 #ifndef GPUSORT_SPEC_CONSTANTS_H
 #define GPUSORT_SPEC_CONSTANTS_H
 
