@@ -222,6 +222,37 @@ struct TopKSelector::Impl {
   SortSpec spec;
   std::unique_ptr<TopK> algorithm;
 
+  // The buffers both recordings take (TopKTargets and TopKSegmentsTargets alike): values and
+  // values_out given exactly where the selector has values.
+  template <class Targets>
+  void resolve_common(const char* call, Targets& t, BufferRef keys, BufferRef values,
+                      BufferRef keys_out, BufferRef values_out, BufferRef indices,
+                      BufferRef scratch) const {
+    auto& ctx = context.impl();
+    auto address = [&](BufferRef r, const char* what) {
+      return resolve_buffer(ctx, call, r, what, 16);
+    };
+    const bool with_values = spec.value_words != 0;
+    if (!with_values && (values.buffer || values_out.buffer))
+      throw Error(std::string(call) +
+                  ": values given, but the TopKSelector was configured with value_bytes = 0");
+    if (with_values && (!values.buffer || !values_out.buffer))
+      throw Error(std::string(call) +
+                  ": values and values_out are needed: the TopKSelector was configured with "
+                  "value_bytes = " +
+                  std::to_string(config.value_bytes));
+    t.keys = address(keys, "keys");
+    t.keys_out = address(keys_out, "keys_out");
+    if (with_values) {
+      t.values = address(values, "values");
+      t.values_out = address(values_out, "values_out");
+    }
+    if (indices.buffer) t.positions = address(indices, "indices");
+    t.scratch = address(scratch, "scratch");
+    t.scratch_buffer = scratch.buffer;
+    t.scratch_offset = scratch.offset;
+  }
+
   void record(const char* call, VkCommandBuffer cmd, BufferRef keys, BufferRef values,
               BufferRef keys_out, BufferRef values_out, BufferRef indices, BufferRef scratch,
               const BufferRef* count, uint64_t n, uint64_t k) const {
@@ -233,27 +264,9 @@ struct TopKSelector::Impl {
     if (!count && k > n)
       fail("k = " + std::to_string(k) + " is more than the " + std::to_string(n) + " keys");
     if (!cmd) fail("command buffer is VK_NULL_HANDLE");
-    auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
-      return resolve_buffer(ctx, call, r, what, alignment);
-    };
-    const bool with_values = spec.value_words != 0;
-    if (!with_values && (values.buffer || values_out.buffer))
-      fail("values given, but the TopKSelector was configured with value_bytes = 0");
-    if (with_values && (!values.buffer || !values_out.buffer))
-      fail("values and values_out are needed: the TopKSelector was configured with value_bytes = " +
-           std::to_string(config.value_bytes));
     TopKTargets t;
-    t.keys = address(keys, "keys", 16);
-    t.keys_out = address(keys_out, "keys_out", 16);
-    if (with_values) {
-      t.values = address(values, "values", 16);
-      t.values_out = address(values_out, "values_out", 16);
-    }
-    if (indices.buffer) t.positions = address(indices, "indices", 16);
-    t.scratch = address(scratch, "scratch", 16);
-    t.scratch_buffer = scratch.buffer;
-    t.scratch_offset = scratch.offset;
-    if (count) t.count_address = address(*count, "count", 4);
+    resolve_common(call, t, keys, values, keys_out, values_out, indices, scratch);
+    if (count) t.count_address = resolve_buffer(ctx, call, *count, "count", 4);
     t.n = n;
     t.k = k;
     const uint64_t kept = std::min(k, n);
@@ -385,27 +398,9 @@ void TopKSelector::record_segments(VkCommandBuffer cmd, BufferRef keys, BufferRe
   if (!cmd) fail("command buffer is VK_NULL_HANDLE");
   if (segments == 0 && n != 0)
     fail("0 segments but n = " + std::to_string(n) + " (offsets[S] must be n)");
-  auto address = [&](BufferRef r, const char* what, VkDeviceSize alignment) {
-    return resolve_buffer(ctx, call, r, what, alignment);
-  };
-  const bool with_values = impl.spec.value_words != 0;
-  if (!with_values && (values.buffer || values_out.buffer))
-    fail("values given, but the TopKSelector was configured with value_bytes = 0");
-  if (with_values && (!values.buffer || !values_out.buffer))
-    fail("values and values_out are needed: the TopKSelector was configured with value_bytes = " +
-         std::to_string(impl.config.value_bytes));
   TopKSegmentsTargets t;
-  t.keys = address(keys, "keys", 16);
-  t.offsets = address(offsets, "offsets", impl.config.offset_bytes);
-  t.keys_out = address(keys_out, "keys_out", 16);
-  if (with_values) {
-    t.values = address(values, "values", 16);
-    t.values_out = address(values_out, "values_out", 16);
-  }
-  if (indices.buffer) t.positions = address(indices, "indices", 16);
-  t.scratch = address(scratch, "scratch", 16);
-  t.scratch_buffer = scratch.buffer;
-  t.scratch_offset = scratch.offset;
+  impl.resolve_common(call, t, keys, values, keys_out, values_out, indices, scratch);
+  t.offsets = resolve_buffer(ctx, call, offsets, "offsets", impl.config.offset_bytes);
   t.n = n;
   t.segments = segments;
   t.k = k;
