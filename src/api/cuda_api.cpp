@@ -112,14 +112,6 @@ class CallScratch {
   bool owned_ = false;
 };
 
-// Keys (and 4-byte values) sorted in place: one block where it holds them, else Onesweep.
-void sort_in_place(Module& module, const SortSpec& spec, const StreamTargets& t, CUstream stream) {
-  if (const BlockSortShape* shape = block_sort_shape(spec, t.n))
-    block_stream_sort(module, *shape, spec, t, stream);
-  else
-    onesweep_stream_sort(module, spec, t, stream);
-}
-
 void elementwise(Module& module, const char* kernel, const ElementwiseParams& params,
                  CUstream stream) {
   const uint64_t groups =
@@ -129,6 +121,33 @@ void elementwise(Module& module, const char* kernel, const ElementwiseParams& pa
 }
 
 CUdeviceptr address(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
+
+// Keys (and 4-byte values) sorted: one block where it holds them, else Onesweep, whose fused
+// kernels read t.keys_first, make the positions and widen them within their passes; the other
+// sorts take those steps around them.
+void sort_targets(Module& module, const SortSpec& spec, const StreamTargets& t,
+                  const Options& options, CUstream stream) {
+  const BlockSortShape* block = block_sort_shape(spec, t.n);
+  if (!block && (!t.fused() || onesweep_stream_fuses(spec, t.n)))
+    return onesweep_stream_sort(module, spec, t, stream);
+  StreamTargets unfused{t.keys, t.values, t.count, t.scratch, t.n};
+  if (t.keys_first)
+    check(driver().memcpy_dtod_async(t.keys, t.keys_first, size_t(t.n * spec.key_words * 4),
+                                     stream),
+          "cuMemcpyDtoDAsync");
+  if (t.values_iota)
+    elementwise(module, kIotaKernel,
+                {reinterpret_cast<void*>(t.values), nullptr, nullptr, options.count, t.n}, stream);
+  if (block)
+    block_stream_sort(module, *block, spec, unfused, stream);
+  else
+    onesweep_stream_sort(module, spec, unfused, stream);
+  if (t.values_wide)
+    elementwise(module, kWidenKernel,
+                {reinterpret_cast<void*>(t.values_wide), reinterpret_cast<const void*>(t.values),
+                 nullptr, options.count, t.n},
+                stream);
+}
 
 std::string float_suffix(const SortSpec& spec) {
   return spec.key_words == 1 ? "f32" : "f64";
@@ -204,11 +223,6 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   const StreamContext context(stream);
   Module& module = module_for(context.context());
   const bool numpy = numpy_order(spec, options);
-  // A sorted copy: the keys copied first (in NumPy's order by the count pass, which reads them).
-  if (options.keys_in && !numpy)
-    check(driver().memcpy_dtod_async(address(keys), address(options.keys_in),
-                                     size_t(n * spec.key_words * 4), stream),
-          "cuMemcpyDtoDAsync");
   const Scratch layout = sort_layout(spec, value_bytes, n, numpy);
   const CallScratch scratch(options, layout.total, stream);
   const int aside_buffer = value_bytes == 8 ? 2 : 0;
@@ -216,8 +230,11 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
                               scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
   if (numpy) order_pass.before();
   StreamTargets t{address(keys), address(values), address(options.count), scratch.at(0), n};
+  // A sorted copy: the keys read from keys_in by the sort (in NumPy's order copied by the count
+  // pass, which reads them).
+  if (!numpy) t.keys_first = address(options.keys_in);
   if (value_bytes != 8) {
-    sort_in_place(module, spec, t, stream);
+    sort_targets(module, spec, t, options, stream);
     if (numpy) order_pass.after();
     return;
   }
@@ -225,10 +242,9 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   const CUdeviceptr positions = scratch.at(layout.offsets[0]), copy = scratch.at(layout.offsets[1]);
   check(driver().memcpy_dtod_async(copy, address(values), size_t(n * 8), stream),
         "cuMemcpyDtoDAsync");
-  elementwise(module, kIotaKernel,
-              {reinterpret_cast<void*>(positions), nullptr, nullptr, options.count, n}, stream);
   t.values = positions;
-  sort_in_place(module, spec, t, stream);
+  t.values_iota = true;
+  sort_targets(module, spec, t, options, stream);
   elementwise(module, kGather64Kernel,
               {values, reinterpret_cast<const void*>(copy),
                reinterpret_cast<const uint32_t*>(positions), options.count, n},
@@ -249,32 +265,28 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   const bool numpy = numpy_order(spec, options);
   const Scratch layout = argsort_layout(spec, index_bytes, n, options.sorted_keys != nullptr);
   const CallScratch scratch(options, layout.total, stream);
-  // The keys are sorted in a copy (the caller's sorted_keys, or scratch), with their positions;
-  // in NumPy order a canonical copy.
+  // The keys are sorted into a copy (the caller's sorted_keys, or scratch) with their positions
+  // (u32: the indices themselves; u64: u32 ones in scratch, widened into the indices), read
+  // where they are; in NumPy's order from a canonical copy, sorted in place.
   const CUdeviceptr key_copy =
       options.sorted_keys ? address(options.sorted_keys) : scratch.at(layout.offsets[0]);
+  const bool wide = index_bytes == 8;
+  StreamTargets t{key_copy, wide ? scratch.at(layout.offsets[1]) : address(indices),
+                  address(options.count), scratch.at(0), n};
+  t.values_iota = true;
+  if (wide) t.values_wide = address(indices);
   if (numpy)
     elementwise(module, (kCanonicalCopy + float_suffix(spec)).c_str(),
                 {reinterpret_cast<void*>(key_copy), keys, nullptr, options.count, n}, stream);
   else
-    check(driver().memcpy_dtod_async(key_copy, address(keys), size_t(n * spec.key_words * 4),
-                                      stream),
-          "cuMemcpyDtoDAsync");
-  const CUdeviceptr positions =
-      index_bytes == 4 ? address(indices) : scratch.at(layout.offsets[1]);
-  elementwise(module, kIotaKernel,
-              {reinterpret_cast<void*>(positions), nullptr, nullptr, options.count, n}, stream);
-  sort_in_place(module, spec, {key_copy, positions, address(options.count), scratch.at(0), n},
-                stream);
+    t.keys_first = address(keys);
+  sort_targets(module, spec, t, options, stream);
   // The sorted keys returned: the original zeros and NaNs where canonical ones stand.
   if (numpy && options.sorted_keys)
     elementwise(module, (kFixSorted + float_suffix(spec)).c_str(),
-                {options.sorted_keys, keys, reinterpret_cast<const uint32_t*>(positions),
-                 options.count, n},
-                stream);
-  if (index_bytes == 8)
-    elementwise(module, kWidenKernel,
-                {indices, reinterpret_cast<const void*>(positions), nullptr, options.count, n},
+                {options.sorted_keys, keys,
+                 wide ? nullptr : static_cast<const uint32_t*>(indices), options.count, n,
+                 wide ? static_cast<const unsigned long long*>(indices) : nullptr},
                 stream);
 }
 

@@ -290,12 +290,20 @@ int main(int argc, char** argv) {
   for (const Type& t : types)
     for (uint64_t n : {uint64_t(3000), uint64_t(9000), uint64_t(300000)}) {
       const uint32_t w = t.bytes * 8;
-      for (auto [b, e] : {std::pair<uint32_t, uint32_t>{8, w - 8}, {0, 12}, {w - 20, 0}, {3, 5}})
+      // (argsort: one pass of 2 bits, which both makes the positions and widens them, then
+      // the copy-back of the keys alone; two passes; the last pass within the key.)
+      for (auto [b, e] : {std::pair<uint32_t, uint32_t>{8, w - 8}, {0, 12}, {w - 20, 0}, {3, 5}}) {
         for (uint32_t vb : {0u, 4u})
           run(Case{&t, vb, false, b % 2 == 1, b, e, uniform, n, n, stream}, ++seed);
-      for (uint64_t count : {uint64_t(0), uint64_t(1), n / 3, n - 1})
+        for (uint32_t ib : {4u, 8u})
+          run(Case{&t, ib, true, b % 2 == 0, b, e, uniform, n, n, stream}, ++seed);
+      }
+      for (uint64_t count : {uint64_t(0), uint64_t(1), n / 3, n - 1}) {
         for (uint32_t vb : {0u, 4u, 8u})
           run(Case{&t, vb, false, false, 0, 0, few, n, count, stream}, ++seed);
+        for (uint32_t ib : {4u, 8u})
+          run(Case{&t, ib, true, count % 2 == 1, 0, 0, few, n, count, stream}, ++seed);
+      }
       run(Case{&t, 8, true, false, 0, 0, uniform, n, n / 2, stream}, ++seed);
     }
   // NumPy's float order: keys alone, with 4- and 8-byte values, argsort with its sorted keys,
@@ -322,8 +330,13 @@ int main(int argc, char** argv) {
         for (bool desc : {false, true})
           run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, numpy, false, true}, ++seed);
     }
+  // Sorted copies in totalOrder with values, and of keys that are all equal (every pass's digit
+  // the same: the first pass still runs, to write the copy).
   for (const Type& t : types)
-    run(Case{&t, 0, false, false, 0, 0, uniform, 100000, 100000, stream, false, false, true}, ++seed);
+    for (uint64_t n : {uint64_t(5000), uint64_t(100000), uint64_t(1u << 20)})
+      for (uint32_t vb : {0u, 4u, 8u})
+        for (Distribution d : {uniform, equal})
+          run(Case{&t, vb, false, t.kind == 1, 0, 0, d, n, n, stream, false, false, true}, ++seed);
   // The legacy default stream, with the runtime's context current.
   run(Case{&types[0], 4, false, false, 0, 0, uniform, 1u << 20, 1u << 20, nullptr}, ++seed);
   for (uint32_t n : {5000u, 1u << 22}) stream_ordering(stream, n);

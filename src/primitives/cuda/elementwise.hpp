@@ -15,6 +15,7 @@ struct ElementwiseParams {
   const uint32_t* index;   // gather: u32 positions
   const uint32_t* count;   // the GPU-side count, or null: n
   unsigned long long n;
+  const unsigned long long* index64;  // float_order's fix_sorted: u64 positions where index is null
 };
 inline constexpr const char* kIotaKernel = "gpusort_iota_u32";
 inline constexpr const char* kWidenKernel = "gpusort_widen_u32_u64";

@@ -143,7 +143,8 @@ __device__ __forceinline__ void fix_sorted(const ElementwiseParams& p) {
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < c;
        i += (unsigned long long)gridDim.x * blockDim.x) {
     const U bits = out[i];
-    if (bits == 0 || bits == Bits<U>::canonical_nan) out[i] = in[p.index[i]];
+    if (bits == 0 || bits == Bits<U>::canonical_nan)
+      out[i] = in[p.index != nullptr ? (unsigned long long)p.index[i] : p.index64[i]];
   }
 }
 

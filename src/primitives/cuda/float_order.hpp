@@ -60,7 +60,8 @@ inline constexpr const char* kFloatOrderRestore = "gpusort_numpy_order_restore_"
 // ElementwiseParams: out[i] = canonical(in[i]).
 inline constexpr const char* kCanonicalCopy = "gpusort_canonical_copy_";
 // ElementwiseParams: out the sorted canonical keys, in the original keys, index the permutation
-// (u32): out[i] = in[index[i]] where out[i] is +0.0 or the canonical NaN.
+// (u32, or index64 where index is null): out[i] = in[index[i]] where out[i] is +0.0 or the
+// canonical NaN.
 inline constexpr const char* kFixSorted = "gpusort_numpy_order_fix_sorted_";
 
 }  // namespace gpusort::cuda

@@ -109,8 +109,10 @@ struct InputDigits {
 struct NoValue {};
 
 
+// FUSED: the CUDA face's fused variant of a row (kHintFusedVariant), which takes
+// OnesweepPassParams's keys_first, values_iota and values_wide; the other kernels ignore them.
 template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS,
-          uint32_t ORDER>
+          uint32_t ORDER, bool FUSED>
 struct OnesweepPass {
   // The key order compiled in, or (kHintRuntimeOrder) decided at run time by the kind.
   static constexpr uint32_t kOrder = (HINTS & kHintRuntimeOrder) != 0 ? kOrderAny : ORDER;
@@ -123,6 +125,8 @@ struct OnesweepPass {
   static constexpr bool kPrefetchValues = kValues && (HINTS & kHintPrefetchValues) != 0;
   // The whole tile staged at once in dynamic shared memory (the CUDA face's rows).
   static constexpr bool kWholeTile = (HINTS & kHintWholeTile) != 0;
+  static_assert(!FUSED || (kValues && sizeof(V) == 4 && kWholeTile),
+                "fused variants are of the CUDA face's rows with 4-byte values");
   static constexpr int kBins = Lookback::kBins;
   using Rank =
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
@@ -243,11 +247,16 @@ struct OnesweepPass {
     }
   }
 
+  // The tile's values, warp-striped as its keys; `iota`: the keys' positions instead.
   template <bool FULL>
   static __device__ __forceinline__ void load_values(const V* __restrict__ values_in,
                                                      uint32_t tile_begin, uint32_t tile_items,
-                                                     ValueSlot (&values)[ITEMS]) {
-    if (FULL)
+                                                     bool iota, ValueSlot (&values)[ITEMS]) {
+    if (iota) {
+      const uint32_t first = tile_begin + (threadIdx.x / 32) * uint32_t(ITEMS) * 32 + (threadIdx.x & 31);
+#pragma unroll
+      for (int u = 0; u < ITEMS; ++u) values[u] = ValueSlot(first + uint32_t(u) * 32);
+    } else if (FULL)
       cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values);
     else
       cub::LoadDirectWarpStriped(int(threadIdx.x), values_in + tile_begin, values, int(tile_items));
@@ -319,12 +328,13 @@ struct OnesweepPass {
   static __device__ __forceinline__ void scatter(
       Shared& s, const K* __restrict__ keys_in, K* __restrict__ keys_out,
       const V* __restrict__ values_in, V* __restrict__ values_out, const DigitOf<K>& digits,
-      const Order& order, bool map_in, bool map_out, uint32_t tile_begin, uint32_t tile_items,
-      K (&keys)[ITEMS], const uint32_t (&ranks)[kPackedRanks]) {
+      const Order& order, bool map_in, bool map_out, bool iota, unsigned long long* values_wide,
+      uint32_t tile_begin, uint32_t tile_items, K (&keys)[ITEMS],
+      const uint32_t (&ranks)[kPackedRanks]) {
     if constexpr (kSegments > 1)
       load_keys<FULL>(keys_in, tile_begin, tile_items, map_in, order, keys);
     ValueSlot values[ITEMS];
-    if constexpr (kValues) load_values<FULL>(values_in, tile_begin, tile_items, values);
+    if constexpr (kValues) load_values<FULL>(values_in, tile_begin, tile_items, iota, values);
 #pragma unroll
     for (int seg = 0; seg < kSegments; ++seg) {
       if (seg > 0) {
@@ -343,7 +353,14 @@ struct OnesweepPass {
         const uint32_t target = i + s.fixed.digit_shift[digits.Digit(key)];
         if (FULL || i < tile_items) {
           keys_out[target] = map_out ? order.from_order(key) : key;
-          if constexpr (kValues) values_out[target] = s.exchange.joint.values[local];
+          if constexpr (FUSED) {
+            if (values_wide != nullptr)
+              values_wide[target] = s.exchange.joint.values[local];
+            else
+              values_out[target] = s.exchange.joint.values[local];
+          } else if constexpr (kValues) {
+            values_out[target] = s.exchange.joint.values[local];
+          }
         }
         __syncwarp();
       }
@@ -380,7 +397,11 @@ struct OnesweepPass {
     if ((plan & ONESWEEP_PLAN_ACTIVE) == 0) return;  // a skipped pass
     const bool input_alt = (plan & ONESWEEP_PLAN_INPUT_ALT) != 0;
     const bool map_in = (plan & ONESWEEP_PLAN_FIRST) != 0, map_out = (plan & ONESWEEP_PLAN_LAST) != 0;
-    const K* keys_in = static_cast<const K*>(input_alt ? p.keys_b : p.keys_a);
+    const K* keys_in = static_cast<const K*>(
+        input_alt ? p.keys_b
+                  : (FUSED && map_in && p.keys_first != nullptr ? p.keys_first : p.keys_a));
+    const bool iota = FUSED && map_in && p.values_iota != 0;
+    unsigned long long* const values_wide = FUSED && map_out ? p.values_wide : nullptr;
     K* keys_out = static_cast<K*>(input_alt ? p.keys_a : p.keys_b);
     const V* values_in = static_cast<const V*>(input_alt ? p.values_b : p.values_a);
     V* values_out = static_cast<V*>(input_alt ? p.values_a : p.values_b);
@@ -391,7 +412,7 @@ struct OnesweepPass {
     const bool full = tile + 1 < tile_total;
     const uint32_t tile_items = full ? kTile : last_index - tile_begin + 1;
     const uint32_t tag = p.first_tag + tile;
-    prefetch_values(values_in, tile_begin, tile_items);
+    if (!iota) prefetch_values(values_in, tile_begin, tile_items);
     prefetch_ahead(keys_in, values_in, tile, p.prefetch_tiles, tile_total, last_index);
     const bool publishes = p.refusal_period == 0 || tile % p.refusal_period != p.refusal_period - 1;
 
@@ -446,10 +467,10 @@ struct OnesweepPass {
     // 5. Scatter.
     if (full)
       scatter<true>(s, keys_in, keys_out, values_in, values_out, digits, order, map_in, map_out,
-                    tile_begin, tile_items, keys, packed_ranks);
+                    iota, values_wide, tile_begin, tile_items, keys, packed_ranks);
     else
       scatter<false>(s, keys_in, keys_out, values_in, values_out, digits, order, map_in, map_out,
-                     tile_begin, tile_items, keys, packed_ranks);
+                     iota, values_wide, tile_begin, tile_items, keys, packed_ranks);
   }
 };
 
@@ -459,22 +480,29 @@ struct OnesweepPass {
 using namespace gpusort::cuda;
 
 // One kernel per row of cuda_kernels.hpp (kCudaPassShapes) and key order (kCudaKeyOrderSuffixes),
-// with the row's shape.
-#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER)                                     \
+// with the row's shape; the rows with kHintFusedVariant also their fused variants (the name's
+// suffix then _fused).
+#define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER, FUSED)                              \
   extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
                                                kCudaPassShapes[SHAPE].min_blocks)              \
       name(const OnesweepPassParams p) {                                                       \
     OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
                  int(kCudaPassShapes[SHAPE].min_blocks), int(kCudaPassShapes[SHAPE].window),   \
-                 kCudaPassShapes[SHAPE].hints, ORDER>::run(p);                                 \
+                 kCudaPassShapes[SHAPE].hints, ORDER, FUSED>::run(p);                          \
   }
-#define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE)      \
-  GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, 0)          \
-  GPUSORT_CUDA_PASS_KERNEL(name##_desc, K, V, SHAPE, 1)   \
-  GPUSORT_CUDA_PASS_KERNEL(name##_i, K, V, SHAPE, 2)      \
-  GPUSORT_CUDA_PASS_KERNEL(name##_i_desc, K, V, SHAPE, 3) \
-  GPUSORT_CUDA_PASS_KERNEL(name##_f, K, V, SHAPE, 4)      \
-  GPUSORT_CUDA_PASS_KERNEL(name##_f_desc, K, V, SHAPE, 5)
+#define GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, FUSED, F)   \
+  GPUSORT_CUDA_PASS_KERNEL(name##F, K, V, SHAPE, 0, FUSED)             \
+  GPUSORT_CUDA_PASS_KERNEL(name##_desc##F, K, V, SHAPE, 1, FUSED)      \
+  GPUSORT_CUDA_PASS_KERNEL(name##_i##F, K, V, SHAPE, 2, FUSED)         \
+  GPUSORT_CUDA_PASS_KERNEL(name##_i_desc##F, K, V, SHAPE, 3, FUSED)    \
+  GPUSORT_CUDA_PASS_KERNEL(name##_f##F, K, V, SHAPE, 4, FUSED)         \
+  GPUSORT_CUDA_PASS_KERNEL(name##_f_desc##F, K, V, SHAPE, 5, FUSED)
+#define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE) \
+  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, false, )
+#define GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(name, K, V, SHAPE)                              \
+  static_assert((kCudaPassShapes[SHAPE].hints & kHintFusedVariant) != 0, "a fused row"); \
+  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, false, )                              \
+  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, true, _fused)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
@@ -482,19 +510,19 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32, unsigned long long, uin
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w512x20, uint32_t, NoValue, 5)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w384x32, uint32_t, NoValue, 6)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t, 7)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t, 8)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t, 7)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t, 8)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w384x20, unsigned long long, NoValue, 9)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x8, uint32_t, NoValue, 11)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x16, uint32_t, NoValue, 12)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x8, unsigned long long, NoValue, 13)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x16, unsigned long long, NoValue, 14)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x8, uint32_t, uint32_t, 15)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x8, unsigned long long, uint32_t, 17)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 19)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 19)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
 //
@@ -650,7 +678,8 @@ struct HistogramAndPlan {
         for (int k = 0; k < kDigitsPerThread; ++k)
           p.digit_counts[pass * kRadix + t * kDigitsPerThread + k] = offsets[k];
       }
-      if (t == 0 && digits_with_keys > 1) active_passes_mask |= 1u << pass;
+      if (t == 0 && (digits_with_keys > 1 || (pass == 0 && p.first_pass_always != 0)))
+        active_passes_mask |= 1u << pass;
       __syncthreads();  // the scan's storage is reused by the next pass
     }
     if (t != 0) return;

@@ -11,10 +11,15 @@
 namespace gpusort::cuda {
 
 // Device addresses of one sort: the caller's keys and values (0 without), its GPU-side u32 count
-// (0: n), the scratch laid out by onesweep_layout; n is max_n with a count.
+// (0: n), the scratch laid out by onesweep_layout; n is max_n with a count. The CUDA face's fused
+// steps (OnesweepPassParams): keys read from keys_first (0: keys), the values made as positions
+// (values_iota), the values written as 8 bytes to values_wide (0: values).
 struct OnesweepAddresses {
   uint64_t keys = 0, values = 0, count = 0, scratch = 0;
   uint64_t n = 0;
+  uint64_t keys_first = 0, values_wide = 0;
+  bool values_iota = false;
+  bool fused() const { return keys_first != 0 || values_wide != 0 || values_iota; }
 };
 
 // The pass kernels' switches: OnesweepOptions's on the NVX path, their defaults on the CUDA face.
@@ -50,7 +55,10 @@ inline OnesweepPassParams onesweep_pass_params(const SortSpec& spec, const Onesw
       .spin_limit = s.spin_limit,
       .refusal_period = s.refusal_period,
       .claim_by_id = s.claim_by_id,
-      .prefetch_tiles = s.prefetch_tiles};
+      .prefetch_tiles = s.prefetch_tiles,
+      .values_iota = a.values_iota ? 1u : 0u,
+      .keys_first = reinterpret_cast<const void*>(a.keys_first),
+      .values_wide = reinterpret_cast<unsigned long long*>(a.values_wide)};
 }
 
 // The histogram and plan: `tile` keys per pass tile, and the copy-back's grid (copy_group_count
@@ -61,7 +69,7 @@ inline OnesweepHistogramParams onesweep_histogram_params(
     const SortSpec& spec, const OnesweepLayout& l, const OnesweepAddresses& a, uint32_t tile,
     uint32_t copy_group_count, uint32_t copy_keys_per_round, uint32_t max_groups_x) {
   return OnesweepHistogramParams{
-      .keys = reinterpret_cast<const void*>(a.keys),
+      .keys = reinterpret_cast<const void*>(a.keys_first != 0 ? a.keys_first : a.keys),
       .count = reinterpret_cast<const uint32_t*>(a.count),
       .n = a.n,
       .digit_counts = reinterpret_cast<uint32_t*>(a.scratch + l.digit_counts),
@@ -76,7 +84,8 @@ inline OnesweepHistogramParams onesweep_histogram_params(
       .copy_keys_per_round = copy_keys_per_round,
       .max_groups_x = max_groups_x,
       .tile = tile,
-      .pass_group_cap = 0};
+      .pass_group_cap = 0,
+      .first_pass_always = a.fused() ? 1u : 0u};
 }
 
 // The histogram's grid: one round of keys per block, at most blocks_per_sm blocks per SM (16 SMs

@@ -61,13 +61,23 @@ uint64_t onesweep_stream_scratch_bytes(const SortSpec& spec, uint64_t max_n) {
   return layout(spec, max_n).total;
 }
 
+bool onesweep_stream_fuses(const SortSpec& spec, uint64_t max_n) {
+  return (kCudaPassShapes[pass_row(spec, max_n)].hints & kHintFusedVariant) != 0;
+}
+
 void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTargets& t,
                           CUstream stream) {
   const Driver& d = driver();
   const OnesweepLayout l = layout(spec, t.n);
   const CudaPassShape& shape = kCudaPassShapes[pass_row(spec, t.n)];
-  const OnesweepAddresses a{
-      .keys = t.keys, .values = t.values, .count = t.count, .scratch = t.scratch, .n = t.n};
+  const OnesweepAddresses a{.keys = t.keys,
+                            .values = t.values,
+                            .count = t.count,
+                            .scratch = t.scratch,
+                            .n = t.n,
+                            .keys_first = t.keys_first,
+                            .values_wide = t.values_wide,
+                            .values_iota = t.values_iota};
 
   // 1. The state block: digit counts, control words and the look-back table.
   check(d.memset_d32_async(t.scratch + l.state, 0, size_t(l.state_bytes / 4), stream),
@@ -85,13 +95,19 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
   switches.prefetch_tiles = cuda_environment().prefetch_tiles.value_or(0);
   const uint32_t order = cuda_key_order(spec.key_kind, spec.descending);
   const uint32_t shared = cuda_pass_dynamic_shared(shape);
-  const CUfunction pass_function =
-      module.function(std::string(shape.kernel) + kCudaKeyOrderSuffixes[order], shared);
+  const bool fused = a.fused();
+  if (fused && (shape.hints & kHintFusedVariant) == 0)
+    throw Error(std::string("the CUDA face's Onesweep tile ") + shape.variant +
+                " has no fused variant (onesweep_stream_fuses)");
+  const CUfunction pass_function = module.function(
+      std::string(shape.kernel) + kCudaKeyOrderSuffixes[order] + (fused ? kCudaFusedSuffix : ""),
+      shared);
   for (uint32_t pass = 0; pass < onesweep_passes(spec); ++pass)
     launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream,
            onesweep_pass_params(spec, l, a, pass, switches));
 
-  // 4. The copy-back, where the result lies in the scratch copies.
+  // 4. The copy-back, where the result lies in the scratch copies (the values but widened ones,
+  // which the last pass wrote where they go).
   const OnesweepCopyBackParams copy{
       .keys_b = reinterpret_cast<const void*>(t.scratch + l.keys_alt),
       .keys_a = reinterpret_cast<void*>(t.keys),
@@ -101,8 +117,8 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
       .control = reinterpret_cast<const uint32_t*>(t.scratch + l.control),
       .n = t.n,
       .key_words = spec.key_words,
-      .value_words = spec.value_words};
-  const uint64_t words = t.n * (spec.key_words + spec.value_words);
+      .value_words = t.values_wide != 0 ? 0 : spec.value_words};
+  const uint64_t words = t.n * (spec.key_words + copy.value_words);
   launch(module.function(kCudaCopyBackKernel),
          groups_for(words, uint64_t(kCudaCopyBackThreads) * 4, 8ull * module.sm_count()),
          kCudaCopyBackThreads, 0, stream, copy);

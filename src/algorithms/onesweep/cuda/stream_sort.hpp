@@ -12,14 +12,24 @@
 namespace gpusort::cuda {
 
 // Where the sort works: device addresses (values 0 without), count 0 or a u32 GPU-side count.
+// Onesweep's fused steps, where onesweep_stream_fuses: the keys read from keys_first and left
+// there (0: keys sorted in place; keys only receives the result), the values made as the keys'
+// positions (values_iota: values only receives them), the values written widened to u64 at
+// values_wide (0: at values, which then holds only the passes' intermediate u32s).
 struct StreamTargets {
   CUdeviceptr keys = 0, values = 0, count = 0, scratch = 0;
   uint64_t n = 0;  // max_n with a count
+  CUdeviceptr keys_first = 0, values_wide = 0;
+  bool values_iota = false;
+  bool fused() const { return keys_first != 0 || values_wide != 0 || values_iota; }
 };
 
 // Scratch bytes of a sort of up to max_n elements of `spec` (the key and value copies and the
 // state block).
 uint64_t onesweep_stream_scratch_bytes(const SortSpec& spec, uint64_t max_n);
+// Whether the pass kernel of a sort of max_n elements of `spec` takes the fused steps (a row
+// with kHintFusedVariant: 4-byte values from 2^19 keys).
+bool onesweep_stream_fuses(const SortSpec& spec, uint64_t max_n);
 // Enqueues the sort on `stream` (the module's context current). spec.value_words is 0 or 1.
 void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTargets& t,
                           CUstream stream);
