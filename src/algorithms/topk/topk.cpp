@@ -15,13 +15,17 @@
 //                   equal ones already follow them in position order
 //   topk_gather     the values, by position
 // Per segment (record_segments): topk_segment_sizes and a scan place each segment's results;
-// topk_segment selects and compacts each segment in one workgroup; the segmented sort sorts each
-// segment's results; topk_gather.
+// topk_segment selects and compacts each segment in one workgroup, and for k up to the
+// workgroup's width also sorts them; else the segmented sort sorts each segment's results;
+// topk_gather.
 #include "algorithms/topk/topk.hpp"
 
 #include "algorithms/topk/constants.h"
 #include "algorithms/topk/push.h"
 #include "primitives/scan.hpp"
+
+#include <cstdlib>
+#include <string>
 
 namespace gpusort {
 
@@ -39,6 +43,26 @@ constexpr uint64_t max_segment_groups = uint64_t(1) << 20;  // topk_segment: gri
 constexpr uint64_t long_segment = uint64_t(1) << 16;
 constexpr uint32_t long_segment_workgroup = 1024;  // divides TOPK_BINS (topk_segment's select)
 static_assert(TOPK_BINS % long_segment_workgroup == 0);
+// topk_segment's scan: groups of 32 invocations, at most 32 groups.
+static_assert(workgroup % 32 == 0 && long_segment_workgroup % 32 == 0 &&
+              long_segment_workgroup <= 32 * 32);
+
+// The largest k that topk_segment sorts itself (ranking each result among the others in shared
+// memory) instead of the segmented sort after it; it is also bounded by the workgroup's width
+// and by what the select's histogram memory holds. GPUSORT_TOPK_SEGMENT_SORT=K lowers it (0: the
+// segmented sort always), for measuring one way beside the other.
+uint64_t segment_sort_limit() {
+  static const uint64_t limit = [] {
+    const char* env = std::getenv("GPUSORT_TOPK_SEGMENT_SORT");
+    if (!env || !*env) return ~uint64_t(0);
+    try {
+      return uint64_t(std::stoull(env));
+    } catch (const std::exception&) {
+      throw Error(std::string("GPUSORT_TOPK_SEGMENT_SORT: not a count: ") + env);
+    }
+  }();
+  return limit;
+}
 
 class RadixSelectTopK final : public TopK {
  public:
@@ -97,7 +121,7 @@ class RadixSelectTopK final : public TopK {
   // of two (1: none).
   uint32_t segment_cache_keys(uint32_t workgroup_size) const {
     const int64_t left = int64_t(ctx_.info.shared_memory_bytes) - TOPK_BINS * 4 -
-                         int64_t(workgroup_size) * 4 - 256;
+                         int64_t(workgroup_size) * 4 - 512;
     uint32_t keys = 1;
     while (int64_t(keys) * 2 * 8 <= left && keys < (1u << 14)) keys *= 2;
     return keys;
@@ -166,14 +190,25 @@ class RadixSelectTopK final : public TopK {
     rec.compute_barrier();
     const uint32_t groups = uint32_t(std::min<uint64_t>(t.segments, max_segment_groups));
     // Long segments (2^16 keys and more on average) are few: wider workgroups read each faster.
-    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1};
+    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1, 0};
     if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup)
       segment_spec.key.key.workgroup = long_segment_workgroup;
     segment_spec.cached_keys = segment_cache_keys(segment_spec.key.key.workgroup);
+    // Up to the workgroup's width (one result an invocation) and what the histogram's memory holds
+    // (a position and the key's words each), the kernel sorts the results itself.
+    const bool sorted = k <= segment_spec.key.key.workgroup &&
+                        k <= TOPK_BINS / (spec_.key_words + 1) && k <= segment_sort_limit();
+    segment_spec.sorted = sorted ? 1 : 0;
     rec.dispatch(Kernel::topk_segment, spec_constants(segment_spec), groups,
                  TopKSegmentPush{t.keys, t.offsets, out_offsets, t.keys_out, positions, segments,
                                  k, groups});
     rec.compute_barrier();
+    if (sorted) {
+      if (spec_.value_words && t.values && t.values_out)
+        record_gather(rec, t.values, t.values_out, positions, out_offsets + t.segments * 4,
+                      t.results);
+      return;
+    }
     SegmentedTargets s;
     s.keys = t.keys_out;
     s.values = positions;
