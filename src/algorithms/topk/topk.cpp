@@ -25,6 +25,7 @@
 #include "primitives/scan.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace gpusort {
@@ -47,21 +48,42 @@ static_assert(TOPK_BINS % long_segment_workgroup == 0);
 static_assert(workgroup % 32 == 0 && long_segment_workgroup % 32 == 0 &&
               long_segment_workgroup <= 32 * 32);
 
-// The largest k that topk_segment sorts itself (ranking each result among the others in shared
-// memory) instead of the segmented sort after it; it is also bounded by the workgroup's width
-// and by what the select's histogram memory holds. GPUSORT_TOPK_SEGMENT_SORT=K lowers it (0: the
-// segmented sort always), for measuring one way beside the other.
-uint64_t segment_sort_limit() {
-  static const uint64_t limit = [] {
-    const char* env = std::getenv("GPUSORT_TOPK_SEGMENT_SORT");
-    if (!env || !*env) return ~uint64_t(0);
-    try {
-      return uint64_t(std::stoull(env));
-    } catch (const std::exception&) {
-      throw Error(std::string("GPUSORT_TOPK_SEGMENT_SORT: not a count: ") + env);
-    }
+// topk_segment's knobs, read once from the environment (for sweeping them on a device; unset:
+// the defaults):
+//   GPUSORT_TOPK_SEGMENT_SORT=K   the largest k that topk_segment sorts itself (ranking each
+//                                 result among the others in shared memory) instead of the
+//                                 segmented sort after it; also bounded by the workgroup's width
+//                                 and what the select's histogram memory holds (0: the segmented
+//                                 sort always);
+//   GPUSORT_TOPK_SEGMENT_READS=R  keys an invocation loads at once in a read of a whole segment,
+//                                 1 to 16 (default 4 in 256-wide workgroups, 8 in 1024-wide ones).
+struct SegmentKnobs {
+  uint64_t sort_limit = ~uint64_t(0);
+  uint32_t reads = 0;  // 0: the default
+};
+const SegmentKnobs& segment_knobs() {
+  static const SegmentKnobs knobs = [] {
+    auto count = [](const char* name, uint64_t unset, uint64_t low, uint64_t high) {
+      const char* env = std::getenv(name);
+      if (!env || !*env) return unset;
+      size_t used = 0;
+      uint64_t v = 0;
+      try {
+        v = std::stoull(env, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != std::strlen(env) || v < low || v > high)
+        throw Error(std::string(name) + ": not a count in [" + std::to_string(low) + ", " +
+                    std::to_string(high) + "]: " + env);
+      return v;
+    };
+    SegmentKnobs k;
+    k.sort_limit = count("GPUSORT_TOPK_SEGMENT_SORT", ~uint64_t(0), 0, ~uint64_t(0));
+    k.reads = uint32_t(count("GPUSORT_TOPK_SEGMENT_READS", 0, 1, 16));
+    return k;
   }();
-  return limit;
+  return knobs;
 }
 
 class RadixSelectTopK final : public TopK {
@@ -190,14 +212,17 @@ class RadixSelectTopK final : public TopK {
     rec.compute_barrier();
     const uint32_t groups = uint32_t(std::min<uint64_t>(t.segments, max_segment_groups));
     // Long segments (2^16 keys and more on average) are few: wider workgroups read each faster.
-    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1, 0};
-    if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup)
+    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1, 0, 4};
+    if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup) {
       segment_spec.key.key.workgroup = long_segment_workgroup;
+      segment_spec.reads = 8;  // few workgroups, one a row: more loads in flight each
+    }
+    if (segment_knobs().reads) segment_spec.reads = segment_knobs().reads;
     segment_spec.cached_keys = segment_cache_keys(segment_spec.key.key.workgroup);
     // Up to the workgroup's width (one result an invocation) and what the histogram's memory holds
     // (a position and the key's words each), the kernel sorts the results itself.
     const bool sorted = k <= segment_spec.key.key.workgroup &&
-                        k <= TOPK_BINS / (spec_.key_words + 1) && k <= segment_sort_limit();
+                        k <= TOPK_BINS / (spec_.key_words + 1) && k <= segment_knobs().sort_limit;
     segment_spec.sorted = sorted ? 1 : 0;
     rec.dispatch(Kernel::topk_segment, spec_constants(segment_spec), groups,
                  TopKSegmentPush{t.keys, t.offsets, out_offsets, t.keys_out, positions, segments,

@@ -21,14 +21,14 @@
 layout(constant_id = TOPK_SEGMENT_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
 layout(constant_id = TOPK_SEGMENT_ID_CACHED_KEYS) const uint CACHED_KEYS = 1;
 layout(constant_id = TOPK_SEGMENT_ID_SORTED) const uint SORTED = 0;
+// Keys each invocation loads before using them in the reads of the whole segment.
+layout(constant_id = TOPK_SEGMENT_ID_READS) const uint READS = 4;
 
 #define PUSH_TOPK_SEGMENT
 #include "push.h"
 
 // Keys per invocation in a chunk of the ordered listing read (16 at most: flags in 16-bit halves).
 const uint LIST_ITEMS = 8;
-// Keys each invocation loads before using them in the per-digit reads.
-const uint READS = 4;
 shared uint histogram[TOPK_BINS];
 // SORTED: after the last digit the histogram holds the results: positions, then the keys' low
 // words, then (64-bit keys) their high words.
@@ -176,13 +176,21 @@ void main() {
         listed_below = before;
         listed = before + bucket;
         if (SORTED != 0) {  // any order: shared counters
-          for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x) {
-            const uint64_t key = select_key(keys_address, i);
-            if (candidate(key, prefix, above)) {
-              count_digit(key, digit);
-              cached[listed_below + atomicAdd(list_in_count, 1u)].x = i;
-            } else if ((key >> above) < (prefix >> above)) {
-              cached[atomicAdd(list_below_count, 1u)].x = i;
+          for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+            uint64_t read[READS];  // the loads first: READS in flight
+            for (uint u = 0; u < READS; ++u) {
+              const uint i = first + u * gl_WorkGroupSize.x;
+              read[u] = i < end ? select_key(keys_address, i) : 0ul;
+            }
+            for (uint u = 0; u < READS; ++u) {
+              const uint i = first + u * gl_WorkGroupSize.x;
+              if (i >= end) break;
+              if (candidate(read[u], prefix, above)) {
+                count_digit(read[u], digit);
+                cached[listed_below + atomicAdd(list_in_count, 1u)].x = i;
+              } else if ((read[u] >> above) < (prefix >> above)) {
+                cached[atomicAdd(list_below_count, 1u)].x = i;
+              }
             }
           }
         } else {
@@ -248,9 +256,18 @@ void main() {
           gather_result(i, select_key(keys_address, i), kth, every_equal);
         }
       } else {
-        for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x)
-          gather_result(i, cache ? packUint2x32(cached[i - begin]) : select_key(keys_address, i),
-                        kth, every_equal);
+        for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+          uint64_t read[READS];  // the loads first: READS in flight
+          for (uint u = 0; u < READS; ++u) {
+            const uint i = first + u * gl_WorkGroupSize.x;
+            read[u] = i >= end ? 0ul
+                      : cache  ? packUint2x32(cached[i - begin])
+                               : select_key(keys_address, i);
+          }
+          for (uint u = 0; u < READS; ++u)
+            if (first + u * gl_WorkGroupSize.x < end)
+              gather_result(first + u * gl_WorkGroupSize.x, read[u], kth, every_equal);
+        }
       }
       if (!every_equal) {
         // The first `need` keys equal to the k-th, by position, after the `before` below it.
