@@ -72,10 +72,12 @@ uint64_t load(const std::vector<char>& bytes, uint32_t width, uint64_t i) {
   return v;
 }
 
-::testing::AssertionResult check_topk(const TopKCase& c) {
+// `given`: the keys' bits (c.distribution ignored), else drawn from c.distribution.
+::testing::AssertionResult check_topk(const TopKCase& c,
+                                      const std::vector<uint64_t>* given = nullptr) {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const auto bits = make_key_bits(c.key, c.n, c.distribution, rng);
+  const auto bits = given ? *given : make_key_bits(c.key, c.n, c.distribution, rng);
   const uint32_t kb = key_bytes(c.key);
   std::vector<char> keys(c.n * kb), values(c.n * c.value_bytes);
   for (uint64_t i = 0; i < c.n; ++i) {
@@ -159,6 +161,37 @@ TEST(TopK, LargeK) {
   // More tiles than the histogram passes' workgroups: each takes several.
   EXPECT_TRUE(check_topk({.key = KeyType::f32, .index_bytes = 4, .largest = true, .n = 700001,
                           .k = 1000, .distribution = Distribution::low_entropy}));
+}
+
+// Keys piled into the first digit's buckets (floats in [0.5, 1): a quarter of f32 keys, all of
+// f64 keys share the largest's first digit) overflow the candidate list (n / 8 + 1024) at the
+// first digit: a later pass lists the candidates (the second for f32, whose count then reads only
+// them; for f64 the passes after it too). Ties at the k-th key and NaNs among them.
+TEST(TopK, ListedAfterTheFirstDigit) {
+  std::mt19937_64 rng(fresh_seed());
+  const uint64_t n = 50000;
+  for (KeyType key : {KeyType::f32, KeyType::f64}) {
+    std::vector<uint64_t> bits(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const double x = 0.5 + double(rng() >> 11) * 0x1p-54;  // in [0.5, 1)
+      bits[i] = key == KeyType::f32 ? std::bit_cast<uint32_t>(float(x)) : std::bit_cast<uint64_t>(x);
+    }
+    for (bool largest : {true, false})
+      for (uint64_t k : {uint64_t(1), uint64_t(1000), uint64_t(20000)})
+        EXPECT_TRUE(check_topk({.key = key, .value_bytes = 4, .index_bytes = 4, .largest = largest,
+                                .n = n, .k = k},
+                               &bits));
+    // Few distinct values (ties at the k-th key), one in 64 a NaN.
+    std::vector<uint64_t> ties = bits;
+    for (uint64_t i = 0; i < n; ++i) {
+      ties[i] = bits[i % 97];
+      if (i % 64 == 5)
+        ties[i] = key == KeyType::f32 ? 0x7fc00000u : 0x7ff8000000000000ull;
+    }
+    for (bool largest : {true, false})
+      EXPECT_TRUE(check_topk({.key = key, .index_bytes = 4, .largest = largest, .n = n, .k = 3000},
+                             &ties));
+  }
 }
 
 TEST(TopK, Bits) {
