@@ -150,8 +150,17 @@ void main() {
     const uint out_at = U32Array(out_offsets_address).v[s];
     const bool cache = end - begin <= CACHED_KEYS;  // uniform
     if (cache) {
-      for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x)
-        cached[i - begin] = unpackUint2x32(select_key(keys_address, i));
+      for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+        uint64_t read[READS];  // the loads first: READS in flight
+        for (uint u = 0; u < READS; ++u) {
+          const uint i = first + u * gl_WorkGroupSize.x;
+          read[u] = i < end ? select_key(keys_address, i) : 0ul;
+        }
+        for (uint u = 0; u < READS; ++u) {
+          const uint i = first + u * gl_WorkGroupSize.x;
+          if (i < end) cached[i - begin] = unpackUint2x32(read[u]);
+        }
+      }
       barrier();
     }
     uint64_t prefix = 0;
