@@ -44,7 +44,7 @@ constexpr uint64_t max_segment_groups = uint64_t(1) << 20;  // topk_segment: gri
 constexpr uint64_t long_segment = uint64_t(1) << 16;
 constexpr uint32_t long_segment_workgroup = 1024;  // divides TOPK_BINS (topk_segment's select)
 static_assert(TOPK_BINS % long_segment_workgroup == 0);
-// topk_segment's scan: groups of 32 invocations, at most 32 groups.
+// topk_scan.glsl: groups of 32 invocations, at most 32 groups.
 static_assert(workgroup % 32 == 0 && long_segment_workgroup % 32 == 0 &&
               long_segment_workgroup <= 32 * 32);
 

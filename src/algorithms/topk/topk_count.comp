@@ -13,9 +13,7 @@
 #include "push.h"
 
 shared uint less_count, equal_count;
-#define SCAN_T uint
-shared SCAN_T scan_tree[gl_WorkGroupSize.x];
-#include "scan.glsl"
+#include "topk_scan.glsl"
 #include "topk_select.glsl"
 
 void main() {

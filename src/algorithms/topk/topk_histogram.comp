@@ -14,9 +14,7 @@
 #include "push.h"
 
 shared uint histogram[TOPK_BINS];
-#define SCAN_T uint
-shared SCAN_T scan_tree[gl_WorkGroupSize.x];
-#include "scan.glsl"
+#include "topk_scan.glsl"
 #include "topk_select.glsl"
 shared uint tile_below, tile_listed, list_base;
 

@@ -40,36 +40,7 @@ shared uint64_t selected_prefix;
 shared uint selected_before, selected_remaining, selected_bucket;
 shared uint list_below_count, list_in_count, result_count;
 
-// The workgroup's exclusive scan of one value per invocation in three barriers (the Blelloch scan
-// of scan.glsl takes 2 log2(width) + 4): groups of SCAN_GROUP invocations are summed by one
-// invocation each, then each invocation adds the groups before its own and its group's
-// invocations before it. The workgroup width is a multiple of SCAN_GROUP, at most 32 of them.
-const uint SCAN_GROUP = 32;
-shared uint scan_values[gl_WorkGroupSize.x];
-shared uint scan_groups[32];
-uint workgroup_exclusive_scan(uint value, out uint total) {
-  const uint t = gl_LocalInvocationID.x, groups = gl_WorkGroupSize.x / SCAN_GROUP;
-  scan_values[t] = value;
-  barrier();
-  if (t < groups) {
-    uint sum = 0;
-    for (uint j = 0; j < SCAN_GROUP; ++j)  // rotated: the group sums read distinct banks
-      sum += scan_values[t * SCAN_GROUP + ((j + t) & (SCAN_GROUP - 1))];
-    scan_groups[t] = sum;
-  }
-  barrier();
-  const uint g = t / SCAN_GROUP;
-  uint prefix = 0, sum = 0;
-  for (uint j = 0; j < groups; ++j) {
-    const uint x = scan_groups[j];
-    if (j < g) prefix += x;
-    sum += x;
-  }
-  for (uint j = g * SCAN_GROUP; j < t; ++j) prefix += scan_values[j];
-  total = sum;
-  barrier();  // read before the next scan writes them
-  return prefix;
-}
+#include "topk_scan.glsl"
 
 uint offset_at(uint s) {
   if (OFFSET_WORDS == 1) return U32Array(offsets_address).v[s];

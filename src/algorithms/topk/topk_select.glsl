@@ -6,7 +6,7 @@
 // q are the prefix selected by then: the bucket of pass q - 1) fit `capacity` entries, and
 // `listed`, their count (all ones where none fits up to passes_done, or for k = 0); pass q lists
 // them and the passes after it read only them. Every invocation of the workgroup calls it
-// (barriers); include after scan.glsl with SCAN_T uint and a workgroup size that divides TOPK_BINS.
+// (barriers); include after topk_scan.glsl, with a workgroup size that divides TOPK_BINS.
 shared uint64_t selected_prefix;
 shared uint selected_before, selected_remaining, selected_bucket;
 
