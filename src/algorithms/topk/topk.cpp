@@ -66,14 +66,15 @@ const SegmentKnobs& segment_knobs() {
     auto count = [](const char* name, uint64_t unset, uint64_t low, uint64_t high) {
       const char* env = std::getenv(name);
       if (!env || !*env) return unset;
-      size_t used = 0;
+      bool digits = std::strlen(env) <= 20;
+      for (const char* c = env; *c; ++c) digits = digits && *c >= '0' && *c <= '9';
       uint64_t v = 0;
       try {
-        v = std::stoull(env, &used);
+        if (digits) v = std::stoull(env);
       } catch (const std::exception&) {
-        used = 0;
+        digits = false;  // past 2^64 - 1
       }
-      if (used != std::strlen(env) || v < low || v > high)
+      if (!digits || v < low || v > high)
         throw Error(std::string(name) + ": not a count in [" + std::to_string(low) + ", " +
                     std::to_string(high) + "]: " + env);
       return v;
