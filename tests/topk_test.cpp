@@ -4,6 +4,7 @@
 // and with a GPU-side count; the refusals. Each output is compared in full against the first k
 // of std::stable_sort under the same order (the reference).
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <numeric>
 #include <sstream>
@@ -71,10 +72,12 @@ uint64_t load(const std::vector<char>& bytes, uint32_t width, uint64_t i) {
   return v;
 }
 
-::testing::AssertionResult check_topk(const TopKCase& c) {
+// `given`: the keys' bits (c.distribution ignored), else drawn from c.distribution.
+::testing::AssertionResult check_topk(const TopKCase& c,
+                                      const std::vector<uint64_t>* given = nullptr) {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const auto bits = make_key_bits(c.key, c.n, c.distribution, rng);
+  const auto bits = given ? *given : make_key_bits(c.key, c.n, c.distribution, rng);
   const uint32_t kb = key_bytes(c.key);
   std::vector<char> keys(c.n * kb), values(c.n * c.value_bytes);
   for (uint64_t i = 0; i < c.n; ++i) {
@@ -160,6 +163,37 @@ TEST(TopK, LargeK) {
                           .k = 1000, .distribution = Distribution::low_entropy}));
 }
 
+// Keys piled into the first digit's buckets (floats in [0.5, 1): a quarter of f32 keys, all of
+// f64 keys share the largest's first digit) overflow the candidate list (n / 8 + 1024) at the
+// first digit: a later pass lists the candidates (the second for f32, whose count then reads only
+// them; for f64 the passes after it too). Ties at the k-th key and NaNs among them.
+TEST(TopK, ListedAfterTheFirstDigit) {
+  std::mt19937_64 rng(fresh_seed());
+  const uint64_t n = 50000;
+  for (KeyType key : {KeyType::f32, KeyType::f64}) {
+    std::vector<uint64_t> bits(n);
+    for (uint64_t i = 0; i < n; ++i) {
+      const double x = 0.5 + double(rng() >> 11) * 0x1p-54;  // in [0.5, 1)
+      bits[i] = key == KeyType::f32 ? std::bit_cast<uint32_t>(float(x)) : std::bit_cast<uint64_t>(x);
+    }
+    for (bool largest : {true, false})
+      for (uint64_t k : {uint64_t(1), uint64_t(1000), uint64_t(20000)})
+        EXPECT_TRUE(check_topk({.key = key, .value_bytes = 4, .index_bytes = 4, .largest = largest,
+                                .n = n, .k = k},
+                               &bits));
+    // Few distinct values (ties at the k-th key), one in 64 a NaN.
+    std::vector<uint64_t> ties = bits;
+    for (uint64_t i = 0; i < n; ++i) {
+      ties[i] = bits[i % 97];
+      if (i % 64 == 5)
+        ties[i] = key == KeyType::f32 ? 0x7fc00000u : 0x7ff8000000000000ull;
+    }
+    for (bool largest : {true, false})
+      EXPECT_TRUE(check_topk({.key = key, .index_bytes = 4, .largest = largest, .n = n, .k = 3000},
+                             &ties));
+  }
+}
+
 TEST(TopK, Bits) {
   for (auto [key, begin, end] : {std::tuple{KeyType::u32, 0u, 8u}, std::tuple{KeyType::u32, 4u, 13u},
                                  std::tuple{KeyType::f32, 16u, 32u}, std::tuple{KeyType::u64, 20u, 50u},
@@ -215,11 +249,10 @@ TEST(TopK, Refusals) {
 }
 
 // Every segment's results against the first k of its stable sort.
-void check_segments(KeyType key, bool largest, uint64_t k, const std::vector<uint64_t>& offsets,
-                    Distribution d, std::mt19937_64& rng, uint32_t index_bytes = 4,
-                    uint32_t begin_bit = 0, uint32_t end_bit = 0) {
+void check_segment_bits(KeyType key, bool largest, uint64_t k, const std::vector<uint64_t>& offsets,
+                        const std::vector<uint64_t>& bits, uint32_t index_bytes = 4,
+                        uint32_t begin_bit = 0, uint32_t end_bit = 0) {
   const uint64_t n = offsets.back();
-  const auto bits = make_key_bits(key, n, d, rng);
   const uint32_t kb = key_bytes(key);
   std::vector<char> keys(n * kb), values(n * 8);
   for (uint64_t i = 0; i < n; ++i) {
@@ -248,6 +281,12 @@ void check_segments(KeyType key, bool largest, uint64_t k, const std::vector<uin
   ASSERT_EQ(at, total);
   EXPECT_TRUE(no_new_validation_messages());
 }
+void check_segments(KeyType key, bool largest, uint64_t k, const std::vector<uint64_t>& offsets,
+                    Distribution d, std::mt19937_64& rng, uint32_t index_bytes = 4,
+                    uint32_t begin_bit = 0, uint32_t end_bit = 0) {
+  check_segment_bits(key, largest, k, offsets, make_key_bits(key, offsets.back(), d, rng),
+                     index_bytes, begin_bit, end_bit);
+}
 
 TEST(TopK, Segments) {
   std::mt19937_64 rng(fresh_seed());
@@ -269,6 +308,43 @@ TEST(TopK, Segments) {
   // memory after the first digit (spread keys), or read per digit (few distinct keys).
   check_segments(KeyType::f32, true, 1500, {0, 70000, 140001}, Distribution::few_unique, rng);
   check_segments(KeyType::i32, false, 100, {0, 70000, 140001}, Distribution::uniform, rng);
+}
+
+// topk_segment sorts the results itself for k up to its workgroup's width (256; 1024 for rows of
+// 2^16 keys and more on average) and what its histogram's memory holds (1024 results of 32-bit
+// keys, 682 of 64-bit ones); beyond, the segmented sort does. The k on both sides of each bound,
+// cached rows (all in shared memory), rows listed after the first digit or a later one, rows read
+// whole per digit, ties at the k-th key (all equal, few distinct) and NaN-laden rows.
+TEST(TopK, SegmentsSortedInTheWorkgroup) {
+  std::mt19937_64 rng(fresh_seed());
+  auto rows = [](uint64_t count, uint64_t length) {
+    std::vector<uint64_t> offsets{0};
+    while (offsets.size() <= count) offsets.push_back(offsets.back() + length);
+    return offsets;
+  };
+  // Short rows (cached), k around the 256-wide workgroup, every distribution.
+  for (Distribution d : all_distributions())
+    for (uint64_t k : {uint64_t(1), uint64_t(32), uint64_t(256), uint64_t(257)})
+      check_segments(KeyType::f32, true, k, rows(5, 700), d, rng);
+  check_segments(KeyType::f64, false, 256, rows(5, 600), Distribution::few_unique, rng, 8);
+  // Rows longer than the cache: listed, or read per digit where keys pile up.
+  for (Distribution d : {Distribution::uniform, Distribution::all_equal, Distribution::few_unique,
+                         Distribution::special_floats})
+    check_segments(KeyType::f32, false, 64, rows(3, 9000), d, rng);
+  // f32 keys uniform in [0, 1) (the benchmark's): an eighth of a row shares the first digit of the
+  // largest, so a row of 2^15 keys is listed after the second digit.
+  {
+    const std::vector<uint64_t> offsets = rows(2, uint64_t(1) << 15);
+    std::vector<uint64_t> bits(offsets.back());
+    for (auto& b : bits) b = std::bit_cast<uint32_t>(float(rng() >> 40) * 0x1p-24f);
+    for (uint64_t k : {uint64_t(1), uint64_t(100), uint64_t(256), uint64_t(300)})
+      check_segment_bits(KeyType::f32, true, k, offsets, bits);
+  }
+  // Long rows (1024-wide workgroups): k around 1024 for 32-bit keys, around 682 for 64-bit ones.
+  for (uint64_t k : {uint64_t(1024), uint64_t(1025)})
+    check_segments(KeyType::u32, false, k, rows(1, 1 << 16), Distribution::uniform, rng);
+  check_segments(KeyType::u32, false, 1024, rows(1, 1 << 16), Distribution::all_equal, rng);
+  check_segments(KeyType::u64, true, 682, rows(1, 1 << 16), Distribution::few_unique, rng);
 }
 
 // ---- Engine face: TopKSelector on device buffers, outputs poisoned ----

@@ -18,11 +18,15 @@
 // topk_gather: 32-bit words per value (1 or 2), after the workgroup.
 #define TOPK_GATHER_ID_WORDS 1
 
-// topk_segment: the offsets' 32-bit words (1: u32, 2: u64) and how many keys of a segment it keeps
-// in shared memory, after the key kernels' constants; topk_segment_sizes: the offsets' words, after
-// the workgroup.
+// topk_segment: the offsets' 32-bit words (1: u32, 2: u64), how many keys of a segment it keeps
+// in shared memory and whether it sorts the results itself (1) or leaves them in input order for
+// the segmented sort (0), and how many keys an invocation loads at once in a read of the whole
+// segment, after the key kernels' constants; topk_segment_sizes: the offsets'
+// words, after the workgroup.
 #define TOPK_SEGMENT_ID_OFFSET_WORDS 8
 #define TOPK_SEGMENT_ID_CACHED_KEYS 9
+#define TOPK_SEGMENT_ID_SORTED 10
+#define TOPK_SEGMENT_ID_READS 11
 #define TOPK_SEGMENT_SIZES_ID_OFFSET_WORDS 1
 
 // The radix select's widest digit and the most passes it takes (a 64-bit key in 11-bit digits).
@@ -55,10 +59,14 @@ struct TopKSegmentSpec {
   TopKKeySpec key;
   uint32_t offset_words;
   uint32_t cached_keys;  // at least 1
+  uint32_t sorted;       // k at most the workgroup and TOPK_BINS / (key words + 1)
+  uint32_t reads;        // at least 1
 };
 GPUSORT_SPEC_AT(TopKSegmentSpec, offset_words, TOPK_SEGMENT_ID_OFFSET_WORDS);
 GPUSORT_SPEC_AT(TopKSegmentSpec, cached_keys, TOPK_SEGMENT_ID_CACHED_KEYS);
-static_assert(sizeof(TopKSegmentSpec) == 4 * (TOPK_SEGMENT_ID_CACHED_KEYS + 1));
+GPUSORT_SPEC_AT(TopKSegmentSpec, sorted, TOPK_SEGMENT_ID_SORTED);
+GPUSORT_SPEC_AT(TopKSegmentSpec, reads, TOPK_SEGMENT_ID_READS);
+static_assert(sizeof(TopKSegmentSpec) == 4 * (TOPK_SEGMENT_ID_READS + 1));
 
 struct TopKSegmentSizesSpec {
   uint32_t workgroup, offset_words;

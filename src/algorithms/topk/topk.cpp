@@ -15,13 +15,18 @@
 //                   equal ones already follow them in position order
 //   topk_gather     the values, by position
 // Per segment (record_segments): topk_segment_sizes and a scan place each segment's results;
-// topk_segment selects and compacts each segment in one workgroup; the segmented sort sorts each
-// segment's results; topk_gather.
+// topk_segment selects and compacts each segment in one workgroup, and for k up to the
+// workgroup's width also sorts them; else the segmented sort sorts each segment's results;
+// topk_gather.
 #include "algorithms/topk/topk.hpp"
 
 #include "algorithms/topk/constants.h"
 #include "algorithms/topk/push.h"
 #include "primitives/scan.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace gpusort {
 
@@ -39,6 +44,48 @@ constexpr uint64_t max_segment_groups = uint64_t(1) << 20;  // topk_segment: gri
 constexpr uint64_t long_segment = uint64_t(1) << 16;
 constexpr uint32_t long_segment_workgroup = 1024;  // divides TOPK_BINS (topk_segment's select)
 static_assert(TOPK_BINS % long_segment_workgroup == 0);
+// topk_scan.glsl: groups of 32 invocations, at most 32 groups.
+static_assert(workgroup % 32 == 0 && long_segment_workgroup % 32 == 0 &&
+              long_segment_workgroup <= 32 * 32);
+
+// topk_segment's knobs, read once from the environment (for sweeping them on a device; unset:
+// the defaults):
+//   GPUSORT_TOPK_SEGMENT_SORT=K   the largest k that topk_segment sorts itself (ranking each
+//                                 result among the others in shared memory) instead of the
+//                                 segmented sort after it; also bounded by the workgroup's width
+//                                 and what the select's histogram memory holds (0: the segmented
+//                                 sort always);
+//   GPUSORT_TOPK_SEGMENT_READS=R  keys an invocation loads at once in a read of a whole segment,
+//                                 1 to 16 (default 4 in 256-wide workgroups, 8 in 1024-wide ones).
+struct SegmentKnobs {
+  uint64_t sort_limit = ~uint64_t(0);
+  uint32_t reads = 0;  // 0: the default
+};
+const SegmentKnobs& segment_knobs() {
+  static const SegmentKnobs knobs = [] {
+    auto count = [](const char* name, uint64_t unset, uint64_t low, uint64_t high) {
+      const char* env = std::getenv(name);
+      if (!env || !*env) return unset;
+      bool digits = std::strlen(env) <= 20;
+      for (const char* c = env; *c; ++c) digits = digits && *c >= '0' && *c <= '9';
+      uint64_t v = 0;
+      try {
+        if (digits) v = std::stoull(env);
+      } catch (const std::exception&) {
+        digits = false;  // past 2^64 - 1
+      }
+      if (!digits || v < low || v > high)
+        throw Error(std::string(name) + ": not a count in [" + std::to_string(low) + ", " +
+                    std::to_string(high) + "]: " + env);
+      return v;
+    };
+    SegmentKnobs k;
+    k.sort_limit = count("GPUSORT_TOPK_SEGMENT_SORT", ~uint64_t(0), 0, ~uint64_t(0));
+    k.reads = uint32_t(count("GPUSORT_TOPK_SEGMENT_READS", 0, 1, 16));
+    return k;
+  }();
+  return knobs;
+}
 
 class RadixSelectTopK final : public TopK {
  public:
@@ -97,7 +144,7 @@ class RadixSelectTopK final : public TopK {
   // of two (1: none).
   uint32_t segment_cache_keys(uint32_t workgroup_size) const {
     const int64_t left = int64_t(ctx_.info.shared_memory_bytes) - TOPK_BINS * 4 -
-                         int64_t(workgroup_size) * 4 - 256;
+                         int64_t(workgroup_size) * 4 - 512;
     uint32_t keys = 1;
     while (int64_t(keys) * 2 * 8 <= left && keys < (1u << 14)) keys *= 2;
     return keys;
@@ -166,14 +213,28 @@ class RadixSelectTopK final : public TopK {
     rec.compute_barrier();
     const uint32_t groups = uint32_t(std::min<uint64_t>(t.segments, max_segment_groups));
     // Long segments (2^16 keys and more on average) are few: wider workgroups read each faster.
-    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1};
-    if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup)
+    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1, 0, 4};
+    if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup) {
       segment_spec.key.key.workgroup = long_segment_workgroup;
+      segment_spec.reads = 8;  // few workgroups, one a row: more loads in flight each
+    }
+    if (segment_knobs().reads) segment_spec.reads = segment_knobs().reads;
     segment_spec.cached_keys = segment_cache_keys(segment_spec.key.key.workgroup);
+    // Up to the workgroup's width (one result an invocation) and what the histogram's memory holds
+    // (a position and the key's words each), the kernel sorts the results itself.
+    const bool sorted = k <= segment_spec.key.key.workgroup &&
+                        k <= TOPK_BINS / (spec_.key_words + 1) && k <= segment_knobs().sort_limit;
+    segment_spec.sorted = sorted ? 1 : 0;
     rec.dispatch(Kernel::topk_segment, spec_constants(segment_spec), groups,
                  TopKSegmentPush{t.keys, t.offsets, out_offsets, t.keys_out, positions, segments,
                                  k, groups});
     rec.compute_barrier();
+    if (sorted) {
+      if (spec_.value_words && t.values && t.values_out)
+        record_gather(rec, t.values, t.values_out, positions, out_offsets + t.segments * 4,
+                      t.results);
+      return;
+    }
     SegmentedTargets s;
     s.keys = t.keys_out;
     s.values = positions;

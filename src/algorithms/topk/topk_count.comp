@@ -3,8 +3,8 @@
 // the keys below it and how many equal ones the result takes in the state block); then per tile,
 // how many keys lie before the k-th key and how many equal it (u64: low word, high word), for the
 // scan that gives each tile its place. Every tile up to the maximum writes (0 past the count), so
-// the scan reads no stale counts. Where pass 1 listed the first digit's candidates, their tiles'
-// counts are pass 1's plus what the listed keys add (no read of the other keys).
+// the scan reads no stale counts. Where a pass listed its candidates, the tiles' counts are that
+// pass's plus what the listed keys add (no read of the other keys).
 #extension GL_EXT_shader_atomic_int64 : require
 #include "common.glsl"
 #include "topk_common.glsl"
@@ -13,9 +13,7 @@
 #include "push.h"
 
 shared uint less_count, equal_count;
-#define SCAN_T uint
-shared SCAN_T scan_tree[gl_WorkGroupSize.x];
-#include "scan.glsl"
+#include "topk_scan.glsl"
 #include "topk_select.glsl"
 
 void main() {
@@ -26,17 +24,17 @@ void main() {
   const uint tile = gl_WorkGroupSize.x * ITEMS;
   // The last pass's select: the k-th key. Workgroup 0 keeps it for the write and the sort.
   uint64_t kth;
-  uint before, need, listed;
-  select_digits(state_address, topk_passes(), kth, before, need, listed);
+  uint before, need, list_pass, listed;
+  select_digits(state_address, topk_passes(), capacity, kth, before, need, list_pass, listed);
   if (group == 0 && t == 0) {
     U64Array(state_address).v[TOPK_STATE_PREFIX / 2] = kth;
     U32Array(state_address).v[TOPK_STATE_BEFORE] = before;
     U32Array(state_address).v[TOPK_STATE_REMAINING] = need;
     U32Array(state_address).v[TOPK_STATE_NEED_EQUAL] = need;
   }
-  if (topk_passes() >= 2 && listed <= capacity) {  // uniform
-    // Pass 1 counted each tile's keys below the first digit's bucket and listed the rest of the
-    // candidates: only they are read, each added to its tile.
+  if (list_pass < topk_passes()) {  // uniform
+    // The listing pass counted each tile's keys below its prefix and listed its candidates: only
+    // they are read, each added to its tile.
     for (uint c = group * gl_WorkGroupSize.x + t; c < listed; c += group_count * gl_WorkGroupSize.x) {
       const uint i = U32Array(candidates_address).v[c];
       const uint64_t key = select_key(keys_address, i);

@@ -2,9 +2,10 @@
 // Top-k, the radix select's pass p: each workgroup selects the prefix of the passes before (from
 // their histograms: topk_select.glsl), then histograms digit p of the candidates (the keys whose
 // higher compared bits equal that prefix), in shared memory, and adds its counts to pass p's
-// histogram. The candidate list: pass 1 (a read of every key) lists the positions of the first
-// digit's candidates when they fit the list, and writes each tile's count of keys below them
-// (topk_count adds the candidates' own); the later passes then read only the listed keys.
+// histogram. The candidate list: the first pass whose candidates fit the list (pass 1 for spread
+// keys; a later one where keys pile into the first digit's buckets, as f32 keys in [0, 1) do)
+// lists their positions in its read of every key, and writes each tile's count of keys below the
+// prefix (topk_count adds the candidates' own); the later passes then read only the listed keys.
 #extension GL_EXT_shader_atomic_int64 : require
 #include "common.glsl"
 #include "topk_common.glsl"
@@ -13,9 +14,7 @@
 #include "push.h"
 
 shared uint histogram[TOPK_BINS];
-#define SCAN_T uint
-shared SCAN_T scan_tree[gl_WorkGroupSize.x];
-#include "scan.glsl"
+#include "topk_scan.glsl"
 #include "topk_select.glsl"
 shared uint tile_below, tile_listed, list_base;
 
@@ -28,10 +27,10 @@ void main() {
   // Uniform over the workgroup: nothing to select (k = 0).
   if (state_word(state_address, TOPK_STATE_K) == 0) return;
   uint64_t prefix;
-  uint before, remaining, listed;
-  select_digits(state_address, pass, prefix, before, remaining, listed);
-  const bool from_list = pass >= 2 && listed <= capacity;  // uniform
-  const bool listing = pass == 1 && listed <= capacity;
+  uint before, remaining, list_pass, listed;
+  select_digits(state_address, pass, capacity, prefix, before, remaining, list_pass, listed);
+  const bool from_list = list_pass < pass;  // uniform
+  const bool listing = list_pass == pass;
   const uvec2 digit = topk_digit(pass);
   const uint bit = digit.x, bits = digit.y;
   const uint bins = 1u << bits;
@@ -48,10 +47,10 @@ void main() {
   } else {
     // Tiles grid-stride: a workgroup adds many tiles' counts before its one flush, so the global
     // atomics stay about bins x workgroups, not bins x tiles.
-    for (uint index = group; index < (pass == 1 ? tiles : div_ceil(n, tile));
+    for (uint index = group; index < (listing ? tiles : div_ceil(n, tile));
          index += group_count) {  // uniform
       const uint base = index * tile;
-      if (pass == 1) {
+      if (listing) {
         if (t == 0) {
           tile_below = 0;
           tile_listed = 0;
@@ -73,11 +72,11 @@ void main() {
         if (above >= 64 || (key >> above) == (prefix >> above)) {
           atomicAdd(histogram[uint(key >> bit) & mask], 1u);
           if (listing) positions[slots++] = i;
-        } else if (pass == 1 && (key >> above) < (prefix >> above)) {
+        } else if (listing && (key >> above) < (prefix >> above)) {
           ++below;
         }
       }
-      if (pass == 1) {
+      if (listing) {
         uint slot = 0;
         if (below != 0) atomicAdd(tile_below, below);
         if (slots != 0) slot = atomicAdd(tile_listed, slots);

@@ -1,34 +1,46 @@
 #version 460
 // Top-k per segment: one workgroup takes one segment at a time (grid-stride over the segments),
 // the radix select of the whole-array path with the histogram and the select in shared memory,
-// then the stable compaction of its min(k, length) results to its place (out_offsets): the keys
-// before the k-th in input order, then the first keys equal to it. The segmented sort then sorts
-// each segment's results stably. How the segment is read:
+// then the compaction of its min(k, length) results. How the segment is read:
 //  - cached: a segment of up to CACHED_KEYS keys is read once, into shared memory;
-//  - listed: a longer one whose keys below the first digit's bucket and in it fit CACHED_KEYS
-//    entries is read twice: for the first digit, then for a list of their positions in input order
-//    (the same shared memory), from which the later digits and the compaction read;
+//  - listed: a longer one is read in full for the digits until the keys below the selected
+//    prefix and its candidates fit CACHED_KEYS entries; the next read lists their positions (the
+//    same shared memory) and the later digits and the compaction read only the listed keys;
 //  - else once per digit and once by the compaction.
+// The results, two ways:
+//  - SORTED (k at most the workgroup width and what the histogram's memory holds): gathered in
+//    any order into shared memory (the keys below the k-th, and the keys equal to it: all of them
+//    when the result takes every one, else the first ones by position), then each ranked among
+//    the others by (key, position) and written to its place in the segment's output: the first
+//    k of the stable sort, with no sort after;
+//  - else the stable compaction to the segment's place (out_offsets): the keys before the k-th in
+//    input order, then the first keys equal to it; the segmented sort then sorts each segment's
+//    results stably.
 #include "common.glsl"
 #include "topk_common.glsl"
 layout(constant_id = TOPK_SEGMENT_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
 layout(constant_id = TOPK_SEGMENT_ID_CACHED_KEYS) const uint CACHED_KEYS = 1;
+layout(constant_id = TOPK_SEGMENT_ID_SORTED) const uint SORTED = 0;
+// Keys each invocation loads before using them in the reads of the whole segment.
+layout(constant_id = TOPK_SEGMENT_ID_READS) const uint READS = 4;
 
 #define PUSH_TOPK_SEGMENT
 #include "push.h"
 
-// Keys per invocation in a chunk of the listing read (16 at most: flags in 16-bit halves).
+// Keys per invocation in a chunk of the ordered listing read (16 at most: flags in 16-bit halves).
 const uint LIST_ITEMS = 8;
-// Keys each invocation loads before using them in the per-digit reads.
-const uint READS = 4;
 shared uint histogram[TOPK_BINS];
-#define SCAN_T uint
-shared SCAN_T scan_tree[gl_WorkGroupSize.x];
-#include "scan.glsl"
+// SORTED: after the last digit the histogram holds the results: positions, then the keys' low
+// words, then (64-bit keys) their high words.
+const uint RESULT_WORDS = KEY_WORDS + 1;
+const uint RESULTS = TOPK_BINS / RESULT_WORDS;
 // Cached: the segment's keys as the select sees them. Listed: x holds a listed position.
 shared uvec2 cached[CACHED_KEYS];
 shared uint64_t selected_prefix;
 shared uint selected_before, selected_remaining, selected_bucket;
+shared uint list_below_count, list_in_count, result_count;
+
+#include "topk_scan.glsl"
 
 uint offset_at(uint s) {
   if (OFFSET_WORDS == 1) return U32Array(offsets_address).v[s];
@@ -37,6 +49,10 @@ uint offset_at(uint s) {
 
 void clear_histogram() {
   for (uint d = gl_LocalInvocationID.x; d < TOPK_BINS; d += gl_WorkGroupSize.x) histogram[d] = 0;
+  if (gl_LocalInvocationID.x == 0) {
+    list_below_count = 0;
+    list_in_count = 0;
+  }
   barrier();
 }
 
@@ -77,6 +93,24 @@ bool candidate(uint64_t key, uint64_t prefix, uint above) {
   return above >= 64 || (key >> above) == (prefix >> above);
 }
 
+void count_digit(uint64_t key, uvec2 digit) {
+  atomicAdd(histogram[uint(key >> digit.x) & ((1u << digit.y) - 1u)], 1u);
+}
+
+// SORTED: result r of the segment (position i, key as the select sees it).
+void put_result(uint r, uint i, uint64_t key) {
+  histogram[r] = i;
+  const uvec2 words = unpackUint2x32(key);
+  histogram[RESULTS + r] = words.x;
+  if (KEY_WORDS == 2) histogram[2 * RESULTS + r] = words.y;
+}
+uint64_t result_key(uint r) {
+  return packUint2x32(uvec2(histogram[RESULTS + r], KEY_WORDS == 2 ? histogram[2 * RESULTS + r] : 0u));
+}
+void gather_result(uint i, uint64_t key, uint64_t kth, bool every_equal) {
+  if (key < kth || (every_equal && key == kth)) put_result(atomicAdd(result_count, 1u), i, key);
+}
+
 void main() {
   const uint t = gl_LocalInvocationID.x;
   const uint passes = topk_passes();
@@ -87,84 +121,167 @@ void main() {
     const uint out_at = U32Array(out_offsets_address).v[s];
     const bool cache = end - begin <= CACHED_KEYS;  // uniform
     if (cache) {
-      for (uint i = begin + t; i < end; i += gl_WorkGroupSize.x)
-        cached[i - begin] = unpackUint2x32(select_key(keys_address, i));
+      for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+        uint64_t read[READS];  // the loads first: READS in flight
+        for (uint u = 0; u < READS; ++u) {
+          const uint i = first + u * gl_WorkGroupSize.x;
+          read[u] = i < end ? select_key(keys_address, i) : 0ul;
+        }
+        for (uint u = 0; u < READS; ++u) {
+          const uint i = first + u * gl_WorkGroupSize.x;
+          if (i < end) cached[i - begin] = unpackUint2x32(read[u]);
+        }
+      }
       barrier();
     }
     uint64_t prefix = 0;
     uint before = 0, remaining = kept, bucket = 0;
-    // The first digit, from every key.
-    uvec2 digit = topk_digit(0);
-    clear_histogram();
-    for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
-      uint64_t read[READS];  // the loads first: READS in flight
-      for (uint u = 0; u < READS; ++u) {
-        const uint i = first + u * gl_WorkGroupSize.x;
-        read[u] = i >= end ? 0ul
-                  : cache  ? packUint2x32(cached[i - begin])
-                           : select_key(keys_address, i);
-      }
-      for (uint u = 0; u < READS; ++u)
-        if (first + u * gl_WorkGroupSize.x < end)
-          atomicAdd(histogram[uint(read[u] >> digit.x) & ((1u << digit.y) - 1u)], 1u);
-    }
-    select_digit(digit.x, prefix, before, remaining, bucket);
-    const uint listed_below = before, listed = before + bucket;
-    const bool list = !cache && passes >= 2 && listed <= CACHED_KEYS;  // uniform
-    if (list) {
-      // The second read: the positions of the keys below the first digit's bucket and in it, in
-      // input order (cached[0, before) and cached[before, listed)), and the second digit's
-      // histogram of the bucket.
-      digit = topk_digit(1);
+    // Listed: cached[0, listed_below) the keys below the listing's prefix, cached[listed_below,
+    // listed) its candidates; in input order unless SORTED.
+    bool list = false;
+    uint listed_below = 0, listed = 0;
+    for (uint p = 0; p < passes; ++p) {
+      const uvec2 digit = topk_digit(p);
       const uint above = digit.x + digit.y;
       clear_histogram();
-      // Each invocation takes LIST_ITEMS consecutive keys of a chunk (all loaded first), so one
-      // scan of the invocations' counts ranks the chunk in input order.
-      uint below_at = 0, in_at = 0;
-      for (uint chunk = begin; chunk < end; chunk += gl_WorkGroupSize.x * LIST_ITEMS) {
-        const uint first = chunk + t * LIST_ITEMS;
-        uint64_t chunk_keys[LIST_ITEMS];
-        for (uint j = 0; j < LIST_ITEMS; ++j)
-          chunk_keys[j] = first + j < end ? select_key(keys_address, first + j) : 0ul;
-        uint flags = 0;  // bit j: below the first digit's bucket; bit 16 + j: in it
-        for (uint j = 0; j < LIST_ITEMS; ++j) {
-          if (first + j >= end) break;
-          const uint64_t key = chunk_keys[j];
-          if (candidate(key, prefix, above)) {
-            flags |= 0x10000u << j;
-            atomicAdd(histogram[uint(key >> digit.x) & ((1u << digit.y) - 1u)], 1u);
-          } else if ((key >> above) < (prefix >> above)) {
-            flags |= 1u << j;
-          }
-        }
-        const uint mine = bitCount(flags & 0xffffu) | (bitCount(flags >> 16) << 16);
-        uint total;
-        const uint rank = workgroup_exclusive_scan(mine, total);
-        uint below_to = below_at + (rank & 0xffffu), in_to = listed_below + in_at + (rank >> 16);
-        for (uint j = 0; j < LIST_ITEMS && flags != 0; ++j) {
-          if ((flags & (1u << j)) != 0) cached[below_to++].x = first + j;
-          else if ((flags & (0x10000u << j)) != 0) cached[in_to++].x = first + j;
-        }
-        below_at += total & 0xffffu;
-        in_at += total >> 16;
-      }
-      select_digit(digit.x, prefix, before, remaining, bucket);
-      // The later digits from the listed bucket.
-      for (uint p = 2; p < passes; ++p) {
-        digit = topk_digit(p);
-        const uint above_p = digit.x + digit.y;
-        clear_histogram();
+      if (list) {
         for (uint c = listed_below + t; c < listed; c += gl_WorkGroupSize.x) {
           const uint64_t key = select_key(keys_address, cached[c].x);
-          if (candidate(key, prefix, above_p))
-            atomicAdd(histogram[uint(key >> digit.x) & ((1u << digit.y) - 1u)], 1u);
+          if (candidate(key, prefix, above)) count_digit(key, digit);
         }
-        select_digit(digit.x, prefix, before, remaining, bucket);
+      } else if (!cache && p > 0 && before + bucket <= CACHED_KEYS) {  // uniform
+        // The listing read: the positions of the keys below the prefix and of its candidates,
+        // and this digit's histogram of the candidates.
+        list = true;
+        listed_below = before;
+        listed = before + bucket;
+        if (SORTED != 0) {  // any order: shared counters
+          for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+            uint64_t read[READS];  // the loads first: READS in flight
+            for (uint u = 0; u < READS; ++u) {
+              const uint i = first + u * gl_WorkGroupSize.x;
+              read[u] = i < end ? select_key(keys_address, i) : 0ul;
+            }
+            for (uint u = 0; u < READS; ++u) {
+              const uint i = first + u * gl_WorkGroupSize.x;
+              if (i >= end) break;
+              if (candidate(read[u], prefix, above)) {
+                count_digit(read[u], digit);
+                cached[listed_below + atomicAdd(list_in_count, 1u)].x = i;
+              } else if ((read[u] >> above) < (prefix >> above)) {
+                cached[atomicAdd(list_below_count, 1u)].x = i;
+              }
+            }
+          }
+        } else {
+          // Each invocation takes LIST_ITEMS consecutive keys of a chunk (all loaded first), so
+          // one scan of the invocations' counts ranks the chunk in input order.
+          uint below_at = 0, in_at = 0;
+          for (uint chunk = begin; chunk < end; chunk += gl_WorkGroupSize.x * LIST_ITEMS) {
+            const uint first = chunk + t * LIST_ITEMS;
+            uint64_t chunk_keys[LIST_ITEMS];
+            for (uint j = 0; j < LIST_ITEMS; ++j)
+              chunk_keys[j] = first + j < end ? select_key(keys_address, first + j) : 0ul;
+            uint flags = 0;  // bit j: below the prefix; bit 16 + j: a candidate
+            for (uint j = 0; j < LIST_ITEMS; ++j) {
+              if (first + j >= end) break;
+              const uint64_t key = chunk_keys[j];
+              if (candidate(key, prefix, above)) {
+                flags |= 0x10000u << j;
+                count_digit(key, digit);
+              } else if ((key >> above) < (prefix >> above)) {
+                flags |= 1u << j;
+              }
+            }
+            const uint mine = bitCount(flags & 0xffffu) | (bitCount(flags >> 16) << 16);
+            uint total;
+            const uint rank = workgroup_exclusive_scan(mine, total);
+            uint below_to = below_at + (rank & 0xffffu), in_to = listed_below + in_at + (rank >> 16);
+            for (uint j = 0; j < LIST_ITEMS && flags != 0; ++j) {
+              if ((flags & (1u << j)) != 0) cached[below_to++].x = first + j;
+              else if ((flags & (0x10000u << j)) != 0) cached[in_to++].x = first + j;
+            }
+            below_at += total & 0xffffu;
+            in_at += total >> 16;
+          }
+        }
+      } else {
+        // Every key (cached or not).
+        for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+          uint64_t read[READS];  // the loads first: READS in flight
+          for (uint u = 0; u < READS; ++u) {
+            const uint i = first + u * gl_WorkGroupSize.x;
+            read[u] = i >= end ? 0ul
+                      : cache  ? packUint2x32(cached[i - begin])
+                               : select_key(keys_address, i);
+          }
+          for (uint u = 0; u < READS; ++u)
+            if (first + u * gl_WorkGroupSize.x < end && candidate(read[u], prefix, above))
+              count_digit(read[u], digit);
+        }
       }
-      // The compaction from the list: the keys below the first bucket first (all in the result,
-      // in input order), then the bucket's keys before the k-th and the first equal ones.
-      const uint64_t kth = prefix;
-      const uint need = remaining;
+      select_digit(digit.x, prefix, before, remaining, bucket);
+    }
+    // The prefix is the k-th key: `before` keys lie below it, `bucket` equal it, and the result
+    // takes the first `need` of those.
+    const uint64_t kth = prefix;
+    const uint need = remaining;
+    if (SORTED != 0) {
+      const bool every_equal = need == bucket;  // uniform
+      if (t == 0) result_count = 0;
+      barrier();  // the histogram is free (select_digit read it)
+      if (list) {
+        for (uint c = t; c < listed; c += gl_WorkGroupSize.x) {
+          const uint i = cached[c].x;
+          gather_result(i, select_key(keys_address, i), kth, every_equal);
+        }
+      } else {
+        for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+          uint64_t read[READS];  // the loads first: READS in flight
+          for (uint u = 0; u < READS; ++u) {
+            const uint i = first + u * gl_WorkGroupSize.x;
+            read[u] = i >= end ? 0ul
+                      : cache  ? packUint2x32(cached[i - begin])
+                               : select_key(keys_address, i);
+          }
+          for (uint u = 0; u < READS; ++u)
+            if (first + u * gl_WorkGroupSize.x < end)
+              gather_result(first + u * gl_WorkGroupSize.x, read[u], kth, every_equal);
+        }
+      }
+      if (!every_equal) {
+        // The first `need` keys equal to the k-th, by position, after the `before` below it.
+        uint equal_at = 0;
+        for (uint first = begin; first < end && equal_at < need; first += gl_WorkGroupSize.x) {
+          const uint i = first + t;
+          bool equal = false;
+          if (i < end)
+            equal = (cache ? packUint2x32(cached[i - begin]) : select_key(keys_address, i)) == kth;
+          uint total;
+          const uint rank = workgroup_exclusive_scan(equal ? 1u : 0u, total);
+          if (equal && equal_at + rank < need) put_result(before + equal_at + rank, i, kth);
+          equal_at += total;
+        }
+      }
+      barrier();  // every result gathered
+      // Each result's place: the results before it by (key, position).
+      for (uint r = t; r < kept; r += gl_WorkGroupSize.x) {
+        const uint i = histogram[r];
+        const uint64_t key = result_key(r);
+        uint rank = 0;
+        for (uint o = 0; o < kept; ++o) {
+          const uint64_t other = result_key(o);
+          rank += other < key || (other == key && histogram[o] < i) ? 1u : 0u;
+        }
+        store_key(keys_out_address, out_at + rank, load_key(keys_address, i));
+        U32Array(positions_address).v[out_at + rank] = i;
+      }
+      barrier();  // the results and the cached keys are read before the next segment's
+      continue;
+    }
+    if (list) {
+      // The compaction from the list: the keys below the listing's prefix first (all in the
+      // result, in input order), then its candidates before the k-th and the first equal ones.
       for (uint c = t; c < listed_below; c += gl_WorkGroupSize.x) {
         const uint i = cached[c].x;
         store_key(keys_out_address, out_at + c, load_key(keys_address, i));
@@ -194,28 +311,7 @@ void main() {
       barrier();  // the list is read before the next segment's replaces it
       continue;
     }
-    // The later digits from every key (cached or not).
-    for (uint p = 1; p < passes; ++p) {
-      digit = topk_digit(p);
-      const uint above = digit.x + digit.y;
-      clear_histogram();
-      for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
-        uint64_t read[READS];  // the loads first: READS in flight
-        for (uint u = 0; u < READS; ++u) {
-          const uint i = first + u * gl_WorkGroupSize.x;
-          read[u] = i >= end ? 0ul
-                    : cache  ? packUint2x32(cached[i - begin])
-                             : select_key(keys_address, i);
-        }
-        for (uint u = 0; u < READS; ++u)
-          if (first + u * gl_WorkGroupSize.x < end && candidate(read[u], prefix, above))
-            atomicAdd(histogram[uint(read[u] >> digit.x) & ((1u << digit.y) - 1u)], 1u);
-      }
-      select_digit(digit.x, prefix, before, remaining, bucket);
-    }
     // The compaction, in input order, a workgroup's width at a time.
-    const uint64_t kth = prefix;
-    const uint need = remaining;
     uint less_at = 0, equal_at = 0;
     for (uint first = begin; first < end && (less_at < before || equal_at < need);
          first += gl_WorkGroupSize.x) {

@@ -1,20 +1,22 @@
 // The radix select's step, done where it is needed instead of in a dispatch of its own: from the
 // histograms of passes [0, passes_done) (in the state block) and min(k, n), the prefix selected so
 // far, the keys strictly below it (before) and how many of the result its candidates still give
-// (remaining), and how many keys the first digit's selected bucket holds (first_bucket: the
-// candidate list's length; all ones before any pass or for k = 0). Each pass's digit is the one
-// whose bucket holds the remaining-th candidate. Every
-// invocation of the workgroup calls it (barriers); include after scan.glsl with SCAN_T uint and a
-// workgroup size that divides TOPK_BINS.
+// (remaining). Each pass's digit is the one whose bucket holds the remaining-th candidate. The
+// candidate list: list_pass, the first pass q >= 1 whose candidates (the keys whose digits before
+// q are the prefix selected by then: the bucket of pass q - 1) fit `capacity` entries, and
+// `listed`, their count (all ones where none fits up to passes_done, or for k = 0); pass q lists
+// them and the passes after it read only them. Every invocation of the workgroup calls it
+// (barriers); include after topk_scan.glsl, with a workgroup size that divides TOPK_BINS.
 shared uint64_t selected_prefix;
 shared uint selected_before, selected_remaining, selected_bucket;
 
-void select_digits(uint64_t state_address, uint passes_done, out uint64_t prefix, out uint before,
-                   out uint remaining, out uint first_bucket) {
+void select_digits(uint64_t state_address, uint passes_done, uint capacity, out uint64_t prefix,
+                   out uint before, out uint remaining, out uint list_pass, out uint listed) {
   prefix = 0;
   before = 0;
   remaining = state_word(state_address, TOPK_STATE_K);
-  first_bucket = 0xffffffffu;
+  list_pass = 0xffffffffu;
+  listed = 0xffffffffu;
   if (remaining == 0) return;  // uniform: k = 0 selects nothing
   const uint t = gl_LocalInvocationID.x;
   const uint per = TOPK_BINS / gl_WorkGroupSize.x;
@@ -44,7 +46,10 @@ void select_digits(uint64_t state_address, uint passes_done, out uint64_t prefix
     prefix = selected_prefix;
     before = selected_before;
     remaining = selected_remaining;
-    if (p == 0) first_bucket = selected_bucket;
+    if (list_pass == 0xffffffffu && selected_bucket <= capacity) {
+      list_pass = p + 1;
+      listed = selected_bucket;
+    }
     barrier();  // read before the next pass writes them
   }
 }

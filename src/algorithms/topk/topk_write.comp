@@ -11,9 +11,7 @@
 
 // Both counts of an invocation in one scanned word: keys before the k-th (low half), equal to it
 // (high half).
-#define SCAN_T uint
-shared SCAN_T scan_tree[gl_WorkGroupSize.x];
-#include "scan.glsl"
+#include "topk_scan.glsl"
 
 void main() {
   const uint group = linear_workgroup_id();
