@@ -54,10 +54,10 @@ class StreamContext {
 Module& module_for(CUcontext context);
 
 // Launches `function` with one argument (a kernel parameter struct) on `stream`.
-template <class Params>
+template <class... Params>
 void launch(CUfunction function, uint32_t grid, uint32_t block, uint32_t dynamic_shared,
-            CUstream stream, const Params& params) {
-  void* arguments[] = {const_cast<Params*>(&params)};
+            CUstream stream, const Params&... params) {
+  void* arguments[] = {const_cast<void*>(static_cast<const void*>(&params))...};
   check(driver().launch_kernel(function, grid, 1, 1, block, 1, 1, dynamic_shared, stream,
                                arguments, nullptr),
         "cuLaunchKernel");

@@ -26,9 +26,10 @@ inline constexpr uint32_t kHintRuntimeOrder = 4;
 inline constexpr uint32_t kHintMaskWalk = 8;
 inline constexpr uint32_t kHintWholeTile = 16;
 //   kHintFusedVariant    the row also has a fused variant per order (name + order suffix +
-//                        kCudaFusedSuffix) that takes OnesweepPassParams's keys_first,
-//                        values_iota and values_wide: the CUDA face's argsort reads the keys in
-//                        place and makes and widens the positions within its passes.
+//                        kCudaFusedSuffix) that takes OnesweepFusedParams: the CUDA face's argsort
+//                        reads the keys in place and makes and widens the positions within its
+//                        passes (docs/design/cuda-face.md: 1.10x for u64 indices of 64-bit keys
+//                        on 256 x 24; on the 32-bit and the other 64-bit rows it did not pay).
 inline constexpr uint32_t kHintFusedVariant = 32;
 inline constexpr const char* kCudaFusedSuffix = "_fused";
 
@@ -75,19 +76,19 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     // chosen by kCudaFaceTiles.
     {"gpusort_onesweep_pass_k32_w512x20", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
     {"gpusort_onesweep_pass_k32_w384x32", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
-    {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23, kHintWholeTile | kHintFusedVariant, "384x23"},
-    {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28, kHintWholeTile | kHintFusedVariant, "384x28"},
+    {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
+    {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28, kHintWholeTile, "384x28"},
     {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
-    {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile | kHintFusedVariant, "384x16"},
+    {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
     // Small tiles for the sizes just above the one-block sort: more blocks per pass.
     {"gpusort_onesweep_pass_k32_w256x8", 1, 0, 256, 2, 8, kHintWholeTile, "256x8"},
     {"gpusort_onesweep_pass_k32_w256x16", 1, 0, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k64_w256x8", 2, 0, 256, 2, 8, kHintWholeTile, "256x8"},
     {"gpusort_onesweep_pass_k64_w256x16", 2, 0, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k32_v32_w256x8", 1, 1, 256, 2, 8, kHintWholeTile, "256x8"},
-    {"gpusort_onesweep_pass_k32_v32_w256x16", 1, 1, 256, 2, 16, kHintWholeTile | kHintFusedVariant, "256x16"},
+    {"gpusort_onesweep_pass_k32_v32_w256x16", 1, 1, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile, "256x8"},
-    {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile | kHintFusedVariant, "256x16"},
+    {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile | kHintFusedVariant, "256x24"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
@@ -200,16 +201,20 @@ struct OnesweepPassParams {
   uint32_t key_kind, descending;
   uint32_t spin_limit, refusal_period, claim_by_id;
   uint32_t prefetch_tiles;  // prefetch ahead: tile + this many (0: off)
-  // The fused variants' steps (kHintFusedVariant; 0 and null elsewhere), after every other
-  // field so that the other kernels see theirs where they were. values_iota = 1: the first
-  // active pass's values are the keys' positions (values_a is not read); keys_first: the first
-  // active pass reads its keys here (the caller's, left as they are) instead of keys_a, which
-  // then only receives results; values_wide: the last active pass writes its 4-byte values
-  // zero-extended to 8 bytes here instead of to its value output (argsort's u64 indices). The
-  // histogram's plan then keeps the first pass active (first_pass_always).
-  uint32_t values_iota;
+};
+
+// The second argument of a fused variant (kHintFusedVariant), apart from OnesweepPassParams so
+// that the other kernels' argument is what it was (a larger one changed their code and cost the
+// u64 pass 20 %: docs/design/cuda-face.md). values_iota = 1: the first active pass's values are
+// the keys' positions (values_a is not read); keys_first: the first active pass reads its keys
+// here (the caller's, left as they are) instead of keys_a, which then only receives results;
+// values_wide: the last active pass writes its 4-byte values zero-extended to 8 bytes here
+// instead of to its value output (argsort's u64 indices). The histogram's plan then keeps the
+// first pass active (OnesweepHistogramParams::first_pass_always).
+struct OnesweepFusedParams {
   const void* keys_first;
   unsigned long long* values_wide;
+  uint32_t values_iota;
 };
 
 // The one argument of every histogram-and-plan kernel (onesweep_pass.cu HistogramAndPlan).

@@ -110,7 +110,7 @@ struct NoValue {};
 
 
 // FUSED: the CUDA face's fused variant of a row (kHintFusedVariant), which takes
-// OnesweepPassParams's keys_first, values_iota and values_wide; the other kernels ignore them.
+// OnesweepFusedParams; the other kernels are given none.
 template <class K, class V, int THREADS, int ITEMS, int MIN_BLOCKS, int WINDOW, uint32_t HINTS,
           uint32_t ORDER, bool FUSED>
 struct OnesweepPass {
@@ -367,7 +367,8 @@ struct OnesweepPass {
     }
   }
 
-  static __device__ __forceinline__ void run(const OnesweepPassParams& p) {
+  static __device__ __forceinline__ void run(const OnesweepPassParams& p,
+                                             const OnesweepFusedParams& f) {
     const uint32_t t = threadIdx.x;
     // The count's tiles (n up to 2^32: every index fits 32 bits).
     const unsigned long long count =
@@ -399,9 +400,9 @@ struct OnesweepPass {
     const bool map_in = (plan & ONESWEEP_PLAN_FIRST) != 0, map_out = (plan & ONESWEEP_PLAN_LAST) != 0;
     const K* keys_in = static_cast<const K*>(
         input_alt ? p.keys_b
-                  : (FUSED && map_in && p.keys_first != nullptr ? p.keys_first : p.keys_a));
-    const bool iota = FUSED && map_in && p.values_iota != 0;
-    unsigned long long* const values_wide = FUSED && map_out ? p.values_wide : nullptr;
+                  : (FUSED && map_in && f.keys_first != nullptr ? f.keys_first : p.keys_a));
+    const bool iota = FUSED && map_in && f.values_iota != 0;
+    unsigned long long* const values_wide = FUSED && map_out ? f.values_wide : nullptr;
     K* keys_out = static_cast<K*>(input_alt ? p.keys_a : p.keys_b);
     const V* values_in = static_cast<const V*>(input_alt ? p.values_b : p.values_a);
     V* values_out = static_cast<V*>(input_alt ? p.values_a : p.values_b);
@@ -483,12 +484,19 @@ using namespace gpusort::cuda;
 // with the row's shape; the rows with kHintFusedVariant also their fused variants (the name's
 // suffix then _fused).
 #define GPUSORT_CUDA_PASS_KERNEL(name, K, V, SHAPE, ORDER, FUSED)                              \
+  GPUSORT_CUDA_PASS_KERNEL_WITH(name, K, V, SHAPE, ORDER, FUSED, GPUSORT_CUDA_PASS_ARGS_##FUSED, \
+                                GPUSORT_CUDA_FUSED_ARG_##FUSED)
+#define GPUSORT_CUDA_PASS_ARGS_false const OnesweepPassParams p
+#define GPUSORT_CUDA_PASS_ARGS_true const OnesweepPassParams p, const OnesweepFusedParams f
+#define GPUSORT_CUDA_FUSED_ARG_false OnesweepFusedParams{}
+#define GPUSORT_CUDA_FUSED_ARG_true f
+#define GPUSORT_CUDA_PASS_KERNEL_WITH(name, K, V, SHAPE, ORDER, FUSED, ARGS, FUSED_ARG)        \
   extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
                                                kCudaPassShapes[SHAPE].min_blocks)              \
-      name(const OnesweepPassParams p) {                                                       \
+      name(ARGS) {                                                                             \
     OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
                  int(kCudaPassShapes[SHAPE].min_blocks), int(kCudaPassShapes[SHAPE].window),   \
-                 kCudaPassShapes[SHAPE].hints, ORDER, FUSED>::run(p);                          \
+                 kCudaPassShapes[SHAPE].hints, ORDER, FUSED>::run(p, FUSED_ARG);               \
   }
 #define GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, FUSED, F)   \
   GPUSORT_CUDA_PASS_KERNEL(name##F, K, V, SHAPE, 0, FUSED)             \
@@ -510,18 +518,18 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32, unsigned long long, uin
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w512x20, uint32_t, NoValue, 5)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w384x32, uint32_t, NoValue, 6)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t, 7)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t, 8)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t, 7)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t, 8)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w384x20, unsigned long long, NoValue, 9)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x8, uint32_t, NoValue, 11)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x16, uint32_t, NoValue, 12)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x8, unsigned long long, NoValue, 13)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x16, unsigned long long, NoValue, 14)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x8, uint32_t, uint32_t, 15)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x8, unsigned long long, uint32_t, 17)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
 GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 19)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----

@@ -55,10 +55,13 @@ inline OnesweepPassParams onesweep_pass_params(const SortSpec& spec, const Onesw
       .spin_limit = s.spin_limit,
       .refusal_period = s.refusal_period,
       .claim_by_id = s.claim_by_id,
-      .prefetch_tiles = s.prefetch_tiles,
-      .values_iota = a.values_iota ? 1u : 0u,
-      .keys_first = reinterpret_cast<const void*>(a.keys_first),
-      .values_wide = reinterpret_cast<unsigned long long*>(a.values_wide)};
+      .prefetch_tiles = s.prefetch_tiles};
+}
+
+inline OnesweepFusedParams onesweep_fused_params(const OnesweepAddresses& a) {
+  return OnesweepFusedParams{.keys_first = reinterpret_cast<const void*>(a.keys_first),
+                             .values_wide = reinterpret_cast<unsigned long long*>(a.values_wide),
+                             .values_iota = a.values_iota ? 1u : 0u};
 }
 
 // The histogram and plan: `tile` keys per pass tile, and the copy-back's grid (copy_group_count

@@ -102,9 +102,14 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
   const CUfunction pass_function = module.function(
       std::string(shape.kernel) + kCudaKeyOrderSuffixes[order] + (fused ? kCudaFusedSuffix : ""),
       shared);
-  for (uint32_t pass = 0; pass < onesweep_passes(spec); ++pass)
-    launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream,
-           onesweep_pass_params(spec, l, a, pass, switches));
+  const OnesweepFusedParams fused_params = onesweep_fused_params(a);
+  for (uint32_t pass = 0; pass < onesweep_passes(spec); ++pass) {
+    const OnesweepPassParams params = onesweep_pass_params(spec, l, a, pass, switches);
+    if (fused)
+      launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream, params, fused_params);
+    else
+      launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream, params);
+  }
 
   // 4. The copy-back, where the result lies in the scratch copies (the values but widened ones,
   // which the last pass wrote where they go).

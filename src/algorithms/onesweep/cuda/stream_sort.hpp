@@ -28,7 +28,7 @@ struct StreamTargets {
 // state block).
 uint64_t onesweep_stream_scratch_bytes(const SortSpec& spec, uint64_t max_n);
 // Whether the pass kernel of a sort of max_n elements of `spec` takes the fused steps (a row
-// with kHintFusedVariant: 4-byte values from 2^19 keys).
+// with kHintFusedVariant).
 bool onesweep_stream_fuses(const SortSpec& spec, uint64_t max_n);
 // Enqueues the sort on `stream` (the module's context current). spec.value_words is 0 or 1.
 void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTargets& t,
