@@ -68,6 +68,24 @@ Loaded load() {
   resolve("cuMemcpyDtoDAsync", d.memcpy_dtod_async);
   resolve("cuMemAllocAsync", d.mem_alloc_async);
   resolve("cuMemFreeAsync", d.mem_free_async);
+  resolve("cuDeviceGetCount", d.device_get_count);
+  resolve("cuDeviceGet", d.device_get);
+  resolve("cuDeviceGetUuid", d.device_get_uuid);
+  resolve("cuDevicePrimaryCtxRetain", d.device_primary_ctx_retain);
+  resolve("cuDevicePrimaryCtxRelease", d.device_primary_ctx_release);
+  resolve("cuStreamCreate", d.stream_create);
+  resolve("cuStreamDestroy", d.stream_destroy);
+  resolve("cuStreamSynchronize", d.stream_synchronize);
+  resolve("cuEventCreate", d.event_create);
+  resolve("cuEventDestroy", d.event_destroy);
+  resolve("cuEventRecord", d.event_record);
+  resolve("cuEventSynchronize", d.event_synchronize);
+  resolve("cuEventElapsedTime", d.event_elapsed_time);
+  resolve("cuMemAlloc", d.mem_alloc);
+  resolve("cuMemFree", d.mem_free);
+  resolve("cuMemGetInfo", d.mem_get_info);
+  resolve("cuMemcpyHtoDAsync", d.memcpy_htod_async);
+  resolve("cuMemcpyDtoHAsync", d.memcpy_dtoh_async);
   return loaded;  // the library stays open for the process
 }
 
