@@ -6,6 +6,7 @@
 
 #include "benchmark.hpp"
 #include "commands.hpp"
+#include "cuda_face.hpp"
 #include "end_to_end.hpp"
 #include "gpu_batches.hpp"
 #include "segmented.hpp"
@@ -57,13 +58,19 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
       throw Error(std::string("bench: ") + e.what());
     }
   }
+  // `cuda` names the CUDA face's rows; the other names are the Vulkan face's algorithms.
   size_t start = 0;
   while (!a.algorithms.empty() && start <= a.algorithms.size()) {
     size_t end = a.algorithms.find(',', start);
     if (end == std::string::npos) end = a.algorithms.size();
-    options.algorithms.push_back(parse_algorithm(a.algorithms.substr(start, end - start)));
+    const std::string name = a.algorithms.substr(start, end - start);
+    if (name == bench::cuda_face_name)
+      options.cuda_face = true;
+    else
+      options.algorithms.push_back(parse_algorithm(name));
     start = end + 1;
   }
+  options.vulkan_rows = !options.cuda_face || !options.algorithms.empty();
 
   start = 0;
   while (!a.kernels.empty() && start <= a.kernels.size()) {
@@ -171,7 +178,10 @@ CommandRegistration registration([](CLI::App& app) {
                                  "Time the sorts (GPU timestamps), check every result, "
                                  "print a table, write JSON / CSV");
   cmd->add_option("--algorithms", args->algorithms,
-                  "Comma-separated algorithms (default: every one this build has)");
+                  "Comma-separated algorithms (default: every one this build has); `cuda` adds "
+                  "the CUDA face's rows (gpusort::cuda::sort_raw on device memory, CUDA events, "
+                  "the same inputs on the same GPU), skipped with one line on stderr where it "
+                  "cannot run");
   cmd->add_option("--kernels", args->kernels,
                   "Comma-separated kernel paths of Onesweep's passes, one set of rows each: auto, "
                   "spirv, cuda (default auto; each row names the path it took)");
