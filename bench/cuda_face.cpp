@@ -7,6 +7,7 @@
 #include <gpusort/cuda.hpp>
 #include <gpusort/gpusort.hpp>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "cuda/driver.hpp"
@@ -24,6 +25,25 @@ using cuda::CUstream;
 constexpr unsigned stream_non_blocking = 1;    // CU_STREAM_NON_BLOCKING
 constexpr cuda::CUresult out_of_memory = 2;    // CUDA_ERROR_OUT_OF_MEMORY
 constexpr uint64_t probe_keys = 1024;          // the constructor's first sort
+
+// The first of the driver's entry points the rows use that it lacks, "" where it has them all
+// (driver.hpp resolves them without failing the face).
+std::string missing_entry_point(const cuda::Driver& d) {
+  const std::pair<const char*, bool> entries[] = {
+      {"cuDeviceGetCount", d.device_get_count}, {"cuDeviceGet", d.device_get},
+      {"cuDeviceGetUuid", d.device_get_uuid},
+      {"cuDevicePrimaryCtxRetain", d.device_primary_ctx_retain},
+      {"cuDevicePrimaryCtxRelease", d.device_primary_ctx_release},
+      {"cuStreamCreate", d.stream_create}, {"cuStreamDestroy", d.stream_destroy},
+      {"cuStreamSynchronize", d.stream_synchronize}, {"cuEventCreate", d.event_create},
+      {"cuEventDestroy", d.event_destroy}, {"cuEventRecord", d.event_record},
+      {"cuEventSynchronize", d.event_synchronize}, {"cuEventElapsedTime", d.event_elapsed_time},
+      {"cuMemAlloc", d.mem_alloc}, {"cuMemFree", d.mem_free}, {"cuMemGetInfo", d.mem_get_info},
+      {"cuMemcpyHtoDAsync", d.memcpy_htod_async}, {"cuMemcpyDtoHAsync", d.memcpy_dtoh_async}};
+  for (const auto& [name, present] : entries)
+    if (!present) return name;
+  return "";
+}
 
 // `context` current on this thread while the object lives.
 class CurrentContext {
@@ -161,6 +181,10 @@ CudaFaceRows::CudaFaceRows(const unsigned char* uuid, uint32_t max_runs) {
   if (!why_.empty()) return;
   try {
     const cuda::Driver& d = cuda::driver();
+    if (const std::string missing = missing_entry_point(d); !missing.empty()) {
+      why_ = "the CUDA driver has no " + missing;
+      return;
+    }
     auto device = std::make_unique<Device>();
     int count = 0;
     check(d.device_get_count(&count), "cuDeviceGetCount");

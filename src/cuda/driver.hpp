@@ -58,6 +58,7 @@ struct Driver {
   CUresult (*mem_free_async)(CUdeviceptr, CUstream) = nullptr;
   // What `gpusort bench` needs to time the CUDA face on the Vulkan device's GPU: devices by
   // UUID (16 bytes, CUuuid), their primary contexts, a stream, events, device memory and copies.
+  // Null where the driver lacks one (driver() does not fail for them).
   CUresult (*device_get_count)(int*) = nullptr;
   CUresult (*device_get)(CUdevice*, int) = nullptr;
   CUresult (*device_get_uuid)(char*, CUdevice) = nullptr;
