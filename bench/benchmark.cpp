@@ -298,7 +298,7 @@ std::vector<Algorithm> available_algorithms(Context& ctx) {
 std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   Protocol p = options.protocol;
   if (p.runs == 0) throw Error("bench: at least one timed run is needed");
-  std::vector<Algorithm> algorithms = !options.vulkan_rows          ? std::vector<Algorithm>{}
+  std::vector<Algorithm> algorithms = !options.vulkan_rows         ? std::vector<Algorithm>{}
                                       : options.algorithms.empty() ? available_algorithms(ctx)
                                                                    : options.algorithms;
   std::vector<KeyConfig> configs =

@@ -22,24 +22,32 @@ using cuda::CUdeviceptr;
 using cuda::CUevent;
 using cuda::CUstream;
 
-constexpr unsigned stream_non_blocking = 1;    // CU_STREAM_NON_BLOCKING
-constexpr cuda::CUresult out_of_memory = 2;    // CUDA_ERROR_OUT_OF_MEMORY
-constexpr uint64_t probe_keys = 1024;          // the constructor's first sort
+constexpr unsigned stream_non_blocking = 1;  // CU_STREAM_NON_BLOCKING
+constexpr cuda::CUresult out_of_memory = 2;  // CUDA_ERROR_OUT_OF_MEMORY
+constexpr uint64_t probe_keys = 1024;        // the constructor's first sort
 
 // The first of the driver's entry points the rows use that it lacks, "" where it has them all
 // (driver.hpp resolves them without failing the face).
 std::string missing_entry_point(const cuda::Driver& d) {
   const std::pair<const char*, bool> entries[] = {
-      {"cuDeviceGetCount", d.device_get_count}, {"cuDeviceGet", d.device_get},
+      {"cuDeviceGetCount", d.device_get_count},
+      {"cuDeviceGet", d.device_get},
       {"cuDeviceGetUuid", d.device_get_uuid},
       {"cuDevicePrimaryCtxRetain", d.device_primary_ctx_retain},
       {"cuDevicePrimaryCtxRelease", d.device_primary_ctx_release},
-      {"cuStreamCreate", d.stream_create}, {"cuStreamDestroy", d.stream_destroy},
-      {"cuStreamSynchronize", d.stream_synchronize}, {"cuEventCreate", d.event_create},
-      {"cuEventDestroy", d.event_destroy}, {"cuEventRecord", d.event_record},
-      {"cuEventSynchronize", d.event_synchronize}, {"cuEventElapsedTime", d.event_elapsed_time},
-      {"cuMemAlloc", d.mem_alloc}, {"cuMemFree", d.mem_free}, {"cuMemGetInfo", d.mem_get_info},
-      {"cuMemcpyHtoDAsync", d.memcpy_htod_async}, {"cuMemcpyDtoHAsync", d.memcpy_dtoh_async}};
+      {"cuStreamCreate", d.stream_create},
+      {"cuStreamDestroy", d.stream_destroy},
+      {"cuStreamSynchronize", d.stream_synchronize},
+      {"cuEventCreate", d.event_create},
+      {"cuEventDestroy", d.event_destroy},
+      {"cuEventRecord", d.event_record},
+      {"cuEventSynchronize", d.event_synchronize},
+      {"cuEventElapsedTime", d.event_elapsed_time},
+      {"cuMemAlloc", d.mem_alloc},
+      {"cuMemFree", d.mem_free},
+      {"cuMemGetInfo", d.mem_get_info},
+      {"cuMemcpyHtoDAsync", d.memcpy_htod_async},
+      {"cuMemcpyDtoHAsync", d.memcpy_dtoh_async}};
   for (const auto& [name, present] : entries)
     if (!present) return name;
   return "";
@@ -281,7 +289,8 @@ Row CudaFaceRows::measure(const KeyConfig& c, uint64_t n, const Protocol& p, uin
   uint64_t run_index = 0;
   auto send = [&](uint32_t s) {
     Input& in = inputs[s];
-    in.hash = generate_input(c, n, run_seed(seed, c, n, run_index++), up.get(), up.get() + key_size);
+    in.hash =
+        generate_input(c, n, run_seed(seed, c, n, run_index++), up.get(), up.get() + key_size);
     if (exact) {
       in.keys.assign(up.get(), up.get() + key_size);
       in.values.assign(up.get() + key_size, up.get() + set_bytes);
@@ -323,9 +332,9 @@ Row CudaFaceRows::measure(const KeyConfig& c, uint64_t n, const Protocol& p, uin
       check(d.stream_synchronize(stream), "cuStreamSynchronize");
       // The check of the Vulkan rows: IEEE totalOrder for floats, stable.
       const Input& in = inputs[s];
-      const std::string wrong = check_output(c, n, down.get(), down.get() + key_size, in.hash,
-                                             false, exact ? in.keys.data() : nullptr,
-                                             exact ? in.values.data() : nullptr, true);
+      const std::string wrong =
+          check_output(c, n, down.get(), down.get() + key_size, in.hash, false,
+                       exact ? in.keys.data() : nullptr, exact ? in.values.data() : nullptr, true);
       if (!wrong.empty())
         throw Error(std::string("bench: ") + cuda_face_name + " " + c.name +
                     " n=" + std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);

@@ -72,8 +72,7 @@ Loaded load() {
   auto resolve_optional = [&](const char* name, auto& function) {
     void* address = nullptr;
     int status = 0;
-    if (get_proc(name, &address, api_version, 0, &status) == cuda_success && address &&
-        status == 0)
+    if (get_proc(name, &address, api_version, 0, &status) == cuda_success && address && status == 0)
       function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(address);
   };
   resolve_optional("cuDeviceGetCount", d.device_get_count);
