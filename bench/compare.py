@@ -341,25 +341,32 @@ def cuda_face(args):
 
 def segmented(args):
     docs = {name: load(os.path.join(args.run_dir, f"{name}.json")) for name in ("gpusort", "cub")}
-    rows = {}  # (config, n) -> {"gpusort": row, "cub": row}
+    rows = {}  # (config, n) -> {"gpusort": row, "cub": row, "cuda": the CUDA face's row}
     for name, doc in docs.items():
         for r in doc["results"]:
             if "skipped" not in r and steady(r):
-                rows.setdefault((r["config"], r["n"]), {})[name] = r
+                key = CUDA_FACE if name == "gpusort" and is_cuda_face(doc, r) else name
+                rows.setdefault((r["config"], r["n"]), {})[key] = r
+    cuda = any(CUDA_FACE in v for v in rows.values())
     table = "bench/segmented_table.md" if args.table == "bench/results_table.md" else args.table
     lines = [f"gpusort on {docs['gpusort']['device']} ({docs['gpusort']['driver']}), "
              f"{docs['gpusort']['date']}; CUB: {docs['cub']['driver']}. Median ms.", "",
-             "| keys | n | gpusort | gpusort ms | CUB | CUB ms | CUB ms / gpusort ms |",
-             "|---|---|---|---:|---|---:|---:|"]
+             "| keys | n | gpusort | gpusort ms | CUB | CUB ms | CUB ms / gpusort ms |"
+             + (" cuda ms | CUB ms / cuda ms |" if cuda else ""),
+             "|---|---|---|---:|---|---:|---:|" + ("---:|---:|" if cuda else "")]
     for (config, n), v in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         g, c = v.get("gpusort"), v.get("cub")
         cells = [config, f"2^{log2(n)}",
                  g["algorithm"] if g else "–", f"{g['ms_median']:.4f}" if g else "–",
                  c["algorithm"] if c else "–", f"{c['ms_median']:.4f}" if c else "–",
                  f"**{c['ms_median'] / g['ms_median']:.2f}**" if g and c else "–"]
+        if cuda:  # the CUDA face's row of the same configuration (argsort, u32+u32)
+            f = v.get(CUDA_FACE)
+            cells += [f"{f['ms_median']:.4f}" if f else "–",
+                      f"{c['ms_median'] / f['ms_median']:.2f}" if f and c else "–"]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Argsort / sort_by_key u32+u32 (time ratio):", ""]
-    for name in ("gpusort", "cub"):
+    for name in ("gpusort", CUDA_FACE, "cub"):
         for (config, n), v in sorted(rows.items()):
             if config != "u32 argsort" or name not in v or name not in rows.get(("u32+u32", n), {}):
                 continue

@@ -160,6 +160,46 @@ def cuda_face_rows(compare, tmp, env):
            "cub_baseline --gpusort's rows as the CUDA face's column", text)
 
 
+def cuda_face_segmented(compare, tmp, env):
+    """`gpusort bench --segmented --algorithms cuda`: the CUDA face's argsort and u32+u32 rows as
+    columns of their own and in the argsort / sort_by_key list, gpusort's Vulkan rows as before."""
+    run_dir = os.path.join(tmp, "cuda_segmented")
+    os.mkdir(run_dir)
+    argsort = lambda impl, algorithm, ms, face=None: dict(
+        row(impl, algorithm, "u32 argsort", 1 << 24, ms), **({"face": face} if face else {}))
+    gpusort = [dict(row("gpusort", "segmented", "u32 seg 2^16x256", 1 << 24, 0.50)),
+               argsort("gpusort", "argsort", 1.10), argsort("gpusort", "cuda", 0.88, "cuda"),
+               dict(row("gpusort", "automatic", "u32+u32", 1 << 24, 1.00), face="vulkan"),
+               dict(row("gpusort", "cuda", "u32+u32", 1 << 24, 0.80), face="cuda")]
+    cub = [row("cub", "DeviceSegmentedSort", "u32 seg 2^16x256", 1 << 24, 1.00),
+           argsort("cub", "SortPairs+iota", 1.32), row("cub", "DeviceRadixSort", "u32+u32", 1 << 24, 1.20)]
+    for name, rows in (("gpusort", gpusort), ("cub", cub)):
+        with open(os.path.join(run_dir, f"{name}.json"), "w") as f:
+            json.dump(doc(name, rows), f)
+    table = os.path.join(tmp, "cuda_seg.md")
+    run(compare, [run_dir, "--segmented", "--table", table], env)
+    text = open(table).read()
+    expected = "\n".join([
+        "gpusort on Test GPU (test driver), 2026-01-01T00:00:00Z; CUB: test driver. Median ms.",
+        "",
+        "| keys | n | gpusort | gpusort ms | CUB | CUB ms | CUB ms / gpusort ms | cuda ms | "
+        "CUB ms / cuda ms |",
+        "|---|---|---|---:|---|---:|---:|---:|---:|",
+        "| u32 argsort | 2^24 | argsort | 1.1000 | SortPairs+iota | 1.3200 | **1.20** | 0.8800 | 1.50 |",
+        "| u32 seg 2^16x256 | 2^24 | segmented | 0.5000 | DeviceSegmentedSort | 1.0000 | **2.00** | – | – |",
+        "| u32+u32 | 2^24 | automatic | 1.0000 | DeviceRadixSort | 1.2000 | **1.20** | 0.8000 | 1.50 |",
+        "",
+        "Argsort / sort_by_key u32+u32 (time ratio):",
+        "",
+        "- gpusort n = 2^24: 1.100",
+        "- cuda n = 2^24: 1.100",
+        "- cub n = 2^24: 1.100",
+        "",
+        "Every measured row was steady.",
+        ""])
+    expect(text == expected, "the CUDA face's segmented-mode rows", text)
+
+
 def main():
     compare = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory() as tmp:
@@ -229,6 +269,7 @@ def main():
         expect("0.042" in text and "Steadiness not recorded" in text, "older files", text)
 
         cuda_face_rows(compare, tmp, env)
+        cuda_face_segmented(compare, tmp, env)
     print("compare.py: ok")
 
 
