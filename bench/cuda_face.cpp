@@ -235,26 +235,47 @@ CudaFaceRows::~CudaFaceRows() = default;
 
 Row CudaFaceRows::measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed,
                           const SmClock* clock) {
+  return run(c, n, false, p, seed, clock);
+}
+
+Row CudaFaceRows::measure_argsort(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed,
+                                  const SmClock* clock) {
+  return run(c, n, true, p, seed, clock);
+}
+
+Row CudaFaceRows::run(const KeyConfig& c, uint64_t n, bool argsort, const Protocol& p,
+                      uint64_t seed, const SmClock* clock) {
   const auto started = std::chrono::steady_clock::now();
   Row row = Row::of("gpusort", cuda_face_name, c, n);
   row.face = cuda_face_name;
   row.warmups = p.warmups;
   row.verified = p.verification(n);
+  if (argsort) {  // as the Vulkan argsort row (segmented.cpp): u32 indices, keys in their order
+    row.config = argsort_config_name();
+    row.value_bytes = 4;
+    row.verified = "every run: indices == the stable sorting permutation, keys in its order";
+  }
   if (!device_) {
     row.skipped = why_;
     return row;
   }
   const KeyType key_type = parse_key_type(c.key);
   try {
-    row.scratch_bytes = gpusort::cuda::scratch_bytes(key_type, c.value_bytes, n);
+    // argsort: the sorted keys to a buffer of their own (the sizes only ask whether there is one).
+    gpusort::cuda::Options sizing;
+    sizing.sorted_keys = &sizing;
+    row.scratch_bytes = argsort ? gpusort::cuda::argsort_scratch_bytes(key_type, 4, n, sizing)
+                                : gpusort::cuda::scratch_bytes(key_type, c.value_bytes, n);
   } catch (const Error& e) {
     row.skipped = std::string("rejected by the CUDA face: ") + e.what();
     return row;
   }
   const cuda::Driver& d = cuda::driver();
   const CUstream stream = device_->stream;
-  const uint64_t key_size = n * c.key_bytes, value_size = n * c.value_bytes;
-  const uint64_t set_bytes = key_size + value_size;
+  // A set: keys, values (argsort: the indices), and for argsort the sorted keys.
+  const uint64_t key_size = n * c.key_bytes, value_size = n * (argsort ? 4 : c.value_bytes);
+  const uint64_t sorted_size = argsort ? key_size : 0;
+  const uint64_t set_bytes = key_size + value_size + sorted_size;
   CurrentContext current(device_->context);
 
   // The input sets: one per run, fewer only where memory requires (the runs then go in batches
@@ -266,22 +287,25 @@ Row CudaFaceRows::measure(const KeyConfig& c, uint64_t n, const Protocol& p, uin
   while (row.sets > 1 && double(row.sets + 1) * set_bytes + row.scratch_bytes > usable) --row.sets;
   const uint32_t spare = row.sets;
   DeviceMemory scratch;
-  std::vector<DeviceMemory> keys(row.sets + 1), values(value_size ? row.sets + 1 : 0);
+  std::vector<DeviceMemory> keys(row.sets + 1), values(value_size ? row.sets + 1 : 0),
+      sorted(sorted_size ? row.sets + 1 : 0);
   bool fits = 2.0 * set_bytes + row.scratch_bytes <= usable && scratch.allocate(row.scratch_bytes);
   for (uint32_t s = 0; fits && s <= row.sets; ++s)
-    fits = keys[s].allocate(key_size) && (!value_size || values[s].allocate(value_size));
+    fits = keys[s].allocate(key_size) && (!value_size || values[s].allocate(value_size)) &&
+           (!sorted_size || sorted[s].allocate(sorted_size));
   if (!fits) {
     row.skipped = "does not fit in device memory";
     return row;
   }
 
-  // The host side of one set, keys then values (the inputs go up from it, outputs come back).
+  // The host side of one set, as on the device (the inputs go up from it, outputs come back).
   std::unique_ptr<unsigned char[]> up(new unsigned char[set_bytes]),
       down(new unsigned char[set_bytes]);
-  const bool exact = n <= p.exact_max_n;
-  // Per set: its input's multiset hash and, for the whole-output comparison, host copies.
+  // argsort: every output checked whole, against its input generated again from its seed.
+  const bool exact = !argsort && n <= p.exact_max_n;
+  // Per set: its input's seed and multiset hash and, for the whole-output comparison, host copies.
   struct Input {
-    uint64_t hash = 0;
+    uint64_t seed = 0, hash = 0;
     std::vector<unsigned char> keys, values;
   };
   std::vector<Input> inputs(row.sets + 1);
@@ -289,14 +313,14 @@ Row CudaFaceRows::measure(const KeyConfig& c, uint64_t n, const Protocol& p, uin
   uint64_t run_index = 0;
   auto send = [&](uint32_t s) {
     Input& in = inputs[s];
-    in.hash =
-        generate_input(c, n, run_seed(seed, c, n, run_index++), up.get(), up.get() + key_size);
+    in.seed = run_seed(seed, c, n, run_index++);
+    in.hash = generate_input(c, n, in.seed, up.get(), up.get() + key_size);
     if (exact) {
       in.keys.assign(up.get(), up.get() + key_size);
       in.values.assign(up.get() + key_size, up.get() + set_bytes);
     }
     check(d.memcpy_htod_async(keys[s].address(), up.get(), key_size, stream), "cuMemcpyHtoDAsync");
-    if (value_size)
+    if (value_size && !argsort)
       check(d.memcpy_htod_async(values[s].address(), up.get() + key_size, value_size, stream),
             "cuMemcpyHtoDAsync");
     check(d.stream_synchronize(stream), "cuStreamSynchronize");
@@ -305,8 +329,14 @@ Row CudaFaceRows::measure(const KeyConfig& c, uint64_t n, const Protocol& p, uin
   options.scratch = scratch.get();
   options.scratch_size = std::max<uint64_t>(row.scratch_bytes, 256);
   auto sort_set = [&](uint32_t s) {
-    gpusort::cuda::sort_raw(key_type, keys[s].get(), value_size ? values[s].get() : nullptr,
-                            c.value_bytes, n, stream, options);
+    if (argsort) {
+      gpusort::cuda::Options with_keys = options;
+      with_keys.sorted_keys = sorted[s].get();
+      gpusort::cuda::argsort_raw(key_type, keys[s].get(), values[s].get(), 4, n, stream, with_keys);
+    } else {
+      gpusort::cuda::sort_raw(key_type, keys[s].get(), value_size ? values[s].get() : nullptr,
+                              c.value_bytes, n, stream, options);
+    }
   };
   send(spare);
 
@@ -329,14 +359,26 @@ Row CudaFaceRows::measure(const KeyConfig& c, uint64_t n, const Protocol& p, uin
       if (value_size)
         check(d.memcpy_dtoh_async(down.get() + key_size, values[s].address(), value_size, stream),
               "cuMemcpyDtoHAsync");
+      if (sorted_size)
+        check(d.memcpy_dtoh_async(down.get() + key_size + value_size, sorted[s].address(),
+                                  sorted_size, stream),
+              "cuMemcpyDtoHAsync");
       check(d.stream_synchronize(stream), "cuStreamSynchronize");
-      // The check of the Vulkan rows: IEEE totalOrder for floats, stable.
+      // The checks of the Vulkan rows: IEEE totalOrder for floats, stable.
       const Input& in = inputs[s];
-      const std::string wrong =
-          check_output(c, n, down.get(), down.get() + key_size, in.hash, false,
-                       exact ? in.keys.data() : nullptr, exact ? in.values.data() : nullptr, true);
+      std::string wrong;
+      if (argsort) {
+        generate_input(c, n, in.seed, up.get(), up.get() + key_size);  // the input again
+        wrong =
+            check_argsort(c, n, up.get(), reinterpret_cast<const uint32_t*>(down.get() + key_size),
+                          down.get() + key_size + value_size);
+      } else {
+        wrong = check_output(c, n, down.get(), down.get() + key_size, in.hash, false,
+                             exact ? in.keys.data() : nullptr, exact ? in.values.data() : nullptr,
+                             true);
+      }
       if (!wrong.empty())
-        throw Error(std::string("bench: ") + cuda_face_name + " " + c.name +
+        throw Error(std::string("bench: ") + cuda_face_name + " " + row.config +
                     " n=" + std::to_string(n) + " run " + std::to_string(first + s) + ": " + wrong);
       if (first + s >= p.warmups) row.ms.push_back(ms[s]);
     }

@@ -36,8 +36,16 @@ class CudaFaceRows {
   // result or a failed CUDA call.
   Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed,
               const SmClock* clock);
+  // The argsort row beside `gpusort bench --segmented`'s (c: u32, config "u32 argsort"):
+  // gpusort::cuda::argsort_raw of c's keys to u32 indices, the sorted keys to a buffer of their
+  // own (the Vulkan row sorts them in place), every run's indices checked against the stable
+  // sorting permutation.
+  Row measure_argsort(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed,
+                      const SmClock* clock);
 
  private:
+  Row run(const KeyConfig& c, uint64_t n, bool argsort, const Protocol& p, uint64_t seed,
+          const SmClock* clock);
   struct Device;
   std::unique_ptr<Device> device_;
   std::string why_;

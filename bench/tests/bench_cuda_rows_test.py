@@ -2,7 +2,8 @@
 """`gpusort bench --algorithms automatic,cuda` where the CUDA face cannot run (CI: lavapipe, no
 NVIDIA driver): one line on stderr says why, the Vulkan rows are those of `--algorithms automatic`
 with the same seed, and the JSON / CSV carry the CUDA face's rows as skipped with that reason, every
-row naming its face; `--algorithms cuda` alone runs no Vulkan row.
+row naming its face; `--algorithms cuda` alone runs no Vulkan row; `--segmented` adds the CUDA face's
+argsort and u32+u32 rows, skipped the same way.
 
     bench_cuda_rows_test.py PATH/TO/gpusort
 """
@@ -98,6 +99,21 @@ def main():
         expect([(r["algorithm"], r["face"], r["config"], int(r["n"]), r["skipped"]) for r in rows] ==
                [(a, f, c, n, why) for a, f, c, n in expected if f == "cuda"],
                "--algorithms cuda: the cuda rows alone", "\n".join(map(str, rows)))
+
+        # --segmented: the CUDA face's argsort and u32+u32 rows after the Vulkan ones, skipped.
+        json_path = os.path.join(tmp, "segmented.json")
+        seg = subprocess.run([gpusort, "bench", "--segmented", "--quick", "--seed", "7", "--keys",
+                              "u32", "--layouts", "small", "--algorithms", "cuda", "--json",
+                              json_path], capture_output=True, text=True)
+        expect(seg.returncode == 0 and seg.stderr == both.stderr,
+               "--segmented: exits 0, the same line on stderr", seg.stdout + seg.stderr)
+        with open(json_path) as f:
+            got = [(r["algorithm"], r.get("face", ""), r["config"], r.get("skipped", ""))
+                   for r in json.load(f)["results"]]
+        expect(got == [("segmented", "", "u32 seg 64x256", ""), ("argsort", "", "u32 argsort", ""),
+                       ("cuda", "cuda", "u32 argsort", why),
+                       ("automatic", "vulkan", "u32+u32", ""), ("cuda", "cuda", "u32+u32", why)],
+               "--segmented: the rows in order", "\n".join(map(str, got)))
     print("bench cuda rows: ok")
 
 

@@ -119,7 +119,7 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
     // One size unless asked: 2^24, 2^14 with --quick.
     if (!cmd.count("--min-log2")) p.min_log2 = a.quick ? 14 : 24;
     if (!cmd.count("--max-log2")) p.max_log2 = std::max(p.min_log2, a.quick ? 14u : 24u);
-    bench::SegmentedOptions seg{p, options.configs, {}, {}, row_clock};
+    bench::SegmentedOptions seg{p, options.configs, {}, {}, row_clock, options.cuda_face};
     try {
       if (!a.layouts.empty()) seg.families = bench::parse_segment_families(a.layouts);
     } catch (const std::runtime_error& e) {
@@ -227,8 +227,9 @@ CommandRegistration registration([](CLI::App& app) {
                 "the same input");
   cmd->add_flag("--segmented", args->segmented,
                 "Segmented sort (SegmentedSorter::record) of --keys (default u32,u32+u32) over the "
-                "--layouts, then argsort of u32 keys beside sort_by_key with u32 values; default "
-                "n = 2^24 (--quick: 2^14). Rows pair with `cub_baseline --segmented`");
+                "--layouts, then argsort of u32 keys beside sort_by_key with u32 values (with "
+                "--algorithms cuda: the CUDA face's too); default n = 2^24 (--quick: 2^14). Rows "
+                "pair with `cub_baseline --segmented`");
   cmd->add_option("--layouts", args->layouts,
                   "With --segmented: comma-separated segment layouts, named by their shape at "
                   "n = 2^24: small (2^16x256: size 256 kept at other n), medium (2^10x2^14: "
