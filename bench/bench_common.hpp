@@ -406,6 +406,7 @@ struct Row {
   std::string implementation;  // "gpusort" or "cub"
   std::string algorithm;       // gpusort's algorithm name, or "DeviceRadixSort"
   std::string kernels;         // gpusort: the path the row took (Sorter::kernel_path), "" for CUB
+  std::string face;            // gpusort: the face that sorted, "vulkan" or "cuda"; "" for CUB
   std::string config;          // key configuration name
   uint32_t key_bytes = 0, value_bytes = 0;
   uint64_t n = 0;
@@ -608,7 +609,8 @@ inline std::string number(double x) {
 
 // The schema stays "gpusort-bench-1": every field of before keeps its name and meaning; rows
 // add ms_q1, ms_q3, spread, steady (and unsteady: why not), spin_up (state, ms, batches, sorts,
-// per-sort ms of the last batch) and sm_clock_mhz (only where known).
+// per-sort ms of the last batch), sm_clock_mhz (only where known) and face (gpusort's rows of
+// `gpusort bench`: "vulkan", or "cuda" for the CUDA face's).
 inline void write_json(const std::string& path, const RunInfo& info, const std::vector<Row>& rows) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write " + path);
@@ -635,6 +637,7 @@ inline void write_json(const std::string& path, const RunInfo& info, const std::
     const Row& r = rows[i];
     f << (i ? ",\n" : "\n") << "    {\"implementation\": " << json_string(r.implementation)
       << ", \"algorithm\": " << json_string(r.algorithm);
+    if (!r.face.empty()) f << ", \"face\": " << json_string(r.face);
     if (!r.kernels.empty()) f << ", \"kernels\": " << json_string(r.kernels);
     f << ", \"config\": " << json_string(r.config) << ", \"key_bytes\": " << r.key_bytes
       << ", \"value_bytes\": " << r.value_bytes << ", \"n\": " << r.n;
@@ -669,7 +672,7 @@ inline void write_csv(const std::string& path, const std::vector<Row>& rows) {
   if (!f) throw std::runtime_error("cannot write " + path);
   f << "implementation,algorithm,config,key_bytes,value_bytes,n,ms_median,ms_min,ms_max,"
        "gkeys_per_s,gb_per_s,scratch_bytes,warmups,runs,sets,verified,skipped,"
-       "ms_q1,ms_q3,spread,steady,unsteady,spin_up_state,spin_up_ms,sm_clock_mhz,kernels\n";
+       "ms_q1,ms_q3,spread,steady,unsteady,spin_up_state,spin_up_ms,sm_clock_mhz,kernels,face\n";
   for (const Row& r : rows) {
     f << r.implementation << ',' << r.algorithm << ',' << r.config << ',' << r.key_bytes << ','
       << r.value_bytes << ',' << r.n << ',';
@@ -681,9 +684,9 @@ inline void write_csv(const std::string& path, const std::vector<Row>& rows) {
         << (r.steady() ? "true" : "false") << ",\"" << r.unsteady << "\","
         << SpinUp::name(r.spin.state) << ',' << number(r.spin.ms) << ','
         << (r.sm_clock_mhz >= 0 ? std::to_string(r.sm_clock_mhz) : std::string()) << ",\""
-        << r.kernels << "\"\n";
+        << r.kernels << "\"," << r.face << '\n';
     else
-      f << ",,,,,,,,,,\"" << r.skipped << "\",,,,,,,,,\"" << r.kernels << "\"\n";
+      f << ",,,,,,,,,,\"" << r.skipped << "\",,,,,,,,,\"" << r.kernels << "\"," << r.face << '\n';
   }
 }
 

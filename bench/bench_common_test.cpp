@@ -203,6 +203,7 @@ TEST(BenchRows, JsonAndCsvCarryTheSpreadAndTheFlag) {
   Row good = measured_row({1, 1, 1, 1, 1});
   good.finish(p);
   good.sm_clock_mhz = 1980;
+  good.face = "cuda";
   Row bad = measured_row({1, 2, 3, 4, 5});
   bad.finish(p);
   Row skipped = Row::of("gpusort", "odd_even", parse_key_configs("u32")[0], 1 << 20);
@@ -218,6 +219,11 @@ TEST(BenchRows, JsonAndCsvCarryTheSpreadAndTheFlag) {
   EXPECT_NE(json.find("\"spin_up\": {\"state\": \"steady\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"max_spread\": 0.05"), std::string::npos) << json;
   EXPECT_NE(json.find("\"sm_clock_source\": \"no NVML\""), std::string::npos) << json;
+  // The face where a row names one, only there.
+  EXPECT_NE(json.find("\"algorithm\": \"automatic\", \"face\": \"cuda\", \"config\""),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(json.find("\"face\"", json.find("\"face\"") + 1), std::string::npos) << json;
 
   write_csv(dir + "rows.csv", {good, bad, skipped});
   std::istringstream csv(read_all(dir + "rows.csv"));
@@ -242,7 +248,10 @@ TEST(BenchRows, JsonAndCsvCarryTheSpreadAndTheFlag) {
     EXPECT_EQ(columns(line), columns(header)) << line;
   }
   EXPECT_EQ(rows, 3);
-  EXPECT_NE(read_all(dir + "rows.csv").find(",true,\"\",steady,2000,1980,\"\"\n"), std::string::npos);
+  EXPECT_NE(header.find(",kernels,face"), std::string::npos) << header;
+  const std::string text = read_all(dir + "rows.csv");
+  EXPECT_NE(text.find(",true,\"\",steady,2000,1980,\"\",cuda\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",\"rejected\",,,,,,,,,\"\",\n"), std::string::npos) << text;
 }
 
 TEST(BenchRows, TheTableShowsTheFlag) {

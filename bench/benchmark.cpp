@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "algorithms/sort_algorithm.hpp"
+#include "cuda_face.hpp"
 #include "gpu_batches.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -209,6 +210,7 @@ Row measure(Context& ctx, const Sorter& sorter, Algorithm algorithm, const KeyCo
   Context::Impl& impl = ctx.impl();
   const auto started = std::chrono::steady_clock::now();
   Row row = Row::of("gpusort", to_string(algorithm), config, n);
+  row.face = "vulkan";
   row.kernels = sorter.kernel_path(n);
   row.warmups = p.warmups;
   row.verified = p.verification(n);
@@ -296,8 +298,9 @@ std::vector<Algorithm> available_algorithms(Context& ctx) {
 std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
   Protocol p = options.protocol;
   if (p.runs == 0) throw Error("bench: at least one timed run is needed");
-  std::vector<Algorithm> algorithms =
-      options.algorithms.empty() ? available_algorithms(ctx) : options.algorithms;
+  std::vector<Algorithm> algorithms = !options.vulkan_rows         ? std::vector<Algorithm>{}
+                                      : options.algorithms.empty() ? available_algorithms(ctx)
+                                                                   : options.algorithms;
   std::vector<KeyConfig> configs =
       options.configs.empty() ? default_key_configs() : options.configs;
   const uint64_t seed = fresh_seed(p.seed);
@@ -365,13 +368,24 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
     const uint64_t per_chunk = chunk_bytes / need.stride;
     chunk_count = std::max(chunk_count, (need.sets + per_chunk - 1) / per_chunk);
   }
-  for (uint64_t c = 0; c < chunk_count; ++c)
-    pools.input_chunks.emplace_back(impl, chunk_bytes, MemoryKind::device_local);
-  pools.scratch = DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local);
-  staging_bytes = std::min(staging_bytes,
-                           std::min(max_staging_bytes, impl.info.max_allocation_bytes / 256 * 256));
-  pools.upload_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::upload);
-  pools.readback_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::readback);
+  if (!sorters.empty()) {  // else no row uses them
+    for (uint64_t c = 0; c < chunk_count; ++c)
+      pools.input_chunks.emplace_back(impl, chunk_bytes, MemoryKind::device_local);
+    pools.scratch = DeviceBuffer(impl, scratch_bytes, MemoryKind::device_local);
+    staging_bytes = std::min(
+        staging_bytes, std::min(max_staging_bytes, impl.info.max_allocation_bytes / 256 * 256));
+    pools.upload_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::upload);
+    pools.readback_staging = DeviceBuffer(impl, staging_bytes, MemoryKind::readback);
+  }
+
+  // The CUDA face on the same GPU, or one line saying why not.
+  std::unique_ptr<CudaFaceRows> cuda_face;
+  if (options.cuda_face) {
+    cuda_face = std::make_unique<CudaFaceRows>(device_uuid(impl).data(), p.max_sets);
+    if (!cuda_face->unavailable().empty())
+      std::fprintf(stderr, "gpusort bench: the %s rows are skipped: %s\n", cuda_face_name,
+                   cuda_face->unavailable().c_str());
+  }
 
   std::vector<Row> rows;
   TimeBudget budget(p.time_budget_s);
@@ -396,6 +410,7 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
             budget.record(kind, n, row.wall_s);
           } else {
             row = Row::of("gpusort", to_string(algorithm), config, n);
+            row.face = "vulkan";
             row.kernels = to_string(path);
             row.skipped = skipped;
           }
@@ -403,6 +418,23 @@ std::vector<Row> run_benchmark(Context& ctx, const BenchOptions& options) {
           rows.push_back(std::move(row));
           if (options.on_row) options.on_row(rows);
         }
+      if (cuda_face) {
+        const std::string kind = std::string(cuda_face_name) + " " + config.name;
+        const std::string skipped = budget.check(kind, n);
+        Row row;
+        if (skipped.empty()) {
+          row = cuda_face->measure(config, n, p, seed, clock);
+          if (row.skipped.empty()) budget.record(kind, n, row.wall_s);
+        } else {
+          row = Row::of("gpusort", cuda_face_name, config, n);
+          row.face = cuda_face_name;
+          row.skipped = skipped;
+        }
+        // A face that cannot run said so once (above); its rows stay out of the table.
+        if (cuda_face->unavailable().empty()) print_row(row, clock);
+        rows.push_back(std::move(row));
+        if (options.on_row) options.on_row(rows);
+      }
     }
   }
   if (options.summary) print_unsteady_summary(rows);

@@ -24,6 +24,12 @@ struct BenchOptions {
   // Onesweep's pass kernels (KernelPath), one set of rows each; empty: {automatic}. Each row
   // names the path it took (Row::kernels).
   std::vector<KernelPath> kernels;
+  // The CUDA face's rows (cuda_face.hpp) after each configuration's Vulkan rows at every n: the
+  // same inputs, on the Vulkan device's GPU. Where the face cannot run, one line on stderr says
+  // why and its rows are returned skipped (not printed).
+  bool cuda_face = false;
+  // false: no Vulkan rows (`--algorithms cuda`: the CUDA face's alone).
+  bool vulkan_rows = true;
 };
 
 // Every algorithm gpusort can construct on this context (those answering "not available" are

@@ -4,11 +4,21 @@ comparison table (markdown) and the throughput plot. Runs on the development mac
 bare device machine; needs Python 3 alone.
 
     bench/compare.py RUN_DIR [--table bench/results_table.md] [--plot bench/throughput.png]
+    bench/compare.py GPUSORT_FILE [--cub CUB_FILE] [--table ...] [--plot ...]
+
+RUN_DIR holds gpusort.json (else gpusort.csv) and cub.json (else cub.csv); or the first argument is
+the JSON or CSV that `gpusort bench` wrote, with CUB's from cub_baseline (--cub, optional: without
+CUB the table has gpusort's columns alone). A CSV names no device or date: the table says so.
 
 Table rows: key configuration x n; columns: GKeys/s of every gpusort algorithm, of CUB, and the
 ratios gpusort/CUB for the best gpusort algorithm of the row and for `automatic`. Only steady rows
 are taken: a row the benchmark flagged (its runs spread more than the protocol allows, or its
 spin-up did not settle: docs/design/benchmark-protocol.md) is left out of the table and listed under it.
+
+The CUDA face's rows (`gpusort bench --algorithms ...,cuda`: face "cuda"; or the gpusort rows of
+`cub_baseline --gpusort` given as CUB's file, where gpusort's file has none) add a column `cuda`
+after the Vulkan algorithms' (whose best/CUB and automatic/CUB stay theirs) and the ratios cuda/CUB
+and cuda/automatic (of GKeys/s: above 1, the CUDA face is faster).
 
 The plot: a PNG drawn by gnuplot where gnuplot is installed (without it the table is written and
 the plot skipped, with a message), or an SVG drawn by this script alone when --plot ends in .svg.
@@ -26,6 +36,7 @@ on the same device arrays, row after row): per key configuration and n both medi
 gpusort time, written as the section "The CUDA face" of the table file (replacing an earlier one),
 the rest of the file kept."""
 import argparse
+import csv
 import json
 import math
 import os
@@ -39,9 +50,58 @@ CONFIG_ORDER = ["u32", "u64", "f32", "u32+u32", "u64+u32", "u32-skew99", "u32+u3
 ALGORITHM_ORDER = []
 
 
+CUDA_FACE = "cuda"  # the CUDA face's column: the rows' algorithm and face
+
+
 def load(path):
+    if path.endswith(".csv"):
+        return load_csv(path)
     with open(path) as f:
         return json.load(f)
+
+
+def load_csv(path):
+    """A CSV of bench_common.hpp's write_csv as the JSON's document: its rows, typed as there; the
+    run's device, driver and date are not in a CSV."""
+    numbers = ("ms_median", "ms_min", "ms_max", "gkeys_per_s", "gb_per_s", "ms_q1", "ms_q3",
+               "spread", "spin_up_ms")
+    counts = ("key_bytes", "value_bytes", "n", "scratch_bytes", "warmups", "runs", "sets",
+              "sm_clock_mhz")
+    results = []
+    with open(path, newline="") as f:
+        for line in csv.DictReader(f):
+            r = {k: v for k, v in line.items() if k is not None and v not in ("", None)}
+            for k in numbers:
+                if k in r:
+                    r[k] = float(r[k])
+            for k in counts:
+                if k in r:
+                    r[k] = int(r[k])
+            if "steady" in r:
+                r["steady"] = r["steady"] == "true"
+            results.append(r)
+    implementation = results[0]["implementation"] if results else "gpusort"
+    return {"implementation": implementation, "device": None, "driver": None, "date": None,
+            "source": os.path.basename(path), "results": results}
+
+
+def described(doc):
+    """"NVIDIA H200 (driver), date" of a JSON; what a CSV could not say."""
+    if doc.get("device") is None:
+        return f"{doc.get('source', 'a CSV')} (a CSV: device and date not recorded)"
+    return f"{doc['device']} ({doc['driver']}), {doc['date']}"
+
+
+def implementation(doc, row):
+    return row.get("implementation", doc["implementation"])
+
+
+def is_cuda_face(doc, row):
+    """A row of gpusort's CUDA face: face "cuda" (`gpusort bench`), or cub_baseline --gpusort's
+    gpusort rows (algorithm "cuda", written before rows named their face)."""
+    return implementation(doc, row) == "gpusort" and \
+        (row.get("face") == CUDA_FACE or (row["algorithm"] == CUDA_FACE and "face" not in row
+                                          and not row.get("kernels")))
 
 
 def steady(row):
@@ -52,7 +112,7 @@ def steady(row):
 
 def flagged(doc):
     """The measured rows the benchmark flagged as not steady: lines for the list under a table."""
-    return [f"{doc['implementation']} {r['algorithm']} {r['config']} 2^{log2(r['n'])}: "
+    return [f"{implementation(doc, r)} {r['algorithm']} {r['config']} 2^{log2(r['n'])}: "
             f"{r.get('unsteady', 'not steady')}"
             for r in doc["results"] if "skipped" not in r and not steady(r)]
 
@@ -74,11 +134,13 @@ def measured(doc):
     for r in doc["results"]:
         if "skipped" in r or not steady(r):
             continue
-        name = "CUB" if doc["implementation"] == "cub" else r["algorithm"]
+        name = "CUB" if implementation(doc, r) == "cub" else r["algorithm"]
+        if is_cuda_face(doc, r):
+            name = CUDA_FACE
         # Onesweep's passes as CUDA kernels (`gpusort bench --kernels ...`): a column of their own.
-        if name != "CUB" and r.get("kernels", "").startswith("cuda"):
+        elif name != "CUB" and r.get("kernels", "").startswith("cuda"):
             name += "/cuda"
-        if name != "CUB" and name not in ALGORITHM_ORDER:
+        if name not in ("CUB", CUDA_FACE) and name not in ALGORITHM_ORDER:
             ALGORITHM_ORDER.append(name)
             ALGORITHM_ORDER.sort(key=lambda a: a != "automatic")
         table.setdefault((r["config"], r["n"]), {})[name] = r["gkeys_per_s"]
@@ -91,7 +153,9 @@ def log2(n):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run_dir", help="folder holding gpusort.json and cub.json")
+    ap.add_argument("run_dir", help="folder holding gpusort.json and cub.json (or .csv), or "
+                    "the JSON or CSV of `gpusort bench`")
+    ap.add_argument("--cub", help="with a gpusort file: cub_baseline's JSON or CSV")
     ap.add_argument("--table", default="bench/results_table.md")
     ap.add_argument("--plot", default="bench/throughput.png",
                     help="PNG through gnuplot, or SVG (no tool needed) when it ends in .svg")
@@ -104,44 +168,62 @@ def main():
     if args.cuda_face:
         return cuda_face(args)
 
-    gpusort = load(os.path.join(args.run_dir, "gpusort.json"))
-    cub = load(os.path.join(args.run_dir, "cub.json"))
+    gpusort, cub = inputs(args)
     rows = measured(gpusort)
-    for key, values in measured(cub).items():
-        rows.setdefault(key, {}).update(values)
+    # CUB's rows; gpusort rows in CUB's file (cub_baseline --gpusort: the CUDA face) only where
+    # gpusort's own file has none.
+    for key, values in (measured(cub) if cub else {}).items():
+        row = rows.setdefault(key, {})
+        row.update({name: x for name, x in values.items() if name == "CUB" or name not in row})
     algorithms = [a for a in ALGORITHM_ORDER if any(a in v for v in rows.values())]
+    cuda = [CUDA_FACE] if any(CUDA_FACE in v for v in rows.values()) else []
     configs = [c for c in CONFIG_ORDER if any(k[0] == c for k in rows)]
 
     # ---- table ----
-    head = ["keys", "n"] + [f"{a}" for a in algorithms] + ["CUB", "best/CUB", "automatic/CUB"]
+    head = ["keys", "n"] + [f"{a}" for a in algorithms] + cuda
+    if cub:
+        head += ["CUB", "best/CUB", "automatic/CUB"] + [f"{a}/CUB" for a in cuda]
+    head += [f"{a}/automatic" for a in cuda]
     lines = [
-        f"gpusort on {gpusort['device']} ({gpusort['driver']}), {gpusort['date']}; "
-        f"CUB: {cub['driver']}, {cub['date']}. GKeys/s = n / median time.",
+        f"gpusort on {described(gpusort)}"
+        + (f"; CUB: {cub['driver']}, {cub['date']}" if cub and cub.get("device") is not None else
+           f"; CUB: {described(cub)}" if cub else "")
+        + ". GKeys/s = n / median time.",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|",
     ]
+    if cuda:
+        lines[1:1] = ["", "cuda: gpusort's CUDA face (gpusort::cuda::sort_raw on device memory, "
+                      "CUDA events around each call); the other gpusort columns: the Vulkan face "
+                      "(GPU timestamps). Ratios of GKeys/s."]
     for c in configs:
         for n in sorted(n for (cc, n) in rows if cc == c):
             v = rows[(c, n)]
             cells = [c, f"2^{log2(n)}"]
-            cells += [f"{v[a]:.3f}" if a in v else "–" for a in algorithms]
-            base = v.get("CUB")
-            cells.append(f"{base:.3f}" if base else "–")
-            best = max((v[a] for a in algorithms if a in v), default=None)
-            cells.append(f"**{best / base:.2f}**" if best and base else "–")
+            cells += [f"{v[a]:.3f}" if a in v else "–" for a in algorithms + cuda]
             # automatic took one path per row: SPIR-V ("automatic") or the CUDA pass ("automatic/cuda").
             auto = v.get("automatic", v.get("automatic/cuda"))
-            cells.append(f"{auto / base:.2f}" if auto and base else "–")
+            if cub:
+                base = v.get("CUB")
+                cells.append(f"{base:.3f}" if base else "–")
+                best = max((v[a] for a in algorithms if a in v), default=None)
+                cells.append(f"**{best / base:.2f}**" if best and base else "–")
+                cells.append(f"{auto / base:.2f}" if auto and base else "–")
+                cells += [f"{v[a] / base:.2f}" if a in v and base else "–" for a in cuda]
+            cells += [f"{v[a] / auto:.2f}" if a in v and auto else "–" for a in cuda]
             lines.append("| " + " | ".join(cells) + " |")
-    lines += flagged_lines([gpusort, cub])
+    lines += flagged_lines([gpusort] + ([cub] if cub else []))
     with open(args.table, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
     # ---- plot: one panel per key configuration, one line per implementation ----
-    names = algorithms + ["CUB"]
-    title = f"Sort throughput, {gpusort['device']}: gpusort (Vulkan) vs CUB DeviceRadixSort"
+    names = algorithms + cuda + (["CUB"] if cub else [])
+    device = gpusort["device"] if gpusort.get("device") is not None else gpusort.get("source")
+    title = f"Sort throughput, {device}: gpusort (Vulkan) vs CUB DeviceRadixSort"
+    if cuda:
+        title = f"Sort throughput, {device}: gpusort (Vulkan, CUDA face) vs CUB DeviceRadixSort"
     if args.plot.endswith(".svg"):
         write_svg(args.plot, title, configs, names, algorithms, rows)
         print(f"wrote {args.table} and {args.plot}")
@@ -198,6 +280,25 @@ def main():
     print(f"wrote {args.table} and {args.plot}")
 
 
+def inputs(args):
+    """gpusort's document and CUB's (None where there is none)."""
+    def found(folder, name):
+        for ext in (".json", ".csv"):
+            path = os.path.join(folder, name + ext)
+            if os.path.exists(path):
+                return path
+        return None
+
+    if os.path.isdir(args.run_dir):
+        gpusort_path = found(args.run_dir, "gpusort")
+        if gpusort_path is None:
+            sys.exit(f"compare.py: no gpusort.json or gpusort.csv in {args.run_dir}")
+        cub_path = args.cub or found(args.run_dir, "cub")
+    else:
+        gpusort_path, cub_path = args.run_dir, args.cub
+    return load(gpusort_path), load(cub_path) if cub_path else None
+
+
 CUDA_FACE_HEADING = "## The CUDA face"
 
 
@@ -240,25 +341,32 @@ def cuda_face(args):
 
 def segmented(args):
     docs = {name: load(os.path.join(args.run_dir, f"{name}.json")) for name in ("gpusort", "cub")}
-    rows = {}  # (config, n) -> {"gpusort": row, "cub": row}
+    rows = {}  # (config, n) -> {"gpusort": row, "cub": row, "cuda": the CUDA face's row}
     for name, doc in docs.items():
         for r in doc["results"]:
             if "skipped" not in r and steady(r):
-                rows.setdefault((r["config"], r["n"]), {})[name] = r
+                key = CUDA_FACE if name == "gpusort" and is_cuda_face(doc, r) else name
+                rows.setdefault((r["config"], r["n"]), {})[key] = r
+    cuda = any(CUDA_FACE in v for v in rows.values())
     table = "bench/segmented_table.md" if args.table == "bench/results_table.md" else args.table
     lines = [f"gpusort on {docs['gpusort']['device']} ({docs['gpusort']['driver']}), "
              f"{docs['gpusort']['date']}; CUB: {docs['cub']['driver']}. Median ms.", "",
-             "| keys | n | gpusort | gpusort ms | CUB | CUB ms | CUB ms / gpusort ms |",
-             "|---|---|---|---:|---|---:|---:|"]
+             "| keys | n | gpusort | gpusort ms | CUB | CUB ms | CUB ms / gpusort ms |"
+             + (" cuda ms | CUB ms / cuda ms |" if cuda else ""),
+             "|---|---|---|---:|---|---:|---:|" + ("---:|---:|" if cuda else "")]
     for (config, n), v in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         g, c = v.get("gpusort"), v.get("cub")
         cells = [config, f"2^{log2(n)}",
                  g["algorithm"] if g else "–", f"{g['ms_median']:.4f}" if g else "–",
                  c["algorithm"] if c else "–", f"{c['ms_median']:.4f}" if c else "–",
                  f"**{c['ms_median'] / g['ms_median']:.2f}**" if g and c else "–"]
+        if cuda:  # the CUDA face's row of the same configuration (argsort, u32+u32)
+            f = v.get(CUDA_FACE)
+            cells += [f"{f['ms_median']:.4f}" if f else "–",
+                      f"{c['ms_median'] / f['ms_median']:.2f}" if f and c else "–"]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Argsort / sort_by_key u32+u32 (time ratio):", ""]
-    for name in ("gpusort", "cub"):
+    for name in ("gpusort", CUDA_FACE, "cub"):
         for (config, n), v in sorted(rows.items()):
             if config != "u32 argsort" or name not in v or name not in rows.get(("u32+u32", n), {}):
                 continue

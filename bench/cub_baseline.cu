@@ -174,6 +174,7 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
             CudaBatches& gpu, const SmClock* clock, bool gpusort = false) {
   const auto started = std::chrono::steady_clock::now();
   Row row = gpusort ? Row::of("gpusort", "cuda", c, n) : Row::of("cub", "DeviceRadixSort", c, n);
+  if (gpusort) row.face = "cuda";
   row.warmups = p.warmups;
   row.verified = p.verification(n);
   const uint64_t key_size = n * c.key_bytes, value_size = n * c.value_bytes;

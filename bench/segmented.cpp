@@ -9,6 +9,7 @@
 
 #include "algorithms/sort_algorithm.hpp"
 #include "benchmark.hpp"
+#include "cuda_face.hpp"
 #include "gpu_batches.hpp"
 #include "vulkan/buffer.hpp"
 
@@ -216,9 +217,36 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
     rows.push_back(std::move(row));
     if (options.on_row) options.on_row(rows);
   };
+  // The CUDA face on the same GPU, or one line saying why not.
+  std::unique_ptr<CudaFaceRows> cuda_face;
+  if (options.cuda_face) {
+    cuda_face = std::make_unique<CudaFaceRows>(device_uuid(ctx.impl()).data(), p.max_sets);
+    if (!cuda_face->unavailable().empty())
+      std::fprintf(stderr, "gpusort bench: the %s rows are skipped: %s\n", cuda_face_name,
+                   cuda_face->unavailable().c_str());
+  }
   print_header(clock);
   for (uint32_t log2 = p.min_log2; log2 <= p.max_log2; log2 += p.log2_step) {
     const uint64_t n = uint64_t(1) << log2;
+    // The CUDA face's row of c (argsort or sort), after the Vulkan one.
+    auto cuda_row = [&](const KeyConfig& c, bool argsort) {
+      if (!cuda_face) return;
+      const std::string kind = std::string(cuda_face_name) + (argsort ? " argsort " : " ") + c.name;
+      Row row;
+      if (std::string skipped = budget.check(kind, n); !skipped.empty()) {
+        row = Row::of("gpusort", cuda_face_name, c, n);
+        row.face = cuda_face_name;
+        if (argsort) row.config = argsort_config_name(), row.value_bytes = 4;
+        row.skipped = skipped;
+      } else {
+        row = argsort ? cuda_face->measure_argsort(c, n, p, seed, clock)
+                      : cuda_face->measure(c, n, p, seed, clock);
+        if (row.skipped.empty()) budget.record(kind, n, row.wall_s);
+      }
+      if (cuda_face->unavailable().empty()) print_row(row, clock);
+      rows.push_back(std::move(row));
+      if (options.on_row) options.on_row(rows);
+    };
     auto timed = [&](const std::string& kind, const KeyConfig& c, std::optional<SegmentFamily> f) {
       std::string skipped = budget.check(kind, n);
       Row row;
@@ -247,6 +275,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
     for (const KeyConfig& c : configs)
       for (SegmentFamily f : families) timed(segmented_config_name(c, f, uint64_t(1) << 24), c, f);
     timed("argsort", u32, std::nullopt);
+    cuda_row(u32, true);
     // The row argsort is judged against (within 10 %): the ordinary u32+u32 row.
     BenchOptions by_key{p, {Algorithm::automatic}, parse_key_configs("u32+u32"), {}, clock, false};
     by_key.protocol.min_log2 = by_key.protocol.max_log2 = log2;
@@ -255,6 +284,7 @@ std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options) {
       rows.push_back(std::move(row));
       if (options.on_row) options.on_row(rows);
     }
+    cuda_row(by_key.configs[0], false);
   }
   print_unsteady_summary(rows);
   return rows;

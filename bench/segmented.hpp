@@ -18,11 +18,15 @@ struct SegmentedOptions {
   std::vector<SegmentFamily> families;  // empty: all four
   std::function<void(const std::vector<Row>&)> on_row;
   const SmClock* clock = nullptr;  // the SM clock per row (null or unavailable: no column)
+  // The CUDA face's argsort and u32+u32 rows after the Vulkan ones (cuda_face.hpp); where the
+  // face cannot run, one line on stderr says why and its rows are returned skipped (not printed).
+  bool cuda_face = false;
 };
 
 // Per n: the segmented rows (config x layout), the argsort row ("u32 argsort", algorithm
 // "argsort") and the sort_by_key row it is judged against ("u32+u32", algorithm "automatic",
-// the ordinary row). Prints each row; throws on a wrong result.
+// the ordinary row), each followed by the CUDA face's (algorithm "cuda") where asked. Prints
+// each row; throws on a wrong result.
 std::vector<Row> run_segmented(Context& ctx, const SegmentedOptions& options);
 
 }  // namespace gpusort::bench

@@ -12,6 +12,7 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
 
 namespace gpusort::cuda {
 
@@ -23,6 +24,7 @@ using CUcontext = ::CUctx_st*;
 using CUmodule = ::CUmod_st*;
 using CUfunction = ::CUfunc_st*;
 using CUstream = ::CUstream_st*;
+using CUevent = ::CUevent_st*;
 
 inline constexpr CUresult cuda_success = 0;
 // cuDeviceGetAttribute
@@ -54,6 +56,27 @@ struct Driver {
   CUresult (*memcpy_dtod_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream) = nullptr;
   CUresult (*mem_alloc_async)(CUdeviceptr*, size_t, CUstream) = nullptr;
   CUresult (*mem_free_async)(CUdeviceptr, CUstream) = nullptr;
+  // What `gpusort bench` needs to time the CUDA face on the Vulkan device's GPU: devices by
+  // UUID (16 bytes, CUuuid), their primary contexts, a stream, events, device memory and copies.
+  // Null where the driver lacks one (driver() does not fail for them).
+  CUresult (*device_get_count)(int*) = nullptr;
+  CUresult (*device_get)(CUdevice*, int) = nullptr;
+  CUresult (*device_get_uuid)(char*, CUdevice) = nullptr;
+  CUresult (*device_primary_ctx_retain)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*device_primary_ctx_release)(CUdevice) = nullptr;
+  CUresult (*stream_create)(CUstream*, unsigned) = nullptr;
+  CUresult (*stream_destroy)(CUstream) = nullptr;
+  CUresult (*stream_synchronize)(CUstream) = nullptr;
+  CUresult (*event_create)(CUevent*, unsigned) = nullptr;
+  CUresult (*event_destroy)(CUevent) = nullptr;
+  CUresult (*event_record)(CUevent, CUstream) = nullptr;
+  CUresult (*event_synchronize)(CUevent) = nullptr;
+  CUresult (*event_elapsed_time)(float*, CUevent, CUevent) = nullptr;
+  CUresult (*mem_alloc)(CUdeviceptr*, size_t) = nullptr;
+  CUresult (*mem_free)(CUdeviceptr) = nullptr;
+  CUresult (*mem_get_info)(size_t*, size_t*) = nullptr;
+  CUresult (*memcpy_htod_async)(CUdeviceptr, const void*, size_t, CUstream) = nullptr;
+  CUresult (*memcpy_dtoh_async)(void*, CUdeviceptr, size_t, CUstream) = nullptr;
 };
 
 // The driver, opened once per process. Throws gpusort::Error, one line saying why, where it cannot

@@ -6,6 +6,7 @@
 
 #include "benchmark.hpp"
 #include "commands.hpp"
+#include "cuda_face.hpp"
 #include "end_to_end.hpp"
 #include "gpu_batches.hpp"
 #include "segmented.hpp"
@@ -57,13 +58,19 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
       throw Error(std::string("bench: ") + e.what());
     }
   }
+  // `cuda` names the CUDA face's rows; the other names are the Vulkan face's algorithms.
   size_t start = 0;
   while (!a.algorithms.empty() && start <= a.algorithms.size()) {
     size_t end = a.algorithms.find(',', start);
     if (end == std::string::npos) end = a.algorithms.size();
-    options.algorithms.push_back(parse_algorithm(a.algorithms.substr(start, end - start)));
+    const std::string name = a.algorithms.substr(start, end - start);
+    if (name == bench::cuda_face_name)
+      options.cuda_face = true;
+    else
+      options.algorithms.push_back(parse_algorithm(name));
     start = end + 1;
   }
+  options.vulkan_rows = !options.cuda_face || !options.algorithms.empty();
 
   start = 0;
   while (!a.kernels.empty() && start <= a.kernels.size()) {
@@ -112,7 +119,7 @@ void run_bench(const BenchArguments& a, const CLI::App& cmd) {
     // One size unless asked: 2^24, 2^14 with --quick.
     if (!cmd.count("--min-log2")) p.min_log2 = a.quick ? 14 : 24;
     if (!cmd.count("--max-log2")) p.max_log2 = std::max(p.min_log2, a.quick ? 14u : 24u);
-    bench::SegmentedOptions seg{p, options.configs, {}, {}, row_clock};
+    bench::SegmentedOptions seg{p, options.configs, {}, {}, row_clock, options.cuda_face};
     try {
       if (!a.layouts.empty()) seg.families = bench::parse_segment_families(a.layouts);
     } catch (const std::runtime_error& e) {
@@ -171,7 +178,10 @@ CommandRegistration registration([](CLI::App& app) {
                                  "Time the sorts (GPU timestamps), check every result, "
                                  "print a table, write JSON / CSV");
   cmd->add_option("--algorithms", args->algorithms,
-                  "Comma-separated algorithms (default: every one this build has)");
+                  "Comma-separated algorithms (default: every one this build has); `cuda` adds "
+                  "the CUDA face's rows (gpusort::cuda::sort_raw on device memory, CUDA events, "
+                  "the same inputs on the same GPU), skipped with one line on stderr where it "
+                  "cannot run");
   cmd->add_option("--kernels", args->kernels,
                   "Comma-separated kernel paths of Onesweep's passes, one set of rows each: auto, "
                   "spirv, cuda (default auto; each row names the path it took)");
@@ -217,8 +227,9 @@ CommandRegistration registration([](CLI::App& app) {
                 "the same input");
   cmd->add_flag("--segmented", args->segmented,
                 "Segmented sort (SegmentedSorter::record) of --keys (default u32,u32+u32) over the "
-                "--layouts, then argsort of u32 keys beside sort_by_key with u32 values; default "
-                "n = 2^24 (--quick: 2^14). Rows pair with `cub_baseline --segmented`");
+                "--layouts, then argsort of u32 keys beside sort_by_key with u32 values (with "
+                "--algorithms cuda: the CUDA face's too); default n = 2^24 (--quick: 2^14). Rows "
+                "pair with `cub_baseline --segmented`");
   cmd->add_option("--layouts", args->layouts,
                   "With --segmented: comma-separated segment layouts, named by their shape at "
                   "n = 2^24: small (2^16x256: size 256 kept at other n), medium (2^10x2^14: "
