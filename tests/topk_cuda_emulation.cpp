@@ -108,7 +108,7 @@ class Threads {
   bool stop_ = false;
 };
 
-// The scan's block of 1024 threads, every other kernel's of 256: each its own threads, so that
+// The scan's block (512 threads) and every other kernel's (256): each its own threads, so that
 // a block wakes only its own.
 Threads& block_threads(uint32_t block) {
   static Threads threads(kTopKThreads), scan_threads(kTopKScanThreads);

@@ -565,7 +565,7 @@ def topk(a, k, *, largest=False, values=None, return_indices=False, segments=Non
         largest = _flag("largest", largest)
         return_indices = _flag("return_indices", return_indices)
         opts = _gpu_options(d, largest, algorithm, begin_bit, end_bit, total_order)
-        return _device.topk(d, k, v, return_indices, dtype, opts)
+        return _device.topk(d, k, v, return_indices, _index_dtype(dtype), opts)
     a = np.asarray(a)
     k = _integer("k", k)
     largest = _flag("largest", largest)

@@ -534,6 +534,9 @@ def test_torch_topk_end_to_end(fake_torch, rng, dtype):
     np.testing.assert_array_equal(indices.a, order[:77])
     np.testing.assert_array_equal(values.a, order[:77] * 2.0)
     np.testing.assert_array_equal(x.a.view(np.uint8), keys.view(np.uint8))  # left as it was
+    # The library's dtypes name index dtypes too (torch.uint32).
+    assert gpusort.topk(x, 3, return_indices=True,
+                        dtype=FakeTorch.dtypes["uint32"])[1].a.dtype == np.uint32
     # k = 0: empty results of the tensor's library, no call.
     calls = len(fake_topk_calls)
     top, indices = gpusort.topk(x, 0, return_indices=True)

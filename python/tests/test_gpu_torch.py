@@ -366,7 +366,7 @@ def test_topk_values_index_dtypes_orders_and_bits(rng):
         for values in (rng.standard_normal(keys.size).astype(np.float32),
                        rng.integers(0, 1 << 40, keys.size)):
             top, v, i = gpusort.topk(x, 5000, largest=largest, values=to_gpu(values),
-                                     return_indices=True, dtype=np.uint32)
+                                     return_indices=True, dtype=torch.uint32)
             assert i.dtype == torch.uint32
             assert_bits_equal(to_host(top), keys[order[:5000]])
             np.testing.assert_array_equal(to_host(v), values[order[:5000]])

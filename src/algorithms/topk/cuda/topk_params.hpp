@@ -15,7 +15,7 @@ namespace gpusort::cuda {
 inline constexpr uint32_t kTopKThreads = 256;  // every kernel's block but the scan's
 inline constexpr uint32_t kTopKItems = 8;      // keys per thread in a tile
 inline constexpr uint32_t kTopKTile = kTopKThreads * kTopKItems;
-inline constexpr uint32_t kTopKScanThreads = 1024;
+inline constexpr uint32_t kTopKScanThreads = 512;  // the scan: one block (1024 threads spill)
 inline constexpr uint32_t kTopKDigitBits = 11;
 inline constexpr uint32_t kTopKBins = 1u << kTopKDigitBits;
 inline constexpr uint32_t kTopKMaxPasses = 6;  // a 64-bit key in 11-bit digits
