@@ -3,8 +3,8 @@
 // share a std::barrier for __syncthreads, static storage for __shared__, std::atomic_ref for the
 // atomics; CUB's BlockScan by a stand-in, tests/cuda_emulation/), blocks one after another. The
 // launches of src/api/cuda_topk.cpp in the same order (init, a histogram per digit, count, scan,
-// write), small grids so that blocks stride over several tiles, the candidate list used and
-// refused; then the survivors sorted stably on the host as the face's sort does. Every result is
+// write), small grids so that blocks stride over several tiles, the candidate list made by the
+// first pass whose candidates fit it (the second, a later one) and refused; then the survivors sorted stably on the host as the face's sort does. Every result is
 // compared whole with the first k of std::stable_sort: keys before the k-th in input order, the
 // equal ones after them, positions, and the state the later launches read. Needs no GPU, no nvcc.
 #include <algorithm>
@@ -132,7 +132,7 @@ void launch(void (*kernel)(TopKParams), uint32_t grid, uint32_t block, const Top
 
 struct Case {
   uint32_t key_bytes, kind;  // kind: 0 unsigned, 1 signed, 2 float
-  const char* spread;        // "uniform", "few", "equal", "sorted", "specials"
+  const char* spread;  // "uniform", "few", "equal", "sorted", "specials", "narrow12", "narrow24"
   uint32_t n, k;
   bool descending = false;
   uint32_t begin_bit = 0, end_bit = 0;  // end 0: the full key
@@ -165,6 +165,9 @@ void run(const Case& c, uint64_t seed) {
     if (spread == "few") r = U((rng() % 5) * 0x0101010101010101ull);
     if (spread == "equal") r = U(0x1234567890abcdefull);
     if (spread == "sorted") r = U(i);
+    // The top 12 or 24 bits equal: the first digits' buckets hold every key, so a later pass lists.
+    if (spread == "narrow12") r = U((r >> 12) | (U(0xabc) << (sizeof(U) * 8 - 12)));
+    if (spread == "narrow24") r = U((r >> 24) | (U(0xabcdef) << (sizeof(U) * 8 - 24)));
     if (spread == "specials" && rng() % 2) {
       static const uint64_t f32[] = {0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000, 0x80000000,
                                      0,          0x3f800000, 0x7fc00001};
@@ -294,6 +297,8 @@ int main(int argc, char** argv) {
             if (full || n > 2048) run_case({bytes, kind, "few", n, k, desc}, ++seed);
           }
         }
+      for (const char* spread : {"narrow12", "narrow24"})
+        for (uint32_t k : {1u, 4000u}) run_case({bytes, kind, spread, 9000, k, k == 1}, ++seed);
       for (const char* spread : {"equal", "sorted", "specials"})
         for (uint32_t k : {1u, 500u, 4999u})
           if (full || k == 500) run_case({bytes, kind, spread, 5000, k, kind == 1}, ++seed);

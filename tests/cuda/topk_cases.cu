@@ -1,7 +1,7 @@
 // Top-k on the CUDA face on the GPU (gpusort_cuda_topk, and gpusort::cuda::topk_raw through
 // cxx_topk.cpp for NumPy's float order and the templates): every key type, distributions (uniform,
 // all equal, few distinct, sorted, reversed, skewed, float specials: NaNs of both signs and other
-// payloads, zeros of both signs, infinities), k at 0, 1, 32, 1024, 2047-2049, n - 1 and n, sizes
+// payloads, zeros of both signs, infinities, the top 16 bits equal), k at 0, 1, 32, 1024, 2047-2049, n - 1 and n, sizes
 // from 0 to 2^20 + 7 and one of a few million, both orders, bit ranges, 4- and 8-byte values, u32
 // and u64 indices, keys alone or not at all, a GPU-side count, the caller's scratch. Every output
 // is compared whole with the first k of std::stable_sort of the same keys (keys by their bits),
@@ -50,8 +50,9 @@ const KeyKind kinds[] = {{"u32", GPUSORT_KEY_U32, 4, 0}, {"i32", GPUSORT_KEY_I32
                          {"f32", GPUSORT_KEY_F32, 4, 2}, {"u64", GPUSORT_KEY_U64, 8, 0},
                          {"i64", GPUSORT_KEY_I64, 8, 1}, {"f64", GPUSORT_KEY_F64, 8, 2}};
 
-enum Spread { uniform, equal, few, sorted, reversed, skewed, specials, spread_count };
-const char* spread_names[] = {"uniform", "equal", "few", "sorted", "reversed", "skewed", "specials"};
+enum Spread { uniform, equal, few, sorted, reversed, skewed, specials, narrow, spread_count };
+const char* spread_names[] = {"uniform", "equal",    "few",   "sorted",
+                              "reversed", "skewed", "specials", "narrow"};
 
 uint64_t radix(const KeyKind& t, uint64_t bits) {
   return t.bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(bits), t.kind))
@@ -80,6 +81,9 @@ std::vector<uint64_t> make_keys(const KeyKind& t, Spread d, uint64_t n, uint64_t
         break;
       case specials:
         if (rng() % 2) r = t.bytes == 4 ? f32[rng() % 10] : f64[rng() % 10];
+        break;
+      case narrow:  // the top 16 bits equal: a pass after the first lists the candidates
+        r = (r >> 16) | (0xabcdull << (t.bytes * 8 - 16));
         break;
       default: break;
     }

@@ -7,10 +7,12 @@
 //   histogram   per digit p (a bounded grid striding over the tiles): every block first selects
 //               from the histograms of the passes before (select_digits), then histograms digit
 //               p of the candidates in shared memory and adds its bins to pass p's histogram;
-//               pass 1 also lists the first digit's candidates where they fit the list, and
-//               writes each tile's count of keys below them; the later passes read the list;
+//               the first pass whose candidates fit the list (pass 1 for spread keys, a later
+//               one where keys pile into few buckets) also lists them, and writes each tile's
+//               count of keys below its prefix; the passes after it read only the list;
 //   count       the last select (block 0 stores the k-th key), then per tile the keys below the
-//               k-th key and equal to it (with the list: pass 1's counts plus the listed keys);
+//               k-th key and equal to it (with the list: the listing pass's counts plus the
+//               listed keys);
 //   scan        one block: the tiles' places (an exclusive scan of both counts at once);
 //   write       one block per tile: the keys below the k-th to [0, before) and the first
 //               need_equal equal ones to [before, k), both in input order, with their positions.
@@ -60,10 +62,12 @@ __device__ __forceinline__ bool same_above(u64 key, u64 prefix, uint32_t above) 
 }
 
 struct Selected {
-  u64 prefix;             // the digits selected so far
-  uint32_t before;        // keys strictly below the prefix
-  uint32_t remaining;     // of the k, how many the prefix's candidates give
-  uint32_t first_bucket;  // keys in the first digit's bucket (all ones before any pass, k = 0)
+  u64 prefix;          // the digits selected so far
+  uint32_t before;     // keys strictly below the prefix
+  uint32_t remaining;  // of the k, how many the prefix's candidates give
+  // The candidate list: the first pass q >= 1 whose candidates (pass q - 1's selected bucket) fit
+  // the list, and their count; all ones where none does up to the passes done (or k = 0).
+  uint32_t list_pass, listed;
 };
 struct SelectShared {
   BlockScan::TempStorage scan;
@@ -72,10 +76,11 @@ struct SelectShared {
 };
 
 // From the histograms of passes [0, passes_done): per pass, the digit whose bucket holds the
-// remaining-th candidate joins the prefix; the candidates of smaller digits are all in the result.
-// Every thread of the block calls it (barriers inside).
+// remaining-th candidate joins the prefix; the candidates of smaller digits are all in the result;
+// the first bucket that fits the candidate list names the pass that lists it. Every thread of the
+// block calls it (barriers inside).
 __device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s) {
-  Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu};
+  Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu};
   if (r.remaining == 0) return r;  // uniform: k = 0 selects nothing
   constexpr uint32_t per = kTopKBins / kTopKThreads;
   const uint32_t t = threadIdx.x;
@@ -108,7 +113,10 @@ __device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, Sel
     r.prefix = s.prefix;
     r.before = s.before;
     r.remaining = s.remaining;
-    if (q == 0) r.first_bucket = s.bucket;
+    if (r.list_pass == 0xffffffffu && s.bucket <= p.capacity) {
+      r.list_pass = q + 1;
+      r.listed = s.bucket;
+    }
     __syncthreads();  // read before the next pass writes them (and the scan's storage reused)
   }
   return r;
@@ -137,26 +145,26 @@ __device__ void histogram(const TopKParams& p) {
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t t = threadIdx.x;
   const Selected s = select_digits(p, p.pass, select);
-  const bool from_list = p.pass >= 2 && s.first_bucket <= p.capacity;  // uniform
-  const bool listing = p.pass == 1 && s.first_bucket <= p.capacity;
+  const bool from_list = s.list_pass < p.pass;  // uniform
+  const bool listing = s.list_pass == p.pass;
   const TopKDigit d = digit(p, p.pass);
   const uint32_t above = d.bit + d.bits;  // the bits from here up are the prefix's
   const uint32_t mask = (1u << d.bits) - 1u;
   for (uint32_t b = t; b < kTopKBins; b += kTopKThreads) bins[b] = 0;
   __syncthreads();
   if (from_list) {
-    for (u64 c = u64(blockIdx.x) * kTopKThreads + t; c < s.first_bucket;
+    for (u64 c = u64(blockIdx.x) * kTopKThreads + t; c < s.listed;
          c += u64(gridDim.x) * kTopKThreads) {
       const u64 key = select_key<U>(p, p.candidates[c]);
       if (same_above(key, s.prefix, above)) atomicAdd(&bins[uint32_t(key >> d.bit) & mask], 1u);
     }
   } else {
-    // Tiles grid-stride: a block adds many tiles' counts before its one flush. Pass 1 visits
-    // every tile up to the most (its per-tile counts are written for all of them).
-    const uint32_t tiles = p.pass == 1 ? p.tiles : uint32_t((u64(n) + kTopKTile - 1) / kTopKTile);
+    // Tiles grid-stride: a block adds many tiles' counts before its one flush. The listing pass
+    // visits every tile up to the most (its per-tile counts are written for all of them).
+    const uint32_t tiles = listing ? p.tiles : uint32_t((u64(n) + kTopKTile - 1) / kTopKTile);
     for (uint32_t index = blockIdx.x; index < tiles; index += gridDim.x) {  // uniform
       const u64 base = u64(index) * kTopKTile;
-      if (p.pass == 1) {
+      if (listing) {
         if (t == 0) {
           tile_below = 0;
           tile_listed = 0;
@@ -178,11 +186,11 @@ __device__ void histogram(const TopKParams& p) {
         if (same_above(keys[j], s.prefix, above)) {
           atomicAdd(&bins[uint32_t(keys[j] >> d.bit) & mask], 1u);
           if (listing) positions[slots++] = uint32_t(i);
-        } else if (p.pass == 1 && (keys[j] >> above) < (s.prefix >> above)) {
+        } else if (listing && (keys[j] >> above) < (s.prefix >> above)) {
           ++below;
         }
       }
-      if (p.pass == 1) {
+      if (listing) {
         uint32_t slot = 0;
         if (below != 0) atomicAdd(&tile_below, below);
         if (slots != 0) slot = atomicAdd(&tile_listed, slots);
@@ -220,10 +228,10 @@ __device__ void count(const TopKParams& p) {
     p.state[kTopKStateBefore] = s.before;
     p.state[kTopKStateNeedEqual] = s.remaining;
   }
-  if (total_passes >= 2 && s.first_bucket <= p.capacity) {  // uniform
-    // Pass 1 counted each tile's keys below the first digit's bucket and listed the rest of the
-    // candidates: only they are read, each added to its tile.
-    for (u64 c = u64(blockIdx.x) * kTopKThreads + t; c < s.first_bucket;
+  if (s.list_pass < total_passes) {  // uniform
+    // The listing pass counted each tile's keys below its prefix and listed its candidates: only
+    // they are read, each added to its tile.
+    for (u64 c = u64(blockIdx.x) * kTopKThreads + t; c < s.listed;
          c += u64(gridDim.x) * kTopKThreads) {
       const uint32_t i = p.candidates[c];
       const u64 key = select_key<U>(p, i);
