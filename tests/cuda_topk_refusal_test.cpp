@@ -2,10 +2,10 @@
 // it on the GPU): a call refuses with the face's one line, after its arguments are checked and
 // before touching them; k = 0 and n = 0 need no device; the scratch size answers without one; bad
 // arguments are named, by the C++ face and the C one; the select's digits cover the compared bits.
-#include <gtest/gtest.h>
-#include <gpusort/cuda.hpp>
 #include <gpusort/gpusort.h>
+#include <gtest/gtest.h>
 
+#include <gpusort/cuda.hpp>
 #include <string>
 
 #include "algorithms/topk/cuda/topk_params.hpp"
@@ -30,10 +30,9 @@ TEST(CudaTopK, WithoutTheDriverEveryCallIsAOneLineError) {
   uint32_t values[4] = {1, 2, 3, 4}, values_out[2] = {9, 9};
   uint64_t indices[2] = {5, 5};
   EXPECT_EQ(message_of([&] { gpusort::cuda::topk(keys, 4, 2, out, nullptr); }), expected);
-  EXPECT_EQ(message_of([&] {
-              gpusort::cuda::topk_by_key(keys, values, 4, 2, out, values_out, nullptr);
-            }),
-            expected);
+  EXPECT_EQ(
+      message_of([&] { gpusort::cuda::topk_by_key(keys, values, 4, 2, out, values_out, nullptr); }),
+      expected);
   EXPECT_EQ(message_of([&] { gpusort::cuda::topk_indices(keys, 4, 2, out, indices, nullptr); }),
             expected);
   EXPECT_EQ(message_of([&] {
@@ -55,8 +54,8 @@ TEST(CudaTopK, NothingToSelectNeedsNoDevice) {
                                           nullptr, 0, nullptr, 0, nullptr));
   uint32_t keys[3] = {1, 2, 3};
   EXPECT_NO_THROW(gpusort::cuda::topk<uint32_t>(keys, 3, 0, nullptr, nullptr));
-  EXPECT_EQ(gpusort_cuda_topk(GPUSORT_KEY_U64, nullptr, 0, 0, nullptr, nullptr, nullptr, 0,
-                              nullptr, 0, nullptr, nullptr),
+  EXPECT_EQ(gpusort_cuda_topk(GPUSORT_KEY_U64, nullptr, 0, 0, nullptr, nullptr, nullptr, 0, nullptr,
+                              0, nullptr, nullptr),
             GPUSORT_OK);
 }
 
@@ -84,11 +83,10 @@ TEST(CudaTopK, BadArgumentsAreNamed) {
   EXPECT_EQ(gpusort_cuda_topk(GPUSORT_KEY_U32, keys, 4, 5, out, nullptr, nullptr, 0, nullptr, 0,
                               nullptr, nullptr),
             GPUSORT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(std::string(gpusort_last_error()),
-            "gpusort_cuda_topk: k = 5 is more than the 4 keys");
+  EXPECT_EQ(std::string(gpusort_last_error()), "gpusort_cuda_topk: k = 5 is more than the 4 keys");
   EXPECT_EQ(message_of([&] {
-              gpusort::cuda::topk_raw(KeyType::u32, keys, 4, 2, out, keys, nullptr, 4, nullptr,
-                                      0, nullptr);
+              gpusort::cuda::topk_raw(KeyType::u32, keys, 4, 2, out, keys, nullptr, 4, nullptr, 0,
+                                      nullptr);
             }),
             "topk: values need both the input values and values_out");
   EXPECT_EQ(message_of([&] {
@@ -111,10 +109,9 @@ TEST(CudaTopK, BadArgumentsAreNamed) {
                                       nullptr, 0, nullptr);
             }),
             "topk: nothing to write (no output keys, values or indices)");
-  EXPECT_EQ(message_of([&] {
-              gpusort::cuda::topk_scratch_bytes(KeyType::u32, uint64_t(1) << 32, 1);
-            }),
-            "topk: the CUDA face takes fewer than 2^32 keys, not 4294967296");
+  EXPECT_EQ(
+      message_of([&] { gpusort::cuda::topk_scratch_bytes(KeyType::u32, uint64_t(1) << 32, 1); }),
+      "topk: the CUDA face takes fewer than 2^32 keys, not 4294967296");
   gpusort::cuda::Options numpy;
   numpy.numpy_float_order = true;
   numpy.end_bit = 16;

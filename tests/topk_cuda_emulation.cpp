@@ -4,17 +4,18 @@
 // atomics; CUB's BlockScan by a stand-in, tests/cuda_emulation/), blocks one after another. The
 // launches of src/api/cuda_topk.cpp in the same order (init, a histogram per digit, count, scan,
 // write), small grids so that blocks stride over several tiles, the candidate list made by the
-// first pass whose candidates fit it (the second, a later one) and refused; then the survivors sorted stably on the host as the face's sort does. Every result is
-// compared whole with the first k of std::stable_sort: keys before the k-th in input order, the
-// equal ones after them, positions, and the state the later launches read. Needs no GPU, no nvcc.
+// first pass whose candidates fit it (the second, a later one) and refused; then the survivors
+// sorted stably on the host as the face's sort does. Every result is compared whole with the first
+// k of std::stable_sort: keys before the k-th in input order, the equal ones after them, positions,
+// and the state the later launches read. Needs no GPU, no nvcc.
 #include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <mutex>
-#include <cstdio>
 #include <numeric>
 #include <random>
 #include <string>
@@ -28,12 +29,16 @@ struct EmulatedDim {
 thread_local EmulatedDim threadIdx, blockIdx;
 EmulatedDim blockDim, gridDim;
 thread_local std::barrier<>* block_barrier = nullptr;
-inline void __syncthreads() { block_barrier->arrive_and_wait(); }
+inline void __syncthreads() {
+  block_barrier->arrive_and_wait();
+}
 template <class T>
 T atomicAdd(T* p, T v) {
   return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
 }
-inline int __popc(uint32_t x) { return __builtin_popcount(x); }
+inline int __popc(uint32_t x) {
+  return __builtin_popcount(x);
+}
 using std::min;
 #define __global__
 #define __device__
@@ -137,9 +142,9 @@ struct Case {
   bool descending = false;
   uint32_t begin_bit = 0, end_bit = 0;  // end 0: the full key
   bool numpy = false;
-  uint32_t count = ~0u;   // below n: the GPU-side count
-  uint32_t grid = 3;      // blocks of the striding kernels
-  int capacity = -1;      // the candidate list; -1: the face's (min(n, n / 8 + 1024))
+  uint32_t count = ~0u;  // below n: the GPU-side count
+  uint32_t grid = 3;     // blocks of the striding kernels
+  int capacity = -1;     // the candidate list; -1: the face's (min(n, n / 8 + 1024))
 };
 
 template <class U>
@@ -169,11 +174,15 @@ void run(const Case& c, uint64_t seed) {
     if (spread == "narrow12") r = U((r >> 12) | (U(0xabc) << (sizeof(U) * 8 - 12)));
     if (spread == "narrow24") r = U((r >> 24) | (U(0xabcdef) << (sizeof(U) * 8 - 24)));
     if (spread == "specials" && rng() % 2) {
-      static const uint64_t f32[] = {0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000, 0x80000000,
-                                     0,          0x3f800000, 0x7fc00001};
-      static const uint64_t f64[] = {0x7ff8000000000000ull, 0xfff8000000000000ull,
-                                     0x7ff0000000000000ull, 0x8000000000000000ull, 0,
-                                     0x3ff0000000000000ull, 0x7ff0000000000001ull};
+      static const uint64_t f32[] = {0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000,
+                                     0x80000000, 0,          0x3f800000, 0x7fc00001};
+      static const uint64_t f64[] = {0x7ff8000000000000ull,
+                                     0xfff8000000000000ull,
+                                     0x7ff0000000000000ull,
+                                     0x8000000000000000ull,
+                                     0,
+                                     0x3ff0000000000000ull,
+                                     0x7ff0000000000001ull};
       r = sizeof(U) == 4 ? U(f32[rng() % 8]) : U(f64[rng() % 7]);
     }
     keys[i] = r;
@@ -184,8 +193,7 @@ void run(const Case& c, uint64_t seed) {
 
   // The face's scratch, as host memory (stale contents, as the caller's scratch may hold).
   const uint32_t tiles = (c.n + kTopKTile - 1) / kTopKTile;
-  const uint32_t capacity =
-      c.capacity >= 0 ? uint32_t(c.capacity) : std::min(c.n, c.n / 8 + 1024);
+  const uint32_t capacity = c.capacity >= 0 ? uint32_t(c.capacity) : std::min(c.n, c.n / 8 + 1024);
   std::vector<uint32_t> state(kTopKStateWords + kTopKMaxPasses * kTopKBins, 0xdeadbeef);
   std::vector<uint32_t> candidates(std::max(capacity, 1u), 0xdeadbeef);
   std::vector<u64> tile_counts(tiles, 0xdeadbeefdeadbeefull), tile_offsets(tiles, 7);
@@ -229,8 +237,8 @@ void run(const Case& c, uint64_t seed) {
   });
   char what[200];
   std::snprintf(what, sizeof what,
-                "%u-bit kind %u %s n=%u k=%u count=%d %s bits [%u,%u)%s grid %u capacity %d",
-                width, c.kind, c.spread, c.n, c.k, c.count < c.n ? int(c.count) : -1,
+                "%u-bit kind %u %s n=%u k=%u count=%d %s bits [%u,%u)%s grid %u capacity %d", width,
+                c.kind, c.spread, c.n, c.k, c.count < c.n ? int(c.count) : -1,
                 c.descending ? "desc" : "asc", c.begin_bit, end, c.numpy ? " numpy" : "", c.grid,
                 c.capacity);
   auto fail = [&](const std::string& why) {
@@ -304,8 +312,8 @@ int main(int argc, char** argv) {
           if (full || k == 500) run_case({bytes, kind, spread, 5000, k, kind == 1}, ++seed);
       // Bit ranges: one pass (no list), two, and the top bits.
       const uint32_t w = bytes * 8;
-      for (auto [b, e] : {std::pair<uint32_t, uint32_t>{3, 5}, {0, 11}, {0, 12}, {8, w - 8},
-                          {w - 20, 0}})
+      for (auto [b, e] :
+           {std::pair<uint32_t, uint32_t>{3, 5}, {0, 11}, {0, 12}, {8, w - 8}, {w - 20, 0}})
         for (const char* spread : {"uniform", "few"})
           if (full || spread[0] == (b % 2 == 1 ? 'f' : 'u'))
             run_case({bytes, kind, spread, 7000, 1000, b % 2 == 1, b, e}, ++seed);

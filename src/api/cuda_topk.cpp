@@ -3,9 +3,8 @@
 // caller's stream: the radix select and the stable compaction (algorithms/topk/cuda/), the sort
 // of the keys before the k-th by the face's own sort_raw (its count read on the GPU from the
 // select's state), then the values gathered and the positions widened. Nothing is read back.
-#include <gpusort/cuda.hpp>
-
 #include <algorithm>
+#include <gpusort/cuda.hpp>
 
 #include "algorithms/topk/cuda/topk_params.hpp"
 #include "cuda/module.hpp"
@@ -107,7 +106,8 @@ class CallScratch {
   }
   CallScratch(const CallScratch&) = delete;
   CallScratch& operator=(const CallScratch&) = delete;
-  template <class T = void> T* at(uint64_t offset) const {
+  template <class T = void>
+  T* at(uint64_t offset) const {
     return reinterpret_cast<T*>(base_ + offset);
   }
 
@@ -119,9 +119,8 @@ class CallScratch {
 
 void elementwise(Module& module, const char* kernel, const ElementwiseParams& params,
                  CUstream stream) {
-  const uint64_t blocks =
-      std::clamp<uint64_t>((params.n + kElementwiseThreads - 1) / kElementwiseThreads, 1,
-                           8ull * module.sm_count());
+  const uint64_t blocks = std::clamp<uint64_t>(
+      (params.n + kElementwiseThreads - 1) / kElementwiseThreads, 1, 8ull * module.sm_count());
   launch(module.function(kernel), uint32_t(blocks), kElementwiseThreads, 0, stream, params);
 }
 

@@ -28,8 +28,8 @@ std::string cxx_topk_call(int key_type, const void* keys, unsigned long long n,
 // The templates on f32 keys: topk, topk_by_key (u64 values), topk_indices (u32, keys too).
 std::string cxx_topk_templates(const float* keys, const unsigned long long* values,
                                unsigned long long n, unsigned long long k, float* keys_out,
-                               unsigned long long* values_out, float* keys_out2,
-                               unsigned* indices, float* keys_out3, void* stream) {
+                               unsigned long long* values_out, float* keys_out2, unsigned* indices,
+                               float* keys_out3, void* stream) {
   auto* s = static_cast<gpusort::cuda::Stream>(stream);
   try {
     gpusort::cuda::topk(keys, n, k, keys_out, s);

@@ -1,17 +1,18 @@
 // Top-k on the CUDA face on the GPU (gpusort_cuda_topk, and gpusort::cuda::topk_raw through
 // cxx_topk.cpp for NumPy's float order and the templates): every key type, distributions (uniform,
 // all equal, few distinct, sorted, reversed, skewed, float specials: NaNs of both signs and other
-// payloads, zeros of both signs, infinities, the top 16 bits equal), k at 0, 1, 32, 1024, 2047-2049, n - 1 and n, sizes
-// from 0 to 2^20 + 7 and one of a few million, both orders, bit ranges, 4- and 8-byte values, u32
-// and u64 indices, keys alone or not at all, a GPU-side count, the caller's scratch. Every output
-// is compared whole with the first k of std::stable_sort of the same keys (keys by their bits),
-// and the slots past the results are checked untouched. Called by cuda_face_test.cu's main.
+// payloads, zeros of both signs, infinities, the top 16 bits equal), k at 0, 1, 32, 1024,
+// 2047-2049, n - 1 and n, sizes from 0 to 2^20 + 7 and one of a few million, both orders, bit
+// ranges, 4- and 8-byte values, u32 and u64 indices, keys alone or not at all, a GPU-side count,
+// the caller's scratch. Every output is compared whole with the first k of std::stable_sort of the
+// same keys (keys by their bits), and the slots past the results are checked untouched. Called by
+// cuda_face_test.cu's main.
 #include <cuda_runtime.h>
+#include <gpusort/gpusort.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <gpusort/gpusort.h>
 #include <numeric>
 #include <random>
 #include <string>
@@ -26,8 +27,8 @@ std::string cxx_topk_call(int key_type, const void* keys, unsigned long long n,
                           unsigned end_bit, const unsigned* count, bool numpy_float_order);
 std::string cxx_topk_templates(const float* keys, const unsigned long long* values,
                                unsigned long long n, unsigned long long k, float* keys_out,
-                               unsigned long long* values_out, float* keys_out2,
-                               unsigned* indices, float* keys_out3, void* stream);
+                               unsigned long long* values_out, float* keys_out2, unsigned* indices,
+                               float* keys_out3, void* stream);
 
 namespace {
 
@@ -51,7 +52,7 @@ const KeyKind kinds[] = {{"u32", GPUSORT_KEY_U32, 4, 0}, {"i32", GPUSORT_KEY_I32
                          {"i64", GPUSORT_KEY_I64, 8, 1}, {"f64", GPUSORT_KEY_F64, 8, 2}};
 
 enum Spread { uniform, equal, few, sorted, reversed, skewed, specials, narrow, spread_count };
-const char* spread_names[] = {"uniform", "equal",    "few",   "sorted",
+const char* spread_names[] = {"uniform",  "equal",  "few",      "sorted",
                               "reversed", "skewed", "specials", "narrow"};
 
 uint64_t radix(const KeyKind& t, uint64_t bits) {
@@ -74,8 +75,12 @@ std::vector<uint64_t> make_keys(const KeyKind& t, Spread d, uint64_t n, uint64_t
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t r = rng() & mask;
     switch (d) {
-      case equal: r = 0x1234567890abcdefull & mask; break;
-      case few: r = (rng() % 5) * 0x0101010101010101ull & mask; break;
+      case equal:
+        r = 0x1234567890abcdefull & mask;
+        break;
+      case few:
+        r = (rng() % 5) * 0x0101010101010101ull & mask;
+        break;
       case skewed:
         if (rng() % 100 != 0) r = (r & (mask >> 8)) | (0x5aull << (t.bytes * 8 - 8));
         break;
@@ -85,12 +90,14 @@ std::vector<uint64_t> make_keys(const KeyKind& t, Spread d, uint64_t n, uint64_t
       case narrow:  // the top 16 bits equal: a pass after the first lists the candidates
         r = (r >> 16) | (0xabcdull << (t.bytes * 8 - 16));
         break;
-      default: break;
+      default:
+        break;
     }
     k[i] = r;
   }
   if (d == sorted || d == reversed) {
-    std::sort(k.begin(), k.end(), [&](uint64_t a, uint64_t b) { return radix(t, a) < radix(t, b); });
+    std::sort(k.begin(), k.end(),
+              [&](uint64_t a, uint64_t b) { return radix(t, a) < radix(t, b); });
     if (d == reversed) std::reverse(k.begin(), k.end());
   }
   return k;
@@ -117,7 +124,8 @@ uint64_t canonical(const KeyKind& t, uint64_t bits) {
 }
 
 // The positions of the stable sort of the first `count` keys.
-std::vector<uint32_t> stable_order(const Array& a, const std::vector<uint64_t>& keys, uint64_t count) {
+std::vector<uint32_t> stable_order(const Array& a, const std::vector<uint64_t>& keys,
+                                   uint64_t count) {
   const KeyKind& t = *a.type;
   const uint32_t width = t.bytes * 8, end = a.end_bit ? a.end_bit : width;
   const uint64_t field = end - a.begin_bit == 64 ? ~0ull : ((1ull << (end - a.begin_bit)) - 1);
@@ -147,13 +155,13 @@ const Outputs output_variants[] = {{true, 0, 0, false}, {true, 4, 0, false}, {fa
 
 std::string describe(const Array& a, uint64_t k, const Outputs& o) {
   char text[320];
-  std::snprintf(text, sizeof text,
-                "topk %s %s n=%llu k=%llu count=%lld %s bits [%u,%u)%s: keys %d values %u indices %u%s",
-                a.type->name, spread_names[a.spread], (unsigned long long)a.n,
-                (unsigned long long)k, a.count < a.n ? (long long)a.count : -1LL,
-                a.descending ? "desc" : "asc", a.begin_bit, a.end_bit,
-                a.numpy ? " numpy order" : "", int(o.keys), o.value_bytes, o.index_bytes,
-                o.caller_scratch ? " caller scratch" : "");
+  std::snprintf(
+      text, sizeof text,
+      "topk %s %s n=%llu k=%llu count=%lld %s bits [%u,%u)%s: keys %d values %u indices %u%s",
+      a.type->name, spread_names[a.spread], (unsigned long long)a.n, (unsigned long long)k,
+      a.count < a.n ? (long long)a.count : -1LL, a.descending ? "desc" : "asc", a.begin_bit,
+      a.end_bit, a.numpy ? " numpy order" : "", int(o.keys), o.value_bytes, o.index_bytes,
+      o.caller_scratch ? " caller scratch" : "");
   return text;
 }
 
@@ -210,9 +218,8 @@ void run(const Array& a, const std::vector<uint64_t>& keys, const std::vector<ui
   void* io = o.index_bytes ? indices : nullptr;
   std::string error;
   if (a.numpy) {
-    error = cxx_topk_call(int(t.key), d.keys, a.n, k, ko, vi, vo, o.value_bytes, io,
-                          o.index_bytes, stream, a.descending, a.begin_bit, a.end_bit,
-                          options.count, true);
+    error = cxx_topk_call(int(t.key), d.keys, a.n, k, ko, vi, vo, o.value_bytes, io, o.index_bytes,
+                          stream, a.descending, a.begin_bit, a.end_bit, options.count, true);
   } else if (gpusort_cuda_topk(t.key, d.keys, a.n, k, ko, vi, vo, o.value_bytes, io, o.index_bytes,
                                stream, &options) != GPUSORT_OK) {
     error = gpusort_last_error();
@@ -220,9 +227,12 @@ void run(const Array& a, const std::vector<uint64_t>& keys, const std::vector<ui
   std::vector<unsigned char> got_keys(slots * 8), got_values(slots * 8), got_indices(slots * 8);
   if (error.empty()) {
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    check_cuda(cudaMemcpy(got_keys.data(), keys_out, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    check_cuda(cudaMemcpy(got_values.data(), values_out, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    check_cuda(cudaMemcpy(got_indices.data(), indices, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check_cuda(cudaMemcpy(got_keys.data(), keys_out, slots * 8, cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
+    check_cuda(cudaMemcpy(got_values.data(), values_out, slots * 8, cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
+    check_cuda(cudaMemcpy(got_indices.data(), indices, slots * 8, cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
   }
   cudaFree(keys_out), cudaFree(values_out), cudaFree(indices), cudaFree(scratch);
   if (!error.empty()) return void(fail(describe(a, k, o) + ": failed: " + error));
@@ -233,28 +243,35 @@ void run(const Array& a, const std::vector<uint64_t>& keys, const std::vector<ui
     const uint64_t from = result ? order[i] : 0;
     if (o.keys) {
       unsigned char want[8];
-      if (result) std::memcpy(want, &keys[from], kb);
-      else std::memset(want, poison, kb);
+      if (result)
+        std::memcpy(want, &keys[from], kb);
+      else
+        std::memset(want, poison, kb);
       if (std::memcmp(&got_keys[i * kb], want, kb) != 0) {
         uint64_t g = 0;
         std::memcpy(&g, &got_keys[i * kb], kb);
         char got[40];
         std::snprintf(got, sizeof got, "0x%llx", (unsigned long long)g);
-        return void(fail(describe(a, k, o) + ": key " + std::to_string(i) + " is " + got +
-                         (result ? ", expected key " + std::to_string(from) : ", expected untouched")));
+        return void(
+            fail(describe(a, k, o) + ": key " + std::to_string(i) + " is " + got +
+                 (result ? ", expected key " + std::to_string(from) : ", expected untouched")));
       }
     }
     if (o.value_bytes) {
       unsigned char want[8];
-      if (result) std::memcpy(want, &values[from], o.value_bytes);
-      else std::memset(want, poison, o.value_bytes);
+      if (result)
+        std::memcpy(want, &values[from], o.value_bytes);
+      else
+        std::memset(want, poison, o.value_bytes);
       if (std::memcmp(&got_values[i * o.value_bytes], want, o.value_bytes) != 0)
         return void(fail(describe(a, k, o) + ": value " + std::to_string(i) + " differs"));
     }
     if (o.index_bytes) {
       uint64_t want = 0, g = 0;
-      if (result) want = from;
-      else std::memset(&want, poison, o.index_bytes);
+      if (result)
+        want = from;
+      else
+        std::memset(&want, poison, o.index_bytes);
       std::memcpy(&g, &got_indices[i * o.index_bytes], o.index_bytes);
       if (g != want)
         return void(fail(describe(a, k, o) + ": index " + std::to_string(i) + " is " +
@@ -264,7 +281,8 @@ void run(const Array& a, const std::vector<uint64_t>& keys, const std::vector<ui
 }
 
 // Every k of `ks` (those within n) on one array, each with two of the output variants.
-void run_array(const Array& a, const std::vector<uint64_t>& ks, uint64_t seed, cudaStream_t stream) {
+void run_array(const Array& a, const std::vector<uint64_t>& ks, uint64_t seed,
+               cudaStream_t stream) {
   const KeyKind& t = *a.type;
   const std::vector<uint64_t> keys = make_keys(t, a.spread, a.n, seed);
   std::vector<uint64_t> values(a.n);
@@ -276,7 +294,8 @@ void run_array(const Array& a, const std::vector<uint64_t>& ks, uint64_t seed, c
   check_cuda(cudaMalloc(&d.count, 4), "cudaMalloc");
   std::vector<unsigned char> packed(a.n * t.bytes);
   for (uint64_t i = 0; i < a.n; ++i) std::memcpy(&packed[i * t.bytes], &keys[i], t.bytes);
-  check_cuda(cudaMemcpy(d.keys, packed.data(), packed.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  check_cuda(cudaMemcpy(d.keys, packed.data(), packed.size(), cudaMemcpyHostToDevice),
+             "cudaMemcpy");
   const uint32_t count32 = uint32_t(std::min(a.count, a.n));
   check_cuda(cudaMemcpy(d.count, &count32, 4, cudaMemcpyHostToDevice), "cudaMemcpy");
   uint64_t variant = seed;
@@ -290,12 +309,14 @@ void run_array(const Array& a, const std::vector<uint64_t>& ks, uint64_t seed, c
         std::vector<uint64_t> low(a.n);
         std::vector<uint32_t> packed_low(a.n);
         for (uint64_t i = 0; i < a.n; ++i) packed_low[i] = uint32_t(values[i]);
-        check_cuda(cudaMemcpy(d.values, packed_low.data(), a.n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+        check_cuda(cudaMemcpy(d.values, packed_low.data(), a.n * 4, cudaMemcpyHostToDevice),
+                   "cudaMemcpy");
         for (uint64_t i = 0; i < a.n; ++i) low[i] = packed_low[i];
         run(a, keys, low, order, d, k, o, stream);
       } else {
         if (o.value_bytes == 8)
-          check_cuda(cudaMemcpy(d.values, values.data(), a.n * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+          check_cuda(cudaMemcpy(d.values, values.data(), a.n * 8, cudaMemcpyHostToDevice),
+                     "cudaMemcpy");
         run(a, keys, values, order, d, k, o, stream);
       }
     }
@@ -334,8 +355,8 @@ void templates(cudaStream_t stream) {
   check_cuda(cudaMemcpy(d_keys, keys.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
   check_cuda(cudaMemcpy(d_values, values.data(), n * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
   check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  const std::string error = cxx_topk_templates(d_keys, d_values, n, k, out1, values_out, out2,
-                                               indices, out3, stream);
+  const std::string error =
+      cxx_topk_templates(d_keys, d_values, n, k, out1, values_out, out2, indices, out3, stream);
   std::vector<float> g1(k), g2(k), g3(k);
   std::vector<unsigned long long> gv(k);
   std::vector<unsigned> gi(k);
@@ -364,8 +385,8 @@ void topk_cases(cudaStream_t stream, bool quick, int& failures, int& checks) {
   failures_ = &failures;
   checks_ = &checks;
   uint64_t seed = 1000;
-  const std::vector<uint64_t> sizes = {0, 1, 2, 31, 1000, 2047, 2048, 2049, 4097, 100000,
-                                       (1u << 20) + 7};
+  const std::vector<uint64_t> sizes = {0,    1,    2,    31,     1000,          2047,
+                                       2048, 2049, 4097, 100000, (1u << 20) + 7};
   // Every type and size: uniform keys and one other spread, both orders.
   for (const KeyKind& t : kinds)
     for (uint64_t n : sizes)
@@ -389,8 +410,12 @@ void topk_cases(cudaStream_t stream, bool quick, int& failures, int& checks) {
   for (const KeyKind& t : kinds)
     for (uint64_t n : {uint64_t(3000), uint64_t(300000)}) {
       const uint32_t w = t.bytes * 8;
-      for (auto [b, e] : {std::pair<uint32_t, uint32_t>{8, w - 8}, {0, 12}, {w - 20, 0}, {3, 5},
-                          {0, 11}, {w - 11, 0}})
+      for (auto [b, e] : {std::pair<uint32_t, uint32_t>{8, w - 8},
+                          {0, 12},
+                          {w - 20, 0},
+                          {3, 5},
+                          {0, 11},
+                          {w - 11, 0}})
         for (Spread s : {uniform, few})
           run_array(Array{&t, s, n, b % 2 == 1, b, e}, {1, 100, 2049, n}, ++seed, stream);
     }

@@ -31,24 +31,24 @@ inline constexpr uint32_t kTopKStateCursor = 6;     // the candidate list's next
 inline constexpr uint32_t kTopKStateWords = 16;
 
 struct TopKParams {
-  const void* keys;          // n keys (4 or 8 bytes)
-  void* keys_out;            // k keys: the result's (canonical ones in NumPy's order)
-  uint32_t* positions;       // k u32: the result's positions
-  uint32_t* state;           // the state block and the histograms
-  uint32_t* candidates;      // capacity u32: positions of the first digit's candidates
+  const void* keys;                  // n keys (4 or 8 bytes)
+  void* keys_out;                    // k keys: the result's (canonical ones in NumPy's order)
+  uint32_t* positions;               // k u32: the result's positions
+  uint32_t* state;                   // the state block and the histograms
+  uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
   unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)
   unsigned long long* tile_offsets;  // their exclusive scan
-  const uint32_t* count;     // the GPU-side element count, or null: n
-  unsigned long long mask;   // the compared bits [begin_bit, end_bit) of the radix order
-  uint32_t n;                // the element count (with count: the most)
+  const uint32_t* count;             // the GPU-side element count, or null: n
+  unsigned long long mask;           // the compared bits [begin_bit, end_bit) of the radix order
+  uint32_t n;                        // the element count (with count: the most)
   uint32_t k;
-  uint32_t tiles;            // ceil(n / kTopKTile)
-  uint32_t capacity;         // candidate list entries
-  uint32_t key_kind;         // 0 unsigned, 1 signed, 2 float
+  uint32_t tiles;     // ceil(n / kTopKTile)
+  uint32_t capacity;  // candidate list entries
+  uint32_t key_kind;  // 0 unsigned, 1 signed, 2 float
   uint32_t descending;
-  uint32_t numpy;            // floats in NumPy's order: keys read canonical
+  uint32_t numpy;  // floats in NumPy's order: keys read canonical
   uint32_t begin_bit, end_bit;
-  uint32_t pass;             // the histogram's digit
+  uint32_t pass;  // the histogram's digit
 };
 
 // The select's passes and digit p's lowest bit and width: the compared bits split evenly into

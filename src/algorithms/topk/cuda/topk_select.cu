@@ -132,8 +132,7 @@ __device__ void init(const TopKParams& p) {
     if (t == kTopKStateK) w = k;
     p.state[t] = w;
   }
-  for (uint32_t w = t; w < passes(p) * kTopKBins; w += blockDim.x)
-    p.state[kTopKStateWords + w] = 0;
+  for (uint32_t w = t; w < passes(p) * kTopKBins; w += blockDim.x) p.state[kTopKStateWords + w] = 0;
 }
 
 template <class U>
@@ -307,7 +306,8 @@ __device__ void write(const TopKParams& p) {
   const u64 first = u64(tile) * kTopKTile + u64(threadIdx.x) * kTopKItems;
   U raw[kTopKItems];
 #pragma unroll
-  for (uint32_t j = 0; j < kTopKItems; ++j) raw[j] = first + j < n ? read_key<U>(p, first + j) : U(0);
+  for (uint32_t j = 0; j < kTopKItems; ++j)
+    raw[j] = first + j < n ? read_key<U>(p, first + j) : U(0);
   uint32_t flags = 0;  // bit j: key j is before the k-th; bit 16 + j: equal to it
 #pragma unroll
   for (uint32_t j = 0; j < kTopKItems; ++j) {
@@ -354,18 +354,18 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
   gpusort::cuda::topk::scan(p);
 }
 
-#define GPUSORT_TOPK_KERNELS(suffix, U)                                              \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)          \
-      gpusort_topk_histogram_##suffix(const gpusort::cuda::TopKParams p) {           \
-    gpusort::cuda::topk::histogram<U>(p);                                            \
-  }                                                                                  \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)          \
-      gpusort_topk_count_##suffix(const gpusort::cuda::TopKParams p) {               \
-    gpusort::cuda::topk::count<U>(p);                                                \
-  }                                                                                  \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)          \
-      gpusort_topk_write_##suffix(const gpusort::cuda::TopKParams p) {               \
-    gpusort::cuda::topk::write<U>(p);                                                \
+#define GPUSORT_TOPK_KERNELS(suffix, U)                                     \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_histogram_##suffix(const gpusort::cuda::TopKParams p) {  \
+    gpusort::cuda::topk::histogram<U>(p);                                   \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_count_##suffix(const gpusort::cuda::TopKParams p) {      \
+    gpusort::cuda::topk::count<U>(p);                                       \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_write_##suffix(const gpusort::cuda::TopKParams p) {      \
+    gpusort::cuda::topk::write<U>(p);                                       \
   }
 
 GPUSORT_TOPK_KERNELS(32, uint32_t)
