@@ -7,6 +7,7 @@
 //   gpusort::cuda::sort(keys, n, stream);                  // uint32_t* keys on the device
 //   gpusort::cuda::sort_by_key(keys, values, n, stream);
 //   gpusort::cuda::argsort(keys, indices, n, stream);      // keys left as they are
+//   gpusort::cuda::topk(keys, n, k, keys_out, stream);     // the k smallest, sorted
 //
 // The same results as the Vulkan faces: stable; floats by IEEE-754 totalOrder (or NumPy's order:
 // Options::numpy_float_order); descending and bit ranges as SortOptions has them. Errors (no
@@ -86,6 +87,48 @@ void argsort(const K* keys, I* indices, uint64_t n, Stream stream, const Options
   static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
                 "argsort indices are uint32_t or uint64_t");
   argsort_raw(key_type_of<K>(), keys, indices, sizeof(I), n, stream, options);
+}
+
+// ---- Top-k ----
+//
+// The k smallest keys of n (options.descending: the k largest), sorted, ties by position (first
+// occurrences first): exactly the first k of the stable sort of the same keys with the same
+// options (order, bit range, numpy_float_order), as gpusort::topk_raw on the Vulkan faces. A
+// radix select finds the k-th key on the GPU, a stable compaction writes the keys before it and
+// the first equal ones, and the face's sort orders those (docs/design/topk.md, "On the CUDA
+// face"); nothing is read back. k from 0 to n (k = n: the whole sort; n = 0 or k = 0 does
+// nothing); k > n is refused. With options.count, n is the most and the count is read on the
+// GPU: the call then gives min(k, count) results and leaves the rest of the outputs as they were.
+// Outputs (device memory, none overlapping the inputs): keys_out (k keys, or nullptr where only
+// values or indices are wanted), values (n of value_bytes 4 or 8, or nullptr) with values_out
+// (k), indices (nullptr, or k positions into keys, index_bytes 4 or 8). options.sorted_keys and
+// keys_in do not apply.
+uint64_t topk_scratch_bytes(KeyType key_type, uint64_t n, uint64_t k, const Options& options = {});
+void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* keys_out,
+              const void* values, void* values_out, uint32_t value_bytes, void* indices,
+              uint32_t index_bytes, Stream stream, const Options& options = {});
+
+template <class K>
+void topk(const K* keys, uint64_t n, uint64_t k, K* keys_out, Stream stream,
+          const Options& options = {}) {
+  topk_raw(key_type_of<K>(), keys, n, k, keys_out, nullptr, nullptr, 0, nullptr, 0, stream,
+           options);
+}
+template <class K, class V>
+void topk_by_key(const K* keys, const V* values, uint64_t n, uint64_t k, K* keys_out,
+                 V* values_out, Stream stream, const Options& options = {}) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "values are 4 or 8 bytes wide");
+  topk_raw(key_type_of<K>(), keys, n, k, keys_out, values, values_out, sizeof(V), nullptr, 0,
+           stream, options);
+}
+// keys_out may be nullptr: the positions alone.
+template <class K, class I>
+void topk_indices(const K* keys, uint64_t n, uint64_t k, K* keys_out, I* indices, Stream stream,
+                  const Options& options = {}) {
+  static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
+                "top-k indices are uint32_t or uint64_t");
+  topk_raw(key_type_of<K>(), keys, n, k, keys_out, nullptr, nullptr, 0, indices, sizeof(I),
+           stream, options);
 }
 
 }  // namespace gpusort::cuda

@@ -287,6 +287,18 @@ gpusort_status gpusort_cuda_sort(gpusort_key_type key_type, void* keys, void* va
 gpusort_status gpusort_cuda_argsort(gpusort_key_type key_type, const void* keys, void* indices,
                                     uint32_t index_bytes, uint64_t n, gpusort_cuda_stream stream,
                                     const gpusort_cuda_options* options);
+/* Top-k (gpusort::cuda::topk_raw): the k smallest keys (options->descending: the k largest),
+ * sorted, ties by position: the first k of the stable sort. k from 0 to n; k > n is refused.
+ * keys_out (k keys) may be NULL where values_out or indices are given; values (n of value_bytes
+ * 4 or 8) with values_out (k), or both NULL; indices (k positions, index_bytes 4 or 8) or NULL.
+ * With options->count, min(k, count) results. Scratch: gpusort_cuda_topk_scratch_bytes. */
+gpusort_status gpusort_cuda_topk_scratch_bytes(gpusort_key_type key_type, uint64_t n, uint64_t k,
+                                               const gpusort_cuda_options* options,
+                                               uint64_t* bytes);
+gpusort_status gpusort_cuda_topk(gpusort_key_type key_type, const void* keys, uint64_t n,
+                                 uint64_t k, void* keys_out, const void* values, void* values_out,
+                                 uint32_t value_bytes, void* indices, uint32_t index_bytes,
+                                 gpusort_cuda_stream stream, const gpusort_cuda_options* options);
 
 /* ---- Errors ---- */
 

@@ -542,9 +542,30 @@ def topk(a, k, *, largest=False, values=None, return_indices=False, segments=Non
     np.uint32): in a for 1-D a (in the whole array with segments), in their row for 2-D a.
     Returns the keys, or a tuple (keys, values) / (keys, indices) / (keys, values, indices).
     The GPU finds the k-th key by a radix select and sorts only the k (docs/design/topk.md).
+
+    GPU arrays (a PyTorch tensor or CuPy array on a CUDA device, or any DLPack or
+    __cuda_array_interface__ producer that gpusort knows, as sort() takes them): 1-D keys (and
+    values, a GPU array too), no segments; the top-k runs on the producer's current stream, and
+    the results are new arrays of the producer's library on the same device (indices int64 by
+    default, as torch.topk's).
     """
     if _masked(a) or _masked(values):
         raise TypeError("gpusort: topk does not take masked arrays")
+    d = _device.read(a)
+    if d is not None:
+        v = None if values is None else _device.read(values, "values")
+        if values is not None and v is None:
+            raise TypeError(f"gpusort: keys ({type(a).__name__}) and values "
+                            f"({type(values).__name__}) must both be GPU arrays or both host "
+                            "arrays")
+        if segments is not None:
+            raise ValueError("gpusort: segments= takes host arrays; for a GPU array, take the "
+                             "top-k of each segment's slice")
+        k = _integer("k", k)
+        largest = _flag("largest", largest)
+        return_indices = _flag("return_indices", return_indices)
+        opts = _gpu_options(d, largest, algorithm, begin_bit, end_bit, total_order)
+        return _device.topk(d, k, v, return_indices, _index_dtype(dtype), opts)
     a = np.asarray(a)
     k = _integer("k", k)
     largest = _flag("largest", largest)

@@ -578,3 +578,52 @@ def sort_by_key(k, v, opts):
     values.stream = keys.stream
     _sort_in_place(keys, values, opts)
     return keys.obj, values.obj
+
+
+# ---- top-k ----
+
+_TOPK_INDEX_BYTES = {np.dtype(np.int64): 8, np.dtype(np.uint32): 4}
+
+
+def topk(a, k, values, return_indices, index_dtype, opts):
+    """The k smallest (opts' descending: largest) keys of the 1-D GPU array a, sorted, ties by
+    position, made by a's library: keys, then values_out (values given) and indices
+    (return_indices), as a tuple where more than the keys."""
+    check_keys(a)
+    lib = _need_lib(a, "array", "topk()")
+    index_dtype = np.dtype(index_dtype)
+    index_bytes = _TOPK_INDEX_BYTES.get(index_dtype)
+    if index_bytes is None:
+        raise TypeError(f"gpusort: topk dtype must be int64 or uint32, not {index_dtype}")
+    if not 0 <= k <= a.n:
+        raise ValueError(f"gpusort: k = {k} is not within 0 to the {a.n} keys")
+    keys = _contiguous(a, "array", "topk()")
+    v = None
+    if values is not None:
+        check_values(values, a.n)
+        _same_device(a, values)
+        _need_lib(values, "values", "topk()")
+        v = _contiguous(values, "values", "topk()")
+    _check_driver(keys)
+    with lib.guard(keys):
+        keys_out = lib.empty(keys, k, keys.dtype)
+        values_out = v.lib.empty(v, k, v.dtype) if v is not None else None
+        indices = lib.empty(keys, k, index_dtype) if return_indices else None
+        if k > 0:
+            d, b, e, numpy_order = opts
+            key_type = _KEY_TYPES[keys.dtype]
+            nbytes = _core.cuda_topk_scratch_bytes(key_type, keys.n, k, d, b, e, numpy_order)
+            buffer, scratch = _scratch(keys, nbytes)
+            _core.cuda_topk(key_type, keys.ptr, keys.n, k, lib.ptr(keys_out),
+                            0 if v is None else v.ptr,
+                            0 if v is None else v.lib.ptr(values_out),
+                            0 if v is None else v.dtype.itemsize,
+                            0 if indices is None else lib.ptr(indices), index_bytes, keys.stream,
+                            d, b, e, numpy_order, scratch, nbytes)
+            del buffer
+    result = (keys_out,)
+    if values_out is not None:
+        result += (values_out,)
+    if indices is not None:
+        result += (indices,)
+    return result[0] if len(result) == 1 else result

@@ -626,6 +626,33 @@ void cuda_argsort(const std::string& key_type, uintptr_t keys, uintptr_t indices
                              index_bytes, n, device_pointer<CUstream_st>(stream), options);
 }
 
+uint64_t cuda_topk_scratch_bytes(const std::string& key_type, uint64_t n, uint64_t k,
+                                 bool descending, uint32_t begin_bit, uint32_t end_bit,
+                                 bool numpy_order) {
+  return gpusort::cuda::topk_scratch_bytes(gpusort::parse_key_type(key_type), n, k,
+                                           cuda_options(descending, begin_bit, end_bit,
+                                                        numpy_order));
+}
+
+// Enqueues the top-k of n keys at a device address: keys_out (k keys), values_out (k values of
+// value_bytes, from values), indices (k of index_bytes), each 0 where not wanted.
+void cuda_topk(const std::string& key_type, uintptr_t keys, uint64_t n, uint64_t k,
+               uintptr_t keys_out, uintptr_t values, uintptr_t values_out, uint32_t value_bytes,
+               uintptr_t indices, uint32_t index_bytes, uintptr_t stream, bool descending,
+               uint32_t begin_bit, uint32_t end_bit, bool numpy_order, uintptr_t scratch,
+               uint64_t scratch_size) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.scratch = device_pointer<void>(scratch);
+  options.scratch_size = scratch ? scratch_size : 0;
+  const gpusort::KeyType type = gpusort::parse_key_type(key_type);
+  py::gil_scoped_release release;
+  gpusort::cuda::topk_raw(type, device_pointer<const void>(keys), n, k,
+                          device_pointer<void>(keys_out), device_pointer<const void>(values),
+                          device_pointer<void>(values_out), values ? value_bytes : 0,
+                          device_pointer<void>(indices), indices ? index_bytes : 0,
+                          device_pointer<CUstream_st>(stream), options);
+}
+
 const char* device_type_name(VkPhysicalDeviceType type) {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -709,6 +736,10 @@ PYBIND11_MODULE(_core, m) {
   // Positional only: these are called once per sort of a GPU array, where keywords cost.
   m.def("cuda_sort", &cuda_sort);
   m.def("cuda_argsort", &cuda_argsort);
+  m.def("cuda_topk_scratch_bytes", &cuda_topk_scratch_bytes, py::arg("key_type"), py::arg("n"),
+        py::arg("k"), py::arg("descending"), py::arg("begin_bit"), py::arg("end_bit"),
+        py::arg("numpy_order"));
+  m.def("cuda_topk", &cuda_topk);
   m.attr("pybind11_version") = std::to_string(PYBIND11_VERSION_MAJOR) + "." +
                                std::to_string(PYBIND11_VERSION_MINOR) + "." +
                                std::to_string(PYBIND11_VERSION_PATCH);

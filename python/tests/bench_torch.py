@@ -18,6 +18,14 @@ time / gpusort's):
 
 Each gpusort result is checked against PyTorch's (both stable: equal values and indices).
 Prints a table, and writes every median with the device, versions and command as JSON.
+
+    PYTHONPATH=build/python python3 python/tests/bench_torch.py --topk [--json topk.json]
+        [--dtypes f32,i32] [--topk-log2 20,24,26,28] [--topk-k 1,32,1024,65536] [--samples 9]
+
+--topk times gpusort.topk(x, k, largest=True) (the CUDA face's top-k, keys sorted) against
+torch.topk(x, k, largest=True, sorted=True) on the same tensors instead (f32 normal, i32 uniform),
+the same way (CUDA events, median); each gpusort result is checked: its keys equal torch.topk's,
+and x[indices] gives them.
 """
 
 import argparse
@@ -77,10 +85,64 @@ def check(name, dtype, n, x):
                  "differ from torch.sort's")
 
 
+def check_topk(name, log2, k, x):
+    values, _ = torch.topk(x, k, largest=True, sorted=True)
+    g_values, g_indices = gpusort.topk(x, k, largest=True, return_indices=True)
+    torch.cuda.synchronize()
+    if not torch.equal(g_values, values) or not torch.equal(x[g_indices], g_values):
+        sys.exit(f"topk {name} 2^{log2} k={k}: gpusort's result differs from torch.topk's")
+
+
+def main_topk(args):
+    """gpusort.topk against torch.topk at the given shapes."""
+    generator = torch.Generator(device="cuda").manual_seed(0)
+    rows = []
+    print(f"{torch.cuda.get_device_name()}, PyTorch {torch.__version__}, CUDA "
+          f"{torch.version.cuda}; ms per call (median of {args.samples}); the k largest; "
+          "ratio = torch.topk / gpusort.topk")
+    header = f"{'dtype':>5} {'n':>5} {'k':>6} | {'torch.topk':>10} {'gpusort':>10} {'ratio':>6}"
+    print(header)
+    print("-" * len(header))
+    for name in args.dtypes.split(","):
+        dtype = TORCH_DTYPES[name]
+        for log2 in (int(v) for v in args.topk_log2.split(",")):
+            n = 1 << log2
+            x = make(dtype, n, generator)
+            for k in (int(v) for v in args.topk_k.split(",")):
+                if k > n:
+                    continue
+                check_topk(name, log2, k, x)
+                t = {
+                    "torch_topk": time_call(lambda: torch.topk(x, k, largest=True, sorted=True),
+                                            n, args.samples, args.sample_keys),
+                    "gpusort_topk": time_call(lambda: gpusort.topk(x, k, largest=True), n,
+                                              args.samples, args.sample_keys),
+                }
+                ratio = t["torch_topk"] / t["gpusort_topk"]
+                rows.append(dict(dtype=name, log2=log2, k=k, ms=t, ratio=ratio))
+                print(f"{name:>5} {'2^' + str(log2):>5} {k:>6} | {t['torch_topk']:10.4f} "
+                      f"{t['gpusort_topk']:10.4f} {ratio:6.2f}", flush=True)
+            x = None
+            torch.cuda.empty_cache()
+    if rows:
+        print(f"lowest ratio: {min(r['ratio'] for r in rows):.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(device=torch.cuda.get_device_name(), torch=torch.__version__,
+                           cuda=torch.version.cuda, python=sys.version.split()[0],
+                           date=datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                           command=" ".join(sys.argv), samples=args.samples,
+                           sample_keys=args.sample_keys, rows=rows), f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--topk", action="store_true",
+                        help="time gpusort.topk against torch.topk instead of the sorts")
+    parser.add_argument("--topk-log2", default="20,24,26,28")
+    parser.add_argument("--topk-k", default="1,32,1024,65536")
     parser.add_argument("--json", help="write the results here")
-    parser.add_argument("--dtypes", default="f32,i32,i64")
+    parser.add_argument("--dtypes", default=None, help="default f32,i32,i64 (--topk: f32,i32)")
     parser.add_argument("--min-log2", type=int, default=20)
     parser.add_argument("--max-log2", type=int, default=28)
     parser.add_argument("--samples", type=int, default=9)
@@ -89,6 +151,10 @@ def main():
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("bench_torch: torch.cuda has no CUDA device")
+    if args.dtypes is None:
+        args.dtypes = "f32,i32" if args.topk else "f32,i32,i64"
+    if args.topk:
+        return main_topk(args)
     generator = torch.Generator(device="cuda").manual_seed(0)
     rows = []
     header = (f"{'dtype':>5} {'n':>5} | {'torch.sort':>10} {'gs sort+i':>10} {'ratio':>6} | "

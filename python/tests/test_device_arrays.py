@@ -417,9 +417,36 @@ def fake_torch(monkeypatch):
         if sorted_keys:
             _host_view(sorted_keys, n, k.dtype)[...] = k[order]
 
+    def cuda_topk(key_type, keys, n, k, keys_out, values, values_out, value_bytes, indices,
+                  index_bytes, stream, descending, begin_bit, end_bit, numpy_order, address,
+                  nbytes):
+        assert stream == FakeTorch.STREAM and 0 < k <= n and keys_out
+        assert (values == 0) == (values_out == 0) == (value_bytes == 0)
+        assert index_bytes in (4, 8)
+        take_scratch(address, nbytes, _core.cuda_topk_scratch_bytes(
+            key_type, n, k, descending, begin_bit, end_bit, numpy_order))
+        kd = _host_view(keys, n, key_dtypes[key_type])
+        kw = dict(largest=descending, total_order=not numpy_order, return_indices=True,
+                  begin_bit=begin_bit if end_bit else None, end_bit=end_bit or None)
+        if values:
+            r_keys, r_values, r_indices = gpusort.topk(
+                kd, k, values=_host_view(values, n, f"u{value_bytes}"), **kw)
+            _host_view(values_out, k, f"u{value_bytes}")[...] = r_values
+        else:
+            r_keys, r_indices = gpusort.topk(kd, k, **kw)
+        _host_view(keys_out, k, kd.dtype)[...] = r_keys
+        if indices:
+            _host_view(indices, k, f"u{index_bytes}")[...] = r_indices
+        fake_topk_calls.append(dict(k=k, indices=bool(indices), index_bytes=index_bytes))
+
+    fake_topk_calls.clear()
     monkeypatch.setattr(_core, "cuda_sort", cuda_sort)
     monkeypatch.setattr(_core, "cuda_argsort", cuda_argsort)
+    monkeypatch.setattr(_core, "cuda_topk", cuda_topk)
     return scratch
+
+
+fake_topk_calls = []
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint32, np.float64])
@@ -478,3 +505,92 @@ def test_torch_path_bits_and_refusals(fake_torch, rng):
         gpusort.sort_(grad)
     with pytest.raises(ValueError, match="must be 1-D"):
         gpusort.sort(FakeTensor(np.zeros((2, 2), np.float32)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint64, np.float64])
+def test_torch_topk_end_to_end(fake_torch, rng, dtype):
+    keys = (rng.standard_normal(5000) * 100).astype(dtype)
+    if keys.dtype.kind == "f":
+        keys[::7] = np.nan
+        keys[::11] = -0.0
+    x = FakeTensor(keys.copy())
+    order = np.argsort(keys, kind="stable")
+    down = np.argsort(-np.searchsorted(np.unique(keys), keys), kind="stable")  # NaNs first
+    for k in (1, 32, 1000, 5000):
+        top = gpusort.topk(x, k)
+        assert isinstance(top, FakeTensor) and top.a.dtype == keys.dtype
+        np.testing.assert_array_equal(top.a.view(f"u{keys.itemsize}"),
+                                      keys[order[:k]].view(f"u{keys.itemsize}"))
+        top, indices = gpusort.topk(x, k, largest=True, return_indices=True)
+        assert indices.a.dtype == np.int64  # as torch.topk's
+        np.testing.assert_array_equal(indices.a, down[:k])
+        np.testing.assert_array_equal(top.a.view(f"u{keys.itemsize}"),
+                                      keys[down[:k]].view(f"u{keys.itemsize}"))
+    assert fake_topk_calls[-1] == dict(k=5000, indices=True, index_bytes=8)
+    payload = FakeTensor(np.arange(keys.size, dtype=np.float32) * 2)
+    top, values, indices = gpusort.topk(x, 77, values=payload, return_indices=True,
+                                        dtype=np.uint32)
+    assert values.a.dtype == np.float32 and indices.a.dtype == np.uint32
+    np.testing.assert_array_equal(indices.a, order[:77])
+    np.testing.assert_array_equal(values.a, order[:77] * 2.0)
+    np.testing.assert_array_equal(x.a.view(np.uint8), keys.view(np.uint8))  # left as it was
+    # The library's dtypes name index dtypes too (torch.uint32).
+    assert gpusort.topk(x, 3, return_indices=True,
+                        dtype=FakeTorch.dtypes["uint32"])[1].a.dtype == np.uint32
+    # k = 0: empty results of the tensor's library, no call.
+    calls = len(fake_topk_calls)
+    top, indices = gpusort.topk(x, 0, return_indices=True)
+    assert isinstance(top, FakeTensor) and top.a.shape == (0,) and indices.a.shape == (0,)
+    assert len(fake_topk_calls) == calls
+    # Strided: the top-k of a contiguous copy; positions within the view.
+    view = FakeTensor(keys[::3])
+    np.testing.assert_array_equal(gpusort.topk(view, 10, return_indices=True)[1].a,
+                                  np.argsort(keys[::3], kind="stable")[:10])
+    assert fake_torch["bytes"] > 0  # scratch came from the tensor's library
+
+
+def test_torch_topk_bits_and_refusals(fake_torch, rng):
+    keys = rng.integers(0, 1 << 20, 3000).astype(np.uint32)
+    x = FakeTensor(keys.copy())
+    np.testing.assert_array_equal(
+        gpusort.topk(x, 50, begin_bit=0, end_bit=8, return_indices=True)[1].a,
+        np.argsort(keys & 0xFF, kind="stable")[:50])
+    with pytest.raises(ValueError, match="k = 3001 is not within 0 to the 3000 keys"):
+        gpusort.topk(x, 3001)
+    with pytest.raises(ValueError, match="k = -1 is not within"):
+        gpusort.topk(x, -1)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        gpusort.topk(x, 2.0)
+    with pytest.raises(TypeError, match="largest must be True or False"):
+        gpusort.topk(x, 2, largest=1)
+    with pytest.raises(TypeError, match="topk dtype must be int64 or uint32"):
+        gpusort.topk(x, 2, return_indices=True, dtype=np.int32)
+    with pytest.raises(ValueError, match="segments= takes host arrays"):
+        gpusort.topk(x, 2, segments=np.array([0, 10, 3000]))
+    with pytest.raises(TypeError, match="must both be GPU arrays or both host arrays"):
+        gpusort.topk(x, 2, values=np.zeros(3000, np.float32))
+    with pytest.raises(ValueError, match="3000 keys but 5 values"):
+        gpusort.topk(x, 2, values=FakeTensor(np.zeros(5, np.float32)))
+    with pytest.raises(ValueError, match="algorithm='onesweep' applies to host arrays"):
+        gpusort.topk(x, 2, algorithm="onesweep")
+    with pytest.raises(ValueError, match="select bits of IEEE totalOrder"):
+        gpusort.topk(FakeTensor(np.zeros(8, np.float32)), 2, begin_bit=0, end_bit=16)
+    with pytest.raises(ValueError, match="must be 1-D"):
+        gpusort.topk(FakeTensor(np.zeros((2, 2), np.float32)), 1)
+    assert fake_topk_calls == [dict(k=50, indices=True, index_bytes=8)]
+
+
+def test_topk_of_unknown_producers_needs_their_library():
+    with pytest.raises(TypeError, match="topk\\(\\) of a .* needs arrays made by its library"):
+        gpusort.topk(FakeDLPack(), 2)
+
+
+@pytest.mark.skipif(not _core.cuda_unavailable_why(), reason="a CUDA driver is present")
+def test_topk_without_driver_is_one_line(monkeypatch):
+    monkeypatch.setitem(_device._libraries, "faketorch", _device._Torch(FakeTorch()))
+    why = _core.cuda_unavailable_why()
+    with pytest.raises(gpusort.Error) as raised:
+        gpusort.topk(FakeTensor(np.zeros(8, np.float32)), 2)
+    message = str(raised.value)
+    assert message.startswith("gpusort: cannot sort a ") and message.endswith(why)
+    assert "\n" not in message

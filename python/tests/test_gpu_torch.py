@@ -315,3 +315,103 @@ def test_refusals_on_gpu_tensors():
         gpusort.sort_(x.clone().requires_grad_())
     with pytest.raises(TypeError, match="must both be GPU arrays or both host arrays"):
         gpusort.sort_by_key(x, torch.arange(10))
+
+
+# ---- top-k ----
+
+TORCH_SORTS = {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32),
+               np.dtype(np.float64)}
+
+
+def topk_ks(n):
+    return sorted({k for k in (0, 1, 32, 1024, 2047, 2048, 2049, n // 2, n - 1, n) if 0 <= k <= n})
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("largest", [False, True], ids=["smallest", "largest"])
+def test_topk(rng, dtype, largest):
+    """gpusort.topk of a tensor: the first k of the stable sort (NumPy's, and torch.sort's with
+    stable=True where torch sorts the dtype), keys bit for bit, int64 indices."""
+    for n in [0, 1, 3, 100, 4097, 70_000, 1 << 20]:
+        for distribution in DISTRIBUTIONS if n < (1 << 20) else ["uniform", "special"]:
+            keys = make_keys(rng, dtype, n, distribution)
+            order = expected_order(keys, largest)
+            x = to_gpu(keys)
+            torch_order = None
+            # torch.sort's own order of NaNs of either sign is not promised: compared with it
+            # on the other keys.
+            if np.dtype(dtype) in TORCH_SORTS and (distribution != "special"
+                                                   or np.dtype(dtype).kind != "f"):
+                torch_order = to_host(torch.sort(x, descending=largest, stable=True)[1])
+                np.testing.assert_array_equal(torch_order, order)  # the reference agrees
+            for k in topk_ks(n):
+                where = f"n={n} k={k} {distribution}"
+                top, indices = gpusort.topk(x, k, largest=largest, return_indices=True)
+                assert isinstance(top, torch.Tensor) and top.device == x.device, where
+                assert indices.dtype == torch.int64 and indices.shape == (k,), where
+                assert_bits_equal(to_host(top), keys[order[:k]])
+                np.testing.assert_array_equal(to_host(indices), order[:k], err_msg=where)
+                if torch_order is not None:
+                    np.testing.assert_array_equal(to_host(indices), torch_order[:k],
+                                                  err_msg=where)
+                assert_bits_equal(to_host(gpusort.topk(x, k, largest=largest)), keys[order[:k]])
+            assert_bits_equal(to_host(x), keys)  # the input is left as it was
+
+
+def test_topk_values_index_dtypes_orders_and_bits(rng):
+    keys = make_keys(rng, np.float32, 300_000, "special")
+    x = to_gpu(keys)
+    for largest in (False, True):
+        order = expected_order(keys, largest)
+        for values in (rng.standard_normal(keys.size).astype(np.float32),
+                       rng.integers(0, 1 << 40, keys.size)):
+            top, v, i = gpusort.topk(x, 5000, largest=largest, values=to_gpu(values),
+                                     return_indices=True, dtype=torch.uint32)
+            assert i.dtype == torch.uint32
+            assert_bits_equal(to_host(top), keys[order[:5000]])
+            np.testing.assert_array_equal(to_host(v), values[order[:5000]])
+            np.testing.assert_array_equal(to_host(i).astype(np.int64), order[:5000])
+        total = expected_order(keys, largest, total_order=True)
+        assert_bits_equal(to_host(gpusort.topk(x, 777, largest=largest, total_order=True)),
+                          keys[total[:777]])
+    ints = make_keys(rng, np.int64, 200_000, "uniform")
+    for bits in [(0, 8), (4, 13), (50, 64)]:
+        order = expected_order(ints, bits=bits)
+        _, i = gpusort.topk(to_gpu(ints), 3000, begin_bit=bits[0], end_bit=bits[1],
+                            return_indices=True)
+        np.testing.assert_array_equal(to_host(i), order[:3000])
+    # Strided: the top-k of the view, positions in it.
+    base = to_gpu(ints)
+    np.testing.assert_array_equal(to_host(gpusort.topk(base[::3], 100, return_indices=True)[1]),
+                                  np.argsort(ints[::3], kind="stable")[:100])
+
+
+def test_topk_stream_order():
+    """Work queued before the top-k on a non-default stream and after it runs in order, and the
+    call does not wait for the stream."""
+    n = 1 << 22
+    source = torch.randn(n, device="cuda")
+    expected = np.sort(source.cpu().numpy(), kind="stable")[::-1][:1000]
+    gpusort.topk(source, 1000)  # the context's kernels loaded beforehand
+    torch.cuda.synchronize()
+    x = torch.zeros(n, device="cuda")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        torch.cuda._sleep(1_000_000_000)
+        x.copy_(source)
+        top, indices = gpusort.topk(x, 1000, largest=True, return_indices=True)
+        busy = not stream.query()
+        result = top.clone()
+    stream.synchronize()
+    np.testing.assert_array_equal(result.cpu().numpy(), expected)
+    assert busy, "topk waited for its stream"
+
+
+def test_topk_refusals_on_gpu_tensors():
+    x = torch.randn(10, device="cuda")
+    with pytest.raises(ValueError, match="k = 11 is not within 0 to the 10 keys"):
+        gpusort.topk(x, 11)
+    with pytest.raises(ValueError, match="must be 1-D"):
+        gpusort.topk(x.reshape(2, 5), 1)
+    with pytest.raises(TypeError, match="must both be GPU arrays or both host arrays"):
+        gpusort.topk(x, 2, values=np.arange(10))

@@ -103,6 +103,18 @@ void require(const void* pointer, const char* what) {
   if (!pointer) invalid(std::string(what) + " is NULL");
 }
 
+// The C++ face's top-k errors start with "topk: ", which gives way to the C function's name.
+template <class Body>
+void without_topk_prefix(Body&& body) {
+  try {
+    body();
+  } catch (const gpusort::Error& e) {
+    const std::string_view what = e.what();
+    if (!what.starts_with("topk: ")) throw;
+    throw gpusort::Error(std::string(what.substr(6)));
+  }
+}
+
 void require_handle(const void* handle, const char* what) {
   if (!handle) invalid(std::string(what) + " is VK_NULL_HANDLE");
 }
@@ -651,6 +663,31 @@ gpusort_status gpusort_cuda_argsort(gpusort_key_type type, const void* keys, voi
       require(indices, "indices");
     }
     gpusort::cuda::argsort_raw(key, keys, indices, index_bytes, n, stream, o);
+  });
+}
+
+gpusort_status gpusort_cuda_topk_scratch_bytes(gpusort_key_type type, uint64_t n, uint64_t k,
+                                               const gpusort_cuda_options* options,
+                                               uint64_t* bytes) {
+  return guarded("gpusort_cuda_topk_scratch_bytes", [&] {
+    require(bytes, "bytes");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    without_topk_prefix([&] {
+      *bytes = gpusort::cuda::topk_scratch_bytes(key, n, k, cuda_options(options, key));
+    });
+  });
+}
+
+gpusort_status gpusort_cuda_topk(gpusort_key_type type, const void* keys, uint64_t n, uint64_t k,
+                                 void* keys_out, const void* values, void* values_out,
+                                 uint32_t value_bytes, void* indices, uint32_t index_bytes,
+                                 gpusort_cuda_stream stream, const gpusort_cuda_options* options) {
+  return guarded("gpusort_cuda_topk", [&] {
+    const gpusort::KeyType key = key_type(type, "key_type");
+    without_topk_prefix([&] {
+      gpusort::cuda::topk_raw(key, keys, n, k, keys_out, values, values_out, value_bytes, indices,
+                              index_bytes, stream, cuda_options(options, key));
+    });
   });
 }
 

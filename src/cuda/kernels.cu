@@ -4,3 +4,4 @@
 #include "algorithms/small_sort/cuda/block_sort.cu"
 #include "primitives/cuda/elementwise.cu"
 #include "primitives/cuda/float_order.cu"
+#include "algorithms/topk/cuda/topk_select.cu"

@@ -1,0 +1,88 @@
+// Top-k on the CUDA face (topk_select.cu): the kernels' parameters and names, read by the kernels
+// (nvcc) and the host (src/api/cuda_topk.cpp). The same radix select as the Vulkan kernels
+// (docs/design/topk.md, "On the CUDA face"): 11-bit digits from the top of the compared bits,
+// a candidate list after the first digit where it fits, a stable compaction by tiles, then the
+// face's own sort of the keys before the k-th.
+#ifndef GPUSORT_ALGORITHMS_TOPK_CUDA_TOPK_PARAMS_HPP
+#define GPUSORT_ALGORITHMS_TOPK_CUDA_TOPK_PARAMS_HPP
+
+#include <cstdint>
+
+#include "primitives/key_order.h"  // GPUSORT_HOST_DEVICE
+
+namespace gpusort::cuda {
+
+inline constexpr uint32_t kTopKThreads = 256;  // every kernel's block but the scan's
+inline constexpr uint32_t kTopKItems = 8;      // keys per thread in a tile
+inline constexpr uint32_t kTopKTile = kTopKThreads * kTopKItems;
+inline constexpr uint32_t kTopKScanThreads = 512;  // the scan: one block (1024 threads spill)
+inline constexpr uint32_t kTopKDigitBits = 11;
+inline constexpr uint32_t kTopKBins = 1u << kTopKDigitBits;
+inline constexpr uint32_t kTopKMaxPasses = 6;  // a 64-bit key in 11-bit digits
+
+// The state block (u32 words) at the start of the scratch, then kTopKMaxPasses histograms of
+// kTopKBins u32 (pass p's at word kTopKStateWords + p x kTopKBins).
+inline constexpr uint32_t kTopKStateN = 0;          // the element count (GPU-side count clamped)
+inline constexpr uint32_t kTopKStateK = 1;          // min(k, n)
+inline constexpr uint32_t kTopKStateBefore = 2;     // keys strictly before the k-th key
+inline constexpr uint32_t kTopKStatePrefix = 3;     // words 3 (low), 4 (high): the k-th key
+inline constexpr uint32_t kTopKStateNeedEqual = 5;  // keys equal to the k-th that the result takes
+inline constexpr uint32_t kTopKStateCursor = 6;     // the candidate list's next free entry
+inline constexpr uint32_t kTopKStateWords = 16;
+
+struct TopKParams {
+  const void* keys;                  // n keys (4 or 8 bytes)
+  void* keys_out;                    // k keys: the result's (canonical ones in NumPy's order)
+  uint32_t* positions;               // k u32: the result's positions
+  uint32_t* state;                   // the state block and the histograms
+  uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
+  unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)
+  unsigned long long* tile_offsets;  // their exclusive scan
+  const uint32_t* count;             // the GPU-side element count, or null: n
+  unsigned long long mask;           // the compared bits [begin_bit, end_bit) of the radix order
+  uint32_t n;                        // the element count (with count: the most)
+  uint32_t k;
+  uint32_t tiles;     // ceil(n / kTopKTile)
+  uint32_t capacity;  // candidate list entries
+  uint32_t key_kind;  // 0 unsigned, 1 signed, 2 float
+  uint32_t descending;
+  uint32_t numpy;  // floats in NumPy's order: keys read canonical
+  uint32_t begin_bit, end_bit;
+  uint32_t pass;  // the histogram's digit
+};
+
+// The select's passes and digit p's lowest bit and width: the compared bits split evenly into
+// passes of at most kTopKDigitBits, from the top down (as the Vulkan kernels' topk_digit).
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_passes(uint32_t begin_bit, uint32_t end_bit) {
+  return (end_bit - begin_bit + kTopKDigitBits - 1) / kTopKDigitBits;
+}
+struct TopKDigit {
+  uint32_t bit, bits;
+};
+GPUSORT_HOST_DEVICE constexpr TopKDigit topk_digit(uint32_t begin_bit, uint32_t end_bit,
+                                                   uint32_t p) {
+  const uint32_t passes = topk_passes(begin_bit, end_bit);
+  uint32_t top = end_bit, bits = 0;
+  for (uint32_t q = 0; q <= p; ++q) {
+    bits = (top - begin_bit + (passes - q) - 1) / (passes - q);
+    top -= bits;
+  }
+  return {top, bits};
+}
+static_assert(topk_passes(0, 32) == 3 && topk_digit(0, 32, 0).bit == 21 &&
+              topk_digit(0, 32, 0).bits == 11 && topk_digit(0, 32, 2).bit == 0 &&
+              topk_digit(0, 32, 2).bits == 10);
+static_assert(topk_passes(0, 64) == 6 && topk_digit(0, 64, 5).bit == 0);
+
+// Kernel names: the prefix, then "32" or "64" (the key's width); init, scan and gather_u32 alone.
+inline constexpr const char* kTopKInit = "gpusort_topk_init";
+inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";
+inline constexpr const char* kTopKCount = "gpusort_topk_count_";
+inline constexpr const char* kTopKScan = "gpusort_topk_scan";
+inline constexpr const char* kTopKWrite = "gpusort_topk_write_";
+// ElementwiseParams (primitives/cuda/elementwise.hpp): out[i] = in[index[i]], 4-byte elements.
+inline constexpr const char* kTopKGather32 = "gpusort_topk_gather_u32";
+
+}  // namespace gpusort::cuda
+
+#endif  // GPUSORT_ALGORITHMS_TOPK_CUDA_TOPK_PARAMS_HPP

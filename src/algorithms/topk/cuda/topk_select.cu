@@ -1,0 +1,380 @@
+// Top-k on the CUDA face (topk_params.hpp): the radix select, the stable compaction's count, scan
+// and write. The logic of the Vulkan kernels (topk_select.glsl, topk_histogram.comp,
+// topk_count.comp, topk_write.comp) in CUDA; launched in this order on one stream by
+// src/api/cuda_topk.cpp, each kernel reading what the ones before wrote (nothing read back):
+//
+//   init        one block: the state block (n, min(k, n)) and the histograms cleared;
+//   histogram   per digit p (a bounded grid striding over the tiles): every block first selects
+//               from the histograms of the passes before (select_digits), then histograms digit
+//               p of the candidates in shared memory and adds its bins to pass p's histogram;
+//               the first pass whose candidates fit the list (pass 1 for spread keys, a later
+//               one where keys pile into few buckets) also lists them, and writes each tile's
+//               count of keys below its prefix; the passes after it read only the list;
+//   count       the last select (block 0 stores the k-th key), then per tile the keys below the
+//               k-th key and equal to it (with the list: the listing pass's counts plus the
+//               listed keys);
+//   scan        one block: the tiles' places (an exclusive scan of both counts at once);
+//   write       one block per tile: the keys below the k-th to [0, before) and the first
+//               need_equal equal ones to [before, k), both in input order, with their positions.
+#include <cstdint>
+#include <cub/block/block_scan.cuh>
+
+#include "algorithms/topk/cuda/topk_params.hpp"
+#include "primitives/cuda/elementwise.hpp"
+#include "primitives/key_order.h"
+
+namespace gpusort::cuda::topk {
+namespace {
+
+using u64 = unsigned long long;
+using BlockScan = cub::BlockScan<uint32_t, kTopKThreads>;
+
+// The key as the select orders it: its radix order (NumPy's order: of the canonical key),
+// descending inverted, only the compared bits.
+template <class U>
+__device__ __forceinline__ U read_key(const TopKParams& p, u64 i) {
+  const U raw = static_cast<const U*>(p.keys)[i];
+  return p.numpy != 0 ? FloatKeyBits<U>::canonical(raw) : raw;
+}
+template <class U>
+__device__ __forceinline__ u64 ordered(const TopKParams& p, U raw) {
+  U o = to_radix_order<U>(raw, p.key_kind);
+  if (p.descending != 0) o = ~o;
+  return u64(o) & p.mask;
+}
+template <class U>
+__device__ __forceinline__ u64 select_key(const TopKParams& p, u64 i) {
+  return ordered<U>(p, read_key<U>(p, i));
+}
+
+__device__ __forceinline__ TopKDigit digit(const TopKParams& p, uint32_t q) {
+  return topk_digit(p.begin_bit, p.end_bit, q);
+}
+__device__ __forceinline__ uint32_t passes(const TopKParams& p) {
+  return topk_passes(p.begin_bit, p.end_bit);
+}
+__device__ __forceinline__ u64 kth_key(const TopKParams& p) {
+  return u64(p.state[kTopKStatePrefix]) | (u64(p.state[kTopKStatePrefix + 1]) << 32);
+}
+// Whether a key's bits from `above` up equal the prefix's (above 64: every key).
+__device__ __forceinline__ bool same_above(u64 key, u64 prefix, uint32_t above) {
+  return above >= 64 || (key >> above) == (prefix >> above);
+}
+
+struct Selected {
+  u64 prefix;          // the digits selected so far
+  uint32_t before;     // keys strictly below the prefix
+  uint32_t remaining;  // of the k, how many the prefix's candidates give
+  // The candidate list: the first pass q >= 1 whose candidates (pass q - 1's selected bucket) fit
+  // the list, and their count; all ones where none does up to the passes done (or k = 0).
+  uint32_t list_pass, listed;
+};
+struct SelectShared {
+  BlockScan::TempStorage scan;
+  u64 prefix;
+  uint32_t before, remaining, bucket;
+};
+
+// From the histograms of passes [0, passes_done): per pass, the digit whose bucket holds the
+// remaining-th candidate joins the prefix; the candidates of smaller digits are all in the result;
+// the first bucket that fits the candidate list names the pass that lists it. Every thread of the
+// block calls it (barriers inside).
+__device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s) {
+  Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu};
+  if (r.remaining == 0) return r;  // uniform: k = 0 selects nothing
+  constexpr uint32_t per = kTopKBins / kTopKThreads;
+  const uint32_t t = threadIdx.x;
+  for (uint32_t q = 0; q < passes_done; ++q) {
+    const TopKDigit d = digit(p, q);
+    const uint32_t* histogram = p.state + kTopKStateWords + q * kTopKBins;
+    uint32_t counts[per], sum = 0;
+#pragma unroll
+    for (uint32_t b = 0; b < per; ++b) {
+      counts[b] = histogram[t * per + b];
+      sum += counts[b];
+    }
+    uint32_t below;
+    BlockScan(s.scan).ExclusiveSum(sum, below);
+    // One thread holds the remaining-th candidate.
+    if (below < r.remaining && r.remaining <= below + sum) {
+      uint32_t c = below;
+      for (uint32_t b = 0; b < per; ++b) {
+        if (c + counts[b] >= r.remaining) {
+          s.prefix = r.prefix | (u64(t * per + b) << d.bit);
+          s.before = r.before + c;
+          s.remaining = r.remaining - c;
+          s.bucket = counts[b];
+          break;
+        }
+        c += counts[b];
+      }
+    }
+    __syncthreads();
+    r.prefix = s.prefix;
+    r.before = s.before;
+    r.remaining = s.remaining;
+    if (r.list_pass == 0xffffffffu && s.bucket <= p.capacity) {
+      r.list_pass = q + 1;
+      r.listed = s.bucket;
+    }
+    __syncthreads();  // read before the next pass writes them (and the scan's storage reused)
+  }
+  return r;
+}
+
+__device__ void init(const TopKParams& p) {
+  const uint32_t n = p.count != nullptr ? min(*p.count, p.n) : p.n;
+  const uint32_t k = min(p.k, n);
+  const uint32_t t = threadIdx.x;
+  if (t < kTopKStateWords) {
+    uint32_t w = 0;
+    if (t == kTopKStateN) w = n;
+    if (t == kTopKStateK) w = k;
+    p.state[t] = w;
+  }
+  for (uint32_t w = t; w < passes(p) * kTopKBins; w += blockDim.x) p.state[kTopKStateWords + w] = 0;
+}
+
+template <class U>
+__device__ void histogram(const TopKParams& p) {
+  __shared__ uint32_t bins[kTopKBins];
+  __shared__ SelectShared select;
+  __shared__ uint32_t tile_below, tile_listed, list_base;
+  if (p.state[kTopKStateK] == 0) return;  // uniform: nothing to select
+  const uint32_t n = p.state[kTopKStateN];
+  const uint32_t t = threadIdx.x;
+  const Selected s = select_digits(p, p.pass, select);
+  const bool from_list = s.list_pass < p.pass;  // uniform
+  const bool listing = s.list_pass == p.pass;
+  const TopKDigit d = digit(p, p.pass);
+  const uint32_t above = d.bit + d.bits;  // the bits from here up are the prefix's
+  const uint32_t mask = (1u << d.bits) - 1u;
+  for (uint32_t b = t; b < kTopKBins; b += kTopKThreads) bins[b] = 0;
+  __syncthreads();
+  if (from_list) {
+    for (u64 c = u64(blockIdx.x) * kTopKThreads + t; c < s.listed;
+         c += u64(gridDim.x) * kTopKThreads) {
+      const u64 key = select_key<U>(p, p.candidates[c]);
+      if (same_above(key, s.prefix, above)) atomicAdd(&bins[uint32_t(key >> d.bit) & mask], 1u);
+    }
+  } else {
+    // Tiles grid-stride: a block adds many tiles' counts before its one flush. The listing pass
+    // visits every tile up to the most (its per-tile counts are written for all of them).
+    const uint32_t tiles = listing ? p.tiles : uint32_t((u64(n) + kTopKTile - 1) / kTopKTile);
+    for (uint32_t index = blockIdx.x; index < tiles; index += gridDim.x) {  // uniform
+      const u64 base = u64(index) * kTopKTile;
+      if (listing) {
+        if (t == 0) {
+          tile_below = 0;
+          tile_listed = 0;
+        }
+        __syncthreads();
+      }
+      u64 keys[kTopKItems];  // all the loads first: kTopKItems reads in flight
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKItems; ++j) {
+        const u64 i = base + j * kTopKThreads + t;
+        keys[j] = i < n ? select_key<U>(p, i) : 0;
+      }
+      uint32_t positions[kTopKItems];
+      uint32_t slots = 0, below = 0;
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKItems; ++j) {
+        const u64 i = base + j * kTopKThreads + t;
+        if (i >= n) break;
+        if (same_above(keys[j], s.prefix, above)) {
+          atomicAdd(&bins[uint32_t(keys[j] >> d.bit) & mask], 1u);
+          if (listing) positions[slots++] = uint32_t(i);
+        } else if (listing && (keys[j] >> above) < (s.prefix >> above)) {
+          ++below;
+        }
+      }
+      if (listing) {
+        uint32_t slot = 0;
+        if (below != 0) atomicAdd(&tile_below, below);
+        if (slots != 0) slot = atomicAdd(&tile_listed, slots);
+        __syncthreads();
+        if (t == 0) {
+          p.tile_counts[index] = tile_below;
+          if (tile_listed != 0) list_base = atomicAdd(&p.state[kTopKStateCursor], tile_listed);
+        }
+        __syncthreads();
+        for (uint32_t j = 0; j < slots; ++j) p.candidates[list_base + slot + j] = positions[j];
+        __syncthreads();  // tile_below, tile_listed and list_base read before the next tile's
+      }
+    }
+  }
+  __syncthreads();
+  uint32_t* global = p.state + kTopKStateWords + p.pass * kTopKBins;
+  for (uint32_t b = t; b <= mask; b += kTopKThreads) {
+    const uint32_t c = bins[b];
+    if (c != 0) atomicAdd(&global[b], c);
+  }
+}
+
+template <class U>
+__device__ void count(const TopKParams& p) {
+  __shared__ SelectShared select;
+  __shared__ uint32_t less_count, equal_count;
+  const uint32_t n = p.state[kTopKStateN];
+  const uint32_t t = threadIdx.x;
+  const uint32_t total_passes = passes(p);
+  const Selected s = select_digits(p, total_passes, select);
+  const u64 kth = s.prefix;
+  if (blockIdx.x == 0 && t == 0) {  // no block reads these words in this kernel
+    p.state[kTopKStatePrefix] = uint32_t(kth);
+    p.state[kTopKStatePrefix + 1] = uint32_t(kth >> 32);
+    p.state[kTopKStateBefore] = s.before;
+    p.state[kTopKStateNeedEqual] = s.remaining;
+  }
+  if (s.list_pass < total_passes) {  // uniform
+    // The listing pass counted each tile's keys below its prefix and listed its candidates: only
+    // they are read, each added to its tile.
+    for (u64 c = u64(blockIdx.x) * kTopKThreads + t; c < s.listed;
+         c += u64(gridDim.x) * kTopKThreads) {
+      const uint32_t i = p.candidates[c];
+      const u64 key = select_key<U>(p, i);
+      if (key <= kth) atomicAdd(&p.tile_counts[i / kTopKTile], key < kth ? 1ull : (1ull << 32));
+    }
+    return;
+  }
+  const bool none = p.state[kTopKStateK] == 0;  // uniform
+  for (uint32_t index = blockIdx.x; index < p.tiles; index += gridDim.x) {
+    const u64 base = u64(index) * kTopKTile;
+    if (none || base >= n) {  // uniform
+      if (t == 0) p.tile_counts[index] = 0;
+      continue;
+    }
+    if (t == 0) {
+      less_count = 0;
+      equal_count = 0;
+    }
+    __syncthreads();
+    u64 keys[kTopKItems];
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      const u64 i = base + j * kTopKThreads + t;
+      keys[j] = i < n ? select_key<U>(p, i) : 0;
+    }
+    uint32_t less = 0, equal = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      if (base + j * kTopKThreads + t >= n) break;
+      less += keys[j] < kth ? 1u : 0u;
+      equal += keys[j] == kth ? 1u : 0u;
+    }
+    if (less != 0) atomicAdd(&less_count, less);
+    if (equal != 0) atomicAdd(&equal_count, equal);
+    __syncthreads();
+    if (t == 0) p.tile_counts[index] = u64(less_count) | (u64(equal_count) << 32);
+    __syncthreads();  // the counts read before the next tile clears them
+  }
+}
+
+// One block: the exclusive scan of the tiles' counts (both words at once: each total is below
+// 2^32, so the low word never carries into the high one). Thread t scans a run of tiles.
+__device__ void scan(const TopKParams& p) {
+  using Scan = cub::BlockScan<u64, kTopKScanThreads>;
+  __shared__ Scan::TempStorage temp;
+  const uint32_t per = (p.tiles + kTopKScanThreads - 1) / kTopKScanThreads;
+  const uint32_t begin = min(p.tiles, threadIdx.x * per), end = min(p.tiles, begin + per);
+  u64 sum = 0;
+  for (uint32_t i = begin; i < end; ++i) sum += p.tile_counts[i];
+  u64 offset;
+  Scan(temp).ExclusiveSum(sum, offset);
+  for (uint32_t i = begin; i < end; ++i) {
+    const u64 c = p.tile_counts[i];
+    p.tile_offsets[i] = offset;
+    offset += c;
+  }
+}
+
+// Each thread ranks kTopKItems consecutive keys, so one scan of the threads' counts ranks the
+// tile in input order. A tile that gives nothing (most, for a small k) reads only its counts.
+template <class U>
+__device__ void write(const TopKParams& p) {
+  __shared__ BlockScan::TempStorage temp;
+  const uint32_t tile = blockIdx.x;
+  const u64 counts = p.tile_counts[tile], offsets = p.tile_offsets[tile];
+  const uint32_t less_n = uint32_t(counts), equal_n = uint32_t(counts >> 32);
+  const uint32_t less_at0 = uint32_t(offsets), equal_at0 = uint32_t(offsets >> 32);
+  const uint32_t need = p.state[kTopKStateNeedEqual];
+  if (less_n == 0 && (equal_n == 0 || equal_at0 >= need)) return;  // uniform
+  const uint32_t n = p.state[kTopKStateN];
+  const uint32_t before = p.state[kTopKStateBefore];
+  const u64 kth = kth_key(p);
+  const u64 first = u64(tile) * kTopKTile + u64(threadIdx.x) * kTopKItems;
+  U raw[kTopKItems];
+#pragma unroll
+  for (uint32_t j = 0; j < kTopKItems; ++j)
+    raw[j] = first + j < n ? read_key<U>(p, first + j) : U(0);
+  uint32_t flags = 0;  // bit j: key j is before the k-th; bit 16 + j: equal to it
+#pragma unroll
+  for (uint32_t j = 0; j < kTopKItems; ++j) {
+    if (first + j >= n) break;
+    const u64 key = ordered<U>(p, raw[j]);
+    if (key < kth)
+      flags |= 1u << j;
+    else if (key == kth)
+      flags |= 0x10000u << j;
+  }
+  // Both counts in one scanned word: below the k-th (low half), equal (high half); a tile's
+  // counts are at most kTopKTile, below 2^16.
+  const uint32_t mine = uint32_t(__popc(flags & 0xffffu)) | (uint32_t(__popc(flags >> 16)) << 16);
+  uint32_t rank;
+  BlockScan(temp).ExclusiveSum(mine, rank);
+  uint32_t less_at = less_at0 + (rank & 0xffffu), equal_at = equal_at0 + (rank >> 16);
+  U* keys_out = static_cast<U*>(p.keys_out);
+#pragma unroll
+  for (uint32_t j = 0; j < kTopKItems; ++j) {
+    uint32_t out_at = 0xffffffffu;
+    if ((flags & (1u << j)) != 0) {
+      out_at = less_at++;
+    } else if ((flags & (0x10000u << j)) != 0) {
+      if (equal_at < need) out_at = before + equal_at;
+      ++equal_at;
+    }
+    if (out_at != 0xffffffffu) {
+      keys_out[out_at] = raw[j];
+      p.positions[out_at] = uint32_t(first + j);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpusort::cuda::topk
+
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)
+    gpusort_topk_init(const gpusort::cuda::TopKParams p) {
+  gpusort::cuda::topk::init(p);
+}
+
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
+    gpusort_topk_scan(const gpusort::cuda::TopKParams p) {
+  gpusort::cuda::topk::scan(p);
+}
+
+#define GPUSORT_TOPK_KERNELS(suffix, U)                                     \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_histogram_##suffix(const gpusort::cuda::TopKParams p) {  \
+    gpusort::cuda::topk::histogram<U>(p);                                   \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_count_##suffix(const gpusort::cuda::TopKParams p) {      \
+    gpusort::cuda::topk::count<U>(p);                                       \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_write_##suffix(const gpusort::cuda::TopKParams p) {      \
+    gpusort::cuda::topk::write<U>(p);                                       \
+  }
+
+GPUSORT_TOPK_KERNELS(32, uint32_t)
+GPUSORT_TOPK_KERNELS(64, unsigned long long)
+#undef GPUSORT_TOPK_KERNELS
+
+extern "C" __global__ void gpusort_topk_gather_u32(const gpusort::cuda::ElementwiseParams p) {
+  const unsigned long long n = p.count != nullptr ? min((unsigned long long)(*p.count), p.n) : p.n;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    static_cast<uint32_t*>(p.out)[i] = static_cast<const uint32_t*>(p.in)[p.index[i]];
+}

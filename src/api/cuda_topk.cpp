@@ -1,0 +1,212 @@
+// Top-k on the CUDA face (include/gpusort/cuda.hpp): arguments checked as the Vulkan faces' top-k
+// checks them (src/api/topk_api.cpp), the scratch laid out, and the launches enqueued on the
+// caller's stream: the radix select and the stable compaction (algorithms/topk/cuda/), the sort
+// of the keys before the k-th by the face's own sort_raw (its count read on the GPU from the
+// select's state), then the values gathered and the positions widened. Nothing is read back.
+#include <algorithm>
+#include <gpusort/cuda.hpp>
+
+#include "algorithms/topk/cuda/topk_params.hpp"
+#include "cuda/module.hpp"
+#include "primitives/cuda/elementwise.hpp"
+#include "primitives/cuda/float_order.hpp"
+#include "primitives/key_order.h"
+#include "primitives/sort_spec.hpp"
+
+namespace gpusort::cuda {
+
+namespace {
+
+constexpr const char* call = "topk";
+
+// The CUDA face's positions are u32.
+constexpr uint64_t max_n = uint64_t(1) << 32;
+
+// The scratch of one call, each buffer aligned to 256 bytes.
+struct TopKLayout {
+  uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
+           sort = 0, total = 0;
+  uint32_t tiles = 0, capacity = 0;
+};
+
+// The survivors' sort: the caller's order and bits, in totalOrder (NumPy's order is read
+// canonical by the select, so its survivors are canonical keys).
+Options survivors_options(const SortSpec& spec) {
+  Options o;
+  o.descending = spec.descending;
+  o.begin_bit = spec.begin_bit;
+  o.end_bit = spec.end_bit;
+  return o;
+}
+
+TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
+  TopKLayout l;
+  if (n == 0 || k == 0) return l;
+  l.tiles = uint32_t((n + kTopKTile - 1) / kTopKTile);
+  // Spread keys put about n / 2048 in the first digit's bucket; keys piled into fewer buckets
+  // take the full passes instead.
+  l.capacity = uint32_t(std::min<uint64_t>(n, n / 8 + 1024));
+  uint64_t at = 0;
+  auto take = [&at](uint64_t bytes) {
+    const uint64_t offset = at;
+    at += align_up(bytes, 256);
+    return offset;
+  };
+  l.state = take(uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4);
+  l.candidates = take(uint64_t(l.capacity) * 4);
+  l.tile_counts = take(uint64_t(l.tiles) * 8);
+  l.tile_offsets = take(uint64_t(l.tiles) * 8);
+  l.keys = take(k * spec.key_words * 4);
+  l.positions = take(k * 4);
+  l.sort = take(scratch_bytes(spec.key, 4, k, survivors_options(spec)));
+  l.total = at;
+  return l;
+}
+
+// Whether the call selects floats in NumPy's order (only over the full bit range), as the sorts.
+bool numpy_order(const SortSpec& spec, const Options& options) {
+  if (!options.numpy_float_order || spec.key_kind != key_kind_float) return false;
+  if (spec.begin_bit != 0 || spec.end_bit != spec.key_words * 32)
+    throw Error(std::string(call) + ": numpy_float_order compares the full key, not bits [" +
+                std::to_string(spec.begin_bit) + ", " + std::to_string(spec.end_bit) + ")");
+  return true;
+}
+
+SortSpec topk_spec(KeyType key_type, uint64_t n, uint64_t k, const Options& options) {
+  const SortSpec spec =
+      make_sort_spec(key_type, 0, options.descending, options.begin_bit, options.end_bit);
+  numpy_order(spec, options);
+  if (n >= max_n)
+    throw Error(std::string(call) + ": the CUDA face takes fewer than 2^32 keys, not " +
+                std::to_string(n));
+  if (k > n)
+    throw Error(std::string(call) + ": k = " + std::to_string(k) + " is more than the " +
+                std::to_string(n) + " keys");
+  return spec;
+}
+
+// The caller's scratch, or one allocated on the stream for this call (freed there after it).
+class CallScratch {
+ public:
+  CallScratch(const Options& options, uint64_t bytes, CUstream stream) : stream_(stream) {
+    if (bytes == 0) return;
+    if (options.scratch) {
+      if (options.scratch_size < bytes)
+        throw Error(std::string(call) + ": scratch of " + std::to_string(options.scratch_size) +
+                    " bytes is below the " + std::to_string(bytes) +
+                    " this top-k needs (topk_scratch_bytes)");
+      base_ = reinterpret_cast<CUdeviceptr>(options.scratch);
+      return;
+    }
+    check(driver().mem_alloc_async(&base_, size_t(bytes), stream), "cuMemAllocAsync");
+    owned_ = true;
+  }
+  ~CallScratch() {
+    if (owned_) driver().mem_free_async(base_, stream_);
+  }
+  CallScratch(const CallScratch&) = delete;
+  CallScratch& operator=(const CallScratch&) = delete;
+  template <class T = void>
+  T* at(uint64_t offset) const {
+    return reinterpret_cast<T*>(base_ + offset);
+  }
+
+ private:
+  CUstream stream_;
+  CUdeviceptr base_ = 0;
+  bool owned_ = false;
+};
+
+void elementwise(Module& module, const char* kernel, const ElementwiseParams& params,
+                 CUstream stream) {
+  const uint64_t blocks = std::clamp<uint64_t>(
+      (params.n + kElementwiseThreads - 1) / kElementwiseThreads, 1, 8ull * module.sm_count());
+  launch(module.function(kernel), uint32_t(blocks), kElementwiseThreads, 0, stream, params);
+}
+
+}  // namespace
+
+uint64_t topk_scratch_bytes(KeyType key_type, uint64_t n, uint64_t k, const Options& options) {
+  return topk_layout(topk_spec(key_type, n, k, options), n, k).total;
+}
+
+void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* keys_out,
+              const void* values, void* values_out, uint32_t value_bytes, void* indices,
+              uint32_t index_bytes, Stream stream, const Options& options) {
+  const bool with_values = values || values_out;
+  if (with_values && k > 0 && (!values || !values_out))
+    throw Error(std::string(call) + ": values need both the input values and values_out");
+  if (with_values && value_bytes != 4 && value_bytes != 8)
+    throw Error(std::string(call) + ": values are 4 or 8 bytes wide, not " +
+                std::to_string(value_bytes));
+  const SortSpec spec = topk_spec(key_type, n, k, options);
+  if (indices && index_bytes != 4 && index_bytes != 8)
+    throw Error(std::string(call) + ": indices are 4 or 8 bytes wide, not " +
+                std::to_string(index_bytes));
+  if (n && !keys) throw Error(std::string(call) + ": keys are null");
+  if (n == 0 || k == 0) return;
+  if (!keys_out && !values_out && !indices)
+    throw Error(std::string(call) + ": nothing to write (no output keys, values or indices)");
+  const bool numpy = numpy_order(spec, options);
+  const StreamContext context(stream);
+  Module& module = module_for(context.context());
+  const TopKLayout layout = topk_layout(spec, n, k);
+  const CallScratch scratch(options, layout.total, stream);
+
+  TopKParams p{};
+  p.keys = keys;
+  p.keys_out = keys_out ? keys_out : scratch.at(layout.keys);
+  p.positions = indices && index_bytes == 4 ? static_cast<uint32_t*>(indices)
+                                            : scratch.at<uint32_t>(layout.positions);
+  p.state = scratch.at<uint32_t>(layout.state);
+  p.candidates = scratch.at<uint32_t>(layout.candidates);
+  p.tile_counts = scratch.at<unsigned long long>(layout.tile_counts);
+  p.tile_offsets = scratch.at<unsigned long long>(layout.tile_offsets);
+  p.count = options.count;
+  const uint64_t below_end = spec.end_bit >= 64 ? ~0ull : (1ull << spec.end_bit) - 1;
+  p.mask = below_end & ~((1ull << spec.begin_bit) - 1);
+  p.n = uint32_t(n);
+  p.k = uint32_t(k);
+  p.tiles = layout.tiles;
+  p.capacity = layout.capacity;
+  p.key_kind = spec.key_kind;
+  p.descending = spec.descending ? 1 : 0;
+  p.numpy = numpy ? 1 : 0;
+  p.begin_bit = spec.begin_bit;
+  p.end_bit = spec.end_bit;
+
+  const std::string suffix = spec.key_words == 1 ? "32" : "64";
+  // A bounded grid for the kernels that stride over the tiles (8 blocks per SM): their global
+  // histogram atomics stay about 2048 x blocks per pass whatever n.
+  const uint32_t grid = uint32_t(std::clamp<uint64_t>(layout.tiles, 1, 8ull * module.sm_count()));
+  launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
+  const CUfunction histogram = module.function(kTopKHistogram + suffix);
+  for (uint32_t pass = 0; pass < topk_passes(spec.begin_bit, spec.end_bit); ++pass) {
+    p.pass = pass;
+    launch(histogram, grid, kTopKThreads, 0, stream, p);
+  }
+  launch(module.function(kTopKCount + suffix), grid, kTopKThreads, 0, stream, p);
+  launch(module.function(kTopKScan), 1, kTopKScanThreads, 0, stream, p);
+  launch(module.function(kTopKWrite + suffix), layout.tiles, kTopKThreads, 0, stream, p);
+
+  // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
+  // all equal and already in position order.
+  Options sort = survivors_options(spec);
+  sort.count = p.state + kTopKStateBefore;
+  sort.scratch = scratch.at(layout.sort);
+  sort.scratch_size = layout.total - layout.sort;
+  sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
+
+  const uint32_t* results = p.state + kTopKStateK;  // min(k, n): the GPU-side count's
+  // NumPy's order: the original zeros and NaNs where canonical ones stand.
+  if (numpy && keys_out)
+    elementwise(module, (kFixSorted + std::string(spec.key_words == 1 ? "f32" : "f64")).c_str(),
+                {keys_out, keys, p.positions, results, k}, stream);
+  if (with_values)
+    elementwise(module, value_bytes == 4 ? kTopKGather32 : kGather64Kernel,
+                {values_out, values, p.positions, results, k}, stream);
+  if (indices && index_bytes == 8)
+    elementwise(module, kWidenKernel, {indices, p.positions, nullptr, results, k}, stream);
+}
+
+}  // namespace gpusort::cuda

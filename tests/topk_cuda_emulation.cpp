@@ -1,0 +1,334 @@
+// Host test of the CUDA face's top-k kernels (src/algorithms/topk/cuda/topk_select.cu), built with
+// the host compiler: the very kernel code, each block emulated by its threads (host threads that
+// share a std::barrier for __syncthreads, static storage for __shared__, std::atomic_ref for the
+// atomics; CUB's BlockScan by a stand-in, tests/cuda_emulation/), blocks one after another. The
+// launches of src/api/cuda_topk.cpp in the same order (init, a histogram per digit, count, scan,
+// write), small grids so that blocks stride over several tiles, the candidate list made by the
+// first pass whose candidates fit it (the second, a later one) and refused; then the survivors
+// sorted stably on the host as the face's sort does. Every result is compared whole with the first
+// k of std::stable_sort: keys before the k-th in input order, the equal ones after them, positions,
+// and the state the later launches read. Needs no GPU, no nvcc.
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+// ---- the CUDA built-ins the kernels use ----
+struct EmulatedDim {
+  uint32_t x = 0, y = 0, z = 0;
+};
+thread_local EmulatedDim threadIdx, blockIdx;
+EmulatedDim blockDim, gridDim;
+thread_local std::barrier<>* block_barrier = nullptr;
+inline void __syncthreads() {
+  block_barrier->arrive_and_wait();
+}
+template <class T>
+T atomicAdd(T* p, T v) {
+  return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
+}
+inline int __popc(uint32_t x) {
+  return __builtin_popcount(x);
+}
+using std::min;
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define __launch_bounds__(threads)
+
+#include "algorithms/topk/cuda/topk_select.cu"
+
+namespace {
+
+using namespace gpusort::cuda;
+using u64 = unsigned long long;
+
+int failures = 0, checks = 0;
+
+// The block's threads: started once and reused for every block (starting them per block costs
+// more than the kernels).
+class Threads {
+ public:
+  explicit Threads(uint32_t count) {
+    for (uint32_t t = 0; t < count; ++t) workers_.emplace_back([this, t] { work(t); });
+  }
+  ~Threads() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+      ++generation_;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  // Runs body(t) on threads [0, active) and returns when all have.
+  void run(uint32_t active, const std::function<void(uint32_t)>& body) {
+    {
+      std::lock_guard lock(mutex_);
+      body_ = &body;
+      active_ = active;
+      finished_ = 0;
+      ++generation_;
+    }
+    wake_.notify_all();
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return finished_ == active_; });
+  }
+
+ private:
+  void work(uint32_t t) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(uint32_t)>* body;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (stop_) return;
+        if (t >= active_) continue;
+        body = body_;
+      }
+      (*body)(t);
+      std::lock_guard lock(mutex_);
+      if (++finished_ == active_) done_.notify_one();
+    }
+  }
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(uint32_t)>* body_ = nullptr;
+  uint64_t generation_ = 0;
+  uint32_t active_ = 0, finished_ = 0;
+  bool stop_ = false;
+};
+
+// The scan's block (512 threads) and every other kernel's (256): each its own threads, so that
+// a block wakes only its own.
+Threads& block_threads(uint32_t block) {
+  static Threads threads(kTopKThreads), scan_threads(kTopKScanThreads);
+  return block == kTopKThreads ? threads : scan_threads;
+}
+
+// Runs `kernel` on `grid` blocks of `block` threads, one block after another.
+void launch(void (*kernel)(TopKParams), uint32_t grid, uint32_t block, const TopKParams& p) {
+  gridDim = {grid, 1, 1};
+  blockDim = {block, 1, 1};
+  for (uint32_t b = 0; b < grid; ++b) {
+    std::barrier<> barrier(block);
+    block_threads(block).run(block, [&](uint32_t t) {
+      threadIdx = {t, 0, 0};
+      blockIdx = {b, 0, 0};
+      block_barrier = &barrier;
+      kernel(p);
+    });
+  }
+}
+
+struct Case {
+  uint32_t key_bytes, kind;  // kind: 0 unsigned, 1 signed, 2 float
+  const char* spread;  // "uniform", "few", "equal", "sorted", "specials", "narrow12", "narrow24"
+  uint32_t n, k;
+  bool descending = false;
+  uint32_t begin_bit = 0, end_bit = 0;  // end 0: the full key
+  bool numpy = false;
+  uint32_t count = ~0u;  // below n: the GPU-side count
+  uint32_t grid = 3;     // blocks of the striding kernels
+  int capacity = -1;     // the candidate list; -1: the face's (min(n, n / 8 + 1024))
+};
+
+template <class U>
+U canonical_of(U bits, const Case& c) {
+  return c.numpy ? gpusort::FloatKeyBits<U>::canonical(bits) : bits;
+}
+
+template <class U>
+u64 compared(const Case& c, U raw, u64 mask) {
+  U o = gpusort::to_radix_order<U>(canonical_of<U>(raw, c), c.kind);
+  if (c.descending) o = ~o;
+  return u64(o) & mask;
+}
+
+template <class U>
+void run(const Case& c, uint64_t seed) {
+  ++checks;
+  std::mt19937_64 rng(seed);
+  std::vector<U> keys(c.n);
+  const std::string spread = c.spread;
+  for (uint32_t i = 0; i < c.n; ++i) {
+    U r = U(rng());
+    if (spread == "few") r = U((rng() % 5) * 0x0101010101010101ull);
+    if (spread == "equal") r = U(0x1234567890abcdefull);
+    if (spread == "sorted") r = U(i);
+    // The top 12 or 24 bits equal: the first digits' buckets hold every key, so a later pass lists.
+    if (spread == "narrow12") r = U((r >> 12) | (U(0xabc) << (sizeof(U) * 8 - 12)));
+    if (spread == "narrow24") r = U((r >> 24) | (U(0xabcdef) << (sizeof(U) * 8 - 24)));
+    if (spread == "specials" && rng() % 2) {
+      static const uint64_t f32[] = {0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000,
+                                     0x80000000, 0,          0x3f800000, 0x7fc00001};
+      static const uint64_t f64[] = {0x7ff8000000000000ull,
+                                     0xfff8000000000000ull,
+                                     0x7ff0000000000000ull,
+                                     0x8000000000000000ull,
+                                     0,
+                                     0x3ff0000000000000ull,
+                                     0x7ff0000000000001ull};
+      r = sizeof(U) == 4 ? U(f32[rng() % 8]) : U(f64[rng() % 7]);
+    }
+    keys[i] = r;
+  }
+  const uint32_t width = sizeof(U) * 8, end = c.end_bit ? c.end_bit : width;
+  const u64 mask = (end >= 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << c.begin_bit) - 1);
+  const uint32_t n = std::min(c.count, c.n), k = std::min(c.k, n);
+
+  // The face's scratch, as host memory (stale contents, as the caller's scratch may hold).
+  const uint32_t tiles = (c.n + kTopKTile - 1) / kTopKTile;
+  const uint32_t capacity = c.capacity >= 0 ? uint32_t(c.capacity) : std::min(c.n, c.n / 8 + 1024);
+  std::vector<uint32_t> state(kTopKStateWords + kTopKMaxPasses * kTopKBins, 0xdeadbeef);
+  std::vector<uint32_t> candidates(std::max(capacity, 1u), 0xdeadbeef);
+  std::vector<u64> tile_counts(tiles, 0xdeadbeefdeadbeefull), tile_offsets(tiles, 7);
+  std::vector<U> keys_out(c.k + 1, U(0x5c5c5c5c5c5c5c5cull));
+  std::vector<uint32_t> positions(c.k + 1, 0x5c5c5c5cu);
+  TopKParams p{};
+  p.keys = keys.data();
+  p.keys_out = keys_out.data();
+  p.positions = positions.data();
+  p.state = state.data();
+  p.candidates = candidates.data();
+  p.tile_counts = tile_counts.data();
+  p.tile_offsets = tile_offsets.data();
+  const uint32_t count32 = c.count;
+  p.count = c.count < c.n ? &count32 : nullptr;
+  p.mask = mask;
+  p.n = c.n;
+  p.k = c.k;
+  p.tiles = tiles;
+  p.capacity = capacity;
+  p.key_kind = c.kind;
+  p.descending = c.descending;
+  p.numpy = c.numpy;
+  p.begin_bit = c.begin_bit;
+  p.end_bit = end;
+  const bool wide = sizeof(U) == 8;
+  launch(gpusort_topk_init, 1, kTopKThreads, p);
+  for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
+    p.pass = pass;
+    launch(wide ? gpusort_topk_histogram_64 : gpusort_topk_histogram_32, c.grid, kTopKThreads, p);
+  }
+  launch(wide ? gpusort_topk_count_64 : gpusort_topk_count_32, c.grid, kTopKThreads, p);
+  launch(gpusort_topk_scan, 1, kTopKScanThreads, p);
+  launch(wide ? gpusort_topk_write_64 : gpusort_topk_write_32, tiles, kTopKThreads, p);
+
+  // The reference: the stable order of the first n keys.
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return compared<U>(c, keys[a], mask) < compared<U>(c, keys[b], mask);
+  });
+  char what[200];
+  std::snprintf(what, sizeof what,
+                "%u-bit kind %u %s n=%u k=%u count=%d %s bits [%u,%u)%s grid %u capacity %d", width,
+                c.kind, c.spread, c.n, c.k, c.count < c.n ? int(c.count) : -1,
+                c.descending ? "desc" : "asc", c.begin_bit, end, c.numpy ? " numpy" : "", c.grid,
+                c.capacity);
+  auto fail = [&](const std::string& why) {
+    if (++failures <= 30) std::fprintf(stderr, "FAIL %s: %s\n", what, why.c_str());
+  };
+  if (state[kTopKStateN] != n || state[kTopKStateK] != k) return fail("state n or k");
+  if (k == 0) {
+    if (keys_out[0] != U(0x5c5c5c5c5c5c5c5cull) || positions[0] != 0x5c5c5c5cu)
+      fail("k = 0 wrote a result");
+    return;
+  }
+  const u64 kth = compared<U>(c, keys[order[k - 1]], mask);
+  const u64 state_kth = u64(state[kTopKStatePrefix]) | (u64(state[kTopKStatePrefix + 1]) << 32);
+  uint32_t before = 0;
+  while (before < k && compared<U>(c, keys[order[before]], mask) < kth) ++before;
+  if (state_kth != kth) return fail("the k-th key");
+  if (state[kTopKStateBefore] != before) return fail("before");
+  if (state[kTopKStateNeedEqual] != k - before) return fail("need_equal");
+  // The compaction: keys before the k-th in input order, then the first equal ones.
+  std::vector<uint32_t> compacted(order.begin(), order.begin() + k);
+  std::sort(compacted.begin(), compacted.begin() + before);
+  for (uint32_t i = 0; i < k; ++i) {
+    if (positions[i] != compacted[i])
+      return fail("position " + std::to_string(i) + " is " + std::to_string(positions[i]) +
+                  ", expected " + std::to_string(compacted[i]));
+    if (keys_out[i] != canonical_of<U>(keys[compacted[i]], c))
+      return fail("key " + std::to_string(i));
+  }
+  if (keys_out[c.k] != U(0x5c5c5c5c5c5c5c5cull) || positions[c.k] != 0x5c5c5c5cu ||
+      (k < c.k && positions[k] != 0x5c5c5c5cu))
+    return fail("wrote past the results");
+  // The survivors' sort (the face's stable sort of [0, before) by the compared key, positions
+  // with them), then the whole result against the reference.
+  std::vector<uint32_t> sorted(positions.begin(), positions.begin() + k);
+  std::stable_sort(sorted.begin(), sorted.begin() + before, [&](uint32_t a, uint32_t b) {
+    return compared<U>(c, keys[a], mask) < compared<U>(c, keys[b], mask);
+  });
+  if (!std::equal(sorted.begin(), sorted.end(), order.begin())) fail("the sorted result");
+}
+
+void run_case(const Case& c, uint64_t seed) {
+  if (c.key_bytes == 4)
+    run<uint32_t>(c, seed);
+  else
+    run<unsigned long long>(c, seed);
+}
+
+}  // namespace
+
+// topk_cuda_emulation [--full]: --full adds sizes, k and spreads (minutes on two cores).
+int main(int argc, char** argv) {
+  const bool full = argc > 1 && std::string(argv[1]) == "--full";
+  uint64_t seed = 1;
+  const std::vector<uint32_t> sizes =
+      full ? std::vector<uint32_t>{1, 2, 100, 2047, 2049, 9000} : std::vector<uint32_t>{100, 9000};
+  for (uint32_t bytes : {4u, 8u})
+    for (uint32_t kind : {0u, 1u, 2u}) {
+      for (uint32_t n : sizes)
+        for (uint32_t k : {0u, 1u, 37u, 2048u, n - 1, n}) {
+          if (k > n) continue;
+          for (bool desc : {false, true}) {
+            if (!full && desc != (k % 2 == 1)) continue;
+            run_case({bytes, kind, "uniform", n, k, desc}, ++seed);
+            if (full || n > 2048) run_case({bytes, kind, "few", n, k, desc}, ++seed);
+          }
+        }
+      for (const char* spread : {"narrow12", "narrow24"})
+        for (uint32_t k : {1u, 4000u}) run_case({bytes, kind, spread, 9000, k, k == 1}, ++seed);
+      for (const char* spread : {"equal", "sorted", "specials"})
+        for (uint32_t k : {1u, 500u, 4999u})
+          if (full || k == 500) run_case({bytes, kind, spread, 5000, k, kind == 1}, ++seed);
+      // Bit ranges: one pass (no list), two, and the top bits.
+      const uint32_t w = bytes * 8;
+      for (auto [b, e] :
+           {std::pair<uint32_t, uint32_t>{3, 5}, {0, 11}, {0, 12}, {8, w - 8}, {w - 20, 0}})
+        for (const char* spread : {"uniform", "few"})
+          if (full || spread[0] == (b % 2 == 1 ? 'f' : 'u'))
+            run_case({bytes, kind, spread, 7000, 1000, b % 2 == 1, b, e}, ++seed);
+      // GPU-side counts; the list refused (capacity 0); one block; many blocks.
+      for (uint32_t count : {0u, 1u, 3000u})
+        run_case({bytes, kind, "few", 9000, 2000, false, 0, 0, false, count}, ++seed);
+      run_case({bytes, kind, "uniform", 9000, 300, false, 0, 0, false, ~0u, 3, 0}, ++seed);
+      run_case({bytes, kind, "uniform", 9000, 300, true, 0, 0, false, ~0u, 1}, ++seed);
+      run_case({bytes, kind, "uniform", 9000, 8999, false, 0, 0, false, ~0u, 7}, ++seed);
+    }
+  // NumPy's float order.
+  for (uint32_t bytes : {4u, 8u})
+    for (bool desc : {false, true})
+      for (uint32_t k : {1u, 700u, 3000u})
+        run_case({bytes, 2, "specials", 3000, k, desc, 0, 0, true}, ++seed);
+  std::printf("topk_cuda_emulation: %d of %d checks failed\n", failures, checks);
+  return failures == 0 ? 0 : 1;
+}
