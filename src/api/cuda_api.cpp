@@ -9,6 +9,7 @@
 
 #include "algorithms/onesweep/cuda/stream_sort.hpp"
 #include "algorithms/small_sort/cuda/stream_sort.hpp"
+#include "api/cuda_call.hpp"
 #include "primitives/cuda/elementwise.hpp"
 #include "primitives/cuda/float_order.hpp"
 #include "primitives/key_order.h"
@@ -84,40 +85,6 @@ Scratch argsort_layout(const SortSpec& spec, uint32_t index_bytes, uint64_t n,
 void check_n(uint64_t n) {
   if (n >= max_n)
     throw Error("the CUDA face sorts fewer than 2^32 elements, not " + std::to_string(n));
-}
-
-// The caller's scratch, or one allocated on the stream for this call.
-class CallScratch {
- public:
-  CallScratch(const Options& options, uint64_t bytes, CUstream stream) : stream_(stream) {
-    if (bytes == 0) return;
-    if (options.scratch) {
-      if (options.scratch_size < bytes)
-        throw Error("scratch of " + std::to_string(options.scratch_size) + " bytes is below the " +
-                    std::to_string(bytes) + " this sort needs (scratch_bytes)");
-      base_ = reinterpret_cast<CUdeviceptr>(options.scratch);
-      return;
-    }
-    check(driver().mem_alloc_async(&base_, size_t(bytes), stream), "cuMemAllocAsync");
-    owned_ = true;
-  }
-  ~CallScratch() {
-    if (owned_) driver().mem_free_async(base_, stream_);
-  }
-  CUdeviceptr at(uint64_t offset) const { return base_ + offset; }
-
- private:
-  CUstream stream_;
-  CUdeviceptr base_ = 0;
-  bool owned_ = false;
-};
-
-void elementwise(Module& module, const char* kernel, const ElementwiseParams& params,
-                 CUstream stream) {
-  const uint64_t groups =
-      std::clamp<uint64_t>((params.n + kElementwiseThreads - 1) / kElementwiseThreads, 1,
-                           8ull * module.sm_count());
-  launch(module.function(kernel), uint32_t(groups), kElementwiseThreads, 0, stream, params);
 }
 
 CUdeviceptr address(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
@@ -224,7 +191,7 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   Module& module = module_for(context.context());
   const bool numpy = numpy_order(spec, options);
   const Scratch layout = sort_layout(spec, value_bytes, n, numpy);
-  const CallScratch scratch(options, layout.total, stream);
+  const CallScratch scratch(options, layout.total, stream, "", "this sort needs (scratch_bytes)");
   const int aside_buffer = value_bytes == 8 ? 2 : 0;
   const NumpyOrder order_pass(module, spec, address(keys), scratch.at(layout.offsets[aside_buffer]),
                               scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
@@ -264,7 +231,7 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   Module& module = module_for(context.context());
   const bool numpy = numpy_order(spec, options);
   const Scratch layout = argsort_layout(spec, index_bytes, n, options.sorted_keys != nullptr);
-  const CallScratch scratch(options, layout.total, stream);
+  const CallScratch scratch(options, layout.total, stream, "", "this sort needs (scratch_bytes)");
   // The keys are sorted into a copy (the caller's sorted_keys, or scratch) with their positions
   // (u32: the indices themselves; u64: u32 ones in scratch, widened into the indices), read
   // where they are; in NumPy's order from a canonical copy, sorted in place.

@@ -7,6 +7,7 @@
 #include <gpusort/cuda.hpp>
 
 #include "algorithms/topk/cuda/topk_params.hpp"
+#include "api/cuda_call.hpp"
 #include "cuda/module.hpp"
 #include "primitives/cuda/elementwise.hpp"
 #include "primitives/cuda/float_order.hpp"
@@ -85,44 +86,6 @@ SortSpec topk_spec(KeyType key_type, uint64_t n, uint64_t k, const Options& opti
   return spec;
 }
 
-// The caller's scratch, or one allocated on the stream for this call (freed there after it).
-class CallScratch {
- public:
-  CallScratch(const Options& options, uint64_t bytes, CUstream stream) : stream_(stream) {
-    if (bytes == 0) return;
-    if (options.scratch) {
-      if (options.scratch_size < bytes)
-        throw Error(std::string(call) + ": scratch of " + std::to_string(options.scratch_size) +
-                    " bytes is below the " + std::to_string(bytes) +
-                    " this top-k needs (topk_scratch_bytes)");
-      base_ = reinterpret_cast<CUdeviceptr>(options.scratch);
-      return;
-    }
-    check(driver().mem_alloc_async(&base_, size_t(bytes), stream), "cuMemAllocAsync");
-    owned_ = true;
-  }
-  ~CallScratch() {
-    if (owned_) driver().mem_free_async(base_, stream_);
-  }
-  CallScratch(const CallScratch&) = delete;
-  CallScratch& operator=(const CallScratch&) = delete;
-  template <class T = void>
-  T* at(uint64_t offset) const {
-    return reinterpret_cast<T*>(base_ + offset);
-  }
-
- private:
-  CUstream stream_;
-  CUdeviceptr base_ = 0;
-  bool owned_ = false;
-};
-
-void elementwise(Module& module, const char* kernel, const ElementwiseParams& params,
-                 CUstream stream) {
-  const uint64_t blocks = std::clamp<uint64_t>(
-      (params.n + kElementwiseThreads - 1) / kElementwiseThreads, 1, 8ull * module.sm_count());
-  launch(module.function(kernel), uint32_t(blocks), kElementwiseThreads, 0, stream, params);
-}
 
 }  // namespace
 
@@ -151,11 +114,12 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   const StreamContext context(stream);
   Module& module = module_for(context.context());
   const TopKLayout layout = topk_layout(spec, n, k);
-  const CallScratch scratch(options, layout.total, stream);
+  const CallScratch scratch(options, layout.total, stream, std::string(call) + ": ",
+                            "this top-k needs (topk_scratch_bytes)");
 
   TopKParams p{};
   p.keys = keys;
-  p.keys_out = keys_out ? keys_out : scratch.at(layout.keys);
+  p.keys_out = keys_out ? keys_out : scratch.at<void>(layout.keys);
   p.positions = indices && index_bytes == 4 ? static_cast<uint32_t*>(indices)
                                             : scratch.at<uint32_t>(layout.positions);
   p.state = scratch.at<uint32_t>(layout.state);
@@ -193,7 +157,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // all equal and already in position order.
   Options sort = survivors_options(spec);
   sort.count = p.state + kTopKStateBefore;
-  sort.scratch = scratch.at(layout.sort);
+  sort.scratch = scratch.at<void>(layout.sort);
   sort.scratch_size = layout.total - layout.sort;
   sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
 

@@ -1,0 +1,61 @@
+// What every call of the CUDA face (cuda_api.cpp, cuda_topk.cpp) uses: its scratch, the caller's
+// or allocated on the stream for the call, and an element-wise launch
+// (primitives/cuda/elementwise.hpp).
+#pragma once
+
+#include <gpusort/cuda.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "cuda/module.hpp"
+#include "primitives/cuda/elementwise.hpp"
+
+namespace gpusort::cuda {
+
+// The caller's scratch (Options::scratch, refused below `bytes` with the error `prefix` + "scratch
+// of ... bytes is below the ... " + `needs`), or one allocated on the stream for this call and
+// freed there after it.
+class CallScratch {
+ public:
+  CallScratch(const Options& options, uint64_t bytes, CUstream stream, const std::string& prefix,
+              const char* needs)
+      : stream_(stream) {
+    if (bytes == 0) return;
+    if (options.scratch) {
+      if (options.scratch_size < bytes)
+        throw Error(prefix + "scratch of " + std::to_string(options.scratch_size) +
+                    " bytes is below the " + std::to_string(bytes) + " " + needs);
+      base_ = reinterpret_cast<CUdeviceptr>(options.scratch);
+      return;
+    }
+    check(driver().mem_alloc_async(&base_, size_t(bytes), stream), "cuMemAllocAsync");
+    owned_ = true;
+  }
+  ~CallScratch() {
+    if (owned_) driver().mem_free_async(base_, stream_);
+  }
+  CallScratch(const CallScratch&) = delete;
+  CallScratch& operator=(const CallScratch&) = delete;
+  CUdeviceptr at(uint64_t offset) const { return base_ + offset; }
+  template <class T>
+  T* at(uint64_t offset) const {
+    return reinterpret_cast<T*>(base_ + offset);
+  }
+
+ private:
+  CUstream stream_;
+  CUdeviceptr base_ = 0;
+  bool owned_ = false;
+};
+
+// One element-wise kernel over params.n elements: a block of kElementwiseThreads per as many,
+// at most 8 blocks an SM (the kernels stride).
+inline void elementwise(Module& module, const char* kernel, const ElementwiseParams& params,
+                        CUstream stream) {
+  const uint64_t blocks = std::clamp<uint64_t>(
+      (params.n + kElementwiseThreads - 1) / kElementwiseThreads, 1, 8ull * module.sm_count());
+  launch(module.function(kernel), uint32_t(blocks), kElementwiseThreads, 0, stream, params);
+}
+
+}  // namespace gpusort::cuda
