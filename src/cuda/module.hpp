@@ -53,7 +53,7 @@ class StreamContext {
 // The module of `context`, loaded on the first call for it (thread-safe; kept for the process).
 Module& module_for(CUcontext context);
 
-// Launches `function` with one argument (a kernel parameter struct) on `stream`.
+// Launches `function` with its arguments (kernel parameter structs, in order) on `stream`.
 template <class... Params>
 void launch(CUfunction function, uint32_t grid, uint32_t block, uint32_t dynamic_shared,
             CUstream stream, const Params&... params) {

@@ -12,8 +12,8 @@ namespace gpusort::cuda {
 
 // Device addresses of one sort: the caller's keys and values (0 without), its GPU-side u32 count
 // (0: n), the scratch laid out by onesweep_layout; n is max_n with a count. The CUDA face's fused
-// steps (OnesweepPassParams): keys read from keys_first (0: keys), the values made as positions
-// (values_iota), the values written as 8 bytes to values_wide (0: values).
+// steps (OnesweepFusedParams): keys read from keys_first (0: keys), the values made as positions
+// (values_iota), the values written as 8 bytes to values_wide (0: to values).
 struct OnesweepAddresses {
   uint64_t keys = 0, values = 0, count = 0, scratch = 0;
   uint64_t n = 0;

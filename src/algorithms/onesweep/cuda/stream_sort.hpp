@@ -15,7 +15,7 @@ namespace gpusort::cuda {
 // Onesweep's fused steps, where onesweep_stream_fuses: the keys read from keys_first and left
 // there (0: keys sorted in place; keys only receives the result), the values made as the keys'
 // positions (values_iota: values only receives them), the values written widened to u64 at
-// values_wide (0: at values, which then holds only the passes' intermediate u32s).
+// values_wide (0: to values; else values holds only the passes' intermediate u32s).
 struct StreamTargets {
   CUdeviceptr keys = 0, values = 0, count = 0, scratch = 0;
   uint64_t n = 0;  // max_n with a count
