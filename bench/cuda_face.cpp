@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda/driver.hpp"
+#include "event_batches.hpp"
 
 namespace gpusort::bench {
 
@@ -90,76 +91,29 @@ class DeviceMemory {
   CUdeviceptr address_ = 0;
 };
 
-// cuda_batches.cuh's CudaBatches on the driver API: the spin-up batches and the timed runs of a
-// row on one stream, timed with events, enqueued without host waits, so the GPU runs one batch
-// while the host enqueues the next and the timed runs follow the last batch with no gap. An event
-// pair measures the stream's work between them, from the moment everything before the first had
-// finished.
-class DriverBatches {
- public:
-  DriverBatches(CUstream stream, uint32_t max_runs) : stream_(stream), runs_(2 * max_runs) {
-    const cuda::Driver& d = cuda::driver();
-    for (CUevent& e : batch_) check(d.event_create(&e, 0), "cuEventCreate");
-    for (CUevent& e : runs_) check(d.event_create(&e, 0), "cuEventCreate");
+// The driver's events, through the loader the library opens (event_batches.hpp).
+struct DriverEvents {
+  using Event = CUevent;
+  using Stream = CUstream;
+  static constexpr const char* kName = "DriverBatches";
+  static void create(Event& e) { check(cuda::driver().event_create(&e, 0), "cuEventCreate"); }
+  static void destroy(Event e) { cuda::driver().event_destroy(e); }
+  static void record(Event e, Stream s) {
+    check(cuda::driver().event_record(e, s), "cuEventRecord");
   }
-  ~DriverBatches() {
-    for (CUevent e : batch_)
-      if (e) cuda::driver().event_destroy(e);
-    for (CUevent e : runs_)
-      if (e) cuda::driver().event_destroy(e);
+  static void synchronize(Event e) {
+    check(cuda::driver().event_synchronize(e), "cuEventSynchronize");
   }
-  DriverBatches(const DriverBatches&) = delete;
-  DriverBatches& operator=(const DriverBatches&) = delete;
-
-  // Protocol::spin_up's begin and finish.
-  template <class SortOne>
-  void begin_batch(uint32_t repeats, SortOne sort_one) {
-    if (queued_ == 2) throw std::logic_error("DriverBatches: more than two batches queued");
-    const uint32_t slot = (oldest_ + queued_) % 2;
-    check(cuda::driver().event_record(batch_[2 * slot], stream_), "cuEventRecord");
-    for (uint32_t r = 0; r < repeats; ++r) sort_one();
-    check(cuda::driver().event_record(batch_[2 * slot + 1], stream_), "cuEventRecord");
-    ++queued_;
-  }
-  double finish_batch() {
-    if (queued_ == 0) throw std::logic_error("DriverBatches: no batch queued");
-    const uint32_t slot = oldest_;
-    oldest_ = (oldest_ + 1) % 2, --queued_;
-    const cuda::Driver& d = cuda::driver();
-    check(d.event_synchronize(batch_[2 * slot + 1]), "cuEventSynchronize");
+  static float elapsed_ms(Event from, Event to) {
     float ms = 0;
-    check(d.event_elapsed_time(&ms, batch_[2 * slot], batch_[2 * slot + 1]), "cuEventElapsedTime");
+    check(cuda::driver().event_elapsed_time(&ms, from, to), "cuEventElapsedTime");
     return ms;
   }
-  uint32_t batches_queued() const { return queued_; }
-
-  // Timed run r (r < max_runs): run() between the events of r.
-  template <class Run>
-  void enqueue_run(uint32_t r, Run run) {
-    check(cuda::driver().event_record(runs_.at(2 * r), stream_), "cuEventRecord");
-    run();
-    check(cuda::driver().event_record(runs_.at(2 * r + 1), stream_), "cuEventRecord");
+  static void synchronize_stream(Stream s) {
+    check(cuda::driver().stream_synchronize(s), "cuStreamSynchronize");
   }
-  // Waits for the stream; the ms of runs 0 .. count-1.
-  std::vector<double> finish_runs(uint32_t count) {
-    const cuda::Driver& d = cuda::driver();
-    check(d.stream_synchronize(stream_), "cuStreamSynchronize");
-    std::vector<double> ms(count);
-    for (uint32_t r = 0; r < count; ++r) {
-      float run_ms = 0;
-      check(d.event_elapsed_time(&run_ms, runs_.at(2 * r), runs_.at(2 * r + 1)),
-            "cuEventElapsedTime");
-      ms[r] = run_ms;
-    }
-    return ms;
-  }
-
- private:
-  CUstream stream_;
-  CUevent batch_[4] = {};
-  std::vector<CUevent> runs_;
-  uint32_t oldest_ = 0, queued_ = 0;
 };
+using DriverBatches = EventBatches<DriverEvents>;
 
 }  // namespace
 
@@ -352,7 +306,7 @@ Row CudaFaceRows::run(const KeyConfig& c, uint64_t n, bool argsort, const Protoc
     for (uint32_t s = 0; s < count; ++s) gpu.enqueue_run(s, [&] { sort_set(s); });
     read_clock(row, clock);
     while (gpu.batches_queued() > 0) gpu.finish_batch();
-    const std::vector<double> ms = gpu.finish_runs(count);
+    const std::vector<float> ms = gpu.finish_runs(count);
     for (uint32_t s = 0; s < count; ++s) {
       check(d.memcpy_dtoh_async(down.get(), keys[s].address(), key_size, stream),
             "cuMemcpyDtoHAsync");
