@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "primitives/key_order.h"
+#include "face_keys.hpp"
 
 // cxx_face.cpp: the C++ face with numpy_float_order, sorted_keys and keys_in; "" or the error's
 // text.
@@ -34,21 +34,10 @@ namespace {
 
 int failures = 0, checks = 0;
 
-void cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(2);
-  }
-}
-
-struct Type {
-  const char* name;
-  gpusort_key_type key;
-  uint32_t bytes, kind;
-};
-const Type types[] = {{"u32", GPUSORT_KEY_U32, 4, 0}, {"i32", GPUSORT_KEY_I32, 4, 1},
-                      {"f32", GPUSORT_KEY_F32, 4, 2}, {"u64", GPUSORT_KEY_U64, 8, 0},
-                      {"i64", GPUSORT_KEY_I64, 8, 1}, {"f64", GPUSORT_KEY_F64, 8, 2}};
+using face_test::canonical;
+using face_test::cuda_check;
+using Type = face_test::KeyType;
+constexpr const Type (&types)[6] = face_test::key_types;
 
 enum Distribution { uniform, equal, sorted, reversed, few, skewed, specials, distribution_count };
 const char* distribution_names[] = {"uniform", "equal",  "sorted",  "reversed",
@@ -79,11 +68,8 @@ std::vector<uint64_t> make_keys(const Type& t, Distribution d, uint64_t n, uint6
   if (d == sorted || d == reversed) {
     // Monotone in the type's own order: sort the random keys by radix order.
     for (uint64_t i = 0; i < n; ++i) k[i] = rng() & mask;
-    auto order = [&](uint64_t x) {
-      return t.bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(x), t.kind))
-                          : gpusort::to_radix_order<uint64_t>(x, t.kind);
-    };
-    std::sort(k.begin(), k.end(), [&](uint64_t a, uint64_t b) { return order(a) < order(b); });
+    std::sort(k.begin(), k.end(),
+              [&](uint64_t a, uint64_t b) { return face_test::radix(t, a) < face_test::radix(t, b); });
     if (d == reversed) std::reverse(k.begin(), k.end());
   }
   return k;
@@ -102,15 +88,6 @@ struct Case {
   bool keys_in = false;      // sort: the keys read from another array (the C++ face's keys_in)
 };
 
-// NumPy's order: -0.0 as +0.0, every NaN as the default quiet NaN (then compared by totalOrder).
-uint64_t canonical(const Type& t, uint64_t bits) {
-  const uint64_t sign = t.bytes == 4 ? 0x80000000ull : 0x8000000000000000ull;
-  const uint64_t infinity = t.bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
-  const uint64_t nan = t.bytes == 4 ? 0x7fc00000ull : 0x7ff8000000000000ull;
-  if ((bits & ~sign & (t.bytes == 4 ? 0xffffffffull : ~0ull)) > infinity) return nan;
-  return bits == sign ? 0 : bits;
-}
-
 // The stable order of the first `count` keys: positions.
 std::vector<uint32_t> reference_order(const Case& c, const std::vector<uint64_t>& k) {
   const uint32_t width = c.type->bytes * 8, end = c.end_bit ? c.end_bit : width;
@@ -118,8 +95,7 @@ std::vector<uint32_t> reference_order(const Case& c, const std::vector<uint64_t>
   std::vector<uint64_t> key(c.count);
   for (uint64_t i = 0; i < c.count; ++i) {
     const uint64_t bits = c.numpy && c.type->kind == 2 ? canonical(*c.type, k[i]) : k[i];
-    uint64_t o = c.type->bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(bits), c.type->kind))
-                                    : gpusort::to_radix_order<uint64_t>(bits, c.type->kind);
+    uint64_t o = face_test::radix(*c.type, bits);
     if (c.descending) o = ~o & (c.type->bytes == 4 ? 0xffffffffull : ~0ull);
     key[i] = (o >> c.begin_bit) & field;
   }

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "primitives/key_order.h"
+#include "face_keys.hpp"
 
 std::string cxx_topk_call(int key_type, const void* keys, unsigned long long n,
                           unsigned long long k, void* keys_out, const void* values,
@@ -35,30 +35,15 @@ namespace {
 int* failures_ = nullptr;
 int* checks_ = nullptr;
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(2);
-  }
-}
-
-struct KeyKind {
-  const char* name;
-  gpusort_key_type key;
-  uint32_t bytes, kind;
-};
-const KeyKind kinds[] = {{"u32", GPUSORT_KEY_U32, 4, 0}, {"i32", GPUSORT_KEY_I32, 4, 1},
-                         {"f32", GPUSORT_KEY_F32, 4, 2}, {"u64", GPUSORT_KEY_U64, 8, 0},
-                         {"i64", GPUSORT_KEY_I64, 8, 1}, {"f64", GPUSORT_KEY_F64, 8, 2}};
+using face_test::canonical;
+using face_test::cuda_check;
+using face_test::radix;
+using KeyKind = face_test::KeyType;
+constexpr const KeyKind (&kinds)[6] = face_test::key_types;
 
 enum Spread { uniform, equal, few, sorted, reversed, skewed, specials, narrow, spread_count };
 const char* spread_names[] = {"uniform",  "equal",  "few",      "sorted",
                               "reversed", "skewed", "specials", "narrow"};
-
-uint64_t radix(const KeyKind& t, uint64_t bits) {
-  return t.bytes == 4 ? uint64_t(gpusort::to_radix_order<uint32_t>(uint32_t(bits), t.kind))
-                      : gpusort::to_radix_order<uint64_t>(bits, t.kind);
-}
 
 // Keys as raw bits (the low `bytes` of each u64).
 std::vector<uint64_t> make_keys(const KeyKind& t, Spread d, uint64_t n, uint64_t seed) {
@@ -113,15 +98,6 @@ struct Array {
   bool numpy = false;                   // floats in NumPy's order (the C++ face)
   uint64_t count = ~0ull;               // below n: a GPU-side count
 };
-
-// NumPy's order: -0.0 as +0.0, every NaN as the default quiet NaN.
-uint64_t canonical(const KeyKind& t, uint64_t bits) {
-  const uint64_t sign = t.bytes == 4 ? 0x80000000ull : 0x8000000000000000ull;
-  const uint64_t infinity = t.bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
-  const uint64_t nan = t.bytes == 4 ? 0x7fc00000ull : 0x7ff8000000000000ull;
-  if ((bits & ~sign) > infinity) return nan;
-  return bits == sign ? 0 : bits;
-}
 
 // The positions of the stable sort of the first `count` keys.
 std::vector<uint32_t> stable_order(const Array& a, const std::vector<uint64_t>& keys,
@@ -187,12 +163,12 @@ void run(const Array& a, const std::vector<uint64_t>& keys, const std::vector<ui
   const uint32_t kb = t.bytes;
   const uint64_t slots = k + 1;  // one past k: checked untouched
   void *keys_out = nullptr, *values_out = nullptr, *indices = nullptr, *scratch = nullptr;
-  check_cuda(cudaMalloc(&keys_out, slots * 8), "cudaMalloc");
-  check_cuda(cudaMalloc(&values_out, slots * 8), "cudaMalloc");
-  check_cuda(cudaMalloc(&indices, slots * 8), "cudaMalloc");
-  check_cuda(cudaMemset(keys_out, poison, slots * 8), "cudaMemset");
-  check_cuda(cudaMemset(values_out, poison, slots * 8), "cudaMemset");
-  check_cuda(cudaMemset(indices, poison, slots * 8), "cudaMemset");
+  cuda_check(cudaMalloc(&keys_out, slots * 8), "cudaMalloc");
+  cuda_check(cudaMalloc(&values_out, slots * 8), "cudaMalloc");
+  cuda_check(cudaMalloc(&indices, slots * 8), "cudaMalloc");
+  cuda_check(cudaMemset(keys_out, poison, slots * 8), "cudaMemset");
+  cuda_check(cudaMemset(values_out, poison, slots * 8), "cudaMemset");
+  cuda_check(cudaMemset(indices, poison, slots * 8), "cudaMemset");
   gpusort_cuda_options options{};
   options.descending = a.descending;
   options.begin_bit = a.begin_bit;
@@ -205,13 +181,13 @@ void run(const Array& a, const std::vector<uint64_t>& keys, const std::vector<ui
       cudaFree(keys_out), cudaFree(values_out), cudaFree(indices);
       return;
     }
-    check_cuda(cudaMalloc(&scratch, std::max<uint64_t>(bytes, 1)), "cudaMalloc");
+    cuda_check(cudaMalloc(&scratch, std::max<uint64_t>(bytes, 1)), "cudaMalloc");
     // Stale contents: nothing may rely on the scratch being cleared.
-    check_cuda(cudaMemset(scratch, 0x5c, std::max<uint64_t>(bytes, 1)), "cudaMemset");
+    cuda_check(cudaMemset(scratch, 0x5c, std::max<uint64_t>(bytes, 1)), "cudaMemset");
     options.scratch = scratch;
     options.scratch_size = bytes;
   }
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   void* ko = o.keys ? keys_out : nullptr;
   const void* vi = o.value_bytes ? d.values : nullptr;
   void* vo = o.value_bytes ? values_out : nullptr;
@@ -226,12 +202,12 @@ void run(const Array& a, const std::vector<uint64_t>& keys, const std::vector<ui
   }
   std::vector<unsigned char> got_keys(slots * 8), got_values(slots * 8), got_indices(slots * 8);
   if (error.empty()) {
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    check_cuda(cudaMemcpy(got_keys.data(), keys_out, slots * 8, cudaMemcpyDeviceToHost),
+    cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    cuda_check(cudaMemcpy(got_keys.data(), keys_out, slots * 8, cudaMemcpyDeviceToHost),
                "cudaMemcpy");
-    check_cuda(cudaMemcpy(got_values.data(), values_out, slots * 8, cudaMemcpyDeviceToHost),
+    cuda_check(cudaMemcpy(got_values.data(), values_out, slots * 8, cudaMemcpyDeviceToHost),
                "cudaMemcpy");
-    check_cuda(cudaMemcpy(got_indices.data(), indices, slots * 8, cudaMemcpyDeviceToHost),
+    cuda_check(cudaMemcpy(got_indices.data(), indices, slots * 8, cudaMemcpyDeviceToHost),
                "cudaMemcpy");
   }
   cudaFree(keys_out), cudaFree(values_out), cudaFree(indices), cudaFree(scratch);
@@ -289,15 +265,15 @@ void run_array(const Array& a, const std::vector<uint64_t>& ks, uint64_t seed,
   for (uint64_t i = 0; i < a.n; ++i) values[i] = 0x9e3779b97f4a7c15ull * (i + 1) + seed;
   const std::vector<uint32_t> order = stable_order(a, keys, std::min(a.count, a.n));
   DeviceArray d;
-  check_cuda(cudaMalloc(&d.keys, std::max<uint64_t>(a.n * t.bytes, 1)), "cudaMalloc");
-  check_cuda(cudaMalloc(&d.values, std::max<uint64_t>(a.n * 8, 1)), "cudaMalloc");
-  check_cuda(cudaMalloc(&d.count, 4), "cudaMalloc");
+  cuda_check(cudaMalloc(&d.keys, std::max<uint64_t>(a.n * t.bytes, 1)), "cudaMalloc");
+  cuda_check(cudaMalloc(&d.values, std::max<uint64_t>(a.n * 8, 1)), "cudaMalloc");
+  cuda_check(cudaMalloc(&d.count, 4), "cudaMalloc");
   std::vector<unsigned char> packed(a.n * t.bytes);
   for (uint64_t i = 0; i < a.n; ++i) std::memcpy(&packed[i * t.bytes], &keys[i], t.bytes);
-  check_cuda(cudaMemcpy(d.keys, packed.data(), packed.size(), cudaMemcpyHostToDevice),
+  cuda_check(cudaMemcpy(d.keys, packed.data(), packed.size(), cudaMemcpyHostToDevice),
              "cudaMemcpy");
   const uint32_t count32 = uint32_t(std::min(a.count, a.n));
-  check_cuda(cudaMemcpy(d.count, &count32, 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(d.count, &count32, 4, cudaMemcpyHostToDevice), "cudaMemcpy");
   uint64_t variant = seed;
   for (uint64_t k : ks) {
     if (k > a.n) continue;
@@ -309,13 +285,13 @@ void run_array(const Array& a, const std::vector<uint64_t>& ks, uint64_t seed,
         std::vector<uint64_t> low(a.n);
         std::vector<uint32_t> packed_low(a.n);
         for (uint64_t i = 0; i < a.n; ++i) packed_low[i] = uint32_t(values[i]);
-        check_cuda(cudaMemcpy(d.values, packed_low.data(), a.n * 4, cudaMemcpyHostToDevice),
+        cuda_check(cudaMemcpy(d.values, packed_low.data(), a.n * 4, cudaMemcpyHostToDevice),
                    "cudaMemcpy");
         for (uint64_t i = 0; i < a.n; ++i) low[i] = packed_low[i];
         run(a, keys, low, order, d, k, o, stream);
       } else {
         if (o.value_bytes == 8)
-          check_cuda(cudaMemcpy(d.values, values.data(), a.n * 8, cudaMemcpyHostToDevice),
+          cuda_check(cudaMemcpy(d.values, values.data(), a.n * 8, cudaMemcpyHostToDevice),
                      "cudaMemcpy");
         run(a, keys, values, order, d, k, o, stream);
       }
@@ -345,27 +321,27 @@ void templates(cudaStream_t stream) {
   float *d_keys, *out1, *out2, *out3;
   unsigned long long *d_values, *values_out;
   unsigned* indices;
-  check_cuda(cudaMalloc(&d_keys, n * 4), "cudaMalloc");
-  check_cuda(cudaMalloc(&d_values, n * 8), "cudaMalloc");
-  check_cuda(cudaMalloc(&out1, k * 4), "cudaMalloc");
-  check_cuda(cudaMalloc(&out2, k * 4), "cudaMalloc");
-  check_cuda(cudaMalloc(&out3, k * 4), "cudaMalloc");
-  check_cuda(cudaMalloc(&values_out, k * 8), "cudaMalloc");
-  check_cuda(cudaMalloc(&indices, k * 4), "cudaMalloc");
-  check_cuda(cudaMemcpy(d_keys, keys.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
-  check_cuda(cudaMemcpy(d_values, values.data(), n * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  cuda_check(cudaMalloc(&d_keys, n * 4), "cudaMalloc");
+  cuda_check(cudaMalloc(&d_values, n * 8), "cudaMalloc");
+  cuda_check(cudaMalloc(&out1, k * 4), "cudaMalloc");
+  cuda_check(cudaMalloc(&out2, k * 4), "cudaMalloc");
+  cuda_check(cudaMalloc(&out3, k * 4), "cudaMalloc");
+  cuda_check(cudaMalloc(&values_out, k * 8), "cudaMalloc");
+  cuda_check(cudaMalloc(&indices, k * 4), "cudaMalloc");
+  cuda_check(cudaMemcpy(d_keys, keys.data(), n * 4, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(d_values, values.data(), n * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   const std::string error =
       cxx_topk_templates(d_keys, d_values, n, k, out1, values_out, out2, indices, out3, stream);
   std::vector<float> g1(k), g2(k), g3(k);
   std::vector<unsigned long long> gv(k);
   std::vector<unsigned> gi(k);
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  check_cuda(cudaMemcpy(g1.data(), out1, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  check_cuda(cudaMemcpy(g2.data(), out2, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  check_cuda(cudaMemcpy(g3.data(), out3, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  check_cuda(cudaMemcpy(gv.data(), values_out, k * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  check_cuda(cudaMemcpy(gi.data(), indices, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  cuda_check(cudaMemcpy(g1.data(), out1, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cuda_check(cudaMemcpy(g2.data(), out2, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cuda_check(cudaMemcpy(g3.data(), out3, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cuda_check(cudaMemcpy(gv.data(), values_out, k * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  cuda_check(cudaMemcpy(gi.data(), indices, k * 4, cudaMemcpyDeviceToHost), "cudaMemcpy");
   cudaFree(d_keys), cudaFree(d_values), cudaFree(out1), cudaFree(out2), cudaFree(out3);
   cudaFree(values_out), cudaFree(indices);
   if (!error.empty()) return void(fail("topk templates: " + error));
