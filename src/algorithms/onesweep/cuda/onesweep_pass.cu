@@ -276,11 +276,14 @@ struct OnesweepPass {
         tile_items - first < uint32_t(ITEMS) * 32 ? tile_items - first : uint32_t(ITEMS) * 32;
     const uint32_t bytes = count * uint32_t(sizeof(T)) / 16 * 16;
     const T* chunk = items + tile_begin + first;
-    if (bytes != 0 && (reinterpret_cast<uintptr_t>(chunk) & 15) == 0)
+    if (bytes != 0 && (reinterpret_cast<uintptr_t>(chunk) & 15) == 0) {
+#if __CUDACC_VER_MAJOR__ >= 12  // cp.async.bulk is PTX ISA 8.0; older nvcc leave the hint out
       asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(
                        uint64_t(__cvta_generic_to_global(chunk))),
                    "r"(bytes)
                    : "memory");
+#endif
+    }
   }
 
   // The values of the block's own tile (kHintPrefetchValues), for their load after the look-back.
