@@ -8,7 +8,8 @@
 #                    sort (MPI), the benchmarks, the development tools, the experiments, the
 #                    WebGPU package's tests (ctest --test-dir build then runs them all)
 #
-# On NVIDIA GPUs the library embeds CUDA kernels where nvcc 12 or newer is found (below).
+# On NVIDIA GPUs the library embeds CUDA kernels where nvcc 12 or newer is found (below);
+# GPUSORT_NVCC=/path/to/nvcc names the nvcc that compiles them (CI: .ci/run).
 # Idempotent: installs only missing packages (apt-get update first), then an incremental build.
 # Run as root, or as a user with sudo.
 set -euo pipefail
@@ -66,13 +67,15 @@ if ((${#missing[@]} > 0)); then
   "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The CUDA kernels need nvcc 12 or newer (docs/API.md, "Which path runs where"). Where an NVIDIA
+# The CUDA kernels are for nvcc 12 or newer (docs/API.md, "Which path runs where"). Where an NVIDIA
 # driver is loaded (its kernel module reports a version) and no nvcc is found where the build
-# looks (CUDACXX, PATH, /usr/local/cuda/bin), say what is lost; nothing is installed for it:
-# Debian 12's own nvidia-cuda-toolkit (11.8) does not compile the kernels (its PTX ISA lacks
-# cp.async.bulk.prefetch) and brings a libcuda1 of its own that can clash with the driver's.
+# looks (GPUSORT_NVCC, CUDACXX, PATH, /usr/local/cuda/bin), say what is lost; nothing is installed
+# for it: Debian 12's own nvidia-cuda-toolkit (11.8) compiles the kernels (CI checks that, with
+# .ci/debian-nvcc) but without the bulk L2 prefetch of an experiment switch (its PTX ISA lacks
+# cp.async.bulk), and brings a libcuda1 of its own that can clash with the driver's.
 has_nvcc() {
-  [[ -n ${CUDACXX:-} && -x ${CUDACXX:-} ]] || command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]
+  [[ -n ${GPUSORT_NVCC:-} && -x ${GPUSORT_NVCC:-} ]] || [[ -n ${CUDACXX:-} && -x ${CUDACXX:-} ]] ||
+    command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]
 }
 if [[ -r /proc/driver/nvidia/version ]] && ! has_nvcc; then
   echo "setup-debian.sh: an NVIDIA driver and no nvcc: building without the CUDA kernels, so" \
@@ -87,7 +90,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DGPUSORT_BUILD_TESTS="$(on_in all)" -DGPUSORT_BUILD_EXAMPLES="$(on_in all)" \
   -DGPUSORT_BUILD_BENCH="$(on_in all)" -DGPUSORT_BUILD_DEV_TOOLS="$(on_in all)" \
   -DGPUSORT_BUILD_EXPERIMENTS="$(on_in all)" -DGPUSORT_BUILD_PYTHON="$(on_in python all)" \
-  -DGPUSORT_BUILD_DISTRIBUTED="$(on_in all)"
+  -DGPUSORT_BUILD_DISTRIBUTED="$(on_in all)" \
+  ${GPUSORT_NVCC:+"-DGPUSORT_NVCC=$GPUSORT_NVCC" -DGPUSORT_CUDA_KERNELS=ON}
 if [[ $mode == all ]]; then
   cmake --build build
 else
