@@ -50,8 +50,11 @@ TEST(CudaFace, EmptySortsNeedNoDevice) {
 }
 
 TEST(CudaFace, ScratchSizesNeedNoDevice) {
-  // One block holds 1,000 keys: no scratch; Onesweep's above: the key copy at least.
+  // One block sorts 1,000 32-bit keys: no scratch; the rank sort of 64-bit keys in place reads a
+  // copy of them (and of their values); Onesweep's above: the key copy at least.
   EXPECT_EQ(gpusort::cuda::scratch_bytes(gpusort::KeyType::u32, 0, 1000), 0u);
+  EXPECT_EQ(gpusort::cuda::scratch_bytes(gpusort::KeyType::u64, 0, 1000), 8192u);
+  EXPECT_EQ(gpusort::cuda::scratch_bytes(gpusort::KeyType::u64, 4, 1000), 12032u);
   EXPECT_GE(gpusort::cuda::scratch_bytes(gpusort::KeyType::u32, 0, 1u << 20), 4u << 20);
   EXPECT_GE(gpusort::cuda::scratch_bytes(gpusort::KeyType::u64, 4, 1u << 20), 12u << 20);
   // 8-byte values: positions and a copy of the values besides.

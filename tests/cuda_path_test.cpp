@@ -321,12 +321,15 @@ TEST(KernelPathSelection, CudaSwitchesRefusedByEverySort) {
   const std::pair<const char*, const char*> switches[] = {{"GPUSORT_CUDA_HISTOGRAM", "abc"},
                                                           {"GPUSORT_CUDA_HISTOGRAM", "7"},
                                                           {"GPUSORT_CUDA_PREFETCH", "-1"},
-                                                          {"GPUSORT_CUDA_MODULE", "sass"}};
+                                                          {"GPUSORT_CUDA_MODULE", "sass"},
+                                                          {"GPUSORT_CUDA_RANK_SORT_MAX_N", "4k"}};
   const std::string messages[] = {"GPUSORT_CUDA_HISTOGRAM='abc' is not 0, 1 or 2",
                                   "GPUSORT_CUDA_HISTOGRAM='7' is not 0, 1 or 2",
                                   "GPUSORT_CUDA_PREFETCH='-1' is not a number of tiles (0 to "
                                   "999999999)",
-                                  "GPUSORT_CUDA_MODULE='sass' is not ptx or cubin"};
+                                  "GPUSORT_CUDA_MODULE='sass' is not ptx or cubin",
+                                  "GPUSORT_CUDA_RANK_SORT_MAX_N='4k' is not a number of keys (0 to "
+                                  "999999999)"};
   for (size_t i = 0; i < std::size(switches); ++i) {
     ScopedEnv env(switches[i].first, switches[i].second);
     for (const char* kernels : {"", "spirv"}) {

@@ -1,53 +1,21 @@
 // Host test of the CUDA face's top-k kernels (src/algorithms/topk/cuda/topk_select.cu), built with
-// the host compiler: the very kernel code, each block emulated by its threads (host threads that
-// share a std::barrier for __syncthreads, static storage for __shared__, std::atomic_ref for the
-// atomics; CUB's BlockScan by a stand-in, tests/cuda_emulation/), blocks one after another. The
+// the host compiler: the very kernel code, each block emulated by its threads, blocks one after
+// another (tests/cuda_emulation/; CUB's BlockScan by a stand-in there). The
 // launches of src/api/cuda_topk.cpp in the same order (init, a histogram per digit, count, scan,
 // write), small grids so that blocks stride over several tiles, the candidate list made by the
 // first pass whose candidates fit it (the second, a later one) and refused; then the survivors
 // sorted stably on the host as the face's sort does. Every result is compared whole with the first
 // k of std::stable_sort: keys before the k-th in input order, the equal ones after them, positions,
 // and the state the later launches read. Needs no GPU, no nvcc.
-#include <algorithm>
-#include <atomic>
-#include <barrier>
-#include <condition_variable>
-#include <cstdint>
+#include "emulated_cuda.hpp"
+// clang-format off: the kernels after the built-ins
+#include "algorithms/topk/cuda/topk_select.cu"
+// clang-format on
+
 #include <cstdio>
-#include <functional>
-#include <mutex>
 #include <numeric>
 #include <random>
 #include <string>
-#include <thread>
-#include <vector>
-
-// ---- the CUDA built-ins the kernels use ----
-struct EmulatedDim {
-  uint32_t x = 0, y = 0, z = 0;
-};
-thread_local EmulatedDim threadIdx, blockIdx;
-EmulatedDim blockDim, gridDim;
-thread_local std::barrier<>* block_barrier = nullptr;
-inline void __syncthreads() {
-  block_barrier->arrive_and_wait();
-}
-template <class T>
-T atomicAdd(T* p, T v) {
-  return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
-}
-inline int __popc(uint32_t x) {
-  return __builtin_popcount(x);
-}
-using std::min;
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __shared__ static
-#define __launch_bounds__(threads)
-
-#include "algorithms/topk/cuda/topk_select.cu"
 
 namespace {
 
@@ -56,84 +24,7 @@ using u64 = unsigned long long;
 
 int failures = 0, checks = 0;
 
-// The block's threads: started once and reused for every block (starting them per block costs
-// more than the kernels).
-class Threads {
- public:
-  explicit Threads(uint32_t count) {
-    for (uint32_t t = 0; t < count; ++t) workers_.emplace_back([this, t] { work(t); });
-  }
-  ~Threads() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-      ++generation_;
-    }
-    wake_.notify_all();
-    for (auto& w : workers_) w.join();
-  }
-  // Runs body(t) on threads [0, active) and returns when all have.
-  void run(uint32_t active, const std::function<void(uint32_t)>& body) {
-    {
-      std::lock_guard lock(mutex_);
-      body_ = &body;
-      active_ = active;
-      finished_ = 0;
-      ++generation_;
-    }
-    wake_.notify_all();
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return finished_ == active_; });
-  }
-
- private:
-  void work(uint32_t t) {
-    uint64_t seen = 0;
-    for (;;) {
-      const std::function<void(uint32_t)>* body;
-      {
-        std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
-        if (stop_) return;
-        if (t >= active_) continue;
-        body = body_;
-      }
-      (*body)(t);
-      std::lock_guard lock(mutex_);
-      if (++finished_ == active_) done_.notify_one();
-    }
-  }
-  std::vector<std::thread> workers_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  const std::function<void(uint32_t)>* body_ = nullptr;
-  uint64_t generation_ = 0;
-  uint32_t active_ = 0, finished_ = 0;
-  bool stop_ = false;
-};
-
-// The scan's block (512 threads) and every other kernel's (256): each its own threads, so that
-// a block wakes only its own.
-Threads& block_threads(uint32_t block) {
-  static Threads threads(kTopKThreads), scan_threads(kTopKScanThreads);
-  return block == kTopKThreads ? threads : scan_threads;
-}
-
-// Runs `kernel` on `grid` blocks of `block` threads, one block after another.
-void launch(void (*kernel)(TopKParams), uint32_t grid, uint32_t block, const TopKParams& p) {
-  gridDim = {grid, 1, 1};
-  blockDim = {block, 1, 1};
-  for (uint32_t b = 0; b < grid; ++b) {
-    std::barrier<> barrier(block);
-    block_threads(block).run(block, [&](uint32_t t) {
-      threadIdx = {t, 0, 0};
-      blockIdx = {b, 0, 0};
-      block_barrier = &barrier;
-      kernel(p);
-    });
-  }
-}
+using cuda_emulation::launch;
 
 struct Case {
   uint32_t key_bytes, kind;  // kind: 0 unsigned, 1 signed, 2 float

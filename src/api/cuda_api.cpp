@@ -1,5 +1,5 @@
 // The CUDA face (include/gpusort/cuda.hpp): arguments checked, the one place that chooses its
-// kernels (one block up to the small-array sort's capacity, Onesweep above), the scratch, and
+// kernels (the rank sort or one block for small arrays, Onesweep above), the scratch, and
 // what it composes from the sorts: argsort and 8-byte values (a sort by u32 positions, then
 // the values gathered), and NumPy's float order (primitives/cuda/float_order.hpp).
 #include <gpusort/cuda.hpp>
@@ -30,6 +30,7 @@ SortSpec kernel_spec(KeyType key_type, uint32_t value_bytes, const Options& opti
 }
 
 uint64_t sort_scratch(const SortSpec& spec, uint64_t n) {
+  if (rank_sort_shape(spec, n)) return align_up(rank_sort_scratch_bytes(spec, n), 256);
   return block_sort_shape(spec, n) ? 0 : align_up(onesweep_stream_scratch_bytes(spec, n), 256);
 }
 
@@ -89,16 +90,21 @@ void check_n(uint64_t n) {
 
 CUdeviceptr address(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 
-// Keys (and 4-byte values) sorted: one block where it holds them, else Onesweep, whose fused
-// kernels read t.keys_first, make the positions and widen them within their passes; the other
-// sorts take those steps around them.
+// Keys (and 4-byte values) sorted: by ranks or in one block in their bands of small sizes, else
+// Onesweep. The rank sort and Onesweep's fused kernels read t.keys_first, make the positions and
+// widen them themselves; Onesweep's other kernels read t.keys_first; the steps a sort does not
+// take run around it.
 void sort_targets(Module& module, const SortSpec& spec, const StreamTargets& t,
                   const Options& options, CUstream stream) {
+  if (const RankSortShape* rank = rank_sort_shape(spec, t.n))
+    return rank_stream_sort(module, *rank, spec, t, stream);
   const BlockSortShape* block = block_sort_shape(spec, t.n);
   if (!block && (!t.fused() || onesweep_stream_fuses(spec, t.n)))
     return onesweep_stream_sort(module, spec, t, stream);
   StreamTargets unfused{t.keys, t.values, t.count, t.scratch, t.n};
-  if (t.keys_first)
+  if (!block)
+    unfused.keys_first = t.keys_first;
+  else if (t.keys_first)
     check(driver().memcpy_dtod_async(t.keys, t.keys_first, size_t(t.n * spec.key_words * 4),
                                      stream),
           "cuMemcpyDtoDAsync");

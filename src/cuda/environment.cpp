@@ -49,12 +49,18 @@ CudaEnvironment cuda_environment() {
       throw Error("GPUSORT_CUDA_HISTOGRAM='" + v + "' is not 0, 1 or 2");
     e.histogram = uint32_t(v[0] - '0');
   }
-  if (const std::string v = read("GPUSORT_CUDA_PREFETCH"); !v.empty()) {
+  // A count of 0 to 999999999 `what`.
+  auto number = [&](const char* name, const char* what) -> std::optional<uint32_t> {
+    const std::string v = read(name);
+    if (v.empty()) return std::nullopt;
     if (v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos)
-      throw Error("GPUSORT_CUDA_PREFETCH='" + v + "' is not a number of tiles (0 to 999999999)");
-    e.prefetch_tiles = uint32_t(std::stoul(v));
-  }
+      throw Error(std::string(name) + "='" + v + "' is not a number of " + what +
+                  " (0 to 999999999)");
+    return uint32_t(std::stoul(v));
+  };
+  e.prefetch_tiles = number("GPUSORT_CUDA_PREFETCH", "tiles");
   e.face_tile = read("GPUSORT_CUDA_FACE_TILE");
+  e.rank_sort_max_n = number("GPUSORT_CUDA_RANK_SORT_MAX_N", "keys");
   e.module = read("GPUSORT_CUDA_MODULE");
   if (!e.module.empty() && e.module != "ptx" && e.module != "cubin")
     throw Error("GPUSORT_CUDA_MODULE='" + e.module + "' is not ptx or cubin");

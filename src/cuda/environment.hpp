@@ -20,12 +20,15 @@ KernelPath requested_kernel_path(KernelPath option);
 //   GPUSORT_CUDA_MODULE=ptx|cubin  the only kind of embedded image loaded (both backends)
 //   GPUSORT_CUDA_FACE_TILE=<name>  the CUDA face's Onesweep pass row of that variant name
 //                                  (cuda_kernels.hpp), for measurements
+//   GPUSORT_CUDA_RANK_SORT_MAX_N=<n>  the CUDA face's rank sort up to n keys (0: never; at most
+//                                  its kernel's capacity), for measurements
 // Any other value throws gpusort::Error naming the variable and the value.
 struct CudaEnvironment {
   std::optional<uint32_t> histogram;
   std::optional<uint32_t> prefetch_tiles;
   std::string module;  // "", "ptx" or "cubin"
   std::string face_tile;
+  std::optional<uint32_t> rank_sort_max_n;
 };
 CudaEnvironment cuda_environment();
 // Refuses a bad GPUSORT_KERNELS or CudaEnvironment value: every sort request checks them

@@ -1,12 +1,12 @@
 // The CUDA face on the GPU, through its C API (include/gpusort/gpusort.h, which calls the C++
-// face of include/gpusort/cuda.hpp): every key type, keys alone and with 4-
-// and 8-byte values, argsort with u32 and u64 indices, both orders, bit ranges, a GPU-side count,
-// sizes from 0 across the block-sort and tile boundaries, distributions (uniform, equal, sorted,
-// reversed, few unique, skewed, float specials), each output compared whole with a stable sort
-// on the host; and the ordering on the caller's stream against the caller's own kernels before
-// and after; NumPy's float order (Options::numpy_float_order) and argsort's sorted keys
-// (Options::sorted_keys) through the C++ face (cxx_face.cpp); top-k (topk_cases.cu). Built where nvcc is; runs where an NVIDIA GPU is
-// (exit 0: all passed).
+// face of include/gpusort/cuda.hpp): every key type, keys alone and with 4- and 8-byte values,
+// argsort with u32 and u64 indices, both orders, bit ranges, a GPU-side count, sizes from 0
+// across the rank-sort, block-sort and tile boundaries, distributions (uniform, equal, sorted,
+// reversed, few unique, skewed, float specials), each output compared whole with a stable sort on
+// the host; and the ordering on the caller's stream against the caller's own kernels before and
+// after; NumPy's float order (Options::numpy_float_order) and argsort's sorted keys
+// (Options::sorted_keys) through the C++ face (cxx_face.cpp); top-k (topk_cases.cu). Built where
+// nvcc is; runs where an NVIDIA GPU is (exit 0: all passed).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
   cuda_check(cudaFree(nullptr), "cudaFree");  // the runtime's primary context, current
   cudaStream_t stream = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 33, 1000, 1024, 1025, 4095, 4097, 6143, 6145, 7680, 7681, 8191, 8192, 8193, 15361, 100000, 1u << 20, (1u << 20) + 7};
+  std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 33, 1000, 1024, 1025, 2048, 2049, 4095, 4097, 6143, 6145, 7680, 7681, 8191, 8192, 8193, 15361, 100000, 1u << 20, (1u << 20) + 7};
 
   uint64_t seed = 1;
   for (const Type& t : types)

@@ -95,8 +95,8 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
   switches.prefetch_tiles = cuda_environment().prefetch_tiles.value_or(0);
   const uint32_t order = cuda_key_order(spec.key_kind, spec.descending);
   const uint32_t shared = cuda_pass_dynamic_shared(shape);
-  const bool fused = a.fused();
-  if (fused && (shape.hints & kHintFusedVariant) == 0)
+  const bool fused = a.fused() && (shape.hints & kHintFusedVariant) != 0;
+  if (!fused && (t.values_iota || t.values_wide != 0))
     throw Error(std::string("the CUDA face's Onesweep tile ") + shape.variant +
                 " has no fused variant (onesweep_stream_fuses)");
   const CUfunction pass_function = module.function(
@@ -104,7 +104,11 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
       shared);
   const OnesweepFusedParams fused_params = onesweep_fused_params(a);
   for (uint32_t pass = 0; pass < onesweep_passes(spec); ++pass) {
-    const OnesweepPassParams params = onesweep_pass_params(spec, l, a, pass, switches);
+    OnesweepPassParams params = onesweep_pass_params(spec, l, a, pass, switches);
+    // Unfused, keys_first is the first pass's keys_a, which the plan keeps active
+    // (first_pass_always) and which no first pass writes: it reads the caller's keys in place.
+    if (!fused && pass == 0 && t.keys_first != 0)
+      params.keys_a = reinterpret_cast<void*>(t.keys_first);
     if (fused)
       launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream, params, fused_params);
     else

@@ -11,9 +11,9 @@
 
 namespace gpusort::cuda {
 
-// Where the sort works: device addresses (values 0 without), count 0 or a u32 GPU-side count.
-// Onesweep's fused steps, where onesweep_stream_fuses: the keys read from keys_first and left
-// there (0: keys sorted in place; keys only receives the result), the values made as the keys'
+// Where the sort works: device addresses (values 0 without), count 0 or a u32 GPU-side count;
+// the keys read from keys_first and left there (0: keys sorted in place; keys only receives the
+// result). Onesweep's fused steps, only where onesweep_stream_fuses: the values made as the keys'
 // positions (values_iota: values only receives them), the values written widened to u64 at
 // values_wide (0: to values; else values holds only the passes' intermediate u32s).
 struct StreamTargets {

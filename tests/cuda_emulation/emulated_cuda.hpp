@@ -1,0 +1,122 @@
+// CUDA kernels run on the host, for the tests that check the CUDA face's kernel code without a
+// GPU or nvcc (topk_cuda_emulation.cpp, small_sort_cuda_emulation.cpp): the built-ins the kernels
+// use, each block emulated by its threads (host threads that share a std::barrier for
+// __syncthreads, static storage for __shared__, std::atomic_ref for the atomics), blocks one after
+// another. Include before the kernel source.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+struct EmulatedDim {
+  uint32_t x = 0, y = 0, z = 0;
+};
+inline thread_local EmulatedDim threadIdx, blockIdx;
+inline EmulatedDim blockDim, gridDim;
+inline thread_local std::barrier<>* block_barrier = nullptr;
+inline void __syncthreads() {
+  block_barrier->arrive_and_wait();
+}
+template <class T>
+T atomicAdd(T* p, T v) {
+  return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
+}
+inline int __popc(uint32_t x) {
+  return __builtin_popcount(x);
+}
+using std::max;
+using std::min;
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define __launch_bounds__(threads)
+
+namespace cuda_emulation {
+
+// A block's threads: started once and reused for every block (starting them per block costs
+// more than the kernels).
+class Threads {
+ public:
+  explicit Threads(uint32_t count) {
+    for (uint32_t t = 0; t < count; ++t) workers_.emplace_back([this, t] { work(t); });
+  }
+  ~Threads() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+      ++generation_;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  // Runs body(t) on every thread and returns when all have.
+  void run(const std::function<void(uint32_t)>& body) {
+    {
+      std::lock_guard lock(mutex_);
+      body_ = &body;
+      finished_ = 0;
+      ++generation_;
+    }
+    wake_.notify_all();
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return finished_ == workers_.size(); });
+  }
+
+ private:
+  void work(uint32_t t) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(uint32_t)>* body;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (stop_) return;
+        body = body_;
+      }
+      (*body)(t);
+      std::lock_guard lock(mutex_);
+      if (++finished_ == workers_.size()) done_.notify_one();
+    }
+  }
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void(uint32_t)>* body_ = nullptr;
+  uint64_t generation_ = 0;
+  size_t finished_ = 0;
+  bool stop_ = false;
+};
+
+// Runs `kernel` on `grid` blocks of `block` threads, one block after another (each block size
+// its own threads, so that a block wakes only its own).
+template <class Params>
+void launch(void (*kernel)(Params), uint32_t grid, uint32_t block, const Params& p) {
+  static std::map<uint32_t, std::unique_ptr<Threads>> pools;
+  std::unique_ptr<Threads>& threads = pools[block];
+  if (!threads) threads = std::make_unique<Threads>(block);
+  gridDim = {grid, 1, 1};
+  blockDim = {block, 1, 1};
+  for (uint32_t b = 0; b < grid; ++b) {
+    std::barrier<> barrier(block);
+    threads->run([&](uint32_t t) {
+      threadIdx = {t, 0, 0};
+      blockIdx = {b, 0, 0};
+      block_barrier = &barrier;
+      kernel(p);
+    });
+  }
+}
+
+}  // namespace cuda_emulation
