@@ -17,6 +17,7 @@
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "algorithms/onesweep/cuda/cuda_pass.hpp"
 #include "algorithms/onesweep/onesweep.hpp"
+#include "algorithms/small_sort/cuda/stream_sort.hpp"
 #include "cuda/embedded_images.hpp"
 #include "kernels.hpp"
 #include "primitives/constants.h"
@@ -238,8 +239,15 @@ TEST(KernelPathSelection, SpirvWhenAskedUnavailableOrUncovered) {
   }
 }
 
+// The kernels the host launches by name: the NVX path's and the CUDA face's small-array sorts'.
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names = cuda::function_names();
+  for (const std::string& name : cuda::small_sort_function_names()) names.push_back(name);
+  return names;
+}
+
 // The library embeds a cubin for every architecture built and PTX of the newest, each holding
-// every pass kernel; DeviceInfo says whether they can run and why not.
+// every kernel the host launches by name; DeviceInfo says whether they can run and why not.
 TEST(KernelPathSelection, EmbeddedKernels) {
 #if GPUSORT_CUDA_KERNELS
   ASSERT_FALSE(cuda::embedded_cubins().empty());
@@ -254,7 +262,7 @@ TEST(KernelPathSelection, EmbeddedKernels) {
         << "sm_" << cubin.arch;
     has_sm90 |= cubin.arch == 90;
     const std::string image(reinterpret_cast<const char*>(cubin.data), cubin.size);
-    for (const std::string& name : cuda::function_names())
+    for (const std::string& name : kernel_names())
       EXPECT_NE(image.find(name + '\0'), std::string::npos) << name;
   }
   EXPECT_TRUE(has_sm90);
@@ -262,7 +270,7 @@ TEST(KernelPathSelection, EmbeddedKernels) {
   const std::string text(ptx.text, ptx.size);
   EXPECT_EQ(std::strlen(ptx.text), ptx.size);
   EXPECT_NE(text.find(".target sm_" + std::to_string(ptx.arch)), std::string::npos);
-  for (const std::string& name : cuda::function_names())
+  for (const std::string& name : kernel_names())
     EXPECT_NE(text.find(".entry " + name + "("), std::string::npos) << name;
 #else
   EXPECT_FALSE(context().device_info().cuda_kernels);

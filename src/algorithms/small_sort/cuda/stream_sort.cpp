@@ -11,15 +11,15 @@ namespace gpusort::cuda {
 
 namespace {
 
-// The sizes each rank-sort row takes, n in (above, up_to], in kRankSortShapes's order; the block
-// sort takes the sizes below, Onesweep those above. Chosen by `cub_baseline --gpusort` at
-// 2^6-2^13 on the H200 with GPUSORT_CUDA_RANK_SORT_MAX_N (docs/design/cuda-face.md, "The rank
-// sort"): one block is faster up to 2,048 32-bit keys, where the rank sort in place pays a copy
-// first, the rank sort above and for 64-bit keys throughout.
+// The sizes each rank-sort row takes, n in (above, up_to], in kRankSortShapes's order (none for
+// 32-bit keys alone); the block sort takes the sizes below, Onesweep those above. Chosen by
+// `cub_baseline --gpusort` at 2^6-2^13 on the H200 with GPUSORT_CUDA_RANK_SORT_MAX_N
+// (docs/design/cuda-face.md, "The rank sort"): the rank sort in place pays a copy first, and one
+// block was as fast or faster up to 2,048 32-bit keys and for 32-bit keys alone throughout.
 struct RankSortBand {
   uint32_t above, up_to;
 };
-constexpr RankSortBand kRankSortBands[] = {{2048, 4096}, {2048, 8192}, {0, 4096}, {0, 4096}};
+constexpr RankSortBand kRankSortBands[] = {{0, 0}, {2048, 8192}, {0, 4096}, {0, 4096}};
 static_assert(std::size(kRankSortBands) == std::size(kRankSortShapes));
 
 }  // namespace
@@ -72,6 +72,16 @@ void rank_stream_sort(Module& module, const RankSortShape& shape, const SortSpec
   }
   const uint64_t blocks = (t.n + kRankSortKeysPerBlock - 1) / kRankSortKeysPerBlock;
   launch(module.function(shape.kernel), uint32_t(blocks), kRankSortThreads, 0, stream, params);
+}
+
+std::vector<std::string> small_sort_function_names() {
+  std::vector<std::string> names;
+  for (const RankSortShape& shape : kRankSortShapes) {
+    names.emplace_back(shape.kernel);
+    if (shape.value_words != 0) names.push_back(std::string(shape.kernel) + kRankSortCopySuffix);
+  }
+  for (const BlockSortShape& shape : kBlockSortShapes) names.emplace_back(shape.kernel);
+  return names;
 }
 
 const BlockSortShape* block_sort_shape(const SortSpec& spec, uint64_t max_n) {

@@ -2,6 +2,9 @@
 // block (block_sort.cu), each in its band of sizes; one launch each.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "algorithms/onesweep/cuda/stream_sort.hpp"
 #include "algorithms/small_sort/cuda/block_sort.hpp"
 #include "algorithms/small_sort/cuda/rank_sort.hpp"
@@ -24,5 +27,8 @@ const BlockSortShape* block_sort_shape(const SortSpec& spec, uint64_t max_n);
 // Enqueues the sort on `stream` (t.scratch unused).
 void block_stream_sort(Module& module, const BlockSortShape& shape, const SortSpec& spec,
                        const StreamTargets& t, CUstream stream);
+
+// Every kernel these sorts may launch (the check that the embedded module holds them).
+std::vector<std::string> small_sort_function_names();
 
 }  // namespace gpusort::cuda
