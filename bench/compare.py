@@ -327,15 +327,19 @@ def cuda_face(args):
             mark = "" if steady(cub) and steady(ours) else " (not steady)"
             lines.append(f"| {c} | 2^{log2(n)} | {cub['ms_median']:.4f} | {ours['ms_median']:.4f} | "
                          f"**{cub['ms_median'] / ours['ms_median']:.2f}**{mark} |")
-    kept = ""
+    # The section replaces its former text (up to the next section), or goes at the end.
+    before, after = "", ""
     if os.path.exists(args.table):
         with open(args.table) as f:
-            kept = f.read()
-        if CUDA_FACE_HEADING in kept:
-            kept = kept[:kept.index(CUDA_FACE_HEADING)]
-        kept = kept.rstrip() + "\n\n"
+            before = f.read()
+        start = before.find(CUDA_FACE_HEADING + "\n")
+        if start >= 0:
+            end = before.find("\n## ", start + len(CUDA_FACE_HEADING))
+            after = "\n" + before[end + 1:] if end >= 0 else ""
+            before = before[:start]
+        before = before.rstrip() + "\n\n"
     with open(args.table, "w") as f:
-        f.write(kept + "\n".join(lines) + "\n")
+        f.write(before + "\n".join(lines) + "\n" + after)
     print("\n".join(lines))
 
 

@@ -3,7 +3,8 @@
 listed under it, and a machine without gnuplot gets the table and a message, not a traceback;
 --plot FILE.svg draws the plot with Python alone. The CUDA face's rows (`gpusort bench --algorithms
 ...,cuda`, JSON or CSV; cub_baseline --gpusort's) get their column and ratios beside the Vulkan
-algorithms' and CUB's.
+algorithms' and CUB's; cub_baseline --gpusort's section (--cuda-face) takes the place of the
+former one.
 
     compare_test.py PATH/TO/compare.py
 """
@@ -160,6 +161,39 @@ def cuda_face_rows(compare, tmp, env):
            "cub_baseline --gpusort's rows as the CUDA face's column", text)
 
 
+def cuda_face_section(compare, tmp, env):
+    """--cuda-face on cub_baseline --gpusort's JSON: its section replaces the former one and leaves
+    the sections around it, "The CUDA face in `gpusort bench`" after it included."""
+    face_json = os.path.join(tmp, "face.json")
+    face_doc = doc("cub", [row("cub", "DeviceRadixSort", "u32", 1 << 20, 0.125),
+                           row("gpusort", "cuda", "u32", 1 << 20, 0.100),
+                           row("cub", "DeviceRadixSort", "u32+u32", 1 << 22, 0.500),
+                           row("gpusort", "cuda", "u32+u32", 1 << 22, 0.625, False)])
+    face_doc["command"] = "cub_baseline --gpusort --keys u32 --json face.json"
+    with open(face_json, "w") as f:
+        json.dump(face_doc, f)
+    table = os.path.join(tmp, "face_table.md")
+    before = "# Results\n\nThe Vulkan faces.\n\n"
+    after = "## The CUDA face in `gpusort bench`\n\nKept.\n"
+    with open(table, "w") as f:
+        f.write(before + "## The CUDA face\n\nFormer rows.\n\n" + after)
+    out = run(compare, [face_json, "--cuda-face", "--table", table], env)
+    expected = before + "\n".join([
+        "## The CUDA face",
+        "",
+        "`cub_baseline --gpusort --keys u32` on Test GPU (test driver), 2026-01-01T00:00:00Z: CUB's "
+        "DeviceRadixSort and gpusort's CUDA face on the same device arrays, median ms; bold: CUB "
+        "time / gpusort time.",
+        "",
+        "| keys | n | CUB ms | gpusort ms | CUB / gpusort |",
+        "|---|---|---:|---:|---:|",
+        "| u32 | 2^20 | 0.1250 | 0.1000 | **1.25** |",
+        "| u32+u32 | 2^22 | 0.5000 | 0.6250 | **0.80** (not steady) |",
+        ""]) + "\n" + after
+    text = open(table).read()
+    expect(text == expected, "the CUDA face's section in place, the next one kept", text + "\n---\n" + out)
+
+
 def cuda_face_segmented(compare, tmp, env):
     """`gpusort bench --segmented --algorithms cuda`: the CUDA face's argsort and u32+u32 rows as
     columns of their own and in the argsort / sort_by_key list, gpusort's Vulkan rows as before."""
@@ -269,6 +303,7 @@ def main():
         expect("0.042" in text and "Steadiness not recorded" in text, "older files", text)
 
         cuda_face_rows(compare, tmp, env)
+        cuda_face_section(compare, tmp, env)
         cuda_face_segmented(compare, tmp, env)
     print("compare.py: ok")
 
