@@ -47,7 +47,7 @@ void rank_stream_sort(Module& module, const RankSortShape& shape, const SortSpec
   const CUdeviceptr keys_in = t.keys_first != 0 ? t.keys_first : t.scratch;
   const CUdeviceptr values_in =
       t.values != 0 && !t.values_iota ? t.scratch + t.n * spec.key_words * 4 : 0;
-  RankSortParams params{
+  const RankSortParams params{
       .keys_in = reinterpret_cast<const void*>(keys_in),
       .keys_out = reinterpret_cast<void*>(t.keys),
       .values_in = reinterpret_cast<const void*>(values_in),

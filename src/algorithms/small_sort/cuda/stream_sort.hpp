@@ -1,5 +1,6 @@
 // The small-array sorts on a CUDA stream (the CUDA face): the rank sort (rank_sort.cu) and one
-// block (block_sort.cu), each in its band of sizes; one launch each.
+// block (block_sort.cu), each in its band of sizes; one launch each (the rank sort in place: a
+// copy first).
 #pragma once
 
 #include <string>
