@@ -7,6 +7,7 @@
 // widened to 8 bytes) and GPU-side counts; each output compared whole with std::stable_sort's,
 // and the outputs past the count left as they were. Needs no GPU, no nvcc.
 #include "emulated_cuda.hpp"
+#include "emulated_keys.hpp"
 // clang-format off: the kernels after the built-ins
 #include "algorithms/small_sort/cuda/rank_sort.cu"
 // clang-format on
@@ -37,36 +38,11 @@ struct Case {
 };
 
 template <class U>
-std::vector<U> make_keys(const Case& c, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<U> keys(c.n);
-  const std::string spread = c.spread;
-  for (uint32_t i = 0; i < c.n; ++i) {
-    U r = U(rng());
-    if (spread == "few") r = U((rng() % 5) * 0x0101010101010101ull);
-    if (spread == "equal") r = U(0x1234567890abcdefull);
-    if (spread == "sorted") r = U(i);
-    if (spread == "reversed") r = U(~U(i));
-    if (spread == "specials" && rng() % 2) {
-      static const uint64_t f32[] = {0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000,
-                                     0x80000000, 0,          0x3f800000, 0xffffffff};
-      static const uint64_t f64[] = {0x7ff8000000000000ull, 0xfff8000000000000ull,
-                                     0x7ff0000000000000ull, 0x8000000000000000ull,
-                                     0,                     0x3ff0000000000000ull,
-                                     0xffffffffffffffffull, 0x7ff0000000000001ull};
-      r = sizeof(U) == 4 ? U(f32[rng() % 8]) : U(f64[rng() % 8]);
-    }
-    keys[i] = r;
-  }
-  return keys;
-}
-
-template <class U>
 void run(const Case& c, uint64_t seed) {
   ++checks;
-  const std::vector<U> keys = make_keys<U>(c, seed);
+  const std::vector<U> keys = cuda_emulation::make_keys<U>(c.spread, c.n, seed);
   const uint32_t width = sizeof(U) * 8, end = c.end_bit ? c.end_bit : width;
-  const u64 mask = (end >= 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << c.begin_bit) - 1);
+  const u64 mask = cuda_emulation::range_mask(c.begin_bit, end);
   const uint32_t n = std::min(c.count, c.n);
   std::vector<uint32_t> values(c.n);
   for (uint32_t i = 0; i < c.n; ++i) values[i] = 0x9e3779b9u * (i + 1);

@@ -8,6 +8,7 @@
 // k of std::stable_sort: keys before the k-th in input order, the equal ones after them, positions,
 // and the state the later launches read. Needs no GPU, no nvcc.
 #include "emulated_cuda.hpp"
+#include "emulated_keys.hpp"
 // clang-format off: the kernels after the built-ins
 #include "algorithms/topk/cuda/topk_select.cu"
 // clang-format on
@@ -53,33 +54,9 @@ u64 compared(const Case& c, U raw, u64 mask) {
 template <class U>
 void run(const Case& c, uint64_t seed) {
   ++checks;
-  std::mt19937_64 rng(seed);
-  std::vector<U> keys(c.n);
-  const std::string spread = c.spread;
-  for (uint32_t i = 0; i < c.n; ++i) {
-    U r = U(rng());
-    if (spread == "few") r = U((rng() % 5) * 0x0101010101010101ull);
-    if (spread == "equal") r = U(0x1234567890abcdefull);
-    if (spread == "sorted") r = U(i);
-    // The top 12 or 24 bits equal: the first digits' buckets hold every key, so a later pass lists.
-    if (spread == "narrow12") r = U((r >> 12) | (U(0xabc) << (sizeof(U) * 8 - 12)));
-    if (spread == "narrow24") r = U((r >> 24) | (U(0xabcdef) << (sizeof(U) * 8 - 24)));
-    if (spread == "specials" && rng() % 2) {
-      static const uint64_t f32[] = {0x7fc00000, 0xffc00000, 0x7f800000, 0xff800000,
-                                     0x80000000, 0,          0x3f800000, 0x7fc00001};
-      static const uint64_t f64[] = {0x7ff8000000000000ull,
-                                     0xfff8000000000000ull,
-                                     0x7ff0000000000000ull,
-                                     0x8000000000000000ull,
-                                     0,
-                                     0x3ff0000000000000ull,
-                                     0x7ff0000000000001ull};
-      r = sizeof(U) == 4 ? U(f32[rng() % 8]) : U(f64[rng() % 7]);
-    }
-    keys[i] = r;
-  }
+  const std::vector<U> keys = cuda_emulation::make_keys<U>(c.spread, c.n, seed);
   const uint32_t width = sizeof(U) * 8, end = c.end_bit ? c.end_bit : width;
-  const u64 mask = (end >= 64 ? ~0ull : (1ull << end) - 1) & ~((1ull << c.begin_bit) - 1);
+  const u64 mask = cuda_emulation::range_mask(c.begin_bit, end);
   const uint32_t n = std::min(c.count, c.n), k = std::min(c.k, n);
 
   // The face's scratch, as host memory (stale contents, as the caller's scratch may hold).
