@@ -32,6 +32,12 @@ inline constexpr uint32_t kHintWholeTile = 16;
 //                        on 256 x 24; on the 32-bit and the other 64-bit rows it did not pay).
 inline constexpr uint32_t kHintFusedVariant = 32;
 inline constexpr const char* kCudaFusedSuffix = "_fused";
+//   kHintAsyncValues     pairs, whole tiles: the block copies its tile's values into shared memory
+//                        with cp.async as it claims the tile, so that they arrive during the
+//                        ranking and the look-back instead of being loaded after it (u32+u32 on
+//                        384 x 28: 2-3 % faster from 2^25; the smaller pair tiles and 64-bit keys
+//                        lost 1-3 %: docs/design/cuda-face.md).
+inline constexpr uint32_t kHintAsyncValues = 64;
 
 // The dynamic shared memory a whole-tile block is launched with: its exchange array (the tile's
 // keys and values) or the ranking's storage, whichever is larger, and 4 KiB for the digit
@@ -77,7 +83,8 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32_w512x20", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
     {"gpusort_onesweep_pass_k32_w384x32", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
     {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
-    {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28, kHintWholeTile, "384x28"},
+    {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28, kHintWholeTile | kHintAsyncValues,
+     "384x28"},
     {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
     {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
     // Small tiles for the sizes just above the one-block sort: more blocks per pass.
@@ -103,8 +110,8 @@ inline constexpr uint32_t kCudaPassShapeCount =
 //   u64   256x8 1.26-1.59 at 2^13-2^18 (384x20 0.95-1.24); 256x16 1.17-1.21 at 2^19-2^20;
 //         384x20 1.19-1.27 above (384x14 1.03-1.18, 384x22 1.17-1.20: spills)
 //   u32+u32  256x8 1.38-1.61 at 2^13-2^18 (384x23 1.07-1.12); 256x16 1.27 at 2^19; 384x23 1.10-1.15
-//            at 2^20-2^22; 384x28 1.00-1.04 at 2^24-2^28 (384x32 spills: 0.88-0.95; 384x18 with
-//            three blocks an SM 0.85-0.92)
+//            at 2^20-2^22; 384x28 with its values copied ahead 1.02-1.05 at 2^24-2^28 (without:
+//            1.00-1.05; 384x32 spills: 0.88-0.95; 384x18 with three blocks an SM 0.85-0.92)
 //   u64+u32  256x8 1.27-1.43 at 2^13-2^18 (384x16 1.04-1.11); 256x16 1.16-1.19 at 2^19-2^20;
 //            384x16 0.98-1.08; 256x24 1.00-1.02 at 2^25-2^28 (384x16 0.98-1.01; 512x12 0.96-1.01;
 //            384x14 with three blocks an SM 0.77-0.81)

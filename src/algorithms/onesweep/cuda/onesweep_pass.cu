@@ -123,10 +123,14 @@ struct OnesweepPass {
       gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
                               (HINTS & kHintPackedFallback) != 0, (HINTS & kHintMaskWalk) != 0>;
   static constexpr bool kPrefetchValues = kValues && (HINTS & kHintPrefetchValues) != 0;
+  // The tile's values copied into shared memory as the tile is claimed (kHintAsyncValues).
+  static constexpr bool kAsyncValues = kValues && (HINTS & kHintAsyncValues) != 0;
   // The whole tile staged at once in dynamic shared memory (the CUDA face's rows).
   static constexpr bool kWholeTile = (HINTS & kHintWholeTile) != 0;
   static_assert(!FUSED || (kValues && sizeof(V) == 4 && kWholeTile),
                 "fused variants are of the CUDA face's rows with 4-byte values");
+  static_assert(!kAsyncValues || (sizeof(V) == 4 && kWholeTile),
+                "values copied ahead are of the CUDA face's rows with 4-byte values");
   static constexpr int kBins = Lookback::kBins;
   using Rank =
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
@@ -177,6 +181,9 @@ struct OnesweepPass {
     } exchange;
     Fixed fixed;
   };
+  // The values copied ahead land in the exchange array's values, beside the ranking's storage.
+  static_assert(!kAsyncValues || sizeof(typename Rank::TempStorage) <= sizeof(K) * kSegmentKeys,
+                "the ranking's storage overlaps the values copied ahead");
   static_assert(kWholeTile || sizeof(Shared) + kReservedSharedPerBlock <= kMaxStaticShared,
                 "the tile does not fit 48 KiB of shared memory");
   static_assert(kWholeTile ||
@@ -295,6 +302,41 @@ struct OnesweepPass {
     }
   }
 
+  // kHintAsyncValues: the tile's values, in tile order, into the exchange array's values with
+  // cp.async (16 bytes a copy where the tile is whole and aligned, else 4), waited for only before
+  // they are staged by rank, so that their load overlaps the ranking and the look-back.
+  static __device__ __forceinline__ void copy_values_async(ValueSlot* slots,
+                                                           const V* __restrict__ values_in,
+                                                           uint32_t tile_begin, uint32_t tile_items) {
+    const V* tile_values = values_in + tile_begin;
+    if (tile_items == kTile && kTile % 4 == 0 && (reinterpret_cast<uintptr_t>(tile_values) & 15) == 0) {
+      for (uint32_t c = threadIdx.x; c < kTile / 4; c += THREADS)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                         uint32_t(__cvta_generic_to_shared(slots + 4 * c))),
+                     "l"(__cvta_generic_to_global(tile_values + 4 * c))
+                     : "memory");
+    } else {
+      for (uint32_t j = threadIdx.x; j < tile_items; j += THREADS)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                         uint32_t(__cvta_generic_to_shared(slots + j))),
+                     "l"(__cvta_generic_to_global(tile_values + j))
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  }
+
+  // The values copied ahead, each thread's warp-striped as its keys; every thread's read before
+  // any is staged by rank over them.
+  static __device__ __forceinline__ void read_copied_values(const ValueSlot* slots,
+                                                            ValueSlot (&values)[ITEMS]) {
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();  // every thread's copies landed
+    const uint32_t first = (threadIdx.x / 32) * uint32_t(ITEMS) * 32 + (threadIdx.x & 31);
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) values[u] = slots[first + uint32_t(u) * 32];
+    __syncthreads();
+  }
+
   // Prefetch ahead (OnesweepPassParams::prefetch_tiles = D, not 0): the keys (and values) of tile
   // tile + D, which a block claims about D tiles later, so that they are in L2 when it loads them.
   // Nothing at or past the count's last tile.
@@ -337,7 +379,14 @@ struct OnesweepPass {
     if constexpr (kSegments > 1)
       load_keys<FULL>(keys_in, tile_begin, tile_items, map_in, order, keys);
     ValueSlot values[ITEMS];
-    if constexpr (kValues) load_values<FULL>(values_in, tile_begin, tile_items, iota, values);
+    if constexpr (kAsyncValues) {
+      if (iota)
+        load_values<FULL>(values_in, tile_begin, tile_items, true, values);
+      else
+        read_copied_values(s.exchange.joint.values, values);
+    } else if constexpr (kValues) {
+      load_values<FULL>(values_in, tile_begin, tile_items, iota, values);
+    }
 #pragma unroll
     for (int seg = 0; seg < kSegments; ++seg) {
       if (seg > 0) {
@@ -417,6 +466,9 @@ struct OnesweepPass {
     const uint32_t tile_items = full ? kTile : last_index - tile_begin + 1;
     const uint32_t tag = p.first_tag + tile;
     if (!iota) prefetch_values(values_in, tile_begin, tile_items);
+    if constexpr (kAsyncValues) {
+      if (!iota) copy_values_async(s.exchange.joint.values, values_in, tile_begin, tile_items);
+    }
     prefetch_ahead(keys_in, values_in, tile, p.prefetch_tiles, tile_total, last_index);
     const bool publishes = p.refusal_period == 0 || tile % p.refusal_period != p.refusal_period - 1;
 
