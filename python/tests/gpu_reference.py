@@ -76,3 +76,8 @@ def assert_bits_equal(actual, expected):
     assert actual.dtype == expected.dtype and actual.shape == expected.shape
     width = {4: np.uint32, 8: np.uint64}[expected.dtype.itemsize]
     np.testing.assert_array_equal(actual.view(width), expected.view(width))
+
+
+def topk_ks(n):
+    """The k a top-k test takes for n keys: the ends, around the 2048-key tile, the middle."""
+    return sorted({k for k in (0, 1, 32, 1024, 2047, 2048, 2049, n // 2, n - 1, n) if 0 <= k <= n})

@@ -10,7 +10,7 @@ import pytest
 import gpusort
 from gpusort import _core
 from gpu_reference import (DISTRIBUTIONS, DTYPES, SIZES, assert_bits_equal, expected_order,
-                           make_keys)
+                           make_keys, topk_ks)
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed")
 if not torch.cuda.is_available():
@@ -248,10 +248,6 @@ def test_refusals_on_gpu_tensors():
 
 TORCH_SORTS = {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32),
                np.dtype(np.float64)}
-
-
-def topk_ks(n):
-    return sorted({k for k in (0, 1, 32, 1024, 2047, 2048, 2049, n // 2, n - 1, n) if 0 <= k <= n})
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)

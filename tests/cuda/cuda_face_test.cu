@@ -263,12 +263,13 @@ int main(int argc, char** argv) {
       for (uint32_t ib : {4u, 8u})
         for (int d = 0; d < distribution_count; ++d)
           run(Case{&t, ib, true, d % 2 == 1, 0, 0, Distribution(d), n, n, stream}, ++seed);
-  // Argsort of 64-bit keys from 2^25, whose passes read the keys in place and make and widen the
-  // positions themselves (the fused variant): u64 and u32 indices, keys all equal (every pass
-  // skippable: the first still runs), one pass of 2 bits, a GPU-side count, NumPy's order with
-  // the sorted keys.
-  for (const Type* t : {&types[3], &types[4], &types[5]}) {
-    const uint64_t n = (1u << 25) + 3;
+  // Argsort on the largest tiles (32-bit keys from 2^23, 64-bit from 2^25), whose passes read the
+  // keys in place and make and widen the positions themselves (the fused variants): u64 and u32
+  // indices, keys all equal (every pass skippable: the first still runs), one pass of 2 bits, a
+  // GPU-side count, NumPy's order with the sorted keys.
+  for (const Type& type : types) {
+    const Type* t = &type;
+    const uint64_t n = t->bytes == 4 ? (1u << 23) + 5 : (1u << 25) + 3;
     run(Case{t, 8, true, false, 0, 0, uniform, n, n, stream}, ++seed);
     run(Case{t, 4, true, true, 0, 0, equal, n, n, stream}, ++seed);
     run(Case{t, 8, true, false, 3, 5, uniform, n, n, stream}, ++seed);

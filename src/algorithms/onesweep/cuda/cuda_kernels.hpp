@@ -82,9 +82,10 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     // chosen by kCudaFaceTiles.
     {"gpusort_onesweep_pass_k32_w512x20", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
     {"gpusort_onesweep_pass_k32_w384x32", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
-    {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23, kHintWholeTile, "384x23"},
-    {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28, kHintWholeTile | kHintAsyncValues,
-     "384x28"},
+    {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23, kHintWholeTile | kHintFusedVariant,
+     "384x23"},
+    {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28,
+     kHintWholeTile | kHintAsyncValues | kHintFusedVariant, "384x28"},
     {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
     {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
     // Small tiles for the sizes just above the one-block sort: more blocks per pass.
