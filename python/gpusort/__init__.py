@@ -279,6 +279,38 @@ _ORDER_DOC = """
 
 # ---- sorting ----
 
+_SEGMENTS_DOC = """
+    segments: S + 1 CSR offsets (a 1-D array of 4- or 8-byte integers, 0 first, n last, never
+    falling): segment s is a[offsets[s]:offsets[s + 1]], each sorted on its own (empty segments
+    anywhere); argsort's indices are positions in the whole array. Host arrays only, not masked.
+"""
+
+
+def _segment_offsets(segments):
+    """segments= as the library takes it: 1-D, 4- or 8-byte integers, native and contiguous (the
+    library checks that they are CSR offsets of the keys)."""
+    offsets = np.asarray(segments)
+    if offsets.ndim != 1 or offsets.dtype.kind not in "ui" or offsets.dtype.itemsize not in (4, 8):
+        raise TypeError("gpusort: segments must be 1-D offsets of 4- or 8-byte integers, not "
+                        f"{_dtype_name(offsets)} of shape {offsets.shape}")
+    if offsets.dtype.kind == "i" and offsets.size and offsets.min() < 0:
+        raise ValueError("gpusort: segment offsets must not be negative")
+    return np.ascontiguousarray(offsets.astype(offsets.dtype.newbyteorder("="), copy=False))
+
+
+_GPU_SEGMENTS = ("gpusort: segments= takes host arrays; for a GPU array, sort each segment's "
+                 "slice")
+
+
+def _segmented_order(a, segments, kw, name="array"):
+    """The int64 argsort of the 1-D host array a per segment (segments= of the sorts)."""
+    if _device.read(a, name) is not None:
+        raise ValueError(_GPU_SEGMENTS)
+    if _masked(a):
+        raise TypeError("gpusort: segments= does not take a masked array")
+    return argsort(a, segments=segments, **kw)
+
+
 def _any_masked(a):
     """Whether a is a masked array with at least one masked element."""
     return _masked(a) and bool(np.ma.getmask(a).any())
@@ -300,7 +332,7 @@ def _masked_order(a, index_dtype, kw):
 
 
 def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=None, out=None,
-         total_order=False, context=None, return_indices=False):
+         total_order=False, context=None, return_indices=False, segments=None):
     """Returns a sorted copy of the 1-D array a, or sorts it into out and returns out.
 
     out, if given, is an array of a's shape and dtype; a C-contiguous native one is sorted where
@@ -316,6 +348,19 @@ def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=
     return_indices = _flag("return_indices", return_indices)
     if return_indices and out is not None:
         raise TypeError("gpusort: out= and return_indices=True do not go together")
+    if segments is not None:
+        order = _segmented_order(a, segments, kw)
+        result = np.asarray(a)[order]
+        if return_indices:
+            return result, order
+        if out is None:
+            return result
+        _check_writable(out, "out")
+        if _masked(out) or out.shape != result.shape or out.dtype != result.dtype:
+            raise ValueError(f"gpusort: out must be a plain array of shape {result.shape} and "
+                             f"dtype {result.dtype}")
+        out[...] = result
+        return out
     d = _device.read(a)
     if d is not None:
         opts = _gpu_options(d, descending, algorithm, begin_bit, end_bit, total_order)
@@ -371,7 +416,7 @@ def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=
 
 
 def sort_(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=None,
-          total_order=False, context=None):
+          total_order=False, context=None, segments=None):
     """Sorts the 1-D array a in place and returns it.
 
     a must be a writable numpy.ndarray (a read-only one raises ValueError). A C-contiguous,
@@ -379,6 +424,13 @@ def sort_(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit
     array is sorted with its mask, masked elements last, like its own sort() (a hard mask that
     would move raises ValueError).
     """
+    if segments is not None:
+        if _device.read(a) is None:
+            _check_writable(a, "array")
+        a[...] = a[_segmented_order(a, segments, dict(
+            descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
+            total_order=total_order, context=context))]
+        return a
     d = _device.read(a)
     if d is not None:
         return _device.sort_(d, _gpu_options(d, descending, algorithm, begin_bit, end_bit,
@@ -406,7 +458,7 @@ def sort_(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit
 
 
 def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=None,
-            dtype=np.int64, total_order=False, context=None):
+            dtype=np.int64, total_order=False, context=None, segments=None):
     """Returns the stable permutation that sorts the 1-D array a: a[argsort(a)] == sort(a).
 
     dtype: np.int64 (default, like np.argsort: equal to np.argsort(a, kind="stable")) or
@@ -416,6 +468,8 @@ def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_b
     come in any order. A masked array's masked elements come last, in input order.
     """
     d = _device.read(a)
+    if d is not None and segments is not None:
+        raise ValueError(_GPU_SEGMENTS)
     if d is not None:
         return _device.argsort(d, _gpu_options(d, descending, algorithm, begin_bit, end_bit,
                                                total_order), _index_dtype(dtype))
@@ -425,6 +479,11 @@ def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_b
     index_dtype = np.dtype(dtype)
     if index_dtype not in (np.dtype(np.int64), np.dtype(np.uint32)):
         raise TypeError(f"gpusort: argsort dtype must be int64 or uint32, not {index_dtype}")
+    offsets = None
+    if segments is not None:
+        if _masked(a):
+            raise TypeError("gpusort: segments= does not take a masked array")
+        offsets = _segment_offsets(segments)
     if _any_masked(a):
         return _masked_order(a, index_dtype, dict(
             descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
@@ -434,7 +493,7 @@ def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_b
         keys = _native_copy(keys)
     # Allocated by NumPy, filled by the module (see core_module.cpp on NumPy 2).
     indices = np.empty(keys.shape[0], dtype=index_dtype)
-    _core.argsort(keys=keys, indices=indices, **opts)
+    _core.argsort(keys=keys, indices=indices, offsets=offsets, **opts)
     return indices
 
 
@@ -447,7 +506,7 @@ def _index_dtype(dtype):
 
 
 def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_bit=None,
-                end_bit=None, total_order=False, context=None):
+                end_bit=None, total_order=False, context=None, segments=None):
     """Returns (sorted keys, values in the same order) as new arrays; the inputs are not modified.
 
     Equal keys keep their input order, their values with them (except with "bitonic"). Values are
@@ -457,6 +516,16 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
     """
     kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
               total_order=total_order, context=context)
+    if segments is not None:
+        if _gpu_pair(keys, values) is not None:
+            raise ValueError(_GPU_SEGMENTS)
+        if _masked(keys) or _masked(values):
+            raise TypeError("gpusort: segments= does not take a masked array")
+        keys, values = np.asarray(keys), np.asarray(values)
+        _check_keys(keys)
+        _check_values(values, keys.shape[0])
+        order = _segmented_order(keys, segments, kw, "keys")
+        return keys[order], values[order]
     pair = _gpu_pair(keys, values)
     if pair is not None:
         return _device.sort_by_key(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
@@ -480,12 +549,29 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
 
 
 def sort_by_key_(keys, values, *, descending=False, algorithm="automatic", begin_bit=None,
-                 end_bit=None, total_order=False, context=None):
+                 end_bit=None, total_order=False, context=None, segments=None):
     """Sorts keys in place and values with them; returns (keys, values).
 
     Both must be writable numpy.ndarrays that do not share memory. Masked arrays are sorted with
     their masks, as sort_by_key does (a hard mask that would move raises ValueError).
     """
+    if segments is not None:
+        if _gpu_pair(keys, values) is not None:
+            raise ValueError(_GPU_SEGMENTS)
+        if _masked(keys) or _masked(values):
+            raise TypeError("gpusort: segments= does not take a masked array")
+        _check_writable(keys, "keys")
+        _check_writable(values, "values")
+        _check_keys(keys)
+        _check_values(values, keys.shape[0])
+        if np.may_share_memory(keys, values) and np.shares_memory(keys, values):
+            raise ValueError("gpusort: keys and values share memory")
+        order = _segmented_order(keys, segments, dict(
+            descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
+            total_order=total_order, context=context), "keys")
+        keys[...] = keys[order]
+        values[...] = values[order]
+        return keys, values
     pair = _gpu_pair(keys, values)
     if pair is not None:
         return _device.sort_by_key_(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
@@ -595,19 +681,12 @@ def topk(a, k, *, largest=False, values=None, return_indices=False, segments=Non
         raise TypeError(f"gpusort: topk dtype must be int64 or uint32, not {index_dtype}")
     opts = _options(keys, largest, algorithm, begin_bit, end_bit, total_order, context)
     if segments is not None:
-        offsets = np.asarray(segments)
-        if offsets.ndim != 1 or offsets.dtype.kind not in "ui" or offsets.dtype.itemsize not in (4, 8):
-            raise TypeError("gpusort: segments must be 1-D offsets of 4- or 8-byte integers, not "
-                            f"{_dtype_name(offsets)} of shape {offsets.shape}")
-        if offsets.dtype.kind == "i" and offsets.size and offsets.min() < 0:
-            raise ValueError("gpusort: segment offsets must not be negative")
-        offsets = offsets.astype(offsets.dtype.newbyteorder("="), copy=False)
+        offsets = _segment_offsets(segments)
     if k < 0 or (offsets is None and k > keys.shape[0]):
         raise ValueError(f"gpusort: k = {k} is not within 0 to the {keys.shape[0]} keys")
     if offsets is None:
         results = k
     else:
-        offsets = np.ascontiguousarray(offsets)
         results = int(np.minimum(np.maximum(np.diff(offsets.astype(np.int64)), 0), k).sum())
     if not _direct(keys):
         keys = _native_copy(keys)
@@ -638,5 +717,5 @@ def topk(a, k, *, largest=False, values=None, return_indices=False, segments=Non
 
 
 for _f in (sort, sort_, argsort, sort_by_key, sort_by_key_):
-    _f.__doc__ += _ORDER_DOC
+    _f.__doc__ += _ORDER_DOC + _SEGMENTS_DOC
 del _f

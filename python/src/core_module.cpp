@@ -317,6 +317,17 @@ void copy_keys(const U* from, U* to, uint64_t n, bool canonical) {
   for (uint64_t i = 0; i < n; ++i) to[i] = FloatBits<U>::canonical(from[i]);
 }
 
+// Segment offsets (S + 1 CSR offsets, 4- or 8-byte integers, checked by the library), or none
+// where `offsets` is unset.
+gpusort::SegmentOffsets segment_offsets_of(const std::optional<py::array>& offsets) {
+  if (!offsets) return {};
+  const char kind = dtype_kind(offsets->dtype());
+  const auto bytes = uint32_t(dtype_itemsize(offsets->dtype()));
+  if (!((kind == 'u' || kind == 'i') && (bytes == 4 || bytes == 8)))
+    throw py::type_error("gpusort._core: offsets must be 4- or 8-byte integers");
+  return {offsets->data(), bytes, uint64_t(offsets->size())};
+}
+
 // Top-k: the first k of the stable sort of keys (per segment when offsets is not None), into
 // keys_out, values_out (with values) and indices (uint32 or int64), arrays the package made with
 // NumPy; None for the outputs not wanted. The NumPy float order sorts a canonical copy of the keys
@@ -346,14 +357,7 @@ void topk(gpusort::Context& ctx, const py::object& key_object, uint64_t k,
       throw py::type_error("gpusort._core: indices must be uint32 or int64");
   }
   uint32_t value_bytes = values ? uint32_t(dtype_itemsize(values->dtype())) : 0;
-  gpusort::SegmentOffsets segment_offsets;
-  if (offsets) {
-    const char kind = dtype_kind(offsets->dtype());
-    const auto bytes = uint32_t(dtype_itemsize(offsets->dtype()));
-    if (!((kind == 'u' || kind == 'i') && (bytes == 4 || bytes == 8)))
-      throw py::type_error("gpusort._core: offsets must be 4- or 8-byte integers");
-    segment_offsets = {offsets->data(), bytes, uint64_t(offsets->size())};
-  }
+  const gpusort::SegmentOffsets segment_offsets = segment_offsets_of(offsets);
   const uint64_t results =
       offsets ? gpusort::topk_segments_count(segment_offsets, k) : std::min(k, n);
   auto check_size = [&](const std::optional<py::array>& a, const char* what) {
@@ -417,12 +421,16 @@ void topk(gpusort::Context& ctx, const py::object& key_object, uint64_t k,
 }
 
 // Writes the permutation that sorts keys stably into `indices` (as many, uint32 or int64, made by
-// the package with NumPy).
+// the package with NumPy); with offsets (not None), each segment's on its own (positions in the
+// whole array).
 void argsort(gpusort::Context& ctx, const py::object& key_object, const py::object& index_object,
              bool descending, const std::string& algorithm, uint32_t begin_bit, uint32_t end_bit,
-             bool numpy_order) {
+             bool numpy_order, const py::object& offset_object) {
   py::array keys = checked_array(key_object, "keys", false);
   py::array indices = checked_array(index_object, "indices", true);
+  std::optional<py::array> offsets;
+  if (!offset_object.is_none()) offsets = checked_array(offset_object, "offsets", false);
+  const gpusort::SegmentOffsets segment_offsets = segment_offsets_of(offsets);
   SortArgs args = sort_args(keys, descending, algorithm, begin_bit, end_bit, numpy_order);
   const char index_kind = dtype_kind(indices.dtype());
   const int64_t index_bytes = dtype_itemsize(indices.dtype());
@@ -456,9 +464,10 @@ void argsort(gpusort::Context& ctx, const py::object& key_object, const py::obje
           }
         },
         {}};
-    if (args.options.algorithm != gpusort::Algorithm::bitonic) {
+    // Segments with bitonic: the library refuses them (not stable).
+    if (args.options.algorithm != gpusort::Algorithm::bitonic || offsets) {
       gpusort::sort_segments_streamed(
-          ctx, args.key_type, n, key_stream, 0, {}, gpusort::SegmentOffsets{},
+          ctx, args.key_type, n, key_stream, 0, {}, segment_offsets,
           [index_data](uint64_t offset, const void* staging, uint64_t bytes) {
             std::memcpy(index_data + offset, staging, bytes);
           },
@@ -723,7 +732,7 @@ PYBIND11_MODULE(_core, m) {
         py::arg("numpy_order"));
   m.def("argsort", &argsort, py::arg("context"), py::arg("keys"), py::arg("indices"),
         py::arg("descending"), py::arg("algorithm"), py::arg("begin_bit"), py::arg("end_bit"),
-        py::arg("numpy_order"));
+        py::arg("numpy_order"), py::arg("offsets") = py::none());
   m.def("array_layout", &array_layout, py::arg("array"));
   m.def("dlpack_info", &dlpack_info, py::arg("capsule"));
   m.def("cuda_unavailable_why", [] { return gpusort::cuda::unavailable_why(); });

@@ -580,6 +580,22 @@ def test_torch_topk_bits_and_refusals(fake_torch, rng):
     assert fake_topk_calls == [dict(k=50, indices=True, index_bytes=8)]
 
 
+def test_segments_of_gpu_arrays_are_refused(fake_torch):
+    """segments= of the sorts takes host arrays (as topk's): a GPU array gets one line, and its
+    data is left as it was."""
+    keys = np.arange(10, 0, -1).astype(np.float32)
+    x, v = FakeTensor(keys.copy()), FakeTensor(np.zeros(10, np.uint32))
+    offsets = np.array([0, 4, 10])
+    for call in (lambda: gpusort.sort(x, segments=offsets),
+                 lambda: gpusort.sort_(x, segments=offsets),
+                 lambda: gpusort.argsort(x, segments=offsets),
+                 lambda: gpusort.sort_by_key(x, v, segments=offsets),
+                 lambda: gpusort.sort_by_key_(x, v, segments=offsets)):
+        with pytest.raises(ValueError, match="segments= takes host arrays"):
+            call()
+    np.testing.assert_array_equal(x.a, keys)
+
+
 def test_topk_of_unknown_producers_needs_their_library():
     with pytest.raises(TypeError, match="topk\\(\\) of a .* needs arrays made by its library"):
         gpusort.topk(FakeDLPack(), 2)
