@@ -29,7 +29,8 @@ inline constexpr uint32_t kHintWholeTile = 16;
 //                        kCudaFusedSuffix) that takes OnesweepFusedParams: the CUDA face's argsort
 //                        reads the keys in place and makes and widens the positions within its
 //                        passes (docs/design/cuda-face.md: 1.10x for u64 indices of 64-bit keys
-//                        on 256 x 24; on the 32-bit and the other 64-bit rows it did not pay).
+//                        on 256 x 24, 1.10-1.18x for 32-bit keys on 384 x 23 and 384 x 28 at
+//                        2^26-2^28; on 384 x 16 and 256 x 16 it did not pay).
 inline constexpr uint32_t kHintFusedVariant = 32;
 inline constexpr const char* kCudaFusedSuffix = "_fused";
 //   kHintAsyncValues     pairs, whole tiles: the block copies its tile's values into shared memory
