@@ -302,15 +302,6 @@ _GPU_SEGMENTS = ("gpusort: segments= takes host arrays; for a GPU array, sort ea
                  "slice")
 
 
-def _segmented_order(a, segments, kw, name="array"):
-    """The int64 argsort of the 1-D host array a per segment (segments= of the sorts)."""
-    if _device.read(a, name) is not None:
-        raise ValueError(_GPU_SEGMENTS)
-    if _masked(a):
-        raise TypeError("gpusort: segments= does not take a masked array")
-    return argsort(a, segments=segments, **kw)
-
-
 def _any_masked(a):
     """Whether a is a masked array with at least one masked element."""
     return _masked(a) and bool(np.ma.getmask(a).any())
@@ -349,7 +340,7 @@ def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=
     if return_indices and out is not None:
         raise TypeError("gpusort: out= and return_indices=True do not go together")
     if segments is not None:
-        order = _segmented_order(a, segments, kw)
+        order = argsort(a, segments=segments, **kw)
         result = np.asarray(a)[order]
         if return_indices:
             return result, order
@@ -427,9 +418,9 @@ def sort_(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit
     if segments is not None:
         if _device.read(a) is None:
             _check_writable(a, "array")
-        a[...] = a[_segmented_order(a, segments, dict(
-            descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
-            total_order=total_order, context=context))]
+        a[...] = a[argsort(a, descending=descending, algorithm=algorithm, begin_bit=begin_bit,
+                           end_bit=end_bit, total_order=total_order, context=context,
+                           segments=segments)]
         return a
     d = _device.read(a)
     if d is not None:
@@ -524,7 +515,7 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
         keys, values = np.asarray(keys), np.asarray(values)
         _check_keys(keys)
         _check_values(values, keys.shape[0])
-        order = _segmented_order(keys, segments, kw, "keys")
+        order = argsort(keys, segments=segments, **kw)
         return keys[order], values[order]
     pair = _gpu_pair(keys, values)
     if pair is not None:
@@ -566,9 +557,9 @@ def sort_by_key_(keys, values, *, descending=False, algorithm="automatic", begin
         _check_values(values, keys.shape[0])
         if np.may_share_memory(keys, values) and np.shares_memory(keys, values):
             raise ValueError("gpusort: keys and values share memory")
-        order = _segmented_order(keys, segments, dict(
-            descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
-            total_order=total_order, context=context), "keys")
+        order = argsort(keys, descending=descending, algorithm=algorithm, begin_bit=begin_bit,
+                        end_bit=end_bit, total_order=total_order, context=context,
+                        segments=segments)
         keys[...] = keys[order]
         values[...] = values[order]
         return keys, values
