@@ -13,6 +13,8 @@
 //     cub::DeviceSegmentedRadixSort (named in the row's algorithm), the argsort row
 //     (DeviceRadixSort::SortPairs of the keys with an iota made inside the timing) and the
 //     DeviceRadixSort u32+u32 row it is compared with.
+//   cub_baseline --segmented --gpusort: and after each layout's CUB row gpusort's CUDA face
+//     (gpusort_cuda_segmented_sort, in place, its scratch given) on the same inputs.
 //   cub_baseline --gpusort [same options]
 //     Each key configuration and size measured twice in a row on the same inputs and buffers:
 //     CUB, then gpusort's CUDA face (gpusort_cuda_sort, in place, its scratch given), with the
@@ -161,11 +163,35 @@ void gpusort_sort(const KeyConfig& c, void* keys, void* values, uint64_t n, void
                                                   n, stream, &options);
   if (status != GPUSORT_OK) throw std::runtime_error(gpusort_last_error());
 }
+// The CUDA face's segmented sort of a set in place (temp == nullptr: its scratch size into
+// temp_bytes).
+void gpusort_segmented(const KeyConfig& c, void* temp, size_t& temp_bytes, void* keys, void* values,
+                       uint64_t n, uint64_t segments, const void* offsets, cudaStream_t stream) {
+  const uint32_t value_bytes = values ? c.value_bytes : 0;
+  if (!temp) {
+    uint64_t bytes = 0;
+    if (gpusort_cuda_segmented_scratch_bytes(gpusort_key_of(c), value_bytes, n, segments, nullptr,
+                                             &bytes) != GPUSORT_OK)
+      throw std::runtime_error(gpusort_last_error());
+    temp_bytes = size_t(bytes);
+    return;
+  }
+  gpusort_cuda_options options{};
+  options.scratch = temp;
+  options.scratch_size = temp_bytes;
+  if (gpusort_cuda_segmented_sort(gpusort_key_of(c), keys, values, value_bytes, n, offsets, 4,
+                                  segments, stream, &options) != GPUSORT_OK)
+    throw std::runtime_error(gpusort_last_error());
+}
 #else
 uint64_t gpusort_scratch(const KeyConfig&, uint64_t) {
   throw std::runtime_error("--gpusort: this cub_baseline was built without gpusort");
 }
 void gpusort_sort(const KeyConfig&, void*, void*, uint64_t, void*, uint64_t, cudaStream_t) {}
+void gpusort_segmented(const KeyConfig&, void*, size_t&, void*, void*, uint64_t, uint64_t,
+                       const void*, cudaStream_t) {
+  throw std::runtime_error("--gpusort: this cub_baseline was built without gpusort");
+}
 #endif
 
 // One row: CUB's DeviceRadixSort, or (gpusort) the CUDA face of gpusort on the same inputs,
@@ -282,7 +308,9 @@ Row measure(const KeyConfig& c, uint64_t n, const Protocol& p, uint64_t seed, cu
 
 // ---- segmented rows (cub_baseline --segmented) ----
 
-enum class SegmentedAlgorithm { segmented_sort, segmented_radix_sort, argsort };
+// gpusort: the CUDA face's segmented sort (gpusort_cuda_segmented_sort, in place, its scratch
+// given), in the builds that link gpusort.
+enum class SegmentedAlgorithm { segmented_sort, segmented_radix_sort, argsort, gpusort };
 
 const char* name_of(SegmentedAlgorithm a) {
   switch (a) {
@@ -290,6 +318,8 @@ const char* name_of(SegmentedAlgorithm a) {
       return "DeviceSegmentedSort";
     case SegmentedAlgorithm::segmented_radix_sort:
       return "DeviceSegmentedRadixSort";
+    case SegmentedAlgorithm::gpusort:
+      return "cuda";
     default:
       return "SortPairs+iota";
   }
@@ -347,7 +377,9 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
                       const SmClock* clock) {
   const auto started = std::chrono::steady_clock::now();
   const bool argsort = a == SegmentedAlgorithm::argsort;
-  Row row = Row::of("cub", name_of(a), c, n);
+  const bool ours = a == SegmentedAlgorithm::gpusort;
+  Row row = Row::of(ours ? "gpusort" : "cub", name_of(a), c, n);
+  if (ours) row.face = "cuda";
   if (argsort)
     row.config = argsort_config_name(), row.value_bytes = 4;
   else
@@ -373,6 +405,8 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
   const int* d_offsets = static_cast<const int*>(offsets_device.p);  // offsets <= 2^31 - 1
   auto sort = [&](void* temp, size_t& temp_bytes, void* keys, void* keys_alt, void* values,
                   void* values_alt, bool& alt) {
+    if (ours)
+      return gpusort_segmented(c, temp, temp_bytes, keys, values, n, segments, d_offsets, stream);
     if (c.is_float)
       cub_segmented<float>(a, temp, temp_bytes, keys, keys_alt, values, values_alt, n, segments,
                            d_offsets, stream, alt);
@@ -386,7 +420,7 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
   size_t temp_bytes = 0;
   bool alt = false;
   sort(nullptr, temp_bytes, nullptr, nullptr, value_bytes ? (void*)1 : nullptr, nullptr, alt);
-  row.scratch_bytes = temp_bytes + set_bytes;
+  row.scratch_bytes = ours ? temp_bytes : temp_bytes + set_bytes;
 
   RowMemory memory(p, key_size, value_size, temp_bytes, row.scratch_bytes);
   row.sets = memory.sets;
@@ -454,7 +488,7 @@ Row measure_segmented(const KeyConfig& c, SegmentFamily family, SegmentedAlgorit
                                            exact ? input.data() : nullptr,
                                            exact ? input.data() + key_size : nullptr, stable);
       if (!wrong.empty())
-        throw std::runtime_error(std::string("cub ") + name_of(a) + " " + row.config +
+        throw std::runtime_error(row.implementation + " " + name_of(a) + " " + row.config +
                                  " n=" + std::to_string(n) + " run " + std::to_string(first + s) +
                                  ": " + wrong);
       if (first + s >= p.warmups) row.ms.push_back(ms[s]);
@@ -612,7 +646,7 @@ int main(int argc, char** argv) {
         add(row);
       };
       for (const KeyConfig& c : configs)
-        for (SegmentFamily f : families)
+        for (SegmentFamily f : families) {
           timed(segmented_config_name(c, f, uint64_t(1) << 24), [&](bool skip) {
             if (skip) {
               Row row = Row::of("cub", "DeviceSegmentedSort", c, n);
@@ -630,6 +664,15 @@ int main(int argc, char** argv) {
             a.wall_s += b.wall_s;
             return a;
           });
+          if (with_gpusort && rows.back().skipped.empty()) {  // the CUDA face, same inputs
+            const Row& cub = rows.back();
+            const std::string versus = "  gpusort cuda / " + cub.algorithm + ": ";
+            const double cub_ms = cub.ms_median;
+            add(measure_segmented(c, f, SegmentedAlgorithm::gpusort, n, p, p.seed, stream, gpu,
+                                  clock));
+            std::printf("%s%.3fx\n", versus.c_str(), cub_ms / rows.back().ms_median);
+          }
+        }
       const KeyConfig u32 = parse_key_configs("u32")[0], u32_u32 = parse_key_configs("u32+u32")[0];
       timed("argsort", [&](bool skip) {
         if (!skip)

@@ -8,6 +8,7 @@
 //   gpusort::cuda::sort_by_key(keys, values, n, stream);
 //   gpusort::cuda::argsort(keys, indices, n, stream);      // keys left as they are
 //   gpusort::cuda::topk(keys, n, k, keys_out, stream);     // the k smallest, sorted
+//   gpusort::cuda::segmented_sort(keys, n, offsets, segments, stream);  // each segment on its own
 //
 // The same results as the Vulkan faces: stable; floats by IEEE-754 totalOrder (or NumPy's order:
 // Options::numpy_float_order); descending and bit ranges as SortOptions has them. Errors (no
@@ -87,6 +88,59 @@ void argsort(const K* keys, I* indices, uint64_t n, Stream stream, const Options
   static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
                 "argsort indices are uint32_t or uint64_t");
   argsort_raw(key_type_of<K>(), keys, indices, sizeof(I), n, stream, options);
+}
+
+// ---- Segmented sort ----
+//
+// Each of the S segments [offsets[s], offsets[s + 1]) of n keys sorted on its own, stably, with
+// the options' order, bits and numpy_float_order: what sorting each segment alone with sort_raw
+// gives. offsets: S + 1 CSR offsets in device memory (offset_bytes 4 or 8), 0 = offsets[0] <= ...
+// <= offsets[S] = n, empty segments anywhere. The face does not read them back to check them
+// (nothing waits on the host): offsets that are not CSR give an unspecified order, never a read
+// or write outside the arrays. Composed from two argsorts, the keys' and then their segments' on
+// the segment number's bits (docs/design/cuda-face.md, "The segmented sort"). options.count,
+// keys_in and sorted_keys do not apply.
+uint64_t segmented_scratch_bytes(KeyType key_type, uint32_t value_bytes, uint64_t n,
+                                 uint64_t segments, const Options& options = {});
+uint64_t segmented_argsort_scratch_bytes(KeyType key_type, uint32_t index_bytes, uint64_t n,
+                                         uint64_t segments, const Options& options = {});
+// Keys (and values: value_bytes 0, 4 or 8) sorted in place, each segment on its own.
+void segmented_sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes,
+                        uint64_t n, const void* offsets, uint32_t offset_bytes, uint64_t segments,
+                        Stream stream, const Options& options = {});
+// For i in segment s, indices[i] (u32 or u64) is the position in the whole array of the i-th
+// element of segment s's sorted order; keys are left as they are.
+void segmented_argsort_raw(KeyType key_type, const void* keys, void* indices,
+                           uint32_t index_bytes, uint64_t n, const void* offsets,
+                           uint32_t offset_bytes, uint64_t segments, Stream stream,
+                           const Options& options = {});
+
+template <class K, class O>
+void segmented_sort(K* keys, uint64_t n, const O* offsets, uint64_t segments, Stream stream,
+                    const Options& options = {}) {
+  static_assert(std::is_same_v<O, uint32_t> || std::is_same_v<O, uint64_t>,
+                "segment offsets are uint32_t or uint64_t");
+  segmented_sort_raw(key_type_of<K>(), keys, nullptr, 0, n, offsets, sizeof(O), segments, stream,
+                     options);
+}
+template <class K, class V, class O>
+void segmented_sort_by_key(K* keys, V* values, uint64_t n, const O* offsets, uint64_t segments,
+                           Stream stream, const Options& options = {}) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "values are 4 or 8 bytes wide");
+  static_assert(std::is_same_v<O, uint32_t> || std::is_same_v<O, uint64_t>,
+                "segment offsets are uint32_t or uint64_t");
+  segmented_sort_raw(key_type_of<K>(), keys, values, sizeof(V), n, offsets, sizeof(O), segments,
+                     stream, options);
+}
+template <class K, class I, class O>
+void segmented_argsort(const K* keys, I* indices, uint64_t n, const O* offsets, uint64_t segments,
+                       Stream stream, const Options& options = {}) {
+  static_assert(std::is_same_v<I, uint32_t> || std::is_same_v<I, uint64_t>,
+                "argsort indices are uint32_t or uint64_t");
+  static_assert(std::is_same_v<O, uint32_t> || std::is_same_v<O, uint64_t>,
+                "segment offsets are uint32_t or uint64_t");
+  segmented_argsort_raw(key_type_of<K>(), keys, indices, sizeof(I), n, offsets, sizeof(O),
+                        segments, stream, options);
 }
 
 // ---- Top-k ----

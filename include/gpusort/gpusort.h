@@ -287,6 +287,29 @@ gpusort_status gpusort_cuda_sort(gpusort_key_type key_type, void* keys, void* va
 gpusort_status gpusort_cuda_argsort(gpusort_key_type key_type, const void* keys, void* indices,
                                     uint32_t index_bytes, uint64_t n, gpusort_cuda_stream stream,
                                     const gpusort_cuda_options* options);
+/* Segmented sort and argsort (gpusort::cuda::segmented_sort_raw, segmented_argsort_raw): each of
+ * the segments [offsets[s], offsets[s + 1]) sorted on its own, stably; offsets: segments + 1 CSR
+ * offsets in device memory (offset_bytes 4 or 8), not read back. options->count must be NULL.
+ * Scratch: gpusort_cuda_segmented_scratch_bytes, gpusort_cuda_segmented_argsort_scratch_bytes. */
+gpusort_status gpusort_cuda_segmented_scratch_bytes(gpusort_key_type key_type, uint32_t value_bytes,
+                                                    uint64_t n, uint64_t segments,
+                                                    const gpusort_cuda_options* options,
+                                                    uint64_t* bytes);
+gpusort_status gpusort_cuda_segmented_argsort_scratch_bytes(gpusort_key_type key_type,
+                                                            uint32_t index_bytes, uint64_t n,
+                                                            uint64_t segments,
+                                                            const gpusort_cuda_options* options,
+                                                            uint64_t* bytes);
+gpusort_status gpusort_cuda_segmented_sort(gpusort_key_type key_type, void* keys, void* values,
+                                           uint32_t value_bytes, uint64_t n, const void* offsets,
+                                           uint32_t offset_bytes, uint64_t segments,
+                                           gpusort_cuda_stream stream,
+                                           const gpusort_cuda_options* options);
+gpusort_status gpusort_cuda_segmented_argsort(gpusort_key_type key_type, const void* keys,
+                                              void* indices, uint32_t index_bytes, uint64_t n,
+                                              const void* offsets, uint32_t offset_bytes,
+                                              uint64_t segments, gpusort_cuda_stream stream,
+                                              const gpusort_cuda_options* options);
 /* Top-k (gpusort::cuda::topk_raw): the k smallest keys (options->descending: the k largest),
  * sorted, ties by position: the first k of the stable sort. k from 0 to n; k > n is refused.
  * keys_out (k keys) may be NULL where values_out or indices are given; values (n of value_bytes

@@ -666,6 +666,62 @@ gpusort_status gpusort_cuda_argsort(gpusort_key_type type, const void* keys, voi
   });
 }
 
+gpusort_status gpusort_cuda_segmented_scratch_bytes(gpusort_key_type type, uint32_t value_bytes,
+                                                    uint64_t n, uint64_t segments,
+                                                    const gpusort_cuda_options* options,
+                                                    uint64_t* bytes) {
+  return guarded("gpusort_cuda_segmented_scratch_bytes", [&] {
+    require(bytes, "bytes");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(value_bytes, {0, 4, 8}, "value_bytes", "0, 4 or 8");
+    *bytes = gpusort::cuda::segmented_scratch_bytes(key, value_bytes, n, segments,
+                                                    cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_segmented_argsort_scratch_bytes(gpusort_key_type type,
+                                                            uint32_t index_bytes, uint64_t n,
+                                                            uint64_t segments,
+                                                            const gpusort_cuda_options* options,
+                                                            uint64_t* bytes) {
+  return guarded("gpusort_cuda_segmented_argsort_scratch_bytes", [&] {
+    require(bytes, "bytes");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(index_bytes, {4, 8}, "index_bytes", "4 or 8");
+    *bytes = gpusort::cuda::segmented_argsort_scratch_bytes(key, index_bytes, n, segments,
+                                                            cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_segmented_sort(gpusort_key_type type, void* keys, void* values,
+                                           uint32_t value_bytes, uint64_t n, const void* offsets,
+                                           uint32_t offset_bytes, uint64_t segments,
+                                           gpusort_cuda_stream stream,
+                                           const gpusort_cuda_options* options) {
+  return guarded("gpusort_cuda_segmented_sort", [&] {
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(value_bytes, {0, 4, 8}, "value_bytes", "0, 4 or 8");
+    check_width(offset_bytes, {4, 8}, "offset_bytes", "4 or 8");
+    gpusort::cuda::segmented_sort_raw(key, keys, values, value_bytes, n, offsets, offset_bytes,
+                                      segments, stream, cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_segmented_argsort(gpusort_key_type type, const void* keys,
+                                              void* indices, uint32_t index_bytes, uint64_t n,
+                                              const void* offsets, uint32_t offset_bytes,
+                                              uint64_t segments, gpusort_cuda_stream stream,
+                                              const gpusort_cuda_options* options) {
+  return guarded("gpusort_cuda_segmented_argsort", [&] {
+    const gpusort::KeyType key = key_type(type, "key_type");
+    check_width(index_bytes, {4, 8}, "index_bytes", "4 or 8");
+    check_width(offset_bytes, {4, 8}, "offset_bytes", "4 or 8");
+    gpusort::cuda::segmented_argsort_raw(key, keys, indices, index_bytes, n, offsets,
+                                         offset_bytes, segments, stream,
+                                         cuda_options(options, key));
+  });
+}
+
 gpusort_status gpusort_cuda_topk_scratch_bytes(gpusort_key_type type, uint64_t n, uint64_t k,
                                                const gpusort_cuda_options* options,
                                                uint64_t* bytes) {

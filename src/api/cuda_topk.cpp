@@ -167,7 +167,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     elementwise(module, (kFixSorted + std::string(spec.key_words == 1 ? "f32" : "f64")).c_str(),
                 {keys_out, keys, p.positions, results, k}, stream);
   if (with_values)
-    elementwise(module, value_bytes == 4 ? kTopKGather32 : kGather64Kernel,
+    elementwise(module, value_bytes == 4 ? kGather32Kernel : kGather64Kernel,
                 {values_out, values, p.positions, results, k}, stream);
   if (indices && index_bytes == 8)
     elementwise(module, kWidenKernel, {indices, p.positions, nullptr, results, k}, stream);

@@ -5,7 +5,8 @@
 // reversed, few unique, skewed, float specials), each output compared whole with a stable sort on
 // the host; and the ordering on the caller's stream against the caller's own kernels before and
 // after; NumPy's float order (Options::numpy_float_order) and argsort's sorted keys
-// (Options::sorted_keys) through the C++ face (cxx_face.cpp); top-k (topk_cases.cu). Built where
+// (Options::sorted_keys) through the C++ face (cxx_face.cpp); top-k (topk_cases.cu); the
+// segmented sort and argsort (segmented_cases.cu). Built where
 // nvcc is; runs where an NVIDIA GPU is (exit 0: all passed).
 #include <cuda_runtime.h>
 
@@ -29,6 +30,8 @@ std::string cxx_face_call(bool argsort, int key_type, void* keys, void* values,
                           const void* keys_in);
 // topk_cases.cu: the CUDA face's top-k, counted into the checks and failures.
 void topk_cases(cudaStream_t stream, bool quick, int& failures, int& checks);
+// segmented_cases.cu: the CUDA face's segmented sort and argsort.
+void segmented_cases(bool quick, int& failures, int& checks);
 
 namespace {
 
@@ -347,6 +350,7 @@ int main(int argc, char** argv) {
   run(Case{&types[0], 4, false, false, 0, 0, uniform, 1u << 20, 1u << 20, nullptr}, ++seed);
   for (uint32_t n : {5000u, 1u << 22}) stream_ordering(stream, n);
   topk_cases(stream, quick, failures, checks);
+  segmented_cases(quick, failures, checks);
   cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
   std::printf("cuda_face_test: %d of %d checks failed\n", failures, checks);
   return failures == 0 ? 0 : 1;

@@ -74,14 +74,12 @@ static_assert(topk_passes(0, 32) == 3 && topk_digit(0, 32, 0).bit == 21 &&
               topk_digit(0, 32, 2).bits == 10);
 static_assert(topk_passes(0, 64) == 6 && topk_digit(0, 64, 5).bit == 0);
 
-// Kernel names: the prefix, then "32" or "64" (the key's width); init, scan and gather_u32 alone.
+// Kernel names: the prefix, then "32" or "64" (the key's width); init and scan alone.
 inline constexpr const char* kTopKInit = "gpusort_topk_init";
 inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";
 inline constexpr const char* kTopKCount = "gpusort_topk_count_";
 inline constexpr const char* kTopKScan = "gpusort_topk_scan";
 inline constexpr const char* kTopKWrite = "gpusort_topk_write_";
-// ElementwiseParams (primitives/cuda/elementwise.hpp): out[i] = in[index[i]], 4-byte elements.
-inline constexpr const char* kTopKGather32 = "gpusort_topk_gather_u32";
 
 }  // namespace gpusort::cuda
 

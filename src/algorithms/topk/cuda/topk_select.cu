@@ -371,10 +371,3 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
 GPUSORT_TOPK_KERNELS(32, uint32_t)
 GPUSORT_TOPK_KERNELS(64, unsigned long long)
 #undef GPUSORT_TOPK_KERNELS
-
-extern "C" __global__ void gpusort_topk_gather_u32(const gpusort::cuda::ElementwiseParams p) {
-  const unsigned long long n = p.count != nullptr ? min((unsigned long long)(*p.count), p.n) : p.n;
-  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)
-    static_cast<uint32_t*>(p.out)[i] = static_cast<const uint32_t*>(p.in)[p.index[i]];
-}
