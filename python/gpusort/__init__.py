@@ -282,7 +282,9 @@ _ORDER_DOC = """
 _SEGMENTS_DOC = """
     segments: S + 1 CSR offsets (a 1-D array of 4- or 8-byte integers, 0 first, n last, never
     falling): segment s is a[offsets[s]:offsets[s + 1]], each sorted on its own (empty segments
-    anywhere); argsort's indices are positions in the whole array. Host arrays only, not masked.
+    anywhere); argsort's indices are positions in the whole array. Not for masked arrays. For a
+    GPU array the offsets are a GPU array on its device, read on its stream and not checked
+    (offsets that are not CSR give an unspecified order, never an access outside the arrays).
 """
 
 
@@ -296,10 +298,6 @@ def _segment_offsets(segments):
     if offsets.dtype.kind == "i" and offsets.size and offsets.min() < 0:
         raise ValueError("gpusort: segment offsets must not be negative")
     return np.ascontiguousarray(offsets.astype(offsets.dtype.newbyteorder("="), copy=False))
-
-
-_GPU_SEGMENTS = ("gpusort: segments= takes host arrays; for a GPU array, sort each segment's "
-                 "slice")
 
 
 def _any_masked(a):
@@ -339,6 +337,18 @@ def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=
     return_indices = _flag("return_indices", return_indices)
     if return_indices and out is not None:
         raise TypeError("gpusort: out= and return_indices=True do not go together")
+    d = _device.read(a)
+    if d is not None:
+        opts = _gpu_options(d, descending, algorithm, begin_bit, end_bit, total_order)
+        o = None
+        if out is not None:
+            o = _device.read(out, "out")
+            if o is None:
+                raise TypeError(f"gpusort: out must be a GPU array like a, not "
+                                f"{type(out).__name__}")
+        return _device.sort(d, opts, out=o, return_indices=return_indices, segments=segments)
+    if out is not None and _device.read(out, "out") is not None:
+        raise TypeError(f"gpusort: out is a GPU array but a is a host array ({type(a).__name__})")
     if segments is not None:
         order = argsort(a, segments=segments, **kw)
         result = np.asarray(a)[order]
@@ -352,18 +362,6 @@ def sort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit=
                              f"dtype {result.dtype}")
         out[...] = result
         return out
-    d = _device.read(a)
-    if d is not None:
-        opts = _gpu_options(d, descending, algorithm, begin_bit, end_bit, total_order)
-        o = None
-        if out is not None:
-            o = _device.read(out, "out")
-            if o is None:
-                raise TypeError(f"gpusort: out must be a GPU array like a, not "
-                                f"{type(out).__name__}")
-        return _device.sort(d, opts, out=o, return_indices=return_indices)
-    if out is not None and _device.read(out, "out") is not None:
-        raise TypeError(f"gpusort: out is a GPU array but a is a host array ({type(a).__name__})")
     if return_indices:
         order = argsort(a, **kw)
         return np.asanyarray(a)[order], order
@@ -415,17 +413,16 @@ def sort_(a, *, descending=False, algorithm="automatic", begin_bit=None, end_bit
     array is sorted with its mask, masked elements last, like its own sort() (a hard mask that
     would move raises ValueError).
     """
+    d = _device.read(a)
+    if d is not None:
+        return _device.sort_(d, _gpu_options(d, descending, algorithm, begin_bit, end_bit,
+                                             total_order), segments)
     if segments is not None:
-        if _device.read(a) is None:
-            _check_writable(a, "array")
+        _check_writable(a, "array")
         a[...] = a[argsort(a, descending=descending, algorithm=algorithm, begin_bit=begin_bit,
                            end_bit=end_bit, total_order=total_order, context=context,
                            segments=segments)]
         return a
-    d = _device.read(a)
-    if d is not None:
-        return _device.sort_(d, _gpu_options(d, descending, algorithm, begin_bit, end_bit,
-                                             total_order))
     _check_writable(a, "array")
     if _masked(a):
         _check_keys(np.ma.getdata(a), "array")
@@ -459,11 +456,10 @@ def argsort(a, *, descending=False, algorithm="automatic", begin_bit=None, end_b
     come in any order. A masked array's masked elements come last, in input order.
     """
     d = _device.read(a)
-    if d is not None and segments is not None:
-        raise ValueError(_GPU_SEGMENTS)
     if d is not None:
         return _device.argsort(d, _gpu_options(d, descending, algorithm, begin_bit, end_bit,
-                                               total_order), _index_dtype(dtype))
+                                               total_order), _index_dtype(dtype),
+                               segments=segments)
     a = np.asanyarray(a)
     keys = np.ma.getdata(a) if _masked(a) else np.asarray(a)
     _check_keys(keys, "array")
@@ -507,9 +503,11 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
     """
     kw = dict(descending=descending, algorithm=algorithm, begin_bit=begin_bit, end_bit=end_bit,
               total_order=total_order, context=context)
+    pair = _gpu_pair(keys, values)
+    if pair is not None:
+        return _device.sort_by_key(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
+                                                       end_bit, total_order), segments)
     if segments is not None:
-        if _gpu_pair(keys, values) is not None:
-            raise ValueError(_GPU_SEGMENTS)
         if _masked(keys) or _masked(values):
             raise TypeError("gpusort: segments= does not take a masked array")
         keys, values = np.asarray(keys), np.asarray(values)
@@ -517,10 +515,6 @@ def sort_by_key(keys, values, *, descending=False, algorithm="automatic", begin_
         _check_values(values, keys.shape[0])
         order = argsort(keys, segments=segments, **kw)
         return keys[order], values[order]
-    pair = _gpu_pair(keys, values)
-    if pair is not None:
-        return _device.sort_by_key(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
-                                                       end_bit, total_order))
     keys = np.asanyarray(keys)
     values = np.asanyarray(values)
     if _masked(keys) or _masked(values):
@@ -546,9 +540,11 @@ def sort_by_key_(keys, values, *, descending=False, algorithm="automatic", begin
     Both must be writable numpy.ndarrays that do not share memory. Masked arrays are sorted with
     their masks, as sort_by_key does (a hard mask that would move raises ValueError).
     """
+    pair = _gpu_pair(keys, values)
+    if pair is not None:
+        return _device.sort_by_key_(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
+                                                        end_bit, total_order), segments)
     if segments is not None:
-        if _gpu_pair(keys, values) is not None:
-            raise ValueError(_GPU_SEGMENTS)
         if _masked(keys) or _masked(values):
             raise TypeError("gpusort: segments= does not take a masked array")
         _check_writable(keys, "keys")
@@ -563,10 +559,6 @@ def sort_by_key_(keys, values, *, descending=False, algorithm="automatic", begin
         keys[...] = keys[order]
         values[...] = values[order]
         return keys, values
-    pair = _gpu_pair(keys, values)
-    if pair is not None:
-        return _device.sort_by_key_(*pair, _gpu_options(pair[0], descending, algorithm, begin_bit,
-                                                        end_bit, total_order))
     _check_writable(keys, "keys")
     _check_writable(values, "values")
     key_data = np.ma.getdata(keys) if _masked(keys) else keys

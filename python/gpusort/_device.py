@@ -455,41 +455,86 @@ def _written(a):
         a.lib.written(a)
 
 
-def _sort_in_place(k, v, opts, keys_in=0):
+_OFFSET_BYTES = {np.dtype(np.int32): 4, np.dtype(np.uint32): 4, np.dtype(np.int64): 8,
+                 np.dtype(np.uint64): 8}
+
+
+def _segment_offsets(a, segments):
+    """(offsets, S, their bytes) of segments= for the GPU array a: S + 1 offsets of 4- or 8-byte
+    integers, a GPU array on a's device, read on a's stream and not read back (so not checked:
+    offsets that are not CSR give an unspecified order, never an access outside the arrays)."""
+    o = read(segments, "segments")
+    if o is None:
+        raise TypeError("gpusort: segments= of a GPU array must be a GPU array of offsets on its "
+                        f"device, not a {_type_name(segments)}")
+    if a.device is not None and o.device is not None and a.device != o.device:
+        raise ValueError(f"gpusort: keys are on CUDA device {a.device}, segments on {o.device}")
+    offset_bytes = _OFFSET_BYTES.get(o.dtype) if isinstance(o.dtype, np.dtype) else None
+    if offset_bytes is None:
+        raise TypeError(f"gpusort: segments must be offsets of 4- or 8-byte integers, not "
+                        f"{o.dtype}")
+    if o.n == 0:
+        raise ValueError("gpusort: segments= holds no offsets (S + 1 of them for S segments)")
+    return _contiguous(o, "segments", "segments="), o.n - 1, offset_bytes
+
+
+def _sort_in_place(k, v, opts, keys_in=0, segments=None):
     """Enqueues the sort of contiguous k (and v) on k's stream; keys_in: the address of the
-    keys to sort into k instead (a sorted copy)."""
+    keys to sort into k instead (a sorted copy); segments: each segment on its own."""
+    offsets = _segment_offsets(k, segments) if segments is not None else None
     _check_driver(k)
     if k.n == 0:
         return
     key_type = _KEY_TYPES[k.dtype]
     value_bytes = v.dtype.itemsize if v is not None else 0
     d, b, e, numpy_order = opts
-    nbytes = _core.cuda_scratch_bytes(key_type, value_bytes, k.n, d, b, e, numpy_order)
+    if offsets is None:
+        nbytes = _core.cuda_scratch_bytes(key_type, value_bytes, k.n, d, b, e, numpy_order)
+    else:
+        nbytes = _core.cuda_segmented_scratch_bytes(key_type, value_bytes, 0, k.n, offsets[1], d,
+                                                    b, e, numpy_order)
     with k.lib.guard(k) if k.lib else contextlib.nullcontext():
         buffer, scratch = _scratch(k, nbytes)
-        _core.cuda_sort(key_type, k.ptr, v.ptr if v is not None else 0, value_bytes, k.n,
-                        k.stream, d, b, e, numpy_order, keys_in, scratch, nbytes)
+        if offsets is None:
+            _core.cuda_sort(key_type, k.ptr, v.ptr if v is not None else 0, value_bytes, k.n,
+                            k.stream, d, b, e, numpy_order, keys_in, scratch, nbytes)
+        else:
+            o, count, offset_bytes = offsets
+            _core.cuda_segmented_sort(key_type, k.ptr, v.ptr if v is not None else 0,
+                                      value_bytes, k.n, o.ptr, offset_bytes, count, k.stream, d,
+                                      b, e, numpy_order, scratch, nbytes)
         del buffer
 
 
-def sort_(a, opts):
+def sort_(a, opts, segments=None):
     _check_writable(a, "array")
     check_keys(a)
     _check_strided(a, "array")
     if a.contiguous:
-        _sort_in_place(a, None, opts)
+        _sort_in_place(a, None, opts, segments=segments)
         _written(a)
         return a.obj
     work = _contiguous(a, "array", "sort_()")
-    _sort_in_place(work, None, opts)
+    _sort_in_place(work, None, opts, segments=segments)
     a.lib.copy_into(a, work.obj)
     return a.obj
 
 
-def sort(a, opts, out=None, return_indices=False):
+def sort(a, opts, out=None, return_indices=False, segments=None):
     check_keys(a)
     _check_strided(a, "array")
     lib = _need_lib(a, "array", "sort()")
+    if segments is not None:
+        if out is not None:
+            _need_lib(out, "out", "sort(out=)").copy_into(out, a.obj)
+            return sort_(out, opts, segments)
+        with lib.guard(a):
+            result = _wrap(a, lib.clone(a))
+        _sort_in_place(result, None, opts, segments=segments)
+        if not return_indices:
+            return result.obj
+        # The permutation from a second sort, the argsort (both stable: the same order).
+        return result.obj, argsort(a, opts, np.int64, segments=segments)
     if return_indices:
         keys = _contiguous(a, "array", "sort()")
         values = lib.empty(a, a.n, a.dtype)
@@ -514,7 +559,7 @@ def sort(a, opts, out=None, return_indices=False):
     return result.obj
 
 
-def argsort(a, opts, index_dtype, sorted_keys=None):
+def argsort(a, opts, index_dtype, sorted_keys=None, segments=None):
     check_keys(a)
     index_dtype = np.dtype(index_dtype)
     index_bytes = {np.dtype(np.int64): 8, np.dtype(np.uint64): 8, np.dtype(np.uint32): 4,
@@ -525,6 +570,7 @@ def argsort(a, opts, index_dtype, sorted_keys=None):
         raise ValueError(f"gpusort: {a.n} elements do not fit {index_dtype} indices")
     lib = _need_lib(a, "array", "argsort()")
     keys = _contiguous(a, "array", "argsort()")
+    offsets = _segment_offsets(keys, segments) if segments is not None else None
     _check_driver(keys)
     with lib.guard(keys):
         indices = lib.empty(keys, keys.n, index_dtype)
@@ -532,17 +578,28 @@ def argsort(a, opts, index_dtype, sorted_keys=None):
             return indices
         key_type = _KEY_TYPES[keys.dtype]
         d, b, e, numpy_order = opts
-        nbytes = _core.cuda_argsort_scratch_bytes(key_type, index_bytes, keys.n, d, b, e,
-                                                  numpy_order, sorted_keys is not None)
+        if offsets is None:
+            nbytes = _core.cuda_argsort_scratch_bytes(key_type, index_bytes, keys.n, d, b, e,
+                                                      numpy_order, sorted_keys is not None)
+        else:
+            nbytes = _core.cuda_segmented_scratch_bytes(key_type, 0, index_bytes, keys.n,
+                                                        offsets[1], d, b, e, numpy_order)
         buffer, scratch = _scratch(keys, nbytes)
-        _core.cuda_argsort(key_type, keys.ptr, lib.ptr(indices), index_bytes, keys.n,
-                           keys.stream, d, b, e, numpy_order,
-                           0 if sorted_keys is None else lib.ptr(sorted_keys), scratch, nbytes)
+        if offsets is None:
+            _core.cuda_argsort(key_type, keys.ptr, lib.ptr(indices), index_bytes, keys.n,
+                               keys.stream, d, b, e, numpy_order,
+                               0 if sorted_keys is None else lib.ptr(sorted_keys), scratch,
+                               nbytes)
+        else:
+            o, count, offset_bytes = offsets
+            _core.cuda_segmented_argsort(key_type, keys.ptr, lib.ptr(indices), index_bytes,
+                                         keys.n, o.ptr, offset_bytes, count, keys.stream, d, b,
+                                         e, numpy_order, scratch, nbytes)
         del buffer
     return indices
 
 
-def sort_by_key_(k, v, opts):
+def sort_by_key_(k, v, opts, segments=None):
     _check_writable(k, "keys")
     _check_writable(v, "values")
     check_keys(k, "keys")
@@ -555,7 +612,7 @@ def sort_by_key_(k, v, opts):
     work_k = _contiguous(k, "keys", "sort_by_key_()")
     work_v = _contiguous(v, "values", "sort_by_key_()")
     work_v.stream = work_k.stream
-    _sort_in_place(work_k, work_v, opts)
+    _sort_in_place(work_k, work_v, opts, segments=segments)
     for array, work in ((k, work_k), (v, work_v)):
         if work is not array:
             array.lib.copy_into(array, work.obj)
@@ -564,7 +621,7 @@ def sort_by_key_(k, v, opts):
     return k.obj, v.obj
 
 
-def sort_by_key(k, v, opts):
+def sort_by_key(k, v, opts, segments=None):
     check_keys(k, "keys")
     check_values(v, k.n)
     _same_device(k, v)
@@ -576,7 +633,7 @@ def sort_by_key(k, v, opts):
         keys = _wrap(k, klib.clone(k))
         values = _wrap(v, vlib.clone(v))
     values.stream = keys.stream
-    _sort_in_place(keys, values, opts)
+    _sort_in_place(keys, values, opts, segments=segments)
     return keys.obj, values.obj
 
 

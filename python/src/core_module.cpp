@@ -635,6 +635,55 @@ void cuda_argsort(const std::string& key_type, uintptr_t keys, uintptr_t indices
                              index_bytes, n, device_pointer<CUstream_st>(stream), options);
 }
 
+// The segmented sort's scratch (index_bytes 0: a sort with value_bytes values; else the argsort
+// with index_bytes indices).
+uint64_t cuda_segmented_scratch_bytes(const std::string& key_type, uint32_t value_bytes,
+                                      uint32_t index_bytes, uint64_t n, uint64_t segments,
+                                      bool descending, uint32_t begin_bit, uint32_t end_bit,
+                                      bool numpy_order) {
+  const auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  const gpusort::KeyType type = gpusort::parse_key_type(key_type);
+  return index_bytes
+             ? gpusort::cuda::segmented_argsort_scratch_bytes(type, index_bytes, n, segments,
+                                                              options)
+             : gpusort::cuda::segmented_scratch_bytes(type, value_bytes, n, segments, options);
+}
+
+// Enqueues the segmented sort of n keys (and values) in place: `segments` segments of the
+// S + 1 offsets (offset_bytes 4 or 8) at a device address.
+void cuda_segmented_sort(const std::string& key_type, uintptr_t keys, uintptr_t values,
+                         uint32_t value_bytes, uint64_t n, uintptr_t offsets,
+                         uint32_t offset_bytes, uint64_t segments, uintptr_t stream,
+                         bool descending, uint32_t begin_bit, uint32_t end_bit, bool numpy_order,
+                         uintptr_t scratch, uint64_t scratch_size) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.scratch = device_pointer<void>(scratch);
+  options.scratch_size = scratch ? scratch_size : 0;
+  const gpusort::KeyType type = gpusort::parse_key_type(key_type);
+  py::gil_scoped_release release;
+  gpusort::cuda::segmented_sort_raw(type, device_pointer<void>(keys), device_pointer<void>(values),
+                                    values ? value_bytes : 0, n,
+                                    device_pointer<const void>(offsets), offset_bytes, segments,
+                                    device_pointer<CUstream_st>(stream), options);
+}
+
+// Enqueues the segmented argsort (indices u32 or u64, positions in the whole array).
+void cuda_segmented_argsort(const std::string& key_type, uintptr_t keys, uintptr_t indices,
+                            uint32_t index_bytes, uint64_t n, uintptr_t offsets,
+                            uint32_t offset_bytes, uint64_t segments, uintptr_t stream,
+                            bool descending, uint32_t begin_bit, uint32_t end_bit,
+                            bool numpy_order, uintptr_t scratch, uint64_t scratch_size) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.scratch = device_pointer<void>(scratch);
+  options.scratch_size = scratch ? scratch_size : 0;
+  const gpusort::KeyType type = gpusort::parse_key_type(key_type);
+  py::gil_scoped_release release;
+  gpusort::cuda::segmented_argsort_raw(type, device_pointer<const void>(keys),
+                                       device_pointer<void>(indices), index_bytes, n,
+                                       device_pointer<const void>(offsets), offset_bytes,
+                                       segments, device_pointer<CUstream_st>(stream), options);
+}
+
 uint64_t cuda_topk_scratch_bytes(const std::string& key_type, uint64_t n, uint64_t k,
                                  bool descending, uint32_t begin_bit, uint32_t end_bit,
                                  bool numpy_order) {
@@ -749,6 +798,11 @@ PYBIND11_MODULE(_core, m) {
         py::arg("k"), py::arg("descending"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));
   m.def("cuda_topk", &cuda_topk);
+  m.def("cuda_segmented_scratch_bytes", &cuda_segmented_scratch_bytes, py::arg("key_type"),
+        py::arg("value_bytes"), py::arg("index_bytes"), py::arg("n"), py::arg("segments"),
+        py::arg("descending"), py::arg("begin_bit"), py::arg("end_bit"), py::arg("numpy_order"));
+  m.def("cuda_segmented_sort", &cuda_segmented_sort);
+  m.def("cuda_segmented_argsort", &cuda_segmented_argsort);
   m.attr("pybind11_version") = std::to_string(PYBIND11_VERSION_MAJOR) + "." +
                                std::to_string(PYBIND11_VERSION_MINOR) + "." +
                                std::to_string(PYBIND11_VERSION_PATCH);

@@ -439,7 +439,42 @@ def fake_torch(monkeypatch):
             _host_view(indices, k, f"u{index_bytes}")[...] = r_indices
         fake_topk_calls.append(dict(k=k, indices=bool(indices), index_bytes=index_bytes))
 
+    def segmented_offsets(offsets, offset_bytes, segments):
+        return _host_view(offsets, segments + 1, f"u{offset_bytes}").copy()
+
+    def cuda_segmented_sort(key_type, keys, values, value_bytes, n, offsets, offset_bytes,
+                            segments, stream, descending, begin_bit, end_bit, numpy_order,
+                            address, nbytes):
+        assert stream == FakeTorch.STREAM
+        take_scratch(address, nbytes, _core.cuda_segmented_scratch_bytes(
+            key_type, value_bytes, 0, n, segments, descending, begin_bit, end_bit, numpy_order))
+        k = _host_view(keys, n, key_dtypes[key_type])
+        kw = dict(descending=descending, total_order=not numpy_order,
+                  begin_bit=begin_bit if end_bit else None, end_bit=end_bit or None,
+                  segments=segmented_offsets(offsets, offset_bytes, segments))
+        if values:
+            gpusort.sort_by_key_(k, _host_view(values, n, f"u{value_bytes}"), **kw)
+        else:
+            gpusort.sort_(k, **kw)
+        fake_segmented_calls.append(dict(segments=segments, offset_bytes=offset_bytes))
+
+    def cuda_segmented_argsort(key_type, keys, indices, index_bytes, n, offsets, offset_bytes,
+                               segments, stream, descending, begin_bit, end_bit, numpy_order,
+                               address, nbytes):
+        assert stream == FakeTorch.STREAM
+        take_scratch(address, nbytes, _core.cuda_segmented_scratch_bytes(
+            key_type, 0, index_bytes, n, segments, descending, begin_bit, end_bit, numpy_order))
+        k = _host_view(keys, n, key_dtypes[key_type])
+        _host_view(indices, n, f"u{index_bytes}")[...] = gpusort.argsort(
+            k, descending=descending, total_order=not numpy_order,
+            begin_bit=begin_bit if end_bit else None, end_bit=end_bit or None,
+            segments=segmented_offsets(offsets, offset_bytes, segments))
+        fake_segmented_calls.append(dict(segments=segments, offset_bytes=offset_bytes))
+
     fake_topk_calls.clear()
+    fake_segmented_calls.clear()
+    monkeypatch.setattr(_core, "cuda_segmented_sort", cuda_segmented_sort)
+    monkeypatch.setattr(_core, "cuda_segmented_argsort", cuda_segmented_argsort)
     monkeypatch.setattr(_core, "cuda_sort", cuda_sort)
     monkeypatch.setattr(_core, "cuda_argsort", cuda_argsort)
     monkeypatch.setattr(_core, "cuda_topk", cuda_topk)
@@ -447,6 +482,7 @@ def fake_torch(monkeypatch):
 
 
 fake_topk_calls = []
+fake_segmented_calls = []
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint32, np.float64])
@@ -580,20 +616,48 @@ def test_torch_topk_bits_and_refusals(fake_torch, rng):
     assert fake_topk_calls == [dict(k=50, indices=True, index_bytes=8)]
 
 
-def test_segments_of_gpu_arrays_are_refused(fake_torch):
-    """segments= of the sorts takes host arrays (as topk's): a GPU array gets one line, and its
-    data is left as it was."""
-    keys = np.arange(10, 0, -1).astype(np.float32)
-    x, v = FakeTensor(keys.copy()), FakeTensor(np.zeros(10, np.uint32))
-    offsets = np.array([0, 4, 10])
-    for call in (lambda: gpusort.sort(x, segments=offsets),
-                 lambda: gpusort.sort_(x, segments=offsets),
-                 lambda: gpusort.argsort(x, segments=offsets),
-                 lambda: gpusort.sort_by_key(x, v, segments=offsets),
-                 lambda: gpusort.sort_by_key_(x, v, segments=offsets)):
-        with pytest.raises(ValueError, match="segments= takes host arrays"):
-            call()
-    np.testing.assert_array_equal(x.a, keys)
+@pytest.mark.parametrize("offset_dtype", [np.int64, np.int32, np.uint32])
+def test_torch_segments_end_to_end(fake_torch, rng, offset_dtype):
+    """segments= of a tensor: the offsets a tensor too, passed to the CUDA face's segmented sort
+    and argsort on the tensor's stream (here the host sort of the same memory), every form."""
+    keys = rng.standard_normal(3000).astype(np.float32)
+    keys[::7] = np.nan
+    offsets = np.array([0, 0, 100, 100, 1500, 2999, 3000, 3000], dtype=offset_dtype)
+    bounds = offsets.astype(np.int64)
+    order = np.concatenate([bounds[s] + np.argsort(keys[bounds[s]:bounds[s + 1]], kind="stable")
+                            for s in range(len(offsets) - 1)])
+    x, o = FakeTensor(keys.copy()), FakeTensor(offsets.copy())
+    values = np.arange(3000, dtype=np.uint32) * 7
+    np.testing.assert_array_equal(gpusort.argsort(x, segments=o).a, order)
+    np.testing.assert_array_equal(gpusort.sort(x, segments=o).a.view(np.uint32),
+                                  keys[order].view(np.uint32))
+    result, indices = gpusort.sort(x, segments=o, return_indices=True)
+    np.testing.assert_array_equal(indices.a, order)
+    np.testing.assert_array_equal(result.a.view(np.uint32), keys[order].view(np.uint32))
+    k, v = gpusort.sort_by_key(x, FakeTensor(values.copy()), segments=o)
+    np.testing.assert_array_equal(v.a, values[order])
+    np.testing.assert_array_equal(x.a.view(np.uint32), keys.view(np.uint32))  # not modified
+    y, w = FakeTensor(keys.copy()), FakeTensor(values.copy())
+    assert gpusort.sort_by_key_(y, w, segments=o) == (y, w)
+    np.testing.assert_array_equal(w.a, values[order])
+    assert gpusort.sort_(x, segments=o) is x
+    np.testing.assert_array_equal(x.a.view(np.uint32), keys[order].view(np.uint32))
+    width = np.dtype(offset_dtype).itemsize
+    assert fake_segmented_calls == [dict(segments=7, offset_bytes=width)] * 7
+
+
+def test_torch_segments_refusals(fake_torch):
+    x = FakeTensor(np.arange(10, dtype=np.float32))
+    with pytest.raises(TypeError, match="must be a GPU array of offsets on its device"):
+        gpusort.sort(x, segments=np.array([0, 10]))
+    with pytest.raises(TypeError, match="segments must be offsets of 4- or 8-byte integers"):
+        gpusort.sort(x, segments=FakeTensor(np.array([0.0, 10.0], np.float32)))
+    with pytest.raises(ValueError, match="segments= holds no offsets"):
+        gpusort.argsort(x, segments=FakeTensor(np.zeros(0, np.int64)))
+    with pytest.raises(ValueError, match="must be 1-D"):
+        gpusort.sort(x, segments=FakeTensor(np.zeros((2, 2), np.int64)))
+    assert fake_segmented_calls == []
+    np.testing.assert_array_equal(x.a, np.arange(10, dtype=np.float32))
 
 
 def test_topk_of_unknown_producers_needs_their_library():

@@ -75,6 +75,38 @@ def test_sort_argsort_sort_by_key(rng, dtype, descending):
             assert_bits_equal(to_host(x), expected)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_segments(rng, dtype):
+    """segments= with the offsets a tensor: the CUDA face's segmented sort and argsort against
+    NumPy's stable argsort of each segment, layouts of few large, many small and empty segments."""
+    for n in [0, 1, 1000, 70_000, (1 << 20) + 7]:
+        for layout in ["few", "many", "single keys"]:
+            keys = make_keys(rng, dtype, n, "special" if n % 2 else "uniform")
+            if layout == "few":
+                cuts = np.sort(rng.integers(0, n + 1, 5))
+            elif layout == "many":
+                cuts = np.sort(rng.integers(0, n + 1, max(1, n // 16)))
+            else:
+                cuts = np.arange(n + 1)
+            offsets = np.concatenate([[0, 0], cuts, [n, n]]).astype(np.int64)
+            descending = layout == "many"
+            order = np.concatenate(
+                [offsets[s] + expected_order(keys[offsets[s]:offsets[s + 1]], descending)
+                 for s in range(len(offsets) - 1)]).astype(np.int64)
+            x, o = to_gpu(keys), to_gpu(offsets)
+            where = f"n={n} {layout}"
+            np.testing.assert_array_equal(
+                to_host(gpusort.argsort(x, segments=o, descending=descending)), order,
+                err_msg=where)
+            assert_bits_equal(to_host(gpusort.sort(x, segments=o, descending=descending)),
+                              keys[order])
+            payload = to_gpu(np.arange(n, dtype=np.int32))
+            _, values = gpusort.sort_by_key(x, payload, segments=o, descending=descending)
+            np.testing.assert_array_equal(to_host(values), order, err_msg=where)
+            gpusort.sort_(x, segments=o.to(torch.int32), descending=descending)
+            assert_bits_equal(to_host(x), keys[order])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_total_order(rng, dtype):
     for n in [5, 4097, 300_000]:
