@@ -61,6 +61,10 @@ CudaEnvironment cuda_environment() {
   e.prefetch_tiles = number("GPUSORT_CUDA_PREFETCH", "tiles");
   e.face_tile = read("GPUSORT_CUDA_FACE_TILE");
   e.rank_sort_max_n = number("GPUSORT_CUDA_RANK_SORT_MAX_N", "keys");
+  e.carveout = number("GPUSORT_CUDA_CARVEOUT", "percent");
+  if (e.carveout && *e.carveout > 100)
+    throw Error("GPUSORT_CUDA_CARVEOUT='" + std::to_string(*e.carveout) +
+                "' is not a percentage (0 to 100)");
   e.module = read("GPUSORT_CUDA_MODULE");
   if (!e.module.empty() && e.module != "ptx" && e.module != "cubin")
     throw Error("GPUSORT_CUDA_MODULE='" + e.module + "' is not ptx or cubin");

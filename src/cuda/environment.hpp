@@ -29,6 +29,8 @@ struct CudaEnvironment {
   std::string module;  // "", "ptx" or "cubin"
   std::string face_tile;
   std::optional<uint32_t> rank_sort_max_n;
+  // GPUSORT_CUDA_CARVEOUT: every kernel's preferred shared-memory carveout, in percent (0-100).
+  std::optional<uint32_t> carveout;
 };
 CudaEnvironment cuda_environment();
 // Refuses a bad GPUSORT_KERNELS or CudaEnvironment value: every sort request checks them

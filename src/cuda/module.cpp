@@ -87,6 +87,12 @@ CUfunction Module::function(const std::string& name, uint32_t dynamic_shared) {
                                       int(dynamic_shared)),
           "cuFuncSetAttribute(max dynamic shared memory)");
   }
+  // One carveout for every kernel (GPUSORT_CUDA_CARVEOUT, for measurements): an SM then keeps
+  // its L1/shared split between kernels that would prefer different ones.
+  if (const std::optional<uint32_t> carveout = cuda_environment().carveout)
+    check(driver().func_set_attribute(f, function_preferred_shared_memory_carveout,
+                                      int(*carveout)),
+          "cuFuncSetAttribute(preferred shared memory carveout)");
   functions_->by_name.emplace(name, f);
   return f;
 }

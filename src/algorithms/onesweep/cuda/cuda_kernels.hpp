@@ -99,6 +99,12 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile, "256x8"},
     {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile | kHintFusedVariant, "256x24"},
+    // Measurement rows for u64+u32 from 2^25 (GPUSORT_CUDA_FACE_TILE).
+    {"gpusort_onesweep_pass_k64_v32_w256x24w16", 2, 1, 256, 2, 24, kHintWholeTile, "256x24w16", 16},
+    {"gpusort_onesweep_pass_k64_v32_w256x24m", 2, 1, 256, 2, 24, kHintWholeTile | kHintMaskWalk, "256x24m"},
+    {"gpusort_onesweep_pass_k64_v32_w256x20", 2, 1, 256, 2, 20, kHintWholeTile, "256x20"},
+    {"gpusort_onesweep_pass_k64_v32_w256x28", 2, 1, 256, 2, 28, kHintWholeTile, "256x28"},
+    {"gpusort_onesweep_pass_k64_v32_w320x20", 2, 1, 320, 2, 20, kHintWholeTile, "320x20"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
