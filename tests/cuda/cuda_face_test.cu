@@ -241,31 +241,8 @@ void stream_ordering(cudaStream_t stream, uint32_t n) {
   }
 }
 
-}  // namespace
-
-// cuda_face_test [--quick]: --quick leaves out the sizes beyond 2^23, whose sorts take the
-// largest tiles (and the host's reference sort most of the time).
-int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
-  cuda_check(cudaFree(nullptr), "cudaFree");  // the runtime's primary context, current
-  cudaStream_t stream = nullptr;
-  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 33, 1000, 1024, 1025, 2048, 2049, 4095, 4097, 6143, 6145, 7680, 7681, 8191, 8192, 8193, 15361, 100000, 1u << 20, (1u << 20) + 7};
-
-  uint64_t seed = 1;
-  for (const Type& t : types)
-    for (uint64_t n : sizes)
-      for (uint32_t vb : {0u, 4u, 8u})
-        for (bool desc : {false, true}) {
-          const Distribution d = Distribution((seed + vb + (desc ? 3 : 0)) % distribution_count);
-          run(Case{&t, vb, false, desc, 0, 0, uniform, n, n, stream}, ++seed);
-          run(Case{&t, vb, false, desc, 0, 0, d, n, n, stream}, ++seed);
-        }
-  for (const Type& t : types)
-    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(5000), uint64_t(100000), uint64_t(1u << 20)})
-      for (uint32_t ib : {4u, 8u})
-        for (int d = 0; d < distribution_count; ++d)
-          run(Case{&t, ib, true, d % 2 == 1, 0, 0, Distribution(d), n, n, stream}, ++seed);
+// The cases on the largest tiles alone (--largest: to rerun after a change to those rows).
+void largest_tile_cases(cudaStream_t stream, uint64_t& seed) {
   // Argsort on the largest tiles (32-bit keys from 2^23, 64-bit from 2^25), whose passes read the
   // keys in place and make and widen the positions themselves (the fused variants): u64 and u32
   // indices, keys all equal (every pass skippable: the first still runs), one pass of 2 bits, a
@@ -279,6 +256,47 @@ int main(int argc, char** argv) {
     run(Case{t, 8, true, true, 0, 0, few, n, n - 12345, stream}, ++seed);
     if (t->kind == 2) run(Case{t, 8, true, false, 0, 0, specials, n, n, stream, true, true}, ++seed);
   }
+  // 64-bit keys with 4-byte values from 2^25 (their largest tile, 256 x 28), every 64-bit type.
+  for (const Type& t : types)
+    if (t.bytes == 8)
+      run(Case{&t, 4, false, t.kind == 1, 0, 0, t.kind == 2 ? specials : skewed, (1u << 25) + 3,
+               (1u << 25) + 3, stream}, ++seed);
+}
+
+}  // namespace
+
+// cuda_face_test [--quick | --largest]: --quick leaves out the sizes beyond 2^23, whose sorts take
+// the largest tiles (and the host's reference sort most of the time), but for the cases of
+// largest_tile_cases, which --largest runs alone.
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool quick = mode == "--quick";
+  cuda_check(cudaFree(nullptr), "cudaFree");  // the runtime's primary context, current
+  cudaStream_t stream = nullptr;
+  cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  uint64_t seed = 1;
+  if (mode == "--largest") {
+    largest_tile_cases(stream, seed);
+    cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+    std::printf("cuda_face_test: %d of %d checks failed\n", failures, checks);
+    return failures == 0 ? 0 : 1;
+  }
+  std::vector<uint64_t> sizes = {0, 1, 2, 3, 31, 33, 1000, 1024, 1025, 2048, 2049, 4095, 4097, 6143, 6145, 7680, 7681, 8191, 8192, 8193, 15361, 100000, 1u << 20, (1u << 20) + 7};
+
+  for (const Type& t : types)
+    for (uint64_t n : sizes)
+      for (uint32_t vb : {0u, 4u, 8u})
+        for (bool desc : {false, true}) {
+          const Distribution d = Distribution((seed + vb + (desc ? 3 : 0)) % distribution_count);
+          run(Case{&t, vb, false, desc, 0, 0, uniform, n, n, stream}, ++seed);
+          run(Case{&t, vb, false, desc, 0, 0, d, n, n, stream}, ++seed);
+        }
+  for (const Type& t : types)
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(5000), uint64_t(100000), uint64_t(1u << 20)})
+      for (uint32_t ib : {4u, 8u})
+        for (int d = 0; d < distribution_count; ++d)
+          run(Case{&t, ib, true, d % 2 == 1, 0, 0, Distribution(d), n, n, stream}, ++seed);
+  largest_tile_cases(stream, seed);
   // 32-bit keys with 4-byte values from 2^23 copy each tile's values ahead (kHintAsyncValues): 16
   // bytes a copy on whole aligned tiles, 4 on the last and where the values are not aligned; with
   // a GPU-side count the last tile lies inside the arrays. Every 32-bit type, both orders.
