@@ -99,12 +99,11 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile, "256x8"},
     {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile | kHintFusedVariant, "256x24"},
-    // Measurement rows for u64+u32 from 2^25 (GPUSORT_CUDA_FACE_TILE).
+    // Measurement rows for u64+u32 from 2^25 (GPUSORT_CUDA_FACE_TILE; their numbers below).
     {"gpusort_onesweep_pass_k64_v32_w256x24w16", 2, 1, 256, 2, 24, kHintWholeTile, "256x24w16", 16},
-    {"gpusort_onesweep_pass_k64_v32_w256x24m", 2, 1, 256, 2, 24, kHintWholeTile | kHintMaskWalk, "256x24m"},
-    {"gpusort_onesweep_pass_k64_v32_w256x20", 2, 1, 256, 2, 20, kHintWholeTile, "256x20"},
     {"gpusort_onesweep_pass_k64_v32_w256x28", 2, 1, 256, 2, 28, kHintWholeTile, "256x28"},
-    {"gpusort_onesweep_pass_k64_v32_w320x20", 2, 1, 320, 2, 20, kHintWholeTile, "320x20"},
+    {"gpusort_onesweep_pass_k64_v32_w256x28w16", 2, 1, 256, 2, 28, kHintWholeTile, "256x28w16", 16},
+    {"gpusort_onesweep_pass_k64_v32_w256x32", 2, 1, 256, 2, 32, kHintWholeTile, "256x32"},
 };
 inline constexpr uint32_t kCudaPassShapeCount =
     sizeof(kCudaPassShapes) / sizeof(kCudaPassShapes[0]);
@@ -122,7 +121,11 @@ inline constexpr uint32_t kCudaPassShapeCount =
 //            1.00-1.05; 384x32 spills: 0.88-0.95; 384x18 with three blocks an SM 0.85-0.92)
 //   u64+u32  256x8 1.27-1.43 at 2^13-2^18 (384x16 1.04-1.11); 256x16 1.16-1.19 at 2^19-2^20;
 //            384x16 0.98-1.08; 256x24 1.00-1.02 at 2^25-2^28 (384x16 0.98-1.01; 512x12 0.96-1.01;
-//            384x14 with three blocks an SM 0.77-0.81)
+//            384x14 with three blocks an SM 0.77-0.81; at 2^25/2^26/2^27/2^28, twice alternating
+//            in one run: 256x24 1.02/1.01-1.02/1.01/1.00, 256x28 1.05/1.04/1.03/1.01, 256x24
+//            with window 16 1.02/1.02/1.01/1.01, with the mask walk 1.02/1.01/1.00/1.00, 256x20
+//            0.97/0.96/0.95/0.95, 320x20 1.03/1.01-1.02/1.01/1.00; 256x28 with window 16 and
+//            256x32 once, at 2^26-2^28: 1.04/1.03/1.03 and 1.02/1.03/1.02)
 struct CudaFaceTile {
   uint32_t key_class;
   unsigned long long max_n;

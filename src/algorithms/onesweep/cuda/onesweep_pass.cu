@@ -587,10 +587,9 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x8, unsigned long lo
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
 GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 19)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24w16, unsigned long long, uint32_t, 20)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24m, unsigned long long, uint32_t, 21)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x20, unsigned long long, uint32_t, 22)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x28, unsigned long long, uint32_t, 23)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w320x20, unsigned long long, uint32_t, 24)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x28, unsigned long long, uint32_t, 21)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x28w16, unsigned long long, uint32_t, 22)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x32, unsigned long long, uint32_t, 23)
 
 // ---- The histogram and plan as a CUDA kernel (OnesweepTuning::cuda_histogram) ----
 //
