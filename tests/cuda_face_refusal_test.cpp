@@ -7,7 +7,11 @@
 
 #include <string>
 
+#include "test_support.hpp"
+
 namespace {
+
+using gpusort::test::message_of;
 
 bool driver_missing() {
   return !gpusort::cuda::unavailable_why().empty();
@@ -19,14 +23,6 @@ TEST(CudaFace, WithoutTheDriverEveryCallIsAOneLineError) {
   EXPECT_EQ(why.find('\n'), std::string::npos);
   const std::string expected = "the CUDA face cannot run: " + why;
   uint32_t keys[4] = {3, 1, 2, 0};
-  auto message_of = [](auto&& call) {
-    try {
-      call();
-    } catch (const gpusort::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_EQ(message_of([&] { gpusort::cuda::sort(keys, 4, nullptr); }), expected);
   uint32_t indices[4];
   EXPECT_EQ(message_of([&] { gpusort::cuda::argsort(keys, indices, 4, nullptr); }), expected);

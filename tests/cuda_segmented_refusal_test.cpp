@@ -8,17 +8,11 @@
 #include <gpusort/cuda.hpp>
 #include <string>
 
+#include "test_support.hpp"
+
 namespace {
 
-template <class Call>
-std::string message_of(Call&& call) {
-  try {
-    call();
-  } catch (const gpusort::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using gpusort::test::message_of;
 
 TEST(CudaSegmented, WithoutTheDriverEveryCallIsAOneLineError) {
   if (gpusort::cuda::unavailable_why().empty())

@@ -9,18 +9,11 @@
 #include <string>
 
 #include "algorithms/topk/cuda/topk_params.hpp"
+#include "test_support.hpp"
 
 namespace {
 
-template <class Call>
-std::string message_of(Call&& call) {
-  try {
-    call();
-  } catch (const gpusort::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using gpusort::test::message_of;
 
 TEST(CudaTopK, WithoutTheDriverEveryCallIsAOneLineError) {
   if (gpusort::cuda::unavailable_why().empty())

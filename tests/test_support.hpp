@@ -22,6 +22,17 @@ namespace gpusort::test {
 // message fails the test that caused it, see ValidationListener in test_support.cpp).
 Context& context();
 
+// The message of the gpusort::Error that `call` throws, or "no error".
+template <class Call>
+std::string message_of(Call&& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // Copies `bytes` at `offset` of a device buffer into host memory (on context()).
 void download_range(const DeviceBuffer& from, uint64_t offset, void* to, uint64_t bytes);
 
