@@ -49,13 +49,18 @@ class CallScratch {
   bool owned_ = false;
 };
 
-// One element-wise kernel over params.n elements: a block of kElementwiseThreads per as many,
-// at most 8 blocks an SM (the kernels stride).
+// The grid of an element-wise kernel over n elements: a block of kElementwiseThreads per as
+// many, at most 8 blocks an SM (the kernels stride).
+inline uint32_t elementwise_grid(Module& module, uint64_t n) {
+  return uint32_t(std::clamp<uint64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads, 1,
+                                       8ull * module.sm_count()));
+}
+
+// One element-wise kernel over params.n elements.
 inline void elementwise(Module& module, const char* kernel, const ElementwiseParams& params,
                         CUstream stream) {
-  const uint64_t blocks = std::clamp<uint64_t>(
-      (params.n + kElementwiseThreads - 1) / kElementwiseThreads, 1, 8ull * module.sm_count());
-  launch(module.function(kernel), uint32_t(blocks), kElementwiseThreads, 0, stream, params);
+  launch(module.function(kernel), elementwise_grid(module, params.n), kElementwiseThreads, 0,
+         stream, params);
 }
 
 }  // namespace gpusort::cuda

@@ -4,7 +4,6 @@
 // by segment keeps each segment's keys in their sorted order. Then the keys, values or indices
 // are gathered through the two permutations. Nothing is read back: the offsets stay on the
 // device, and the segment of each element is found by a binary search in them.
-#include <algorithm>
 #include <gpusort/cuda.hpp>
 
 #include "api/cuda_call.hpp"
@@ -44,15 +43,27 @@ Options second_options(uint64_t segments) {
   return o;
 }
 
-void check_arguments(const char* call, KeyType key_type, uint64_t n, uint32_t offset_bytes,
-                     uint64_t segments, const Options& options) {
+void check_value_bytes(uint32_t value_bytes) {
+  if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
+    throw Error("segmented sort: values are 0, 4 or 8 bytes wide, not " +
+                std::to_string(value_bytes));
+}
+
+void check_index_bytes(uint32_t index_bytes) {
+  if (index_bytes != 4 && index_bytes != 8)
+    throw Error("segmented argsort: indices are 4 or 8 bytes wide, not " +
+                std::to_string(index_bytes));
+}
+
+void check_arguments(const char* call, uint64_t n, uint32_t offset_bytes, uint64_t segments,
+                     const Options& options) {
   if (n >= max_n)
     throw Error(std::string(call) + ": the CUDA face sorts fewer than 2^32 elements, not " +
                 std::to_string(n));
   if (segments >= max_n)
-    throw Error(std::string(call) + ": fewer than 2^32 segments, not " +
-                std::to_string(segments));
-  if (n > 0 && segments == 0) throw Error(std::string(call) + ": no segments for " + std::to_string(n) + " keys");
+    throw Error(std::string(call) + ": fewer than 2^32 segments, not " + std::to_string(segments));
+  if (n > 0 && segments == 0)
+    throw Error(std::string(call) + ": no segments for " + std::to_string(n) + " keys");
   if (offset_bytes != 4 && offset_bytes != 8)
     throw Error(std::string(call) + ": offsets are 4 or 8 bytes wide, not " +
                 std::to_string(offset_bytes));
@@ -60,7 +71,6 @@ void check_arguments(const char* call, KeyType key_type, uint64_t n, uint32_t of
     throw Error(std::string(call) + ": a GPU-side count does not apply (the offsets give n)");
   if (options.keys_in || options.sorted_keys)
     throw Error(std::string(call) + ": keys_in and sorted_keys do not apply");
-  (void)key_type;
 }
 
 SegmentedLayout segmented_layout(KeyType key_type, uint32_t value_bytes, uint64_t n,
@@ -98,9 +108,8 @@ void sort_by_segment(Module& module, KeyType key_type, const void* keys, uint64_
   first.scratch_size = l.positions - l.first;
   argsort_raw(key_type, keys, positions, 4, n, stream, first);
   const SegmentOfParams of{segment, offsets, positions, n, segments, offset_bytes};
-  const uint64_t blocks = std::clamp<uint64_t>((n + kElementwiseThreads - 1) / kElementwiseThreads,
-                                               1, 8ull * module.sm_count());
-  launch(module.function(kSegmentOfKernel), uint32_t(blocks), kElementwiseThreads, 0, stream, of);
+  launch(module.function(kSegmentOfKernel), elementwise_grid(module, n), kElementwiseThreads, 0,
+         stream, of);
   Options second = second_options(segments);
   second.scratch = scratch.at<void>(l.second);
   second.scratch_size = l.values - l.second;
@@ -112,21 +121,17 @@ void sort_by_segment(Module& module, KeyType key_type, const void* keys, uint64_
 
 uint64_t segmented_scratch_bytes(KeyType key_type, uint32_t value_bytes, uint64_t n,
                                  uint64_t segments, const Options& options) {
-  if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
-    throw Error("segmented sort: values are 0, 4 or 8 bytes wide, not " +
-                std::to_string(value_bytes));
-  check_arguments("segmented sort", key_type, n, 4, segments, options);
+  check_value_bytes(value_bytes);
+  check_arguments("segmented sort", n, 4, segments, options);
   if (segments <= 1) return scratch_bytes(key_type, value_bytes, n, options);
   return segmented_layout(key_type, value_bytes, n, segments, options).total;
 }
 
 uint64_t segmented_argsort_scratch_bytes(KeyType key_type, uint32_t index_bytes, uint64_t n,
                                          uint64_t segments, const Options& options) {
-  check_arguments("segmented argsort", key_type, n, 4, segments, options);
+  check_arguments("segmented argsort", n, 4, segments, options);
   if (segments <= 1) return argsort_scratch_bytes(key_type, index_bytes, n, options);
-  if (index_bytes != 4 && index_bytes != 8)
-    throw Error("segmented argsort: indices are 4 or 8 bytes wide, not " +
-                std::to_string(index_bytes));
+  check_index_bytes(index_bytes);
   return segmented_layout(key_type, 0, n, segments, options).total;
 }
 
@@ -134,18 +139,17 @@ void segmented_sort_raw(KeyType key_type, void* keys, void* values, uint32_t val
                         uint64_t n, const void* offsets, uint32_t offset_bytes, uint64_t segments,
                         Stream stream, const Options& options) {
   if (!values) value_bytes = 0;
-  if (value_bytes != 0 && value_bytes != 4 && value_bytes != 8)
-    throw Error("segmented sort: values are 0, 4 or 8 bytes wide, not " +
-                std::to_string(value_bytes));
-  check_arguments("segmented sort", key_type, n, offset_bytes, segments, options);
+  check_value_bytes(value_bytes);
+  check_arguments("segmented sort", n, offset_bytes, segments, options);
   if (n == 0) return;
-  if (!keys || !offsets) throw Error(!keys ? "segmented sort: keys is null" : "segmented sort: offsets is null");
+  if (!keys || !offsets)
+    throw Error(!keys ? "segmented sort: keys is null" : "segmented sort: offsets is null");
   if (segments == 1) return sort_raw(key_type, keys, values, value_bytes, n, stream, options);
   const StreamContext context(stream);
   Module& module = module_for(context.context());
   const SegmentedLayout l = segmented_layout(key_type, value_bytes, n, segments, options);
-  const CallScratch scratch(options, l.total, stream, "segmented sort: ",
-                            "this sort needs (segmented_scratch_bytes)");
+  const CallScratch scratch(options, l.total, stream,
+                            "segmented sort: ", "this sort needs (segmented_scratch_bytes)");
   if (value_bytes)
     check(driver().memcpy_dtod_async(scratch.at(l.values), reinterpret_cast<CUdeviceptr>(values),
                                      size_t(n * value_bytes), stream),
@@ -161,18 +165,18 @@ void segmented_sort_raw(KeyType key_type, void* keys, void* values, uint32_t val
                 {values, scratch.at<void>(l.values), permutation, nullptr, n}, stream);
 }
 
-void segmented_argsort_raw(KeyType key_type, const void* keys, void* indices,
-                           uint32_t index_bytes, uint64_t n, const void* offsets,
-                           uint32_t offset_bytes, uint64_t segments, Stream stream,
-                           const Options& options) {
-  if (index_bytes != 4 && index_bytes != 8)
-    throw Error("segmented argsort: indices are 4 or 8 bytes wide, not " +
-                std::to_string(index_bytes));
-  check_arguments("segmented argsort", key_type, n, offset_bytes, segments, options);
+void segmented_argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t index_bytes,
+                           uint64_t n, const void* offsets, uint32_t offset_bytes,
+                           uint64_t segments, Stream stream, const Options& options) {
+  check_index_bytes(index_bytes);
+  check_arguments("segmented argsort", n, offset_bytes, segments, options);
   if (n == 0) return;
   if (!keys || !indices || !offsets)
     throw Error(std::string("segmented argsort: ") +
-                (!keys ? "keys" : !indices ? "indices" : "offsets") + " is null");
+                (!keys      ? "keys"
+                 : !indices ? "indices"
+                            : "offsets") +
+                " is null");
   if (segments == 1) return argsort_raw(key_type, keys, indices, index_bytes, n, stream, options);
   const StreamContext context(stream);
   Module& module = module_for(context.context());
