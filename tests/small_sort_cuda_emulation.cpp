@@ -35,6 +35,7 @@ struct Case {
   uint32_t begin_bit = 0, end_bit = 0;  // end 0: the full key
   uint32_t count = ~0u;                 // below n: the GPU-side count
   bool in_place = false;  // the copy kernel first: keys (and values) read from scratch copies
+  bool one_launch = false;  // in place, the _in_place kernel alone (one block: n <= 32)
 };
 
 template <class U>
@@ -67,6 +68,10 @@ void run(const Case& c, uint64_t seed) {
     keys_out = keys;
     p.keys_in = key_copy.data();
   }
+  if (c.one_launch) {  // the keys and given values read where they are written
+    p.keys_in = keys_out.data();
+    if (c.values == Values::given) p.values_in = values_out.data();
+  }
   if (with_values && c.values != Values::wide_positions) p.values_out = values_out.data();
   if (c.values == Values::wide_positions) p.values_wide = wide_out.data();
   p.values_iota = c.values == Values::positions || c.values == Values::wide_positions;
@@ -81,7 +86,10 @@ void run(const Case& c, uint64_t seed) {
   const bool wide = sizeof(U) == 8;
   auto kernel = wide ? (with_values ? gpusort_rank_sort_k64_v32 : gpusort_rank_sort_k64)
                      : (with_values ? gpusort_rank_sort_k32_v32 : gpusort_rank_sort_k32);
-  if (c.values == Values::given) {
+  if (c.one_launch) {
+    kernel = wide ? (with_values ? gpusort_rank_sort_k64_v32_in_place : gpusort_rank_sort_k64_in_place)
+                  : (with_values ? gpusort_rank_sort_k32_v32_in_place : gpusort_rank_sort_k32_in_place);
+  } else if (c.values == Values::given) {
     RankSortParams copy = p;
     if (!c.in_place) copy.keys_in = nullptr;
     cuda_emulation::launch(wide ? gpusort_rank_sort_k64_v32_copy : gpusort_rank_sort_k32_v32_copy,
@@ -120,14 +128,15 @@ void run(const Case& c, uint64_t seed) {
     std::printf("FAIL %u-bit kind %u %s n=%u count=%d values %d %s bits [%u,%u)%s: %s\n", width,
                 c.kind, c.spread, c.n, c.count < c.n ? int(c.count) : -1, int(c.values),
                 c.descending ? "descending" : "ascending", c.begin_bit, end,
-                c.in_place ? " in place" : "",
+                c.one_launch ? " in place, one launch" : c.in_place ? " in place" : "",
                 keys_out != want_keys ? "keys" : "values");
   }
 }
 
-// Every other case in place.
+// Every other case in place; in one launch where one block holds it, every third of those.
 void run_case(Case c, uint64_t seed) {
   c.in_place = seed % 2 == 0;
+  c.one_launch = c.in_place && c.n <= kRankSortKeysPerBlock && seed % 3 != 0;
   if (c.key_bytes == 4)
     run<uint32_t>(c, seed);
   else
@@ -157,6 +166,17 @@ int main() {
       // GPU-side counts.
       for (uint32_t count : {0u, 1u, 70u, 899u})
         run_case({bytes, kind, "few", 900, Values(count % 4), count == 70, 0, 0, count}, ++seed);
+      // In place in one launch (one block): every kind of values, counts, equal keys.
+      for (uint32_t v = 0; v < 4; ++v)
+        for (uint32_t n : {1u, 17u, 32u}) {
+          Case c{bytes, kind, n == 17 ? "equal" : "uniform", n, Values(v), v % 2 == 1};
+          c.in_place = c.one_launch = true;
+          if (n == 32) c.count = 20;
+          if (bytes == 4)
+            run<uint32_t>(c, ++seed);
+          else
+            run<unsigned long long>(c, ++seed);
+        }
     }
   }
   std::printf("small_sort_cuda_emulation: %d of %d checks failed\n", failures, checks);

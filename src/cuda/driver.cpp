@@ -64,6 +64,9 @@ Loaded load() {
   resolve("cuModuleGetFunction", d.module_get_function);
   resolve("cuFuncSetAttribute", d.func_set_attribute);
   resolve("cuLaunchKernel", d.launch_kernel);
+  resolve("cuLaunchCooperativeKernel", d.launch_cooperative_kernel);
+  resolve("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+          d.occupancy_max_active_blocks_per_multiprocessor);
   resolve("cuMemsetD32Async", d.memset_d32_async);
   resolve("cuMemcpyDtoDAsync", d.memcpy_dtod_async);
   resolve("cuMemAllocAsync", d.mem_alloc_async);

@@ -52,6 +52,10 @@ struct Driver {
   CUresult (*func_set_attribute)(CUfunction, int, int) = nullptr;
   CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                             unsigned, CUstream, void**, void**) = nullptr;
+  CUresult (*launch_cooperative_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, unsigned, unsigned, CUstream, void**) = nullptr;
+  CUresult (*occupancy_max_active_blocks_per_multiprocessor)(int*, CUfunction, int,
+                                                             size_t) = nullptr;
   CUresult (*memset_d32_async)(CUdeviceptr, unsigned, size_t, CUstream) = nullptr;
   CUresult (*memcpy_dtod_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream) = nullptr;
   CUresult (*mem_alloc_async)(CUdeviceptr*, size_t, CUstream) = nullptr;

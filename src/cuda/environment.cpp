@@ -61,6 +61,10 @@ CudaEnvironment cuda_environment() {
   e.prefetch_tiles = number("GPUSORT_CUDA_PREFETCH", "tiles");
   e.face_tile = read("GPUSORT_CUDA_FACE_TILE");
   e.rank_sort_max_n = number("GPUSORT_CUDA_RANK_SORT_MAX_N", "keys");
+  if (const std::string v = read("GPUSORT_CUDA_RANK_SORT_COPY"); !v.empty()) {
+    if (v != "0" && v != "1") throw Error("GPUSORT_CUDA_RANK_SORT_COPY='" + v + "' is not 0 or 1");
+    e.rank_sort_copy = v == "1";
+  }
   e.carveout = number("GPUSORT_CUDA_CARVEOUT", "percent");
   if (e.carveout && *e.carveout > 100)
     throw Error("GPUSORT_CUDA_CARVEOUT='" + std::to_string(*e.carveout) +

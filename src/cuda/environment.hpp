@@ -22,6 +22,8 @@ KernelPath requested_kernel_path(KernelPath option);
 //                                  (cuda_kernels.hpp), for measurements
 //   GPUSORT_CUDA_RANK_SORT_MAX_N=<n>  the CUDA face's rank sort up to n keys (0: never; at most
 //                                  its kernel's capacity), for measurements
+//   GPUSORT_CUDA_RANK_SORT_COPY=1  the rank sort in place reads a copy (two launches) instead of
+//                                  meeting at a grid barrier (one), for measurements
 // Any other value throws gpusort::Error naming the variable and the value.
 struct CudaEnvironment {
   std::optional<uint32_t> histogram;
@@ -29,6 +31,7 @@ struct CudaEnvironment {
   std::string module;  // "", "ptx" or "cubin"
   std::string face_tile;
   std::optional<uint32_t> rank_sort_max_n;
+  bool rank_sort_copy = false;
   // GPUSORT_CUDA_CARVEOUT: every kernel's preferred shared-memory carveout, in percent (0-100).
   std::optional<uint32_t> carveout;
 };

@@ -15,6 +15,7 @@ namespace gpusort::cuda {
 struct Module::Functions {
   std::mutex mutex;
   std::map<std::string, CUfunction> by_name;
+  std::map<std::pair<CUfunction, uint32_t>, uint32_t> resident;
 };
 
 Module::Module(CUcontext context)
@@ -69,6 +70,18 @@ Module::Module(CUcontext context)
 
 Module::~Module() {
   if (module_) driver().module_unload(module_);
+}
+
+uint32_t Module::resident_blocks(CUfunction function, uint32_t block) {
+  std::lock_guard lock(functions_->mutex);
+  auto [at, added] = functions_->resident.try_emplace({function, block}, 0);
+  if (added) {
+    int per_sm = 0;
+    check(driver().occupancy_max_active_blocks_per_multiprocessor(&per_sm, function, int(block), 0),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    at->second = uint32_t(per_sm) * sm_count_;
+  }
+  return at->second;
 }
 
 CUfunction Module::function(const std::string& name, uint32_t dynamic_shared) {

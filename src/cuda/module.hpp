@@ -18,6 +18,9 @@ class Module {
   CUfunction function(const std::string& name, uint32_t dynamic_shared = 0);
   CUcontext context() const { return context_; }
   uint32_t sm_count() const { return sm_count_; }
+  // The most blocks of `function` (`block` threads, no dynamic shared memory) the GPU holds at
+  // once, the limit of a cooperative launch's grid; asked of the driver once per function.
+  uint32_t resident_blocks(CUfunction function, uint32_t block);
   uint32_t shared_per_block_optin() const { return shared_optin_; }
   const std::string& loaded() const { return loaded_; }  // "cubin sm_90" or "PTX compute_90 (JIT)"
 
@@ -61,6 +64,16 @@ void launch(CUfunction function, uint32_t grid, uint32_t block, uint32_t dynamic
   check(driver().launch_kernel(function, grid, 1, 1, block, 1, 1, dynamic_shared, stream,
                                arguments, nullptr),
         "cuLaunchKernel");
+}
+
+// The same as a cooperative launch: every block resident at once (grid at most
+// Module::resident_blocks), so that the blocks may meet at a grid barrier.
+template <class... Params>
+void launch_cooperative(CUfunction function, uint32_t grid, uint32_t block, CUstream stream,
+                        const Params&... params) {
+  void* arguments[] = {const_cast<void*>(static_cast<const void*>(&params))...};
+  check(driver().launch_cooperative_kernel(function, grid, 1, 1, block, 1, 1, 0, stream, arguments),
+        "cuLaunchCooperativeKernel");
 }
 
 }  // namespace gpusort::cuda

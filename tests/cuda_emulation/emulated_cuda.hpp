@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -35,6 +36,19 @@ inline int __popc(uint32_t x) {
 }
 using std::max;
 using std::min;
+// A grid barrier (a cooperative launch's) where the grid is one block: the blocks run one after
+// another here, so a wider grid cannot meet.
+namespace cooperative_groups {
+struct grid_group {
+  void sync() const {
+    if (gridDim.x != 1) throw std::logic_error("the emulation meets at a grid barrier in one block only");
+    __syncthreads();
+  }
+};
+inline grid_group this_grid() {
+  return {};
+}
+}  // namespace cooperative_groups
 #define __global__
 #define __device__
 #define __host__

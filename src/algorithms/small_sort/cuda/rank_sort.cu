@@ -6,7 +6,12 @@
 // (j < 32 b) that is every key at most key i, after them (j >= 32 b + 32) every key below it (the
 // padding is below none), and over the block's own 32 both tests; four keys a shared-memory read.
 // The sixteen counts summed are key i's place, where it is written (mapped back from the input
-// as it was) with its value.
+// as it was) with its value. In place (IN_PLACE, a cooperative launch), each block also holds its
+// own keys as they were and their values, and the blocks meet at a grid barrier before writing:
+// every block has then read every key.
+#ifdef __CUDACC__
+#include <cooperative_groups.h>  // the host's emulation (tests/cuda_emulation) has its own
+#endif
 #include <cstdint>
 
 #include "algorithms/small_sort/cuda/rank_sort.hpp"
@@ -35,14 +40,14 @@ __device__ __forceinline__ uint32_t count_fours(const K* s, uint32_t j, uint32_t
   return count;
 }
 
-template <class K, bool VALUES, uint32_t CAPACITY>
+template <class K, bool VALUES, uint32_t CAPACITY, bool IN_PLACE>
 __device__ __forceinline__ void rank_sort(const RankSortParams& p) {
   __shared__ Four<K> held[CAPACITY / 4];
   __shared__ uint32_t partial[kRankSortWarps][32];
   K* s = reinterpret_cast<K*>(held);
   const uint32_t n = p.count != nullptr ? min(*p.count, p.n) : p.n;
   const uint32_t base = blockIdx.x * kRankSortKeysPerBlock;
-  if (base >= n) return;
+  if (!IN_PLACE && base >= n) return;  // in place every block meets the others at the barrier
   constexpr uint32_t width = sizeof(K) * 8;
   const uint32_t bits = p.end_bit - p.begin_bit;
   const K mask = bits == 0 ? K(0) : (~K(0) >> (width - bits)) << p.begin_bit;
@@ -55,24 +60,33 @@ __device__ __forceinline__ void rank_sort(const RankSortParams& p) {
 
   const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const uint32_t i = base + lane;
-  const K key = s[min(i, n - 1)];  // lanes past n rank some key and write nothing
-  const uint32_t chunk = ((n4 / 4 + kRankSortWarps - 1) / kRankSortWarps) * 4;
-  const uint32_t lo = min(warp * chunk, n4), hi = min(lo + chunk, n4);
-  const uint32_t mine = base + kRankSortKeysPerBlock;
-  uint32_t rank = count_fours(s, lo, min(hi, base), [key](K c) { return c <= key; });
-  for (uint32_t j = max(lo, base); j < min(hi, mine); ++j)
-    rank += uint32_t(s[j] < key || (s[j] == key && j < i));
-  rank += count_fours(s, max(lo, mine), hi, [key](K c) { return c < key; });
-  partial[warp][lane] = rank;
+  // In place: the block's own keys as they were and their values, read before any block writes.
+  K original = 0;
+  uint32_t value = i;
+  if (IN_PLACE && warp == 0 && i < n) {
+    original = keys_in[i];
+    if (VALUES && p.values_iota == 0) value = static_cast<const uint32_t*>(p.values_in)[i];
+  }
+  if (base < n) {
+    const K key = s[min(i, n - 1)];  // lanes past n rank some key and write nothing
+    const uint32_t chunk = ((n4 / 4 + kRankSortWarps - 1) / kRankSortWarps) * 4;
+    const uint32_t lo = min(warp * chunk, n4), hi = min(lo + chunk, n4);
+    const uint32_t mine = base + kRankSortKeysPerBlock;
+    uint32_t rank = count_fours(s, lo, min(hi, base), [key](K c) { return c <= key; });
+    for (uint32_t j = max(lo, base); j < min(hi, mine); ++j)
+      rank += uint32_t(s[j] < key || (s[j] == key && j < i));
+    rank += count_fours(s, max(lo, mine), hi, [key](K c) { return c < key; });
+    partial[warp][lane] = rank;
+  }
   __syncthreads();
+  if constexpr (IN_PLACE) cooperative_groups::this_grid().sync();
   if (warp != 0 || i >= n) return;
-  rank = 0;
+  uint32_t rank = 0;
 #pragma unroll
   for (uint32_t w = 0; w < kRankSortWarps; ++w) rank += partial[w][lane];
-  static_cast<K*>(p.keys_out)[rank] = keys_in[i];
+  static_cast<K*>(p.keys_out)[rank] = IN_PLACE ? original : keys_in[i];
   if constexpr (VALUES) {
-    const uint32_t value =
-        p.values_iota != 0 ? i : static_cast<const uint32_t*>(p.values_in)[i];
+    if (!IN_PLACE && p.values_iota == 0) value = static_cast<const uint32_t*>(p.values_in)[i];
     if (p.values_wide != nullptr)
       p.values_wide[rank] = value;
     else
@@ -96,17 +110,20 @@ __device__ __forceinline__ void copy_in(const RankSortParams& p) {
 }  // namespace
 }  // namespace gpusort::cuda::rank_sort
 
-// One kernel per row of kRankSortShapes, and for the rows with values their copy in place
-// (name_copy).
-#define GPUSORT_RANK_SORT_KERNEL(name, K, VALUES, ROW)                                           \
+// Two kernels per row of kRankSortShapes, reading a copy (name) and in place (name_in_place),
+// and for the rows with values their copy in place (name_copy).
+#define GPUSORT_RANK_SORT_KERNEL_WITH(name, K, VALUES, ROW, IN_PLACE)                            \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kRankSortThreads)                \
       name(const gpusort::cuda::RankSortParams p) {                                             \
     static_assert(gpusort::cuda::kRankSortShapes[ROW].key_words * 4 == sizeof(K), "key width"); \
     static_assert((gpusort::cuda::kRankSortShapes[ROW].value_words != 0) == VALUES, "values");  \
     const gpusort::cuda::RankSortParams params = p;                                             \
-    gpusort::cuda::rank_sort::rank_sort<K, VALUES, gpusort::cuda::kRankSortShapes[ROW].capacity>(  \
-        params);                                                                                \
+    gpusort::cuda::rank_sort::rank_sort<K, VALUES, gpusort::cuda::kRankSortShapes[ROW].capacity, \
+                                        IN_PLACE>(params);                                      \
   }
+#define GPUSORT_RANK_SORT_KERNEL(name, K, VALUES, ROW)          \
+  GPUSORT_RANK_SORT_KERNEL_WITH(name, K, VALUES, ROW, false)    \
+  GPUSORT_RANK_SORT_KERNEL_WITH(name##_in_place, K, VALUES, ROW, true)
 #define GPUSORT_RANK_SORT_COPY_KERNEL(name, K)                                                  \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kRankSortCopyThreads)            \
       name(const gpusort::cuda::RankSortParams p) {                                             \

@@ -1,7 +1,8 @@
 // The rank sort on the CUDA face (rank_sort.cu): for the smallest arrays, each key's place is
 // counted directly, the keys before it plus the equal ones ahead of it, by many blocks at once,
-// and every key is written to its place in one launch (in place, after a copy: two). Read by the
-// kernels (nvcc) and the host.
+// and every key is written to its place in one launch (in place: the blocks meet at a grid
+// barrier between reading and writing, or where the grid does not fit the GPU at once, a copy
+// first: two). Read by the kernels (nvcc) and the host.
 #ifndef GPUSORT_SMALL_SORT_CUDA_RANK_SORT_HPP
 #define GPUSORT_SMALL_SORT_CUDA_RANK_SORT_HPP
 
@@ -34,12 +35,17 @@ inline constexpr RankSortShape kRankSortShapes[] = {
 // to values_in, the scratch the sort then reads. Keys alone in place are copied by the driver
 // (cuMemcpyDtoDAsync), which measured faster than a launch.
 inline constexpr const char* kRankSortCopySuffix = "_copy";
+// In place in one cooperative launch (every block resident at once): the row's kernel named with
+// this suffix reads the keys and its own keys' values, meets the other blocks at a grid barrier,
+// and writes, keys_in == keys_out and values_in == values_out (null: none, or the positions).
+inline constexpr const char* kRankSortInPlaceSuffix = "_in_place";
 inline constexpr uint32_t kRankSortCopyThreads = 256;
 
 // The one argument of every rank-sort kernel: the count's n keys (and 4-byte values) read from
 // keys_in (values_in) and written sorted to keys_out (values_out), which must not overlap them;
 // bits [begin_bit, end_bit) of the radix order (src/primitives/key_order.h, descending inverted),
-// ties in input order.
+// ties in input order. The output must not overlap the input but for the in-place kernels
+// (kRankSortInPlaceSuffix), whose output is their input.
 struct RankSortParams {
   const void* keys_in;
   void* keys_out;

@@ -43,6 +43,28 @@ uint64_t rank_sort_scratch_bytes(const SortSpec& spec, uint64_t max_n) {
 
 void rank_stream_sort(Module& module, const RankSortShape& shape, const SortSpec& spec,
                       const StreamTargets& t, CUstream stream) {
+  const uint64_t blocks = (t.n + kRankSortKeysPerBlock - 1) / kRankSortKeysPerBlock;
+  if (t.keys_first == 0 && !cuda_environment().rank_sort_copy) {
+    // In place in one launch where every block fits on the GPU at once.
+    const CUfunction in_place = module.function(std::string(shape.kernel) + kRankSortInPlaceSuffix);
+    if (blocks <= module.resident_blocks(in_place, kRankSortThreads)) {
+      const RankSortParams params{
+          .keys_in = reinterpret_cast<const void*>(t.keys),
+          .keys_out = reinterpret_cast<void*>(t.keys),
+          .values_in = reinterpret_cast<const void*>(t.values_iota ? 0 : t.values),
+          .values_out = reinterpret_cast<void*>(t.values),
+          .values_wide = reinterpret_cast<unsigned long long*>(t.values_wide),
+          .count = reinterpret_cast<const uint32_t*>(t.count),
+          .n = uint32_t(t.n),
+          .key_kind = spec.key_kind,
+          .descending = spec.descending ? 1u : 0u,
+          .begin_bit = spec.begin_bit,
+          .end_bit = spec.end_bit,
+          .values_iota = t.values_iota ? 1u : 0u};
+      launch_cooperative(in_place, uint32_t(blocks), kRankSortThreads, stream, params);
+      return;
+    }
+  }
   // In place (no keys_first), or with values given: the sort reads copies in scratch.
   const CUdeviceptr keys_in = t.keys_first != 0 ? t.keys_first : t.scratch;
   const CUdeviceptr values_in =
@@ -70,7 +92,6 @@ void rank_stream_sort(Module& module, const RankSortShape& shape, const SortSpec
     check(driver().memcpy_dtod_async(keys_in, t.keys, size_t(t.n * spec.key_words * 4), stream),
           "cuMemcpyDtoDAsync");
   }
-  const uint64_t blocks = (t.n + kRankSortKeysPerBlock - 1) / kRankSortKeysPerBlock;
   launch(module.function(shape.kernel), uint32_t(blocks), kRankSortThreads, 0, stream, params);
 }
 
@@ -78,6 +99,7 @@ std::vector<std::string> small_sort_function_names() {
   std::vector<std::string> names;
   for (const RankSortShape& shape : kRankSortShapes) {
     names.emplace_back(shape.kernel);
+    names.push_back(std::string(shape.kernel) + kRankSortInPlaceSuffix);
     if (shape.value_words != 0) names.push_back(std::string(shape.kernel) + kRankSortCopySuffix);
   }
   for (const BlockSortShape& shape : kBlockSortShapes) names.emplace_back(shape.kernel);

@@ -1,6 +1,6 @@
 // The small-array sorts on a CUDA stream (the CUDA face): the rank sort (rank_sort.cu) and one
 // block (block_sort.cu), each in its band of sizes; one launch each (the rank sort in place: a
-// copy first).
+// cooperative launch, or a copy first where its grid does not fit the GPU at once).
 #pragma once
 
 #include <string>
@@ -17,9 +17,9 @@ namespace gpusort::cuda {
 const RankSortShape* rank_sort_shape(const SortSpec& spec, uint64_t max_n);
 // Scratch bytes of the rank sort in place: the keys (and values) it reads, copied.
 uint64_t rank_sort_scratch_bytes(const SortSpec& spec, uint64_t max_n);
-// Enqueues the rank sort on `stream`: from t.keys_first (else a copy of t.keys in t.scratch)
-// into t.keys; the values from a copy of t.values (none with t.values_iota) into t.values, or
-// t.values_wide where it is set.
+// Enqueues the rank sort on `stream`: from t.keys_first (else t.keys in place, or a copy of them
+// in t.scratch) into t.keys; the values from t.values in place or a copy (none with
+// t.values_iota) into t.values, or t.values_wide where it is set.
 void rank_stream_sort(Module& module, const RankSortShape& shape, const SortSpec& spec,
                       const StreamTargets& t, CUstream stream);
 
