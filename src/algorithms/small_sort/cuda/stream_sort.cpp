@@ -44,31 +44,18 @@ uint64_t rank_sort_scratch_bytes(const SortSpec& spec, uint64_t max_n) {
 void rank_stream_sort(Module& module, const RankSortShape& shape, const SortSpec& spec,
                       const StreamTargets& t, CUstream stream) {
   const uint64_t blocks = (t.n + kRankSortKeysPerBlock - 1) / kRankSortKeysPerBlock;
+  // In place in one launch where every block fits on the GPU at once (it then reads the keys and
+  // values where they are); else in place (no keys_first), or with values given, the sort reads
+  // copies in scratch.
+  CUfunction one_launch = nullptr;
   if (t.keys_first == 0 && !cuda_environment().rank_sort_copy) {
-    // In place in one launch where every block fits on the GPU at once.
-    const CUfunction in_place = module.function(std::string(shape.kernel) + kRankSortInPlaceSuffix);
-    if (blocks <= module.resident_blocks(in_place, kRankSortThreads)) {
-      const RankSortParams params{
-          .keys_in = reinterpret_cast<const void*>(t.keys),
-          .keys_out = reinterpret_cast<void*>(t.keys),
-          .values_in = reinterpret_cast<const void*>(t.values_iota ? 0 : t.values),
-          .values_out = reinterpret_cast<void*>(t.values),
-          .values_wide = reinterpret_cast<unsigned long long*>(t.values_wide),
-          .count = reinterpret_cast<const uint32_t*>(t.count),
-          .n = uint32_t(t.n),
-          .key_kind = spec.key_kind,
-          .descending = spec.descending ? 1u : 0u,
-          .begin_bit = spec.begin_bit,
-          .end_bit = spec.end_bit,
-          .values_iota = t.values_iota ? 1u : 0u};
-      launch_cooperative(in_place, uint32_t(blocks), kRankSortThreads, stream, params);
-      return;
-    }
+    one_launch = module.function(std::string(shape.kernel) + kRankSortInPlaceSuffix);
+    if (blocks > module.resident_blocks(one_launch, kRankSortThreads)) one_launch = nullptr;
   }
-  // In place (no keys_first), or with values given: the sort reads copies in scratch.
-  const CUdeviceptr keys_in = t.keys_first != 0 ? t.keys_first : t.scratch;
-  const CUdeviceptr values_in =
-      t.values != 0 && !t.values_iota ? t.scratch + t.n * spec.key_words * 4 : 0;
+  const CUdeviceptr keys_in = t.keys_first != 0 ? t.keys_first : one_launch ? t.keys : t.scratch;
+  const CUdeviceptr values_in = t.values == 0 || t.values_iota ? 0
+                                : one_launch                   ? t.values
+                                                               : t.scratch + t.n * spec.key_words * 4;
   const RankSortParams params{
       .keys_in = reinterpret_cast<const void*>(keys_in),
       .keys_out = reinterpret_cast<void*>(t.keys),
@@ -82,6 +69,8 @@ void rank_stream_sort(Module& module, const RankSortShape& shape, const SortSpec
       .begin_bit = spec.begin_bit,
       .end_bit = spec.end_bit,
       .values_iota = t.values_iota ? 1u : 0u};
+  if (one_launch)
+    return launch_cooperative(one_launch, uint32_t(blocks), kRankSortThreads, stream, params);
   if (values_in != 0) {
     RankSortParams copy = params;
     if (t.keys_first != 0) copy.keys_in = nullptr;  // read where they are
