@@ -340,6 +340,17 @@ TEST(TopK, SegmentsSortedInTheWorkgroup) {
     for (uint64_t k : {uint64_t(1), uint64_t(100), uint64_t(256), uint64_t(300)})
       check_segment_bits(KeyType::f32, true, k, offsets, bits);
   }
+  // k at most a quarter of the workgroup: the bound from the invocations' least keys first, its
+  // candidates taken (spread keys, ties at the bound) or too many (keys piled at the bound: the
+  // select after it); 64-bit keys, bit ranges, and 1024-wide workgroups too.
+  for (Distribution d : {Distribution::uniform, Distribution::all_equal, Distribution::few_unique,
+                         Distribution::sorted, Distribution::reversed})
+    for (uint64_t k : {uint64_t(1), uint64_t(63), uint64_t(64)})
+      check_segments(KeyType::i64, k == 63, k, rows(4, 3000), d, rng);
+  check_segments(KeyType::u64, false, 16, rows(6, 5000), Distribution::uniform, rng, 4, 3, 40);
+  for (Distribution d : {Distribution::uniform, Distribution::few_unique, Distribution::special_floats})
+    for (uint64_t k : {uint64_t(1), uint64_t(256)})
+      check_segments(KeyType::f32, k == 1, k, rows(2, (1 << 16) + 5), d, rng);
   // Long rows (1024-wide workgroups): k around 1024 for 32-bit keys, around 682 for 64-bit ones.
   for (uint64_t k : {uint64_t(1024), uint64_t(1025)})
     check_segments(KeyType::u32, false, k, rows(1, 1 << 16), Distribution::uniform, rng);

@@ -20,13 +20,14 @@
 
 // topk_segment: the offsets' 32-bit words (1: u32, 2: u64), how many keys of a segment it keeps
 // in shared memory and whether it sorts the results itself (1) or leaves them in input order for
-// the segmented sort (0), and how many keys an invocation loads at once in a read of the whole
-// segment, after the key kernels' constants; topk_segment_sizes: the offsets'
-// words, after the workgroup.
+// the segmented sort (0), how many keys an invocation loads at once in a read of the whole
+// segment, and whether it bounds the k-th key by the invocations' least keys first (1), after the
+// key kernels' constants; topk_segment_sizes: the offsets' words, after the workgroup.
 #define TOPK_SEGMENT_ID_OFFSET_WORDS 8
 #define TOPK_SEGMENT_ID_CACHED_KEYS 9
 #define TOPK_SEGMENT_ID_SORTED 10
 #define TOPK_SEGMENT_ID_READS 11
+#define TOPK_SEGMENT_ID_BOUND 12
 #define TOPK_SEGMENT_SIZES_ID_OFFSET_WORDS 1
 
 // The radix select's widest digit and the most passes it takes (a 64-bit key in 11-bit digits).
@@ -61,12 +62,14 @@ struct TopKSegmentSpec {
   uint32_t cached_keys;  // at least 1
   uint32_t sorted;       // k at most the workgroup and TOPK_BINS / (key words + 1)
   uint32_t reads;        // at least 1
+  uint32_t bound;        // 1: the bound from the invocations' least keys first (SORTED)
 };
 GPUSORT_SPEC_AT(TopKSegmentSpec, offset_words, TOPK_SEGMENT_ID_OFFSET_WORDS);
 GPUSORT_SPEC_AT(TopKSegmentSpec, cached_keys, TOPK_SEGMENT_ID_CACHED_KEYS);
 GPUSORT_SPEC_AT(TopKSegmentSpec, sorted, TOPK_SEGMENT_ID_SORTED);
 GPUSORT_SPEC_AT(TopKSegmentSpec, reads, TOPK_SEGMENT_ID_READS);
-static_assert(sizeof(TopKSegmentSpec) == 4 * (TOPK_SEGMENT_ID_READS + 1));
+GPUSORT_SPEC_AT(TopKSegmentSpec, bound, TOPK_SEGMENT_ID_BOUND);
+static_assert(sizeof(TopKSegmentSpec) == 4 * (TOPK_SEGMENT_ID_BOUND + 1));
 
 struct TopKSegmentSizesSpec {
   uint32_t workgroup, offset_words;

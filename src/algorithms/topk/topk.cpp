@@ -56,10 +56,13 @@ static_assert(workgroup % 32 == 0 && long_segment_workgroup % 32 == 0 &&
 //                                 and what the select's histogram memory holds (0: the segmented
 //                                 sort always);
 //   GPUSORT_TOPK_SEGMENT_READS=R  keys an invocation loads at once in a read of a whole segment,
-//                                 1 to 16 (default 4 in 256-wide workgroups, 8 in 1024-wide ones).
+//                                 1 to 16 (default 4 in 256-wide workgroups, 8 in 1024-wide ones);
+//   GPUSORT_TOPK_SEGMENT_BOUND=0  no bound from the invocations' least keys before the select (1,
+//                                 the default: where k is at most a quarter of the workgroup).
 struct SegmentKnobs {
   uint64_t sort_limit = ~uint64_t(0);
   uint32_t reads = 0;  // 0: the default
+  uint32_t bound = 1;
 };
 const SegmentKnobs& segment_knobs() {
   static const SegmentKnobs knobs = [] {
@@ -82,6 +85,7 @@ const SegmentKnobs& segment_knobs() {
     SegmentKnobs k;
     k.sort_limit = count("GPUSORT_TOPK_SEGMENT_SORT", ~uint64_t(0), 0, ~uint64_t(0));
     k.reads = uint32_t(count("GPUSORT_TOPK_SEGMENT_READS", 0, 1, 16));
+    k.bound = uint32_t(count("GPUSORT_TOPK_SEGMENT_BOUND", 1, 0, 1));
     return k;
   }();
   return knobs;
@@ -213,7 +217,7 @@ class RadixSelectTopK final : public TopK {
     rec.compute_barrier();
     const uint32_t groups = uint32_t(std::min<uint64_t>(t.segments, max_segment_groups));
     // Long segments (2^16 keys and more on average) are few: wider workgroups read each faster.
-    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1, 0, 4};
+    TopKSegmentSpec segment_spec{key_constants(), offset_words_, 1, 0, 4, segment_knobs().bound};
     if (t.n / t.segments >= long_segment && ctx_.info.max_workgroup_size >= long_segment_workgroup) {
       segment_spec.key.key.workgroup = long_segment_workgroup;
       segment_spec.reads = 8;  // few workgroups, one a row: more loads in flight each

@@ -16,6 +16,11 @@
 //  - else the stable compaction to the segment's place (out_offsets): the keys before the k-th in
 //    input order, then the first keys equal to it; the segmented sort then sorts each segment's
 //    results stably.
+// BOUND (SORTED, k at most a quarter of the workgroup), before the select: each invocation's
+// least key, and the k-th least of those bounds the k-th key from above (those k invocations hold
+// k keys at most it). Where the keys at most the bound fit the histogram's memory (spread keys:
+// about k plus a few), they are the results' candidates, ranked there and written: no digit, one
+// read (cached) or two. Else (keys piled at the bound) the select runs as without it.
 #include "common.glsl"
 #include "topk_common.glsl"
 layout(constant_id = TOPK_SEGMENT_ID_OFFSET_WORDS) const uint OFFSET_WORDS = 1;
@@ -23,6 +28,7 @@ layout(constant_id = TOPK_SEGMENT_ID_CACHED_KEYS) const uint CACHED_KEYS = 1;
 layout(constant_id = TOPK_SEGMENT_ID_SORTED) const uint SORTED = 0;
 // Keys each invocation loads before using them in the reads of the whole segment.
 layout(constant_id = TOPK_SEGMENT_ID_READS) const uint READS = 4;
+layout(constant_id = TOPK_SEGMENT_ID_BOUND) const uint BOUND = 0;
 
 #define PUSH_TOPK_SEGMENT
 #include "push.h"
@@ -111,6 +117,78 @@ void gather_result(uint i, uint64_t key, uint64_t kth, bool every_equal) {
   if (key < kth || (every_equal && key == kth)) put_result(atomicAdd(result_count, 1u), i, key);
 }
 
+// SORTED: the segment's candidates [0, count) in the histogram's memory, each ranked among them
+// by (key, position) and written to its place if among the first `kept`.
+void write_ranked(uint count, uint kept, uint out_at) {
+  for (uint r = gl_LocalInvocationID.x; r < count; r += gl_WorkGroupSize.x) {
+    const uint i = histogram[r];
+    const uint64_t key = result_key(r);
+    uint rank = 0;
+    for (uint o = 0; o < count; ++o) {
+      const uint64_t other = result_key(o);
+      rank += other < key || (other == key && histogram[o] < i) ? 1u : 0u;
+    }
+    if (rank < kept) {
+      store_key(keys_out_address, out_at + rank, load_key(keys_address, i));
+      U32Array(positions_address).v[out_at + rank] = i;
+    }
+  }
+}
+
+// BOUND: the results from the keys at most the bound (`least`: this invocation's least key where
+// the segment is cached, else read here), true; false where those keys overflow the histogram's
+// memory (nothing written, the histogram's memory to be cleared).
+bool bounded_select(uint begin, uint end, bool cache, uint kept, uint out_at, uint64_t least) {
+  const uint t = gl_LocalInvocationID.x;
+  if (!cache) {
+    for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+      uint64_t read[READS];  // the loads first: READS in flight
+      for (uint u = 0; u < READS; ++u) {
+        const uint i = first + u * gl_WorkGroupSize.x;
+        read[u] = i < end ? select_key(keys_address, i) : ~0ul;
+      }
+      for (uint u = 0; u < READS; ++u) least = read[u] < least ? read[u] : least;
+    }
+  }
+  // The invocations' least keys (an invocation without keys: all ones, at least every key) in
+  // the histogram's memory, two words each; the kept-th least of them is the bound.
+  const uvec2 words = unpackUint2x32(least);
+  histogram[2 * t] = words.x;
+  histogram[2 * t + 1] = words.y;
+  barrier();
+  uint rank = 0;
+  for (uint o = 0; o < gl_WorkGroupSize.x; ++o) {
+    const uint64_t other = packUint2x32(uvec2(histogram[2 * o], histogram[2 * o + 1]));
+    rank += other < least || (other == least && o < t) ? 1u : 0u;
+  }
+  if (rank == kept - 1) selected_prefix = least;
+  if (t == 0) result_count = 0;
+  barrier();  // every least key read before the candidates take their memory
+  const uint64_t bound = selected_prefix;
+  for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
+    uint64_t read[READS];  // the loads first: READS in flight
+    for (uint u = 0; u < READS; ++u) {
+      const uint i = first + u * gl_WorkGroupSize.x;
+      read[u] = i >= end ? 0ul
+                : cache  ? packUint2x32(cached[i - begin])
+                         : select_key(keys_address, i);
+    }
+    for (uint u = 0; u < READS; ++u) {
+      const uint i = first + u * gl_WorkGroupSize.x;
+      if (i < end && read[u] <= bound) {
+        const uint r = atomicAdd(result_count, 1u);
+        if (r < RESULTS) put_result(r, i, read[u]);
+      }
+    }
+  }
+  barrier();  // every candidate counted
+  const uint count = result_count;  // uniform
+  if (count > RESULTS) return false;
+  write_ranked(count, kept, out_at);
+  barrier();  // the candidates and the cached keys are read before the next segment's
+  return true;
+}
+
 void main() {
   const uint t = gl_LocalInvocationID.x;
   const uint passes = topk_passes();
@@ -120,6 +198,8 @@ void main() {
     if (kept == 0) continue;
     const uint out_at = U32Array(out_offsets_address).v[s];
     const bool cache = end - begin <= CACHED_KEYS;  // uniform
+    const bool bounded = SORTED != 0 && BOUND != 0 && 4 * kept <= gl_WorkGroupSize.x;  // uniform
+    uint64_t least = ~0ul;  // bounded and cached: this invocation's least key
     if (cache) {
       for (uint first = begin + t; first < end; first += READS * gl_WorkGroupSize.x) {
         uint64_t read[READS];  // the loads first: READS in flight
@@ -129,11 +209,15 @@ void main() {
         }
         for (uint u = 0; u < READS; ++u) {
           const uint i = first + u * gl_WorkGroupSize.x;
-          if (i < end) cached[i - begin] = unpackUint2x32(read[u]);
+          if (i < end) {
+            cached[i - begin] = unpackUint2x32(read[u]);
+            least = read[u] < least ? read[u] : least;
+          }
         }
       }
       barrier();
     }
+    if (bounded && bounded_select(begin, end, cache, kept, out_at, least)) continue;
     uint64_t prefix = 0;
     uint before = 0, remaining = kept, bucket = 0;
     // Listed: cached[0, listed_below) the keys below the listing's prefix, cached[listed_below,
@@ -264,18 +348,7 @@ void main() {
         }
       }
       barrier();  // every result gathered
-      // Each result's place: the results before it by (key, position).
-      for (uint r = t; r < kept; r += gl_WorkGroupSize.x) {
-        const uint i = histogram[r];
-        const uint64_t key = result_key(r);
-        uint rank = 0;
-        for (uint o = 0; o < kept; ++o) {
-          const uint64_t other = result_key(o);
-          rank += other < key || (other == key && histogram[o] < i) ? 1u : 0u;
-        }
-        store_key(keys_out_address, out_at + rank, load_key(keys_address, i));
-        U32Array(positions_address).v[out_at + rank] = i;
-      }
+      write_ranked(kept, kept, out_at);  // each result's place: the results before it
       barrier();  // the results and the cached keys are read before the next segment's
       continue;
     }
