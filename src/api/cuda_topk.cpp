@@ -65,10 +65,10 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
 }
 
 // Whether the call selects floats in NumPy's order (only over the full bit range), as the sorts.
-bool numpy_order(const SortSpec& spec, const Options& options) {
+bool numpy_order(const SortSpec& spec, const Options& options, const char* what = call) {
   if (!options.numpy_float_order || spec.key_kind != key_kind_float) return false;
   if (spec.begin_bit != 0 || spec.end_bit != spec.key_words * 32)
-    throw Error(std::string(call) + ": numpy_float_order compares the full key, not bits [" +
+    throw Error(std::string(what) + ": numpy_float_order compares the full key, not bits [" +
                 std::to_string(spec.begin_bit) + ", " + std::to_string(spec.end_bit) + ")");
   return true;
 }
@@ -171,6 +171,118 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
                 {values_out, values, p.positions, results, k}, stream);
   if (indices && index_bytes == 8)
     elementwise(module, kWidenKernel, {indices, p.positions, nullptr, results, k}, stream);
+}
+
+namespace {
+
+// Per segment: the segmented argsort's positions and scratch, and the results' places where the
+// caller gives none, each aligned to 256 bytes.
+struct TopKSegmentsLayout {
+  uint64_t order = 0, argsort = 0, result_offsets = 0, total = 0;
+};
+Options segments_options(const Options& options) {
+  Options o;
+  o.descending = options.descending;
+  o.begin_bit = options.begin_bit;
+  o.end_bit = options.end_bit;
+  o.numpy_float_order = options.numpy_float_order;
+  return o;
+}
+TopKSegmentsLayout topk_segments_layout(KeyType key_type, uint64_t n, uint64_t segments,
+                                        const Options& options) {
+  TopKSegmentsLayout l;
+  uint64_t at = 0;
+  auto take = [&at](uint64_t bytes) {
+    const uint64_t offset = at;
+    at += align_up(bytes, 256);
+    return offset;
+  };
+  l.order = take(n * 4);
+  l.argsort = take(segmented_argsort_scratch_bytes(key_type, 4, n, segments,
+                                                   segments_options(options)));
+  l.result_offsets = take((segments + 1) * 4);
+  l.total = at;
+  return l;
+}
+void check_segments_call(KeyType key_type, uint64_t n, uint64_t segments,
+                         const Options& options) {
+  const char* segments_call = "topk_segments";
+  numpy_order(make_sort_spec(key_type, 0, options.descending, options.begin_bit, options.end_bit),
+              options, segments_call);
+  if (n >= max_n)
+    throw Error(std::string(segments_call) + ": the CUDA face takes fewer than 2^32 keys, not " +
+                std::to_string(n));
+  if (segments >= max_n)
+    throw Error(std::string(segments_call) + ": fewer than 2^32 segments, not " +
+                std::to_string(segments));
+  if (n > 0 && segments == 0)
+    throw Error(std::string(segments_call) + ": no segments for " + std::to_string(n) + " keys");
+  if (options.count || options.keys_in || options.sorted_keys)
+    throw Error(std::string(segments_call) +
+                ": options.count, keys_in and sorted_keys do not apply (the offsets give n)");
+}
+
+}  // namespace
+
+uint64_t topk_segments_scratch_bytes(KeyType key_type, uint64_t n, uint64_t segments, uint64_t k,
+                                     const Options& options) {
+  check_segments_call(key_type, n, segments, options);
+  if (n == 0 || k == 0) return 0;
+  return topk_segments_layout(key_type, n, segments, options).total;
+}
+
+void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const void* offsets,
+                       uint32_t offset_bytes, uint64_t segments, uint64_t k, void* keys_out,
+                       const void* values, void* values_out, uint32_t value_bytes, void* indices,
+                       uint32_t index_bytes, uint32_t* result_offsets, Stream stream,
+                       const Options& options) {
+  const std::string what = "topk_segments: ";
+  check_segments_call(key_type, n, segments, options);
+  const bool with_values = values || values_out;
+  if (with_values && k > 0 && (!values || !values_out))
+    throw Error(what + "values need both the input values and values_out");
+  if (with_values && value_bytes != 4 && value_bytes != 8)
+    throw Error(what + "values are 4 or 8 bytes wide, not " + std::to_string(value_bytes));
+  if (indices && index_bytes != 4 && index_bytes != 8)
+    throw Error(what + "indices are 4 or 8 bytes wide, not " + std::to_string(index_bytes));
+  if (offset_bytes != 4 && offset_bytes != 8)
+    throw Error(what + "offsets are 4 or 8 bytes wide, not " + std::to_string(offset_bytes));
+  if (n == 0 || k == 0) return;
+  if (!keys || !offsets) throw Error(what + (!keys ? "keys are null" : "offsets are null"));
+  if (!keys_out && !values_out && !indices && !result_offsets)
+    throw Error(what + "nothing to write (no output keys, values, indices or result offsets)");
+  const StreamContext context(stream);
+  Module& module = module_for(context.context());
+  const TopKSegmentsLayout l = topk_segments_layout(key_type, n, segments, options);
+  const CallScratch scratch(options, l.total, stream, what,
+                            "this top-k needs (topk_segments_scratch_bytes)");
+  uint32_t* order = scratch.at<uint32_t>(l.order);
+  Options argsort = segments_options(options);
+  argsort.scratch = scratch.at<void>(l.argsort);
+  argsort.scratch_size = l.result_offsets - l.argsort;
+  segmented_argsort_raw(key_type, keys, order, 4, n, offsets, offset_bytes, segments, stream,
+                        argsort);
+  const TopKSegmentsParams p{
+      .keys = keys,
+      .keys_out = keys_out,
+      .values = values,
+      .values_out = values_out,
+      .indices = indices,
+      .order = order,
+      .offsets = offsets,
+      .result_offsets = result_offsets ? result_offsets : scratch.at<uint32_t>(l.result_offsets),
+      .segments = segments,
+      .k = k,
+      .key_bytes = key_bytes(key_type),
+      .value_bytes = value_bytes,
+      .index_bytes = index_bytes,
+      .offset_bytes = offset_bytes};
+  launch(module.function(kTopKSegmentOffsets), 1, kTopKSegmentOffsetsThreads, 0, stream, p);
+  const uint64_t blocks = std::clamp<uint64_t>(
+      (segments + kTopKSegmentTakeThreads / 32 - 1) / (kTopKSegmentTakeThreads / 32), 1,
+      8ull * module.sm_count());
+  launch(module.function(kTopKSegmentTake), uint32_t(blocks), kTopKSegmentTakeThreads, 0, stream,
+         p);
 }
 
 }  // namespace gpusort::cuda

@@ -81,6 +81,30 @@ inline constexpr const char* kTopKCount = "gpusort_topk_count_";
 inline constexpr const char* kTopKScan = "gpusort_topk_scan";
 inline constexpr const char* kTopKWrite = "gpusort_topk_write_";
 
+// ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
+//
+// After the face's segmented argsort (`order`: the positions in the order of the sort, each
+// segment's in its own range), two launches: the results' places (one block: S + 1 u32, an
+// exclusive sum of min(k, length) per segment, the total last) and the take (a warp per segment,
+// a grid striding over them): result j of segment s, the key at order[offsets[s] + j] with its
+// value and position, to result_offsets[s] + j.
+struct TopKSegmentsParams {
+  const void* keys;      // n keys (key_bytes each)
+  void* keys_out;        // the results' keys, or null
+  const void* values;    // n values (value_bytes each), or null
+  void* values_out;      // the results' values, or null
+  void* indices;         // the results' positions (index_bytes each), or null
+  const uint32_t* order;
+  const void* offsets;       // S + 1 CSR offsets (offset_bytes each)
+  uint32_t* result_offsets;  // S + 1: each segment's first result, the total last
+  unsigned long long segments, k;
+  uint32_t key_bytes, value_bytes, index_bytes, offset_bytes;
+};
+inline constexpr uint32_t kTopKSegmentOffsetsThreads = 1024;
+inline constexpr uint32_t kTopKSegmentTakeThreads = 256;
+inline constexpr const char* kTopKSegmentOffsets = "gpusort_topk_segment_offsets";
+inline constexpr const char* kTopKSegmentTake = "gpusort_topk_segment_take";
+
 }  // namespace gpusort::cuda
 
 #endif  // GPUSORT_ALGORITHMS_TOPK_CUDA_TOPK_PARAMS_HPP
