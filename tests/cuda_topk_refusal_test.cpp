@@ -204,6 +204,24 @@ TEST(CudaTopK, PerSegmentRefusals) {
   EXPECT_EQ(gpusort_cuda_topk_segments_scratch_bytes(GPUSORT_KEY_F64, 1000, 10, 5, nullptr, &bytes),
             GPUSORT_OK);
   EXPECT_EQ(bytes, gpusort::cuda::topk_segments_scratch_bytes(KeyType::f64, 1000, 10, 5));
+  // Rows: their offsets made on the GPU, in the scratch too; 2^32 keys refused.
+  EXPECT_GE(gpusort::cuda::topk_rows_scratch_bytes(KeyType::u32, 10, 100, 5),
+            gpusort::cuda::topk_segments_scratch_bytes(KeyType::u32, 1000, 10, 5) + 11 * 8);
+  EXPECT_EQ(gpusort_cuda_topk_rows_scratch_bytes(GPUSORT_KEY_F32, 10, 100, 5, nullptr, &bytes),
+            GPUSORT_OK);
+  EXPECT_EQ(bytes, gpusort::cuda::topk_rows_scratch_bytes(KeyType::f32, 10, 100, 5));
+  EXPECT_EQ(message_of([&] {
+              gpusort::cuda::topk_rows_raw(KeyType::f32, keys, 1u << 16, 1u << 16, 1, out, nullptr,
+                                           nullptr, 0, nullptr, 0, nullptr);
+            }),
+            "topk_rows: 65536 rows of 65536 keys: the CUDA face takes fewer than 2^32 keys");
+  EXPECT_NO_THROW(gpusort::cuda::topk_rows_raw(KeyType::f32, keys, 2, 2, 0, out, nullptr, nullptr,
+                                               0, nullptr, 0, nullptr));
+  if (!gpusort::cuda::unavailable_why().empty())
+    EXPECT_EQ(gpusort_cuda_topk_rows(GPUSORT_KEY_F32, keys, 2, 2, 1, out, nullptr, nullptr, 0,
+                                     nullptr, 0, nullptr, nullptr),
+              GPUSORT_ERROR_NOT_AVAILABLE);
+  EXPECT_EQ(out[0], 7.0f);
 }
 
 }  // namespace

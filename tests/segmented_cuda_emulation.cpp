@@ -107,7 +107,8 @@ void check_not_csr(const std::string& name, const std::vector<uint32_t>& keys,
 // another, with values (8 bytes where wide, else 4) and positions (index_bytes).
 template <class OffsetT>
 void check_topk(const std::string& name, const std::vector<uint32_t>& keys,
-                const std::vector<OffsetT>& offsets, uint64_t k, bool wide) {
+                const std::vector<OffsetT>& offsets, uint64_t k, bool wide,
+                bool in_segment = false) {
   ++checks;
   std::vector<uint32_t> permutation, sorted, segment;
   compose(keys, offsets, permutation, sorted, segment);  // the segmented argsort
@@ -136,6 +137,7 @@ void check_topk(const std::string& name, const std::vector<uint32_t>& keys,
   p.key_bytes = 4;
   p.value_bytes = p.index_bytes = wide ? 8 : 4;
   p.offset_bytes = sizeof(OffsetT);
+  p.in_segment = in_segment;
   cuda_emulation::launch(gpusort_topk_segment_offsets, 1, kTopKSegmentOffsetsThreads, p);
   cuda_emulation::launch(gpusort_topk_segment_take, 2, kTopKSegmentTakeThreads, p);
 
@@ -151,7 +153,7 @@ void check_topk(const std::string& name, const std::vector<uint32_t>& keys,
                      [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     for (uint64_t j = 0; j < std::min<uint64_t>(k, order.size()); ++j, ++at) {
       want_keys[at] = keys[order[j]];
-      want_indices[at] = order[j];
+      want_indices[at] = order[j] - (in_segment ? uint32_t(offsets[s]) : 0u);
       want_values[at] = wide ? values[order[j]] : uint32_t(values[order[j]]);
     }
   }
@@ -161,12 +163,32 @@ void check_topk(const std::string& name, const std::vector<uint32_t>& keys,
     got_values[i] = wide ? values_out[i] : values32_out[i];
     got_indices[i] = wide ? indices64[i] : indices32[i];
   }
-  const std::string what = name + " k=" + std::to_string(k) + (wide ? " wide" : "");
+  const std::string what = name + " k=" + std::to_string(k) + (wide ? " wide" : "") +
+                           (in_segment ? " in segment" : "");
   if (result_offsets != want_offsets) return fail(what + ": result offsets");
   if (keys_out != want_keys) return fail(what + ": keys");
   if (got_values != want_values) return fail(what + ": values");
   if (!std::equal(got_indices.begin(), got_indices.end(), want_indices.begin()))
     return fail(what + ": indices");
+}
+
+// Rows of one length: the offsets made on the GPU (topk_rows_raw), then their top-k with
+// positions within the row.
+void check_rows(const std::string& name, const std::vector<uint32_t>& keys, uint64_t rows,
+                uint64_t k) {
+  ++checks;
+  const uint64_t length = keys.size() / rows;
+  std::vector<unsigned long long> offsets(rows + 2, 0x5c5c5c5c5c5c5c5cull);
+  TopKSegmentsParams p{};
+  p.offsets = offsets.data();
+  p.segments = rows;
+  p.row_length = length;
+  cuda_emulation::launch(gpusort_topk_row_offsets, 2, kTopKSegmentTakeThreads, p);
+  for (uint64_t s = 0; s <= rows; ++s)
+    if (offsets[s] != s * length) return fail(name + ": row offset " + std::to_string(s));
+  if (offsets[rows + 1] != 0x5c5c5c5c5c5c5c5cull) return fail(name + ": past the row offsets");
+  offsets.pop_back();
+  check_topk(name + " rows", keys, offsets, k, k % 2 == 0, true);
 }
 
 }  // namespace
@@ -200,6 +222,9 @@ int main() {
         check_topk(name + " top-k, one key a segment", keys,
                    std::vector<unsigned long long>(singles.begin(), singles.end()), k, k % 2 == 0);
       }
+      for (uint64_t rows : {uint64_t(1), uint64_t(n % 7 == 0 ? 7 : 1), uint64_t(n)})
+        for (uint64_t k : {uint64_t(1), uint64_t(n / rows / 2 + 1), uint64_t(n + 1)})
+          check_rows(name + " " + std::to_string(rows), std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows), rows, k);
       check_not_csr(name + " falling offsets", keys, std::vector<uint32_t>{0, n, n / 2, 0, n});
       check_not_csr(name + " offsets past n", keys, std::vector<uint32_t>{0, n + 5, 3 * n, n});
     }

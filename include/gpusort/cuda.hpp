@@ -201,5 +201,15 @@ void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const voi
                        const void* values, void* values_out, uint32_t value_bytes, void* indices,
                        uint32_t index_bytes, uint32_t* result_offsets, Stream stream,
                        const Options& options = {});
+// Per row: `rows` rows of row_length keys one after another (a row-major matrix), each giving its
+// first min(k, row_length) keys of its stable sort: outputs of rows x min(k, row_length)
+// elements, row r's results from r min(k, row_length), indices positions within the row (as
+// torch.topk's along the last dimension). Otherwise as topk_segments_raw.
+uint64_t topk_rows_scratch_bytes(KeyType key_type, uint64_t rows, uint64_t row_length, uint64_t k,
+                                 const Options& options = {});
+void topk_rows_raw(KeyType key_type, const void* keys, uint64_t rows, uint64_t row_length,
+                   uint64_t k, void* keys_out, const void* values, void* values_out,
+                   uint32_t value_bytes, void* indices, uint32_t index_bytes, Stream stream,
+                   const Options& options = {});
 
 }  // namespace gpusort::cuda

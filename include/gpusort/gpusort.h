@@ -340,6 +340,19 @@ gpusort_status gpusort_cuda_topk_segments(gpusort_key_type key_type, const void*
                                           uint32_t index_bytes, uint32_t* result_offsets,
                                           gpusort_cuda_stream stream,
                                           const gpusort_cuda_options* options);
+/* Top-k per row (gpusort::cuda::topk_rows_raw): rows x row_length keys, row after row, each row's
+ * first min(k, row_length) of its stable sort: outputs of rows x min(k, row_length) elements,
+ * indices positions within the row. Scratch: gpusort_cuda_topk_rows_scratch_bytes. */
+gpusort_status gpusort_cuda_topk_rows_scratch_bytes(gpusort_key_type key_type, uint64_t rows,
+                                                    uint64_t row_length, uint64_t k,
+                                                    const gpusort_cuda_options* options,
+                                                    uint64_t* bytes);
+gpusort_status gpusort_cuda_topk_rows(gpusort_key_type key_type, const void* keys, uint64_t rows,
+                                      uint64_t row_length, uint64_t k, void* keys_out,
+                                      const void* values, void* values_out, uint32_t value_bytes,
+                                      void* indices, uint32_t index_bytes,
+                                      gpusort_cuda_stream stream,
+                                      const gpusort_cuda_options* options);
 
 /* ---- Errors ---- */
 

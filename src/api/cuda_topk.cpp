@@ -175,10 +175,10 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
 
 namespace {
 
-// Per segment: the segmented argsort's positions and scratch, and the results' places where the
-// caller gives none, each aligned to 256 bytes.
+// Per segment: the segmented argsort's positions and scratch, the results' places where the
+// caller gives none, and for rows their offsets, each aligned to 256 bytes.
 struct TopKSegmentsLayout {
-  uint64_t order = 0, argsort = 0, result_offsets = 0, total = 0;
+  uint64_t order = 0, argsort = 0, result_offsets = 0, row_offsets = 0, total = 0;
 };
 Options segments_options(const Options& options) {
   Options o;
@@ -189,7 +189,7 @@ Options segments_options(const Options& options) {
   return o;
 }
 TopKSegmentsLayout topk_segments_layout(KeyType key_type, uint64_t n, uint64_t segments,
-                                        const Options& options) {
+                                        bool rows, const Options& options) {
   TopKSegmentsLayout l;
   uint64_t at = 0;
   auto take = [&at](uint64_t bytes) {
@@ -201,43 +201,36 @@ TopKSegmentsLayout topk_segments_layout(KeyType key_type, uint64_t n, uint64_t s
   l.argsort = take(segmented_argsort_scratch_bytes(key_type, 4, n, segments,
                                                    segments_options(options)));
   l.result_offsets = take((segments + 1) * 4);
+  if (rows) l.row_offsets = take((segments + 1) * 8);
   l.total = at;
   return l;
 }
-void check_segments_call(KeyType key_type, uint64_t n, uint64_t segments,
+void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_t segments,
                          const Options& options) {
-  const char* segments_call = "topk_segments";
   numpy_order(make_sort_spec(key_type, 0, options.descending, options.begin_bit, options.end_bit),
-              options, segments_call);
+              options, what);
   if (n >= max_n)
-    throw Error(std::string(segments_call) + ": the CUDA face takes fewer than 2^32 keys, not " +
+    throw Error(std::string(what) + ": the CUDA face takes fewer than 2^32 keys, not " +
                 std::to_string(n));
   if (segments >= max_n)
-    throw Error(std::string(segments_call) + ": fewer than 2^32 segments, not " +
+    throw Error(std::string(what) + ": fewer than 2^32 segments, not " +
                 std::to_string(segments));
   if (n > 0 && segments == 0)
-    throw Error(std::string(segments_call) + ": no segments for " + std::to_string(n) + " keys");
+    throw Error(std::string(what) + ": no segments for " + std::to_string(n) + " keys");
   if (options.count || options.keys_in || options.sorted_keys)
-    throw Error(std::string(segments_call) +
+    throw Error(std::string(what) +
                 ": options.count, keys_in and sorted_keys do not apply (the offsets give n)");
 }
 
-}  // namespace
-
-uint64_t topk_segments_scratch_bytes(KeyType key_type, uint64_t n, uint64_t segments, uint64_t k,
-                                     const Options& options) {
-  check_segments_call(key_type, n, segments, options);
-  if (n == 0 || k == 0) return 0;
-  return topk_segments_layout(key_type, n, segments, options).total;
-}
-
-void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const void* offsets,
-                       uint32_t offset_bytes, uint64_t segments, uint64_t k, void* keys_out,
-                       const void* values, void* values_out, uint32_t value_bytes, void* indices,
-                       uint32_t index_bytes, uint32_t* result_offsets, Stream stream,
-                       const Options& options) {
-  const std::string what = "topk_segments: ";
-  check_segments_call(key_type, n, segments, options);
+// The per-segment top-k of topk_segments_raw (the caller's offsets) and topk_rows_raw (rows:
+// segments of row_length, their offsets made first, positions within the row).
+void segments_topk(const char* name, KeyType key_type, const void* keys, uint64_t n, bool rows,
+                   const void* offsets, uint32_t offset_bytes, uint64_t segments,
+                   uint64_t row_length, uint64_t k, void* keys_out, const void* values,
+                   void* values_out, uint32_t value_bytes, void* indices, uint32_t index_bytes,
+                   uint32_t* result_offsets, Stream stream, const Options& options) {
+  const std::string what = std::string(name) + ": ";
+  check_segments_call(name, key_type, n, segments, options);
   const bool with_values = values || values_out;
   if (with_values && k > 0 && (!values || !values_out))
     throw Error(what + "values need both the input values and values_out");
@@ -245,44 +238,92 @@ void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const voi
     throw Error(what + "values are 4 or 8 bytes wide, not " + std::to_string(value_bytes));
   if (indices && index_bytes != 4 && index_bytes != 8)
     throw Error(what + "indices are 4 or 8 bytes wide, not " + std::to_string(index_bytes));
-  if (offset_bytes != 4 && offset_bytes != 8)
+  if (!rows && offset_bytes != 4 && offset_bytes != 8)
     throw Error(what + "offsets are 4 or 8 bytes wide, not " + std::to_string(offset_bytes));
   if (n == 0 || k == 0) return;
-  if (!keys || !offsets) throw Error(what + (!keys ? "keys are null" : "offsets are null"));
+  if (!keys || (!rows && !offsets))
+    throw Error(what + (!keys ? "keys are null" : "offsets are null"));
   if (!keys_out && !values_out && !indices && !result_offsets)
     throw Error(what + "nothing to write (no output keys, values, indices or result offsets)");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
-  const TopKSegmentsLayout l = topk_segments_layout(key_type, n, segments, options);
-  const CallScratch scratch(options, l.total, stream, what,
-                            "this top-k needs (topk_segments_scratch_bytes)");
-  uint32_t* order = scratch.at<uint32_t>(l.order);
-  Options argsort = segments_options(options);
-  argsort.scratch = scratch.at<void>(l.argsort);
-  argsort.scratch_size = l.result_offsets - l.argsort;
-  segmented_argsort_raw(key_type, keys, order, 4, n, offsets, offset_bytes, segments, stream,
-                        argsort);
-  const TopKSegmentsParams p{
+  const TopKSegmentsLayout l = topk_segments_layout(key_type, n, segments, rows, options);
+  const std::string needs = std::string("this top-k needs (") + name + "_scratch_bytes)";
+  const CallScratch scratch(options, l.total, stream, what, needs.c_str());
+  TopKSegmentsParams p{
       .keys = keys,
       .keys_out = keys_out,
       .values = values,
       .values_out = values_out,
       .indices = indices,
-      .order = order,
-      .offsets = offsets,
+      .order = scratch.at<uint32_t>(l.order),
+      .offsets = rows ? scratch.at<void>(l.row_offsets) : offsets,
       .result_offsets = result_offsets ? result_offsets : scratch.at<uint32_t>(l.result_offsets),
       .segments = segments,
       .k = k,
       .key_bytes = key_bytes(key_type),
       .value_bytes = value_bytes,
       .index_bytes = index_bytes,
-      .offset_bytes = offset_bytes};
+      .offset_bytes = rows ? 8u : offset_bytes,
+      .in_segment = rows ? 1u : 0u,
+      .row_length = row_length};
+  const uint64_t warps_per_block = kTopKSegmentTakeThreads / 32;
+  const uint32_t grid = uint32_t(std::clamp<uint64_t>(
+      (segments + warps_per_block - 1) / warps_per_block, 1, 8ull * module.sm_count()));
+  if (rows) launch(module.function(kTopKRowOffsets), grid, kTopKSegmentTakeThreads, 0, stream, p);
+  Options argsort = segments_options(options);
+  argsort.scratch = scratch.at<void>(l.argsort);
+  argsort.scratch_size = l.result_offsets - l.argsort;
+  segmented_argsort_raw(key_type, keys, const_cast<uint32_t*>(p.order), 4, n, p.offsets,
+                        p.offset_bytes, segments, stream, argsort);
   launch(module.function(kTopKSegmentOffsets), 1, kTopKSegmentOffsetsThreads, 0, stream, p);
-  const uint64_t blocks = std::clamp<uint64_t>(
-      (segments + kTopKSegmentTakeThreads / 32 - 1) / (kTopKSegmentTakeThreads / 32), 1,
-      8ull * module.sm_count());
-  launch(module.function(kTopKSegmentTake), uint32_t(blocks), kTopKSegmentTakeThreads, 0, stream,
-         p);
+  launch(module.function(kTopKSegmentTake), grid, kTopKSegmentTakeThreads, 0, stream, p);
+}
+
+}  // namespace
+
+uint64_t topk_segments_scratch_bytes(KeyType key_type, uint64_t n, uint64_t segments, uint64_t k,
+                                     const Options& options) {
+  check_segments_call("topk_segments", key_type, n, segments, options);
+  if (n == 0 || k == 0) return 0;
+  return topk_segments_layout(key_type, n, segments, false, options).total;
+}
+
+void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const void* offsets,
+                       uint32_t offset_bytes, uint64_t segments, uint64_t k, void* keys_out,
+                       const void* values, void* values_out, uint32_t value_bytes, void* indices,
+                       uint32_t index_bytes, uint32_t* result_offsets, Stream stream,
+                       const Options& options) {
+  segments_topk("topk_segments", key_type, keys, n, false, offsets, offset_bytes, segments, 0, k,
+                keys_out, values, values_out, value_bytes, indices, index_bytes, result_offsets,
+                stream, options);
+}
+
+namespace {
+// rows x row_length keys, refused from 2^32 (the CUDA face's positions are u32).
+uint64_t rows_keys(uint64_t rows, uint64_t row_length) {
+  if (row_length != 0 && rows > (max_n - 1) / row_length)
+    throw Error("topk_rows: " + std::to_string(rows) + " rows of " + std::to_string(row_length) +
+                " keys: the CUDA face takes fewer than 2^32 keys");
+  return rows * row_length;
+}
+}  // namespace
+
+uint64_t topk_rows_scratch_bytes(KeyType key_type, uint64_t rows, uint64_t row_length, uint64_t k,
+                                 const Options& options) {
+  const uint64_t n = rows_keys(rows, row_length);
+  check_segments_call("topk_rows", key_type, n, rows, options);
+  if (n == 0 || k == 0) return 0;
+  return topk_segments_layout(key_type, n, rows, true, options).total;
+}
+
+void topk_rows_raw(KeyType key_type, const void* keys, uint64_t rows, uint64_t row_length,
+                   uint64_t k, void* keys_out, const void* values, void* values_out,
+                   uint32_t value_bytes, void* indices, uint32_t index_bytes, Stream stream,
+                   const Options& options) {
+  segments_topk("topk_rows", key_type, keys, rows_keys(rows, row_length), true, nullptr, 8, rows,
+                row_length, k, keys_out, values, values_out, value_bytes, indices, index_bytes,
+                nullptr, stream, options);
 }
 
 }  // namespace gpusort::cuda

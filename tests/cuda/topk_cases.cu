@@ -360,9 +360,12 @@ void templates(cudaStream_t stream) {
 // Per segment (gpusort_cuda_topk_segments): each segment's first min(k, length) of its stable
 // sort, one segment after another, with their values and positions, and the result offsets; every
 // output compared whole, one slot past the results checked untouched.
+// rows > 0: through gpusort_cuda_topk_rows, the offsets those rows' (positions within the row, no
+// result offsets written).
 template <class O>
 void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uint32_t value_bytes,
-                  uint32_t index_bytes, bool with_keys, uint64_t seed, cudaStream_t stream) {
+                  uint32_t index_bytes, bool with_keys, uint64_t seed, cudaStream_t stream,
+                  uint64_t rows = 0) {
   ++*checks_;
   const KeyKind& t = *a.type;
   const std::vector<uint64_t> keys = make_keys(t, a.spread, a.n, seed);
@@ -381,7 +384,7 @@ void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uin
       const uint64_t i = offsets[s] + order[j];
       want_keys[at] = keys[i];
       want_values[at] = value_bytes == 4 ? uint32_t(values[i]) : values[i];
-      want_indices[at] = i;
+      want_indices[at] = rows ? i - offsets[s] : i;
     }
   }
   want_offsets[segments] = uint32_t(at);
@@ -418,12 +421,18 @@ void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uin
                 (unsigned long long)k, a.descending ? "desc" : "asc", unsigned(sizeof(O)), value_bytes,
                 index_bytes, int(with_keys));
   const std::string what = text;
-  if (gpusort_cuda_topk_segments(t.key, d_keys, a.n, d_offsets, sizeof(O), segments, k,
-                                 with_keys ? keys_out : nullptr, value_bytes ? d_values : nullptr,
-                                 value_bytes ? values_out : nullptr, value_bytes,
-                                 index_bytes ? indices : nullptr, index_bytes,
-                                 static_cast<uint32_t*>(result_offsets), stream,
-                                 &options) != GPUSORT_OK) {
+  const gpusort_status status =
+      rows ? gpusort_cuda_topk_rows(t.key, d_keys, rows, a.n / rows, k,
+                                    with_keys ? keys_out : nullptr, value_bytes ? d_values : nullptr,
+                                    value_bytes ? values_out : nullptr, value_bytes,
+                                    index_bytes ? indices : nullptr, index_bytes, stream, &options)
+           : gpusort_cuda_topk_segments(t.key, d_keys, a.n, d_offsets, sizeof(O), segments, k,
+                                        with_keys ? keys_out : nullptr,
+                                        value_bytes ? d_values : nullptr,
+                                        value_bytes ? values_out : nullptr, value_bytes,
+                                        index_bytes ? indices : nullptr, index_bytes,
+                                        static_cast<uint32_t*>(result_offsets), stream, &options);
+  if (status != GPUSORT_OK) {
     fail(what + ": " + gpusort_last_error());
   } else {
     cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -449,7 +458,7 @@ void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uin
     uint32_t past = 0;
     std::memset(&past, poison, 4);
     // n = 0 or k = 0: the call does nothing, the result offsets included.
-    bool ok = a.n == 0 || k == 0
+    bool ok = a.n == 0 || k == 0 || rows
                   ? std::all_of(got_offsets.begin(), got_offsets.end(), [&](uint32_t v) { return v == past; })
                   : std::equal(want_offsets.begin(), want_offsets.end(), got_offsets.begin()) &&
                         got_offsets[segments + 1] == past;
@@ -488,9 +497,12 @@ void topk_segment_cases(cudaStream_t stream, uint64_t& seed) {
         run_segments(Array{&t, s, n, !desc}, std::vector<uint32_t>(random.begin(), random.end()),
                      k, 4, 8, false, ++seed, stream);
         run_segments(Array{&t, s, n, desc}, rows(50, 100), k, 0, 8, true, ++seed, stream);
+        run_segments(Array{&t, s, n, !desc}, rows(50, 100), k, 4, 8, true, ++seed, stream, 50);
       }
       run_segments(Array{&t, s, 300000, false}, rows(3, 100000), 65536, 4, 4, true, ++seed, stream);
       run_segments(Array{&t, s, 3000, true, 3, 17}, rows(30, 100), 7, 0, 4, true, ++seed, stream);
+      run_segments(Array{&t, s, 32768 * 4, false}, rows(32768, 4), 3, 0, 8, true, ++seed, stream,
+                   32768);
     }
   // n = 0, and k = 0: nothing written.
   run_segments(Array{&kinds[0], uniform, 0}, std::vector<uint64_t>{0, 0}, 5, 4, 4, true, ++seed, stream);

@@ -99,11 +99,15 @@ struct TopKSegmentsParams {
   uint32_t* result_offsets;  // S + 1: each segment's first result, the total last
   unsigned long long segments, k;
   uint32_t key_bytes, value_bytes, index_bytes, offset_bytes;
+  uint32_t in_segment;  // 1: positions from the segment's first key (rows), else in the array
+  unsigned long long row_length;  // rows: offsets[s] = s row_length (the row offsets kernel)
 };
 inline constexpr uint32_t kTopKSegmentOffsetsThreads = 1024;
 inline constexpr uint32_t kTopKSegmentTakeThreads = 256;
 inline constexpr const char* kTopKSegmentOffsets = "gpusort_topk_segment_offsets";
 inline constexpr const char* kTopKSegmentTake = "gpusort_topk_segment_take";
+// Rows of one length: their S + 1 offsets (u64, into `offsets`) made on the GPU first.
+inline constexpr const char* kTopKRowOffsets = "gpusort_topk_row_offsets";
 
 }  // namespace gpusort::cuda
 

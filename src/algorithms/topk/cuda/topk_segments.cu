@@ -72,9 +72,20 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKSegmentTakeThre
         else copy<u64>(p.values_out, out + j, p.values, i);
       }
       if (p.indices) {
-        if (p.index_bytes == 4) static_cast<uint32_t*>(p.indices)[out + j] = i;
-        else static_cast<u64*>(p.indices)[out + j] = i;
+        const u64 position = p.in_segment != 0 ? i - g.begin : i;
+        if (p.index_bytes == 4) static_cast<uint32_t*>(p.indices)[out + j] = uint32_t(position);
+        else static_cast<u64*>(p.indices)[out + j] = position;
       }
     }
   }
+}
+
+// Rows of one length: offsets[s] = s row_length for s in [0, S] (u64, written into `offsets`).
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKSegmentTakeThreads)
+    gpusort_topk_row_offsets(const gpusort::cuda::TopKSegmentsParams p) {
+  using gpusort::cuda::topk_segments::u64;
+  u64* offsets = static_cast<u64*>(const_cast<void*>(p.offsets));
+  for (u64 s = u64(blockIdx.x) * blockDim.x + threadIdx.x; s <= p.segments;
+       s += u64(gridDim.x) * blockDim.x)
+    offsets[s] = s * p.row_length;
 }
