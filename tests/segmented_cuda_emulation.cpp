@@ -191,6 +191,54 @@ void check_rows(const std::string& name, const std::vector<uint32_t>& keys, uint
   check_topk(name + " rows", keys, offsets, k, k % 2 == 0, true);
 }
 
+// Rows of up to kTopKRowsCapacity keys: a block a row (rows_select: the bound from the threads'
+// least keys, or the row sorted in shared memory), against each row's stable order.
+void check_rows_select(const std::string& name, const std::vector<uint32_t>& keys, uint64_t rows,
+                       uint64_t k, bool descending) {
+  ++checks;
+  const uint64_t length = keys.size() / rows, kept = std::min(k, length);
+  const uint32_t poison = 0x5c5c5c5c;
+  std::vector<uint32_t> keys_out(rows * kept + 1, poison), indices(rows * kept + 1, poison);
+  std::vector<unsigned long long> values(keys.size()), values_out(rows * kept + 1, poison);
+  for (uint64_t i = 0; i < values.size(); ++i) values[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+  TopKSegmentsParams p{};
+  p.keys = keys.data();
+  p.keys_out = keys_out.data();
+  p.values = values.data();
+  p.values_out = values_out.data();
+  p.indices = indices.data();
+  p.segments = rows;
+  p.k = k;
+  p.key_bytes = 4;
+  p.value_bytes = 8;
+  p.index_bytes = 4;
+  p.in_segment = 1;
+  p.row_length = length;
+  p.mask = 0xffffffffull;
+  p.descending = descending;
+  cuda_emulation::launch(gpusort_topk_rows_select_32, 3, kTopKRowsThreads, p);
+  std::vector<uint32_t> want_keys(rows * kept + 1, poison), want_indices(rows * kept + 1, poison);
+  std::vector<unsigned long long> want_values(rows * kept + 1, poison);
+  for (uint64_t r = 0; r < rows; ++r) {
+    std::vector<uint32_t> order(length);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const uint32_t x = keys[r * length + a], y = keys[r * length + b];
+      return descending ? x > y : x < y;
+    });
+    for (uint64_t j = 0; j < kept; ++j) {
+      want_keys[r * kept + j] = keys[r * length + order[j]];
+      want_indices[r * kept + j] = order[j];
+      want_values[r * kept + j] = values[r * length + order[j]];
+    }
+  }
+  const std::string what = name + " rows " + std::to_string(rows) + " k=" + std::to_string(k) +
+                           (descending ? " descending" : "");
+  if (keys_out != want_keys) return fail(what + ": keys");
+  if (indices != want_indices) return fail(what + ": indices");
+  if (values_out != want_values) return fail(what + ": values");
+}
+
 }  // namespace
 
 int main() {
@@ -225,6 +273,12 @@ int main() {
       for (uint64_t rows : {uint64_t(1), uint64_t(n % 7 == 0 ? 7 : 1), uint64_t(n)})
         for (uint64_t k : {uint64_t(1), uint64_t(n / rows / 2 + 1), uint64_t(n + 1)})
           check_rows(name + " " + std::to_string(rows), std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows), rows, k);
+      // (512 emulated threads a block: a few rows each.)
+      for (uint64_t rows : {uint64_t(1), uint64_t(7)})
+        for (uint64_t k : {uint64_t(1), uint64_t(100), uint64_t(128), uint64_t(129), uint64_t(n + 1)})
+          if (n <= 1000 && n >= rows)
+            check_rows_select(name, std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows),
+                              rows, k, k % 2 == 0);
       check_not_csr(name + " falling offsets", keys, std::vector<uint32_t>{0, n, n / 2, 0, n});
       check_not_csr(name + " offsets past n", keys, std::vector<uint32_t>{0, n + 5, 3 * n, n});
     }

@@ -222,6 +222,44 @@ void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_
                 ": options.count, keys_in and sorted_keys do not apply (the offsets give n)");
 }
 
+// Rows of up to kTopKRowsCapacity keys: a block per row (topk_segments.cu's rows_select), no
+// scratch.
+void rows_select(KeyType key_type, const void* keys, uint64_t rows, uint64_t row_length,
+                 uint64_t k, void* keys_out, const void* values, void* values_out,
+                 uint32_t value_bytes, void* indices, uint32_t index_bytes, Stream stream,
+                 const Options& options) {
+  if (!keys) throw Error("topk_rows: keys are null");
+  if (!keys_out && !values_out && !indices)
+    throw Error("topk_rows: nothing to write (no output keys, values or indices)");
+  const SortSpec spec =
+      make_sort_spec(key_type, 0, options.descending, options.begin_bit, options.end_bit);
+  const StreamContext context(stream);
+  Module& module = module_for(context.context());
+  const uint32_t key_bytes = spec.key_words * 4;
+  const uint64_t below_end = spec.end_bit >= 64 ? ~0ull : (1ull << spec.end_bit) - 1;
+  const TopKSegmentsParams p{.keys = keys,
+                             .keys_out = keys_out,
+                             .values = values,
+                             .values_out = values_out,
+                             .indices = indices,
+                             .segments = rows,
+                             .k = k,
+                             .key_bytes = key_bytes,
+                             .value_bytes = value_bytes,
+                             .index_bytes = index_bytes,
+                             .in_segment = 1,
+                             .row_length = row_length,
+                             .mask = below_end & ~((1ull << spec.begin_bit) - 1),
+                             .key_kind = spec.key_kind,
+                             .descending = spec.descending ? 1u : 0u,
+                             .numpy = numpy_order(spec, options, "topk_rows") ? 1u : 0u};
+  const CUfunction select =
+      module.function(kTopKRowsSelect + std::string(key_bytes == 4 ? "32" : "64"),
+                      topk_rows_shared_bytes(key_bytes, kTopKRowsCapacity));
+  const uint32_t grid = uint32_t(std::min<uint64_t>(rows, 4ull * module.sm_count()));
+  launch(select, grid, kTopKRowsThreads, topk_rows_shared_bytes(key_bytes, row_length), stream, p);
+}
+
 // The per-segment top-k of topk_segments_raw (the caller's offsets) and topk_rows_raw (rows:
 // segments of row_length, their offsets made first, positions within the row).
 void segments_topk(const char* name, KeyType key_type, const void* keys, uint64_t n, bool rows,
@@ -241,6 +279,9 @@ void segments_topk(const char* name, KeyType key_type, const void* keys, uint64_
   if (!rows && offset_bytes != 4 && offset_bytes != 8)
     throw Error(what + "offsets are 4 or 8 bytes wide, not " + std::to_string(offset_bytes));
   if (n == 0 || k == 0) return;
+  if (rows && row_length <= kTopKRowsCapacity)
+    return rows_select(key_type, keys, segments, row_length, k, keys_out, values, values_out,
+                       value_bytes, indices, index_bytes, stream, options);
   if (!keys || (!rows && !offsets))
     throw Error(what + (!keys ? "keys are null" : "offsets are null"));
   if (!keys_out && !values_out && !indices && !result_offsets)
@@ -313,7 +354,7 @@ uint64_t topk_rows_scratch_bytes(KeyType key_type, uint64_t rows, uint64_t row_l
                                  const Options& options) {
   const uint64_t n = rows_keys(rows, row_length);
   check_segments_call("topk_rows", key_type, n, rows, options);
-  if (n == 0 || k == 0) return 0;
+  if (n == 0 || k == 0 || row_length <= kTopKRowsCapacity) return 0;  // (a block a row)
   return topk_segments_layout(key_type, n, rows, true, options).total;
 }
 

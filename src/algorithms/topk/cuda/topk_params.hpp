@@ -101,6 +101,9 @@ struct TopKSegmentsParams {
   uint32_t key_bytes, value_bytes, index_bytes, offset_bytes;
   uint32_t in_segment;  // 1: positions from the segment's first key (rows), else in the array
   unsigned long long row_length;  // rows: offsets[s] = s row_length (the row offsets kernel)
+  // The rows' select (kTopKRowsSelect): how keys compare, as the sorts' options give it.
+  unsigned long long mask;  // the compared bits of the radix order
+  uint32_t key_kind, descending, numpy;
 };
 inline constexpr uint32_t kTopKSegmentOffsetsThreads = 1024;
 inline constexpr uint32_t kTopKSegmentTakeThreads = 256;
@@ -108,6 +111,30 @@ inline constexpr const char* kTopKSegmentOffsets = "gpusort_topk_segment_offsets
 inline constexpr const char* kTopKSegmentTake = "gpusort_topk_segment_take";
 // Rows of one length: their S + 1 offsets (u64, into `offsets`) made on the GPU first.
 inline constexpr const char* kTopKRowOffsets = "gpusort_topk_row_offsets";
+
+// Rows of up to kTopKRowsCapacity keys instead: a block per row (a grid striding over them), the
+// row in shared memory. For k at most a quarter of the block, the k-th least of the threads'
+// least keys bounds the k-th key from above, and the keys at most it (spread keys: about k and a
+// few) are ranked among themselves by (key, position) and written; where they overflow
+// kTopKRowsCandidates, or for a larger k, the row is sorted in shared memory (a bitonic sort of
+// (key, position) pairs, which makes it stable) and its first k written. Its name: the prefix,
+// then "32" or "64". Dynamic shared memory: topk_rows_shared_bytes.
+inline constexpr uint32_t kTopKRowsThreads = 512;
+inline constexpr uint32_t kTopKRowsCapacity = 16384;
+inline constexpr uint32_t kTopKRowsCandidates = 1024;
+inline constexpr const char* kTopKRowsSelect = "gpusort_topk_rows_select_";
+// Keys of key_bytes and u32 positions for the row padded to a power of two, the threads' least
+// keys, the candidates' keys and positions, 16-byte aligned.
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_rows_padded(uint64_t row_length) {
+  uint32_t p = 4;  // (the least keys after the row stay 8-byte aligned)
+  while (p < row_length) p *= 2;
+  return p;
+}
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_rows_shared_bytes(uint32_t key_bytes,
+                                                           uint64_t row_length) {
+  return topk_rows_padded(row_length) * (key_bytes + 4) + kTopKRowsThreads * key_bytes +
+         kTopKRowsCandidates * (key_bytes + 4) + 16;
+}
 
 }  // namespace gpusort::cuda
 
