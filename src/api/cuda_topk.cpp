@@ -224,17 +224,12 @@ void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_
 
 // Rows of up to kTopKRowsCapacity keys: a block per row (topk_segments.cu's rows_select), no
 // scratch.
-void rows_select(KeyType key_type, const void* keys, uint64_t rows, uint64_t row_length,
-                 uint64_t k, void* keys_out, const void* values, void* values_out,
-                 uint32_t value_bytes, void* indices, uint32_t index_bytes, Stream stream,
-                 const Options& options) {
-  if (!keys) throw Error("topk_rows: keys are null");
-  if (!keys_out && !values_out && !indices)
-    throw Error("topk_rows: nothing to write (no output keys, values or indices)");
+void rows_select(Module& module, KeyType key_type, const void* keys, uint64_t rows,
+                 uint64_t row_length, uint64_t k, void* keys_out, const void* values,
+                 void* values_out, uint32_t value_bytes, void* indices, uint32_t index_bytes,
+                 Stream stream, const Options& options) {
   const SortSpec spec =
       make_sort_spec(key_type, 0, options.descending, options.begin_bit, options.end_bit);
-  const StreamContext context(stream);
-  Module& module = module_for(context.context());
   const uint32_t key_bytes = spec.key_words * 4;
   const uint64_t below_end = spec.end_bit >= 64 ? ~0ull : (1ull << spec.end_bit) - 1;
   const TopKSegmentsParams p{.keys = keys,
@@ -279,15 +274,18 @@ void segments_topk(const char* name, KeyType key_type, const void* keys, uint64_
   if (!rows && offset_bytes != 4 && offset_bytes != 8)
     throw Error(what + "offsets are 4 or 8 bytes wide, not " + std::to_string(offset_bytes));
   if (n == 0 || k == 0) return;
-  if (rows && row_length <= kTopKRowsCapacity)
-    return rows_select(key_type, keys, segments, row_length, k, keys_out, values, values_out,
-                       value_bytes, indices, index_bytes, stream, options);
   if (!keys || (!rows && !offsets))
     throw Error(what + (!keys ? "keys are null" : "offsets are null"));
   if (!keys_out && !values_out && !indices && !result_offsets)
     throw Error(what + "nothing to write (no output keys, values, indices or result offsets)");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
+  // Rows a block each where the device gives a block the shared memory of the longest row.
+  if (rows && row_length <= kTopKRowsCapacity &&
+      topk_rows_shared_bytes(key_bytes(key_type), kTopKRowsCapacity) <=
+          module.shared_per_block_optin())
+    return rows_select(module, key_type, keys, segments, row_length, k, keys_out, values,
+                       values_out, value_bytes, indices, index_bytes, stream, options);
   const TopKSegmentsLayout l = topk_segments_layout(key_type, n, segments, rows, options);
   const std::string needs = std::string("this top-k needs (") + name + "_scratch_bytes)";
   const CallScratch scratch(options, l.total, stream, what, needs.c_str());
@@ -354,7 +352,8 @@ uint64_t topk_rows_scratch_bytes(KeyType key_type, uint64_t rows, uint64_t row_l
                                  const Options& options) {
   const uint64_t n = rows_keys(rows, row_length);
   check_segments_call("topk_rows", key_type, n, rows, options);
-  if (n == 0 || k == 0 || row_length <= kTopKRowsCapacity) return 0;  // (a block a row)
+  if (n == 0 || k == 0) return 0;
+  // (Rows of up to kTopKRowsCapacity keys need none where the device takes them a block each.)
   return topk_segments_layout(key_type, n, rows, true, options).total;
 }
 
