@@ -105,7 +105,7 @@ struct TopKSegmentsParams {
   unsigned long long mask;  // the compared bits of the radix order
   uint32_t key_kind, descending, numpy;
 };
-inline constexpr uint32_t kTopKSegmentOffsetsThreads = 1024;
+inline constexpr uint32_t kTopKSegmentOffsetsThreads = 512;  // (1024 spill: 64 registers)
 inline constexpr uint32_t kTopKSegmentTakeThreads = 256;
 inline constexpr const char* kTopKSegmentOffsets = "gpusort_topk_segment_offsets";
 inline constexpr const char* kTopKSegmentTake = "gpusort_topk_segment_take";
