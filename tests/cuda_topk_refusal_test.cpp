@@ -143,4 +143,86 @@ TEST(CudaTopK, DigitsCoverTheComparedBits) {
       }
 }
 
+// Per segment: the call refuses where the driver is missing, touching nothing; nothing to do needs
+// no device; bad arguments are named first; the scratch size answers without a device.
+TEST(CudaTopK, PerSegmentRefusals) {
+  using gpusort::KeyType;
+  using gpusort::cuda::topk_segments_raw;
+  float keys[4] = {3, 1, 2, 0}, out[4] = {7, 7, 7, 7};
+  uint32_t offsets[3] = {0, 2, 4}, result_offsets[3] = {9, 9, 9}, values[4] = {1, 2, 3, 4};
+  if (!gpusort::cuda::unavailable_why().empty()) {
+    const std::string expected = "the CUDA face cannot run: " + gpusort::cuda::unavailable_why();
+    EXPECT_EQ(message_of([&] {
+                topk_segments_raw(KeyType::f32, keys, 4, offsets, 4, 2, 1, out, nullptr, nullptr,
+                                  0, nullptr, 0, result_offsets, nullptr);
+              }),
+              expected);
+    EXPECT_EQ(out[0], 7.0f);
+    EXPECT_EQ(result_offsets[0], 9u);
+    EXPECT_EQ(gpusort_cuda_topk_segments(GPUSORT_KEY_F32, keys, 4, offsets, 4, 2, 1, out, nullptr,
+                                         nullptr, 0, nullptr, 0, result_offsets, nullptr, nullptr),
+              GPUSORT_ERROR_NOT_AVAILABLE);
+    EXPECT_EQ(std::string(gpusort_last_error()), "gpusort_cuda_topk_segments: " + expected);
+  }
+  EXPECT_NO_THROW(topk_segments_raw(KeyType::f32, keys, 4, offsets, 4, 2, 0, out, nullptr, nullptr,
+                                    0, nullptr, 0, result_offsets, nullptr));
+  EXPECT_NO_THROW(topk_segments_raw(KeyType::u64, nullptr, 0, offsets, 8, 1, 3, nullptr, nullptr,
+                                    nullptr, 0, nullptr, 0, nullptr, nullptr));
+  EXPECT_EQ(result_offsets[0], 9u);
+  auto refusal = [&](const gpusort::cuda::Options& options, uint32_t offset_bytes,
+                     uint64_t segments, const void* value_in, void* keys_out,
+                     uint32_t* places) {
+    return message_of([&] {
+      topk_segments_raw(KeyType::f32, keys, 4, offsets, offset_bytes, segments, 1, keys_out,
+                        value_in, nullptr, 4, nullptr, 0, places, nullptr, options);
+    });
+  };
+  EXPECT_EQ(refusal({}, 3, 2, nullptr, out, nullptr),
+            "topk_segments: offsets are 4 or 8 bytes wide, not 3");
+  EXPECT_EQ(refusal({}, 4, 0, nullptr, out, nullptr), "topk_segments: no segments for 4 keys");
+  gpusort::cuda::Options counted;
+  counted.count = offsets;
+  EXPECT_EQ(refusal(counted, 4, 2, nullptr, out, nullptr),
+            "topk_segments: options.count, keys_in and sorted_keys do not apply (the offsets give "
+            "n)");
+  gpusort::cuda::Options numpy;
+  numpy.numpy_float_order = true;
+  numpy.end_bit = 16;
+  EXPECT_EQ(refusal(numpy, 4, 2, nullptr, out, nullptr),
+            "topk_segments: numpy_float_order compares the full key, not bits [0, 16)");
+  EXPECT_EQ(refusal({}, 4, 2, values, out, nullptr),
+            "topk_segments: values need both the input values and values_out");
+  EXPECT_EQ(refusal({}, 4, 2, nullptr, nullptr, nullptr),
+            "topk_segments: nothing to write (no output keys, values, indices or result offsets)");
+  EXPECT_EQ(out[0], 7.0f);
+  // The scratch: the segmented argsort's positions and its scratch, and the result offsets.
+  EXPECT_EQ(gpusort::cuda::topk_segments_scratch_bytes(KeyType::u32, 0, 1, 5), 0u);
+  EXPECT_GE(gpusort::cuda::topk_segments_scratch_bytes(KeyType::u32, 1000, 10, 5),
+            1000 * 4 + gpusort::cuda::segmented_argsort_scratch_bytes(KeyType::u32, 4, 1000, 10) +
+                11 * 4);
+  uint64_t bytes = 0;
+  EXPECT_EQ(gpusort_cuda_topk_segments_scratch_bytes(GPUSORT_KEY_F64, 1000, 10, 5, nullptr, &bytes),
+            GPUSORT_OK);
+  EXPECT_EQ(bytes, gpusort::cuda::topk_segments_scratch_bytes(KeyType::f64, 1000, 10, 5));
+  // Rows: the segmented argsort's scratch with their offsets made on the GPU (what rows the device
+  // takes a block each do not use); 2^32 keys refused.
+  EXPECT_GE(gpusort::cuda::topk_rows_scratch_bytes(KeyType::u32, 10, 100, 5),
+            gpusort::cuda::topk_segments_scratch_bytes(KeyType::u32, 1000, 10, 5) + 11 * 8);
+  EXPECT_EQ(gpusort_cuda_topk_rows_scratch_bytes(GPUSORT_KEY_F32, 10, 20000, 5, nullptr, &bytes),
+            GPUSORT_OK);
+  EXPECT_EQ(bytes, gpusort::cuda::topk_rows_scratch_bytes(KeyType::f32, 10, 20000, 5));
+  EXPECT_EQ(message_of([&] {
+              gpusort::cuda::topk_rows_raw(KeyType::f32, keys, 1u << 16, 1u << 16, 1, out, nullptr,
+                                           nullptr, 0, nullptr, 0, nullptr);
+            }),
+            "topk_rows: 65536 rows of 65536 keys: the CUDA face takes fewer than 2^32 keys");
+  EXPECT_NO_THROW(gpusort::cuda::topk_rows_raw(KeyType::f32, keys, 2, 2, 0, out, nullptr, nullptr,
+                                               0, nullptr, 0, nullptr));
+  if (!gpusort::cuda::unavailable_why().empty())
+    EXPECT_EQ(gpusort_cuda_topk_rows(GPUSORT_KEY_F32, keys, 2, 2, 1, out, nullptr, nullptr, 0,
+                                     nullptr, 0, nullptr, nullptr),
+              GPUSORT_ERROR_NOT_AVAILABLE);
+  EXPECT_EQ(out[0], 7.0f);
+}
+
 }  // namespace

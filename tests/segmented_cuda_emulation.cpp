@@ -5,11 +5,15 @@
 // compared bits: the argsort is tested on the GPU by tests/cuda/cuda_face_test.cu). Layouts with
 // empty segments first, last and between, segments of one key, one segment of all; every output
 // compared whole with std::stable_sort of each segment. Offsets that are not CSR (falling, past
-// n) give a permutation and segments within [0, S). Needs no GPU, no nvcc.
+// n) give a permutation and segments within [0, S). Top-k per segment (topk_segments_raw): the
+// results' places and the take after the same composition (src/algorithms/topk/cuda/
+// topk_segments.cu), k below, at and past the segments' lengths, 4- and 8-byte values and
+// indices, outputs past the results checked untouched. Needs no GPU, no nvcc.
 #include "emulated_cuda.hpp"
 #include "emulated_keys.hpp"
 // clang-format off: the kernels after the built-ins
 #include "primitives/cuda/elementwise.cu"
+#include "algorithms/topk/cuda/topk_segments.cu"
 // clang-format on
 
 #include <cstdio>
@@ -99,6 +103,142 @@ void check_not_csr(const std::string& name, const std::vector<uint32_t>& keys,
     if (s >= offsets.size() - 1) return fail(name + ": segment " + std::to_string(s));
 }
 
+// Top-k per segment: the first min(k, length) of each segment's stable order, one segment after
+// another, with values (8 bytes where wide, else 4) and positions (index_bytes).
+template <class OffsetT>
+void check_topk(const std::string& name, const std::vector<uint32_t>& keys,
+                const std::vector<OffsetT>& offsets, uint64_t k, bool wide,
+                bool in_segment = false) {
+  ++checks;
+  std::vector<uint32_t> permutation, sorted, segment;
+  compose(keys, offsets, permutation, sorted, segment);  // the segmented argsort
+  const uint64_t n = keys.size(), segments = offsets.size() - 1;
+  const uint64_t capacity = std::min<uint64_t>(n, segments * k);
+  std::vector<unsigned long long> values(n);
+  for (uint64_t i = 0; i < n; ++i) values[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+  // One slot past the capacity, poisoned: never written.
+  const uint32_t poison = 0x5c5c5c5c;
+  std::vector<uint32_t> keys_out(capacity + 1, poison), result_offsets(segments + 2, poison),
+      indices32(capacity + 1, poison);
+  std::vector<unsigned long long> values_out(capacity + 1, poison), indices64(capacity + 1, poison);
+  std::vector<uint32_t> values32(n), values32_out(capacity + 1, poison);
+  for (uint64_t i = 0; i < n; ++i) values32[i] = uint32_t(values[i]);
+  TopKSegmentsParams p{};
+  p.keys = keys.data();
+  p.keys_out = keys_out.data();
+  p.values = wide ? static_cast<const void*>(values.data()) : values32.data();
+  p.values_out = wide ? static_cast<void*>(values_out.data()) : values32_out.data();
+  p.indices = wide ? static_cast<void*>(indices64.data()) : indices32.data();
+  p.order = permutation.data();
+  p.offsets = offsets.data();
+  p.result_offsets = result_offsets.data();
+  p.segments = segments;
+  p.k = k;
+  p.key_bytes = 4;
+  p.value_bytes = p.index_bytes = wide ? 8 : 4;
+  p.offset_bytes = sizeof(OffsetT);
+  p.in_segment = in_segment;
+  cuda_emulation::launch(gpusort_topk_segment_offsets, 1, kTopKSegmentOffsetsThreads, p);
+  cuda_emulation::launch(gpusort_topk_segment_take, 2, kTopKSegmentTakeThreads, p);
+
+  std::vector<uint32_t> want_offsets(segments + 2, poison), want_keys(capacity + 1, poison),
+      want_indices(capacity + 1, poison);
+  std::vector<unsigned long long> want_values(capacity + 1, poison);
+  uint32_t at = 0;
+  for (uint64_t s = 0; s < segments; ++s) {
+    want_offsets[s] = at;
+    std::vector<uint32_t> order(offsets[s + 1] - offsets[s]);
+    std::iota(order.begin(), order.end(), uint32_t(offsets[s]));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    for (uint64_t j = 0; j < std::min<uint64_t>(k, order.size()); ++j, ++at) {
+      want_keys[at] = keys[order[j]];
+      want_indices[at] = order[j] - (in_segment ? uint32_t(offsets[s]) : 0u);
+      want_values[at] = wide ? values[order[j]] : uint32_t(values[order[j]]);
+    }
+  }
+  want_offsets[segments] = at;
+  std::vector<unsigned long long> got_values(capacity + 1), got_indices(capacity + 1);
+  for (uint64_t i = 0; i <= capacity; ++i) {
+    got_values[i] = wide ? values_out[i] : values32_out[i];
+    got_indices[i] = wide ? indices64[i] : indices32[i];
+  }
+  const std::string what = name + " k=" + std::to_string(k) + (wide ? " wide" : "") +
+                           (in_segment ? " in segment" : "");
+  if (result_offsets != want_offsets) return fail(what + ": result offsets");
+  if (keys_out != want_keys) return fail(what + ": keys");
+  if (got_values != want_values) return fail(what + ": values");
+  if (!std::equal(got_indices.begin(), got_indices.end(), want_indices.begin()))
+    return fail(what + ": indices");
+}
+
+// Rows of one length: the offsets made on the GPU (topk_rows_raw), then their top-k with
+// positions within the row.
+void check_rows(const std::string& name, const std::vector<uint32_t>& keys, uint64_t rows,
+                uint64_t k) {
+  ++checks;
+  const uint64_t length = keys.size() / rows;
+  std::vector<unsigned long long> offsets(rows + 2, 0x5c5c5c5c5c5c5c5cull);
+  TopKSegmentsParams p{};
+  p.offsets = offsets.data();
+  p.segments = rows;
+  p.row_length = length;
+  cuda_emulation::launch(gpusort_topk_row_offsets, 2, kTopKSegmentTakeThreads, p);
+  for (uint64_t s = 0; s <= rows; ++s)
+    if (offsets[s] != s * length) return fail(name + ": row offset " + std::to_string(s));
+  if (offsets[rows + 1] != 0x5c5c5c5c5c5c5c5cull) return fail(name + ": past the row offsets");
+  offsets.pop_back();
+  check_topk(name + " rows", keys, offsets, k, k % 2 == 0, true);
+}
+
+// Rows of up to kTopKRowsCapacity keys: a block a row (rows_select: the bound from the threads'
+// least keys, or the row sorted in shared memory), against each row's stable order.
+void check_rows_select(const std::string& name, const std::vector<uint32_t>& keys, uint64_t rows,
+                       uint64_t k, bool descending) {
+  ++checks;
+  const uint64_t length = keys.size() / rows, kept = std::min(k, length);
+  const uint32_t poison = 0x5c5c5c5c;
+  std::vector<uint32_t> keys_out(rows * kept + 1, poison), indices(rows * kept + 1, poison);
+  std::vector<unsigned long long> values(keys.size()), values_out(rows * kept + 1, poison);
+  for (uint64_t i = 0; i < values.size(); ++i) values[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+  TopKSegmentsParams p{};
+  p.keys = keys.data();
+  p.keys_out = keys_out.data();
+  p.values = values.data();
+  p.values_out = values_out.data();
+  p.indices = indices.data();
+  p.segments = rows;
+  p.k = k;
+  p.key_bytes = 4;
+  p.value_bytes = 8;
+  p.index_bytes = 4;
+  p.in_segment = 1;
+  p.row_length = length;
+  p.mask = 0xffffffffull;
+  p.descending = descending;
+  cuda_emulation::launch(gpusort_topk_rows_select_32, 3, kTopKRowsThreads, p);
+  std::vector<uint32_t> want_keys(rows * kept + 1, poison), want_indices(rows * kept + 1, poison);
+  std::vector<unsigned long long> want_values(rows * kept + 1, poison);
+  for (uint64_t r = 0; r < rows; ++r) {
+    std::vector<uint32_t> order(length);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const uint32_t x = keys[r * length + a], y = keys[r * length + b];
+      return descending ? x > y : x < y;
+    });
+    for (uint64_t j = 0; j < kept; ++j) {
+      want_keys[r * kept + j] = keys[r * length + order[j]];
+      want_indices[r * kept + j] = order[j];
+      want_values[r * kept + j] = values[r * length + order[j]];
+    }
+  }
+  const std::string what = name + " rows " + std::to_string(rows) + " k=" + std::to_string(k) +
+                           (descending ? " descending" : "");
+  if (keys_out != want_keys) return fail(what + ": keys");
+  if (indices != want_indices) return fail(what + ": indices");
+  if (values_out != want_values) return fail(what + ": values");
+}
+
 }  // namespace
 
 int main() {
@@ -125,6 +265,20 @@ int main() {
       check_csr(name + " one key a segment", keys, singles);
       check_csr(name + " two segments", keys, std::vector<uint32_t>{0, n / 2, n});
       check_csr(name + " all in the last of three", keys, std::vector<uint32_t>{0, 0, 0, n});
+      for (uint64_t k : {uint64_t(1), uint64_t(3), uint64_t(n / 3 + 1), uint64_t(n), uint64_t(n + 9)}) {
+        check_topk(name + " top-k, random lengths", keys, offsets, k, k % 2 == 1);
+        check_topk(name + " top-k, one key a segment", keys,
+                   std::vector<unsigned long long>(singles.begin(), singles.end()), k, k % 2 == 0);
+      }
+      for (uint64_t rows : {uint64_t(1), uint64_t(n % 7 == 0 ? 7 : 1), uint64_t(n)})
+        for (uint64_t k : {uint64_t(1), uint64_t(n / rows / 2 + 1), uint64_t(n + 1)})
+          check_rows(name + " " + std::to_string(rows), std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows), rows, k);
+      // (512 emulated threads a block: a few rows each.)
+      for (uint64_t rows : {uint64_t(1), uint64_t(7)})
+        for (uint64_t k : {uint64_t(1), uint64_t(100), uint64_t(128), uint64_t(129), uint64_t(n + 1)})
+          if (n <= 1000 && n >= rows)
+            check_rows_select(name, std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows),
+                              rows, k, k % 2 == 0);
       check_not_csr(name + " falling offsets", keys, std::vector<uint32_t>{0, n, n / 2, 0, n});
       check_not_csr(name + " offsets past n", keys, std::vector<uint32_t>{0, n + 5, 3 * n, n});
     }

@@ -185,4 +185,33 @@ void topk_indices(const K* keys, uint64_t n, uint64_t k, K* keys_out, I* indices
            stream, options);
 }
 
+// Per segment: each of the S segments [offsets[s], offsets[s + 1]) (S + 1 CSR offsets, u32 or u64,
+// in device memory, as the segmented sort's) gives the first min(k, its length) keys of its stable
+// sort, with the same options as topk_raw; the segments' results one after another, segment s's
+// from result_offsets[s]. result_offsets (S + 1 u32 in device memory, or nullptr) receives those
+// places, the total last; outputs hold min(n, S k) elements. indices are positions in the whole
+// array; n = 0 or k = 0 does nothing (result_offsets included). The offsets are not read back,
+// so not checked (as the segmented sort's). This first version is the segmented argsort followed
+// by a take of each segment's first results (docs/design/topk.md, "On the CUDA face").
+// options.count, keys_in and sorted_keys do not apply.
+uint64_t topk_segments_scratch_bytes(KeyType key_type, uint64_t n, uint64_t segments, uint64_t k,
+                                     const Options& options = {});
+void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const void* offsets,
+                       uint32_t offset_bytes, uint64_t segments, uint64_t k, void* keys_out,
+                       const void* values, void* values_out, uint32_t value_bytes, void* indices,
+                       uint32_t index_bytes, uint32_t* result_offsets, Stream stream,
+                       const Options& options = {});
+// Per row: `rows` rows of row_length keys one after another (a row-major matrix), each giving its
+// first min(k, row_length) keys of its stable sort: outputs of rows x min(k, row_length)
+// elements, row r's results from r min(k, row_length), indices positions within the row (as
+// torch.topk's along the last dimension). Otherwise as topk_segments_raw. Rows of up to 16384
+// keys take a block a row where the device gives a block 208 KiB of shared memory (a select in
+// shared memory; the scratch unused); else the segmented argsort.
+uint64_t topk_rows_scratch_bytes(KeyType key_type, uint64_t rows, uint64_t row_length, uint64_t k,
+                                 const Options& options = {});
+void topk_rows_raw(KeyType key_type, const void* keys, uint64_t rows, uint64_t row_length,
+                   uint64_t k, void* keys_out, const void* values, void* values_out,
+                   uint32_t value_bytes, void* indices, uint32_t index_bytes, Stream stream,
+                   const Options& options = {});
+
 }  // namespace gpusort::cuda

@@ -322,6 +322,37 @@ gpusort_status gpusort_cuda_topk(gpusort_key_type key_type, const void* keys, ui
                                  uint64_t k, void* keys_out, const void* values, void* values_out,
                                  uint32_t value_bytes, void* indices, uint32_t index_bytes,
                                  gpusort_cuda_stream stream, const gpusort_cuda_options* options);
+/* Top-k per segment (gpusort::cuda::topk_segments_raw): each of the `segments` CSR segments
+ * (segments + 1 offsets of offset_bytes 4 or 8 in device memory) gives its first min(k, length)
+ * keys of its stable sort, the segments' results one after another; result_offsets (segments + 1
+ * u32, or NULL) receives where each segment's start, the total last. Outputs hold min(n,
+ * segments k) elements; indices are positions in the whole array. Scratch:
+ * gpusort_cuda_topk_segments_scratch_bytes. */
+gpusort_status gpusort_cuda_topk_segments_scratch_bytes(gpusort_key_type key_type, uint64_t n,
+                                                        uint64_t segments, uint64_t k,
+                                                        const gpusort_cuda_options* options,
+                                                        uint64_t* bytes);
+gpusort_status gpusort_cuda_topk_segments(gpusort_key_type key_type, const void* keys, uint64_t n,
+                                          const void* offsets, uint32_t offset_bytes,
+                                          uint64_t segments, uint64_t k, void* keys_out,
+                                          const void* values, void* values_out,
+                                          uint32_t value_bytes, void* indices,
+                                          uint32_t index_bytes, uint32_t* result_offsets,
+                                          gpusort_cuda_stream stream,
+                                          const gpusort_cuda_options* options);
+/* Top-k per row (gpusort::cuda::topk_rows_raw): rows x row_length keys, row after row, each row's
+ * first min(k, row_length) of its stable sort: outputs of rows x min(k, row_length) elements,
+ * indices positions within the row. Scratch: gpusort_cuda_topk_rows_scratch_bytes. */
+gpusort_status gpusort_cuda_topk_rows_scratch_bytes(gpusort_key_type key_type, uint64_t rows,
+                                                    uint64_t row_length, uint64_t k,
+                                                    const gpusort_cuda_options* options,
+                                                    uint64_t* bytes);
+gpusort_status gpusort_cuda_topk_rows(gpusort_key_type key_type, const void* keys, uint64_t rows,
+                                      uint64_t row_length, uint64_t k, void* keys_out,
+                                      const void* values, void* values_out, uint32_t value_bytes,
+                                      void* indices, uint32_t index_bytes,
+                                      gpusort_cuda_stream stream,
+                                      const gpusort_cuda_options* options);
 
 /* ---- Errors ---- */
 

@@ -613,13 +613,26 @@ def topk(a, k, *, largest=False, values=None, return_indices=False, segments=Non
     The GPU finds the k-th key by a radix select and sorts only the k (docs/design/topk.md).
 
     GPU arrays (a PyTorch tensor or CuPy array on a CUDA device, or any DLPack or
-    __cuda_array_interface__ producer that gpusort knows, as sort() takes them): 1-D keys (and
-    values, a GPU array too), no segments; the top-k runs on the producer's current stream, and
-    the results are new arrays of the producer's library on the same device (indices int64 by
-    default, as torch.topk's).
+    __cuda_array_interface__ producer that gpusort knows, as sort() takes them): 1-D keys, or
+    2-D ones of torch, CuPy or Numba taken row by row (as torch.topk along the last dimension),
+    values a GPU array of the same shape, no segments; the top-k runs on the producer's current
+    stream, and the results are new arrays of the producer's library on the same device (indices
+    int64 by default, as torch.topk's).
     """
     if _masked(a) or _masked(values):
         raise TypeError("gpusort: topk does not take masked arrays")
+    rows = _device.rows_of(a)
+    if rows is not None:  # a 2-D GPU array: each row's top-k
+        if segments is not None:
+            raise ValueError("gpusort: segments= takes a 1-D array (a 2-D one's rows are its "
+                             "segments)")
+        if values is not None:
+            value_rows = _device.rows_of(values)
+            if value_rows is None or value_rows[1:] != rows[1:]:
+                raise ValueError(f"gpusort: values of shape {tuple(values.shape)} for keys of "
+                                 f"shape {tuple(a.shape)}")
+            values = value_rows[0]
+        a, rows = rows[0], rows[1:]
     d = _device.read(a)
     if d is not None:
         v = None if values is None else _device.read(values, "values")
@@ -634,7 +647,7 @@ def topk(a, k, *, largest=False, values=None, return_indices=False, segments=Non
         largest = _flag("largest", largest)
         return_indices = _flag("return_indices", return_indices)
         opts = _gpu_options(d, largest, algorithm, begin_bit, end_bit, total_order)
-        return _device.topk(d, k, v, return_indices, _index_dtype(dtype), opts)
+        return _device.topk(d, k, v, return_indices, _index_dtype(dtype), opts, rows)
     a = np.asarray(a)
     k = _integer("k", k)
     largest = _flag("largest", largest)

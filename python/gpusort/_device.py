@@ -642,18 +642,35 @@ def sort_by_key(k, v, opts, segments=None):
 _TOPK_INDEX_BYTES = {np.dtype(np.int64): 8, np.dtype(np.uint32): 4}
 
 
-def topk(a, k, values, return_indices, index_dtype, opts):
+def rows_of(obj):
+    """(a 1-D view of it, or a contiguous copy, rows, row length) of a 2-D GPU array of a library
+    gpusort knows (torch, cupy, numba), or None for anything else."""
+    if isinstance(obj, np.ndarray) or getattr(obj, "ndim", None) != 2:
+        return None
+    lib = _library(obj)
+    if not isinstance(lib, (_Torch, _CuPy, _Numba)):
+        return None
+    if isinstance(lib, _Torch) and obj.device.type != "cuda":
+        return None
+    rows, length = (int(v) for v in obj.shape)
+    return obj.reshape(-1), rows, length
+
+
+def topk(a, k, values, return_indices, index_dtype, opts, rows=None):
     """The k smallest (opts' descending: largest) keys of the 1-D GPU array a, sorted, ties by
     position, made by a's library: keys, then values_out (values given) and indices
-    (return_indices), as a tuple where more than the keys."""
+    (return_indices), as a tuple where more than the keys. rows: (rows, row length) of a (a 2-D
+    array's, flattened): each row's, results of shape (rows, min(k, row length)), positions
+    within the row."""
     check_keys(a)
     lib = _need_lib(a, "array", "topk()")
     index_dtype = np.dtype(index_dtype)
     index_bytes = _TOPK_INDEX_BYTES.get(index_dtype)
     if index_bytes is None:
         raise TypeError(f"gpusort: topk dtype must be int64 or uint32, not {index_dtype}")
-    if not 0 <= k <= a.n:
+    if k < 0 or (rows is None and k > a.n):
         raise ValueError(f"gpusort: k = {k} is not within 0 to the {a.n} keys")
+    shape = k if rows is None else (rows[0], min(k, rows[1]))
     keys = _contiguous(a, "array", "topk()")
     v = None
     if values is not None:
@@ -663,20 +680,27 @@ def topk(a, k, values, return_indices, index_dtype, opts):
         v = _contiguous(values, "values", "topk()")
     _check_driver(keys)
     with lib.guard(keys):
-        keys_out = lib.empty(keys, k, keys.dtype)
-        values_out = v.lib.empty(v, k, v.dtype) if v is not None else None
-        indices = lib.empty(keys, k, index_dtype) if return_indices else None
-        if k > 0:
+        keys_out = lib.empty(keys, shape, keys.dtype)
+        values_out = v.lib.empty(v, shape, v.dtype) if v is not None else None
+        indices = lib.empty(keys, shape, index_dtype) if return_indices else None
+        if k > 0 and keys.n > 0:
             d, b, e, numpy_order = opts
             key_type = _KEY_TYPES[keys.dtype]
-            nbytes = _core.cuda_topk_scratch_bytes(key_type, keys.n, k, d, b, e, numpy_order)
-            buffer, scratch = _scratch(keys, nbytes)
-            _core.cuda_topk(key_type, keys.ptr, keys.n, k, lib.ptr(keys_out),
-                            0 if v is None else v.ptr,
-                            0 if v is None else v.lib.ptr(values_out),
-                            0 if v is None else v.dtype.itemsize,
-                            0 if indices is None else lib.ptr(indices), index_bytes, keys.stream,
-                            d, b, e, numpy_order, scratch, nbytes)
+            outputs = (lib.ptr(keys_out), 0 if v is None else v.ptr,
+                       0 if v is None else v.lib.ptr(values_out),
+                       0 if v is None else v.dtype.itemsize,
+                       0 if indices is None else lib.ptr(indices), index_bytes, keys.stream,
+                       d, b, e, numpy_order)
+            if rows is None:
+                nbytes = _core.cuda_topk_scratch_bytes(key_type, keys.n, k, d, b, e, numpy_order)
+                buffer, scratch = _scratch(keys, nbytes)
+                _core.cuda_topk(key_type, keys.ptr, keys.n, k, *outputs, scratch, nbytes)
+            else:
+                nbytes = _core.cuda_topk_rows_scratch_bytes(key_type, rows[0], rows[1], k, d, b,
+                                                            e, numpy_order)
+                buffer, scratch = _scratch(keys, nbytes)
+                _core.cuda_topk_rows(key_type, keys.ptr, rows[0], rows[1], k, *outputs, scratch,
+                                     nbytes)
             del buffer
     result = (keys_out,)
     if values_out is not None:

@@ -711,6 +711,35 @@ void cuda_topk(const std::string& key_type, uintptr_t keys, uint64_t n, uint64_t
                           device_pointer<CUstream_st>(stream), options);
 }
 
+uint64_t cuda_topk_rows_scratch_bytes(const std::string& key_type, uint64_t rows,
+                                      uint64_t row_length, uint64_t k, bool descending,
+                                      uint32_t begin_bit, uint32_t end_bit, bool numpy_order) {
+  return gpusort::cuda::topk_rows_scratch_bytes(gpusort::parse_key_type(key_type), rows,
+                                                row_length, k,
+                                                cuda_options(descending, begin_bit, end_bit,
+                                                             numpy_order));
+}
+
+// Enqueues the top-k of each of `rows` rows of row_length keys at a device address: outputs of
+// rows x min(k, row_length), positions within the row; each output 0 where not wanted.
+void cuda_topk_rows(const std::string& key_type, uintptr_t keys, uint64_t rows,
+                    uint64_t row_length, uint64_t k, uintptr_t keys_out, uintptr_t values,
+                    uintptr_t values_out, uint32_t value_bytes, uintptr_t indices,
+                    uint32_t index_bytes, uintptr_t stream, bool descending, uint32_t begin_bit,
+                    uint32_t end_bit, bool numpy_order, uintptr_t scratch,
+                    uint64_t scratch_size) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.scratch = device_pointer<void>(scratch);
+  options.scratch_size = scratch ? scratch_size : 0;
+  const gpusort::KeyType type = gpusort::parse_key_type(key_type);
+  py::gil_scoped_release release;
+  gpusort::cuda::topk_rows_raw(type, device_pointer<const void>(keys), rows, row_length, k,
+                               device_pointer<void>(keys_out), device_pointer<const void>(values),
+                               device_pointer<void>(values_out), values ? value_bytes : 0,
+                               device_pointer<void>(indices), indices ? index_bytes : 0,
+                               device_pointer<CUstream_st>(stream), options);
+}
+
 const char* device_type_name(VkPhysicalDeviceType type) {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -798,6 +827,10 @@ PYBIND11_MODULE(_core, m) {
         py::arg("k"), py::arg("descending"), py::arg("begin_bit"), py::arg("end_bit"),
         py::arg("numpy_order"));
   m.def("cuda_topk", &cuda_topk);
+  m.def("cuda_topk_rows_scratch_bytes", &cuda_topk_rows_scratch_bytes, py::arg("key_type"),
+        py::arg("rows"), py::arg("row_length"), py::arg("k"), py::arg("descending"),
+        py::arg("begin_bit"), py::arg("end_bit"), py::arg("numpy_order"));
+  m.def("cuda_topk_rows", &cuda_topk_rows);
   m.def("cuda_segmented_scratch_bytes", &cuda_segmented_scratch_bytes, py::arg("key_type"),
         py::arg("value_bytes"), py::arg("index_bytes"), py::arg("n"), py::arg("segments"),
         py::arg("descending"), py::arg("begin_bit"), py::arg("end_bit"), py::arg("numpy_order"));

@@ -21,6 +21,7 @@ Prints a table, and writes every median with the device, versions and command as
 
     PYTHONPATH=build/python python3 python/tests/bench_torch.py --topk [--json topk.json]
         [--dtypes f32,i32] [--topk-log2 20,24,26,28] [--topk-k 1,32,1024,65536] [--samples 9]
+        [--topk-rows 4096x16384:64,64x1048576:1024,32768x4096:32]
 
 --topk times gpusort.topk(x, k, largest=True) (the CUDA face's top-k, keys sorted) against
 torch.topk(x, k, largest=True, sorted=True) on the same tensors instead (f32 normal, i32 uniform),
@@ -124,6 +125,27 @@ def main_topk(args):
                       f"{t['gpusort_topk']:10.4f} {ratio:6.2f}", flush=True)
             x = None
             torch.cuda.empty_cache()
+    # Rows (2-D f32 tensors): each row's top-k, as torch.topk along the last dimension.
+    for shape in filter(None, args.topk_rows.split(",")):
+        size, k = shape.split(":")
+        count, length, k = *(int(v) for v in size.split("x")), int(k)
+        x = make(torch.float32, count * length, generator).reshape(count, length)
+        values, _ = torch.topk(x, k, dim=-1, largest=True, sorted=True)
+        g_values, g_indices = gpusort.topk(x, k, largest=True, return_indices=True)
+        if not torch.equal(g_values, values) or not torch.equal(x.gather(1, g_indices), g_values):
+            sys.exit(f"topk rows {size} k={k}: gpusort's result differs from torch.topk's")
+        t = {
+            "torch_topk": time_call(lambda: torch.topk(x, k, dim=-1, largest=True, sorted=True),
+                                    count * length, args.samples, args.sample_keys),
+            "gpusort_topk": time_call(lambda: gpusort.topk(x, k, largest=True), count * length,
+                                      args.samples, args.sample_keys),
+        }
+        ratio = t["torch_topk"] / t["gpusort_topk"]
+        rows.append(dict(dtype="f32", rows=count, length=length, k=k, ms=t, ratio=ratio))
+        print(f"  f32 {size:>12} {k:>6} | {t['torch_topk']:10.4f} {t['gpusort_topk']:10.4f} "
+              f"{ratio:6.2f}", flush=True)
+        x = values = g_values = g_indices = None
+        torch.cuda.empty_cache()
     if rows:
         print(f"lowest ratio: {min(r['ratio'] for r in rows):.2f}")
     if args.json:
@@ -141,6 +163,8 @@ def main():
                         help="time gpusort.topk against torch.topk instead of the sorts")
     parser.add_argument("--topk-log2", default="20,24,26,28")
     parser.add_argument("--topk-k", default="1,32,1024,65536")
+    parser.add_argument("--topk-rows", default="4096x16384:64,64x1048576:1024,32768x4096:32",
+                        help="ROWSxLENGTH:K,... (2-D f32 tensors, each row's top-k; '' for none)")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--dtypes", default=None, help="default f32,i32,i64 (--topk: f32,i32)")
     parser.add_argument("--min-log2", type=int, default=20)

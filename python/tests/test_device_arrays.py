@@ -321,6 +321,13 @@ class FakeTensor:
     def shape(self):
         return self.a.shape
 
+    @property
+    def ndim(self):
+        return self.a.ndim
+
+    def reshape(self, *shape):
+        return FakeTensor(self.a.reshape(*shape))  # a view where NumPy's is, as torch's
+
     def stride(self, d):
         return self.a.strides[d] // self.a.itemsize
 
@@ -439,6 +446,29 @@ def fake_torch(monkeypatch):
             _host_view(indices, k, f"u{index_bytes}")[...] = r_indices
         fake_topk_calls.append(dict(k=k, indices=bool(indices), index_bytes=index_bytes))
 
+    def cuda_topk_rows(key_type, keys, rows, length, k, keys_out, values, values_out,
+                       value_bytes, indices, index_bytes, stream, descending, begin_bit, end_bit,
+                       numpy_order, address, nbytes):
+        assert stream == FakeTorch.STREAM and k > 0 and rows * length > 0 and keys_out
+        assert (values == 0) == (values_out == 0) == (value_bytes == 0)
+        take_scratch(address, nbytes, _core.cuda_topk_rows_scratch_bytes(
+            key_type, rows, length, k, descending, begin_bit, end_bit, numpy_order))
+        kd = _host_view(keys, rows * length, key_dtypes[key_type]).reshape(rows, length)
+        kw = dict(largest=descending, total_order=not numpy_order, return_indices=True,
+                  begin_bit=begin_bit if end_bit else None, end_bit=end_bit or None)
+        results = rows * min(k, length)
+        if values:
+            r_keys, r_values, r_indices = gpusort.topk(
+                kd, k, values=_host_view(values, rows * length, f"u{value_bytes}").reshape(
+                    rows, length), **kw)
+            _host_view(values_out, results, f"u{value_bytes}")[...] = r_values.reshape(-1)
+        else:
+            r_keys, r_indices = gpusort.topk(kd, k, **kw)
+        _host_view(keys_out, results, kd.dtype)[...] = r_keys.reshape(-1)
+        if indices:
+            _host_view(indices, results, f"u{index_bytes}")[...] = r_indices.reshape(-1)
+        fake_topk_calls.append(dict(k=k, rows=rows, indices=bool(indices)))
+
     def segmented_offsets(offsets, offset_bytes, segments):
         return _host_view(offsets, segments + 1, f"u{offset_bytes}").copy()
 
@@ -478,6 +508,7 @@ def fake_torch(monkeypatch):
     monkeypatch.setattr(_core, "cuda_sort", cuda_sort)
     monkeypatch.setattr(_core, "cuda_argsort", cuda_argsort)
     monkeypatch.setattr(_core, "cuda_topk", cuda_topk)
+    monkeypatch.setattr(_core, "cuda_topk_rows", cuda_topk_rows)
     return scratch
 
 
@@ -612,8 +643,40 @@ def test_torch_topk_bits_and_refusals(fake_torch, rng):
     with pytest.raises(ValueError, match="select bits of IEEE totalOrder"):
         gpusort.topk(FakeTensor(np.zeros(8, np.float32)), 2, begin_bit=0, end_bit=16)
     with pytest.raises(ValueError, match="must be 1-D"):
-        gpusort.topk(FakeTensor(np.zeros((2, 2), np.float32)), 1)
+        gpusort.topk(FakeTensor(np.zeros((2, 2, 2), np.float32)), 1)
+    with pytest.raises(ValueError, match="values of shape \\(3, 4\\) for keys of shape \\(4, 3\\)"):
+        gpusort.topk(FakeTensor(np.zeros((4, 3), np.float32)), 1,
+                     values=FakeTensor(np.zeros((3, 4), np.float32)))
+    with pytest.raises(ValueError, match="segments= takes a 1-D array"):
+        gpusort.topk(FakeTensor(np.zeros((4, 3), np.float32)), 1, segments=np.array([0, 12]))
     assert fake_topk_calls == [dict(k=50, indices=True, index_bytes=8)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_torch_topk_rows(fake_torch, rng, dtype):
+    """A 2-D tensor: each row's top-k (as torch.topk along the last dimension), results of shape
+    (rows, min(k, row length)), positions within the row, through the CUDA face's rows."""
+    keys = (rng.standard_normal((50, 300)) * 100).astype(dtype)
+    x = FakeTensor(keys.copy())
+    for k in (1, 32, 300, 400):
+        top, indices = gpusort.topk(x, k, largest=True, return_indices=True)
+        want_keys, want_indices = gpusort.topk(keys, k, largest=True, return_indices=True)
+        assert isinstance(top, FakeTensor) and top.shape == (50, min(k, 300))
+        np.testing.assert_array_equal(top.a, want_keys)
+        np.testing.assert_array_equal(indices.a, want_indices)
+        assert fake_topk_calls[-1] == dict(k=k, rows=50, indices=True)
+    payload = FakeTensor(np.arange(keys.size, dtype=np.float32).reshape(keys.shape))
+    top, values = gpusort.topk(x, 7, values=payload)
+    order = np.argsort(keys, axis=1, kind="stable")[:, :7]
+    np.testing.assert_array_equal(values.a, np.take_along_axis(payload.a, order, 1))
+    # A strided 2-D view: its rows of a contiguous copy.
+    view = FakeTensor(keys[:, ::2])
+    np.testing.assert_array_equal(gpusort.topk(view, 5).a, np.sort(keys[:, ::2], axis=1)[:, :5])
+    # k = 0 and empty rows: no call.
+    calls = len(fake_topk_calls)
+    assert gpusort.topk(x, 0).shape == (50, 0)
+    assert gpusort.topk(FakeTensor(np.zeros((3, 0), dtype)), 2).shape == (3, 0)
+    assert len(fake_topk_calls) == calls
 
 
 @pytest.mark.parametrize("offset_dtype", [np.int64, np.int32, np.uint32])

@@ -362,11 +362,31 @@ def test_topk_stream_order():
     assert busy, "topk waited for its stream"
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.float64])
+def test_topk_rows(rng, dtype):
+    """A 2-D tensor: each row's top-k, as torch.topk along the last dimension and as the host's
+    rows (NumPy's stable sort per row), positions within the row; values of the same shape."""
+    for rows, length in ((1, 1000), (300, 100), (32768 // 64, 64)):
+        keys = make_keys(rng, dtype, rows * length, "uniform").reshape(rows, length)
+        x = to_gpu(keys)
+        order = np.argsort(keys, axis=1, kind="stable")
+        for k in (1, 7, length, length + 3):
+            top, indices = gpusort.topk(x, k, return_indices=True)
+            assert top.shape == (rows, min(k, length)) and indices.dtype == torch.int64
+            np.testing.assert_array_equal(indices.cpu().numpy(), order[:, :k])
+            assert_bits_equal(to_host(top), np.take_along_axis(keys, order[:, :k], 1))
+        payload = np.arange(rows * length, dtype=np.float64).reshape(rows, length)
+        top, values = gpusort.topk(x, 5, largest=True, values=to_gpu(payload))
+        want_top, want_values = gpusort.topk(keys, 5, largest=True, values=payload)  # the host's
+        assert_bits_equal(to_host(top), want_top)
+        np.testing.assert_array_equal(values.cpu().numpy(), want_values)
+
+
 def test_topk_refusals_on_gpu_tensors():
     x = torch.randn(10, device="cuda")
     with pytest.raises(ValueError, match="k = 11 is not within 0 to the 10 keys"):
         gpusort.topk(x, 11)
     with pytest.raises(ValueError, match="must be 1-D"):
-        gpusort.topk(x.reshape(2, 5), 1)
+        gpusort.topk(x.reshape(1, 2, 5), 1)
     with pytest.raises(TypeError, match="must both be GPU arrays or both host arrays"):
         gpusort.topk(x, 2, values=np.arange(10))

@@ -747,6 +747,60 @@ gpusort_status gpusort_cuda_topk(gpusort_key_type type, const void* keys, uint64
   });
 }
 
+gpusort_status gpusort_cuda_topk_segments_scratch_bytes(gpusort_key_type type, uint64_t n,
+                                                        uint64_t segments, uint64_t k,
+                                                        const gpusort_cuda_options* options,
+                                                        uint64_t* bytes) {
+  return guarded("gpusort_cuda_topk_segments_scratch_bytes", [&] {
+    require(bytes, "bytes");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    *bytes = gpusort::cuda::topk_segments_scratch_bytes(key, n, segments, k,
+                                                        cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_topk_segments(gpusort_key_type type, const void* keys, uint64_t n,
+                                          const void* offsets, uint32_t offset_bytes,
+                                          uint64_t segments, uint64_t k, void* keys_out,
+                                          const void* values, void* values_out,
+                                          uint32_t value_bytes, void* indices,
+                                          uint32_t index_bytes, uint32_t* result_offsets,
+                                          gpusort_cuda_stream stream,
+                                          const gpusort_cuda_options* options) {
+  return guarded("gpusort_cuda_topk_segments", [&] {
+    const gpusort::KeyType key = key_type(type, "key_type");
+    gpusort::cuda::topk_segments_raw(key, keys, n, offsets, offset_bytes, segments, k, keys_out,
+                                     values, values_out, value_bytes, indices, index_bytes,
+                                     result_offsets, stream, cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_topk_rows_scratch_bytes(gpusort_key_type type, uint64_t rows,
+                                                    uint64_t row_length, uint64_t k,
+                                                    const gpusort_cuda_options* options,
+                                                    uint64_t* bytes) {
+  return guarded("gpusort_cuda_topk_rows_scratch_bytes", [&] {
+    require(bytes, "bytes");
+    const gpusort::KeyType key = key_type(type, "key_type");
+    *bytes = gpusort::cuda::topk_rows_scratch_bytes(key, rows, row_length, k,
+                                                    cuda_options(options, key));
+  });
+}
+
+gpusort_status gpusort_cuda_topk_rows(gpusort_key_type type, const void* keys, uint64_t rows,
+                                      uint64_t row_length, uint64_t k, void* keys_out,
+                                      const void* values, void* values_out, uint32_t value_bytes,
+                                      void* indices, uint32_t index_bytes,
+                                      gpusort_cuda_stream stream,
+                                      const gpusort_cuda_options* options) {
+  return guarded("gpusort_cuda_topk_rows", [&] {
+    const gpusort::KeyType key = key_type(type, "key_type");
+    gpusort::cuda::topk_rows_raw(key, keys, rows, row_length, k, keys_out, values, values_out,
+                                 value_bytes, indices, index_bytes, stream,
+                                 cuda_options(options, key));
+  });
+}
+
 const char* gpusort_status_name(gpusort_status status) {
   switch (status) {
     case GPUSORT_OK:

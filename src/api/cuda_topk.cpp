@@ -65,10 +65,10 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
 }
 
 // Whether the call selects floats in NumPy's order (only over the full bit range), as the sorts.
-bool numpy_order(const SortSpec& spec, const Options& options) {
+bool numpy_order(const SortSpec& spec, const Options& options, const char* what = call) {
   if (!options.numpy_float_order || spec.key_kind != key_kind_float) return false;
   if (spec.begin_bit != 0 || spec.end_bit != spec.key_words * 32)
-    throw Error(std::string(call) + ": numpy_float_order compares the full key, not bits [" +
+    throw Error(std::string(what) + ": numpy_float_order compares the full key, not bits [" +
                 std::to_string(spec.begin_bit) + ", " + std::to_string(spec.end_bit) + ")");
   return true;
 }
@@ -171,6 +171,199 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
                 {values_out, values, p.positions, results, k}, stream);
   if (indices && index_bytes == 8)
     elementwise(module, kWidenKernel, {indices, p.positions, nullptr, results, k}, stream);
+}
+
+namespace {
+
+// Per segment: the segmented argsort's positions and scratch, the results' places where the
+// caller gives none, and for rows their offsets, each aligned to 256 bytes.
+struct TopKSegmentsLayout {
+  uint64_t order = 0, argsort = 0, result_offsets = 0, row_offsets = 0, total = 0;
+};
+Options segments_options(const Options& options) {
+  Options o;
+  o.descending = options.descending;
+  o.begin_bit = options.begin_bit;
+  o.end_bit = options.end_bit;
+  o.numpy_float_order = options.numpy_float_order;
+  return o;
+}
+TopKSegmentsLayout topk_segments_layout(KeyType key_type, uint64_t n, uint64_t segments,
+                                        bool rows, const Options& options) {
+  TopKSegmentsLayout l;
+  uint64_t at = 0;
+  auto take = [&at](uint64_t bytes) {
+    const uint64_t offset = at;
+    at += align_up(bytes, 256);
+    return offset;
+  };
+  l.order = take(n * 4);
+  l.argsort = take(segmented_argsort_scratch_bytes(key_type, 4, n, segments,
+                                                   segments_options(options)));
+  l.result_offsets = take((segments + 1) * 4);
+  if (rows) l.row_offsets = take((segments + 1) * 8);
+  l.total = at;
+  return l;
+}
+void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_t segments,
+                         const Options& options) {
+  numpy_order(make_sort_spec(key_type, 0, options.descending, options.begin_bit, options.end_bit),
+              options, what);
+  if (n >= max_n)
+    throw Error(std::string(what) + ": the CUDA face takes fewer than 2^32 keys, not " +
+                std::to_string(n));
+  if (segments >= max_n)
+    throw Error(std::string(what) + ": fewer than 2^32 segments, not " +
+                std::to_string(segments));
+  if (n > 0 && segments == 0)
+    throw Error(std::string(what) + ": no segments for " + std::to_string(n) + " keys");
+  if (options.count || options.keys_in || options.sorted_keys)
+    throw Error(std::string(what) +
+                ": options.count, keys_in and sorted_keys do not apply (the offsets give n)");
+}
+
+// Rows of up to kTopKRowsCapacity keys: a block per row (topk_segments.cu's rows_select), no
+// scratch.
+void rows_select(Module& module, KeyType key_type, const void* keys, uint64_t rows,
+                 uint64_t row_length, uint64_t k, void* keys_out, const void* values,
+                 void* values_out, uint32_t value_bytes, void* indices, uint32_t index_bytes,
+                 Stream stream, const Options& options) {
+  const SortSpec spec =
+      make_sort_spec(key_type, 0, options.descending, options.begin_bit, options.end_bit);
+  const uint32_t key_bytes = spec.key_words * 4;
+  const uint64_t below_end = spec.end_bit >= 64 ? ~0ull : (1ull << spec.end_bit) - 1;
+  const TopKSegmentsParams p{.keys = keys,
+                             .keys_out = keys_out,
+                             .values = values,
+                             .values_out = values_out,
+                             .indices = indices,
+                             .segments = rows,
+                             .k = k,
+                             .key_bytes = key_bytes,
+                             .value_bytes = value_bytes,
+                             .index_bytes = index_bytes,
+                             .in_segment = 1,
+                             .row_length = row_length,
+                             .mask = below_end & ~((1ull << spec.begin_bit) - 1),
+                             .key_kind = spec.key_kind,
+                             .descending = spec.descending ? 1u : 0u,
+                             .numpy = numpy_order(spec, options, "topk_rows") ? 1u : 0u};
+  const CUfunction select =
+      module.function(kTopKRowsSelect + std::string(key_bytes == 4 ? "32" : "64"),
+                      topk_rows_shared_bytes(key_bytes, kTopKRowsCapacity));
+  const uint32_t grid = uint32_t(std::min<uint64_t>(rows, 4ull * module.sm_count()));
+  launch(select, grid, kTopKRowsThreads, topk_rows_shared_bytes(key_bytes, row_length), stream, p);
+}
+
+// The per-segment top-k of topk_segments_raw (the caller's offsets) and topk_rows_raw (rows:
+// segments of row_length, their offsets made first, positions within the row).
+void segments_topk(const char* name, KeyType key_type, const void* keys, uint64_t n, bool rows,
+                   const void* offsets, uint32_t offset_bytes, uint64_t segments,
+                   uint64_t row_length, uint64_t k, void* keys_out, const void* values,
+                   void* values_out, uint32_t value_bytes, void* indices, uint32_t index_bytes,
+                   uint32_t* result_offsets, Stream stream, const Options& options) {
+  const std::string what = std::string(name) + ": ";
+  check_segments_call(name, key_type, n, segments, options);
+  const bool with_values = values || values_out;
+  if (with_values && k > 0 && (!values || !values_out))
+    throw Error(what + "values need both the input values and values_out");
+  if (with_values && value_bytes != 4 && value_bytes != 8)
+    throw Error(what + "values are 4 or 8 bytes wide, not " + std::to_string(value_bytes));
+  if (indices && index_bytes != 4 && index_bytes != 8)
+    throw Error(what + "indices are 4 or 8 bytes wide, not " + std::to_string(index_bytes));
+  if (!rows && offset_bytes != 4 && offset_bytes != 8)
+    throw Error(what + "offsets are 4 or 8 bytes wide, not " + std::to_string(offset_bytes));
+  if (n == 0 || k == 0) return;
+  if (!keys || (!rows && !offsets))
+    throw Error(what + (!keys ? "keys are null" : "offsets are null"));
+  if (!keys_out && !values_out && !indices && !result_offsets)
+    throw Error(what + "nothing to write (no output keys, values, indices or result offsets)");
+  const StreamContext context(stream);
+  Module& module = module_for(context.context());
+  // Rows a block each where the device gives a block the shared memory of the longest row.
+  if (rows && row_length <= kTopKRowsCapacity &&
+      topk_rows_shared_bytes(key_bytes(key_type), kTopKRowsCapacity) <=
+          module.shared_per_block_optin())
+    return rows_select(module, key_type, keys, segments, row_length, k, keys_out, values,
+                       values_out, value_bytes, indices, index_bytes, stream, options);
+  const TopKSegmentsLayout l = topk_segments_layout(key_type, n, segments, rows, options);
+  const std::string needs = std::string("this top-k needs (") + name + "_scratch_bytes)";
+  const CallScratch scratch(options, l.total, stream, what, needs.c_str());
+  TopKSegmentsParams p{
+      .keys = keys,
+      .keys_out = keys_out,
+      .values = values,
+      .values_out = values_out,
+      .indices = indices,
+      .order = scratch.at<uint32_t>(l.order),
+      .offsets = rows ? scratch.at<void>(l.row_offsets) : offsets,
+      .result_offsets = result_offsets ? result_offsets : scratch.at<uint32_t>(l.result_offsets),
+      .segments = segments,
+      .k = k,
+      .key_bytes = key_bytes(key_type),
+      .value_bytes = value_bytes,
+      .index_bytes = index_bytes,
+      .offset_bytes = rows ? 8u : offset_bytes,
+      .in_segment = rows ? 1u : 0u,
+      .row_length = row_length};
+  const uint64_t warps_per_block = kTopKSegmentTakeThreads / 32;
+  const uint32_t grid = uint32_t(std::clamp<uint64_t>(
+      (segments + warps_per_block - 1) / warps_per_block, 1, 8ull * module.sm_count()));
+  if (rows) launch(module.function(kTopKRowOffsets), grid, kTopKSegmentTakeThreads, 0, stream, p);
+  Options argsort = segments_options(options);
+  argsort.scratch = scratch.at<void>(l.argsort);
+  argsort.scratch_size = l.result_offsets - l.argsort;
+  segmented_argsort_raw(key_type, keys, const_cast<uint32_t*>(p.order), 4, n, p.offsets,
+                        p.offset_bytes, segments, stream, argsort);
+  launch(module.function(kTopKSegmentOffsets), 1, kTopKSegmentOffsetsThreads, 0, stream, p);
+  launch(module.function(kTopKSegmentTake), grid, kTopKSegmentTakeThreads, 0, stream, p);
+}
+
+}  // namespace
+
+uint64_t topk_segments_scratch_bytes(KeyType key_type, uint64_t n, uint64_t segments, uint64_t k,
+                                     const Options& options) {
+  check_segments_call("topk_segments", key_type, n, segments, options);
+  if (n == 0 || k == 0) return 0;
+  return topk_segments_layout(key_type, n, segments, false, options).total;
+}
+
+void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const void* offsets,
+                       uint32_t offset_bytes, uint64_t segments, uint64_t k, void* keys_out,
+                       const void* values, void* values_out, uint32_t value_bytes, void* indices,
+                       uint32_t index_bytes, uint32_t* result_offsets, Stream stream,
+                       const Options& options) {
+  segments_topk("topk_segments", key_type, keys, n, false, offsets, offset_bytes, segments, 0, k,
+                keys_out, values, values_out, value_bytes, indices, index_bytes, result_offsets,
+                stream, options);
+}
+
+namespace {
+// rows x row_length keys, refused from 2^32 (the CUDA face's positions are u32).
+uint64_t rows_keys(uint64_t rows, uint64_t row_length) {
+  if (row_length != 0 && rows > (max_n - 1) / row_length)
+    throw Error("topk_rows: " + std::to_string(rows) + " rows of " + std::to_string(row_length) +
+                " keys: the CUDA face takes fewer than 2^32 keys");
+  return rows * row_length;
+}
+}  // namespace
+
+uint64_t topk_rows_scratch_bytes(KeyType key_type, uint64_t rows, uint64_t row_length, uint64_t k,
+                                 const Options& options) {
+  const uint64_t n = rows_keys(rows, row_length);
+  check_segments_call("topk_rows", key_type, n, rows, options);
+  if (n == 0 || k == 0) return 0;
+  // (Rows of up to kTopKRowsCapacity keys need none where the device takes them a block each.)
+  return topk_segments_layout(key_type, n, rows, true, options).total;
+}
+
+void topk_rows_raw(KeyType key_type, const void* keys, uint64_t rows, uint64_t row_length,
+                   uint64_t k, void* keys_out, const void* values, void* values_out,
+                   uint32_t value_bytes, void* indices, uint32_t index_bytes, Stream stream,
+                   const Options& options) {
+  segments_topk("topk_rows", key_type, keys, rows_keys(rows, row_length), true, nullptr, 8, rows,
+                row_length, k, keys_out, values, values_out, value_bytes, indices, index_bytes,
+                nullptr, stream, options);
 }
 
 }  // namespace gpusort::cuda

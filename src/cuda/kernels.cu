@@ -6,3 +6,4 @@
 #include "primitives/cuda/elementwise.cu"
 #include "primitives/cuda/float_order.cu"
 #include "algorithms/topk/cuda/topk_select.cu"
+#include "algorithms/topk/cuda/topk_segments.cu"

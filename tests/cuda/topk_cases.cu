@@ -357,6 +357,170 @@ void templates(cudaStream_t stream) {
 }  // namespace
 
 // The top-k cases; counts its checks and failures into the test program's.
+// Per segment (gpusort_cuda_topk_segments): each segment's first min(k, length) of its stable
+// sort, one segment after another, with their values and positions, and the result offsets; every
+// output compared whole, one slot past the results checked untouched.
+// rows > 0: through gpusort_cuda_topk_rows, the offsets those rows' (positions within the row, no
+// result offsets written).
+template <class O>
+void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uint32_t value_bytes,
+                  uint32_t index_bytes, bool with_keys, uint64_t seed, cudaStream_t stream,
+                  uint64_t rows = 0) {
+  ++*checks_;
+  const KeyKind& t = *a.type;
+  const std::vector<uint64_t> keys = make_keys(t, a.spread, a.n, seed);
+  std::vector<uint64_t> values(a.n);
+  for (uint64_t i = 0; i < a.n; ++i) values[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+  const uint64_t segments = offsets.size() - 1;
+  const uint64_t slots = std::min<uint64_t>(a.n, segments * k) + 1;
+  std::vector<uint64_t> want_keys(slots, ~0ull), want_values(slots, ~0ull), want_indices(slots, ~0ull);
+  std::vector<uint32_t> want_offsets(segments + 1);
+  uint64_t at = 0;
+  for (uint64_t s = 0; s < segments; ++s) {
+    want_offsets[s] = uint32_t(at);
+    const std::vector<uint64_t> part(keys.begin() + offsets[s], keys.begin() + offsets[s + 1]);
+    const std::vector<uint32_t> order = stable_order(a, part, part.size());
+    for (uint64_t j = 0; j < std::min<uint64_t>(k, part.size()); ++j, ++at) {
+      const uint64_t i = offsets[s] + order[j];
+      want_keys[at] = keys[i];
+      want_values[at] = value_bytes == 4 ? uint32_t(values[i]) : values[i];
+      want_indices[at] = rows ? i - offsets[s] : i;
+    }
+  }
+  want_offsets[segments] = uint32_t(at);
+  const uint32_t kb = t.bytes;
+  std::vector<unsigned char> host_keys(a.n * kb), host_values(a.n * 8);
+  for (uint64_t i = 0; i < a.n; ++i) {
+    std::memcpy(&host_keys[i * kb], &keys[i], kb);
+    std::memcpy(&host_values[i * 8], &values[i], 8);
+  }
+  if (value_bytes == 4)
+    for (uint64_t i = 0; i < a.n; ++i) std::memcpy(&host_values[i * 4], &values[i], 4);
+  void *d_keys = nullptr, *d_values = nullptr, *d_offsets = nullptr, *keys_out = nullptr,
+       *values_out = nullptr, *indices = nullptr, *result_offsets = nullptr;
+  cuda_check(cudaMalloc(&d_keys, std::max<uint64_t>(a.n * kb, 1)), "cudaMalloc");
+  cuda_check(cudaMalloc(&d_values, std::max<uint64_t>(a.n * 8, 1)), "cudaMalloc");
+  cuda_check(cudaMalloc(&d_offsets, offsets.size() * sizeof(O)), "cudaMalloc");
+  cuda_check(cudaMalloc(&keys_out, slots * 8), "cudaMalloc");
+  cuda_check(cudaMalloc(&values_out, slots * 8), "cudaMalloc");
+  cuda_check(cudaMalloc(&indices, slots * 8), "cudaMalloc");
+  cuda_check(cudaMalloc(&result_offsets, (segments + 2) * 4), "cudaMalloc");
+  cuda_check(cudaMemcpy(d_keys, host_keys.data(), a.n * kb, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(d_values, host_values.data(), a.n * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+  cuda_check(cudaMemcpy(d_offsets, offsets.data(), offsets.size() * sizeof(O), cudaMemcpyHostToDevice),
+             "cudaMemcpy");
+  for (void* p : {keys_out, values_out, indices}) cuda_check(cudaMemset(p, poison, slots * 8), "cudaMemset");
+  cuda_check(cudaMemset(result_offsets, poison, (segments + 2) * 4), "cudaMemset");
+  gpusort_cuda_options options{};
+  options.descending = a.descending;
+  options.begin_bit = a.begin_bit;
+  options.end_bit = a.end_bit;
+  char text[200];
+  std::snprintf(text, sizeof text, "topk_segments %s %s n=%llu S=%llu k=%llu %s offsets %u values %u indices %u keys %d",
+                t.name, spread_names[a.spread], (unsigned long long)a.n, (unsigned long long)segments,
+                (unsigned long long)k, a.descending ? "desc" : "asc", unsigned(sizeof(O)), value_bytes,
+                index_bytes, int(with_keys));
+  const std::string what = text;
+  const gpusort_status status =
+      rows ? gpusort_cuda_topk_rows(t.key, d_keys, rows, a.n / rows, k,
+                                    with_keys ? keys_out : nullptr, value_bytes ? d_values : nullptr,
+                                    value_bytes ? values_out : nullptr, value_bytes,
+                                    index_bytes ? indices : nullptr, index_bytes, stream, &options)
+           : gpusort_cuda_topk_segments(t.key, d_keys, a.n, d_offsets, sizeof(O), segments, k,
+                                        with_keys ? keys_out : nullptr,
+                                        value_bytes ? d_values : nullptr,
+                                        value_bytes ? values_out : nullptr, value_bytes,
+                                        index_bytes ? indices : nullptr, index_bytes,
+                                        static_cast<uint32_t*>(result_offsets), stream, &options);
+  if (status != GPUSORT_OK) {
+    fail(what + ": " + gpusort_last_error());
+  } else {
+    cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    std::vector<unsigned char> got_keys(slots * 8), got_values(slots * 8), got_indices(slots * 8);
+    std::vector<uint32_t> got_offsets(segments + 2);
+    cuda_check(cudaMemcpy(got_keys.data(), keys_out, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda_check(cudaMemcpy(got_values.data(), values_out, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda_check(cudaMemcpy(got_indices.data(), indices, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    cuda_check(cudaMemcpy(got_offsets.data(), result_offsets, (segments + 2) * 4, cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
+    // Element e of an output of `bytes` each, or poison where the result has none.
+    auto expected = [&](const std::vector<uint64_t>& want, uint64_t e, uint32_t bytes) {
+      uint64_t v = 0;
+      if (e < at) std::memcpy(&v, &want[e], bytes);
+      else std::memset(&v, poison, bytes);
+      return v;
+    };
+    auto element = [](const std::vector<unsigned char>& got, uint64_t e, uint32_t bytes) {
+      uint64_t v = 0;
+      std::memcpy(&v, &got[e * bytes], bytes);
+      return v;
+    };
+    uint32_t past = 0;
+    std::memset(&past, poison, 4);
+    // n = 0 or k = 0: the call does nothing, the result offsets included.
+    bool ok = a.n == 0 || k == 0 || rows
+                  ? std::all_of(got_offsets.begin(), got_offsets.end(), [&](uint32_t v) { return v == past; })
+                  : std::equal(want_offsets.begin(), want_offsets.end(), got_offsets.begin()) &&
+                        got_offsets[segments + 1] == past;
+    if (!ok) fail(what + ": result offsets");
+    for (uint64_t e = 0; ok && e < slots; ++e) {
+      if (with_keys && element(got_keys, e, kb) != expected(want_keys, e, kb)) ok = fail(what + ": key " + std::to_string(e));
+      else if (value_bytes && element(got_values, e, value_bytes) != expected(want_values, e, value_bytes))
+        ok = fail(what + ": value " + std::to_string(e));
+      else if (index_bytes && element(got_indices, e, index_bytes) != expected(want_indices, e, index_bytes))
+        ok = fail(what + ": index " + std::to_string(e));
+    }
+  }
+  for (void* p : {d_keys, d_values, d_offsets, keys_out, values_out, indices, result_offsets}) cudaFree(p);
+}
+
+void topk_segment_cases(cudaStream_t stream, uint64_t& seed) {
+  auto rows = [](uint64_t count, uint64_t length) {
+    std::vector<uint64_t> o{0};
+    while (o.size() <= count) o.push_back(o.back() + length);
+    return o;
+  };
+  std::mt19937_64 rng(seed);
+  for (const KeyKind& t : kinds)
+    for (Spread s : {uniform, few, t.kind == 2 ? specials : reversed}) {
+      const uint64_t n = 5000;
+      std::vector<uint64_t> random{0, 0};  // empty segments first, between and last
+      for (uint64_t at = 0; at < n;) {
+        at = std::min<uint64_t>(n, at + rng() % 900);
+        random.push_back(at);
+        if (rng() % 3 == 0) random.push_back(at);
+      }
+      random.push_back(n);
+      for (uint64_t k : {uint64_t(1), uint64_t(32), uint64_t(1500)}) {
+        const bool desc = (k + seed) % 2 == 1;
+        run_segments(Array{&t, s, n, desc}, random, k, 8, 4, true, ++seed, stream);
+        run_segments(Array{&t, s, n, !desc}, std::vector<uint32_t>(random.begin(), random.end()),
+                     k, 4, 8, false, ++seed, stream);
+        run_segments(Array{&t, s, n, desc}, rows(50, 100), k, 0, 8, true, ++seed, stream);
+        run_segments(Array{&t, s, n, !desc}, rows(50, 100), k, 4, 8, true, ++seed, stream, 50);
+      }
+      run_segments(Array{&t, s, 300000, false}, rows(3, 100000), 65536, 4, 4, true, ++seed, stream);
+      run_segments(Array{&t, s, 3000, true, 3, 17}, rows(30, 100), 7, 0, 4, true, ++seed, stream);
+      run_segments(Array{&t, s, 32768 * 4, false}, rows(32768, 4), 3, 0, 8, true, ++seed, stream,
+                   32768);
+      // Rows a block each (up to 16384 keys): the bound, the row sorted where k is past a
+      // quarter of the block or the keys pile at the bound; longer rows through the segmented
+      // argsort.
+      run_segments(Array{&t, s, 12000, seed % 2 == 0}, rows(4, 3000), 500, 4, 8, true, ++seed,
+                   stream, 4);
+      run_segments(Array{&t, s, 2 * 16384, true}, rows(2, 16384), 64, 8, 4, true, ++seed, stream,
+                   2);
+      run_segments(Array{&t, s, 40000, false}, rows(2, 20000), 5, 0, 4, true, ++seed, stream, 2);
+    }
+  for (const KeyKind& t : kinds) {
+    run_segments(Array{&t, equal, 6000, false}, rows(3, 2000), 50, 4, 4, true, ++seed, stream, 3);
+    run_segments(Array{&t, few, 6000, true}, rows(3, 2000), 128, 0, 8, false, ++seed, stream, 3);
+  }
+  // n = 0, and k = 0: nothing written.
+  run_segments(Array{&kinds[0], uniform, 0}, std::vector<uint64_t>{0, 0}, 5, 4, 4, true, ++seed, stream);
+  run_segments(Array{&kinds[0], uniform, 100}, rows(2, 50), 0, 4, 4, true, ++seed, stream);
+}
+
 void topk_cases(cudaStream_t stream, bool quick, int& failures, int& checks) {
   failures_ = &failures;
   checks_ = &checks;
@@ -410,5 +574,6 @@ void topk_cases(cudaStream_t stream, bool quick, int& failures, int& checks) {
   for (const KeyKind* t : {&kinds[2], &kinds[5]})
     run_array(Array{t, specials, 300000, false, 0, 0, true, 100000}, {5, 50000, 300000}, ++seed,
               stream);
+  topk_segment_cases(stream, seed);
   templates(stream);
 }

@@ -81,6 +81,61 @@ inline constexpr const char* kTopKCount = "gpusort_topk_count_";
 inline constexpr const char* kTopKScan = "gpusort_topk_scan";
 inline constexpr const char* kTopKWrite = "gpusort_topk_write_";
 
+// ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
+//
+// After the face's segmented argsort (`order`: the positions in the order of the sort, each
+// segment's in its own range), two launches: the results' places (one block: S + 1 u32, an
+// exclusive sum of min(k, length) per segment, the total last) and the take (a warp per segment,
+// a grid striding over them): result j of segment s, the key at order[offsets[s] + j] with its
+// value and position, to result_offsets[s] + j.
+struct TopKSegmentsParams {
+  const void* keys;      // n keys (key_bytes each)
+  void* keys_out;        // the results' keys, or null
+  const void* values;    // n values (value_bytes each), or null
+  void* values_out;      // the results' values, or null
+  void* indices;         // the results' positions (index_bytes each), or null
+  const uint32_t* order;
+  const void* offsets;       // S + 1 CSR offsets (offset_bytes each)
+  uint32_t* result_offsets;  // S + 1: each segment's first result, the total last
+  unsigned long long segments, k;
+  uint32_t key_bytes, value_bytes, index_bytes, offset_bytes;
+  uint32_t in_segment;  // 1: positions from the segment's first key (rows), else in the array
+  unsigned long long row_length;  // rows: offsets[s] = s row_length (the row offsets kernel)
+  // The rows' select (kTopKRowsSelect): how keys compare, as the sorts' options give it.
+  unsigned long long mask;  // the compared bits of the radix order
+  uint32_t key_kind, descending, numpy;
+};
+inline constexpr uint32_t kTopKSegmentOffsetsThreads = 512;  // (1024 spill: 64 registers)
+inline constexpr uint32_t kTopKSegmentTakeThreads = 256;
+inline constexpr const char* kTopKSegmentOffsets = "gpusort_topk_segment_offsets";
+inline constexpr const char* kTopKSegmentTake = "gpusort_topk_segment_take";
+// Rows of one length: their S + 1 offsets (u64, into `offsets`) made on the GPU first.
+inline constexpr const char* kTopKRowOffsets = "gpusort_topk_row_offsets";
+
+// Rows of up to kTopKRowsCapacity keys instead: a block per row (a grid striding over them), the
+// row in shared memory. For k at most a quarter of the block, the k-th least of the threads'
+// least keys bounds the k-th key from above, and the keys at most it (spread keys: about k and a
+// few) are ranked among themselves by (key, position) and written; where they overflow
+// kTopKRowsCandidates, or for a larger k, the row is sorted in shared memory (a bitonic sort of
+// (key, position) pairs, which makes it stable) and its first k written. Its name: the prefix,
+// then "32" or "64". Dynamic shared memory: topk_rows_shared_bytes.
+inline constexpr uint32_t kTopKRowsThreads = 512;
+inline constexpr uint32_t kTopKRowsCapacity = 16384;
+inline constexpr uint32_t kTopKRowsCandidates = 1024;
+inline constexpr const char* kTopKRowsSelect = "gpusort_topk_rows_select_";
+// Keys of key_bytes and u32 positions for the row padded to a power of two, the threads' least
+// keys, the candidates' keys and positions, 16-byte aligned.
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_rows_padded(uint64_t row_length) {
+  uint32_t p = 4;  // (the least keys after the row stay 8-byte aligned)
+  while (p < row_length) p *= 2;
+  return p;
+}
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_rows_shared_bytes(uint32_t key_bytes,
+                                                           uint64_t row_length) {
+  return topk_rows_padded(row_length) * (key_bytes + 4) + kTopKRowsThreads * key_bytes +
+         kTopKRowsCandidates * (key_bytes + 4) + 16;
+}
+
 }  // namespace gpusort::cuda
 
 #endif  // GPUSORT_ALGORITHMS_TOPK_CUDA_TOPK_PARAMS_HPP

@@ -21,6 +21,18 @@ class BlockScan {
     output = sum;
     __syncthreads();  // read before the storage is used again
   }
+  void ExclusiveSum(T input, T& output, T& aggregate) {
+    storage_.values[threadIdx.x] = input;
+    __syncthreads();
+    T sum = 0, all = 0;
+    for (unsigned i = 0; i < THREADS; ++i) {
+      if (i < threadIdx.x) sum += storage_.values[i];
+      all += storage_.values[i];
+    }
+    output = sum;
+    aggregate = all;
+    __syncthreads();  // read before the storage is used again
+  }
 
  private:
   TempStorage& storage_;

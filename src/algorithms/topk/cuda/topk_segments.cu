@@ -1,0 +1,220 @@
+// Top-k per segment on the CUDA face (topk_params.hpp, "Per segment"): after the segmented
+// argsort, the results' places and the take. Launched by src/api/cuda_topk.cpp.
+#include <cstdint>
+#include <cub/block/block_scan.cuh>
+
+#include "algorithms/topk/cuda/topk_params.hpp"
+#include "primitives/key_order.h"
+
+#ifdef __CUDACC__
+extern __shared__ __align__(16) unsigned char gpusort_topk_rows_shared[];
+#else  // the host's emulation: one block at a time
+alignas(16) static unsigned char gpusort_topk_rows_shared[gpusort::cuda::topk_rows_shared_bytes(
+    8, gpusort::cuda::kTopKRowsCapacity)];
+#endif
+
+namespace gpusort::cuda::topk_segments {
+namespace {
+
+using u64 = unsigned long long;
+
+__device__ __forceinline__ u64 offset_at(const TopKSegmentsParams& p, u64 s) {
+  return p.offset_bytes == 4 ? static_cast<const uint32_t*>(p.offsets)[s]
+                             : static_cast<const u64*>(p.offsets)[s];
+}
+// Segment s's first key and its result count (offsets that fall read as empty).
+struct Segment {
+  u64 begin, results;
+};
+__device__ __forceinline__ Segment segment(const TopKSegmentsParams& p, u64 s) {
+  const u64 begin = offset_at(p, s), end = offset_at(p, s + 1);
+  return {begin, end > begin ? min(p.k, end - begin) : 0};
+}
+
+template <class T>
+__device__ __forceinline__ void copy(void* to, u64 at, const void* from, u64 i) {
+  static_cast<T*>(to)[at] = static_cast<const T*>(from)[i];
+}
+
+}  // namespace
+}  // namespace gpusort::cuda::topk_segments
+
+// One block: result_offsets[s] for s in [0, S], S + 1 entries a block's width at a time.
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKSegmentOffsetsThreads)
+    gpusort_topk_segment_offsets(const gpusort::cuda::TopKSegmentsParams p) {
+  using namespace gpusort::cuda;
+  using namespace gpusort::cuda::topk_segments;
+  using BlockScan = cub::BlockScan<u64, kTopKSegmentOffsetsThreads>;
+  __shared__ typename BlockScan::TempStorage scan;
+  u64 carry = 0;
+  for (u64 first = 0; first <= p.segments; first += kTopKSegmentOffsetsThreads) {
+    const u64 s = first + threadIdx.x;
+    const u64 results = s < p.segments ? segment(p, s).results : 0;
+    u64 before, total;
+    BlockScan(scan).ExclusiveSum(results, before, total);
+    if (s <= p.segments) p.result_offsets[s] = uint32_t(carry + before);
+    carry += total;
+    __syncthreads();  // the scan's storage is read before the next chunk's scan
+  }
+}
+
+// A warp per segment: its results from the sorted order, with their values and positions.
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKSegmentTakeThreads)
+    gpusort_topk_segment_take(const gpusort::cuda::TopKSegmentsParams p) {
+  using namespace gpusort::cuda;
+  using namespace gpusort::cuda::topk_segments;
+  const u64 warps = u64(gridDim.x) * (kTopKSegmentTakeThreads / 32);
+  const uint32_t lane = threadIdx.x % 32;
+  for (u64 s = u64(blockIdx.x) * (kTopKSegmentTakeThreads / 32) + threadIdx.x / 32;
+       s < p.segments; s += warps) {
+    const Segment g = segment(p, s);
+    const u64 out = p.result_offsets[s];
+    for (u64 j = lane; j < g.results; j += 32) {
+      const uint32_t i = p.order[g.begin + j];
+      if (p.keys_out) {
+        if (p.key_bytes == 4) copy<uint32_t>(p.keys_out, out + j, p.keys, i);
+        else copy<u64>(p.keys_out, out + j, p.keys, i);
+      }
+      if (p.values_out) {
+        if (p.value_bytes == 4) copy<uint32_t>(p.values_out, out + j, p.values, i);
+        else copy<u64>(p.values_out, out + j, p.values, i);
+      }
+      if (p.indices) {
+        const u64 position = p.in_segment != 0 ? i - g.begin : i;
+        if (p.index_bytes == 4) static_cast<uint32_t*>(p.indices)[out + j] = uint32_t(position);
+        else static_cast<u64*>(p.indices)[out + j] = position;
+      }
+    }
+  }
+}
+
+// Rows of one length: offsets[s] = s row_length for s in [0, S] (u64, written into `offsets`).
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKSegmentTakeThreads)
+    gpusort_topk_row_offsets(const gpusort::cuda::TopKSegmentsParams p) {
+  using gpusort::cuda::topk_segments::u64;
+  u64* offsets = static_cast<u64*>(const_cast<void*>(p.offsets));
+  for (u64 s = u64(blockIdx.x) * blockDim.x + threadIdx.x; s <= p.segments;
+       s += u64(gridDim.x) * blockDim.x)
+    offsets[s] = s * p.row_length;
+}
+
+namespace gpusort::cuda::topk_segments {
+namespace {
+
+// The key as the select compares it: radix order (NumPy's: of the canonical key), descending
+// inverted, the compared bits.
+template <class U>
+__device__ __forceinline__ U compared(const TopKSegmentsParams& p, U raw) {
+  if (p.numpy != 0) raw = FloatKeyBits<U>::canonical(raw);
+  U o = to_radix_order<U>(raw, p.key_kind);
+  if (p.descending != 0) o = ~o;
+  return o & U(p.mask);
+}
+
+// Result r of row `row` (its key at position i of the row) to its place.
+template <class U>
+__device__ __forceinline__ void write_result(const TopKSegmentsParams& p, u64 row, u64 begin,
+                                             uint32_t kept, uint32_t r, uint32_t i) {
+  const u64 out = row * kept + r, at = begin + i;
+  if (p.keys_out) static_cast<U*>(p.keys_out)[out] = static_cast<const U*>(p.keys)[at];
+  if (p.values_out) {
+    if (p.value_bytes == 4) copy<uint32_t>(p.values_out, out, p.values, at);
+    else copy<u64>(p.values_out, out, p.values, at);
+  }
+  if (p.indices) {
+    if (p.index_bytes == 4) static_cast<uint32_t*>(p.indices)[out] = i;
+    else static_cast<u64*>(p.indices)[out] = i;
+  }
+}
+
+// (a, i) before (b, j): by key, then position.
+template <class U>
+__device__ __forceinline__ bool before(U a, uint32_t i, U b, uint32_t j) {
+  return a < b || (a == b && i < j);
+}
+
+template <class U>
+__device__ void rows_select(const TopKSegmentsParams& p) {
+  const uint32_t t = threadIdx.x, length = uint32_t(p.row_length);
+  const uint32_t padded = topk_rows_padded(length);
+  const uint32_t kept = uint32_t(min(p.k, u64(length)));
+  U* keys = reinterpret_cast<U*>(gpusort_topk_rows_shared);
+  uint32_t* positions = reinterpret_cast<uint32_t*>(keys + padded);
+  U* least = reinterpret_cast<U*>(positions + padded);
+  U* candidate_keys = least + kTopKRowsThreads;
+  uint32_t* candidate_positions = reinterpret_cast<uint32_t*>(candidate_keys + kTopKRowsCandidates);
+  uint32_t* counter = candidate_positions + kTopKRowsCandidates;
+  U* bound = reinterpret_cast<U*>(counter + 2);
+  for (u64 row = blockIdx.x; row < p.segments; row += gridDim.x) {
+    const u64 begin = row * length;
+    U mine = ~U(0);
+    for (uint32_t i = t; i < padded; i += kTopKRowsThreads) {
+      const U key = i < length ? compared<U>(p, static_cast<const U*>(p.keys)[begin + i]) : ~U(0);
+      keys[i] = key;
+      if (i < length) mine = min(mine, key);
+    }
+    if (t == 0) *counter = 0;
+    bool done = false;
+    if (4 * kept <= kTopKRowsThreads) {  // uniform
+      least[t] = mine;
+      __syncthreads();
+      uint32_t rank = 0;
+      for (uint32_t o = 0; o < kTopKRowsThreads; ++o) rank += before(least[o], o, mine, t) ? 1u : 0u;
+      if (rank == kept - 1) *bound = mine;
+      __syncthreads();
+      const U b = *bound;
+      for (uint32_t i = t; i < length; i += kTopKRowsThreads)
+        if (keys[i] <= b) {
+          const uint32_t c = atomicAdd(counter, 1u);
+          if (c < kTopKRowsCandidates) candidate_keys[c] = keys[i], candidate_positions[c] = i;
+        }
+      __syncthreads();
+      const uint32_t count = *counter;
+      if (count <= kTopKRowsCandidates) {  // uniform
+        for (uint32_t c = t; c < count; c += kTopKRowsThreads) {
+          const U key = candidate_keys[c];
+          const uint32_t i = candidate_positions[c];
+          uint32_t r = 0;
+          for (uint32_t o = 0; o < count; ++o)
+            r += before(candidate_keys[o], candidate_positions[o], key, i) ? 1u : 0u;
+          if (r < kept) write_result<U>(p, row, begin, kept, r, i);
+        }
+        done = true;
+      }
+    }
+    if (!done) {
+      // The row sorted: a bitonic sort of (key, position) pairs, padding last.
+      for (uint32_t i = t; i < padded; i += kTopKRowsThreads) positions[i] = i;
+      __syncthreads();
+      for (uint32_t size = 2; size <= padded; size *= 2)
+        for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
+          for (uint32_t i = t; i < padded / 2; i += kTopKRowsThreads) {
+            const uint32_t lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
+            const bool up = (lo & size) == 0;
+            if (before(keys[hi], positions[hi], keys[lo], positions[lo]) == up) {
+              const U key = keys[lo];
+              keys[lo] = keys[hi], keys[hi] = key;
+              const uint32_t position = positions[lo];
+              positions[lo] = positions[hi], positions[hi] = position;
+            }
+          }
+          __syncthreads();
+        }
+      for (uint32_t r = t; r < kept; r += kTopKRowsThreads)
+        write_result<U>(p, row, begin, kept, r, positions[r]);
+    }
+    __syncthreads();  // the row's shared memory read before the next row's
+  }
+}
+
+}  // namespace
+}  // namespace gpusort::cuda::topk_segments
+
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
+    gpusort_topk_rows_select_32(const gpusort::cuda::TopKSegmentsParams p) {
+  gpusort::cuda::topk_segments::rows_select<uint32_t>(p);
+}
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
+    gpusort_topk_rows_select_64(const gpusort::cuda::TopKSegmentsParams p) {
+  gpusort::cuda::topk_segments::rows_select<unsigned long long>(p);
+}
