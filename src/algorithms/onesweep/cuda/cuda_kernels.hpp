@@ -98,10 +98,10 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32_v32_w256x16", 1, 1, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile, "256x8"},
     {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile, "256x16"},
-    {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile | kHintFusedVariant, "256x24"},
+    {"gpusort_onesweep_pass_k64_v32_w256x28", 2, 1, 256, 2, 28, kHintWholeTile | kHintFusedVariant, "256x28"},
     // Measurement rows for u64+u32 from 2^25 (GPUSORT_CUDA_FACE_TILE; their numbers below).
+    {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile, "256x24"},
     {"gpusort_onesweep_pass_k64_v32_w256x24w16", 2, 1, 256, 2, 24, kHintWholeTile, "256x24w16", 16},
-    {"gpusort_onesweep_pass_k64_v32_w256x28", 2, 1, 256, 2, 28, kHintWholeTile, "256x28"},
     {"gpusort_onesweep_pass_k64_v32_w256x28w16", 2, 1, 256, 2, 28, kHintWholeTile, "256x28w16", 16},
     {"gpusort_onesweep_pass_k64_v32_w256x32", 2, 1, 256, 2, 32, kHintWholeTile, "256x32"},
 };
@@ -120,7 +120,7 @@ inline constexpr uint32_t kCudaPassShapeCount =
 //            at 2^20-2^22; 384x28 with its values copied ahead 1.02-1.05 at 2^24-2^28 (without:
 //            1.00-1.05; 384x32 spills: 0.88-0.95; 384x18 with three blocks an SM 0.85-0.92)
 //   u64+u32  256x8 1.27-1.43 at 2^13-2^18 (384x16 1.04-1.11); 256x16 1.16-1.19 at 2^19-2^20;
-//            384x16 0.98-1.08; 256x24 1.00-1.02 at 2^25-2^28 (384x16 0.98-1.01; 512x12 0.96-1.01;
+//            384x16 0.98-1.08; 256x28 1.01-1.05 at 2^25-2^28, 256x24 1.00-1.02 (384x16 0.98-1.01; 512x12 0.96-1.01;
 //            384x14 with three blocks an SM 0.77-0.81; at 2^25/2^26/2^27/2^28, twice alternating
 //            in one run: 256x24 1.02/1.01-1.02/1.01/1.00, 256x28 1.05/1.04/1.03/1.01, 256x24
 //            with window 16 1.02/1.02/1.01/1.01, with the mask walk 1.02/1.01/1.00/1.00, 256x20
@@ -142,7 +142,7 @@ inline constexpr CudaFaceTile kCudaFaceTiles[] = {
     {2, 1ull << 18, "256x8"}, {2, 1ull << 20, "256x16"}, {2, ~0ull, "384x20"},
     // with 4-byte values
     {3, 1ull << 18, "256x8"}, {3, 1ull << 20, "256x16"}, {3, (1ull << 25) - 1, "384x16"},
-    {3, ~0ull, "256x24"},
+    {3, ~0ull, "256x28"},
 };
 
 constexpr uint32_t cuda_pass_dynamic_shared(const CudaPassShape& shape) {

@@ -585,9 +585,9 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x8, uint32_t, uint32
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x8, unsigned long long, uint32_t, 17)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 19)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24w16, unsigned long long, uint32_t, 20)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x28, unsigned long long, uint32_t, 21)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x28, unsigned long long, uint32_t, 19)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 20)
+GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24w16, unsigned long long, uint32_t, 21)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x28w16, unsigned long long, uint32_t, 22)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x32, unsigned long long, uint32_t, 23)
 
