@@ -365,8 +365,10 @@ def test_topk_stream_order():
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.float64])
 def test_topk_rows(rng, dtype):
     """A 2-D tensor: each row's top-k, as torch.topk along the last dimension and as the host's
-    rows (NumPy's stable sort per row), positions within the row; values of the same shape."""
-    for rows, length in ((1, 1000), (300, 100), (32768 // 64, 64)):
+    rows (NumPy's stable sort per row), positions within the row; values of the same shape.
+    Rows of up to 16384 keys take the shared-memory select, longer ones the block's radix select
+    (k up to 1024) or the segmented argsort."""
+    for rows, length in ((1, 1000), (300, 100), (32768 // 64, 64), (3, 40000)):
         keys = make_keys(rng, dtype, rows * length, "uniform").reshape(rows, length)
         x = to_gpu(keys)
         order = np.argsort(keys, axis=1, kind="stable")

@@ -222,9 +222,9 @@ void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_
                 ": options.count, keys_in and sorted_keys do not apply (the offsets give n)");
 }
 
-// Rows of up to kTopKRowsCapacity keys: a block per row (topk_segments.cu's rows_select), no
-// scratch.
-void rows_select(Module& module, KeyType key_type, const void* keys, uint64_t rows,
+// Rows a block each, no scratch: up to kTopKRowsCapacity keys in shared memory (topk_segments.cu's
+// rows_select) where `in_shared`, else the radix select within the block (long_rows_select).
+void rows_select(bool in_shared, Module& module, KeyType key_type, const void* keys, uint64_t rows,
                  uint64_t row_length, uint64_t k, void* keys_out, const void* values,
                  void* values_out, uint32_t value_bytes, void* indices, uint32_t index_bytes,
                  Stream stream, const Options& options) {
@@ -248,9 +248,14 @@ void rows_select(Module& module, KeyType key_type, const void* keys, uint64_t ro
                              .key_kind = spec.key_kind,
                              .descending = spec.descending ? 1u : 0u,
                              .numpy = numpy_order(spec, options, "topk_rows") ? 1u : 0u};
-  const CUfunction select =
-      module.function(kTopKRowsSelect + std::string(key_bytes == 4 ? "32" : "64"),
-                      topk_rows_shared_bytes(key_bytes, kTopKRowsCapacity));
+  const std::string width = key_bytes == 4 ? "32" : "64";
+  if (!in_shared) {
+    const uint32_t grid = uint32_t(std::min<uint64_t>(rows, 2ull * module.sm_count()));
+    return launch(module.function(kTopKLongRowsSelect + width), grid, kTopKLongRowsThreads, 0,
+                  stream, p);
+  }
+  const CUfunction select = module.function(kTopKRowsSelect + width,
+                                            topk_rows_shared_bytes(key_bytes, kTopKRowsCapacity));
   const uint32_t grid = uint32_t(std::min<uint64_t>(rows, 4ull * module.sm_count()));
   launch(select, grid, kTopKRowsThreads, topk_rows_shared_bytes(key_bytes, row_length), stream, p);
 }
@@ -280,11 +285,13 @@ void segments_topk(const char* name, KeyType key_type, const void* keys, uint64_
     throw Error(what + "nothing to write (no output keys, values, indices or result offsets)");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
-  // Rows a block each where the device gives a block the shared memory of the longest row.
-  if (rows && row_length <= kTopKRowsCapacity &&
-      topk_rows_shared_bytes(key_bytes(key_type), kTopKRowsCapacity) <=
-          module.shared_per_block_optin())
-    return rows_select(module, key_type, keys, segments, row_length, k, keys_out, values,
+  // Rows a block each: in shared memory where the device gives a block that of the longest row,
+  // else for k up to kTopKLongRowsK.
+  const bool in_shared = row_length <= kTopKRowsCapacity &&
+                         topk_rows_shared_bytes(key_bytes(key_type), kTopKRowsCapacity) <=
+                             module.shared_per_block_optin();
+  if (rows && (in_shared || k <= kTopKLongRowsK))
+    return rows_select(in_shared, module, key_type, keys, segments, row_length, k, keys_out, values,
                        values_out, value_bytes, indices, index_bytes, stream, options);
   const TopKSegmentsLayout l = topk_segments_layout(key_type, n, segments, rows, options);
   const std::string needs = std::string("this top-k needs (") + name + "_scratch_bytes)";

@@ -265,9 +265,10 @@ void largest_tile_cases(cudaStream_t stream, uint64_t& seed) {
 
 }  // namespace
 
-// cuda_face_test [--quick | --largest]: --quick leaves out the sizes beyond 2^23, whose sorts take
-// the largest tiles (and the host's reference sort most of the time), but for the cases of
-// largest_tile_cases, which --largest runs alone.
+// cuda_face_test [--quick | --largest | --topk]: --quick leaves out the sizes beyond 2^23, whose
+// sorts take the largest tiles (and the host's reference sort most of the time), but for the
+// cases of largest_tile_cases, which --largest runs alone; --topk runs the top-k cases alone (as
+// --quick has them).
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const bool quick = mode == "--quick";
@@ -275,8 +276,9 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   uint64_t seed = 1;
-  if (mode == "--largest") {
-    largest_tile_cases(stream, seed);
+  if (mode == "--largest" || mode == "--topk") {
+    if (mode == "--largest") largest_tile_cases(stream, seed);
+    else topk_cases(stream, true, failures, checks);
     cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
     std::printf("cuda_face_test: %d of %d checks failed\n", failures, checks);
     return failures == 0 ? 0 : 1;

@@ -504,17 +504,22 @@ void topk_segment_cases(cudaStream_t stream, uint64_t& seed) {
       run_segments(Array{&t, s, 32768 * 4, false}, rows(32768, 4), 3, 0, 8, true, ++seed, stream,
                    32768);
       // Rows a block each (up to 16384 keys): the bound, the row sorted where k is past a
-      // quarter of the block or the keys pile at the bound; longer rows through the segmented
-      // argsort.
+      // quarter of the block or the keys pile at the bound; longer rows by the block's radix
+      // select for k up to 1024 (above: the segmented argsort, the 100000-key rows before).
       run_segments(Array{&t, s, 12000, seed % 2 == 0}, rows(4, 3000), 500, 4, 8, true, ++seed,
                    stream, 4);
       run_segments(Array{&t, s, 2 * 16384, true}, rows(2, 16384), 64, 8, 4, true, ++seed, stream,
                    2);
       run_segments(Array{&t, s, 40000, false}, rows(2, 20000), 5, 0, 4, true, ++seed, stream, 2);
+      run_segments(Array{&t, s, 5 * 70001, seed % 2 == 1}, rows(5, 70001), 1024, 8, 8, true, ++seed,
+                   stream, 5);
     }
   for (const KeyKind& t : kinds) {
     run_segments(Array{&t, equal, 6000, false}, rows(3, 2000), 50, 4, 4, true, ++seed, stream, 3);
     run_segments(Array{&t, few, 6000, true}, rows(3, 2000), 128, 0, 8, false, ++seed, stream, 3);
+    // Long rows whose k-th key ties with more keys than the result takes (by position).
+    run_segments(Array{&t, equal, 60000, false}, rows(3, 20000), 1000, 4, 4, true, ++seed, stream, 3);
+    run_segments(Array{&t, few, 60000, true}, rows(3, 20000), 700, 0, 8, false, ++seed, stream, 3);
   }
   // n = 0, and k = 0: nothing written.
   run_segments(Array{&kinds[0], uniform, 0}, std::vector<uint64_t>{0, 0}, 5, 4, 4, true, ++seed, stream);

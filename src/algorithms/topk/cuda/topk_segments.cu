@@ -145,22 +145,47 @@ __device__ void rows_select(const TopKSegmentsParams& p) {
   uint32_t* candidate_positions = reinterpret_cast<uint32_t*>(candidate_keys + kTopKRowsCandidates);
   uint32_t* counter = candidate_positions + kTopKRowsCandidates;
   U* bound = reinterpret_cast<U*>(counter + 2);
+  // Keys a thread loads before it stores any: their loads in flight together (32 KiB a block).
+  constexpr uint32_t batch = sizeof(U) == 4 ? 16 : 8;
   for (u64 row = blockIdx.x; row < p.segments; row += gridDim.x) {
     const u64 begin = row * length;
     U mine = ~U(0);
-    for (uint32_t i = t; i < padded; i += kTopKRowsThreads) {
-      const U key = i < length ? compared<U>(p, static_cast<const U*>(p.keys)[begin + i]) : ~U(0);
-      keys[i] = key;
-      if (i < length) mine = min(mine, key);
+    for (uint32_t first = 0; first < padded; first += batch * kTopKRowsThreads) {
+      U raw[batch];
+#pragma unroll
+      for (uint32_t j = 0; j < batch; ++j) {
+        const uint32_t i = first + j * kTopKRowsThreads + t;
+        raw[j] = i < length ? static_cast<const U*>(p.keys)[begin + i] : U(0);
+      }
+#pragma unroll
+      for (uint32_t j = 0; j < batch; ++j) {
+        const uint32_t i = first + j * kTopKRowsThreads + t;
+        if (i >= padded) break;
+        const U key = i < length ? compared<U>(p, raw[j]) : ~U(0);
+        keys[i] = key;
+        if (i < length) mine = min(mine, key);
+      }
     }
     if (t == 0) *counter = 0;
     bool done = false;
     if (4 * kept <= kTopKRowsThreads) {  // uniform
+      // The bound from `entries` (at least 4 k) disjoint sets of the row: entry e is the least
+      // key of threads e, e + entries, ...; the k-th least entry has k keys at or below it.
+      uint32_t entries = 32;
+      while (entries < 4 * kept) entries *= 2;
       least[t] = mine;
       __syncthreads();
-      uint32_t rank = 0;
-      for (uint32_t o = 0; o < kTopKRowsThreads; ++o) rank += before(least[o], o, mine, t) ? 1u : 0u;
-      if (rank == kept - 1) *bound = mine;
+      U entry = ~U(0);
+      if (t < entries)
+        for (uint32_t o = t; o < kTopKRowsThreads; o += entries) entry = min(entry, least[o]);
+      __syncthreads();
+      if (t < entries) least[t] = entry;
+      __syncthreads();
+      if (t < entries) {
+        uint32_t rank = 0;
+        for (uint32_t o = 0; o < entries; ++o) rank += before(least[o], o, entry, t) ? 1u : 0u;
+        if (rank == kept - 1) *bound = entry;
+      }
       __syncthreads();
       const U b = *bound;
       for (uint32_t i = t; i < length; i += kTopKRowsThreads)
@@ -207,6 +232,120 @@ __device__ void rows_select(const TopKSegmentsParams& p) {
   }
 }
 
+// Calls f(key, i) for every key of the row (compared), the thread's keys loaded a batch at once.
+template <class U, class F>
+__device__ __forceinline__ void each_key(const TopKSegmentsParams& p, const U* row, u64 length,
+                                         F&& f) {
+  constexpr uint32_t batch = sizeof(U) == 4 ? 8 : 4;
+  for (u64 first = 0; first < length; first += u64(batch) * kTopKLongRowsThreads) {
+    U raw[batch];
+#pragma unroll
+    for (uint32_t j = 0; j < batch; ++j) {
+      const u64 i = first + j * kTopKLongRowsThreads + threadIdx.x;
+      raw[j] = i < length ? row[i] : U(0);
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < batch; ++j) {
+      const u64 i = first + j * kTopKLongRowsThreads + threadIdx.x;
+      if (i < length) f(compared<U>(p, raw[j]), uint32_t(i));
+    }
+  }
+}
+
+template <class U>
+__device__ void long_rows_select(const TopKSegmentsParams& p) {
+  using Scan = cub::BlockScan<uint32_t, kTopKLongRowsThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ uint32_t histogram[kTopKBins];
+  __shared__ U candidate_keys[kTopKLongRowsK];
+  __shared__ uint32_t candidate_positions[kTopKLongRowsK];
+  __shared__ uint32_t found[3];  // the pass's digit, the rank in it, the keys in it
+  __shared__ uint32_t counter;
+  static_assert(kTopKBins == 2 * kTopKLongRowsThreads, "two bins a thread");
+  constexpr uint32_t width = sizeof(U) * 8;
+  const uint32_t t = threadIdx.x;
+  const u64 length = p.row_length;
+  const uint32_t kept = uint32_t(min(p.k, length));
+  for (u64 row = blockIdx.x; row < p.segments; row += gridDim.x) {
+    const U* in = static_cast<const U*>(p.keys) + row * length;
+    // The k-th key digit by digit: `prefix` its digits so far, `need` its rank among the keys
+    // that share them (from 1), `equal` how many do.
+    U prefix = 0;
+    uint32_t need = kept, equal = 0;
+    for (uint32_t pass = 0; pass < topk_passes(0, width); ++pass) {
+      const TopKDigit d = topk_digit(0, width, pass);
+      const uint32_t above = d.bit + d.bits;
+      histogram[t] = 0, histogram[t + kTopKLongRowsThreads] = 0;
+      __syncthreads();
+      each_key<U>(p, in, length, [&](U key, uint32_t) {
+        if (above == width || (key >> above) == prefix)
+          atomicAdd(&histogram[uint32_t(key >> d.bit) & ((1u << d.bits) - 1)], 1u);
+      });
+      __syncthreads();
+      const uint32_t h0 = histogram[2 * t], h1 = histogram[2 * t + 1];
+      uint32_t below;
+      Scan(scan).ExclusiveSum(h0 + h1, below);
+      if (below < need && need <= below + h0) found[0] = 2 * t, found[1] = need - below, found[2] = h0;
+      if (below + h0 < need && need <= below + h0 + h1)
+        found[0] = 2 * t + 1, found[1] = need - below - h0, found[2] = h1;
+      __syncthreads();
+      prefix = U(prefix << d.bits) | U(found[0]);
+      need = found[1], equal = found[2];
+      __syncthreads();  // found[] read before the next pass writes it
+    }
+    // The results: the keys below the k-th, and the first `need` equal to it (all of them where
+    // no more are equal: in any order; else by position, a block's width of keys at a time).
+    const U kth = prefix;
+    if (t == 0) counter = 0;
+    __syncthreads();
+    const auto take = [&](U key, uint32_t i) {  // (exactly `kept` of them: the guard is for safety)
+      const uint32_t c = atomicAdd(&counter, 1u);
+      if (c < kTopKLongRowsK) candidate_keys[c] = key, candidate_positions[c] = i;
+    };
+    if (need == equal) {
+      each_key<U>(p, in, length, [&](U key, uint32_t i) {
+        if (key <= kth) take(key, i);
+      });
+    } else {
+      uint32_t taken = 0;  // keys equal to the k-th before this chunk
+      for (u64 first = 0; first < length; first += kTopKLongRowsThreads) {
+        const u64 i = first + t;
+        const U key = i < length ? compared<U>(p, in[i]) : ~U(0);
+        if (i < length && key < kth) take(key, uint32_t(i));
+        const uint32_t is_equal = i < length && key == kth ? 1u : 0u;
+        uint32_t rank, total;
+        Scan(scan).ExclusiveSum(is_equal, rank, total);
+        if (is_equal && taken + rank < need) take(key, uint32_t(i));
+        taken += total;
+        __syncthreads();  // the scan's storage read before the next chunk's scan
+      }
+    }
+    __syncthreads();
+    // Exactly `kept` candidates, sorted by (key, position) in shared memory, padding last.
+    uint32_t padded = 1;
+    while (padded < kept) padded *= 2;
+    if (t >= kept && t < padded) candidate_keys[t] = ~U(0), candidate_positions[t] = ~0u;
+    __syncthreads();
+    for (uint32_t size = 2; size <= padded; size *= 2)
+      for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
+        if (t < padded / 2) {
+          const uint32_t lo = 2 * t - (t & (stride - 1)), hi = lo + stride;
+          const bool up = (lo & size) == 0;
+          if (before(candidate_keys[hi], candidate_positions[hi], candidate_keys[lo],
+                     candidate_positions[lo]) == up) {
+            const U key = candidate_keys[lo];
+            candidate_keys[lo] = candidate_keys[hi], candidate_keys[hi] = key;
+            const uint32_t position = candidate_positions[lo];
+            candidate_positions[lo] = candidate_positions[hi], candidate_positions[hi] = position;
+          }
+        }
+        __syncthreads();
+      }
+    if (t < kept) write_result<U>(p, row, row * length, kept, t, candidate_positions[t]);
+    __syncthreads();  // the candidates read before the next row's
+  }
+}
+
 }  // namespace
 }  // namespace gpusort::cuda::topk_segments
 
@@ -217,4 +356,12 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
 extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
     gpusort_topk_rows_select_64(const gpusort::cuda::TopKSegmentsParams p) {
   gpusort::cuda::topk_segments::rows_select<unsigned long long>(p);
+}
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKLongRowsThreads)
+    gpusort_topk_long_rows_select_32(const gpusort::cuda::TopKSegmentsParams p) {
+  gpusort::cuda::topk_segments::long_rows_select<uint32_t>(p);
+}
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKLongRowsThreads)
+    gpusort_topk_long_rows_select_64(const gpusort::cuda::TopKSegmentsParams p) {
+  gpusort::cuda::topk_segments::long_rows_select<unsigned long long>(p);
 }
