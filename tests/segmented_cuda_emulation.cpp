@@ -192,10 +192,12 @@ void check_rows(const std::string& name, const std::vector<uint32_t>& keys, uint
 }
 
 // Rows a block each, against each row's stable order: up to kTopKRowsCapacity keys in shared
-// memory (rows_select: the bound from the threads' least keys, or the row sorted there), or with
-// `long_rows` any length (long_rows_select: the radix select within the block).
+// memory (rows_select: the bound from the threads' least keys, or the row sorted there; its wide
+// kernel with more loads a thread at once), or any length (long_rows_select: the bound from the
+// threads' 4 least keys, else the radix select within the block).
+enum class RowsKernel { shared, wide, long_rows };
 void check_rows_select(const std::string& name, const std::vector<uint32_t>& keys, uint64_t rows,
-                       uint64_t k, bool descending, bool long_rows = false) {
+                       uint64_t k, bool descending, RowsKernel kernel = RowsKernel::shared) {
   ++checks;
   const uint64_t length = keys.size() / rows, kept = std::min(k, length);
   const uint32_t poison = 0x5c5c5c5c;
@@ -217,8 +219,12 @@ void check_rows_select(const std::string& name, const std::vector<uint32_t>& key
   p.row_length = length;
   p.mask = 0xffffffffull;
   p.descending = descending;
-  if (long_rows) cuda_emulation::launch(gpusort_topk_long_rows_select_32, 2, kTopKLongRowsThreads, p);
-  else cuda_emulation::launch(gpusort_topk_rows_select_32, 3, kTopKRowsThreads, p);
+  if (kernel == RowsKernel::long_rows)
+    cuda_emulation::launch(gpusort_topk_long_rows_select_32, 2, kTopKLongRowsThreads, p);
+  else
+    cuda_emulation::launch(kernel == RowsKernel::wide ? gpusort_topk_rows_select_wide_32
+                                                      : gpusort_topk_rows_select_32,
+                           3, kTopKRowsThreads, p);
   std::vector<uint32_t> want_keys(rows * kept + 1, poison), want_indices(rows * kept + 1, poison);
   std::vector<unsigned long long> want_values(rows * kept + 1, poison);
   for (uint64_t r = 0; r < rows; ++r) {
@@ -234,7 +240,8 @@ void check_rows_select(const std::string& name, const std::vector<uint32_t>& key
       want_values[r * kept + j] = values[r * length + order[j]];
     }
   }
-  const std::string what = name + (long_rows ? " long" : "") + " rows " + std::to_string(rows) +
+  const char* kernels[] = {"", " wide", " long"};
+  const std::string what = name + kernels[int(kernel)] + " rows " + std::to_string(rows) +
                            " k=" + std::to_string(k) + (descending ? " descending" : "");
   if (keys_out != want_keys) return fail(what + ": keys");
   if (indices != want_indices) return fail(what + ": indices");
@@ -284,24 +291,27 @@ int main() {
       check_not_csr(name + " falling offsets", keys, std::vector<uint32_t>{0, n, n / 2, 0, n});
       check_not_csr(name + " offsets past n", keys, std::vector<uint32_t>{0, n + 5, 3 * n, n});
     }
-  // Rows long enough for several of a thread's load batches (16 keys of 512 threads), the bound's
-  // entries fewer than the threads (each the least of several threads' keys), a length that is
-  // not a multiple of the block.
+  // The longest rows: two batches of a thread's loads (16 keys of 512 threads) and in the wide
+  // kernel (which the face takes for them) a whole batch (32 keys) and one key short of it; the
+  // bound's entries fewer than the threads (each the least of several threads' keys).
   for (const char* spread : {"uniform", "few", "sorted", "reversed"})
-    for (uint64_t length : {uint64_t(kTopKRowsCapacity), uint64_t(12289)}) {
+    for (uint64_t length : {uint64_t(kTopKRowsCapacity), uint64_t(16383)}) {
       const std::vector<uint32_t> keys = cuda_emulation::make_keys<uint32_t>(spread, 2 * length, rng());
       for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(33), uint64_t(64)})
-        check_rows_select(std::string(spread) + " " + std::to_string(length), keys, 2, k, k == 8);
+        for (RowsKernel kernel : {RowsKernel::shared, RowsKernel::wide})
+          check_rows_select(std::string(spread) + " " + std::to_string(length), keys, 2, k, k == 8,
+                            kernel);
     }
-  // The block's radix select, for rows of any length and k up to kTopKLongRowsK: several load
-  // batches (8 keys of 1024 threads: 8192), ties at the k-th key taken by position (few, equal), k past
-  // the row, three rows over a grid of two.
+  // Rows of any length for k up to kTopKLongRowsK, a block each: two load batches (16 keys of
+  // 1024 threads), the bound from the threads' 4 least keys, and where keys pile at it (equal) the
+  // radix select within the block with the ties at the k-th key taken by position; k past the
+  // row; three rows over a grid of two.
   for (const char* spread : {"uniform", "few", "equal", "sorted", "reversed"})
-    for (uint64_t length : {uint64_t(100), uint64_t(9001)}) {
+    for (uint64_t length : {uint64_t(100), uint64_t(17000)}) {
       const std::vector<uint32_t> keys = cuda_emulation::make_keys<uint32_t>(spread, 3 * length, rng());
       for (uint64_t k : {uint64_t(1), uint64_t(100), uint64_t(kTopKLongRowsK)})
         check_rows_select(std::string(spread) + " " + std::to_string(length), keys, 3, k, k == 100,
-                          true);
+                          RowsKernel::long_rows);
     }
   std::printf("segmented_cuda_emulation: %d of %d checks failed\n", failures, checks);
   return failures == 0 ? 0 : 1;

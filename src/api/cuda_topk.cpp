@@ -254,8 +254,9 @@ void rows_select(bool in_shared, Module& module, KeyType key_type, const void* k
     return launch(module.function(kTopKLongRowsSelect + width), grid, kTopKLongRowsThreads, 0,
                   stream, p);
   }
-  const CUfunction select = module.function(kTopKRowsSelect + width,
-                                            topk_rows_shared_bytes(key_bytes, kTopKRowsCapacity));
+  const char* prefix = row_length > kTopKRowsCapacity / 2 ? kTopKRowsSelectWide : kTopKRowsSelect;
+  const CUfunction select =
+      module.function(prefix + width, topk_rows_shared_bytes(key_bytes, kTopKRowsCapacity));
   const uint32_t grid = uint32_t(std::min<uint64_t>(rows, 4ull * module.sm_count()));
   launch(select, grid, kTopKRowsThreads, topk_rows_shared_bytes(key_bytes, row_length), stream, p);
 }

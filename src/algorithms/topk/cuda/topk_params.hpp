@@ -123,15 +123,21 @@ inline constexpr uint32_t kTopKRowsThreads = 512;
 inline constexpr uint32_t kTopKRowsCapacity = 16384;
 inline constexpr uint32_t kTopKRowsCandidates = 1024;
 inline constexpr const char* kTopKRowsSelect = "gpusort_topk_rows_select_";
+// Rows longer than half the capacity: more loads in flight, one block an SM (the prefix of those).
+inline constexpr const char* kTopKRowsSelectWide = "gpusort_topk_rows_select_wide_";
 // Rows of any length, for k up to kTopKLongRowsK (those longer than kTopKRowsCapacity, or all of
 // them where the device gives a block less shared memory): a block per row (a grid striding over
-// them), the radix select of the whole-array kernels inside it (the row read once per 11-bit
-// digit, histograms in shared memory), then one more read takes the keys below the k-th and the
-// first ones equal to it (by position, a block's width at a time, where more are equal than
-// taken), which are sorted by (key, position) in shared memory and written. Its name: the prefix,
-// then "32" or "64"; static shared memory only.
+// them). A first read keeps each thread's 4 least keys; the k-th least of those 4096 (a radix
+// select over them in shared memory) bounds the k-th key, and a second read takes the keys at or
+// below it. Where they overflow kTopKLongRowsCandidates (keys piled at the bound), the radix
+// select of the whole-array kernels runs inside the block (the row read once per 11-bit digit),
+// and one more read takes the keys below the k-th and the first ones equal to it (by position, a
+// block's width at a time, where more are equal than taken). The candidates are sorted by (key,
+// position) in shared memory and the first k written. Its name: the prefix, then "32" or "64";
+// static shared memory only.
 inline constexpr uint32_t kTopKLongRowsThreads = 1024;
 inline constexpr uint32_t kTopKLongRowsK = 1024;
+inline constexpr uint32_t kTopKLongRowsCandidates = 2048;
 inline constexpr const char* kTopKLongRowsSelect = "gpusort_topk_long_rows_select_";
 // Keys of key_bytes and u32 positions for the row padded to a power of two, the threads' least
 // keys, the candidates' keys and positions, 16-byte aligned.

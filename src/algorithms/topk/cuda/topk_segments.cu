@@ -133,7 +133,8 @@ __device__ __forceinline__ bool before(U a, uint32_t i, U b, uint32_t j) {
   return a < b || (a == b && i < j);
 }
 
-template <class U>
+// batch: keys a thread loads before it stores any, their loads in flight together.
+template <class U, uint32_t batch>
 __device__ void rows_select(const TopKSegmentsParams& p) {
   const uint32_t t = threadIdx.x, length = uint32_t(p.row_length);
   const uint32_t padded = topk_rows_padded(length);
@@ -145,8 +146,6 @@ __device__ void rows_select(const TopKSegmentsParams& p) {
   uint32_t* candidate_positions = reinterpret_cast<uint32_t*>(candidate_keys + kTopKRowsCandidates);
   uint32_t* counter = candidate_positions + kTopKRowsCandidates;
   U* bound = reinterpret_cast<U*>(counter + 2);
-  // Keys a thread loads before it stores any: their loads in flight together (32 KiB a block).
-  constexpr uint32_t batch = sizeof(U) == 4 ? 16 : 8;
   for (u64 row = blockIdx.x; row < p.segments; row += gridDim.x) {
     const u64 begin = row * length;
     U mine = ~U(0);
@@ -236,7 +235,7 @@ __device__ void rows_select(const TopKSegmentsParams& p) {
 template <class U, class F>
 __device__ __forceinline__ void each_key(const TopKSegmentsParams& p, const U* row, u64 length,
                                          F&& f) {
-  constexpr uint32_t batch = sizeof(U) == 4 ? 8 : 4;
+  constexpr uint32_t batch = sizeof(U) == 4 ? 16 : 8;
   for (u64 first = 0; first < length; first += u64(batch) * kTopKLongRowsThreads) {
     U raw[batch];
 #pragma unroll
@@ -252,96 +251,147 @@ __device__ __forceinline__ void each_key(const TopKSegmentsParams& p, const U* r
   }
 }
 
+// The block's shared memory for long_rows_select.
+template <class U>
+struct LongRowsShared {
+  typename cub::BlockScan<uint32_t, kTopKLongRowsThreads>::TempStorage scan;
+  uint32_t histogram[kTopKBins];
+  U candidate_keys[kTopKLongRowsCandidates];
+  uint32_t candidate_positions[kTopKLongRowsCandidates];
+  uint32_t found[3];  // the pass's digit, the rank in it, the keys in it
+  uint32_t counter;
+};
+
+// The k-th key of a block's keys: `need` is its rank (from 1), visit(f) calls f(key) for each of
+// the thread's keys (compared). Digit by digit from the top, a histogram in shared memory each.
+template <class U>
+struct Kth {
+  U key;
+  uint32_t need, equal;  // its rank among the keys equal to it, and how many are
+};
+template <class U, class Visit>
+__device__ Kth<U> radix_kth(LongRowsShared<U>& s, uint32_t need, Visit&& visit) {
+  constexpr uint32_t width = sizeof(U) * 8;
+  const uint32_t t = threadIdx.x;
+  U prefix = 0;
+  uint32_t equal = 0;
+  for (uint32_t pass = 0; pass < topk_passes(0, width); ++pass) {
+    const TopKDigit d = topk_digit(0, width, pass);
+    const uint32_t above = d.bit + d.bits;
+    s.histogram[t] = 0, s.histogram[t + kTopKLongRowsThreads] = 0;
+    __syncthreads();
+    visit([&](U key) {
+      if (above == width || (key >> above) == prefix)
+        atomicAdd(&s.histogram[uint32_t(key >> d.bit) & ((1u << d.bits) - 1)], 1u);
+    });
+    __syncthreads();
+    const uint32_t h0 = s.histogram[2 * t], h1 = s.histogram[2 * t + 1];
+    uint32_t below;
+    cub::BlockScan<uint32_t, kTopKLongRowsThreads>(s.scan).ExclusiveSum(h0 + h1, below);
+    if (below < need && need <= below + h0) s.found[0] = 2 * t, s.found[1] = need - below, s.found[2] = h0;
+    if (below + h0 < need && need <= below + h0 + h1)
+      s.found[0] = 2 * t + 1, s.found[1] = need - below - h0, s.found[2] = h1;
+    __syncthreads();
+    prefix = U(prefix << d.bits) | U(s.found[0]);
+    need = s.found[1], equal = s.found[2];
+    __syncthreads();  // found[] read before the next pass writes it
+  }
+  return {prefix, need, equal};
+}
+
 template <class U>
 __device__ void long_rows_select(const TopKSegmentsParams& p) {
-  using Scan = cub::BlockScan<uint32_t, kTopKLongRowsThreads>;
-  __shared__ typename Scan::TempStorage scan;
-  __shared__ uint32_t histogram[kTopKBins];
-  __shared__ U candidate_keys[kTopKLongRowsK];
-  __shared__ uint32_t candidate_positions[kTopKLongRowsK];
-  __shared__ uint32_t found[3];  // the pass's digit, the rank in it, the keys in it
-  __shared__ uint32_t counter;
   static_assert(kTopKBins == 2 * kTopKLongRowsThreads, "two bins a thread");
-  constexpr uint32_t width = sizeof(U) * 8;
+  static_assert(kTopKLongRowsK <= kTopKLongRowsThreads && kTopKLongRowsK <= kTopKLongRowsCandidates,
+                "4 k entries at most, and the k results fit the candidates");
+  __shared__ LongRowsShared<U> s;
   const uint32_t t = threadIdx.x;
   const u64 length = p.row_length;
   const uint32_t kept = uint32_t(min(p.k, length));
+  const auto take = [&](U key, uint32_t i) {
+    const uint32_t c = atomicAdd(&s.counter, 1u);
+    if (c < kTopKLongRowsCandidates) s.candidate_keys[c] = key, s.candidate_positions[c] = i;
+  };
   for (u64 row = blockIdx.x; row < p.segments; row += gridDim.x) {
     const U* in = static_cast<const U*>(p.keys) + row * length;
-    // The k-th key digit by digit: `prefix` its digits so far, `need` its rank among the keys
-    // that share them (from 1), `equal` how many do.
-    U prefix = 0;
-    uint32_t need = kept, equal = 0;
-    for (uint32_t pass = 0; pass < topk_passes(0, width); ++pass) {
-      const TopKDigit d = topk_digit(0, width, pass);
-      const uint32_t above = d.bit + d.bits;
-      histogram[t] = 0, histogram[t + kTopKLongRowsThreads] = 0;
-      __syncthreads();
-      each_key<U>(p, in, length, [&](U key, uint32_t) {
-        if (above == width || (key >> above) == prefix)
-          atomicAdd(&histogram[uint32_t(key >> d.bit) & ((1u << d.bits) - 1)], 1u);
-      });
-      __syncthreads();
-      const uint32_t h0 = histogram[2 * t], h1 = histogram[2 * t + 1];
-      uint32_t below;
-      Scan(scan).ExclusiveSum(h0 + h1, below);
-      if (below < need && need <= below + h0) found[0] = 2 * t, found[1] = need - below, found[2] = h0;
-      if (below + h0 < need && need <= below + h0 + h1)
-        found[0] = 2 * t + 1, found[1] = need - below - h0, found[2] = h1;
-      __syncthreads();
-      prefix = U(prefix << d.bits) | U(found[0]);
-      need = found[1], equal = found[2];
-      __syncthreads();  // found[] read before the next pass writes it
-    }
-    // The results: the keys below the k-th, and the first `need` equal to it (all of them where
-    // no more are equal: in any order; else by position, a block's width of keys at a time).
-    const U kth = prefix;
-    if (t == 0) counter = 0;
-    __syncthreads();
-    const auto take = [&](U key, uint32_t i) {  // (exactly `kept` of them: the guard is for safety)
-      const uint32_t c = atomicAdd(&counter, 1u);
-      if (c < kTopKLongRowsK) candidate_keys[c] = key, candidate_positions[c] = i;
-    };
-    if (need == equal) {
-      each_key<U>(p, in, length, [&](U key, uint32_t i) {
-        if (key <= kth) take(key, i);
-      });
-    } else {
-      uint32_t taken = 0;  // keys equal to the k-th before this chunk
-      for (u64 first = 0; first < length; first += kTopKLongRowsThreads) {
-        const u64 i = first + t;
-        const U key = i < length ? compared<U>(p, in[i]) : ~U(0);
-        if (i < length && key < kth) take(key, uint32_t(i));
-        const uint32_t is_equal = i < length && key == kth ? 1u : 0u;
-        uint32_t rank, total;
-        Scan(scan).ExclusiveSum(is_equal, rank, total);
-        if (is_equal && taken + rank < need) take(key, uint32_t(i));
-        taken += total;
-        __syncthreads();  // the scan's storage read before the next chunk's scan
+    // The bound: each thread's 4 least keys, 4096 entries (at least 4 k); the k-th least of them
+    // has k keys at or below it. The keys at or below it are the candidates.
+    U least[4] = {~U(0), ~U(0), ~U(0), ~U(0)};  // ascending
+    each_key<U>(p, in, length, [&](U key, uint32_t) {
+      if (key < least[3]) {
+        least[3] = key;
+#pragma unroll
+        for (int r = 3; r > 0; --r)
+          if (least[r] < least[r - 1]) {
+            const U x = least[r];
+            least[r] = least[r - 1], least[r - 1] = x;
+          }
       }
-    }
+    });
+    const U bound = radix_kth<U>(s, kept, [&](auto&& f) {
+                      for (int r = 0; r < 4; ++r) f(least[r]);
+                    }).key;
+    if (t == 0) s.counter = 0;
     __syncthreads();
-    // Exactly `kept` candidates, sorted by (key, position) in shared memory, padding last.
+    each_key<U>(p, in, length, [&](U key, uint32_t i) {
+      if (key <= bound) take(key, i);
+    });
+    __syncthreads();
+    uint32_t count = s.counter;
+    if (count > kTopKLongRowsCandidates) {  // uniform: keys piled at the bound
+      // The k-th key itself, digit by digit over the row; then the keys below it, and the first
+      // `need` equal to it (all of them where no more are equal: in any order; else by position,
+      // a block's width of keys at a time).
+      const Kth<U> kth = radix_kth<U>(s, kept, [&](auto&& f) {
+        each_key<U>(p, in, length, [&](U key, uint32_t) { f(key); });
+      });
+      __syncthreads();
+      if (t == 0) s.counter = 0;
+      __syncthreads();
+      if (kth.need == kth.equal) {
+        each_key<U>(p, in, length, [&](U key, uint32_t i) {
+          if (key <= kth.key) take(key, i);
+        });
+      } else {
+        uint32_t taken = 0;  // keys equal to the k-th before this chunk
+        for (u64 first = 0; first < length; first += kTopKLongRowsThreads) {
+          const u64 i = first + t;
+          const U key = i < length ? compared<U>(p, in[i]) : ~U(0);
+          if (i < length && key < kth.key) take(key, uint32_t(i));
+          const uint32_t is_equal = i < length && key == kth.key ? 1u : 0u;
+          uint32_t rank, total;
+          cub::BlockScan<uint32_t, kTopKLongRowsThreads>(s.scan).ExclusiveSum(is_equal, rank, total);
+          if (is_equal && taken + rank < kth.need) take(key, uint32_t(i));
+          taken += total;
+          __syncthreads();  // the scan's storage read before the next chunk's scan
+        }
+      }
+      __syncthreads();
+      count = kept;
+    }
+    // The candidates sorted by (key, position) in shared memory, padding last; the first k written.
     uint32_t padded = 1;
-    while (padded < kept) padded *= 2;
-    if (t >= kept && t < padded) candidate_keys[t] = ~U(0), candidate_positions[t] = ~0u;
+    while (padded < count) padded *= 2;
+    for (uint32_t c = count + t; c < padded; c += kTopKLongRowsThreads)
+      s.candidate_keys[c] = ~U(0), s.candidate_positions[c] = ~0u;
     __syncthreads();
     for (uint32_t size = 2; size <= padded; size *= 2)
       for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
-        if (t < padded / 2) {
-          const uint32_t lo = 2 * t - (t & (stride - 1)), hi = lo + stride;
+        for (uint32_t j = t; j < padded / 2; j += kTopKLongRowsThreads) {
+          const uint32_t lo = 2 * j - (j & (stride - 1)), hi = lo + stride;
           const bool up = (lo & size) == 0;
-          if (before(candidate_keys[hi], candidate_positions[hi], candidate_keys[lo],
-                     candidate_positions[lo]) == up) {
-            const U key = candidate_keys[lo];
-            candidate_keys[lo] = candidate_keys[hi], candidate_keys[hi] = key;
-            const uint32_t position = candidate_positions[lo];
-            candidate_positions[lo] = candidate_positions[hi], candidate_positions[hi] = position;
+          if (before(s.candidate_keys[hi], s.candidate_positions[hi], s.candidate_keys[lo],
+                     s.candidate_positions[lo]) == up) {
+            const U key = s.candidate_keys[lo];
+            s.candidate_keys[lo] = s.candidate_keys[hi], s.candidate_keys[hi] = key;
+            const uint32_t position = s.candidate_positions[lo];
+            s.candidate_positions[lo] = s.candidate_positions[hi];
+            s.candidate_positions[hi] = position;
           }
         }
         __syncthreads();
       }
-    if (t < kept) write_result<U>(p, row, row * length, kept, t, candidate_positions[t]);
+    if (t < kept) write_result<U>(p, row, row * length, kept, t, s.candidate_positions[t]);
     __syncthreads();  // the candidates read before the next row's
   }
 }
@@ -349,13 +399,24 @@ __device__ void long_rows_select(const TopKSegmentsParams& p) {
 }  // namespace
 }  // namespace gpusort::cuda::topk_segments
 
+// 32 KiB of loads in flight a block where several blocks share an SM; 64 KiB (the whole row of
+// 16384 32-bit keys; 48 KiB of 64-bit keys, where 64 spilled) in the "wide" ones, for rows whose
+// shared memory leaves room for one block (their registers would halve the others' blocks).
 extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
     gpusort_topk_rows_select_32(const gpusort::cuda::TopKSegmentsParams p) {
-  gpusort::cuda::topk_segments::rows_select<uint32_t>(p);
+  gpusort::cuda::topk_segments::rows_select<uint32_t, 16>(p);
 }
 extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
     gpusort_topk_rows_select_64(const gpusort::cuda::TopKSegmentsParams p) {
-  gpusort::cuda::topk_segments::rows_select<unsigned long long>(p);
+  gpusort::cuda::topk_segments::rows_select<unsigned long long, 8>(p);
+}
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
+    gpusort_topk_rows_select_wide_32(const gpusort::cuda::TopKSegmentsParams p) {
+  gpusort::cuda::topk_segments::rows_select<uint32_t, 32>(p);
+}
+extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKRowsThreads)
+    gpusort_topk_rows_select_wide_64(const gpusort::cuda::TopKSegmentsParams p) {
+  gpusort::cuda::topk_segments::rows_select<unsigned long long, 12>(p);
 }
 extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKLongRowsThreads)
     gpusort_topk_long_rows_select_32(const gpusort::cuda::TopKSegmentsParams p) {
