@@ -133,6 +133,26 @@ __device__ __forceinline__ bool before(U a, uint32_t i, U b, uint32_t j) {
   return a < b || (a == b && i < j);
 }
 
+// Sorts `padded` (a power of two) (key, position) pairs in shared memory by key, then position,
+// `threads` a block: a bitonic sort, stable as the pairs are unique.
+template <class U, uint32_t threads>
+__device__ void sort_pairs(U* keys, uint32_t* positions, uint32_t padded) {
+  for (uint32_t size = 2; size <= padded; size *= 2)
+    for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
+      for (uint32_t j = threadIdx.x; j < padded / 2; j += threads) {
+        const uint32_t lo = 2 * j - (j & (stride - 1)), hi = lo + stride;
+        const bool up = (lo & size) == 0;
+        if (before(keys[hi], positions[hi], keys[lo], positions[lo]) == up) {
+          const U key = keys[lo];
+          keys[lo] = keys[hi], keys[hi] = key;
+          const uint32_t position = positions[lo];
+          positions[lo] = positions[hi], positions[hi] = position;
+        }
+      }
+      __syncthreads();
+    }
+}
+
 // batch: keys a thread loads before it stores any, their loads in flight together.
 template <class U, uint32_t batch>
 __device__ void rows_select(const TopKSegmentsParams& p) {
@@ -210,20 +230,7 @@ __device__ void rows_select(const TopKSegmentsParams& p) {
       // The row sorted: a bitonic sort of (key, position) pairs, padding last.
       for (uint32_t i = t; i < padded; i += kTopKRowsThreads) positions[i] = i;
       __syncthreads();
-      for (uint32_t size = 2; size <= padded; size *= 2)
-        for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
-          for (uint32_t i = t; i < padded / 2; i += kTopKRowsThreads) {
-            const uint32_t lo = 2 * i - (i & (stride - 1)), hi = lo + stride;
-            const bool up = (lo & size) == 0;
-            if (before(keys[hi], positions[hi], keys[lo], positions[lo]) == up) {
-              const U key = keys[lo];
-              keys[lo] = keys[hi], keys[hi] = key;
-              const uint32_t position = positions[lo];
-              positions[lo] = positions[hi], positions[hi] = position;
-            }
-          }
-          __syncthreads();
-        }
+      sort_pairs<U, kTopKRowsThreads>(keys, positions, padded);
       for (uint32_t r = t; r < kept; r += kTopKRowsThreads)
         write_result<U>(p, row, begin, kept, r, positions[r]);
     }
@@ -231,7 +238,9 @@ __device__ void rows_select(const TopKSegmentsParams& p) {
   }
 }
 
-// Calls f(key, i) for every key of the row (compared), the thread's keys loaded a batch at once.
+// Calls f(key, i) for each of the thread's keys of a long row (compared; i, the position in the
+// row): 16 32-bit keys (8 of 64-bit) loaded before any is used, their loads in flight together
+// (the same time as 8 at 64 x 2^20).
 template <class U, class F>
 __device__ __forceinline__ void each_key(const TopKSegmentsParams& p, const U* row, u64 length,
                                          F&& f) {
@@ -375,22 +384,7 @@ __device__ void long_rows_select(const TopKSegmentsParams& p) {
     for (uint32_t c = count + t; c < padded; c += kTopKLongRowsThreads)
       s.candidate_keys[c] = ~U(0), s.candidate_positions[c] = ~0u;
     __syncthreads();
-    for (uint32_t size = 2; size <= padded; size *= 2)
-      for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
-        for (uint32_t j = t; j < padded / 2; j += kTopKLongRowsThreads) {
-          const uint32_t lo = 2 * j - (j & (stride - 1)), hi = lo + stride;
-          const bool up = (lo & size) == 0;
-          if (before(s.candidate_keys[hi], s.candidate_positions[hi], s.candidate_keys[lo],
-                     s.candidate_positions[lo]) == up) {
-            const U key = s.candidate_keys[lo];
-            s.candidate_keys[lo] = s.candidate_keys[hi], s.candidate_keys[hi] = key;
-            const uint32_t position = s.candidate_positions[lo];
-            s.candidate_positions[lo] = s.candidate_positions[hi];
-            s.candidate_positions[hi] = position;
-          }
-        }
-        __syncthreads();
-      }
+    sort_pairs<U, kTopKLongRowsThreads>(s.candidate_keys, s.candidate_positions, padded);
     if (t < kept) write_result<U>(p, row, row * length, kept, t, s.candidate_positions[t]);
     __syncthreads();  // the candidates read before the next row's
   }
