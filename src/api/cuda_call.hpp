@@ -10,6 +10,7 @@
 
 #include "cuda/module.hpp"
 #include "primitives/cuda/elementwise.hpp"
+#include "primitives/sort_spec.hpp"  // align_up
 
 namespace gpusort::cuda {
 
@@ -47,6 +48,21 @@ class CallScratch {
   CUstream stream_;
   CUdeviceptr base_ = 0;
   bool owned_ = false;
+};
+
+// A call's scratch laid out buffer after buffer, each at a 256-byte boundary: take() gives a
+// buffer's offset, total() the bytes of them all.
+class ScratchLayout {
+ public:
+  uint64_t take(uint64_t bytes) {
+    const uint64_t offset = total_;
+    total_ += align_up(bytes, 256);
+    return offset;
+  }
+  uint64_t total() const { return total_; }
+
+ private:
+  uint64_t total_ = 0;
 };
 
 // The grid of an element-wise kernel over n elements: a block of kElementwiseThreads per as

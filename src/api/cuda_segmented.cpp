@@ -76,21 +76,17 @@ void check_arguments(const char* call, uint64_t n, uint32_t offset_bytes, uint64
 SegmentedLayout segmented_layout(KeyType key_type, uint32_t value_bytes, uint64_t n,
                                  uint64_t segments, const Options& options) {
   SegmentedLayout l;
-  uint64_t at = 0;
-  auto take = [&at](uint64_t bytes) {
-    const uint64_t offset = at;
-    at += align_up(bytes, 256);
-    return offset;
-  };
+  ScratchLayout buffers;
   static char any_address;
-  l.first = take(argsort_scratch_bytes(key_type, 4, n, first_options(options, &any_address)));
-  l.positions = take(n * 4);
-  l.sorted_keys = take(n * key_bytes(key_type));
-  l.segments = take(n * 4);
-  l.order = take(n * 4);
-  l.second = take(argsort_scratch_bytes(KeyType::u32, 4, n, second_options(segments)));
-  l.values = take(n * value_bytes);
-  l.total = at;
+  l.first =
+      buffers.take(argsort_scratch_bytes(key_type, 4, n, first_options(options, &any_address)));
+  l.positions = buffers.take(n * 4);
+  l.sorted_keys = buffers.take(n * key_bytes(key_type));
+  l.segments = buffers.take(n * 4);
+  l.order = buffers.take(n * 4);
+  l.second = buffers.take(argsort_scratch_bytes(KeyType::u32, 4, n, second_options(segments)));
+  l.values = buffers.take(n * value_bytes);
+  l.total = buffers.total();
   return l;
 }
 

@@ -47,20 +47,15 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   // Spread keys put about n / 2048 in the first digit's bucket; keys piled into fewer buckets
   // take the full passes instead.
   l.capacity = uint32_t(std::min<uint64_t>(n, n / 8 + 1024));
-  uint64_t at = 0;
-  auto take = [&at](uint64_t bytes) {
-    const uint64_t offset = at;
-    at += align_up(bytes, 256);
-    return offset;
-  };
-  l.state = take(uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4);
-  l.candidates = take(uint64_t(l.capacity) * 4);
-  l.tile_counts = take(uint64_t(l.tiles) * 8);
-  l.tile_offsets = take(uint64_t(l.tiles) * 8);
-  l.keys = take(k * spec.key_words * 4);
-  l.positions = take(k * 4);
-  l.sort = take(scratch_bytes(spec.key, 4, k, survivors_options(spec)));
-  l.total = at;
+  ScratchLayout buffers;
+  l.state = buffers.take(uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4);
+  l.candidates = buffers.take(uint64_t(l.capacity) * 4);
+  l.tile_counts = buffers.take(uint64_t(l.tiles) * 8);
+  l.tile_offsets = buffers.take(uint64_t(l.tiles) * 8);
+  l.keys = buffers.take(k * spec.key_words * 4);
+  l.positions = buffers.take(k * 4);
+  l.sort = buffers.take(scratch_bytes(spec.key, 4, k, survivors_options(spec)));
+  l.total = buffers.total();
   return l;
 }
 
@@ -191,18 +186,13 @@ Options segments_options(const Options& options) {
 TopKSegmentsLayout topk_segments_layout(KeyType key_type, uint64_t n, uint64_t segments,
                                         bool rows, const Options& options) {
   TopKSegmentsLayout l;
-  uint64_t at = 0;
-  auto take = [&at](uint64_t bytes) {
-    const uint64_t offset = at;
-    at += align_up(bytes, 256);
-    return offset;
-  };
-  l.order = take(n * 4);
-  l.argsort = take(segmented_argsort_scratch_bytes(key_type, 4, n, segments,
-                                                   segments_options(options)));
-  l.result_offsets = take((segments + 1) * 4);
-  if (rows) l.row_offsets = take((segments + 1) * 8);
-  l.total = at;
+  ScratchLayout buffers;
+  l.order = buffers.take(n * 4);
+  l.argsort = buffers.take(
+      segmented_argsort_scratch_bytes(key_type, 4, n, segments, segments_options(options)));
+  l.result_offsets = buffers.take((segments + 1) * 4);
+  if (rows) l.row_offsets = buffers.take((segments + 1) * 8);
+  l.total = buffers.total();
   return l;
 }
 void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_t segments,
