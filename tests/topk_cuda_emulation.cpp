@@ -37,6 +37,7 @@ struct Case {
   uint32_t count = ~0u;  // below n: the GPU-side count
   uint32_t grid = 3;     // blocks of the striding kernels
   int capacity = -1;     // the candidate list; -1: the face's (min(n, n / 8 + 1024))
+  uint32_t entries = 0;  // the bound's entries (a multiple of kTopKThreads); 0: no bound
 };
 
 template <class U>
@@ -67,6 +68,8 @@ void run(const Case& c, uint64_t seed) {
   std::vector<u64> tile_counts(tiles, 0xdeadbeefdeadbeefull), tile_offsets(tiles, 7);
   std::vector<U> keys_out(c.k + 1, U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> positions(c.k + 1, 0x5c5c5c5cu);
+  std::vector<U> entries(std::max(c.entries, 1u), U(0x5c5c5c5c5c5c5c5cull));
+  std::vector<uint32_t> bound_state(state.size(), 0xdeadbeef);
   TopKParams p{};
   p.keys = keys.data();
   p.keys_out = keys_out.data();
@@ -88,10 +91,37 @@ void run(const Case& c, uint64_t seed) {
   p.begin_bit = c.begin_bit;
   p.end_bit = end;
   const bool wide = sizeof(U) == 8;
-  launch(gpusort_topk_init, 1, kTopKThreads, p);
+  const auto histogram = wide ? gpusort_topk_histogram_64 : gpusort_topk_histogram_32;
+  if (c.entries != 0) {  // the bound: as the face launches it
+    p.entries = entries.data();
+    p.bound_state = bound_state.data();
+    p.entries_n = c.entries;
+    launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32, c.entries / kTopKThreads,
+           kTopKThreads, p);
+    TopKParams e = p;
+    e.keys = p.entries;
+    e.state = p.bound_state;
+    e.count = nullptr;
+    e.n = c.entries;
+    e.k = std::min(c.k, c.entries);
+    e.tiles = (c.entries + kTopKTile - 1) / kTopKTile;
+    e.capacity = 0;
+    e.key_kind = gpusort::key_kind_unsigned;
+    e.descending = 0;
+    e.numpy = 0;
+    e.entries_n = 0;
+    for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
+      e.pass = pass;
+      launch(histogram, 2, kTopKThreads, e);
+    }
+    launch(wide ? gpusort_topk_bound_list_64 : gpusort_topk_bound_list_32, c.grid, kTopKThreads,
+           p);
+  } else {
+    launch(gpusort_topk_init, 1, kTopKThreads, p);
+  }
   for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
     p.pass = pass;
-    launch(wide ? gpusort_topk_histogram_64 : gpusort_topk_histogram_32, c.grid, kTopKThreads, p);
+    launch(histogram, c.grid, kTopKThreads, p);
   }
   launch(wide ? gpusort_topk_count_64 : gpusort_topk_count_32, c.grid, kTopKThreads, p);
   launch(gpusort_topk_scan, 1, kTopKScanThreads, p);
@@ -105,14 +135,19 @@ void run(const Case& c, uint64_t seed) {
   });
   char what[200];
   std::snprintf(what, sizeof what,
-                "%u-bit kind %u %s n=%u k=%u count=%d %s bits [%u,%u)%s grid %u capacity %d", width,
-                c.kind, c.spread, c.n, c.k, c.count < c.n ? int(c.count) : -1,
+                "%u-bit kind %u %s n=%u k=%u count=%d %s bits [%u,%u)%s grid %u capacity %d "
+                "entries %u",
+                width, c.kind, c.spread, c.n, c.k, c.count < c.n ? int(c.count) : -1,
                 c.descending ? "desc" : "asc", c.begin_bit, end, c.numpy ? " numpy" : "", c.grid,
-                c.capacity);
+                c.capacity, c.entries);
   auto fail = [&](const std::string& why) {
     if (++failures <= 30) std::fprintf(stderr, "FAIL %s: %s\n", what, why.c_str());
   };
   if (state[kTopKStateN] != n || state[kTopKStateK] != k) return fail("state n or k");
+  // Spread keys keep the bound's list: it holds about 1.15 k, at most the capacity.
+  if (c.entries != 0 && k != 0 && std::string(c.spread) == "uniform" && 4 * k <= c.entries &&
+      state[kTopKStateBounded] > capacity)
+    return fail("the bound listed " + std::to_string(state[kTopKStateBounded]) + " keys");
   if (k == 0) {
     if (keys_out[0] != U(0x5c5c5c5c5c5c5c5cull) || positions[0] != 0x5c5c5c5cu)
       fail("k = 0 wrote a result");
@@ -191,6 +226,24 @@ int main(int argc, char** argv) {
       run_case({bytes, kind, "uniform", 9000, 300, false, 0, 0, false, ~0u, 3, 0}, ++seed);
       run_case({bytes, kind, "uniform", 9000, 300, true, 0, 0, false, ~0u, 1}, ++seed);
       run_case({bytes, kind, "uniform", 9000, 8999, false, 0, 0, false, ~0u, 7}, ++seed);
+    }
+  // The bound: spread keys (their list), piled ones (its overflow), sorted, specials, bit ranges,
+  // GPU-side counts (entries without keys), k above the entries.
+  for (uint32_t bytes : {4u, 8u})
+    for (uint32_t kind : {0u, 1u, 2u}) {
+      for (const char* spread : {"uniform", "few", "equal", "sorted", "reversed", "specials", "narrow12"})
+        for (uint32_t k : {1u, 37u, 256u}) {
+          run_case({bytes, kind, spread, 20000, k, k == 37, 0, 0, false, ~0u, 5, -1, 1024}, ++seed);
+          if (kind == 2)
+            run_case({bytes, kind, spread, 20000, k, k != 37, 0, 0, true, ~0u, 5, -1, 1024},
+                     ++seed);
+        }
+      run_case({bytes, kind, "uniform", 20000, 3000, false, 0, 0, false, ~0u, 5, -1, 1024}, ++seed);
+      run_case({bytes, kind, "uniform", 20000, 100, true, 4, bytes * 8 - 3, false, ~0u, 5, -1, 512},
+               ++seed);
+      for (uint32_t count : {0u, 1u, 300u, 9000u})
+        run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, count, 5, -1, 1024},
+                 ++seed);
     }
   // NumPy's float order.
   for (uint32_t bytes : {4u, 8u})

@@ -106,7 +106,7 @@ def main_topk(args):
     print("-" * len(header))
     for name in args.dtypes.split(","):
         dtype = TORCH_DTYPES[name]
-        for log2 in (int(v) for v in args.topk_log2.split(",")):
+        for log2 in (int(v) for v in filter(None, args.topk_log2.split(","))):
             n = 1 << log2
             x = make(dtype, n, generator)
             for k in (int(v) for v in args.topk_k.split(",")):

@@ -8,6 +8,7 @@
 
 #include "algorithms/topk/cuda/topk_params.hpp"
 #include "api/cuda_call.hpp"
+#include "cuda/environment.hpp"
 #include "cuda/module.hpp"
 #include "primitives/cuda/elementwise.hpp"
 #include "primitives/cuda/float_order.hpp"
@@ -26,8 +27,8 @@ constexpr uint64_t max_n = uint64_t(1) << 32;
 // The scratch of one call, each buffer aligned to 256 bytes.
 struct TopKLayout {
   uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
-           sort = 0, total = 0;
-  uint32_t tiles = 0, capacity = 0;
+           entries = 0, bound_state = 0, sort = 0, total = 0;
+  uint32_t tiles = 0, capacity = 0, entries_n = 0;
 };
 
 // The survivors' sort: the caller's order and bits, in totalOrder (NumPy's order is read
@@ -47,12 +48,21 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   // Spread keys put about n / 2048 in the first digit's bucket; keys piled into fewer buckets
   // take the full passes instead.
   l.capacity = uint32_t(std::min<uint64_t>(n, n / 8 + 1024));
+  // The bound (topk_params.hpp) where its entries (4 k, and enough threads for the read) are at
+  // most a quarter of the keys: then its list (about 1.15 k spread keys) fits the capacity.
+  // GPUSORT_CUDA_TOPK_BOUND=0 leaves it out, for measurements.
+  const uint64_t entries = (std::max<uint64_t>(4 * k, kTopKBoundMinEntries) + kTopKThreads - 1) /
+                           kTopKThreads * kTopKThreads;
+  if (entries <= n / 4 && cuda_environment().topk_bound) l.entries_n = uint32_t(entries);
   ScratchLayout buffers;
   l.state = buffers.take(uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4);
   l.candidates = buffers.take(uint64_t(l.capacity) * 4);
   l.tile_counts = buffers.take(uint64_t(l.tiles) * 8);
   l.tile_offsets = buffers.take(uint64_t(l.tiles) * 8);
   l.keys = buffers.take(k * spec.key_words * 4);
+  l.entries = buffers.take(uint64_t(l.entries_n) * spec.key_words * 4);
+  l.bound_state =
+      buffers.take(l.entries_n ? uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4 : 0);
   l.positions = buffers.take(k * 4);
   l.sort = buffers.take(scratch_bytes(spec.key, 4, k, survivors_options(spec)));
   l.total = buffers.total();
@@ -118,6 +128,9 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.positions = indices && index_bytes == 4 ? static_cast<uint32_t*>(indices)
                                             : scratch.at<uint32_t>(layout.positions);
   p.state = scratch.at<uint32_t>(layout.state);
+  p.entries = scratch.at<void>(layout.entries);
+  p.bound_state = scratch.at<uint32_t>(layout.bound_state);
+  p.entries_n = layout.entries_n;
   p.candidates = scratch.at<uint32_t>(layout.candidates);
   p.tile_counts = scratch.at<unsigned long long>(layout.tile_counts);
   p.tile_offsets = scratch.at<unsigned long long>(layout.tile_offsets);
@@ -138,9 +151,36 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // A bounded grid for the kernels that stride over the tiles (8 blocks per SM): their global
   // histogram atomics stay about 2048 x blocks per pass whatever n.
   const uint32_t grid = uint32_t(std::clamp<uint64_t>(layout.tiles, 1, 8ull * module.sm_count()));
-  launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
   const CUfunction histogram = module.function(kTopKHistogram + suffix);
-  for (uint32_t pass = 0; pass < topk_passes(spec.begin_bit, spec.end_bit); ++pass) {
+  const uint32_t passes = topk_passes(spec.begin_bit, spec.end_bit);
+  if (p.entries_n != 0) {
+    // The bound: the entries (and both state blocks), their select (the digits over the entries,
+    // read as unsigned keys in the select's order), the list of the keys at or below it.
+    launch(module.function(kTopKLeast + suffix), p.entries_n / kTopKThreads, kTopKThreads, 0,
+           stream, p);
+    TopKParams entries = p;
+    entries.keys = p.entries;
+    entries.state = p.bound_state;
+    entries.count = nullptr;
+    entries.n = p.entries_n;
+    entries.k = std::min(p.k, p.entries_n);
+    entries.tiles = (p.entries_n + kTopKTile - 1) / kTopKTile;
+    entries.capacity = 0;  // no candidate list: the entries are few
+    entries.key_kind = key_kind_unsigned;
+    entries.descending = 0;
+    entries.numpy = 0;
+    entries.entries_n = 0;
+    const uint32_t entries_grid =
+        std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+      entries.pass = pass;
+      launch(histogram, entries_grid, kTopKThreads, 0, stream, entries);
+    }
+    launch(module.function(kTopKBoundList + suffix), grid, kTopKThreads, 0, stream, p);
+  } else {
+    launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
+  }
+  for (uint32_t pass = 0; pass < passes; ++pass) {
     p.pass = pass;
     launch(histogram, grid, kTopKThreads, 0, stream, p);
   }

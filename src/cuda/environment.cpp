@@ -65,6 +65,10 @@ CudaEnvironment cuda_environment() {
     if (v != "0" && v != "1") throw Error("GPUSORT_CUDA_RANK_SORT_COPY='" + v + "' is not 0 or 1");
     e.rank_sort_copy = v == "1";
   }
+  if (const std::string v = read("GPUSORT_CUDA_TOPK_BOUND"); !v.empty()) {
+    if (v != "0" && v != "1") throw Error("GPUSORT_CUDA_TOPK_BOUND='" + v + "' is not 0 or 1");
+    e.topk_bound = v == "1";
+  }
   e.carveout = number("GPUSORT_CUDA_CARVEOUT", "percent");
   if (e.carveout && *e.carveout > 100)
     throw Error("GPUSORT_CUDA_CARVEOUT='" + std::to_string(*e.carveout) +

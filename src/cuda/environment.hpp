@@ -24,6 +24,8 @@ KernelPath requested_kernel_path(KernelPath option);
 //                                  its kernel's capacity), for measurements
 //   GPUSORT_CUDA_RANK_SORT_COPY=1  the rank sort in place reads a copy (two launches) instead of
 //                                  meeting at a grid barrier (one), for measurements
+//   GPUSORT_CUDA_TOPK_BOUND=0      the CUDA face's whole-array top-k without its bound (the
+//                                  digits over every key), for measurements
 // Any other value throws gpusort::Error naming the variable and the value.
 struct CudaEnvironment {
   std::optional<uint32_t> histogram;
@@ -32,6 +34,7 @@ struct CudaEnvironment {
   std::string face_tile;
   std::optional<uint32_t> rank_sort_max_n;
   bool rank_sort_copy = false;
+  bool topk_bound = true;
   // GPUSORT_CUDA_CARVEOUT: every kernel's preferred shared-memory carveout, in percent (0-100).
   std::optional<uint32_t> carveout;
 };

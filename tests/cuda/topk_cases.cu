@@ -570,6 +570,18 @@ void topk_cases(cudaStream_t stream, bool quick, int& failures, int& checks) {
       for (uint64_t count : {uint64_t(0), uint64_t(1), n / 3, n - 1})
         run_array(Array{&t, few, n, false, 0, 0, false, count}, {1, 1024, n / 2, n}, ++seed,
                   stream);
+  // The bound (n at least 2^19, k at most n / 16; the spreads above at 2^20 + 7 take it too): its
+  // bit ranges and GPU-side counts (entries of no key), and keys piled at the bound (few).
+  for (const KeyKind& t : kinds) {
+    const uint64_t n = (uint64_t(1) << 20) + 7;
+    const uint32_t w = t.bytes * 8;
+    for (auto [b, e] : {std::pair<uint32_t, uint32_t>{8, w - 8}, {0, 12}, {w - 20, 0}})
+      run_array(Array{&t, uniform, n, b == 0, b, e}, {1, 100, 65536}, ++seed, stream);
+    for (uint64_t count : {uint64_t(0), uint64_t(1), uint64_t(5000), n / 3})
+      for (Spread s : {uniform, few})
+        run_array(Array{&t, s, n, count == 1, 0, 0, false, count}, {1, 1024, 65536}, ++seed,
+                  stream);
+  }
   // NumPy's float order.
   for (const KeyKind* t : {&kinds[2], &kinds[5]})
     for (uint64_t n : {uint64_t(1), uint64_t(3000), uint64_t(300000), uint64_t(1u << 20) + 7})

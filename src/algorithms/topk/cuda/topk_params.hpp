@@ -28,13 +28,28 @@ inline constexpr uint32_t kTopKStateBefore = 2;     // keys strictly before the 
 inline constexpr uint32_t kTopKStatePrefix = 3;     // words 3 (low), 4 (high): the k-th key
 inline constexpr uint32_t kTopKStateNeedEqual = 5;  // keys equal to the k-th that the result takes
 inline constexpr uint32_t kTopKStateCursor = 6;     // the candidate list's next free entry
+inline constexpr uint32_t kTopKStateBounded = 7;    // the bound's list: the keys at or below it
 inline constexpr uint32_t kTopKStateWords = 16;
+
+// The bound (entries_n > 0): a first read gives each of entries_n threads the least key of a
+// strided share of the array (thread e: keys e, e + entries_n, ...); the k-th least of those
+// entries, found by the same digit passes over them (a second state block), is at least the k-th
+// key, and at least k keys lie at or below it. A second read lists the keys at or below it (the
+// candidate list, from pass 0); spread keys list about 1.15 k for entries_n = 4 k. Where they
+// overflow the list (keys piled at the bound), the digits run as without the bound.
+inline constexpr uint32_t kTopKBoundMinEntries = 1u << 17;  // a few reads in flight on every SM
+inline constexpr uint32_t kTopKLeastItems = 8;              // loads in flight per thread
 
 struct TopKParams {
   const void* keys;                  // n keys (4 or 8 bytes)
   void* keys_out;                    // k keys: the result's (canonical ones in NumPy's order)
   uint32_t* positions;               // k u32: the result's positions
   uint32_t* state;                   // the state block and the histograms
+  // The bound: entries_n keys in the select's order (key-width), and their select's state block
+  // and histograms; entries_n = 0: no bound.
+  void* entries;
+  uint32_t* bound_state;
+  uint32_t entries_n;
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
   unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)
   unsigned long long* tile_offsets;  // their exclusive scan
@@ -80,6 +95,8 @@ inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";
 inline constexpr const char* kTopKCount = "gpusort_topk_count_";
 inline constexpr const char* kTopKScan = "gpusort_topk_scan";
 inline constexpr const char* kTopKWrite = "gpusort_topk_write_";
+inline constexpr const char* kTopKLeast = "gpusort_topk_least_";            // with the init
+inline constexpr const char* kTopKBoundList = "gpusort_topk_bound_list_";
 
 // ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
 //

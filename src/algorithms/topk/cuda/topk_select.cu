@@ -82,6 +82,10 @@ struct SelectShared {
 __device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s) {
   Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu};
   if (r.remaining == 0) return r;  // uniform: k = 0 selects nothing
+  if (p.entries_n != 0 && p.state[kTopKStateBounded] <= p.capacity) {
+    r.list_pass = 0;  // the bound's list holds every key at or below the k-th
+    r.listed = p.state[kTopKStateBounded];
+  }
   constexpr uint32_t per = kTopKBins / kTopKThreads;
   const uint32_t t = threadIdx.x;
   for (uint32_t q = 0; q < passes_done; ++q) {
@@ -122,17 +126,99 @@ __device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, Sel
   return r;
 }
 
-__device__ void init(const TopKParams& p) {
-  const uint32_t n = p.count != nullptr ? min(*p.count, p.n) : p.n;
-  const uint32_t k = min(p.k, n);
+__device__ __forceinline__ uint32_t element_count(const TopKParams& p) {
+  return p.count != nullptr ? min(*p.count, p.n) : p.n;
+}
+
+// A state block: n and k, nothing selected yet, the histograms cleared.
+__device__ void init_state(const TopKParams& p, uint32_t* state, uint32_t n, uint32_t k) {
   const uint32_t t = threadIdx.x;
   if (t < kTopKStateWords) {
     uint32_t w = 0;
     if (t == kTopKStateN) w = n;
     if (t == kTopKStateK) w = k;
-    p.state[t] = w;
+    state[t] = w;
   }
-  for (uint32_t w = t; w < passes(p) * kTopKBins; w += blockDim.x) p.state[kTopKStateWords + w] = 0;
+  for (uint32_t w = t; w < passes(p) * kTopKBins; w += blockDim.x) state[kTopKStateWords + w] = 0;
+}
+
+__device__ void init(const TopKParams& p) {
+  const uint32_t n = element_count(p);
+  init_state(p, p.state, n, min(p.k, n));
+}
+
+// The bound's first read (a grid of entries_n threads): thread e's entry is the least key of e,
+// e + entries_n, ... (the mask where it has none). Block 0 also initializes both state blocks:
+// the later launches read them, this one does not.
+template <class U>
+__device__ void least(const TopKParams& p) {
+  const uint32_t n = element_count(p);
+  if (blockIdx.x == 0) {
+    init(p);
+    init_state(p, p.bound_state, p.entries_n, min(min(p.k, n), p.entries_n));
+  }
+  const u64 stride = p.entries_n;
+  const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
+  u64 lowest = p.mask;
+  for (u64 first = e; first < n; first += kTopKLeastItems * stride) {
+    u64 keys[kTopKLeastItems];  // all the loads first
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKLeastItems; ++j) {
+      const u64 i = first + j * stride;
+      keys[j] = i < n ? select_key<U>(p, i) : p.mask;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKLeastItems; ++j) lowest = min(lowest, keys[j]);
+  }
+  static_cast<U*>(p.entries)[e] = U(lowest);
+}
+
+// The bound's list: every block selects the k-th least entry from the entries' histograms (the
+// bound), then lists the positions of its tiles' keys at or below it and clears the tiles' counts
+// (the count adds the listed keys to them). Past the capacity only counted: the digits then run
+// without the bound.
+template <class U>
+__device__ void bound_list(const TopKParams& p) {
+  __shared__ SelectShared select;
+  __shared__ uint32_t tile_listed, list_base;
+  TopKParams entries = p;
+  entries.state = p.bound_state;
+  entries.entries_n = 0;
+  entries.capacity = 0;
+  const u64 bound = select_digits(entries, passes(p), select).prefix;
+  const uint32_t n = p.state[kTopKStateN];
+  const uint32_t t = threadIdx.x;
+  for (uint32_t index = blockIdx.x; index < p.tiles; index += gridDim.x) {  // uniform
+    const u64 base = u64(index) * kTopKTile;
+    if (t == 0) {
+      p.tile_counts[index] = 0;
+      tile_listed = 0;
+    }
+    if (base >= n) continue;
+    __syncthreads();
+    u64 keys[kTopKItems];
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      const u64 i = base + j * kTopKThreads + t;
+      keys[j] = i < n ? select_key<U>(p, i) : 0;
+    }
+    uint32_t positions[kTopKItems];
+    uint32_t slots = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      const u64 i = base + j * kTopKThreads + t;
+      if (i < n && keys[j] <= bound) positions[slots++] = uint32_t(i);
+    }
+    uint32_t slot = 0;
+    if (slots != 0) slot = atomicAdd(&tile_listed, slots);
+    __syncthreads();
+    if (t == 0 && tile_listed != 0)
+      list_base = atomicAdd(&p.state[kTopKStateBounded], tile_listed);
+    __syncthreads();
+    for (uint32_t j = 0; j < slots; ++j)
+      if (list_base + slot + j < p.capacity) p.candidates[list_base + slot + j] = positions[j];
+    __syncthreads();  // tile_listed and list_base read before the next tile's
+  }
 }
 
 template <class U>
@@ -144,8 +230,8 @@ __device__ void histogram(const TopKParams& p) {
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t t = threadIdx.x;
   const Selected s = select_digits(p, p.pass, select);
-  const bool from_list = s.list_pass < p.pass;  // uniform
-  const bool listing = s.list_pass == p.pass;
+  const bool from_list = s.list_pass < p.pass || s.list_pass == 0;  // uniform (0: the bound's)
+  const bool listing = !from_list && s.list_pass == p.pass;
   const TopKDigit d = digit(p, p.pass);
   const uint32_t above = d.bit + d.bits;  // the bits from here up are the prefix's
   const uint32_t mask = (1u << d.bits) - 1u;
@@ -366,6 +452,14 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
       gpusort_topk_write_##suffix(const gpusort::cuda::TopKParams p) {      \
     gpusort::cuda::topk::write<U>(p);                                       \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_least_##suffix(const gpusort::cuda::TopKParams p) {      \
+    gpusort::cuda::topk::least<U>(p);                                       \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_bound_list_##suffix(const gpusort::cuda::TopKParams p) { \
+    gpusort::cuda::topk::bound_list<U>(p);                                  \
   }
 
 GPUSORT_TOPK_KERNELS(32, uint32_t)
