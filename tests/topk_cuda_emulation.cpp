@@ -37,7 +37,9 @@ struct Case {
   uint32_t count = ~0u;  // below n: the GPU-side count
   uint32_t grid = 3;     // blocks of the striding kernels
   int capacity = -1;     // the candidate list; -1: the face's (min(n, n / 8 + 1024))
-  uint32_t entries = 0;  // the bound's entries (a multiple of kTopKThreads); 0: no bound
+  uint32_t entries = 0;  // the bound's entries (a multiple of 1024); 0: no bound
+  int list_capacity = -1;  // the bound's list; -1: the face's (2 k + 2048)
+  uint32_t offset = 0;     // keys this many past a 16-byte boundary
 };
 
 template <class U>
@@ -55,7 +57,8 @@ u64 compared(const Case& c, U raw, u64 mask) {
 template <class U>
 void run(const Case& c, uint64_t seed) {
   ++checks;
-  const std::vector<U> keys = cuda_emulation::make_keys<U>(c.spread, c.n, seed);
+  const std::vector<U> storage = cuda_emulation::make_keys<U>(c.spread, c.n + c.offset, seed);
+  const U* keys = storage.data() + c.offset;
   const uint32_t width = sizeof(U) * 8, end = c.end_bit ? c.end_bit : width;
   const u64 mask = cuda_emulation::range_mask(c.begin_bit, end);
   const uint32_t n = std::min(c.count, c.n), k = std::min(c.k, n);
@@ -70,8 +73,11 @@ void run(const Case& c, uint64_t seed) {
   std::vector<uint32_t> positions(c.k + 1, 0x5c5c5c5cu);
   std::vector<U> entries(std::max(c.entries, 1u), U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> bound_state(state.size(), 0xdeadbeef);
+  const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
+  if (c.entries != 0) candidates.resize(std::max(capacity, list_capacity), 0xdeadbeef);
+  std::vector<U> list_keys(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
   TopKParams p{};
-  p.keys = keys.data();
+  p.keys = keys;
   p.keys_out = keys_out.data();
   p.positions = positions.data();
   p.state = state.data();
@@ -92,12 +98,15 @@ void run(const Case& c, uint64_t seed) {
   p.end_bit = end;
   const bool wide = sizeof(U) == 8;
   const auto histogram = wide ? gpusort_topk_histogram_64 : gpusort_topk_histogram_32;
-  if (c.entries != 0) {  // the bound: as the face launches it
+  if (c.entries != 0) {  // the bound: as the face launches it, its sorts by std::stable_sort
+    p.candidates = candidates.data();
     p.entries = entries.data();
     p.bound_state = bound_state.data();
     p.entries_n = c.entries;
-    launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32, c.entries / kTopKThreads,
-           kTopKThreads, p);
+    p.list_capacity = list_capacity;
+    p.list_keys = list_keys.data();
+    launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32,
+           c.entries / (16 / sizeof(U)) / kTopKThreads, kTopKThreads, p);
     TopKParams e = p;
     e.keys = p.entries;
     e.state = p.bound_state;
@@ -116,6 +125,22 @@ void run(const Case& c, uint64_t seed) {
     }
     launch(wide ? gpusort_topk_bound_list_64 : gpusort_topk_bound_list_32, c.grid, kTopKThreads,
            p);
+    launch(gpusort_topk_listed, 1, 32, p);
+    const uint32_t listed = state[kTopKStateListed];
+    std::sort(candidates.begin(), candidates.begin() + listed);
+    launch(wide ? gpusort_topk_list_gather_64 : gpusort_topk_list_gather_32, 2, kTopKThreads, p);
+    std::vector<uint32_t> at(listed);  // the pairs' stable sort
+    std::iota(at.begin(), at.end(), 0u);
+    std::stable_sort(at.begin(), at.end(), [&](uint32_t a, uint32_t b) {
+      return compared<U>(c, list_keys[a], mask) < compared<U>(c, list_keys[b], mask);
+    });
+    std::vector<U> sorted_keys(listed);
+    std::vector<uint32_t> sorted_positions(listed);
+    for (uint32_t i = 0; i < listed; ++i)
+      sorted_keys[i] = list_keys[at[i]], sorted_positions[i] = candidates[at[i]];
+    std::copy(sorted_keys.begin(), sorted_keys.end(), list_keys.begin());
+    std::copy(sorted_positions.begin(), sorted_positions.end(), candidates.begin());
+    launch(wide ? gpusort_topk_list_take_64 : gpusort_topk_list_take_32, 2, kTopKThreads, p);
   } else {
     launch(gpusort_topk_init, 1, kTopKThreads, p);
   }
@@ -144,10 +169,23 @@ void run(const Case& c, uint64_t seed) {
     if (++failures <= 30) std::fprintf(stderr, "FAIL %s: %s\n", what, why.c_str());
   };
   if (state[kTopKStateN] != n || state[kTopKStateK] != k) return fail("state n or k");
-  // Spread keys keep the bound's list: it holds about 1.15 k, at most the capacity.
-  if (c.entries != 0 && k != 0 && std::string(c.spread) == "uniform" && 4 * k <= c.entries &&
-      state[kTopKStateBounded] > capacity)
+  // Spread and sorted keys fit the bound's list (about 1.15 k and k); where it fits, the result
+  // is the whole sorted one.
+  const bool listed = c.entries != 0 && state[kTopKStateBounded] <= list_capacity;
+  if (c.entries != 0 && k != 0 && c.list_capacity < 0 && 4 * k <= c.entries &&
+      (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") && !listed)
     return fail("the bound listed " + std::to_string(state[kTopKStateBounded]) + " keys");
+  if (c.entries != 0 && state[kTopKStateListed] != (listed ? state[kTopKStateBounded] : 0))
+    return fail("the list's count");
+  if (listed) {
+    for (uint32_t i = 0; i < k; ++i)
+      if (positions[i] != order[i] || keys_out[i] != canonical_of<U>(keys[order[i]], c))
+        return fail("result " + std::to_string(i));
+    if (keys_out[c.k] != U(0x5c5c5c5c5c5c5c5cull) || positions[c.k] != 0x5c5c5c5cu ||
+        (k < c.k && positions[k] != 0x5c5c5c5cu))
+      fail("wrote past the results");
+    return;
+  }
   if (k == 0) {
     if (keys_out[0] != U(0x5c5c5c5c5c5c5c5cull) || positions[0] != 0x5c5c5c5cu)
       fail("k = 0 wrote a result");
@@ -239,7 +277,13 @@ int main(int argc, char** argv) {
                      ++seed);
         }
       run_case({bytes, kind, "uniform", 20000, 3000, false, 0, 0, false, ~0u, 5, -1, 1024}, ++seed);
-      run_case({bytes, kind, "uniform", 20000, 100, true, 4, bytes * 8 - 3, false, ~0u, 5, -1, 512},
+      run_case({bytes, kind, "uniform", 20000, 100, true, 4, bytes * 8 - 3, false, ~0u, 5, -1, 1024},
+               ++seed);
+      // The list overflowed (a list of 40 for k = 37): the digits give the result.
+      run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 5, -1, 1024, 40},
+               ++seed);
+      // Not aligned to 16 bytes: a load a key.
+      run_case({bytes, kind, "uniform", 20001, 200, true, 0, 0, false, ~0u, 5, -1, 2048, -1, 1},
                ++seed);
       for (uint32_t count : {0u, 1u, 300u, 9000u})
         run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, count, 5, -1, 1024},

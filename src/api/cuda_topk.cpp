@@ -27,8 +27,8 @@ constexpr uint64_t max_n = uint64_t(1) << 32;
 // The scratch of one call, each buffer aligned to 256 bytes.
 struct TopKLayout {
   uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
-           entries = 0, bound_state = 0, sort = 0, total = 0;
-  uint32_t tiles = 0, capacity = 0, entries_n = 0;
+           entries = 0, bound_state = 0, list_keys = 0, sort = 0, total = 0;
+  uint32_t tiles = 0, capacity = 0, entries_n = 0, list_capacity = 0;
 };
 
 // The survivors' sort: the caller's order and bits, in totalOrder (NumPy's order is read
@@ -48,23 +48,35 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   // Spread keys put about n / 2048 in the first digit's bucket; keys piled into fewer buckets
   // take the full passes instead.
   l.capacity = uint32_t(std::min<uint64_t>(n, n / 8 + 1024));
-  // The bound (topk_params.hpp) where its entries (4 k, and enough threads for the read) are at
-  // most a quarter of the keys: then its list (about 1.15 k spread keys) fits the capacity.
-  // GPUSORT_CUDA_TOPK_BOUND=0 leaves it out, for measurements.
-  const uint64_t entries = (std::max<uint64_t>(4 * k, kTopKBoundMinEntries) + kTopKThreads - 1) /
-                           kTopKThreads * kTopKThreads;
-  if (entries <= n / 4 && cuda_environment().topk_bound) l.entries_n = uint32_t(entries);
+  // The bound (topk_params.hpp) where its entries (4 k, and enough for the reads in flight) are
+  // at most a quarter of the keys; its list takes up to 2 k + 2048 (spread keys list about 1.15 k,
+  // sorted ones k). GPUSORT_CUDA_TOPK_BOUND=0 leaves it out, for measurements.
+  const uint64_t entries_grain = uint64_t(kTopKThreads) * 4;  // whole blocks of 16-byte loads
+  const uint64_t entries =
+      (std::max<uint64_t>(4 * k, kTopKBoundMinEntries) + entries_grain - 1) / entries_grain *
+      entries_grain;
+  if (entries <= n / 4 && cuda_environment().topk_bound) {
+    l.entries_n = uint32_t(entries);
+    l.list_capacity = uint32_t(2 * k + 2048);
+  }
   ScratchLayout buffers;
   l.state = buffers.take(uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4);
-  l.candidates = buffers.take(uint64_t(l.capacity) * 4);
+  l.candidates = buffers.take(uint64_t(std::max(l.capacity, l.list_capacity)) * 4);
   l.tile_counts = buffers.take(uint64_t(l.tiles) * 8);
   l.tile_offsets = buffers.take(uint64_t(l.tiles) * 8);
   l.keys = buffers.take(k * spec.key_words * 4);
   l.entries = buffers.take(uint64_t(l.entries_n) * spec.key_words * 4);
   l.bound_state =
       buffers.take(l.entries_n ? uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4 : 0);
+  l.list_keys = buffers.take(uint64_t(l.list_capacity) * spec.key_words * 4);
   l.positions = buffers.take(k * 4);
-  l.sort = buffers.take(scratch_bytes(spec.key, 4, k, survivors_options(spec)));
+  // One scratch for each sort in turn: the survivors', or the bound's list (positions, then keys
+  // with positions).
+  uint64_t sort = scratch_bytes(spec.key, 4, k, survivors_options(spec));
+  if (l.list_capacity != 0)
+    sort = std::max({sort, scratch_bytes(KeyType::u32, 0, l.list_capacity, {}),
+                     scratch_bytes(spec.key, 4, l.list_capacity, survivors_options(spec))});
+  l.sort = buffers.take(sort);
   l.total = buffers.total();
   return l;
 }
@@ -131,6 +143,8 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.entries = scratch.at<void>(layout.entries);
   p.bound_state = scratch.at<uint32_t>(layout.bound_state);
   p.entries_n = layout.entries_n;
+  p.list_capacity = layout.list_capacity;
+  p.list_keys = scratch.at<void>(layout.list_keys);
   p.candidates = scratch.at<uint32_t>(layout.candidates);
   p.tile_counts = scratch.at<unsigned long long>(layout.tile_counts);
   p.tile_offsets = scratch.at<unsigned long long>(layout.tile_offsets);
@@ -153,11 +167,17 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   const uint32_t grid = uint32_t(std::clamp<uint64_t>(layout.tiles, 1, 8ull * module.sm_count()));
   const CUfunction histogram = module.function(kTopKHistogram + suffix);
   const uint32_t passes = topk_passes(spec.begin_bit, spec.end_bit);
+  Options sort = survivors_options(spec);
+  sort.scratch = scratch.at<void>(layout.sort);
+  sort.scratch_size = layout.total - layout.sort;
   if (p.entries_n != 0) {
-    // The bound: the entries (and both state blocks), their select (the digits over the entries,
-    // read as unsigned keys in the select's order), the list of the keys at or below it.
-    launch(module.function(kTopKLeast + suffix), p.entries_n / kTopKThreads, kTopKThreads, 0,
-           stream, p);
+    // The bound (topk_params.hpp): the entries (and both state blocks), their select (the digits
+    // over the entries, read as unsigned keys in the select's order), the list of the keys at or
+    // below it; where it fits, the list sorted (positions), its keys gathered and sorted stably
+    // with their positions, the first k taken.
+    const uint32_t vector = 16 / (spec.key_words * 4);
+    launch(module.function(kTopKLeast + suffix), p.entries_n / vector / kTopKThreads,
+           kTopKThreads, 0, stream, p);
     TopKParams entries = p;
     entries.keys = p.entries;
     entries.state = p.bound_state;
@@ -170,16 +190,31 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     entries.descending = 0;
     entries.numpy = 0;
     entries.entries_n = 0;
-    const uint32_t entries_grid =
-        std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
+    const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
     for (uint32_t pass = 0; pass < passes; ++pass) {
       entries.pass = pass;
       launch(histogram, entries_grid, kTopKThreads, 0, stream, entries);
     }
-    launch(module.function(kTopKBoundList + suffix), grid, kTopKThreads, 0, stream, p);
+    // (32 KiB of shared memory a block: 4 blocks an SM, each with 8 16-byte loads a thread.)
+    launch(module.function(kTopKBoundList + suffix), std::min(grid, 4 * module.sm_count()),
+           kTopKThreads, 0, stream, p);
+    launch(module.function(kTopKListed), 1, 32, 0, stream, p);
+    Options list = sort;
+    list.count = p.state + kTopKStateListed;
+    Options positions;
+    positions.count = list.count;
+    positions.scratch = sort.scratch;
+    positions.scratch_size = sort.scratch_size;
+    sort_raw(KeyType::u32, p.candidates, nullptr, 0, p.list_capacity, stream, positions);
+    const uint32_t list_grid = std::min<uint32_t>(
+        (p.list_capacity + kTopKThreads - 1) / kTopKThreads, 2 * module.sm_count());
+    launch(module.function(kTopKListGather + suffix), list_grid, kTopKThreads, 0, stream, p);
+    sort_raw(key_type, p.list_keys, p.candidates, 4, p.list_capacity, stream, list);
+    launch(module.function(kTopKListTake + suffix), list_grid, kTopKThreads, 0, stream, p);
   } else {
     launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
   }
+  // The digits over the array (nothing where the bound's list gave the result).
   for (uint32_t pass = 0; pass < passes; ++pass) {
     p.pass = pass;
     launch(histogram, grid, kTopKThreads, 0, stream, p);
@@ -190,10 +225,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
 
   // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
   // all equal and already in position order.
-  Options sort = survivors_options(spec);
   sort.count = p.state + kTopKStateBefore;
-  sort.scratch = scratch.at<void>(layout.sort);
-  sort.scratch_size = layout.total - layout.sort;
   sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
 
   const uint32_t* results = p.state + kTopKStateK;  // min(k, n): the GPU-side count's

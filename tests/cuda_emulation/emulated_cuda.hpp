@@ -31,6 +31,9 @@ template <class T>
 T atomicAdd(T* p, T v) {
   return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
 }
+struct alignas(16) uint4 {
+  uint32_t x, y, z, w;
+};
 inline int __popc(uint32_t x) {
   return __builtin_popcount(x);
 }

@@ -29,16 +29,21 @@ inline constexpr uint32_t kTopKStatePrefix = 3;     // words 3 (low), 4 (high): 
 inline constexpr uint32_t kTopKStateNeedEqual = 5;  // keys equal to the k-th that the result takes
 inline constexpr uint32_t kTopKStateCursor = 6;     // the candidate list's next free entry
 inline constexpr uint32_t kTopKStateBounded = 7;    // the bound's list: the keys at or below it
+inline constexpr uint32_t kTopKStateListed = 8;     // that count where it fits the list, else 0
 inline constexpr uint32_t kTopKStateWords = 16;
 
-// The bound (entries_n > 0): a first read gives each of entries_n threads the least key of a
-// strided share of the array (thread e: keys e, e + entries_n, ...); the k-th least of those
-// entries, found by the same digit passes over them (a second state block), is at least the k-th
-// key, and at least k keys lie at or below it. A second read lists the keys at or below it (the
-// candidate list, from pass 0); spread keys list about 1.15 k for entries_n = 4 k. Where they
-// overflow the list (keys piled at the bound), the digits run as without the bound.
-inline constexpr uint32_t kTopKBoundMinEntries = 1u << 17;  // a few reads in flight on every SM
-inline constexpr uint32_t kTopKLeastItems = 8;              // loads in flight per thread
+// The bound (entries_n > 0). A first read gives each of entries_n entries the least key of a
+// strided share of the array (entry e: keys e, e + entries_n, ...; 16-byte loads, a thread's
+// vector a key of each of 16 / key bytes consecutive entries); the k-th least entry, found by the
+// digit passes over the entries (a second state block), is at least the k-th key, and at least k
+// keys lie at or below it. A second read lists the positions of the keys at or below it: spread
+// keys about 1.15 k for entries_n = 4 k, sorted ones k. Where they fit the list (list_capacity),
+// the list is sorted (positions, so input order), its keys gathered and sorted stably with their
+// positions, and the first k taken: no digits over the array, no compaction by tiles. Where keys
+// pile at the bound and overflow the list, every launch of that tail does nothing and those of
+// the digits run, as without the bound.
+inline constexpr uint32_t kTopKBoundMinEntries = 1u << 19;  // 2^17 threads' reads in flight
+inline constexpr uint32_t kTopKLoads = 8;                   // 16-byte loads in flight a thread
 
 struct TopKParams {
   const void* keys;                  // n keys (4 or 8 bytes)
@@ -46,10 +51,13 @@ struct TopKParams {
   uint32_t* positions;               // k u32: the result's positions
   uint32_t* state;                   // the state block and the histograms
   // The bound: entries_n keys in the select's order (key-width), and their select's state block
-  // and histograms; entries_n = 0: no bound.
+  // and histograms; entries_n = 0: no bound. The bound's list (positions in `candidates`, up to
+  // list_capacity), and its keys gathered (canonical: as read_key gives them).
   void* entries;
   uint32_t* bound_state;
   uint32_t entries_n;
+  uint32_t list_capacity;
+  void* list_keys;
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
   unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)
   unsigned long long* tile_offsets;  // their exclusive scan
@@ -97,6 +105,9 @@ inline constexpr const char* kTopKScan = "gpusort_topk_scan";
 inline constexpr const char* kTopKWrite = "gpusort_topk_write_";
 inline constexpr const char* kTopKLeast = "gpusort_topk_least_";            // with the init
 inline constexpr const char* kTopKBoundList = "gpusort_topk_bound_list_";
+inline constexpr const char* kTopKListed = "gpusort_topk_listed";  // one block: the list fits?
+inline constexpr const char* kTopKListGather = "gpusort_topk_list_gather_";
+inline constexpr const char* kTopKListTake = "gpusort_topk_list_take_";
 
 // ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
 //

@@ -82,10 +82,6 @@ struct SelectShared {
 __device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s) {
   Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu};
   if (r.remaining == 0) return r;  // uniform: k = 0 selects nothing
-  if (p.entries_n != 0 && p.state[kTopKStateBounded] <= p.capacity) {
-    r.list_pass = 0;  // the bound's list holds every key at or below the k-th
-    r.listed = p.state[kTopKStateBounded];
-  }
   constexpr uint32_t per = kTopKBins / kTopKThreads;
   const uint32_t t = threadIdx.x;
   for (uint32_t q = 0; q < passes_done; ++q) {
@@ -147,40 +143,87 @@ __device__ void init(const TopKParams& p) {
   init_state(p, p.state, n, min(p.k, n));
 }
 
-// The bound's first read (a grid of entries_n threads): thread e's entry is the least key of e,
-// e + entries_n, ... (the mask where it has none). Block 0 also initializes both state blocks:
-// the later launches read them, this one does not.
+// Whether the bound's list holds every key at or below the k-th: then its tail gives the result,
+// and the digits' launches do nothing.
+__device__ __forceinline__ bool listed(const TopKParams& p) {
+  return p.entries_n != 0 && p.state[kTopKStateBounded] <= p.list_capacity;
+}
+
+// The grid visits the keys (in the select's order) in step: thread e of T takes the vectors e,
+// e + T, ... of 16 / sizeof(U) consecutive keys (one 16-byte load where the keys are aligned to it
+// and the vector lies inside the array, else a load a key), kTopKLoads of them in flight;
+// f(i, key, valid) for each of their keys, then batch() on every thread (barriers allowed).
+template <class U>
+union KeyVector {
+  uint4 v;
+  U k[16 / sizeof(U)];
+};
+template <class U, class F, class Batch>
+__device__ __forceinline__ void grid_keys(const TopKParams& p, uint32_t n, F&& f, Batch&& batch) {
+  constexpr uint32_t V = 16 / sizeof(U);
+  const u64 threads = u64(gridDim.x) * blockDim.x;
+  const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
+  const U* keys = static_cast<const U*>(p.keys);
+  const bool aligned = reinterpret_cast<uintptr_t>(keys) % 16 == 0;
+  for (u64 first = 0; first * V < n; first += kTopKLoads * threads) {  // uniform
+    KeyVector<U> raw[kTopKLoads];
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKLoads; ++j) {
+      const u64 i = (first + j * threads + e) * V;
+      if (aligned && i + V <= n) {
+        raw[j].v = reinterpret_cast<const uint4*>(keys)[i / V];
+      } else {
+#pragma unroll
+        for (uint32_t c = 0; c < V; ++c) raw[j].k[c] = i + c < n ? keys[i + c] : U(0);
+      }
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKLoads; ++j) {
+      const u64 i = (first + j * threads + e) * V;
+#pragma unroll
+      for (uint32_t c = 0; c < V; ++c) {
+        const U key = p.numpy != 0 ? FloatKeyBits<U>::canonical(raw[j].k[c]) : raw[j].k[c];
+        f(i + c, ordered<U>(p, key), i + c < n);
+      }
+    }
+    batch();
+  }
+}
+
+// The bound's first read (a grid of entries_n / (16 / sizeof(U)) threads): entry e is the least
+// key of e, e + entries_n, ... (the mask where it has none). Block 0 also initializes both state
+// blocks: the later launches read them, this one does not.
 template <class U>
 __device__ void least(const TopKParams& p) {
+  constexpr uint32_t V = 16 / sizeof(U);
   const uint32_t n = element_count(p);
   if (blockIdx.x == 0) {
     init(p);
     init_state(p, p.bound_state, p.entries_n, min(min(p.k, n), p.entries_n));
   }
-  const u64 stride = p.entries_n;
+  u64 lowest[V];
+#pragma unroll
+  for (uint32_t c = 0; c < V; ++c) lowest[c] = p.mask;
+  grid_keys<U>(
+      p, n,
+      [&](u64 i, u64 key, bool valid) {
+        if (valid) lowest[i % V] = min(lowest[i % V], key);
+      },
+      [] {});
   const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
-  u64 lowest = p.mask;
-  for (u64 first = e; first < n; first += kTopKLeastItems * stride) {
-    u64 keys[kTopKLeastItems];  // all the loads first
 #pragma unroll
-    for (uint32_t j = 0; j < kTopKLeastItems; ++j) {
-      const u64 i = first + j * stride;
-      keys[j] = i < n ? select_key<U>(p, i) : p.mask;
-    }
-#pragma unroll
-    for (uint32_t j = 0; j < kTopKLeastItems; ++j) lowest = min(lowest, keys[j]);
-  }
-  static_cast<U*>(p.entries)[e] = U(lowest);
+  for (uint32_t c = 0; c < V; ++c) static_cast<U*>(p.entries)[e * V + c] = U(lowest[c]);
 }
 
 // The bound's list: every block selects the k-th least entry from the entries' histograms (the
-// bound), then lists the positions of its tiles' keys at or below it and clears the tiles' counts
-// (the count adds the listed keys to them). Past the capacity only counted: the digits then run
-// without the bound.
+// bound), then lists the positions of the keys at or below it, a batch at a time (staged in
+// shared memory, then one place in the list a block's batch). Past list_capacity only counted.
+inline constexpr uint32_t kTopKListBatch = kTopKThreads * kTopKLoads * 4;  // 32-bit keys' batch
 template <class U>
 __device__ void bound_list(const TopKParams& p) {
   __shared__ SelectShared select;
-  __shared__ uint32_t tile_listed, list_base;
+  __shared__ uint32_t staged[kTopKListBatch];
+  __shared__ uint32_t staged_n, list_base;
   TopKParams entries = p;
   entries.state = p.bound_state;
   entries.entries_n = 0;
@@ -188,36 +231,52 @@ __device__ void bound_list(const TopKParams& p) {
   const u64 bound = select_digits(entries, passes(p), select).prefix;
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t t = threadIdx.x;
-  for (uint32_t index = blockIdx.x; index < p.tiles; index += gridDim.x) {  // uniform
-    const u64 base = u64(index) * kTopKTile;
-    if (t == 0) {
-      p.tile_counts[index] = 0;
-      tile_listed = 0;
-    }
-    if (base >= n) continue;
-    __syncthreads();
-    u64 keys[kTopKItems];
-#pragma unroll
-    for (uint32_t j = 0; j < kTopKItems; ++j) {
-      const u64 i = base + j * kTopKThreads + t;
-      keys[j] = i < n ? select_key<U>(p, i) : 0;
-    }
-    uint32_t positions[kTopKItems];
-    uint32_t slots = 0;
-#pragma unroll
-    for (uint32_t j = 0; j < kTopKItems; ++j) {
-      const u64 i = base + j * kTopKThreads + t;
-      if (i < n && keys[j] <= bound) positions[slots++] = uint32_t(i);
-    }
-    uint32_t slot = 0;
-    if (slots != 0) slot = atomicAdd(&tile_listed, slots);
-    __syncthreads();
-    if (t == 0 && tile_listed != 0)
-      list_base = atomicAdd(&p.state[kTopKStateBounded], tile_listed);
-    __syncthreads();
-    for (uint32_t j = 0; j < slots; ++j)
-      if (list_base + slot + j < p.capacity) p.candidates[list_base + slot + j] = positions[j];
-    __syncthreads();  // tile_listed and list_base read before the next tile's
+  if (t == 0) staged_n = 0;
+  __syncthreads();
+  grid_keys<U>(
+      p, n,
+      [&](u64 i, u64 key, bool valid) {
+        if (valid && key <= bound) staged[atomicAdd(&staged_n, 1u)] = uint32_t(i);
+      },
+      [&] {
+        __syncthreads();
+        const uint32_t count = staged_n;
+        __syncthreads();         // read by all before the next batch stages more
+        if (count == 0) return;  // uniform
+        if (t == 0) {
+          list_base = atomicAdd(&p.state[kTopKStateBounded], count);
+          staged_n = 0;
+        }
+        __syncthreads();
+        for (uint32_t c = t; c < count; c += kTopKThreads)
+          if (list_base + c < p.list_capacity) p.candidates[list_base + c] = staged[c];
+        __syncthreads();  // staged read before the next batch's
+      });
+}
+
+// One block: the list's count where it fits (the bound's tail sorts that many), else 0.
+__device__ void listed_count(const TopKParams& p) {
+  if (threadIdx.x == 0) p.state[kTopKStateListed] = listed(p) ? p.state[kTopKStateBounded] : 0;
+}
+
+// The listed keys (their positions sorted, so in input order), gathered.
+template <class U>
+__device__ void list_gather(const TopKParams& p) {
+  const uint32_t count = p.state[kTopKStateListed];
+  for (u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
+       c += u64(gridDim.x) * blockDim.x)
+    static_cast<U*>(p.list_keys)[c] = read_key<U>(p, p.candidates[c]);
+}
+
+// The first min(k, n) of the sorted list: the result.
+template <class U>
+__device__ void list_take(const TopKParams& p) {
+  if (!listed(p)) return;
+  const uint32_t k = p.state[kTopKStateK];
+  for (u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x; c < k;
+       c += u64(gridDim.x) * blockDim.x) {
+    static_cast<U*>(p.keys_out)[c] = static_cast<const U*>(p.list_keys)[c];
+    p.positions[c] = p.candidates[c];
   }
 }
 
@@ -226,12 +285,12 @@ __device__ void histogram(const TopKParams& p) {
   __shared__ uint32_t bins[kTopKBins];
   __shared__ SelectShared select;
   __shared__ uint32_t tile_below, tile_listed, list_base;
-  if (p.state[kTopKStateK] == 0) return;  // uniform: nothing to select
+  if (p.state[kTopKStateK] == 0 || listed(p)) return;  // uniform: nothing to select here
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t t = threadIdx.x;
   const Selected s = select_digits(p, p.pass, select);
-  const bool from_list = s.list_pass < p.pass || s.list_pass == 0;  // uniform (0: the bound's)
-  const bool listing = !from_list && s.list_pass == p.pass;
+  const bool from_list = s.list_pass < p.pass;  // uniform
+  const bool listing = s.list_pass == p.pass;
   const TopKDigit d = digit(p, p.pass);
   const uint32_t above = d.bit + d.bits;  // the bits from here up are the prefix's
   const uint32_t mask = (1u << d.bits) - 1u;
@@ -302,6 +361,7 @@ template <class U>
 __device__ void count(const TopKParams& p) {
   __shared__ SelectShared select;
   __shared__ uint32_t less_count, equal_count;
+  if (listed(p)) return;  // uniform: the bound's tail gives the result
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t t = threadIdx.x;
   const uint32_t total_passes = passes(p);
@@ -362,6 +422,7 @@ __device__ void count(const TopKParams& p) {
 __device__ void scan(const TopKParams& p) {
   using Scan = cub::BlockScan<u64, kTopKScanThreads>;
   __shared__ Scan::TempStorage temp;
+  if (listed(p)) return;
   const uint32_t per = (p.tiles + kTopKScanThreads - 1) / kTopKScanThreads;
   const uint32_t begin = min(p.tiles, threadIdx.x * per), end = min(p.tiles, begin + per);
   u64 sum = 0;
@@ -380,6 +441,7 @@ __device__ void scan(const TopKParams& p) {
 template <class U>
 __device__ void write(const TopKParams& p) {
   __shared__ BlockScan::TempStorage temp;
+  if (listed(p)) return;  // uniform
   const uint32_t tile = blockIdx.x;
   const u64 counts = p.tile_counts[tile], offsets = p.tile_offsets[tile];
   const uint32_t less_n = uint32_t(counts), equal_n = uint32_t(counts >> 32);
@@ -435,6 +497,11 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)
   gpusort::cuda::topk::init(p);
 }
 
+extern "C" __global__ void __launch_bounds__(32)
+    gpusort_topk_listed(const gpusort::cuda::TopKParams p) {
+  gpusort::cuda::topk::listed_count(p);
+}
+
 extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
     gpusort_topk_scan(const gpusort::cuda::TopKParams p) {
   gpusort::cuda::topk::scan(p);
@@ -460,6 +527,14 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
       gpusort_topk_bound_list_##suffix(const gpusort::cuda::TopKParams p) { \
     gpusort::cuda::topk::bound_list<U>(p);                                  \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_list_gather_##suffix(const gpusort::cuda::TopKParams p) { \
+    gpusort::cuda::topk::list_gather<U>(p);                                 \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+      gpusort_topk_list_take_##suffix(const gpusort::cuda::TopKParams p) {  \
+    gpusort::cuda::topk::list_take<U>(p);                                   \
   }
 
 GPUSORT_TOPK_KERNELS(32, uint32_t)
