@@ -51,10 +51,10 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   // The bound (topk_params.hpp) where its entries (4 k, and enough for the reads in flight) are
   // at most a quarter of the keys; its list takes up to 2 k + 2048 (spread keys list about 1.15 k,
   // sorted ones k). GPUSORT_CUDA_TOPK_BOUND=0 leaves it out, for measurements.
-  const uint64_t entries_grain = uint64_t(kTopKThreads) * 4;  // whole blocks of 16-byte loads
+  const uint64_t vector = 16 / (spec.key_words * 4);  // keys a 16-byte load
+  const uint64_t grain = kTopKThreads * vector;       // whole blocks
   const uint64_t entries =
-      (std::max<uint64_t>(4 * k, kTopKBoundMinEntries) + entries_grain - 1) / entries_grain *
-      entries_grain;
+      (std::max<uint64_t>(4 * k, kTopKBoundThreads * vector) + grain - 1) / grain * grain;
   if (entries <= n / 4 && cuda_environment().topk_bound) {
     l.entries_n = uint32_t(entries);
     l.list_capacity = uint32_t(2 * k + 2048);
@@ -190,7 +190,8 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     entries.descending = 0;
     entries.numpy = 0;
     entries.entries_n = 0;
-    const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
+    // (Few blocks: each adds its histogram's bins to the global ones.)
+    const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, module.sm_count() / 2);
     for (uint32_t pass = 0; pass < passes; ++pass) {
       entries.pass = pass;
       launch(histogram, entries_grid, kTopKThreads, 0, stream, entries);
@@ -221,7 +222,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   }
   launch(module.function(kTopKCount + suffix), grid, kTopKThreads, 0, stream, p);
   launch(module.function(kTopKScan), 1, kTopKScanThreads, 0, stream, p);
-  launch(module.function(kTopKWrite + suffix), layout.tiles, kTopKThreads, 0, stream, p);
+  launch(module.function(kTopKWrite + suffix), grid, kTopKThreads, 0, stream, p);
 
   // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
   // all equal and already in position order.

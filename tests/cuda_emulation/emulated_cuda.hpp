@@ -57,7 +57,7 @@ inline grid_group this_grid() {
 #define __host__
 #define __forceinline__ inline
 #define __shared__ static
-#define __launch_bounds__(threads)
+#define __launch_bounds__(...)
 
 namespace cuda_emulation {
 

@@ -42,7 +42,7 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // positions, and the first k taken: no digits over the array, no compaction by tiles. Where keys
 // pile at the bound and overflow the list, every launch of that tail does nothing and those of
 // the digits run, as without the bound.
-inline constexpr uint32_t kTopKBoundMinEntries = 1u << 19;  // 2^17 threads' reads in flight
+inline constexpr uint32_t kTopKBoundThreads = 1u << 17;  // at least: the reads in flight
 inline constexpr uint32_t kTopKLoads = 8;                   // 16-byte loads in flight a thread
 
 struct TopKParams {

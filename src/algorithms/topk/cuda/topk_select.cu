@@ -42,6 +42,14 @@ __device__ __forceinline__ u64 ordered(const TopKParams& p, U raw) {
   if (p.descending != 0) o = ~o;
   return u64(o) & p.mask;
 }
+// The same in the key's width, from the raw key.
+template <class U>
+__device__ __forceinline__ U ordered_bits(const TopKParams& p, U raw) {
+  if (p.numpy != 0) raw = FloatKeyBits<U>::canonical(raw);
+  U o = to_radix_order<U>(raw, p.key_kind);
+  if (p.descending != 0) o = ~o;
+  return o & U(p.mask);
+}
 template <class U>
 __device__ __forceinline__ u64 select_key(const TopKParams& p, u64 i) {
   return ordered<U>(p, read_key<U>(p, i));
@@ -152,7 +160,8 @@ __device__ __forceinline__ bool listed(const TopKParams& p) {
 // The grid visits the keys (in the select's order) in step: thread e of T takes the vectors e,
 // e + T, ... of 16 / sizeof(U) consecutive keys (one 16-byte load where the keys are aligned to it
 // and the vector lies inside the array, else a load a key), kTopKLoads of them in flight;
-// f(i, key, valid) for each of their keys, then batch() on every thread (barriers allowed).
+// f(i, c, key, valid) for each of their keys (c: its place in the vector; key: ordered_bits),
+// then batch() on every thread (barriers allowed).
 template <class U>
 union KeyVector {
   uint4 v;
@@ -181,10 +190,7 @@ __device__ __forceinline__ void grid_keys(const TopKParams& p, uint32_t n, F&& f
     for (uint32_t j = 0; j < kTopKLoads; ++j) {
       const u64 i = (first + j * threads + e) * V;
 #pragma unroll
-      for (uint32_t c = 0; c < V; ++c) {
-        const U key = p.numpy != 0 ? FloatKeyBits<U>::canonical(raw[j].k[c]) : raw[j].k[c];
-        f(i + c, ordered<U>(p, key), i + c < n);
-      }
+      for (uint32_t c = 0; c < V; ++c) f(i + c, c, ordered_bits<U>(p, raw[j].k[c]), i + c < n);
     }
     batch();
   }
@@ -201,18 +207,18 @@ __device__ void least(const TopKParams& p) {
     init(p);
     init_state(p, p.bound_state, p.entries_n, min(min(p.k, n), p.entries_n));
   }
-  u64 lowest[V];
+  U lowest[V];
 #pragma unroll
-  for (uint32_t c = 0; c < V; ++c) lowest[c] = p.mask;
+  for (uint32_t c = 0; c < V; ++c) lowest[c] = U(p.mask);
   grid_keys<U>(
       p, n,
-      [&](u64 i, u64 key, bool valid) {
-        if (valid) lowest[i % V] = min(lowest[i % V], key);
+      [&](u64, uint32_t c, U key, bool valid) {
+        if (valid) lowest[c] = min(lowest[c], key);
       },
       [] {});
   const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
 #pragma unroll
-  for (uint32_t c = 0; c < V; ++c) static_cast<U*>(p.entries)[e * V + c] = U(lowest[c]);
+  for (uint32_t c = 0; c < V; ++c) static_cast<U*>(p.entries)[e * V + c] = lowest[c];
 }
 
 // The bound's list: every block selects the k-th least entry from the entries' histograms (the
@@ -228,14 +234,14 @@ __device__ void bound_list(const TopKParams& p) {
   entries.state = p.bound_state;
   entries.entries_n = 0;
   entries.capacity = 0;
-  const u64 bound = select_digits(entries, passes(p), select).prefix;
+  const U bound = U(select_digits(entries, passes(p), select).prefix);
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t t = threadIdx.x;
   if (t == 0) staged_n = 0;
   __syncthreads();
   grid_keys<U>(
       p, n,
-      [&](u64 i, u64 key, bool valid) {
+      [&](u64 i, uint32_t, U key, bool valid) {
         if (valid && key <= bound) staged[atomicAdd(&staged_n, 1u)] = uint32_t(i);
       },
       [&] {
@@ -439,10 +445,7 @@ __device__ void scan(const TopKParams& p) {
 // Each thread ranks kTopKItems consecutive keys, so one scan of the threads' counts ranks the
 // tile in input order. A tile that gives nothing (most, for a small k) reads only its counts.
 template <class U>
-__device__ void write(const TopKParams& p) {
-  __shared__ BlockScan::TempStorage temp;
-  if (listed(p)) return;  // uniform
-  const uint32_t tile = blockIdx.x;
+__device__ void write_tile(const TopKParams& p, uint32_t tile, BlockScan::TempStorage& temp) {
   const u64 counts = p.tile_counts[tile], offsets = p.tile_offsets[tile];
   const uint32_t less_n = uint32_t(counts), equal_n = uint32_t(counts >> 32);
   const uint32_t less_at0 = uint32_t(offsets), equal_at0 = uint32_t(offsets >> 32);
@@ -489,6 +492,17 @@ __device__ void write(const TopKParams& p) {
   }
 }
 
+// A bounded grid strides over the tiles: where the bound's list gave the result, it does nothing.
+template <class U>
+__device__ void write(const TopKParams& p) {
+  __shared__ BlockScan::TempStorage temp;
+  if (listed(p)) return;  // uniform
+  for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+    write_tile<U>(p, tile, temp);
+    __syncthreads();  // the scan's storage read before the next tile's scan
+  }
+}
+
 }  // namespace
 }  // namespace gpusort::cuda::topk
 
@@ -520,7 +534,7 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
       gpusort_topk_write_##suffix(const gpusort::cuda::TopKParams p) {      \
     gpusort::cuda::topk::write<U>(p);                                       \
   }                                                                         \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 4) \
       gpusort_topk_least_##suffix(const gpusort::cuda::TopKParams p) {      \
     gpusort::cuda::topk::least<U>(p);                                       \
   }                                                                         \
