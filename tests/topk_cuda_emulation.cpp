@@ -34,10 +34,10 @@ struct Case {
   bool descending = false;
   uint32_t begin_bit = 0, end_bit = 0;  // end 0: the full key
   bool numpy = false;
-  uint32_t count = ~0u;  // below n: the GPU-side count
-  uint32_t grid = 3;     // blocks of the striding kernels
-  int capacity = -1;     // the candidate list; -1: the face's (min(n, n / 8 + 1024))
-  uint32_t entries = 0;  // the bound's entries (a multiple of 1024); 0: no bound
+  uint32_t count = ~0u;    // below n: the GPU-side count
+  uint32_t grid = 3;       // blocks of the striding kernels
+  int capacity = -1;       // the candidate list; -1: the face's (min(n, n / 8 + 1024))
+  uint32_t entries = 0;    // the bound's entries (a multiple of 1024); 0: no bound
   int list_capacity = -1;  // the bound's list; -1: the face's (2 k + 2048)
   uint32_t offset = 0;     // keys this many past a 16-byte boundary
 };
@@ -123,24 +123,28 @@ void run(const Case& c, uint64_t seed) {
       e.pass = pass;
       launch(histogram, 2, kTopKThreads, e);
     }
-    launch(wide ? gpusort_topk_bound_list_64 : gpusort_topk_bound_list_32, c.grid, kTopKThreads,
-           p);
-    launch(gpusort_topk_listed, 1, 32, p);
-    const uint32_t listed = state[kTopKStateListed];
-    std::sort(candidates.begin(), candidates.begin() + listed);
-    launch(wide ? gpusort_topk_list_gather_64 : gpusort_topk_list_gather_32, 2, kTopKThreads, p);
-    std::vector<uint32_t> at(listed);  // the pairs' stable sort
-    std::iota(at.begin(), at.end(), 0u);
-    std::stable_sort(at.begin(), at.end(), [&](uint32_t a, uint32_t b) {
-      return compared<U>(c, list_keys[a], mask) < compared<U>(c, list_keys[b], mask);
-    });
-    std::vector<U> sorted_keys(listed);
-    std::vector<uint32_t> sorted_positions(listed);
-    for (uint32_t i = 0; i < listed; ++i)
-      sorted_keys[i] = list_keys[at[i]], sorted_positions[i] = candidates[at[i]];
-    std::copy(sorted_keys.begin(), sorted_keys.end(), list_keys.begin());
-    std::copy(sorted_positions.begin(), sorted_positions.end(), candidates.begin());
-    launch(wide ? gpusort_topk_list_take_64 : gpusort_topk_list_take_32, 2, kTopKThreads, p);
+    launch(wide ? gpusort_topk_bound_list_64 : gpusort_topk_bound_list_32, c.grid, kTopKThreads, p);
+    if (list_capacity <= kTopKListSortCapacity) {
+      launch(wide ? gpusort_topk_list_sort_64 : gpusort_topk_list_sort_32, 1, kTopKListSortThreads,
+             p);
+    } else {
+      launch(gpusort_topk_listed, 1, 32, p);
+      const uint32_t listed = state[kTopKStateListed];
+      std::sort(candidates.begin(), candidates.begin() + listed);
+      launch(wide ? gpusort_topk_list_gather_64 : gpusort_topk_list_gather_32, 2, kTopKThreads, p);
+      std::vector<uint32_t> at(listed);  // the pairs' stable sort
+      std::iota(at.begin(), at.end(), 0u);
+      std::stable_sort(at.begin(), at.end(), [&](uint32_t a, uint32_t b) {
+        return compared<U>(c, list_keys[a], mask) < compared<U>(c, list_keys[b], mask);
+      });
+      std::vector<U> sorted_keys(listed);
+      std::vector<uint32_t> sorted_positions(listed);
+      for (uint32_t i = 0; i < listed; ++i)
+        sorted_keys[i] = list_keys[at[i]], sorted_positions[i] = candidates[at[i]];
+      std::copy(sorted_keys.begin(), sorted_keys.end(), list_keys.begin());
+      std::copy(sorted_positions.begin(), sorted_positions.end(), candidates.begin());
+      launch(wide ? gpusort_topk_list_take_64 : gpusort_topk_list_take_32, 2, kTopKThreads, p);
+    }
   } else {
     launch(gpusort_topk_init, 1, kTopKThreads, p);
   }
@@ -175,7 +179,8 @@ void run(const Case& c, uint64_t seed) {
   if (c.entries != 0 && k != 0 && c.list_capacity < 0 && 4 * k <= c.entries &&
       (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") && !listed)
     return fail("the bound listed " + std::to_string(state[kTopKStateBounded]) + " keys");
-  if (c.entries != 0 && state[kTopKStateListed] != (listed ? state[kTopKStateBounded] : 0))
+  if (c.entries != 0 && list_capacity > kTopKListSortCapacity &&
+      state[kTopKStateListed] != (listed ? state[kTopKStateBounded] : 0))
     return fail("the list's count");
   if (listed) {
     for (uint32_t i = 0; i < k; ++i)
@@ -269,7 +274,8 @@ int main(int argc, char** argv) {
   // GPU-side counts (entries without keys), k above the entries.
   for (uint32_t bytes : {4u, 8u})
     for (uint32_t kind : {0u, 1u, 2u}) {
-      for (const char* spread : {"uniform", "few", "equal", "sorted", "reversed", "specials", "narrow12"})
+      for (const char* spread :
+           {"uniform", "few", "equal", "sorted", "reversed", "specials", "narrow12"})
         for (uint32_t k : {1u, 37u, 256u}) {
           run_case({bytes, kind, spread, 20000, k, k == 37, 0, 0, false, ~0u, 5, -1, 1024}, ++seed);
           if (kind == 2)
@@ -277,10 +283,15 @@ int main(int argc, char** argv) {
                      ++seed);
         }
       run_case({bytes, kind, "uniform", 20000, 3000, false, 0, 0, false, ~0u, 5, -1, 1024}, ++seed);
-      run_case({bytes, kind, "uniform", 20000, 100, true, 4, bytes * 8 - 3, false, ~0u, 5, -1, 1024},
-               ++seed);
+      run_case(
+          {bytes, kind, "uniform", 20000, 100, true, 4, bytes * 8 - 3, false, ~0u, 5, -1, 1024},
+          ++seed);
       // The list overflowed (a list of 40 for k = 37): the digits give the result.
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 5, -1, 1024, 40},
+               ++seed);
+      // A list longer than one block sorts: sorted by the face's sorts (here std::stable_sort).
+      run_case({bytes, kind, "few", 20000, 200, true, 0, 0, false, ~0u, 5, -1, 1024, 5000}, ++seed);
+      run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, ~0u, 5, -1, 1024, 5000},
                ++seed);
       // Not aligned to 16 bytes: a load a key.
       run_case({bytes, kind, "uniform", 20001, 200, true, 0, 0, false, ~0u, 5, -1, 2048, -1, 1},

@@ -103,7 +103,6 @@ SortSpec topk_spec(KeyType key_type, uint64_t n, uint64_t k, const Options& opti
   return spec;
 }
 
-
 }  // namespace
 
 uint64_t topk_scratch_bytes(KeyType key_type, uint64_t n, uint64_t k, const Options& options) {
@@ -176,8 +175,8 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     // below it; where it fits, the list sorted (positions), its keys gathered and sorted stably
     // with their positions, the first k taken.
     const uint32_t vector = 16 / (spec.key_words * 4);
-    launch(module.function(kTopKLeast + suffix), p.entries_n / vector / kTopKThreads,
-           kTopKThreads, 0, stream, p);
+    launch(module.function(kTopKLeast + suffix), p.entries_n / vector / kTopKThreads, kTopKThreads,
+           0, stream, p);
     TopKParams entries = p;
     entries.keys = p.entries;
     entries.state = p.bound_state;
@@ -190,8 +189,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     entries.descending = 0;
     entries.numpy = 0;
     entries.entries_n = 0;
-    // (Few blocks: each adds its histogram's bins to the global ones.)
-    const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, module.sm_count() / 2);
+    const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
     for (uint32_t pass = 0; pass < passes; ++pass) {
       entries.pass = pass;
       launch(histogram, entries_grid, kTopKThreads, 0, stream, entries);
@@ -199,19 +197,23 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     // (32 KiB of shared memory a block: 4 blocks an SM, each with 8 16-byte loads a thread.)
     launch(module.function(kTopKBoundList + suffix), std::min(grid, 4 * module.sm_count()),
            kTopKThreads, 0, stream, p);
-    launch(module.function(kTopKListed), 1, 32, 0, stream, p);
-    Options list = sort;
-    list.count = p.state + kTopKStateListed;
-    Options positions;
-    positions.count = list.count;
-    positions.scratch = sort.scratch;
-    positions.scratch_size = sort.scratch_size;
-    sort_raw(KeyType::u32, p.candidates, nullptr, 0, p.list_capacity, stream, positions);
-    const uint32_t list_grid = std::min<uint32_t>(
-        (p.list_capacity + kTopKThreads - 1) / kTopKThreads, 2 * module.sm_count());
-    launch(module.function(kTopKListGather + suffix), list_grid, kTopKThreads, 0, stream, p);
-    sort_raw(key_type, p.list_keys, p.candidates, 4, p.list_capacity, stream, list);
-    launch(module.function(kTopKListTake + suffix), list_grid, kTopKThreads, 0, stream, p);
+    if (p.list_capacity <= kTopKListSortCapacity) {
+      launch(module.function(kTopKListSort + suffix), 1, kTopKListSortThreads, 0, stream, p);
+    } else {
+      launch(module.function(kTopKListed), 1, 32, 0, stream, p);
+      Options list = sort;
+      list.count = p.state + kTopKStateListed;
+      Options positions;
+      positions.count = list.count;
+      positions.scratch = sort.scratch;
+      positions.scratch_size = sort.scratch_size;
+      sort_raw(KeyType::u32, p.candidates, nullptr, 0, p.list_capacity, stream, positions);
+      const uint32_t list_grid = std::min<uint32_t>(
+          (p.list_capacity + kTopKThreads - 1) / kTopKThreads, 2 * module.sm_count());
+      launch(module.function(kTopKListGather + suffix), list_grid, kTopKThreads, 0, stream, p);
+      sort_raw(key_type, p.list_keys, p.candidates, 4, p.list_capacity, stream, list);
+      launch(module.function(kTopKListTake + suffix), list_grid, kTopKThreads, 0, stream, p);
+    }
   } else {
     launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
   }
@@ -256,8 +258,8 @@ Options segments_options(const Options& options) {
   o.numpy_float_order = options.numpy_float_order;
   return o;
 }
-TopKSegmentsLayout topk_segments_layout(KeyType key_type, uint64_t n, uint64_t segments,
-                                        bool rows, const Options& options) {
+TopKSegmentsLayout topk_segments_layout(KeyType key_type, uint64_t n, uint64_t segments, bool rows,
+                                        const Options& options) {
   TopKSegmentsLayout l;
   ScratchLayout buffers;
   l.order = buffers.take(n * 4);
@@ -276,8 +278,7 @@ void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_
     throw Error(std::string(what) + ": the CUDA face takes fewer than 2^32 keys, not " +
                 std::to_string(n));
   if (segments >= max_n)
-    throw Error(std::string(what) + ": fewer than 2^32 segments, not " +
-                std::to_string(segments));
+    throw Error(std::string(what) + ": fewer than 2^32 segments, not " + std::to_string(segments));
   if (n > 0 && segments == 0)
     throw Error(std::string(what) + ": no segments for " + std::to_string(n) + " keys");
   if (options.count || options.keys_in || options.sorted_keys)

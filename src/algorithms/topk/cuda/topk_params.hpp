@@ -41,7 +41,8 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // the list is sorted (positions, so input order), its keys gathered and sorted stably with their
 // positions, and the first k taken: no digits over the array, no compaction by tiles. Where keys
 // pile at the bound and overflow the list, every launch of that tail does nothing and those of
-// the digits run, as without the bound.
+// the digits run, as without the bound. A list of up to kTopKListSortCapacity (k up to 1024) is
+// sorted by one block in shared memory instead (list_sort: one launch for the tail).
 inline constexpr uint32_t kTopKBoundThreads = 1u << 17;  // at least: the reads in flight
 inline constexpr uint32_t kTopKLoads = 8;                   // 16-byte loads in flight a thread
 
@@ -108,6 +109,9 @@ inline constexpr const char* kTopKBoundList = "gpusort_topk_bound_list_";
 inline constexpr const char* kTopKListed = "gpusort_topk_listed";  // one block: the list fits?
 inline constexpr const char* kTopKListGather = "gpusort_topk_list_gather_";
 inline constexpr const char* kTopKListTake = "gpusort_topk_list_take_";
+inline constexpr const char* kTopKListSort = "gpusort_topk_list_sort_";
+inline constexpr uint32_t kTopKListSortCapacity = 4096;  // 48 KiB of 64-bit keys and positions
+inline constexpr uint32_t kTopKListSortThreads = 1024;
 
 // ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
 //

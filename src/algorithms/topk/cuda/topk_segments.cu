@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 
+#include "algorithms/topk/cuda/sort_pairs.cuh"
 #include "algorithms/topk/cuda/topk_params.hpp"
 #include "primitives/key_order.h"
 
@@ -127,31 +128,8 @@ __device__ __forceinline__ void write_result(const TopKSegmentsParams& p, u64 ro
   }
 }
 
-// (a, i) before (b, j): by key, then position.
-template <class U>
-__device__ __forceinline__ bool before(U a, uint32_t i, U b, uint32_t j) {
-  return a < b || (a == b && i < j);
-}
-
-// Sorts `padded` (a power of two) (key, position) pairs in shared memory by key, then position,
-// `threads` a block: a bitonic sort, stable as the pairs are unique.
-template <class U, uint32_t threads>
-__device__ void sort_pairs(U* keys, uint32_t* positions, uint32_t padded) {
-  for (uint32_t size = 2; size <= padded; size *= 2)
-    for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
-      for (uint32_t j = threadIdx.x; j < padded / 2; j += threads) {
-        const uint32_t lo = 2 * j - (j & (stride - 1)), hi = lo + stride;
-        const bool up = (lo & size) == 0;
-        if (before(keys[hi], positions[hi], keys[lo], positions[lo]) == up) {
-          const U key = keys[lo];
-          keys[lo] = keys[hi], keys[hi] = key;
-          const uint32_t position = positions[lo];
-          positions[lo] = positions[hi], positions[hi] = position;
-        }
-      }
-      __syncthreads();
-    }
-}
+using topk_pairs::before;
+using topk_pairs::sort_pairs;
 
 // batch: keys a thread loads before it stores any, their loads in flight together.
 template <class U, uint32_t batch>

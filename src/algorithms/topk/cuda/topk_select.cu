@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 
+#include "algorithms/topk/cuda/sort_pairs.cuh"
 #include "algorithms/topk/cuda/topk_params.hpp"
 #include "primitives/cuda/elementwise.hpp"
 #include "primitives/key_order.h"
@@ -272,6 +273,29 @@ __device__ void list_gather(const TopKParams& p) {
   for (u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
        c += u64(gridDim.x) * blockDim.x)
     static_cast<U*>(p.list_keys)[c] = read_key<U>(p, p.candidates[c]);
+}
+
+// A list of up to kTopKListSortCapacity, in one block: the listed keys with their positions
+// sorted in shared memory by (key, position), the first min(k, n) written.
+template <class U>
+__device__ void list_sort(const TopKParams& p) {
+  __shared__ U keys[kTopKListSortCapacity];
+  __shared__ uint32_t positions[kTopKListSortCapacity];
+  if (!listed(p)) return;
+  const uint32_t count = p.state[kTopKStateBounded], k = p.state[kTopKStateK];
+  uint32_t padded = 1;
+  while (padded < count) padded *= 2;
+  for (uint32_t c = threadIdx.x; c < padded; c += blockDim.x) {
+    const uint32_t i = c < count ? p.candidates[c] : ~0u;
+    keys[c] = c < count ? ordered_bits<U>(p, static_cast<const U*>(p.keys)[i]) : ~U(0);
+    positions[c] = i;
+  }
+  __syncthreads();
+  topk_pairs::sort_pairs<U, kTopKListSortThreads>(keys, positions, padded);
+  for (uint32_t r = threadIdx.x; r < k; r += blockDim.x) {
+    static_cast<U*>(p.keys_out)[r] = read_key<U>(p, positions[r]);
+    p.positions[r] = positions[r];
+  }
 }
 
 // The first min(k, n) of the sorted list: the result.
@@ -549,6 +573,10 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
       gpusort_topk_list_take_##suffix(const gpusort::cuda::TopKParams p) {  \
     gpusort::cuda::topk::list_take<U>(p);                                   \
+  }                                                                         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKListSortThreads) \
+      gpusort_topk_list_sort_##suffix(const gpusort::cuda::TopKParams p) {  \
+    gpusort::cuda::topk::list_sort<U>(p);                                   \
   }
 
 GPUSORT_TOPK_KERNELS(32, uint32_t)

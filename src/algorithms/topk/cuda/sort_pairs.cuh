@@ -1,0 +1,38 @@
+// A block's sort of (key, position) pairs in shared memory, for the top-k kernels
+// (topk_select.cu, topk_segments.cu).
+#ifndef GPUSORT_ALGORITHMS_TOPK_CUDA_SORT_PAIRS_CUH
+#define GPUSORT_ALGORITHMS_TOPK_CUDA_SORT_PAIRS_CUH
+
+#include <cstdint>
+
+namespace gpusort::cuda::topk_pairs {
+
+// (a, i) before (b, j): by key, then position.
+template <class U>
+__device__ __forceinline__ bool before(U a, uint32_t i, U b, uint32_t j) {
+  return a < b || (a == b && i < j);
+}
+
+// Sorts `padded` (a power of two) (key, position) pairs in shared memory by key, then position,
+// `threads` a block: a bitonic sort, stable as the pairs are unique.
+template <class U, uint32_t threads>
+__device__ void sort_pairs(U* keys, uint32_t* positions, uint32_t padded) {
+  for (uint32_t size = 2; size <= padded; size *= 2)
+    for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
+      for (uint32_t j = threadIdx.x; j < padded / 2; j += threads) {
+        const uint32_t lo = 2 * j - (j & (stride - 1)), hi = lo + stride;
+        const bool up = (lo & size) == 0;
+        if (before(keys[hi], positions[hi], keys[lo], positions[lo]) == up) {
+          const U key = keys[lo];
+          keys[lo] = keys[hi], keys[hi] = key;
+          const uint32_t position = positions[lo];
+          positions[lo] = positions[hi], positions[hi] = position;
+        }
+      }
+      __syncthreads();
+    }
+}
+
+}  // namespace gpusort::cuda::topk_pairs
+
+#endif  // GPUSORT_ALGORITHMS_TOPK_CUDA_SORT_PAIRS_CUH
