@@ -1,12 +1,14 @@
 // Host test of the CUDA face's top-k kernels (src/algorithms/topk/cuda/topk_select.cu), built with
 // the host compiler: the very kernel code, each block emulated by its threads, blocks one after
-// another (tests/cuda_emulation/; CUB's BlockScan by a stand-in there). The
-// launches of src/api/cuda_topk.cpp in the same order (init, a histogram per digit, count, scan,
-// write), small grids so that blocks stride over several tiles, the candidate list made by the
-// first pass whose candidates fit it (the second, a later one) and refused; then the survivors
-// sorted stably on the host as the face's sort does. Every result is compared whole with the first
-// k of std::stable_sort: keys before the k-th in input order, the equal ones after them, positions,
-// and the state the later launches read. Needs no GPU, no nvcc.
+// another (tests/cuda_emulation/; CUB's BlockScan by a stand-in there). The launches of
+// src/api/cuda_topk.cpp in the same order (the bound's, or init; then the digits), small grids so
+// that blocks stride over several tiles, the candidate list made by the first pass whose
+// candidates fit it (the second, a later one) and refused, the bound's list fitting and
+// overflowing; the face's sorts by std::stable_sort. The digits' cooperative launch meets at grid
+// barriers, which the emulation's blocks (one after another) cannot: a grid of one block runs it,
+// wider grids its stages a launch each (the same functions). Every result is compared whole with
+// the first k of std::stable_sort: keys before the k-th in input order, the equal ones after them,
+// positions, and the state the later launches read. Needs no GPU, no nvcc.
 #include "emulated_cuda.hpp"
 #include "emulated_keys.hpp"
 // clang-format off: the kernels after the built-ins
@@ -26,6 +28,23 @@ using u64 = unsigned long long;
 int failures = 0, checks = 0;
 
 using cuda_emulation::launch;
+
+// The digits' stages as launches of their own, for grids wider than the emulation's grid barrier.
+template <class U>
+void histogram_stage(const TopKParams p) {
+  topk::histogram<U>(p);
+}
+template <class U>
+void count_stage(const TopKParams p) {
+  topk::count<U>(p);
+}
+void scan_stage(const TopKParams p) {
+  topk::scan<512>(p);
+}
+template <class U>
+void write_stage(const TopKParams p) {
+  topk::write<U>(p);
+}
 
 struct Case {
   uint32_t key_bytes, kind;  // kind: 0 unsigned, 1 signed, 2 float
@@ -148,13 +167,17 @@ void run(const Case& c, uint64_t seed) {
   } else {
     launch(gpusort_topk_init, 1, kTopKThreads, p);
   }
-  for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
-    p.pass = pass;
-    launch(histogram, c.grid, kTopKThreads, p);
+  if (c.grid == 1) {
+    launch(wide ? gpusort_topk_digits_64 : gpusort_topk_digits_32, 1, kTopKThreads, p);
+  } else {
+    for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
+      p.pass = pass;
+      launch(histogram_stage<U>, c.grid, kTopKThreads, p);
+    }
+    launch(count_stage<U>, c.grid, kTopKThreads, p);
+    launch(scan_stage, 1, 512, p);
+    launch(write_stage<U>, c.grid, kTopKThreads, p);
   }
-  launch(wide ? gpusort_topk_count_64 : gpusort_topk_count_32, c.grid, kTopKThreads, p);
-  launch(gpusort_topk_scan, 1, kTopKScanThreads, p);
-  launch(wide ? gpusort_topk_write_64 : gpusort_topk_write_32, tiles, kTopKThreads, p);
 
   // The reference: the stable order of the first n keys.
   std::vector<uint32_t> order(n);
@@ -248,7 +271,8 @@ int main(int argc, char** argv) {
           for (bool desc : {false, true}) {
             if (!full && desc != (k % 2 == 1)) continue;
             run_case({bytes, kind, "uniform", n, k, desc}, ++seed);
-            if (full || n > 2048) run_case({bytes, kind, "few", n, k, desc}, ++seed);
+            if (full || n > 2048)  // (one block: the digits' cooperative kernel)
+              run_case({bytes, kind, "few", n, k, desc, 0, 0, false, ~0u, k % 2 ? 3u : 1u}, ++seed);
           }
         }
       for (const char* spread : {"narrow12", "narrow24"})
@@ -289,6 +313,7 @@ int main(int argc, char** argv) {
       // The list overflowed (a list of 40 for k = 37): the digits give the result.
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 5, -1, 1024, 40},
                ++seed);
+      run_case({bytes, kind, "few", 20000, 37, true, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
       // A list longer than one block sorts: sorted by the face's sorts (here std::stable_sort).
       run_case({bytes, kind, "few", 20000, 200, true, 0, 0, false, ~0u, 5, -1, 1024, 5000}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, ~0u, 5, -1, 1024, 5000},

@@ -34,6 +34,7 @@ import datetime
 import json
 import statistics
 import sys
+import time
 
 import gpusort
 import torch
@@ -94,9 +95,20 @@ def check_topk(name, log2, k, x):
         sys.exit(f"topk {name} 2^{log2} k={k}: gpusort's result differs from torch.topk's")
 
 
+def spin_up(generator, seconds=0.3):
+    """Both libraries busy for a while first, so that neither times a cold GPU or process."""
+    x = make(torch.float32, 1 << 22, generator)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        torch.topk(x, 32)
+        gpusort.topk(x, 32)
+        torch.cuda.synchronize()
+
+
 def main_topk(args):
     """gpusort.topk against torch.topk at the given shapes."""
     generator = torch.Generator(device="cuda").manual_seed(0)
+    spin_up(generator)
     rows = []
     print(f"{torch.cuda.get_device_name()}, PyTorch {torch.__version__}, CUDA "
           f"{torch.version.cuda}; ms per call (median of {args.samples}); the k largest; "

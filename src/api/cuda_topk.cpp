@@ -164,7 +164,6 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // A bounded grid for the kernels that stride over the tiles (8 blocks per SM): their global
   // histogram atomics stay about 2048 x blocks per pass whatever n.
   const uint32_t grid = uint32_t(std::clamp<uint64_t>(layout.tiles, 1, 8ull * module.sm_count()));
-  const CUfunction histogram = module.function(kTopKHistogram + suffix);
   const uint32_t passes = topk_passes(spec.begin_bit, spec.end_bit);
   Options sort = survivors_options(spec);
   sort.scratch = scratch.at<void>(layout.sort);
@@ -189,6 +188,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     entries.descending = 0;
     entries.numpy = 0;
     entries.entries_n = 0;
+    const CUfunction histogram = module.function(kTopKHistogram + suffix);
     const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
     for (uint32_t pass = 0; pass < passes; ++pass) {
       entries.pass = pass;
@@ -217,14 +217,11 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   } else {
     launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
   }
-  // The digits over the array (nothing where the bound's list gave the result).
-  for (uint32_t pass = 0; pass < passes; ++pass) {
-    p.pass = pass;
-    launch(histogram, grid, kTopKThreads, 0, stream, p);
-  }
-  launch(module.function(kTopKCount + suffix), grid, kTopKThreads, 0, stream, p);
-  launch(module.function(kTopKScan), 1, kTopKScanThreads, 0, stream, p);
-  launch(module.function(kTopKWrite + suffix), grid, kTopKThreads, 0, stream, p);
+  // The digits over the array and the compaction, its blocks resident (nothing where the bound's
+  // list gave the result).
+  const CUfunction digits = module.function(kTopKDigits + suffix);
+  launch_cooperative(digits, std::min(grid, module.resident_blocks(digits, kTopKThreads)),
+                     kTopKThreads, stream, p);
 
   // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
   // all equal and already in position order.

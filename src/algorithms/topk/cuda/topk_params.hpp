@@ -15,7 +15,6 @@ namespace gpusort::cuda {
 inline constexpr uint32_t kTopKThreads = 256;  // every kernel's block but the scan's
 inline constexpr uint32_t kTopKItems = 8;      // keys per thread in a tile
 inline constexpr uint32_t kTopKTile = kTopKThreads * kTopKItems;
-inline constexpr uint32_t kTopKScanThreads = 512;  // the scan: one block (1024 threads spill)
 inline constexpr uint32_t kTopKDigitBits = 11;
 inline constexpr uint32_t kTopKBins = 1u << kTopKDigitBits;
 inline constexpr uint32_t kTopKMaxPasses = 6;  // a 64-bit key in 11-bit digits
@@ -44,13 +43,13 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // the digits run, as without the bound. A list of up to kTopKListSortCapacity (k up to 1024) is
 // sorted by one block in shared memory instead (list_sort: one launch for the tail).
 inline constexpr uint32_t kTopKBoundThreads = 1u << 17;  // at least: the reads in flight
-inline constexpr uint32_t kTopKLoads = 8;                   // 16-byte loads in flight a thread
+inline constexpr uint32_t kTopKLoads = 8;                // 16-byte loads in flight a thread
 
 struct TopKParams {
-  const void* keys;                  // n keys (4 or 8 bytes)
-  void* keys_out;                    // k keys: the result's (canonical ones in NumPy's order)
-  uint32_t* positions;               // k u32: the result's positions
-  uint32_t* state;                   // the state block and the histograms
+  const void* keys;     // n keys (4 or 8 bytes)
+  void* keys_out;       // k keys: the result's (canonical ones in NumPy's order)
+  uint32_t* positions;  // k u32: the result's positions
+  uint32_t* state;      // the state block and the histograms
   // The bound: entries_n keys in the select's order (key-width), and their select's state block
   // and histograms; entries_n = 0: no bound. The bound's list (positions in `candidates`, up to
   // list_capacity), and its keys gathered (canonical: as read_key gives them).
@@ -101,10 +100,9 @@ static_assert(topk_passes(0, 64) == 6 && topk_digit(0, 64, 5).bit == 0);
 // Kernel names: the prefix, then "32" or "64" (the key's width); init and scan alone.
 inline constexpr const char* kTopKInit = "gpusort_topk_init";
 inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";
-inline constexpr const char* kTopKCount = "gpusort_topk_count_";
-inline constexpr const char* kTopKScan = "gpusort_topk_scan";
-inline constexpr const char* kTopKWrite = "gpusort_topk_write_";
-inline constexpr const char* kTopKLeast = "gpusort_topk_least_";            // with the init
+// The digits over the array, the count, scan and write: one cooperative launch.
+inline constexpr const char* kTopKDigits = "gpusort_topk_digits_";
+inline constexpr const char* kTopKLeast = "gpusort_topk_least_";  // with the init
 inline constexpr const char* kTopKBoundList = "gpusort_topk_bound_list_";
 inline constexpr const char* kTopKListed = "gpusort_topk_listed";  // one block: the list fits?
 inline constexpr const char* kTopKListGather = "gpusort_topk_list_gather_";
@@ -121,11 +119,11 @@ inline constexpr uint32_t kTopKListSortThreads = 1024;
 // a grid striding over them): result j of segment s, the key at order[offsets[s] + j] with its
 // value and position, to result_offsets[s] + j.
 struct TopKSegmentsParams {
-  const void* keys;      // n keys (key_bytes each)
-  void* keys_out;        // the results' keys, or null
-  const void* values;    // n values (value_bytes each), or null
-  void* values_out;      // the results' values, or null
-  void* indices;         // the results' positions (index_bytes each), or null
+  const void* keys;    // n keys (key_bytes each)
+  void* keys_out;      // the results' keys, or null
+  const void* values;  // n values (value_bytes each), or null
+  void* values_out;    // the results' values, or null
+  void* indices;       // the results' positions (index_bytes each), or null
   const uint32_t* order;
   const void* offsets;       // S + 1 CSR offsets (offset_bytes each)
   uint32_t* result_offsets;  // S + 1: each segment's first result, the total last
@@ -179,7 +177,7 @@ GPUSORT_HOST_DEVICE constexpr uint32_t topk_rows_padded(uint64_t row_length) {
   return p;
 }
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_rows_shared_bytes(uint32_t key_bytes,
-                                                           uint64_t row_length) {
+                                                              uint64_t row_length) {
   return topk_rows_padded(row_length) * (key_bytes + 4) + kTopKRowsThreads * key_bytes +
          kTopKRowsCandidates * (key_bytes + 4) + 16;
 }

@@ -1,21 +1,34 @@
 // Top-k on the CUDA face (topk_params.hpp): the radix select, the stable compaction's count, scan
-// and write. The logic of the Vulkan kernels (topk_select.glsl, topk_histogram.comp,
-// topk_count.comp, topk_write.comp) in CUDA; launched in this order on one stream by
-// src/api/cuda_topk.cpp, each kernel reading what the ones before wrote (nothing read back):
+// and write, and the bound before them. The logic of the Vulkan kernels (topk_select.glsl,
+// topk_histogram.comp, topk_count.comp, topk_write.comp) in CUDA; launched in this order on one
+// stream by src/api/cuda_topk.cpp, each kernel reading what the ones before wrote (nothing read
+// back):
 //
-//   init        one block: the state block (n, min(k, n)) and the histograms cleared;
-//   histogram   per digit p (a bounded grid striding over the tiles): every block first selects
+//   least       (the bound) the entries, each the least key of a strided share; block 0 also
+//               initializes the state blocks (else: init, one block);
+//   histogram   (the bound) per digit, over the entries (below);
+//   bound_list  (the bound) the k-th least entry from their histograms, and the positions of the
+//               keys at or below it listed;
+//   list_sort   (the bound, where the list fits a block) the list sorted by (key, position), the
+//               first k written; longer lists: their positions sorted (the face's sort),
+//               list_gather, the keys sorted with their positions, list_take;
+//   digits      one cooperative launch (nothing where the bound's list gave the result):
+//     histogram per digit (a bounded grid striding over the tiles): every block first selects
 //               from the histograms of the passes before (select_digits), then histograms digit
 //               p of the candidates in shared memory and adds its bins to pass p's histogram;
 //               the first pass whose candidates fit the list (pass 1 for spread keys, a later
 //               one where keys pile into few buckets) also lists them, and writes each tile's
 //               count of keys below its prefix; the passes after it read only the list;
-//   count       the last select (block 0 stores the k-th key), then per tile the keys below the
+//     count     the last select (block 0 stores the k-th key), then per tile the keys below the
 //               k-th key and equal to it (with the list: the listing pass's counts plus the
 //               listed keys);
-//   scan        one block: the tiles' places (an exclusive scan of both counts at once);
-//   write       one block per tile: the keys below the k-th to [0, before) and the first
-//               need_equal equal ones to [before, k), both in input order, with their positions.
+//     scan      block 0: the tiles' places (an exclusive scan of both counts at once);
+//     write     per tile: the keys below the k-th to [0, before) and the first need_equal equal
+//               ones to [before, k), both in input order, with their positions; the face's sort
+//               then orders the ones before the k-th.
+#ifdef __CUDACC__
+#include <cooperative_groups.h>  // the host's emulation (tests/cuda_emulation) has its own
+#endif
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 
@@ -449,11 +462,12 @@ __device__ void count(const TopKParams& p) {
 
 // One block: the exclusive scan of the tiles' counts (both words at once: each total is below
 // 2^32, so the low word never carries into the high one). Thread t scans a run of tiles.
+template <uint32_t threads>
 __device__ void scan(const TopKParams& p) {
-  using Scan = cub::BlockScan<u64, kTopKScanThreads>;
-  __shared__ Scan::TempStorage temp;
+  using Scan = cub::BlockScan<u64, threads>;
+  __shared__ typename Scan::TempStorage temp;
   if (listed(p)) return;
-  const uint32_t per = (p.tiles + kTopKScanThreads - 1) / kTopKScanThreads;
+  const uint32_t per = (p.tiles + threads - 1) / threads;
   const uint32_t begin = min(p.tiles, threadIdx.x * per), end = min(p.tiles, begin + per);
   u64 sum = 0;
   for (uint32_t i = begin; i < end; ++i) sum += p.tile_counts[i];
@@ -527,6 +541,24 @@ __device__ void write(const TopKParams& p) {
   }
 }
 
+// The digits over the array and the compaction in one cooperative launch (its blocks resident,
+// meeting at grid barriers): a histogram per digit, the count, the scan (block 0), the write.
+// Where the bound's list gave the result, nothing.
+template <class U>
+__device__ void digits(TopKParams p) {
+  if (listed(p)) return;  // uniform over the grid
+  const auto grid = cooperative_groups::this_grid();
+  for (p.pass = 0; p.pass < passes(p); ++p.pass) {
+    histogram<U>(p);
+    grid.sync();
+  }
+  count<U>(p);
+  grid.sync();
+  if (blockIdx.x == 0) scan<kTopKThreads>(p);
+  grid.sync();
+  write<U>(p);
+}
+
 }  // namespace
 }  // namespace gpusort::cuda::topk
 
@@ -540,43 +572,34 @@ extern "C" __global__ void __launch_bounds__(32)
   gpusort::cuda::topk::listed_count(p);
 }
 
-extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKScanThreads)
-    gpusort_topk_scan(const gpusort::cuda::TopKParams p) {
-  gpusort::cuda::topk::scan(p);
-}
-
-#define GPUSORT_TOPK_KERNELS(suffix, U)                                     \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
-      gpusort_topk_histogram_##suffix(const gpusort::cuda::TopKParams p) {  \
-    gpusort::cuda::topk::histogram<U>(p);                                   \
-  }                                                                         \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
-      gpusort_topk_count_##suffix(const gpusort::cuda::TopKParams p) {      \
-    gpusort::cuda::topk::count<U>(p);                                       \
-  }                                                                         \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
-      gpusort_topk_write_##suffix(const gpusort::cuda::TopKParams p) {      \
-    gpusort::cuda::topk::write<U>(p);                                       \
-  }                                                                         \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 4) \
-      gpusort_topk_least_##suffix(const gpusort::cuda::TopKParams p) {      \
-    gpusort::cuda::topk::least<U>(p);                                       \
-  }                                                                         \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
-      gpusort_topk_bound_list_##suffix(const gpusort::cuda::TopKParams p) { \
-    gpusort::cuda::topk::bound_list<U>(p);                                  \
-  }                                                                         \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
-      gpusort_topk_list_gather_##suffix(const gpusort::cuda::TopKParams p) { \
-    gpusort::cuda::topk::list_gather<U>(p);                                 \
-  }                                                                         \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads) \
-      gpusort_topk_list_take_##suffix(const gpusort::cuda::TopKParams p) {  \
-    gpusort::cuda::topk::list_take<U>(p);                                   \
-  }                                                                         \
+#define GPUSORT_TOPK_KERNELS(suffix, U)                                             \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+      gpusort_topk_histogram_##suffix(const gpusort::cuda::TopKParams p) {          \
+    gpusort::cuda::topk::histogram<U>(p);                                           \
+  }                                                                                 \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+      gpusort_topk_digits_##suffix(const gpusort::cuda::TopKParams p) {             \
+    gpusort::cuda::topk::digits<U>(p);                                              \
+  }                                                                                 \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 4)      \
+      gpusort_topk_least_##suffix(const gpusort::cuda::TopKParams p) {              \
+    gpusort::cuda::topk::least<U>(p);                                               \
+  }                                                                                 \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+      gpusort_topk_bound_list_##suffix(const gpusort::cuda::TopKParams p) {         \
+    gpusort::cuda::topk::bound_list<U>(p);                                          \
+  }                                                                                 \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+      gpusort_topk_list_gather_##suffix(const gpusort::cuda::TopKParams p) {        \
+    gpusort::cuda::topk::list_gather<U>(p);                                         \
+  }                                                                                 \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+      gpusort_topk_list_take_##suffix(const gpusort::cuda::TopKParams p) {          \
+    gpusort::cuda::topk::list_take<U>(p);                                           \
+  }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKListSortThreads) \
-      gpusort_topk_list_sort_##suffix(const gpusort::cuda::TopKParams p) {  \
-    gpusort::cuda::topk::list_sort<U>(p);                                   \
+      gpusort_topk_list_sort_##suffix(const gpusort::cuda::TopKParams p) {          \
+    gpusort::cuda::topk::list_sort<U>(p);                                           \
   }
 
 GPUSORT_TOPK_KERNELS(32, uint32_t)
