@@ -12,8 +12,8 @@
 #include "emulated_cuda.hpp"
 #include "emulated_keys.hpp"
 // clang-format off: the kernels after the built-ins
-#include "primitives/cuda/elementwise.cu"
 #include "algorithms/topk/cuda/topk_segments.cu"
+#include "primitives/cuda/elementwise.cu"
 // clang-format on
 
 #include <cstdio>
@@ -53,18 +53,18 @@ void compose(const std::vector<uint32_t>& keys, const std::vector<OffsetT>& offs
   std::vector<uint32_t> sorted_keys(n);
   for (uint32_t i = 0; i < n; ++i) sorted_keys[i] = keys[positions[i]];
   segment.assign(n, 0xdeadbeef);
-  const SegmentOfParams of{segment.data(), offsets.data(), positions.data(), n, segments,
-                           uint32_t(sizeof(OffsetT))};
+  const SegmentOfParams of{segment.data(), offsets.data(),           positions.data(), n,
+                           segments,       uint32_t(sizeof(OffsetT))};
   cuda_emulation::launch(gpusort_segment_of, 3, 64, of);
   const std::vector<uint32_t> order = argsort(segment, segment_bits(segments));
   permutation.assign(n, 0xdeadbeef);
-  cuda_emulation::launch(gpusort_gather_u32, 2, 128,
-                         ElementwiseParams{permutation.data(), positions.data(), order.data(),
-                                           nullptr, n, nullptr});
+  cuda_emulation::launch(
+      gpusort_gather_u32, 2, 128,
+      ElementwiseParams{permutation.data(), positions.data(), order.data(), nullptr, n, nullptr});
   sorted.assign(n, 0xdeadbeef);
-  cuda_emulation::launch(gpusort_gather_u32, 2, 128,
-                         ElementwiseParams{sorted.data(), sorted_keys.data(), order.data(),
-                                           nullptr, n, nullptr});
+  cuda_emulation::launch(
+      gpusort_gather_u32, 2, 128,
+      ElementwiseParams{sorted.data(), sorted_keys.data(), order.data(), nullptr, n, nullptr});
 }
 
 template <class OffsetT>
@@ -163,8 +163,8 @@ void check_topk(const std::string& name, const std::vector<uint32_t>& keys,
     got_values[i] = wide ? values_out[i] : values32_out[i];
     got_indices[i] = wide ? indices64[i] : indices32[i];
   }
-  const std::string what = name + " k=" + std::to_string(k) + (wide ? " wide" : "") +
-                           (in_segment ? " in segment" : "");
+  const std::string what =
+      name + " k=" + std::to_string(k) + (wide ? " wide" : "") + (in_segment ? " in segment" : "");
   if (result_offsets != want_offsets) return fail(what + ": result offsets");
   if (keys_out != want_keys) return fail(what + ": keys");
   if (got_values != want_values) return fail(what + ": values");
@@ -195,9 +195,11 @@ void check_rows(const std::string& name, const std::vector<uint32_t>& keys, uint
 // memory (rows_select: the bound from the threads' least keys, or the row sorted there; its wide
 // kernel with more loads a thread at once), or any length (long_rows_select: the bound from the
 // threads' 4 least keys, else the radix select within the block).
-enum class RowsKernel { shared, wide, long_rows };
+// Or split: each row's chunks (of `chunk` keys) a block each, then a block a row.
+enum class RowsKernel { shared, wide, long_rows, split };
 void check_rows_select(const std::string& name, const std::vector<uint32_t>& keys, uint64_t rows,
-                       uint64_t k, bool descending, RowsKernel kernel = RowsKernel::shared) {
+                       uint64_t k, bool descending, RowsKernel kernel = RowsKernel::shared,
+                       uint64_t chunk = 0) {
   ++checks;
   const uint64_t length = keys.size() / rows, kept = std::min(k, length);
   const uint32_t poison = 0x5c5c5c5c;
@@ -219,12 +221,20 @@ void check_rows_select(const std::string& name, const std::vector<uint32_t>& key
   p.row_length = length;
   p.mask = 0xffffffffull;
   p.descending = descending;
-  if (kernel == RowsKernel::long_rows)
+  const uint64_t chunks = chunk ? (length + chunk - 1) / chunk : 0;
+  std::vector<uint32_t> chunk_positions(rows * chunks * k + 1, poison);
+  if (kernel == RowsKernel::split) {
+    p.chunk_positions = chunk_positions.data();
+    p.chunks = uint32_t(chunks);
+    p.chunk_length = chunk;
+    cuda_emulation::launch(gpusort_topk_long_rows_chunks_32, 2, kTopKLongRowsThreads, p);
+    cuda_emulation::launch(gpusort_topk_long_rows_merge_32, 2, kTopKLongRowsThreads, p);
+  } else if (kernel == RowsKernel::long_rows)
     cuda_emulation::launch(gpusort_topk_long_rows_select_32, 2, kTopKLongRowsThreads, p);
   else
-    cuda_emulation::launch(kernel == RowsKernel::wide ? gpusort_topk_rows_select_wide_32
-                                                      : gpusort_topk_rows_select_32,
-                           3, kTopKRowsThreads, p);
+    cuda_emulation::launch(
+        kernel == RowsKernel::wide ? gpusort_topk_rows_select_wide_32 : gpusort_topk_rows_select_32,
+        3, kTopKRowsThreads, p);
   std::vector<uint32_t> want_keys(rows * kept + 1, poison), want_indices(rows * kept + 1, poison);
   std::vector<unsigned long long> want_values(rows * kept + 1, poison);
   for (uint64_t r = 0; r < rows; ++r) {
@@ -240,7 +250,7 @@ void check_rows_select(const std::string& name, const std::vector<uint32_t>& key
       want_values[r * kept + j] = values[r * length + order[j]];
     }
   }
-  const char* kernels[] = {"", " wide", " long"};
+  const char* kernels[] = {"", " wide", " long", " split"};
   const std::string what = name + kernels[int(kernel)] + " rows " + std::to_string(rows) +
                            " k=" + std::to_string(k) + (descending ? " descending" : "");
   if (keys_out != want_keys) return fail(what + ": keys");
@@ -267,26 +277,30 @@ int main() {
       }
       offsets.push_back(n);
       check_csr(name + " random lengths", keys, offsets);
-      check_csr(name + " random lengths, u64 offsets",
-                keys, std::vector<unsigned long long>(offsets.begin(), offsets.end()));
+      check_csr(name + " random lengths, u64 offsets", keys,
+                std::vector<unsigned long long>(offsets.begin(), offsets.end()));
       std::vector<uint32_t> singles(n + 1);
       std::iota(singles.begin(), singles.end(), 0u);
       check_csr(name + " one key a segment", keys, singles);
       check_csr(name + " two segments", keys, std::vector<uint32_t>{0, n / 2, n});
       check_csr(name + " all in the last of three", keys, std::vector<uint32_t>{0, 0, 0, n});
-      for (uint64_t k : {uint64_t(1), uint64_t(3), uint64_t(n / 3 + 1), uint64_t(n), uint64_t(n + 9)}) {
+      for (uint64_t k :
+           {uint64_t(1), uint64_t(3), uint64_t(n / 3 + 1), uint64_t(n), uint64_t(n + 9)}) {
         check_topk(name + " top-k, random lengths", keys, offsets, k, k % 2 == 1);
         check_topk(name + " top-k, one key a segment", keys,
                    std::vector<unsigned long long>(singles.begin(), singles.end()), k, k % 2 == 0);
       }
       for (uint64_t rows : {uint64_t(1), uint64_t(n % 7 == 0 ? 7 : 1), uint64_t(n)})
         for (uint64_t k : {uint64_t(1), uint64_t(n / rows / 2 + 1), uint64_t(n + 1)})
-          check_rows(name + " " + std::to_string(rows), std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows), rows, k);
+          check_rows(name + " " + std::to_string(rows),
+                     std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows), rows, k);
       // (512 emulated threads a block: a few rows each.)
       for (uint64_t rows : {uint64_t(1), uint64_t(7)})
-        for (uint64_t k : {uint64_t(1), uint64_t(100), uint64_t(128), uint64_t(129), uint64_t(n + 1)})
+        for (uint64_t k :
+             {uint64_t(1), uint64_t(100), uint64_t(128), uint64_t(129), uint64_t(n + 1)})
           if (n <= 1000 && n >= rows)
-            check_rows_select(name, std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows),
+            check_rows_select(name,
+                              std::vector<uint32_t>(keys.begin(), keys.begin() + n / rows * rows),
                               rows, k, k % 2 == 0);
       check_not_csr(name + " falling offsets", keys, std::vector<uint32_t>{0, n, n / 2, 0, n});
       check_not_csr(name + " offsets past n", keys, std::vector<uint32_t>{0, n + 5, 3 * n, n});
@@ -296,7 +310,8 @@ int main() {
   // bound's entries fewer than the threads (each the least of several threads' keys).
   for (const char* spread : {"uniform", "few", "sorted", "reversed"})
     for (uint64_t length : {uint64_t(kTopKRowsCapacity), uint64_t(16383)}) {
-      const std::vector<uint32_t> keys = cuda_emulation::make_keys<uint32_t>(spread, 2 * length, rng());
+      const std::vector<uint32_t> keys =
+          cuda_emulation::make_keys<uint32_t>(spread, 2 * length, rng());
       for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(33), uint64_t(64)})
         for (RowsKernel kernel : {RowsKernel::shared, RowsKernel::wide})
           check_rows_select(std::string(spread) + " " + std::to_string(length), keys, 2, k, k == 8,
@@ -308,11 +323,25 @@ int main() {
   // row; three rows over a grid of two.
   for (const char* spread : {"uniform", "few", "equal", "sorted", "reversed"})
     for (uint64_t length : {uint64_t(100), uint64_t(17000)}) {
-      const std::vector<uint32_t> keys = cuda_emulation::make_keys<uint32_t>(spread, 3 * length, rng());
+      const std::vector<uint32_t> keys =
+          cuda_emulation::make_keys<uint32_t>(spread, 3 * length, rng());
       for (uint64_t k : {uint64_t(1), uint64_t(100), uint64_t(kTopKLongRowsK)})
         check_rows_select(std::string(spread) + " " + std::to_string(length), keys, 3, k, k == 100,
                           RowsKernel::long_rows);
     }
+  // The long rows split into chunks, a shorter one last (3 rows of 17000 keys in chunks of 6000,
+  // 5000 and 17000: one chunk), the chunks' candidates merged: k up to kTopKLongRowsCandidates
+  // in all, as the face splits them.
+  for (const char* spread : {"uniform", "few", "equal", "sorted", "reversed"}) {
+    const std::vector<uint32_t> keys =
+        cuda_emulation::make_keys<uint32_t>(spread, 3 * 17000, rng());
+    for (uint64_t chunk : {uint64_t(6000), uint64_t(5000), uint64_t(17000)})
+      for (uint64_t k : {uint64_t(1), uint64_t(100),
+                         std::min<uint64_t>(kTopKLongRowsK, kTopKLongRowsCandidates /
+                                                                ((17000 + chunk - 1) / chunk))})
+        check_rows_select(std::string(spread) + " chunks of " + std::to_string(chunk), keys, 3, k,
+                          k == 100, RowsKernel::split, chunk);
+  }
   std::printf("segmented_cuda_emulation: %d of %d checks failed\n", failures, checks);
   return failures == 0 ? 0 : 1;
 }

@@ -311,6 +311,23 @@ void rows_select(bool in_shared, Module& module, KeyType key_type, const void* k
                              .numpy = numpy_order(spec, options, "topk_rows") ? 1u : 0u};
   const std::string width = key_bytes == 4 ? "32" : "64";
   if (!in_shared) {
+    // Fewer rows than SMs: each row's chunks a block each, then a block a row (their scratch is
+    // at most the n u32 that topk_rows_scratch_bytes counts).
+    const uint64_t chunks =
+        std::min({module.sm_count() / std::max<uint64_t>(rows, 1), kTopKLongRowsCandidates / k,
+                  row_length / kTopKLongRowsMinChunk});
+    if (chunks >= 2) {
+      const CallScratch scratch(options, rows * chunks * k * 4, stream,
+                                "topk_rows: ", "this top-k needs (topk_rows_scratch_bytes)");
+      TopKSegmentsParams split = p;
+      split.chunk_positions = scratch.at<uint32_t>(0);
+      split.chunks = uint32_t(chunks);
+      split.chunk_length = (row_length + chunks - 1) / chunks;
+      launch(module.function(kTopKLongRowsChunks + width), uint32_t(rows * chunks),
+             kTopKLongRowsThreads, 0, stream, split);
+      return launch(module.function(kTopKLongRowsMerge + width), uint32_t(rows),
+                    kTopKLongRowsThreads, 0, stream, split);
+    }
     const uint32_t grid = uint32_t(std::min<uint64_t>(rows, 2ull * module.sm_count()));
     return launch(module.function(kTopKLongRowsSelect + width), grid, kTopKLongRowsThreads, 0,
                   stream, p);

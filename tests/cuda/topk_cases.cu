@@ -373,7 +373,8 @@ void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uin
   for (uint64_t i = 0; i < a.n; ++i) values[i] = 0x9e3779b97f4a7c15ull * (i + 1);
   const uint64_t segments = offsets.size() - 1;
   const uint64_t slots = std::min<uint64_t>(a.n, segments * k) + 1;
-  std::vector<uint64_t> want_keys(slots, ~0ull), want_values(slots, ~0ull), want_indices(slots, ~0ull);
+  std::vector<uint64_t> want_keys(slots, ~0ull), want_values(slots, ~0ull),
+      want_indices(slots, ~0ull);
   std::vector<uint32_t> want_offsets(segments + 1);
   uint64_t at = 0;
   for (uint64_t s = 0; s < segments; ++s) {
@@ -406,48 +407,58 @@ void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uin
   cuda_check(cudaMalloc(&indices, slots * 8), "cudaMalloc");
   cuda_check(cudaMalloc(&result_offsets, (segments + 2) * 4), "cudaMalloc");
   cuda_check(cudaMemcpy(d_keys, host_keys.data(), a.n * kb, cudaMemcpyHostToDevice), "cudaMemcpy");
-  cuda_check(cudaMemcpy(d_values, host_values.data(), a.n * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
-  cuda_check(cudaMemcpy(d_offsets, offsets.data(), offsets.size() * sizeof(O), cudaMemcpyHostToDevice),
+  cuda_check(cudaMemcpy(d_values, host_values.data(), a.n * 8, cudaMemcpyHostToDevice),
              "cudaMemcpy");
-  for (void* p : {keys_out, values_out, indices}) cuda_check(cudaMemset(p, poison, slots * 8), "cudaMemset");
+  cuda_check(
+      cudaMemcpy(d_offsets, offsets.data(), offsets.size() * sizeof(O), cudaMemcpyHostToDevice),
+      "cudaMemcpy");
+  for (void* p : {keys_out, values_out, indices})
+    cuda_check(cudaMemset(p, poison, slots * 8), "cudaMemset");
   cuda_check(cudaMemset(result_offsets, poison, (segments + 2) * 4), "cudaMemset");
   gpusort_cuda_options options{};
   options.descending = a.descending;
   options.begin_bit = a.begin_bit;
   options.end_bit = a.end_bit;
   char text[200];
-  std::snprintf(text, sizeof text, "topk_segments %s %s n=%llu S=%llu k=%llu %s offsets %u values %u indices %u keys %d",
-                t.name, spread_names[a.spread], (unsigned long long)a.n, (unsigned long long)segments,
-                (unsigned long long)k, a.descending ? "desc" : "asc", unsigned(sizeof(O)), value_bytes,
-                index_bytes, int(with_keys));
+  std::snprintf(
+      text, sizeof text,
+      "topk_segments %s %s n=%llu S=%llu k=%llu %s offsets %u values %u indices %u keys %d", t.name,
+      spread_names[a.spread], (unsigned long long)a.n, (unsigned long long)segments,
+      (unsigned long long)k, a.descending ? "desc" : "asc", unsigned(sizeof(O)), value_bytes,
+      index_bytes, int(with_keys));
   const std::string what = text;
   const gpusort_status status =
-      rows ? gpusort_cuda_topk_rows(t.key, d_keys, rows, a.n / rows, k,
-                                    with_keys ? keys_out : nullptr, value_bytes ? d_values : nullptr,
-                                    value_bytes ? values_out : nullptr, value_bytes,
-                                    index_bytes ? indices : nullptr, index_bytes, stream, &options)
-           : gpusort_cuda_topk_segments(t.key, d_keys, a.n, d_offsets, sizeof(O), segments, k,
-                                        with_keys ? keys_out : nullptr,
-                                        value_bytes ? d_values : nullptr,
-                                        value_bytes ? values_out : nullptr, value_bytes,
-                                        index_bytes ? indices : nullptr, index_bytes,
-                                        static_cast<uint32_t*>(result_offsets), stream, &options);
+      rows ? gpusort_cuda_topk_rows(
+                 t.key, d_keys, rows, a.n / rows, k, with_keys ? keys_out : nullptr,
+                 value_bytes ? d_values : nullptr, value_bytes ? values_out : nullptr, value_bytes,
+                 index_bytes ? indices : nullptr, index_bytes, stream, &options)
+           : gpusort_cuda_topk_segments(
+                 t.key, d_keys, a.n, d_offsets, sizeof(O), segments, k,
+                 with_keys ? keys_out : nullptr, value_bytes ? d_values : nullptr,
+                 value_bytes ? values_out : nullptr, value_bytes, index_bytes ? indices : nullptr,
+                 index_bytes, static_cast<uint32_t*>(result_offsets), stream, &options);
   if (status != GPUSORT_OK) {
     fail(what + ": " + gpusort_last_error());
   } else {
     cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     std::vector<unsigned char> got_keys(slots * 8), got_values(slots * 8), got_indices(slots * 8);
     std::vector<uint32_t> got_offsets(segments + 2);
-    cuda_check(cudaMemcpy(got_keys.data(), keys_out, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    cuda_check(cudaMemcpy(got_values.data(), values_out, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    cuda_check(cudaMemcpy(got_indices.data(), indices, slots * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
-    cuda_check(cudaMemcpy(got_offsets.data(), result_offsets, (segments + 2) * 4, cudaMemcpyDeviceToHost),
+    cuda_check(cudaMemcpy(got_keys.data(), keys_out, slots * 8, cudaMemcpyDeviceToHost),
                "cudaMemcpy");
+    cuda_check(cudaMemcpy(got_values.data(), values_out, slots * 8, cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
+    cuda_check(cudaMemcpy(got_indices.data(), indices, slots * 8, cudaMemcpyDeviceToHost),
+               "cudaMemcpy");
+    cuda_check(
+        cudaMemcpy(got_offsets.data(), result_offsets, (segments + 2) * 4, cudaMemcpyDeviceToHost),
+        "cudaMemcpy");
     // Element e of an output of `bytes` each, or poison where the result has none.
     auto expected = [&](const std::vector<uint64_t>& want, uint64_t e, uint32_t bytes) {
       uint64_t v = 0;
-      if (e < at) std::memcpy(&v, &want[e], bytes);
-      else std::memset(&v, poison, bytes);
+      if (e < at)
+        std::memcpy(&v, &want[e], bytes);
+      else
+        std::memset(&v, poison, bytes);
       return v;
     };
     auto element = [](const std::vector<unsigned char>& got, uint64_t e, uint32_t bytes) {
@@ -459,19 +470,24 @@ void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uin
     std::memset(&past, poison, 4);
     // n = 0 or k = 0: the call does nothing, the result offsets included.
     bool ok = a.n == 0 || k == 0 || rows
-                  ? std::all_of(got_offsets.begin(), got_offsets.end(), [&](uint32_t v) { return v == past; })
+                  ? std::all_of(got_offsets.begin(), got_offsets.end(),
+                                [&](uint32_t v) { return v == past; })
                   : std::equal(want_offsets.begin(), want_offsets.end(), got_offsets.begin()) &&
                         got_offsets[segments + 1] == past;
     if (!ok) fail(what + ": result offsets");
     for (uint64_t e = 0; ok && e < slots; ++e) {
-      if (with_keys && element(got_keys, e, kb) != expected(want_keys, e, kb)) ok = fail(what + ": key " + std::to_string(e));
-      else if (value_bytes && element(got_values, e, value_bytes) != expected(want_values, e, value_bytes))
+      if (with_keys && element(got_keys, e, kb) != expected(want_keys, e, kb))
+        ok = fail(what + ": key " + std::to_string(e));
+      else if (value_bytes &&
+               element(got_values, e, value_bytes) != expected(want_values, e, value_bytes))
         ok = fail(what + ": value " + std::to_string(e));
-      else if (index_bytes && element(got_indices, e, index_bytes) != expected(want_indices, e, index_bytes))
+      else if (index_bytes &&
+               element(got_indices, e, index_bytes) != expected(want_indices, e, index_bytes))
         ok = fail(what + ": index " + std::to_string(e));
     }
   }
-  for (void* p : {d_keys, d_values, d_offsets, keys_out, values_out, indices, result_offsets}) cudaFree(p);
+  for (void* p : {d_keys, d_values, d_offsets, keys_out, values_out, indices, result_offsets})
+    cudaFree(p);
 }
 
 void topk_segment_cases(cudaStream_t stream, uint64_t& seed) {
@@ -494,8 +510,8 @@ void topk_segment_cases(cudaStream_t stream, uint64_t& seed) {
       for (uint64_t k : {uint64_t(1), uint64_t(32), uint64_t(1500)}) {
         const bool desc = (k + seed) % 2 == 1;
         run_segments(Array{&t, s, n, desc}, random, k, 8, 4, true, ++seed, stream);
-        run_segments(Array{&t, s, n, !desc}, std::vector<uint32_t>(random.begin(), random.end()),
-                     k, 4, 8, false, ++seed, stream);
+        run_segments(Array{&t, s, n, !desc}, std::vector<uint32_t>(random.begin(), random.end()), k,
+                     4, 8, false, ++seed, stream);
         run_segments(Array{&t, s, n, desc}, rows(50, 100), k, 0, 8, true, ++seed, stream);
         run_segments(Array{&t, s, n, !desc}, rows(50, 100), k, 4, 8, true, ++seed, stream, 50);
       }
@@ -513,16 +529,23 @@ void topk_segment_cases(cudaStream_t stream, uint64_t& seed) {
       run_segments(Array{&t, s, 40000, false}, rows(2, 20000), 5, 0, 4, true, ++seed, stream, 2);
       run_segments(Array{&t, s, 5 * 70001, seed % 2 == 1}, rows(5, 70001), 1024, 8, 8, true, ++seed,
                    stream, 5);
+      // Fewer rows than SMs, of at least two chunks' keys: split (chunks a block each, merged).
+      run_segments(Array{&t, s, 3 * 300001, seed % 2 == 0}, rows(3, 300001), 1024, 4, 8, true,
+                   ++seed, stream, 3);
+      run_segments(Array{&t, s, 2 * 600000, false}, rows(2, 600000), 37, 8, 4, true, ++seed, stream,
+                   2);
     }
   for (const KeyKind& t : kinds) {
     run_segments(Array{&t, equal, 6000, false}, rows(3, 2000), 50, 4, 4, true, ++seed, stream, 3);
     run_segments(Array{&t, few, 6000, true}, rows(3, 2000), 128, 0, 8, false, ++seed, stream, 3);
     // Long rows whose k-th key ties with more keys than the result takes (by position).
-    run_segments(Array{&t, equal, 60000, false}, rows(3, 20000), 1000, 4, 4, true, ++seed, stream, 3);
+    run_segments(Array{&t, equal, 60000, false}, rows(3, 20000), 1000, 4, 4, true, ++seed, stream,
+                 3);
     run_segments(Array{&t, few, 60000, true}, rows(3, 20000), 700, 0, 8, false, ++seed, stream, 3);
   }
   // n = 0, and k = 0: nothing written.
-  run_segments(Array{&kinds[0], uniform, 0}, std::vector<uint64_t>{0, 0}, 5, 4, 4, true, ++seed, stream);
+  run_segments(Array{&kinds[0], uniform, 0}, std::vector<uint64_t>{0, 0}, 5, 4, 4, true, ++seed,
+               stream);
   run_segments(Array{&kinds[0], uniform, 100}, rows(2, 50), 0, 4, 4, true, ++seed, stream);
 }
 

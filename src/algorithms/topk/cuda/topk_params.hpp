@@ -134,6 +134,11 @@ struct TopKSegmentsParams {
   // The rows' select (kTopKRowsSelect): how keys compare, as the sorts' options give it.
   unsigned long long mask;  // the compared bits of the radix order
   uint32_t key_kind, descending, numpy;
+  // Long rows split (kTopKLongRowsChunks): each row's chunks of chunk_length keys, and their
+  // first k positions (rows x chunks x k u32).
+  uint32_t* chunk_positions;
+  uint32_t chunks;
+  unsigned long long chunk_length;
 };
 inline constexpr uint32_t kTopKSegmentOffsetsThreads = 512;  // (1024 spill: 64 registers)
 inline constexpr uint32_t kTopKSegmentTakeThreads = 256;
@@ -169,6 +174,13 @@ inline constexpr uint32_t kTopKLongRowsThreads = 1024;
 inline constexpr uint32_t kTopKLongRowsK = 1024;
 inline constexpr uint32_t kTopKLongRowsCandidates = 2048;
 inline constexpr const char* kTopKLongRowsSelect = "gpusort_topk_long_rows_select_";
+// Fewer long rows than the SMs can take two blocks' worth of: each row split into chunks (at
+// least kTopKLongRowsMinChunk keys, their candidates together at most kTopKLongRowsCandidates), a
+// block a chunk selecting its first k as long_rows_select does (kTopKLongRowsChunks), then a
+// block a row sorting its chunks' (kTopKLongRowsMerge). The chunks' positions take scratch.
+inline constexpr uint64_t kTopKLongRowsMinChunk = 1u << 17;
+inline constexpr const char* kTopKLongRowsChunks = "gpusort_topk_long_rows_chunks_";
+inline constexpr const char* kTopKLongRowsMerge = "gpusort_topk_long_rows_merge_";
 // Keys of key_bytes and u32 positions for the row padded to a power of two, the threads' least
 // keys, the candidates' keys and positions, 16-byte aligned.
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_rows_padded(uint64_t row_length) {

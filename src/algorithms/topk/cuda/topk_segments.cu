@@ -66,24 +66,30 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKSegmentTakeThre
   using namespace gpusort::cuda::topk_segments;
   const u64 warps = u64(gridDim.x) * (kTopKSegmentTakeThreads / 32);
   const uint32_t lane = threadIdx.x % 32;
-  for (u64 s = u64(blockIdx.x) * (kTopKSegmentTakeThreads / 32) + threadIdx.x / 32;
-       s < p.segments; s += warps) {
+  for (u64 s = u64(blockIdx.x) * (kTopKSegmentTakeThreads / 32) + threadIdx.x / 32; s < p.segments;
+       s += warps) {
     const Segment g = segment(p, s);
     const u64 out = p.result_offsets[s];
     for (u64 j = lane; j < g.results; j += 32) {
       const uint32_t i = p.order[g.begin + j];
       if (p.keys_out) {
-        if (p.key_bytes == 4) copy<uint32_t>(p.keys_out, out + j, p.keys, i);
-        else copy<u64>(p.keys_out, out + j, p.keys, i);
+        if (p.key_bytes == 4)
+          copy<uint32_t>(p.keys_out, out + j, p.keys, i);
+        else
+          copy<u64>(p.keys_out, out + j, p.keys, i);
       }
       if (p.values_out) {
-        if (p.value_bytes == 4) copy<uint32_t>(p.values_out, out + j, p.values, i);
-        else copy<u64>(p.values_out, out + j, p.values, i);
+        if (p.value_bytes == 4)
+          copy<uint32_t>(p.values_out, out + j, p.values, i);
+        else
+          copy<u64>(p.values_out, out + j, p.values, i);
       }
       if (p.indices) {
         const u64 position = p.in_segment != 0 ? i - g.begin : i;
-        if (p.index_bytes == 4) static_cast<uint32_t*>(p.indices)[out + j] = uint32_t(position);
-        else static_cast<u64*>(p.indices)[out + j] = position;
+        if (p.index_bytes == 4)
+          static_cast<uint32_t*>(p.indices)[out + j] = uint32_t(position);
+        else
+          static_cast<u64*>(p.indices)[out + j] = position;
       }
     }
   }
@@ -119,12 +125,16 @@ __device__ __forceinline__ void write_result(const TopKSegmentsParams& p, u64 ro
   const u64 out = row * kept + r, at = begin + i;
   if (p.keys_out) static_cast<U*>(p.keys_out)[out] = static_cast<const U*>(p.keys)[at];
   if (p.values_out) {
-    if (p.value_bytes == 4) copy<uint32_t>(p.values_out, out, p.values, at);
-    else copy<u64>(p.values_out, out, p.values, at);
+    if (p.value_bytes == 4)
+      copy<uint32_t>(p.values_out, out, p.values, at);
+    else
+      copy<u64>(p.values_out, out, p.values, at);
   }
   if (p.indices) {
-    if (p.index_bytes == 4) static_cast<uint32_t*>(p.indices)[out] = i;
-    else static_cast<u64*>(p.indices)[out] = i;
+    if (p.index_bytes == 4)
+      static_cast<uint32_t*>(p.indices)[out] = i;
+    else
+      static_cast<u64*>(p.indices)[out] = i;
   }
 }
 
@@ -275,7 +285,8 @@ __device__ Kth<U> radix_kth(LongRowsShared<U>& s, uint32_t need, Visit&& visit) 
     const uint32_t h0 = s.histogram[2 * t], h1 = s.histogram[2 * t + 1];
     uint32_t below;
     cub::BlockScan<uint32_t, kTopKLongRowsThreads>(s.scan).ExclusiveSum(h0 + h1, below);
-    if (below < need && need <= below + h0) s.found[0] = 2 * t, s.found[1] = need - below, s.found[2] = h0;
+    if (below < need && need <= below + h0)
+      s.found[0] = 2 * t, s.found[1] = need - below, s.found[2] = h0;
     if (below + h0 < need && need <= below + h0 + h1)
       s.found[0] = 2 * t + 1, s.found[1] = need - below - h0, s.found[2] = h1;
     __syncthreads();
@@ -286,84 +297,142 @@ __device__ Kth<U> radix_kth(LongRowsShared<U>& s, uint32_t need, Visit&& visit) 
   return {prefix, need, equal};
 }
 
+// The first `count` candidates sorted by (key, position) in shared memory, padding last.
+template <class U>
+__device__ void sort_candidates(LongRowsShared<U>& s, uint32_t count) {
+  uint32_t padded = 1;
+  while (padded < count) padded *= 2;
+  for (uint32_t c = count + threadIdx.x; c < padded; c += kTopKLongRowsThreads)
+    s.candidate_keys[c] = ~U(0), s.candidate_positions[c] = ~0u;
+  __syncthreads();
+  sort_pairs<U, kTopKLongRowsThreads>(s.candidate_keys, s.candidate_positions, padded);
+}
+
+// The first `kept` keys of `length` at `in` (k up to kTopKLongRowsK): their positions (from `in`)
+// in (key, position) order to s.candidate_positions[0, kept), their keys beside them. A first read
+// keeps each thread's 4 least keys; the k-th least of those 4096 entries (at least 4 k) has k keys
+// at or below it, and those are the candidates of a second read.
+template <class U>
+__device__ void select_span(const TopKSegmentsParams& p, const U* in, u64 length, uint32_t kept,
+                            LongRowsShared<U>& s) {
+  const uint32_t t = threadIdx.x;
+  const auto take = [&](U key, uint32_t i) {
+    const uint32_t c = atomicAdd(&s.counter, 1u);
+    if (c < kTopKLongRowsCandidates) s.candidate_keys[c] = key, s.candidate_positions[c] = i;
+  };
+  U least[4] = {~U(0), ~U(0), ~U(0), ~U(0)};  // ascending
+  each_key<U>(p, in, length, [&](U key, uint32_t) {
+    if (key < least[3]) {
+      least[3] = key;
+#pragma unroll
+      for (int r = 3; r > 0; --r)
+        if (least[r] < least[r - 1]) {
+          const U x = least[r];
+          least[r] = least[r - 1], least[r - 1] = x;
+        }
+    }
+  });
+  const U bound = radix_kth<U>(s, kept, [&](auto&& f) {
+                    for (int r = 0; r < 4; ++r) f(least[r]);
+                  }).key;
+  if (t == 0) s.counter = 0;
+  __syncthreads();
+  each_key<U>(p, in, length, [&](U key, uint32_t i) {
+    if (key <= bound) take(key, i);
+  });
+  __syncthreads();
+  uint32_t count = s.counter;
+  if (count > kTopKLongRowsCandidates) {  // uniform: keys piled at the bound
+    // The k-th key itself, digit by digit over the span; then the keys below it, and the first
+    // `need` equal to it (all of them where no more are equal: in any order; else by position,
+    // a block's width of keys at a time).
+    const Kth<U> kth = radix_kth<U>(
+        s, kept, [&](auto&& f) { each_key<U>(p, in, length, [&](U key, uint32_t) { f(key); }); });
+    __syncthreads();
+    if (t == 0) s.counter = 0;
+    __syncthreads();
+    if (kth.need == kth.equal) {
+      each_key<U>(p, in, length, [&](U key, uint32_t i) {
+        if (key <= kth.key) take(key, i);
+      });
+    } else {
+      uint32_t taken = 0;  // keys equal to the k-th before this chunk
+      for (u64 first = 0; first < length; first += kTopKLongRowsThreads) {
+        const u64 i = first + t;
+        const U key = i < length ? compared<U>(p, in[i]) : ~U(0);
+        if (i < length && key < kth.key) take(key, uint32_t(i));
+        const uint32_t is_equal = i < length && key == kth.key ? 1u : 0u;
+        uint32_t rank, total;
+        cub::BlockScan<uint32_t, kTopKLongRowsThreads>(s.scan).ExclusiveSum(is_equal, rank, total);
+        if (is_equal && taken + rank < kth.need) take(key, uint32_t(i));
+        taken += total;
+        __syncthreads();  // the scan's storage read before the next chunk's scan
+      }
+    }
+    __syncthreads();
+    count = kept;
+  }
+  sort_candidates<U>(s, count);
+}
+
 template <class U>
 __device__ void long_rows_select(const TopKSegmentsParams& p) {
   static_assert(kTopKBins == 2 * kTopKLongRowsThreads, "two bins a thread");
   static_assert(kTopKLongRowsK <= kTopKLongRowsThreads && kTopKLongRowsK <= kTopKLongRowsCandidates,
                 "4 k entries at most, and the k results fit the candidates");
   __shared__ LongRowsShared<U> s;
-  const uint32_t t = threadIdx.x;
   const u64 length = p.row_length;
   const uint32_t kept = uint32_t(min(p.k, length));
-  const auto take = [&](U key, uint32_t i) {
-    const uint32_t c = atomicAdd(&s.counter, 1u);
-    if (c < kTopKLongRowsCandidates) s.candidate_keys[c] = key, s.candidate_positions[c] = i;
-  };
+  for (u64 row = blockIdx.x; row < p.segments; row += gridDim.x) {
+    select_span<U>(p, static_cast<const U*>(p.keys) + row * length, length, kept, s);
+    if (threadIdx.x < kept)
+      write_result<U>(p, row, row * length, kept, threadIdx.x, s.candidate_positions[threadIdx.x]);
+    __syncthreads();  // the candidates read before the next row's
+  }
+}
+
+// Rows split into p.chunks spans of p.chunk_length (the last shorter), a block a span (a grid
+// striding over them): each span's first min(k, its length) positions (in the row) in (key,
+// position) order, to p.chunk_positions[(row x chunks + chunk) x k, ...).
+template <class U>
+__device__ void long_rows_chunks(const TopKSegmentsParams& p) {
+  __shared__ LongRowsShared<U> s;
+  const u64 length = p.row_length;
+  for (u64 span = blockIdx.x; span < p.segments * p.chunks; span += gridDim.x) {
+    const u64 row = span / p.chunks, begin = (span % p.chunks) * p.chunk_length;
+    const u64 span_length = min(p.chunk_length, length - begin);
+    const uint32_t kept = uint32_t(min(p.k, span_length));
+    select_span<U>(p, static_cast<const U*>(p.keys) + row * length + begin, span_length, kept, s);
+    if (threadIdx.x < kept)
+      p.chunk_positions[span * p.k + threadIdx.x] =
+          uint32_t(begin) + s.candidate_positions[threadIdx.x];
+    __syncthreads();  // the candidates read before the next span's
+  }
+}
+
+// Then a block a row: its spans' candidates (at most kTopKLongRowsCandidates in all) sorted by
+// (key, position), the first min(k, length) written.
+template <class U>
+__device__ void long_rows_merge(const TopKSegmentsParams& p) {
+  __shared__ LongRowsShared<U> s;
+  const u64 length = p.row_length;
+  const uint32_t kept = uint32_t(min(p.k, length));
   for (u64 row = blockIdx.x; row < p.segments; row += gridDim.x) {
     const U* in = static_cast<const U*>(p.keys) + row * length;
-    // The bound: each thread's 4 least keys, 4096 entries (at least 4 k); the k-th least of them
-    // has k keys at or below it. The keys at or below it are the candidates.
-    U least[4] = {~U(0), ~U(0), ~U(0), ~U(0)};  // ascending
-    each_key<U>(p, in, length, [&](U key, uint32_t) {
-      if (key < least[3]) {
-        least[3] = key;
-#pragma unroll
-        for (int r = 3; r > 0; --r)
-          if (least[r] < least[r - 1]) {
-            const U x = least[r];
-            least[r] = least[r - 1], least[r - 1] = x;
-          }
+    uint32_t count = 0;
+    for (uint32_t chunk = 0; chunk < p.chunks; ++chunk) {
+      const u64 begin = chunk * p.chunk_length;
+      const uint32_t span_kept = uint32_t(min(p.k, min(p.chunk_length, length - begin)));
+      const uint32_t* from = p.chunk_positions + (row * p.chunks + chunk) * p.k;
+      for (uint32_t c = threadIdx.x; c < span_kept; c += kTopKLongRowsThreads) {
+        s.candidate_positions[count + c] = from[c];
+        s.candidate_keys[count + c] = compared<U>(p, in[from[c]]);
       }
-    });
-    const U bound = radix_kth<U>(s, kept, [&](auto&& f) {
-                      for (int r = 0; r < 4; ++r) f(least[r]);
-                    }).key;
-    if (t == 0) s.counter = 0;
-    __syncthreads();
-    each_key<U>(p, in, length, [&](U key, uint32_t i) {
-      if (key <= bound) take(key, i);
-    });
-    __syncthreads();
-    uint32_t count = s.counter;
-    if (count > kTopKLongRowsCandidates) {  // uniform: keys piled at the bound
-      // The k-th key itself, digit by digit over the row; then the keys below it, and the first
-      // `need` equal to it (all of them where no more are equal: in any order; else by position,
-      // a block's width of keys at a time).
-      const Kth<U> kth = radix_kth<U>(s, kept, [&](auto&& f) {
-        each_key<U>(p, in, length, [&](U key, uint32_t) { f(key); });
-      });
-      __syncthreads();
-      if (t == 0) s.counter = 0;
-      __syncthreads();
-      if (kth.need == kth.equal) {
-        each_key<U>(p, in, length, [&](U key, uint32_t i) {
-          if (key <= kth.key) take(key, i);
-        });
-      } else {
-        uint32_t taken = 0;  // keys equal to the k-th before this chunk
-        for (u64 first = 0; first < length; first += kTopKLongRowsThreads) {
-          const u64 i = first + t;
-          const U key = i < length ? compared<U>(p, in[i]) : ~U(0);
-          if (i < length && key < kth.key) take(key, uint32_t(i));
-          const uint32_t is_equal = i < length && key == kth.key ? 1u : 0u;
-          uint32_t rank, total;
-          cub::BlockScan<uint32_t, kTopKLongRowsThreads>(s.scan).ExclusiveSum(is_equal, rank, total);
-          if (is_equal && taken + rank < kth.need) take(key, uint32_t(i));
-          taken += total;
-          __syncthreads();  // the scan's storage read before the next chunk's scan
-        }
-      }
-      __syncthreads();
-      count = kept;
+      count += span_kept;
     }
-    // The candidates sorted by (key, position) in shared memory, padding last; the first k written.
-    uint32_t padded = 1;
-    while (padded < count) padded *= 2;
-    for (uint32_t c = count + t; c < padded; c += kTopKLongRowsThreads)
-      s.candidate_keys[c] = ~U(0), s.candidate_positions[c] = ~0u;
-    __syncthreads();
-    sort_pairs<U, kTopKLongRowsThreads>(s.candidate_keys, s.candidate_positions, padded);
-    if (t < kept) write_result<U>(p, row, row * length, kept, t, s.candidate_positions[t]);
+    sort_candidates<U>(s, count);
+    if (threadIdx.x < kept)
+      write_result<U>(p, row, row * length, kept, threadIdx.x, s.candidate_positions[threadIdx.x]);
     __syncthreads();  // the candidates read before the next row's
   }
 }
@@ -398,3 +467,15 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKLongRowsThreads
     gpusort_topk_long_rows_select_64(const gpusort::cuda::TopKSegmentsParams p) {
   gpusort::cuda::topk_segments::long_rows_select<unsigned long long>(p);
 }
+#define GPUSORT_TOPK_LONG_ROWS_SPLIT(suffix, U)                                           \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKLongRowsThreads)       \
+      gpusort_topk_long_rows_chunks_##suffix(const gpusort::cuda::TopKSegmentsParams p) { \
+    gpusort::cuda::topk_segments::long_rows_chunks<U>(p);                                 \
+  }                                                                                       \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKLongRowsThreads)       \
+      gpusort_topk_long_rows_merge_##suffix(const gpusort::cuda::TopKSegmentsParams p) {  \
+    gpusort::cuda::topk_segments::long_rows_merge<U>(p);                                  \
+  }
+GPUSORT_TOPK_LONG_ROWS_SPLIT(32, uint32_t)
+GPUSORT_TOPK_LONG_ROWS_SPLIT(64, unsigned long long)
+#undef GPUSORT_TOPK_LONG_ROWS_SPLIT
