@@ -38,8 +38,11 @@ template <class U>
 void count_stage(const TopKParams p) {
   topk::count<U>(p);
 }
-void scan_stage(const TopKParams p) {
-  topk::scan<512>(p);
+void scan_sums_stage(const TopKParams p) {
+  topk::scan_sums(p);
+}
+void scan_runs_stage(const TopKParams p) {
+  topk::scan_runs(p);
 }
 template <class U>
 void write_stage(const TopKParams p) {
@@ -88,6 +91,7 @@ void run(const Case& c, uint64_t seed) {
   std::vector<uint32_t> state(kTopKStateWords + kTopKMaxPasses * kTopKBins, 0xdeadbeef);
   std::vector<uint32_t> candidates(std::max(capacity, 1u), 0xdeadbeef);
   std::vector<u64> tile_counts(tiles, 0xdeadbeefdeadbeefull), tile_offsets(tiles, 7);
+  std::vector<u64> block_sums(kTopKScanBlocks, 9);
   std::vector<U> keys_out(c.k + 1, U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> positions(c.k + 1, 0x5c5c5c5cu);
   std::vector<U> entries(std::max(c.entries, 1u), U(0x5c5c5c5c5c5c5c5cull));
@@ -103,6 +107,7 @@ void run(const Case& c, uint64_t seed) {
   p.candidates = candidates.data();
   p.tile_counts = tile_counts.data();
   p.tile_offsets = tile_offsets.data();
+  p.block_sums = block_sums.data();
   const uint32_t count32 = c.count;
   p.count = c.count < c.n ? &count32 : nullptr;
   p.mask = mask;
@@ -175,7 +180,8 @@ void run(const Case& c, uint64_t seed) {
       launch(histogram_stage<U>, c.grid, kTopKThreads, p);
     }
     launch(count_stage<U>, c.grid, kTopKThreads, p);
-    launch(scan_stage, 1, 512, p);
+    launch(scan_sums_stage, c.grid, kTopKThreads, p);
+    launch(scan_runs_stage, c.grid, kTopKThreads, p);
     launch(write_stage<U>, c.grid, kTopKThreads, p);
   }
 

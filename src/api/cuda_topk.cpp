@@ -27,7 +27,7 @@ constexpr uint64_t max_n = uint64_t(1) << 32;
 // The scratch of one call, each buffer aligned to 256 bytes.
 struct TopKLayout {
   uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
-           entries = 0, bound_state = 0, list_keys = 0, sort = 0, total = 0;
+           block_sums = 0, entries = 0, bound_state = 0, list_keys = 0, sort = 0, total = 0;
   uint32_t tiles = 0, capacity = 0, entries_n = 0, list_capacity = 0;
 };
 
@@ -41,6 +41,11 @@ Options survivors_options(const SortSpec& spec) {
   return o;
 }
 
+// Keys a 16-byte load holds: the bound's first read takes them so.
+uint32_t keys_a_load(const SortSpec& spec) {
+  return 16 / (spec.key_words * 4);
+}
+
 TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   TopKLayout l;
   if (n == 0 || k == 0) return l;
@@ -51,10 +56,10 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   // The bound (topk_params.hpp) where its entries (4 k, and enough for the reads in flight) are
   // at most a quarter of the keys; its list takes up to 2 k + 2048 (spread keys list about 1.15 k,
   // sorted ones k). GPUSORT_CUDA_TOPK_BOUND=0 leaves it out, for measurements.
-  const uint64_t vector = 16 / (spec.key_words * 4);  // keys a 16-byte load
-  const uint64_t grain = kTopKThreads * vector;       // whole blocks
+  const uint64_t grain = uint64_t(kTopKThreads) * keys_a_load(spec);  // whole blocks
   const uint64_t entries =
-      (std::max<uint64_t>(4 * k, kTopKBoundThreads * vector) + grain - 1) / grain * grain;
+      (std::max<uint64_t>(4 * k, kTopKBoundThreads * keys_a_load(spec)) + grain - 1) / grain *
+      grain;
   if (entries <= n / 4 && cuda_environment().topk_bound) {
     l.entries_n = uint32_t(entries);
     l.list_capacity = uint32_t(2 * k + 2048);
@@ -64,6 +69,7 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   l.candidates = buffers.take(uint64_t(std::max(l.capacity, l.list_capacity)) * 4);
   l.tile_counts = buffers.take(uint64_t(l.tiles) * 8);
   l.tile_offsets = buffers.take(uint64_t(l.tiles) * 8);
+  l.block_sums = buffers.take(uint64_t(kTopKScanBlocks) * 8);
   l.keys = buffers.take(k * spec.key_words * 4);
   l.entries = buffers.take(uint64_t(l.entries_n) * spec.key_words * 4);
   l.bound_state =
@@ -147,6 +153,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.candidates = scratch.at<uint32_t>(layout.candidates);
   p.tile_counts = scratch.at<unsigned long long>(layout.tile_counts);
   p.tile_offsets = scratch.at<unsigned long long>(layout.tile_offsets);
+  p.block_sums = scratch.at<unsigned long long>(layout.block_sums);
   p.count = options.count;
   const uint64_t below_end = spec.end_bit >= 64 ? ~0ull : (1ull << spec.end_bit) - 1;
   p.mask = below_end & ~((1ull << spec.begin_bit) - 1);
@@ -171,11 +178,11 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   if (p.entries_n != 0) {
     // The bound (topk_params.hpp): the entries (and both state blocks), their select (the digits
     // over the entries, read as unsigned keys in the select's order), the list of the keys at or
-    // below it; where it fits, the list sorted (positions), its keys gathered and sorted stably
-    // with their positions, the first k taken.
-    const uint32_t vector = 16 / (spec.key_words * 4);
-    launch(module.function(kTopKLeast + suffix), p.entries_n / vector / kTopKThreads, kTopKThreads,
-           0, stream, p);
+    // below it; where it fits, the list sorted by (key, position) and the first k taken: by one
+    // block, or for longer lists by the face's sorts (the positions, then the keys gathered with
+    // them).
+    launch(module.function(kTopKLeast + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
+           kTopKThreads, 0, stream, p);
     TopKParams entries = p;
     entries.keys = p.entries;
     entries.state = p.bound_state;
@@ -220,8 +227,9 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // The digits over the array and the compaction, its blocks resident (nothing where the bound's
   // list gave the result).
   const CUfunction digits = module.function(kTopKDigits + suffix);
-  launch_cooperative(digits, std::min(grid, module.resident_blocks(digits, kTopKThreads)),
-                     kTopKThreads, stream, p);
+  launch_cooperative(
+      digits, std::min({grid, module.resident_blocks(digits, kTopKThreads), kTopKScanBlocks}),
+      kTopKThreads, stream, p);
 
   // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
   // all equal and already in position order.

@@ -61,6 +61,7 @@ struct TopKParams {
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
   unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)
   unsigned long long* tile_offsets;  // their exclusive scan
+  unsigned long long* block_sums;    // the scan's: each block's run of tiles (kTopKScanBlocks)
   const uint32_t* count;             // the GPU-side element count, or null: n
   unsigned long long mask;           // the compared bits [begin_bit, end_bit) of the radix order
   uint32_t n;                        // the element count (with count: the most)
@@ -100,8 +101,10 @@ static_assert(topk_passes(0, 64) == 6 && topk_digit(0, 64, 5).bit == 0);
 // Kernel names: the prefix, then "32" or "64" (the key's width); init and scan alone.
 inline constexpr const char* kTopKInit = "gpusort_topk_init";
 inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";
-// The digits over the array, the count, scan and write: one cooperative launch.
+// The digits over the array, the count, scan and write: one cooperative launch of at most
+// kTopKScanBlocks blocks.
 inline constexpr const char* kTopKDigits = "gpusort_topk_digits_";
+inline constexpr uint32_t kTopKScanBlocks = 2048;
 inline constexpr const char* kTopKLeast = "gpusort_topk_least_";  // with the init
 inline constexpr const char* kTopKBoundList = "gpusort_topk_bound_list_";
 inline constexpr const char* kTopKListed = "gpusort_topk_listed";  // one block: the list fits?

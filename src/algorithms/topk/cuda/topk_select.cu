@@ -22,7 +22,8 @@
 //     count     the last select (block 0 stores the k-th key), then per tile the keys below the
 //               k-th key and equal to it (with the list: the listing pass's counts plus the
 //               listed keys);
-//     scan      block 0: the tiles' places (an exclusive scan of both counts at once);
+//     scan      the tiles' places (an exclusive scan of both counts at once): each block's run
+//               of tiles summed, then scanned after the runs before it;
 //     write     per tile: the keys below the k-th to [0, before) and the first need_equal equal
 //               ones to [before, k), both in input order, with their positions; the face's sort
 //               then orders the ones before the k-th.
@@ -460,23 +461,42 @@ __device__ void count(const TopKParams& p) {
   }
 }
 
-// One block: the exclusive scan of the tiles' counts (both words at once: each total is below
-// 2^32, so the low word never carries into the high one). Thread t scans a run of tiles.
-template <uint32_t threads>
-__device__ void scan(const TopKParams& p) {
-  using Scan = cub::BlockScan<u64, threads>;
-  __shared__ typename Scan::TempStorage temp;
-  if (listed(p)) return;
-  const uint32_t per = (p.tiles + threads - 1) / threads;
-  const uint32_t begin = min(p.tiles, threadIdx.x * per), end = min(p.tiles, begin + per);
+// The exclusive scan of the tiles' counts over the grid (both words at once: each total is below
+// 2^32, so the low word never carries into the high one), in two steps with a grid barrier
+// between: block b sums its run of tiles into block_sums[b]; then it adds up the runs before its
+// own and scans its run a block's width at a time (coalesced).
+using ScanU64 = cub::BlockScan<u64, kTopKThreads>;
+__device__ __forceinline__ void tile_run(const TopKParams& p, uint32_t& begin, uint32_t& end) {
+  const uint32_t per = (p.tiles + gridDim.x - 1) / gridDim.x;
+  begin = min(p.tiles, blockIdx.x * per);
+  end = min(p.tiles, begin + per);
+}
+__device__ void scan_sums(const TopKParams& p) {
+  __shared__ ScanU64::TempStorage temp;
+  uint32_t begin, end;
+  tile_run(p, begin, end);
   u64 sum = 0;
-  for (uint32_t i = begin; i < end; ++i) sum += p.tile_counts[i];
-  u64 offset;
-  Scan(temp).ExclusiveSum(sum, offset);
-  for (uint32_t i = begin; i < end; ++i) {
-    const u64 c = p.tile_counts[i];
-    p.tile_offsets[i] = offset;
-    offset += c;
+  for (uint32_t i = begin + threadIdx.x; i < end; i += kTopKThreads) sum += p.tile_counts[i];
+  u64 before, total;
+  ScanU64(temp).ExclusiveSum(sum, before, total);
+  if (threadIdx.x == 0) p.block_sums[blockIdx.x] = total;
+}
+__device__ void scan_runs(const TopKParams& p) {
+  __shared__ ScanU64::TempStorage temp;
+  uint32_t begin, end;
+  tile_run(p, begin, end);
+  u64 sum = 0;
+  for (uint32_t b = threadIdx.x; b < blockIdx.x; b += kTopKThreads) sum += p.block_sums[b];
+  u64 before, carry;
+  ScanU64(temp).ExclusiveSum(sum, before, carry);
+  for (uint32_t first = begin; first < end; first += kTopKThreads) {  // uniform
+    __syncthreads();  // the scan's storage read before it is reused
+    const uint32_t i = first + threadIdx.x;
+    const u64 c = i < end ? p.tile_counts[i] : 0;
+    u64 offset, total;
+    ScanU64(temp).ExclusiveSum(c, offset, total);
+    if (i < end) p.tile_offsets[i] = carry + offset;
+    carry += total;
   }
 }
 
@@ -542,7 +562,7 @@ __device__ void write(const TopKParams& p) {
 }
 
 // The digits over the array and the compaction in one cooperative launch (its blocks resident,
-// meeting at grid barriers): a histogram per digit, the count, the scan (block 0), the write.
+// meeting at grid barriers): a histogram per digit, the count, the scan (two steps), the write.
 // Where the bound's list gave the result, nothing.
 template <class U>
 __device__ void digits(TopKParams p) {
@@ -554,7 +574,9 @@ __device__ void digits(TopKParams p) {
   }
   count<U>(p);
   grid.sync();
-  if (blockIdx.x == 0) scan<kTopKThreads>(p);
+  scan_sums(p);
+  grid.sync();
+  scan_runs(p);
   grid.sync();
   write<U>(p);
 }
