@@ -88,7 +88,8 @@ class _Torch:
 
     def __init__(self, torch):
         self.torch = torch
-        self.dtypes = {}
+        self.dtypes = {}  # torch dtype -> NumPy's
+        self.torch_dtypes = {}  # NumPy dtype -> torch's (np.dtype(...).name costs microseconds)
 
     def np_dtype(self, tdtype):
         d = self.dtypes.get(tdtype)
@@ -108,7 +109,10 @@ class _Torch:
         return self.torch.cuda.current_stream(device).cuda_stream
 
     def dtype(self, np_dtype):
-        return getattr(self.torch, np.dtype(np_dtype).name)
+        t = self.torch_dtypes.get(np_dtype)
+        if t is None:
+            t = self.torch_dtypes[np_dtype] = getattr(self.torch, np.dtype(np_dtype).name)
+        return t
 
     def read(self, t, stream):
         dev = t.device
