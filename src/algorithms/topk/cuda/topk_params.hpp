@@ -177,10 +177,10 @@ inline constexpr uint32_t kTopKLongRowsThreads = 1024;
 inline constexpr uint32_t kTopKLongRowsK = 1024;
 inline constexpr uint32_t kTopKLongRowsCandidates = 2048;
 inline constexpr const char* kTopKLongRowsSelect = "gpusort_topk_long_rows_select_";
-// Fewer long rows than the SMs can take two blocks' worth of: each row split into chunks (at
-// least kTopKLongRowsMinChunk keys, their candidates together at most kTopKLongRowsCandidates), a
-// block a chunk selecting its first k as long_rows_select does (kTopKLongRowsChunks), then a
-// block a row sorting its chunks' (kTopKLongRowsMerge). The chunks' positions take scratch.
+// Fewer long rows than SMs, each of at least two chunks of kTopKLongRowsMinChunk keys: each row
+// split into chunks (their candidates together at most kTopKLongRowsCandidates), a block a chunk
+// selecting its first k as long_rows_select does (kTopKLongRowsChunks), then a block a row
+// sorting its chunks' candidates (kTopKLongRowsMerge). The chunks' positions take scratch.
 inline constexpr uint64_t kTopKLongRowsMinChunk = 1u << 17;
 inline constexpr const char* kTopKLongRowsChunks = "gpusort_topk_long_rows_chunks_";
 inline constexpr const char* kTopKLongRowsMerge = "gpusort_topk_long_rows_merge_";
