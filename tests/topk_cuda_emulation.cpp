@@ -131,18 +131,7 @@ void run(const Case& c, uint64_t seed) {
     p.list_keys = list_keys.data();
     launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32,
            c.entries / (16 / sizeof(U)) / kTopKThreads, kTopKThreads, p);
-    TopKParams e = p;
-    e.keys = p.entries;
-    e.state = p.bound_state;
-    e.count = nullptr;
-    e.n = c.entries;
-    e.k = std::min(c.k, c.entries);
-    e.tiles = (c.entries + kTopKTile - 1) / kTopKTile;
-    e.capacity = 0;
-    e.key_kind = gpusort::key_kind_unsigned;
-    e.descending = 0;
-    e.numpy = 0;
-    e.entries_n = 0;
+    TopKParams e = topk_entries_params(p);
     for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
       e.pass = pass;
       launch(histogram, 2, kTopKThreads, e);

@@ -183,18 +183,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     // them).
     launch(module.function(kTopKLeast + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
            kTopKThreads, 0, stream, p);
-    TopKParams entries = p;
-    entries.keys = p.entries;
-    entries.state = p.bound_state;
-    entries.count = nullptr;
-    entries.n = p.entries_n;
-    entries.k = std::min(p.k, p.entries_n);
-    entries.tiles = (p.entries_n + kTopKTile - 1) / kTopKTile;
-    entries.capacity = 0;  // no candidate list: the entries are few
-    entries.key_kind = key_kind_unsigned;
-    entries.descending = 0;
-    entries.numpy = 0;
-    entries.entries_n = 0;
+    TopKParams entries = topk_entries_params(p);
     const CUfunction histogram = module.function(kTopKHistogram + suffix);
     const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
     for (uint32_t pass = 0; pass < passes; ++pass) {

@@ -98,6 +98,23 @@ static_assert(topk_passes(0, 32) == 3 && topk_digit(0, 32, 0).bit == 21 &&
               topk_digit(0, 32, 2).bits == 10);
 static_assert(topk_passes(0, 64) == 6 && topk_digit(0, 64, 5).bit == 0);
 
+// The bound's select: the same digits over its entries (read as unsigned keys already in the
+// select's order), with their own state block and no candidate list.
+GPUSORT_HOST_DEVICE TopKParams topk_entries_params(TopKParams p) {
+  p.keys = p.entries;
+  p.state = p.bound_state;
+  p.count = nullptr;
+  p.n = p.entries_n;
+  p.k = p.k < p.entries_n ? p.k : p.entries_n;
+  p.tiles = (p.entries_n + kTopKTile - 1) / kTopKTile;
+  p.capacity = 0;
+  p.key_kind = key_kind_unsigned;
+  p.descending = 0;
+  p.numpy = 0;
+  p.entries_n = 0;
+  return p;
+}
+
 // Kernel names: the prefix, then "32" or "64" (the key's width); init and scan alone.
 inline constexpr const char* kTopKInit = "gpusort_topk_init";
 inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";

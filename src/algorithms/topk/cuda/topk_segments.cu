@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 
-#include "algorithms/topk/cuda/sort_pairs.cuh"
+#include "algorithms/topk/cuda/block_common.cuh"
 #include "algorithms/topk/cuda/topk_params.hpp"
 #include "primitives/key_order.h"
 
@@ -112,10 +112,7 @@ namespace {
 // inverted, the compared bits.
 template <class U>
 __device__ __forceinline__ U compared(const TopKSegmentsParams& p, U raw) {
-  if (p.numpy != 0) raw = FloatKeyBits<U>::canonical(raw);
-  U o = to_radix_order<U>(raw, p.key_kind);
-  if (p.descending != 0) o = ~o;
-  return o & U(p.mask);
+  return topk_common::compared_bits<U>(raw, p.key_kind, p.descending, p.numpy, p.mask);
 }
 
 // Result r of row `row` (its key at position i of the row) to its place.
@@ -138,8 +135,8 @@ __device__ __forceinline__ void write_result(const TopKSegmentsParams& p, u64 ro
   }
 }
 
-using topk_pairs::before;
-using topk_pairs::sort_pairs;
+using topk_common::before;
+using topk_common::sort_pairs;
 
 // batch: keys a thread loads before it stores any, their loads in flight together.
 template <class U, uint32_t batch>

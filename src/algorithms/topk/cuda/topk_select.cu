@@ -33,7 +33,7 @@
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 
-#include "algorithms/topk/cuda/sort_pairs.cuh"
+#include "algorithms/topk/cuda/block_common.cuh"
 #include "algorithms/topk/cuda/topk_params.hpp"
 #include "primitives/cuda/elementwise.hpp"
 #include "primitives/key_order.h"
@@ -53,17 +53,12 @@ __device__ __forceinline__ U read_key(const TopKParams& p, u64 i) {
 }
 template <class U>
 __device__ __forceinline__ u64 ordered(const TopKParams& p, U raw) {
-  U o = to_radix_order<U>(raw, p.key_kind);
-  if (p.descending != 0) o = ~o;
-  return u64(o) & p.mask;
+  return topk_common::compared_bits<U>(raw, p.key_kind, p.descending, 0, p.mask);
 }
 // The same in the key's width, from the raw key.
 template <class U>
 __device__ __forceinline__ U ordered_bits(const TopKParams& p, U raw) {
-  if (p.numpy != 0) raw = FloatKeyBits<U>::canonical(raw);
-  U o = to_radix_order<U>(raw, p.key_kind);
-  if (p.descending != 0) o = ~o;
-  return o & U(p.mask);
+  return topk_common::compared_bits<U>(raw, p.key_kind, p.descending, p.numpy, p.mask);
 }
 template <class U>
 __device__ __forceinline__ u64 select_key(const TopKParams& p, u64 i) {
@@ -245,11 +240,7 @@ __device__ void bound_list(const TopKParams& p) {
   __shared__ SelectShared select;
   __shared__ uint32_t staged[kTopKListBatch];
   __shared__ uint32_t staged_n, list_base;
-  TopKParams entries = p;
-  entries.state = p.bound_state;
-  entries.entries_n = 0;
-  entries.capacity = 0;
-  const U bound = U(select_digits(entries, passes(p), select).prefix);
+  const U bound = U(select_digits(topk_entries_params(p), passes(p), select).prefix);
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t t = threadIdx.x;
   if (t == 0) staged_n = 0;
@@ -305,7 +296,7 @@ __device__ void list_sort(const TopKParams& p) {
     positions[c] = i;
   }
   __syncthreads();
-  topk_pairs::sort_pairs<U, kTopKListSortThreads>(keys, positions, padded);
+  topk_common::sort_pairs<U, kTopKListSortThreads>(keys, positions, padded);
   for (uint32_t r = threadIdx.x; r < k; r += blockDim.x) {
     static_cast<U*>(p.keys_out)[r] = read_key<U>(p, positions[r]);
     p.positions[r] = positions[r];

@@ -1,11 +1,24 @@
-// A block's sort of (key, position) pairs in shared memory, for the top-k kernels
-// (topk_select.cu, topk_segments.cu).
-#ifndef GPUSORT_ALGORITHMS_TOPK_CUDA_SORT_PAIRS_CUH
-#define GPUSORT_ALGORITHMS_TOPK_CUDA_SORT_PAIRS_CUH
+// What the top-k kernels (topk_select.cu, topk_segments.cu) share: a key as they compare it, and
+// a block's sort of (key, position) pairs in shared memory.
+#ifndef GPUSORT_ALGORITHMS_TOPK_CUDA_BLOCK_COMMON_CUH
+#define GPUSORT_ALGORITHMS_TOPK_CUDA_BLOCK_COMMON_CUH
 
 #include <cstdint>
 
-namespace gpusort::cuda::topk_pairs {
+#include "primitives/key_order.h"
+
+namespace gpusort::cuda::topk_common {
+
+// The key as the select compares it: radix order (NumPy's order: of the canonical key),
+// descending inverted, only the compared bits (mask).
+template <class U>
+__device__ __forceinline__ U compared_bits(U raw, uint32_t key_kind, uint32_t descending,
+                                           uint32_t numpy, unsigned long long mask) {
+  if (numpy != 0) raw = FloatKeyBits<U>::canonical(raw);
+  U o = to_radix_order<U>(raw, key_kind);
+  if (descending != 0) o = ~o;
+  return o & U(mask);
+}
 
 // (a, i) before (b, j): by key, then position.
 template <class U>
@@ -33,6 +46,6 @@ __device__ void sort_pairs(U* keys, uint32_t* positions, uint32_t padded) {
     }
 }
 
-}  // namespace gpusort::cuda::topk_pairs
+}  // namespace gpusort::cuda::topk_common
 
-#endif  // GPUSORT_ALGORITHMS_TOPK_CUDA_SORT_PAIRS_CUH
+#endif  // GPUSORT_ALGORITHMS_TOPK_CUDA_BLOCK_COMMON_CUH
