@@ -206,8 +206,9 @@ void topk_segments_raw(KeyType key_type, const void* keys, uint64_t n, const voi
 // elements, row r's results from r min(k, row_length), indices positions within the row (as
 // torch.topk's along the last dimension). Otherwise as topk_segments_raw. Rows take a block each
 // (the scratch unused): those of up to 16384 keys where the device gives a block 208 KiB of shared
-// memory (a select in shared memory), the others for k up to 1024 (a select within the block);
-// else the segmented argsort.
+// memory (a select in shared memory), the others for k up to 1024 (a select within the block;
+// fewer such rows than SMs, of at least 2^18 keys, a block per chunk of a row, their positions in
+// the scratch); else the segmented argsort.
 uint64_t topk_rows_scratch_bytes(KeyType key_type, uint64_t rows, uint64_t row_length, uint64_t k,
                                  const Options& options = {});
 void topk_rows_raw(KeyType key_type, const void* keys, uint64_t rows, uint64_t row_length,
