@@ -280,8 +280,9 @@ void check_segments_call(const char* what, KeyType key_type, uint64_t n, uint64_
                 ": options.count, keys_in and sorted_keys do not apply (the offsets give n)");
 }
 
-// Rows a block each, no scratch: up to kTopKRowsCapacity keys in shared memory (topk_segments.cu's
-// rows_select; its wide kernel past half that) where `in_shared`, else long_rows_select.
+// Rows a block each: up to kTopKRowsCapacity keys in shared memory (topk_segments.cu's
+// rows_select; its wide kernel past half that) where `in_shared`, no scratch; else
+// long_rows_select, or fewer rows than SMs split into chunks (their positions in scratch).
 void rows_select(bool in_shared, Module& module, KeyType key_type, const void* keys, uint64_t rows,
                  uint64_t row_length, uint64_t k, void* keys_out, const void* values,
                  void* values_out, uint32_t value_bytes, void* indices, uint32_t index_bytes,

@@ -61,14 +61,15 @@ CudaEnvironment cuda_environment() {
   e.prefetch_tiles = number("GPUSORT_CUDA_PREFETCH", "tiles");
   e.face_tile = read("GPUSORT_CUDA_FACE_TILE");
   e.rank_sort_max_n = number("GPUSORT_CUDA_RANK_SORT_MAX_N", "keys");
-  if (const std::string v = read("GPUSORT_CUDA_RANK_SORT_COPY"); !v.empty()) {
-    if (v != "0" && v != "1") throw Error("GPUSORT_CUDA_RANK_SORT_COPY='" + v + "' is not 0 or 1");
-    e.rank_sort_copy = v == "1";
-  }
-  if (const std::string v = read("GPUSORT_CUDA_TOPK_BOUND"); !v.empty()) {
-    if (v != "0" && v != "1") throw Error("GPUSORT_CUDA_TOPK_BOUND='" + v + "' is not 0 or 1");
-    e.topk_bound = v == "1";
-  }
+  // A switch, 0 or 1; unset or empty: `otherwise`.
+  auto flag = [&](const char* name, bool otherwise) {
+    const std::string v = read(name);
+    if (v.empty()) return otherwise;
+    if (v != "0" && v != "1") throw Error(std::string(name) + "='" + v + "' is not 0 or 1");
+    return v == "1";
+  };
+  e.rank_sort_copy = flag("GPUSORT_CUDA_RANK_SORT_COPY", false);
+  e.topk_bound = flag("GPUSORT_CUDA_TOPK_BOUND", true);
   e.carveout = number("GPUSORT_CUDA_CARVEOUT", "percent");
   if (e.carveout && *e.carveout > 100)
     throw Error("GPUSORT_CUDA_CARVEOUT='" + std::to_string(*e.carveout) +

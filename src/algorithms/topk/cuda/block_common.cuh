@@ -46,6 +46,18 @@ __device__ void sort_pairs(U* keys, uint32_t* positions, uint32_t padded) {
     }
 }
 
+// The first `count` pairs sorted so, after padding (all-ones keys and positions, last) up to a
+// power of two: `keys` and `positions` hold that many.
+template <class U, uint32_t threads>
+__device__ void sort_padded(U* keys, uint32_t* positions, uint32_t count) {
+  uint32_t padded = 1;
+  while (padded < count) padded *= 2;
+  for (uint32_t c = count + threadIdx.x; c < padded; c += threads)
+    keys[c] = ~U(0), positions[c] = ~0u;
+  __syncthreads();
+  sort_pairs<U, threads>(keys, positions, padded);
+}
+
 }  // namespace gpusort::cuda::topk_common
 
 #endif  // GPUSORT_ALGORITHMS_TOPK_CUDA_BLOCK_COMMON_CUH

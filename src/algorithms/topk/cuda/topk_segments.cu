@@ -136,6 +136,7 @@ __device__ __forceinline__ void write_result(const TopKSegmentsParams& p, u64 ro
 }
 
 using topk_common::before;
+using topk_common::sort_padded;
 using topk_common::sort_pairs;
 
 // batch: keys a thread loads before it stores any, their loads in flight together.
@@ -294,17 +295,6 @@ __device__ Kth<U> radix_kth(LongRowsShared<U>& s, uint32_t need, Visit&& visit) 
   return {prefix, need, equal};
 }
 
-// The first `count` candidates sorted by (key, position) in shared memory, padding last.
-template <class U>
-__device__ void sort_candidates(LongRowsShared<U>& s, uint32_t count) {
-  uint32_t padded = 1;
-  while (padded < count) padded *= 2;
-  for (uint32_t c = count + threadIdx.x; c < padded; c += kTopKLongRowsThreads)
-    s.candidate_keys[c] = ~U(0), s.candidate_positions[c] = ~0u;
-  __syncthreads();
-  sort_pairs<U, kTopKLongRowsThreads>(s.candidate_keys, s.candidate_positions, padded);
-}
-
 // The first `kept` keys of `length` at `in` (k up to kTopKLongRowsK): their positions (from `in`)
 // in (key, position) order to s.candidate_positions[0, kept), their keys beside them. A first read
 // keeps each thread's 4 least keys; the k-th least of those 4096 entries (at least 4 k) has k keys
@@ -369,7 +359,7 @@ __device__ void select_span(const TopKSegmentsParams& p, const U* in, u64 length
     __syncthreads();
     count = kept;
   }
-  sort_candidates<U>(s, count);
+  sort_padded<U, kTopKLongRowsThreads>(s.candidate_keys, s.candidate_positions, count);
 }
 
 template <class U>
@@ -427,7 +417,7 @@ __device__ void long_rows_merge(const TopKSegmentsParams& p) {
       }
       count += span_kept;
     }
-    sort_candidates<U>(s, count);
+    sort_padded<U, kTopKLongRowsThreads>(s.candidate_keys, s.candidate_positions, count);
     if (threadIdx.x < kept)
       write_result<U>(p, row, row * length, kept, threadIdx.x, s.candidate_positions[threadIdx.x]);
     __syncthreads();  // the candidates read before the next row's

@@ -288,15 +288,12 @@ __device__ void list_sort(const TopKParams& p) {
   __shared__ uint32_t positions[kTopKListSortCapacity];
   if (!listed(p)) return;
   const uint32_t count = p.state[kTopKStateBounded], k = p.state[kTopKStateK];
-  uint32_t padded = 1;
-  while (padded < count) padded *= 2;
-  for (uint32_t c = threadIdx.x; c < padded; c += blockDim.x) {
-    const uint32_t i = c < count ? p.candidates[c] : ~0u;
-    keys[c] = c < count ? ordered_bits<U>(p, static_cast<const U*>(p.keys)[i]) : ~U(0);
+  for (uint32_t c = threadIdx.x; c < count; c += blockDim.x) {
+    const uint32_t i = p.candidates[c];
+    keys[c] = ordered_bits<U>(p, static_cast<const U*>(p.keys)[i]);
     positions[c] = i;
   }
-  __syncthreads();
-  topk_common::sort_pairs<U, kTopKListSortThreads>(keys, positions, padded);
+  topk_common::sort_padded<U, kTopKListSortThreads>(keys, positions, count);
   for (uint32_t r = threadIdx.x; r < k; r += blockDim.x) {
     static_cast<U*>(p.keys_out)[r] = read_key<U>(p, positions[r]);
     p.positions[r] = positions[r];
