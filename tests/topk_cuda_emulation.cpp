@@ -62,6 +62,7 @@ struct Case {
   uint32_t entries = 0;    // the bound's entries (a multiple of 1024); 0: no bound
   int list_capacity = -1;  // the bound's list; -1: the face's (2 k + 2048)
   uint32_t offset = 0;     // keys this many past a 16-byte boundary
+  int qualifying = -1;     // the entries listed; -1: the face's (topk_qualifying_capacity)
 };
 
 template <class U>
@@ -99,6 +100,13 @@ void run(const Case& c, uint64_t seed) {
   const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
   if (c.entries != 0) candidates.resize(std::max(capacity, list_capacity), 0xdeadbeef);
   std::vector<U> list_keys(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
+  uint32_t qualifying_capacity = 0;
+  if (c.entries != 0) {
+    qualifying_capacity = c.qualifying >= 0 ? uint32_t(c.qualifying)
+                                            : topk_qualifying_capacity(c.n, c.entries, sizeof(U));
+    if (c.qualifying < 0 && qualifying_capacity < c.k) qualifying_capacity = 0;  // as the face
+  }
+  std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
   TopKParams p{};
   p.keys = keys;
   p.keys_out = keys_out.data();
@@ -129,6 +137,8 @@ void run(const Case& c, uint64_t seed) {
     p.entries_n = c.entries;
     p.list_capacity = list_capacity;
     p.list_keys = list_keys.data();
+    p.qualifying = qualifying.data();
+    p.qualifying_capacity = qualifying_capacity;
     launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32,
            c.entries / (16 / sizeof(U)) / kTopKThreads, kTopKThreads, p);
     TopKParams e = topk_entries_params(p);
@@ -136,6 +146,8 @@ void run(const Case& c, uint64_t seed) {
       e.pass = pass;
       launch(histogram, 2, kTopKThreads, e);
     }
+    launch(wide ? gpusort_topk_bound_entries_64 : gpusort_topk_bound_entries_32, c.grid,
+           kTopKThreads, p);
     launch(wide ? gpusort_topk_bound_list_64 : gpusort_topk_bound_list_32, c.grid, kTopKThreads, p);
     if (list_capacity <= kTopKListSortCapacity) {
       launch(wide ? gpusort_topk_list_sort_64 : gpusort_topk_list_sort_32, 1, kTopKListSortThreads,
@@ -197,6 +209,12 @@ void run(const Case& c, uint64_t seed) {
   if (c.entries != 0 && k != 0 && c.list_capacity < 0 && 4 * k <= c.entries &&
       (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") && !listed)
     return fail("the bound listed " + std::to_string(state[kTopKStateBounded]) + " keys");
+  // Their k entries at or below the bound are listed where the capacity takes them: the second
+  // read then takes only their shares. (In NumPy's order, the NaNs among random bits tie.)
+  if (c.entries != 0 && k != 0 && qualifying_capacity != 0 && !c.numpy &&
+      (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") &&
+      state[kTopKStateQualifying] > qualifying_capacity)
+    return fail(std::to_string(state[kTopKStateQualifying]) + " entries at or below the bound");
   if (c.entries != 0 && list_capacity > kTopKListSortCapacity &&
       state[kTopKStateListed] != (listed ? state[kTopKStateBounded] : 0))
     return fail("the list's count");
@@ -305,6 +323,9 @@ int main(int argc, char** argv) {
       run_case(
           {bytes, kind, "uniform", 20000, 100, true, 4, bytes * 8 - 3, false, ~0u, 5, -1, 1024},
           ++seed);
+      // Shares read in several batches of a block.
+      run_case({bytes, kind, "uniform", 150000, 100, kind == 1, 0, 0, false, ~0u, 3, -1, 4096},
+               ++seed);
       // The list overflowed (a list of 40 for k = 37): the digits give the result.
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 5, -1, 1024, 40},
                ++seed);

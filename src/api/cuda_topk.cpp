@@ -27,8 +27,9 @@ constexpr uint64_t max_n = uint64_t(1) << 32;
 // The scratch of one call, each buffer aligned to 256 bytes.
 struct TopKLayout {
   uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
-           block_sums = 0, entries = 0, bound_state = 0, list_keys = 0, sort = 0, total = 0;
-  uint32_t tiles = 0, capacity = 0, entries_n = 0, list_capacity = 0;
+           block_sums = 0, entries = 0, bound_state = 0, list_keys = 0, qualifying = 0, sort = 0,
+           total = 0;
+  uint32_t tiles = 0, capacity = 0, entries_n = 0, list_capacity = 0, qualifying_capacity = 0;
 };
 
 // The survivors' sort: the caller's order and bits, in totalOrder (NumPy's order is read
@@ -63,6 +64,9 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   if (entries <= n / 4 && cuda_environment().topk_bound) {
     l.entries_n = uint32_t(entries);
     l.list_capacity = uint32_t(2 * k + 2048);
+    // (Fewer than k: never enough.)
+    l.qualifying_capacity = topk_qualifying_capacity(n, l.entries_n, spec.key_words * 4);
+    if (l.qualifying_capacity < k) l.qualifying_capacity = 0;
   }
   ScratchLayout buffers;
   l.state = buffers.take(uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4);
@@ -75,6 +79,7 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   l.bound_state =
       buffers.take(l.entries_n ? uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4 : 0);
   l.list_keys = buffers.take(uint64_t(l.list_capacity) * spec.key_words * 4);
+  l.qualifying = buffers.take(uint64_t(l.qualifying_capacity) * 4);
   l.positions = buffers.take(k * 4);
   // One scratch for each sort in turn: the survivors', or the bound's list (positions, then keys
   // with positions).
@@ -150,6 +155,8 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.entries_n = layout.entries_n;
   p.list_capacity = layout.list_capacity;
   p.list_keys = scratch.at<void>(layout.list_keys);
+  p.qualifying = scratch.at<uint32_t>(layout.qualifying);
+  p.qualifying_capacity = layout.qualifying_capacity;
   p.candidates = scratch.at<uint32_t>(layout.candidates);
   p.tile_counts = scratch.at<unsigned long long>(layout.tile_counts);
   p.tile_offsets = scratch.at<unsigned long long>(layout.tile_offsets);
@@ -190,7 +197,12 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
       entries.pass = pass;
       launch(histogram, entries_grid, kTopKThreads, 0, stream, entries);
     }
-    // (32 KiB of shared memory a block: 4 blocks an SM, each with 8 16-byte loads a thread.)
+    // The bound, and the entries at or below it (a load of 16 bytes a thread for each); then the
+    // list: 32 KiB of shared memory a block, 4 blocks an SM, each with 8 16-byte loads a thread.
+    const uint32_t entry_loads = p.entries_n / keys_a_load(spec) / kTopKThreads;
+    launch(module.function(kTopKBoundEntries + suffix),
+           std::clamp<uint32_t>(entry_loads / kTopKLoads, 1, 4 * module.sm_count()), kTopKThreads,
+           0, stream, p);
     launch(module.function(kTopKBoundList + suffix), std::min(grid, 4 * module.sm_count()),
            kTopKThreads, 0, stream, p);
     if (p.list_capacity <= kTopKListSortCapacity) {

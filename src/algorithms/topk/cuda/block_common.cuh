@@ -1,9 +1,12 @@
-// What the top-k kernels (topk_select.cu, topk_segments.cu) share: a key as they compare it, and
-// a block's sort of (key, position) pairs in shared memory.
+// What the top-k kernels (topk_select.cu, topk_segments.cu) share: a key as they compare it (and
+// the cheap forms of that compare for the reads of a whole array), and a block's sort of (key,
+// position) pairs in shared memory.
 #ifndef GPUSORT_ALGORITHMS_TOPK_CUDA_BLOCK_COMMON_CUH
 #define GPUSORT_ALGORITHMS_TOPK_CUDA_BLOCK_COMMON_CUH
 
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "primitives/key_order.h"
 
@@ -18,6 +21,101 @@ __device__ __forceinline__ U compared_bits(U raw, uint32_t key_kind, uint32_t de
   U o = to_radix_order<U>(raw, key_kind);
   if (descending != 0) o = ~o;
   return o & U(mask);
+}
+
+// The cheap forms, for the reads that visit every key: compared_bits' general form costs about
+// twenty instructions a key, which bounds such a read at about half the memory's rate. A reader
+// knows the key's kind at compile time and gives, per key, a few instructions:
+//   Least, first(), least(l, raw): the least key (in the select's order) of a share of keys, the
+//     least of none after every key; bits(l): its compared bits;
+//   at_most(raw): whether a key lies at or below the bound (compared bits) it was made with.
+// RadixReader: the key's radix order, descending and the compared bits in one logic step.
+template <class U, uint32_t Kind>
+struct RadixReader {
+  U flip, mask, bound;
+  struct Least {
+    U key;
+  };
+  __device__ RadixReader(uint32_t descending, unsigned long long compared, U bound_)
+      : flip(descending != 0 ? ~U(0) : U(0)), mask(U(compared)), bound(bound_) {}
+  __device__ __forceinline__ U key(U raw) const {
+    return (to_radix_order<U>(raw, Kind) ^ flip) & mask;
+  }
+  __device__ __forceinline__ Least first() const { return {mask}; }
+  __device__ __forceinline__ void least(Least& l, U raw) const { l.key = min(l.key, key(raw)); }
+  __device__ __forceinline__ U bits(Least l) const { return l.key; }
+  __device__ __forceinline__ bool at_most(U raw) const { return key(raw) <= bound; }
+};
+
+// NumPy's float order (the whole key) by the float's own compare, which orders -0.0 and +0.0 as
+// equal, as NumPy's order does, and no NaN: ascending, the least non-NaN key (NaNs sort last: the
+// least of NaNs alone is NaN); descending, the greatest, or NaN where one was seen (NaNs first).
+template <class U>
+__device__ __forceinline__ auto as_float(U raw) {
+  std::conditional_t<sizeof(U) == 4, float, double> f;
+  memcpy(&f, &raw, sizeof f);
+  return f;
+}
+template <class U, bool Descending>
+struct NumpyFloatReader {
+  using F = decltype(as_float(U(0)));
+  struct Least {
+    F value;
+    bool seen;  // ascending: a key not NaN; descending: a NaN
+  };
+  F bound;  // the bound's canonical key
+  __device__ explicit NumpyFloatReader(U bound_bits)
+      : bound(
+            as_float(from_radix_order<U>(Descending ? ~bound_bits : bound_bits, key_kind_float))) {}
+  // The least of no keys: after every key (ascending NaN); descending -inf, after all keys but
+  // -inf, which is enough: where it is at or below the bound, every key is.
+  __device__ __forceinline__ Least first() const {
+    return {as_float(Descending ? FloatKeyBits<U>::sign | FloatKeyBits<U>::infinity
+                                : FloatKeyBits<U>::infinity),
+            false};
+  }
+  __device__ __forceinline__ void least(Least& l, U raw) const {
+    const F x = as_float(raw);
+    if constexpr (Descending) {
+      l.value = x > l.value ? x : l.value;
+      l.seen |= x != x;
+    } else {
+      l.value = x < l.value ? x : l.value;
+      l.seen |= x == x;
+    }
+  }
+  __device__ __forceinline__ U bits(Least l) const {
+    U raw;
+    memcpy(&raw, &l.value, sizeof raw);
+    if (l.seen == Descending) raw = FloatKeyBits<U>::canonical_nan;
+    return compared_bits<U>(raw, key_kind_float, Descending ? 1 : 0, 1, ~0ull);
+  }
+  __device__ __forceinline__ bool at_most(U raw) const {
+    const F x = as_float(raw);
+    // Ascending: at most the bound, or every key where the bound is NaN; descending: NaN (first)
+    // or at least the bound (a NaN bound: NaNs only).
+    if constexpr (Descending) return x != x || x >= bound;
+    return x <= bound || bound != bound;
+  }
+};
+
+// f(reader) with the reader of the select's order and the bound (compared bits).
+template <class U, class F>
+__device__ __forceinline__ void with_key_reader(uint32_t key_kind, uint32_t descending,
+                                                uint32_t numpy, unsigned long long mask, U bound,
+                                                F&& f) {
+  if (numpy != 0) {
+    if (descending != 0)
+      f(NumpyFloatReader<U, true>(bound));
+    else
+      f(NumpyFloatReader<U, false>(bound));
+  } else if (key_kind == key_kind_float) {
+    f(RadixReader<U, key_kind_float>(descending, mask, bound));
+  } else if (key_kind == key_kind_signed) {
+    f(RadixReader<U, key_kind_signed>(descending, mask, bound));
+  } else {
+    f(RadixReader<U, key_kind_unsigned>(descending, mask, bound));
+  }
 }
 
 // (a, i) before (b, j): by key, then position.

@@ -21,14 +21,16 @@ inline constexpr uint32_t kTopKMaxPasses = 6;  // a 64-bit key in 11-bit digits
 
 // The state block (u32 words) at the start of the scratch, then kTopKMaxPasses histograms of
 // kTopKBins u32 (pass p's at word kTopKStateWords + p x kTopKBins).
-inline constexpr uint32_t kTopKStateN = 0;          // the element count (GPU-side count clamped)
-inline constexpr uint32_t kTopKStateK = 1;          // min(k, n)
-inline constexpr uint32_t kTopKStateBefore = 2;     // keys strictly before the k-th key
-inline constexpr uint32_t kTopKStatePrefix = 3;     // words 3 (low), 4 (high): the k-th key
-inline constexpr uint32_t kTopKStateNeedEqual = 5;  // keys equal to the k-th that the result takes
-inline constexpr uint32_t kTopKStateCursor = 6;     // the candidate list's next free entry
-inline constexpr uint32_t kTopKStateBounded = 7;    // the bound's list: the keys at or below it
-inline constexpr uint32_t kTopKStateListed = 8;     // that count where it fits the list, else 0
+inline constexpr uint32_t kTopKStateN = 0;           // the element count (GPU-side count clamped)
+inline constexpr uint32_t kTopKStateK = 1;           // min(k, n)
+inline constexpr uint32_t kTopKStateBefore = 2;      // keys strictly before the k-th key
+inline constexpr uint32_t kTopKStatePrefix = 3;      // words 3 (low), 4 (high): the k-th key
+inline constexpr uint32_t kTopKStateNeedEqual = 5;   // keys equal to the k-th that the result takes
+inline constexpr uint32_t kTopKStateCursor = 6;      // the candidate list's next free entry
+inline constexpr uint32_t kTopKStateBounded = 7;     // the bound's list: the keys at or below it
+inline constexpr uint32_t kTopKStateListed = 8;      // that count where it fits the list, else 0
+inline constexpr uint32_t kTopKStateQualifying = 9;  // the bound's entries at or below it
+inline constexpr uint32_t kTopKStateBound = 10;      // words 10 (low), 11 (high): the bound
 inline constexpr uint32_t kTopKStateWords = 16;
 
 // The bound (entries_n > 0). A first read gives each of entries_n entries the least key of a
@@ -42,8 +44,20 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // pile at the bound and overflow the list, every launch of that tail does nothing and those of
 // the digits run, as without the bound. A list of up to kTopKListSortCapacity (k up to 1024) is
 // sorted by one block in shared memory instead (list_sort: one launch for the tail).
+//
+// The second read takes only the shares of the entries at or below the bound (the others hold no
+// key at or below it) where there are at most topk_qualifying_capacity of them: each of their keys
+// costs a 32-byte sector, at most half the array's bytes in all. More (a large k, keys piled at
+// the bound) read the whole array.
 inline constexpr uint32_t kTopKBoundThreads = 1u << 17;  // at least: the reads in flight
 inline constexpr uint32_t kTopKLoads = 8;                // 16-byte loads in flight a thread
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_qualifying_capacity(uint64_t n, uint32_t entries_n,
+                                                                uint32_t key_bytes) {
+  const uint64_t share = (n + entries_n - 1) / entries_n;  // an entry's keys, at most
+  const uint64_t capacity = n * key_bytes / (64 * share);
+  return uint32_t(capacity < entries_n ? capacity : entries_n);
+}
+static_assert(topk_qualifying_capacity(1u << 24, 1u << 19, 4) == 1u << 15);
 
 struct TopKParams {
   const void* keys;     // n keys (4 or 8 bytes)
@@ -58,6 +72,8 @@ struct TopKParams {
   uint32_t entries_n;
   uint32_t list_capacity;
   void* list_keys;
+  uint32_t* qualifying;  // the entries at or below the bound (up to qualifying_capacity), or 0
+  uint32_t qualifying_capacity;
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
   unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)
   unsigned long long* tile_offsets;  // their exclusive scan
@@ -123,6 +139,7 @@ inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";
 inline constexpr const char* kTopKDigits = "gpusort_topk_digits_";
 inline constexpr uint32_t kTopKScanBlocks = 2048;
 inline constexpr const char* kTopKLeast = "gpusort_topk_least_";  // with the init
+inline constexpr const char* kTopKBoundEntries = "gpusort_topk_bound_entries_";
 inline constexpr const char* kTopKBoundList = "gpusort_topk_bound_list_";
 inline constexpr const char* kTopKListed = "gpusort_topk_listed";  // one block: the list fits?
 inline constexpr const char* kTopKListGather = "gpusort_topk_list_gather_";

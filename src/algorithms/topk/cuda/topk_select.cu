@@ -4,11 +4,14 @@
 // stream by src/api/cuda_topk.cpp, each kernel reading what the ones before wrote (nothing read
 // back):
 //
-//   least       (the bound) the entries, each the least key of a strided share; block 0 also
-//               initializes the state blocks (else: init, one block);
+//   least       (the bound) the entries, each the least key of a strided share (the keys read by
+//               the cheap compares of block_common.cuh); block 0 also initializes the state blocks
+//               (else: init, one block);
 //   histogram   (the bound) per digit, over the entries (below);
-//   bound_list  (the bound) the k-th least entry from their histograms, and the positions of the
-//               keys at or below it listed;
+//   bound_entries (the bound) the k-th least entry from their histograms (the bound), and the
+//               entries at or below it listed where they are few;
+//   bound_list  (the bound) the positions of the keys at or below the bound listed: from those
+//               entries' shares only, else from the whole array;
 //   list_sort   (the bound, where the list fits a block) the list sorted by (key, position), the
 //               first k written; longer lists: their positions sorted (the face's sort),
 //               list_gather, the keys sorted with their positions, list_take;
@@ -167,48 +170,63 @@ __device__ __forceinline__ bool listed(const TopKParams& p) {
   return p.entries_n != 0 && p.state[kTopKStateBounded] <= p.list_capacity;
 }
 
-// The grid visits the keys (in the select's order) in step: thread e of T takes the vectors e,
-// e + T, ... of 16 / sizeof(U) consecutive keys (one 16-byte load where the keys are aligned to it
-// and the vector lies inside the array, else a load a key), kTopKLoads of them in flight;
-// f(i, c, key, valid) for each of their keys (c: its place in the vector; key: ordered_bits),
-// then batch() on every thread (barriers allowed).
+// The grid visits the keys in step: thread e of T takes the vectors e, e + T, ... of 16 / sizeof(U)
+// consecutive keys (one 16-byte load where the keys are aligned to it and the vector lies inside
+// the array, else a load a key), kTopKLoads of them in flight; f(i, c, raw, valid) for each of
+// their keys (c: its place in the vector), then batch() on every thread (barriers allowed). Whole
+// batches of aligned vectors first, with no check a key.
 template <class U>
 union KeyVector {
   uint4 v;
   U k[16 / sizeof(U)];
 };
 template <class U, class F, class Batch>
-__device__ __forceinline__ void grid_keys(const TopKParams& p, uint32_t n, F&& f, Batch&& batch) {
+__device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, Batch&& batch) {
   constexpr uint32_t V = 16 / sizeof(U);
   const u64 threads = u64(gridDim.x) * blockDim.x;
   const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
-  const U* keys = static_cast<const U*>(p.keys);
-  const bool aligned = reinterpret_cast<uintptr_t>(keys) % 16 == 0;
-  for (u64 first = 0; first * V < n; first += kTopKLoads * threads) {  // uniform
+  const U* keys = static_cast<const U*>(data);
+  u64 first = 0;
+  if (reinterpret_cast<uintptr_t>(keys) % 16 == 0) {
+    const uint4* vectors = reinterpret_cast<const uint4*>(keys);
+    for (; (first + kTopKLoads * threads) * V <= n; first += kTopKLoads * threads) {  // uniform
+      KeyVector<U> raw[kTopKLoads];
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKLoads; ++j) raw[j].v = vectors[first + j * threads + e];
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKLoads; ++j)
+#pragma unroll
+        for (uint32_t c = 0; c < V; ++c) f((first + j * threads + e) * V + c, c, raw[j].k[c], true);
+      batch();
+    }
+  }
+  for (; first * V < n; first += kTopKLoads * threads) {  // uniform
     KeyVector<U> raw[kTopKLoads];
 #pragma unroll
     for (uint32_t j = 0; j < kTopKLoads; ++j) {
       const u64 i = (first + j * threads + e) * V;
-      if (aligned && i + V <= n) {
-        raw[j].v = reinterpret_cast<const uint4*>(keys)[i / V];
-      } else {
 #pragma unroll
-        for (uint32_t c = 0; c < V; ++c) raw[j].k[c] = i + c < n ? keys[i + c] : U(0);
-      }
+      for (uint32_t c = 0; c < V; ++c) raw[j].k[c] = i + c < n ? keys[i + c] : U(0);
     }
 #pragma unroll
     for (uint32_t j = 0; j < kTopKLoads; ++j) {
       const u64 i = (first + j * threads + e) * V;
 #pragma unroll
-      for (uint32_t c = 0; c < V; ++c) f(i + c, c, ordered_bits<U>(p, raw[j].k[c]), i + c < n);
+      for (uint32_t c = 0; c < V; ++c) f(i + c, c, raw[j].k[c], i + c < n);
     }
     batch();
   }
 }
 
+// f(reader): the select's key reader (block_common.cuh) with the bound.
+template <class U, class F>
+__device__ __forceinline__ void with_reader(const TopKParams& p, U bound, F&& f) {
+  topk_common::with_key_reader<U>(p.key_kind, p.descending, p.numpy, p.mask, bound, f);
+}
+
 // The bound's first read (a grid of entries_n / (16 / sizeof(U)) threads): entry e is the least
-// key of e, e + entries_n, ... (the mask where it has none). Block 0 also initializes both state
-// blocks: the later launches read them, this one does not.
+// key of e, e + entries_n, ... (after every key where it has none), its compared bits. Block 0
+// also initializes both state blocks: the later launches read them, this one does not.
 template <class U>
 __device__ void least(const TopKParams& p) {
   constexpr uint32_t V = 16 / sizeof(U);
@@ -217,53 +235,125 @@ __device__ void least(const TopKParams& p) {
     init(p);
     init_state(p, p.bound_state, p.entries_n, min(min(p.k, n), p.entries_n));
   }
-  U lowest[V];
+  with_reader<U>(p, U(0), [&](auto reader) {
+    typename decltype(reader)::Least lowest[V];
 #pragma unroll
-  for (uint32_t c = 0; c < V; ++c) lowest[c] = U(p.mask);
-  grid_keys<U>(
-      p, n,
-      [&](u64, uint32_t c, U key, bool valid) {
-        if (valid) lowest[c] = min(lowest[c], key);
-      },
-      [] {});
-  const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (uint32_t c = 0; c < V; ++c) lowest[c] = reader.first();
+    grid_keys<U>(
+        p.keys, n,
+        [&](u64, uint32_t c, U raw, bool valid) {
+          if (valid) reader.least(lowest[c], raw);
+        },
+        [] {});
+    const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
 #pragma unroll
-  for (uint32_t c = 0; c < V; ++c) static_cast<U*>(p.entries)[e * V + c] = lowest[c];
+    for (uint32_t c = 0; c < V; ++c) static_cast<U*>(p.entries)[e * V + c] = reader.bits(lowest[c]);
+  });
 }
 
-// The bound's list: every block selects the k-th least entry from the entries' histograms (the
-// bound), then lists the positions of the keys at or below it, a batch at a time (staged in
-// shared memory, then one place in the list a block's batch). Past list_capacity only counted.
+// A block's listed items staged in shared memory, then one place in a global list a batch: past
+// `capacity` only counted (in `counter`).
 inline constexpr uint32_t kTopKListBatch = kTopKThreads * kTopKLoads * 4;  // 32-bit keys' batch
-template <class U>
-__device__ void bound_list(const TopKParams& p) {
-  __shared__ SelectShared select;
-  __shared__ uint32_t staged[kTopKListBatch];
-  __shared__ uint32_t staged_n, list_base;
-  const U bound = U(select_digits(topk_entries_params(p), passes(p), select).prefix);
-  const uint32_t n = p.state[kTopKStateN];
+struct Staged {
+  uint32_t items[kTopKListBatch];
+  uint32_t count, base;
+};
+__device__ __forceinline__ void stage(Staged& s, uint32_t item) {
+  s.items[atomicAdd(&s.count, 1u)] = item;
+}
+// Every thread of the block, after each batch.
+__device__ void flush(Staged& s, uint32_t* counter, uint32_t* list, uint32_t capacity) {
   const uint32_t t = threadIdx.x;
-  if (t == 0) staged_n = 0;
+  __syncthreads();
+  const uint32_t count = s.count;
+  __syncthreads();         // read by all before the next batch stages more
+  if (count == 0) return;  // uniform
+  if (t == 0) {
+    s.base = atomicAdd(counter, count);
+    s.count = 0;
+  }
+  __syncthreads();
+  for (uint32_t c = t; c < count; c += kTopKThreads)
+    if (s.base + c < capacity) list[s.base + c] = s.items[c];
+  __syncthreads();  // staged read before the next batch's
+}
+
+// The bound: every block selects the k-th least entry from the entries' histograms; block 0
+// stores it. Where the entries at or below it may be listed (qualifying_capacity), they are.
+template <class U>
+__device__ void bound_entries(const TopKParams& p) {
+  __shared__ SelectShared select;
+  __shared__ Staged staged;
+  const U bound = U(select_digits(topk_entries_params(p), passes(p), select).prefix);
+  if (threadIdx.x == 0) {
+    if (blockIdx.x == 0) {
+      p.state[kTopKStateBound] = uint32_t(bound);
+      p.state[kTopKStateBound + 1] = uint32_t(u64(bound) >> 32);
+    }
+    staged.count = 0;
+  }
+  if (p.qualifying_capacity == 0) return;  // uniform
   __syncthreads();
   grid_keys<U>(
-      p, n,
-      [&](u64 i, uint32_t, U key, bool valid) {
-        if (valid && key <= bound) staged[atomicAdd(&staged_n, 1u)] = uint32_t(i);
+      p.entries, p.entries_n,
+      [&](u64 e, uint32_t, U entry, bool valid) {
+        if (valid && entry <= bound) stage(staged, uint32_t(e));
       },
-      [&] {
-        __syncthreads();
-        const uint32_t count = staged_n;
-        __syncthreads();         // read by all before the next batch stages more
-        if (count == 0) return;  // uniform
-        if (t == 0) {
-          list_base = atomicAdd(&p.state[kTopKStateBounded], count);
-          staged_n = 0;
+      [&] { flush(staged, &p.state[kTopKStateQualifying], p.qualifying, p.qualifying_capacity); });
+}
+
+// The bound's list: the positions of the keys at or below the bound, a batch at a time (staged in
+// shared memory, then one place in the list a block's batch); past list_capacity only counted.
+// Where the entries at or below it were listed, only their shares are read (x over their keys:
+// entry x % q's key x / q, so that a warp's loads take neighbouring entries where they are so);
+// else the whole array.
+template <class U>
+__device__ void bound_list(const TopKParams& p) {
+  __shared__ Staged staged;
+  const U bound = U(u64(p.state[kTopKStateBound]) | (u64(p.state[kTopKStateBound + 1]) << 32));
+  const uint32_t n = p.state[kTopKStateN];
+  const uint32_t qualifying = p.state[kTopKStateQualifying];
+  const uint32_t t = threadIdx.x;
+  if (t == 0) staged.count = 0;
+  __syncthreads();
+  auto batch = [&] { flush(staged, &p.state[kTopKStateBounded], p.candidates, p.list_capacity); };
+  with_reader<U>(p, bound, [&](auto reader) {
+    if (p.qualifying_capacity == 0 || qualifying > p.qualifying_capacity) {  // uniform
+      grid_keys<U>(
+          p.keys, n,
+          [&](u64 i, uint32_t, U raw, bool valid) {
+            if (valid && reader.at_most(raw)) stage(staged, uint32_t(i));
+          },
+          batch);
+      return;
+    }
+    // (qualifying x share is below 2^32: topk_qualifying_capacity.)
+    const uint32_t share = uint32_t((u64(n) + p.entries_n - 1) / p.entries_n);
+    const uint32_t total = qualifying * share;
+    const U* keys = static_cast<const U*>(p.keys);
+    constexpr uint32_t step = kTopKThreads * kTopKLoads;
+    for (u64 base = u64(blockIdx.x) * step; base < total; base += u64(gridDim.x) * step) {
+      U raw[kTopKLoads];
+      uint32_t at[kTopKLoads];
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKLoads; ++j) {
+        const u64 x = base + j * kTopKThreads + t;
+        at[j] = n;
+        if (x < total) {
+          const u64 i =
+              p.qualifying[uint32_t(x) % qualifying] + u64(uint32_t(x) / qualifying) * p.entries_n;
+          if (i < n) {
+            at[j] = uint32_t(i);
+            raw[j] = keys[i];
+          }
         }
-        __syncthreads();
-        for (uint32_t c = t; c < count; c += kTopKThreads)
-          if (list_base + c < p.list_capacity) p.candidates[list_base + c] = staged[c];
-        __syncthreads();  // staged read before the next batch's
-      });
+      }
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKLoads; ++j)
+        if (at[j] < n && reader.at_most(raw[j])) stage(staged, at[j]);
+      batch();
+    }
+  });
 }
 
 // One block: the list's count where it fits (the bound's tail sorts that many), else 0.
@@ -596,6 +686,10 @@ extern "C" __global__ void __launch_bounds__(32)
     gpusort::cuda::topk::least<U>(p);                                               \
   }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+      gpusort_topk_bound_entries_##suffix(const gpusort::cuda::TopKParams p) {      \
+    gpusort::cuda::topk::bound_entries<U>(p);                                       \
+  }                                                                                 \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 4)      \
       gpusort_topk_bound_list_##suffix(const gpusort::cuda::TopKParams p) {         \
     gpusort::cuda::topk::bound_list<U>(p);                                          \
   }                                                                                 \
