@@ -48,6 +48,15 @@ template <class U>
 void write_stage(const TopKParams p) {
   topk::write<U>(p);
 }
+// The bound's stages likewise.
+template <class U>
+void bound_entries_stage(const TopKParams p) {
+  topk::bound_entries<U>(p);
+}
+template <class U>
+void bound_list_stage(const TopKParams p) {
+  topk::bound_list<U>(p);
+}
 
 struct Case {
   uint32_t key_bytes, kind;  // kind: 0 unsigned, 1 signed, 2 float
@@ -129,7 +138,6 @@ void run(const Case& c, uint64_t seed) {
   p.begin_bit = c.begin_bit;
   p.end_bit = end;
   const bool wide = sizeof(U) == 8;
-  const auto histogram = wide ? gpusort_topk_histogram_64 : gpusort_topk_histogram_32;
   if (c.entries != 0) {  // the bound: as the face launches it, its sorts by std::stable_sort
     p.candidates = candidates.data();
     p.entries = entries.data();
@@ -139,16 +147,21 @@ void run(const Case& c, uint64_t seed) {
     p.list_keys = list_keys.data();
     p.qualifying = qualifying.data();
     p.qualifying_capacity = qualifying_capacity;
+    // The entries: as the face launches them, or (a grid of one block) each thread taking
+    // several readers.
     launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32,
-           c.entries / (16 / sizeof(U)) / kTopKThreads, kTopKThreads, p);
-    TopKParams e = topk_entries_params(p);
-    for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
-      e.pass = pass;
-      launch(histogram, 2, kTopKThreads, e);
+           c.grid == 1 ? 1 : c.entries / (16 / sizeof(U)) / kTopKThreads, kTopKThreads, p);
+    if (c.grid == 1) {
+      launch(wide ? gpusort_topk_bound_64 : gpusort_topk_bound_32, 1, kTopKThreads, p);
+    } else {
+      TopKParams e = topk_entries_params(p);
+      for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
+        e.pass = pass;
+        launch(histogram_stage<U>, 2, kTopKThreads, e);
+      }
+      launch(bound_entries_stage<U>, c.grid, kTopKThreads, p);
+      launch(bound_list_stage<U>, c.grid, kTopKThreads, p);
     }
-    launch(wide ? gpusort_topk_bound_entries_64 : gpusort_topk_bound_entries_32, c.grid,
-           kTopKThreads, p);
-    launch(wide ? gpusort_topk_bound_list_64 : gpusort_topk_bound_list_32, c.grid, kTopKThreads, p);
     if (list_capacity <= kTopKListSortCapacity) {
       launch(wide ? gpusort_topk_list_sort_64 : gpusort_topk_list_sort_32, 1, kTopKListSortThreads,
              p);
@@ -330,6 +343,7 @@ int main(int argc, char** argv) {
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 5, -1, 1024, 40},
                ++seed);
       run_case({bytes, kind, "few", 20000, 37, true, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
+      run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
       // A list longer than one block sorts: sorted by the face's sorts (here std::stable_sort).
       run_case({bytes, kind, "few", 20000, 200, true, 0, 0, false, ~0u, 5, -1, 1024, 5000}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, ~0u, 5, -1, 1024, 5000},

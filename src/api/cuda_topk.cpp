@@ -178,33 +178,21 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // A bounded grid for the kernels that stride over the tiles (8 blocks per SM): their global
   // histogram atomics stay about 2048 x blocks per pass whatever n.
   const uint32_t grid = uint32_t(std::clamp<uint64_t>(layout.tiles, 1, 8ull * module.sm_count()));
-  const uint32_t passes = topk_passes(spec.begin_bit, spec.end_bit);
   Options sort = survivors_options(spec);
   sort.scratch = scratch.at<void>(layout.sort);
   sort.scratch_size = layout.total - layout.sort;
   if (p.entries_n != 0) {
-    // The bound (topk_params.hpp): the entries (and both state blocks), their select (the digits
-    // over the entries, read as unsigned keys in the select's order), the list of the keys at or
-    // below it; where it fits, the list sorted by (key, position) and the first k taken: by one
-    // block, or for longer lists by the face's sorts (the positions, then the keys gathered with
-    // them).
+    // The bound (topk_params.hpp): the entries (and both state blocks), a reader a thread (each
+    // with 8 16-byte loads in flight; 4 blocks an SM); then one cooperative launch, its blocks
+    // resident: their select (the digits over the entries, read as unsigned keys in the select's
+    // order), the bound, the list of the keys at or below it. Where the list fits, it is sorted by
+    // (key, position) and the first k taken: by one block, or for longer lists by the face's sorts
+    // (the positions, then the keys gathered with them).
     launch(module.function(kTopKLeast + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
            kTopKThreads, 0, stream, p);
-    TopKParams entries = topk_entries_params(p);
-    const CUfunction histogram = module.function(kTopKHistogram + suffix);
-    const uint32_t entries_grid = std::min<uint32_t>(entries.tiles, 8 * module.sm_count());
-    for (uint32_t pass = 0; pass < passes; ++pass) {
-      entries.pass = pass;
-      launch(histogram, entries_grid, kTopKThreads, 0, stream, entries);
-    }
-    // The bound, and the entries at or below it (a load of 16 bytes a thread for each); then the
-    // list: 32 KiB of shared memory a block, 4 blocks an SM, each with 8 16-byte loads a thread.
-    const uint32_t entry_loads = p.entries_n / keys_a_load(spec) / kTopKThreads;
-    launch(module.function(kTopKBoundEntries + suffix),
-           std::clamp<uint32_t>(entry_loads / kTopKLoads, 1, 4 * module.sm_count()), kTopKThreads,
-           0, stream, p);
-    launch(module.function(kTopKBoundList + suffix), std::min(grid, 4 * module.sm_count()),
-           kTopKThreads, 0, stream, p);
+    const CUfunction bound = module.function(kTopKBound + suffix);
+    launch_cooperative(bound, std::min(grid, module.resident_blocks(bound, kTopKThreads)),
+                       kTopKThreads, stream, p);
     if (p.list_capacity <= kTopKListSortCapacity) {
       launch(module.function(kTopKListSort + suffix), 1, kTopKListSortThreads, 0, stream, p);
     } else {

@@ -10,6 +10,7 @@
 #include <barrier>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +27,24 @@ inline EmulatedDim blockDim, gridDim;
 inline thread_local std::barrier<>* block_barrier = nullptr;
 inline void __syncthreads() {
   block_barrier->arrive_and_wait();
+}
+// A warp's shuffle: every lane of the warp (of 32 threads) calls it, as on the GPU with a full
+// mask; the lanes meet at their warp's barrier.
+inline thread_local std::barrier<>* warp_barrier = nullptr;
+inline thread_local uint64_t* warp_slots = nullptr;  // a block's: one a thread
+template <class T>
+T __shfl_xor_sync(unsigned, T value, int lane_mask) {
+  static_assert(sizeof(T) <= 8);
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof value);
+  const uint32_t t = threadIdx.x;
+  warp_slots[t] = bits;
+  warp_barrier->arrive_and_wait();
+  bits = warp_slots[(t & ~31u) | ((t & 31u) ^ uint32_t(lane_mask))];
+  warp_barrier->arrive_and_wait();  // read before the next shuffle writes
+  T r;
+  std::memcpy(&r, &bits, sizeof r);
+  return r;
 }
 template <class T>
 T atomicAdd(T* p, T v) {
@@ -44,7 +63,8 @@ using std::min;
 namespace cooperative_groups {
 struct grid_group {
   void sync() const {
-    if (gridDim.x != 1) throw std::logic_error("the emulation meets at a grid barrier in one block only");
+    if (gridDim.x != 1)
+      throw std::logic_error("the emulation meets at a grid barrier in one block only");
     __syncthreads();
   }
 };
@@ -127,10 +147,16 @@ void launch(void (*kernel)(Params), uint32_t grid, uint32_t block, const Params&
   blockDim = {block, 1, 1};
   for (uint32_t b = 0; b < grid; ++b) {
     std::barrier<> barrier(block);
+    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    for (uint32_t w = 0; w < block; w += 32)
+      warps.push_back(std::make_unique<std::barrier<>>(std::min(32u, block - w)));
+    std::vector<uint64_t> slots(block);
     threads->run([&](uint32_t t) {
       threadIdx = {t, 0, 0};
       blockIdx = {b, 0, 0};
       block_barrier = &barrier;
+      warp_barrier = warps[t / 32].get();
+      warp_slots = slots.data();
       kernel(p);
     });
   }

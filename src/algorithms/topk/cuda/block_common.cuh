@@ -64,9 +64,16 @@ struct NumpyFloatReader {
     bool seen;  // ascending: a key not NaN; descending: a NaN
   };
   F bound;  // the bound's canonical key
-  __device__ explicit NumpyFloatReader(U bound_bits)
-      : bound(
-            as_float(from_radix_order<U>(Descending ? ~bound_bits : bound_bits, key_kind_float))) {}
+  // (Ascending, a bound among the bits of NaNs below the canonical NaN's: every key but the NaNs,
+  // as +inf gives them.)
+  __device__ explicit NumpyFloatReader(U bound_bits) {
+    using Bits = FloatKeyBits<U>;
+    U raw = from_radix_order<U>(Descending ? ~bound_bits : bound_bits, key_kind_float);
+    if (!Descending && Bits::is_nan(raw) &&
+        bound_bits < to_radix_order<U>(Bits::canonical_nan, key_kind_float))
+      raw = Bits::infinity;
+    bound = as_float(raw);
+  }
   // The least of no keys: after every key (ascending NaN); descending -inf, after all keys but
   // -inf, which is enough: where it is at or below the bound, every key is.
   __device__ __forceinline__ Least first() const {
@@ -124,24 +131,105 @@ __device__ __forceinline__ bool before(U a, uint32_t i, U b, uint32_t j) {
   return a < b || (a == b && i < j);
 }
 
+// One compare-exchange of a bitonic stage in shared memory: pair j of the stage (lo, lo + stride),
+// ascending where lo's bit `size` is clear.
+template <class U>
+__device__ __forceinline__ void exchange_shared(U* keys, uint32_t* positions, uint32_t j,
+                                                uint32_t size, uint32_t stride) {
+  const uint32_t lo = 2 * j - (j & (stride - 1)), hi = lo + stride;
+  const bool up = (lo & size) == 0;
+  if (before(keys[hi], positions[hi], keys[lo], positions[lo]) == up) {
+    const U key = keys[lo];
+    keys[lo] = keys[hi], keys[hi] = key;
+    const uint32_t position = positions[lo];
+    positions[lo] = positions[hi], positions[hi] = position;
+  }
+}
+
+// A warp's 64 consecutive pairs from `base`, in registers: lane l holds pairs base + l (a) and
+// base + 32 + l (b). bitonic() runs the stages of `size` from stride `from` (at most 32) down to 1:
+// stride 32 within the thread, the smaller ones with the lane l ^ stride.
+template <class U>
+struct WarpPairs {
+  U a_key, b_key;
+  uint32_t a_position, b_position;
+  __device__ __forceinline__ void load(const U* keys, const uint32_t* positions, uint32_t base) {
+    const uint32_t lane = threadIdx.x & 31u;
+    a_key = keys[base + lane], a_position = positions[base + lane];
+    b_key = keys[base + 32 + lane], b_position = positions[base + 32 + lane];
+  }
+  __device__ __forceinline__ void store(U* keys, uint32_t* positions, uint32_t base) const {
+    const uint32_t lane = threadIdx.x & 31u;
+    keys[base + lane] = a_key, positions[base + lane] = a_position;
+    keys[base + 32 + lane] = b_key, positions[base + 32 + lane] = b_position;
+  }
+  // Pair i (this lane's a or b) with the pair at i ^ stride, in the other lane: the lower index
+  // keeps the lesser where the run ascends.
+  static __device__ __forceinline__ void with_lane(U& key, uint32_t& position, uint32_t i,
+                                                   uint32_t size, uint32_t stride) {
+    const U other_key = __shfl_xor_sync(0xffffffffu, key, int(stride));
+    const uint32_t other_position = __shfl_xor_sync(0xffffffffu, position, int(stride));
+    const bool lesser = ((i & stride) == 0) == ((i & size) == 0);
+    if (before(other_key, other_position, key, position) == lesser) {
+      key = other_key;
+      position = other_position;
+    }
+  }
+  __device__ __forceinline__ void bitonic(uint32_t base, uint32_t size, uint32_t from) {
+    const uint32_t a = base + (threadIdx.x & 31u), b = a + 32;
+    if (from == 32) {  // (size >= 64: a and b ascend alike)
+      if (before(b_key, b_position, a_key, a_position) == ((a & size) == 0)) {
+        const U key = a_key;
+        a_key = b_key, b_key = key;
+        const uint32_t position = a_position;
+        a_position = b_position, b_position = position;
+      }
+      from = 16;
+    }
+    for (uint32_t stride = from; stride > 0; stride /= 2) {
+      with_lane(a_key, a_position, a, size, stride);
+      with_lane(b_key, b_position, b, size, stride);
+    }
+  }
+};
+
 // Sorts `padded` (a power of two) (key, position) pairs in shared memory by key, then position,
-// `threads` a block: a bitonic sort, stable as the pairs are unique.
+// `threads` a block (a multiple of 32): a bitonic sort, stable as the pairs are unique. From 64
+// pairs, the stages of strides up to 32 run in registers, a warp 64 pairs at a time (a barrier per
+// run of them instead of one a stage); the larger strides in shared memory.
 template <class U, uint32_t threads>
 __device__ void sort_pairs(U* keys, uint32_t* positions, uint32_t padded) {
-  for (uint32_t size = 2; size <= padded; size *= 2)
-    for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
-      for (uint32_t j = threadIdx.x; j < padded / 2; j += threads) {
-        const uint32_t lo = 2 * j - (j & (stride - 1)), hi = lo + stride;
-        const bool up = (lo & size) == 0;
-        if (before(keys[hi], positions[hi], keys[lo], positions[lo]) == up) {
-          const U key = keys[lo];
-          keys[lo] = keys[hi], keys[hi] = key;
-          const uint32_t position = positions[lo];
-          positions[lo] = positions[hi], positions[hi] = position;
-        }
+  if (padded < 64) {
+    for (uint32_t size = 2; size <= padded; size *= 2)
+      for (uint32_t stride = size / 2; stride > 0; stride /= 2) {
+        for (uint32_t j = threadIdx.x; j < padded / 2; j += threads)
+          exchange_shared(keys, positions, j, size, stride);
+        __syncthreads();
       }
+    return;
+  }
+  constexpr uint32_t warps = threads / 32;
+  const uint32_t warp = threadIdx.x / 32;
+  WarpPairs<U> w;
+  for (uint32_t base = warp * 64; base < padded; base += warps * 64) {  // uniform in a warp
+    w.load(keys, positions, base);
+    for (uint32_t size = 2; size <= 64; size *= 2) w.bitonic(base, size, size / 2);
+    w.store(keys, positions, base);
+  }
+  __syncthreads();
+  for (uint32_t size = 128; size <= padded; size *= 2) {
+    for (uint32_t stride = size / 2; stride >= 64; stride /= 2) {
+      for (uint32_t j = threadIdx.x; j < padded / 2; j += threads)
+        exchange_shared(keys, positions, j, size, stride);
       __syncthreads();
     }
+    for (uint32_t base = warp * 64; base < padded; base += warps * 64) {
+      w.load(keys, positions, base);
+      w.bitonic(base, size, 32);
+      w.store(keys, positions, base);
+    }
+    __syncthreads();
+  }
 }
 
 // The first `count` pairs sorted so, after padding (all-ones keys and positions, last) up to a

@@ -51,6 +51,9 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // the bound) read the whole array.
 inline constexpr uint32_t kTopKBoundThreads = 1u << 17;  // at least: the reads in flight
 inline constexpr uint32_t kTopKLoads = 8;                // 16-byte loads in flight a thread
+// The bound's select stops at the first digit whose bucket holding the k-th least entry has at
+// most this many: the bound is the top of that bucket (the list longer by at most as many keys).
+inline constexpr uint32_t kTopKBoundBucket = 64;
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_qualifying_capacity(uint64_t n, uint32_t entries_n,
                                                                 uint32_t key_bytes) {
   const uint64_t share = (n + entries_n - 1) / entries_n;  // an entry's keys, at most
@@ -133,14 +136,14 @@ GPUSORT_HOST_DEVICE TopKParams topk_entries_params(TopKParams p) {
 
 // Kernel names: the prefix, then "32" or "64" (the key's width); init and scan alone.
 inline constexpr const char* kTopKInit = "gpusort_topk_init";
-inline constexpr const char* kTopKHistogram = "gpusort_topk_histogram_";
 // The digits over the array, the count, scan and write: one cooperative launch of at most
 // kTopKScanBlocks blocks.
 inline constexpr const char* kTopKDigits = "gpusort_topk_digits_";
 inline constexpr uint32_t kTopKScanBlocks = 2048;
-inline constexpr const char* kTopKLeast = "gpusort_topk_least_";  // with the init
-inline constexpr const char* kTopKBoundEntries = "gpusort_topk_bound_entries_";
-inline constexpr const char* kTopKBoundList = "gpusort_topk_bound_list_";
+// The bound: the entries (least, with the init), then the rest in one cooperative launch (the
+// entries' histograms, bound_entries, bound_list).
+inline constexpr const char* kTopKLeast = "gpusort_topk_least_";
+inline constexpr const char* kTopKBound = "gpusort_topk_bound_";
 inline constexpr const char* kTopKListed = "gpusort_topk_listed";  // one block: the list fits?
 inline constexpr const char* kTopKListGather = "gpusort_topk_list_gather_";
 inline constexpr const char* kTopKListTake = "gpusort_topk_list_take_";

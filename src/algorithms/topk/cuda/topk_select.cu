@@ -7,11 +7,13 @@
 //   least       (the bound) the entries, each the least key of a strided share (the keys read by
 //               the cheap compares of block_common.cuh); block 0 also initializes the state blocks
 //               (else: init, one block);
-//   histogram   (the bound) per digit, over the entries (below);
-//   bound_entries (the bound) the k-th least entry from their histograms (the bound), and the
-//               entries at or below it listed where they are few;
-//   bound_list  (the bound) the positions of the keys at or below the bound listed: from those
-//               entries' shares only, else from the whole array;
+//   bound       (the bound) one cooperative launch:
+//     histogram per digit, over the entries (below), until a digit's bucket holding the k-th
+//               least entry is small (kTopKBoundBucket);
+//     bound_entries the bound (that entry, or the top of that bucket), and the entries at or below
+//               it listed where they are few;
+//     bound_list the positions of the keys at or below the bound listed: from those entries'
+//               shares only, else from the whole array;
 //   list_sort   (the bound, where the list fits a block) the list sorted by (key, position), the
 //               first k written; longer lists: their positions sorted (the face's sort),
 //               list_gather, the keys sorted with their positions, list_take;
@@ -89,6 +91,8 @@ struct Selected {
   // The candidate list: the first pass q >= 1 whose candidates (pass q - 1's selected bucket) fit
   // the list, and their count; all ones where none does up to the passes done (or k = 0).
   uint32_t list_pass, listed;
+  uint32_t passes;  // the passes selected from (fewer where a bucket was small enough)
+  uint32_t bucket;  // the last one's selected bucket: its count
 };
 struct SelectShared {
   BlockScan::TempStorage scan;
@@ -100,8 +104,10 @@ struct SelectShared {
 // remaining-th candidate joins the prefix; the candidates of smaller digits are all in the result;
 // the first bucket that fits the candidate list names the pass that lists it. Every thread of the
 // block calls it (barriers inside).
-__device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s) {
-  Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu};
+// With `small`: the passes stop after the first whose selected bucket holds at most that many.
+__device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s,
+                                  uint32_t small = 0) {
+  Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu, 0, 0};
   if (r.remaining == 0) return r;  // uniform: k = 0 selects nothing
   constexpr uint32_t per = kTopKBins / kTopKThreads;
   const uint32_t t = threadIdx.x;
@@ -138,7 +144,10 @@ __device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, Sel
       r.list_pass = q + 1;
       r.listed = s.bucket;
     }
+    r.passes = q + 1;
+    r.bucket = s.bucket;
     __syncthreads();  // read before the next pass writes them (and the scan's storage reused)
+    if (r.bucket <= small) break;  // uniform
   }
   return r;
 }
@@ -170,21 +179,21 @@ __device__ __forceinline__ bool listed(const TopKParams& p) {
   return p.entries_n != 0 && p.state[kTopKStateBounded] <= p.list_capacity;
 }
 
-// The grid visits the keys in step: thread e of T takes the vectors e, e + T, ... of 16 / sizeof(U)
+// Threads in step over the keys: thread e of T takes the vectors e, e + T, ... of 16 / sizeof(U)
 // consecutive keys (one 16-byte load where the keys are aligned to it and the vector lies inside
 // the array, else a load a key), kTopKLoads of them in flight; f(i, c, raw, valid) for each of
-// their keys (c: its place in the vector), then batch() on every thread (barriers allowed). Whole
-// batches of aligned vectors first, with no check a key.
+// their keys (c: its place in the vector), then batch() (barriers allowed where every thread of
+// the block takes part, as grid_keys's do). Whole batches of aligned vectors first, with no check
+// a key.
 template <class U>
 union KeyVector {
   uint4 v;
   U k[16 / sizeof(U)];
 };
 template <class U, class F, class Batch>
-__device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, Batch&& batch) {
+__device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e, u64 threads,
+                                             F&& f, Batch&& batch) {
   constexpr uint32_t V = 16 / sizeof(U);
-  const u64 threads = u64(gridDim.x) * blockDim.x;
-  const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
   const U* keys = static_cast<const U*>(data);
   u64 first = 0;
   if (reinterpret_cast<uintptr_t>(keys) % 16 == 0) {
@@ -217,6 +226,12 @@ __device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, B
     batch();
   }
 }
+// The grid in step.
+template <class U, class F, class Batch>
+__device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, Batch&& batch) {
+  strided_keys<U>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x, u64(gridDim.x) * blockDim.x,
+                  f, batch);
+}
 
 // f(reader): the select's key reader (block_common.cuh) with the bound.
 template <class U, class F>
@@ -224,9 +239,10 @@ __device__ __forceinline__ void with_reader(const TopKParams& p, U bound, F&& f)
   topk_common::with_key_reader<U>(p.key_kind, p.descending, p.numpy, p.mask, bound, f);
 }
 
-// The bound's first read (a grid of entries_n / (16 / sizeof(U)) threads): entry e is the least
-// key of e, e + entries_n, ... (after every key where it has none), its compared bits. Block 0
-// also initializes both state blocks: the later launches read them, this one does not.
+// The bound's first read: entry e is the least key of e, e + entries_n, ... (after every key where
+// it has none), its compared bits. entries_n / (16 / sizeof(U)) readers in step, each a vector of
+// entries (any grid: a thread takes reader t, t + the grid's threads, ...). Block 0 also
+// initializes both state blocks: what comes after reads them, this does not.
 template <class U>
 __device__ void least(const TopKParams& p) {
   constexpr uint32_t V = 16 / sizeof(U);
@@ -235,19 +251,23 @@ __device__ void least(const TopKParams& p) {
     init(p);
     init_state(p, p.bound_state, p.entries_n, min(min(p.k, n), p.entries_n));
   }
+  const u64 readers = p.entries_n / V;
   with_reader<U>(p, U(0), [&](auto reader) {
-    typename decltype(reader)::Least lowest[V];
+    for (u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x; e < readers;
+         e += u64(gridDim.x) * blockDim.x) {
+      typename decltype(reader)::Least lowest[V];
 #pragma unroll
-    for (uint32_t c = 0; c < V; ++c) lowest[c] = reader.first();
-    grid_keys<U>(
-        p.keys, n,
-        [&](u64, uint32_t c, U raw, bool valid) {
-          if (valid) reader.least(lowest[c], raw);
-        },
-        [] {});
-    const u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x;
+      for (uint32_t c = 0; c < V; ++c) lowest[c] = reader.first();
+      strided_keys<U>(
+          p.keys, n, e, readers,
+          [&](u64, uint32_t c, U raw, bool valid) {
+            if (valid) reader.least(lowest[c], raw);
+          },
+          [] {});
 #pragma unroll
-    for (uint32_t c = 0; c < V; ++c) static_cast<U*>(p.entries)[e * V + c] = reader.bits(lowest[c]);
+      for (uint32_t c = 0; c < V; ++c)
+        static_cast<U*>(p.entries)[e * V + c] = reader.bits(lowest[c]);
+    }
   });
 }
 
@@ -258,6 +278,11 @@ struct Staged {
   uint32_t items[kTopKListBatch];
   uint32_t count, base;
 };
+// One for each kernel, whichever of its stages stage.
+__device__ __forceinline__ Staged& staged_storage() {
+  __shared__ Staged staged;
+  return staged;
+}
 __device__ __forceinline__ void stage(Staged& s, uint32_t item) {
   s.items[atomicAdd(&s.count, 1u)] = item;
 }
@@ -278,13 +303,25 @@ __device__ void flush(Staged& s, uint32_t* counter, uint32_t* list, uint32_t cap
   __syncthreads();  // staged read before the next batch's
 }
 
-// The bound: every block selects the k-th least entry from the entries' histograms; block 0
+// The bound from the entries' histograms: the k-th least entry, or, where a digit's bucket holding
+// it has at most kTopKBoundBucket entries, the top of that bucket (at least as many entries lie at
+// or below it; the passes after it need not run).
+template <class U>
+__device__ U entries_bound(const TopKParams& p, SelectShared& select) {
+  const TopKParams entries = topk_entries_params(p);
+  const Selected s = select_digits(entries, passes(p), select, kTopKBoundBucket);
+  if (s.passes == 0) return U(0);  // k = 0 (a GPU-side count of 0)
+  const TopKDigit d = digit(p, s.passes - 1);
+  return U(s.prefix | (((u64(1) << d.bit) - 1) & p.mask));
+}
+
+// The bound: every block finds it from the entries' histograms (entries_bound); block 0
 // stores it. Where the entries at or below it may be listed (qualifying_capacity), they are.
 template <class U>
 __device__ void bound_entries(const TopKParams& p) {
   __shared__ SelectShared select;
-  __shared__ Staged staged;
-  const U bound = U(select_digits(topk_entries_params(p), passes(p), select).prefix);
+  Staged& staged = staged_storage();
+  const U bound = entries_bound<U>(p, select);
   if (threadIdx.x == 0) {
     if (blockIdx.x == 0) {
       p.state[kTopKStateBound] = uint32_t(bound);
@@ -309,7 +346,7 @@ __device__ void bound_entries(const TopKParams& p) {
 // else the whole array.
 template <class U>
 __device__ void bound_list(const TopKParams& p) {
-  __shared__ Staged staged;
+  Staged& staged = staged_storage();
   const U bound = U(u64(p.state[kTopKStateBound]) | (u64(p.state[kTopKStateBound + 1]) << 32));
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t qualifying = p.state[kTopKStateQualifying];
@@ -659,6 +696,26 @@ __device__ void digits(TopKParams p) {
   write<U>(p);
 }
 
+// The bound after the entries, in one cooperative launch (its blocks resident, meeting at grid
+// barriers): the entries' select's histograms, the bound and the entries at or below it, the list.
+template <class U>
+__device__ void bound(TopKParams p) {
+  const auto grid = cooperative_groups::this_grid();
+  __shared__ SelectShared select;
+  TopKParams entries = topk_entries_params(p);
+  for (entries.pass = 0; entries.pass < passes(p); ++entries.pass) {
+    histogram<U>(entries);
+    grid.sync();
+    // (Uniform: every block reads the same histograms.)
+    if (select_digits(entries, entries.pass + 1, select, kTopKBoundBucket).bucket <=
+        kTopKBoundBucket)
+      break;
+  }
+  bound_entries<U>(p);
+  grid.sync();
+  bound_list<U>(p);
+}
+
 }  // namespace
 }  // namespace gpusort::cuda::topk
 
@@ -674,10 +731,6 @@ extern "C" __global__ void __launch_bounds__(32)
 
 #define GPUSORT_TOPK_KERNELS(suffix, U)                                             \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
-      gpusort_topk_histogram_##suffix(const gpusort::cuda::TopKParams p) {          \
-    gpusort::cuda::topk::histogram<U>(p);                                           \
-  }                                                                                 \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
       gpusort_topk_digits_##suffix(const gpusort::cuda::TopKParams p) {             \
     gpusort::cuda::topk::digits<U>(p);                                              \
   }                                                                                 \
@@ -686,12 +739,8 @@ extern "C" __global__ void __launch_bounds__(32)
     gpusort::cuda::topk::least<U>(p);                                               \
   }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
-      gpusort_topk_bound_entries_##suffix(const gpusort::cuda::TopKParams p) {      \
-    gpusort::cuda::topk::bound_entries<U>(p);                                       \
-  }                                                                                 \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 4)      \
-      gpusort_topk_bound_list_##suffix(const gpusort::cuda::TopKParams p) {         \
-    gpusort::cuda::topk::bound_list<U>(p);                                          \
+      gpusort_topk_bound_##suffix(const gpusort::cuda::TopKParams p) {              \
+    gpusort::cuda::topk::bound<U>(p);                                               \
   }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
       gpusort_topk_list_gather_##suffix(const gpusort::cuda::TopKParams p) {        \
