@@ -147,15 +147,16 @@ void run(const Case& c, uint64_t seed) {
     p.list_keys = list_keys.data();
     p.qualifying = qualifying.data();
     p.qualifying_capacity = qualifying_capacity;
-    // The entries: as the face launches them, or (a grid of one block) each thread taking
-    // several readers.
+    // The entries (the bound's state block cleared first, as the face does): as the face launches
+    // them, or (a grid of one block) each thread taking several readers.
+    std::fill(bound_state.begin(), bound_state.end(), 0u);
     launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32,
            c.grid == 1 ? 1 : c.entries / (16 / sizeof(U)) / kTopKThreads, kTopKThreads, p);
     if (c.grid == 1) {
       launch(wide ? gpusort_topk_bound_64 : gpusort_topk_bound_32, 1, kTopKThreads, p);
     } else {
       TopKParams e = topk_entries_params(p);
-      for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
+      for (uint32_t pass = 1; pass < topk_passes(c.begin_bit, end); ++pass) {  // (0: least's)
         e.pass = pass;
         launch(histogram_stage<U>, 2, kTopKThreads, e);
       }

@@ -29,21 +29,21 @@ inline void __syncthreads() {
   block_barrier->arrive_and_wait();
 }
 // A warp's shuffle: every lane of the warp (of 32 threads) calls it, as on the GPU with a full
-// mask; the lanes meet at their warp's barrier.
+// mask; the lanes meet at their warp's barrier. Any value of up to 32 bytes at once (the kernels'
+// shuffle_xor hands it whole: one meeting where the GPU shuffles word by word).
+inline constexpr size_t kWarpSlotBytes = 32;
 inline thread_local std::barrier<>* warp_barrier = nullptr;
-inline thread_local uint64_t* warp_slots = nullptr;  // a block's: one a thread
+inline thread_local unsigned char* warp_slots = nullptr;  // a block's: kWarpSlotBytes a thread
 template <class T>
 T __shfl_xor_sync(unsigned, T value, int lane_mask) {
-  static_assert(sizeof(T) <= 8);
-  uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof value);
+  static_assert(sizeof(T) <= kWarpSlotBytes);
   const uint32_t t = threadIdx.x;
-  warp_slots[t] = bits;
+  std::memcpy(warp_slots + t * kWarpSlotBytes, &value, sizeof value);
   warp_barrier->arrive_and_wait();
-  bits = warp_slots[(t & ~31u) | ((t & 31u) ^ uint32_t(lane_mask))];
-  warp_barrier->arrive_and_wait();  // read before the next shuffle writes
   T r;
-  std::memcpy(&r, &bits, sizeof r);
+  std::memcpy(&r, warp_slots + ((t & ~31u) | ((t & 31u) ^ uint32_t(lane_mask))) * kWarpSlotBytes,
+              sizeof r);
+  warp_barrier->arrive_and_wait();  // read before the next shuffle writes
   return r;
 }
 template <class T>
@@ -150,7 +150,7 @@ void launch(void (*kernel)(Params), uint32_t grid, uint32_t block, const Params&
     std::vector<std::unique_ptr<std::barrier<>>> warps;
     for (uint32_t w = 0; w < block; w += 32)
       warps.push_back(std::make_unique<std::barrier<>>(std::min(32u, block - w)));
-    std::vector<uint64_t> slots(block);
+    std::vector<unsigned char> slots(size_t(block) * kWarpSlotBytes);
     threads->run([&](uint32_t t) {
       threadIdx = {t, 0, 0};
       blockIdx = {b, 0, 0};

@@ -146,29 +146,49 @@ __device__ __forceinline__ void exchange_shared(U* keys, uint32_t* positions, ui
   }
 }
 
+// A value exchanged with lane ^ mask of the warp (every lane calling it): on the GPU a shuffle a
+// 32-bit word; the host's emulation (tests/cuda_emulation) exchanges the whole value at once.
+template <class T>
+__device__ __forceinline__ T shuffle_xor(const T& value, uint32_t mask) {
+#ifdef __CUDA_ARCH__
+  static_assert(sizeof(T) % 4 == 0);
+  uint32_t words[sizeof(T) / 4];
+  memcpy(words, &value, sizeof(T));
+#pragma unroll
+  for (uint32_t w = 0; w < sizeof(T) / 4; ++w)
+    words[w] = __shfl_xor_sync(0xffffffffu, words[w], int(mask));
+  T r;
+  memcpy(&r, words, sizeof(T));
+  return r;
+#else
+  return __shfl_xor_sync(0xffffffffu, value, int(mask));
+#endif
+}
+
 // A warp's 64 consecutive pairs from `base`, in registers: lane l holds pairs base + l (a) and
 // base + 32 + l (b). bitonic() runs the stages of `size` from stride `from` (at most 32) down to 1:
 // stride 32 within the thread, the smaller ones with the lane l ^ stride.
 template <class U>
 struct WarpPairs {
-  U a_key, b_key;
-  uint32_t a_position, b_position;
+  struct Lane {
+    U a_key, b_key;
+    uint32_t a_position, b_position;
+  } v;
   __device__ __forceinline__ void load(const U* keys, const uint32_t* positions, uint32_t base) {
     const uint32_t lane = threadIdx.x & 31u;
-    a_key = keys[base + lane], a_position = positions[base + lane];
-    b_key = keys[base + 32 + lane], b_position = positions[base + 32 + lane];
+    v.a_key = keys[base + lane], v.a_position = positions[base + lane];
+    v.b_key = keys[base + 32 + lane], v.b_position = positions[base + 32 + lane];
   }
   __device__ __forceinline__ void store(U* keys, uint32_t* positions, uint32_t base) const {
     const uint32_t lane = threadIdx.x & 31u;
-    keys[base + lane] = a_key, positions[base + lane] = a_position;
-    keys[base + 32 + lane] = b_key, positions[base + 32 + lane] = b_position;
+    keys[base + lane] = v.a_key, positions[base + lane] = v.a_position;
+    keys[base + 32 + lane] = v.b_key, positions[base + 32 + lane] = v.b_position;
   }
-  // Pair i (this lane's a or b) with the pair at i ^ stride, in the other lane: the lower index
-  // keeps the lesser where the run ascends.
-  static __device__ __forceinline__ void with_lane(U& key, uint32_t& position, uint32_t i,
-                                                   uint32_t size, uint32_t stride) {
-    const U other_key = __shfl_xor_sync(0xffffffffu, key, int(stride));
-    const uint32_t other_position = __shfl_xor_sync(0xffffffffu, position, int(stride));
+  // Pair i (this lane's a or b) against its partner at i ^ stride (in the other lane): the lower
+  // index keeps the lesser where the run ascends.
+  static __device__ __forceinline__ void keep(U& key, uint32_t& position, U other_key,
+                                              uint32_t other_position, uint32_t i, uint32_t size,
+                                              uint32_t stride) {
     const bool lesser = ((i & stride) == 0) == ((i & size) == 0);
     if (before(other_key, other_position, key, position) == lesser) {
       key = other_key;
@@ -178,17 +198,18 @@ struct WarpPairs {
   __device__ __forceinline__ void bitonic(uint32_t base, uint32_t size, uint32_t from) {
     const uint32_t a = base + (threadIdx.x & 31u), b = a + 32;
     if (from == 32) {  // (size >= 64: a and b ascend alike)
-      if (before(b_key, b_position, a_key, a_position) == ((a & size) == 0)) {
-        const U key = a_key;
-        a_key = b_key, b_key = key;
-        const uint32_t position = a_position;
-        a_position = b_position, b_position = position;
+      if (before(v.b_key, v.b_position, v.a_key, v.a_position) == ((a & size) == 0)) {
+        const U key = v.a_key;
+        v.a_key = v.b_key, v.b_key = key;
+        const uint32_t position = v.a_position;
+        v.a_position = v.b_position, v.b_position = position;
       }
       from = 16;
     }
     for (uint32_t stride = from; stride > 0; stride /= 2) {
-      with_lane(a_key, a_position, a, size, stride);
-      with_lane(b_key, b_position, b, size, stride);
+      const Lane other = shuffle_xor(v, stride);
+      keep(v.a_key, v.a_position, other.a_key, other.a_position, a, size, stride);
+      keep(v.b_key, v.b_position, other.b_key, other.b_position, b, size, stride);
     }
   }
 };

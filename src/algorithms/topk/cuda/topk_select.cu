@@ -241,20 +241,29 @@ __device__ __forceinline__ void with_reader(const TopKParams& p, U bound, F&& f)
 
 // The bound's first read: entry e is the least key of e, e + entries_n, ... (after every key where
 // it has none), its compared bits. entries_n / (16 / sizeof(U)) readers in step, each a vector of
-// entries (any grid: a thread takes reader t, t + the grid's threads, ...). Block 0 also
-// initializes both state blocks: what comes after reads them, this does not.
+// entries (any grid: a thread takes reader t, t + the grid's threads, ...). With them, the first
+// digit's histogram of the entries (a block's in shared memory, then added to the bound's state
+// block, which the face cleared before). Block 0 also initializes the select's state block and
+// the bound's n and k: what comes after reads them, this does not.
 template <class U>
 __device__ void least(const TopKParams& p) {
   constexpr uint32_t V = 16 / sizeof(U);
+  __shared__ uint32_t bins[kTopKBins];
   const uint32_t n = element_count(p);
+  const uint32_t t = threadIdx.x;
   if (blockIdx.x == 0) {
     init(p);
-    init_state(p, p.bound_state, p.entries_n, min(min(p.k, n), p.entries_n));
+    if (t == 0) {
+      p.bound_state[kTopKStateN] = p.entries_n;
+      p.bound_state[kTopKStateK] = min(min(p.k, n), p.entries_n);
+    }
   }
+  for (uint32_t b = t; b < kTopKBins; b += blockDim.x) bins[b] = 0;
+  __syncthreads();
+  const TopKDigit d = digit(p, 0);
   const u64 readers = p.entries_n / V;
   with_reader<U>(p, U(0), [&](auto reader) {
-    for (u64 e = u64(blockIdx.x) * blockDim.x + threadIdx.x; e < readers;
-         e += u64(gridDim.x) * blockDim.x) {
+    for (u64 e = u64(blockIdx.x) * blockDim.x + t; e < readers; e += u64(gridDim.x) * blockDim.x) {
       typename decltype(reader)::Least lowest[V];
 #pragma unroll
       for (uint32_t c = 0; c < V; ++c) lowest[c] = reader.first();
@@ -269,6 +278,16 @@ __device__ void least(const TopKParams& p) {
         static_cast<U*>(p.entries)[e * V + c] = reader.bits(lowest[c]);
     }
   });
+  // (Read back from the thread's own writes: in the loop above they cost registers, and spills.)
+  for (u64 e = u64(blockIdx.x) * blockDim.x + t; e < readers; e += u64(gridDim.x) * blockDim.x)
+#pragma unroll
+    for (uint32_t c = 0; c < V; ++c) {
+      const U entry = static_cast<const U*>(p.entries)[e * V + c];
+      atomicAdd(&bins[uint32_t(u64(entry) >> d.bit) & ((1u << d.bits) - 1u)], 1u);
+    }
+  __syncthreads();
+  for (uint32_t b = t; b < kTopKBins; b += blockDim.x)
+    if (bins[b] != 0) atomicAdd(&p.bound_state[kTopKStateWords + b], bins[b]);
 }
 
 // A block's listed items staged in shared memory, then one place in a global list a batch: past
@@ -697,19 +716,20 @@ __device__ void digits(TopKParams p) {
 }
 
 // The bound after the entries, in one cooperative launch (its blocks resident, meeting at grid
-// barriers): the entries' select's histograms, the bound and the entries at or below it, the list.
+// barriers): the entries' select's other histograms, the bound and the entries at or below it,
+// the list.
 template <class U>
 __device__ void bound(TopKParams p) {
   const auto grid = cooperative_groups::this_grid();
   __shared__ SelectShared select;
   TopKParams entries = topk_entries_params(p);
-  for (entries.pass = 0; entries.pass < passes(p); ++entries.pass) {
+  // The first digit's histogram came with the entries; the next ones until a small bucket.
+  // (Uniform: every block reads the same histograms.)
+  for (entries.pass = 1; entries.pass < passes(p); ++entries.pass) {
+    if (select_digits(entries, entries.pass, select, kTopKBoundBucket).bucket <= kTopKBoundBucket)
+      break;
     histogram<U>(entries);
     grid.sync();
-    // (Uniform: every block reads the same histograms.)
-    if (select_digits(entries, entries.pass + 1, select, kTopKBoundBucket).bucket <=
-        kTopKBoundBucket)
-      break;
   }
   bound_entries<U>(p);
   grid.sync();
@@ -738,7 +758,7 @@ extern "C" __global__ void __launch_bounds__(32)
       gpusort_topk_least_##suffix(const gpusort::cuda::TopKParams p) {              \
     gpusort::cuda::topk::least<U>(p);                                               \
   }                                                                                 \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 3)      \
       gpusort_topk_bound_##suffix(const gpusort::cuda::TopKParams p) {              \
     gpusort::cuda::topk::bound<U>(p);                                               \
   }                                                                                 \
