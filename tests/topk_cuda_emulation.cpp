@@ -71,7 +71,6 @@ struct Case {
   uint32_t entries = 0;    // the bound's entries (a multiple of 1024); 0: no bound
   int list_capacity = -1;  // the bound's list; -1: the face's (2 k + 2048)
   uint32_t offset = 0;     // keys this many past a 16-byte boundary
-  int qualifying = -1;     // the entries listed; -1: the face's (topk_qualifying_capacity)
 };
 
 template <class U>
@@ -109,12 +108,8 @@ void run(const Case& c, uint64_t seed) {
   const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
   if (c.entries != 0) candidates.resize(std::max(capacity, list_capacity), 0xdeadbeef);
   std::vector<U> list_keys(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
-  uint32_t qualifying_capacity = 0;
-  if (c.entries != 0) {
-    qualifying_capacity = c.qualifying >= 0 ? uint32_t(c.qualifying)
-                                            : topk_qualifying_capacity(c.n, c.entries, sizeof(U));
-    if (c.qualifying < 0 && qualifying_capacity < c.k) qualifying_capacity = 0;  // as the face
-  }
+  const uint32_t qualifying_capacity =
+      c.entries != 0 ? topk_qualifying_capacity(c.n, c.entries, sizeof(U), c.k) : 0;
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
   TopKParams p{};
   p.keys = keys;

@@ -64,9 +64,7 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   if (entries <= n / 4 && cuda_environment().topk_bound) {
     l.entries_n = uint32_t(entries);
     l.list_capacity = uint32_t(2 * k + 2048);
-    // (Fewer than k: never enough.)
-    l.qualifying_capacity = topk_qualifying_capacity(n, l.entries_n, spec.key_words * 4);
-    if (l.qualifying_capacity < k) l.qualifying_capacity = 0;
+    l.qualifying_capacity = topk_qualifying_capacity(n, l.entries_n, spec.key_words * 4, k);
   }
   ScratchLayout buffers;
   l.state = buffers.take(uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4);

@@ -54,13 +54,16 @@ inline constexpr uint32_t kTopKLoads = 8;                // 16-byte loads in fli
 // The bound's select stops at the first digit whose bucket holding the k-th least entry has at
 // most this many: the bound is the top of that bucket (the list longer by at most as many keys).
 inline constexpr uint32_t kTopKBoundBucket = 64;
+// (0 where it is below k: k entries always lie at or below the bound, so they never fit.)
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_qualifying_capacity(uint64_t n, uint32_t entries_n,
-                                                                uint32_t key_bytes) {
+                                                                uint32_t key_bytes, uint64_t k) {
   const uint64_t share = (n + entries_n - 1) / entries_n;  // an entry's keys, at most
-  const uint64_t capacity = n * key_bytes / (64 * share);
-  return uint32_t(capacity < entries_n ? capacity : entries_n);
+  uint64_t capacity = n * key_bytes / (64 * share);
+  if (capacity > entries_n) capacity = entries_n;
+  return capacity < k ? 0 : uint32_t(capacity);
 }
-static_assert(topk_qualifying_capacity(1u << 24, 1u << 19, 4) == 1u << 15);
+static_assert(topk_qualifying_capacity(1u << 24, 1u << 19, 4, 1024) == 1u << 15 &&
+              topk_qualifying_capacity(1u << 24, 1u << 19, 4, 65536) == 0);
 
 struct TopKParams {
   const void* keys;     // n keys (4 or 8 bytes)
