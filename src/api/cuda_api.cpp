@@ -90,17 +90,34 @@ void check_n(uint64_t n) {
 
 CUdeviceptr address(const void* p) { return reinterpret_cast<CUdeviceptr>(p); }
 
+std::string float_suffix(const SortSpec& spec) {
+  return spec.key_words == 1 ? "f32" : "f64";
+}
+
 // Keys (and 4-byte values) sorted: by ranks or in one block in their bands of small sizes, else
 // Onesweep. The rank sort and Onesweep's fused kernels read t.keys_first, make the positions and
-// widen them themselves; Onesweep's other kernels read t.keys_first; the steps a sort does not
-// take run around it.
+// widen them themselves; Onesweep's fused kernels also read NumPy's floats canonical
+// (t.canonical); Onesweep's other kernels read t.keys_first; the steps a sort does not take run
+// around it.
 void sort_targets(Module& module, const SortSpec& spec, const StreamTargets& t,
                   const Options& options, CUstream stream) {
-  if (const RankSortShape* rank = rank_sort_shape(spec, t.n))
-    return rank_stream_sort(module, *rank, spec, t, stream);
-  const BlockSortShape* block = block_sort_shape(spec, t.n);
-  if (!block && (!t.fused() || onesweep_stream_fuses(spec, t.n)))
-    return onesweep_stream_sort(module, spec, t, stream);
+  const RankSortShape* rank = rank_sort_shape(spec, t.n);
+  const BlockSortShape* block = rank ? nullptr : block_sort_shape(spec, t.n);
+  const bool fuses = !rank && !block && onesweep_stream_fuses(spec, t.n);
+  if (t.canonical && !fuses) {
+    // The canonical copy made first, and sorted where it lies.
+    elementwise(module, (kCanonicalCopy + float_suffix(spec)).c_str(),
+                {reinterpret_cast<void*>(t.keys),
+                 reinterpret_cast<const void*>(t.keys_first ? t.keys_first : t.keys), nullptr,
+                 options.count, t.n},
+                stream);
+    StreamTargets copied = t;
+    copied.keys_first = 0;
+    copied.canonical = false;
+    return sort_targets(module, spec, copied, options, stream);
+  }
+  if (rank) return rank_stream_sort(module, *rank, spec, t, stream);
+  if (!block && (!t.fused() || fuses)) return onesweep_stream_sort(module, spec, t, stream);
   StreamTargets unfused{t.keys, t.values, t.count, t.scratch, t.n};
   if (!block)
     unfused.keys_first = t.keys_first;
@@ -120,10 +137,6 @@ void sort_targets(Module& module, const SortSpec& spec, const StreamTargets& t,
                 {reinterpret_cast<void*>(t.values_wide), reinterpret_cast<const void*>(t.values),
                  nullptr, options.count, t.n},
                 stream);
-}
-
-std::string float_suffix(const SortSpec& spec) {
-  return spec.key_words == 1 ? "f32" : "f64";
 }
 
 // NumPy order around a sort in place: before() canonicalizes the keys (setting the zeros and
@@ -240,7 +253,7 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   const CallScratch scratch(options, layout.total, stream, "", "this sort needs (scratch_bytes)");
   // The keys are sorted into a copy (the caller's sorted_keys, or scratch) with their positions
   // (u32: the indices themselves; u64: u32 ones in scratch, widened into the indices), read
-  // where they are; in NumPy's order from a canonical copy, sorted in place.
+  // where they are; in NumPy's order read canonical (sort_targets).
   const CUdeviceptr key_copy =
       options.sorted_keys ? address(options.sorted_keys) : scratch.at(layout.offsets[0]);
   const bool wide = index_bytes == 8;
@@ -248,11 +261,8 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
                   address(options.count), scratch.at(0), n};
   t.values_iota = true;
   if (wide) t.values_wide = address(indices);
-  if (numpy)
-    elementwise(module, (kCanonicalCopy + float_suffix(spec)).c_str(),
-                {reinterpret_cast<void*>(key_copy), keys, nullptr, options.count, n}, stream);
-  else
-    t.keys_first = address(keys);
+  t.keys_first = address(keys);
+  t.canonical = numpy;
   sort_targets(module, spec, t, options, stream);
   // The sorted keys returned: the original zeros and NaNs where canonical ones stand.
   if (numpy && options.sorted_keys)

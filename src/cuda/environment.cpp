@@ -1,7 +1,11 @@
 // Which kernels a sort asks for, and the CUDA kernels' switches (environment.hpp).
 #include "cuda/environment.hpp"
 
+#include <unistd.h>  // environ
+
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 
 namespace gpusort {
 
@@ -38,7 +42,9 @@ KernelPath requested_kernel_path(KernelPath option) {
   return option != KernelPath::automatic ? option : kernel_path_from_environment();
 }
 
-CudaEnvironment cuda_environment() {
+namespace {
+
+CudaEnvironment parse_cuda_environment() {
   auto read = [](const char* name) -> std::string {
     const char* value = std::getenv(name);
     return value ? value : "";
@@ -70,6 +76,7 @@ CudaEnvironment cuda_environment() {
   };
   e.rank_sort_copy = flag("GPUSORT_CUDA_RANK_SORT_COPY", false);
   e.topk_bound = flag("GPUSORT_CUDA_TOPK_BOUND", true);
+  e.refusal_period = number("GPUSORT_CUDA_REFUSAL_PERIOD", "tiles");
   e.carveout = number("GPUSORT_CUDA_CARVEOUT", "percent");
   if (e.carveout && *e.carveout > 100)
     throw Error("GPUSORT_CUDA_CARVEOUT='" + std::to_string(*e.carveout) +
@@ -78,6 +85,29 @@ CudaEnvironment cuda_environment() {
   if (!e.module.empty() && e.module != "ptx" && e.module != "cubin")
     throw Error("GPUSORT_CUDA_MODULE='" + e.module + "' is not ptx or cubin");
   return e;
+}
+
+// The environment's GPUSORT_CUDA_ entries, in its order: one scan of it.
+std::string cuda_variables() {
+  std::string all;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
+    if (std::strncmp(*entry, "GPUSORT_CUDA_", 13) == 0) all.append(*entry).push_back('\n');
+  return all;
+}
+
+}  // namespace
+
+CudaEnvironment cuda_environment() {
+  // Parsed again where those entries changed, the last parse kept per thread: a top-k call reads
+  // them a dozen times, and a parse scans the whole environment once for each variable (getenv).
+  thread_local std::string seen;
+  thread_local std::optional<CudaEnvironment> parsed;
+  std::string now = cuda_variables();
+  if (!parsed || now != seen) {
+    parsed = parse_cuda_environment();  // a bad value throws, and is parsed again next time
+    seen = std::move(now);
+  }
+  return *parsed;
 }
 
 void check_kernel_environment() {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <gpusort/gpusort.h>
 #include <numeric>
@@ -263,12 +264,29 @@ void largest_tile_cases(cudaStream_t stream, uint64_t& seed) {
                (1u << 25) + 3, stream}, ++seed);
 }
 
+// The look-back's fallback (GPUSORT_CUDA_REFUSAL_PERIOD: every third tile never publishes, so
+// that the tiles after it recount their predecessors' digits from the pass's input): argsort's
+// fused first pass, which reads the caller's keys (NumPy's floats canonical) and makes the
+// positions, on the fused rows of 32-bit keys and of 64-bit ones below 2^25; an unfused pair sort.
+void fallback_cases(cudaStream_t stream, uint64_t& seed) {
+  setenv("GPUSORT_CUDA_REFUSAL_PERIOD", "3", 1);
+  for (const Type* t : {&types[2], &types[5]})
+    for (uint64_t n : {uint64_t(1u << 20), uint64_t(1u << 20) + 7, uint64_t(1u << 23) + 5})
+      for (bool desc : {false, true})
+        run(Case{t, 8, true, desc, 0, 0, specials, n, n, stream, true, true}, ++seed);
+  const uint64_t n = (1u << 20) + 7;
+  for (const Type* t : {&types[0], &types[4]})
+    run(Case{t, 8, true, false, 0, 0, uniform, n, n, stream}, ++seed);
+  run(Case{&types[1], 4, false, true, 0, 0, uniform, n, n, stream}, ++seed);
+  unsetenv("GPUSORT_CUDA_REFUSAL_PERIOD");
+}
+
 }  // namespace
 
-// cuda_face_test [--quick | --largest | --topk]: --quick leaves out the sizes beyond 2^23, whose
-// sorts take the largest tiles (and the host's reference sort most of the time), but for the
-// cases of largest_tile_cases, which --largest runs alone; --topk runs the top-k cases alone (as
-// --quick has them).
+// cuda_face_test [--quick | --largest | --topk | --fallback]: --quick leaves out the sizes beyond
+// 2^23, whose sorts take the largest tiles (and the host's reference sort most of the time), but
+// for the cases of largest_tile_cases, which --largest runs alone; --topk runs the top-k cases
+// alone (as --quick has them); --fallback runs fallback_cases alone.
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const bool quick = mode == "--quick";
@@ -276,8 +294,9 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   uint64_t seed = 1;
-  if (mode == "--largest" || mode == "--topk") {
+  if (mode == "--largest" || mode == "--topk" || mode == "--fallback") {
     if (mode == "--largest") largest_tile_cases(stream, seed);
+    else if (mode == "--fallback") fallback_cases(stream, seed);
     else topk_cases(stream, true, failures, checks);
     cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
     std::printf("cuda_face_test: %d of %d checks failed\n", failures, checks);
@@ -299,6 +318,7 @@ int main(int argc, char** argv) {
         for (int d = 0; d < distribution_count; ++d)
           run(Case{&t, ib, true, d % 2 == 1, 0, 0, Distribution(d), n, n, stream}, ++seed);
   largest_tile_cases(stream, seed);
+  fallback_cases(stream, seed);
   // 32-bit keys with 4-byte values from 2^23 copy each tile's values ahead (kHintAsyncValues): 16
   // bytes a copy on whole aligned tiles, 4 on the last and where the values are not aligned; with
   // a GPU-side count the last tile lies inside the arrays. Every 32-bit type, both orders.

@@ -88,7 +88,8 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28,
      kHintWholeTile | kHintAsyncValues | kHintFusedVariant, "384x28"},
     {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
-    {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile, "384x16"},
+    {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile | kHintFusedVariant,
+     "384x16"},
     // Small tiles for the sizes just above the one-block sort: more blocks per pass.
     {"gpusort_onesweep_pass_k32_w256x8", 1, 0, 256, 2, 8, kHintWholeTile, "256x8"},
     {"gpusort_onesweep_pass_k32_w256x16", 1, 0, 256, 2, 16, kHintWholeTile, "256x16"},
@@ -97,7 +98,8 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k32_v32_w256x8", 1, 1, 256, 2, 8, kHintWholeTile, "256x8"},
     {"gpusort_onesweep_pass_k32_v32_w256x16", 1, 1, 256, 2, 16, kHintWholeTile, "256x16"},
     {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile, "256x8"},
-    {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile, "256x16"},
+    {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile | kHintFusedVariant,
+     "256x16"},
     {"gpusort_onesweep_pass_k64_v32_w256x28", 2, 1, 256, 2, 28, kHintWholeTile | kHintFusedVariant, "256x28"},
     // Measurement rows for u64+u32 from 2^25 (GPUSORT_CUDA_FACE_TILE; their numbers below).
     {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile, "256x24"},
@@ -233,6 +235,9 @@ struct OnesweepFusedParams {
   const void* keys_first;
   unsigned long long* values_wide;
   uint32_t values_iota;
+  // 1: float keys in NumPy's order: the first pass reads them canonical (-0.0 as +0.0, every NaN
+  // as the canonical NaN), as the histogram does (OnesweepHistogramParams::canonical).
+  uint32_t canonical;
 };
 
 // The one argument of every histogram-and-plan kernel (onesweep_pass.cu HistogramAndPlan).
@@ -249,6 +254,8 @@ struct OnesweepHistogramParams {
   // results where the CUDA face's fused steps (OnesweepPassParams::keys_first, values_iota) need
   // them.
   uint32_t first_pass_always;
+  // 1: float keys counted canonical, for the fused first pass that reads them so.
+  uint32_t canonical;
 };
 
 // The one argument of the copy-back kernel (gpusort_onesweep_copy_back, the CUDA face's).

@@ -93,6 +93,11 @@ struct DigitOf {
   __device__ __forceinline__ uint32_t Digit(K key) const { return uint32_t(key >> bit) & mask; }
 };
 
+// Whether a kernel of ORDER may read NumPy's floats (OnesweepFusedParams::canonical): only the
+// fused variants of the float orders carry the code.
+template <uint32_t ORDER, bool FUSED>
+inline constexpr bool kMayCanonicalize = FUSED && ORDER < kOrderAny && ORDER / 2 == key_kind_float;
+
 // The fallback's digit of key i: read from the pass's input, mapped where it is the caller's.
 template <class K, uint32_t ORDER>
 struct InputDigits {
@@ -103,6 +108,19 @@ struct InputDigits {
   __device__ __forceinline__ uint32_t operator()(uint32_t i) const {
     const K key = keys_in[i];
     return digits.Digit(map ? order.to_order(key) : key);
+  }
+};
+// The same, the caller's keys read as the first pass reads NumPy's floats where `canonical` (-0.0
+// as +0.0, every NaN as the canonical NaN): a functor of its own, so that the other kernels' code
+// stays as it was.
+template <class K, uint32_t ORDER>
+struct CanonicalInputDigits {
+  InputDigits<K, ORDER> input;
+  bool canonical;
+  __device__ __forceinline__ uint32_t operator()(uint32_t i) const {
+    const K raw = input.keys_in[i];
+    const K key = canonical ? FloatKeyBits<K>::canonical(raw) : raw;  // first passes only
+    return input.digits.Digit(input.map ? input.order.to_order(key) : key);
   }
 };
 
@@ -118,6 +136,8 @@ struct OnesweepPass {
   static constexpr uint32_t kOrder = (HINTS & kHintRuntimeOrder) != 0 ? kOrderAny : ORDER;
   using Order = KeyOrder<K, kOrder>;
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
+  // The fused variants of the float orders read NumPy's floats canonical where asked.
+  static constexpr bool kMayCanonicalize = gpusort::cuda::kMayCanonicalize<kOrder, FUSED>;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
   using Lookback =
       gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
@@ -236,13 +256,20 @@ struct OnesweepPass {
   template <bool FULL>
   static __device__ __forceinline__ void load_keys(const K* __restrict__ keys_in,
                                                    uint32_t tile_begin, uint32_t tile_items,
-                                                   bool map, const Order& order, K (&keys)[ITEMS]) {
+                                                   bool map, bool canonical, const Order& order,
+                                                   K (&keys)[ITEMS]) {
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const uint32_t first = warp * uint32_t(ITEMS) * 32 + lane;
     const K* chunk = keys_in + tile_begin + first;
 #pragma unroll
     for (int u = 0; u < ITEMS; ++u)
       keys[u] = FULL || first + uint32_t(u) * 32 < tile_items ? chunk[u * 32] : K(0);
+    if constexpr (kMayCanonicalize) {
+      if (canonical) {
+#pragma unroll
+        for (int u = 0; u < ITEMS; ++u) keys[u] = FloatKeyBits<K>::canonical(keys[u]);
+      }
+    }
     if (map) {
 #pragma unroll
       for (int u = 0; u < ITEMS; ++u) keys[u] = order.to_order(keys[u]);
@@ -377,7 +404,7 @@ struct OnesweepPass {
       uint32_t tile_begin, uint32_t tile_items, K (&keys)[ITEMS],
       const uint32_t (&ranks)[kPackedRanks]) {
     if constexpr (kSegments > 1)
-      load_keys<FULL>(keys_in, tile_begin, tile_items, map_in, order, keys);
+      load_keys<FULL>(keys_in, tile_begin, tile_items, map_in, false, order, keys);
     ValueSlot values[ITEMS];
     if constexpr (kAsyncValues) {
       if (iota)
@@ -454,6 +481,7 @@ struct OnesweepPass {
         input_alt ? p.keys_b
                   : (FUSED && map_in && f.keys_first != nullptr ? f.keys_first : p.keys_a));
     const bool iota = FUSED && map_in && f.values_iota != 0;
+    const bool canonical = kMayCanonicalize && map_in && f.canonical != 0;
     unsigned long long* const values_wide = FUSED && map_out ? f.values_wide : nullptr;
     K* keys_out = static_cast<K*>(input_alt ? p.keys_a : p.keys_b);
     const V* values_in = static_cast<const V*>(input_alt ? p.values_b : p.values_a);
@@ -475,9 +503,9 @@ struct OnesweepPass {
     // 1. The tile's keys.
     K keys[ITEMS];
     if (full)
-      load_keys<true>(keys_in, tile_begin, tile_items, map_in, order, keys);
+      load_keys<true>(keys_in, tile_begin, tile_items, map_in, canonical, order, keys);
     else
-      load_keys<false>(keys_in, tile_begin, tile_items, map_in, order, keys);
+      load_keys<false>(keys_in, tile_begin, tile_items, map_in, canonical, order, keys);
 
     // 2-3. Rank by digit; the counts are published from within the ranking.
     int ranks[ITEMS];
@@ -504,11 +532,18 @@ struct OnesweepPass {
 
     // 4. Look back for each digit's count in all earlier tiles, publish the inclusive prefix.
     uint32_t exclusive[kBins];
-    Lookback::run_with(
-        s.fixed.lookback, InputDigits<K, kOrder>{keys_in, order, digits, map_in}, p.lookback,
-        p.control + ONESWEEP_CONTROL_FALLBACKS,
-        LookbackParams{uint32_t(count), p.bit, p.first_tag, p.slot_mask, p.spin_limit}, tile,
-        exclusive);
+    const auto look_back = [&](const auto& input_digits) {
+      Lookback::run_with(s.fixed.lookback, input_digits, p.lookback,
+                         p.control + ONESWEEP_CONTROL_FALLBACKS,
+                         LookbackParams{uint32_t(count), p.bit, p.first_tag, p.slot_mask,
+                                        p.spin_limit},
+                         tile, exclusive);
+    };
+    const InputDigits<K, kOrder> input_digits{keys_in, order, digits, map_in};
+    if constexpr (kMayCanonicalize)
+      look_back(CanonicalInputDigits<K, kOrder>{input_digits, canonical});
+    else
+      look_back(input_digits);
 #pragma unroll
     for (int u = 0; u < kBins; ++u) {
       const int bin = thread_bin(u);
@@ -576,7 +611,7 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w384x32, uint32_t, NoValue, 
 GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t, 7)
 GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t, 8)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w384x20, unsigned long long, NoValue, 9)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x8, uint32_t, NoValue, 11)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x16, uint32_t, NoValue, 12)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x8, unsigned long long, NoValue, 13)
@@ -584,7 +619,7 @@ GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x16, unsigned long long,
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x8, uint32_t, uint32_t, 15)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x8, unsigned long long, uint32_t, 17)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
+GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
 GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x28, unsigned long long, uint32_t, 19)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 20)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24w16, unsigned long long, uint32_t, 21)
@@ -635,7 +670,9 @@ struct HistogramAndPlan {
     KeyOrder<K, kOrderAny> order;
     K keep;  // the bits below end_bit
     uint32_t begin_bit, passes;
+    bool canonical;  // NumPy's floats, as the fused first pass reads them
     __device__ __forceinline__ void operator()(K raw) const {
+      if (canonical) raw = FloatKeyBits<K>::canonical(raw);
       const K bits = (order.to_order(raw) & keep) >> begin_bit;
 #pragma unroll
       for (uint32_t pass = 0; pass < kKeyPasses; ++pass)
@@ -671,7 +708,7 @@ struct HistogramAndPlan {
     const Counter counter{hist + ((t / 32) % uint32_t(COPIES)) * kKeyPasses * kRadix,
                           KeyOrder<K, kOrderAny>::make(p.key_kind, p.descending != 0),
                           p.end_bit >= key_bits ? ~K(0) : (K(1) << p.end_bit) - K(1), p.begin_bit,
-                          passes};
+                          passes, p.canonical != 0};
     // The keys before the first 16-byte boundary, the whole vectors, the rest.
     const uint32_t misaligned =
         uint32_t(reinterpret_cast<uintptr_t>(keys) & 15u) / uint32_t(sizeof(K));

@@ -12,14 +12,15 @@ namespace gpusort::cuda {
 
 // Device addresses of one sort: the caller's keys and values (0 without), its GPU-side u32 count
 // (0: n), the scratch laid out by onesweep_layout; n is max_n with a count. The CUDA face's fused
-// steps (OnesweepFusedParams): keys read from keys_first (0: keys), the values made as positions
-// (values_iota), the values written as 8 bytes to values_wide (0: to values).
+// steps (OnesweepFusedParams): keys read from keys_first (0: keys), canonical where they are
+// NumPy's floats (canonical), the values made as positions (values_iota), the values written as
+// 8 bytes to values_wide (0: to values).
 struct OnesweepAddresses {
   uint64_t keys = 0, values = 0, count = 0, scratch = 0;
   uint64_t n = 0;
   uint64_t keys_first = 0, values_wide = 0;
-  bool values_iota = false;
-  bool fused() const { return keys_first != 0 || values_wide != 0 || values_iota; }
+  bool values_iota = false, canonical = false;
+  bool fused() const { return keys_first != 0 || values_wide != 0 || values_iota || canonical; }
 };
 
 // The pass kernels' switches: OnesweepOptions's on the NVX path, their defaults on the CUDA face.
@@ -61,7 +62,8 @@ inline OnesweepPassParams onesweep_pass_params(const SortSpec& spec, const Onesw
 inline OnesweepFusedParams onesweep_fused_params(const OnesweepAddresses& a) {
   return OnesweepFusedParams{.keys_first = reinterpret_cast<const void*>(a.keys_first),
                              .values_wide = reinterpret_cast<unsigned long long*>(a.values_wide),
-                             .values_iota = a.values_iota ? 1u : 0u};
+                             .values_iota = a.values_iota ? 1u : 0u,
+                             .canonical = a.canonical ? 1u : 0u};
 }
 
 // The histogram and plan: `tile` keys per pass tile, and the copy-back's grid (copy_group_count
@@ -88,7 +90,8 @@ inline OnesweepHistogramParams onesweep_histogram_params(
       .max_groups_x = max_groups_x,
       .tile = tile,
       .pass_group_cap = 0,
-      .first_pass_always = a.fused() ? 1u : 0u};
+      .first_pass_always = a.fused() ? 1u : 0u,
+      .canonical = a.canonical ? 1u : 0u};
 }
 
 // The histogram's grid: one round of keys per block, at most blocks_per_sm blocks per SM (16 SMs

@@ -77,7 +77,8 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
                             .n = t.n,
                             .keys_first = t.keys_first,
                             .values_wide = t.values_wide,
-                            .values_iota = t.values_iota};
+                            .values_iota = t.values_iota,
+                            .canonical = t.canonical};
 
   // 1. The state block: digit counts, control words and the look-back table.
   check(d.memset_d32_async(t.scratch + l.state, 0, size_t(l.state_bytes / 4), stream),
@@ -90,13 +91,16 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
          h.threads, 0, stream,
          onesweep_histogram_params(spec, l, a, shape.threads * shape.items, 1, 1, 65535));
 
-  // 3. One pass per digit (GPUSORT_CUDA_PREFETCH, for measurements: prefetch ahead).
+  // 3. One pass per digit (GPUSORT_CUDA_PREFETCH, for measurements: prefetch ahead;
+  // GPUSORT_CUDA_REFUSAL_PERIOD, for tests: tiles that never publish).
+  const CudaEnvironment environment = cuda_environment();
   OnesweepPassSwitches switches;
-  switches.prefetch_tiles = cuda_environment().prefetch_tiles.value_or(0);
+  switches.prefetch_tiles = environment.prefetch_tiles.value_or(0);
+  switches.refusal_period = environment.refusal_period.value_or(0);
   const uint32_t order = cuda_key_order(spec.key_kind, spec.descending);
   const uint32_t shared = cuda_pass_dynamic_shared(shape);
   const bool fused = a.fused() && (shape.hints & kHintFusedVariant) != 0;
-  if (!fused && (t.values_iota || t.values_wide != 0))
+  if (!fused && (t.values_iota || t.values_wide != 0 || t.canonical))
     throw Error(std::string("the CUDA face's Onesweep tile ") + shape.variant +
                 " has no fused variant (onesweep_stream_fuses)");
   const CUfunction pass_function = module.function(

@@ -13,15 +13,17 @@ namespace gpusort::cuda {
 
 // Where the sort works: device addresses (values 0 without), count 0 or a u32 GPU-side count;
 // the keys read from keys_first and left there (0: keys sorted in place; keys only receives the
-// result). Onesweep's fused steps, only where onesweep_stream_fuses: the values made as the keys'
-// positions (values_iota: values only receives them), the values written widened to u64 at
-// values_wide (0: to values; else values holds only the passes' intermediate u32s).
+// result). Onesweep's fused steps, only where onesweep_stream_fuses: the keys at keys_first read
+// as NumPy's floats (canonical: -0.0 as +0.0, every NaN as the canonical NaN; keys receives them
+// so), the values made as the keys' positions (values_iota: values only receives them), the
+// values written widened to u64 at values_wide (0: to values; else values holds only the passes'
+// intermediate u32s).
 struct StreamTargets {
   CUdeviceptr keys = 0, values = 0, count = 0, scratch = 0;
   uint64_t n = 0;  // max_n with a count
   CUdeviceptr keys_first = 0, values_wide = 0;
-  bool values_iota = false;
-  bool fused() const { return keys_first != 0 || values_wide != 0 || values_iota; }
+  bool values_iota = false, canonical = false;
+  bool fused() const { return keys_first != 0 || values_wide != 0 || values_iota || canonical; }
 };
 
 // Scratch bytes of a sort of up to max_n elements of `spec` (the key and value copies and the
