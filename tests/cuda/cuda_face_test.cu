@@ -281,12 +281,40 @@ void fallback_cases(cudaStream_t stream, uint64_t& seed) {
   unsetenv("GPUSORT_CUDA_REFUSAL_PERIOD");
 }
 
+// NumPy's float order: keys alone, with 4- and 8-byte values, argsort with its sorted keys,
+// special values (zeros of both signs, NaNs of both signs and other payloads) across the
+// set-aside's chunks, GPU-side counts; and sorted keys in totalOrder.
+void numpy_order_cases(cudaStream_t stream, bool quick, uint64_t& seed) {
+  for (const Type* t : {&types[2], &types[5]})
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(3000), uint64_t(100000), uint64_t(1u << 20) + 7, uint64_t(1u << 23) + 5}) {
+      if (quick && n > (1u << 21)) continue;
+      for (Distribution d : {specials, uniform, equal, few})
+        for (bool desc : {false, true}) {
+          for (uint32_t vb : {0u, 4u, 8u})
+            run(Case{t, vb, false, desc, 0, 0, d, n, n, stream, true}, ++seed);
+          for (uint32_t ib : {4u, 8u}) {
+            run(Case{t, ib, true, desc, 0, 0, d, n, n, stream, true, true}, ++seed);
+            run(Case{t, ib, true, desc, 0, 0, d, n, n, stream, true, false}, ++seed);
+          }
+        }
+      for (uint64_t count : {uint64_t(0), n / 3})
+        for (uint32_t vb : {0u, 8u}) run(Case{t, vb, false, false, 0, 0, specials, n, count, stream, true}, ++seed);
+      run(Case{t, 8, true, true, 0, 0, specials, n, n / 2, stream, true, true}, ++seed);
+      run(Case{t, 8, true, false, 0, 0, specials, n, n, stream, false, true}, ++seed);
+      // Sorted copies: NumPy's order (the count pass copies) and totalOrder (a copy first).
+      for (bool numpy : {true, false})
+        for (bool desc : {false, true})
+          run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, numpy, false, true}, ++seed);
+    }
+}
+
 }  // namespace
 
-// cuda_face_test [--quick | --largest | --topk | --fallback]: --quick leaves out the sizes beyond
-// 2^23, whose sorts take the largest tiles (and the host's reference sort most of the time), but
-// for the cases of largest_tile_cases, which --largest runs alone; --topk runs the top-k cases
-// alone (as --quick has them); --fallback runs fallback_cases alone.
+// cuda_face_test [--quick | --largest | --topk | --fallback | --numpy]: --quick leaves out the
+// sizes beyond 2^23, whose sorts take the largest tiles (and the host's reference sort most of the
+// time), but for the cases of largest_tile_cases, which --largest runs alone; --topk, --fallback
+// and --numpy run the top-k cases, fallback_cases and numpy_order_cases alone (as --quick has
+// them).
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   const bool quick = mode == "--quick";
@@ -294,9 +322,10 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   uint64_t seed = 1;
-  if (mode == "--largest" || mode == "--topk" || mode == "--fallback") {
+  if (mode == "--largest" || mode == "--topk" || mode == "--fallback" || mode == "--numpy") {
     if (mode == "--largest") largest_tile_cases(stream, seed);
     else if (mode == "--fallback") fallback_cases(stream, seed);
+    else if (mode == "--numpy") numpy_order_cases(stream, true, seed);
     else topk_cases(stream, true, failures, checks);
     cuda_check(cudaStreamDestroy(stream), "cudaStreamDestroy");
     std::printf("cuda_face_test: %d of %d checks failed\n", failures, checks);
@@ -355,30 +384,7 @@ int main(int argc, char** argv) {
       }
       run(Case{&t, 8, true, false, 0, 0, uniform, n, n / 2, stream}, ++seed);
     }
-  // NumPy's float order: keys alone, with 4- and 8-byte values, argsort with its sorted keys,
-  // special values (zeros of both signs, NaNs of both signs and other payloads) across the
-  // set-aside's chunks, GPU-side counts; and sorted keys in totalOrder.
-  for (const Type* t : {&types[2], &types[5]})
-    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(3000), uint64_t(100000), uint64_t(1u << 20) + 7, uint64_t(1u << 23) + 5}) {
-      if (quick && n > (1u << 21)) continue;
-      for (Distribution d : {specials, uniform, equal, few})
-        for (bool desc : {false, true}) {
-          for (uint32_t vb : {0u, 4u, 8u})
-            run(Case{t, vb, false, desc, 0, 0, d, n, n, stream, true}, ++seed);
-          for (uint32_t ib : {4u, 8u}) {
-            run(Case{t, ib, true, desc, 0, 0, d, n, n, stream, true, true}, ++seed);
-            run(Case{t, ib, true, desc, 0, 0, d, n, n, stream, true, false}, ++seed);
-          }
-        }
-      for (uint64_t count : {uint64_t(0), n / 3})
-        for (uint32_t vb : {0u, 8u}) run(Case{t, vb, false, false, 0, 0, specials, n, count, stream, true}, ++seed);
-      run(Case{t, 8, true, true, 0, 0, specials, n, n / 2, stream, true, true}, ++seed);
-      run(Case{t, 8, true, false, 0, 0, specials, n, n, stream, false, true}, ++seed);
-      // Sorted copies: NumPy's order (the count pass copies) and totalOrder (a copy first).
-      for (bool numpy : {true, false})
-        for (bool desc : {false, true})
-          run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, numpy, false, true}, ++seed);
-    }
+  numpy_order_cases(stream, quick, seed);
   // Sorted copies in totalOrder with values, and of keys that are all equal (every pass's digit
   // the same: the first pass still runs, to write the copy).
   for (const Type& t : types)

@@ -50,7 +50,7 @@ struct FloatOrderParams {
 
 inline constexpr uint32_t kFloatOrderThreads = 256;
 inline constexpr uint32_t kFloatOrderMaxChunks = 1024;      // the scan's one block
-inline constexpr uint32_t kFloatOrderKeysPerChunk = 16384;  // at least, before the cap
+inline constexpr uint32_t kFloatOrderKeysPerChunk = 2048;  // at least, before the cap
 
 // Kernel names: the prefix, then "f32" or "f64" (scan: one kernel).
 inline constexpr const char* kFloatOrderCount = "gpusort_numpy_order_count_";
