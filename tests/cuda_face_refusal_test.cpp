@@ -94,6 +94,12 @@ TEST(CudaFace, NumpyOrderAndSortedKeysNeedNoDeviceToSize) {
             gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1000) + 4000);
   EXPECT_GE(gpusort::cuda::scratch_bytes(KeyType::f64, 8, 1u << 20, numpy),
             gpusort::cuda::scratch_bytes(KeyType::f64, 8, 1u << 20) + (8u << 20));
+  // A sorted copy (keys_in) sets nothing aside: its source stays.
+  gpusort::cuda::Options numpy_copy = numpy;
+  const float source[1] = {0.0f};
+  numpy_copy.keys_in = source;
+  EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1u << 20, numpy_copy) + (4u << 20),
+            gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1u << 20, numpy));
   // Integers ignore it; argsort sorts a canonical copy in the same room.
   EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::i64, 0, 1u << 20, numpy),
             gpusort::cuda::scratch_bytes(KeyType::i64, 0, 1u << 20));

@@ -66,10 +66,10 @@ struct Scratch {
   }
 };
 
-// 8-byte values: positions, a copy of the values; NumPy order: the set-aside keys, the records.
-// The NumPy order's buffers are the last two.
-Scratch sort_layout(const SortSpec& spec, uint32_t value_bytes, uint64_t n, bool numpy) {
-  const uint64_t aside = numpy ? n * spec.key_words * 4 : 0;
+// 8-byte values: positions, a copy of the values; NumPy order: the set-aside keys (none for a
+// sorted copy, whose source stays), the records. The NumPy order's buffers are the last two.
+Scratch sort_layout(const SortSpec& spec, uint32_t value_bytes, uint64_t n, bool numpy, bool copy) {
+  const uint64_t aside = numpy && !copy ? n * spec.key_words * 4 : 0;
   const uint64_t records = numpy ? float_order_records_bytes(n) : 0;
   if (value_bytes == 8) return Scratch(sort_scratch(spec, n), {n * 4, n * 8, aside, records});
   return Scratch(sort_scratch(spec, n), {aside, records});
@@ -139,8 +139,9 @@ void sort_targets(Module& module, const SortSpec& spec, const StreamTargets& t,
                 stream);
 }
 
-// NumPy order around a sort in place: before() canonicalizes the keys (setting the zeros and
-// NaNs aside where any is not canonical), after() writes them back over their runs.
+// NumPy order around a sort: before() canonicalizes the keys (in place, setting the zeros and NaNs
+// aside where any is not canonical; or as it copies them from options.keys_in), after() writes
+// the original zeros and NaNs back over their runs (from the set-aside, or from keys_in).
 class NumpyOrder {
  public:
   NumpyOrder(Module& module, const SortSpec& spec, CUdeviceptr keys, CUdeviceptr aside,
@@ -160,11 +161,15 @@ class NumpyOrder {
   void before() const {
     launch(module_.function(kFloatOrderCount + suffix_), params_.chunk_count, kFloatOrderThreads,
            0, stream_, params_);
+    if (params_.source != nullptr) return;
     launch(module_.function(kFloatOrderScan), 1, kFloatOrderMaxChunks, 0, stream_, params_);
     launch(module_.function(kFloatOrderSetAside + suffix_), params_.chunk_count,
            kFloatOrderThreads, 0, stream_, params_);
   }
   void after() const {
+    if (params_.source != nullptr)
+      return launch(module_.function(kFloatOrderRestoreCopy + suffix_), params_.chunk_count,
+                    kFloatOrderThreads, 0, stream_, params_);
     const uint64_t groups = std::clamp<uint64_t>(
         (params_.n + kFloatOrderThreads - 1) / kFloatOrderThreads, 1, 2ull * module_.sm_count());
     launch(module_.function(kFloatOrderRestore + suffix_), uint32_t(groups), kFloatOrderThreads, 0,
@@ -187,7 +192,8 @@ std::string unavailable_why() {
 uint64_t scratch_bytes(KeyType key_type, uint32_t value_bytes, uint64_t n,
                        const Options& options) {
   const SortSpec spec = kernel_spec(key_type, value_bytes, options);
-  return sort_layout(spec, value_bytes, n, numpy_order(spec, options)).total;
+  return sort_layout(spec, value_bytes, n, numpy_order(spec, options), options.keys_in != nullptr)
+      .total;
 }
 
 uint64_t argsort_scratch_bytes(KeyType key_type, uint32_t index_bytes, uint64_t n,
@@ -209,15 +215,15 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   const StreamContext context(stream);
   Module& module = module_for(context.context());
   const bool numpy = numpy_order(spec, options);
-  const Scratch layout = sort_layout(spec, value_bytes, n, numpy);
+  const Scratch layout = sort_layout(spec, value_bytes, n, numpy, options.keys_in != nullptr);
   const CallScratch scratch(options, layout.total, stream, "", "this sort needs (scratch_bytes)");
   const int aside_buffer = value_bytes == 8 ? 2 : 0;
   const NumpyOrder order_pass(module, spec, address(keys), scratch.at(layout.offsets[aside_buffer]),
                               scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
   if (numpy) order_pass.before();
   StreamTargets t{address(keys), address(values), address(options.count), scratch.at(0), n};
-  // A sorted copy: the keys read from keys_in by the sort (in NumPy's order copied by the count
-  // pass, which reads them).
+  // A sorted copy: the keys read from keys_in by the sort (in NumPy's order copied canonical by
+  // the count pass, which reads them).
   if (!numpy) t.keys_first = address(options.keys_in);
   if (value_bytes != 8) {
     sort_targets(module, spec, t, options, stream);

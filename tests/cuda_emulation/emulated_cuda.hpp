@@ -1,8 +1,8 @@
 // CUDA kernels run on the host, for the tests that check the CUDA face's kernel code without a
-// GPU or nvcc (topk_cuda_emulation.cpp, small_sort_cuda_emulation.cpp): the built-ins the kernels
-// use, each block emulated by its threads (host threads that share a std::barrier for
-// __syncthreads, static storage for __shared__, std::atomic_ref for the atomics), blocks one after
-// another. Include before the kernel source.
+// GPU or nvcc (topk_, small_sort_, segmented_ and float_order_cuda_emulation.cpp): the built-ins
+// the kernels use, each block emulated by its threads (host threads that share a std::barrier for
+// __syncthreads, static storage for __shared__, std::atomic_ref for the atomics), blocks one
+// after another. Include before the kernel source.
 #pragma once
 
 #include <algorithm>

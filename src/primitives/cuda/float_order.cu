@@ -40,7 +40,7 @@ __device__ __forceinline__ void count(const FloatOrderParams& p) {
 #pragma unroll 4
   for (unsigned long long i = chunk.begin + threadIdx.x; i < chunk.end; i += kFloatOrderThreads) {
     const U bits = source != nullptr ? source[i] : keys[i];
-    if (source != nullptr) keys[i] = bits;
+    if (source != nullptr) keys[i] = B::canonical(bits);
     const bool nan = B::is_nan(bits), zero = B::is_zero(bits);
     zeros += zero;
     nans += nan;
@@ -76,53 +76,111 @@ __device__ __forceinline__ void scan(const FloatOrderParams& p) {
   if (t == 0) *p.totals = {odd != 0 ? 1u : 0u, zeros, nans, negatives};
 }
 
-template <class U>
-__device__ __forceinline__ void set_aside(const FloatOrderParams& p) {
+// The zeros and NaNs of this block's chunk of `keys`, in input order: zero(rank, i, bits) and
+// nan(rank, i, bits) with each one's rank among the chunk's zeros (NaNs). A stable compaction, a
+// tile of the block's threads at a time.
+template <class U, class Zero, class Nan>
+__device__ __forceinline__ void each_zero_and_nan(const Chunk& chunk, const U* keys, Zero zero,
+                                                  Nan nan) {
   using B = Bits<U>;
-  if (p.totals->odd == 0) return;
-  const Chunk chunk = chunk_of(p);
-  U* keys = static_cast<U*>(p.keys);
-  U* aside = static_cast<U*>(p.aside);
-  uint32_t zero_next = p.chunks[blockIdx.x].zeros;
-  uint32_t nan_next = p.totals->zeros + p.chunks[blockIdx.x].nans;
   using Scan = cub::BlockScan<uint32_t, kFloatOrderThreads>;
   __shared__ typename Scan::TempStorage temp;
+  uint32_t zero_next = 0, nan_next = 0;
   for (unsigned long long tile = chunk.begin; tile < chunk.end; tile += kFloatOrderThreads) {
     const unsigned long long i = tile + threadIdx.x;
     const bool in = i < chunk.end;
     const U bits = in ? keys[i] : U(1);
-    const bool zero = in && B::is_zero(bits), nan = in && B::is_nan(bits);
+    const bool is_zero = in && B::is_zero(bits), is_nan = in && B::is_nan(bits);
     // Ranks within the tile: zeros in the low half, NaNs in the high half (at most 256 each).
     uint32_t rank, total;
-    Scan(temp).ExclusiveSum(uint32_t(zero) | (uint32_t(nan) << 16), rank, total);
-    if (zero) {
-      aside[zero_next + (rank & 0xffffu)] = bits;
-      if (bits != 0) keys[i] = 0;
-    } else if (nan) {
-      aside[nan_next + (rank >> 16)] = bits;
-      if (bits != B::canonical_nan) keys[i] = B::canonical_nan;
-    }
+    Scan(temp).ExclusiveSum(uint32_t(is_zero) | (uint32_t(is_nan) << 16), rank, total);
+    if (is_zero)
+      zero(zero_next + (rank & 0xffffu), i, bits);
+    else if (is_nan)
+      nan(nan_next + (rank >> 16), i, bits);
     zero_next += total & 0xffffu;
     nan_next += total >> 16;
     __syncthreads();  // temp is used again
   }
 }
 
+// Sorting in place: the zeros and NaNs copied aside in input order, the keys made canonical.
+template <class U>
+__device__ __forceinline__ void set_aside(const FloatOrderParams& p) {
+  using B = Bits<U>;
+  if (p.totals->odd == 0) return;
+  U* keys = static_cast<U*>(p.keys);
+  U* aside = static_cast<U*>(p.aside);
+  const uint32_t zero_base = p.chunks[blockIdx.x].zeros;
+  const uint32_t nan_base = p.totals->zeros + p.chunks[blockIdx.x].nans;
+  each_zero_and_nan<U>(
+      chunk_of(p), keys,
+      [&](uint32_t rank, unsigned long long i, U bits) {
+        aside[zero_base + rank] = bits;
+        if (bits != 0) keys[i] = 0;
+      },
+      [&](uint32_t rank, unsigned long long i, U bits) {
+        aside[nan_base + rank] = bits;
+        if (bits != B::canonical_nan) keys[i] = B::canonical_nan;
+      });
+}
+
+// Where the zero and NaN runs start in the sorted keys. Ascending: negatives, zeros, positives,
+// NaNs; descending: NaNs, positives, zeros, negatives.
+struct Runs {
+  unsigned long long zero_start, nan_start;
+};
+__device__ __forceinline__ Runs runs_of(const FloatOrderParams& p, const FloatOrderTotals& t) {
+  const unsigned long long c = count_of(p.count, p.n);
+  const unsigned long long positives = c - t.negatives - t.zeros - t.nans;
+  return {p.descending ? t.nans + positives : t.negatives, p.descending ? 0 : c - t.nans};
+}
+
 template <class U>
 __device__ __forceinline__ void restore(const FloatOrderParams& p) {
   const FloatOrderTotals t = *p.totals;
   if (t.odd == 0) return;
-  const unsigned long long c = count_of(p.count, p.n);
-  const unsigned long long positives = c - t.negatives - t.zeros - t.nans;
-  // Ascending: negatives, zeros, positives, NaNs; descending: NaNs, positives, zeros, negatives.
-  const unsigned long long zero_start = p.descending ? t.nans + positives : t.negatives;
-  const unsigned long long nan_start = p.descending ? 0 : c - t.nans;
+  const auto [zero_start, nan_start] = runs_of(p, t);
   U* keys = static_cast<U*>(p.keys);
   const U* aside = static_cast<const U*>(p.aside);
   const unsigned long long set = (unsigned long long)t.zeros + t.nans;
   for (unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; j < set;
        j += (unsigned long long)gridDim.x * blockDim.x)
     keys[j < t.zeros ? zero_start + j : nan_start + (j - t.zeros)] = aside[j];
+}
+
+// A sorted copy (count read the source, wrote it canonical): the source's zeros and NaNs written
+// over their runs directly, a chunk a block, each block finding its chunk's offsets and the totals
+// from the chunks' counts itself (no scan, no set-aside).
+template <class U>
+__device__ __forceinline__ void restore_copy(const FloatOrderParams& p) {
+  __shared__ uint32_t sums[6];  // zeros, NaNs, negatives, odd; zeros and NaNs in earlier chunks
+  if (threadIdx.x < 6) sums[threadIdx.x] = 0;
+  __syncthreads();
+  uint32_t part[6] = {0, 0, 0, 0, 0, 0};
+  for (uint32_t j = threadIdx.x; j < p.chunk_count; j += kFloatOrderThreads) {
+    const FloatOrderChunk r = p.chunks[j];
+    part[0] += r.zeros;
+    part[1] += r.nans;
+    part[2] += r.negatives;
+    part[3] += r.odd;
+    if (j < blockIdx.x) {
+      part[4] += r.zeros;
+      part[5] += r.nans;
+    }
+  }
+  for (int v = 0; v < 6; ++v)
+    if (part[v] != 0) atomicAdd(&sums[v], part[v]);
+  __syncthreads();
+  if (sums[3] == 0) return;
+  const auto [zero_start, nan_start] =
+      runs_of(p, FloatOrderTotals{sums[3], sums[0], sums[1], sums[2]});
+  U* keys = static_cast<U*>(p.keys);
+  const unsigned long long zero_base = zero_start + sums[4], nan_base = nan_start + sums[5];
+  each_zero_and_nan<U>(
+      chunk_of(p), static_cast<const U*>(p.source),
+      [&](uint32_t rank, unsigned long long, U bits) { keys[zero_base + rank] = bits; },
+      [&](uint32_t rank, unsigned long long, U bits) { keys[nan_base + rank] = bits; });
 }
 
 template <class U>
@@ -163,6 +221,11 @@ __device__ __forceinline__ void fix_sorted(const ElementwiseParams& p) {
   extern "C" __global__ void gpusort_numpy_order_restore_##suffix(                      \
       const gpusort::cuda::FloatOrderParams p) {                                        \
     gpusort::cuda::float_order::restore<U>(p);                                          \
+  }                                                                                     \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kFloatOrderThreads)       \
+      gpusort_numpy_order_restore_copy_##suffix(                                        \
+          const gpusort::cuda::FloatOrderParams p) {                                    \
+    gpusort::cuda::float_order::restore_copy<U>(p);                                     \
   }                                                                                     \
   extern "C" __global__ void gpusort_canonical_copy_##suffix(                           \
       const gpusort::cuda::ElementwiseParams p) {                                       \

@@ -8,18 +8,21 @@
 // counts of negative keys, zeros and NaNs. Keys-only sorts and sorts with values:
 //
 //   count     per chunk (one block each): zeros, NaNs, negatives, and whether any key is not
-//             canonical (a -0.0, or a NaN other than the default one); with a source, it
-//             copies the keys from there as it reads them (a sorted copy's copy);
+//             canonical (a -0.0, or a NaN other than the default one); with a source (a sorted
+//             copy), it writes the keys canonical into the copy as it reads them;
 //   scan      one block: the chunks' offsets, the totals, the flag;
 //   set_aside where the flag is set: the zeros and NaNs copied aside in input order (a stable
 //             compaction), the keys made canonical in place;
 //   (the sort)
 //   restore   where the flag is set: the set-aside keys written over the zero and NaN runs.
 //
-// Arrays without -0.0 and odd NaNs pay one read of the keys and four small launches. Argsort
-// sorts a canonical copy of the keys (canonical_copy instead of a plain copy); where the face
-// also returns the sorted keys, fix_sorted puts the original zero and NaN back at each place
-// that holds a canonical one, through the permutation.
+// A sorted copy takes count, the sort and restore_copy alone: the source is still there after
+// the sort, so restore_copy compacts its zeros and NaNs straight over their runs, each block
+// finding its chunk's offsets from the counts itself. Arrays without -0.0 and odd NaNs pay one
+// read of the keys and three small launches in place, one for a copy. Argsort's fused first pass
+// reads the keys canonical (else it sorts a canonical copy, canonical_copy); where the face also
+// returns the sorted keys, fix_sorted puts the original zero and NaN back at each place that
+// holds a canonical one, through the permutation.
 #ifndef GPUSORT_PRIMITIVES_CUDA_FLOAT_ORDER_HPP
 #define GPUSORT_PRIMITIVES_CUDA_FLOAT_ORDER_HPP
 
@@ -38,8 +41,9 @@ struct FloatOrderTotals {
 
 struct FloatOrderParams {
   void* keys;                // the keys, sorted in place between set_aside and restore
-  const void* source;        // count copies the keys from here first, or null: they are in keys
-  void* aside;               // room for n keys: the zeros, then the NaNs, in input order
+  const void* source;        // count copies the keys from here first (canonical), or null: they
+                             // are in keys
+  void* aside;               // room for n keys: the zeros, then the NaNs, in input order (in place)
   FloatOrderChunk* chunks;   // chunk_count records
   FloatOrderTotals* totals;  // one
   const uint32_t* count;     // the GPU-side count, or null: n
@@ -57,6 +61,7 @@ inline constexpr const char* kFloatOrderCount = "gpusort_numpy_order_count_";
 inline constexpr const char* kFloatOrderScan = "gpusort_numpy_order_scan";
 inline constexpr const char* kFloatOrderSetAside = "gpusort_numpy_order_set_aside_";
 inline constexpr const char* kFloatOrderRestore = "gpusort_numpy_order_restore_";
+inline constexpr const char* kFloatOrderRestoreCopy = "gpusort_numpy_order_restore_copy_";
 // ElementwiseParams: out[i] = canonical(in[i]).
 inline constexpr const char* kCanonicalCopy = "gpusort_canonical_copy_";
 // ElementwiseParams: out the sorted canonical keys, in the original keys, index the permutation
