@@ -26,12 +26,6 @@ using u64 = unsigned long long;
 
 int failures = 0, checks = 0;
 
-// The chunks of n keys, as src/api/cuda_api.cpp's float_order_chunks.
-uint32_t chunks_of(u64 n) {
-  return uint32_t(std::clamp<u64>((n + kFloatOrderKeysPerChunk - 1) / kFloatOrderKeysPerChunk, 1,
-                                  kFloatOrderMaxChunks));
-}
-
 template <class U>
 void run(const char* spread, uint32_t n, uint32_t count, bool descending, bool copy,
          uint64_t seed) {
@@ -42,7 +36,7 @@ void run(const char* spread, uint32_t n, uint32_t count, bool descending, bool c
   // The sort's output: in place the keys themselves, for a copy stale before count writes it.
   std::vector<U> keys = copy ? std::vector<U>(n, U(0x5c5c5c5c5c5c5c5cull)) : source;
   std::vector<U> aside(copy ? 0 : n);
-  const uint32_t chunks = chunks_of(n);
+  const uint32_t chunks = float_order_chunks(n);
   std::vector<FloatOrderChunk> records(chunks);
   FloatOrderTotals totals{};
   FloatOrderParams p{keys.data(), copy ? source.data() : nullptr, aside.data(), records.data(),

@@ -43,12 +43,6 @@ bool numpy_order(const SortSpec& spec, const Options& options) {
   return true;
 }
 
-// NumPy order's chunks: one block each, at least kFloatOrderKeysPerChunk keys, at most
-// kFloatOrderMaxChunks.
-uint32_t float_order_chunks(uint64_t n) {
-  return uint32_t(std::clamp<uint64_t>((n + kFloatOrderKeysPerChunk - 1) / kFloatOrderKeysPerChunk,
-                                       1, kFloatOrderMaxChunks));
-}
 uint64_t float_order_records_bytes(uint64_t n) {
   return float_order_chunks(n) * sizeof(FloatOrderChunk) + sizeof(FloatOrderTotals);
 }

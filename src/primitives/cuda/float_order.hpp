@@ -56,6 +56,13 @@ inline constexpr uint32_t kFloatOrderThreads = 256;
 inline constexpr uint32_t kFloatOrderMaxChunks = 1024;      // the scan's one block
 inline constexpr uint32_t kFloatOrderKeysPerChunk = 2048;  // at least, before the cap
 
+// The chunks of n keys (the grid of count, set_aside and restore_copy): one block each, at least
+// kFloatOrderKeysPerChunk keys, at most kFloatOrderMaxChunks.
+constexpr uint32_t float_order_chunks(unsigned long long n) {
+  const unsigned long long chunks = (n + kFloatOrderKeysPerChunk - 1) / kFloatOrderKeysPerChunk;
+  return chunks < 1 ? 1u : chunks > kFloatOrderMaxChunks ? kFloatOrderMaxChunks : uint32_t(chunks);
+}
+
 // Kernel names: the prefix, then "f32" or "f64" (scan: one kernel).
 inline constexpr const char* kFloatOrderCount = "gpusort_numpy_order_count_";
 inline constexpr const char* kFloatOrderScan = "gpusort_numpy_order_scan";
