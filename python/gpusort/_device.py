@@ -493,7 +493,8 @@ def _sort_in_place(k, v, opts, keys_in=0, segments=None):
     value_bytes = v.dtype.itemsize if v is not None else 0
     d, b, e, numpy_order = opts
     if offsets is None:
-        nbytes = _core.cuda_scratch_bytes(key_type, value_bytes, k.n, d, b, e, numpy_order)
+        nbytes = _core.cuda_scratch_bytes(key_type, value_bytes, k.n, d, b, e, numpy_order,
+                                          keys_in != 0)
     else:
         nbytes = _core.cuda_segmented_scratch_bytes(key_type, value_bytes, 0, k.n, offsets[1], d,
                                                     b, e, numpy_order)

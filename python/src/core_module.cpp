@@ -586,11 +586,13 @@ T* device_pointer(uintptr_t address) {
   return reinterpret_cast<T*>(address);
 }
 
+// sorted_copy: the scratch of cuda_sort with keys_in (NumPy's order then sets nothing aside).
 uint64_t cuda_scratch_bytes(const std::string& key_type, uint32_t value_bytes, uint64_t n,
                             bool descending, uint32_t begin_bit, uint32_t end_bit,
-                            bool numpy_order) {
-  return gpusort::cuda::scratch_bytes(gpusort::parse_key_type(key_type), value_bytes, n,
-                                      cuda_options(descending, begin_bit, end_bit, numpy_order));
+                            bool numpy_order, bool sorted_copy) {
+  auto options = cuda_options(descending, begin_bit, end_bit, numpy_order);
+  options.keys_in = sorted_copy ? reinterpret_cast<const void*>(uintptr_t(1)) : nullptr;
+  return gpusort::cuda::scratch_bytes(gpusort::parse_key_type(key_type), value_bytes, n, options);
 }
 
 uint64_t cuda_argsort_scratch_bytes(const std::string& key_type, uint32_t index_bytes, uint64_t n,
@@ -816,7 +818,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("cuda_unavailable_why", [] { return gpusort::cuda::unavailable_why(); });
   m.def("cuda_scratch_bytes", &cuda_scratch_bytes, py::arg("key_type"), py::arg("value_bytes"),
         py::arg("n"), py::arg("descending"), py::arg("begin_bit"), py::arg("end_bit"),
-        py::arg("numpy_order"));
+        py::arg("numpy_order"), py::arg("sorted_copy"));
   m.def("cuda_argsort_scratch_bytes", &cuda_argsort_scratch_bytes, py::arg("key_type"),
         py::arg("index_bytes"), py::arg("n"), py::arg("descending"), py::arg("begin_bit"),
         py::arg("end_bit"), py::arg("numpy_order"), py::arg("sorted_keys"));

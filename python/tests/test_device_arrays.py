@@ -398,7 +398,7 @@ def fake_torch(monkeypatch):
                   numpy_order, keys_in, address, nbytes):
         assert stream == FakeTorch.STREAM
         take_scratch(address, nbytes, _core.cuda_scratch_bytes(
-            key_type, value_bytes, n, descending, begin_bit, end_bit, numpy_order))
+            key_type, value_bytes, n, descending, begin_bit, end_bit, numpy_order, keys_in != 0))
         k = _host_view(keys, n, key_dtypes[key_type])
         if keys_in:
             assert not values
