@@ -263,6 +263,7 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   if (wide) t.values_wide = address(indices);
   t.keys_first = address(keys);
   t.canonical = numpy;
+  t.keys_dropped = !options.sorted_keys;
   sort_targets(module, spec, t, options, stream);
   // The sorted keys returned: the original zeros and NaNs where canonical ones stand.
   if (numpy && options.sorted_keys)

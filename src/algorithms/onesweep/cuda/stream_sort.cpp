@@ -1,6 +1,7 @@
 // Onesweep on a CUDA stream (stream_sort.hpp): zero the state block, the histogram and plan
 // (one kernel), one pass kernel per digit (a skipped pass's blocks return at once), the
-// copy-back where the plan ran an odd number of passes.
+// copy-back where the plan ran an odd number of passes and the sorted keys or u32 values are
+// wanted.
 #include "algorithms/onesweep/cuda/stream_sort.hpp"
 
 #include <algorithm>
@@ -120,7 +121,8 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
   }
 
   // 4. The copy-back, where the result lies in the scratch copies (the values but widened ones,
-  // which the last pass wrote where they go).
+  // which the last pass wrote where they go; nothing where those are all that is wanted).
+  if (fused && t.values_wide != 0 && t.keys_dropped) return;
   const OnesweepCopyBackParams copy{
       .keys_b = reinterpret_cast<const void*>(t.scratch + l.keys_alt),
       .keys_a = reinterpret_cast<void*>(t.keys),
