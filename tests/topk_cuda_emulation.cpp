@@ -51,7 +51,9 @@ void write_stage(const TopKParams p) {
 // The bound's stages likewise.
 template <class U>
 void bound_entries_stage(const TopKParams p) {
-  topk::bound_entries<U>(p);
+  __shared__ topk::SelectShared select;
+  topk::bound_entries<U>(p, topk::select_digits(topk_entries_params(p), topk::passes(p), select,
+                                                kTopKBoundBucket));
 }
 template <class U>
 void bound_list_stage(const TopKParams p) {

@@ -8,10 +8,10 @@
 //               the cheap compares of block_common.cuh); block 0 also initializes the state blocks
 //               (else: init, one block);
 //   bound       (the bound) one cooperative launch:
-//     histogram per digit, over the entries (below), until a digit's bucket holding the k-th
-//               least entry is small (kTopKBoundBucket);
-//     bound_entries the bound (that entry, or the top of that bucket), and the entries at or below
-//               it listed where they are few;
+//     histogram per digit, over the entries (below), each selected from once (select_pass),
+//               until a digit's bucket holding the k-th least entry is small (kTopKBoundBucket);
+//     bound_entries the bound from that select (that entry, or the top of that bucket), and the
+//               entries at or below it listed where they are few;
 //     bound_list the positions of the keys at or below the bound listed: from those entries'
 //               shares only, else from the whole array;
 //   list_sort   (the bound, where the list fits a block) the list sorted by (key, position), the
@@ -100,53 +100,64 @@ struct SelectShared {
   uint32_t before, remaining, bucket;
 };
 
-// From the histograms of passes [0, passes_done): per pass, the digit whose bucket holds the
-// remaining-th candidate joins the prefix; the candidates of smaller digits are all in the result;
-// the first bucket that fits the candidate list names the pass that lists it. Every thread of the
-// block calls it (barriers inside).
-// With `small`: the passes stop after the first whose selected bucket holds at most that many.
-__device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s,
-                                  uint32_t small = 0) {
-  Selected r{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu, 0, 0};
-  if (r.remaining == 0) return r;  // uniform: k = 0 selects nothing
+// Nothing selected yet: the k of the state block remaining.
+__device__ __forceinline__ Selected select_start(const TopKParams& p) {
+  return Selected{0, 0, p.state[kTopKStateK], 0xffffffffu, 0xffffffffu, 0, 0};
+}
+
+// From pass r.passes's histogram (r: the selection from the passes before): the digit whose
+// bucket holds the remaining-th candidate joins the prefix; the candidates of smaller digits are
+// all in the result; the first bucket that fits the candidate list names the pass that lists it.
+// Every thread of the block calls it (barriers inside), with r.remaining above 0.
+__device__ void select_pass(const TopKParams& p, SelectShared& s, Selected& r) {
   constexpr uint32_t per = kTopKBins / kTopKThreads;
   const uint32_t t = threadIdx.x;
-  for (uint32_t q = 0; q < passes_done; ++q) {
-    const TopKDigit d = digit(p, q);
-    const uint32_t* histogram = p.state + kTopKStateWords + q * kTopKBins;
-    uint32_t counts[per], sum = 0;
+  const uint32_t q = r.passes;
+  const TopKDigit d = digit(p, q);
+  const uint32_t* histogram = p.state + kTopKStateWords + q * kTopKBins;
+  uint32_t counts[per], sum = 0;
 #pragma unroll
+  for (uint32_t b = 0; b < per; ++b) {
+    counts[b] = histogram[t * per + b];
+    sum += counts[b];
+  }
+  uint32_t below;
+  BlockScan(s.scan).ExclusiveSum(sum, below);
+  // One thread holds the remaining-th candidate.
+  if (below < r.remaining && r.remaining <= below + sum) {
+    uint32_t c = below;
     for (uint32_t b = 0; b < per; ++b) {
-      counts[b] = histogram[t * per + b];
-      sum += counts[b];
-    }
-    uint32_t below;
-    BlockScan(s.scan).ExclusiveSum(sum, below);
-    // One thread holds the remaining-th candidate.
-    if (below < r.remaining && r.remaining <= below + sum) {
-      uint32_t c = below;
-      for (uint32_t b = 0; b < per; ++b) {
-        if (c + counts[b] >= r.remaining) {
-          s.prefix = r.prefix | (u64(t * per + b) << d.bit);
-          s.before = r.before + c;
-          s.remaining = r.remaining - c;
-          s.bucket = counts[b];
-          break;
-        }
-        c += counts[b];
+      if (c + counts[b] >= r.remaining) {
+        s.prefix = r.prefix | (u64(t * per + b) << d.bit);
+        s.before = r.before + c;
+        s.remaining = r.remaining - c;
+        s.bucket = counts[b];
+        break;
       }
+      c += counts[b];
     }
-    __syncthreads();
-    r.prefix = s.prefix;
-    r.before = s.before;
-    r.remaining = s.remaining;
-    if (r.list_pass == 0xffffffffu && s.bucket <= p.capacity) {
-      r.list_pass = q + 1;
-      r.listed = s.bucket;
-    }
-    r.passes = q + 1;
-    r.bucket = s.bucket;
-    __syncthreads();  // read before the next pass writes them (and the scan's storage reused)
+  }
+  __syncthreads();
+  r.prefix = s.prefix;
+  r.before = s.before;
+  r.remaining = s.remaining;
+  if (r.list_pass == 0xffffffffu && s.bucket <= p.capacity) {
+    r.list_pass = q + 1;
+    r.listed = s.bucket;
+  }
+  r.passes = q + 1;
+  r.bucket = s.bucket;
+  __syncthreads();  // read before the next pass writes them (and the scan's storage reused)
+}
+
+// The selection from the histograms of passes [0, passes_done), pass after pass. With `small`:
+// the passes stop after the first whose selected bucket holds at most that many.
+__device__ Selected select_digits(const TopKParams& p, uint32_t passes_done, SelectShared& s,
+                                  uint32_t small = 0) {
+  Selected r = select_start(p);
+  if (r.remaining == 0) return r;  // uniform: k = 0 selects nothing
+  while (r.passes < passes_done) {
+    select_pass(p, s, r);
     if (r.bucket <= small) break;  // uniform
   }
   return r;
@@ -322,25 +333,23 @@ __device__ void flush(Staged& s, uint32_t* counter, uint32_t* list, uint32_t cap
   __syncthreads();  // staged read before the next batch's
 }
 
-// The bound from the entries' histograms: the k-th least entry, or, where a digit's bucket holding
+// The bound from the entries' select: the k-th least entry, or, where a digit's bucket holding
 // it has at most kTopKBoundBucket entries, the top of that bucket (at least as many entries lie at
 // or below it; the passes after it need not run).
 template <class U>
-__device__ U entries_bound(const TopKParams& p, SelectShared& select) {
-  const TopKParams entries = topk_entries_params(p);
-  const Selected s = select_digits(entries, passes(p), select, kTopKBoundBucket);
+__device__ U entries_bound(const TopKParams& p, const Selected& s) {
   if (s.passes == 0) return U(0);  // k = 0 (a GPU-side count of 0)
   const TopKDigit d = digit(p, s.passes - 1);
   return U(s.prefix | (((u64(1) << d.bit) - 1) & p.mask));
 }
 
-// The bound: every block finds it from the entries' histograms (entries_bound); block 0
-// stores it. Where the entries at or below it may be listed (qualifying_capacity), they are.
+// The bound: every block has the entries' select (s: the passes stop at a bucket of at most
+// kTopKBoundBucket); block 0 stores the bound.
+// Where the entries at or below it may be listed (qualifying_capacity), they are.
 template <class U>
-__device__ void bound_entries(const TopKParams& p) {
-  __shared__ SelectShared select;
+__device__ void bound_entries(const TopKParams& p, const Selected& s) {
   Staged& staged = staged_storage();
-  const U bound = entries_bound<U>(p, select);
+  const U bound = entries_bound<U>(p, s);
   if (threadIdx.x == 0) {
     if (blockIdx.x == 0) {
       p.state[kTopKStateBound] = uint32_t(bound);
@@ -723,15 +732,17 @@ __device__ void bound(TopKParams p) {
   const auto grid = cooperative_groups::this_grid();
   __shared__ SelectShared select;
   TopKParams entries = topk_entries_params(p);
-  // The first digit's histogram came with the entries; the next ones until a small bucket.
-  // (Uniform: every block reads the same histograms.)
-  for (entries.pass = 1; entries.pass < passes(p); ++entries.pass) {
-    if (select_digits(entries, entries.pass, select, kTopKBoundBucket).bucket <= kTopKBoundBucket)
-      break;
+  // The first digit's histogram came with the entries; each pass selects from its histogram, then
+  // the next is made, until a small bucket. (Uniform: every block reads the same histograms.)
+  Selected s = select_start(entries);
+  while (s.remaining != 0) {
+    select_pass(entries, select, s);
+    if (s.bucket <= kTopKBoundBucket || s.passes == passes(p)) break;
+    entries.pass = s.passes;
     histogram<U>(entries);
     grid.sync();
   }
-  bound_entries<U>(p);
+  bound_entries<U>(p, s);
   grid.sync();
   bound_list<U>(p);
 }
