@@ -4,6 +4,7 @@
 // of the keys before the k-th by the face's own sort_raw (its count read on the GPU from the
 // select's state), then the values gathered and the positions widened. Nothing is read back.
 #include <algorithm>
+#include <bit>
 #include <gpusort/cuda.hpp>
 
 #include "algorithms/topk/cuda/topk_params.hpp"
@@ -39,6 +40,14 @@ Options survivors_options(const SortSpec& spec) {
   o.descending = spec.descending;
   o.begin_bit = spec.begin_bit;
   o.end_bit = spec.end_bit;
+  return o;
+}
+
+// The bound's list sorted by position first: positions below n, so only their low bits (a pass
+// less for n up to 2^24, two up to 2^16).
+Options list_positions_options(uint64_t n) {
+  Options o;
+  o.end_bit = std::max<uint32_t>(1, uint32_t(std::bit_width(n - 1)));
   return o;
 }
 
@@ -83,8 +92,9 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   // with positions).
   uint64_t sort = scratch_bytes(spec.key, 4, k, survivors_options(spec));
   if (l.list_capacity != 0)
-    sort = std::max({sort, scratch_bytes(KeyType::u32, 0, l.list_capacity, {}),
-                     scratch_bytes(spec.key, 4, l.list_capacity, survivors_options(spec))});
+    sort =
+        std::max({sort, scratch_bytes(KeyType::u32, 0, l.list_capacity, list_positions_options(n)),
+                  scratch_bytes(spec.key, 4, l.list_capacity, survivors_options(spec))});
   l.sort = buffers.take(sort);
   l.total = buffers.total();
   return l;
@@ -204,7 +214,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
       launch(module.function(kTopKListed), 1, 32, 0, stream, p);
       Options list = sort;
       list.count = p.state + kTopKStateListed;
-      Options positions;
+      Options positions = list_positions_options(n);
       positions.count = list.count;
       positions.scratch = sort.scratch;
       positions.scratch_size = sort.scratch_size;
