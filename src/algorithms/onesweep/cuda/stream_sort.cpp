@@ -1,7 +1,7 @@
 // Onesweep on a CUDA stream (stream_sort.hpp): zero the state block, the histogram and plan
 // (one kernel), one pass kernel per digit (a skipped pass's blocks return at once), the
 // copy-back where the plan ran an odd number of passes and the sorted keys or u32 values are
-// wanted.
+// wanted (only those).
 #include "algorithms/onesweep/cuda/stream_sort.hpp"
 
 #include <algorithm>
@@ -120,8 +120,9 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
       launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream, params);
   }
 
-  // 4. The copy-back, where the result lies in the scratch copies (the values but widened ones,
-  // which the last pass wrote where they go; nothing where those are all that is wanted).
+  // 4. The copy-back, where the result lies in the scratch copies: the keys where they are wanted,
+  // the values but widened ones, which the last pass wrote where they go (then, without the keys,
+  // nothing is launched).
   if (fused && t.values_wide != 0 && t.keys_dropped) return;
   const OnesweepCopyBackParams copy{
       .keys_b = reinterpret_cast<const void*>(t.scratch + l.keys_alt),
@@ -131,9 +132,9 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
       .count = reinterpret_cast<const uint32_t*>(t.count),
       .control = reinterpret_cast<const uint32_t*>(t.scratch + l.control),
       .n = t.n,
-      .key_words = spec.key_words,
+      .key_words = t.keys_dropped ? 0 : spec.key_words,
       .value_words = t.values_wide != 0 ? 0 : spec.value_words};
-  const uint64_t words = t.n * (spec.key_words + copy.value_words);
+  const uint64_t words = t.n * (copy.key_words + copy.value_words);
   launch(module.function(kCudaCopyBackKernel),
          groups_for(words, uint64_t(kCudaCopyBackThreads) * 4, 8ull * module.sm_count()),
          kCudaCopyBackThreads, 0, stream, copy);

@@ -17,8 +17,8 @@ namespace gpusort::cuda {
 // as NumPy's floats (canonical: -0.0 as +0.0, every NaN as the canonical NaN; keys receives them
 // so), the values made as the keys' positions (values_iota: values only receives them), the
 // values written widened to u64 at values_wide (0: to values; else values holds only the passes'
-// intermediate u32s). keys_dropped: no one reads the sorted keys (an argsort's scratch copy), so
-// that with values_wide nothing is left to copy back.
+// intermediate u32s). keys_dropped: no one reads the sorted keys (an argsort's scratch copy): the
+// copy-back leaves them, and with values_wide is not launched.
 struct StreamTargets {
   CUdeviceptr keys = 0, values = 0, count = 0, scratch = 0;
   uint64_t n = 0;  // max_n with a count
