@@ -343,9 +343,9 @@ __device__ U entries_bound(const TopKParams& p, const Selected& s) {
   return U(s.prefix | (((u64(1) << d.bit) - 1) & p.mask));
 }
 
-// The bound: every block has the entries' select (s: the passes stop at a bucket of at most
-// kTopKBoundBucket); block 0 stores the bound.
-// Where the entries at or below it may be listed (qualifying_capacity), they are.
+// The bound: every block has the entries' select (s: its passes stop at a bucket of at most
+// kTopKBoundBucket); block 0 stores the bound. Where the entries at or below it may be listed
+// (qualifying_capacity), they are.
 template <class U>
 __device__ void bound_entries(const TopKParams& p, const Selected& s) {
   Staged& staged = staged_storage();
