@@ -53,7 +53,7 @@ struct FloatOrderParams {
 };
 
 inline constexpr uint32_t kFloatOrderThreads = 256;
-inline constexpr uint32_t kFloatOrderMaxChunks = 1024;      // the scan's one block
+inline constexpr uint32_t kFloatOrderMaxChunks = 1024;     // the scan's one block
 inline constexpr uint32_t kFloatOrderKeysPerChunk = 2048;  // at least, before the cap
 
 // The chunks of n keys (the grid of count, set_aside and restore_copy): one block each, at least
