@@ -110,6 +110,9 @@ void run(const Case& c, uint64_t seed) {
   const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
   if (c.entries != 0) candidates.resize(std::max(capacity, list_capacity), 0xdeadbeef);
   std::vector<U> list_keys(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
+  std::vector<uint32_t> list_positions(list_capacity + 1, 0xdeadbeef);
+  // A list past one block's sort: the face's sort of it orders the digits' result too.
+  const bool long_list = c.entries != 0 && list_capacity > kTopKListSortCapacity;
   const uint32_t qualifying_capacity =
       c.entries != 0 ? topk_qualifying_capacity(c.n, c.entries, sizeof(U), c.k) : 0;
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
@@ -142,6 +145,7 @@ void run(const Case& c, uint64_t seed) {
     p.entries_n = c.entries;
     p.list_capacity = list_capacity;
     p.list_keys = list_keys.data();
+    p.list_positions = list_positions.data();
     p.qualifying = qualifying.data();
     p.qualifying_capacity = qualifying_capacity;
     // The entries (the bound's state block cleared first, as the face does): as the face launches
@@ -160,41 +164,51 @@ void run(const Case& c, uint64_t seed) {
       launch(bound_entries_stage<U>, c.grid, kTopKThreads, p);
       launch(bound_list_stage<U>, c.grid, kTopKThreads, p);
     }
-    if (list_capacity <= kTopKListSortCapacity) {
+    if (!long_list) {
       launch(wide ? gpusort_topk_list_sort_64 : gpusort_topk_list_sort_32, 1, kTopKListSortThreads,
              p);
     } else {
       launch(gpusort_topk_listed, 1, 32, p);
-      const uint32_t listed = state[kTopKStateListed];
-      std::sort(candidates.begin(), candidates.begin() + listed);
+      std::sort(candidates.begin(), candidates.begin() + state[kTopKStateListed]);
       launch(wide ? gpusort_topk_list_gather_64 : gpusort_topk_list_gather_32, 2, kTopKThreads, p);
-      std::vector<uint32_t> at(listed);  // the pairs' stable sort
-      std::iota(at.begin(), at.end(), 0u);
-      std::stable_sort(at.begin(), at.end(), [&](uint32_t a, uint32_t b) {
-        return compared<U>(c, list_keys[a], mask) < compared<U>(c, list_keys[b], mask);
-      });
-      std::vector<U> sorted_keys(listed);
-      std::vector<uint32_t> sorted_positions(listed);
-      for (uint32_t i = 0; i < listed; ++i)
-        sorted_keys[i] = list_keys[at[i]], sorted_positions[i] = candidates[at[i]];
-      std::copy(sorted_keys.begin(), sorted_keys.end(), list_keys.begin());
-      std::copy(sorted_positions.begin(), sorted_positions.end(), candidates.begin());
-      launch(wide ? gpusort_topk_list_take_64 : gpusort_topk_list_take_32, 2, kTopKThreads, p);
     }
   } else {
     launch(gpusort_topk_init, 1, kTopKThreads, p);
   }
+  // The digits (with a long list, their result written into it).
+  TopKParams compaction = p;
+  if (long_list) {
+    compaction.keys_out = list_keys.data();
+    compaction.positions = list_positions.data();
+  }
   if (c.grid == 1) {
-    launch(wide ? gpusort_topk_digits_64 : gpusort_topk_digits_32, 1, kTopKThreads, p);
+    launch(wide ? gpusort_topk_digits_64 : gpusort_topk_digits_32, 1, kTopKThreads, compaction);
   } else {
     for (uint32_t pass = 0; pass < topk_passes(c.begin_bit, end); ++pass) {
-      p.pass = pass;
-      launch(histogram_stage<U>, c.grid, kTopKThreads, p);
+      compaction.pass = pass;
+      launch(histogram_stage<U>, c.grid, kTopKThreads, compaction);
     }
-    launch(count_stage<U>, c.grid, kTopKThreads, p);
-    launch(scan_sums_stage, c.grid, kTopKThreads, p);
-    launch(scan_runs_stage, c.grid, kTopKThreads, p);
-    launch(write_stage<U>, c.grid, kTopKThreads, p);
+    launch(count_stage<U>, c.grid, kTopKThreads, compaction);
+    launch(scan_sums_stage, c.grid, kTopKThreads, compaction);
+    launch(scan_runs_stage, c.grid, kTopKThreads, compaction);
+    launch(write_stage<U>, c.grid, kTopKThreads, compaction);
+  }
+  // A long list: the face's stable sort of its count (the bound's list, or the digits' keys
+  // before the k-th) by the compared key, their positions with them, then its first k taken.
+  const uint32_t list_count = state[kTopKStateListed];
+  if (long_list) {
+    std::vector<uint32_t> at(list_count);
+    std::iota(at.begin(), at.end(), 0u);
+    std::stable_sort(at.begin(), at.end(), [&](uint32_t a, uint32_t b) {
+      return compared<U>(c, list_keys[a], mask) < compared<U>(c, list_keys[b], mask);
+    });
+    std::vector<U> sorted_keys(list_count);
+    std::vector<uint32_t> sorted_positions(list_count);
+    for (uint32_t i = 0; i < list_count; ++i)
+      sorted_keys[i] = list_keys[at[i]], sorted_positions[i] = list_positions[at[i]];
+    std::copy(sorted_keys.begin(), sorted_keys.end(), list_keys.begin());
+    std::copy(sorted_positions.begin(), sorted_positions.end(), list_positions.begin());
+    launch(wide ? gpusort_topk_list_take_64 : gpusort_topk_list_take_32, 2, kTopKThreads, p);
   }
 
   // The reference: the stable order of the first n keys.
@@ -226,18 +240,18 @@ void run(const Case& c, uint64_t seed) {
       (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") &&
       state[kTopKStateQualifying] > qualifying_capacity)
     return fail(std::to_string(state[kTopKStateQualifying]) + " entries at or below the bound");
-  if (c.entries != 0 && list_capacity > kTopKListSortCapacity &&
-      state[kTopKStateListed] != (listed ? state[kTopKStateBounded] : 0))
+  if (long_list && listed && list_count != state[kTopKStateBounded])
     return fail("the list's count");
-  if (listed) {
+  // The whole sorted result: the bound's list's, or a long list's sort of the digits' result.
+  auto check_sorted_result = [&] {
     for (uint32_t i = 0; i < k; ++i)
       if (positions[i] != order[i] || keys_out[i] != canonical_of<U>(keys[order[i]], c))
         return fail("result " + std::to_string(i));
     if (keys_out[c.k] != U(0x5c5c5c5c5c5c5c5cull) || positions[c.k] != 0x5c5c5c5cu ||
         (k < c.k && positions[k] != 0x5c5c5c5cu))
       fail("wrote past the results");
-    return;
-  }
+  };
+  if (listed) return check_sorted_result();
   if (k == 0) {
     if (keys_out[0] != U(0x5c5c5c5c5c5c5c5cull) || positions[0] != 0x5c5c5c5cu)
       fail("k = 0 wrote a result");
@@ -250,6 +264,10 @@ void run(const Case& c, uint64_t seed) {
   if (state_kth != kth) return fail("the k-th key");
   if (state[kTopKStateBefore] != before) return fail("before");
   if (state[kTopKStateNeedEqual] != k - before) return fail("need_equal");
+  if (long_list) {  // the digits' result went into the list, and its sort took `before`
+    if (list_count != before) return fail("the list's count " + std::to_string(list_count));
+    return check_sorted_result();
+  }
   // The compaction: keys before the k-th in input order, then the first equal ones.
   std::vector<uint32_t> compacted(order.begin(), order.begin() + k);
   std::sort(compacted.begin(), compacted.begin() + before);
@@ -342,8 +360,17 @@ int main(int argc, char** argv) {
                ++seed);
       run_case({bytes, kind, "few", 20000, 37, true, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
-      // A list longer than one block sorts: sorted by the face's sorts (here std::stable_sort).
+      // A list longer than one block sorts: sorted by the face's sorts (here std::stable_sort);
+      // where it overflows (k as many as the entries: about 6,000 keys at or below the bound), the
+      // digits' result, about k distinct keys before the k-th, written into it for that sort (many
+      // blocks, one); GPU-side counts, of 0 too.
       run_case({bytes, kind, "few", 20000, 200, true, 0, 0, false, ~0u, 5, -1, 1024, 5000}, ++seed);
+      run_case({bytes, kind, "uniform", 20000, 1024, false, 0, 0, false, ~0u, 5, -1, 1024, 4100},
+               ++seed);
+      run_case({bytes, kind, "uniform", 20000, 1024, true, 0, 0, false, ~0u, 1, -1, 1024, 4100},
+               ++seed);
+      run_case({bytes, kind, "few", 20000, 3000, true, 0, 0, false, 9000, 5, -1, 1024}, ++seed);
+      run_case({bytes, kind, "few", 20000, 200, false, 0, 0, false, 0, 5, -1, 1024, 5000}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, ~0u, 5, -1, 1024, 5000},
                ++seed);
       // Not aligned to 16 bytes: a load a key.

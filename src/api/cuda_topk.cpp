@@ -28,8 +28,8 @@ constexpr uint64_t max_n = uint64_t(1) << 32;
 // The scratch of one call, each buffer aligned to 256 bytes.
 struct TopKLayout {
   uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
-           block_sums = 0, entries = 0, bound_state = 0, list_keys = 0, qualifying = 0, sort = 0,
-           total = 0;
+           block_sums = 0, entries = 0, bound_state = 0, list_keys = 0, list_positions = 0,
+           qualifying = 0, sort = 0, total = 0;
   uint32_t tiles = 0, capacity = 0, entries_n = 0, list_capacity = 0, qualifying_capacity = 0;
 };
 
@@ -86,6 +86,7 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   l.bound_state =
       buffers.take(l.entries_n ? uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4 : 0);
   l.list_keys = buffers.take(uint64_t(l.list_capacity) * spec.key_words * 4);
+  l.list_positions = buffers.take(uint64_t(l.list_capacity) * 4);
   l.qualifying = buffers.take(uint64_t(l.qualifying_capacity) * 4);
   l.positions = buffers.take(k * 4);
   // One scratch for each sort in turn: the survivors', or the bound's list (positions, then keys
@@ -163,6 +164,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.entries_n = layout.entries_n;
   p.list_capacity = layout.list_capacity;
   p.list_keys = scratch.at<void>(layout.list_keys);
+  p.list_positions = scratch.at<uint32_t>(layout.list_positions);
   p.qualifying = scratch.at<uint32_t>(layout.qualifying);
   p.qualifying_capacity = layout.qualifying_capacity;
   p.candidates = scratch.at<uint32_t>(layout.candidates);
@@ -189,6 +191,11 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   Options sort = survivors_options(spec);
   sort.scratch = scratch.at<void>(layout.sort);
   sort.scratch_size = layout.total - layout.sort;
+  // A list longer than one block sorts: sorted by the face's sorts, which then take the digits'
+  // result too.
+  const bool long_list = p.entries_n != 0 && p.list_capacity > kTopKListSortCapacity;
+  const uint32_t list_grid = std::min<uint32_t>((p.list_capacity + kTopKThreads - 1) / kTopKThreads,
+                                                2 * module.sm_count());
   if (p.entries_n != 0) {
     // The bound (topk_params.hpp): its state block cleared (least adds the first digit's
     // histogram to it); the entries (and both state blocks), a reader a thread (each with 8
@@ -198,7 +205,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     // grid barriers cost less: 22.6 µs against 26.2 with 3 at 2^24, f32, k = 32), 3 where it reads
     // the whole array (more loads in flight: 0.70 ms against 0.92 at 2^28 with k = 65,536). Where
     // the list fits, it is sorted by (key, position) and the first k taken: by one block, or for
-    // longer lists by the face's sorts (the positions, then the keys gathered with them).
+    // longer lists by the face's sorts (the positions, then the keys gathered with them, below).
     check(driver().memset_d32_async(scratch.at(layout.bound_state), 0,
                                     kTopKStateWords + kTopKMaxPasses * kTopKBins, stream),
           "cuMemsetD32Async");
@@ -208,37 +215,43 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     const uint32_t bound_grid = p.qualifying_capacity != 0 ? module.sm_count() : grid;
     launch_cooperative(bound, std::min(bound_grid, module.resident_blocks(bound, kTopKThreads)),
                        kTopKThreads, stream, p);
-    if (p.list_capacity <= kTopKListSortCapacity) {
+    if (!long_list) {
       launch(module.function(kTopKListSort + suffix), 1, kTopKListSortThreads, 0, stream, p);
     } else {
       launch(module.function(kTopKListed), 1, 32, 0, stream, p);
-      Options list = sort;
-      list.count = p.state + kTopKStateListed;
       Options positions = list_positions_options(n);
-      positions.count = list.count;
+      positions.count = p.state + kTopKStateListed;
       positions.scratch = sort.scratch;
       positions.scratch_size = sort.scratch_size;
       sort_raw(KeyType::u32, p.candidates, nullptr, 0, p.list_capacity, stream, positions);
-      const uint32_t list_grid = std::min<uint32_t>(
-          (p.list_capacity + kTopKThreads - 1) / kTopKThreads, 2 * module.sm_count());
       launch(module.function(kTopKListGather + suffix), list_grid, kTopKThreads, 0, stream, p);
-      sort_raw(key_type, p.list_keys, p.candidates, 4, p.list_capacity, stream, list);
-      launch(module.function(kTopKListTake + suffix), list_grid, kTopKThreads, 0, stream, p);
     }
   } else {
     launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
   }
   // The digits over the array and the compaction, its blocks resident (nothing where the bound's
-  // list gave the result).
+  // list gave the result): with a long list, into the list.
+  TopKParams compaction = p;
+  if (long_list) {
+    compaction.keys_out = p.list_keys;
+    compaction.positions = p.list_positions;
+  }
   const CUfunction digits = module.function(kTopKDigits + suffix);
   launch_cooperative(
       digits, std::min({grid, module.resident_blocks(digits, kTopKThreads), kTopKScanBlocks}),
-      kTopKThreads, stream, p);
+      kTopKThreads, stream, compaction);
 
   // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
-  // all equal and already in position order.
-  sort.count = p.state + kTopKStateBefore;
-  sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
+  // all equal and already in position order. With a long list, one sort for the list's keys (the
+  // bound's, or the digits' result; its count set by either), then its first k taken.
+  if (long_list) {
+    sort.count = p.state + kTopKStateListed;
+    sort_raw(key_type, p.list_keys, p.list_positions, 4, p.list_capacity, stream, sort);
+    launch(module.function(kTopKListTake + suffix), list_grid, kTopKThreads, 0, stream, p);
+  } else {
+    sort.count = p.state + kTopKStateBefore;
+    sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
+  }
 
   const uint32_t* results = p.state + kTopKStateK;  // min(k, n): the GPU-side count's
   // NumPy's order: the original zeros and NaNs where canonical ones stand.

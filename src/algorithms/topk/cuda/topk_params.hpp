@@ -41,9 +41,11 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // keys about 1.15 k for entries_n = 4 k, sorted ones k. Where they fit the list (list_capacity),
 // the list is sorted (positions, so input order), its keys gathered and sorted stably with their
 // positions, and the first k taken: no digits over the array, no compaction by tiles. Where keys
-// pile at the bound and overflow the list, every launch of that tail does nothing and those of
-// the digits run, as without the bound. A list of up to kTopKListSortCapacity (k up to 1024) is
-// sorted by one block in shared memory instead (list_sort: one launch for the tail).
+// pile at the bound and overflow the list, the digits run, as without the bound; past
+// kTopKListSortCapacity they write their result into the list (the keys before the k-th, then
+// the equal ones), so that the list's one sort orders either. A list of up to
+// kTopKListSortCapacity (k up to 1024) is sorted by one block in shared memory instead
+// (list_sort: one launch for the tail), and the digits' result by the survivors' sort.
 //
 // The second read takes only the shares of the entries at or below the bound (the others hold no
 // key at or below it) where there are at most topk_qualifying_capacity of them: each of their keys
@@ -72,12 +74,14 @@ struct TopKParams {
   uint32_t* state;      // the state block and the histograms
   // The bound: entries_n keys in the select's order (key-width), and their select's state block
   // and histograms; entries_n = 0: no bound. The bound's list (positions in `candidates`, up to
-  // list_capacity), and its keys gathered (canonical: as read_key gives them).
+  // list_capacity), and its keys gathered (canonical: as read_key gives them) with their
+  // positions beside them, which a long list's sort orders.
   void* entries;
   uint32_t* bound_state;
   uint32_t entries_n;
   uint32_t list_capacity;
   void* list_keys;
+  uint32_t* list_positions;
   uint32_t* qualifying;  // the entries at or below the bound (up to qualifying_capacity), or 0
   uint32_t qualifying_capacity;
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates

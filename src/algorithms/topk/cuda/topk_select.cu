@@ -16,7 +16,7 @@
 //               shares only, else from the whole array;
 //   list_sort   (the bound, where the list fits a block) the list sorted by (key, position), the
 //               first k written; longer lists: their positions sorted (the face's sort),
-//               list_gather, the keys sorted with their positions, list_take;
+//               list_gather (their keys, and the positions beside them);
 //   digits      one cooperative launch (nothing where the bound's list gave the result):
 //     histogram per digit (a bounded grid striding over the tiles): every block first selects
 //               from the histograms of the passes before (select_digits), then histograms digit
@@ -30,8 +30,11 @@
 //     scan      the tiles' places (an exclusive scan of both counts at once): each block's run
 //               of tiles summed, then scanned after the runs before it;
 //     write     per tile: the keys below the k-th to [0, before) and the first need_equal equal
-//               ones to [before, k), both in input order, with their positions; the face's sort
-//               then orders the ones before the k-th.
+//               ones to [before, k), both in input order, with their positions (for a long list:
+//               into the list, the list's count set to before); the face's sort then orders the
+//               ones before the k-th;
+//   list_take   (a long list) after the face's sort of the list (the bound's, or the digits'
+//               result): its first k.
 #ifdef __CUDACC__
 #include <cooperative_groups.h>  // the host's emulation (tests/cuda_emulation) has its own
 #endif
@@ -426,13 +429,17 @@ __device__ void listed_count(const TopKParams& p) {
   if (threadIdx.x == 0) p.state[kTopKStateListed] = listed(p) ? p.state[kTopKStateBounded] : 0;
 }
 
-// The listed keys (their positions sorted, so in input order), gathered.
+// The listed keys (their positions sorted, so in input order), gathered, their positions beside
+// them.
 template <class U>
 __device__ void list_gather(const TopKParams& p) {
   const uint32_t count = p.state[kTopKStateListed];
   for (u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
-       c += u64(gridDim.x) * blockDim.x)
-    static_cast<U*>(p.list_keys)[c] = read_key<U>(p, p.candidates[c]);
+       c += u64(gridDim.x) * blockDim.x) {
+    const uint32_t i = p.candidates[c];
+    static_cast<U*>(p.list_keys)[c] = read_key<U>(p, i);
+    p.list_positions[c] = i;
+  }
 }
 
 // A list of up to kTopKListSortCapacity, in one block: the listed keys with their positions
@@ -455,15 +462,15 @@ __device__ void list_sort(const TopKParams& p) {
   }
 }
 
-// The first min(k, n) of the sorted list: the result.
+// The first min(k, n) of the sorted list (the bound's, or the digits' result written there):
+// the result.
 template <class U>
 __device__ void list_take(const TopKParams& p) {
-  if (!listed(p)) return;
   const uint32_t k = p.state[kTopKStateK];
   for (u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x; c < k;
        c += u64(gridDim.x) * blockDim.x) {
     static_cast<U*>(p.keys_out)[c] = static_cast<const U*>(p.list_keys)[c];
-    p.positions[c] = p.candidates[c];
+    p.positions[c] = p.list_positions[c];
   }
 }
 
@@ -559,6 +566,8 @@ __device__ void count(const TopKParams& p) {
     p.state[kTopKStatePrefix + 1] = uint32_t(kth >> 32);
     p.state[kTopKStateBefore] = s.before;
     p.state[kTopKStateNeedEqual] = s.remaining;
+    // A long list's sort orders the keys before the k-th, which the write puts into the list.
+    if (p.list_capacity > kTopKListSortCapacity) p.state[kTopKStateListed] = s.before;
   }
   if (s.list_pass < total_passes) {  // uniform
     // The listing pass counted each tile's keys below its prefix and listed its candidates: only
