@@ -373,6 +373,8 @@ int main(int argc, char** argv) {
       run_case({bytes, kind, "few", 20000, 200, false, 0, 0, false, 0, 5, -1, 1024, 5000}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, ~0u, 5, -1, 1024, 5000},
                ++seed);
+      run_case({bytes, kind, "uniform", 20000, 200, true, 0, 0, false, ~0u, 1, -1, 1024, 5000},
+               ++seed);
       // Not aligned to 16 bytes: a load a key.
       run_case({bytes, kind, "uniform", 20001, 200, true, 0, 0, false, ~0u, 5, -1, 2048, -1, 1},
                ++seed);
