@@ -112,7 +112,7 @@ void run(const Case& c, uint64_t seed) {
   std::vector<U> list_keys(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> list_positions(list_capacity + 1, 0xdeadbeef);
   // A list past one block's sort: the face's sort of it orders the digits' result too.
-  const bool long_list = c.entries != 0 && list_capacity > kTopKListSortCapacity;
+  const bool long_list = c.entries != 0 && topk_long_list(list_capacity);
   const uint32_t qualifying_capacity =
       c.entries != 0 ? topk_qualifying_capacity(c.n, c.entries, sizeof(U), c.k) : 0;
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);

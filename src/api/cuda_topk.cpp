@@ -193,7 +193,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   sort.scratch_size = layout.total - layout.sort;
   // A list longer than one block sorts: sorted by the face's sorts, which then take the digits'
   // result too.
-  const bool long_list = p.entries_n != 0 && p.list_capacity > kTopKListSortCapacity;
+  const bool long_list = topk_long_list(p.list_capacity);
   const uint32_t list_grid = std::min<uint32_t>((p.list_capacity + kTopKThreads - 1) / kTopKThreads,
                                                 2 * module.sm_count());
   if (p.entries_n != 0) {

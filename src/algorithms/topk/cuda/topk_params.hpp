@@ -156,6 +156,11 @@ inline constexpr const char* kTopKListGather = "gpusort_topk_list_gather_";
 inline constexpr const char* kTopKListTake = "gpusort_topk_list_take_";
 inline constexpr const char* kTopKListSort = "gpusort_topk_list_sort_";
 inline constexpr uint32_t kTopKListSortCapacity = 4096;  // 48 KiB of 64-bit keys and positions
+// A list past one block's sort (0 without the bound): the face's sorts order it, and the digits
+// write their result into it (the host's launches and the digits' count agree on this).
+GPUSORT_HOST_DEVICE constexpr bool topk_long_list(uint32_t list_capacity) {
+  return list_capacity > kTopKListSortCapacity;
+}
 inline constexpr uint32_t kTopKListSortThreads = 1024;
 
 // ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----

@@ -567,7 +567,7 @@ __device__ void count(const TopKParams& p) {
     p.state[kTopKStateBefore] = s.before;
     p.state[kTopKStateNeedEqual] = s.remaining;
     // A long list's sort orders the keys before the k-th, which the write puts into the list.
-    if (p.list_capacity > kTopKListSortCapacity) p.state[kTopKStateListed] = s.before;
+    if (topk_long_list(p.list_capacity)) p.state[kTopKStateListed] = s.before;
   }
   if (s.list_pass < total_passes) {  // uniform
     // The listing pass counted each tile's keys below its prefix and listed its candidates: only
