@@ -37,10 +37,14 @@ uint32_t pass_row(const SortSpec& spec, uint64_t max_n) {
               std::to_string(spec.value_words * 4) + "-byte values (GPUSORT_CUDA_FACE_TILE)");
 }
 
-// The histogram row: the first of the key width (one copy of the counters), or the v-th of
-// GPUSORT_CUDA_HISTOGRAM=v.
+// The histogram row: of the key width, one copy of the counters for 32-bit keys and two for
+// 64-bit ones, or the v-th row of GPUSORT_CUDA_HISTOGRAM=v. (Two copies for i64, `bench_torch.py
+// --dtypes i64 --min-log2 20 --max-log2 22 --samples 9` with 1 and 2 alternating twice in one run,
+// H200, 2026-11-30, commit aed843e: sort with indices 0.1648 / 0.1667 -> 0.1622 / 0.1640 ms at
+// 2^20, 0.2896 / 0.2938 -> 0.2843 / 0.2867 at 2^21, 0.4614 / 0.4728 -> 0.4604 / 0.4642 at 2^22.)
 const CudaHistogramShape& histogram_row(const SortSpec& spec) {
-  const uint32_t variant = std::max<uint32_t>(1, cuda_environment().histogram.value_or(1));
+  const uint32_t variant = std::max<uint32_t>(
+      1, cuda_environment().histogram.value_or(spec.key_words == 2 ? 2 : 1));
   uint32_t seen = 0;
   for (const CudaHistogramShape& h : kCudaHistogramShapes)
     if (h.key_words == spec.key_words && ++seen == variant) return h;
