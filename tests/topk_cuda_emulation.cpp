@@ -4,9 +4,10 @@
 // src/api/cuda_topk.cpp in the same order (the bound's, or init; then the digits), small grids so
 // that blocks stride over several tiles, the candidate list made by the first pass whose
 // candidates fit it (the second, a later one) and refused, the bound's list fitting and
-// overflowing; the face's sorts by std::stable_sort. The digits' cooperative launch meets at grid
-// barriers, which the emulation's blocks (one after another) cannot: a grid of one block runs it,
-// wider grids its stages a launch each (the same functions). Every result is compared whole with
+// overflowing, and a long list's sort (list_order); the face's sort of the survivors by
+// std::stable_sort. The cooperative launches meet at grid barriers, which the emulation's blocks
+// (one after another) cannot: a grid of one block runs them, wider grids their stages a launch
+// each (the same functions). Every result is compared whole with
 // the first k of std::stable_sort: keys before the k-th in input order, the equal ones after them,
 // positions, and the state the later launches read. Needs no GPU, no nvcc.
 #include "emulated_cuda.hpp"
@@ -59,6 +60,17 @@ template <class U>
 void bound_list_stage(const TopKParams p) {
   topk::bound_list<U>(p);
 }
+// A long list's sort likewise: the first read, then active pass p.pass.
+template <class U>
+void list_order_start_stage(const TopKParams p) {
+  topk::list_order_start<U>(p);
+}
+template <class U>
+void list_order_pass_stage(const TopKParams p) {
+  __shared__ topk::ListPasses passes;
+  topk::list_passes<U>(p, passes);
+  if (p.pass < std::max(passes.active_n, 1u)) topk::list_order_pass<U>(p, passes, p.pass);
+}
 
 struct Case {
   uint32_t key_bytes, kind;  // kind: 0 unsigned, 1 signed, 2 float
@@ -106,13 +118,17 @@ void run(const Case& c, uint64_t seed) {
   std::vector<U> keys_out(c.k + 1, U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> positions(c.k + 1, 0x5c5c5c5cu);
   std::vector<U> entries(std::max(c.entries, 1u), U(0x5c5c5c5c5c5c5c5cull));
-  std::vector<uint32_t> bound_state(state.size(), 0xdeadbeef);
+  std::vector<uint32_t> bound_state(kTopKBoundStateWords, 0xdeadbeef);
   const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
   if (c.entries != 0) candidates.resize(std::max(capacity, list_capacity), 0xdeadbeef);
   std::vector<U> list_keys(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> list_positions(list_capacity + 1, 0xdeadbeef);
-  // A list past one block's sort: the face's sort of it orders the digits' result too.
+  // A list past one block's sort: list_order sorts it, the digits' result too.
   const bool long_list = c.entries != 0 && topk_long_list(list_capacity);
+  std::vector<U> list_keys_b(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
+  std::vector<uint32_t> list_positions_b(list_capacity + 1, 0xdeadbeef);
+  std::vector<uint32_t> list_counts(long_list ? topk_list_counts_words(list_capacity) : 1,
+                                    0xdeadbeef);
   const uint32_t qualifying_capacity =
       c.entries != 0 ? topk_qualifying_capacity(c.n, c.entries, sizeof(U), c.k) : 0;
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
@@ -146,6 +162,9 @@ void run(const Case& c, uint64_t seed) {
     p.list_capacity = list_capacity;
     p.list_keys = list_keys.data();
     p.list_positions = list_positions.data();
+    p.list_keys_b = list_keys_b.data();
+    p.list_positions_b = list_positions_b.data();
+    p.list_counts = list_counts.data();
     p.qualifying = qualifying.data();
     p.qualifying_capacity = qualifying_capacity;
     // The entries (the bound's state block cleared first, as the face does): as the face launches
@@ -164,14 +183,9 @@ void run(const Case& c, uint64_t seed) {
       launch(bound_entries_stage<U>, c.grid, kTopKThreads, p);
       launch(bound_list_stage<U>, c.grid, kTopKThreads, p);
     }
-    if (!long_list) {
+    if (!long_list)
       launch(wide ? gpusort_topk_list_sort_64 : gpusort_topk_list_sort_32, 1, kTopKListSortThreads,
              p);
-    } else {
-      launch(gpusort_topk_listed, 1, 32, p);
-      std::sort(candidates.begin(), candidates.begin() + state[kTopKStateListed]);
-      launch(wide ? gpusort_topk_list_gather_64 : gpusort_topk_list_gather_32, 2, kTopKThreads, p);
-    }
   } else {
     launch(gpusort_topk_init, 1, kTopKThreads, p);
   }
@@ -193,22 +207,18 @@ void run(const Case& c, uint64_t seed) {
     launch(scan_runs_stage, c.grid, kTopKThreads, compaction);
     launch(write_stage<U>, c.grid, kTopKThreads, compaction);
   }
-  // A long list: the face's stable sort of its count (the bound's list, or the digits' keys
-  // before the k-th) by the compared key, their positions with them, then its first k taken.
+  // A long list (the bound's, or the digits' keys before the k-th): list_order, its first k
+  // written. A grid of one block runs the kernel; wider ones (at most the case's) its stages.
   const uint32_t list_count = state[kTopKStateListed];
   if (long_list) {
-    std::vector<uint32_t> at(list_count);
-    std::iota(at.begin(), at.end(), 0u);
-    std::stable_sort(at.begin(), at.end(), [&](uint32_t a, uint32_t b) {
-      return compared<U>(c, list_keys[a], mask) < compared<U>(c, list_keys[b], mask);
-    });
-    std::vector<U> sorted_keys(list_count);
-    std::vector<uint32_t> sorted_positions(list_count);
-    for (uint32_t i = 0; i < list_count; ++i)
-      sorted_keys[i] = list_keys[at[i]], sorted_positions[i] = list_positions[at[i]];
-    std::copy(sorted_keys.begin(), sorted_keys.end(), list_keys.begin());
-    std::copy(sorted_positions.begin(), sorted_positions.end(), list_positions.begin());
-    launch(wide ? gpusort_topk_list_take_64 : gpusort_topk_list_take_32, 2, kTopKThreads, p);
+    const uint32_t list_grid = std::min(c.grid, topk_list_blocks(list_capacity));
+    if (list_grid == 1) {
+      launch(wide ? gpusort_topk_list_order_64 : gpusort_topk_list_order_32, 1, kTopKThreads, p);
+    } else {
+      launch(list_order_start_stage<U>, list_grid, kTopKThreads, p);
+      for (p.pass = 0; p.pass < kTopKListPasses; ++p.pass)
+        launch(list_order_pass_stage<U>, list_grid, kTopKThreads, p);
+    }
   }
 
   // The reference: the stable order of the first n keys.
@@ -240,8 +250,6 @@ void run(const Case& c, uint64_t seed) {
       (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") &&
       state[kTopKStateQualifying] > qualifying_capacity)
     return fail(std::to_string(state[kTopKStateQualifying]) + " entries at or below the bound");
-  if (long_list && listed && list_count != state[kTopKStateBounded])
-    return fail("the list's count");
   // The whole sorted result: the bound's list's, or a long list's sort of the digits' result.
   auto check_sorted_result = [&] {
     for (uint32_t i = 0; i < k; ++i)
@@ -360,8 +368,7 @@ int main(int argc, char** argv) {
                ++seed);
       run_case({bytes, kind, "few", 20000, 37, true, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
-      // A list longer than one block sorts: sorted by the face's sorts (here std::stable_sort);
-      // where it overflows (k as many as the entries: about 6,000 keys at or below the bound), the
+      // A list longer than one block sorts: sorted by list_order; where it overflows (k as many as the entries: about 6,000 keys at or below the bound), the
       // digits' result, about k distinct keys before the k-th, written into it for that sort (many
       // blocks, one); GPU-side counts, of 0 too.
       run_case({bytes, kind, "few", 20000, 200, true, 0, 0, false, ~0u, 5, -1, 1024, 5000}, ++seed);
@@ -374,6 +381,9 @@ int main(int argc, char** argv) {
       run_case({bytes, kind, "uniform", 20000, 200, false, 0, 0, false, ~0u, 5, -1, 1024, 5000},
                ++seed);
       run_case({bytes, kind, "uniform", 20000, 200, true, 0, 0, false, ~0u, 1, -1, 1024, 5000},
+               ++seed);
+      // A long list in two blocks' stretches of two chunks each (17-bit positions: three passes).
+      run_case({bytes, kind, "uniform", 100000, 5000, kind == 1, 0, 0, false, ~0u, 2, -1, 20480},
                ++seed);
       // Not aligned to 16 bytes: a load a key.
       run_case({bytes, kind, "uniform", 20001, 200, true, 0, 0, false, ~0u, 5, -1, 2048, -1, 1},

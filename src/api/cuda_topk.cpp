@@ -4,7 +4,6 @@
 // of the keys before the k-th by the face's own sort_raw (its count read on the GPU from the
 // select's state), then the values gathered and the positions widened. Nothing is read back.
 #include <algorithm>
-#include <bit>
 #include <gpusort/cuda.hpp>
 
 #include "algorithms/topk/cuda/topk_params.hpp"
@@ -29,7 +28,8 @@ constexpr uint64_t max_n = uint64_t(1) << 32;
 struct TopKLayout {
   uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
            block_sums = 0, entries = 0, bound_state = 0, list_keys = 0, list_positions = 0,
-           qualifying = 0, sort = 0, total = 0;
+           list_keys_b = 0, list_positions_b = 0, list_counts = 0, qualifying = 0, sort = 0,
+           total = 0;
   uint32_t tiles = 0, capacity = 0, entries_n = 0, list_capacity = 0, qualifying_capacity = 0;
 };
 
@@ -40,14 +40,6 @@ Options survivors_options(const SortSpec& spec) {
   o.descending = spec.descending;
   o.begin_bit = spec.begin_bit;
   o.end_bit = spec.end_bit;
-  return o;
-}
-
-// The bound's list sorted by position first: positions below n, so only their low bits (a pass
-// less for n up to 2^24, two up to 2^16).
-Options list_positions_options(uint64_t n) {
-  Options o;
-  o.end_bit = std::max<uint32_t>(1, uint32_t(std::bit_width(n - 1)));
   return o;
 }
 
@@ -83,20 +75,19 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   l.block_sums = buffers.take(uint64_t(kTopKScanBlocks) * 8);
   l.keys = buffers.take(k * spec.key_words * 4);
   l.entries = buffers.take(uint64_t(l.entries_n) * spec.key_words * 4);
-  l.bound_state =
-      buffers.take(l.entries_n ? uint64_t(kTopKStateWords + kTopKMaxPasses * kTopKBins) * 4 : 0);
+  l.bound_state = buffers.take(l.entries_n ? uint64_t(kTopKBoundStateWords) * 4 : 0);
   l.list_keys = buffers.take(uint64_t(l.list_capacity) * spec.key_words * 4);
   l.list_positions = buffers.take(uint64_t(l.list_capacity) * 4);
   l.qualifying = buffers.take(uint64_t(l.qualifying_capacity) * 4);
   l.positions = buffers.take(k * 4);
-  // One scratch for each sort in turn: the survivors', or the bound's list (positions, then keys
-  // with positions).
-  uint64_t sort = scratch_bytes(spec.key, 4, k, survivors_options(spec));
-  if (l.list_capacity != 0)
-    sort =
-        std::max({sort, scratch_bytes(KeyType::u32, 0, l.list_capacity, list_positions_options(n)),
-                  scratch_bytes(spec.key, 4, l.list_capacity, survivors_options(spec))});
-  l.sort = buffers.take(sort);
+  // A long list's sort (list_order), or the survivors' (the face's sort).
+  if (topk_long_list(l.list_capacity)) {
+    l.list_keys_b = buffers.take(uint64_t(l.list_capacity) * spec.key_words * 4);
+    l.list_positions_b = buffers.take(uint64_t(l.list_capacity) * 4);
+    l.list_counts = buffers.take(topk_list_counts_words(l.list_capacity) * 4);
+  } else {
+    l.sort = buffers.take(scratch_bytes(spec.key, 4, k, survivors_options(spec)));
+  }
   l.total = buffers.total();
   return l;
 }
@@ -165,6 +156,9 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.list_capacity = layout.list_capacity;
   p.list_keys = scratch.at<void>(layout.list_keys);
   p.list_positions = scratch.at<uint32_t>(layout.list_positions);
+  p.list_keys_b = scratch.at<void>(layout.list_keys_b);
+  p.list_positions_b = scratch.at<uint32_t>(layout.list_positions_b);
+  p.list_counts = scratch.at<uint32_t>(layout.list_counts);
   p.qualifying = scratch.at<uint32_t>(layout.qualifying);
   p.qualifying_capacity = layout.qualifying_capacity;
   p.candidates = scratch.at<uint32_t>(layout.candidates);
@@ -188,14 +182,9 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // A bounded grid for the kernels that stride over the tiles (8 blocks per SM): their global
   // histogram atomics stay about 2048 x blocks per pass whatever n.
   const uint32_t grid = uint32_t(std::clamp<uint64_t>(layout.tiles, 1, 8ull * module.sm_count()));
-  Options sort = survivors_options(spec);
-  sort.scratch = scratch.at<void>(layout.sort);
-  sort.scratch_size = layout.total - layout.sort;
-  // A list longer than one block sorts: sorted by the face's sorts, which then take the digits'
+  // A list longer than one block sorts: sorted by list_order, which then takes the digits'
   // result too.
   const bool long_list = topk_long_list(p.list_capacity);
-  const uint32_t list_grid = std::min<uint32_t>((p.list_capacity + kTopKThreads - 1) / kTopKThreads,
-                                                2 * module.sm_count());
   if (p.entries_n != 0) {
     // The bound (topk_params.hpp): its state block cleared (least adds the first digit's
     // histogram to it); the entries (and both state blocks), a reader a thread (each with 8
@@ -204,10 +193,10 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     // of the keys at or below it. A block an SM where the list reads only the entries' shares (the
     // grid barriers cost less: 22.6 µs against 26.2 with 3 at 2^24, f32, k = 32), 3 where it reads
     // the whole array (more loads in flight: 0.70 ms against 0.92 at 2^28 with k = 65,536). Where
-    // the list fits, it is sorted by (key, position) and the first k taken: by one block, or for
-    // longer lists by the face's sorts (the positions, then the keys gathered with them, below).
-    check(driver().memset_d32_async(scratch.at(layout.bound_state), 0,
-                                    kTopKStateWords + kTopKMaxPasses * kTopKBins, stream),
+    // the list fits a block, it is sorted by (key, position) and the first k taken by that block;
+    // longer lists after the digits (below).
+    check(driver().memset_d32_async(scratch.at(layout.bound_state), 0, kTopKBoundStateWords,
+                                    stream),
           "cuMemsetD32Async");
     launch(module.function(kTopKLeast + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
            kTopKThreads, 0, stream, p);
@@ -215,17 +204,8 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     const uint32_t bound_grid = p.qualifying_capacity != 0 ? module.sm_count() : grid;
     launch_cooperative(bound, std::min(bound_grid, module.resident_blocks(bound, kTopKThreads)),
                        kTopKThreads, stream, p);
-    if (!long_list) {
+    if (!long_list)
       launch(module.function(kTopKListSort + suffix), 1, kTopKListSortThreads, 0, stream, p);
-    } else {
-      launch(module.function(kTopKListed), 1, 32, 0, stream, p);
-      Options positions = list_positions_options(n);
-      positions.count = p.state + kTopKStateListed;
-      positions.scratch = sort.scratch;
-      positions.scratch_size = sort.scratch_size;
-      sort_raw(KeyType::u32, p.candidates, nullptr, 0, p.list_capacity, stream, positions);
-      launch(module.function(kTopKListGather + suffix), list_grid, kTopKThreads, 0, stream, p);
-    }
   } else {
     launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
   }
@@ -242,13 +222,18 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
       kTopKThreads, stream, compaction);
 
   // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
-  // all equal and already in position order. With a long list, one sort for the list's keys (the
-  // bound's, or the digits' result; its count set by either), then its first k taken.
+  // all equal and already in position order. With a long list, one cooperative sort of the list
+  // (the bound's, or the digits' result), its first k written; else the face's sort.
   if (long_list) {
-    sort.count = p.state + kTopKStateListed;
-    sort_raw(key_type, p.list_keys, p.list_positions, 4, p.list_capacity, stream, sort);
-    launch(module.function(kTopKListTake + suffix), list_grid, kTopKThreads, 0, stream, p);
+    const CUfunction order = module.function(kTopKListOrder + suffix);
+    launch_cooperative(order,
+                       std::min(topk_list_blocks(p.list_capacity),
+                                module.resident_blocks(order, kTopKThreads)),
+                       kTopKThreads, stream, p);
   } else {
+    Options sort = survivors_options(spec);
+    sort.scratch = scratch.at<void>(layout.sort);
+    sort.scratch_size = layout.total - layout.sort;
     sort.count = p.state + kTopKStateBefore;
     sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
   }

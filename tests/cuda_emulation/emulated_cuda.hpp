@@ -47,6 +47,34 @@ T __shfl_xor_sync(unsigned, T value, int lane_mask) {
   return r;
 }
 template <class T>
+T __shfl_sync(unsigned, T value, int lane) {
+  static_assert(sizeof(T) <= kWarpSlotBytes);
+  const uint32_t t = threadIdx.x;
+  std::memcpy(warp_slots + t * kWarpSlotBytes, &value, sizeof value);
+  warp_barrier->arrive_and_wait();
+  T r;
+  std::memcpy(&r, warp_slots + ((t & ~31u) | (uint32_t(lane) & 31u)) * kWarpSlotBytes, sizeof r);
+  warp_barrier->arrive_and_wait();
+  return r;
+}
+// The lanes of the warp holding the same value (every lane of a whole warp calls it).
+inline uint32_t __match_any_sync(unsigned, uint32_t value) {
+  const uint32_t t = threadIdx.x;
+  std::memcpy(warp_slots + t * kWarpSlotBytes, &value, sizeof value);
+  warp_barrier->arrive_and_wait();
+  uint32_t peers = 0;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    uint32_t other;
+    std::memcpy(&other, warp_slots + ((t & ~31u) | lane) * kWarpSlotBytes, sizeof other);
+    if (other == value) peers |= 1u << lane;
+  }
+  warp_barrier->arrive_and_wait();
+  return peers;
+}
+inline void __syncwarp() {
+  warp_barrier->arrive_and_wait();
+}
+template <class T>
 T atomicAdd(T* p, T v) {
   return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
 }
@@ -55,6 +83,12 @@ struct alignas(16) uint4 {
 };
 inline int __popc(uint32_t x) {
   return __builtin_popcount(x);
+}
+inline int __ffs(uint32_t x) {
+  return __builtin_ffs(int(x));
+}
+inline int __clz(uint32_t x) {
+  return x == 0 ? 32 : __builtin_clz(x);
 }
 using std::max;
 using std::min;

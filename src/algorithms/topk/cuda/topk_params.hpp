@@ -39,13 +39,13 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // digit passes over the entries (a second state block), is at least the k-th key, and at least k
 // keys lie at or below it. A second read lists the positions of the keys at or below it: spread
 // keys about 1.15 k for entries_n = 4 k, sorted ones k. Where they fit the list (list_capacity),
-// the list is sorted (positions, so input order), its keys gathered and sorted stably with their
-// positions, and the first k taken: no digits over the array, no compaction by tiles. Where keys
-// pile at the bound and overflow the list, the digits run, as without the bound; past
-// kTopKListSortCapacity they write their result into the list (the keys before the k-th, then
-// the equal ones), so that the list's one sort orders either. A list of up to
-// kTopKListSortCapacity (k up to 1024) is sorted by one block in shared memory instead
-// (list_sort: one launch for the tail), and the digits' result by the survivors' sort.
+// the list is sorted by (key, position) and the first k taken: no digits over the array, no
+// compaction by tiles. Where keys pile at the bound and overflow the list, the digits run, as
+// without the bound; past kTopKListSortCapacity they write their result into the list (the keys
+// before the k-th in input order, then the equal ones), so that the list's one sort (list_order,
+// below) orders either. A list of up to kTopKListSortCapacity (k up to 1024) is sorted by one
+// block in shared memory instead (list_sort: one launch for the tail), and the digits' result by
+// the survivors' sort.
 //
 // The second read takes only the shares of the entries at or below the bound (the others hold no
 // key at or below it) where there are at most topk_qualifying_capacity of them: each of their keys
@@ -73,15 +73,20 @@ struct TopKParams {
   uint32_t* positions;  // k u32: the result's positions
   uint32_t* state;      // the state block and the histograms
   // The bound: entries_n keys in the select's order (key-width), and their select's state block
-  // and histograms; entries_n = 0: no bound. The bound's list (positions in `candidates`, up to
-  // list_capacity), and its keys gathered (canonical: as read_key gives them) with their
-  // positions beside them, which a long list's sort orders.
+  // and histograms (kTopKBoundStateWords); entries_n = 0: no bound. The bound's list (positions in
+  // `candidates`, up to list_capacity); a long list's keys and positions (list_order's first list:
+  // the digits' result where they run, canonical keys as read_key gives them).
   void* entries;
   uint32_t* bound_state;
   uint32_t entries_n;
   uint32_t list_capacity;
   void* list_keys;
   uint32_t* list_positions;
+  // A long list's sort (list_order): a second list of list_capacity keys and positions, and the
+  // digits' counts (topk_list_counts_words).
+  void* list_keys_b;
+  uint32_t* list_positions_b;
+  uint32_t* list_counts;
   uint32_t* qualifying;  // the entries at or below the bound (up to qualifying_capacity), or 0
   uint32_t qualifying_capacity;
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
@@ -151,9 +156,6 @@ inline constexpr uint32_t kTopKScanBlocks = 2048;
 // entries' histograms, bound_entries, bound_list).
 inline constexpr const char* kTopKLeast = "gpusort_topk_least_";
 inline constexpr const char* kTopKBound = "gpusort_topk_bound_";
-inline constexpr const char* kTopKListed = "gpusort_topk_listed";  // one block: the list fits?
-inline constexpr const char* kTopKListGather = "gpusort_topk_list_gather_";
-inline constexpr const char* kTopKListTake = "gpusort_topk_list_take_";
 inline constexpr const char* kTopKListSort = "gpusort_topk_list_sort_";
 inline constexpr uint32_t kTopKListSortCapacity = 4096;  // 48 KiB of 64-bit keys and positions
 // A list past one block's sort (0 without the bound): the face's sorts order it, and the digits
@@ -162,6 +164,33 @@ GPUSORT_HOST_DEVICE constexpr bool topk_long_list(uint32_t list_capacity) {
   return list_capacity > kTopKListSortCapacity;
 }
 inline constexpr uint32_t kTopKListSortThreads = 1024;
+
+// A long list's sort (list_order, one cooperative launch of kTopKThreads a block): an LSD radix
+// sort by (key, position) of the list's count, 8-bit digits (positions' low bits first, their
+// bit_width(n - 1); then the compared key's), each block a stretch of the list in order, a grid
+// barrier a pass: the first read counts every pass's digits, each pass skips where one digit
+// holds every entry, ranks its stretch stably by chunks of kTopKTile (a warp's lanes by matching
+// digits, the warps by their counts) and scatters it, counting the next pass's digits into the
+// block that then reads each entry; the last pass writes the first k. The digits' result (in input
+// order already) skips the positions' passes. Per pass: the digits' totals (in the bound's state
+// block, which the face clears), and per block the first read's counts and the scatters' (in
+// list_counts, which that read clears).
+inline constexpr const char* kTopKListOrder = "gpusort_topk_list_order_";
+inline constexpr uint32_t kTopKListDigitBits = 8;
+inline constexpr uint32_t kTopKListBins = 1u << kTopKListDigitBits;
+inline constexpr uint32_t kTopKListPasses = 12;  // 32-bit positions and a 64-bit key
+inline constexpr uint32_t kTopKListBlocks = 256;  // the grid, at most
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_list_blocks(uint32_t list_capacity) {
+  const uint32_t chunks = (list_capacity + kTopKTile - 1) / kTopKTile;
+  return chunks < kTopKListBlocks ? chunks : kTopKListBlocks;
+}
+GPUSORT_HOST_DEVICE constexpr uint64_t topk_list_counts_words(uint32_t list_capacity) {
+  return uint64_t(kTopKListPasses) * 2 * topk_list_blocks(list_capacity) * kTopKListBins;
+}
+// The bound's state block: the state words, the entries' histograms, the list's digit totals.
+inline constexpr uint32_t kTopKBoundListTotals = kTopKStateWords + kTopKMaxPasses * kTopKBins;
+inline constexpr uint32_t kTopKBoundStateWords =
+    kTopKBoundListTotals + kTopKListPasses * kTopKListBins;
 
 // ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
 //

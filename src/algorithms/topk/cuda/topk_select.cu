@@ -15,8 +15,7 @@
 //     bound_list the positions of the keys at or below the bound listed: from those entries'
 //               shares only, else from the whole array;
 //   list_sort   (the bound, where the list fits a block) the list sorted by (key, position), the
-//               first k written; longer lists: their positions sorted (the face's sort),
-//               list_gather (their keys, and the positions beside them);
+//               first k written;
 //   digits      one cooperative launch (nothing where the bound's list gave the result):
 //     histogram per digit (a bounded grid striding over the tiles): every block first selects
 //               from the histograms of the passes before (select_digits), then histograms digit
@@ -33,8 +32,9 @@
 //               ones to [before, k), both in input order, with their positions (for a long list:
 //               into the list, the list's count set to before); the face's sort then orders the
 //               ones before the k-th;
-//   list_take   (a long list) after the face's sort of the list (the bound's, or the digits'
-//               result): its first k.
+//   list_order  (a long list) one cooperative launch: the list (the bound's, or the digits'
+//               result) sorted by (key, position), a radix pass per 8-bit digit, its first k
+//               written.
 #ifdef __CUDACC__
 #include <cooperative_groups.h>  // the host's emulation (tests/cuda_emulation) has its own
 #endif
@@ -424,24 +424,6 @@ __device__ void bound_list(const TopKParams& p) {
   });
 }
 
-// One block: the list's count where it fits (the bound's tail sorts that many), else 0.
-__device__ void listed_count(const TopKParams& p) {
-  if (threadIdx.x == 0) p.state[kTopKStateListed] = listed(p) ? p.state[kTopKStateBounded] : 0;
-}
-
-// The listed keys (their positions sorted, so in input order), gathered, their positions beside
-// them.
-template <class U>
-__device__ void list_gather(const TopKParams& p) {
-  const uint32_t count = p.state[kTopKStateListed];
-  for (u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x; c < count;
-       c += u64(gridDim.x) * blockDim.x) {
-    const uint32_t i = p.candidates[c];
-    static_cast<U*>(p.list_keys)[c] = read_key<U>(p, i);
-    p.list_positions[c] = i;
-  }
-}
-
 // A list of up to kTopKListSortCapacity, in one block: the listed keys with their positions
 // sorted in shared memory by (key, position), the first min(k, n) written.
 template <class U>
@@ -462,15 +444,247 @@ __device__ void list_sort(const TopKParams& p) {
   }
 }
 
-// The first min(k, n) of the sorted list (the bound's, or the digits' result written there):
-// the result.
+// ---- A long list's sort (list_order, topk_params.hpp) ----
+//
+// The list: the bound's (its positions in `candidates`, in no order) where it fits, else the
+// digits' result (in the list, the keys before the k-th in input order, then the equal ones). Its
+// count: the bound's, or the keys before the k-th.
+__device__ __forceinline__ uint32_t list_count(const TopKParams& p) {
+  return listed(p) ? p.state[kTopKStateBounded] : p.state[kTopKStateListed];
+}
+// The positions' passes: their low bit_width(n - 1) bits, 8 a pass (none for the digits' result,
+// already in input order); then the key's.
+__device__ __forceinline__ uint32_t list_position_passes(const TopKParams& p) {
+  const uint32_t bits = 32 - __clz(max(p.n, 2u) - 1);
+  return (bits + kTopKListDigitBits - 1) / kTopKListDigitBits;
+}
 template <class U>
-__device__ void list_take(const TopKParams& p) {
-  const uint32_t k = p.state[kTopKStateK];
-  for (u64 c = u64(blockIdx.x) * blockDim.x + threadIdx.x; c < k;
-       c += u64(gridDim.x) * blockDim.x) {
-    static_cast<U*>(p.keys_out)[c] = static_cast<const U*>(p.list_keys)[c];
-    p.positions[c] = p.list_positions[c];
+__device__ __forceinline__ uint32_t list_digit(U key, uint32_t position, uint32_t q,
+                                               uint32_t position_passes) {
+  return q < position_passes
+             ? (position >> (q * kTopKListDigitBits)) & (kTopKListBins - 1)
+             : uint32_t(key >> ((q - position_passes) * kTopKListDigitBits)) & (kTopKListBins - 1);
+}
+// Block b's stretch of the list: [b s, (b + 1) s), s = ceil(count / blocks).
+__device__ __forceinline__ uint32_t list_stretch(uint32_t count) {
+  return (count + gridDim.x - 1) / gridDim.x;
+}
+// Pass q's digit totals, and its counts per block: the first read's (set) or the scatters' (added).
+__device__ __forceinline__ uint32_t* list_totals(const TopKParams& p, uint32_t q) {
+  return p.bound_state + kTopKBoundListTotals + q * kTopKListBins;
+}
+__device__ __forceinline__ uint32_t* list_block_counts(const TopKParams& p, uint32_t q,
+                                                       uint32_t scattered) {
+  return p.list_counts + (u64(q) * 2 + scattered) * gridDim.x * kTopKListBins;
+}
+
+struct ListPasses {
+  uint32_t count, position_passes, active_n;
+  uint32_t active[kTopKListPasses];
+};
+// The passes that move anything: the positions' (for the bound's list) and the key's, less those
+// whose digits are all one. Every thread of the block calls it.
+template <class U>
+__device__ void list_passes(const TopKParams& p, ListPasses& passes) {
+  __shared__ uint32_t one_digit[kTopKListPasses];
+  const uint32_t t = threadIdx.x;
+  const uint32_t count = list_count(p), position_passes = list_position_passes(p);
+  const uint32_t all = position_passes + sizeof(U);
+  if (t < kTopKListPasses) one_digit[t] = 0;
+  __syncthreads();
+  for (uint32_t q = 0; q < all; ++q)  // kTopKThreads = kTopKListBins: thread t reads digit t
+    if (list_totals(p, q)[t] == count) one_digit[q] = 1;
+  __syncthreads();
+  if (t == 0) {
+    passes.count = count;
+    passes.position_passes = position_passes;
+    passes.active_n = 0;
+    for (uint32_t q = listed(p) ? 0 : position_passes; q < all; ++q)
+      if (one_digit[q] == 0) passes.active[passes.active_n++] = q;
+  }
+  __syncthreads();
+}
+
+// Before the first grid barrier: the list into the first buffer (keys as the select compares
+// them), every pass's digits counted (the totals, and each block's counts, the scatters' cleared);
+// the digits' equal keys after those before the k-th straight to the result.
+template <class U>
+__device__ void list_order_start(const TopKParams& p) {
+  static_assert(kTopKThreads == kTopKListBins);
+  __shared__ uint32_t counts[kTopKListPasses][kTopKListBins];
+  const uint32_t t = threadIdx.x;
+  const uint32_t count = list_count(p), position_passes = list_position_passes(p);
+  const uint32_t all = position_passes + sizeof(U);
+  for (uint32_t q = 0; q < all; ++q) counts[q][t] = 0;
+  __syncthreads();
+  const uint32_t* from = listed(p) ? p.candidates : p.list_positions;
+  const uint32_t s = list_stretch(count);
+  const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
+  U* keys = static_cast<U*>(p.list_keys);
+  // A tile at a time, its loads in flight together.
+  for (uint32_t tile = begin; tile < end; tile += kTopKTile) {
+    uint32_t position[kTopKItems];
+    U key[kTopKItems];
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      const uint32_t c = tile + j * kTopKThreads + t;
+      position[j] = c < end ? from[c] : 0;  // (the digits' list: read, then written, by this thread)
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j)
+      key[j] = tile + j * kTopKThreads + t < end
+                   ? ordered_bits<U>(p, static_cast<const U*>(p.keys)[position[j]])
+                   : U(0);
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      const uint32_t c = tile + j * kTopKThreads + t;
+      if (c >= end) break;
+      keys[c] = key[j];
+      p.list_positions[c] = position[j];
+      for (uint32_t q = 0; q < all; ++q)
+        atomicAdd(&counts[q][list_digit<U>(key[j], position[j], q, position_passes)], 1u);
+    }
+  }
+  __syncthreads();
+  for (uint32_t q = 0; q < all; ++q) {
+    const uint32_t c = counts[q][t];
+    list_block_counts(p, q, 0)[blockIdx.x * kTopKListBins + t] = c;
+    list_block_counts(p, q, 1)[blockIdx.x * kTopKListBins + t] = 0;
+    if (c != 0) atomicAdd(&list_totals(p, q)[t], c);
+  }
+  if (!listed(p)) {
+    const uint32_t k = p.state[kTopKStateK];
+    for (uint32_t c = count + blockIdx.x * kTopKThreads + t; c < k;
+         c += gridDim.x * kTopKThreads) {
+      static_cast<U*>(p.keys_out)[c] = static_cast<const U*>(p.list_keys)[c];
+      p.positions[c] = p.list_positions[c];
+    }
+  }
+}
+
+// Active pass i (after i + 1 grid barriers): each block's stretch ranked stably by the pass's
+// digit, chunk after chunk, and scattered to the other buffer (the last pass: the first k to the
+// result), the next pass's digits counted for the blocks that will read them. No pass at all: the
+// list is in order, copied.
+template <class U>
+__device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, uint32_t i) {
+  constexpr uint32_t warps = kTopKThreads / 32;
+  __shared__ uint32_t places[warps][kTopKListBins];
+  __shared__ uint32_t base[kTopKListBins];
+  __shared__ BlockScan::TempStorage scan;
+  const uint32_t t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const uint32_t count = passes.count, k = p.state[kTopKStateK];
+  const uint32_t s = list_stretch(count);
+  const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
+  if (passes.active_n == 0) {
+    for (uint32_t c = begin + t; c < min(end, k); c += kTopKThreads) {
+      static_cast<U*>(p.keys_out)[c] = read_key<U>(p, p.list_positions[c]);
+      p.positions[c] = p.list_positions[c];
+    }
+    return;
+  }
+  if (i >= passes.active_n) return;
+  const uint32_t q = passes.active[i];
+  const bool last = i + 1 == passes.active_n;
+  const uint32_t next = last ? 0 : passes.active[i + 1];
+  const U* keys_in = static_cast<const U*>(i % 2 == 0 ? p.list_keys : p.list_keys_b);
+  const uint32_t* positions_in = i % 2 == 0 ? p.list_positions : p.list_positions_b;
+  U* keys_to = static_cast<U*>(i % 2 == 0 ? p.list_keys_b : p.list_keys);
+  uint32_t* positions_to = i % 2 == 0 ? p.list_positions_b : p.list_positions;
+  // Digit t's first place for this block: the entries of lower digits, then digit t's in the
+  // blocks before.
+  {
+    const uint32_t* blocks = list_block_counts(p, q, i == 0 ? 0 : 1);
+    uint32_t before_blocks = 0;  // (loads in flight together: each one's latency is most of it)
+#pragma unroll 16
+    for (uint32_t b = 0; b < blockIdx.x; ++b) before_blocks += blocks[b * kTopKListBins + t];
+    uint32_t lower;
+    BlockScan(scan).ExclusiveSum(list_totals(p, q)[t], lower);
+    base[t] = lower + before_blocks;
+    for (uint32_t w = 0; w < warps; ++w) places[w][t] = 0;
+  }
+  __syncthreads();
+  uint32_t* next_counts = last ? nullptr : list_block_counts(p, next, 1);
+  for (uint32_t chunk = begin; chunk < end; chunk += kTopKTile) {  // uniform
+    // Warp w ranks entries [chunk + w 32 items, + 32 items) in order, 32 at a time: among equal
+    // digits by lane, after the warp's earlier ones (its leader keeps the warp's count).
+    U key[kTopKItems];
+    uint32_t position[kTopKItems], d[kTopKItems], rank[kTopKItems];
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {  // the loads first, in flight together
+      const uint32_t c = chunk + (warp * kTopKItems + j) * 32 + lane;
+      key[j] = c < end ? keys_in[c] : U(0);
+      position[j] = c < end ? positions_in[c] : 0;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      const bool valid = chunk + (warp * kTopKItems + j) * 32 + lane < end;
+      d[j] = valid ? list_digit<U>(key[j], position[j], q, passes.position_passes)
+                   : kTopKListBins;
+      const uint32_t peers = __match_any_sync(0xffffffffu, d[j]);
+      const uint32_t leader = __ffs(peers) - 1;
+      uint32_t earlier = 0;
+      if (lane == leader && valid) {
+        earlier = places[warp][d[j]];
+        places[warp][d[j]] = earlier + __popc(peers);
+      }
+      rank[j] = __shfl_sync(0xffffffffu, earlier, leader) + __popc(peers & ((1u << lane) - 1));
+      __syncwarp();
+    }
+    __syncthreads();
+    // Digit t: each warp's first place, after the warps before and the chunks before.
+    {
+      uint32_t at = base[t];
+      for (uint32_t w = 0; w < warps; ++w) {
+        const uint32_t c = places[w][t];
+        places[w][t] = at;
+        at += c;
+      }
+      base[t] = at;
+    }
+    __syncthreads();
+    // Each entry's place: its warp's first for its digit, then its rank there.
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j)
+      if (d[j] != kTopKListBins) rank[j] += places[warp][d[j]];
+    if (last) {  // the first k: their keys as read (loads in flight together), positions
+      U raw[kTopKItems];
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKItems; ++j)
+        raw[j] = d[j] != kTopKListBins && rank[j] < k ? read_key<U>(p, position[j]) : U(0);
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKItems; ++j)
+        if (d[j] != kTopKListBins && rank[j] < k) {
+          static_cast<U*>(p.keys_out)[rank[j]] = raw[j];
+          p.positions[rank[j]] = position[j];
+        }
+    } else {
+#pragma unroll
+      for (uint32_t j = 0; j < kTopKItems; ++j) {
+        if (d[j] == kTopKListBins) continue;
+        keys_to[rank[j]] = key[j];
+        positions_to[rank[j]] = position[j];
+        const uint32_t digit = list_digit<U>(key[j], position[j], next, passes.position_passes);
+        atomicAdd(&next_counts[(rank[j] / s) * kTopKListBins + digit], 1u);
+      }
+    }
+    __syncthreads();
+    for (uint32_t w = 0; w < warps; ++w) places[w][t] = 0;
+    __syncthreads();
+  }
+}
+
+// The whole sort in one cooperative launch (its blocks resident, meeting at grid barriers).
+template <class U>
+__device__ void list_order(const TopKParams& p) {
+  const auto grid = cooperative_groups::this_grid();
+  __shared__ ListPasses passes;
+  list_order_start<U>(p);
+  grid.sync();
+  list_passes<U>(p, passes);
+  for (uint32_t i = 0; i < max(passes.active_n, 1u); ++i) {  // uniform
+    if (i != 0) grid.sync();
+    list_order_pass<U>(p, passes, i);
   }
 }
 
@@ -764,11 +978,6 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)
   gpusort::cuda::topk::init(p);
 }
 
-extern "C" __global__ void __launch_bounds__(32)
-    gpusort_topk_listed(const gpusort::cuda::TopKParams p) {
-  gpusort::cuda::topk::listed_count(p);
-}
-
 #define GPUSORT_TOPK_KERNELS(suffix, U)                                             \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
       gpusort_topk_digits_##suffix(const gpusort::cuda::TopKParams p) {             \
@@ -783,12 +992,8 @@ extern "C" __global__ void __launch_bounds__(32)
     gpusort::cuda::topk::bound<U>(p);                                               \
   }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
-      gpusort_topk_list_gather_##suffix(const gpusort::cuda::TopKParams p) {        \
-    gpusort::cuda::topk::list_gather<U>(p);                                         \
-  }                                                                                 \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
-      gpusort_topk_list_take_##suffix(const gpusort::cuda::TopKParams p) {          \
-    gpusort::cuda::topk::list_take<U>(p);                                           \
+      gpusort_topk_list_order_##suffix(const gpusort::cuda::TopKParams p) {         \
+    gpusort::cuda::topk::list_order<U>(p);                                          \
   }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKListSortThreads) \
       gpusort_topk_list_sort_##suffix(const gpusort::cuda::TopKParams p) {          \
