@@ -415,6 +415,9 @@ void run_segments(const Array& a, const std::vector<O>& offsets, uint64_t k, uin
   for (void* p : {keys_out, values_out, indices})
     cuda_check(cudaMemset(p, poison, slots * 8), "cudaMemset");
   cuda_check(cudaMemset(result_offsets, poison, (segments + 2) * 4), "cudaMemset");
+  // The copies and the poison (on the legacy stream, which the test's non-blocking stream does not
+  // wait for) done before the call: else a late memset overwrites results (seen on a busy GPU).
+  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   gpusort_cuda_options options{};
   options.descending = a.descending;
   options.begin_bit = a.begin_bit;
