@@ -34,28 +34,25 @@ inline void __syncthreads() {
 inline constexpr size_t kWarpSlotBytes = 32;
 inline thread_local std::barrier<>* warp_barrier = nullptr;
 inline thread_local unsigned char* warp_slots = nullptr;  // a block's: kWarpSlotBytes a thread
+// Every lane of the warp hands `value` and gets lane `from`'s (a lane of its own warp).
 template <class T>
-T __shfl_xor_sync(unsigned, T value, int lane_mask) {
+T warp_exchange(T value, uint32_t from) {
   static_assert(sizeof(T) <= kWarpSlotBytes);
   const uint32_t t = threadIdx.x;
   std::memcpy(warp_slots + t * kWarpSlotBytes, &value, sizeof value);
   warp_barrier->arrive_and_wait();
   T r;
-  std::memcpy(&r, warp_slots + ((t & ~31u) | ((t & 31u) ^ uint32_t(lane_mask))) * kWarpSlotBytes,
-              sizeof r);
-  warp_barrier->arrive_and_wait();  // read before the next shuffle writes
+  std::memcpy(&r, warp_slots + ((t & ~31u) | (from & 31u)) * kWarpSlotBytes, sizeof r);
+  warp_barrier->arrive_and_wait();  // read before the next exchange writes
   return r;
 }
 template <class T>
+T __shfl_xor_sync(unsigned, T value, int lane_mask) {
+  return warp_exchange(value, (threadIdx.x & 31u) ^ uint32_t(lane_mask));
+}
+template <class T>
 T __shfl_sync(unsigned, T value, int lane) {
-  static_assert(sizeof(T) <= kWarpSlotBytes);
-  const uint32_t t = threadIdx.x;
-  std::memcpy(warp_slots + t * kWarpSlotBytes, &value, sizeof value);
-  warp_barrier->arrive_and_wait();
-  T r;
-  std::memcpy(&r, warp_slots + ((t & ~31u) | (uint32_t(lane) & 31u)) * kWarpSlotBytes, sizeof r);
-  warp_barrier->arrive_and_wait();
-  return r;
+  return warp_exchange(value, uint32_t(lane));
 }
 // The lanes of the warp holding the same value (every lane of a whole warp calls it).
 inline uint32_t __match_any_sync(unsigned, uint32_t value) {
