@@ -368,9 +368,10 @@ int main(int argc, char** argv) {
                ++seed);
       run_case({bytes, kind, "few", 20000, 37, true, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 1, -1, 1024}, ++seed);
-      // A list longer than one block sorts: sorted by list_order; where it overflows (k as many as the entries: about 6,000 keys at or below the bound), the
-      // digits' result, about k distinct keys before the k-th, written into it for that sort (many
-      // blocks, one); GPU-side counts, of 0 too.
+      // A list longer than one block sorts: sorted by list_order; where it overflows (k as many as
+      // the entries: about 6,000 keys at or below the bound), the digits' result, about k distinct
+      // keys before the k-th, written into it for that sort (many blocks, one); GPU-side counts, of
+      // 0 too.
       run_case({bytes, kind, "few", 20000, 200, true, 0, 0, false, ~0u, 5, -1, 1024, 5000}, ++seed);
       run_case({bytes, kind, "uniform", 20000, 1024, false, 0, 0, false, ~0u, 5, -1, 1024, 4100},
                ++seed);

@@ -195,9 +195,9 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     // the whole array (more loads in flight: 0.70 ms against 0.92 at 2^28 with k = 65,536). Where
     // the list fits a block, it is sorted by (key, position) and the first k taken by that block;
     // longer lists after the digits (below).
-    check(driver().memset_d32_async(scratch.at(layout.bound_state), 0, kTopKBoundStateWords,
-                                    stream),
-          "cuMemsetD32Async");
+    check(
+        driver().memset_d32_async(scratch.at(layout.bound_state), 0, kTopKBoundStateWords, stream),
+        "cuMemsetD32Async");
     launch(module.function(kTopKLeast + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
            kTopKThreads, 0, stream, p);
     const CUfunction bound = module.function(kTopKBound + suffix);
@@ -226,10 +226,10 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // (the bound's, or the digits' result), its first k written; else the face's sort.
   if (long_list) {
     const CUfunction order = module.function(kTopKListOrder + suffix);
-    launch_cooperative(order,
-                       std::min(topk_list_blocks(p.list_capacity),
-                                module.resident_blocks(order, kTopKThreads)),
-                       kTopKThreads, stream, p);
+    launch_cooperative(
+        order,
+        std::min(topk_list_blocks(p.list_capacity), module.resident_blocks(order, kTopKThreads)),
+        kTopKThreads, stream, p);
   } else {
     Options sort = survivors_options(spec);
     sort.scratch = scratch.at<void>(layout.sort);

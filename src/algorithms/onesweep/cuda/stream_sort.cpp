@@ -43,8 +43,8 @@ uint32_t pass_row(const SortSpec& spec, uint64_t max_n) {
 // H200, 2026-11-30, commit aed843e: sort with indices 0.1648 / 0.1667 -> 0.1622 / 0.1640 ms at
 // 2^20, 0.2896 / 0.2938 -> 0.2843 / 0.2867 at 2^21, 0.4614 / 0.4728 -> 0.4604 / 0.4642 at 2^22.)
 const CudaHistogramShape& histogram_row(const SortSpec& spec) {
-  const uint32_t variant = std::max<uint32_t>(
-      1, cuda_environment().histogram.value_or(spec.key_words == 2 ? 2 : 1));
+  const uint32_t variant =
+      std::max<uint32_t>(1, cuda_environment().histogram.value_or(spec.key_words == 2 ? 2 : 1));
   uint32_t seen = 0;
   for (const CudaHistogramShape& h : kCudaHistogramShapes)
     if (h.key_words == spec.key_words && ++seen == variant) return h;

@@ -178,7 +178,7 @@ inline constexpr uint32_t kTopKListSortThreads = 1024;
 inline constexpr const char* kTopKListOrder = "gpusort_topk_list_order_";
 inline constexpr uint32_t kTopKListDigitBits = 8;
 inline constexpr uint32_t kTopKListBins = 1u << kTopKListDigitBits;
-inline constexpr uint32_t kTopKListPasses = 12;  // 32-bit positions and a 64-bit key
+inline constexpr uint32_t kTopKListPasses = 12;   // 32-bit positions and a 64-bit key
 inline constexpr uint32_t kTopKListBlocks = 256;  // the grid, at most
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_list_blocks(uint32_t list_capacity) {
   const uint32_t chunks = (list_capacity + kTopKTile - 1) / kTopKTile;

@@ -528,7 +528,8 @@ __device__ void list_order_start(const TopKParams& p) {
 #pragma unroll
     for (uint32_t j = 0; j < kTopKItems; ++j) {
       const uint32_t c = tile + j * kTopKThreads + t;
-      position[j] = c < end ? from[c] : 0;  // (the digits' list: read, then written, by this thread)
+      // (The digits' list: read, then written, by this thread.)
+      position[j] = c < end ? from[c] : 0;
     }
 #pragma unroll
     for (uint32_t j = 0; j < kTopKItems; ++j)
@@ -554,8 +555,7 @@ __device__ void list_order_start(const TopKParams& p) {
   }
   if (!listed(p)) {
     const uint32_t k = p.state[kTopKStateK];
-    for (uint32_t c = count + blockIdx.x * kTopKThreads + t; c < k;
-         c += gridDim.x * kTopKThreads) {
+    for (uint32_t c = count + blockIdx.x * kTopKThreads + t; c < k; c += gridDim.x * kTopKThreads) {
       static_cast<U*>(p.keys_out)[c] = static_cast<const U*>(p.list_keys)[c];
       p.positions[c] = p.list_positions[c];
     }
@@ -619,8 +619,7 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
 #pragma unroll
     for (uint32_t j = 0; j < kTopKItems; ++j) {
       const bool valid = chunk + (warp * kTopKItems + j) * 32 + lane < end;
-      d[j] = valid ? list_digit<U>(key[j], position[j], q, passes.position_passes)
-                   : kTopKListBins;
+      d[j] = valid ? list_digit<U>(key[j], position[j], q, passes.position_passes) : kTopKListBins;
       const uint32_t peers = __match_any_sync(0xffffffffu, d[j]);
       const uint32_t leader = __ffs(peers) - 1;
       uint32_t earlier = 0;
