@@ -386,9 +386,9 @@ int main(int argc, char** argv) {
       // The digits' result in a long list whose keys before the k-th are all equal (about 4,000
       // of the first of five values in the order, then the second's): no pass moves anything.
       for (uint32_t grid : {5u, 1u})
-        run_case({bytes, kind, "few", 20000, 5000, kind == 2, 0, 0, false, ~0u, grid, -1, 1024,
-                  5000},
-                 ++seed);
+        run_case(
+            {bytes, kind, "few", 20000, 5000, kind == 2, 0, 0, false, ~0u, grid, -1, 1024, 5000},
+            ++seed);
       // A long list in two blocks' stretches of two chunks each (17-bit positions: three passes).
       run_case({bytes, kind, "uniform", 100000, 5000, kind == 1, 0, 0, false, ~0u, 2, -1, 20480},
                ++seed);
