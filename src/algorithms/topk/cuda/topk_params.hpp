@@ -158,8 +158,8 @@ inline constexpr const char* kTopKLeast = "gpusort_topk_least_";
 inline constexpr const char* kTopKBound = "gpusort_topk_bound_";
 inline constexpr const char* kTopKListSort = "gpusort_topk_list_sort_";
 inline constexpr uint32_t kTopKListSortCapacity = 4096;  // 48 KiB of 64-bit keys and positions
-// A list past one block's sort (0 without the bound): the face's sorts order it, and the digits
-// write their result into it (the host's launches and the digits' count agree on this).
+// A list past one block's sort (0 without the bound): list_order sorts it, and the digits write
+// their result into it (the host's launches and the digits' count agree on this).
 GPUSORT_HOST_DEVICE constexpr bool topk_long_list(uint32_t list_capacity) {
   return list_capacity > kTopKListSortCapacity;
 }
