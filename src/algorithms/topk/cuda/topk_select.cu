@@ -452,11 +452,15 @@ __device__ void list_sort(const TopKParams& p) {
 __device__ __forceinline__ uint32_t list_count(const TopKParams& p) {
   return listed(p) ? p.state[kTopKStateBounded] : p.state[kTopKStateListed];
 }
-// The positions' passes: their low bit_width(n - 1) bits, 8 a pass (none for the digits' result,
-// already in input order); then the key's.
+// The positions' passes: their low bit_width(n - 1) bits, 8 a pass; then the key's.
 __device__ __forceinline__ uint32_t list_position_passes(const TopKParams& p) {
   const uint32_t bits = 32 - __clz(max(p.n, 2u) - 1);
   return (bits + kTopKListDigitBits - 1) / kTopKListDigitBits;
+}
+// The first pass that may run: the digits' result is in input order already, and skips the
+// positions'.
+__device__ __forceinline__ uint32_t list_first_pass(const TopKParams& p, uint32_t position_passes) {
+  return listed(p) ? 0 : position_passes;
 }
 template <class U>
 __device__ __forceinline__ uint32_t list_digit(U key, uint32_t position, uint32_t q,
@@ -490,32 +494,33 @@ __device__ void list_passes(const TopKParams& p, ListPasses& passes) {
   const uint32_t t = threadIdx.x;
   const uint32_t count = list_count(p), position_passes = list_position_passes(p);
   const uint32_t all = position_passes + sizeof(U);
+  const uint32_t first = list_first_pass(p, position_passes);
   if (t < kTopKListPasses) one_digit[t] = 0;
   __syncthreads();
-  for (uint32_t q = 0; q < all; ++q)  // kTopKThreads = kTopKListBins: thread t reads digit t
+  for (uint32_t q = first; q < all; ++q)  // kTopKThreads = kTopKListBins: thread t reads digit t
     if (list_totals(p, q)[t] == count) one_digit[q] = 1;
   __syncthreads();
   if (t == 0) {
     passes.count = count;
     passes.position_passes = position_passes;
     passes.active_n = 0;
-    for (uint32_t q = listed(p) ? 0 : position_passes; q < all; ++q)
+    for (uint32_t q = first; q < all; ++q)
       if (one_digit[q] == 0) passes.active[passes.active_n++] = q;
   }
   __syncthreads();
 }
 
 // Before the first grid barrier: the list into the first buffer (keys as the select compares
-// them), every pass's digits counted (the totals, and each block's counts, the scatters' cleared);
-// the digits' equal keys after those before the k-th straight to the result.
+// them), the digits of every pass that may run counted (the totals, and each block's counts, the
+// scatters' cleared); the digits' equal keys after those before the k-th straight to the result.
 template <class U>
 __device__ void list_order_start(const TopKParams& p) {
   static_assert(kTopKThreads == kTopKListBins);
   __shared__ uint32_t counts[kTopKListPasses][kTopKListBins];
   const uint32_t t = threadIdx.x;
   const uint32_t count = list_count(p), position_passes = list_position_passes(p);
-  const uint32_t all = position_passes + sizeof(U);
-  for (uint32_t q = 0; q < all; ++q) counts[q][t] = 0;
+  const uint32_t first = list_first_pass(p, position_passes), all = position_passes + sizeof(U);
+  for (uint32_t q = first; q < all; ++q) counts[q][t] = 0;
   __syncthreads();
   const uint32_t* from = listed(p) ? p.candidates : p.list_positions;
   const uint32_t s = list_stretch(count);
@@ -542,12 +547,12 @@ __device__ void list_order_start(const TopKParams& p) {
       if (c >= end) break;
       keys[c] = key[j];
       p.list_positions[c] = position[j];
-      for (uint32_t q = 0; q < all; ++q)
+      for (uint32_t q = first; q < all; ++q)
         atomicAdd(&counts[q][list_digit<U>(key[j], position[j], q, position_passes)], 1u);
     }
   }
   __syncthreads();
-  for (uint32_t q = 0; q < all; ++q) {
+  for (uint32_t q = first; q < all; ++q) {
     const uint32_t c = counts[q][t];
     list_block_counts(p, q, 0)[blockIdx.x * kTopKListBins + t] = c;
     list_block_counts(p, q, 1)[blockIdx.x * kTopKListBins + t] = 0;
@@ -562,10 +567,10 @@ __device__ void list_order_start(const TopKParams& p) {
   }
 }
 
-// Active pass i (after i + 1 grid barriers): each block's stretch ranked stably by the pass's
-// digit, chunk after chunk, and scattered to the other buffer (the last pass: the first k to the
-// result), the next pass's digits counted for the blocks that will read them. No pass at all: the
-// list is in order, copied.
+// Active pass i (i below their count; after i + 1 grid barriers): each block's stretch ranked
+// stably by the pass's digit, chunk after chunk, and scattered to the other buffer (the last pass:
+// the first k to the result), the next pass's digits counted for the blocks that will read them.
+// No pass at all (i = 0): the list is in order, copied.
 template <class U>
 __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, uint32_t i) {
   constexpr uint32_t warps = kTopKThreads / 32;
@@ -583,7 +588,6 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
     }
     return;
   }
-  if (i >= passes.active_n) return;
   const uint32_t q = passes.active[i];
   const bool last = i + 1 == passes.active_n;
   const uint32_t next = last ? 0 : passes.active[i + 1];
