@@ -132,6 +132,15 @@ void run(const Case& c, uint64_t seed) {
   const uint32_t qualifying_capacity =
       c.entries != 0 ? topk_qualifying_capacity(c.n, c.entries, sizeof(U), c.k) : 0;
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
+  // With the bound, its last launch writes the results as the caller wants them: by the seed,
+  // u32 positions alone, u64 indices with 4-byte values, or u32 positions with 8-byte values.
+  const bool bounded = c.entries != 0;
+  const uint32_t outputs = bounded ? uint32_t(seed % 3) : 0;
+  std::vector<u64> values(c.n + c.offset), indices64(c.k + 1, 0x5c5c5c5c5c5c5c5cull);
+  for (uint32_t i = 0; i < values.size(); ++i) values[i] = i * 0x9e3779b97f4a7c15ull + 1;
+  std::vector<uint32_t> values32(values.begin(), values.end());
+  std::vector<u64> values_out(c.k + 1, 0x5c5c5c5c5c5c5c5cull);
+  std::vector<uint32_t> values_out32(c.k + 1, 0x5c5c5c5cu);
   TopKParams p{};
   p.keys = keys;
   p.keys_out = keys_out.data();
@@ -154,7 +163,17 @@ void run(const Case& c, uint64_t seed) {
   p.begin_bit = c.begin_bit;
   p.end_bit = end;
   const bool wide = sizeof(U) == 8;
-  if (c.entries != 0) {  // the bound: as the face launches it, its sorts by std::stable_sort
+  if (outputs == 1) {
+    p.indices64 = indices64.data();
+    p.values = values32.data() + c.offset;
+    p.values_out = values_out32.data();
+    p.value_bytes = 4;
+  } else if (outputs == 2) {
+    p.values = values.data() + c.offset;
+    p.values_out = values_out.data();
+    p.value_bytes = 8;
+  }
+  if (bounded) {  // the bound: as the face launches it
     p.candidates = candidates.data();
     p.entries = entries.data();
     p.bound_state = bound_state.data();
@@ -183,15 +202,12 @@ void run(const Case& c, uint64_t seed) {
       launch(bound_entries_stage<U>, c.grid, kTopKThreads, p);
       launch(bound_list_stage<U>, c.grid, kTopKThreads, p);
     }
-    if (!long_list)
-      launch(wide ? gpusort_topk_list_sort_64 : gpusort_topk_list_sort_32, 1, kTopKListSortThreads,
-             p);
   } else {
     launch(gpusort_topk_init, 1, kTopKThreads, p);
   }
-  // The digits (with a long list, their result written into it).
+  // The digits (with the bound, their result written into the list).
   TopKParams compaction = p;
-  if (long_list) {
+  if (bounded) {
     compaction.keys_out = list_keys.data();
     compaction.positions = list_positions.data();
   }
@@ -207,9 +223,13 @@ void run(const Case& c, uint64_t seed) {
     launch(scan_runs_stage, c.grid, kTopKThreads, compaction);
     launch(write_stage<U>, c.grid, kTopKThreads, compaction);
   }
-  // A long list (the bound's, or the digits' keys before the k-th): list_order, its first k
-  // written. A grid of one block runs the kernel; wider ones (at most the case's) its stages.
+  // The bound's list (or the digits' result): list_sort up to a block's sort; a longer one
+  // list_order, its first k written. A grid of one block runs list_order; wider ones (at most the
+  // case's) its stages.
   const uint32_t list_count = state[kTopKStateListed];
+  if (bounded && !long_list)
+    launch(wide ? gpusort_topk_list_sort_64 : gpusort_topk_list_sort_32, 1, kTopKListSortThreads,
+           p);
   if (long_list) {
     const uint32_t list_grid = std::min(c.grid, topk_list_blocks(list_capacity));
     if (list_grid == 1) {
@@ -250,14 +270,22 @@ void run(const Case& c, uint64_t seed) {
       (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") &&
       state[kTopKStateQualifying] > qualifying_capacity)
     return fail(std::to_string(state[kTopKStateQualifying]) + " entries at or below the bound");
-  // The whole sorted result: the bound's list's, or a long list's sort of the digits' result.
+  // The bound's whole sorted result (its list's, or the digits' result sorted): the original keys,
+  // the positions or indices, the values; nothing past k written.
   auto check_sorted_result = [&] {
-    for (uint32_t i = 0; i < k; ++i)
-      if (positions[i] != order[i] || keys_out[i] != canonical_of<U>(keys[order[i]], c))
+    for (uint32_t i = 0; i < k; ++i) {
+      const u64 position = outputs == 1 ? indices64[i] : positions[i];
+      if (position != order[i] || keys_out[i] != keys[order[i]])
         return fail("result " + std::to_string(i));
-    if (keys_out[c.k] != U(0x5c5c5c5c5c5c5c5cull) || positions[c.k] != 0x5c5c5c5cu ||
-        (k < c.k && positions[k] != 0x5c5c5c5cu))
-      fail("wrote past the results");
+      if ((outputs == 1 && values_out32[i] != values32[c.offset + order[i]]) ||
+          (outputs == 2 && values_out[i] != values[c.offset + order[i]]))
+        return fail("value " + std::to_string(i));
+    }
+    for (uint32_t i = k; i <= c.k; ++i)
+      if (keys_out[i] != U(0x5c5c5c5c5c5c5c5cull) ||
+          (outputs == 1 ? indices64[i] != 0x5c5c5c5c5c5c5c5cull : positions[i] != 0x5c5c5c5cu) ||
+          values_out32[i] != 0x5c5c5c5cu || values_out[i] != 0x5c5c5c5c5c5c5c5cull)
+        return fail("wrote past the results at " + std::to_string(i));
   };
   if (listed) return check_sorted_result();
   if (k == 0) {
@@ -272,8 +300,9 @@ void run(const Case& c, uint64_t seed) {
   if (state_kth != kth) return fail("the k-th key");
   if (state[kTopKStateBefore] != before) return fail("before");
   if (state[kTopKStateNeedEqual] != k - before) return fail("need_equal");
-  if (long_list) {  // the digits' result went into the list, and its sort took `before`
-    if (list_count != before) return fail("the list's count " + std::to_string(list_count));
+  if (bounded) {  // the digits' result went into the list; a long one's sort took `before`
+    if (long_list && list_count != before)
+      return fail("the list's count " + std::to_string(list_count));
     return check_sorted_result();
   }
   // The compaction: keys before the k-th in input order, then the first equal ones.

@@ -1,8 +1,10 @@
 // Top-k on the CUDA face (include/gpusort/cuda.hpp): arguments checked as the Vulkan faces' top-k
 // checks them (src/api/topk_api.cpp), the scratch laid out, and the launches enqueued on the
-// caller's stream: the radix select and the stable compaction (algorithms/topk/cuda/), the sort
-// of the keys before the k-th by the face's own sort_raw (its count read on the GPU from the
-// select's state), then the values gathered and the positions widened. Nothing is read back.
+// caller's stream: with the bound, its list (or the digits' result where it overflows) sorted by
+// one last launch that writes the results as the caller wants them; without it, the radix select
+// and the stable compaction (algorithms/topk/cuda/), the sort of the keys before the k-th by the
+// face's own sort_raw (its count read on the GPU from the select's state), then the values
+// gathered and the positions widened. Nothing is read back.
 #include <algorithm>
 #include <gpusort/cuda.hpp>
 
@@ -80,12 +82,12 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   l.list_positions = buffers.take(uint64_t(l.list_capacity) * 4);
   l.qualifying = buffers.take(uint64_t(l.qualifying_capacity) * 4);
   l.positions = buffers.take(k * 4);
-  // A long list's sort (list_order), or the survivors' (the face's sort).
+  // A long list's sort (list_order), or without the bound the survivors' (the face's sort).
   if (topk_long_list(l.list_capacity)) {
     l.list_keys_b = buffers.take(uint64_t(l.list_capacity) * spec.key_words * 4);
     l.list_positions_b = buffers.take(uint64_t(l.list_capacity) * 4);
     l.list_counts = buffers.take(topk_list_counts_words(l.list_capacity) * 4);
-  } else {
+  } else if (l.entries_n == 0) {
     l.sort = buffers.take(scratch_bytes(spec.key, 4, k, survivors_options(spec)));
   }
   l.total = buffers.total();
@@ -182,19 +184,15 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   // A bounded grid for the kernels that stride over the tiles (8 blocks per SM): their global
   // histogram atomics stay about 2048 x blocks per pass whatever n.
   const uint32_t grid = uint32_t(std::clamp<uint64_t>(layout.tiles, 1, 8ull * module.sm_count()));
-  // A list longer than one block sorts: sorted by list_order, which then takes the digits'
-  // result too.
-  const bool long_list = topk_long_list(p.list_capacity);
-  if (p.entries_n != 0) {
+  const bool bounded = p.entries_n != 0;
+  if (bounded) {
     // The bound (topk_params.hpp): its state block cleared (least adds the first digit's
     // histogram to it); the entries (and both state blocks), a reader a thread (each with 8
     // 16-byte loads in flight; 4 blocks an SM); then one cooperative launch: their select (the
     // digits over the entries, read as unsigned keys in the select's order), the bound, the list
     // of the keys at or below it. A block an SM where the list reads only the entries' shares (the
     // grid barriers cost less: 22.6 µs against 26.2 with 3 at 2^24, f32, k = 32), 3 where it reads
-    // the whole array (more loads in flight: 0.70 ms against 0.92 at 2^28 with k = 65,536). Where
-    // the list fits a block, it is sorted by (key, position) and the first k taken by that block;
-    // longer lists after the digits (below).
+    // the whole array (more loads in flight: 0.70 ms against 0.92 at 2^28 with k = 65,536).
     check(
         driver().memset_d32_async(scratch.at(layout.bound_state), 0, kTopKBoundStateWords, stream),
         "cuMemsetD32Async");
@@ -204,15 +202,13 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     const uint32_t bound_grid = p.qualifying_capacity != 0 ? module.sm_count() : grid;
     launch_cooperative(bound, std::min(bound_grid, module.resident_blocks(bound, kTopKThreads)),
                        kTopKThreads, stream, p);
-    if (!long_list)
-      launch(module.function(kTopKListSort + suffix), 1, kTopKListSortThreads, 0, stream, p);
   } else {
     launch(module.function(kTopKInit), 1, kTopKThreads, 0, stream, p);
   }
   // The digits over the array and the compaction, its blocks resident (nothing where the bound's
-  // list gave the result): with a long list, into the list.
+  // list gave the result): with the bound, into the list.
   TopKParams compaction = p;
-  if (long_list) {
+  if (bounded) {
     compaction.keys_out = p.list_keys;
     compaction.positions = p.list_positions;
   }
@@ -221,22 +217,35 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
       digits, std::min({grid, module.resident_blocks(digits, kTopKThreads), kTopKScanBlocks}),
       kTopKThreads, stream, compaction);
 
-  // The keys before the k-th, with their positions, sorted stably; the equal ones after them are
-  // all equal and already in position order. With a long list, one cooperative sort of the list
-  // (the bound's, or the digits' result), its first k written; else the face's sort.
-  if (long_list) {
-    const CUfunction order = module.function(kTopKListOrder + suffix);
-    launch_cooperative(
-        order,
-        std::min(topk_list_blocks(p.list_capacity), module.resident_blocks(order, kTopKThreads)),
-        kTopKThreads, stream, p);
-  } else {
-    Options sort = survivors_options(spec);
-    sort.scratch = scratch.at<void>(layout.sort);
-    sort.scratch_size = layout.total - layout.sort;
-    sort.count = p.state + kTopKStateBefore;
-    sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
+  if (bounded) {
+    // The bound's list where it fits, else the digits' result, sorted by (key, position) and the
+    // first k written as the caller wants them (the original keys, u64 indices, values): k up to
+    // a block's sort by one block, longer lists by one cooperative sort.
+    p.indices64 = indices && index_bytes == 8 ? static_cast<unsigned long long*>(indices) : nullptr;
+    if (with_values) {
+      p.values = values;
+      p.values_out = values_out;
+      p.value_bytes = value_bytes;
+    }
+    if (topk_long_list(p.list_capacity)) {
+      const CUfunction order = module.function(kTopKListOrder + suffix);
+      launch_cooperative(
+          order,
+          std::min(topk_list_blocks(p.list_capacity), module.resident_blocks(order, kTopKThreads)),
+          kTopKThreads, stream, p);
+    } else {
+      launch(module.function(kTopKListSort + suffix), 1, kTopKListSortThreads, 0, stream, p);
+    }
+    return;
   }
+
+  // Without the bound: the keys before the k-th, with their positions, sorted stably by the face's
+  // sort; the equal ones after them are all equal and already in position order.
+  Options sort = survivors_options(spec);
+  sort.scratch = scratch.at<void>(layout.sort);
+  sort.scratch_size = layout.total - layout.sort;
+  sort.count = p.state + kTopKStateBefore;
+  sort_raw(key_type, p.keys_out, p.positions, 4, k, stream, sort);
 
   const uint32_t* results = p.state + kTopKStateK;  // min(k, n): the GPU-side count's
   // NumPy's order: the original zeros and NaNs where canonical ones stand.

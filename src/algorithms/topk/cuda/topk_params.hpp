@@ -71,6 +71,13 @@ struct TopKParams {
   const void* keys;     // n keys (4 or 8 bytes)
   void* keys_out;       // k keys: the result's (canonical ones in NumPy's order)
   uint32_t* positions;  // k u32: the result's positions
+  // What the bound's last launch (list_sort, list_order) writes besides: the results' positions
+  // as u64 indices (instead of `positions`) where not null, their values gathered where
+  // value_bytes is 4 or 8. Its keys are the original ones in NumPy's order too.
+  unsigned long long* indices64;
+  const void* values;
+  void* values_out;
+  uint32_t value_bytes;
   uint32_t* state;      // the state block and the histograms
   // The bound: entries_n keys in the select's order (key-width), and their select's state block
   // and histograms (kTopKBoundStateWords); entries_n = 0: no bound. The bound's list (positions in

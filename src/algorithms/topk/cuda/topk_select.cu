@@ -424,24 +424,55 @@ __device__ void bound_list(const TopKParams& p) {
   });
 }
 
-// A list of up to kTopKListSortCapacity, in one block: the listed keys with their positions
-// sorted in shared memory by (key, position), the first min(k, n) written.
+// The bound's results, as its last launch writes them: result r is the key at `position` (the
+// original, in NumPy's order too), its position (u32, or u64 indices), its value.
+template <class U>
+struct Result {
+  U key;
+  u64 value;
+};
+template <class U>
+__device__ __forceinline__ Result<U> load_result(const TopKParams& p, uint32_t position) {
+  Result<U> r{static_cast<const U*>(p.keys)[position], 0};
+  if (p.value_bytes == 4)
+    r.value = static_cast<const uint32_t*>(p.values)[position];
+  else if (p.value_bytes == 8)
+    r.value = static_cast<const u64*>(p.values)[position];
+  return r;
+}
+template <class U>
+__device__ __forceinline__ void store_result(const TopKParams& p, uint32_t r, uint32_t position,
+                                             const Result<U>& loaded) {
+  static_cast<U*>(p.keys_out)[r] = loaded.key;
+  if (p.indices64 != nullptr)
+    p.indices64[r] = position;
+  else
+    p.positions[r] = position;
+  if (p.value_bytes == 4)
+    static_cast<uint32_t*>(p.values_out)[r] = uint32_t(loaded.value);
+  else if (p.value_bytes == 8)
+    static_cast<u64*>(p.values_out)[r] = loaded.value;
+}
+
+// k up to kTopKListSortCapacity / 4, in one block after the digits: the bound's list where it fits,
+// else the digits' result (the k in the list), sorted in shared memory by (key, position), the
+// first min(k, n) written.
 template <class U>
 __device__ void list_sort(const TopKParams& p) {
   __shared__ U keys[kTopKListSortCapacity];
   __shared__ uint32_t positions[kTopKListSortCapacity];
-  if (!listed(p)) return;
-  const uint32_t count = p.state[kTopKStateBounded], k = p.state[kTopKStateK];
+  const uint32_t k = p.state[kTopKStateK];
+  const bool bound_list = listed(p);
+  const uint32_t count = bound_list ? p.state[kTopKStateBounded] : k;
+  const uint32_t* from = bound_list ? p.candidates : p.list_positions;
   for (uint32_t c = threadIdx.x; c < count; c += blockDim.x) {
-    const uint32_t i = p.candidates[c];
+    const uint32_t i = from[c];
     keys[c] = ordered_bits<U>(p, static_cast<const U*>(p.keys)[i]);
     positions[c] = i;
   }
   topk_common::sort_padded<U, kTopKListSortThreads>(keys, positions, count);
-  for (uint32_t r = threadIdx.x; r < k; r += blockDim.x) {
-    static_cast<U*>(p.keys_out)[r] = read_key<U>(p, positions[r]);
-    p.positions[r] = positions[r];
-  }
+  for (uint32_t r = threadIdx.x; r < k; r += blockDim.x)
+    store_result<U>(p, r, positions[r], load_result<U>(p, positions[r]));
 }
 
 // ---- A long list's sort (list_order, topk_params.hpp) ----
@@ -560,10 +591,8 @@ __device__ void list_order_start(const TopKParams& p) {
   }
   if (!listed(p)) {
     const uint32_t k = p.state[kTopKStateK];
-    for (uint32_t c = count + blockIdx.x * kTopKThreads + t; c < k; c += gridDim.x * kTopKThreads) {
-      static_cast<U*>(p.keys_out)[c] = static_cast<const U*>(p.list_keys)[c];
-      p.positions[c] = p.list_positions[c];
-    }
+    for (uint32_t c = count + blockIdx.x * kTopKThreads + t; c < k; c += gridDim.x * kTopKThreads)
+      store_result<U>(p, c, p.list_positions[c], load_result<U>(p, p.list_positions[c]));
   }
 }
 
@@ -582,10 +611,8 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
   const uint32_t s = list_stretch(count);
   const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
   if (passes.active_n == 0) {
-    for (uint32_t c = begin + t; c < min(end, k); c += kTopKThreads) {
-      static_cast<U*>(p.keys_out)[c] = read_key<U>(p, p.list_positions[c]);
-      p.positions[c] = p.list_positions[c];
-    }
+    for (uint32_t c = begin + t; c < min(end, k); c += kTopKThreads)
+      store_result<U>(p, c, p.list_positions[c], load_result<U>(p, p.list_positions[c]));
     return;
   }
   const uint32_t q = passes.active[i];
@@ -650,17 +677,15 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
 #pragma unroll
     for (uint32_t j = 0; j < kTopKItems; ++j)
       if (d[j] != kTopKListBins) rank[j] += places[warp][d[j]];
-    if (last) {  // the first k: their keys as read (loads in flight together), positions
-      U raw[kTopKItems];
+    if (last) {  // the first k (their loads in flight together)
+      Result<U> loaded[kTopKItems];
 #pragma unroll
       for (uint32_t j = 0; j < kTopKItems; ++j)
-        raw[j] = d[j] != kTopKListBins && rank[j] < k ? read_key<U>(p, position[j]) : U(0);
+        if (d[j] != kTopKListBins && rank[j] < k) loaded[j] = load_result<U>(p, position[j]);
 #pragma unroll
       for (uint32_t j = 0; j < kTopKItems; ++j)
-        if (d[j] != kTopKListBins && rank[j] < k) {
-          static_cast<U*>(p.keys_out)[rank[j]] = raw[j];
-          p.positions[rank[j]] = position[j];
-        }
+        if (d[j] != kTopKListBins && rank[j] < k)
+          store_result<U>(p, rank[j], position[j], loaded[j]);
     } else {
 #pragma unroll
       for (uint32_t j = 0; j < kTopKItems; ++j) {
