@@ -60,16 +60,16 @@ template <class U>
 void bound_list_stage(const TopKParams p) {
   topk::bound_list<U>(p);
 }
-// A long list's sort likewise: the first read, then active pass p.pass.
+// A long list's sort likewise: the first read, then phase p.pass.
 template <class U>
 void list_order_start_stage(const TopKParams p) {
   topk::list_order_start<U>(p);
 }
 template <class U>
-void list_order_pass_stage(const TopKParams p) {
+void list_order_phase_stage(const TopKParams p) {
   __shared__ topk::ListPasses passes;
   topk::list_passes<U>(p, passes);
-  if (p.pass < std::max(passes.active_n, 1u)) topk::list_order_pass<U>(p, passes, p.pass);
+  if (p.pass < topk::list_phases(p, passes)) topk::list_phase<U>(p, passes, p.pass);
 }
 
 struct Case {
@@ -236,8 +236,8 @@ void run(const Case& c, uint64_t seed) {
       launch(wide ? gpusort_topk_list_order_64 : gpusort_topk_list_order_32, 1, kTopKThreads, p);
     } else {
       launch(list_order_start_stage<U>, list_grid, kTopKThreads, p);
-      for (p.pass = 0; p.pass < kTopKListPasses; ++p.pass)
-        launch(list_order_pass_stage<U>, list_grid, kTopKThreads, p);
+      for (p.pass = 0; p.pass < 2 * kTopKListPasses + 1; ++p.pass)
+        launch(list_order_phase_stage<U>, list_grid, kTopKThreads, p);
     }
   }
 
@@ -418,6 +418,13 @@ int main(int argc, char** argv) {
         run_case(
             {bytes, kind, "few", 20000, 5000, kind == 2, 0, 0, false, ~0u, grid, -1, 1024, 5000},
             ++seed);
+      // The bound's long list sorted by its key's passes, its runs of equal keys put in position
+      // order after them: runs of 3, of 32 (the most one thread orders) and of 33 (the full sort),
+      // in one block and in five; the run at the k-th key's place.
+      for (const char* spread : {"groups3", "groups32", "groups33"})
+        for (uint32_t grid : {5u, 1u})
+          run_case({bytes, kind, spread, 20000, 1500, grid == 1, 0, 0, false, ~0u, grid, -1, 4096},
+                   ++seed);
       // A long list in two blocks' stretches of two chunks each (17-bit positions: three passes).
       run_case({bytes, kind, "uniform", 100000, 5000, kind == 1, 0, 0, false, ~0u, 2, -1, 20480},
                ++seed);

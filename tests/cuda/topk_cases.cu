@@ -41,9 +41,24 @@ using face_test::radix;
 using KeyKind = face_test::KeyType;
 constexpr const KeyKind (&kinds)[6] = face_test::key_types;
 
-enum Spread { uniform, equal, few, sorted, reversed, skewed, specials, narrow, spread_count };
-const char* spread_names[] = {"uniform",  "equal",  "few",      "sorted",
-                              "reversed", "skewed", "specials", "narrow"};
+// (After spread_count, outside the loops over every spread: random values each 3, 32 or 33 times
+// at random places.)
+enum Spread {
+  uniform,
+  equal,
+  few,
+  sorted,
+  reversed,
+  skewed,
+  specials,
+  narrow,
+  spread_count,
+  groups3 = spread_count,
+  groups32,
+  groups33
+};
+const char* spread_names[] = {"uniform", "equal",    "few",    "sorted",  "reversed",  "skewed",
+                              "specials", "narrow", "groups3", "groups32", "groups33"};
 
 // Keys as raw bits (the low `bytes` of each u64).
 std::vector<uint64_t> make_keys(const KeyKind& t, Spread d, uint64_t n, uint64_t seed) {
@@ -79,6 +94,11 @@ std::vector<uint64_t> make_keys(const KeyKind& t, Spread d, uint64_t n, uint64_t
         break;
     }
     k[i] = r;
+  }
+  if (d == groups3 || d == groups32 || d == groups33) {
+    const uint64_t group = d == groups3 ? 3 : d == groups32 ? 32 : 33;
+    for (uint64_t i = 0; i < n; ++i) k[i] = k[i - i % group];
+    for (uint64_t i = n; i > 1; --i) std::swap(k[i - 1], k[rng() % i]);
   }
   if (d == sorted || d == reversed) {
     std::sort(k.begin(), k.end(),
@@ -608,6 +628,12 @@ void topk_cases(cudaStream_t stream, bool quick, int& failures, int& checks) {
         run_array(Array{&t, s, n, count == 1, 0, 0, false, count}, {1, 1024, 65536}, ++seed,
                   stream);
   }
+  // The bound's long list sorted by the key's passes, its runs of equal keys then put in position
+  // order: runs of 3 and 32 there, runs of 33 by the full sort (the positions' passes too).
+  for (const KeyKind& t : kinds)
+    for (Spread s : {groups3, groups32, groups33})
+      run_array(Array{&t, s, (uint64_t(1) << 21) + 5, s == groups32}, {5000, 65536}, ++seed,
+                stream);
   // NumPy's float order.
   for (const KeyKind* t : {&kinds[2], &kinds[5]})
     for (uint64_t n : {uint64_t(1), uint64_t(3000), uint64_t(300000), uint64_t(1u << 20) + 7})

@@ -11,11 +11,21 @@ namespace cuda_emulation {
 
 // "uniform", "few" (5 distinct), "equal", "sorted", "reversed", "narrow12" / "narrow24" (the top
 // 12 or 24 bits equal: the first digits' buckets hold every key), "specials" (half of them NaNs of
-// both signs and payloads, infinities, zeros of both signs, 1.0).
+// both signs and payloads, infinities, zeros of both signs, 1.0), "groupsN" (random values, each
+// N times at random places: runs of N equal keys).
 template <class U>
 std::vector<U> make_keys(const std::string& spread, uint32_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<U> keys(n);
+  if (spread.rfind("groups", 0) == 0) {
+    const uint32_t group = uint32_t(std::stoul(spread.substr(6)));
+    for (uint32_t i = 0; i < n; i += group) {
+      const U value = U(rng());
+      for (uint32_t j = i; j < n && j < i + group; ++j) keys[j] = value;
+    }
+    for (uint32_t i = n; i > 1; --i) std::swap(keys[i - 1], keys[rng() % i]);
+    return keys;
+  }
   for (uint32_t i = 0; i < n; ++i) {
     U r = U(rng());
     if (spread == "few") r = U((rng() % 5) * 0x0101010101010101ull);

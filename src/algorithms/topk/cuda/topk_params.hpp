@@ -194,10 +194,16 @@ GPUSORT_HOST_DEVICE constexpr uint32_t topk_list_blocks(uint32_t list_capacity) 
 GPUSORT_HOST_DEVICE constexpr uint64_t topk_list_counts_words(uint32_t list_capacity) {
   return uint64_t(kTopKListPasses) * 2 * topk_list_blocks(list_capacity) * kTopKListBins;
 }
-// The bound's state block: the state words, the entries' histograms, the list's digit totals.
+// The bound's list is sorted by its key's passes first; a run of equal keys of up to kTopKListRun
+// is then put in position order by one thread, a longer one sets the fallback word and the list
+// is sorted again with the positions' passes.
+inline constexpr uint32_t kTopKListRun = 32;
+// The bound's state block: the state words, the entries' histograms, the list's digit totals,
+// the fallback word.
 inline constexpr uint32_t kTopKBoundListTotals = kTopKStateWords + kTopKMaxPasses * kTopKBins;
-inline constexpr uint32_t kTopKBoundStateWords =
+inline constexpr uint32_t kTopKBoundListFallback =
     kTopKBoundListTotals + kTopKListPasses * kTopKListBins;
+inline constexpr uint32_t kTopKBoundStateWords = kTopKBoundListFallback + 1;
 
 // ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
 //

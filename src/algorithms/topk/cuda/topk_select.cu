@@ -515,6 +515,7 @@ __device__ __forceinline__ uint32_t* list_block_counts(const TopKParams& p, uint
 
 struct ListPasses {
   uint32_t count, position_passes, active_n;
+  uint32_t keys_from;  // active[keys_from] on: the key's passes
   uint32_t active[kTopKListPasses];
 };
 // The passes that move anything: the positions' (for the bound's list) and the key's, less those
@@ -535,8 +536,11 @@ __device__ void list_passes(const TopKParams& p, ListPasses& passes) {
     passes.count = count;
     passes.position_passes = position_passes;
     passes.active_n = 0;
-    for (uint32_t q = first; q < all; ++q)
+    passes.keys_from = 0;
+    for (uint32_t q = first; q < all; ++q) {
+      if (q == position_passes) passes.keys_from = passes.active_n;
       if (one_digit[q] == 0) passes.active[passes.active_n++] = q;
+    }
   }
   __syncthreads();
 }
@@ -596,12 +600,27 @@ __device__ void list_order_start(const TopKParams& p) {
   }
 }
 
-// Active pass i (i below their count; after i + 1 grid barriers): each block's stretch ranked
-// stably by the pass's digit, chunk after chunk, and scattered to the other buffer (the last pass:
-// the first k to the result), the next pass's digits counted for the blocks that will read them.
-// No pass at all (i = 0): the list is in order, copied.
+// The list's two buffers: 0 the first (the start's), 1 the second.
 template <class U>
-__device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, uint32_t i) {
+__device__ __forceinline__ U* list_keys_in(const TopKParams& p, uint32_t buffer) {
+  return static_cast<U*>(buffer == 0 ? p.list_keys : p.list_keys_b);
+}
+__device__ __forceinline__ uint32_t* list_positions_in(const TopKParams& p, uint32_t buffer) {
+  return buffer == 0 ? p.list_positions : p.list_positions_b;
+}
+
+// One radix pass of list_order: pass q's digit over the list in buffer `from`, its counts per
+// block in slot `slot` (0: the start's, 1: the scatters'); scattered to the other buffer, pass
+// `next`'s digits counted for the blocks that will read each entry; or (last) the first k written.
+struct ListStep {
+  uint32_t q, slot, from, next;
+  bool last;
+};
+
+// Each block's stretch ranked stably by the pass's digit, chunk after chunk, and scattered.
+template <class U>
+__device__ void list_order_pass(const TopKParams& p, const ListPasses& passes,
+                                const ListStep& step) {
   constexpr uint32_t warps = kTopKThreads / 32;
   __shared__ uint32_t places[warps][kTopKListBins];
   __shared__ uint32_t base[kTopKListBins];
@@ -610,22 +629,16 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
   const uint32_t count = passes.count, k = p.state[kTopKStateK];
   const uint32_t s = list_stretch(count);
   const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
-  if (passes.active_n == 0) {
-    for (uint32_t c = begin + t; c < min(end, k); c += kTopKThreads)
-      store_result<U>(p, c, p.list_positions[c], load_result<U>(p, p.list_positions[c]));
-    return;
-  }
-  const uint32_t q = passes.active[i];
-  const bool last = i + 1 == passes.active_n;
-  const uint32_t next = last ? 0 : passes.active[i + 1];
-  const U* keys_in = static_cast<const U*>(i % 2 == 0 ? p.list_keys : p.list_keys_b);
-  const uint32_t* positions_in = i % 2 == 0 ? p.list_positions : p.list_positions_b;
-  U* keys_to = static_cast<U*>(i % 2 == 0 ? p.list_keys_b : p.list_keys);
-  uint32_t* positions_to = i % 2 == 0 ? p.list_positions_b : p.list_positions;
+  const uint32_t q = step.q, next = step.next;
+  const bool last = step.last;
+  const U* keys_in = list_keys_in<U>(p, step.from);
+  const uint32_t* positions_in = list_positions_in(p, step.from);
+  U* keys_to = list_keys_in<U>(p, step.from ^ 1);
+  uint32_t* positions_to = list_positions_in(p, step.from ^ 1);
   // Digit t's first place for this block: the entries of lower digits, then digit t's in the
   // blocks before.
   {
-    const uint32_t* blocks = list_block_counts(p, q, i == 0 ? 0 : 1);
+    const uint32_t* blocks = list_block_counts(p, q, step.slot);
     uint32_t before_blocks = 0;  // (loads in flight together: each one's latency is most of it)
 #pragma unroll 16
     for (uint32_t b = 0; b < blockIdx.x; ++b) before_blocks += blocks[b * kTopKListBins + t];
@@ -635,7 +648,8 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
     for (uint32_t w = 0; w < warps; ++w) places[w][t] = 0;
   }
   __syncthreads();
-  uint32_t* next_counts = last ? nullptr : list_block_counts(p, next, 1);
+  uint32_t* next_counts =
+      last || next == kTopKListPasses ? nullptr : list_block_counts(p, next, 1);
   for (uint32_t chunk = begin; chunk < end; chunk += kTopKTile) {  // uniform
     // Warp w ranks entries [chunk + w 32 items, + 32 items) in order, 32 at a time: among equal
     // digits by lane, after the warp's earlier ones (its leader keeps the warp's count).
@@ -692,6 +706,7 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
         if (d[j] == kTopKListBins) continue;
         keys_to[rank[j]] = key[j];
         positions_to[rank[j]] = position[j];
+        if (next_counts == nullptr) continue;
         const uint32_t digit = list_digit<U>(key[j], position[j], next, passes.position_passes);
         atomicAdd(&next_counts[(rank[j] / s) * kTopKListBins + digit], 1u);
       }
@@ -702,6 +717,114 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes, u
   }
 }
 
+// The bound's list sorted by its key's passes alone (stable: ties in the list's order) in buffer
+// `from`: each run of equal keys is put in position order here, the first k written. A run of
+// more than kTopKListRun entries is left to the full sort (the fallback flag); the other results
+// stand. The later key passes' scatter counts are cleared for it (each block its own), and the
+// last key pass counted the first position pass's digits.
+template <class U>
+__device__ void list_ties(const TopKParams& p, const ListPasses& passes, uint32_t from) {
+  constexpr uint32_t items = 4;
+  const uint32_t t = threadIdx.x;
+  const uint32_t count = passes.count, k = p.state[kTopKStateK];
+  const uint32_t s = list_stretch(count);
+  const uint32_t begin = min(count, blockIdx.x * s), end = min(min(count, begin + s), k);
+  const U* keys = list_keys_in<U>(p, from);
+  const uint32_t* positions = list_positions_in(p, from);
+  for (uint32_t i = passes.keys_from + 1; i < passes.active_n; ++i)
+    list_block_counts(p, passes.active[i], 1)[blockIdx.x * kTopKListBins + t] = 0;
+  for (uint32_t chunk = begin; chunk < end; chunk += items * kTopKThreads) {
+    U key[items];
+    uint32_t position[items], tie[items];  // tie: 1 after an equal key, 2 before one
+    Result<U> loaded[items];
+#pragma unroll
+    for (uint32_t j = 0; j < items; ++j) {  // the loads first, in flight together
+      const uint32_t c = chunk + j * kTopKThreads + t;
+      tie[j] = 0;
+      if (c >= end) continue;
+      key[j] = keys[c];
+      position[j] = positions[c];
+      if (c > 0 && keys[c - 1] == key[j]) tie[j] |= 1;
+      if (c + 1 < count && keys[c + 1] == key[j]) tie[j] |= 2;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < items; ++j)
+      if (chunk + j * kTopKThreads + t < end && tie[j] == 0)
+        loaded[j] = load_result<U>(p, position[j]);
+#pragma unroll
+    for (uint32_t j = 0; j < items; ++j) {
+      const uint32_t c = chunk + j * kTopKThreads + t;
+      if (c >= end) continue;
+      if (tie[j] == 0) {
+        store_result<U>(p, c, position[j], loaded[j]);
+      } else if (tie[j] == 2) {  // a run's first entry orders it: each position ranked among them
+        uint32_t run = 1;
+        while (c + run < count && run <= kTopKListRun && keys[c + run] == key[j]) ++run;
+        if (run > kTopKListRun) {
+          p.bound_state[kTopKBoundListFallback] = 1;
+          continue;
+        }
+        for (uint32_t r = 0; r < run; ++r) {
+          const uint32_t at = positions[c + r];
+          uint32_t rank = 0;
+          for (uint32_t o = 0; o < run; ++o) rank += positions[c + o] < at ? 1 : 0;
+          if (c + rank < k) store_result<U>(p, c + rank, at, load_result<U>(p, at));
+        }
+      }
+    }
+  }
+}
+
+// Phase `phase` of list_order (after phase + 1 grid barriers), below list_phases. The digits'
+// result: its passes. The bound's list: the key's passes, then list_ties, then only where a run
+// of ties was long, the full sort (the positions' passes and the key's again, from list_ties's
+// buffer). No pass at all: the list is in order, copied.
+__device__ __forceinline__ uint32_t list_phases(const TopKParams& p, const ListPasses& passes) {
+  if (passes.active_n == 0) return 1;
+  return listed(p) ? 2 * passes.active_n - passes.keys_from + 1 : passes.active_n;
+}
+// Whether a phase may follow (false: the sort is done).
+template <class U>
+__device__ bool list_phase(const TopKParams& p, const ListPasses& passes, uint32_t phase) {
+  constexpr uint32_t none = kTopKListPasses;
+  const uint32_t n = passes.active_n;
+  if (n == 0) {
+    const uint32_t count = passes.count, k = p.state[kTopKStateK];
+    const uint32_t s = list_stretch(count);
+    const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
+    for (uint32_t c = begin + threadIdx.x; c < min(end, k); c += kTopKThreads)
+      store_result<U>(p, c, p.list_positions[c], load_result<U>(p, p.list_positions[c]));
+    return false;
+  }
+  // The step of the phase: a pass of the key's alone (the bound's list), or of the full sort.
+  ListStep step;
+  if (listed(p)) {
+    const uint32_t key_passes = n - passes.keys_from;
+    if (phase == key_passes) {
+      list_ties<U>(p, passes, key_passes % 2);
+      return true;
+    }
+    if (phase < key_passes) {
+      const uint32_t i = passes.keys_from + phase;
+      step = {passes.active[i], phase == 0 ? 0u : 1u, phase % 2,
+              i + 1 < n ? passes.active[i + 1] : (passes.keys_from != 0 ? passes.active[0] : none),
+              false};
+    } else {
+      // (Read after the grid barrier that follows list_ties: uniform.)
+      if (*static_cast<volatile uint32_t*>(p.bound_state + kTopKBoundListFallback) == 0)
+        return false;
+      const uint32_t i = phase - key_passes - 1;
+      step = {passes.active[i], i == 0 ? (key_passes == 0 ? 0u : 1u) : 1u,
+              (key_passes + i) % 2, i + 1 < n ? passes.active[i + 1] : none, i + 1 == n};
+    }
+  } else {
+    step = {passes.active[phase], phase == 0 ? 0u : 1u, phase % 2,
+            phase + 1 < n ? passes.active[phase + 1] : none, phase + 1 == n};
+  }
+  list_order_pass<U>(p, passes, step);
+  return !step.last;
+}
+
 // The whole sort in one cooperative launch (its blocks resident, meeting at grid barriers).
 template <class U>
 __device__ void list_order(const TopKParams& p) {
@@ -710,9 +833,9 @@ __device__ void list_order(const TopKParams& p) {
   list_order_start<U>(p);
   grid.sync();
   list_passes<U>(p, passes);
-  for (uint32_t i = 0; i < max(passes.active_n, 1u); ++i) {  // uniform
-    if (i != 0) grid.sync();
-    list_order_pass<U>(p, passes, i);
+  for (uint32_t phase = 0; phase < list_phases(p, passes); ++phase) {  // uniform
+    if (phase != 0) grid.sync();
+    if (!list_phase<U>(p, passes, phase)) break;
   }
 }
 
@@ -1019,7 +1142,8 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)
       gpusort_topk_bound_##suffix(const gpusort::cuda::TopKParams p) {              \
     gpusort::cuda::topk::bound<U>(p);                                               \
   }                                                                                 \
-  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)         \
+  /* (1: its registers uncapped, none spilled; a block an SM at most anyway) */     \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 1)      \
       gpusort_topk_list_order_##suffix(const gpusort::cuda::TopKParams p) {         \
     gpusort::cuda::topk::list_order<U>(p);                                          \
   }                                                                                 \
