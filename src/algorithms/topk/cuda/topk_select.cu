@@ -635,19 +635,6 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes,
   const uint32_t* positions_in = list_positions_in(p, step.from);
   U* keys_to = list_keys_in<U>(p, step.from ^ 1);
   uint32_t* positions_to = list_positions_in(p, step.from ^ 1);
-  // Warp w's entries of a chunk: [chunk + w 32 items, + 32 items), 32 at a time (their loads in
-  // flight together; the first chunk's while the digit places below are made).
-  U key[kTopKItems];
-  uint32_t position[kTopKItems];
-  const auto load_chunk = [&](uint32_t chunk) {
-#pragma unroll
-    for (uint32_t j = 0; j < kTopKItems; ++j) {
-      const uint32_t c = chunk + (warp * kTopKItems + j) * 32 + lane;
-      key[j] = c < end ? keys_in[c] : U(0);
-      position[j] = c < end ? positions_in[c] : 0;
-    }
-  };
-  load_chunk(begin);
   // Digit t's first place for this block: the entries of lower digits, then digit t's in the
   // blocks before.
   {
@@ -664,10 +651,16 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes,
   uint32_t* next_counts =
       last || next == kTopKListPasses ? nullptr : list_block_counts(p, next, 1);
   for (uint32_t chunk = begin; chunk < end; chunk += kTopKTile) {  // uniform
-    // Warp w ranks its entries in order: among equal digits by lane, after the warp's earlier
-    // ones (its leader keeps the warp's count).
-    if (chunk != begin) load_chunk(chunk);
-    uint32_t d[kTopKItems], rank[kTopKItems];
+    // Warp w ranks entries [chunk + w 32 items, + 32 items) in order, 32 at a time: among equal
+    // digits by lane, after the warp's earlier ones (its leader keeps the warp's count).
+    U key[kTopKItems];
+    uint32_t position[kTopKItems], d[kTopKItems], rank[kTopKItems];
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {  // the loads first, in flight together
+      const uint32_t c = chunk + (warp * kTopKItems + j) * 32 + lane;
+      key[j] = c < end ? keys_in[c] : U(0);
+      position[j] = c < end ? positions_in[c] : 0;
+    }
 #pragma unroll
     for (uint32_t j = 0; j < kTopKItems; ++j) {
       const bool valid = chunk + (warp * kTopKItems + j) * 32 + lane < end;
