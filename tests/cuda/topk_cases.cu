@@ -57,7 +57,7 @@ enum Spread {
   groups32,
   groups33
 };
-const char* spread_names[] = {"uniform", "equal",    "few",    "sorted",  "reversed",  "skewed",
+const char* spread_names[] = {"uniform",  "equal",  "few",     "sorted",   "reversed", "skewed",
                               "specials", "narrow", "groups3", "groups32", "groups33"};
 
 // Keys as raw bits (the low `bytes` of each u64).

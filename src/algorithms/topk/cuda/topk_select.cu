@@ -648,8 +648,7 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes,
     for (uint32_t w = 0; w < warps; ++w) places[w][t] = 0;
   }
   __syncthreads();
-  uint32_t* next_counts =
-      last || next == kTopKListPasses ? nullptr : list_block_counts(p, next, 1);
+  uint32_t* next_counts = last || next == kTopKListPasses ? nullptr : list_block_counts(p, next, 1);
   for (uint32_t chunk = begin; chunk < end; chunk += kTopKTile) {  // uniform
     // Warp w ranks entries [chunk + w 32 items, + 32 items) in order, 32 at a time: among equal
     // digits by lane, after the warp's earlier ones (its leader keeps the warp's count).
@@ -814,8 +813,8 @@ __device__ bool list_phase(const TopKParams& p, const ListPasses& passes, uint32
       if (*static_cast<volatile uint32_t*>(p.bound_state + kTopKBoundListFallback) == 0)
         return false;
       const uint32_t i = phase - key_passes - 1;
-      step = {passes.active[i], i == 0 ? (key_passes == 0 ? 0u : 1u) : 1u,
-              (key_passes + i) % 2, i + 1 < n ? passes.active[i + 1] : none, i + 1 == n};
+      step = {passes.active[i], i == 0 ? (key_passes == 0 ? 0u : 1u) : 1u, (key_passes + i) % 2,
+              i + 1 < n ? passes.active[i + 1] : none, i + 1 == n};
     }
   } else {
     step = {passes.active[phase], phase == 0 ? 0u : 1u, phase % 2,
