@@ -14,8 +14,6 @@
 //               entries at or below it listed where they are few;
 //     bound_list the positions of the keys at or below the bound listed: from those entries'
 //               shares only, else from the whole array;
-//   list_sort   (the bound, where the list fits a block) the list sorted by (key, position), the
-//               first k written;
 //   digits      one cooperative launch (nothing where the bound's list gave the result):
 //     histogram per digit (a bounded grid striding over the tiles): every block first selects
 //               from the histograms of the passes before (select_digits), then histograms digit
@@ -29,12 +27,15 @@
 //     scan      the tiles' places (an exclusive scan of both counts at once): each block's run
 //               of tiles summed, then scanned after the runs before it;
 //     write     per tile: the keys below the k-th to [0, before) and the first need_equal equal
-//               ones to [before, k), both in input order, with their positions (for a long list:
-//               into the list, the list's count set to before); the face's sort then orders the
-//               ones before the k-th;
-//   list_order  (a long list) one cooperative launch: the list (the bound's, or the digits'
-//               result) sorted by (key, position), a radix pass per 8-bit digit, its first k
-//               written.
+//               ones to [before, k), both in input order, with their positions (with the bound:
+//               into the list; a long list's count set to before); without the bound the face's
+//               sort then orders the ones before the k-th;
+//   list_sort   (the bound, k up to a block's sort) the bound's list where it fits, else the
+//               digits' result, sorted by (key, position) in one block, the first k written as
+//               the caller wants them (original keys, positions or u64 indices, values);
+//   list_order  (the bound, larger k) one cooperative launch: the same for a long list, a radix
+//               pass per 8-bit digit (the bound's list: the key's passes, then runs of equal keys
+//               put in position order), its first k written as list_sort writes them.
 #ifdef __CUDACC__
 #include <cooperative_groups.h>  // the host's emulation (tests/cuda_emulation) has its own
 #endif
