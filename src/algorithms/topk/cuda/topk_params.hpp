@@ -41,11 +41,10 @@ inline constexpr uint32_t kTopKStateWords = 16;
 // keys about 1.15 k for entries_n = 4 k, sorted ones k. Where they fit the list (list_capacity),
 // the list is sorted by (key, position) and the first k taken: no digits over the array, no
 // compaction by tiles. Where keys pile at the bound and overflow the list, the digits run, as
-// without the bound; past kTopKListSortCapacity they write their result into the list (the keys
-// before the k-th in input order, then the equal ones), so that the list's one sort (list_order,
-// below) orders either. A list of up to kTopKListSortCapacity (k up to 1024) is sorted by one
-// block in shared memory instead (list_sort: one launch for the tail), and the digits' result by
-// the survivors' sort.
+// without the bound, and write their result into the list (the keys before the k-th in input
+// order, then the equal ones), so that the list's one sort orders either and writes the results
+// as the caller wants them: list_sort (k up to 1024, one block in shared memory) or list_order
+// (below).
 //
 // The second read takes only the shares of the entries at or below the bound (the others hold no
 // key at or below it) where there are at most topk_qualifying_capacity of them: each of their keys
