@@ -184,10 +184,10 @@ def main():
         runs.append(("SIGINT to rank 0", to_rank(0, signal.SIGINT), 0.4, False))
         # A run that ended before its signal (the machine got faster than in the runs measured
         # above: its load changed) is checked as any other, then tried again with the signal
-        # twice as early, up to twice more.
+        # twice as early, up to twice more (a signal at the start or without delay, once).
         interrupted = 0
         for what, send, fraction, prompt in runs:
-            for attempt in range(3):
+            for attempt in range(3 if fraction else 1):
                 delay = None if fraction is None else fraction * lifetime / 2**attempt
                 name = what if delay is None else f"{what} after {delay:.2f} s"
                 if interrupted_run(directory, name, expected, send, delay, prompt):
