@@ -759,6 +759,22 @@ struct HistogramAndPlan {
     __syncthreads();
     if (!last) return;
     __threadfence();
+    // Every pass's counts into the block's shared counters (free now) at once: one trip to L2,
+    // not one a pass.
+    constexpr uint32_t kLoads = (kKeyPasses * kRadix + THREADS - 1) / THREADS;
+    uint32_t loaded[kLoads];
+#pragma unroll
+    for (uint32_t u = 0; u < kLoads; ++u) {
+      const uint32_t i = u * THREADS + t;
+      loaded[u] = i < passes * kRadix
+                      ? ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(p.digit_counts[i])
+                            .load(::cuda::memory_order_relaxed)
+                      : 0u;
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < kLoads; ++u)
+      if (u * THREADS + t < passes * kRadix) hist[u * THREADS + t] = loaded[u];
+    __syncthreads();
     for (uint32_t pass = 0; pass < passes; ++pass) {
       // Threads beyond the digits (THREADS > kRadix) hold none.
       const bool owns = t * kDigitsPerThread < kRadix;
@@ -766,10 +782,7 @@ struct HistogramAndPlan {
       int nonzero = 0;
 #pragma unroll
       for (int k = 0; k < kDigitsPerThread; ++k) {
-        c[k] = owns ? ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(
-                          p.digit_counts[pass * kRadix + t * kDigitsPerThread + k])
-                          .load(::cuda::memory_order_relaxed)
-                    : 0u;
+        c[k] = owns ? hist[pass * kRadix + t * kDigitsPerThread + k] : 0u;
         nonzero += c[k] != 0 ? 1 : 0;
       }
       // A pass is skipped where at most one digit holds keys (counted, not compared with n: one
