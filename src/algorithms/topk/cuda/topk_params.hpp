@@ -175,8 +175,9 @@ inline constexpr uint32_t kTopKListSortThreads = 1024;
 // sort by (key, position) of the list's count, 8-bit digits (positions' low bits first, their
 // bit_width(n - 1); then the compared key's), each block a stretch of the list in order, a grid
 // barrier a pass: the first read counts every pass's digits, each pass skips where one digit
-// holds every entry, ranks its stretch stably by chunks of kTopKTile (a warp's lanes by matching
-// digits, the warps by their counts) and scatters it, counting the next pass's digits into the
+// holds every entry, ranks its stretch stably by chunks of at most kTopKTile (as many entries a
+// thread as the stretch needs; a warp's lanes by matching digits, the warps by their counts) and
+// scatters it, counting the next pass's digits into the
 // block that then reads each entry; the last pass writes the first k. The digits' result (in input
 // order already) skips the positions' passes. Per pass: the digits' totals (in the bound's state
 // block, which the face clears), and per block the first read's counts and the scatters' (in
@@ -186,8 +187,11 @@ inline constexpr uint32_t kTopKListDigitBits = 8;
 inline constexpr uint32_t kTopKListBins = 1u << kTopKListDigitBits;
 inline constexpr uint32_t kTopKListPasses = 12;   // 32-bit positions and a 64-bit key
 inline constexpr uint32_t kTopKListBlocks = 256;  // the grid, at most
+// A block per kTopKListBlockEntries of the list's capacity (1024: 130 blocks for k = 65,536, where
+// 2048 left half the H200's SMs idle; docs/design/topk.md).
+inline constexpr uint32_t kTopKListBlockEntries = 1024;
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_list_blocks(uint32_t list_capacity) {
-  const uint32_t chunks = (list_capacity + kTopKTile - 1) / kTopKTile;
+  const uint32_t chunks = (list_capacity + kTopKListBlockEntries - 1) / kTopKListBlockEntries;
   return chunks < kTopKListBlocks ? chunks : kTopKListBlocks;
 }
 GPUSORT_HOST_DEVICE constexpr uint64_t topk_list_counts_words(uint32_t list_capacity) {

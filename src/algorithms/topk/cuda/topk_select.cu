@@ -205,46 +205,63 @@ union KeyVector {
   uint4 v;
   U k[16 / sizeof(U)];
 };
-template <class U, class F, class Batch>
+// One batch: kTopKLoads vectors a thread from vector `first` on (whole: aligned, inside the array).
+template <class U, bool kWhole, class F, class Batch>
+__device__ __forceinline__ void keys_batch(const U* keys, uint32_t n, u64 first, u64 e, u64 threads,
+                                           F& f, Batch& batch) {
+  constexpr uint32_t V = 16 / sizeof(U);
+  KeyVector<U> raw[kTopKLoads];
+#pragma unroll
+  for (uint32_t j = 0; j < kTopKLoads; ++j) {
+    const u64 i = (first + j * threads + e) * V;
+    if constexpr (kWhole) {
+      raw[j].v = reinterpret_cast<const uint4*>(keys)[first + j * threads + e];
+    } else {
+#pragma unroll
+      for (uint32_t c = 0; c < V; ++c) raw[j].k[c] = i + c < n ? keys[i + c] : U(0);
+    }
+  }
+#pragma unroll
+  for (uint32_t j = 0; j < kTopKLoads; ++j) {
+    const u64 i = (first + j * threads + e) * V;
+#pragma unroll
+    for (uint32_t c = 0; c < V; ++c) f(i + c, c, raw[j].k[c], kWhole || i + c < n);
+  }
+  batch();
+}
+template <class U, bool kBackward = false, class F, class Batch>
 __device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e, u64 threads,
                                              F&& f, Batch&& batch) {
   constexpr uint32_t V = 16 / sizeof(U);
   const U* keys = static_cast<const U*>(data);
+  const u64 step = kTopKLoads * threads;
+  const bool aligned = reinterpret_cast<uintptr_t>(keys) % 16 == 0;
   u64 first = 0;
-  if (reinterpret_cast<uintptr_t>(keys) % 16 == 0) {
-    const uint4* vectors = reinterpret_cast<const uint4*>(keys);
-    for (; (first + kTopKLoads * threads) * V <= n; first += kTopKLoads * threads) {  // uniform
-      KeyVector<U> raw[kTopKLoads];
-#pragma unroll
-      for (uint32_t j = 0; j < kTopKLoads; ++j) raw[j].v = vectors[first + j * threads + e];
-#pragma unroll
-      for (uint32_t j = 0; j < kTopKLoads; ++j)
-#pragma unroll
-        for (uint32_t c = 0; c < V; ++c) f((first + j * threads + e) * V + c, c, raw[j].k[c], true);
-      batch();
+  if constexpr (!kBackward) {
+    if (aligned)
+      for (; (first + step) * V <= n; first += step)  // uniform
+        keys_batch<U, true>(keys, n, first, e, threads, f, batch);
+    for (; first * V < n; first += step) keys_batch<U, false>(keys, n, first, e, threads, f, batch);
+  } else {  // the same batches, the last first
+    u64 whole = 0;  // the end of the whole batches
+    if (aligned)
+      while ((whole + step) * V <= n) whole += step;
+    for (first = whole; first * V < n;) first += step;
+    while (first > whole) {
+      first -= step;
+      keys_batch<U, false>(keys, n, first, e, threads, f, batch);
     }
-  }
-  for (; first * V < n; first += kTopKLoads * threads) {  // uniform
-    KeyVector<U> raw[kTopKLoads];
-#pragma unroll
-    for (uint32_t j = 0; j < kTopKLoads; ++j) {
-      const u64 i = (first + j * threads + e) * V;
-#pragma unroll
-      for (uint32_t c = 0; c < V; ++c) raw[j].k[c] = i + c < n ? keys[i + c] : U(0);
+    while (first > 0) {
+      first -= step;
+      keys_batch<U, true>(keys, n, first, e, threads, f, batch);
     }
-#pragma unroll
-    for (uint32_t j = 0; j < kTopKLoads; ++j) {
-      const u64 i = (first + j * threads + e) * V;
-#pragma unroll
-      for (uint32_t c = 0; c < V; ++c) f(i + c, c, raw[j].k[c], i + c < n);
-    }
-    batch();
   }
 }
-// The grid in step.
-template <class U, class F, class Batch>
+
+// The grid in step (kBackward: the last batch first).
+template <class U, bool kBackward = false, class F, class Batch>
 __device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, Batch&& batch) {
-  strided_keys<U>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x, u64(gridDim.x) * blockDim.x,
+  strided_keys<U, kBackward>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x, u64(gridDim.x) * blockDim.x,
                   f, batch);
 }
 
@@ -388,7 +405,8 @@ __device__ void bound_list(const TopKParams& p) {
   auto batch = [&] { flush(staged, &p.state[kTopKStateBounded], p.candidates, p.list_capacity); };
   with_reader<U>(p, bound, [&](auto reader) {
     if (p.qualifying_capacity == 0 || qualifying > p.qualifying_capacity) {  // uniform
-      grid_keys<U>(
+      // Backward: least has just read the array forward, and its last keys may still be in L2.
+      grid_keys<U, true>(
           p.keys, n,
           [&](u64 i, uint32_t, U raw, bool valid) {
             if (valid && reader.at_most(raw)) stage(staged, uint32_t(i));
@@ -650,20 +668,26 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes,
   }
   __syncthreads();
   uint32_t* next_counts = last || next == kTopKListPasses ? nullptr : list_block_counts(p, next, 1);
-  for (uint32_t chunk = begin; chunk < end; chunk += kTopKTile) {  // uniform
-    // Warp w ranks entries [chunk + w 32 items, + 32 items) in order, 32 at a time: among equal
+  // A chunk is `rounds` entries a thread, as few as the stretch needs: every warp ranks its share
+  // in that many rounds (with a chunk of kTopKTile, a short stretch left the last warps idle
+  // while the first ranked 8 rounds).
+  const uint32_t rounds = min(kTopKItems, (s + kTopKThreads - 1) / kTopKThreads);
+  for (uint32_t chunk = begin; chunk < end; chunk += rounds * kTopKThreads) {  // uniform
+    // Warp w ranks entries [chunk + w 32 rounds, + 32 rounds) in order, 32 at a time: among equal
     // digits by lane, after the warp's earlier ones (its leader keeps the warp's count).
     U key[kTopKItems];
     uint32_t position[kTopKItems], d[kTopKItems], rank[kTopKItems];
 #pragma unroll
     for (uint32_t j = 0; j < kTopKItems; ++j) {  // the loads first, in flight together
-      const uint32_t c = chunk + (warp * kTopKItems + j) * 32 + lane;
-      key[j] = c < end ? keys_in[c] : U(0);
-      position[j] = c < end ? positions_in[c] : 0;
+      const uint32_t c = chunk + (warp * rounds + j) * 32 + lane;
+      key[j] = j < rounds && c < end ? keys_in[c] : U(0);
+      position[j] = j < rounds && c < end ? positions_in[c] : 0;
     }
 #pragma unroll
     for (uint32_t j = 0; j < kTopKItems; ++j) {
-      const bool valid = chunk + (warp * kTopKItems + j) * 32 + lane < end;
+      d[j] = kTopKListBins;
+      if (j >= rounds) continue;  // uniform
+      const bool valid = chunk + (warp * rounds + j) * 32 + lane < end;
       d[j] = valid ? list_digit<U>(key[j], position[j], q, passes.position_passes) : kTopKListBins;
       const uint32_t peers = __match_any_sync(0xffffffffu, d[j]);
       const uint32_t leader = __ffs(peers) - 1;
