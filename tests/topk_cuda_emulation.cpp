@@ -58,7 +58,7 @@ void bound_entries_stage(const TopKParams p) {
 }
 template <class U>
 void bound_list_stage(const TopKParams p) {
-  topk::bound_list<U>(p);
+  topk::bound_list<U>(p, topk::stored_bound<U>(p));
 }
 // A long list's sort likewise: the first read, then phase p.pass.
 template <class U>

@@ -365,10 +365,10 @@ __device__ U entries_bound(const TopKParams& p, const Selected& s) {
 }
 
 // The bound: every block has the entries' select (s: its passes stop at a bucket of at most
-// kTopKBoundBucket); block 0 stores the bound. Where the entries at or below it may be listed
-// (qualifying_capacity), they are.
+// kTopKBoundBucket) and returns the bound; block 0 stores it. Where the entries at or below it
+// may be listed (qualifying_capacity), they are.
 template <class U>
-__device__ void bound_entries(const TopKParams& p, const Selected& s) {
+__device__ U bound_entries(const TopKParams& p, const Selected& s) {
   Staged& staged = staged_storage();
   const U bound = entries_bound<U>(p, s);
   if (threadIdx.x == 0) {
@@ -378,7 +378,7 @@ __device__ void bound_entries(const TopKParams& p, const Selected& s) {
     }
     staged.count = 0;
   }
-  if (p.qualifying_capacity == 0) return;  // uniform
+  if (p.qualifying_capacity == 0) return bound;  // uniform
   __syncthreads();
   grid_keys<U>(
       p.entries, p.entries_n,
@@ -386,6 +386,11 @@ __device__ void bound_entries(const TopKParams& p, const Selected& s) {
         if (valid && entry <= bound) stage(staged, uint32_t(e));
       },
       [&] { flush(staged, &p.state[kTopKStateQualifying], p.qualifying, p.qualifying_capacity); });
+  return bound;
+}
+template <class U>
+__device__ __forceinline__ U stored_bound(const TopKParams& p) {
+  return U(u64(p.state[kTopKStateBound]) | (u64(p.state[kTopKStateBound + 1]) << 32));
 }
 
 // The bound's list: the positions of the keys at or below the bound, a batch at a time (staged in
@@ -394,9 +399,8 @@ __device__ void bound_entries(const TopKParams& p, const Selected& s) {
 // entry x % q's key x / q, so that a warp's loads take neighbouring entries where they are so);
 // else the whole array.
 template <class U>
-__device__ void bound_list(const TopKParams& p) {
+__device__ void bound_list(const TopKParams& p, U bound) {
   Staged& staged = staged_storage();
-  const U bound = U(u64(p.state[kTopKStateBound]) | (u64(p.state[kTopKStateBound + 1]) << 32));
   const uint32_t n = p.state[kTopKStateN];
   const uint32_t qualifying = p.state[kTopKStateQualifying];
   const uint32_t t = threadIdx.x;
@@ -1140,9 +1144,15 @@ __device__ void bound(TopKParams p) {
     histogram<U>(entries);
     grid.sync();
   }
-  bound_entries<U>(p, s);
-  grid.sync();
-  bound_list<U>(p);
+  __shared__ U bound;  // every block's select gives it
+  const U b = bound_entries<U>(p, s);
+  if (threadIdx.x == 0) bound = b;
+  // (Where no entry was listed, bound_list needs nothing of the other blocks.)
+  if (p.qualifying_capacity != 0)  // uniform
+    grid.sync();
+  else
+    __syncthreads();
+  bound_list<U>(p, bound);
 }
 
 }  // namespace
