@@ -177,11 +177,10 @@ inline constexpr uint32_t kTopKListSortThreads = 1024;
 // barrier a pass: the first read counts every pass's digits, each pass skips where one digit
 // holds every entry, ranks its stretch stably by chunks of at most kTopKTile (as many entries a
 // thread as the stretch needs; a warp's lanes by matching digits, the warps by their counts) and
-// scatters it, counting the next pass's digits into the
-// block that then reads each entry; the last pass writes the first k. The digits' result (in input
-// order already) skips the positions' passes. Per pass: the digits' totals (in the bound's state
-// block, which the face clears), and per block the first read's counts and the scatters' (in
-// list_counts, which that read clears).
+// scatters it, counting the next pass's digits into the block that then reads each entry; the last
+// pass writes the first k. The digits' result (in input order already) skips the positions'
+// passes. Per pass: the digits' totals (in the bound's state block, which the face clears), and
+// per block the first read's counts and the scatters' (in list_counts, which that read clears).
 inline constexpr const char* kTopKListOrder = "gpusort_topk_list_order_";
 inline constexpr uint32_t kTopKListDigitBits = 8;
 inline constexpr uint32_t kTopKListBins = 1u << kTopKListDigitBits;

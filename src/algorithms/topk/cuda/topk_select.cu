@@ -199,7 +199,7 @@ __device__ __forceinline__ bool listed(const TopKParams& p) {
 // the array, else a load a key), kTopKLoads of them in flight; f(i, c, raw, valid) for each of
 // their keys (c: its place in the vector), then batch() (barriers allowed where every thread of
 // the block takes part, as grid_keys's do). Whole batches of aligned vectors first, with no check
-// a key.
+// a key; kBackward: the same batches, the last first.
 template <class U>
 union KeyVector {
   uint4 v;
@@ -213,10 +213,10 @@ __device__ __forceinline__ void keys_batch(const U* keys, uint32_t n, u64 first,
   KeyVector<U> raw[kTopKLoads];
 #pragma unroll
   for (uint32_t j = 0; j < kTopKLoads; ++j) {
-    const u64 i = (first + j * threads + e) * V;
     if constexpr (kWhole) {
       raw[j].v = reinterpret_cast<const uint4*>(keys)[first + j * threads + e];
     } else {
+      const u64 i = (first + j * threads + e) * V;
 #pragma unroll
       for (uint32_t c = 0; c < V; ++c) raw[j].k[c] = i + c < n ? keys[i + c] : U(0);
     }
@@ -242,8 +242,9 @@ __device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e
       for (; (first + step) * V <= n; first += step)  // uniform
         keys_batch<U, true>(keys, n, first, e, threads, f, batch);
     for (; first * V < n; first += step) keys_batch<U, false>(keys, n, first, e, threads, f, batch);
-  } else {  // the same batches, the last first
-    u64 whole = 0;  // the end of the whole batches
+  } else {
+    // The same batches, the last first. `whole`: the end of the whole batches.
+    u64 whole = 0;
     if (aligned)
       while ((whole + step) * V <= n) whole += step;
     for (first = whole; first * V < n;) first += step;
@@ -261,8 +262,8 @@ __device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e
 // The grid in step (kBackward: the last batch first).
 template <class U, bool kBackward = false, class F, class Batch>
 __device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, Batch&& batch) {
-  strided_keys<U, kBackward>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x, u64(gridDim.x) * blockDim.x,
-                  f, batch);
+  strided_keys<U, kBackward>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x,
+                             u64(gridDim.x) * blockDim.x, f, batch);
 }
 
 // f(reader): the select's key reader (block_common.cuh) with the bound.
