@@ -425,6 +425,10 @@ int main(int argc, char** argv) {
         for (uint32_t grid : {5u, 1u})
           run_case({bytes, kind, spread, 20000, 1500, grid == 1, 0, 0, false, ~0u, grid, -1, 4096},
                    ++seed);
+      // Nine blocks: a block's place after the blocks before it is summed four of them at a time.
+      for (const char* spread : {"uniform", "groups33"})
+        run_case({bytes, kind, spread, 20000, 1500, false, 0, 0, false, ~0u, 9, -1, 4096, 10000},
+                 ++seed);
       // A long list in two blocks' stretches of two chunks each (17-bit positions: three passes).
       run_case({bytes, kind, "uniform", 100000, 5000, kind == 1, 0, 0, false, ~0u, 2, -1, 20480},
                ++seed);
