@@ -425,7 +425,8 @@ int main(int argc, char** argv) {
         for (uint32_t grid : {5u, 1u})
           run_case({bytes, kind, spread, 20000, 1500, grid == 1, 0, 0, false, ~0u, grid, -1, 4096},
                    ++seed);
-      // Nine blocks: a block's place after the blocks before it is summed four of them at a time.
+      // Nine blocks: the last one's places count the eight blocks before it (the five-block cases
+      // above have at most four before a block).
       for (const char* spread : {"uniform", "groups33"})
         run_case({bytes, kind, spread, 20000, 1500, false, 0, 0, false, ~0u, 9, -1, 4096, 10000},
                  ++seed);

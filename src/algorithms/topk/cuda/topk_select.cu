@@ -524,9 +524,15 @@ __device__ __forceinline__ uint32_t list_digit(U key, uint32_t position, uint32_
              ? (position >> (q * kTopKListDigitBits)) & (kTopKListBins - 1)
              : uint32_t(key >> ((q - position_passes) * kTopKListDigitBits)) & (kTopKListBins - 1);
 }
-// Block b's stretch of the list: [b s, (b + 1) s), s = ceil(count / blocks).
-__device__ __forceinline__ uint32_t list_stretch(uint32_t count) {
-  return (count + gridDim.x - 1) / gridDim.x;
+// This block's stretch of the list: [begin, end) = [b s, (b + 1) s) within the count,
+// s = ceil(count / blocks).
+struct ListStretch {
+  uint32_t s, begin, end;
+};
+__device__ __forceinline__ ListStretch list_stretch(uint32_t count) {
+  const uint32_t s = (count + gridDim.x - 1) / gridDim.x;
+  const uint32_t begin = min(count, blockIdx.x * s);
+  return {s, begin, min(count, begin + s)};
 }
 // Pass q's digit totals, and its counts per block: the first read's (set) or the scatters' (added).
 __device__ __forceinline__ uint32_t* list_totals(const TopKParams& p, uint32_t q) {
@@ -582,8 +588,7 @@ __device__ void list_order_start(const TopKParams& p) {
   for (uint32_t q = first; q < all; ++q) counts[q][t] = 0;
   __syncthreads();
   const uint32_t* from = listed(p) ? p.candidates : p.list_positions;
-  const uint32_t s = list_stretch(count);
-  const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
+  const auto [s, begin, end] = list_stretch(count);
   U* keys = static_cast<U*>(p.list_keys);
   // A tile at a time, its loads in flight together.
   for (uint32_t tile = begin; tile < end; tile += kTopKTile) {
@@ -651,8 +656,7 @@ __device__ void list_order_pass(const TopKParams& p, const ListPasses& passes,
   __shared__ BlockScan::TempStorage scan;
   const uint32_t t = threadIdx.x, lane = t % 32, warp = t / 32;
   const uint32_t count = passes.count, k = p.state[kTopKStateK];
-  const uint32_t s = list_stretch(count);
-  const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
+  const auto [s, begin, end] = list_stretch(count);
   const uint32_t q = step.q, next = step.next;
   const bool last = step.last;
   const U* keys_in = list_keys_in<U>(p, step.from);
@@ -756,8 +760,8 @@ __device__ void list_ties(const TopKParams& p, const ListPasses& passes, uint32_
   constexpr uint32_t items = 4;
   const uint32_t t = threadIdx.x;
   const uint32_t count = passes.count, k = p.state[kTopKStateK];
-  const uint32_t s = list_stretch(count);
-  const uint32_t begin = min(count, blockIdx.x * s), end = min(min(count, begin + s), k);
+  const ListStretch stretch = list_stretch(count);
+  const uint32_t begin = stretch.begin, end = min(stretch.end, k);
   const U* keys = list_keys_in<U>(p, from);
   const uint32_t* positions = list_positions_in(p, from);
   for (uint32_t i = passes.keys_from + 1; i < passes.active_n; ++i)
@@ -818,9 +822,8 @@ __device__ bool list_phase(const TopKParams& p, const ListPasses& passes, uint32
   constexpr uint32_t none = kTopKListPasses;
   const uint32_t n = passes.active_n;
   if (n == 0) {
-    const uint32_t count = passes.count, k = p.state[kTopKStateK];
-    const uint32_t s = list_stretch(count);
-    const uint32_t begin = min(count, blockIdx.x * s), end = min(count, begin + s);
+    const auto [s, begin, end] = list_stretch(passes.count);
+    const uint32_t k = p.state[kTopKStateK];
     for (uint32_t c = begin + threadIdx.x; c < min(end, k); c += kTopKThreads)
       store_result<U>(p, c, p.list_positions[c], load_result<U>(p, p.list_positions[c]));
     return false;
