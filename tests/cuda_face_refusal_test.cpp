@@ -89,17 +89,25 @@ TEST(CudaFace, NumpyOrderAndSortedKeysNeedNoDeviceToSize) {
   using gpusort::KeyType;
   gpusort::cuda::Options numpy;
   numpy.numpy_float_order = true;
-  // Floats in NumPy's order: room for the set-aside keys and the chunk records besides.
+  // Floats in NumPy's order sorted around the sort (the sizes of the rank sort): room for the
+  // set-aside keys and the chunk records besides.
   EXPECT_GE(gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1000, numpy),
             gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1000) + 4000);
-  EXPECT_GE(gpusort::cuda::scratch_bytes(KeyType::f64, 8, 1u << 20, numpy),
-            gpusort::cuda::scratch_bytes(KeyType::f64, 8, 1u << 20) + (8u << 20));
+  EXPECT_GE(gpusort::cuda::scratch_bytes(KeyType::f64, 8, 4000, numpy),
+            gpusort::cuda::scratch_bytes(KeyType::f64, 8, 4000) + 32000);
   // A sorted copy (keys_in) sets nothing aside: its source stays.
   gpusort::cuda::Options numpy_copy = numpy;
   const float source[1] = {0.0f};
   numpy_copy.keys_in = source;
-  EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1u << 20, numpy_copy) + (4u << 20),
-            gpusort::cuda::scratch_bytes(KeyType::f32, 0, 1u << 20, numpy));
+  EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::f32, 0, 8000, numpy_copy) + 32000,
+            gpusort::cuda::scratch_bytes(KeyType::f32, 0, 8000, numpy));
+  // Onesweep's sizes sort NumPy's order in the passes: no room besides the sort's.
+  for (const uint64_t n : {uint64_t(100000), uint64_t(1u << 20), uint64_t(1u << 24)}) {
+    EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::f32, 0, n, numpy),
+              gpusort::cuda::scratch_bytes(KeyType::f32, 0, n));
+    EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::f64, 8, n, numpy),
+              gpusort::cuda::scratch_bytes(KeyType::f64, 8, n));
+  }
   // Integers ignore it; argsort sorts a canonical copy in the same room.
   EXPECT_EQ(gpusort::cuda::scratch_bytes(KeyType::i64, 0, 1u << 20, numpy),
             gpusort::cuda::scratch_bytes(KeyType::i64, 0, 1u << 20));

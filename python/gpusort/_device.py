@@ -83,6 +83,8 @@ def _legacy(handle):
 
 # ---- the libraries that make arrays ----
 
+_NO_GUARD = contextlib.nullcontext()  # reusable
+
 class _Torch:
     name = "torch"
 
@@ -102,11 +104,11 @@ class _Torch:
             self.dtypes[tdtype] = d
         return d
 
-    def current_stream(self, device):
+    def current_stream(self, index):
         raw = getattr(self.torch._C, "_cuda_getCurrentRawStream", None)  # the handle, no object
         if raw is not None:
-            return raw(device.index)
-        return self.torch.cuda.current_stream(device).cuda_stream
+            return raw(index)
+        return self.torch.cuda.current_stream(index).cuda_stream
 
     def dtype(self, np_dtype):
         t = self.torch_dtypes.get(np_dtype)
@@ -115,20 +117,19 @@ class _Torch:
         return t
 
     def read(self, t, stream):
-        dev = t.device
-        if dev.type != "cuda":
+        if not t.is_cuda:
             return None
-        dtype = self.np_dtype(t.dtype)
-        shape = t.shape
-        _check_shape(t, len(shape))
-        n = shape[0]
+        ndim = t.ndim
+        if ndim != 1:
+            _check_shape(t, ndim)
+        index = t.get_device()
         if stream is None:
-            stream = self.current_stream(dev)
-        return DeviceArray(t, t.data_ptr(), n, dtype, t.stride(0), False, dev.index, stream,
-                           self, None, "torch")
+            stream = self.current_stream(index)
+        return DeviceArray(t, t.data_ptr(), t.shape[0], self.np_dtype(t.dtype), t.stride(0), False,
+                           index, stream, self, None, "torch")
 
     def empty(self, like, n, dtype):
-        return self.torch.empty(n, dtype=self.dtype(dtype), device=like.obj.device)
+        return self.torch.empty(n, dtype=self.dtype(dtype), device=like.device)
 
     def clone(self, a):
         return a.obj.clone(memory_format=self.torch.contiguous_format)
@@ -140,8 +141,9 @@ class _Torch:
         return t.data_ptr()
 
     def guard(self, a):
-        if a.device == self.torch.cuda.current_device():
-            return contextlib.nullcontext()
+        current = getattr(self.torch._C, "_cuda_getDevice", None)  # without current_device()'s checks
+        if a.device == (current() if current is not None else self.torch.cuda.current_device()):
+            return _NO_GUARD
         return self.torch.cuda.device(a.device)
 
     def writable_why(self, a):
@@ -218,7 +220,7 @@ class _Numba:
         return x.__cuda_array_interface__["data"][0]
 
     def guard(self, a):
-        return contextlib.nullcontext()
+        return _NO_GUARD
 
     def writable_why(self, a):
         return None
@@ -482,6 +484,22 @@ def _segment_offsets(a, segments):
     return _contiguous(o, "segments", "segments="), o.n - 1, offset_bytes
 
 
+_scratch_sizes = {}
+
+
+def _scratch_bytes(function, *args):
+    """function(*args), a scratch size of the CUDA face (which depends on its arguments alone),
+    remembered: a repeated call then costs a lookup, not a call into the module."""
+    key = (function, args)
+    nbytes = _scratch_sizes.get(key)
+    if nbytes is None:
+        nbytes = function(*args)
+        if len(_scratch_sizes) >= 4096:
+            _scratch_sizes.clear()
+        _scratch_sizes[key] = nbytes
+    return nbytes
+
+
 def _sort_in_place(k, v, opts, keys_in=0, segments=None):
     """Enqueues the sort of contiguous k (and v) on k's stream; keys_in: the address of the
     keys to sort into k instead (a sorted copy); segments: each segment on its own."""
@@ -493,12 +511,12 @@ def _sort_in_place(k, v, opts, keys_in=0, segments=None):
     value_bytes = v.dtype.itemsize if v is not None else 0
     d, b, e, numpy_order = opts
     if offsets is None:
-        nbytes = _core.cuda_scratch_bytes(key_type, value_bytes, k.n, d, b, e, numpy_order,
-                                          keys_in != 0)
+        nbytes = _scratch_bytes(_core.cuda_scratch_bytes, key_type, value_bytes, k.n, d, b, e,
+                                numpy_order, keys_in != 0)
     else:
-        nbytes = _core.cuda_segmented_scratch_bytes(key_type, value_bytes, 0, k.n, offsets[1], d,
-                                                    b, e, numpy_order)
-    with k.lib.guard(k) if k.lib else contextlib.nullcontext():
+        nbytes = _scratch_bytes(_core.cuda_segmented_scratch_bytes, key_type, value_bytes, 0, k.n,
+                                offsets[1], d, b, e, numpy_order)
+    with k.lib.guard(k) if k.lib else _NO_GUARD:
         buffer, scratch = _scratch(k, nbytes)
         if offsets is None:
             _core.cuda_sort(key_type, k.ptr, v.ptr if v is not None else 0, value_bytes, k.n,
@@ -584,11 +602,11 @@ def argsort(a, opts, index_dtype, sorted_keys=None, segments=None):
         key_type = _KEY_TYPES[keys.dtype]
         d, b, e, numpy_order = opts
         if offsets is None:
-            nbytes = _core.cuda_argsort_scratch_bytes(key_type, index_bytes, keys.n, d, b, e,
-                                                      numpy_order, sorted_keys is not None)
+            nbytes = _scratch_bytes(_core.cuda_argsort_scratch_bytes, key_type, index_bytes,
+                                    keys.n, d, b, e, numpy_order, sorted_keys is not None)
         else:
-            nbytes = _core.cuda_segmented_scratch_bytes(key_type, 0, index_bytes, keys.n,
-                                                        offsets[1], d, b, e, numpy_order)
+            nbytes = _scratch_bytes(_core.cuda_segmented_scratch_bytes, key_type, 0,
+                                    index_bytes, keys.n, offsets[1], d, b, e, numpy_order)
         buffer, scratch = _scratch(keys, nbytes)
         if offsets is None:
             _core.cuda_argsort(key_type, keys.ptr, lib.ptr(indices), index_bytes, keys.n,
@@ -697,12 +715,13 @@ def topk(a, k, values, return_indices, index_dtype, opts, rows=None):
                        0 if indices is None else lib.ptr(indices), index_bytes, keys.stream,
                        d, b, e, numpy_order)
             if rows is None:
-                nbytes = _core.cuda_topk_scratch_bytes(key_type, keys.n, k, d, b, e, numpy_order)
+                nbytes = _scratch_bytes(_core.cuda_topk_scratch_bytes, key_type, keys.n, k, d, b,
+                                        e, numpy_order)
                 buffer, scratch = _scratch(keys, nbytes)
                 _core.cuda_topk(key_type, keys.ptr, keys.n, k, *outputs, scratch, nbytes)
             else:
-                nbytes = _core.cuda_topk_rows_scratch_bytes(key_type, rows[0], rows[1], k, d, b,
-                                                            e, numpy_order)
+                nbytes = _scratch_bytes(_core.cuda_topk_rows_scratch_bytes, key_type, rows[0],
+                                        rows[1], k, d, b, e, numpy_order)
                 buffer, scratch = _scratch(keys, nbytes)
                 _core.cuda_topk_rows(key_type, keys.ptr, rows[0], rows[1], k, *outputs, scratch,
                                      nbytes)

@@ -311,6 +311,8 @@ class FakeDevice:
 class FakeTensor:
     """A torch.Tensor on "cuda" as gpusort reads it, its memory a NumPy array."""
 
+    is_cuda = True
+
     def __init__(self, array):
         self.a = array
         self.device = FakeDevice()
@@ -330,6 +332,9 @@ class FakeTensor:
 
     def stride(self, d):
         return self.a.strides[d] // self.a.itemsize
+
+    def get_device(self):
+        return self.device.index
 
     def data_ptr(self):
         return self.a.__array_interface__["data"][0]

@@ -34,13 +34,28 @@ uint64_t sort_scratch(const SortSpec& spec, uint64_t n) {
   return block_sort_shape(spec, n) ? 0 : align_up(onesweep_stream_scratch_bytes(spec, n), 256);
 }
 
-// Whether the call sorts floats in NumPy's order (only over the full bit range).
-bool numpy_order(const SortSpec& spec, const Options& options) {
-  if (!options.numpy_float_order || spec.key_kind != key_kind_float) return false;
+// How the call sorts floats in NumPy's order (only over the full bit range): not at all (other
+// keys, or totalOrder); in the pass kernels, where Onesweep sorts n on a row built for it (the
+// keys as they are, each pass mapping them for its digits: `kernels_spec`); or around the sort
+// (the keys read canonical or made so, the original zeros and NaNs written back: NumpyOrder).
+enum class NumpyOrderBy { none, kernels, around };
+
+NumpyOrderBy numpy_order(const SortSpec& spec, const Options& options, uint64_t n) {
+  if (!options.numpy_float_order || spec.key_kind != key_kind_float) return NumpyOrderBy::none;
   if (spec.begin_bit != 0 || spec.end_bit != spec.key_words * 32)
     throw Error("numpy_float_order sorts the full key, not bits [" +
                 std::to_string(spec.begin_bit) + ", " + std::to_string(spec.end_bit) + ")");
-  return true;
+  if (!rank_sort_shape(spec, n) && !block_sort_shape(spec, n) &&
+      onesweep_stream_numpy_order(spec, n))
+    return NumpyOrderBy::kernels;
+  return NumpyOrderBy::around;
+}
+
+// The spec the kernels sort: NumPy's float order as its own key kind where they take it.
+SortSpec kernels_spec(const SortSpec& spec, NumpyOrderBy numpy) {
+  SortSpec kernels = spec;
+  if (numpy == NumpyOrderBy::kernels) kernels.key_kind = key_kind_numpy_float;
+  return kernels;
 }
 
 uint64_t float_order_records_bytes(uint64_t n) {
@@ -186,7 +201,8 @@ std::string unavailable_why() {
 uint64_t scratch_bytes(KeyType key_type, uint32_t value_bytes, uint64_t n,
                        const Options& options) {
   const SortSpec spec = kernel_spec(key_type, value_bytes, options);
-  return sort_layout(spec, value_bytes, n, numpy_order(spec, options), options.keys_in != nullptr)
+  return sort_layout(spec, value_bytes, n, numpy_order(spec, options, n) == NumpyOrderBy::around,
+                     options.keys_in != nullptr)
       .total;
 }
 
@@ -195,7 +211,7 @@ uint64_t argsort_scratch_bytes(KeyType key_type, uint32_t index_bytes, uint64_t 
   if (index_bytes != 4 && index_bytes != 8)
     throw Error("argsort indices are 4 or 8 bytes wide, not " + std::to_string(index_bytes));
   const SortSpec spec = kernel_spec(key_type, 4, options);
-  numpy_order(spec, options);  // its argument checks
+  numpy_order(spec, options, n);  // its argument checks
   return argsort_layout(spec, index_bytes, n, options.sorted_keys != nullptr).total;
 }
 
@@ -208,7 +224,8 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
   if (!keys) throw Error("keys is null");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
-  const bool numpy = numpy_order(spec, options);
+  const NumpyOrderBy by = numpy_order(spec, options, n);
+  const bool numpy = by == NumpyOrderBy::around;  // the passes around the sort
   const Scratch layout = sort_layout(spec, value_bytes, n, numpy, options.keys_in != nullptr);
   const CallScratch scratch(options, layout.total, stream, "", "this sort needs (scratch_bytes)");
   const int aside_buffer = value_bytes == 8 ? 2 : 0;
@@ -216,11 +233,12 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
                               scratch.at(layout.offsets[aside_buffer + 1]), options, n, stream);
   if (numpy) order_pass.before();
   StreamTargets t{address(keys), address(values), address(options.count), scratch.at(0), n};
-  // A sorted copy: the keys read from keys_in by the sort (in NumPy's order copied canonical by
-  // the count pass, which reads them).
+  // A sorted copy: the keys read from keys_in by the sort (in NumPy's order around the sort copied
+  // canonical by the count pass, which reads them).
   if (!numpy) t.keys_first = address(options.keys_in);
+  const SortSpec sorted = kernels_spec(spec, by);
   if (value_bytes != 8) {
-    sort_targets(module, spec, t, options, stream);
+    sort_targets(module, sorted, t, options, stream);
     if (numpy) order_pass.after();
     return;
   }
@@ -230,7 +248,7 @@ void sort_raw(KeyType key_type, void* keys, void* values, uint32_t value_bytes, 
         "cuMemcpyDtoDAsync");
   t.values = positions;
   t.values_iota = true;
-  sort_targets(module, spec, t, options, stream);
+  sort_targets(module, sorted, t, options, stream);
   elementwise(module, kGather64Kernel,
               {values, reinterpret_cast<const void*>(copy),
                reinterpret_cast<const uint32_t*>(positions), options.count, n},
@@ -248,7 +266,8 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   if (!keys || !indices) throw Error(!keys ? "keys is null" : "indices is null");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
-  const bool numpy = numpy_order(spec, options);
+  const NumpyOrderBy by = numpy_order(spec, options, n);
+  const bool numpy = by == NumpyOrderBy::around;  // read canonical, the sorted keys fixed after
   const Scratch layout = argsort_layout(spec, index_bytes, n, options.sorted_keys != nullptr);
   const CallScratch scratch(options, layout.total, stream, "", "this sort needs (scratch_bytes)");
   // The keys are sorted into a copy (the caller's sorted_keys, or scratch) with their positions
@@ -264,7 +283,7 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   t.keys_first = address(keys);
   t.canonical = numpy;
   t.keys_dropped = !options.sorted_keys;
-  sort_targets(module, spec, t, options, stream);
+  sort_targets(module, kernels_spec(spec, by), t, options, stream);
   // The sorted keys returned: the original zeros and NaNs where canonical ones stand.
   if (numpy && options.sorted_keys)
     elementwise(module, (kFixSorted + float_suffix(spec)).c_str(),

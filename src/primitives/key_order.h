@@ -18,6 +18,10 @@ namespace gpusort {
 
 // SortSpec::key_kind (and keys.glsl's KEY_KIND).
 inline constexpr uint32_t key_kind_unsigned = 0, key_kind_signed = 1, key_kind_float = 2;
+// Floats in NumPy's order (to_numpy_radix_order below): a kind of the CUDA face's Onesweep passes
+// alone, which keep the keys as they are and map them for each digit (the mapping is not one to
+// one: every NaN maps to one number).
+inline constexpr uint32_t key_kind_numpy_float = 3;
 
 // Bits is uint32_t or an unsigned 64-bit type: the key's bits.
 template <class Bits> GPUSORT_HOST_DEVICE constexpr Bits to_radix_order(Bits raw, uint32_t kind) {
@@ -67,6 +71,12 @@ template <class Bits> struct FloatKeyBits {
   }
 };
 
+// A float in NumPy's order as radix order: its canonical key's.
+template <class Bits>
+GPUSORT_HOST_DEVICE constexpr Bits to_numpy_radix_order(Bits raw) {
+  return to_radix_order(FloatKeyBits<Bits>::canonical(raw), key_kind_float);
+}
+
 static_assert(FloatKeyBits<uint32_t>::canonical(0xffc00001u) == 0x7fc00000u);  // -NaN
 static_assert(FloatKeyBits<uint32_t>::canonical(0x80000000u) == 0u);          // -0.0f
 static_assert(to_radix_order(0x80000000u, key_kind_float) == 0x7fffffffu);  // -0.0f
@@ -74,5 +84,8 @@ static_assert(to_radix_order(0x3f800000u, key_kind_float) == 0xbf800000u);  // 1
 static_assert(from_radix_order(0x7fffffffu, key_kind_float) == 0x80000000u);
 static_assert(from_radix_order(0xbf800000u, key_kind_float) == 0x3f800000u);
 static_assert(to_radix_order(0u, key_kind_signed) == 0x80000000u);
+static_assert(to_numpy_radix_order(0x80000000u) == 0x80000000u);  // -0.0f as +0.0f
+static_assert(to_numpy_radix_order(0xffc00001u) == 0xffc00000u);  // -NaN as the canonical NaN
+static_assert(to_numpy_radix_order(0xff800000u) == 0x007fffffu);  // -inf
 
 }  // namespace gpusort

@@ -283,10 +283,12 @@ void fallback_cases(cudaStream_t stream, uint64_t& seed) {
 
 // NumPy's float order: keys alone, with 4- and 8-byte values, argsort with its sorted keys,
 // special values (zeros of both signs, NaNs of both signs and other payloads) across the
-// set-aside's chunks, GPU-side counts; and sorted keys in totalOrder.
+// set-aside's chunks, GPU-side counts; and sorted keys in totalOrder. Sorted around the sort
+// (the small sizes) and in Onesweep's passes (from 100,000: each size a pass row of its own).
 void numpy_order_cases(cudaStream_t stream, bool quick, uint64_t& seed) {
   for (const Type* t : {&types[2], &types[5]})
-    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(3000), uint64_t(100000), uint64_t(1u << 20) + 7, uint64_t(1u << 23) + 5}) {
+    for (uint64_t n : {uint64_t(0), uint64_t(1), uint64_t(3000), uint64_t(100000), uint64_t(300000),
+                       uint64_t(1u << 20) + 7, uint64_t(1u << 23) + 5}) {
       if (quick && n > (1u << 21)) continue;
       for (Distribution d : {specials, uniform, equal, few})
         for (bool desc : {false, true}) {

@@ -39,6 +39,11 @@ inline constexpr const char* kCudaFusedSuffix = "_fused";
 //                        384 x 28: 2-3 % faster from 2^25; the smaller pair tiles and 64-bit keys
 //                        lost 1-3 %: docs/design/cuda-face.md).
 inline constexpr uint32_t kHintAsyncValues = 64;
+//   kHintNumpyOrder      the row is also built for NumPy's float order (orders 6 and 7,
+//                        kCudaNumpyOrderSuffixes; with its fused variant where it has one): the
+//                        CUDA face sorts floats in NumPy's order through it directly, where the
+//                        other rows sort a canonical copy and write the zeros and NaNs back.
+inline constexpr uint32_t kHintNumpyOrder = 128;
 
 // The dynamic shared memory a whole-tile block is launched with: its exchange array (the tile's
 // keys and values) or the ranking's storage, whichever is larger, and 4 KiB for the digit
@@ -81,26 +86,37 @@ inline constexpr CudaPassShape kCudaPassShapes[] = {
     {"gpusort_onesweep_pass_k64_v32_1024", 2, 1, 1024, 1, 8, 0, "1024x12seg1"},
     // The CUDA face's rows (src/cuda): whole tiles in dynamic shared memory, two blocks per SM,
     // chosen by kCudaFaceTiles.
-    {"gpusort_onesweep_pass_k32_w512x20", 1, 0, 512, 2, 20, kHintWholeTile, "512x20"},
-    {"gpusort_onesweep_pass_k32_w384x32", 1, 0, 384, 2, 32, kHintWholeTile, "384x32"},
-    {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23, kHintWholeTile | kHintFusedVariant,
-     "384x23"},
+    {"gpusort_onesweep_pass_k32_w512x20", 1, 0, 512, 2, 20, kHintWholeTile | kHintNumpyOrder,
+     "512x20"},
+    {"gpusort_onesweep_pass_k32_w384x32", 1, 0, 384, 2, 32, kHintWholeTile | kHintNumpyOrder,
+     "384x32"},
+    {"gpusort_onesweep_pass_k32_v32_w384x23", 1, 1, 384, 2, 23,
+     kHintWholeTile | kHintNumpyOrder | kHintFusedVariant, "384x23"},
     {"gpusort_onesweep_pass_k32_v32_w384x28", 1, 1, 384, 2, 28,
-     kHintWholeTile | kHintAsyncValues | kHintFusedVariant, "384x28"},
-    {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile, "384x20"},
-    {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16, kHintWholeTile | kHintFusedVariant,
-     "384x16"},
+     kHintWholeTile | kHintNumpyOrder | kHintAsyncValues | kHintFusedVariant, "384x28"},
+    {"gpusort_onesweep_pass_k64_w384x20", 2, 0, 384, 2, 20, kHintWholeTile | kHintNumpyOrder,
+     "384x20"},
+    {"gpusort_onesweep_pass_k64_v32_w384x16", 2, 1, 384, 2, 16,
+     kHintWholeTile | kHintNumpyOrder | kHintFusedVariant, "384x16"},
     // Small tiles for the sizes just above the one-block sort: more blocks per pass.
-    {"gpusort_onesweep_pass_k32_w256x8", 1, 0, 256, 2, 8, kHintWholeTile, "256x8"},
-    {"gpusort_onesweep_pass_k32_w256x16", 1, 0, 256, 2, 16, kHintWholeTile, "256x16"},
-    {"gpusort_onesweep_pass_k64_w256x8", 2, 0, 256, 2, 8, kHintWholeTile, "256x8"},
-    {"gpusort_onesweep_pass_k64_w256x16", 2, 0, 256, 2, 16, kHintWholeTile, "256x16"},
-    {"gpusort_onesweep_pass_k32_v32_w256x8", 1, 1, 256, 2, 8, kHintWholeTile, "256x8"},
-    {"gpusort_onesweep_pass_k32_v32_w256x16", 1, 1, 256, 2, 16, kHintWholeTile, "256x16"},
-    {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile, "256x8"},
-    {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16, kHintWholeTile | kHintFusedVariant,
+    {"gpusort_onesweep_pass_k32_w256x8", 1, 0, 256, 2, 8, kHintWholeTile | kHintNumpyOrder,
+     "256x8"},
+    {"gpusort_onesweep_pass_k32_w256x16", 1, 0, 256, 2, 16, kHintWholeTile | kHintNumpyOrder,
      "256x16"},
-    {"gpusort_onesweep_pass_k64_v32_w256x28", 2, 1, 256, 2, 28, kHintWholeTile | kHintFusedVariant, "256x28"},
+    {"gpusort_onesweep_pass_k64_w256x8", 2, 0, 256, 2, 8, kHintWholeTile | kHintNumpyOrder,
+     "256x8"},
+    {"gpusort_onesweep_pass_k64_w256x16", 2, 0, 256, 2, 16, kHintWholeTile | kHintNumpyOrder,
+     "256x16"},
+    {"gpusort_onesweep_pass_k32_v32_w256x8", 1, 1, 256, 2, 8, kHintWholeTile | kHintNumpyOrder,
+     "256x8"},
+    {"gpusort_onesweep_pass_k32_v32_w256x16", 1, 1, 256, 2, 16, kHintWholeTile | kHintNumpyOrder,
+     "256x16"},
+    {"gpusort_onesweep_pass_k64_v32_w256x8", 2, 1, 256, 2, 8, kHintWholeTile | kHintNumpyOrder,
+     "256x8"},
+    {"gpusort_onesweep_pass_k64_v32_w256x16", 2, 1, 256, 2, 16,
+     kHintWholeTile | kHintNumpyOrder | kHintFusedVariant, "256x16"},
+    {"gpusort_onesweep_pass_k64_v32_w256x28", 2, 1, 256, 2, 28,
+     kHintWholeTile | kHintNumpyOrder | kHintFusedVariant, "256x28"},
     // Measurement rows for u64+u32 from 2^25 (GPUSORT_CUDA_FACE_TILE; their numbers below).
     {"gpusort_onesweep_pass_k64_v32_w256x24", 2, 1, 256, 2, 24, kHintWholeTile, "256x24"},
     {"gpusort_onesweep_pass_k64_v32_w256x24w16", 2, 1, 256, 2, 24, kHintWholeTile, "256x24w16", 16},
@@ -164,6 +180,14 @@ inline constexpr const char* kCudaKeyOrderSuffixes[kCudaKeyOrderCount] = {
     "", "_desc", "_i", "_i_desc", "_f", "_f_desc"};
 constexpr uint32_t cuda_key_order(uint32_t key_kind, bool descending) {
   return key_kind * 2 + (descending ? 1u : 0u);
+}
+// The CUDA face's rows (kHintWholeTile) are built for two more orders, NumPy's float order
+// (key_kind_numpy_float: 6 ascending, 7 descending), whose kernels keep the keys as they are
+// between passes and map them for each pass's digits.
+inline constexpr const char* kCudaNumpyOrderSuffixes[2] = {"_n", "_n_desc"};
+constexpr const char* cuda_face_order_suffix(uint32_t order) {
+  return order < kCudaKeyOrderCount ? kCudaKeyOrderSuffixes[order]
+                                    : kCudaNumpyOrderSuffixes[order - kCudaKeyOrderCount];
 }
 inline constexpr uint32_t kCudaPassFunctionCount = kCudaPassShapeCount * kCudaKeyOrderCount;
 // A pass kernel's index in the Context's functions (cuda::function_names, cuda_pass.hpp), and a
@@ -254,8 +278,18 @@ struct OnesweepHistogramParams {
   // results where the CUDA face's fused steps (OnesweepPassParams::keys_first, values_iota) need
   // them.
   uint32_t first_pass_always;
-  // 1: float keys counted canonical, for the fused first pass that reads them so.
+  // 1: float keys counted canonical, for the fused first pass that reads them so, and for NumPy's
+  // float order (key_kind_numpy_float, which the histogram is given as key_kind_float).
   uint32_t canonical;
+  // 1 (the CUDA face's fused steps, where keys_first is read and no values are: none, or
+  // values_iota): an odd number of active passes starts on the scratch side, so that the last one
+  // writes keys_a and values_a and no copy-back is needed. The first active pass reads keys_first
+  // whichever side it starts on.
+  uint32_t route_by_parity;
+  // Not 0 (the CUDA face's cooperative launch): the kernel clears the state block itself, these
+  // many u32s from digit_counts (a multiple of 4), before a grid barrier; 0: the launcher cleared
+  // it.
+  uint32_t state_words;
 };
 
 // The one argument of the copy-back kernel (gpusort_onesweep_copy_back, the CUDA face's).

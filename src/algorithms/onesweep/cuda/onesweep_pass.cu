@@ -16,6 +16,8 @@
 // then values. The NVX rows stage a segment of the tile at a time in static shared memory (two
 // blocks share the 48 KiB an NVX launch gets per SM); the CUDA face's rows the whole tile in
 // dynamic shared memory (kHintWholeTile).
+#include <cooperative_groups.h>
+
 #include <cstdint>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
@@ -60,9 +62,10 @@ struct CudaBlock {
 };
 
 // Keys to radix order and back (src/primitives/key_order.h), descending inverted. ORDER is one
-// of cuda_kernels.hpp's key orders (kind x 2 + descending), so that each order's pass kernel holds
-// its own mapping alone, without a register for it; kOrderAny (the histogram) decides at run time.
-constexpr uint32_t kOrderAny = kCudaKeyOrderCount;
+// of cuda_kernels.hpp's key orders (kind x 2 + descending, NumPy's float order's two included), so
+// that each order's pass kernel holds its own mapping alone, without a register for it; kOrderAny
+// (the histogram) decides at run time.
+constexpr uint32_t kOrderAny = kCudaKeyOrderCount + 2;
 template <class K, uint32_t ORDER>
 struct KeyOrder {
   static constexpr bool kFixed = ORDER < kOrderAny;
@@ -79,7 +82,10 @@ struct KeyOrder {
   }
   __device__ __forceinline__ uint32_t kind_now() const { return kFixed ? ORDER / 2 : kind; }
   __device__ __forceinline__ K to_order(K raw) const {
-    return inverted(gpusort::to_radix_order<K>(raw, kind_now()));
+    if constexpr (kFixed && ORDER / 2 == key_kind_numpy_float)
+      return inverted(gpusort::to_numpy_radix_order<K>(raw));
+    else
+      return inverted(gpusort::to_radix_order<K>(raw, kind_now()));
   }
   __device__ __forceinline__ K from_order(K ordered) const {
     return gpusort::from_radix_order<K>(inverted(ordered), kind_now());
@@ -138,6 +144,10 @@ struct OnesweepPass {
   static constexpr bool kValues = !std::is_same<V, NoValue>::value;
   // The fused variants of the float orders read NumPy's floats canonical where asked.
   static constexpr bool kMayCanonicalize = gpusort::cuda::kMayCanonicalize<kOrder, FUSED>;
+  // NumPy's float order (key_kind_numpy_float) does not map one to one: the keys stay as they are
+  // between passes; each pass maps the keys it reads to rank them, then loads them again as they
+  // are to stage them, and maps each again for its digit as it writes it.
+  static constexpr bool kRawKeys = kOrder < kOrderAny && kOrder / 2 == key_kind_numpy_float;
   static constexpr uint32_t kTile = uint32_t(THREADS * ITEMS);
   using Lookback =
       gpusort::cuda::Lookback<CudaBlock, K, THREADS, kTile, WINDOW,
@@ -151,6 +161,7 @@ struct OnesweepPass {
                 "fused variants are of the CUDA face's rows with 4-byte values");
   static_assert(!kAsyncValues || (sizeof(V) == 4 && kWholeTile),
                 "values copied ahead are of the CUDA face's rows with 4-byte values");
+  static_assert(!kRawKeys || kWholeTile, "NumPy's float order is of the CUDA face's rows");
   static constexpr int kBins = Lookback::kBins;
   using Rank =
       cub::BlockRadixRankMatchEarlyCounts<THREADS, int(kDigitBits), false,
@@ -429,7 +440,8 @@ struct OnesweepPass {
         const uint32_t local = threadIdx.x + uint32_t(u * THREADS);
         const uint32_t i = uint32_t(seg) * kSegmentKeys + local;
         const K key = s.exchange.joint.keys[local];
-        const uint32_t target = i + s.fixed.digit_shift[digits.Digit(key)];
+        const uint32_t target =
+            i + s.fixed.digit_shift[digits.Digit(kRawKeys ? order.to_order(key) : key)];
         if (FULL || i < tile_items) {
           keys_out[target] = map_out ? order.from_order(key) : key;
           if constexpr (FUSED) {
@@ -476,13 +488,16 @@ struct OnesweepPass {
     __syncthreads();
     if ((plan & ONESWEEP_PLAN_ACTIVE) == 0) return;  // a skipped pass
     const bool input_alt = (plan & ONESWEEP_PLAN_INPUT_ALT) != 0;
-    const bool map_in = (plan & ONESWEEP_PLAN_FIRST) != 0, map_out = (plan & ONESWEEP_PLAN_LAST) != 0;
-    const K* keys_in = static_cast<const K*>(
-        input_alt ? p.keys_b
-                  : (FUSED && map_in && f.keys_first != nullptr ? f.keys_first : p.keys_a));
-    const bool iota = FUSED && map_in && f.values_iota != 0;
-    const bool canonical = kMayCanonicalize && map_in && f.canonical != 0;
-    unsigned long long* const values_wide = FUSED && map_out ? f.values_wide : nullptr;
+    const bool first = (plan & ONESWEEP_PLAN_FIRST) != 0, last = (plan & ONESWEEP_PLAN_LAST) != 0;
+    const bool map_in = kRawKeys || first, map_out = !kRawKeys && last;
+    // The first active pass of a fused variant reads keys_first on either side (routed by parity,
+    // it starts on the scratch side).
+    const K* keys_in = static_cast<const K*>(FUSED && first && f.keys_first != nullptr
+                                                 ? f.keys_first
+                                                 : (input_alt ? p.keys_b : p.keys_a));
+    const bool iota = FUSED && first && f.values_iota != 0;
+    const bool canonical = kMayCanonicalize && first && f.canonical != 0;
+    unsigned long long* const values_wide = FUSED && last ? f.values_wide : nullptr;
     K* keys_out = static_cast<K*>(input_alt ? p.keys_a : p.keys_b);
     const V* values_in = static_cast<const V*>(input_alt ? p.values_b : p.values_a);
     V* values_out = static_cast<V*>(input_alt ? p.values_a : p.values_b);
@@ -515,6 +530,12 @@ struct OnesweepPass {
         .RankKeys(keys, ranks, digits, tile_prefix,
                   PublishCounts{bins, p.lookback, p.slot_mask, tile, tag, publishes});
     __syncthreads();  // the ranking's storage becomes the exchange array
+    if constexpr (kRawKeys) {  // the keys as they are staged, not as they were ranked
+      if (full)
+        load_keys<true>(keys_in, tile_begin, tile_items, false, false, order, keys);
+      else
+        load_keys<false>(keys_in, tile_begin, tile_items, false, false, order, keys);
+    }
 #pragma unroll
     for (int u = 0; u < ITEMS; ++u)
       if (kSegments == 1 || uint32_t(ranks[u]) < kSegmentKeys)
@@ -595,32 +616,54 @@ using namespace gpusort::cuda;
   GPUSORT_CUDA_PASS_KERNEL(name##_i_desc##F, K, V, SHAPE, 3, FUSED)    \
   GPUSORT_CUDA_PASS_KERNEL(name##_f##F, K, V, SHAPE, 4, FUSED)         \
   GPUSORT_CUDA_PASS_KERNEL(name##_f_desc##F, K, V, SHAPE, 5, FUSED)
-#define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE) \
+// NumPy's float order (kHintNumpyOrder rows): cuda_face_order_suffix 6 and 7.
+#define GPUSORT_CUDA_PASS_KERNEL_NUMPY_ORDERS(name, K, V, SHAPE, FUSED, F) \
+  GPUSORT_CUDA_PASS_KERNEL(name##_n##F, K, V, SHAPE, 6, FUSED)             \
+  GPUSORT_CUDA_PASS_KERNEL(name##_n_desc##F, K, V, SHAPE, 7, FUSED)
+#define GPUSORT_CUDA_PASS_KERNELS(name, K, V, SHAPE)                                         \
+  static_assert((kCudaPassShapes[SHAPE].hints & (kHintFusedVariant | kHintNumpyOrder)) == 0, \
+                "a row of one build per order");                                             \
   GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, false, )
-#define GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(name, K, V, SHAPE)                              \
-  static_assert((kCudaPassShapes[SHAPE].hints & kHintFusedVariant) != 0, "a fused row"); \
-  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, false, )                              \
-  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, true, _fused)
+#define GPUSORT_CUDA_FACE_PASS_KERNELS(name, K, V, SHAPE)                                        \
+  static_assert(                                                                                 \
+      (kCudaPassShapes[SHAPE].hints & (kHintFusedVariant | kHintNumpyOrder)) == kHintNumpyOrder, \
+      "a row with NumPy's float order");                                                         \
+  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, false, )                                    \
+  GPUSORT_CUDA_PASS_KERNEL_NUMPY_ORDERS(name, K, V, SHAPE, false, )
+#define GPUSORT_CUDA_FACE_PASS_KERNELS_AND_FUSED(name, K, V, SHAPE)                       \
+  static_assert((kCudaPassShapes[SHAPE].hints & (kHintFusedVariant | kHintNumpyOrder)) == \
+                    (kHintFusedVariant | kHintNumpyOrder),                                \
+                "a fused row with NumPy's float order");                                  \
+  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, false, )                             \
+  GPUSORT_CUDA_PASS_KERNEL_NUMPY_ORDERS(name, K, V, SHAPE, false, )                       \
+  GPUSORT_CUDA_PASS_KERNEL_ORDERS(name, K, V, SHAPE, true, _fused)                        \
+  GPUSORT_CUDA_PASS_KERNEL_NUMPY_ORDERS(name, K, V, SHAPE, true, _fused)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32, uint32_t, NoValue, 0)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32, uint32_t, uint32_t, 1)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64, unsigned long long, NoValue, 2)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32, unsigned long long, uint32_t, 3)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_1024, unsigned long long, uint32_t, 4)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w512x20, uint32_t, NoValue, 5)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w384x32, uint32_t, NoValue, 6)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t, 7)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t, 8)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w384x20, unsigned long long, NoValue, 9)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long, uint32_t, 10)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x8, uint32_t, NoValue, 11)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x16, uint32_t, NoValue, 12)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x8, unsigned long long, NoValue, 13)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x16, unsigned long long, NoValue, 14)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x8, uint32_t, uint32_t, 15)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
-GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x8, unsigned long long, uint32_t, 17)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long, uint32_t, 18)
-GPUSORT_CUDA_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x28, unsigned long long, uint32_t, 19)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k32_w512x20, uint32_t, NoValue, 5)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k32_w384x32, uint32_t, NoValue, 6)
+GPUSORT_CUDA_FACE_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x23, uint32_t, uint32_t,
+                                         7)
+GPUSORT_CUDA_FACE_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k32_v32_w384x28, uint32_t, uint32_t,
+                                         8)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k64_w384x20, unsigned long long, NoValue, 9)
+GPUSORT_CUDA_FACE_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w384x16, unsigned long long,
+                                         uint32_t, 10)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x8, uint32_t, NoValue, 11)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k32_w256x16, uint32_t, NoValue, 12)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x8, unsigned long long, NoValue, 13)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k64_w256x16, unsigned long long, NoValue, 14)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x8, uint32_t, uint32_t, 15)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k32_v32_w256x16, uint32_t, uint32_t, 16)
+GPUSORT_CUDA_FACE_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x8, unsigned long long, uint32_t,
+                               17)
+GPUSORT_CUDA_FACE_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x16, unsigned long long,
+                                         uint32_t, 18)
+GPUSORT_CUDA_FACE_PASS_KERNELS_AND_FUSED(gpusort_onesweep_pass_k64_v32_w256x28, unsigned long long,
+                                         uint32_t, 19)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24, unsigned long long, uint32_t, 20)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x24w16, unsigned long long, uint32_t, 21)
 GPUSORT_CUDA_PASS_KERNELS(gpusort_onesweep_pass_k64_v32_w256x28w16, unsigned long long, uint32_t, 22)
@@ -699,6 +742,14 @@ struct HistogramAndPlan {
     __shared__ uint32_t active_passes_mask;
     const uint32_t t = threadIdx.x;
     const uint32_t passes = p.pass_count < kKeyPasses ? p.pass_count : kKeyPasses;
+    if (p.state_words != 0) {
+      // The CUDA face's cooperative launch: the state block cleared here (16 bytes a store; it
+      // starts and ends at 16-byte boundaries), every block past the barrier before any counts.
+      uint4* const state = reinterpret_cast<uint4*>(p.digit_counts);
+      for (uint32_t i = blockIdx.x * THREADS + t; i < p.state_words / 4; i += gridDim.x * THREADS)
+        state[i] = make_uint4(0u, 0u, 0u, 0u);
+      cooperative_groups::this_grid().sync();
+    }
     for (uint32_t i = t; i < uint32_t(COPIES) * kKeyPasses * kRadix; i += THREADS) hist[i] = 0;
     __syncthreads();
     const unsigned long long count =
@@ -802,17 +853,22 @@ struct HistogramAndPlan {
     if (t != 0) return;
     const uint32_t active = active_passes_mask;
     const uint32_t active_passes = uint32_t(__popc(active));
+    // The side the first active pass writes: the scratch copy, or (routed by parity, an odd
+    // count) the caller's, so that the last one writes the caller's.
+    const uint32_t side = p.route_by_parity != 0 ? active_passes & 1u : 0u;
     uint32_t index = 0;
     for (uint32_t pass = 0; pass < passes; ++pass) {
       uint32_t plan = 0;
       if ((active >> pass) & 1u) {
-        plan = ONESWEEP_PLAN_ACTIVE | ((index & 1u) != 0 ? ONESWEEP_PLAN_INPUT_ALT : 0u) |
-               (index == 0 ? ONESWEEP_PLAN_FIRST : 0u) | (index + 1 == active_passes ? ONESWEEP_PLAN_LAST : 0u);
+        plan = ONESWEEP_PLAN_ACTIVE | (((index + side) & 1u) != 0 ? ONESWEEP_PLAN_INPUT_ALT : 0u) |
+               (index == 0 ? ONESWEEP_PLAN_FIRST : 0u) |
+               (index + 1 == active_passes ? ONESWEEP_PLAN_LAST : 0u);
         ++index;
       }
       p.control[ONESWEEP_CONTROL_PLAN + pass] = plan;
     }
-    p.control[ONESWEEP_CONTROL_COPY_BACK] = active_passes & 1u;
+    const uint32_t copy_back = (active_passes + side) & 1u;
+    p.control[ONESWEEP_CONTROL_COPY_BACK] = copy_back;
     uint32_t tiles = count == 0 ? 0u : div_ceil64(count, p.tile);
     if (p.pass_group_cap != 0 && tiles > p.pass_group_cap) tiles = p.pass_group_cap;
     for (uint32_t pass = 0; pass < passes; ++pass)
@@ -821,7 +877,7 @@ struct HistogramAndPlan {
     const unsigned long long capped = count < 0xffffffffull ? count : 0xffffffffull;
     uint32_t copy_groups = div_ceil64(capped, p.copy_keys_per_round);
     if (copy_groups > p.copy_group_count) copy_groups = p.copy_group_count;
-    write_dispatch(p.dispatch + 3 * ONESWEEP_DISPATCH_COPY_BACK, (active_passes & 1u) != 0 ? copy_groups : 0u,
+    write_dispatch(p.dispatch + 3 * ONESWEEP_DISPATCH_COPY_BACK, copy_back != 0 ? copy_groups : 0u,
                    p.max_groups_x);
   }
 };

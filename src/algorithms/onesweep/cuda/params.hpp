@@ -7,6 +7,7 @@
 
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "algorithms/onesweep/layout.hpp"
+#include "primitives/key_order.h"
 
 namespace gpusort::cuda {
 
@@ -83,7 +84,7 @@ inline OnesweepHistogramParams onesweep_histogram_params(
       .begin_bit = spec.begin_bit,
       .end_bit = spec.end_bit,
       .pass_count = onesweep_passes(spec),
-      .key_kind = spec.key_kind,
+      .key_kind = spec.key_kind == key_kind_numpy_float ? key_kind_float : spec.key_kind,
       .descending = spec.descending ? 1u : 0u,
       .copy_group_count = copy_group_count,
       .copy_keys_per_round = copy_keys_per_round,
@@ -91,7 +92,7 @@ inline OnesweepHistogramParams onesweep_histogram_params(
       .tile = tile,
       .pass_group_cap = 0,
       .first_pass_always = a.fused() ? 1u : 0u,
-      .canonical = a.canonical ? 1u : 0u};
+      .canonical = (a.canonical || spec.key_kind == key_kind_numpy_float) ? 1u : 0u};
 }
 
 // The histogram's grid: one round of keys per block, at most blocks_per_sm blocks per SM (16 SMs

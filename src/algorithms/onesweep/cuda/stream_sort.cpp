@@ -1,7 +1,7 @@
-// Onesweep on a CUDA stream (stream_sort.hpp): zero the state block, the histogram and plan
-// (one kernel), one pass kernel per digit (a skipped pass's blocks return at once), the
-// copy-back where the plan ran an odd number of passes and the sorted keys or u32 values are
-// wanted (only those).
+// Onesweep on a CUDA stream (stream_sort.hpp): the state block cleared, the histogram and plan
+// (one cooperative kernel), one pass kernel per digit (a skipped pass's blocks return at once),
+// the copy-back where the plan ran an odd number of passes and the sorted keys or u32 values are
+// wanted (only those; none where the first pass reads the caller's keys and makes the values).
 #include "algorithms/onesweep/cuda/stream_sort.hpp"
 
 #include <algorithm>
@@ -70,9 +70,12 @@ bool onesweep_stream_fuses(const SortSpec& spec, uint64_t max_n) {
   return (kCudaPassShapes[pass_row(spec, max_n)].hints & kHintFusedVariant) != 0;
 }
 
+bool onesweep_stream_numpy_order(const SortSpec& spec, uint64_t max_n) {
+  return (kCudaPassShapes[pass_row(spec, max_n)].hints & kHintNumpyOrder) != 0;
+}
+
 void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTargets& t,
                           CUstream stream) {
-  const Driver& d = driver();
   const OnesweepLayout l = layout(spec, t.n);
   const CudaPassShape& shape = kCudaPassShapes[pass_row(spec, t.n)];
   const OnesweepAddresses a{.keys = t.keys,
@@ -85,16 +88,27 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
                             .values_iota = t.values_iota,
                             .canonical = t.canonical};
 
-  // 1. The state block: digit counts, control words and the look-back table.
-  check(d.memset_d32_async(t.scratch + l.state, 0, size_t(l.state_bytes / 4), stream),
-        "cuMemsetD32Async");
+  const bool fused = a.fused() && (shape.hints & kHintFusedVariant) != 0;
+  if (!fused && (t.values_iota || t.values_wide != 0 || t.canonical))
+    throw Error(std::string("the CUDA face's Onesweep tile ") + shape.variant +
+                " has no fused variant (onesweep_stream_fuses)");
+  // The first pass reads the caller's keys and no values: the plan routes the passes so that the
+  // last one writes keys and values, and no copy-back follows.
+  const bool routed = fused && t.keys_first != 0 && (spec.value_words == 0 || t.values_iota);
 
-  // 2. Every pass's digit counts in one read, then the plan (the last block). The copy-back's
-  // command that the plan writes is not read here.
+  // 1-2. One cooperative launch: the state block cleared (digit counts, control words, look-back
+  // table), every pass's digit counts in one read, then the plan (the last block). The
+  // copy-back's command that the plan writes is not read here.
   const CudaHistogramShape& h = histogram_row(spec);
-  launch(module.function(h.kernel), onesweep_histogram_grid(h, t.n, module.sm_count()),
-         h.threads, 0, stream,
-         onesweep_histogram_params(spec, l, a, shape.threads * shape.items, 1, 1, 65535));
+  OnesweepHistogramParams histogram =
+      onesweep_histogram_params(spec, l, a, shape.threads * shape.items, 1, 1, 65535);
+  histogram.state_words = uint32_t(l.state_bytes / 4);
+  histogram.route_by_parity = routed ? 1u : 0u;
+  const CUfunction histogram_function = module.function(h.kernel);
+  launch_cooperative(histogram_function,
+                     std::min(onesweep_histogram_grid(h, t.n, module.sm_count()),
+                              module.resident_blocks(histogram_function, h.threads)),
+                     h.threads, stream, histogram);
 
   // 3. One pass per digit (GPUSORT_CUDA_PREFETCH, for measurements: prefetch ahead;
   // GPUSORT_CUDA_REFUSAL_PERIOD, for tests: tiles that never publish).
@@ -104,12 +118,8 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
   switches.refusal_period = environment.refusal_period.value_or(0);
   const uint32_t order = cuda_key_order(spec.key_kind, spec.descending);
   const uint32_t shared = cuda_pass_dynamic_shared(shape);
-  const bool fused = a.fused() && (shape.hints & kHintFusedVariant) != 0;
-  if (!fused && (t.values_iota || t.values_wide != 0 || t.canonical))
-    throw Error(std::string("the CUDA face's Onesweep tile ") + shape.variant +
-                " has no fused variant (onesweep_stream_fuses)");
   const CUfunction pass_function = module.function(
-      std::string(shape.kernel) + kCudaKeyOrderSuffixes[order] + (fused ? kCudaFusedSuffix : ""),
+      std::string(shape.kernel) + cuda_face_order_suffix(order) + (fused ? kCudaFusedSuffix : ""),
       shared);
   const OnesweepFusedParams fused_params = onesweep_fused_params(a);
   for (uint32_t pass = 0; pass < onesweep_passes(spec); ++pass) {
@@ -126,8 +136,8 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
 
   // 4. The copy-back, where the result lies in the scratch copies: the keys where they are wanted,
   // the values but widened ones, which the last pass wrote where they go (then, without the keys,
-  // nothing is launched).
-  if (fused && t.values_wide != 0 && t.keys_dropped) return;
+  // nothing is launched; routed, nothing lies there).
+  if (routed || (fused && t.values_wide != 0 && t.keys_dropped)) return;
   const OnesweepCopyBackParams copy{
       .keys_b = reinterpret_cast<const void*>(t.scratch + l.keys_alt),
       .keys_a = reinterpret_cast<void*>(t.keys),

@@ -33,6 +33,10 @@ uint64_t onesweep_stream_scratch_bytes(const SortSpec& spec, uint64_t max_n);
 // Whether the pass kernel of a sort of max_n elements of `spec` takes the fused steps (a row
 // with kHintFusedVariant).
 bool onesweep_stream_fuses(const SortSpec& spec, uint64_t max_n);
+// Whether the pass kernel of a sort of max_n floats of `spec` is built for NumPy's float order (a
+// row with kHintNumpyOrder), which onesweep_stream_sort then takes for spec.key_kind
+// key_kind_numpy_float.
+bool onesweep_stream_numpy_order(const SortSpec& spec, uint64_t max_n);
 // Enqueues the sort on `stream` (the module's context current). spec.value_words is 0 or 1.
 void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTargets& t,
                           CUstream stream);
