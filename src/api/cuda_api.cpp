@@ -35,18 +35,26 @@ uint64_t sort_scratch(const SortSpec& spec, uint64_t n) {
 }
 
 // How the call sorts floats in NumPy's order (only over the full bit range): not at all (other
-// keys, or totalOrder); in the pass kernels, where Onesweep sorts n on a row built for it (the
-// keys as they are, each pass mapping them for its digits: `kernels_spec`); or around the sort
-// (the keys read canonical or made so, the original zeros and NaNs written back: NumpyOrder).
+// keys, or totalOrder); in the pass kernels (`kernels_spec`: the keys kept as they are, each pass
+// mapping them for its digits and loading its tile's again to stage them); or around the sort (the
+// keys read canonical or made so, the original zeros and NaNs written back: NumpyOrder).
 enum class NumpyOrderBy { none, kernels, around };
 
-NumpyOrderBy numpy_order(const SortSpec& spec, const Options& options, uint64_t n) {
+// The passes take NumPy's order where Onesweep sorts n on a row built for it, up to 2^24 keys:
+// there the launches and reads around the sort cost more than each pass's second load of its
+// tile, above it less (docs/design/cuda-face.md, "NumPy's order in the passes"). in_passes_pays
+// false: the sort needs nothing around it (an argsort's fused first pass reads the keys canonical
+// and no one reads the sorted keys).
+constexpr uint64_t kNumpyOrderInPassesMaxN = uint64_t(1) << 24;
+
+NumpyOrderBy numpy_order(const SortSpec& spec, const Options& options, uint64_t n,
+                         bool in_passes_pays = true) {
   if (!options.numpy_float_order || spec.key_kind != key_kind_float) return NumpyOrderBy::none;
   if (spec.begin_bit != 0 || spec.end_bit != spec.key_words * 32)
     throw Error("numpy_float_order sorts the full key, not bits [" +
                 std::to_string(spec.begin_bit) + ", " + std::to_string(spec.end_bit) + ")");
-  if (!rank_sort_shape(spec, n) && !block_sort_shape(spec, n) &&
-      onesweep_stream_numpy_order(spec, n))
+  if (in_passes_pays && n <= kNumpyOrderInPassesMaxN && !rank_sort_shape(spec, n) &&
+      !block_sort_shape(spec, n) && onesweep_stream_numpy_order(spec, n))
     return NumpyOrderBy::kernels;
   return NumpyOrderBy::around;
 }
@@ -266,7 +274,8 @@ void argsort_raw(KeyType key_type, const void* keys, void* indices, uint32_t ind
   if (!keys || !indices) throw Error(!keys ? "keys is null" : "indices is null");
   const StreamContext context(stream);
   Module& module = module_for(context.context());
-  const NumpyOrderBy by = numpy_order(spec, options, n);
+  const NumpyOrderBy by =
+      numpy_order(spec, options, n, options.sorted_keys || !onesweep_stream_fuses(spec, n));
   const bool numpy = by == NumpyOrderBy::around;  // read canonical, the sorted keys fixed after
   const Scratch layout = argsort_layout(spec, index_bytes, n, options.sorted_keys != nullptr);
   const CallScratch scratch(options, layout.total, stream, "", "this sort needs (scratch_bytes)");
