@@ -40,11 +40,11 @@ uint64_t sort_scratch(const SortSpec& spec, uint64_t n) {
 // keys read canonical or made so, the original zeros and NaNs written back: NumpyOrder).
 enum class NumpyOrderBy { none, kernels, around };
 
-// The passes take NumPy's order where Onesweep sorts n on a row built for it, up to 2^24 keys:
-// there the launches and reads around the sort cost more than each pass's second load of its
-// tile, above it less (docs/design/cuda-face.md, "NumPy's order in the passes"). in_passes_pays
-// false: the sort needs nothing around it (an argsort's fused first pass reads the keys canonical
-// and no one reads the sorted keys).
+// The passes take NumPy's order where Onesweep sorts n on a row built for it, up to 2^24 keys
+// (where it was measured and checked: docs/design/cuda-face.md, "Fewer launches a call").
+// in_passes_pays false: the sort needs nothing around it (an argsort's fused first pass reads the
+// keys canonical and no one reads the sorted keys), and the passes' second load of each tile
+// costs it more than that.
 constexpr uint64_t kNumpyOrderInPassesMaxN = uint64_t(1) << 24;
 
 NumpyOrderBy numpy_order(const SortSpec& spec, const Options& options, uint64_t n,

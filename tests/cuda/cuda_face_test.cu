@@ -308,14 +308,15 @@ void numpy_order_cases(cudaStream_t stream, bool quick, uint64_t& seed) {
         for (bool desc : {false, true})
           run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, numpy, false, true}, ++seed);
     }
-  // Past 2^24 keys Onesweep's sizes sort around the sort again (kNumpyOrderInPassesMaxN): f32
-  // only, in --quick too.
-  const uint64_t n = (uint64_t(1) << 24) + 3;
-  for (bool desc : {false, true}) {
-    for (uint32_t vb : {0u, 4u}) run(Case{&types[2], vb, false, desc, 0, 0, specials, n, n, stream, true}, ++seed);
-    run(Case{&types[2], 0, false, desc, 0, 0, specials, n, n, stream, true, false, true}, ++seed);
-    run(Case{&types[2], 8, true, desc, 0, 0, specials, n, n, stream, true, true}, ++seed);
-  }
+  // f32 with special keys, in --quick too: on the largest rows (384 x 32, 384 x 28) in the passes,
+  // and past 2^24 keys around the sort again (numpy_order in cuda_api.cpp).
+  for (const uint64_t n : {(uint64_t(1) << 23) + 5, (uint64_t(1) << 24) + 3})
+    for (bool desc : {false, true}) {
+      for (uint32_t vb : {0u, 4u})
+        run(Case{&types[2], vb, false, desc, 0, 0, specials, n, n, stream, true}, ++seed);
+      run(Case{&types[2], 0, false, desc, 0, 0, specials, n, n, stream, true, false, true}, ++seed);
+      run(Case{&types[2], 8, true, desc, 0, 0, specials, n, n, stream, true, true}, ++seed);
+    }
 }
 
 }  // namespace
