@@ -181,9 +181,9 @@ inline constexpr const char* kCudaKeyOrderSuffixes[kCudaKeyOrderCount] = {
 constexpr uint32_t cuda_key_order(uint32_t key_kind, bool descending) {
   return key_kind * 2 + (descending ? 1u : 0u);
 }
-// The CUDA face's rows (kHintWholeTile) are built for two more orders, NumPy's float order
-// (key_kind_numpy_float: 6 ascending, 7 descending), whose kernels keep the keys as they are
-// between passes and map them for each pass's digits.
+// The CUDA face's rows but its measurement rows (kHintNumpyOrder) are built for two more orders,
+// NumPy's float order (key_kind_numpy_float: 6 ascending, 7 descending), whose kernels keep the
+// keys as they are between passes and map them for each pass's digits.
 inline constexpr const char* kCudaNumpyOrderSuffixes[2] = {"_n", "_n_desc"};
 constexpr const char* cuda_face_order_suffix(uint32_t order) {
   return order < kCudaKeyOrderCount ? kCudaKeyOrderSuffixes[order]
