@@ -42,9 +42,11 @@ struct Options {
   // Float keys in NumPy's order instead of IEEE totalOrder: -0.0 equal to +0.0, every NaN
   // (either sign, any payload) equal to every other and greater than +inf; equal keys keep their
   // input order and their bits (np.sort / np.argsort with kind="stable"; descending is the same
-  // comparison reversed: NaNs first). The full bit range only; integer keys ignore it. Costs a
-  // read of the keys and a few small launches, and one more pass over them where they hold a
-  // -0.0 or a NaN other than the default one (decided on the GPU: nothing waits on the host).
+  // comparison reversed: NaNs first). The full bit range only; integer keys ignore it. Where
+  // Onesweep sorts up to 2^24 keys its passes take the order themselves (no launch of its own);
+  // elsewhere it costs a read of the keys and a few small launches, and one more pass over them
+  // where they hold a -0.0 or a NaN other than the default one (decided on the GPU: nothing waits
+  // on the host).
   bool numpy_float_order = false;
   // argsort only: n device keys where the sorted keys go as well (overlapping neither the keys
   // nor the indices), the values of a sort that also returns its permutation; nullptr: the keys
@@ -52,8 +54,8 @@ struct Options {
   void* sorted_keys = nullptr;
   // sort only: n device keys read from here (overlapping neither keys nor values) and sorted into
   // keys, whose contents do not matter: a sorted copy without a copy of its own (in NumPy's
-  // order the copy is made by the pass that reads the keys anyway; with a count, keys beyond it
-  // are then left undefined); nullptr: keys sorted in place.
+  // order around the sort the copy is made by the pass that reads the keys anyway; with a count,
+  // keys beyond it are then left undefined); nullptr: keys sorted in place.
   const void* keys_in = nullptr;
 };
 
