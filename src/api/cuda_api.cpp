@@ -40,12 +40,10 @@ uint64_t sort_scratch(const SortSpec& spec, uint64_t n) {
 // keys read canonical or made so, the original zeros and NaNs written back: NumpyOrder).
 enum class NumpyOrderBy { none, kernels, around };
 
-// The passes take NumPy's order where Onesweep sorts n on a row built for it, up to 2^24 keys
-// (where it was measured and checked: docs/design/cuda-face.md, "Fewer launches a call").
-// in_passes_pays false: the sort needs nothing around it (an argsort's fused first pass reads the
-// keys canonical and no one reads the sorted keys), and the passes' second load of each tile
-// costs it more than that.
-constexpr uint64_t kNumpyOrderInPassesMaxN = uint64_t(1) << 24;
+// The passes take NumPy's order where Onesweep sorts n on a row built for it (docs/design/
+// cuda-face.md, "Fewer launches a call"). in_passes_pays false: the sort needs nothing around it
+// (an argsort's fused first pass reads the keys canonical and no one reads the sorted keys), and
+// the passes' second load of each tile costs it more than that.
 
 NumpyOrderBy numpy_order(const SortSpec& spec, const Options& options, uint64_t n,
                          bool in_passes_pays = true) {
@@ -53,8 +51,8 @@ NumpyOrderBy numpy_order(const SortSpec& spec, const Options& options, uint64_t 
   if (spec.begin_bit != 0 || spec.end_bit != spec.key_words * 32)
     throw Error("numpy_float_order sorts the full key, not bits [" +
                 std::to_string(spec.begin_bit) + ", " + std::to_string(spec.end_bit) + ")");
-  if (in_passes_pays && n <= kNumpyOrderInPassesMaxN && !rank_sort_shape(spec, n) &&
-      !block_sort_shape(spec, n) && onesweep_stream_numpy_order(spec, n))
+  if (in_passes_pays && !rank_sort_shape(spec, n) && !block_sort_shape(spec, n) &&
+      onesweep_stream_numpy_order(spec, n))
     return NumpyOrderBy::kernels;
   return NumpyOrderBy::around;
 }

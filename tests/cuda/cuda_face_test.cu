@@ -9,15 +9,16 @@
 // segmented sort and argsort (segmented_cases.cu). Built where
 // nvcc is; runs where an NVIDIA GPU is (exit 0: all passed).
 #include <cuda_runtime.h>
+#include <gpusort/gpusort.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <gpusort/gpusort.h>
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "face_keys.hpp"
@@ -308,14 +309,18 @@ void numpy_order_cases(cudaStream_t stream, bool quick, uint64_t& seed) {
         for (bool desc : {false, true})
           run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, numpy, false, true}, ++seed);
     }
-  // f32 with special keys, in --quick too: on the largest rows (384 x 32, 384 x 28) in the passes,
-  // and past 2^24 keys around the sort again (numpy_order in cuda_api.cpp).
-  for (const uint64_t n : {(uint64_t(1) << 23) + 5, (uint64_t(1) << 24) + 3})
+  // Special keys on the largest rows, in --quick too: f32 on 384 x 32 and 384 x 28 (2^23 and past
+  // 2^24), f64 with values on 256 x 28 (past 2^25).
+  const std::pair<const Type*, uint64_t> largest[] = {{&types[2], (uint64_t(1) << 23) + 5},
+                                                      {&types[2], (uint64_t(1) << 24) + 3},
+                                                      {&types[5], (uint64_t(1) << 25) + 3}};
+  for (const auto& [t, n] : largest)
     for (bool desc : {false, true}) {
       for (uint32_t vb : {0u, 4u})
-        run(Case{&types[2], vb, false, desc, 0, 0, specials, n, n, stream, true}, ++seed);
-      run(Case{&types[2], 0, false, desc, 0, 0, specials, n, n, stream, true, false, true}, ++seed);
-      run(Case{&types[2], 8, true, desc, 0, 0, specials, n, n, stream, true, true}, ++seed);
+        if (vb != 0 || t->bytes == 4)
+          run(Case{t, vb, false, desc, 0, 0, specials, n, n, stream, true}, ++seed);
+      run(Case{t, 0, false, desc, 0, 0, specials, n, n, stream, true, false, true}, ++seed);
+      run(Case{t, 8, true, desc, 0, 0, specials, n, n, stream, true, true}, ++seed);
     }
 }
 

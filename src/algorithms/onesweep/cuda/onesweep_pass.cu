@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_radix_rank.cuh>
-#include <cub/block/block_scan.cuh>
 #include <cuda/atomic>
 #include <type_traits>
 
@@ -700,13 +699,15 @@ __device__ __forceinline__ void write_dispatch(uint32_t* command, uint32_t group
 // last whole vector (fewer than a vector each) are counted by block 0.
 template <class K, int THREADS, int VEC, int COPIES>
 struct HistogramAndPlan {
-  static constexpr int kDigitsPerThread = THREADS >= int(kRadix) ? 1 : int(kRadix) / THREADS;
-  static_assert(int(kRadix) % THREADS == 0 || THREADS % int(kRadix) == 0,
-                "whole digits per thread");
   static constexpr uint32_t kKeyPasses = uint32_t(sizeof(K));  // 8-bit digits
+  // The plan's scan: each thread kPerThread consecutive counts of one pass.
+  static constexpr uint32_t kPerThread = kKeyPasses * kRadix / uint32_t(THREADS);
+  static constexpr uint32_t kThreadsPerPass = kRadix / kPerThread;
+  static constexpr uint32_t kWarpsPerPass = kThreadsPerPass / 32;
+  static_assert(kKeyPasses * kRadix % uint32_t(THREADS) == 0 && kThreadsPerPass % 32 == 0,
+                "whole warps a pass");
   static constexpr uint32_t kPerVec = 16 / uint32_t(sizeof(K));
   static constexpr uint32_t kRoundVecs = uint32_t(THREADS * VEC);
-  using Scan = cub::BlockScan<uint32_t, THREADS>;
 
   struct Counter {
     uint32_t* hist;  // this warp's copy
@@ -737,7 +738,7 @@ struct HistogramAndPlan {
 
   static __device__ __forceinline__ void run(const OnesweepHistogramParams& p) {
     __shared__ uint32_t hist[COPIES * kKeyPasses * kRadix];
-    __shared__ typename Scan::TempStorage scan;
+    __shared__ uint32_t warp_total[THREADS / 32], warp_nonzero[THREADS / 32];
     __shared__ bool last;
     __shared__ uint32_t active_passes_mask;
     const uint32_t t = threadIdx.x;
@@ -810,46 +811,55 @@ struct HistogramAndPlan {
     __syncthreads();
     if (!last) return;
     __threadfence();
-    // Every pass's counts into the block's shared counters (free now) at once: one trip to L2,
-    // not one a pass.
-    constexpr uint32_t kLoads = (kKeyPasses * kRadix + THREADS - 1) / THREADS;
-    uint32_t loaded[kLoads];
+    // Every pass's exclusive offsets at once: thread t owns kPerThread consecutive counts of pass
+    // t / kThreadsPerPass (whole warps a pass), loaded together (one trip to L2), scanned in
+    // registers, across its warp by shuffles and across its pass's warps through shared memory.
+    const uint32_t lane = t % 32, warp = t / 32, pass = t / kThreadsPerPass;
+    const bool owns = pass < passes;
+    uint32_t c[kPerThread];
 #pragma unroll
-    for (uint32_t u = 0; u < kLoads; ++u) {
-      const uint32_t i = u * THREADS + t;
-      loaded[u] = i < passes * kRadix
-                      ? ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(p.digit_counts[i])
-                            .load(::cuda::memory_order_relaxed)
-                      : 0u;
+    for (uint32_t k = 0; k < kPerThread; ++k)
+      c[k] = owns ? ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>(
+                        p.digit_counts[t * kPerThread + k])
+                        .load(::cuda::memory_order_relaxed)
+                  : 0u;
+    uint32_t sum = 0, nonzero = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < kPerThread; ++k) {
+      sum += c[k];
+      nonzero += c[k] != 0 ? 1u : 0u;
+    }
+    uint32_t inclusive = sum;
+#pragma unroll
+    for (uint32_t d = 1; d < 32; d *= 2) {
+      const uint32_t below = __shfl_up_sync(~0u, inclusive, d);
+      if (lane >= d) inclusive += below;
     }
 #pragma unroll
-    for (uint32_t u = 0; u < kLoads; ++u)
-      if (u * THREADS + t < passes * kRadix) hist[u * THREADS + t] = loaded[u];
+    for (uint32_t d = 16; d >= 1; d /= 2) nonzero += __shfl_xor_sync(~0u, nonzero, d);
+    if (lane == 31) warp_total[warp] = inclusive;
+    if (lane == 0) warp_nonzero[warp] = nonzero;
     __syncthreads();
-    for (uint32_t pass = 0; pass < passes; ++pass) {
-      // Threads beyond the digits (THREADS > kRadix) hold none.
-      const bool owns = t * kDigitsPerThread < kRadix;
-      uint32_t c[kDigitsPerThread], offsets[kDigitsPerThread];
-      int nonzero = 0;
+    uint32_t offset = inclusive - sum, digits_with_keys = 0;
 #pragma unroll
-      for (int k = 0; k < kDigitsPerThread; ++k) {
-        c[k] = owns ? hist[pass * kRadix + t * kDigitsPerThread + k] : 0u;
-        nonzero += c[k] != 0 ? 1 : 0;
+    for (uint32_t w = 0; w < kWarpsPerPass; ++w) {
+      const uint32_t other = pass * kWarpsPerPass + w;
+      if (other < warp) offset += warp_total[other];
+      digits_with_keys += warp_nonzero[other];
+    }
+    if (owns) {
+#pragma unroll
+      for (uint32_t k = 0; k < kPerThread; ++k) {
+        p.digit_counts[t * kPerThread + k] = offset;
+        offset += c[k];
       }
       // A pass is skipped where at most one digit holds keys (counted, not compared with n: one
       // digit holding all 2^32 keys counts 0 in 32 bits).
-      const int digits_with_keys = __syncthreads_count(nonzero >= 1) +
-                                   (kDigitsPerThread > 1 ? __syncthreads_count(nonzero >= 2) : 0);
-      Scan(scan).ExclusiveSum(c, offsets);
-      if (owns) {
-#pragma unroll
-        for (int k = 0; k < kDigitsPerThread; ++k)
-          p.digit_counts[pass * kRadix + t * kDigitsPerThread + k] = offsets[k];
-      }
-      if (t == 0 && (digits_with_keys > 1 || (pass == 0 && p.first_pass_always != 0)))
-        active_passes_mask |= 1u << pass;
-      __syncthreads();  // the scan's storage is reused by the next pass
+      if (t % kThreadsPerPass == 0 &&
+          (digits_with_keys > 1 || (pass == 0 && p.first_pass_always != 0)))
+        atomicOr(&active_passes_mask, 1u << pass);
     }
+    __syncthreads();
     if (t != 0) return;
     const uint32_t active = active_passes_mask;
     const uint32_t active_passes = uint32_t(__popc(active));
