@@ -326,18 +326,18 @@ TEST(KernelPathSelection, DevicesCommandNamesThePath) {
 // a small array, another algorithm, GPUSORT_KERNELS=spirv, a device without the CUDA kernels, the
 // CLI. The keys are left as they were.
 TEST(KernelPathSelection, CudaSwitchesRefusedByEverySort) {
-  const std::pair<const char*, const char*> switches[] = {{"GPUSORT_CUDA_HISTOGRAM", "abc"},
-                                                          {"GPUSORT_CUDA_HISTOGRAM", "7"},
-                                                          {"GPUSORT_CUDA_PREFETCH", "-1"},
-                                                          {"GPUSORT_CUDA_MODULE", "sass"},
-                                                          {"GPUSORT_CUDA_RANK_SORT_MAX_N", "4k"}};
+  const std::pair<const char*, const char*> switches[] = {
+      {"GPUSORT_CUDA_HISTOGRAM", "abc"},      {"GPUSORT_CUDA_HISTOGRAM", "7"},
+      {"GPUSORT_CUDA_PREFETCH", "-1"},        {"GPUSORT_CUDA_MODULE", "sass"},
+      {"GPUSORT_CUDA_RANK_SORT_MAX_N", "4k"}, {"GPUSORT_CUDA_OVERLAP", "yes"}};
   const std::string messages[] = {"GPUSORT_CUDA_HISTOGRAM='abc' is not 0, 1 or 2",
                                   "GPUSORT_CUDA_HISTOGRAM='7' is not 0, 1 or 2",
                                   "GPUSORT_CUDA_PREFETCH='-1' is not a number of tiles (0 to "
                                   "999999999)",
                                   "GPUSORT_CUDA_MODULE='sass' is not ptx or cubin",
                                   "GPUSORT_CUDA_RANK_SORT_MAX_N='4k' is not a number of keys (0 to "
-                                  "999999999)"};
+                                  "999999999)",
+                                  "GPUSORT_CUDA_OVERLAP='yes' is not 0 or 1"};
   for (size_t i = 0; i < std::size(switches); ++i) {
     ScopedEnv env(switches[i].first, switches[i].second);
     for (const char* kernels : {"", "spirv"}) {

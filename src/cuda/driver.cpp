@@ -78,6 +78,7 @@ Loaded load() {
     if (get_proc(name, &address, api_version, 0, &status) == cuda_success && address && status == 0)
       function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(address);
   };
+  resolve_optional("cuLaunchKernelEx", d.launch_kernel_ex);
   resolve_optional("cuDeviceGetCount", d.device_get_count);
   resolve_optional("cuDeviceGet", d.device_get);
   resolve_optional("cuDeviceGetUuid", d.device_get_uuid);

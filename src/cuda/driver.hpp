@@ -36,6 +36,26 @@ inline constexpr int attribute_max_shared_memory_per_block_optin = 97;
 inline constexpr int function_max_dynamic_shared_size_bytes = 8;
 inline constexpr int function_preferred_shared_memory_carveout = 9;
 
+// cuLaunchKernelEx's configuration (CUlaunchConfig) with its attributes (CUlaunchAttribute, whose
+// value is a 64-byte union): the one gpusort sets lets a kernel begin before the kernel ahead of
+// it on the stream has ended (programmatic dependent launch, sm_90 and later).
+struct LaunchAttribute {
+  int id;
+  int pad;
+  union alignas(8) {
+    int allowed;
+    char bytes[64];
+  } value;
+};
+inline constexpr int launch_attribute_programmatic_stream_serialization = 6;
+struct LaunchConfig {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+  CUstream stream;
+  LaunchAttribute* attributes;
+  unsigned attribute_count;
+};
+static_assert(sizeof(LaunchAttribute) == 72 && sizeof(LaunchConfig) == 56, "cuda.h's layout");
+
 // The functions gpusort calls (the versions of CUDA 12's API).
 struct Driver {
   CUresult (*get_error_string)(CUresult, const char**) = nullptr;
@@ -56,6 +76,8 @@ struct Driver {
                                         unsigned, unsigned, unsigned, CUstream, void**) = nullptr;
   CUresult (*occupancy_max_active_blocks_per_multiprocessor)(int*, CUfunction, int,
                                                              size_t) = nullptr;
+  // Null where the driver lacks it: launches then do not overlap (Module::overlaps_launches).
+  CUresult (*launch_kernel_ex)(const LaunchConfig*, CUfunction, void**, void**) = nullptr;
   CUresult (*memset_d32_async)(CUdeviceptr, unsigned, size_t, CUstream) = nullptr;
   CUresult (*memcpy_dtod_async)(CUdeviceptr, CUdeviceptr, size_t, CUstream) = nullptr;
   CUresult (*mem_alloc_async)(CUdeviceptr*, size_t, CUstream) = nullptr;

@@ -26,6 +26,8 @@ KernelPath requested_kernel_path(KernelPath option);
 //                                  meeting at a grid barrier (one), for measurements
 //   GPUSORT_CUDA_TOPK_BOUND=0      the CUDA face's whole-array top-k without its bound (the
 //                                  digits over every key), for measurements
+//   GPUSORT_CUDA_OVERLAP=0         no launch overlaps the end of the kernel before it
+//                                  (launch_dependent, module.hpp), for measurements
 //   GPUSORT_CUDA_REFUSAL_PERIOD=<p>  the CUDA face's Onesweep tiles t with t % p == p - 1 never
 //                                  publish, so that the tiles after them fall back (0: all
 //                                  publish), for tests
@@ -38,6 +40,7 @@ struct CudaEnvironment {
   std::optional<uint32_t> rank_sort_max_n;
   bool rank_sort_copy = false;
   bool topk_bound = true;
+  bool overlap = true;
   std::optional<uint32_t> refusal_period;
   // GPUSORT_CUDA_CARVEOUT: every kernel's preferred shared-memory carveout, in percent (0-100).
   std::optional<uint32_t> carveout;

@@ -37,6 +37,7 @@ Module::Module(CUcontext context)
         "cuDeviceGetAttribute");
   sm_count_ = uint32_t(sms);
   shared_optin_ = uint32_t(optin);
+  overlaps_ = major >= 9 && d.launch_kernel_ex != nullptr && cuda_environment().overlap;
   // The cubin built for the device's architecture, else the PTX (JIT-compiled by the driver);
   // GPUSORT_CUDA_MODULE=ptx or cubin (testing) takes that kind only.
   const std::string only = cuda_environment().module;

@@ -22,6 +22,9 @@ class Module {
   // once, the limit of a cooperative launch's grid; asked of the driver once per function.
   uint32_t resident_blocks(CUfunction function, uint32_t block);
   uint32_t shared_per_block_optin() const { return shared_optin_; }
+  // Whether launch_dependent overlaps a kernel with the end of the one before it: sm_90 and later,
+  // a driver with cuLaunchKernelEx, and not GPUSORT_CUDA_OVERLAP=0.
+  bool overlaps_launches() const { return overlaps_; }
   const std::string& loaded() const { return loaded_; }  // "cubin sm_90" or "PTX compute_90 (JIT)"
 
   explicit Module(CUcontext context);
@@ -34,6 +37,7 @@ class Module {
   CUcontext context_;
   CUmodule module_ = nullptr;
   uint32_t sm_count_ = 0, shared_optin_ = 0;
+  bool overlaps_ = false;
   std::string loaded_;
   std::unique_ptr<Functions> functions_;
 };
@@ -64,6 +68,22 @@ void launch(CUfunction function, uint32_t grid, uint32_t block, uint32_t dynamic
   check(driver().launch_kernel(function, grid, 1, 1, block, 1, 1, dynamic_shared, stream,
                                arguments, nullptr),
         "cuLaunchKernel");
+}
+
+// The same for a kernel that begins with wait_for_prior_kernel (dependent_launch.cuh): where the
+// module allows it, its blocks may start while the kernel before it on the stream ends, and wait
+// in the kernel for that one's completion and memory.
+template <class... Params>
+void launch_dependent(const Module& module, CUfunction function, uint32_t grid, uint32_t block,
+                      uint32_t dynamic_shared, CUstream stream, const Params&... params) {
+  if (!module.overlaps_launches())
+    return launch(function, grid, block, dynamic_shared, stream, params...);
+  void* arguments[] = {const_cast<void*>(static_cast<const void*>(&params))...};
+  LaunchAttribute overlap{};
+  overlap.id = launch_attribute_programmatic_stream_serialization;
+  overlap.value.allowed = 1;
+  const LaunchConfig config{grid, 1, 1, block, 1, 1, dynamic_shared, stream, &overlap, 1};
+  check(driver().launch_kernel_ex(&config, function, arguments, nullptr), "cuLaunchKernelEx");
 }
 
 // The same as a cooperative launch: every block resident at once (grid at most

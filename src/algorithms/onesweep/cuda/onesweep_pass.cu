@@ -27,6 +27,7 @@
 #include "algorithms/onesweep/cuda/cuda_kernels.hpp"
 #include "algorithms/onesweep/cuda/lookback.cuh"
 #include "algorithms/onesweep/state.h"
+#include "cuda/dependent_launch.cuh"
 #include "primitives/key_order.h"
 
 namespace gpusort::cuda {
@@ -602,8 +603,8 @@ using namespace gpusort::cuda;
 #define GPUSORT_CUDA_FUSED_ARG_true f
 #define GPUSORT_CUDA_PASS_KERNEL_WITH(name, K, V, SHAPE, ORDER, FUSED, ARGS, FUSED_ARG)        \
   extern "C" __global__ void __launch_bounds__(kCudaPassShapes[SHAPE].threads,                 \
-                                               kCudaPassShapes[SHAPE].min_blocks)              \
-      name(ARGS) {                                                                             \
+                                               kCudaPassShapes[SHAPE].min_blocks) name(ARGS) { \
+    wait_for_prior_kernel();                                                                   \
     OnesweepPass<K, V, int(kCudaPassShapes[SHAPE].threads), int(kCudaPassShapes[SHAPE].items), \
                  int(kCudaPassShapes[SHAPE].min_blocks), int(kCudaPassShapes[SHAPE].window),   \
                  kCudaPassShapes[SHAPE].hints, ORDER, FUSED>::run(p, FUSED_ARG);               \
@@ -896,14 +897,15 @@ struct HistogramAndPlan {
 }  // namespace gpusort::cuda
 
 // One kernel per row of kCudaHistogramShapes (cuda_kernels.hpp), its shape from the row.
-#define GPUSORT_CUDA_HISTOGRAM_KERNEL(name, K, ROW)                                                \
-  extern "C" __global__ void __launch_bounds__(kCudaHistogramShapes[ROW].threads,                  \
-                                               kCudaHistogramShapes[ROW].blocks_per_sm)            \
-      name(const OnesweepHistogramParams p) {                                                      \
-    static_assert(kCudaHistogramShapes[ROW].key_words * 4 == sizeof(K), "the row's key width");    \
-    HistogramAndPlan<K, int(kCudaHistogramShapes[ROW].threads),                                    \
-                     int(kCudaHistogramShapes[ROW].vectors),                                       \
-                     int(kCudaHistogramShapes[ROW].copies)>::run(p);                               \
+#define GPUSORT_CUDA_HISTOGRAM_KERNEL(name, K, ROW)                                             \
+  extern "C" __global__ void __launch_bounds__(kCudaHistogramShapes[ROW].threads,               \
+                                               kCudaHistogramShapes[ROW].blocks_per_sm)         \
+      name(const OnesweepHistogramParams p) {                                                   \
+    static_assert(kCudaHistogramShapes[ROW].key_words * 4 == sizeof(K), "the row's key width"); \
+    allow_dependent_launch();                                                                   \
+    HistogramAndPlan<K, int(kCudaHistogramShapes[ROW].threads),                                 \
+                     int(kCudaHistogramShapes[ROW].vectors),                                    \
+                     int(kCudaHistogramShapes[ROW].copies)>::run(p);                            \
   }
 GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k32, uint32_t, 0)
 GPUSORT_CUDA_HISTOGRAM_KERNEL(gpusort_onesweep_histogram_k64, unsigned long long, 1)

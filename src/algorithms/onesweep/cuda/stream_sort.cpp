@@ -122,6 +122,18 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
       std::string(shape.kernel) + cuda_face_order_suffix(order) + (fused ? kCudaFusedSuffix : ""),
       shared);
   const OnesweepFusedParams fused_params = onesweep_fused_params(a);
+  // Each pass may begin while the kernel before it ends (its blocks wait in the kernel) where
+  // there are more tiles than SMs: with fewer, the early blocks crowd the SMs that the pass before
+  // left free, two to an SM where one each would run (docs/design/cuda-face.md, "Passes that
+  // overlap").
+  const bool overlap = l.tiles > module.sm_count();
+  auto launch_pass = [&](const auto&... params) {
+    if (overlap)
+      launch_dependent(module, pass_function, uint32_t(l.tiles), shape.threads, shared, stream,
+                       params...);
+    else
+      launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream, params...);
+  };
   for (uint32_t pass = 0; pass < onesweep_passes(spec); ++pass) {
     OnesweepPassParams params = onesweep_pass_params(spec, l, a, pass, switches);
     // Unfused, keys_first is the first pass's keys_a, which the plan keeps active
@@ -129,9 +141,9 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
     if (!fused && pass == 0 && t.keys_first != 0)
       params.keys_a = reinterpret_cast<void*>(t.keys_first);
     if (fused)
-      launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream, params, fused_params);
+      launch_pass(params, fused_params);
     else
-      launch(pass_function, uint32_t(l.tiles), shape.threads, shared, stream, params);
+      launch_pass(params);
   }
 
   // 4. The copy-back, where the result lies in the scratch copies: the keys where they are wanted,
