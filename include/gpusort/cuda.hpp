@@ -43,7 +43,7 @@ struct Options {
   // (either sign, any payload) equal to every other and greater than +inf; equal keys keep their
   // input order and their bits (np.sort / np.argsort with kind="stable"; descending is the same
   // comparison reversed: NaNs first). The full bit range only; integer keys ignore it. Where
-  // Onesweep sorts up to 2^24 keys its passes take the order themselves (no launch of its own);
+  // Onesweep sorts its passes take the order themselves (no launch of its own);
   // elsewhere it costs a read of the keys and a few small launches, and one more pass over them
   // where they hold a -0.0 or a NaN other than the default one (decided on the GPU: nothing waits
   // on the host).
