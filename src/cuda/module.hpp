@@ -23,7 +23,7 @@ class Module {
   uint32_t resident_blocks(CUfunction function, uint32_t block);
   uint32_t shared_per_block_optin() const { return shared_optin_; }
   // Whether launch_dependent overlaps a kernel with the end of the one before it: sm_90 and later,
-  // a driver with cuLaunchKernelEx, and not GPUSORT_CUDA_OVERLAP=0.
+  // a driver with cuLaunchKernelEx, and not GPUSORT_CUDA_OVERLAP=0 (read as the module loads).
   bool overlaps_launches() const { return overlaps_; }
   const std::string& loaded() const { return loaded_; }  // "cubin sm_90" or "PTX compute_90 (JIT)"
 

@@ -123,9 +123,8 @@ void onesweep_stream_sort(Module& module, const SortSpec& spec, const StreamTarg
       shared);
   const OnesweepFusedParams fused_params = onesweep_fused_params(a);
   // Each pass may begin while the kernel before it ends (its blocks wait in the kernel) where
-  // there are more tiles than SMs: with fewer, the early blocks crowd the SMs that the pass before
-  // left free, two to an SM where one each would run (docs/design/cuda-face.md, "Passes that
-  // overlap").
+  // there are more tiles than SMs: with fewer it cost 5-15 %, likely as the early blocks crowd the
+  // SMs that the pass before left free (docs/design/cuda-face.md, "Passes that overlap").
   const bool overlap = l.tiles > module.sm_count();
   auto launch_pass = [&](const auto&... params) {
     if (overlap)
