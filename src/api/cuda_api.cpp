@@ -44,7 +44,6 @@ enum class NumpyOrderBy { none, kernels, around };
 // cuda-face.md, "Fewer launches a call"). in_passes_pays false: the sort needs nothing around it
 // (an argsort's fused first pass reads the keys canonical and no one reads the sorted keys), and
 // the passes' second load of each tile costs it more than that.
-
 NumpyOrderBy numpy_order(const SortSpec& spec, const Options& options, uint64_t n,
                          bool in_passes_pays = true) {
   if (!options.numpy_float_order || spec.key_kind != key_kind_float) return NumpyOrderBy::none;

@@ -22,9 +22,9 @@
 // read of the keys and three small launches in place, one for a copy. Argsort's fused first pass
 // reads the keys canonical (else it sorts a canonical copy, canonical_copy); where the face also
 // returns the sorted keys, fix_sorted puts the original zero and NaN back at each place that
-// holds a canonical one, through the permutation. Where Onesweep sorts up to 2^24 keys the CUDA
-// face takes none of these steps but for argsorts without their sorted keys: its passes sort
-// NumPy's order themselves (key_kind_numpy_float; src/api/cuda_api.cpp, numpy_order).
+// holds a canonical one, through the permutation. Where Onesweep sorts, the CUDA face takes none
+// of these steps but for argsorts without their sorted keys: its passes sort NumPy's order
+// themselves (key_kind_numpy_float; src/api/cuda_api.cpp, numpy_order).
 #ifndef GPUSORT_PRIMITIVES_CUDA_FLOAT_ORDER_HPP
 #define GPUSORT_PRIMITIVES_CUDA_FLOAT_ORDER_HPP
 
