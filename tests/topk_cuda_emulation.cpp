@@ -132,6 +132,12 @@ void run(const Case& c, uint64_t seed) {
   const uint32_t qualifying_capacity =
       c.entries != 0 ? topk_qualifying_capacity(c.n, c.entries, sizeof(U), c.k) : 0;
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
+  // Where no entries' shares are read, the groups' lows (stale, as the caller's scratch may be).
+  const bool lows = c.entries != 0 && qualifying_capacity == 0;
+  std::vector<U> group_lows(lows ? (c.n + kTopKGroupBytes / sizeof(U) - 1) /
+                                       (kTopKGroupBytes / sizeof(U))
+                                 : 0,
+                            U(0x5c5c5c5c5c5c5c5cull));
   // With the bound, its last launch writes the results as the caller wants them: by the seed,
   // u32 positions alone, u64 indices with 4-byte values, or u32 positions with 8-byte values.
   const bool bounded = c.entries != 0;
@@ -186,10 +192,12 @@ void run(const Case& c, uint64_t seed) {
     p.list_counts = list_counts.data();
     p.qualifying = qualifying.data();
     p.qualifying_capacity = qualifying_capacity;
+    p.group_lows = lows ? group_lows.data() : nullptr;
     // The entries (the bound's state block cleared first, as the face does): as the face launches
     // them, or (a grid of one block) each thread taking several readers.
     std::fill(bound_state.begin(), bound_state.end(), 0u);
-    launch(wide ? gpusort_topk_least_64 : gpusort_topk_least_32,
+    launch(lows ? (wide ? gpusort_topk_least_lows_64 : gpusort_topk_least_lows_32)
+                : (wide ? gpusort_topk_least_64 : gpusort_topk_least_32),
            c.grid == 1 ? 1 : c.entries / (16 / sizeof(U)) / kTopKThreads, kTopKThreads, p);
     if (c.grid == 1) {
       launch(wide ? gpusort_topk_bound_64 : gpusort_topk_bound_32, 1, kTopKThreads, p);
@@ -391,6 +399,9 @@ int main(int argc, char** argv) {
           ++seed);
       // Shares read in several batches of a block.
       run_case({bytes, kind, "uniform", 150000, 100, kind == 1, 0, 0, false, ~0u, 3, -1, 4096},
+               ++seed);
+      // The groups' lows read in several batches of one block (k past the entries' shares).
+      run_case({bytes, kind, "uniform", 150000, 3000, kind == 2, 0, 0, false, ~0u, 1, -1, 4096},
                ++seed);
       // The list overflowed (a list of 40 for k = 37): the digits give the result.
       run_case({bytes, kind, "uniform", 20000, 37, false, 0, 0, false, ~0u, 5, -1, 1024, 40},

@@ -30,9 +30,10 @@ constexpr uint64_t max_n = uint64_t(1) << 32;
 struct TopKLayout {
   uint64_t state = 0, candidates = 0, tile_counts = 0, tile_offsets = 0, keys = 0, positions = 0,
            block_sums = 0, entries = 0, bound_state = 0, list_keys = 0, list_positions = 0,
-           list_keys_b = 0, list_positions_b = 0, list_counts = 0, qualifying = 0, sort = 0,
-           total = 0;
+           list_keys_b = 0, list_positions_b = 0, list_counts = 0, qualifying = 0, group_lows = 0,
+           sort = 0, total = 0;
   uint32_t tiles = 0, capacity = 0, entries_n = 0, list_capacity = 0, qualifying_capacity = 0;
+  bool lows = false;  // the groups' lows (where no entries' shares are read)
 };
 
 // The survivors' sort: the caller's order and bits, in totalOrder (NumPy's order is read
@@ -81,6 +82,10 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   l.list_keys = buffers.take(uint64_t(l.list_capacity) * spec.key_words * 4);
   l.list_positions = buffers.take(uint64_t(l.list_capacity) * 4);
   l.qualifying = buffers.take(uint64_t(l.qualifying_capacity) * 4);
+  const uint64_t key_bytes = spec.key_words * 4;
+  l.lows = l.entries_n != 0 && l.qualifying_capacity == 0;
+  l.group_lows = buffers.take(
+      l.lows ? (n * key_bytes + kTopKGroupBytes - 1) / kTopKGroupBytes * key_bytes : 0);
   l.positions = buffers.take(k * 4);
   // A long list's sort (list_order), or without the bound the survivors' (the face's sort).
   if (topk_long_list(l.list_capacity)) {
@@ -163,6 +168,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.list_counts = scratch.at<uint32_t>(layout.list_counts);
   p.qualifying = scratch.at<uint32_t>(layout.qualifying);
   p.qualifying_capacity = layout.qualifying_capacity;
+  p.group_lows = layout.lows ? scratch.at<void>(layout.group_lows) : nullptr;
   p.candidates = scratch.at<uint32_t>(layout.candidates);
   p.tile_counts = scratch.at<unsigned long long>(layout.tile_counts);
   p.tile_offsets = scratch.at<unsigned long long>(layout.tile_offsets);
@@ -196,7 +202,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     check(
         driver().memset_d32_async(scratch.at(layout.bound_state), 0, kTopKBoundStateWords, stream),
         "cuMemsetD32Async");
-    launch(module.function(kTopKLeast + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
+    launch(module.function((p.group_lows ? kTopKLeastLows : kTopKLeast) + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
            kTopKThreads, 0, stream, p);
     const CUfunction bound = module.function(kTopKBound + suffix);
     const uint32_t bound_grid = p.qualifying_capacity != 0 ? module.sm_count() : grid;

@@ -68,6 +68,11 @@ inline uint32_t __match_any_sync(unsigned, uint32_t value) {
   warp_barrier->arrive_and_wait();
   return peers;
 }
+// The lanes of the warp whose predicate holds (every lane of a whole warp calls it).
+inline uint32_t __ballot_sync(unsigned, bool predicate) {
+  const uint32_t same = __match_any_sync(0xffffffffu, predicate ? 1u : 0u);
+  return predicate ? same : ~same;
+}
 inline void __syncwarp() {
   warp_barrier->arrive_and_wait();
 }

@@ -48,22 +48,31 @@ inline constexpr uint32_t kTopKStateWords = 16;
 //
 // The second read takes only the shares of the entries at or below the bound (the others hold no
 // key at or below it) where there are at most topk_qualifying_capacity of them: each of their keys
-// costs a 32-byte sector, at most half the array's bytes in all. More (a large k, keys piled at
-// the bound) read the whole array.
+// costs a 32-byte sector. Where k such shares would cost more than the groups' lows (below), the
+// first read also writes each group's least key (kTopKGroupBytes of consecutive keys: a 16th of
+// 32-bit keys' bytes, an 8th of 64-bit ones'), and the second reads the lows and only the groups
+// whose low lies at or below the bound. Where more entries than the capacity lie at or below it
+// (keys piled at the bound), the second read takes the whole array.
 inline constexpr uint32_t kTopKBoundThreads = 1u << 17;  // at least: the reads in flight
 inline constexpr uint32_t kTopKLoads = 8;                // 16-byte loads in flight a thread
+inline constexpr uint32_t kTopKGroupBytes = 64;          // a group: four 16-byte loads
+inline constexpr uint32_t kTopKLowsLoads = 4;            // in flight where least writes the lows
 // The bound's select stops at the first digit whose bucket holding the k-th least entry has at
 // most this many: the bound is the top of that bucket (the list longer by at most as many keys).
 inline constexpr uint32_t kTopKBoundBucket = 64;
-// (0 where it is below k: k entries always lie at or below the bound, so they never fit.)
+// The entries whose shares the second read may take: as many as cost at most the lows' bytes
+// written and read (n key_bytes / 64 lows of key_bytes each, twice), at 32 bytes a key. 0 where
+// that is below k (k entries always lie at or below the bound): the lows are read instead.
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_qualifying_capacity(uint64_t n, uint32_t entries_n,
                                                                 uint32_t key_bytes, uint64_t k) {
   const uint64_t share = (n + entries_n - 1) / entries_n;  // an entry's keys, at most
-  uint64_t capacity = n * key_bytes / (64 * share);
+  const uint64_t lows_bytes = 2 * (n * key_bytes / kTopKGroupBytes) * key_bytes;
+  uint64_t capacity = lows_bytes / (32 * share);
   if (capacity > entries_n) capacity = entries_n;
   return capacity < k ? 0 : uint32_t(capacity);
 }
-static_assert(topk_qualifying_capacity(1u << 24, 1u << 19, 4, 1024) == 1u << 15 &&
+static_assert(topk_qualifying_capacity(1u << 24, 1u << 19, 4, 1024) == 1u << 13 &&
+              topk_qualifying_capacity(1u << 24, 1u << 19, 4, 16384) == 0 &&
               topk_qualifying_capacity(1u << 24, 1u << 19, 4, 65536) == 0);
 
 struct TopKParams {
@@ -95,6 +104,8 @@ struct TopKParams {
   uint32_t* list_counts;
   uint32_t* qualifying;  // the entries at or below the bound (up to qualifying_capacity), or 0
   uint32_t qualifying_capacity;
+  // Where qualifying_capacity is 0: each group's least key (compared bits, key-width), by least.
+  void* group_lows;
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
   unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)
   unsigned long long* tile_offsets;  // their exclusive scan
@@ -161,6 +172,7 @@ inline constexpr uint32_t kTopKScanBlocks = 2048;
 // The bound: the entries (least, with the init), then the rest in one cooperative launch (the
 // entries' histograms, bound_entries, bound_list).
 inline constexpr const char* kTopKLeast = "gpusort_topk_least_";
+inline constexpr const char* kTopKLeastLows = "gpusort_topk_least_lows_";  // and the groups' lows
 inline constexpr const char* kTopKBound = "gpusort_topk_bound_";
 inline constexpr const char* kTopKListSort = "gpusort_topk_list_sort_";
 inline constexpr uint32_t kTopKListSortCapacity = 4096;  // 48 KiB of 64-bit keys and positions

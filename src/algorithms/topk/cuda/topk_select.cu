@@ -205,14 +205,14 @@ union KeyVector {
   uint4 v;
   U k[16 / sizeof(U)];
 };
-// One batch: kTopKLoads vectors a thread from vector `first` on (whole: aligned, inside the array).
-template <class U, bool kWhole, class F, class Batch>
+// One batch: Loads vectors a thread from vector `first` on (whole: aligned, inside the array).
+template <class U, uint32_t Loads, bool kWhole, class F, class Batch>
 __device__ __forceinline__ void keys_batch(const U* keys, uint32_t n, u64 first, u64 e, u64 threads,
                                            F& f, Batch& batch) {
   constexpr uint32_t V = 16 / sizeof(U);
-  KeyVector<U> raw[kTopKLoads];
+  KeyVector<U> raw[Loads];
 #pragma unroll
-  for (uint32_t j = 0; j < kTopKLoads; ++j) {
+  for (uint32_t j = 0; j < Loads; ++j) {
     if constexpr (kWhole) {
       raw[j].v = reinterpret_cast<const uint4*>(keys)[first + j * threads + e];
     } else {
@@ -222,26 +222,26 @@ __device__ __forceinline__ void keys_batch(const U* keys, uint32_t n, u64 first,
     }
   }
 #pragma unroll
-  for (uint32_t j = 0; j < kTopKLoads; ++j) {
+  for (uint32_t j = 0; j < Loads; ++j) {
     const u64 i = (first + j * threads + e) * V;
 #pragma unroll
     for (uint32_t c = 0; c < V; ++c) f(i + c, c, raw[j].k[c], kWhole || i + c < n);
   }
   batch();
 }
-template <class U, bool kBackward = false, class F, class Batch>
+template <class U, bool kBackward = false, uint32_t Loads = kTopKLoads, class F, class Batch>
 __device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e, u64 threads,
                                              F&& f, Batch&& batch) {
   constexpr uint32_t V = 16 / sizeof(U);
   const U* keys = static_cast<const U*>(data);
-  const u64 step = kTopKLoads * threads;
+  const u64 step = Loads * threads;
   const bool aligned = reinterpret_cast<uintptr_t>(keys) % 16 == 0;
   u64 first = 0;
   if constexpr (!kBackward) {
     if (aligned)
       for (; (first + step) * V <= n; first += step)  // uniform
-        keys_batch<U, true>(keys, n, first, e, threads, f, batch);
-    for (; first * V < n; first += step) keys_batch<U, false>(keys, n, first, e, threads, f, batch);
+        keys_batch<U, Loads, true>(keys, n, first, e, threads, f, batch);
+    for (; first * V < n; first += step) keys_batch<U, Loads, false>(keys, n, first, e, threads, f, batch);
   } else {
     // The same batches, the last first. `whole`: the end of the whole batches.
     u64 whole = 0;
@@ -250,19 +250,19 @@ __device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e
     for (first = whole; first * V < n;) first += step;
     while (first > whole) {
       first -= step;
-      keys_batch<U, false>(keys, n, first, e, threads, f, batch);
+      keys_batch<U, Loads, false>(keys, n, first, e, threads, f, batch);
     }
     while (first > 0) {
       first -= step;
-      keys_batch<U, true>(keys, n, first, e, threads, f, batch);
+      keys_batch<U, Loads, true>(keys, n, first, e, threads, f, batch);
     }
   }
 }
 
 // The grid in step (kBackward: the last batch first).
-template <class U, bool kBackward = false, class F, class Batch>
+template <class U, bool kBackward = false, uint32_t Loads = kTopKLoads, class F, class Batch>
 __device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, Batch&& batch) {
-  strided_keys<U, kBackward>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x,
+  strided_keys<U, kBackward, Loads>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x,
                              u64(gridDim.x) * blockDim.x, f, batch);
 }
 
@@ -278,7 +278,7 @@ __device__ __forceinline__ void with_reader(const TopKParams& p, U bound, F&& f)
 // digit's histogram of the entries (a block's in shared memory, then added to the bound's state
 // block, which the face cleared before). Block 0 also initializes the select's state block and
 // the bound's n and k: what comes after reads them, this does not.
-template <class U>
+template <class U, bool kLows>
 __device__ void least(const TopKParams& p) {
   constexpr uint32_t V = 16 / sizeof(U);
   __shared__ uint32_t bins[kTopKBins];
@@ -295,15 +295,30 @@ __device__ void least(const TopKParams& p) {
   __syncthreads();
   const TopKDigit d = digit(p, 0);
   const u64 readers = p.entries_n / V;
+  // The groups' lows: a group is the vectors of kTopKGroupBytes / 16 neighbouring lanes (readers
+  // in step read neighbouring vectors), their least keys met by shuffles.
+  constexpr uint32_t group_keys = kTopKGroupBytes / sizeof(U), lanes = kTopKGroupBytes / 16;
+  U* const lows = static_cast<U*>(p.group_lows);
+  const uint32_t groups = uint32_t((u64(n) + group_keys - 1) / group_keys);
   with_reader<U>(p, U(0), [&](auto reader) {
     for (u64 e = u64(blockIdx.x) * blockDim.x + t; e < readers; e += u64(gridDim.x) * blockDim.x) {
-      typename decltype(reader)::Least lowest[V];
+      typename decltype(reader)::Least lowest[V], group = reader.first();
 #pragma unroll
       for (uint32_t c = 0; c < V; ++c) lowest[c] = reader.first();
-      strided_keys<U>(
+      strided_keys<U, false, kLows ? kTopKLowsLoads : kTopKLoads>(
           p.keys, n, e, readers,
-          [&](u64, uint32_t c, U raw, bool valid) {
+          [&](u64 i, uint32_t c, U raw, bool valid) {
             if (valid) reader.least(lowest[c], raw);
+            if constexpr (!kLows) return;
+            if (valid) reader.least(group, raw);
+            if (c + 1 < V) return;
+            U low = reader.bits(group);
+            group = reader.first();
+#pragma unroll
+            for (uint32_t lane = 1; lane < lanes; lane *= 2)
+              low = min(low, topk_common::shuffle_xor(low, lane));
+            const uint32_t g = uint32_t(i) / group_keys;  // (i below n, below 2^32)
+            if (t % lanes == 0 && g < groups) lows[g] = low;
           },
           [] {});
 #pragma unroll
@@ -394,11 +409,81 @@ __device__ __forceinline__ U stored_bound(const TopKParams& p) {
   return U(u64(p.state[kTopKStateBound]) | (u64(p.state[kTopKStateBound + 1]) << 32));
 }
 
+// The bound's list from the groups' lows (least's): the lows read as keys, the groups whose low
+// lies at or below the bound staged, a batch at a time; then their keys, a 16-byte vector a thread
+// (kTopKLowsLoads in flight), each key at or below the bound given a place in the list by its warp.
+// Once the list has overflowed (keys piled at the bound: the digits give the result), a block
+// stages no more groups.
+template <class U, class Reader>
+__device__ void bound_groups(const TopKParams& p, const Reader& reader, U bound, uint32_t n) {
+  constexpr uint32_t V = 16 / sizeof(U), group_keys = kTopKGroupBytes / sizeof(U);
+  constexpr uint32_t vectors = group_keys / V;  // a group's
+  static_assert(kTopKThreads * kTopKLowsLoads * V <= kTopKListBatch, "a batch's groups are staged");
+  Staged& staged = staged_storage();
+  __shared__ bool overflowed;
+  const uint32_t t = threadIdx.x, lane = t % 32;
+  const U* keys = static_cast<const U*>(p.keys);
+  const bool aligned = reinterpret_cast<uintptr_t>(keys) % 16 == 0;
+  if (t == 0) overflowed = false;
+  __syncthreads();
+  grid_keys<U, false, kTopKLowsLoads>(
+      p.group_lows, uint32_t((u64(n) + group_keys - 1) / group_keys),
+      [&](u64 g, uint32_t, U low, bool valid) {
+        if (valid && low <= bound && !overflowed) stage(staged, uint32_t(g));
+      },
+      [&] {
+        __syncthreads();
+        const uint32_t staged_vectors = staged.count * vectors;
+        for (uint32_t x0 = 0; x0 < staged_vectors; x0 += kTopKThreads * kTopKLowsLoads) {  // uniform
+          KeyVector<U> raw[kTopKLowsLoads];
+          uint32_t first[kTopKLowsLoads];  // the vector's first key (n: none)
+#pragma unroll
+          for (uint32_t j = 0; j < kTopKLowsLoads; ++j) {
+            const uint32_t x = x0 + j * kTopKThreads + t;
+            first[j] = n;
+            raw[j].v = uint4{};
+            if (x >= staged_vectors) continue;
+            // (A group's last vectors may lie past n: none.)
+            first[j] = uint32_t(
+                min(u64(n), u64(staged.items[x / vectors]) * group_keys + (x % vectors) * V));
+            if (aligned && V <= n - first[j]) {
+              raw[j].v = reinterpret_cast<const uint4*>(keys)[first[j] / V];
+            } else {
+#pragma unroll
+              for (uint32_t c = 0; c < V; ++c)
+                raw[j].k[c] = c < n - first[j] ? keys[first[j] + c] : U(0);
+            }
+          }
+#pragma unroll
+          for (uint32_t j = 0; j < kTopKLowsLoads; ++j)
+#pragma unroll
+            for (uint32_t c = 0; c < V; ++c) {
+              const bool take = c < n - first[j] && reader.at_most(raw[j].k[c]);
+              const uint32_t takers = __ballot_sync(0xffffffffu, take);
+              if (takers == 0) continue;
+              const uint32_t leader = __ffs(takers) - 1;
+              uint32_t at = 0;
+              if (lane == leader) at = atomicAdd(&p.state[kTopKStateBounded], uint32_t(__popc(takers)));
+              at = __shfl_sync(0xffffffffu, at, leader) + __popc(takers & ((1u << lane) - 1));
+              if (take && at < p.list_capacity) p.candidates[at] = first[j] + c;
+            }
+        }
+        __syncthreads();
+        if (t == 0) {
+          staged.count = 0;
+          overflowed =
+              *static_cast<volatile uint32_t*>(&p.state[kTopKStateBounded]) > p.list_capacity;
+        }
+        __syncthreads();
+      });
+}
+
 // The bound's list: the positions of the keys at or below the bound, a batch at a time (staged in
 // shared memory, then one place in the list a block's batch); past list_capacity only counted.
 // Where the entries at or below it were listed, only their shares are read (x over their keys:
 // entry x % q's key x / q, so that a warp's loads take neighbouring entries where they are so);
-// else the whole array.
+// where least wrote the groups' lows, those and the groups they name (bound_groups); else the
+// whole array.
 template <class U>
 __device__ void bound_list(const TopKParams& p, U bound) {
   Staged& staged = staged_storage();
@@ -409,6 +494,10 @@ __device__ void bound_list(const TopKParams& p, U bound) {
   __syncthreads();
   auto batch = [&] { flush(staged, &p.state[kTopKStateBounded], p.candidates, p.list_capacity); };
   with_reader<U>(p, bound, [&](auto reader) {
+    if (p.group_lows != nullptr) {  // uniform
+      bound_groups<U>(p, reader, bound, n);
+      return;
+    }
     if (p.qualifying_capacity == 0 || qualifying > p.qualifying_capacity) {  // uniform
       // Backward: least has just read the array forward, and its last keys may still be in L2.
       grid_keys<U, true>(
@@ -1174,7 +1263,11 @@ extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads)
   }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 4)      \
       gpusort_topk_least_##suffix(const gpusort::cuda::TopKParams p) {              \
-    gpusort::cuda::topk::least<U>(p);                                               \
+    gpusort::cuda::topk::least<U, false>(p);                                        \
+  }                                                                                 \
+  extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 4)      \
+      gpusort_topk_least_lows_##suffix(const gpusort::cuda::TopKParams p) {         \
+    gpusort::cuda::topk::least<U, true>(p);                                         \
   }                                                                                 \
   extern "C" __global__ void __launch_bounds__(gpusort::cuda::kTopKThreads, 3)      \
       gpusort_topk_bound_##suffix(const gpusort::cuda::TopKParams p) {              \
