@@ -134,10 +134,9 @@ void run(const Case& c, uint64_t seed) {
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
   // Where no entries' shares are read, the groups' lows (stale, as the caller's scratch may be).
   const bool lows = c.entries != 0 && qualifying_capacity == 0;
-  std::vector<U> group_lows(lows ? (c.n + kTopKGroupBytes / sizeof(U) - 1) /
-                                       (kTopKGroupBytes / sizeof(U))
-                                 : 0,
-                            U(0x5c5c5c5c5c5c5c5cull));
+  std::vector<U> group_lows(
+      lows ? (c.n + kTopKGroupBytes / sizeof(U) - 1) / (kTopKGroupBytes / sizeof(U)) : 0,
+      U(0x5c5c5c5c5c5c5c5cull));
   // With the bound, its last launch writes the results as the caller wants them: by the seed,
   // u32 positions alone, u64 indices with 4-byte values, or u32 positions with 8-byte values.
   const bool bounded = c.entries != 0;

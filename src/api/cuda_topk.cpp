@@ -206,8 +206,8 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
     check(
         driver().memset_d32_async(scratch.at(layout.bound_state), 0, kTopKBoundStateWords, stream),
         "cuMemsetD32Async");
-    launch(module.function((p.group_lows ? kTopKLeastLows : kTopKLeast) + suffix), p.entries_n / keys_a_load(spec) / kTopKThreads,
-           kTopKThreads, 0, stream, p);
+    launch(module.function((p.group_lows ? kTopKLeastLows : kTopKLeast) + suffix),
+           p.entries_n / keys_a_load(spec) / kTopKThreads, kTopKThreads, 0, stream, p);
     const CUfunction bound = module.function(kTopKBound + suffix);
     const uint32_t bound_grid = p.qualifying_capacity != 0 ? module.sm_count() : grid;
     launch_cooperative(bound, std::min(bound_grid, module.resident_blocks(bound, kTopKThreads)),

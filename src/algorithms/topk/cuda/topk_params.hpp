@@ -62,14 +62,15 @@ inline constexpr uint32_t kTopKLowsLoads = 4;            // in flight where leas
 inline constexpr uint32_t kTopKBoundBucket = 64;
 // The entries whose shares the second read may take: as many as cost at most the lows' bytes
 // written and read (n key_bytes / 64 lows of key_bytes each, twice), at 32 bytes a key. 0 where
-// that is below k (k entries always lie at or below the bound): the lows are read instead.
+// that is below k + kTopKBoundBucket (so many entries may lie at or below the bound): the lows are
+// read instead.
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_qualifying_capacity(uint64_t n, uint32_t entries_n,
                                                                 uint32_t key_bytes, uint64_t k) {
   const uint64_t share = (n + entries_n - 1) / entries_n;  // an entry's keys, at most
   const uint64_t lows_bytes = 2 * (n * key_bytes / kTopKGroupBytes) * key_bytes;
   uint64_t capacity = lows_bytes / (32 * share);
   if (capacity > entries_n) capacity = entries_n;
-  return capacity < k ? 0 : uint32_t(capacity);
+  return capacity < k + kTopKBoundBucket ? 0 : uint32_t(capacity);
 }
 static_assert(topk_qualifying_capacity(1u << 24, 1u << 19, 4, 1024) == 1u << 13 &&
               topk_qualifying_capacity(1u << 24, 1u << 19, 4, 16384) == 0 &&
@@ -104,7 +105,8 @@ struct TopKParams {
   uint32_t* list_counts;
   uint32_t* qualifying;  // the entries at or below the bound (up to qualifying_capacity), or 0
   uint32_t qualifying_capacity;
-  // Where qualifying_capacity is 0: each group's least key (compared bits, key-width), by least.
+  // Each group's least key (compared bits, key-width), written by least_lows; or null (the face:
+  // where qualifying_capacity is 0 and the array is past 64 MiB).
   void* group_lows;
   uint32_t* candidates;              // capacity u32: positions of the listing pass's candidates
   unsigned long long* tile_counts;   // per tile: keys before the k-th (low word), equal (high)

@@ -241,7 +241,8 @@ __device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e
     if (aligned)
       for (; (first + step) * V <= n; first += step)  // uniform
         keys_batch<U, Loads, true>(keys, n, first, e, threads, f, batch);
-    for (; first * V < n; first += step) keys_batch<U, Loads, false>(keys, n, first, e, threads, f, batch);
+    for (; first * V < n; first += step)
+      keys_batch<U, Loads, false>(keys, n, first, e, threads, f, batch);
   } else {
     // The same batches, the last first. `whole`: the end of the whole batches.
     u64 whole = 0;
@@ -263,7 +264,7 @@ __device__ __forceinline__ void strided_keys(const void* data, uint32_t n, u64 e
 template <class U, bool kBackward = false, uint32_t Loads = kTopKLoads, class F, class Batch>
 __device__ __forceinline__ void grid_keys(const void* data, uint32_t n, F&& f, Batch&& batch) {
   strided_keys<U, kBackward, Loads>(data, n, u64(blockIdx.x) * blockDim.x + threadIdx.x,
-                             u64(gridDim.x) * blockDim.x, f, batch);
+                                    u64(gridDim.x) * blockDim.x, f, batch);
 }
 
 // f(reader): the select's key reader (block_common.cuh) with the bound.
@@ -434,7 +435,8 @@ __device__ void bound_groups(const TopKParams& p, const Reader& reader, U bound,
       [&] {
         __syncthreads();
         const uint32_t staged_vectors = staged.count * vectors;
-        for (uint32_t x0 = 0; x0 < staged_vectors; x0 += kTopKThreads * kTopKLowsLoads) {  // uniform
+        for (uint32_t x0 = 0; x0 < staged_vectors;
+             x0 += kTopKThreads * kTopKLowsLoads) {  // uniform
           KeyVector<U> raw[kTopKLowsLoads];
           uint32_t first[kTopKLowsLoads];  // the vector's first key (n: none)
 #pragma unroll
@@ -463,7 +465,8 @@ __device__ void bound_groups(const TopKParams& p, const Reader& reader, U bound,
               if (takers == 0) continue;
               const uint32_t leader = __ffs(takers) - 1;
               uint32_t at = 0;
-              if (lane == leader) at = atomicAdd(&p.state[kTopKStateBounded], uint32_t(__popc(takers)));
+              if (lane == leader)
+                at = atomicAdd(&p.state[kTopKStateBounded], uint32_t(__popc(takers)));
               at = __shfl_sync(0xffffffffu, at, leader) + __popc(takers & ((1u << lane) - 1));
               if (take && at < p.list_capacity) p.candidates[at] = first[j] + c;
             }
