@@ -27,6 +27,7 @@ using namespace gpusort::cuda;
 using u64 = unsigned long long;
 
 int failures = 0, checks = 0;
+int bucket_sorts = 0;  // long lists sorted by buckets
 
 using cuda_emulation::launch;
 
@@ -60,14 +61,33 @@ template <class U>
 void bound_list_stage(const TopKParams p) {
   topk::bound_list<U>(p, topk::stored_bound<U>(p));
 }
-// A long list's sort likewise: the first read, then phase p.pass.
+// A long list's sort likewise: the first read; the buckets' scatter and sort (nothing where the
+// passes sort it); the passes' phase p.pass (nothing where the buckets did).
 template <class U>
 void list_order_start_stage(const TopKParams p) {
-  topk::list_order_start<U>(p);
+  __shared__ topk::ListBuckets<U> buckets;
+  topk::list_order_start<U>(p, buckets);
+}
+template <class U>
+bool list_buckets_planned(const TopKParams& p, topk::ListBuckets<U>& buckets) {
+  topk::list_bucket_span<U>(p, buckets);
+  return topk::list_bucket_plan<U>(p, buckets);
+}
+template <class U>
+void list_bucket_scatter_stage(const TopKParams p) {
+  __shared__ topk::ListBuckets<U> buckets;
+  if (list_buckets_planned<U>(p, buckets)) topk::list_bucket_scatter<U>(p, buckets);
+}
+template <class U>
+void list_bucket_sort_stage(const TopKParams p) {
+  __shared__ topk::ListBuckets<U> buckets;
+  if (list_buckets_planned<U>(p, buckets)) topk::list_bucket_sort<U>(p, buckets);
 }
 template <class U>
 void list_order_phase_stage(const TopKParams p) {
+  __shared__ topk::ListBuckets<U> buckets;
   __shared__ topk::ListPasses passes;
+  if (list_buckets_planned<U>(p, buckets)) return;
   topk::list_passes<U>(p, passes);
   if (p.pass < topk::list_phases(p, passes)) topk::list_phase<U>(p, passes, p.pass);
 }
@@ -99,8 +119,10 @@ u64 compared(const Case& c, U raw, u64 mask) {
   return u64(o) & mask;
 }
 
+// buckets: list_order may sort the bound's list by buckets (the face's default), else by its
+// passes.
 template <class U>
-void run(const Case& c, uint64_t seed) {
+void run(const Case& c, uint64_t seed, bool buckets) {
   ++checks;
   const std::vector<U> storage = cuda_emulation::make_keys<U>(c.spread, c.n + c.offset, seed);
   const U* keys = storage.data() + c.offset;
@@ -134,9 +156,7 @@ void run(const Case& c, uint64_t seed) {
   std::vector<uint32_t> qualifying(qualifying_capacity + 1, 0xdeadbeef);
   // Where no entries' shares are read, the groups' lows (stale, as the caller's scratch may be).
   const bool lows = c.entries != 0 && qualifying_capacity == 0;
-  std::vector<U> group_lows(
-      lows ? (c.n + kTopKGroupBytes / sizeof(U) - 1) / (kTopKGroupBytes / sizeof(U)) : 0,
-      U(0x5c5c5c5c5c5c5c5cull));
+  std::vector<U> group_lows(lows ? topk_groups(c.n, sizeof(U)) : 0, U(0x5c5c5c5c5c5c5c5cull));
   // With the bound, its last launch writes the results as the caller wants them: by the seed,
   // u32 positions alone, u64 indices with 4-byte values, or u32 positions with 8-byte values.
   const bool bounded = c.entries != 0;
@@ -167,6 +187,7 @@ void run(const Case& c, uint64_t seed) {
   p.numpy = c.numpy;
   p.begin_bit = c.begin_bit;
   p.end_bit = end;
+  p.list_buckets = buckets ? 1 : 0;
   const bool wide = sizeof(U) == 8;
   if (outputs == 1) {
     p.indices64 = indices64.data();
@@ -243,6 +264,8 @@ void run(const Case& c, uint64_t seed) {
       launch(wide ? gpusort_topk_list_order_64 : gpusort_topk_list_order_32, 1, kTopKThreads, p);
     } else {
       launch(list_order_start_stage<U>, list_grid, kTopKThreads, p);
+      launch(list_bucket_scatter_stage<U>, list_grid, kTopKThreads, p);
+      launch(list_bucket_sort_stage<U>, list_grid, kTopKThreads, p);
       for (p.pass = 0; p.pass < 2 * kTopKListPasses + 1; ++p.pass)
         launch(list_order_phase_stage<U>, list_grid, kTopKThreads, p);
     }
@@ -257,10 +280,10 @@ void run(const Case& c, uint64_t seed) {
   char what[200];
   std::snprintf(what, sizeof what,
                 "%u-bit kind %u %s n=%u k=%u count=%d %s bits [%u,%u)%s grid %u capacity %d "
-                "entries %u",
+                "entries %u%s",
                 width, c.kind, c.spread, c.n, c.k, c.count < c.n ? int(c.count) : -1,
                 c.descending ? "desc" : "asc", c.begin_bit, end, c.numpy ? " numpy" : "", c.grid,
-                c.capacity, c.entries);
+                c.capacity, c.entries, long_list ? (buckets ? " buckets" : " passes") : "");
   auto fail = [&](const std::string& why) {
     if (++failures <= 30) std::fprintf(stderr, "FAIL %s: %s\n", what, why.c_str());
   };
@@ -271,6 +294,26 @@ void run(const Case& c, uint64_t seed) {
   if (c.entries != 0 && k != 0 && c.list_capacity < 0 && 4 * k <= c.entries &&
       (std::string(c.spread) == "uniform" || std::string(c.spread) == "sorted") && !listed)
     return fail("the bound listed " + std::to_string(state[kTopKStateBounded]) + " keys");
+  // The bound's long list is sorted by buckets where asked, no bucket holds more than
+  // kTopKListBucketMost and each block's buckets fit its sort (its stretch and the fullest
+  // bucket, less one): every key counted in its bucket, and then scattered once.
+  if (buckets && long_list && listed) {
+    uint64_t counted = 0, scattered = 0;
+    uint32_t most = 0;
+    for (uint32_t j = 0; j < kTopKListBuckets; ++j) {
+      counted += bound_state[kTopKBoundBucketTotals + j];
+      scattered += bound_state[kTopKBoundBucketFill + j];
+      most = std::max(most, bound_state[kTopKBoundBucketTotals + j]);
+    }
+    const uint32_t count = state[kTopKStateBounded];
+    const uint32_t list_grid = std::min(c.grid, topk_list_blocks(list_capacity));
+    const bool fits = most <= kTopKListBucketMost &&
+                      (count + list_grid - 1) / list_grid + most <= kTopKListBucketEntries + 1;
+    if (counted != count || scattered != (fits ? count : 0))
+      return fail("the buckets counted " + std::to_string(counted) + " and scattered " +
+                  std::to_string(scattered) + " of " + std::to_string(count) + " keys");
+    bucket_sorts += fits;
+  }
   // Their k entries at or below the bound are listed where the capacity takes them: the second
   // read then takes only their shares. (In NumPy's order, the NaNs among random bits tie.)
   if (c.entries != 0 && k != 0 && qualifying_capacity != 0 && !c.numpy &&
@@ -335,10 +378,16 @@ void run(const Case& c, uint64_t seed) {
 }
 
 void run_case(const Case& c, uint64_t seed) {
-  if (c.key_bytes == 4)
-    run<uint32_t>(c, seed);
-  else
-    run<unsigned long long>(c, seed);
+  // A long list (the bound's, k past a block's sort): sorted by buckets, and by the passes alone.
+  const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
+  const bool long_list = c.entries != 0 && topk_long_list(list_capacity);
+  for (bool buckets : {true, false}) {
+    if (!buckets && !long_list) break;
+    if (c.key_bytes == 4)
+      run<uint32_t>(c, seed, buckets);
+    else
+      run<unsigned long long>(c, seed, buckets);
+  }
 }
 
 }  // namespace
@@ -455,6 +504,11 @@ int main(int argc, char** argv) {
     for (bool desc : {false, true})
       for (uint32_t k : {1u, 700u, 3000u})
         run_case({bytes, 2, "specials", 3000, k, desc, 0, 0, true}, ++seed);
-  std::printf("topk_cuda_emulation: %d of %d checks failed\n", failures, checks);
+  if (bucket_sorts < 24) {  // (spread keys' long lists of few blocks: most of the long lists)
+    std::fprintf(stderr, "FAIL only %d long lists sorted by buckets\n", bucket_sorts);
+    ++failures;
+  }
+  std::printf("topk_cuda_emulation: %d of %d checks failed (%d long lists by buckets)\n", failures,
+              checks, bucket_sorts);
   return failures == 0 ? 0 : 1;
 }

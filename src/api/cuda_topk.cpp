@@ -88,8 +88,7 @@ TopKLayout topk_layout(const SortSpec& spec, uint64_t n, uint64_t k) {
   // it still in L2 from least's read as the second read runs backward) 0.130-0.150 ms without
   // them, 0.141-0.161 with (bench_torch.py --topk, H200, 2026-12-01).
   l.lows = l.entries_n != 0 && l.qualifying_capacity == 0 && n * key_bytes > (uint64_t(64) << 20);
-  l.group_lows = buffers.take(
-      l.lows ? (n * key_bytes + kTopKGroupBytes - 1) / kTopKGroupBytes * key_bytes : 0);
+  l.group_lows = buffers.take(l.lows ? topk_groups(n, uint32_t(key_bytes)) * key_bytes : 0);
   l.positions = buffers.take(k * 4);
   // A long list's sort (list_order), or without the bound the survivors' (the face's sort).
   if (topk_long_list(l.list_capacity)) {
@@ -189,6 +188,7 @@ void topk_raw(KeyType key_type, const void* keys, uint64_t n, uint64_t k, void* 
   p.numpy = numpy ? 1 : 0;
   p.begin_bit = spec.begin_bit;
   p.end_bit = spec.end_bit;
+  p.list_buckets = cuda_environment().topk_buckets ? 1 : 0;
 
   const std::string suffix = spec.key_words == 1 ? "32" : "64";
   // A bounded grid for the kernels that stride over the tiles (8 blocks per SM): their global

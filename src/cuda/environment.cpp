@@ -76,6 +76,7 @@ CudaEnvironment parse_cuda_environment() {
   };
   e.rank_sort_copy = flag("GPUSORT_CUDA_RANK_SORT_COPY", false);
   e.topk_bound = flag("GPUSORT_CUDA_TOPK_BOUND", true);
+  e.topk_buckets = flag("GPUSORT_CUDA_TOPK_BUCKETS", true);
   e.overlap = flag("GPUSORT_CUDA_OVERLAP", true);
   e.refusal_period = number("GPUSORT_CUDA_REFUSAL_PERIOD", "tiles");
   e.carveout = number("GPUSORT_CUDA_CARVEOUT", "percent");

@@ -26,6 +26,8 @@ KernelPath requested_kernel_path(KernelPath option);
 //                                  meeting at a grid barrier (one), for measurements
 //   GPUSORT_CUDA_TOPK_BOUND=0      the CUDA face's whole-array top-k without its bound (the
 //                                  digits over every key), for measurements
+//   GPUSORT_CUDA_TOPK_BUCKETS=0    the CUDA face's long top-k list sorted by its radix passes
+//                                  alone, not by buckets, for measurements
 //   GPUSORT_CUDA_OVERLAP=0         no launch overlaps the end of the kernel before it
 //                                  (launch_dependent, module.hpp), for measurements
 //   GPUSORT_CUDA_REFUSAL_PERIOD=<p>  the CUDA face's Onesweep tiles t with t % p == p - 1 never
@@ -40,6 +42,7 @@ struct CudaEnvironment {
   std::optional<uint32_t> rank_sort_max_n;
   bool rank_sort_copy = false;
   bool topk_bound = true;
+  bool topk_buckets = true;
   bool overlap = true;
   std::optional<uint32_t> refusal_period;
   // GPUSORT_CUDA_CARVEOUT: every kernel's preferred shared-memory carveout, in percent (0-100).

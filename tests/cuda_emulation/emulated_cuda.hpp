@@ -80,6 +80,23 @@ template <class T>
 T atomicAdd(T* p, T v) {
   return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
 }
+// *p = v where better(v, *p), atomically; the old value.
+template <class T, class Better>
+T atomic_replace_if(T* p, T v, Better better) {
+  std::atomic_ref<T> a(*p);
+  T old = a.load(std::memory_order_relaxed);
+  while (better(v, old) && !a.compare_exchange_weak(old, v, std::memory_order_relaxed)) {
+  }
+  return old;
+}
+template <class T>
+T atomicMin(T* p, T v) {
+  return atomic_replace_if(p, v, [](T a, T b) { return a < b; });
+}
+template <class T>
+T atomicMax(T* p, T v) {
+  return atomic_replace_if(p, v, [](T a, T b) { return b < a; });
+}
 struct alignas(16) uint4 {
   uint32_t x, y, z, w;
 };

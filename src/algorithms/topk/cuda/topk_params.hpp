@@ -57,6 +57,10 @@ inline constexpr uint32_t kTopKBoundThreads = 1u << 17;  // at least: the reads 
 inline constexpr uint32_t kTopKLoads = 8;                // 16-byte loads in flight a thread
 inline constexpr uint32_t kTopKGroupBytes = 64;          // a group: four 16-byte loads
 inline constexpr uint32_t kTopKLowsLoads = 4;            // in flight where least writes the lows
+// The groups of n keys of key_bytes: a low each.
+GPUSORT_HOST_DEVICE constexpr uint64_t topk_groups(uint64_t n, uint32_t key_bytes) {
+  return (n * key_bytes + kTopKGroupBytes - 1) / kTopKGroupBytes;
+}
 // The bound's select stops at the first digit whose bucket holding the k-th least entry has at
 // most this many: the bound is the top of that bucket (the list longer by at most as many keys).
 inline constexpr uint32_t kTopKBoundBucket = 64;
@@ -67,7 +71,7 @@ inline constexpr uint32_t kTopKBoundBucket = 64;
 GPUSORT_HOST_DEVICE constexpr uint32_t topk_qualifying_capacity(uint64_t n, uint32_t entries_n,
                                                                 uint32_t key_bytes, uint64_t k) {
   const uint64_t share = (n + entries_n - 1) / entries_n;  // an entry's keys, at most
-  const uint64_t lows_bytes = 2 * (n * key_bytes / kTopKGroupBytes) * key_bytes;
+  const uint64_t lows_bytes = 2 * topk_groups(n, key_bytes) * key_bytes;
   uint64_t capacity = lows_bytes / (32 * share);
   if (capacity > entries_n) capacity = entries_n;
   return capacity < k + kTopKBoundBucket ? 0 : uint32_t(capacity);
@@ -123,6 +127,7 @@ struct TopKParams {
   uint32_t numpy;  // floats in NumPy's order: keys read canonical
   uint32_t begin_bit, end_bit;
   uint32_t pass;  // the histogram's digit
+  uint32_t list_buckets;  // list_order may sort the bound's list by buckets (below)
 };
 
 // The select's passes and digit p's lowest bit and width: the compared bits split evenly into
@@ -214,12 +219,35 @@ GPUSORT_HOST_DEVICE constexpr uint64_t topk_list_counts_words(uint32_t list_capa
 // is then put in position order by one thread, a longer one sets the fallback word and the list
 // is sorted again with the positions' passes.
 inline constexpr uint32_t kTopKListRun = 32;
+// The bound's list by buckets instead, where its keys spread (list_buckets set): its keys lie
+// between the bottom of the least entry's first digit and the bound, a span cut into
+// kTopKListBuckets buckets of equal width (a power of two). The first read counts each bucket's
+// keys; where no bucket holds more than kTopKListBucketMost and each block's buckets (those that
+// start in its stretch) fit kTopKListBucketEntries, the list is scattered by bucket (each key's
+// place its bucket's start and an atomic), and each block sorts the keys of its buckets by (key,
+// position) in shared memory and writes those before k: two phases where the key's passes and
+// list_ties take four or five. Else (keys piled into few buckets, whose atomics would queue at a
+// word) the passes above run.
+inline constexpr uint32_t kTopKListBucketBits = 11;
+inline constexpr uint32_t kTopKListBuckets = 1u << kTopKListBucketBits;
+inline constexpr uint32_t kTopKListBucketEntries = 1024;  // a power of two (the block's sort)
+inline constexpr uint32_t kTopKListBucketMost = 512;
+// A bucket's counters (its total, its scatter's count) at word topk_bucket_word: neighbouring
+// buckets in different 128-byte lines, 64 buckets apart in one, so that the many keys of the
+// buckets near the bound (spread keys are densest there) do not queue at one line's atomics.
+GPUSORT_HOST_DEVICE constexpr uint32_t topk_bucket_word(uint32_t bucket) {
+  return bucket % 64 * (kTopKListBuckets / 64) + bucket / 64;
+}
+static_assert(kTopKListBuckets % 64 == 0 && topk_bucket_word(1) == kTopKListBuckets / 64 &&
+              topk_bucket_word(kTopKListBuckets - 1) == kTopKListBuckets - 1);
 // The bound's state block: the state words, the entries' histograms, the list's digit totals,
-// the fallback word.
+// the fallback word, the buckets' totals and their scatter's counts.
 inline constexpr uint32_t kTopKBoundListTotals = kTopKStateWords + kTopKMaxPasses * kTopKBins;
 inline constexpr uint32_t kTopKBoundListFallback =
     kTopKBoundListTotals + kTopKListPasses * kTopKListBins;
-inline constexpr uint32_t kTopKBoundStateWords = kTopKBoundListFallback + 1;
+inline constexpr uint32_t kTopKBoundBucketTotals = kTopKBoundListFallback + 1;
+inline constexpr uint32_t kTopKBoundBucketFill = kTopKBoundBucketTotals + kTopKListBuckets;
+inline constexpr uint32_t kTopKBoundStateWords = kTopKBoundBucketFill + kTopKListBuckets;
 
 // ---- Per segment (topk_segments.cu): the first min(k, length) of each segment's stable sort ----
 //

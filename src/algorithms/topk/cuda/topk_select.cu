@@ -300,7 +300,7 @@ __device__ void least(const TopKParams& p) {
   // in step read neighbouring vectors), their least keys met by shuffles.
   constexpr uint32_t group_keys = kTopKGroupBytes / sizeof(U), lanes = kTopKGroupBytes / 16;
   U* const lows = static_cast<U*>(p.group_lows);
-  const uint32_t groups = uint32_t((u64(n) + group_keys - 1) / group_keys);
+  const uint32_t groups = uint32_t(topk_groups(n, sizeof(U)));
   with_reader<U>(p, U(0), [&](auto reader) {
     for (u64 e = u64(blockIdx.x) * blockDim.x + t; e < readers; e += u64(gridDim.x) * blockDim.x) {
       typename decltype(reader)::Least lowest[V], group = reader.first();
@@ -428,7 +428,7 @@ __device__ void bound_groups(const TopKParams& p, const Reader& reader, U bound,
   if (t == 0) overflowed = false;
   __syncthreads();
   grid_keys<U, false, kTopKLowsLoads>(
-      p.group_lows, uint32_t((u64(n) + group_keys - 1) / group_keys),
+      p.group_lows, uint32_t(topk_groups(n, sizeof(U))),
       [&](u64 g, uint32_t, U low, bool valid) {
         if (valid && low <= bound && !overflowed) stage(staged, uint32_t(g));
       },
@@ -667,13 +667,70 @@ __device__ void list_passes(const TopKParams& p, ListPasses& passes) {
   __syncthreads();
 }
 
-// Before the first grid barrier: the list into the first buffer (keys as the select compares
-// them), the digits of every pass that may run counted (the totals, and each block's counts, the
-// scatters' cleared); the digits' equal keys after those before the k-th straight to the result.
+// The bound's list by buckets (topk_params.hpp, kTopKListBuckets): the span, each bucket's first
+// place, the block's range of the list.
 template <class U>
-__device__ void list_order_start(const TopKParams& p) {
+struct ListBuckets {
+  U lo;              // every listed key lies in [lo, the bound]
+  uint32_t shift;    // a key's bucket: (key - lo) >> shift
+  uint32_t on;       // the first read counts the buckets
+  uint32_t least;    // (the span's: the least entry's first digit; the plan's: the fullest bucket)
+  uint32_t edge[2];  // (the sort's: its buckets' range of the list)
+  uint32_t starts[kTopKListBuckets];  // each bucket's first place (the plan's)
+};
+template <class U>
+__device__ __forceinline__ uint32_t list_bucket(const ListBuckets<U>& b, U key) {
+  return min(uint32_t((key - b.lo) >> b.shift), kTopKListBuckets - 1);  // (never past: the span)
+}
+template <class U>
+__device__ __forceinline__ uint32_t bit_width_of(U v) {
+  if constexpr (sizeof(U) == 8) {
+    const uint32_t high = uint32_t(u64(v) >> 32);
+    if (high != 0) return 64 - __clz(high);
+  }
+  return 32 - __clz(uint32_t(v));
+}
+
+// The span of the bound's list, where list_buckets asks for the buckets: from the bottom of the
+// least entry's first digit (least's histogram, which no later pass overwrites: every key lies at
+// or above the least entry) to the bound. Every thread of the block calls it.
+template <class U>
+__device__ void list_bucket_span(const TopKParams& p, ListBuckets<U>& b) {
+  const uint32_t t = threadIdx.x;
+  const bool on = p.list_buckets != 0 && listed(p);  // uniform
+  if (t == 0) {
+    b.on = on ? 1 : 0;
+    b.least = kTopKBins;
+  }
+  __syncthreads();
+  if (!on) return;
+  const TopKDigit d = digit(p, 0);
+  const uint32_t* histogram = p.bound_state + kTopKStateWords;
+  for (uint32_t bin = t; bin < (1u << d.bits); bin += kTopKThreads)
+    if (histogram[bin] != 0) {
+      atomicMin(&b.least, bin);
+      break;
+    }
+  __syncthreads();
+  if (t == 0) {
+    const U lo = b.least < kTopKBins ? U(u64(b.least) << d.bit) : U(0);
+    const uint32_t width = bit_width_of<U>(U(stored_bound<U>(p) - lo));
+    b.lo = lo;
+    b.shift = width > kTopKListBucketBits ? width - kTopKListBucketBits : 0;
+  }
+  __syncthreads();
+}
+
+// Before the first grid barrier: the list into the first buffer (keys as the select compares
+// them), the keys of each bucket counted where buckets.on, the digits of every pass that may run
+// counted (the totals, and each block's counts, the scatters' cleared); the digits' equal keys
+// after those before the k-th straight to the result.
+template <class U>
+__device__ void list_order_start(const TopKParams& p, ListBuckets<U>& buckets) {
   static_assert(kTopKThreads == kTopKListBins);
   __shared__ uint32_t counts[kTopKListPasses][kTopKListBins];
+  list_bucket_span<U>(p, buckets);
+  uint32_t* const bucket_totals = p.bound_state + kTopKBoundBucketTotals;
   const uint32_t t = threadIdx.x;
   const uint32_t count = list_count(p), position_passes = list_position_passes(p);
   const uint32_t first = list_first_pass(p, position_passes), all = position_passes + sizeof(U);
@@ -705,6 +762,7 @@ __device__ void list_order_start(const TopKParams& p) {
       p.list_positions[c] = position[j];
       for (uint32_t q = first; q < all; ++q)
         atomicAdd(&counts[q][list_digit<U>(key[j], position[j], q, position_passes)], 1u);
+      if (buckets.on) atomicAdd(&bucket_totals[topk_bucket_word(list_bucket(buckets, key[j]))], 1u);
     }
   }
   __syncthreads();
@@ -900,6 +958,106 @@ __device__ void list_ties(const TopKParams& p, const ListPasses& passes, uint32_
   }
 }
 
+// After the first read: each bucket's first place (the exclusive sum of the totals); whether the
+// buckets sort the list (no bucket holds more than kTopKListBucketMost, and each block's buckets,
+// those that start in its stretch, fit kTopKListBucketEntries: at most its stretch and the
+// fullest bucket less one). The same in every block. Every thread of the block calls it.
+template <class U>
+__device__ bool list_bucket_plan(const TopKParams& p, ListBuckets<U>& b) {
+  constexpr uint32_t per = kTopKListBuckets / kTopKThreads;
+  __shared__ BlockScan::TempStorage scan;
+  if (!b.on) return false;  // uniform
+  const uint32_t t = threadIdx.x;
+  const uint32_t* totals = p.bound_state + kTopKBoundBucketTotals;
+  uint32_t c[per], sum = 0, most = 0;
+#pragma unroll
+  for (uint32_t j = 0; j < per; ++j) {
+    c[j] = totals[topk_bucket_word(t * per + j)];
+    sum += c[j];
+    most = max(most, c[j]);
+  }
+  if (t == 0) b.least = 0;
+  __syncthreads();
+  atomicMax(&b.least, most);
+  uint32_t before;
+  BlockScan(scan).ExclusiveSum(sum, before);
+#pragma unroll
+  for (uint32_t j = 0; j < per; ++j) {
+    b.starts[t * per + j] = before;
+    before += c[j];
+  }
+  __syncthreads();
+  const uint32_t s = list_stretch(list_count(p)).s;
+  return b.least <= kTopKListBucketMost && s + b.least <= kTopKListBucketEntries + 1;
+}
+
+// The block's stretch of the first buffer to the second, each key at its bucket's first place
+// after those its bucket has taken (an atomic a key: the order within a bucket is the sort's).
+template <class U>
+__device__ void list_bucket_scatter(const TopKParams& p, const ListBuckets<U>& b) {
+  const uint32_t t = threadIdx.x;
+  const auto [s, begin, end] = list_stretch(list_count(p));
+  const U* keys = list_keys_in<U>(p, 0);
+  const uint32_t* positions = list_positions_in(p, 0);
+  U* keys_to = list_keys_in<U>(p, 1);
+  uint32_t* positions_to = list_positions_in(p, 1);
+  uint32_t* fill = p.bound_state + kTopKBoundBucketFill;
+  for (uint32_t tile = begin; tile < end; tile += kTopKTile) {
+    U key[kTopKItems];
+    uint32_t position[kTopKItems];
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {  // the loads first, in flight together
+      const uint32_t c = tile + j * kTopKThreads + t;
+      key[j] = c < end ? keys[c] : U(0);
+      position[j] = c < end ? positions[c] : 0;
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < kTopKItems; ++j) {
+      if (tile + j * kTopKThreads + t >= end) break;
+      const uint32_t bucket = list_bucket(b, key[j]);
+      const uint32_t at = b.starts[bucket] + atomicAdd(&fill[topk_bucket_word(bucket)], 1u);
+      keys_to[at] = key[j];
+      positions_to[at] = position[j];
+    }
+  }
+}
+
+// The buckets that start in the block's stretch (the list's [edge[0], edge[1]), whole buckets, so
+// that their order in the list is their keys') sorted by (key, position) in shared memory, those
+// before k written. (A bitonic sort: ranking each key among its bucket's keys instead cost the
+// square of a bucket's, and took list_order to 124-127 µs where the passes take 46, for f32
+// normal keys at 2^24 with k = 65,536, whose buckets near the bound hold about 400.)
+template <class U>
+__device__ void list_bucket_sort(const TopKParams& p, ListBuckets<U>& b) {
+  constexpr uint32_t per = kTopKListBuckets / kTopKThreads;
+  __shared__ U keys[kTopKListBucketEntries];
+  __shared__ uint32_t positions[kTopKListBucketEntries];
+  const uint32_t t = threadIdx.x;
+  const uint32_t count = list_count(p), k = p.state[kTopKStateK];
+  const uint32_t s = list_stretch(count).s;
+  const u64 first = u64(blockIdx.x) * s, past = first + s;
+  if (t < 2) b.edge[t] = count;
+  __syncthreads();
+#pragma unroll
+  for (uint32_t j = 0; j < per; ++j) {  // the first bucket at or past each end of the stretch
+    const uint32_t at = b.starts[t * per + j];
+    if (at >= first) atomicMin(&b.edge[0], at);
+    if (at >= past) atomicMin(&b.edge[1], at);
+  }
+  __syncthreads();
+  const uint32_t e0 = b.edge[0], e1 = b.edge[1];
+  if (e0 >= min(e1, k)) return;  // uniform: nothing before k
+  const U* keys_in = list_keys_in<U>(p, 1);
+  const uint32_t* positions_in = list_positions_in(p, 1);
+  for (uint32_t c = e0 + t; c < e1; c += kTopKThreads) {
+    keys[c - e0] = keys_in[c];
+    positions[c - e0] = positions_in[c];
+  }
+  topk_common::sort_padded<U, kTopKThreads>(keys, positions, e1 - e0);
+  for (uint32_t c = e0 + t; c < min(e1, k); c += kTopKThreads)
+    store_result<U>(p, c, positions[c - e0], load_result<U>(p, positions[c - e0]));
+}
+
 // Phase `phase` of list_order (after phase + 1 grid barriers), below list_phases. The digits'
 // result: its passes. The bound's list: the key's passes, then list_ties, then only where a run
 // of ties was long, the full sort (the positions' passes and the key's again, from list_ties's
@@ -954,8 +1112,15 @@ template <class U>
 __device__ void list_order(const TopKParams& p) {
   const auto grid = cooperative_groups::this_grid();
   __shared__ ListPasses passes;
-  list_order_start<U>(p);
+  __shared__ ListBuckets<U> buckets;
+  list_order_start<U>(p, buckets);
   grid.sync();
+  if (list_bucket_plan<U>(p, buckets)) {  // uniform
+    list_bucket_scatter<U>(p, buckets);
+    grid.sync();
+    list_bucket_sort<U>(p, buckets);
+    return;
+  }
   list_passes<U>(p, passes);
   for (uint32_t phase = 0; phase < list_phases(p, passes); ++phase) {  // uniform
     if (phase != 0) grid.sync();
