@@ -119,6 +119,11 @@ u64 compared(const Case& c, U raw, u64 mask) {
   return u64(o) & mask;
 }
 
+// The bound's list: the case's, or the face's (2 k + 2048).
+uint32_t case_list_capacity(const Case& c) {
+  return c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
+}
+
 // buckets: list_order may sort the bound's list by buckets (the face's default), else by its
 // passes.
 template <class U>
@@ -141,7 +146,7 @@ void run(const Case& c, uint64_t seed, bool buckets) {
   std::vector<uint32_t> positions(c.k + 1, 0x5c5c5c5cu);
   std::vector<U> entries(std::max(c.entries, 1u), U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> bound_state(kTopKBoundStateWords, 0xdeadbeef);
-  const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
+  const uint32_t list_capacity = case_list_capacity(c);
   if (c.entries != 0) candidates.resize(std::max(capacity, list_capacity), 0xdeadbeef);
   std::vector<U> list_keys(list_capacity + 1, U(0x5c5c5c5c5c5c5c5cull));
   std::vector<uint32_t> list_positions(list_capacity + 1, 0xdeadbeef);
@@ -379,7 +384,7 @@ void run(const Case& c, uint64_t seed, bool buckets) {
 
 void run_case(const Case& c, uint64_t seed) {
   // A long list (the bound's, k past a block's sort): sorted by buckets, and by the passes alone.
-  const uint32_t list_capacity = c.list_capacity >= 0 ? uint32_t(c.list_capacity) : 2 * c.k + 2048;
+  const uint32_t list_capacity = case_list_capacity(c);
   const bool long_list = c.entries != 0 && topk_long_list(list_capacity);
   for (bool buckets : {true, false}) {
     if (!buckets && !long_list) break;
